@@ -1,0 +1,71 @@
+"""The ``pitboard`` command.
+
+Each area of the project registers its own sub-commands from its own module (``device/cli_*.py``), so
+that the parts can grow side by side without editing one file.  A registering module exposes::
+
+    def register(groups: dict[str, argparse._SubParsersAction]) -> None
+
+``groups`` holds the top-level sub-parser group under ``"top"`` and the shared verb groups ``"bench"``,
+``"teach"``, ``"rules"``, ``"play"``, ``"demo"`` and ``"sim"``.  A handler is set with
+``parser.set_defaults(func=handler)``; it receives the parsed ``argparse.Namespace`` and returns an exit
+code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+#: Modules that contribute sub-commands.  A module that is missing is an install fault, reported loudly.
+PLUGINS: tuple[str, ...] = (
+    "device.cli_games",
+    "device.cli_dice",
+    "device.cli_table",
+    "device.cli_device",
+)
+
+
+class UserError(Exception):
+    """A mistake the user can fix: printed as one clear message, exit code 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="pitboard",
+        description="Race marshal for tabletop racing games: rules, dice and table vision, OLED dashboards.",
+    )
+    top = parser.add_subparsers(dest="command", metavar="COMMAND")
+    groups: dict[str, argparse._SubParsersAction] = {"top": top}
+    for verb, help_text in (
+        ("rules", "ask the rules engine a question"),
+        ("play", "apply a script of commands to a game and print what the rules said"),
+        ("bench", "benchmarks that print figures as JSON"),
+        ("teach", "teach the camera custom dice faces or template outlines"),
+    ):
+        p = top.add_parser(verb, help=help_text)
+        groups[verb] = p.add_subparsers(dest=f"{verb}_what", metavar="WHAT")
+    for name in PLUGINS:
+        importlib.import_module(name).register(groups)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    func = getattr(args, "func", None)
+    if func is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(func(args) or 0)
+    except UserError as exc:
+        print(f"pitboard: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
