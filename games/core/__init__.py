@@ -1,0 +1,37 @@
+"""The event-sourced machinery every game shares.
+
+A game is declared, in the manner of boardgame.io, by a handful of pure functions (see :class:`Game`):
+``start(options)`` turns the table's options into the first event, ``decide(state, command)`` checks a
+command against the rules and turns it into events (or raises :class:`Illegal` with a reason a player
+understands), ``evolve(state, event)`` folds one event into the state, ``prompt(state)`` says what the table
+must do next and ``views(state)`` what each player's screen shows.
+
+:class:`Match` keeps the log and the fold.  The log is the truth: the state is always ``fold(evolve, live
+events)``.  Undo is itself an event that retires the newest live decision, so undo is free and repeatable
+back to the start of the game, and the log never loses what happened.
+"""
+
+from games.core.model import (
+    Alert,
+    Command,
+    Decision,
+    Event,
+    Game,
+    Illegal,
+    Prompt,
+    Record,
+)
+from games.core.match import Match, Outcome
+
+__all__ = [
+    "Alert",
+    "Command",
+    "Decision",
+    "Event",
+    "Game",
+    "Illegal",
+    "Match",
+    "Outcome",
+    "Prompt",
+    "Record",
+]

@@ -1,0 +1,163 @@
+"""A match: one game's log and the state folded from it.
+
+The log holds every event ever accepted, undone ones included; the state is the fold of the *live*
+decisions.  An ``undone`` event retires the newest live decision.  To make undo O(1) the match keeps the
+state after each live decision on a stack, so undo is a pop and replay is a single pass.
+
+Persistence is injected: :meth:`Match.apply` hands the new events to ``sink`` (the SQLite store on the
+device) and only folds them once ``sink`` has returned the stored records.  Nobody sees the effect of an
+event that was not committed first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from games.core.model import Command, Decision, Event, Game, Illegal, Prompt, Record
+
+S = TypeVar("S")
+
+UNDONE = "undone"
+UNDO = "undo"
+
+#: ``sink(decision, events) -> records``: persist the events of one decision, return them as stored.
+Sink = Callable[[int, Sequence[Event]], Sequence[Record]]
+
+
+class CorruptLog(Exception):
+    """The log cannot be folded (an undo with nothing to undo, a gap in the sequence, an event the game
+    refuses to fold).  Raised with the offending sequence number so the owner can find it."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened to one command: accepted (events recorded) or refused with a reason.  A refusal can
+    still record events (a consequence the rules demand, see :class:`games.core.Decision`)."""
+
+    accepted: bool
+    reason: str | None
+    records: tuple[Record, ...]
+
+
+class Match(Generic[S]):
+    def __init__(self, game: Game[S, Any], records: Iterable[Record] = (), *, sink: Sink | None = None) -> None:
+        self.game = game
+        self.records: list[Record] = []
+        self._stack: list[tuple[int, S]] = []
+        self._sink = sink
+        group: list[Record] = []
+        for record in records:
+            if group and record.decision != group[0].decision:
+                self._fold(group)
+                group = []
+            group.append(record)
+        if group:
+            self._fold(group)
+
+    # -- starting ---------------------------------------------------------------------------------
+    @classmethod
+    def begin(cls, game: Game[S, Any], options: Mapping[str, Any], *, sink: Sink | None = None) -> "Match[S]":
+        """Start a new game: ``game.start(options)`` is decision 0 (raises Illegal for bad options)."""
+        match: Match[S] = cls(game, sink=sink)
+        match._record(0, list(game.start(options)))
+        return match
+
+    # -- reading ----------------------------------------------------------------------------------
+    @property
+    def started(self) -> bool:
+        return bool(self._stack)
+
+    @property
+    def state(self) -> S:
+        if not self._stack:
+            raise CorruptLog("the game log is empty: the game was never started")
+        return self._stack[-1][1]
+
+    @property
+    def undoable(self) -> int:
+        """How many decisions undo can still retire (the start of the game is not one of them)."""
+        return max(0, len(self._stack) - 1)
+
+    def prompt(self) -> Prompt:
+        return self.game.prompt(self.state)
+
+    def views(self) -> Sequence[Any]:
+        return self.game.views(self.state)
+
+    def live_events(self) -> list[Event]:
+        """The events of the live decisions in order: folding them from scratch gives :attr:`state`."""
+        live = {decision for decision, _ in self._stack}
+        return [r.event for r in self.records if r.decision in live]
+
+    # -- deciding ---------------------------------------------------------------------------------
+    def propose(self, command: Command) -> Decision:
+        """Ask the rules; nothing is recorded.  Raises :class:`Illegal`."""
+        if command.type == UNDO:
+            steps = command.get("steps", 1)
+            if not isinstance(steps, int) or isinstance(steps, bool) or steps < 1:
+                raise Illegal("undo takes a whole number of steps, 1 or more")
+            if self.undoable == 0:
+                raise Illegal("nothing to undo: this is the start of the game")
+            targets = [decision for decision, _ in self._stack[::-1][: min(steps, self.undoable)]]
+            return Decision(tuple(Event(UNDONE, {"decision": d}) for d in targets))
+        return self.game.decide(self.state, command)
+
+    def apply(self, command: Command) -> Outcome:
+        """Decide, persist through the sink, then fold.  Illegal commands record nothing."""
+        try:
+            decision = self.propose(command)
+        except Illegal as exc:
+            return Outcome(False, exc.reason, ())
+        records: tuple[Record, ...] = ()
+        if decision.events:
+            records = tuple(self._record(self._next_decision(), list(decision.events)))
+        return Outcome(decision.refused is None, decision.refused, records)
+
+    # -- internals --------------------------------------------------------------------------------
+    def _next_decision(self) -> int:
+        return (self.records[-1].decision + 1) if self.records else 0
+
+    def _record(self, decision: int, events: list[Event]) -> Sequence[Record]:
+        if self._sink is not None:
+            records = list(self._sink(decision, events))
+        else:
+            start = self.records[-1].seq + 1 if self.records else 1
+            records = [Record(start + i, decision, e) for i, e in enumerate(events)]
+        self._fold(records)
+        return records
+
+    def _fold(self, group: Sequence[Record]) -> None:
+        """Fold the events of one decision (all undo events, or all game events)."""
+        expected = self.records[-1].seq + 1 if self.records else group[0].seq
+        for offset, record in enumerate(group):
+            if record.seq != expected + offset:
+                raise CorruptLog(f"event {record.seq}: the log jumps from {expected + offset - 1} to {record.seq}")
+        if group[0].event.type == UNDONE:
+            for record in group:
+                target = record.event.data.get("decision")
+                if len(self._stack) < 2 or self._stack[-1][0] != target:
+                    raise CorruptLog(f"event {record.seq}: undoes decision {target}, which is not the newest live one")
+                self._stack.pop()
+                self.records.append(record)
+            return
+        state: S | None = self._stack[-1][1] if self._stack else None
+        for record in group:
+            try:
+                state = self.game.evolve(state, record.event)
+            except (KeyError, ValueError, TypeError, Illegal) as exc:
+                raise CorruptLog(f"event {record.seq} ({record.event.type}) cannot be replayed: {exc}") from exc
+            self.records.append(record)
+        assert state is not None
+        self._stack.append((group[0].decision, state))
+
+
+def replay(game: Game[S, Any], events: Iterable[Event]) -> S:
+    """Fold events from scratch (no undo handling): used to prove that the log gives the same state."""
+    state: S | None = None
+    for event in events:
+        state = game.evolve(state, event)
+    if state is None:
+        raise CorruptLog("no events to replay")
+    return state
