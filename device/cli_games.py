@@ -1,0 +1,223 @@
+"""``pitboard rules``, ``pitboard play`` and ``pitboard log``: the rules engines from the command line.
+
+``play`` is how the rules are checked from outside: a setup file, a script of commands (one JSON object a
+line), a SQLite log.  Each line is decided, committed, and answered with one JSON line; a line that is not
+a command stops the run with its line number, and everything before it stays recorded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import tomllib
+from collections.abc import Iterable, Mapping
+from enum import Enum
+from pathlib import Path
+from typing import Any, TextIO
+
+from device.store import Store, StoreError
+from games import REGISTRY, load_game
+from games.core import Command, Illegal, Match
+from games.core.match import CorruptLog
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Dataclasses, enums and tuples → plain JSON data."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, Enum):
+        return obj.value
+    if isinstance(obj, Mapping):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    return obj
+
+
+def _user_error(message: str) -> Exception:
+    from device.cli import UserError
+
+    return UserError(message)
+
+
+def read_setup(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise _user_error(f"setup file {path} does not exist; `pitboard play GAME --example-setup` prints one") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise _user_error(f"setup file {path} is not valid TOML: {exc}") from None
+
+
+def open_match(game_name: str, store: Store, setup: Mapping[str, Any] | None, *, new: bool = False) -> tuple[int, Match[Any]]:
+    """Resume the latest unfinished game of this kind in the log, or begin one from ``setup``."""
+    game = load_game(game_name)
+    game_id = None if new else store.latest_unfinished(game_name)
+    if game_id is not None:
+        try:
+            return game_id, Match(game, store.records(game_id), sink=store.sink(game_id))
+        except CorruptLog as exc:
+            raise _user_error(
+                f"{store.path}: game {game_id} cannot be replayed ({exc}). Nothing was changed; "
+                "export it with `pitboard log export` to inspect it, or start a new game with --new."
+            ) from None
+    if setup is None:
+        raise _user_error(f"{store.path} holds no unfinished {game_name} game; give --setup to start one")
+    try:
+        options_events = list(game.start(setup))
+    except Illegal as exc:
+        raise _user_error(exc.reason) from None
+    game_id = store.new_game(game_name)
+    store.append(game_id, 0, options_events)
+    return game_id, Match(game, store.records(game_id), sink=store.sink(game_id))
+
+
+def apply_lines(match: Match[Any], lines: Iterable[str], out: TextIO, *, as_json: bool, source: str) -> int:
+    """Apply script lines; one answer per command.  Returns an exit code."""
+    for number, line in enumerate(lines, start=1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        try:
+            command = Command.from_json(json.loads(text))
+        except json.JSONDecodeError as exc:
+            print(f"pitboard: {source}:{number}: not a JSON object ({exc.msg}); the {number - 1} lines before it "
+                  "are recorded. Fix the line and run the rest.", file=sys.stderr)
+            return 2
+        except Illegal as exc:
+            print(f"pitboard: {source}:{number}: {exc.reason}; the lines before it are recorded", file=sys.stderr)
+            return 2
+        outcome = match.apply(command)
+        prompt = match.prompt()
+        if as_json:
+            print(json.dumps({
+                "command": command.to_json(),
+                "accepted": outcome.accepted,
+                "reason": outcome.reason,
+                "prompt": prompt.to_json(),
+            }), file=out)
+        else:
+            mark = "ok " if outcome.accepted else "NO "
+            why = f"  ({outcome.reason})" if outcome.reason else ""
+            print(f"{number:4d} {mark}{command.type}{why}\n       → {prompt.text}", file=out)
+    return 0
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    if args.example_setup:
+        print(_module_attr(args.game, "EXAMPLE_SETUP"))
+        return 0
+    if not args.db:
+        raise _user_error("play needs --db GAME.sqlite (the game log)")
+    setup = read_setup(Path(args.setup)) if args.setup else None
+    try:
+        with Store(args.db) as store:
+            game_id, match = open_match(args.game, store, setup, new=args.new)
+            if args.script:
+                try:
+                    script = sys.stdin if args.script == "-" else open(args.script, encoding="utf-8")
+                except OSError as exc:
+                    raise _user_error(f"cannot read the script {args.script}: {exc.strerror}") from None
+                with script:
+                    code = apply_lines(match, script, sys.stdout, as_json=args.json, source=args.script)
+                if code:
+                    return code
+            final = {"game_id": game_id, "prompt": match.prompt().to_json(), "views": to_jsonable(match.views())}
+            if args.json:
+                print(json.dumps(final))
+            else:
+                print(json.dumps(final, indent=2))
+    except StoreError as exc:
+        raise _user_error(str(exc)) from None
+    return 0
+
+
+def _module_attr(game: str, attr: str) -> Any:
+    import importlib
+
+    return getattr(importlib.import_module(REGISTRY[game]), attr)
+
+
+def _cmd_templates(args: argparse.Namespace) -> int:
+    from games.gaslands import TEMPLATES, normalise_chart, template_status, vehicle_types
+
+    types = vehicle_types()
+    full_throttle = False
+    if args.vehicle:
+        if args.vehicle not in types:
+            raise _user_error(f"--vehicle {args.vehicle!r} is not a vehicle type; types are {', '.join(sorted(types))}")
+        full_throttle = bool(types[args.vehicle].get("full_throttle", False))
+    if not 1 <= args.gear <= 6:
+        raise _user_error("--gear is 1 to 6")
+    chart = normalise_chart(_read_chart(args.chart) if args.chart else None)
+    rows = [
+        {"name": t, "status": template_status(t, args.gear, chart, full_throttle=full_throttle).value} for t in TEMPLATES
+    ]
+    result = {"gear": args.gear, "templates": rows}
+    if args.vehicle:
+        result["vehicle"] = args.vehicle
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for row in rows:
+            print(f"{row['name']:16s} {row['status']}")
+    return 0
+
+
+def _read_chart(path: str) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise _user_error(f"chart file {path}: {exc}") from None
+    return data.get("chart", data)
+
+
+def _cmd_log(args: argparse.Namespace) -> int:
+    try:
+        with Store(args.db) as store:
+            if args.log_what == "list":
+                for info in store.games():
+                    print(json.dumps(dataclasses.asdict(info)))
+            else:
+                game_id = args.game_id or (store.games()[-1].id if store.games() else None)
+                if game_id is None:
+                    raise _user_error(f"{args.db} holds no games")
+                for line in store.export_jsonl(game_id):
+                    print(line)
+    except StoreError as exc:
+        raise _user_error(str(exc)) from None
+    return 0
+
+
+def register(groups: dict[str, argparse._SubParsersAction]) -> None:
+    gas = groups["rules"].add_parser("gaslands", help="Gaslands rules questions")
+    gas_sub = gas.add_subparsers(dest="gaslands_what", metavar="WHAT")
+    tpl = gas_sub.add_parser("templates", help="which templates a vehicle may pick in a gear")
+    tpl.add_argument("--gear", type=int, required=True)
+    tpl.add_argument("--vehicle", help="vehicle type (bike applies Full Throttle)")
+    tpl.add_argument("--chart", help="the owner's chart file (TOML) laid over the packaged one")
+    tpl.add_argument("--json", action="store_true")
+    tpl.set_defaults(func=_cmd_templates)
+
+    for name in REGISTRY:
+        p = groups["play"].add_parser(name, help=f"play {name} from a script of commands")
+        p.add_argument("--setup", help="setup file (TOML); --example-setup prints one")
+        p.add_argument("--script", help="commands, one JSON object a line ('-' for stdin)")
+        p.add_argument("--db", help="the game log (SQLite); an unfinished game in it is resumed")
+        p.add_argument("--new", action="store_true", help="start a new game even if one is unfinished")
+        p.add_argument("--json", action="store_true")
+        p.add_argument("--example-setup", action="store_true")
+        p.set_defaults(func=_cmd_play, game=name)
+
+    log = groups["top"].add_parser("log", help="the game log: list games, export one as JSON lines")
+    log_sub = log.add_subparsers(dest="log_what", metavar="WHAT", required=True)
+    for what in ("list", "export"):
+        p = log_sub.add_parser(what)
+        p.add_argument("--db", required=True)
+        if what == "export":
+            p.add_argument("--game-id", type=int)
+        p.set_defaults(func=_cmd_log)

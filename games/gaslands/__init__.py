@@ -1,0 +1,74 @@
+"""Gaslands: Refuelled, as a pure, event-sourced rules engine.  ``GAME`` plugs into :mod:`games.core`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from games.core import Command, Decision, Event, Prompt
+from games.gaslands import rules
+from games.gaslands.chart import TEMPLATES, normalise_chart, template_status, vehicle_types
+from games.gaslands.state import GaslandsState, PlayerView, Step, TemplateStatus
+
+#: Dice this game reads from the table: name → faces.
+DIE_TYPES: dict[str, list[Any]] = {
+    # A skid die: SHIFT on three faces, HAZARD, SLIDE and SPIN on one each, no blank.
+    "skid": ["SHIFT", "SHIFT", "SHIFT", "HAZARD", "SLIDE", "SPIN"],
+    "d6": [1, 2, 3, 4, 5, 6],
+}
+
+EXAMPLE_SETUP = """\
+# A Gaslands table: players in seating order (clockwise), each with their vehicles.
+[scenario]
+pole = "Alice"                       # who starts with pole position
+pole_passing = "clockwise_each_phase"  # or "clockwise_each_round", "never"
+skid_dice = "skid"                   # or "d6": plain d6 as skid dice (1 HAZARD, 2 SPIN, 3 SLIDE, 4-6 SHIFT)
+push_it = true                       # re-roll skid dice once for a hazard token
+
+[[players]]
+name = "Alice"
+[[players.vehicles]]
+id = "rust"
+name = "Rust Bucket"
+type = "buggy"
+tag = 10
+
+[[players]]
+name = "Bob"
+[[players.vehicles]]
+id = "brick"
+name = "The Brick"
+type = "truck"
+tag = 11
+"""
+
+
+class Gaslands:
+    """The game declaration: start, decide, evolve, prompt, views."""
+
+    name = "gaslands"
+
+    def start(self, options: Mapping[str, Any]) -> Sequence[Event]:
+        events = rules.start(options)
+        state = rules.evolve(None, events[0])
+        return [*events, *rules.first_offer(state).events]
+
+    def evolve(self, state: GaslandsState | None, event: Event) -> GaslandsState:
+        return rules.evolve(state, event)
+
+    def decide(self, state: GaslandsState, command: Command) -> Decision:
+        return rules.decide(state, command)
+
+    def prompt(self, state: GaslandsState) -> Prompt:
+        return rules.prompt(state)
+
+    def views(self, state: GaslandsState) -> list[PlayerView]:
+        return rules.views(state)
+
+
+GAME = Gaslands()
+
+__all__ = [
+    "DIE_TYPES", "EXAMPLE_SETUP", "GAME", "GaslandsState", "PlayerView", "Step", "TEMPLATES", "TemplateStatus",
+    "normalise_chart", "template_status", "vehicle_types",
+]

@@ -1,0 +1,76 @@
+"""Rule tables as data: the vehicle types and the permitted-gears chart.
+
+Both ship inside the package (``data/*.toml``) with only what the rules reference confirms; the owner fills
+the unknown cells from the icons on their own templates, or overrides whole rows from the setup file.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from games.core import Illegal
+from games.gaslands.state import TemplateStatus
+
+TEMPLATES: tuple[str, ...] = (
+    "short_straight",
+    "medium_straight",
+    "long_straight",
+    "gentle",
+    "turn",
+    "hard",
+    "veer",
+    "swerve",
+    "hairpin",
+)
+GEARS = range(1, 7)
+
+
+@cache
+def _packaged(name: str) -> Mapping[str, Any]:
+    with resources.files("games.gaslands").joinpath("data", name).open("rb") as fh:
+        return tomllib.load(fh)
+
+
+def vehicle_types() -> dict[str, dict[str, Any]]:
+    return {k: dict(v) for k, v in _packaged("vehicles.toml").items()}
+
+
+def default_chart() -> dict[str, list[str]]:
+    return {k: list(v) for k, v in _packaged("templates.toml").items()}
+
+
+def normalise_chart(override: Mapping[str, Any] | None = None) -> dict[str, list[str]]:
+    """The packaged chart with the owner's rows laid over it, checked cell by cell."""
+    chart = default_chart()
+    for name, row in (override or {}).items():
+        if name not in TEMPLATES:
+            raise Illegal(f"chart: {name!r} is not a template; templates are {', '.join(TEMPLATES)}")
+        if not isinstance(row, list) or len(row) != 6:
+            raise Illegal(f"chart: {name} needs six entries, one per gear 1..6")
+        chart[name] = list(row)
+    allowed = {s.value for s in TemplateStatus}
+    for name, row in chart.items():
+        for gear, cell in zip(GEARS, row):
+            if cell not in allowed:
+                raise Illegal(f"chart: {name} gear {gear} is {cell!r}; allowed: {', '.join(sorted(allowed))}")
+    return chart
+
+
+def template_status(
+    template: str, gear: int, chart: Mapping[str, list[str]], *, full_throttle: bool = False
+) -> TemplateStatus:
+    """The chart's verdict for one template in one gear.
+
+    Full Throttle (the Bike): the Long Straight is permitted in any gear and is never trivial or hazardous.
+    """
+    if template not in TEMPLATES:
+        raise Illegal(f"{template!r} is not a maneuver template; choose one of {', '.join(TEMPLATES)}")
+    if not 1 <= gear <= 6:
+        raise Illegal(f"gear {gear} does not exist: gears are 1 to 6")
+    if full_throttle and template == "long_straight":
+        return TemplateStatus.PERMITTED
+    return TemplateStatus(chart[template][gear - 1])

@@ -1,0 +1,932 @@
+"""Gaslands: Refuelled — the rules engine.
+
+The round: six gear phases; in phase N every vehicle whose current gear is N or more activates once; the
+player with pole position activates first, then play goes clockwise one qualifying vehicle per player at a
+time; a player picks any order among their own vehicles.  An activation is the movement step (sub-steps
+1.1–1.8), the attack step and the wipeout step.
+
+Design: ``decide`` never changes state.  It builds the events a command causes by folding them one by one
+onto a scratch copy (:class:`_Draft`), so that the automatic consequences (gaining hazard tokens at 1.5,
+skipping a step with nothing to resolve, the next activation, the next gear phase) are themselves events in
+the log, and replaying the log never needs to re-run rules.  ``evolve`` is a plain switch on event types.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from games.core import Alert, Command, Decision, Event, Illegal, Prompt
+from games.gaslands.chart import TEMPLATES, normalise_chart, template_status, vehicle_types
+from games.gaslands.state import (
+    Activation,
+    GaslandsState,
+    PlayerView,
+    Settings,
+    SkidFace,
+    Step,
+    TemplateStatus,
+    Vehicle,
+    VehicleView,
+)
+
+WIPEOUT_AT = 6  # hazard tokens at which a vehicle loses control in the wipeout step
+POLE_PASSING = ("clockwise_each_phase", "clockwise_each_round", "never")
+SHIFT_USES = ("cancel", "gear_up", "gear_down", "discard_hazard", "discard")
+HANDS = ("left", "right")
+EDGES = ("front", "rear")
+
+
+def _label(template: str) -> str:
+    return template.replace("_", " ").title()
+
+
+# =====================================================================================================
+# start
+# =====================================================================================================
+
+
+def start(options: Mapping[str, Any]) -> list[Event]:
+    """Check the table's setup and record it whole (vehicle stats and chart included) in the first event."""
+    players_opt = options.get("players")
+    if not isinstance(players_opt, list) or not 2 <= len(players_opt) <= 6:
+        raise Illegal("setup: Gaslands needs 2 to 6 players, listed in seating order (clockwise) as [[players]]")
+    types = vehicle_types()
+    for name, row in (options.get("vehicle_types") or {}).items():
+        types[name] = {**types.get(name, {}), **row}
+    players: list[str] = []
+    vehicles: list[dict[str, Any]] = []
+    seen_ids: set[str] = set()
+    seen_tags: set[int] = set()
+    for i, p in enumerate(players_opt):
+        name = p.get("name") if isinstance(p, Mapping) else None
+        if not isinstance(name, str) or not name.strip():
+            raise Illegal(f"setup: players[{i}] needs a name")
+        if name in players:
+            raise Illegal(f"setup: two players are called {name!r}; give each a different name")
+        players.append(name)
+        vs = p.get("vehicles")
+        if not isinstance(vs, list) or not vs:
+            raise Illegal(f"setup: {name} needs at least one vehicle ([[players.vehicles]] with a type)")
+        for j, v in enumerate(vs):
+            vtype = v.get("type")
+            if vtype not in types:
+                raise Illegal(f"setup: {name}'s vehicle {j + 1} has type {vtype!r}; types are {', '.join(sorted(types))}")
+            stats = types[vtype]
+            vid = str(v.get("id") or f"{name.lower().replace(' ', '-')}-{j + 1}")
+            if vid in seen_ids:
+                raise Illegal(f"setup: vehicle id {vid!r} is used twice")
+            seen_ids.add(vid)
+            tag = v.get("tag")
+            if tag is not None:
+                if not isinstance(tag, int) or tag < 0:
+                    raise Illegal(f"setup: {vid} tag must be a marker id (a whole number)")
+                if tag in seen_tags:
+                    raise Illegal(f"setup: marker {tag} is on two vehicles")
+                seen_tags.add(tag)
+            vehicles.append(
+                {
+                    "id": vid,
+                    "name": str(v.get("name") or stats.get("label", vtype)),
+                    "type": vtype,
+                    "owner": name,
+                    "tag": tag,
+                    "max_gear": int(stats["max_gear"]),
+                    "max_hull": int(stats["hull"]),
+                    "handling": int(stats["handling"]),
+                    "weight": str(stats["weight"]),
+                    "crew": int(stats["crew"]),
+                    "full_throttle": bool(stats.get("full_throttle", False)),
+                }
+            )
+    scenario = options.get("scenario") or {}
+    pole = scenario.get("pole", players[0])
+    if pole not in players:
+        raise Illegal(f"setup: scenario.pole is {pole!r}, who is not a player ({', '.join(players)})")
+    passing = scenario.get("pole_passing", "clockwise_each_phase")
+    if passing not in POLE_PASSING:
+        raise Illegal(f"setup: scenario.pole_passing is {passing!r}; allowed: {', '.join(POLE_PASSING)}")
+    skid = scenario.get("skid_dice", "skid")
+    if skid not in ("skid", "d6"):
+        raise Illegal('setup: scenario.skid_dice must be "skid" (Gaslands skid dice) or "d6" (plain-d6 stand-in)')
+    d6_faces = scenario.get("d6_faces", {"1": "HAZARD", "2": "SPIN", "3": "SLIDE", "4": "SHIFT", "5": "SHIFT", "6": "SHIFT"})
+    if sorted(int(k) for k in d6_faces) != [1, 2, 3, 4, 5, 6] or not all(
+        f in SkidFace.__members__ for f in d6_faces.values()
+    ):
+        raise Illegal("setup: scenario.d6_faces must map each of 1..6 to SHIFT, HAZARD, SLIDE or SPIN")
+    return [
+        Event(
+            "game_started",
+            {
+                "players": players,
+                "vehicles": vehicles,
+                "chart": normalise_chart(options.get("chart")),
+                "pole": players.index(pole),
+                "settings": {
+                    "pole_passing": passing,
+                    "skid_dice": skid,
+                    "d6_faces": {str(k): v for k, v in d6_faces.items()},
+                    "push_it": bool(scenario.get("push_it", True)),
+                },
+            },
+        )
+    ]
+
+
+# =====================================================================================================
+# evolve
+# =====================================================================================================
+
+
+def _set_vehicle(state: GaslandsState, vid: str, **changes: Any) -> GaslandsState:
+    return replace(state, vehicles=tuple(replace(v, **changes) if v.id == vid else v for v in state.vehicles))
+
+
+def _act(state: GaslandsState, **changes: Any) -> GaslandsState:
+    assert state.activation is not None
+    return replace(state, activation=replace(state.activation, **changes))
+
+
+def evolve(state: GaslandsState | None, event: Event) -> GaslandsState:
+    d = event.data
+    t = event.type
+    if t == "game_started":
+        s = d["settings"]
+        settings = Settings(
+            pole_passing=s["pole_passing"],
+            skid_dice=s["skid_dice"],
+            d6_faces=tuple(sorted((int(k), v) for k, v in s["d6_faces"].items())),
+            push_it=s["push_it"],
+        )
+        vehicles = tuple(
+            Vehicle(
+                id=v["id"], name=v["name"], type=v["type"], owner=v["owner"], max_gear=v["max_gear"],
+                max_hull=v["max_hull"], handling=v["handling"], weight=v["weight"], crew=v["crew"],
+                full_throttle=v["full_throttle"], tag=v["tag"], gear=1, hazards=0, hull=v["max_hull"],
+            )
+            for v in d["vehicles"]
+        )
+        chart = tuple((k, tuple(row)) for k, row in d["chart"].items())
+        return GaslandsState(
+            players=tuple(d["players"]), vehicles=vehicles, chart=chart, settings=settings,
+            pole=d["pole"], turn=d["pole"],
+        )
+    assert state is not None, "the first event must be game_started"
+    if t == "gear_phase_started":
+        return replace(state, round=d["round"], phase=d["phase"], pole=d["pole"], turn=d["turn"], activation=None)
+    if t == "turn_passed":
+        return replace(state, turn=d["seat"])
+    if t == "activation_started":
+        return replace(
+            state,
+            turn=state.players.index(state.vehicle(d["vehicle"]).owner),
+            activation=Activation(vehicle=d["vehicle"], step=Step.CHOOSE_TEMPLATE),
+        )
+    if t == "step_entered":
+        return _act(state, step=Step(d["step"]))
+    if t == "template_refused":
+        return _act(state, step=Step.TOUCH_MOVE, touch_move=True, refused_template=d["template"])
+    if t == "template_chosen":
+        return _act(
+            state, template=d["template"], hand=d["hand"], edge=d["edge"], status=TemplateStatus(d["status"]),
+            step=Step.PLACE_TEMPLATE,
+            free_shifts=1 if d["status"] == TemplateStatus.TRIVIAL.value else 0,
+        )
+    if t == "skid_rolled":
+        faces = tuple(SkidFace(f) for f in d["faces"])
+        act = state.activation
+        assert act is not None
+        shifts = sum(1 for f in faces if f is SkidFace.SHIFT) + act.free_shifts
+        return _act(state, skid_results=faces, shifts_left=shifts)
+    if t == "free_shift_granted":
+        act = state.activation
+        assert act is not None
+        return _act(state, shifts_left=act.free_shifts)
+    if t == "skid_dice_pushed":
+        act = state.activation
+        assert act is not None
+        faces = list(act.skid_results)
+        for i, f in zip(d["reroll"], d["faces"]):
+            faces[i] = SkidFace(f)
+        shifts = sum(1 for f in faces if f is SkidFace.SHIFT) + act.free_shifts
+        return _act(state, skid_results=tuple(faces), shifts_left=shifts, pushed=True)
+    if t == "shift_spent":
+        act = state.activation
+        assert act is not None
+        s2 = _act(state, shifts_left=act.shifts_left - 1)
+        use = d["use"]
+        v = state.vehicle(act.vehicle)
+        if use == "cancel":
+            return _act(s2, cancelled=act.cancelled + (SkidFace(d["result"]),))
+        if use == "gear_up":
+            return _set_vehicle(s2, v.id, gear=v.gear + 1, hazards=v.hazards + 1)
+        if use == "gear_down":
+            return _set_vehicle(s2, v.id, gear=v.gear - 1, hazards=v.hazards + 1)
+        if use == "discard_hazard":
+            return _set_vehicle(s2, v.id, hazards=v.hazards - 1)
+        return s2
+    if t == "hazards_gained":
+        v = state.vehicle(d["vehicle"])
+        return _set_vehicle(state, v.id, hazards=v.hazards + d["count"])
+    if t == "collided":
+        s2 = state
+        for vid in (d["vehicle"], d["other"]):
+            v = s2.vehicle(vid)
+            s2 = _set_vehicle(s2, vid, hazards=v.hazards + d["hazards_each"])
+        return s2
+    if t == "hits_taken":
+        v = state.vehicle(d["vehicle"])
+        s2 = _set_vehicle(state, v.id, hull=max(0, v.hull - d["count"]))
+        if s2.vehicle(v.id).wrecked and state.activation is not None:
+            s2 = _act(s2, wrecks=state.activation.wrecks + (v.id,))
+        return s2
+    if t == "wipeout_started":
+        return _act(state, step=Step.WIPEOUT_FLIP, wipeouts=tuple(d["vehicles"]))
+    if t == "lost_control":
+        act = state.activation
+        assert act is not None
+        s2 = _set_vehicle(state, d["vehicle"], gear=1, hazards=0)
+        return _act(s2, step=Step.WIPEOUT_FLIP, flipping=(d["vehicle"], d["old_gear"]),
+                    wipeouts=tuple(w for w in act.wipeouts if w != d["vehicle"]))
+    if t == "flip_checked":
+        act = state.activation
+        assert act is not None
+        return _act(state, flipping=act.flipping if d["flipped"] else None)
+    if t == "fire_set":
+        return _set_vehicle(state, d["vehicle"], on_fire=d["on"])
+    if t == "activation_ended":
+        v = state.vehicle(d["vehicle"])
+        return replace(_set_vehicle(state, v.id, activated_phase=(state.round, state.phase)), activation=None)
+    if t == "game_over":
+        return replace(state, finished=True, activation=None)
+    raise ValueError(f"unknown Gaslands event {t!r}")
+
+
+# =====================================================================================================
+# decide
+# =====================================================================================================
+
+
+class _Draft:
+    """Events under construction, each folded at once so later rules see its effect."""
+
+    def __init__(self, state: GaslandsState) -> None:
+        self.state = state
+        self.events: list[Event] = []
+        self.refused: str | None = None
+
+    def emit(self, kind: str, /, **data: Any) -> GaslandsState:
+        event = Event(kind, data)
+        self.events.append(event)
+        self.state = evolve(self.state, event)
+        return self.state
+
+    def done(self, refused: str | None = None) -> Decision:
+        return Decision(tuple(self.events), refused)
+
+
+def qualifying(state: GaslandsState, seat: int) -> list[Vehicle]:
+    """The seat's vehicles that still activate in this gear phase: current gear ≥ phase, not yet
+    activated this phase, not wrecked."""
+    player = state.players[seat]
+    return [
+        v
+        for v in state.vehicles
+        if v.owner == player and not v.wrecked and v.gear >= state.phase
+        and v.activated_phase != (state.round, state.phase)
+    ]
+
+
+def _left_of(state: GaslandsState, seat: int) -> int:
+    """The player on a player's left: the next seat clockwise."""
+    return (seat + 1) % len(state.players)
+
+
+def _next_pole(state: GaslandsState, end_of_round: bool) -> int:
+    passing = state.settings.pole_passing
+    if passing == "clockwise_each_phase" or (passing == "clockwise_each_round" and end_of_round):
+        return _left_of(state, state.pole)
+    return state.pole
+
+
+def _advance(draft: _Draft, after_seat: int | None) -> None:
+    """Find who activates next: the next seat clockwise with a qualifying vehicle (the same seat last);
+    when nobody qualifies the gear phase ends, pole passes as configured, and empty phases are passed.
+    A seat with exactly one qualifying vehicle starts its activation at once."""
+    state = draft.state
+    if all(v.wrecked for v in state.vehicles):
+        draft.emit("game_over", reason="every vehicle is wrecked")
+        return
+    n = len(state.players)
+    if after_seat is not None:
+        for k in range(1, n + 1):
+            seat = (after_seat + k) % n
+            if qualifying(state, seat):
+                _offer(draft, seat)
+                return
+    # The gear phase is over (or begins): move to the next phase that has a qualifying vehicle.
+    for _ in range(12):
+        state = draft.state
+        if after_seat is None:
+            after_seat = -1  # only the first pass looks at the current phase
+            candidates = state
+        else:
+            end_of_round = state.phase == 6
+            pole = _next_pole(state, end_of_round)
+            rnd, phase = (state.round + 1, 1) if end_of_round else (state.round, state.phase + 1)
+            candidates = draft.emit("gear_phase_started", round=rnd, phase=phase, pole=pole, turn=pole)
+        for k in range(n):
+            seat = (candidates.pole + k) % n
+            if qualifying(candidates, seat):
+                _offer(draft, seat)
+                return
+    raise AssertionError("no vehicle qualifies in any gear phase although some are not wrecked")
+
+
+def _offer(draft: _Draft, seat: int) -> None:
+    if draft.state.turn != seat:
+        draft.emit("turn_passed", seat=seat)
+    options = qualifying(draft.state, seat)
+    if len(options) == 1:
+        draft.emit("activation_started", vehicle=options[0].id)
+
+
+def _after_template(draft: _Draft) -> None:
+    """After 1.2: the skid check, unless the touch-move rule forbids it (then the icon still counts)."""
+    act = draft.state.activation
+    assert act is not None
+    if act.touch_move:
+        if act.free_shifts:
+            draft.emit("free_shift_granted")
+            draft.emit("step_entered", step=Step.SHIFTS.value)
+        else:
+            _gain_hazards(draft)
+    else:
+        draft.emit("step_entered", step=Step.SKID_CHECK.value)
+
+
+def _shifts_open(state: GaslandsState) -> bool:
+    act = state.activation
+    assert act is not None
+    can_push = (
+        state.settings.push_it and not act.pushed and not act.touch_move and bool(act.skid_results)
+        and act.shifts_left == sum(1 for f in act.skid_results if f is SkidFace.SHIFT) + act.free_shifts
+        and not act.cancelled
+    )
+    return act.shifts_left > 0 or (can_push and bool(act.uncancelled))
+
+
+def _gain_hazards(draft: _Draft) -> None:
+    """1.5: one hazard token for each uncancelled HAZARD, SLIDE and SPIN, and one for a hazardous icon.
+    Then on to 1.6 (slide), 1.7 (move)."""
+    act = draft.state.activation
+    assert act is not None
+    results = len(act.uncancelled)
+    if results:
+        draft.emit("hazards_gained", vehicle=act.vehicle, count=results, cause="skid check")
+    if act.status is TemplateStatus.HAZARDOUS:
+        draft.emit("hazards_gained", vehicle=act.vehicle, count=1, cause=f"hazardous {_label(act.template or '')}")
+    if SkidFace.SLIDE in act.uncancelled:
+        draft.emit("step_entered", step=Step.SLIDE.value)
+    else:
+        draft.emit("step_entered", step=Step.MOVE.value)
+
+
+def _after_shifts(draft: _Draft) -> None:
+    _gain_hazards(draft)
+
+
+def _next_wipeout(draft: _Draft) -> None:
+    act = draft.state.activation
+    assert act is not None
+    if act.wipeouts:
+        vid = act.wipeouts[0]
+        draft.emit("lost_control", vehicle=vid, old_gear=draft.state.vehicle(vid).gear)
+        return
+    vid = act.vehicle
+    draft.emit("activation_ended", vehicle=vid)
+    _advance(draft, draft.state.players.index(draft.state.vehicle(vid).owner))
+
+
+def _start_wipeout(draft: _Draft) -> None:
+    """3: every vehicle with 6 or more hazard tokens loses control, checked in seating order from the
+    active player."""
+    state = draft.state
+    act = state.activation
+    assert act is not None
+    seat = state.players.index(state.vehicle(act.vehicle).owner)
+    order = [state.players[(seat + k) % len(state.players)] for k in range(len(state.players))]
+    losing = [
+        v.id for p in order for v in state.vehicles if v.owner == p and not v.wrecked and v.hazards >= WIPEOUT_AT
+    ]
+    if losing:
+        draft.emit("wipeout_started", vehicles=losing)
+    _next_wipeout(draft)
+
+
+def _need(cmd: Command, key: str, kind: type | tuple[type, ...]) -> Any:
+    value = cmd.get(key)
+    if value is None or not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
+        raise Illegal(f"{cmd.type} needs {key!r}")
+    return value
+
+
+def _other_vehicle(state: GaslandsState, cmd: Command, key: str = "vehicle") -> Vehicle:
+    vid = _need(cmd, key, str)
+    try:
+        return state.vehicle(vid)
+    except KeyError:
+        raise Illegal(f"there is no vehicle {vid!r}; vehicles are {', '.join(v.id for v in state.vehicles)}") from None
+
+
+def _faces(state: GaslandsState, raw: Any, what: str) -> list[str]:
+    if not isinstance(raw, list):
+        raise Illegal(f"{what} needs a list of faces")
+    out = []
+    d6 = dict(state.settings.d6_faces)
+    for f in raw:
+        if state.settings.skid_dice == "d6":
+            if isinstance(f, bool) or not isinstance(f, int) or f not in d6:
+                raise Illegal(f"{what}: {f!r} is not a d6 face 1-6 (this table rolls plain d6 as skid dice)")
+            out.append(d6[f])
+        else:
+            if not isinstance(f, str) or f.upper() not in SkidFace.__members__:
+                raise Illegal(f"{what}: {f!r} is not a skid die face; faces are SHIFT, HAZARD, SLIDE, SPIN")
+            out.append(f.upper())
+    return out
+
+
+def _d6(cmd: Command, key: str) -> list[int]:
+    raw = cmd.get(key, [])
+    if not isinstance(raw, list) or not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 6 for x in raw):
+        raise Illegal(f"{cmd.type}: {key} must be a list of d6 results 1-6")
+    return list(raw)
+
+
+#: Which commands each step takes (besides set_fire and undo, always open).
+STEP_COMMANDS: dict[Step, tuple[str, ...]] = {
+    Step.CHOOSE_VEHICLE: ("activate", "skip_phase"),
+    Step.CHOOSE_TEMPLATE: ("choose_template", "gain_hazard"),
+    Step.TOUCH_MOVE: ("choose_template", "gain_hazard"),
+    Step.PLACE_TEMPLATE: ("place_template", "confirm", "gain_hazard"),
+    Step.SKID_CHECK: ("skid_roll", "gain_hazard"),
+    Step.SHIFTS: ("shift", "end_shifts", "push_it", "gain_hazard"),
+    Step.SLIDE: ("confirm", "gain_hazard"),
+    Step.MOVE: ("confirm", "collision", "hits", "gain_hazard"),
+    Step.SPIN: ("confirm", "collision", "hits", "gain_hazard"),
+    Step.ATTACK: ("attack", "hits", "confirm", "gain_hazard"),
+    Step.WIPEOUT_FLIP: ("flip_check",),
+    Step.WIPEOUT_MOVE: ("confirm", "collision", "hits"),
+    Step.GAME_OVER: (),
+}
+
+
+def current_step(state: GaslandsState) -> Step:
+    if state.finished:
+        return Step.GAME_OVER
+    if state.activation is None:
+        return Step.CHOOSE_VEHICLE
+    return state.activation.step
+
+
+def decide(state: GaslandsState, cmd: Command) -> Decision:
+    step = current_step(state)
+    draft = _Draft(state)
+    if cmd.type == "set_fire":
+        if state.finished:
+            raise Illegal("the game is over")
+        v = _other_vehicle(state, cmd)
+        on = cmd.get("on", True)
+        if not isinstance(on, bool):
+            raise Illegal("set_fire needs on: true or false")
+        if v.on_fire == on:
+            raise Illegal(f"{v.name} is {'already' if on else 'not'} on fire")
+        draft.emit("fire_set", vehicle=v.id, on=on)
+        return draft.done()
+    allowed = STEP_COMMANDS[step]
+    if cmd.type not in allowed:
+        if step is Step.GAME_OVER:
+            raise Illegal("the game is over")
+        known = {c for cs in STEP_COMMANDS.values() for c in cs} | {"set_fire", "undo"}
+        if cmd.type not in known:
+            raise Illegal(f"unknown command {cmd.type!r}; Gaslands commands are {', '.join(sorted(known))}")
+        raise Illegal(f"not now: the table is at '{step.value}', which takes {', '.join(allowed)}")
+    handler = _HANDLERS[cmd.type]
+    handler(draft, cmd)
+    return draft.done(draft.refused)
+
+
+def _activate(draft: _Draft, cmd: Command) -> None:
+    state = draft.state
+    options = qualifying(state, state.turn)
+    player = state.players[state.turn]
+    vid = cmd.get("vehicle")
+    if vid is None:
+        if len(options) != 1:
+            raise Illegal(f"{player}: say which vehicle activates: {', '.join(v.id for v in options)}")
+        vid = options[0].id
+    v = _other_vehicle(state, Command("activate", {"vehicle": vid}))  # same checks and messages
+    if v.owner != player:
+        raise Illegal(f"it is {player}'s turn to activate a vehicle; {v.name} is {v.owner}'s")
+    if v not in options:
+        if v.wrecked:
+            raise Illegal(f"{v.name} is wrecked")
+        if v.gear < state.phase:
+            raise Illegal(f"{v.name} is in gear {v.gear}: it does not activate in gear phase {state.phase}")
+        raise Illegal(f"{v.name} has already activated in this gear phase")
+    draft.emit("activation_started", vehicle=v.id)
+
+
+def _choose_template(draft: _Draft, cmd: Command) -> None:
+    state = draft.state
+    act = state.activation
+    assert act is not None
+    v = state.vehicle(act.vehicle)
+    template = _need(cmd, "template", str)
+    hand = cmd.get("hand", "left")
+    edge = cmd.get("edge", "front")
+    if hand not in HANDS:
+        raise Illegal("hand must be left or right")
+    if edge not in EDGES:
+        raise Illegal("edge must be front, or rear to reverse")
+    status = template_status(template, v.gear, dict(state.chart), full_throttle=v.full_throttle)
+    if edge == "rear" and v.gear != 1:
+        raise Illegal(f"{v.name} is in gear {v.gear}: a vehicle reverses only in gear 1")
+    if not status.usable:
+        reason = f"{_label(template)} is not permitted in gear {v.gear}"
+        if act.touch_move:
+            raise Illegal(f"{reason}: the player on the left must pick a permitted template")
+        picker = state.players[_left_of(state, state.players.index(v.owner))]
+        draft.emit("template_refused", vehicle=v.id, template=template, gear=v.gear, picker=picker, reason=reason)
+        draft.refused = (
+            f"{reason}. Touch-move: {picker} (on the left) picks a permitted template for {v.name}; "
+            "no skid dice this activation"
+        )
+        return
+    draft.emit(
+        "template_chosen", vehicle=v.id, template=template, hand=hand, edge=edge, status=status.value,
+        touch_move=act.touch_move,
+    )
+
+
+def _place_template(draft: _Draft, cmd: Command) -> None:
+    _after_template(draft)
+
+
+def _skid_roll(draft: _Draft, cmd: Command) -> None:
+    state = draft.state
+    act = state.activation
+    assert act is not None
+    v = state.vehicle(act.vehicle)
+    faces = _faces(state, cmd.get("faces"), "skid_roll")
+    if len(faces) > v.handling:
+        raise Illegal(f"{v.name} has Handling {v.handling}: roll at most {v.handling} skid dice (you sent {len(faces)})")
+    draft.emit("skid_rolled", vehicle=v.id, faces=faces)
+    if _shifts_open(draft.state):
+        draft.emit("step_entered", step=Step.SHIFTS.value)
+    else:
+        _after_shifts(draft)
+
+
+def _push_it(draft: _Draft, cmd: Command) -> None:
+    state = draft.state
+    act = state.activation
+    assert act is not None
+    if not state.settings.push_it:
+        raise Illegal("push it (re-roll for a hazard token) is switched off at this table")
+    if act.touch_move or not act.skid_results:
+        raise Illegal("there are no skid dice to re-roll")
+    if act.pushed:
+        raise Illegal("skid dice can be re-rolled only once per activation")
+    if act.cancelled or act.shifts_left != sum(1 for f in act.skid_results if f is SkidFace.SHIFT) + act.free_shifts:
+        raise Illegal("re-roll before spending any SHIFT")
+    reroll = cmd.get("reroll")
+    if not isinstance(reroll, list) or not reroll or len(set(reroll)) != len(reroll) or not all(
+        isinstance(i, int) and 0 <= i < len(act.skid_results) for i in reroll
+    ):
+        raise Illegal(f"push_it needs reroll: the positions (0..{len(act.skid_results) - 1}) of the dice re-rolled")
+    faces = _faces(state, cmd.get("faces"), "push_it")
+    if len(faces) != len(reroll):
+        raise Illegal(f"push_it: {len(reroll)} dice re-rolled but {len(faces)} faces given")
+    draft.emit("hazards_gained", vehicle=act.vehicle, count=1, cause="push it")
+    draft.emit("skid_dice_pushed", vehicle=act.vehicle, reroll=reroll, faces=faces)
+    if not _shifts_open(draft.state):
+        _after_shifts(draft)
+
+
+def _shift(draft: _Draft, cmd: Command) -> None:
+    state = draft.state
+    act = state.activation
+    assert act is not None
+    v = state.vehicle(act.vehicle)
+    if act.shifts_left <= 0:
+        raise Illegal("no SHIFT results left to spend")
+    use = cmd.get("use")
+    if use not in SHIFT_USES:
+        raise Illegal(f"shift needs use: one of {', '.join(SHIFT_USES)}")
+    data: dict[str, Any] = {"vehicle": v.id, "use": use}
+    if use == "cancel":
+        result = str(cmd.get("result", "")).upper()
+        if result not in ("HAZARD", "SLIDE", "SPIN"):
+            raise Illegal("cancel needs result: HAZARD, SLIDE or SPIN")
+        if SkidFace(result) not in act.uncancelled:
+            raise Illegal(f"there is no uncancelled {result} result to cancel")
+        data["result"] = result
+    elif use == "gear_up" and v.gear >= v.max_gear:
+        raise Illegal(f"{v.name} is already in its max gear {v.max_gear}")
+    elif use == "gear_down" and v.gear <= 1:
+        raise Illegal(f"{v.name} is in gear 1: it cannot gear down")
+    elif use == "discard_hazard" and v.hazards <= 0:
+        raise Illegal(f"{v.name} has no hazard token to discard")
+    draft.emit("shift_spent", **data)
+    if draft.state.activation and draft.state.activation.shifts_left == 0:
+        _after_shifts(draft)
+
+
+def _end_shifts(draft: _Draft, cmd: Command) -> None:
+    act = draft.state.activation
+    assert act is not None
+    for _ in range(act.shifts_left):
+        draft.emit("shift_spent", vehicle=act.vehicle, use="discard")
+    _after_shifts(draft)
+
+
+def _confirm(draft: _Draft, cmd: Command) -> None:
+    act = draft.state.activation
+    assert act is not None
+    step = act.step
+    if step is Step.PLACE_TEMPLATE:
+        _after_template(draft)
+    elif step is Step.SLIDE:
+        draft.emit("step_entered", step=Step.MOVE.value)
+    elif step is Step.MOVE:
+        if SkidFace.SPIN in act.uncancelled:
+            draft.emit("step_entered", step=Step.SPIN.value)
+        else:
+            _to_attack(draft)
+    elif step is Step.SPIN:
+        _to_attack(draft)
+    elif step is Step.ATTACK:
+        _start_wipeout(draft)
+    elif step is Step.WIPEOUT_MOVE:
+        _next_wipeout(draft)
+
+
+def _to_attack(draft: _Draft) -> None:
+    act = draft.state.activation
+    assert act is not None
+    if draft.state.vehicle(act.vehicle).wrecked:
+        _start_wipeout(draft)  # a wrecked vehicle makes no attacks
+    else:
+        draft.emit("step_entered", step=Step.ATTACK.value)
+
+
+def _collision(draft: _Draft, cmd: Command) -> None:
+    state = draft.state
+    act = state.activation
+    assert act is not None
+    mover = act.flipping[0] if act.step is Step.WIPEOUT_MOVE and act.flipping else act.vehicle
+    other = _other_vehicle(state, cmd)
+    if other.id == mover:
+        raise Illegal("a vehicle cannot collide with itself")
+    if other.wrecked:
+        raise Illegal(f"{other.name} is a wreck: a wreck is an obstacle, record its hazards with gain_hazard")
+    both = cmd.get("both_evaded", False)
+    if not isinstance(both, bool):
+        raise Illegal("both_evaded is true or false")
+    kind = cmd.get("kind")
+    data: dict[str, Any] = {"vehicle": mover, "other": other.id, "both_evaded": both, "hazards_each": 1 if both else 2}
+    if kind is not None:
+        if kind not in SMASH_KINDS:
+            raise Illegal(f"collision kind is one of {', '.join(SMASH_KINDS)}")
+        data["kind"] = kind
+        data["smash_dice"] = smash_dice(kind, state.vehicle(mover).gear, other.gear)
+    draft.emit("collided", **data)
+
+
+SMASH_KINDS = ("head_on", "t_bone", "sideswipe", "tailgate")
+
+
+def smash_dice(kind: str, mover_gear: int, other_gear: int) -> int:
+    """Smash attack dice before weight-class modifiers: head-on = both gears added; T-bone and sideswipe =
+    the active (moving) vehicle's gear; tailgate = the difference of the gears.  The weight-class +/- dice
+    are not known exactly ([?] in the rules file), so the table adds them itself."""
+    if kind == "head_on":
+        return mover_gear + other_gear
+    if kind in ("t_bone", "sideswipe"):
+        return mover_gear
+    return abs(mover_gear - other_gear)
+
+
+def _hits(draft: _Draft, cmd: Command) -> None:
+    state = draft.state
+    v = _other_vehicle(state, cmd)
+    count = _need(cmd, "count", int)
+    if count < 1:
+        raise Illegal("hits: count is 1 or more")
+    if v.wrecked:
+        raise Illegal(f"{v.name} is already wrecked")
+    draft.emit("hits_taken", vehicle=v.id, count=count, cause=str(cmd.get("cause", "hits")))
+
+
+def _attack(draft: _Draft, cmd: Command) -> None:
+    """Hits on 4+, a 6 is two hits; the target rolls evade dice equal to its current gear, each 6 cancels one."""
+    state = draft.state
+    act = state.activation
+    assert act is not None
+    target = _other_vehicle(state, cmd, "target")
+    if target.id == act.vehicle:
+        raise Illegal("a vehicle does not attack itself")
+    if target.wrecked:
+        raise Illegal(f"{target.name} is already wrecked")
+    dice = _d6(cmd, "dice")
+    if not dice:
+        raise Illegal("attack needs dice: the attack dice rolled")
+    evade = _d6(cmd, "evade")
+    if len(evade) > target.gear:
+        raise Illegal(f"{target.name} is in gear {target.gear}: it rolls at most {target.gear} evade dice")
+    hits = sum(2 if d == 6 else 1 for d in dice if d >= 4)
+    net = max(0, hits - sum(1 for d in evade if d == 6))
+    if net:
+        draft.emit("hits_taken", vehicle=target.id, count=net, cause=f"attack by {act.vehicle}")
+
+
+def _gain_hazard(draft: _Draft, cmd: Command) -> None:
+    v = _other_vehicle(draft.state, cmd)
+    count = cmd.get("count", 1)
+    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= 6:
+        raise Illegal("gain_hazard: count is 1 to 6")
+    if v.wrecked:
+        raise Illegal(f"{v.name} is wrecked")
+    draft.emit("hazards_gained", vehicle=v.id, count=count, cause=str(cmd.get("cause", "hazard")))
+
+
+def _flip_check(draft: _Draft, cmd: Command) -> None:
+    """Flip check: roll a d6; lower than the gear it had → 2 hits and moved a Medium Straight."""
+    act = draft.state.activation
+    assert act is not None and act.flipping is not None
+    die = cmd.get("die")
+    if isinstance(die, bool) or not isinstance(die, int) or not 1 <= die <= 6:
+        raise Illegal("flip_check needs die: the d6 result 1-6")
+    vid, old_gear = act.flipping
+    flipped = die < old_gear
+    draft.emit("flip_checked", vehicle=vid, die=die, old_gear=old_gear, flipped=flipped)
+    if flipped:
+        draft.emit("hits_taken", vehicle=vid, count=2, cause="flip")
+        draft.emit("step_entered", step=Step.WIPEOUT_MOVE.value)
+    else:
+        _next_wipeout(draft)
+
+
+def _skip_phase(draft: _Draft, cmd: Command) -> None:
+    state = draft.state
+    end_of_round = state.phase == 6
+    pole = _next_pole(state, end_of_round)
+    rnd, phase = (state.round + 1, 1) if end_of_round else (state.round, state.phase + 1)
+    draft.emit("gear_phase_started", round=rnd, phase=phase, pole=pole, turn=pole, skipped=state.phase)
+    _advance(draft, None)
+
+
+_HANDLERS = {
+    "activate": _activate,
+    "choose_template": _choose_template,
+    "place_template": _place_template,
+    "skid_roll": _skid_roll,
+    "push_it": _push_it,
+    "shift": _shift,
+    "end_shifts": _end_shifts,
+    "confirm": _confirm,
+    "collision": _collision,
+    "hits": _hits,
+    "attack": _attack,
+    "gain_hazard": _gain_hazard,
+    "flip_check": _flip_check,
+    "skip_phase": _skip_phase,
+}
+
+
+# =====================================================================================================
+# prompt and views
+# =====================================================================================================
+
+
+def prompt(state: GaslandsState) -> Prompt:
+    step = current_step(state)
+    commands = STEP_COMMANDS[step] + (() if step is Step.GAME_OVER else ("set_fire", "undo"))
+    if step is Step.GAME_OVER:
+        return Prompt("Game over", step.value, "nothing", commands=("undo",))
+    if step is Step.CHOOSE_VEHICLE:
+        player = state.players[state.turn]
+        options = tuple(v.id for v in qualifying(state, state.turn))
+        return Prompt(
+            f"Gear phase {state.phase}: {player}, activate one of {', '.join(options)}",
+            step.value, "vehicle", player=player, options=options, commands=commands,
+        )
+    act = state.activation
+    assert act is not None
+    v = state.vehicle(act.vehicle)
+    who = f"{v.owner} · {v.name} (gear {v.gear})"
+    base = dict(step=step.value, player=v.owner, vehicle=v.id, commands=commands)
+    if step is Step.CHOOSE_TEMPLATE:
+        usable = tuple(
+            t for t in TEMPLATES if template_status(t, v.gear, dict(state.chart), full_throttle=v.full_throttle).usable
+        )
+        return Prompt(f"{who}: 1.1 choose a maneuver template", awaits="template", options=usable, **base)
+    if step is Step.TOUCH_MOVE:
+        picker = state.players[_left_of(state, state.players.index(v.owner))]
+        usable = tuple(
+            t for t in TEMPLATES if template_status(t, v.gear, dict(state.chart), full_throttle=v.full_throttle).usable
+        )
+        return Prompt(
+            f"{_label(act.refused_template or '')} not permitted in gear {v.gear}: {picker} picks a permitted "
+            f"template for {v.name} (no skid dice)",
+            awaits="template", options=usable, **{**base, "player": picker},
+        )
+    if step is Step.PLACE_TEMPLATE:
+        where = "rear edge (reverse)" if act.edge == "rear" else "front edge"
+        return Prompt(f"{who}: 1.2 place the {_label(act.template or '')} at the {where}", awaits="confirm", **base)
+    if step is Step.SKID_CHECK:
+        die = "d6" if state.settings.skid_dice == "d6" else "skid"
+        return Prompt(
+            f"{who}: 1.3 skid check, roll up to {v.handling} skid dice", awaits="dice", die=die, count=v.handling, **base
+        )
+    if step is Step.SHIFTS:
+        standing = ", ".join(f.value for f in act.uncancelled) or "none"
+        return Prompt(
+            f"{who}: 1.4 spend {act.shifts_left} SHIFT (results standing: {standing})",
+            awaits="shift", options=SHIFT_USES, count=act.shifts_left, **base,
+        )
+    if step is Step.SLIDE:
+        return Prompt(f"{who}: 1.6 place the Slide template at the skid-exit notch", awaits="confirm", **base)
+    if step is Step.MOVE:
+        return Prompt(f"{who}: 1.7 move to the final position (collisions now)", awaits="confirm", **base)
+    if step is Step.SPIN:
+        return Prompt(f"{who}: 1.8 spin up to 90° either way (collisions now)", awaits="confirm", **base)
+    if step is Step.ATTACK:
+        return Prompt(f"{who}: 2 attack step: assign crew, attack, then confirm", awaits="confirm", **base)
+    if step is Step.WIPEOUT_FLIP:
+        assert act.flipping is not None
+        fv = state.vehicle(act.flipping[0])
+        left = state.players[_left_of(state, state.players.index(fv.owner))]
+        return Prompt(
+            f"WIPEOUT {fv.name}: now gear 1, tokens cleared; {left} turns it to face any direction. "
+            f"Flip check: roll a d6 (below {act.flipping[1]} flips)",
+            awaits="dice", die="d6", count=1, **{**base, "vehicle": fv.id, "player": fv.owner},
+        )
+    assert step is Step.WIPEOUT_MOVE and act.flipping is not None
+    fv = state.vehicle(act.flipping[0])
+    return Prompt(f"{fv.name} flipped: 2 hits, move it a Medium Straight", awaits="confirm",
+                  **{**base, "vehicle": fv.id, "player": fv.owner})
+
+
+def alerts(state: GaslandsState) -> list[Alert]:
+    out: list[Alert] = []
+    act = state.activation
+    if act is not None and act.touch_move and act.step in (Step.TOUCH_MOVE, Step.PLACE_TEMPLATE):
+        v = state.vehicle(act.vehicle)
+        out.append(Alert("illegal_template", f"{_label(act.refused_template or '')} NOT PERMITTED in gear {v.gear}"))
+    for v in state.vehicles:
+        if v.wrecked:
+            if act is not None and v.id in act.wrecks:
+                out.append(Alert("wrecked", f"{v.name} WRECKED", v.owner))
+        elif v.hazards >= WIPEOUT_AT:
+            out.append(Alert("wipeout_coming", f"{v.name}: {v.hazards} hazards, WIPEOUT", v.owner))
+    return out
+
+
+def views(state: GaslandsState) -> list[PlayerView]:
+    step = current_step(state)
+    act = state.activation
+    active_player = (
+        state.vehicle(act.vehicle).owner if act is not None else (None if state.finished else state.players[state.turn])
+    )
+    p = prompt(state)
+    all_alerts = alerts(state)
+    out = []
+    for seat, player in enumerate(state.players):
+        vehicles = tuple(
+            VehicleView(
+                id=v.id, name=v.name, type=v.type, gear=v.gear, max_gear=v.max_gear, hazards=v.hazards, hull=v.hull,
+                max_hull=v.max_hull, on_fire=v.on_fire, wrecked=v.wrecked,
+                activated_this_phase=v.activated_phase == (state.round, state.phase),
+                active=act is not None and act.vehicle == v.id,
+            )
+            for v in state.vehicles
+            if v.owner == player
+        )
+        out.append(
+            PlayerView(
+                player=player, seat=seat, round=state.round, gear_phase=state.phase, has_pole=seat == state.pole,
+                your_activation=active_player == player, vehicles=vehicles, step=step.value, prompt=p.text,
+                alerts=tuple(a for a in all_alerts if a.player in (None, player)),
+            )
+        )
+    return out
+
+
+def first_offer(state: GaslandsState) -> Decision:
+    """The events that follow game_started: pole's first activation offer."""
+    draft = _Draft(state)
+    _advance(draft, None)
+    return draft.done()

@@ -1,0 +1,172 @@
+"""Gaslands: Refuelled — the state folded from events, and the per-player views the screens draw.
+
+Everything is frozen: ``evolve`` returns a new state with :func:`dataclasses.replace`, so the match can
+keep the state after every decision for free undo.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from games.core import Alert
+
+
+class Step(str, Enum):
+    """Where the table is.  Values are what the screens and the JSON show."""
+
+    CHOOSE_VEHICLE = "choose vehicle"
+    CHOOSE_TEMPLATE = "1.1 choose template"
+    TOUCH_MOVE = "1.1 touch-move: left player picks"
+    PLACE_TEMPLATE = "1.2 place template"
+    SKID_CHECK = "1.3 skid check"
+    SHIFTS = "1.4 apply SHIFT results"
+    SLIDE = "1.6 resolve slide"
+    MOVE = "1.7 move"
+    SPIN = "1.8 resolve spin"
+    ATTACK = "2 attack step"
+    WIPEOUT_FLIP = "3 wipeout: flip check"
+    WIPEOUT_MOVE = "3 wipeout: flip move"
+    GAME_OVER = "game over"
+
+
+class TemplateStatus(str, Enum):
+    """One cell of the permitted-gears chart."""
+
+    TRIVIAL = "trivial"
+    PERMITTED = "permitted"
+    HAZARDOUS = "hazardous"
+    NOT_PERMITTED = "not_permitted"
+    UNKNOWN = "unknown"
+
+    @property
+    def usable(self) -> bool:
+        """An unknown cell never raises an "illegal" flag: the owner has not filled it in yet."""
+        return self is not TemplateStatus.NOT_PERMITTED
+
+
+class SkidFace(str, Enum):
+    SHIFT = "SHIFT"
+    HAZARD = "HAZARD"
+    SLIDE = "SLIDE"
+    SPIN = "SPIN"
+
+
+@dataclass(frozen=True)
+class Vehicle:
+    id: str
+    name: str
+    type: str
+    owner: str
+    max_gear: int
+    max_hull: int
+    handling: int
+    weight: str
+    crew: int
+    full_throttle: bool = False
+    tag: int | None = None
+    gear: int = 1
+    hazards: int = 0
+    hull: int = 0
+    on_fire: bool = False
+    activated_phase: tuple[int, int] | None = None  # (round, gear phase) of its last activation
+
+    @property
+    def wrecked(self) -> bool:
+        return self.hull <= 0
+
+
+@dataclass(frozen=True)
+class Activation:
+    """The active vehicle's activation in progress."""
+
+    vehicle: str
+    step: Step
+    template: str | None = None
+    hand: str | None = None
+    edge: str = "front"
+    status: TemplateStatus | None = None
+    touch_move: bool = False
+    refused_template: str | None = None
+    skid_results: tuple[SkidFace, ...] = ()
+    pushed: bool = False
+    free_shifts: int = 0
+    shifts_left: int = 0
+    cancelled: tuple[SkidFace, ...] = ()
+    #: vehicles still to lose control in the wipeout step, in checking order
+    wipeouts: tuple[str, ...] = ()
+    #: (vehicle, gear it had) of the wipeout whose flip check is awaited
+    flipping: tuple[str, int] | None = None
+    #: vehicles wrecked during this activation (the screens flash them until it ends)
+    wrecks: tuple[str, ...] = ()
+
+    @property
+    def uncancelled(self) -> tuple[SkidFace, ...]:
+        """HAZARD, SLIDE and SPIN results still standing after the cancels."""
+        left = list(r for r in self.skid_results if r is not SkidFace.SHIFT)
+        for c in self.cancelled:
+            left.remove(c)
+        return tuple(left)
+
+
+@dataclass(frozen=True)
+class Settings:
+    pole_passing: str = "clockwise_each_phase"
+    skid_dice: str = "skid"  # or "d6": the plain-d6 stand-in
+    d6_faces: tuple[tuple[int, str], ...] = ((1, "HAZARD"), (2, "SPIN"), (3, "SLIDE"), (4, "SHIFT"), (5, "SHIFT"), (6, "SHIFT"))
+    push_it: bool = True
+
+
+@dataclass(frozen=True)
+class GaslandsState:
+    players: tuple[str, ...]
+    vehicles: tuple[Vehicle, ...]
+    chart: tuple[tuple[str, tuple[str, ...]], ...]  # template → status per gear 1..6
+    settings: Settings
+    pole: int = 0  # seat index holding pole position
+    round: int = 1
+    phase: int = 1
+    turn: int = 0  # seat index whose turn it is to activate
+    activation: Activation | None = None
+    finished: bool = False
+
+    def vehicle(self, vid: str) -> Vehicle:
+        for v in self.vehicles:
+            if v.id == vid:
+                return v
+        raise KeyError(vid)
+
+
+# -- views --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class VehicleView:
+    id: str
+    name: str
+    type: str
+    gear: int
+    max_gear: int
+    hazards: int
+    hull: int
+    max_hull: int
+    on_fire: bool
+    wrecked: bool
+    activated_this_phase: bool
+    active: bool
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    """What one player's 128×64 screen shows."""
+
+    player: str
+    seat: int
+    round: int
+    gear_phase: int
+    has_pole: bool
+    your_activation: bool
+    vehicles: tuple[VehicleView, ...]
+    step: str
+    prompt: str
+    alerts: tuple[Alert, ...] = field(default_factory=tuple)
