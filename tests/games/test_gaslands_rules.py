@@ -1,0 +1,659 @@
+"""Gaslands: Refuelled — one test (or more) per rule sentence of shared/rules/gaslands.md marked [seed] or
+[V].  Each docstring quotes the sentence it checks."""
+
+from __future__ import annotations
+
+import pytest
+
+from games.core import Illegal
+from games.gaslands import DIE_TYPES, GAME, TEMPLATES, normalise_chart, template_status, vehicle_types
+from games.gaslands.rules import smash_dice
+from games.gaslands.state import TemplateStatus
+from gaslands_helpers import Table, setup
+
+# --------------------------------------------------------------------------------------------------
+# Round structure
+# --------------------------------------------------------------------------------------------------
+
+
+def test_six_gear_phases_and_vehicles_with_gear_at_least_n_activate():
+    """"A round is six gear phases, 1 → 6. In phase N every vehicle whose current gear ≥ N activates once." [V]"""
+    t = Table(("Alice", ["buggy"]), ("Bob", ["truck"]))
+    t.patch("alice-1", gear=3)
+    t.patch("bob-1", gear=1)
+    activations: list[tuple[int, int, str]] = []
+    while t.state.round == 1:
+        vid = t.whole_activation(template="gentle")
+        activations.append((t.state.round, t.state.phase, vid))
+    # Alice's buggy (gear 3) activates in phases 1, 2, 3; Bob's truck (gear 1) only in phase 1.
+    who = [vid for _, _, vid in activations]
+    assert who.count("alice-1") == 3
+    assert who.count("bob-1") == 1
+    assert t.state.round == 2 and t.state.phase == 1
+
+
+def test_phases_where_nobody_qualifies_are_passed():
+    """"In phase N every vehicle whose current gear ≥ N activates once." [V] — a phase with nobody in a high
+    enough gear is passed straight to the next round."""
+    t = Table(("Alice", ["buggy"]), ("Bob", ["truck"]))
+    t.whole_activation()
+    t.whole_activation()
+    assert (t.state.round, t.state.phase) == (2, 1)
+    assert "gear_phase_started" in t.types()
+
+
+def test_pole_position_activates_first_then_clockwise_one_vehicle_each():
+    """"The player holding pole position activates first in every gear phase; then play goes clockwise, one
+    qualifying vehicle per player at a time." [seed]"""
+    t = Table(("Alice", ["buggy", "buggy"]), ("Bob", ["truck"]), ("Cleo", ["car", "car"]), pole="Bob")
+    order = []
+    # Bob has one vehicle: his activation starts at once; Cleo and Alice have two and must choose.
+    order.append(t.active)
+    t.whole_activation()
+    assert t.step == "choose vehicle" and t.state.players[t.state.turn] == "Cleo"
+    t.ok("activate", vehicle="cleo-2")
+    order.append(t.whole_activation())
+    t.ok("activate", vehicle="alice-1")
+    order.append(t.whole_activation())
+    # Bob has no vehicle left in this phase: Cleo again, then Alice.
+    order.append(t.whole_activation())  # Cleo's last qualifying vehicle starts by itself
+    order.append(t.whole_activation())
+    assert order == ["bob-1", "cleo-2", "alice-1", "cleo-1", "alice-2"]
+
+
+def test_pole_passes_clockwise_at_the_end_of_each_gear_phase_by_default():
+    """"The scenario decides who starts with pole and when it passes (default: passes clockwise at the end
+    of each gear phase)." [seed] [P for the default]"""
+    t = Table(("Alice", ["buggy"]), ("Bob", ["buggy"]), ("Cleo", ["buggy"]), pole="Cleo")
+    for vid in ("alice-1", "bob-1", "cleo-1"):
+        t.patch(vid, gear=2)
+    assert t.state.players[t.state.pole] == "Cleo" and t.active == "cleo-1"
+    for _ in range(3):
+        t.whole_activation(template="gentle")
+    assert t.state.phase == 2
+    assert t.state.players[t.state.pole] == "Alice"  # clockwise from Cleo wraps to the first seat
+    assert t.active == "alice-1"
+
+
+@pytest.mark.parametrize("passing,expected", [("never", "Alice"), ("clockwise_each_round", "Alice")])
+def test_pole_passing_is_a_scenario_option(passing, expected):
+    """"The scenario decides who starts with pole and when it passes" [seed]"""
+    t = Table(("Alice", ["buggy"]), ("Bob", ["buggy"]), pole_passing=passing)
+    t.patch("alice-1", gear=2)
+    t.patch("bob-1", gear=2)
+    for _ in range(2):
+        t.whole_activation(template="gentle")
+    assert t.state.phase == 2
+    assert t.state.players[t.state.pole] == expected
+
+
+def test_pole_passing_each_round():
+    """"The scenario decides ... when it passes" [seed]: once a round, pole moves at the round's end."""
+    t = Table(("Alice", ["buggy"]), ("Bob", ["buggy"]), pole_passing="clockwise_each_round")
+    t.whole_activation()
+    t.whole_activation()
+    assert t.state.round == 2 and t.state.players[t.state.pole] == "Bob"
+
+
+def test_a_player_activates_their_vehicles_in_any_order():
+    """"A player may activate their qualifying vehicles in any order they like." [seed]"""
+    for first in ("alice-1", "alice-2"):
+        t = Table(("Alice", ["buggy", "car"]), ("Bob", ["truck"]))
+        assert t.step == "choose vehicle"
+        t.ok("activate", vehicle=first)
+        assert t.active == first
+
+
+def test_activating_someone_elses_or_a_non_qualifying_vehicle_is_refused():
+    """"In phase N every vehicle whose current gear ≥ N activates once." [V]"""
+    t = Table(("Alice", ["buggy", "car"]), ("Bob", ["truck"]))
+    assert "Bob's" in t.illegal("activate", vehicle="bob-1")
+    t.ok("activate", vehicle="alice-1")
+    t.whole_activation()
+    t.whole_activation()  # Bob
+    assert t.active == "alice-2"  # the one left starts by itself
+    t.finish_activation() if t.step != "1.1 choose template" else t.whole_activation()
+
+
+def test_every_vehicle_starts_in_gear_1_and_never_exceeds_max_gear():
+    """"Every vehicle starts the game in gear 1; current gear is 1..6 and never above the vehicle's max
+    gear." [seed]"""
+    t = Table(("Alice", ["heavy_truck"]), ("Bob", ["buggy"]))
+    assert all(v.gear == 1 for v in t.state.vehicles)
+    t.patch("alice-1", gear=3)  # the Heavy Truck's max gear
+    t.to_skid_check("turn")
+    t.ok("skid_roll", faces=["SHIFT"])
+    assert "max gear 3" in t.illegal("shift", use="gear_up")
+
+
+# --------------------------------------------------------------------------------------------------
+# Activation: movement, attack, wipeout, in this order
+# --------------------------------------------------------------------------------------------------
+
+
+def test_activation_is_movement_then_attack_then_wipeout():
+    """"Activation of the ACTIVE vehicle — three steps, in this order [seed]: 1. Movement step 2. Attack step
+    3. Wipeout (lose control) step\""""
+    t = Table()
+    seen = [t.step]
+    t.to_skid_check()
+    seen.append(t.step)
+    t.ok("skid_roll", faces=["SPIN"])
+    seen.append(t.step)
+    t.ok("end_shifts")  # declines to push it
+    seen.append(t.step)
+    t.ok("confirm")
+    seen.append(t.step)
+    t.ok("confirm")
+    seen.append(t.step)
+    assert seen == [
+        "1.1 choose template", "1.3 skid check", "1.4 apply SHIFT results", "1.7 move", "1.8 resolve spin",
+        "2 attack step",
+    ]
+    t.ok("confirm")
+    assert t.active == "bob-1"  # wipeout step checked (nobody at 6) and the activation ended
+
+
+def test_attack_hits_on_4_plus_six_is_two_hits_evade_sixes_cancel():
+    """"Attack step: ... hits on 4+, a 6 is two hits; the target rolls evade dice equal to its current gear,
+    each 6 cancels one hit." [V]"""
+    t = Table()
+    t.patch("bob-1", gear=2)
+    t.to_skid_check()
+    t.ok("skid_roll", faces=[])
+    t.ok("confirm")
+    assert t.step == "2 attack step"
+    t.ok("attack", target="bob-1", dice=[1, 3, 4, 5, 6], evade=[6, 2])  # 1+1+2 hits, one cancelled
+    assert t.v("bob-1").hull == 12 - 3
+    assert "at most 2 evade dice" in t.illegal("attack", target="bob-1", dice=[6], evade=[1, 1, 1])
+
+
+def test_hull_lost_one_per_uncancelled_hit_and_wrecked_at_zero():
+    """"Hull points are lost one per uncancelled hit; at 0 the vehicle is wrecked." [V]"""
+    t = Table(("Alice", ["buggy"]), ("Bob", ["drag_racer"]))
+    t.to_skid_check()
+    t.ok("skid_roll", faces=[])
+    t.ok("confirm")
+    t.ok("hits", vehicle="bob-1", count=3)
+    assert t.v("bob-1").hull == 1 and not t.v("bob-1").wrecked
+    t.ok("hits", vehicle="bob-1", count=2)
+    assert t.v("bob-1").hull == 0 and t.v("bob-1").wrecked
+    view = {v.player: v for v in GAME.views(t.state)}["Bob"]
+    assert any(a.kind == "wrecked" for a in view.alerts)
+
+
+def test_wipeout_six_hazards_lose_control_only_in_the_wipeout_step():
+    """"every player checks every vehicle they control; each one with 6 or more hazard tokens loses
+    control. Checked only here, not at other times." [seed] [V]"""
+    t = Table()
+    t.patch("alice-1", hazards=5, gear=3)
+    t.to_skid_check("gentle")
+    t.ok("skid_roll", faces=["HAZARD", "SLIDE"])
+    t.ok("end_shifts")  # no push: 1.5 gives +2 → 7 tokens, but no wipeout yet
+    assert t.v("alice-1").hazards == 7 and t.v("alice-1").gear == 3
+    view = {v.player: v for v in GAME.views(t.state)}["Alice"]
+    assert any(a.kind == "wipeout_coming" for a in view.alerts)
+    t.ok("confirm")  # slide
+    t.ok("confirm")  # move
+    assert t.v("alice-1").hazards == 7
+    t.ok("confirm")  # attack done → wipeout step
+    assert t.step == "3 wipeout: flip check"
+    assert t.v("alice-1").gear == 1 and t.v("alice-1").hazards == 0
+
+
+def test_wipeout_checks_every_vehicle_not_only_the_active_one():
+    """"every player checks every vehicle they control; each one with 6 or more hazard tokens loses
+    control." [seed]"""
+    t = Table()
+    t.patch("bob-1", hazards=6, gear=2)
+    t.to_skid_check()
+    t.ok("skid_roll", faces=[])
+    t.ok("confirm")
+    t.ok("confirm")
+    assert t.step == "3 wipeout: flip check"
+    assert t.state.activation.flipping == ("bob-1", 2)
+    assert t.v("bob-1").gear == 1 and t.v("bob-1").hazards == 0
+
+
+@pytest.mark.parametrize("die,old_gear,flips", [(2, 3, True), (3, 3, False), (6, 4, False), (1, 2, True)])
+def test_lose_control_flip_check(die, old_gear, flips):
+    """"Lose control: the vehicle drops to gear 1, ... all its hazard tokens are removed; then a flip check:
+    roll a d6, if lower than the gear it had, the vehicle takes 2 hits and is moved a Medium Straight."
+    [V for gear/rotation/clear] [P for the flip check]"""
+    t = Table()
+    t.patch("alice-1", hazards=6, gear=old_gear)
+    t.to_skid_check("gentle")
+    t.ok("skid_roll", faces=[])
+    t.ok("confirm")
+    t.ok("confirm")
+    p = GAME.prompt(t.state)
+    assert p.awaits == "dice" and p.die == "d6" and p.count == 1
+    assert "Bob turns it" in p.text  # the player on the left
+    t.ok("flip_check", die=die)
+    if flips:
+        assert t.v("alice-1").hull == 6 - 2
+        assert t.step == "3 wipeout: flip move" and "Medium Straight" in GAME.prompt(t.state).text
+        t.ok("confirm")
+    else:
+        assert t.v("alice-1").hull == 6
+    assert t.active == "bob-1"
+
+
+# --------------------------------------------------------------------------------------------------
+# Movement step sub-steps
+# --------------------------------------------------------------------------------------------------
+
+
+def test_movement_substeps_in_order_with_slide_and_spin():
+    """"1.1 choose a maneuver template · 1.2 place it · 1.3 skid check · 1.4 apply SHIFT results · 1.5 gain a
+    hazard token for each HAZARD, SLIDE and SPIN result · 1.6 resolve a slide ... · 1.7 move the vehicle to its
+    final position (collision window) · 1.8 resolve a spin" [seed]"""
+    t = Table()
+    steps = [t.step]
+    t.ok("choose_template", template="turn")
+    steps.append(t.step)
+    t.ok("place_template")
+    steps.append(t.step)
+    t.ok("skid_roll", faces=["SHIFT", "HAZARD", "SLIDE", "SPIN"])
+    steps.append(t.step)
+    t.ok("end_shifts")  # SHIFT + trivial free SHIFT discarded
+    assert t.v("alice-1").hazards == 3  # 1.5
+    for _ in range(3):
+        steps.append(t.step)
+        t.ok("confirm")
+    steps.append(t.step)
+    assert steps == [
+        "1.1 choose template", "1.2 place template", "1.3 skid check", "1.4 apply SHIFT results",
+        "1.6 resolve slide", "1.7 move", "1.8 resolve spin", "2 attack step",
+    ]
+
+
+def test_no_collision_before_1_7():
+    """"A vehicle does not actually move before 1.7, so it cannot collide before then." [seed]"""
+    t = Table()
+    t.ok("choose_template", template="turn")
+    assert "not now" in t.illegal("collision", vehicle="bob-1")
+    t.ok("place_template")
+    assert "not now" in t.illegal("collision", vehicle="bob-1")
+    t.ok("skid_roll", faces=["SPIN"])
+    t.ok("end_shifts")
+    assert t.step == "1.7 move"
+    t.ok("collision", vehicle="bob-1")
+    t.ok("confirm")
+    assert t.step == "1.8 resolve spin"  # a collision window too
+    t.ok("collision", vehicle="bob-1", both_evaded=True)
+    assert t.v("alice-1").hazards == 1 + 2 + 1 and t.v("bob-1").hazards == 3
+
+
+def test_collision_gives_two_hazards_each_or_one_each_if_both_evade():
+    """"Hazard tokens also come from: hazardous templates, collisions (+2 to each vehicle involved, +1 each
+    if both evaded), terrain, some weapons." [V]"""
+    t = Table()
+    t.to_skid_check()
+    t.ok("skid_roll", faces=[])
+    t.ok("collision", vehicle="bob-1")
+    assert (t.v("alice-1").hazards, t.v("bob-1").hazards) == (2, 2)
+    t.ok("collision", vehicle="bob-1", both_evaded=True)
+    assert (t.v("alice-1").hazards, t.v("bob-1").hazards) == (3, 3)
+    t.ok("gain_hazard", vehicle="alice-1", count=2, cause="terrain")
+    assert t.v("alice-1").hazards == 5
+
+
+@pytest.mark.parametrize("kind,expected", [("head_on", 5), ("t_bone", 3), ("sideswipe", 3), ("tailgate", 1)])
+def test_smash_attack_dice(kind, expected):
+    """"Smash (collision) attack dice: head-on = both gears added; T-bone / sideswipe = attacker's gear;
+    tailgate = difference of gears" [V]"""
+    assert smash_dice(kind, 3, 2) == expected
+    t = Table()
+    t.patch("alice-1", gear=3)
+    t.patch("bob-1", gear=2)
+    t.to_skid_check("gentle")
+    t.ok("skid_roll", faces=[])
+    t.ok("collision", vehicle="bob-1", kind=kind)
+    assert t.events[-1].data["smash_dice"] == expected
+
+
+# --------------------------------------------------------------------------------------------------
+# Templates and the chart
+# --------------------------------------------------------------------------------------------------
+
+
+def test_nine_templates_each_left_or_right():
+    """"Nine templates: Short Straight, Medium Straight, Long Straight, Gentle, Turn, Hard, Veer, Swerve,
+    Hairpin. Each may be used turning left or right" [seed] [V]"""
+    assert TEMPLATES == (
+        "short_straight", "medium_straight", "long_straight", "gentle", "turn", "hard", "veer", "swerve", "hairpin",
+    )
+    for hand in ("left", "right"):
+        t = Table()
+        t.ok("choose_template", template="veer", hand=hand)
+        assert t.state.activation.hand == hand
+    assert "left or right" in Table().illegal("choose_template", template="veer", hand="up")
+
+
+def test_turn_row_of_the_chart():
+    """"Turn | trivial | permitted | permitted | hazardous | not permitted | not permitted" [seed]"""
+    chart = normalise_chart()
+    assert [template_status("turn", g, chart).value for g in range(1, 7)] == [
+        "trivial", "permitted", "permitted", "hazardous", "not_permitted", "not_permitted",
+    ]
+
+
+def test_gear_5_only_gentle_swerve_long_straight():
+    """"in gear 5 only Gentle, Swerve, Long Straight" [seed]"""
+    chart = normalise_chart()
+    usable = {t for t in TEMPLATES if template_status(t, 5, chart).usable}
+    assert usable == {"gentle", "swerve", "long_straight"}
+
+
+def test_unknown_cells_never_flag():
+    """"An unknown cell must never raise an "illegal" flag." (the chart's consequence, from [seed] facts)"""
+    chart = normalise_chart()
+    assert template_status("hairpin", 2, chart) is TemplateStatus.UNKNOWN
+    t = Table()
+    t.patch("alice-1", gear=2)
+    t.ok("choose_template", template="hairpin")
+    assert t.last.refused is None and t.step == "1.2 place template"
+
+
+def test_owner_chart_override_is_checked_and_used():
+    """"the chart ... is data ... that the owner completes once from the icons printed on their own
+    templates" — an override fills cells and a bad cell is refused with its place."""
+    chart = normalise_chart({"hairpin": ["hazardous", "not_permitted", "unknown", "unknown", "not_permitted", "unknown"]})
+    assert template_status("hairpin", 2, chart) is TemplateStatus.NOT_PERMITTED
+    with pytest.raises(Illegal, match="hairpin gear 3"):
+        normalise_chart({"hairpin": ["trivial", "permitted", "maybe", "unknown", "unknown", "unknown"]})
+
+
+def test_trivial_template_gives_one_free_shift():
+    """"trivial (gives one free SHIFT result)" [seed]"""
+    t = Table()
+    t.to_skid_check("turn")  # trivial in gear 1
+    t.ok("skid_roll", faces=["HAZARD"])
+    assert t.state.activation.shifts_left == 1
+    t.ok("shift", use="cancel", result="HAZARD")
+    assert t.v("alice-1").hazards == 0
+
+
+def test_hazardous_template_gives_one_hazard_token():
+    """"hazardous (the vehicle gains one extra hazard token)" [seed]"""
+    t = Table()
+    t.patch("alice-1", gear=4)
+    t.to_skid_check("turn")  # hazardous in gear 4
+    t.ok("skid_roll", faces=[])
+    assert t.v("alice-1").hazards == 1
+
+
+def test_not_permitted_template_is_refused_with_a_reason():
+    """"A template may be chosen only if the vehicle's current gear is among its permitted gears." [seed]"""
+    t = Table()
+    t.patch("alice-1", gear=5)
+    d = t.send("choose_template", template="turn")
+    assert d.refused and "Turn is not permitted in gear 5" in d.refused
+
+
+def test_touch_move_left_player_picks_no_skid_dice_icon_still_counts():
+    """"If they pick a template that is not permitted, the player on their left chooses and places any
+    permitted template for that vehicle; the active vehicle then may not roll skid dice, but must still take
+    the trivial / hazardous icon of that template, which the active player resolves." [seed]"""
+    t = Table(("Alice", ["buggy"]), ("Bob", ["truck"]), ("Cleo", ["car"]))
+    t.patch("alice-1", gear=4)
+    d = t.send("choose_template", template="hairpin")  # unknown in gear 4 → allowed, so use a known one
+    assert d.refused is None
+    t = Table(("Alice", ["buggy"]), ("Bob", ["truck"]), ("Cleo", ["car"]))
+    t.patch("alice-1", gear=5)
+    d = t.send("choose_template", template="turn")
+    assert d.refused and "Bob (on the left)" in d.refused
+    p = GAME.prompt(t.state)
+    assert p.player == "Bob" and p.awaits == "template" and "turn" not in p.options
+    view = {v.player: v for v in GAME.views(t.state)}["Cleo"]
+    assert any(a.kind == "illegal_template" for a in view.alerts)
+    assert "the player on the left must pick a permitted" in t.illegal("choose_template", template="hard")
+    t.ok("choose_template", template="gentle")
+    t.ok("place_template")
+    # no skid check: straight to 1.7 (gentle in gear 5 carries no icon)
+    assert t.step == "1.7 move"
+    assert "not now" in t.illegal("skid_roll", faces=["SHIFT"])
+
+
+def test_touch_move_still_takes_the_trivial_icon():
+    """"the active vehicle then may not roll skid dice, but must still take the trivial / hazardous icon of
+    that template, which the active player resolves." [seed]"""
+    options = setup()
+    options["chart"] = {"hard": ["not_permitted", "unknown", "unknown", "unknown", "not_permitted", "unknown"]}
+    t = Table.from_options(options)
+    assert t.send("choose_template", template="hard").refused
+    t.ok("choose_template", template="turn")  # Bob picks the Turn: trivial in gear 1
+    t.ok("place_template")
+    p = GAME.prompt(t.state)
+    assert t.step == "1.4 apply SHIFT results" and p.player == "Alice" and p.count == 1
+    assert t.state.activation.skid_results == ()
+    t.ok("shift", use="gear_up")
+    assert t.v("alice-1").gear == 2 and t.step == "1.7 move"
+
+
+def test_touch_move_still_takes_the_hazardous_icon():
+    """"must still take the trivial / hazardous icon of that template" [seed]"""
+    t = Table()
+    t.patch("alice-1", gear=4)
+    options = setup()
+    options["chart"] = {"hard": ["unknown", "unknown", "unknown", "not_permitted", "not_permitted", "unknown"]}
+    t = Table.from_options(options)
+    t.patch("alice-1", gear=4)
+    assert t.send("choose_template", template="hard").refused
+    t.ok("choose_template", template="turn")  # hazardous in gear 4
+    t.ok("place_template")
+    assert t.v("alice-1").hazards == 1 and t.step == "1.7 move"
+
+
+def test_no_pre_measuring_during_another_players_activation():
+    """"Players may not pre-measure their next maneuver during another player's activation." [seed] — the
+    companion takes a template only at the active vehicle's step 1.1."""
+    t = Table()
+    t.to_skid_check()
+    assert "not now" in t.illegal("choose_template", template="gentle")
+
+
+def test_reverse_only_in_gear_1_on_the_rear_edge():
+    """"Reverse: only in gear 1. Any template permitted in gear 1 may be placed centred on the rear edge
+    instead of the front." [seed] [V]"""
+    t = Table()
+    t.ok("choose_template", template="turn", edge="rear")
+    assert "rear edge (reverse)" in GAME.prompt(t.state).text
+    t2 = Table()
+    t2.patch("alice-1", gear=2)
+    assert "reverses only in gear 1" in t2.illegal("choose_template", template="gentle", edge="rear")
+
+
+def test_reversing_vehicles_skid_check_shift_and_collide_as_usual():
+    """"Reversing vehicles skid-check, shift and collide as usual. Shifting up out of gear 1 ends the
+    possibility to reverse." [seed] [V]"""
+    t = Table()
+    t.ok("choose_template", template="turn", edge="rear")
+    t.ok("place_template")
+    assert t.step == "1.3 skid check"
+    t.ok("skid_roll", faces=["SHIFT", "SPIN"])
+    t.ok("shift", use="gear_up")
+    t.ok("shift", use="discard")
+    t.ok("confirm")
+    t.ok("collision", vehicle="bob-1")
+    t.finish_activation()
+    t.finish_activation() if t.active == "bob-1" and not t.step.startswith("1.1") else t.whole_activation()
+    # Round 2: Alice's buggy is in gear 2 now and cannot reverse any more.
+    while t.active != "alice-1":
+        t.whole_activation()
+    assert t.v("alice-1").gear == 2
+    assert "only in gear 1" in t.illegal("choose_template", template="gentle", edge="rear")
+
+
+def test_full_throttle_long_straight_any_gear_no_icon():
+    """"the Bike's "Full Throttle" treats the Long Straight as permitted in any gear and never trivial or
+    hazardous" [V]"""
+    chart = normalise_chart({"long_straight": ["trivial", "hazardous", "not_permitted", "unknown", "permitted", "hazardous"]})
+    for gear in range(1, 7):
+        assert template_status("long_straight", gear, chart, full_throttle=True) is TemplateStatus.PERMITTED
+    assert vehicle_types()["bike"]["full_throttle"] is True
+
+
+# --------------------------------------------------------------------------------------------------
+# Skid check and SHIFT
+# --------------------------------------------------------------------------------------------------
+
+
+def test_skid_check_up_to_handling_dice_zero_allowed():
+    """"Roll up to the vehicle's Handling in skid dice (0 is allowed)." [seed] [V]"""
+    t = Table(("Alice", ["truck"]), ("Bob", ["buggy"]))  # Handling 2
+    t.to_skid_check("gentle")
+    p = GAME.prompt(t.state)
+    assert p.awaits == "dice" and p.die == "skid" and p.count == 2
+    assert "Handling 2" in t.illegal("skid_roll", faces=["SHIFT", "SHIFT", "SHIFT"])
+    t.ok("skid_roll", faces=[])
+
+
+def test_skid_die_faces():
+    """"Faces per die: SHIFT ×3, HAZARD ×1, SLIDE ×1, SPIN ×1 (no blank)." [V]"""
+    faces = DIE_TYPES["skid"]
+    assert sorted(faces) == sorted(["SHIFT"] * 3 + ["HAZARD", "SLIDE", "SPIN"])
+    assert len(faces) == 6 and "BLANK" not in faces
+
+
+def test_plain_d6_stand_in_is_a_setting():
+    """"Plain-d6 stand-in used by fan tools: 1 HAZARD, 2 SPIN, 3 SLIDE, 4–6 SHIFT [P] — make it a setting." """
+    t = Table(skid_dice="d6")
+    t.to_skid_check("gentle")
+    assert GAME.prompt(t.state).die == "d6"
+    assert "not a d6 face" in t.illegal("skid_roll", faces=["SHIFT"])
+    t.ok("skid_roll", faces=[1, 2, 3, 4])
+    assert [f.value for f in t.state.activation.skid_results] == ["HAZARD", "SPIN", "SLIDE", "SHIFT"]
+
+
+def test_push_it_costs_one_hazard_and_rerolls_once():
+    """"Optional re-roll ("push it"): take one hazard token to re-roll any number of skid dice once." [P]"""
+    t = Table()
+    t.to_skid_check("gentle")
+    t.ok("skid_roll", faces=["SPIN", "SLIDE", "SHIFT"])
+    t.ok("push_it", reroll=[0, 1], faces=["SHIFT", "HAZARD"])
+    assert t.v("alice-1").hazards == 1
+    assert [f.value for f in t.state.activation.skid_results] == ["SHIFT", "HAZARD", "SHIFT"]
+    assert "only once" in t.illegal("push_it", reroll=[1], faces=["SHIFT"])
+    t2 = Table(push_it=False)
+    t2.to_skid_check("gentle")
+    t2.ok("skid_roll", faces=["SPIN", "SHIFT"])
+    assert "switched off" in t2.illegal("push_it", reroll=[0], faces=["SHIFT"])
+
+
+@pytest.mark.parametrize(
+    "use,expect_gear,expect_hazards",
+    [("gear_up", 3, 2), ("gear_down", 1, 2), ("discard_hazard", 2, 0), ("discard", 2, 1)],
+)
+def test_each_shift_use(use, expect_gear, expect_hazards):
+    """"Each SHIFT may be spent on exactly one of: cancel one rolled HAZARD, SLIDE or SPIN; gear up (+1
+    current gear, +1 hazard token); gear down (−1 current gear, +1 hazard token); discard one hazard token
+    from this vehicle; discard with no effect." [seed] [V]"""
+    t = Table()
+    t.patch("alice-1", gear=2, hazards=1)
+    t.to_skid_check("gentle")
+    t.ok("skid_roll", faces=["SHIFT"])
+    t.ok("shift", use=use)
+    assert (t.v("alice-1").gear, t.v("alice-1").hazards) == (expect_gear, expect_hazards)
+
+
+def test_shift_cancel_removes_a_result_before_1_5():
+    """"cancel one rolled HAZARD, SLIDE or SPIN" [seed] — and "1.5 gain a hazard token for each HAZARD,
+    SLIDE and SPIN result" counts only the results still standing."""
+    t = Table()
+    t.to_skid_check("gentle")
+    t.ok("skid_roll", faces=["SHIFT", "SLIDE", "SPIN"])
+    assert "no uncancelled HAZARD" in t.illegal("shift", use="cancel", result="HAZARD")
+    t.ok("shift", use="cancel", result="SLIDE")
+    assert t.v("alice-1").hazards == 1 and t.step == "1.7 move"
+
+
+def test_shift_bounds():
+    """"gear up (+1 current gear ...); gear down (−1 current gear ...); discard one hazard token" — gear
+    stays within 1..max gear and there must be a token to discard."""
+    t = Table()
+    t.to_skid_check("gentle")
+    t.ok("skid_roll", faces=["SHIFT", "SHIFT"])
+    assert "cannot gear down" in t.illegal("shift", use="gear_down")
+    assert "no hazard token" in t.illegal("shift", use="discard_hazard")
+    assert "use" in t.illegal("shift", use="turbo")
+
+
+def test_several_gear_changes_each_cost_a_hazard():
+    """"Several gear changes in one activation are allowed, each +1 hazard." [seed] [V]"""
+    t = Table()
+    t.to_skid_check("gentle")
+    t.ok("skid_roll", faces=["SHIFT", "SHIFT", "SHIFT"])
+    for _ in range(3):
+        t.ok("shift", use="gear_up")
+    assert (t.v("alice-1").gear, t.v("alice-1").hazards) == (4, 3)
+
+
+# --------------------------------------------------------------------------------------------------
+# Vehicles and On Fire
+# --------------------------------------------------------------------------------------------------
+
+
+VEHICLE_TABLE = {
+    "buggy": ("light", 6, 4, 6, 2), "car": ("middle", 10, 3, 5, 2), "performance_car": ("middle", 8, 4, 6, 1),
+    "truck": ("middle", 12, 2, 4, 3), "heavy_truck": ("heavy", 14, 2, 3, 4), "bus": ("heavy", 16, 2, 3, 8),
+    "drag_racer": ("light", 4, 4, 6, 1), "bike": ("light", 4, 5, 6, 1), "bike_with_sidecar": ("light", 4, 5, 6, 2),
+    "ice_cream_truck": ("middle", 10, 2, 4, 2), "gyrocopter": ("middle", 4, 4, 6, 1),
+    "ambulance": ("middle", 12, 2, 5, 3), "monster_truck": ("heavy", 10, 3, 4, 2),
+    "helicopter": ("heavy", 8, 3, 4, 3), "tank": ("heavy", 20, 4, 3, 3), "war_rig": ("heavy", 26, 2, 4, 5),
+}
+
+
+def test_vehicle_table():
+    """"Vehicles (Refuelled) [V unless marked] | Type | Weight | Hull | Handling | Max gear | Crew |\""""
+    types = vehicle_types()
+    assert set(types) == set(VEHICLE_TABLE)
+    for name, (weight, hull, handling, max_gear, crew) in VEHICLE_TABLE.items():
+        row = types[name]
+        assert (row["weight"], row["hull"], row["handling"], row["max_gear"], row["crew"]) == (
+            weight, hull, handling, max_gear, crew,
+        ), name
+
+
+def test_on_fire_is_a_status_set_and_cleared():
+    """"Its exact mechanics were not found [?]: track it as a status the dashboard shows and the buttons set
+    and clear.\""""
+    t = Table()
+    t.ok("set_fire", vehicle="bob-1", on=True)
+    view = {v.player: v for v in GAME.views(t.state)}["Bob"]
+    assert view.vehicles[0].on_fire
+    assert "already" in t.illegal("set_fire", vehicle="bob-1", on=True)
+    t.ok("set_fire", vehicle="bob-1", on=False)
+    assert not t.v("bob-1").on_fire
+
+
+# --------------------------------------------------------------------------------------------------
+# Setup
+# --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "options,message",
+    [
+        ({"players": [{"name": "Solo", "vehicles": [{"type": "car"}]}]}, "2 to 6 players"),
+        (setup(("A", ["car"]), ("B", ["hovercraft"])), "hovercraft"),
+        (setup(("A", ["car"]), ("A", ["car"])), "two players are called"),
+        ({**setup(), "scenario": {"pole": "Zed"}}, "not a player"),
+        ({**setup(), "scenario": {"pole_passing": "sometimes"}}, "pole_passing"),
+    ],
+)
+def test_bad_setups_are_refused_with_a_reason(options, message):
+    with pytest.raises(Illegal, match=message):
+        GAME.start(options)
+
+
+def test_views_show_each_vehicle_and_whose_activation():
+    """Views: for each player, each vehicle's gear/max gear, hazard tokens, hull, fire, activated this
+    phase; the table's prompt."""
+    t = Table(("Alice", ["buggy", "car"]), ("Bob", ["truck"]))
+    views = {v.player: v for v in GAME.views(t.state)}
+    assert views["Alice"].your_activation and not views["Bob"].your_activation
+    assert views["Alice"].has_pole
+    assert [(v.gear, v.max_gear, v.hull) for v in views["Alice"].vehicles] == [(1, 6, 6), (1, 5, 10)]
+    assert views["Bob"].prompt == GAME.prompt(t.state).text
