@@ -1,0 +1,450 @@
+#!/usr/bin/env bash
+# Pitboard installer for Raspberry Pi OS Bookworm and Trixie.
+#
+# Run once on a fresh Pi from a clone of the repository:   sudo deploy/install.sh
+# Running it again is safe: it only does what is still missing (and updates the installed code when
+# the repository changed). It never overwrites the owner's configuration in /etc/pitboard and never
+# touches the games in /var/lib/pitboard.
+#
+# Layout it creates:
+#   /opt/pitboard/venv                   virtual environment (--system-site-packages: picamera2, lgpio from apt)
+#   /usr/local/bin/pitboard              symlink to the venv's command, for `pitboard check` etc.
+#   /etc/pitboard/*.toml                 configuration (copied from firmware_config/ only when absent)
+#   /var/lib/pitboard                    game logs, calibration, face library (owned by user pitboard)
+#   /etc/systemd/system/pitboard.service the hardened unit (deploy/pitboard.service)
+#   /etc/modules-load.d/pitboard.conf    loads i2c-dev at boot (/dev/i2c-*)
+#
+# Testing without a Pi: `--root DIR --no-system --no-venv` lays every file under DIR and skips apt,
+# users/groups, ownership and systemctl (see tests/deploy/).
+# Refuse `sh install.sh` early, before any bash-only line is parsed.
+if [ -z "${BASH_VERSION:-}" ]; then
+    echo "install.sh: run it with bash: sudo deploy/install.sh (not sh install.sh)" >&2
+    exit 2
+fi
+set -Eeuo pipefail
+umask 022
+trap 'printf "%s: error: unexpected failure (exit %s) at line %s: %s\n" "${PROG:-install.sh}" "$?" "$LINENO" "$BASH_COMMAND" >&2' ERR
+
+PROG=install.sh
+SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
+REPO=$(dirname -- "$SCRIPT_DIR")
+
+APT_PACKAGES=(python3-picamera2 python3-lgpio python3-venv i2c-tools)
+DEVICE_GROUPS=(gpio i2c video)
+SERVICE_USER=pitboard
+UNIT_NAME=pitboard.service
+
+usage() {
+    cat <<EOF
+Usage: sudo deploy/install.sh [options]
+
+Installs Pitboard as a service on Raspberry Pi OS (Bookworm or Trixie). Safe to run again.
+
+Options:
+  --firmware      append the missing lines of firmware_config/config.txt to /boot/firmware/config.txt
+                  (without it, the installer only prints what to add)
+  --no-start      install and enable the service, but do not (re)start it now
+  --reinstall     pip-install the code even if this exact source is already installed
+  --dry-run, -n   print what would be done, change nothing
+  --root DIR      lay all files under DIR instead of / (for tests and image building);
+                  needs --no-system. Also: PITBOARD_ROOT=DIR. Alias: --prefix DIR
+  --no-system     skip apt, users/groups, file ownership, modprobe and systemctl
+  --no-venv       do not create the virtual environment (implies --no-pip)
+  --no-pip        create the virtual environment but do not pip-install the code
+  -h, --help      this text
+EOF
+}
+
+say() { printf '%s: %s\n' "$PROG" "$*"; }
+warn() { printf '%s: warning: %s\n' "$PROG" "$*" >&2; }
+die() {
+    printf '%s: error: %s\n' "$PROG" "$*" >&2
+    exit 2
+}
+
+# ---------------------------------------------------------------------------------------------------
+# Options
+ROOT=${PITBOARD_ROOT:-}
+SYSTEM=1 VENV=1 PIP=1 START=1 DRY=0 FIRMWARE=0 REINSTALL=0
+while [ $# -gt 0 ]; do
+    case $1 in
+        --firmware) FIRMWARE=1 ;;
+        --no-start) START=0 ;;
+        --reinstall) REINSTALL=1 ;;
+        -n | --dry-run) DRY=1 ;;
+        --no-system) SYSTEM=0 ;;
+        --no-venv) VENV=0 PIP=0 ;;
+        --no-pip) PIP=0 ;;
+        --root | --prefix)
+            [ $# -ge 2 ] || die "$1 needs a directory, e.g. $1 /tmp/pitboard-root"
+            ROOT=$2
+            shift
+            ;;
+        --root=* | --prefix=*) ROOT=${1#*=} ;;
+        -h | --help)
+            usage
+            exit 0
+            ;;
+        *) die "unknown option '$1' (see deploy/install.sh --help)" ;;
+    esac
+    shift
+done
+
+if [ -n "$ROOT" ]; then
+    case $ROOT in
+        /*) ;;
+        *) ROOT=$PWD/$ROOT ;;
+    esac
+    ROOT=${ROOT%/}
+    [ "$SYSTEM" -eq 0 ] || die "--root/PITBOARD_ROOT lays files under $ROOT but apt, useradd and systemctl would act on this machine: add --no-system"
+fi
+
+if [ "$(id -u)" -ne 0 ] && [ "$DRY" -eq 0 ] && { [ "$SYSTEM" -eq 1 ] || [ -z "$ROOT" ]; }; then
+    die "must be run as root: it installs apt packages, creates the '$SERVICE_USER' user and a systemd unit. Run: sudo $0"
+fi
+
+[ -f "$REPO/pyproject.toml" ] || die "$REPO does not look like the Pitboard repository (no pyproject.toml): run the install.sh that sits in the repository's deploy/ folder"
+[ -f "$SCRIPT_DIR/pitboard.service" ] || die "$SCRIPT_DIR/pitboard.service is missing: the repository is incomplete"
+
+OPT=$ROOT/opt/pitboard
+VENV_DIR=$OPT/venv
+STAMP=$OPT/installed-source.sha256
+ETC=$ROOT/etc/pitboard
+DATA=$ROOT/var/lib/pitboard
+UNIT_DIR=$ROOT/etc/systemd/system
+UNIT_DST=$UNIT_DIR/$UNIT_NAME
+MODULES_CONF=$ROOT/etc/modules-load.d/pitboard.conf
+BIN_LINK=$ROOT/usr/local/bin/pitboard
+PYTHON=${PITBOARD_PYTHON:-/usr/bin/python3}
+[ -x "$PYTHON" ] || PYTHON=$(command -v python3 || true)
+
+CHANGES=0
+
+# ---------------------------------------------------------------------------------------------------
+# Helpers: every change to the machine goes through one of these, so --dry-run and the "nothing to do"
+# second run are decided in one place.
+
+# run CMD...: run a command that changes the machine (printed instead under --dry-run).
+run() {
+    CHANGES=$((CHANGES + 1))
+    if [ "$DRY" -eq 1 ]; then
+        printf '%s: would run:' "$PROG"
+        printf ' %q' "$@"
+        printf '\n'
+    else
+        "$@"
+    fi
+}
+
+# ensure_dir DIR MODE [OWNER:GROUP]
+ensure_dir() {
+    local dir=$1 mode=$2 owner=${3:-}
+    if [ ! -d "$dir" ]; then
+        say "creating $dir"
+        run mkdir -p "$dir"
+        run chmod "$mode" "$dir"
+    elif [ "$(stat -c %a "$dir")" != "${mode#0}" ]; then
+        say "setting mode $mode on $dir"
+        run chmod "$mode" "$dir"
+    fi
+    if [ -n "$owner" ] && [ "$SYSTEM" -eq 1 ]; then
+        if [ "$DRY" -eq 1 ] && [ ! -d "$dir" ]; then
+            run chown "$owner" "$dir"
+        elif [ "$(stat -c %U:%G "$dir")" != "$owner" ]; then
+            run chown "$owner" "$dir"
+        fi
+    fi
+}
+
+install_file() {
+    local src=$1 dst=$2 mode=$3
+    if [ -f "$dst" ] && cmp -s "$src" "$dst"; then
+        if [ "$(stat -c %a "$dst")" != "${mode#0}" ]; then
+            run chmod "$mode" "$dst"
+        fi
+        return 0
+    fi
+    say "installing $dst"
+    run install -m "$mode" "$src" "$dst"
+}
+
+# write_file DST MODE CONTENT: like install_file for generated content.
+write_file() {
+    local dst=$1 mode=$2 content=$3 tmp
+    tmp=$(mktemp)
+    printf '%s' "$content" >"$tmp"
+    install_file "$tmp" "$dst" "$mode"
+    rm -f "$tmp"
+}
+
+pkg_installed() {
+    [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)" = "install ok installed" ]
+}
+
+# The hash of everything pip would install, so that a second run with an unchanged repository does not
+# rebuild and reinstall the package.
+source_hash() {
+    (
+        cd "$REPO"
+        local parts=() p
+        for p in pyproject.toml README.md games vision device; do [ -e "$p" ] && parts+=("$p"); done
+        find "${parts[@]}" -type f ! -path '*/__pycache__/*' ! -name '*.pyc' -print0 |
+            LC_ALL=C sort -z | xargs -0 -r sha256sum
+    ) | sha256sum | cut -d' ' -f1
+}
+
+# Active lines of firmware_config/config.txt (no comments, no blanks, no [section] headers).
+firmware_lines() {
+    sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e 's/^[[:space:]]*//' "$REPO/firmware_config/config.txt" |
+        grep -v -e '^$' -e '^\[' || true
+}
+
+# ---------------------------------------------------------------------------------------------------
+if [ "$DRY" -eq 1 ]; then say "dry run: nothing will be changed"; fi
+say "installing from $REPO${ROOT:+ into $ROOT}"
+
+if [ "$SYSTEM" -eq 1 ] && [ -r /etc/os-release ]; then
+    # shellcheck disable=SC1091
+    codename=$(. /etc/os-release && printf '%s' "${VERSION_CODENAME:-unknown}")
+    case $codename in
+        bookworm | trixie) ;;
+        *) warn "made for Raspberry Pi OS Bookworm/Trixie; this is '$codename', carrying on" ;;
+    esac
+fi
+
+# --- 1. apt packages -------------------------------------------------------------------------------
+if [ "$SYSTEM" -eq 1 ]; then
+    missing=()
+    for p in "${APT_PACKAGES[@]}"; do pkg_installed "$p" || missing+=("$p"); done
+    if [ ${#missing[@]} -gt 0 ]; then
+        say "installing apt packages: ${missing[*]}"
+        run apt-get update
+        unknown=()
+        for p in "${missing[@]}"; do
+            cand=$(apt-cache policy "$p" 2>/dev/null | sed -n 's/^ *Candidate: *//p')
+            if [ -z "$cand" ] || [ "$cand" = "(none)" ]; then unknown+=("$p"); fi
+        done
+        if [ ${#unknown[@]} -gt 0 ] && [ "$DRY" -eq 0 ]; then
+            die "apt knows no package ${unknown[*]}: this installer needs Raspberry Pi OS (its archive.raspberrypi.com sources). On another system use --no-system and install the equivalents yourself"
+        fi
+        # --no-install-recommends keeps picamera2's desktop preview stack (Qt, OpenGL) off a Lite image.
+        run env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+    else
+        say "apt packages already installed: ${APT_PACKAGES[*]}"
+    fi
+else
+    say "skipping apt packages (--no-system): ${APT_PACKAGES[*]}"
+fi
+
+# --- 2. user and groups ----------------------------------------------------------------------------
+if [ "$SYSTEM" -eq 1 ]; then
+    for g in "${DEVICE_GROUPS[@]}"; do
+        if ! getent group "$g" >/dev/null; then
+            # The unit's SupplementaryGroups= refuses to start with a group that does not exist.
+            # Raspberry Pi OS has all three; elsewhere the device nodes also need udev rules for them.
+            warn "group '$g' does not exist: creating it (on a system other than Raspberry Pi OS, make sure udev gives the devices to it)"
+            run groupadd --system "$g"
+        fi
+    done
+    if ! getent passwd "$SERVICE_USER" >/dev/null; then
+        say "creating system user '$SERVICE_USER'"
+        run useradd --system --user-group --home-dir /var/lib/pitboard --no-create-home \
+            --shell /usr/sbin/nologin --comment "Pitboard race marshal" "$SERVICE_USER"
+    fi
+    have_groups=" $(id -nG "$SERVICE_USER" 2>/dev/null || true) "
+    for g in "${DEVICE_GROUPS[@]}"; do
+        case $have_groups in
+            *" $g "*) ;;
+            *)
+                say "adding '$SERVICE_USER' to group '$g'"
+                run usermod -a -G "$g" "$SERVICE_USER"
+                ;;
+        esac
+    done
+else
+    say "skipping user '$SERVICE_USER' and groups ${DEVICE_GROUPS[*]} (--no-system)"
+fi
+
+# --- 3. directories --------------------------------------------------------------------------------
+ensure_dir "$OPT" 0755 root:root
+ensure_dir "$ETC" 0750 "root:$SERVICE_USER"
+ensure_dir "$DATA" 0750 "$SERVICE_USER:$SERVICE_USER"
+ensure_dir "$UNIT_DIR" 0755
+ensure_dir "$(dirname "$MODULES_CONF")" 0755
+
+# --- 4. configuration: copied only when absent -----------------------------------------------------
+shopt -s nullglob
+examples=("$REPO"/firmware_config/*.toml)
+shopt -u nullglob
+for src in "${examples[@]}"; do
+    dst=$ETC/$(basename "$src")
+    if [ -e "$dst" ]; then
+        say "keeping your $dst"
+    else
+        say "installing example configuration $dst (edit it for your table)"
+        run install -m 0640 "$src" "$dst"
+        [ "$SYSTEM" -eq 0 ] || run chown "root:$SERVICE_USER" "$dst"
+    fi
+done
+if [ ! -e "$ETC/pitboard.toml" ] && [ ! -e "$REPO/firmware_config/pitboard.toml" ]; then
+    warn "no $ETC/pitboard.toml and no example in firmware_config/: write one before starting the service"
+fi
+
+# --- 5. virtual environment and the code -----------------------------------------------------------
+if [ "$VENV" -eq 1 ]; then
+    [ -n "$PYTHON" ] || die "python3 not found (apt install python3-venv)"
+    if ! { [ -x "$VENV_DIR/bin/python" ] && "$VENV_DIR/bin/python" -c '' 2>/dev/null &&
+        grep -qx 'include-system-site-packages = true' "$VENV_DIR/pyvenv.cfg" 2>/dev/null; }; then
+        # Missing, broken by a Python upgrade, or made without the system packages: (re)create it.
+        say "creating virtual environment $VENV_DIR (with system site packages)"
+        run "$PYTHON" -m venv --clear --system-site-packages "$VENV_DIR"
+        run rm -f "$STAMP"
+    fi
+    if [ "$PIP" -eq 1 ]; then
+        want=$(source_hash)
+        if [ "$REINSTALL" -eq 0 ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ]; then
+            say "pitboard already installed from this source"
+        else
+            say "pip-installing pitboard from $REPO"
+            if [ "$DRY" -eq 1 ]; then
+                run "$VENV_DIR/bin/python" -m pip install --upgrade "$REPO"
+            else
+                # Build from a copy: an in-tree build would leave root-owned build/ and *.egg-info in
+                # the owner's clone.
+                build=$(mktemp -d)
+                trap 'rm -rf "$build"' EXIT
+                tar -C "$REPO" --exclude=.git --exclude=out --exclude=build --exclude='*.egg-info' \
+                    --exclude=__pycache__ --exclude=.venv --exclude=tests -cf - . | tar -C "$build" -xf -
+                # Keep numpy at the system's version: apt's picamera2 imports apt's simplejpeg, which
+                # is compiled against it, and a numpy 2 pulled into the venv by a newer opencv wheel
+                # breaks it ("numpy.dtype size changed", raspberrypi/picamera2#1088). pip then picks
+                # the newest opencv-python-headless that accepts that numpy.
+                constraints=$build/pitboard-constraints.txt
+                : >"$constraints"
+                if system_numpy=$("$PYTHON" -c 'import numpy; print(numpy.__version__)' 2>/dev/null); then
+                    say "holding numpy at the system's $system_numpy (picamera2's simplejpeg is built against it)"
+                    printf 'numpy==%s\n' "$system_numpy" >"$constraints"
+                fi
+                run "$VENV_DIR/bin/python" -m pip install --disable-pip-version-check --no-input \
+                    --upgrade --constraint "$constraints" "$build"
+                printf '%s\n' "$want" >"$STAMP"
+            fi
+        fi
+        if [ "$DRY" -eq 0 ] && [ "$SYSTEM" -eq 1 ]; then
+            "$VENV_DIR/bin/python" -c 'import picamera2, lgpio' 2>/dev/null ||
+                warn "the venv cannot import picamera2/lgpio from apt: camera or buttons will not work"
+        fi
+    else
+        say "skipping pip install (--no-pip)"
+    fi
+    ensure_dir "$(dirname "$BIN_LINK")" 0755
+    if [ "$(readlink "$BIN_LINK" 2>/dev/null || true)" != "/opt/pitboard/venv/bin/pitboard" ]; then
+        if [ -e "$BIN_LINK" ] && [ ! -L "$BIN_LINK" ]; then
+            warn "$BIN_LINK exists and is not ours: leaving it"
+        else
+            say "linking $BIN_LINK"
+            run ln -sfn /opt/pitboard/venv/bin/pitboard "$BIN_LINK"
+        fi
+    fi
+else
+    say "skipping the virtual environment (--no-venv)"
+fi
+
+# --- 6. i2c-dev at boot ----------------------------------------------------------------------------
+write_file "$MODULES_CONF" 0644 "# Written by Pitboard's deploy/install.sh: /dev/i2c-* for the OLED screens.
+i2c-dev
+"
+if [ "$SYSTEM" -eq 1 ] && [ ! -e /sys/module/i2c_dev ]; then
+    run modprobe i2c-dev || warn "could not load i2c-dev now; it loads at the next boot"
+fi
+
+# --- 7. the systemd unit ---------------------------------------------------------------------------
+install_file "$SCRIPT_DIR/pitboard.service" "$UNIT_DST" 0644
+
+# --- 8. boot configuration (config.txt) ------------------------------------------------------------
+if [ -f "$ROOT/boot/firmware/config.txt" ]; then
+    BOOT_CONFIG=$ROOT/boot/firmware/config.txt
+elif [ -f "$ROOT/boot/config.txt" ] && ! grep -qi 'DO NOT EDIT' "$ROOT/boot/config.txt"; then
+    BOOT_CONFIG=$ROOT/boot/config.txt
+else
+    BOOT_CONFIG=
+fi
+mapfile -t wanted < <(firmware_lines)
+if [ -z "$BOOT_CONFIG" ]; then
+    say "no config.txt found under $ROOT/boot (not a Raspberry Pi?): the lines to add are in firmware_config/config.txt"
+else
+    mapfile -t present < <(sed -e 's/#.*//' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' "$BOOT_CONFIG")
+    missing_lines=()
+    for line in "${wanted[@]}"; do
+        found=0
+        for have in "${present[@]}"; do
+            if [ "$have" = "$line" ]; then
+                found=1
+                break
+            fi
+        done
+        [ "$found" -eq 1 ] || missing_lines+=("$line")
+    done
+    if [ ${#missing_lines[@]} -eq 0 ]; then
+        say "$BOOT_CONFIG already has Pitboard's lines"
+    elif [ "$FIRMWARE" -eq 1 ]; then
+        say "appending to $BOOT_CONFIG (reboot afterwards): ${missing_lines[*]}"
+        if [ ! -e "$BOOT_CONFIG.pitboard-backup" ]; then
+            run cp -p "$BOOT_CONFIG" "$BOOT_CONFIG.pitboard-backup"
+        fi
+        block=$'\n# Added by Pitboard (deploy/install.sh --firmware); see firmware_config/config.txt\n[all]\n'
+        block+=$(printf '%s\n' "${missing_lines[@]}")
+        CHANGES=$((CHANGES + 1))
+        if [ "$DRY" -eq 1 ]; then
+            printf '%s: would append to %s:\n%s\n' "$PROG" "$BOOT_CONFIG" "$block"
+        else
+            printf '%s\n' "$block" >>"$BOOT_CONFIG"
+        fi
+    else
+        say "to enable the hardware, add these lines at the end of $BOOT_CONFIG (under [all]) and reboot,"
+        say "or run again with --firmware to have them appended:"
+        printf '    %s\n' "[all]" "${missing_lines[@]}"
+    fi
+    # A different value set earlier for the same setting (e.g. a slower i2c_arm_baudrate) is worth a word.
+    for line in "${wanted[@]}"; do
+        key=${line%=*}
+        case $line in dtoverlay=*) continue ;; esac
+        for have in "${present[@]}"; do
+            if [ "${have%=*}" = "$key" ] && [ "$have" != "$line" ]; then
+                warn "$BOOT_CONFIG also has '$have'; Pitboard expects '$line' (the later line wins)"
+            fi
+        done
+    done
+fi
+
+# --- 9. systemd ------------------------------------------------------------------------------------
+if [ "$SYSTEM" -eq 1 ]; then
+    if [ -d /run/systemd/system ]; then
+        run systemctl daemon-reload
+        if ! systemctl is-enabled --quiet "$UNIT_NAME" 2>/dev/null; then
+            run systemctl enable --quiet "$UNIT_NAME"
+        fi
+        if [ "$START" -eq 0 ]; then
+            say "not starting the service (--no-start): sudo systemctl restart pitboard"
+        elif [ ! -e "$ETC/pitboard.toml" ]; then
+            warn "not starting: $ETC/pitboard.toml does not exist yet"
+        else
+            say "restarting $UNIT_NAME"
+            run systemctl restart "$UNIT_NAME"
+        fi
+    else
+        # In a chroot or an image build systemd is not running: enable offline, start at next boot.
+        say "systemd is not running here: enabling $UNIT_NAME for the next boot"
+        run systemctl --root=/ enable --quiet "$UNIT_NAME"
+    fi
+else
+    say "skipping systemctl (--no-system): daemon-reload, enable and restart $UNIT_NAME yourself"
+fi
+
+if [ "$DRY" -eq 1 ]; then
+    say "dry run finished: $CHANGES change(s) would be made"
+else
+    say "done${ROOT:+ (under $ROOT)}: $CHANGES change(s) made."
+    say "next: edit /etc/pitboard/pitboard.toml, run 'pitboard check --config /etc/pitboard/pitboard.toml',"
+    say "      then follow the service with 'journalctl -u pitboard -f'"
+fi
