@@ -1,0 +1,73 @@
+"""The Grand Tour dashboard: one team's tour sheet on a 0.96" 128×64 OLED.
+
+::
+
+    ┌──────────────────────────────────┐  header: team, stage n/N
+    │ RED                    St 2/3    │
+    │ ██ pts        START              │  big: tour points; the team's place at the start line of the
+    │ ██            2                  │       next stage ("-" for stage 1: free)
+    │ R +1:20   keep 3                 │  one line per rider: time gap to the leader ("lead" for the
+    │ S lead    keep -                 │  leader, "x" once no longer tracked) and exhaustion cards kept
+    └──────────────────────────────────┘
+
+Between stages a rider whose exhaustion cards are not counted yet shows "count" and the header flashes;
+at the end the winners' screens flash "WINNER".  The app's messages (a refusal and its reason) flash over
+the middle, and the button menu's current choice ("> red.sprinteur +3 (4/38) OK") replaces the bottom line.
+"""
+
+from __future__ import annotations
+
+from PIL import Image
+
+from device.dashboards.common import ON, WIDTH, banner, canvas, fit_text, font
+from device.dashboards.space_race import is_status, notice, status_line
+from games.grand_tour.views import RiderView, TeamView
+
+ROLE_LETTER = {"rouleur": "R", "sprinteur": "S"}
+
+
+def _gap(rider: RiderView) -> str:
+    if not rider.tracked:
+        return "x " + rider.gap
+    return "lead" if rider.gap_seconds == 0 else rider.gap
+
+
+def _keep(rider: RiderView, view: TeamView) -> str:
+    if rider.keep is not None:
+        return f"keep {rider.keep}"
+    if view.phase == "between stages":
+        return "count"
+    return ""
+
+
+def render(view: TeamView, *, blink_on: bool) -> Image.Image:
+    image, draw = canvas()
+    counting = any(a.kind == "enter_exhaustion" for a in view.alerts)
+    header_lit = counting and blink_on
+    if header_lit:
+        draw.rectangle((0, 0, WIDTH - 1, 11), fill=ON)
+    fit_text(draw, (1, 0, 74, 11), view.team.upper(), sizes=(12, 11, 10), fill=0 if header_lit else ON)
+    right = "END" if view.phase == "tour over" else f"St {view.stage}/{view.stages}"
+    fit_text(draw, (76, 0, WIDTH - 2, 11), right, sizes=(12, 11), align="right", fill=0 if header_lit else ON)
+    draw.line((0, 12, WIDTH - 1, 12), fill=ON)
+    draw.text((0, 13), str(view.points), fill=ON, font=font(24), stroke_width=1, stroke_fill=ON)
+    draw.text((44, 16), "pts", fill=ON, font=font(10))
+    draw.text((74, 14), "START", fill=ON, font=font(9))
+    start = str(view.start_position) if view.start_position else "-"
+    draw.text((74, 23), start, fill=ON, font=font(16), stroke_width=1, stroke_fill=ON)
+    for i, rider in enumerate(view.riders[:2]):
+        y = 42 + i * 11
+        fit_text(draw, (0, y, 10, y + 9), ROLE_LETTER.get(rider.role, "?"), sizes=(11,))
+        fit_text(draw, (12, y, 74, y + 9), _gap(rider), sizes=(11, 10, 9))
+        fit_text(draw, (76, y, WIDTH - 1, y + 9), _keep(rider, view), sizes=(11, 10, 9), align="right")
+    if is_status(view.prompt):
+        status_line(draw, (0, 53, WIDTH - 1, 63), view.prompt)
+    notices = [a for a in view.alerts if a.kind not in RULE_ALERTS and a.player in (None, view.player)]
+    if notices:
+        notice(draw, (0, 13, WIDTH - 1, 52), notices[-1], blink_on=blink_on)
+    elif view.winner:
+        banner(draw, (0, 13, WIDTH - 1, 40), "WINNER", blink_on=blink_on)
+    return image
+
+
+RULE_ALERTS = ("enter_exhaustion", "choose_specialty")

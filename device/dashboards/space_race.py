@@ -1,0 +1,137 @@
+"""The Space Race dashboard: one side's place on the Twilight Struggle Space Race track.
+
+::
+
+    ┌──────────────────────────────────┐  header: side, turn
+    │ USSR                        T3   │
+    │ ██      VP      TRY              │  big: the box reached (of 8), the VP scored from the race,
+    │ ██ /8   5       1                │       the attempts left this turn
+    │ next 2op 1-4 67%                 │  the next box: ops needed, success roll, odds
+    │ ▣▣▣▣□□□□ 2X HL                   │  the track strip (you filled, the rival a dot), active abilities
+    └──────────────────────────────────┘
+
+While this side's die is awaited a lit "ROLL d6" banner flashes over the middle (with the reminder that
+the card triggers no event).  The app's messages (a refusal and its reason, camera trouble) flash the
+same way, and the button menu's current choice ("> USSR 3 ops (2/7) OK") replaces the bottom line.  Abilities are short codes so they fit: 2X two attempts, HL opponent
+reveals headline first, DIS discard a held card, 8AR eight action rounds.
+"""
+
+from __future__ import annotations
+
+from PIL import Image, ImageDraw
+
+from device.dashboards.common import OFF, ON, WIDTH, banner, canvas, fit_text, font, text_width
+from games.core import Alert
+from games.space_race.views import SideView
+
+ABILITY_CODES = {
+    "two Space Race attempts per turn": "2X",
+    "may play two Space Race cards per turn": "2X",
+    "opponent reveals their headline first": "HL",
+    "sees the opponent's headline before choosing": "HL",
+    "may discard one held card at end of turn": "DIS",
+    "may discard held cards at end of turn": "DIS",
+    "eight action rounds per turn": "8AR",
+    "may play eight action rounds per turn": "8AR",
+}
+
+
+def ability_code(text: str) -> str:
+    return ABILITY_CODES.get(text, text[:3].upper())
+
+
+def render(view: SideView, *, blink_on: bool) -> Image.Image:
+    image, draw = canvas()
+    # header
+    fit_text(draw, (0, 0, 80, 11), view.side, sizes=(12,), stroke=0)
+    fit_text(draw, (84, 0, WIDTH - 1, 11), f"T{view.turn}" if view.turn else "T-", sizes=(12,), align="right")
+    draw.line((0, 12, WIDTH - 1, 12), fill=ON)
+    # big numbers
+    draw.text((0, 14), str(view.box), fill=ON, font=font(28), stroke_width=1, stroke_fill=ON)
+    draw.text((22, 32), "/8", fill=ON, font=font(10))
+    draw.text((46, 14), "VP", fill=ON, font=font(9))
+    draw.text((46, 22), str(view.vp), fill=ON, font=font(18), stroke_width=1, stroke_fill=ON)
+    draw.text((92, 14), "TRY", fill=ON, font=font(9))
+    draw.text((92, 22), str(view.attempts_left), fill=ON, font=font(18), stroke_width=1, stroke_fill=ON)
+    # next attempt
+    if view.finished:
+        line = "last box: race over"
+    else:
+        line = f"next {view.next_ops}op {view.next_roll} {view.odds_percent}%"
+    fit_text(draw, (0, 43, WIDTH - 1, 52), line, sizes=(11, 10, 9))
+    # track strip: 8 cells, own marker filled, the rival's a centre dot
+    for i in range(8):
+        x = i * 6
+        box = (x, 55, x + 4, 63)
+        draw.rectangle(box, outline=ON, fill=ON if i < view.box else OFF)
+        if view.opponent_box == i + 1:
+            draw.rectangle((x + 2, 58, x + 2, 60), fill=OFF if i < view.box else ON)
+    codes = " ".join(ability_code(a) for a in view.abilities)
+    if codes:
+        fit_text(draw, (50, 54, WIDTH - 1, 63), codes, sizes=(10, 9))
+    if is_status(view.prompt):
+        status_line(draw, (0, 54, WIDTH - 1, 63), view.prompt)
+    notices = [a for a in view.alerts if a.kind not in RULE_ALERTS and a.player in (None, view.player)]
+    if notices:
+        notice(draw, (0, 13, WIDTH - 1, 52), notices[-1], blink_on=blink_on)
+    elif view.your_die:
+        banner(draw, (0, 13, WIDTH - 1, 52), "ROLL d6", f"{view.next_roll} wins, no event", blink_on=blink_on)
+    return image
+
+
+#: alerts the rules raise (drawn as part of the screen); any other kind is an app notice, flashed.
+RULE_ALERTS = ("roll_die", "no_event")
+NOTICE_TITLES = {"refused": "REFUSED", "camera_down": "CAMERA OFF", "dice": "DICE", "vision": "CAMERA",
+                 "info": "INFO", "camera_back": "CAMERA OK"}
+
+
+def notice(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], alert: Alert, *, blink_on: bool) -> None:
+    """An app notice as a lit box: a short title, then the message wrapped on up to three lines (a
+    refusal's reason is the whole point, so it is not cut to one line).  Nothing while ``blink_on`` is off."""
+    if not blink_on:
+        return
+    x0, y0, x1, y1 = box
+    draw.rectangle(box, fill=ON)
+    fit_text(draw, (x0 + 2, y0 + 1, x1 - 2, y0 + 11), NOTICE_TITLES.get(alert.kind, alert.kind.upper()),
+             sizes=(11,), fill=OFF, align="center", stroke=0)
+    lines = wrap(alert.text, x1 - x0 - 4, 9)
+    for i, line in enumerate(lines[: max(1, (y1 - y0 - 12) // 9)]):
+        draw.text((x0 + 2, y0 + 17 + i * 9), line, fill=OFF, font=font(9), anchor="lm")
+
+
+def drawn_width(text: str, size: int) -> int:
+    """The width ``text`` really takes on a 1-bit image.  Pillow draws 1-bit text without antialiasing and
+    with wider advances than ``getbbox`` measures (about 15 % at size 9), so wrapping measures by drawing."""
+    scratch = Image.new("1", (max(8, text_width(text, size) * 2 + 16), size * 2 + 8), OFF)
+    ImageDraw.Draw(scratch).text((0, size), text, fill=ON, font=font(size), anchor="lm")
+    bbox = scratch.getbbox()
+    return 0 if bbox is None else bbox[2]
+
+
+def status_line(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], text: str) -> None:
+    """The app's menu/dice-entry line, dark on a lit bar; cut with "…" to what really fits when drawn."""
+    x0, y0, x1, y1 = box
+    draw.rectangle(box, fill=ON)
+    width = x1 - x0 - 2
+    size = 10 if drawn_width(text, 10) <= width else 9
+    shown = text
+    while shown and drawn_width(shown, size) > width:
+        shown = shown[:-2] + "…"
+    draw.text((x0 + 1, (y0 + y1 + 1) // 2), shown, fill=OFF, font=font(size), anchor="lm")
+
+
+def wrap(text: str, width: int, size: int) -> list[str]:
+    """Greedy word wrap to ``width`` pixels at font ``size`` (as drawn on the 1-bit screen)."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and drawn_width(lines[-1] + " " + word, size) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines
+
+
+def is_status(prompt: str) -> bool:
+    """The app puts its button-menu or dice-entry line in the prompt; the rules' own prompt is too long
+    for this screen and is not drawn."""
+    return prompt.startswith("> ") or prompt.startswith("DICE ")

@@ -1,0 +1,41 @@
+"""Flamme Rouge — the Grand Tour variant (a series of linked stages), as a Pitboard game.
+
+``GAME`` is driven by ``games.core.Match``; ``EXAMPLE_SETUP`` is a valid setup file.  The table enters
+results with buttons (no dice are read), so ``DIE_TYPES`` is empty.
+"""
+
+from games.grand_tour.rules import (
+    GAME,
+    GrandTourGame,
+    load_specialty_data,
+    load_tour_data,
+    option_command,
+    start_order,
+    tour_winners,
+)
+from games.grand_tour.state import ROLES, GrandTourState, Phase, Rider, Team
+from games.grand_tour.timetrack import Marker, TimeTrack
+from games.grand_tour.views import RiderView, TeamView, clock
+
+EXAMPLE_SETUP = """\
+# Flamme Rouge Grand Tour: a tour of linked stages.
+stages = 3
+teams = ["red", "blue", "green"]   # 2-4 teams; 5-6 with the Peloton expansion (peloton = true)
+specialties = false                # the optional specialty cards (deal 2, keep 1)
+cooperation = true                 # table talk and alliances allowed (nothing to enforce)
+
+# Your printed time-track sheet (the seed does not give its size): columns and where "start" is.
+[time_track]
+columns = 20
+start_column = 2
+start_row = 0
+"""
+
+DIE_TYPES: dict[str, list[int]] = {}
+
+__all__ = [
+    "DIE_TYPES", "EXAMPLE_SETUP", "GAME", "ROLES", "GrandTourGame", "GrandTourState", "Marker", "Phase", "Rider",
+    "RiderView", "Team", "TeamView", "TimeTrack", "clock", "load_specialty_data", "load_tour_data", "option_command",
+    "start_order",
+    "tour_winners",
+]

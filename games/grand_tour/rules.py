@@ -1,0 +1,479 @@
+"""Flamme Rouge — Grand Tour (the designer-approved unofficial variant, shared/seeds/004), as pure rules.
+
+The table plays each stage with the base game; Pitboard keeps the tour sheet: stage points, the time
+track, exhaustion carried over, the start order of the next stage and the optional specialties.
+
+Input model (one command per thing the table sees):
+
+- ``deal_specialties {team, cards}`` / ``keep_specialty {team, card, rider}`` before stage 1 when the
+  specialties are on;
+- ``finish_round {crossed: [{rider, squares}], pack}`` at the end of every round in which riders crossed
+  the line, crossers in finishing order, ``squares`` = squares travelled past the line, ``pack`` = all the
+  crossers of this round form one unbroken chain;
+- or, with the buttons, the same round one crosser at a time: ``cross {rider, squares}`` for each, in
+  finishing order, then ``end_round {pack}``;
+- ``exhaustion {rider, cards}`` between stages: the exhaustion cards the rider holds; half (rounded down)
+  is discarded, the rest is kept.
+
+Why the round's marker moves are computed in ``decide`` and stored in the event: the log then says where
+every marker went and why (readable, exportable), and an old log replays as it was recorded even if the
+move code is later corrected.
+
+Ties (seed, "Ничьи"): "the rider who spent less time wins (except for deciding the final tour winner).
+If two riders spent the same time, the one who finished the last stage better wins."  Applied as:
+
+- best total time ranking (the final 3/2/1): less time, then better place in the last stage;
+- equal tour points at the start line: the team that loses the tie (more time for its best rider, then
+  worse last-stage place) places first, as "fewest points first" puts the weaker team first;
+- the tour winner: most tour points; time is NOT a tie-break there (the seed's exception), so equal
+  points go to the better place in the last stage.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from importlib import resources
+from typing import Any
+
+from games.core import Command, Decision, Event, Illegal, Prompt
+from games.grand_tour.state import ROLES, GrandTourState, Phase, Rider, Scoring, Specialty, Team
+from games.grand_tour.timetrack import Marker, TimeTrack, finish_round
+from games.grand_tour.views import TeamView, build_views
+
+_TEAM_NAME = re.compile(r"^[a-z][a-z0-9_]{0,11}$")
+SPECIALTIES_DEALT = 2
+#: the button menu offers 0..this many exhaustion cards (a typed or scripted count may be higher)
+BUTTON_MAX_EXHAUSTION = 20
+
+
+def _load(name: str) -> dict[str, Any]:
+    with resources.files("games.grand_tour").joinpath(f"data/{name}").open("rb") as fh:
+        return tomllib.load(fh)
+
+
+def load_tour_data() -> dict[str, Any]:
+    return _load("tour.toml")
+
+
+def load_specialty_data() -> list[dict[str, Any]]:
+    return list(_load("specialties.toml")["card"])
+
+
+def _whole(value: Any, what: str, low: int, high: int | None = None) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < low or (high is not None and value > high):
+        span = f"{low} or more" if high is None else f"{low} to {high}"
+        raise Illegal(f"{what} must be a whole number, {span}, not {value!r}")
+    return value
+
+
+def _rider_id(state: GrandTourState, raw: Any) -> str:
+    if isinstance(raw, str):
+        rid = raw.strip().lower()
+        if any(r.id == rid for r in state.riders):
+            return rid
+    known = ", ".join(r.id for r in state.riders)
+    raise Illegal(f"rider {raw!r} is not in this tour; riders are named team.role: {known}")
+
+
+def _team(state: GrandTourState, raw: Any) -> str:
+    if isinstance(raw, str) and any(t.name == raw.strip().lower() for t in state.teams):
+        return raw.strip().lower()
+    raise Illegal(f"team {raw!r} is not in this tour; teams: {', '.join(t.name for t in state.teams)}")
+
+
+class GrandTourGame:
+    name = "grand_tour"
+
+    # -- start ---------------------------------------------------------------------------------------------
+    def start(self, options: Mapping[str, Any]) -> Sequence[Event]:
+        if not isinstance(options, Mapping):
+            raise Illegal("the setup must be a table (TOML) with stages and teams")
+        allowed = {"stages", "teams", "specialties", "cooperation", "peloton", "time_track", "specialty"}
+        unknown = set(options) - allowed
+        if unknown:
+            raise Illegal(f"unknown setup keys {sorted(unknown)}; the Grand Tour setup knows {', '.join(sorted(allowed))}")
+        data = load_tour_data()
+        stages = _whole(options.get("stages"), "stages (how many stages the tour has)", 1, 50)
+        teams = options.get("teams")
+        peloton = bool(options.get("peloton", False))
+        limits = data["teams"]
+        top = limits["max_peloton"] if peloton else limits["max_base"]
+        if not isinstance(teams, list) or not all(isinstance(t, str) for t in teams):
+            raise Illegal('teams must be a list of team names, e.g. teams = ["red", "blue", "green"]')
+        teams = [t.strip().lower() for t in teams]
+        if not limits["min"] <= len(teams) <= top:
+            more = "" if peloton else f" (more than {limits['max_base']} need the Peloton expansion: peloton = true)"
+            raise Illegal(f"the Grand Tour seats {limits['min']} to {top} teams, not {len(teams)}{more}")
+        for t in teams:
+            if not _TEAM_NAME.match(t):
+                raise Illegal(f"team name {t!r}: use a short lowercase name (letters, digits, _), e.g. red")
+        if len(set(teams)) != len(teams):
+            raise Illegal("two teams have the same name; give every team its own name")
+        specialties = bool(options.get("specialties", False))
+        cards_raw = options.get("specialty", load_specialty_data())
+        cards = self._check_cards(cards_raw)
+        if specialties and len(teams) * SPECIALTIES_DEALT > len(cards):
+            raise Illegal(
+                f"the specialty sheet has {len(cards)} cards: {len(teams)} teams cannot get {SPECIALTIES_DEALT} each; "
+                "play without specialties (specialties = false) or with fewer teams"
+            )
+        tt = dict(data["time_track"])
+        override = options.get("time_track", {})
+        if not isinstance(override, Mapping):
+            raise Illegal("[time_track] must be a table: columns, start_column, start_row")
+        for key in override:
+            if key not in ("columns", "start_column", "start_row"):
+                raise Illegal(f"[time_track] {key} cannot be changed; the seed fixes 1 minute per column and 10 s per row")
+        tt.update(override)
+        rows = tt["seconds_per_column"] // tt["seconds_per_row"]
+        columns = _whole(tt["columns"], "time_track columns", 2, 200)
+        sc = _whole(tt["start_column"], "time_track start_column", 0, columns - 1)
+        sr = _whole(tt["start_row"], "time_track start_row", 0, rows - 1)
+        track = {"columns": columns, "rows": rows, "seconds_per_row": tt["seconds_per_row"],
+                 "start": sc * rows + sr, "known": bool(tt.get("known", False)) and not override}
+        scoring = {k: data[k] for k in ("stage_points", "final_time_points", "bonus_places", "bonus_rows", "max_squares")}
+        return [Event("tour_set", {
+            "stages": stages, "teams": teams, "specialties": specialties,
+            "cooperation": bool(options.get("cooperation", True)), "peloton": peloton,
+            "track": track, "scoring": scoring, "cards": cards,
+        })]
+
+    @staticmethod
+    def _check_cards(raw: Any) -> list[dict[str, Any]]:
+        if not isinstance(raw, list) or not raw:
+            raise Illegal("[[specialty]] must be a list of cards with id, name, timing and text")
+        out, seen = [], set()
+        for i, c in enumerate(raw, start=1):
+            if not isinstance(c, Mapping) or "id" not in c:
+                raise Illegal(f"specialty card {i} needs an id")
+            cid = str(c["id"])
+            if cid in seen:
+                raise Illegal(f"two specialty cards share the id {cid!r}")
+            seen.add(cid)
+            out.append({"id": cid, "name": str(c.get("name", f"Specialty {cid}")), "timing": str(c.get("timing", "unknown")),
+                        "text": str(c.get("text", "")), "known": bool(c.get("known", True))})
+        return out
+
+    # -- evolve --------------------------------------------------------------------------------------------
+    def evolve(self, state: GrandTourState | None, event: Event) -> GrandTourState:
+        d = event.data
+        if event.type == "tour_set":
+            t = d["track"]
+            track = TimeTrack(t["columns"], t["rows"], t["seconds_per_row"], t["start"])
+            sc = d["scoring"]
+            return GrandTourState(
+                stages=d["stages"], track=track,
+                scoring=Scoring(tuple(sc["stage_points"]), tuple(sc["final_time_points"]), sc["bonus_places"],
+                                sc["bonus_rows"], sc["max_squares"]),
+                specialties_on=d["specialties"], cooperation=d["cooperation"],
+                cards=tuple(Specialty(**c) for c in d["cards"]),
+                teams=tuple(Team(n) for n in d["teams"]),
+                riders=tuple(Rider(f"{n}.{role}", n, role, track.start) for n in d["teams"] for role in ROLES),
+                phase=Phase.SPECIALTIES if d["specialties"] else Phase.RACING,
+                note="deal 2 specialties to each team" if d["specialties"] else "stage 1: race",
+            )
+        if state is None:
+            raise ValueError(f"{event.type} before tour_set")
+        if event.type == "specialties_dealt":
+            teams = tuple(replace(t, dealt=tuple(d["cards"])) if t.name == d["team"] else t for t in state.teams)
+            return replace(state, teams=teams, note=f"{d['team']} dealt {', '.join(d['cards'])}")
+        if event.type == "specialty_kept":
+            teams = tuple(replace(t, kept=d["card"]) if t.name == d["team"] else t for t in state.teams)
+            riders = tuple(replace(r, specialty=d["card"]) if r.id == d["rider"] else r for r in state.riders)
+            return replace(state, teams=teams, riders=riders, note=f"{d['rider']} takes specialty {d['card']}")
+        if event.type == "stage_started":
+            riders = tuple(replace(r, crossed=False) for r in state.riders)
+            return replace(state, phase=Phase.RACING, stage=d["stage"], round=0, order=(), riders=riders,
+                           start_order=tuple(d["start_order"]), note=f"stage {d['stage']}: race")
+        if event.type == "crossing_entered":
+            return replace(state, open_round=state.open_round + ((d["rider"], d["squares"]),),
+                           note=f"{d['rider']} crossed, {d['squares']} past the line")
+        if event.type == "round_finished":
+            crossed = {c["rider"] for c in d["crossed"]}
+            cells = d["cells"]
+            riders = tuple(
+                replace(r, index=cells[r.id][0], tracked=cells[r.id][1], crossed=r.crossed or r.id in crossed)
+                for r in state.riders
+            )
+            order = state.order + tuple(c["rider"] for c in d["crossed"])
+            note = "; ".join(d["log"][-3:])
+            return replace(state, riders=riders, order=order, round=d["round"], open_round=(), note=note)
+        if event.type == "stage_finished":
+            teams = tuple(replace(t, points=t.points + d["points"].get(t.name, 0)) for t in state.teams)
+            last = d["stage"] == state.stages
+            return replace(
+                state, teams=teams, results=state.results + (tuple(d["order"]),),
+                phase=Phase.BETWEEN_STAGES if not last else state.phase,
+                riders=tuple(replace(r, exhaustion=None, keep=None) for r in state.riders),
+                start_order=tuple(d.get("next_start_order", ())),
+                note=f"stage {d['stage']} won by {d['order'][0]}",
+            )
+        if event.type == "exhaustion_noted":
+            riders = tuple(replace(r, exhaustion=d["cards"], keep=d["keep"]) if r.id == d["rider"] else r
+                           for r in state.riders)
+            return replace(state, riders=riders, note=f"{d['rider']}: keeps {d['keep']} of {d['cards']} exhaustion cards")
+        if event.type == "tour_finished":
+            teams = tuple(replace(t, points=t.points + d["time_points"].get(t.name, 0)) for t in state.teams)
+            return replace(state, teams=teams, phase=Phase.FINISHED, time_ranking=tuple(d["time_ranking"]),
+                           winners=tuple(d["winners"]), note=f"tour won by {', '.join(d['winners'])}")
+        raise ValueError(f"unknown event {event.type!r}")
+
+    # -- decide --------------------------------------------------------------------------------------------
+    def decide(self, state: GrandTourState, command: Command) -> Decision:
+        kind = command.type
+        if state.phase is Phase.FINISHED:
+            raise Illegal("the tour is over: nothing more to enter (undo to correct the last stage)")
+        if kind == "deal_specialties":
+            return self._deal(state, command)
+        if kind == "keep_specialty":
+            return self._keep(state, command)
+        if kind == "finish_round":
+            return self._finish_round(state, command)
+        if kind == "cross":
+            return self._cross(state, command)
+        if kind == "end_round":
+            self._racing(state)
+            if not state.open_round:
+                raise Illegal("nobody crossed: the time track moves only at the end of a round in which riders crossed the line")
+            return Decision(tuple(self._round_events(state, list(state.open_round), bool(command.get("pack", False)))))
+        if kind == "exhaustion":
+            return self._exhaustion(state, command)
+        raise Illegal(
+            f"unknown command {kind!r}; the Grand Tour knows deal_specialties, keep_specialty, finish_round, cross, end_round, exhaustion, undo"
+        )
+
+    def _deal(self, state: GrandTourState, command: Command) -> Decision:
+        if state.phase is not Phase.SPECIALTIES:
+            raise Illegal("specialties are dealt only before stage 1, and only with specialties = true in the setup")
+        team = _team(state, command.get("team"))
+        have = state.team(team).dealt
+        if len(have) >= SPECIALTIES_DEALT:
+            raise Illegal(f"{team} already has its {SPECIALTIES_DEALT} specialty cards (undo to change them)")
+        cards = command.get("cards")
+        if isinstance(cards, (str, int)):
+            cards = [cards]
+        if not isinstance(cards, list) or not 1 <= len(have) + len(cards) <= SPECIALTIES_DEALT or not cards:
+            raise Illegal(f"deal exactly {SPECIALTIES_DEALT} specialty cards to a team: cards = [id, id] (or one at a time)")
+        cards = [str(c) for c in cards]
+        if len(set(cards) | set(have)) != len(cards) + len(have):
+            raise Illegal("the two cards dealt must be different cards")
+        ids = {c.id for c in state.cards}
+        taken = {c for t in state.teams for c in t.dealt}
+        for c in cards:
+            if c not in ids:
+                raise Illegal(f"there is no specialty card {c!r}; cards are {', '.join(sorted(ids))}")
+            if c in taken:
+                raise Illegal(f"specialty card {c} was already dealt")
+        return Decision((Event("specialties_dealt", {"team": team, "cards": list(have) + cards}),))
+
+    def _keep(self, state: GrandTourState, command: Command) -> Decision:
+        if state.phase is not Phase.SPECIALTIES:
+            raise Illegal("specialties are chosen only before stage 1, and only with specialties = true in the setup")
+        team = _team(state, command.get("team"))
+        t = state.team(team)
+        if len(t.dealt) < SPECIALTIES_DEALT:
+            raise Illegal(f"deal {team} its {SPECIALTIES_DEALT} specialty cards first (deal_specialties)")
+        if t.kept is not None:
+            raise Illegal(f"{team} already kept specialty {t.kept} (undo to change it)")
+        card = str(command.get("card"))
+        if card not in t.dealt:
+            raise Illegal(f"{team} may keep one of its own cards {', '.join(t.dealt)}, not {card!r}")
+        role = command.get("rider")
+        if role not in ROLES:
+            raise Illegal(f'rider must be "rouleur" or "sprinteur" (the rider who gets the specialty), not {role!r}')
+        events = [Event("specialty_kept", {"team": team, "card": card, "rider": f"{team}.{role}", "discarded":
+                                           [c for c in t.dealt if c != card][0]})]
+        if all(x.kept is not None or x.name == team for x in state.teams):
+            events.append(Event("stage_started", {"stage": 1, "start_order": []}))
+        return Decision(tuple(events))
+
+    @staticmethod
+    def _racing(state: GrandTourState) -> None:
+        if state.phase is Phase.SPECIALTIES:
+            raise Illegal("every team keeps its specialty before stage 1 starts (deal_specialties, keep_specialty)")
+        if state.phase is Phase.BETWEEN_STAGES:
+            raise Illegal(f"stage {state.stage} is over: enter each rider's exhaustion cards first")
+
+    @staticmethod
+    def _crosser(state: GrandTourState, item: Any, before: list[tuple[str, int]]) -> tuple[str, int]:
+        """Check one crosser against the stage so far and the crossers listed before it in this round."""
+        if not isinstance(item, Mapping):
+            raise Illegal('each crosser is {"rider": "team.role", "squares": N}')
+        rid = _rider_id(state, item.get("rider"))
+        if state.rider(rid).crossed or rid in [c[0] for c in before]:
+            raise Illegal(f"{rid} has already crossed the line in this stage")
+        squares = _whole(item.get("squares"), f"squares past the line for {rid}", 0)
+        if before and squares > before[-1][1]:
+            raise Illegal(f"list the crossers in finishing order: {rid} went farther ({squares}) than {before[-1][0]} ({before[-1][1]})")
+        return rid, squares
+
+    def _cross(self, state: GrandTourState, command: Command) -> Decision:
+        self._racing(state)
+        rid, squares = self._crosser(state, command.args, list(state.open_round))
+        return Decision((Event("crossing_entered", {"rider": rid, "squares": squares}),))
+
+    def _finish_round(self, state: GrandTourState, command: Command) -> Decision:
+        self._racing(state)
+        if state.open_round:
+            raise Illegal("a round is being entered crosser by crosser: add the rest with cross, then end_round")
+        raw = command.get("crossed")
+        if not isinstance(raw, list):
+            raise Illegal('finish_round needs "crossed": the riders who crossed, in finishing order, e.g. [{"rider": "red.sprinteur", "squares": 3}]')
+        if not raw:
+            raise Illegal("nobody crossed: the time track moves only at the end of a round in which riders crossed the line")
+        crossed: list[tuple[str, int]] = []
+        for item in raw:
+            crossed.append(self._crosser(state, item, crossed))
+        return Decision(tuple(self._round_events(state, crossed, bool(command.get("pack", False)))))
+
+    def _round_events(self, state: GrandTourState, crossed: list[tuple[str, int]], pack: bool) -> list[Event]:
+        """The end of a round in which ``crossed`` crossed the line (finishing order, squares checked)."""
+        cap = state.scoring.max_squares
+        lead_rows = min(crossed[0][1], cap)
+        moves = [(rid, lead_rows if pack else min(sq, cap)) for rid, sq in crossed]
+        places = {rid: len(state.order) + i + 1 for i, (rid, _) in enumerate(crossed)}
+        bonus = {rid for rid, p in places.items() if p <= state.scoring.bonus_places}
+        markers = {r.id: Marker(r.id, r.index, r.tracked) for r in state.riders}
+        crossers = {rid for rid, _ in crossed}
+        still = [r.id for r in state.riders if not r.crossed and r.id not in crossers]
+        log = finish_round(state.track, markers, still, moves, bonus, state.scoring.bonus_rows)
+        round_no = state.round + 1
+        events = [Event("round_finished", {
+            "stage": state.stage, "round": round_no, "pack": pack,
+            "crossed": [{"rider": rid, "squares": sq, "rows_up": rows, "place": places[rid], "bonus": rid in bonus}
+                        for (rid, sq), (_, rows) in zip(crossed, moves)],
+            "cells": {rid: [m.index, m.tracked] for rid, m in markers.items()},
+            "log": log,
+        })]
+        if not still:
+            events += self._stage_end(state, markers, state.order + tuple(rid for rid, _ in crossed))
+        return events
+
+    def _stage_end(self, state: GrandTourState, markers: dict[str, Marker], order: tuple[str, ...]) -> list[Event]:
+        points: dict[str, int] = {}
+        for rid, pts in zip(order, state.scoring.stage_points):
+            team = rid.split(".")[0]
+            points[team] = points.get(team, 0) + pts
+        totals = {t.name: t.points + points.get(t.name, 0) for t in state.teams}
+        index = {rid: m.index for rid, m in markers.items()}
+        place = {rid: i + 1 for i, rid in enumerate(order)}
+        last = state.stage == state.stages
+        data: dict[str, Any] = {"stage": state.stage, "order": list(order), "points": points}
+        if not last:
+            data["next_start_order"] = start_order(totals, index, place)
+            return [Event("stage_finished", data)]
+        ranking = sorted(index, key=lambda rid: (index[rid], place[rid]))
+        time_points: dict[str, int] = {}
+        for rid, pts in zip(ranking, state.scoring.final_time_points):
+            team = rid.split(".")[0]
+            time_points[team] = time_points.get(team, 0) + pts
+        final = {t: totals[t] + time_points.get(t, 0) for t in totals}
+        return [Event("stage_finished", data),
+                Event("tour_finished", {"time_ranking": ranking, "time_points": time_points,
+                                        "winners": tour_winners(final, place)})]
+
+    def _exhaustion(self, state: GrandTourState, command: Command) -> Decision:
+        if state.phase is not Phase.BETWEEN_STAGES:
+            raise Illegal("exhaustion cards are counted between stages, once every rider has crossed the line")
+        rid = _rider_id(state, command.get("rider"))
+        if state.rider(rid).exhaustion is not None:
+            raise Illegal(f"{rid}'s exhaustion cards are already entered (undo to correct them)")
+        cards = _whole(command.get("cards"), f"exhaustion cards held by {rid}", 0, 60)
+        keep = cards - cards // 2
+        events = [Event("exhaustion_noted", {"rider": rid, "cards": cards, "discard": cards // 2, "keep": keep})]
+        if all(r.exhaustion is not None or r.id == rid for r in state.riders):
+            events.append(Event("stage_started", {"stage": state.stage + 1, "start_order": list(state.start_order)}))
+        return Decision(tuple(events))
+
+    # -- prompt and views ----------------------------------------------------------------------------------
+    def prompt(self, state: GrandTourState) -> Prompt:
+        if state.phase is Phase.FINISHED:
+            return Prompt(text=f"tour over: {', '.join(state.winners)} won", step="tour over", awaits="nothing",
+                          commands=("undo",))
+        if state.phase is Phase.SPECIALTIES:
+            taken = {c for t in state.teams for c in t.dealt}
+            for t in state.teams:
+                if len(t.dealt) < SPECIALTIES_DEALT:
+                    return Prompt(text=f"{t.name}: deal {SPECIALTIES_DEALT} specialty cards", step="specialties",
+                                  awaits="choice", player=t.name,
+                                  options=tuple(f"{t.name} gets {c.id}" for c in state.cards if c.id not in taken),
+                                  commands=("deal_specialties", "undo"))
+            for t in state.teams:
+                if t.kept is None:
+                    return Prompt(text=f"{t.name}: keep 1 of {', '.join(t.dealt)} and give it to a rider",
+                                  step="specialties", awaits="choice", player=t.name,
+                                  options=tuple(f"{t.name} keeps {c} for {role}" for c in t.dealt for role in ROLES),
+                                  commands=("keep_specialty", "undo"))
+        if state.phase is Phase.BETWEEN_STAGES:
+            todo = [r.id for r in state.riders if r.exhaustion is None]
+            return Prompt(text=f"after stage {state.stage}: count exhaustion cards of {todo[0]} (half are discarded, rounded down)",
+                          step="between stages", awaits="count", player=todo[0].split(".")[0],
+                          options=tuple(f"{todo[0]}: {n}" for n in range(0, BUTTON_MAX_EXHAUSTION + 1)),
+                          commands=("exhaustion", "undo"))
+        entered = {rid for rid, _ in state.open_round}
+        racing = [r.id for r in state.riders if not r.crossed and r.id not in entered]
+        top = state.open_round[-1][1] if state.open_round else state.scoring.max_squares
+        options = tuple(f"{rid} +{sq}" for rid in racing for sq in range(min(top, state.scoring.max_squares), -1, -1))
+        if state.open_round:
+            options += ("end round", "end round pack")
+            text = (f"stage {state.stage}: crossed so far {', '.join(f'{r} +{q}' for r, q in state.open_round)}; "
+                    "add the next crosser or end the round")
+        else:
+            text = f"stage {state.stage}/{state.stages}: at the end of a round in which riders crossed, enter who crossed and how far"
+        return Prompt(text=text, step="racing", awaits="finish", options=options,
+                      commands=("finish_round", "cross", "end_round", "undo") if state.open_round else ("finish_round", "cross", "undo"))
+
+    def views(self, state: GrandTourState) -> Sequence[TeamView]:
+        return build_views(state, self.prompt(state).text)
+
+
+def start_order(points: Mapping[str, int], index: Mapping[str, int], place: Mapping[str, int]) -> list[str]:
+    """Teams in the order they place at the start line: fewest tour points first.  Equal points: the team
+    that loses the seed's tie-break (more time for its best rider, then worse last-stage place) first."""
+
+    def key(team: str) -> tuple[int, int, int]:
+        mine = [rid for rid in index if rid.split(".")[0] == team]
+        return (points[team], -min(index[r] for r in mine), -min(place[r] for r in mine))
+
+    return sorted(points, key=key)
+
+
+def tour_winners(points: Mapping[str, int], place: Mapping[str, int]) -> list[str]:
+    """Most tour points; equal points: better place in the last stage (time is not used, per the seed).
+    A list, in case the owner's data ever gives two teams the same last-stage place (it cannot happen with
+    one finishing order, so in practice one winner)."""
+    best = max(points.values())
+    tied = [t for t in points if points[t] == best]
+    if len(tied) == 1:
+        return tied
+    best_place = {t: min(p for rid, p in place.items() if rid.split(".")[0] == t) for t in tied}
+    top = min(best_place.values())
+    return sorted(t for t in tied if best_place[t] == top)
+
+
+def option_command(prompt: Prompt, option: str) -> Command:
+    """The command a button choice stands for (the app's ``option_command`` hook).
+
+    ``"red.sprinteur +3"`` → ``cross``; ``"end round"`` / ``"end round pack"`` → ``end_round``;
+    ``"red.rouleur: 4"`` → ``exhaustion``; ``"red gets 7"`` → ``deal_specialties`` (one card);
+    ``"red keeps 7 for sprinteur"`` → ``keep_specialty``.
+    """
+    text = str(option)
+    if text.startswith("end round"):
+        return Command("end_round", {"pack": text.endswith("pack")})
+    parts = text.split()
+    if len(parts) == 2 and parts[1].startswith("+") and parts[1][1:].isdigit():
+        return Command("cross", {"rider": parts[0], "squares": int(parts[1][1:])})
+    if len(parts) == 2 and parts[0].endswith(":") and parts[1].isdigit():
+        return Command("exhaustion", {"rider": parts[0][:-1], "cards": int(parts[1])})
+    if len(parts) == 3 and parts[1] == "gets":
+        return Command("deal_specialties", {"team": parts[0], "cards": [parts[2]]})
+    if len(parts) == 5 and parts[1] == "keeps" and parts[3] == "for":
+        return Command("keep_specialty", {"team": parts[0], "card": parts[2], "rider": parts[4]})
+    return Command(text)
+
+
+GAME = GrandTourGame()

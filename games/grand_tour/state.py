@@ -1,0 +1,114 @@
+"""Flamme Rouge Grand Tour: the state folded from events.
+
+Frozen dataclasses throughout; ``evolve`` builds new ones with :func:`dataclasses.replace`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from games.grand_tour.timetrack import TimeTrack
+
+ROLES: tuple[str, str] = ("rouleur", "sprinteur")
+
+
+class Phase(str, Enum):
+    SPECIALTIES = "specialties"
+    RACING = "racing"
+    BETWEEN_STAGES = "between stages"
+    FINISHED = "tour over"
+
+
+@dataclass(frozen=True)
+class Specialty:
+    id: str
+    name: str
+    timing: str
+    text: str
+    known: bool
+
+
+@dataclass(frozen=True)
+class Rider:
+    id: str  # "<team>.<role>"
+    team: str
+    role: str
+    index: int  # time-track cell, see games.grand_tour.timetrack
+    tracked: bool = True
+    crossed: bool = False  # crossed the line in the current stage
+    specialty: str | None = None
+    exhaustion: int | None = None  # exhaustion cards held at the end of the last stage
+    keep: int | None = None  # of which kept for the next stage (half discarded, rounded down)
+
+
+@dataclass(frozen=True)
+class Team:
+    name: str
+    points: int = 0
+    dealt: tuple[str, ...] = ()
+    kept: str | None = None
+
+
+@dataclass(frozen=True)
+class Scoring:
+    stage_points: tuple[int, ...]
+    final_time_points: tuple[int, ...]
+    bonus_places: int
+    bonus_rows: int
+    max_squares: int
+
+
+@dataclass(frozen=True)
+class GrandTourState:
+    stages: int
+    track: TimeTrack
+    scoring: Scoring
+    specialties_on: bool
+    cooperation: bool
+    cards: tuple[Specialty, ...]
+    teams: tuple[Team, ...]
+    riders: tuple[Rider, ...]
+    phase: Phase
+    stage: int = 1
+    round: int = 0  # rounds with crossers entered in this stage
+    order: tuple[str, ...] = ()  # finishing order of the current stage so far
+    #: crossers of the round being entered with the buttons (rider, squares), in finishing order
+    open_round: tuple[tuple[str, int], ...] = ()
+    results: tuple[tuple[str, ...], ...] = ()  # finishing order of each finished stage
+    start_order: tuple[str, ...] = ()  # teams, first to place at the start line first
+    time_ranking: tuple[str, ...] = ()
+    winners: tuple[str, ...] = ()
+    note: str = ""
+
+    def team(self, name: str) -> Team:
+        for t in self.teams:
+            if t.name == name:
+                return t
+        raise KeyError(name)
+
+    def rider(self, rid: str) -> Rider:
+        for r in self.riders:
+            if r.id == rid:
+                return r
+        raise KeyError(rid)
+
+    def card(self, cid: str) -> Specialty:
+        for c in self.cards:
+            if c.id == cid:
+                return c
+        raise KeyError(cid)
+
+    @property
+    def finished(self) -> bool:
+        return self.phase is Phase.FINISHED
+
+    @property
+    def leader_index(self) -> int:
+        return min(r.index for r in self.riders)
+
+    def last_stage_place(self, rid: str) -> int | None:
+        """1-based place of the rider in the last finished stage (None before any)."""
+        if not self.results:
+            return None
+        return self.results[-1].index(rid) + 1

@@ -1,0 +1,106 @@
+"""The Grand Tour time track: the seed's marker moves as pure functions.
+
+A cell is stored as one number, ``index = column * rows + row`` (column 0 = left, row 0 = top).  The seed
+says a column is one minute and a row ten seconds, so a column holds 60 / 10 = 6 rows and the index is the
+rider's time in ten-second steps: ``time = index * 10 s``.  With that numbering:
+
+- "one column right" (a rider who has not crossed) is ``index + rows``;
+- "one row up" per square past the line is ``index - 1``; going up past the top of a column lands on the
+  bottom of the column to the left, which is exactly the seed's wrap ("one row down and one column left"
+  for a rider who went the full 5 squares from any row but the bottom one);
+- the bottom-right cell is the largest index, where a marker "stops being tracked"; a move right that would
+  leave the sheet stops there too (the sheet has no cell further right);
+- the top-left cell is index 0; a move up cannot pass it, and reaching it moves every other marker one
+  column right at once.
+
+Why one number rather than (column, row): the wrap and the gap to the leader become plain arithmetic, so
+the moves cannot disagree with the time the screens show.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class TimeTrack:
+    columns: int
+    rows: int
+    seconds_per_row: int
+    start: int  # index of the "start" cell
+
+    @property
+    def top_left(self) -> int:
+        return 0
+
+    @property
+    def bottom_right(self) -> int:
+        return self.columns * self.rows - 1
+
+    def cell(self, index: int) -> tuple[int, int]:
+        """(column, row) of a cell index."""
+        return divmod(index, self.rows)
+
+    def index(self, column: int, row: int) -> int:
+        return column * self.rows + row
+
+    def seconds(self, index: int) -> int:
+        return index * self.seconds_per_row
+
+    def right(self, index: int, columns: int = 1) -> int:
+        return min(index + columns * self.rows, self.bottom_right)
+
+    def up(self, index: int, rows: int) -> int:
+        return max(index - rows, self.top_left)
+
+
+@dataclass(frozen=True)
+class Marker:
+    rider: str
+    index: int
+    tracked: bool = True
+
+
+def move(track: TimeTrack, markers: dict[str, Marker], rider: str, target: int, why: str, log: list[str]) -> None:
+    """Move one marker (in place on the working dict) and apply the two corner rules.
+
+    An untracked marker (one that reached the bottom-right cell) never moves again.
+    """
+    m = markers[rider]
+    if not m.tracked or target == m.index:
+        return
+    markers[rider] = Marker(rider, target, target != track.bottom_right)
+    col, row = track.cell(target)
+    log.append(f"{rider} {why} -> col {col} row {row}")
+    if target == track.bottom_right:
+        log.append(f"{rider} reached the bottom-right cell: no longer tracked")
+    if target == track.top_left:
+        log.append(f"{rider} reached the top-left cell: every other marker moves one column right")
+        for other in list(markers):
+            if other != rider:
+                o = markers[other]
+                move(track, markers, other, track.right(o.index), "shifted right (top-left rule)", log)
+
+
+def finish_round(
+    track: TimeTrack,
+    markers: dict[str, Marker],
+    still_racing: list[str],
+    crossed: list[tuple[str, int]],
+    bonus: set[str],
+    bonus_rows: int,
+) -> list[str]:
+    """The end of a round in which riders crossed the line; updates ``markers`` in place, returns the log.
+
+    ``still_racing``: riders that have not crossed (they move one column right).  ``crossed``: (rider, rows
+    up) in finishing order, the pack rule and the 5-square limit already applied.  ``bonus``: crossers who
+    took 1st or 2nd place of the stage (one more row up each).
+    """
+    log: list[str] = []
+    for rider in still_racing:
+        move(track, markers, rider, track.right(markers[rider].index), "did not cross: one column right", log)
+    for rider, rows in crossed:
+        move(track, markers, rider, track.up(markers[rider].index, rows), f"crossed: {rows} row(s) up", log)
+        if rider in bonus:
+            move(track, markers, rider, track.up(markers[rider].index, bonus_rows), "1st/2nd bonus: 10 s up", log)
+    return log

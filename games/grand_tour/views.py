@@ -1,0 +1,89 @@
+"""What each team's 128×64 screen shows: tour points, each rider's time gap to the leader, the exhaustion
+cards each rider keeps, and the team's start position for the next stage."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from games.core import Alert
+from games.grand_tour.state import GrandTourState, Phase
+
+
+def clock(seconds: int) -> str:
+    """``130`` → ``"2:10"``."""
+    m, s = divmod(seconds, 60)
+    return f"{m}:{s:02d}"
+
+
+@dataclass(frozen=True)
+class RiderView:
+    id: str
+    role: str
+    time: str  # total time on the track, m:ss
+    gap_seconds: int  # behind the leader (0 = the leader)
+    gap: str  # "+1:20", or "leader"
+    tracked: bool
+    crossed: bool
+    stage_place: int | None  # place in the current stage once crossed
+    exhaustion: int | None
+    keep: int | None
+    specialty: str | None
+    specialty_text: str | None
+
+
+@dataclass(frozen=True)
+class TeamView:
+    """One team's screen (``player`` is the team: the screens are keyed by it)."""
+
+    player: str
+    team: str
+    points: int
+    rank: int  # by tour points, 1 = most (shared ranks for equal points)
+    stage: int
+    stages: int
+    phase: str
+    start_position: int | None  # at the start line of the next (or current) stage; None for stage 1
+    riders: tuple[RiderView, ...]
+    winner: bool
+    cooperation: bool
+    prompt: str
+    note: str = ""
+    alerts: tuple[Alert, ...] = field(default_factory=tuple)
+
+
+def build_views(state: GrandTourState, prompt_text: str) -> tuple[TeamView, ...]:
+    lead = state.leader_index
+    out = []
+    for team in state.teams:
+        riders = []
+        for r in state.riders:
+            if r.team != team.name:
+                continue
+            gap = state.track.seconds(r.index - lead)
+            spec = state.card(r.specialty) if r.specialty else None
+            riders.append(
+                RiderView(
+                    id=r.id, role=r.role, time=clock(state.track.seconds(r.index)), gap_seconds=gap,
+                    gap="leader" if gap == 0 else f"+{clock(gap)}", tracked=r.tracked, crossed=r.crossed,
+                    stage_place=(state.order.index(r.id) + 1) if r.id in state.order else None,
+                    exhaustion=r.exhaustion, keep=r.keep,
+                    specialty=spec.name if spec else None,
+                    specialty_text=(spec.text if spec.known else "?") if spec else None,
+                )
+            )
+        rank = 1 + sum(1 for t in state.teams if t.points > team.points)
+        alerts: list[Alert] = []
+        if state.phase is Phase.BETWEEN_STAGES and any(r.exhaustion is None for r in riders):
+            alerts.append(Alert("enter_exhaustion", "count exhaustion cards", team.name))
+        if state.phase is Phase.SPECIALTIES and team.kept is None:
+            alerts.append(Alert("choose_specialty", "keep 1 specialty", team.name))
+        out.append(
+            TeamView(
+                player=team.name, team=team.name, points=team.points, rank=rank, stage=state.stage, stages=state.stages,
+                phase=state.phase.value,
+                start_position=(state.start_order.index(team.name) + 1) if team.name in state.start_order else None,
+                riders=tuple(riders), winner=team.name in state.winners, cooperation=state.cooperation,
+                prompt=prompt_text, note=state.note, alerts=tuple(alerts),
+            )
+        )
+    return tuple(out)

@@ -1,0 +1,301 @@
+"""Twilight Struggle Space Race track (rules 6.4, shared/seeds/003): the rules as pure functions.
+
+Turns are modelled the way the table lives them: ``begin_turn`` opens a game turn (every side's attempt
+count starts again), ``attempt`` plays a card to the race, ``roll`` gives the d6 (read by the camera or
+typed; ``attempt`` may carry it directly), ``end_turn`` closes the turn.  Two more commands cover the
+seed's "events that say so" (6.4.2): ``grant_attempt`` (an event allows one more attempt this turn) and
+``event_advance`` (an event moves a marker one box, scored as usual).
+
+Why the ability bookkeeping is derived rather than stored: an ability belongs to the first player to reach
+its box and ends the moment the opponent reaches it (6.4.4), so "active" is a pure function of who arrived
+first and where the opponent stands.  Storing it separately would be a second truth that undo could split.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from importlib import resources
+from typing import Any
+
+from games.core import Command, Decision, Event, Illegal, Prompt
+from games.space_race.state import ABILITIES, SIDES, Box, Pending, Side, SpaceRaceState
+from games.space_race.views import NO_EVENT, SideView, build_views
+
+TRACK_BOXES = 8
+MAX_OPS = 4  # no Twilight Struggle card is worth more than 4 operations, modifiers included
+
+
+def load_track_data() -> dict[str, Any]:
+    """The packaged track editions (``data/track.toml``)."""
+    with resources.files("games.space_race").joinpath("data/track.toml").open("rb") as fh:
+        return tomllib.load(fh)
+
+
+def _check_track(raw: Any, where: str) -> list[dict[str, Any]]:
+    """Normalise one track table (a list of boxes) or raise Illegal naming the bad box."""
+    if not isinstance(raw, list) or len(raw) != TRACK_BOXES:
+        raise Illegal(f"{where}: the Space Race track has {TRACK_BOXES} boxes; give a list of {TRACK_BOXES} [[box]] tables")
+    out = []
+    for i, box in enumerate(raw, start=1):
+        if not isinstance(box, Mapping):
+            raise Illegal(f"{where}: box {i} must be a table with number, name, ops, roll, vp")
+        try:
+            number, name, ops = box["number"], box["name"], box["ops"]
+            low, high = box["roll"]
+            vp = list(box.get("vp", []))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise Illegal(f"{where}: box {i} needs number, name, ops, roll = [low, high] and vp = [first, second] or []") from exc
+        if number != i:
+            raise Illegal(f"{where}: box {i} is numbered {number}; number the boxes 1 to {TRACK_BOXES} in order")
+        if not isinstance(ops, int) or not 1 <= ops <= MAX_OPS:
+            raise Illegal(f"{where}: box {i} needs ops between 1 and {MAX_OPS}, not {ops!r}")
+        if not all(isinstance(v, int) for v in (low, high)) or not 1 <= low <= high <= 6:
+            raise Illegal(f"{where}: box {i} roll must be [low, high] within 1..6, not {box['roll']!r}")
+        if vp and (len(vp) != 2 or not all(isinstance(v, int) and v >= 0 for v in vp)):
+            raise Illegal(f"{where}: box {i} vp must be [first, second] (whole numbers) or [] for none")
+        ability = box.get("ability")
+        if ability is not None and ability not in ABILITIES:
+            raise Illegal(f"{where}: box {i} ability {ability!r} is unknown; use one of {', '.join(ABILITIES)}")
+        out.append(
+            {"number": i, "name": str(name), "ops": ops, "roll": [low, high], "vp": vp,
+             "ability": ability, "ability_text": str(box.get("ability_text", ""))}
+        )
+    return out
+
+
+def _box(raw: Mapping[str, Any]) -> Box:
+    vp = raw["vp"]
+    return Box(
+        number=raw["number"], name=raw["name"], ops=raw["ops"], roll_low=raw["roll"][0], roll_high=raw["roll"][1],
+        vp_first=vp[0] if vp else None, vp_second=vp[1] if vp else None,
+        ability=raw.get("ability"), ability_text=raw.get("ability_text", ""),
+    )
+
+
+def _side_name(raw: Any) -> str:
+    if isinstance(raw, str):
+        for s in SIDES:
+            if raw.strip().upper() == s:
+                return s
+    raise Illegal(f'side must be "USA" or "USSR", not {raw!r}')
+
+
+def _int(command: Command, key: str, what: str) -> int:
+    value = command.get(key)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise Illegal(f'{command.type} needs "{key}": {what}')
+    return value
+
+
+class SpaceRaceGame:
+    """The game object the core drives (see ``games.core.Game``)."""
+
+    name = "space_race"
+
+    # -- start ---------------------------------------------------------------------------------------------
+    def start(self, options: Mapping[str, Any]) -> Sequence[Event]:
+        if not isinstance(options, Mapping):
+            raise Illegal("the setup must be a table (TOML) with an optional edition = \"deluxe\" or \"seed\"")
+        unknown = set(options) - {"edition", "track"}
+        if unknown:
+            raise Illegal(f"unknown setup keys {sorted(unknown)}; the Space Race setup knows edition and track")
+        data = load_track_data()
+        editions = data["editions"]
+        edition = options.get("edition", data.get("default", "deluxe"))
+        if "track" in options:
+            track = _check_track(options["track"], "setup [track]")
+            edition = str(options.get("edition", "owner"))
+        else:
+            if edition not in editions:
+                raise Illegal(f"edition {edition!r} is unknown; choose one of {', '.join(sorted(editions))} or give your own track")
+            track = _check_track(editions[edition]["box"], f"track.toml edition {edition}")
+        return [Event("race_set", {"edition": edition, "track": track})]
+
+    # -- evolve --------------------------------------------------------------------------------------------
+    def evolve(self, state: SpaceRaceState | None, event: Event) -> SpaceRaceState:
+        d = event.data
+        if event.type == "race_set":
+            return SpaceRaceState(
+                edition=d["edition"],
+                track=tuple(_box(b) for b in d["track"]),
+                sides=(Side(SIDES[0]), Side(SIDES[1])),
+            )
+        if state is None:
+            raise ValueError(f"{event.type} before race_set")
+        if event.type == "turn_begun":
+            reminders = [f"{s} reveals its headline first" for s in SIDES
+                         if state.holds(state.opponent(s).name, "opponent_headline_first")]
+            reminders += [f"{s} plays eight action rounds" for s in SIDES if state.holds(s, "eight_action_rounds")]
+            return replace(
+                state, turn=d["turn"], in_turn=True,
+                sides=tuple(replace(s, used=0, granted=0) for s in state.sides),  # type: ignore[arg-type]
+                note="; ".join([f"turn {d['turn']} begun", *reminders]),
+            )
+        if event.type == "turn_ended":
+            reminders = [f"{s} may discard a held card" for s in SIDES if state.holds(s, "discard_held")]
+            return replace(state, in_turn=False, note="; ".join([f"turn {d['turn']} ended", *reminders]))
+        if event.type == "card_played":
+            sides = tuple(replace(s, used=s.used + 1) if s.name == d["side"] else s for s in state.sides)
+            return replace(state, sides=sides, pending=Pending(d["side"], d["ops"]),  # type: ignore[arg-type]
+                           note=f"{d['side']} played a {d['ops']}-ops card to the race: {NO_EVENT}")
+        if event.type == "die_rolled":
+            verdict = "success" if d["success"] else "failure"
+            return replace(state, pending=None, note=f"{d['side']} rolled {d['die']} for box {d['box']}: {verdict}")
+        if event.type == "attempt_granted":
+            sides = tuple(replace(s, granted=s.granted + 1) if s.name == d["side"] else s for s in state.sides)
+            return replace(state, sides=sides, note=f"{d['side']} may make one more attempt this turn")  # type: ignore[arg-type]
+        if event.type == "advanced":
+            sides = tuple(
+                replace(s, box=d["box"], vp=s.vp + d["vp"]) if s.name == d["side"] else s for s in state.sides
+            )
+            firsts = state.first_arrivals
+            if d["arrival"] == "first":
+                firsts = firsts + ((d["box"], d["side"]),)
+            box = state.box(d["box"])
+            note = f"{d['side']} reached box {d['box']} {box.name} {d['arrival']}: +{d['vp']} VP"
+            if box.ability and d["arrival"] == "first":
+                note += f"; gains: {box.ability_text}"
+            elif box.ability:
+                note += f"; cancels {state.opponent(d['side']).name}'s {box.ability_text}"
+            return replace(state, sides=sides, first_arrivals=firsts, note=note)  # type: ignore[arg-type]
+        raise ValueError(f"unknown event {event.type!r}")
+
+    # -- decide --------------------------------------------------------------------------------------------
+    def decide(self, state: SpaceRaceState, command: Command) -> Decision:
+        kind = command.type
+        if kind == "begin_turn":
+            if state.in_turn:
+                raise Illegal(f"turn {state.turn} is still on: end_turn first")
+            return Decision((Event("turn_begun", {"turn": state.turn + 1}),))
+        if kind == "end_turn":
+            self._no_pending(state, kind)
+            if not state.in_turn:
+                raise Illegal("no turn is on: begin_turn first")
+            return Decision((Event("turn_ended", {"turn": state.turn}),))
+        if kind == "attempt":
+            return self._attempt(state, command)
+        if kind == "roll":
+            if state.pending is None:
+                raise Illegal("no card is waiting for its die: attempt {side, ops} first")
+            die = _int(command, "die", "the d6 result, 1 to 6")
+            return Decision(tuple(self._resolve(state, state.pending.side, die)))
+        if kind == "grant_attempt":
+            self._no_pending(state, kind)
+            side = _side_name(command.get("side"))
+            if not state.in_turn:
+                raise Illegal("no turn is on: begin_turn first")
+            if state.next_box(side) is None:
+                raise Illegal(f"{side} has reached the last box and may not play cards to the Space Race for the rest of the game")
+            return Decision((Event("attempt_granted", {"side": side}),))
+        if kind == "event_advance":
+            self._no_pending(state, kind)
+            side = _side_name(command.get("side"))
+            nxt = state.next_box(side)
+            if nxt is None:
+                raise Illegal(f"{side} is on the last box: there is no box to advance to")
+            return Decision((self._advance(state, side, nxt, "event"),))
+        raise Illegal(
+            f"unknown command {kind!r}; the Space Race knows begin_turn, attempt, roll, end_turn, grant_attempt, event_advance, undo"
+        )
+
+    @staticmethod
+    def _no_pending(state: SpaceRaceState, kind: str) -> None:
+        if state.pending is not None:
+            raise Illegal(f"{state.pending.side}'s card is waiting for its die: roll the d6 before {kind}")
+
+    def _attempt(self, state: SpaceRaceState, command: Command) -> Decision:
+        self._no_pending(state, "another attempt")
+        side = _side_name(command.get("side"))
+        if not state.in_turn:
+            raise Illegal("no turn is on: begin_turn first")
+        nxt = state.next_box(side)
+        if nxt is None:
+            raise Illegal(f"{side} has reached the last box and may not play cards to the Space Race for the rest of the game")
+        if state.attempts_left(side) == 0:
+            allowed = state.allowance(side)
+            raise Illegal(f"{side} has made {state.side(side).used} of {allowed} Space Race attempt{'s' if allowed > 1 else ''} allowed this turn")
+        ops = _int(command, "ops", f"the operations value of the card, 1 to {MAX_OPS}")
+        if not 1 <= ops <= MAX_OPS:
+            raise Illegal(f"a card's operations value is 1 to {MAX_OPS}, not {ops} (scoring cards cannot go to the Space Race)")
+        if ops < nxt.ops:
+            raise Illegal(f"box {nxt.number} {nxt.name} needs a card of {nxt.ops} ops or more; a {ops}-ops card cannot try it")
+        events = [Event("card_played", {"side": side, "ops": ops})]
+        if command.get("die") is not None:
+            events += self._resolve(state, side, _int(command, "die", "the d6 result, 1 to 6"))
+        return Decision(tuple(events))
+
+    def _resolve(self, state: SpaceRaceState, side: str, die: int) -> list[Event]:
+        if not 1 <= die <= 6:
+            raise Illegal(f"a d6 shows 1 to 6, not {die}")
+        nxt = state.next_box(side)
+        assert nxt is not None
+        success = nxt.succeeds(die)
+        events = [Event("die_rolled", {"side": side, "die": die, "box": nxt.number, "success": success})]
+        if success:
+            events.append(self._advance(state, side, nxt, "roll"))
+        return events
+
+    @staticmethod
+    def _advance(state: SpaceRaceState, side: str, box: Box, cause: str) -> Event:
+        first = state.opponent(side).box < box.number
+        vp = (box.vp_first if first else box.vp_second) or 0
+        return Event("advanced", {"side": side, "box": box.number, "vp": vp,
+                                  "arrival": "first" if first else "second", "cause": cause})
+
+    # -- prompt and views ----------------------------------------------------------------------------------
+    def prompt(self, state: SpaceRaceState) -> Prompt:
+        if state.pending is not None:
+            nxt = state.next_box(state.pending.side)
+            assert nxt is not None
+            return Prompt(
+                text=f"{state.pending.side}: roll the d6 for box {nxt.number} {nxt.name} ({nxt.roll_text} succeeds); {NO_EVENT}",
+                step="roll the d6", awaits="dice", player=state.pending.side, die="d6", count=1,
+                options=tuple(str(n) for n in range(1, 7)), commands=("roll", "undo"),
+            )
+        if not state.in_turn:
+            return Prompt(text=f"begin turn {state.turn + 1} when the table starts it", step="between turns",
+                          awaits="confirm", options=("begin_turn",), commands=("begin_turn", "event_advance", "undo"))
+        able = tuple(s for s in SIDES if state.attempts_left(s) > 0)
+        options = tuple(
+            f"{s} {ops} ops" for s in able for ops in range(state.next_box(s).ops, MAX_OPS + 1)  # type: ignore[union-attr]
+        ) + ("end_turn",)
+        parts = []
+        for s in SIDES:
+            nxt = state.next_box(s)
+            parts.append(f"{s} {state.attempts_left(s)} left" + (f" (box {nxt.number}: {nxt.ops}+ ops, {nxt.roll_text})" if nxt else " (done)"))
+        return Prompt(
+            text=f"turn {state.turn}: attempt with a card ({'; '.join(parts)}); {NO_EVENT}; or end_turn",
+            step="turn", awaits="choice", options=options,
+            commands=(("attempt",) if able else ()) + ("end_turn", "grant_attempt", "event_advance", "undo"),
+        )
+
+    def views(self, state: SpaceRaceState) -> Sequence[SideView]:
+        return build_views(state, self.prompt(state).text)
+
+
+def option_command(prompt: Prompt, option: str) -> Command:
+    """The command a button choice stands for (the app's ``option_command`` hook).
+
+    ``"USSR 3 ops"`` → ``attempt {side, ops}`` (the die follows, from the camera or the buttons), ``"4"``
+    → ``roll {die: 4}``, ``"begin_turn"`` / ``"end_turn"`` → themselves.
+    """
+    text = str(option)
+    if text.isdigit():
+        return Command("roll", {"die": int(text)})
+    parts = text.split()
+    if len(parts) == 3 and parts[2] == "ops" and parts[1].isdigit():
+        return Command("attempt", {"side": parts[0], "ops": int(parts[1])})
+    return Command(text)
+
+
+def dice_command(prompt: Prompt, faces: Sequence[int]) -> Command | None:
+    """The command for dice read by the camera or typed while ``prompt`` awaits them (a proposed app
+    hook, like ``option_command``): one d6 → ``roll {die}``; None when no die is awaited."""
+    if prompt.awaits != "dice" or "roll" not in prompt.commands:
+        return None
+    return Command("roll", {"die": faces[0] if len(faces) == 1 else None})
+
+
+GAME = SpaceRaceGame()

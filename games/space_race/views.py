@@ -1,0 +1,81 @@
+"""What each side's 128×64 screen shows: its box, its race VP, its active abilities, the attempts it has
+left this turn and the odds of its next attempt."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from games.core import Alert
+from games.space_race.state import SIDES, SpaceRaceState, Step
+
+#: the reminder every prompt and screen carries when a card is played to the race (rule 6.4.5)
+NO_EVENT = "a card played to the Space Race triggers no event: discard it"
+
+
+@dataclass(frozen=True)
+class SideView:
+    """One side's screen (``player`` is the side: the screens are keyed by it)."""
+
+    player: str
+    side: str
+    opponent: str
+    box: int
+    box_name: str
+    opponent_box: int
+    vp: int
+    opponent_vp: int
+    abilities: tuple[str, ...]
+    attempts_left: int
+    next_box: int | None
+    next_name: str | None
+    next_ops: int | None
+    next_roll: str | None
+    #: chance in percent that the next attempt succeeds (rounded), None after the last box
+    odds_percent: int | None
+    turn: int
+    step: str
+    your_die: bool
+    finished: bool
+    prompt: str
+    note: str = ""
+    alerts: tuple[Alert, ...] = field(default_factory=tuple)
+
+
+def build_views(state: SpaceRaceState, prompt_text: str) -> tuple[SideView, ...]:
+    out = []
+    for name in SIDES:
+        side = state.side(name)
+        other = state.opponent(name)
+        nxt = state.next_box(name)
+        alerts: list[Alert] = []
+        if state.pending is not None and state.pending.side == name:
+            alerts.append(Alert("roll_die", f"roll the d6: {nxt.roll_text if nxt else '-'} succeeds", name))
+        if state.pending is not None:
+            alerts.append(Alert("no_event", NO_EVENT, None))
+        out.append(
+            SideView(
+                player=name,
+                side=name,
+                opponent=other.name,
+                box=side.box,
+                box_name=state.box(side.box).name if side.box else "start",
+                opponent_box=other.box,
+                vp=side.vp,
+                opponent_vp=other.vp,
+                abilities=tuple(b.ability_text for b in state.active_abilities(name)),
+                attempts_left=state.attempts_left(name),
+                next_box=nxt.number if nxt else None,
+                next_name=nxt.name if nxt else None,
+                next_ops=nxt.ops if nxt else None,
+                next_roll=nxt.roll_text if nxt else None,
+                odds_percent=round(float(nxt.odds) * 100) if nxt else None,
+                turn=state.turn,
+                step=(Step.AWAIT_DIE if state.pending else Step.TURN if state.in_turn else Step.BETWEEN_TURNS).value,
+                your_die=state.pending is not None and state.pending.side == name,
+                finished=nxt is None,
+                prompt=prompt_text,
+                note=state.note,
+                alerts=tuple(alerts),
+            )
+        )
+    return tuple(out)

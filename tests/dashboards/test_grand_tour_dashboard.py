@@ -1,0 +1,92 @@
+"""Golden images of the Grand Tour dashboard (pixel for pixel; regenerate with PITBOARD_REGOLD=1)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from device.dashboards.grand_tour import render
+from games.core import Command, Match
+from games.grand_tour import GAME
+
+GOLDEN = Path(__file__).parent / "golden" / "grand_tour"
+SETUP = {"stages": 2, "teams": ["red", "blue", "green"],
+         "time_track": {"columns": 12, "start_column": 2, "start_row": 0}}
+
+
+def _match(*commands: dict[str, Any]) -> Match:
+    m = Match.begin(GAME, SETUP)
+    for c in commands:
+        out = m.apply(Command.from_json(c))
+        assert out.accepted, (c, out.reason)
+    return m
+
+
+def rnd(*crossed: tuple[str, int], pack: bool = False) -> dict[str, Any]:
+    return {"type": "finish_round", "crossed": [{"rider": r, "squares": s} for r, s in crossed], "pack": pack}
+
+
+R1 = rnd(("green.sprinteur", 3), ("red.sprinteur", 2))
+R2 = rnd(("blue.rouleur", 4), ("red.rouleur", 2), ("green.rouleur", 1), pack=True)
+R3 = rnd(("blue.sprinteur", 1))
+EX = [{"type": "exhaustion", "rider": r, "cards": n} for r, n in
+      [("red.rouleur", 5), ("red.sprinteur", 2), ("blue.rouleur", 0), ("blue.sprinteur", 3),
+       ("green.rouleur", 1), ("green.sprinteur", 4)]]
+S2 = [rnd(("red.rouleur", 5), ("blue.sprinteur", 2)), rnd(("red.sprinteur", 1), ("green.rouleur", 1),
+                                                          ("green.sprinteur", 0), ("blue.rouleur", 0))]
+
+STATES = {
+    "racing_red": (lambda: _match(R1), 0, True),
+    "between_red_on": (lambda: _match(R1, R2, R3, EX[0]), 0, True),
+    "between_red_off": (lambda: _match(R1, R2, R3, EX[0]), 0, False),
+    "stage2_blue": (lambda: _match(R1, R2, R3, *EX), 1, True),
+    "over_red_on": (lambda: _match(R1, R2, R3, *EX, *S2), 0, True),
+    "over_green": (lambda: _match(R1, R2, R3, *EX, *S2), 2, True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STATES))
+def test_golden(name: str) -> None:
+    build, seat, blink = STATES[name]
+    image = render(build().views()[seat], blink_on=blink)
+    assert image.mode == "1" and image.size == (128, 64)
+    path = GOLDEN / f"{name}.png"
+    if os.environ.get("PITBOARD_REGOLD") == "1" or not path.exists():
+        if os.environ.get("PITBOARD_REGOLD") != "1":
+            pytest.fail(f"no golden image {path}; run with PITBOARD_REGOLD=1 to create it, then look at it")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        image.save(path)
+    golden = Image.open(path).convert("1")
+    assert golden.size == image.size
+    assert golden.tobytes() == image.tobytes(), f"{name} differs from {path} (PITBOARD_REGOLD=1 regenerates)"
+
+
+def test_the_winner_flashes() -> None:
+    m = _match(R1, R2, R3, *EX, *S2)
+    winners = [v for v in m.views() if v.winner]
+    assert len(winners) == 1
+    v = winners[0]
+    assert render(v, blink_on=True).tobytes() != render(v, blink_on=False).tobytes()
+
+
+def test_app_status_line_and_refusal_notice() -> None:
+    """The app's button-menu line replaces the bottom line; its refusal notice flashes over the middle."""
+    import dataclasses
+
+    from games.core import Alert
+
+    v = _match(R1).views()[0]
+    menu = dataclasses.replace(v, prompt="> green.sprinteur +5 (12/38) OK")
+    image = render(menu, blink_on=True)
+    assert image.tobytes() != render(v, blink_on=True).tobytes()
+    note = dataclasses.replace(v, alerts=(Alert("refused", "list the crossers in finishing order", None),))
+    assert render(note, blink_on=True).tobytes() != render(note, blink_on=False).tobytes()
+    path = GOLDEN / "status_menu_red.png"
+    if os.environ.get("PITBOARD_REGOLD") == "1":
+        image.save(path)
+    assert path.exists(), f"no golden image {path}; run with PITBOARD_REGOLD=1 to create it, then look at it"
+    assert Image.open(path).convert("1").tobytes() == image.tobytes()

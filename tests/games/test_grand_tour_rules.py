@@ -1,0 +1,423 @@
+"""The Grand Tour rules, one test per rule sentence of shared/rules/grand-tour.md ([seed] and [V]).
+
+Each docstring quotes the sentence it checks (``test_grand_tour_quotes.py`` proves all are quoted).  The
+time-track tests use a small sheet given in the setup (the seed does not give the printed sheet's size):
+cells are (column, row), column = minute, row = 10 s, 6 rows a column; ``cell(m, rider)`` reads one.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from typing import Any
+
+import pytest
+
+from games.core import Command, Illegal, Match
+from games.grand_tour import EXAMPLE_SETUP, GAME, load_specialty_data, load_tour_data, start_order, tour_winners
+
+
+def new(teams: tuple[str, ...] = ("red", "blue"), stages: int = 1, columns: int = 10, start: tuple[int, int] = (2, 0),
+        **extra: Any) -> Match:
+    options: dict[str, Any] = {"stages": stages, "teams": list(teams),
+                               "time_track": {"columns": columns, "start_column": start[0], "start_row": start[1]}}
+    options.update(extra)
+    return Match.begin(GAME, options)
+
+
+def ok(m: Match, *commands: dict[str, Any]) -> None:
+    for c in commands:
+        out = m.apply(Command.from_json(c))
+        assert out.accepted, (c, out.reason)
+
+
+def refused(m: Match, command: dict[str, Any]) -> str:
+    out = m.apply(Command.from_json(command))
+    assert not out.accepted and out.reason
+    return out.reason
+
+
+def rnd(*crossed: tuple[str, int], pack: bool = False) -> dict[str, Any]:
+    return {"type": "finish_round", "crossed": [{"rider": r, "squares": s} for r, s in crossed], "pack": pack}
+
+
+def cell(m: Match, rider: str) -> tuple[int, int]:
+    return m.state.track.cell(m.state.rider(rider).index)
+
+
+def exhaust(m: Match, cards: int = 0) -> None:
+    for r in m.state.riders:
+        ok(m, {"type": "exhaustion", "rider": r.id, "cards": cards})
+
+
+# -- Base game facts [V] -----------------------------------------------------------------------------------
+
+
+def test_decks_and_exhaustion_value() -> None:
+    """"Each team has a Rouleur (energy deck 3,4,5,6,7 ×3) and a Sprinteur (2,3,4,5,9 ×3); exhaustion cards
+    are worth 2." """
+    decks = load_tour_data()["decks"]
+    assert decks["rouleur"] == [3, 4, 5, 6, 7] and decks["sprinteur"] == [2, 3, 4, 5, 9]
+    assert decks["copies"] == 3 and decks["exhaustion_value"] == 2
+    m = new()
+    assert [(r.team, r.role) for r in m.state.riders] == [
+        ("red", "rouleur"), ("red", "sprinteur"), ("blue", "rouleur"), ("blue", "sprinteur")]
+
+
+def test_two_to_four_teams_more_with_peloton() -> None:
+    """"2–4 teams (more with Peloton)." — and at most 6 (the Peloton expansion's seats)."""
+    six = ("a", "b", "c", "d", "e", "f")
+    with pytest.raises(Illegal, match="Peloton"):
+        new(teams=six[:5])
+    with pytest.raises(Illegal, match="2 to 4"):
+        new(teams=("a",))
+    assert len(new(teams=six, peloton=True).state.teams) == 6
+    with pytest.raises(Illegal, match="2 to 6"):
+        new(teams=six + ("g",), peloton=True)
+
+
+# -- Scoring [seed] ----------------------------------------------------------------------------------------
+
+
+def test_stage_points_three_two_one() -> None:
+    """"Each stage: 1st place 3 points, 2nd 2, 3rd 1." — to the rider's team (both riders may score)."""
+    m = new(teams=("red", "blue", "green"), stages=2)
+    ok(m, rnd(("red.sprinteur", 3), ("red.rouleur", 2), ("blue.sprinteur", 1)),
+       rnd(("green.rouleur", 2), ("green.sprinteur", 1), ("blue.rouleur", 1)))
+    assert {t.name: t.points for t in m.state.teams} == {"red": 5, "blue": 1, "green": 0}
+    assert m.state.results == (("red.sprinteur", "red.rouleur", "blue.sprinteur", "green.rouleur",
+                                "green.sprinteur", "blue.rouleur"),)
+
+
+def test_final_time_points_three_two_one() -> None:
+    """"After the last stage: the best total time gets 3 more points, 2nd best 2, 3rd best 1." """
+    m = new(stages=1)
+    # round 1: blue.sprinteur 1st (5 up + bonus), red.rouleur 2nd (1 up + bonus); the others lose a minute
+    ok(m, rnd(("blue.sprinteur", 5), ("red.rouleur", 1)), rnd(("red.sprinteur", 4), ("blue.rouleur", 0)))
+    assert m.state.time_ranking == ("blue.sprinteur", "red.rouleur", "red.sprinteur", "blue.rouleur")
+    # stage: blue 3 + 0, red 2 + 1;  time: blue 3, red 2 + 1
+    assert {t.name: t.points for t in m.state.teams} == {"red": 6, "blue": 6}
+    assert m.state.phase.value == "tour over"
+
+
+# -- Time track [seed] -------------------------------------------------------------------------------------
+
+
+def test_all_markers_start_on_start() -> None:
+    """"One time marker per rider, all on "start" before stage 1." (the start cell is data: the sheet is
+    not in the seed)"""
+    m = new(start=(3, 2))
+    assert {cell(m, r.id) for r in m.state.riders} == {(3, 2)}
+    assert len(m.state.riders) == 4
+    data = load_tour_data()["time_track"]
+    assert data["known"] is False and {"columns", "start_column", "start_row"} <= set(data)
+
+
+def test_moves_happen_only_at_the_end_of_a_round_with_crossers() -> None:
+    """"At the end of every round in which riders crossed the finish line:" — a round nobody crossed is
+    refused with the reason (nothing moves)."""
+    m = new()
+    assert "nobody crossed" in refused(m, rnd())
+
+
+def test_riders_not_crossed_move_one_column_right() -> None:
+    """"riders who have not crossed move one column right (one column = one minute);" """
+    m = new()
+    ok(m, rnd(("red.sprinteur", 1)))
+    for rid in ("red.rouleur", "blue.rouleur", "blue.sprinteur"):
+        assert cell(m, rid) == (3, 0)
+    view = {v.team: v for v in m.views()}["blue"]
+    assert view.riders[0].time == "3:00"
+
+
+def test_crossers_move_one_row_up_per_square_up_to_five() -> None:
+    """"riders who crossed move one row up per square they travelled past the line (up to 5 squares; one
+    row = 10 seconds)." — 3rd place (no bonus): 2 squares = 20 s; 7 squares count as 5."""
+    m = new(teams=("red", "blue", "green"), start=(3, 5))
+    ok(m, rnd(("red.sprinteur", 3), ("red.rouleur", 3)))  # 1st, 2nd; everybody else (3,5) -> (4,5)
+    ok(m, rnd(("blue.sprinteur", 2)))  # 3rd place, no bonus: from (4,5) two rows up
+    assert cell(m, "blue.sprinteur") == (4, 3)
+    ok(m, rnd(("blue.rouleur", 7)))  # from (5,5): 7 squares count as 5 -> (5,0)
+    assert cell(m, "blue.rouleur") == (5, 0)
+    assert m.live_events()[-1].data["crossed"][0]["rows_up"] == 5
+
+
+def test_the_wrap_one_row_down_one_column_left() -> None:
+    """"A rider who went so far that they would leave the top moves to the next row down and one column
+    left (the wrap)." — from (3,0), 5 squares past the line leaves the top: the marker goes to (2,1)."""
+    m = new(teams=("red", "blue"), start=(2, 0))
+    ok(m, rnd(("red.sprinteur", 1), ("red.rouleur", 1)))  # 1st and 2nd; blue's riders -> (3,0)
+    assert cell(m, "blue.sprinteur") == (3, 0)
+    ok(m, rnd(("blue.sprinteur", 5)))  # 3rd place, no bonus
+    assert cell(m, "blue.sprinteur") == (2, 1)  # one row down, one column left
+    # a shorter move past the top continues at the bottom of the column to the left (1 min = 6 rows)
+    ok(m, rnd(("blue.rouleur", 2)))  # from (4,0) two rows up
+    assert cell(m, "blue.rouleur") == (3, 4)
+
+
+def test_a_pack_takes_the_time_of_its_first_rider() -> None:
+    """"If all riders who crossed are linked in an unbroken chain (a pack), they all take the time of the
+    first of them." — same squares as the first; without the pack each counts its own."""
+    m = new(teams=("red", "blue", "green"), start=(2, 5))
+    ok(m, rnd(("red.sprinteur", 1), ("red.rouleur", 1)))  # bonuses go to these two
+    ok(m, rnd(("blue.sprinteur", 4), ("blue.rouleur", 3), ("green.rouleur", 1), pack=True))
+    assert cell(m, "blue.sprinteur") == cell(m, "blue.rouleur") == cell(m, "green.rouleur") == (3, 1)
+    m2 = new(teams=("red", "blue", "green"), start=(2, 5))
+    ok(m2, rnd(("red.sprinteur", 1), ("red.rouleur", 1)))
+    ok(m2, rnd(("blue.sprinteur", 4), ("blue.rouleur", 3), ("green.rouleur", 1), pack=False))
+    assert [cell(m2, r) for r in ("blue.sprinteur", "blue.rouleur", "green.rouleur")] == [(3, 1), (3, 2), (3, 4)]
+
+
+def test_bottom_right_cell_stops_tracking() -> None:
+    """"A marker that reaches the bottom-right cell stops being tracked." """
+    m = new(columns=3, start=(1, 5))
+    ok(m, rnd(("red.sprinteur", 0)))  # red.sprinteur 1st: bonus up; the others (1,5) -> (2,5) bottom-right
+    for rid in ("red.rouleur", "blue.rouleur", "blue.sprinteur"):
+        assert cell(m, rid) == (2, 5) and not m.state.rider(rid).tracked
+    ok(m, rnd(("red.rouleur", 3), ("blue.rouleur", 2)))  # 2nd gets a bonus, 3rd moves: but not tracked
+    assert cell(m, "red.rouleur") == (2, 5) and cell(m, "blue.rouleur") == (2, 5)
+    assert not {v.team: v for v in m.views()}["blue"].riders[0].tracked
+
+
+def test_reaching_top_left_moves_every_other_marker_right() -> None:
+    """"When a marker reaches the top-left cell, every other marker moves one column right at once." """
+    m = new(start=(0, 3))
+    ok(m, rnd(("red.sprinteur", 2)))  # (0,3) up 2 -> (0,1), bonus -> (0,0): the top-left cell
+    assert cell(m, "red.sprinteur") == (0, 0)
+    for rid in ("red.rouleur", "blue.rouleur", "blue.sprinteur"):
+        assert cell(m, rid) == (2, 3)  # one column right for not crossing, one more for the top-left rule
+    log = m.live_events()[-1].data["log"]
+    assert any("top-left" in line for line in log)
+
+
+def test_first_and_second_get_a_ten_second_bonus() -> None:
+    """"1st and 2nd of each stage get a 10-second bonus (one row up)." — 3rd gets none."""
+    m = new(teams=("red", "blue"), start=(2, 3), stages=2)
+    ok(m, rnd(("red.sprinteur", 2), ("blue.sprinteur", 2), ("red.rouleur", 2)))
+    assert cell(m, "red.sprinteur") == (2, 0)  # 2 squares + bonus
+    assert cell(m, "blue.sprinteur") == (2, 0)
+    assert cell(m, "red.rouleur") == (2, 1)  # 3rd: 2 squares only
+    crossed = m.live_events()[-1].data["crossed"]
+    assert [c["bonus"] for c in crossed] == [True, True, False]
+
+
+# -- Between stages [seed] ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cards, keep", [(0, 0), (1, 1), (4, 2), (5, 3), (9, 5)])
+def test_discard_half_the_exhaustion_rounded_down(cards: int, keep: int) -> None:
+    """"Each player discards only half of their exhaustion cards, rounded down; decks get more tired as the
+    tour goes on." — the screen shows, per rider, the cards kept."""
+    m = new(stages=2)
+    ok(m, rnd(("red.sprinteur", 1), ("red.rouleur", 1), ("blue.rouleur", 1), ("blue.sprinteur", 1)))
+    ok(m, {"type": "exhaustion", "rider": "blue.rouleur", "cards": cards})
+    assert m.state.rider("blue.rouleur").keep == keep
+    blue = {v.team: v for v in m.views()}["blue"]
+    assert blue.riders[0].exhaustion == cards and blue.riders[0].keep == keep
+    assert blue.riders[1].keep is None
+
+
+def test_start_order_fewest_points_first() -> None:
+    """"From stage 2 on, teams place at the start line in order of fewest tour points first." """
+    m = new(teams=("red", "blue", "green"), stages=3)
+    assert all(v.start_position is None for v in m.views())  # stage 1: no order
+    ok(m, rnd(("green.sprinteur", 2), ("red.sprinteur", 1), ("blue.rouleur", 1), ("green.rouleur", 0),
+              ("red.rouleur", 0), ("blue.sprinteur", 0)))
+    # green 3, red 2, blue 1
+    assert m.state.start_order == ("blue", "red", "green")
+    exhaust(m, 2)
+    assert m.state.stage == 2
+    assert {v.team: v.start_position for v in m.views()} == {"blue": 1, "red": 2, "green": 3}
+
+
+# -- Ties [seed] -------------------------------------------------------------------------------------------
+
+
+def test_less_total_time_wins_a_tie() -> None:
+    """"Between riders: the one with less total time wins (except for deciding the final tour winner)." —
+    equal points at the start line: the team with less time wins the tie, so the other places first."""
+    points = {"red": 3, "blue": 3, "green": 5}
+    index = {"red.rouleur": 20, "red.sprinteur": 14, "blue.rouleur": 12, "blue.sprinteur": 30,
+             "green.rouleur": 1, "green.sprinteur": 2}
+    place = {rid: i + 1 for i, rid in enumerate(index)}
+    assert start_order(points, index, place) == ["red", "blue", "green"]
+
+
+def test_same_time_better_last_stage_wins() -> None:
+    """"Same time: the one who finished better in the last stage wins." — in the best-time ranking (the
+    pack gives both sprinteurs the same time; red's crossed first)."""
+    m = new(stages=1)
+    ok(m, rnd(("red.sprinteur", 3), ("blue.sprinteur", 1), pack=True),
+       rnd(("red.rouleur", 2), ("blue.rouleur", 1)))
+    assert m.state.rider("red.sprinteur").index == m.state.rider("blue.sprinteur").index
+    assert m.state.time_ranking[:2] == ("red.sprinteur", "blue.sprinteur")
+
+
+def test_tour_winner_tie_is_not_broken_by_time() -> None:
+    """"Between riders: the one with less total time wins (except for deciding the final tour winner)." —
+    equal tour points: the team with MORE time still wins when it finished better in the last stage."""
+    index = {"red.rouleur": 40, "red.sprinteur": 40, "blue.rouleur": 1, "blue.sprinteur": 2}
+    last_stage = {"red.sprinteur": 1, "blue.rouleur": 2, "blue.sprinteur": 3, "red.rouleur": 4}
+    assert min(index["blue.rouleur"], index["blue.sprinteur"]) < index["red.sprinteur"]
+    assert tour_winners({"red": 7, "blue": 7}, last_stage) == ["red"]
+    assert tour_winners({"red": 6, "blue": 7}, last_stage) == ["blue"]
+
+
+# -- Specialties [seed] ------------------------------------------------------------------------------------
+
+
+def test_specialties_deal_two_keep_one_assign_to_a_rider() -> None:
+    """"A sheet of 9 specialty cards; before stage 1 each player gets 2, keeps 1, assigns it to the sprinteur
+    or the rouleur, discards the other." """
+    assert len(load_specialty_data()) == 9
+    m = new(specialties=True)
+    assert "specialt" in refused(m, rnd(("red.sprinteur", 1)))
+    ok(m, {"type": "deal_specialties", "team": "red", "cards": ["1", "2"]})
+    assert "already dealt" in refused(m, {"type": "deal_specialties", "team": "blue", "cards": ["2", "3"]})
+    assert "exactly 2" in refused(m, {"type": "deal_specialties", "team": "blue", "cards": ["3", "4", "5"]})
+    ok(m, {"type": "deal_specialties", "team": "blue", "cards": ["3"]})  # one at a time (the buttons)
+    assert "deal blue" in refused(m, {"type": "keep_specialty", "team": "blue", "card": "3", "rider": "rouleur"})
+    ok(m, {"type": "deal_specialties", "team": "blue", "cards": ["4"]})
+    assert "already has" in refused(m, {"type": "deal_specialties", "team": "blue", "cards": ["5"]})
+    assert "one of its own" in refused(m, {"type": "keep_specialty", "team": "red", "card": "3", "rider": "rouleur"})
+    assert "rouleur" in refused(m, {"type": "keep_specialty", "team": "red", "card": "2", "rider": "captain"})
+    ok(m, {"type": "keep_specialty", "team": "red", "card": "2", "rider": "sprinteur"})
+    assert m.state.phase.value == "specialties"
+    ok(m, {"type": "keep_specialty", "team": "blue", "card": "3", "rider": "rouleur"})
+    assert m.state.phase.value == "racing" and m.state.stage == 1
+    assert m.state.rider("red.sprinteur").specialty == "2" and m.state.rider("red.rouleur").specialty is None
+    assert m.live_events()[-2].data["discarded"] == "4"
+    with pytest.raises(Illegal, match="9 cards"):
+        new(teams=("a", "b", "c", "d", "e"), peloton=True, specialties=True)
+
+
+def test_specialty_timing_and_texts_are_data() -> None:
+    """"Some act once per stage, some permanently." "(Card texts: [?] → data.)" — the packaged cards are
+    marked unknown (the screens show "?"); the owner's own cards come in through the setup."""
+    cards = load_specialty_data()
+    assert all(c["known"] is False and c["text"].startswith("[?]") for c in cards)
+    m = new(specialties=True)
+    ok(m, {"type": "deal_specialties", "team": "red", "cards": ["1", "2"]},
+       {"type": "deal_specialties", "team": "blue", "cards": ["3", "4"]},
+       {"type": "keep_specialty", "team": "red", "card": "1", "rider": "rouleur"})
+    assert m.views()[0].riders[0].specialty_text == "?"
+    own = [{"id": "climber", "name": "Climber", "timing": "permanent", "text": "+1 on climbs"},
+           {"id": "attack", "name": "Attack", "timing": "once_per_stage", "text": "move 2 more once"},
+           {"id": "x", "name": "X", "timing": "permanent", "text": "x"},
+           {"id": "y", "name": "Y", "timing": "permanent", "text": "y"}]
+    m = new(specialties=True, specialty=own)
+    ok(m, {"type": "deal_specialties", "team": "red", "cards": ["climber", "attack"]},
+       {"type": "keep_specialty", "team": "red", "card": "attack", "rider": "sprinteur"})
+    assert {c.timing for c in m.state.cards} == {"permanent", "once_per_stage"}
+    assert m.views()[0].riders[1].specialty_text == "move 2 more once"
+
+
+# -- Cooperation [seed] ------------------------------------------------------------------------------------
+
+
+def test_cooperation_is_a_setting_nothing_enforced() -> None:
+    """"Table talk, bluffing and alliances are allowed; a table may switch that off (a setting, nothing to
+    enforce)." """
+    assert new().views()[0].cooperation is True
+    m = new(cooperation=False)
+    assert m.views()[0].cooperation is False
+    ok(m, rnd(("red.sprinteur", 1)))  # the rules run the same
+
+
+# -- the whole tour, prompts and refusals -------------------------------------------------------------------
+
+
+def test_example_setup_plays_a_tour_to_the_end() -> None:
+    m = Match.begin(GAME, tomllib.loads(EXAMPLE_SETUP))
+    riders = [r.id for r in m.state.riders]
+    for stage in range(3):
+        assert m.prompt().commands[0] == "finish_round"
+        ok(m, rnd(*[(r, 0) for r in riders]))
+        if stage < 2:
+            assert m.prompt().commands[0] == "exhaustion"
+            exhaust(m, 3)
+    assert m.state.phase.value == "tour over" and m.state.winners
+    assert "tour is over" in refused(m, rnd(("red.rouleur", 1)))
+    assert sum(t.points for t in m.state.teams) == 3 * 6 + 6
+
+
+def test_refusals_have_reasons() -> None:
+    m = new(stages=2)
+    assert "not in this tour" in refused(m, rnd(("pink.rouleur", 1)))
+    assert "finishing order" in refused(m, rnd(("red.rouleur", 1), ("blue.rouleur", 2)))
+    assert "whole number" in refused(m, rnd(("red.rouleur", -1)))
+    assert "already crossed" in refused(m, rnd(("red.rouleur", 1), ("red.rouleur", 1)))
+    assert "between stages" in refused(m, {"type": "exhaustion", "rider": "red.rouleur", "cards": 2})
+    assert "only before stage 1" in refused(m, {"type": "deal_specialties", "team": "red", "cards": ["1", "2"]})
+    ok(m, rnd(("red.rouleur", 1)))
+    assert "already crossed" in refused(m, rnd(("red.rouleur", 1)))
+    ok(m, rnd(("red.sprinteur", 1), ("blue.rouleur", 1), ("blue.sprinteur", 1)))
+    assert "exhaustion" in refused(m, rnd(("red.rouleur", 1)))
+    ok(m, {"type": "exhaustion", "rider": "red.rouleur", "cards": 2})
+    assert "already entered" in refused(m, {"type": "exhaustion", "rider": "red.rouleur", "cards": 2})
+    assert "unknown command" in refused(m, {"type": "sprint"})
+
+
+@pytest.mark.parametrize(
+    "options, needle",
+    [
+        ({"teams": ["red", "blue"]}, "stages"),
+        ({"stages": 2, "teams": "red"}, "list of team names"),
+        ({"stages": 2, "teams": ["red", "red"]}, "same name"),
+        ({"stages": 2, "teams": ["red", "blue"], "time_track": {"seconds_per_row": 5}}, "cannot be changed"),
+        ({"stages": 2, "teams": ["red", "blue"], "time_track": {"start_column": 99}}, "start_column"),
+        ({"stages": 2, "teams": ["red", "blue"], "colour": 1}, "unknown setup keys"),
+    ],
+)
+def test_bad_setup_is_refused(options: dict[str, Any], needle: str) -> None:
+    with pytest.raises(Illegal, match=needle):
+        GAME.start(options)
+
+
+def test_views_show_points_gaps_keep_and_start() -> None:
+    m = new(stages=2)
+    ok(m, rnd(("red.sprinteur", 2), ("blue.sprinteur", 1)), rnd(("blue.rouleur", 0), ("red.rouleur", 0)))
+    views = {v.team: v for v in m.views()}
+    red, blue = views["red"], views["blue"]
+    assert (red.points, blue.points) == (3, 3)  # blue: 2nd and 3rd
+    assert red.riders[1].gap == "leader" and blue.riders[1].gap == "+0:10"
+    assert red.riders[0].gap_seconds == 60 + 30 and red.riders[0].gap == "+1:30"
+    assert (red.start_position, blue.start_position) == (2, 1)  # equal points: red has less time, wins the tie
+    assert any(a.kind == "enter_exhaustion" for a in red.alerts)
+
+
+def test_a_round_entered_crosser_by_crosser_equals_the_one_shot_round() -> None:
+    """The buttons enter a round one crosser at a time (``cross``) and close it (``end_round``); the
+    markers end where the one-shot ``finish_round`` puts them."""
+    a, b = new(teams=("red", "blue", "green")), new(teams=("red", "blue", "green"))
+    ok(a, rnd(("red.sprinteur", 3), ("blue.sprinteur", 3), ("green.rouleur", 1), pack=True))
+    ok(b, {"type": "cross", "rider": "red.sprinteur", "squares": 3},
+       {"type": "cross", "rider": "blue.sprinteur", "squares": 3})
+    assert "finishing order" in refused(b, {"type": "cross", "rider": "green.rouleur", "squares": 4})
+    assert "crosser by crosser" in refused(b, rnd(("green.rouleur", 1)))
+    ok(b, {"type": "cross", "rider": "green.rouleur", "squares": 1}, {"type": "end_round", "pack": True})
+    assert [r.index for r in a.state.riders] == [r.index for r in b.state.riders]
+    assert a.state.order == b.state.order and b.state.open_round == ()
+    assert "nobody crossed" in refused(b, {"type": "end_round"})
+
+
+def test_every_button_option_is_a_command_the_rules_know() -> None:
+    """Each prompt option maps (``option_command``) to a command; the first ones are accepted."""
+    from games.grand_tour import option_command
+
+    m = new(specialties=True, stages=2)
+    for _ in range(200):
+        prompt = m.prompt()
+        if not prompt.options:
+            break
+        accepted = [o for o in prompt.options if _proposable(m, option_command(prompt, o))]
+        assert accepted, prompt
+        ok(m, option_command(prompt, accepted[0]).to_json())
+    assert m.state.phase.value == "tour over"
+
+
+def _proposable(m: Match, command: Command) -> bool:
+    try:
+        m.propose(command)
+    except Illegal:
+        return False
+    return True
