@@ -1,0 +1,69 @@
+"""Dashboards: a player's view drawn as one 128×64 1-bit frame.
+
+``render_view(game, view, blink_on=...)`` imports ``device.dashboards.<game>`` on first use (so the app
+only loads the game it plays) and calls its ``render(view, *, blink_on)``.  ``blink_on`` alternates a few
+times a second in the main loop; alerts are drawn only while it is on, which makes them flash.
+
+Views are frozen dataclasses, so the last frames are remembered by ``(game, view, blink_on)``: after a press
+usually one or two of six players' views changed, and the others cost a dictionary look-up and a copy.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections import OrderedDict
+from types import ModuleType
+from typing import Any
+
+from PIL import Image
+
+_GAME_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+_modules: dict[str, ModuleType] = {}
+_frames: OrderedDict[tuple[str, Any, bool], Image.Image] = OrderedDict()
+#: Frames remembered: two blink phases × six players, with room to spare.
+CACHE_SIZE = 32
+
+
+def dashboard(game: str) -> ModuleType:
+    """The dashboard module for ``game`` (``device.dashboards.<game>``), imported once."""
+    if game in _modules:
+        return _modules[game]
+    if not isinstance(game, str) or not _GAME_NAME.match(game):
+        raise ValueError(f"{game!r} is not a game name; use the game's package name, e.g. 'gaslands'")
+    try:
+        module = importlib.import_module(f"device.dashboards.{game}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"device.dashboards.{game}":
+            raise
+        raise ValueError(f"there is no dashboard for game {game!r} (no device/dashboards/{game}.py)") from None
+    if not callable(getattr(module, "render", None)):
+        raise ValueError(f"device/dashboards/{game}.py has no render(view, *, blink_on) function")
+    _modules[game] = module
+    return module
+
+
+def clear_cache() -> None:
+    """Forget the remembered frames (benchmarks use it to time drawing, not the look-up)."""
+    _frames.clear()
+
+
+def render_view(game: str, view: Any, *, blink_on: bool) -> Image.Image:
+    """Draw ``view`` (one player's view of ``game``) as a mode "1" 128×64 image (a new image the caller may
+    keep or draw on)."""
+    try:
+        key: tuple[str, Any, bool] | None = (game, view, bool(blink_on))
+        cached = _frames.get(key)  # type: ignore[arg-type]
+    except TypeError:  # a view that is not hashable is simply drawn every time
+        key, cached = None, None
+    if cached is not None:
+        _frames.move_to_end(key)  # type: ignore[arg-type]
+        return cached.copy()
+    image = dashboard(game).render(view, blink_on=blink_on)
+    if image.mode != "1" or image.size != (128, 64):
+        raise ValueError(f"the {game} dashboard drew a {image.mode} {image.size} image; screens take mode '1' 128x64")
+    if key is not None:
+        _frames[key] = image.copy()
+        while len(_frames) > CACHE_SIZE:
+            _frames.popitem(last=False)
+    return image

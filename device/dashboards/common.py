@@ -1,0 +1,187 @@
+"""Drawing helpers every dashboard shares (128×64, mode "1", white = lit).
+
+Kept deliberately small and stable — other games' dashboards use it:
+
+``canvas()``, ``font(size)``, ``text_width(text, size)``, ``fit_text(draw, box, text, ...)``,
+``bar(draw, box, value, maximum)``, ``pips(draw, x, y, count, ...)``, ``banner(draw, box, title, text,
+blink_on=...)``, ``flag(draw, x, y)``, ``triangle(draw, x, y, h)``.
+
+Fonts are Pillow's bundled default (``load_default(size)``), so rendering is the same on every machine with
+this Pillow, which the golden-image tests rely on.  Glyphs are drawn without antialiasing on a 1-bit image;
+big numbers use a 1-pixel stroke so they stay bold enough at arm's length.  Small numbers are drawn with
+:func:`pixel_text`, a 5×7 pixel font: the bundled font's 6 and 8 merge below 13 px on a 1-bit screen.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from PIL import Image, ImageDraw, ImageFont
+
+WIDTH, HEIGHT = 128, 64
+ON, OFF = 1, 0
+
+
+def canvas() -> tuple[Image.Image, ImageDraw.ImageDraw]:
+    """A blank (all dark) 128×64 mode "1" image and a drawer on it."""
+    image = Image.new("1", (WIDTH, HEIGHT), OFF)
+    return image, ImageDraw.Draw(image)
+
+
+@lru_cache(maxsize=64)
+def font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    """Pillow's bundled font at ``size`` pixels (cached)."""
+    return ImageFont.load_default(size=size)
+
+
+def text_width(text: str, size: int, *, stroke: int = 0) -> int:
+    left, _, right, _ = font(size).getbbox(text, stroke_width=stroke)
+    return int(right - left)
+
+
+def _ellipsize(text: str, size: int, width: int, stroke: int) -> str:
+    if text_width(text, size, stroke=stroke) <= width:
+        return text
+    while text and text_width(text + "…", size, stroke=stroke) > width:
+        text = text[:-1]
+    return text.rstrip() + "…" if text else ""
+
+
+def fit_text(
+    draw: ImageDraw.ImageDraw,
+    box: tuple[int, int, int, int],
+    text: str,
+    *,
+    sizes: tuple[int, ...] = (12, 11, 10, 9),
+    fill: int = ON,
+    align: str = "left",
+    stroke: int = 0,
+) -> int:
+    """Draw ``text`` on one line inside ``box`` (x0, y0, x1, y1 inclusive), vertically centred.
+
+    Tries each size in ``sizes`` (largest first); if even the last is too wide the text is cut with "…".
+    Returns the size used.
+    """
+    x0, y0, x1, y1 = box
+    width = x1 - x0  # one pixel spare: 1-bit rasterising can run a pixel past the measured box
+    size = sizes[-1]
+    for s in sizes:
+        if text_width(text, s, stroke=stroke) <= width:
+            size = s
+            break
+    shown = _ellipsize(text, size, width, stroke)
+    anchor = {"left": "lm", "center": "mm", "right": "rm"}[align]
+    x = {"left": x0, "center": (x0 + x1 + 1) // 2, "right": x1}[align]
+    y = (y0 + y1 + 1) // 2
+    draw.text((x, y), shown, fill=fill, font=font(size), anchor=anchor, stroke_width=stroke,
+              stroke_fill=fill if stroke else None)
+    return size
+
+
+def bar(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], value: int, maximum: int) -> None:
+    """An outlined bar filled in proportion ``value / maximum`` (clamped), with a 1-pixel gap inside."""
+    x0, y0, x1, y1 = box
+    draw.rectangle(box, outline=ON, fill=OFF)
+    if maximum <= 0 or value <= 0:
+        return
+    inner = x1 - x0 - 3
+    filled = max(1, round(inner * min(value, maximum) / maximum))
+    draw.rectangle((x0 + 2, y0 + 2, x0 + 1 + filled, y1 - 2), fill=ON)
+
+
+def pips(
+    draw: ImageDraw.ImageDraw, x: int, y: int, count: int, *, slots: int = 0, pitch: int = 10, diameter: int = 8
+) -> int:
+    """A row of round pips from (x, y): ``count`` filled, the rest of ``slots`` as empty rings.
+
+    Returns the x just after the last pip drawn.
+    """
+    n = max(count, slots)
+    for i in range(n):
+        left = x + i * pitch
+        box = (left, y, left + diameter - 1, y + diameter - 1)
+        if i < count:
+            draw.ellipse(box, fill=ON, outline=ON)
+        else:
+            draw.ellipse(box, fill=OFF, outline=ON)
+    return x + n * pitch
+
+
+def banner(
+    draw: ImageDraw.ImageDraw,
+    box: tuple[int, int, int, int],
+    title: str,
+    text: str = "",
+    *,
+    blink_on: bool,
+    title_sizes: tuple[int, ...] = (16, 14, 12),
+) -> None:
+    """A flashing alert: when ``blink_on`` a lit box with dark ``title`` (big) and ``text`` (small) over
+    whatever is under ``box``; when off, nothing is drawn, so the screen underneath shows through."""
+    if not blink_on:
+        return
+    x0, y0, x1, y1 = box
+    draw.rectangle(box, fill=ON)
+    if text:
+        mid = y0 + (y1 - y0) * 3 // 5
+        fit_text(draw, (x0 + 3, y0 + 1, x1 - 3, mid), title, sizes=title_sizes, fill=OFF, align="center")
+        fit_text(draw, (x0 + 3, mid + 1, x1 - 3, y1 - 1), text, sizes=(11, 10, 9), fill=OFF, align="center")
+    else:
+        fit_text(draw, (x0 + 3, y0 + 1, x1 - 3, y1 - 1), title, sizes=title_sizes, fill=OFF, align="center")
+
+
+def flag(draw: ImageDraw.ImageDraw, x: int, y: int, *, fill: int = ON) -> None:
+    """A 7×9 chequered-flag icon with its top-left at (x, y) (pole position)."""
+    draw.line((x, y, x, y + 8), fill=fill)
+    draw.rectangle((x + 1, y, x + 6, y + 4), outline=fill)
+    draw.rectangle((x + 1, y, x + 3, y + 2), fill=fill)
+    draw.rectangle((x + 4, y + 2, x + 6, y + 4), fill=fill)
+
+
+def triangle(draw: ImageDraw.ImageDraw, x: int, y: int, h: int, *, fill: int = ON) -> None:
+    """A right-pointing solid triangle ``h`` pixels high with its top-left at (x, y): "this is you"."""
+    draw.polygon([(x, y), (x + h // 2, y + h // 2), (x, y + h - 1)], fill=fill)
+
+
+# A 5×7 pixel font for numbers: each glyph is 7 rows of 5 bits (bit 4 = leftmost column).
+_GLYPHS: dict[str, tuple[int, ...]] = {
+    "0": (0b01110, 0b10001, 0b10011, 0b10101, 0b11001, 0b10001, 0b01110),
+    "1": (0b00100, 0b01100, 0b00100, 0b00100, 0b00100, 0b00100, 0b01110),
+    "2": (0b01110, 0b10001, 0b00001, 0b00010, 0b00100, 0b01000, 0b11111),
+    "3": (0b11111, 0b00010, 0b00100, 0b00010, 0b00001, 0b10001, 0b01110),
+    "4": (0b00010, 0b00110, 0b01010, 0b10010, 0b11111, 0b00010, 0b00010),
+    "5": (0b11111, 0b10000, 0b11110, 0b00001, 0b00001, 0b10001, 0b01110),
+    "6": (0b00110, 0b01000, 0b10000, 0b11110, 0b10001, 0b10001, 0b01110),
+    "7": (0b11111, 0b00001, 0b00010, 0b00100, 0b01000, 0b01000, 0b01000),
+    "8": (0b01110, 0b10001, 0b10001, 0b01110, 0b10001, 0b10001, 0b01110),
+    "9": (0b01110, 0b10001, 0b10001, 0b01111, 0b00001, 0b00010, 0b01100),
+    "/": (0b00001, 0b00010, 0b00010, 0b00100, 0b01000, 0b01000, 0b10000),
+    "+": (0b00000, 0b00100, 0b00100, 0b11111, 0b00100, 0b00100, 0b00000),
+    "-": (0b00000, 0b00000, 0b00000, 0b11111, 0b00000, 0b00000, 0b00000),
+    " ": (0, 0, 0, 0, 0, 0, 0),
+}
+
+
+def pixel_text_width(text: str, scale: int = 1) -> int:
+    """Width in pixels of ``text`` in the 5×7 pixel font (1 column between glyphs)."""
+    return max(0, len(text) * 6 - 1) * scale
+
+
+def pixel_text(
+    draw: ImageDraw.ImageDraw, xy: tuple[int, int], text: str, *, scale: int = 1, fill: int = ON
+) -> int:
+    """Draw digits, "/", "+" and "-" in the 5×7 pixel font, top-left at ``xy``, each pixel ``scale``×``scale``.
+    Returns the width drawn.  Other characters are refused (this font is only for numbers)."""
+    x0, y0 = xy
+    for i, ch in enumerate(text):
+        rows = _GLYPHS.get(ch)
+        if rows is None:
+            raise ValueError(f"pixel_text draws digits / + - and space only, not {ch!r}")
+        gx = x0 + i * 6 * scale
+        for r, bits in enumerate(rows):
+            for c in range(5):
+                if bits & (0b10000 >> c):
+                    draw.rectangle(
+                        (gx + c * scale, y0 + r * scale, gx + (c + 1) * scale - 1, y0 + (r + 1) * scale - 1), fill=fill
+                    )
+    return pixel_text_width(text, scale)

@@ -1,0 +1,268 @@
+"""The Gaslands dashboard: one player's vehicle(s) on a 0.96" 128×64 OLED.
+
+Read at arm's length, so the layout is a few big things in fixed places::
+
+    ┌──────────────────────────────────┐   header: ▶ = your activation (whole bar lit), vehicle name,
+    │▶ Rust Bucket          ⚑ ph 3     │           ⚑ = pole position, ph = gear phase
+    │ ███   ○ ○ ○ ○ ○ ○ ┃ ●●            │   big current gear with /max gear;  hazard pips: six rings up to
+    │ █ █ /6 ████████ 7/10              │   the wipeout line, beyond the line the tokens past 6; hull bar
+    │ ███   FIRE   done                 │   ON FIRE tag, "done" = already activated this gear phase
+    │ 1.3 skid check                    │   the step, short
+    └──────────────────────────────────┘
+
+A player with several vehicles sees the *featured* one big (the active one, else the next to activate)
+and the others as chips in a right-hand column: initial + gear, inverted at 6+ hazards, crossed out when
+wrecked.  Alerts (not-permitted template, coming wipeout, wreck) cover the middle as a lit banner while
+``blink_on``, so they flash over the normal picture.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from PIL import Image, ImageDraw
+
+from device.dashboards.common import (
+    HEIGHT,
+    OFF,
+    ON,
+    WIDTH,
+    banner,
+    bar,
+    canvas,
+    fit_text,
+    flag,
+    font,
+    pips,
+    pixel_text,
+    pixel_text_width,
+    triangle,
+)
+from games.gaslands.state import PlayerView, VehicleView
+
+#: Hazard tokens at which a vehicle loses control in the wipeout step.
+WIPEOUT_AT = 6
+
+#: Alert kinds → the banner's big word, and which wins when several stand (lower first).
+ALERT_TITLES = {"wrecked": "WRECKED", "wipeout_coming": "WIPEOUT!", "illegal_template": "NOT PERMITTED"}
+ALERT_ORDER = ("wrecked", "wipeout_coming", "illegal_template")
+
+#: The rules' step names are for the log; the screen has ~20 characters.
+SHORT_STEPS = {
+    "choose vehicle": "pick a vehicle",
+    "1.1 choose template": "1.1 pick template",
+    "1.1 touch-move: left player picks": "1.1 left player picks",
+    "1.2 place template": "1.2 place template",
+    "1.3 skid check": "1.3 skid check",
+    "1.4 apply SHIFT results": "1.4 spend SHIFTs",
+    "1.6 resolve slide": "1.6 slide",
+    "1.7 move": "1.7 move",
+    "1.8 resolve spin": "1.8 spin",
+    "2 attack step": "2 attack",
+    "3 wipeout: flip check": "3 WIPEOUT flip check",
+    "3 wipeout: flip move": "3 WIPEOUT flip move",
+    "game over": "GAME OVER",
+}
+
+HEADER = (0, 0, WIDTH - 1, 11)
+MIDDLE_TOP, MIDDLE_BOTTOM = 13, 52
+FOOTER = (0, 54, WIDTH - 1, HEIGHT - 1)
+
+
+@dataclass(frozen=True)
+class _Geometry:
+    """Where the middle band's parts go; the multi-vehicle layout gives up width to the chips."""
+
+    gear_size: int
+    gear_x: int
+    right_x: int  # left edge of the pips / hull / tags block
+    right_end: int  # right edge of that block
+    pip_pitch: int
+    pip_d: int
+
+
+SINGLE = _Geometry(gear_size=44, gear_x=1, right_x=47, right_end=WIDTH - 1, pip_pitch=10, pip_d=8)
+MULTI = _Geometry(gear_size=40, gear_x=0, right_x=40, right_end=104, pip_pitch=9, pip_d=7)
+CHIPS_X = 107
+MAX_CHIPS = 4
+
+
+def featured(view: PlayerView) -> VehicleView | None:
+    """The vehicle drawn big: the active one, else the next that can activate this gear phase, else the
+    first still running, else the first."""
+    vs = view.vehicles
+    if not vs:
+        return None
+    for test in (
+        lambda v: v.active,
+        lambda v: not v.wrecked and not v.activated_this_phase and v.gear >= view.gear_phase,
+        lambda v: not v.wrecked,
+    ):
+        for v in vs:
+            if test(v):
+                return v
+    return vs[0]
+
+
+def short_step(step: str) -> str:
+    return SHORT_STEPS.get(step, step)
+
+
+def render(view: PlayerView, *, blink_on: bool) -> Image.Image:
+    """Draw ``view``.  ``blink_on`` shows the alert banner (alternate it to make alerts flash)."""
+    image, draw = canvas()
+    main = featured(view)
+    others = [v for v in view.vehicles if v is not main]
+    geo = MULTI if others else SINGLE
+
+    _header(draw, view, main)
+    if main is None:
+        fit_text(draw, (2, MIDDLE_TOP, WIDTH - 3, MIDDLE_BOTTOM), "no vehicles", sizes=(14, 12))
+    elif main.wrecked:
+        _wrecked(draw, main, geo)
+    else:
+        _gear(draw, main, geo)
+        _hazards(draw, main.hazards, geo)
+        _hull(draw, main, geo)
+        _tags(draw, main, geo)
+    if others:
+        _chips(draw, others)
+    _footer(draw, view)
+    _alert(draw, view, blink_on)
+    return image
+
+
+# -- parts ----------------------------------------------------------------------------------------------
+
+
+def _header(draw: ImageDraw.ImageDraw, view: PlayerView, main: VehicleView | None) -> None:
+    ink = ON
+    if view.your_activation:
+        draw.rectangle(HEADER, fill=ON)
+        ink = OFF
+        triangle(draw, 1, 1, 10, fill=ink)
+    right = WIDTH - 1
+    phase = f"ph{view.gear_phase}"
+    fit_text(draw, (right - 23, 0, right, 11), phase, sizes=(11,), fill=ink, align="right")
+    right -= 24
+    if view.has_pole:
+        flag(draw, right - 7, 1, fill=ink)
+        right -= 10
+    left = 9 if view.your_activation else 1
+    name = main.name if main is not None else view.player
+    fit_text(draw, (left, 0, right - 1, 11), name, sizes=(11, 10, 9), fill=ink)
+
+
+def _gear(draw: ImageDraw.ImageDraw, v: VehicleView, geo: _Geometry) -> None:
+    baseline = MIDDLE_BOTTOM - 1
+    digits = str(v.gear)
+    f = font(geo.gear_size)
+    draw.text((geo.gear_x + 1, baseline), digits, font=f, fill=ON, anchor="ls", stroke_width=1, stroke_fill=ON)
+    x = geo.gear_x + 1 + int(f.getbbox(digits, anchor="ls", stroke_width=1)[2]) + 2
+    pixel_text(draw, (x, baseline - 6), f"/{v.max_gear}")
+
+
+def _hazards(draw: ImageDraw.ImageDraw, hazards: int, geo: _Geometry) -> None:
+    """Six rings up to the wipeout line (filled = tokens), the line, then what lies beyond it."""
+    y = MIDDLE_TOP + 2
+    x = geo.right_x
+    end = pips(draw, x, y, min(hazards, WIPEOUT_AT), slots=WIPEOUT_AT, pitch=geo.pip_pitch, diameter=geo.pip_d)
+    line_x = end
+    draw.rectangle((line_x, MIDDLE_TOP - 1, line_x + 1, y + geo.pip_d + 1), fill=ON)
+    over = hazards - WIPEOUT_AT
+    if over <= 0:
+        return
+    room = geo.right_end - (line_x + 4) + 1
+    pitch = geo.pip_d + 1
+    if over * pitch <= room:
+        pips(draw, line_x + 4, y, over, pitch=pitch, diameter=geo.pip_d)
+    else:
+        pixel_text(draw, (line_x + 4, y + (geo.pip_d - 7) // 2), f"+{over}")
+
+
+def _hull(draw: ImageDraw.ImageDraw, v: VehicleView, geo: _Geometry) -> None:
+    top = MIDDLE_TOP + 15
+    label = f"{v.hull}/{v.max_hull}"
+    w = pixel_text_width(label)
+    bar(draw, (geo.right_x, top, geo.right_end - w - 3, top + 8), v.hull, v.max_hull)
+    pixel_text(draw, (geo.right_end - w + 1, top + 1), label)
+
+
+def _tags(draw: ImageDraw.ImageDraw, v: VehicleView, geo: _Geometry) -> None:
+    top, bottom = MIDDLE_TOP + 27, MIDDLE_BOTTOM
+    x = geo.right_x
+    if v.on_fire:
+        w = 44
+        draw.rounded_rectangle((x, top, x + w, bottom), radius=2, fill=ON)
+        fit_text(draw, (x + 2, top, x + w - 2, bottom), "ON FIRE", sizes=(11, 10), fill=OFF, align="center")
+        x += w + 4
+    if v.activated_this_phase and not v.active:
+        fit_text(draw, (x, top, geo.right_end, bottom), "done", sizes=(11, 10), align="right" if v.on_fire else "left")
+
+
+def _wrecked(draw: ImageDraw.ImageDraw, v: VehicleView, geo: _Geometry) -> None:
+    right = geo.right_end
+    draw.rectangle((1, MIDDLE_TOP + 2, right - 1, MIDDLE_BOTTOM - 2), outline=ON)
+    draw.line((1, MIDDLE_TOP + 2, right - 1, MIDDLE_BOTTOM - 2), fill=ON)
+    draw.line((1, MIDDLE_BOTTOM - 2, right - 1, MIDDLE_TOP + 2), fill=ON)
+    mid = (MIDDLE_TOP + MIDDLE_BOTTOM) // 2
+    draw.rectangle((12, mid - 8, right - 12, mid + 8), fill=OFF)
+    fit_text(draw, (13, mid - 8, right - 13, mid + 8), "WRECKED", sizes=(16, 14, 12), align="center")
+
+
+def _chips(draw: ImageDraw.ImageDraw, others: Sequence[VehicleView]) -> None:
+    """The other vehicles: initial + gear, 10 px high each, in the right-hand column."""
+    for y in range(MIDDLE_TOP - 1, MIDDLE_BOTTOM + 1, 2):
+        draw.point((CHIPS_X - 2, y), fill=ON)
+    shown = list(others[:MAX_CHIPS])
+    extra = len(others) - len(shown)
+    if extra:
+        shown = shown[: MAX_CHIPS - 1]
+        extra = len(others) - len(shown)
+    for i, v in enumerate(shown):
+        top = MIDDLE_TOP + i * 10
+        box = (CHIPS_X, top, WIDTH - 1, top + 8)
+        ink = ON
+        if v.hazards >= WIPEOUT_AT and not v.wrecked:
+            draw.rectangle(box, fill=ON)
+            ink = OFF
+        fit_text(draw, (box[0] + 2, top, box[0] + 9, top + 8), (v.name or v.id)[:1].upper(), sizes=(10,), fill=ink)
+        pixel_text(draw, (box[0] + 12, top + 1), str(v.gear)[-1], fill=ink)
+        if v.wrecked:
+            draw.line((box[0], box[3], box[2], box[1]), fill=ON)
+        if v.on_fire:
+            draw.line((box[0] + 1, box[3] + 1, box[2] - 1, box[3] + 1), fill=ON)
+    if extra:
+        top = MIDDLE_TOP + len(shown) * 10
+        fit_text(draw, (CHIPS_X, top, WIDTH - 1, top + 8), f"+{extra}", sizes=(10, 9), align="center")
+
+
+def _footer(draw: ImageDraw.ImageDraw, view: PlayerView) -> None:
+    for x in range(0, WIDTH, 2):
+        draw.point((x, FOOTER[1] - 1), fill=ON)
+    fit_text(draw, (FOOTER[0], FOOTER[1], FOOTER[2], FOOTER[3]), short_step(view.step), sizes=(11, 10, 9))
+
+
+def _alert(draw: ImageDraw.ImageDraw, view: PlayerView, blink_on: bool) -> None:
+    mine = [a for a in view.alerts if a.player in (None, view.player)]
+    if not mine:
+        return
+    rank = {k: i for i, k in enumerate(ALERT_ORDER)}
+    mine.sort(key=lambda a: rank.get(a.kind, len(ALERT_ORDER)))
+    top = mine[0]
+    title = ALERT_TITLES.get(top.kind, top.text.upper())
+    text = _without(top.text, title) if top.kind in ALERT_TITLES else ""
+    box = (0, MIDDLE_TOP - 1, WIDTH - 1, MIDDLE_BOTTOM)
+    banner(draw, box, title, text, blink_on=blink_on)
+    if blink_on and len(mine) > 1:
+        more = f"+{len(mine) - 1}"
+        pixel_text(draw, (WIDTH - 2 - pixel_text_width(more), box[1] + 2), more, fill=OFF)
+
+
+def _without(text: str, title: str) -> str:
+    """The alert's text minus the banner's big word ("Hairpin NOT PERMITTED in gear 5" → "Hairpin in gear 5")."""
+    words = title.strip("!").strip()
+    cut = re.sub(re.escape(words), " ", text, flags=re.IGNORECASE)
+    return re.sub(r"\s+", " ", cut).strip(" ,:;-")

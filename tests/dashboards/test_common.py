@@ -1,0 +1,97 @@
+"""Shared dashboard helpers: fitting text, bars, pips, banners and the 5×7 number font."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from device.dashboards.common import (
+    banner,
+    bar,
+    canvas,
+    fit_text,
+    flag,
+    pips,
+    pixel_text,
+    pixel_text_width,
+    text_width,
+    triangle,
+)
+
+
+def lit(image, box=None) -> int:
+    a = np.asarray(image, dtype=bool)
+    if box:
+        x0, y0, x1, y1 = box
+        a = a[y0 : y1 + 1, x0 : x1 + 1]
+    return int(a.sum())
+
+
+def test_canvas_is_blank_128x64_one_bit():
+    image, _ = canvas()
+    assert image.mode == "1" and image.size == (128, 64) and lit(image) == 0
+
+
+def test_fit_text_shrinks_then_cuts_and_stays_in_its_box():
+    image, draw = canvas()
+    assert fit_text(draw, (0, 0, 127, 11), "short", sizes=(12, 9)) == 12
+    assert fit_text(draw, (0, 20, 40, 31), "a rather long line of text", sizes=(12, 9)) == 9
+    assert lit(image, (42, 20, 127, 31)) == 0  # nothing past the box
+    assert lit(image, (0, 20, 40, 31)) > 0
+
+
+def test_text_width_grows_with_size():
+    assert text_width("gear", 9) < text_width("gear", 14)
+
+
+def test_bar_fills_in_proportion():
+    def filled(value, maximum):
+        image, draw = canvas()
+        bar(draw, (0, 0, 101, 9), value, maximum)
+        return lit(image, (2, 2, 99, 7))
+
+    assert filled(0, 10) == 0
+    assert filled(5, 10) == pytest.approx(filled(10, 10) / 2, rel=0.05)
+    assert filled(20, 10) == filled(10, 10)  # clamped
+    assert filled(3, 0) == 0
+
+
+def test_pips_fill_count_and_ring_the_rest():
+    image, draw = canvas()
+    end = pips(draw, 0, 0, 2, slots=6, pitch=10, diameter=8)
+    assert end == 60
+    full = lit(image, (0, 0, 7, 7))
+    ring = lit(image, (50, 0, 57, 7))
+    assert 0 < ring < full
+    image, draw = canvas()
+    assert pips(draw, 0, 0, 8, slots=6) == 80  # beyond the slots is drawn too
+
+
+def test_banner_only_when_blink_on():
+    image, draw = canvas()
+    banner(draw, (0, 10, 127, 50), "WIPEOUT!", "Rust Bucket", blink_on=False)
+    assert lit(image) == 0
+    banner(draw, (0, 10, 127, 50), "WIPEOUT!", "Rust Bucket", blink_on=True)
+    assert lit(image, (0, 10, 127, 50)) > 0.6 * 128 * 41  # a lit box with dark words
+    assert lit(image, (0, 0, 127, 9)) == 0
+
+
+def test_pixel_font_digits_are_distinct_and_refuse_letters():
+    glyphs = set()
+    for d in "0123456789":
+        image, draw = canvas()
+        assert pixel_text(draw, (0, 0), d, scale=2) == 10
+        glyphs.add(image.tobytes())
+    assert len(glyphs) == 10
+    assert pixel_text_width("26/26") == 29
+    _, draw = canvas()
+    with pytest.raises(ValueError, match="digits"):
+        pixel_text(draw, (0, 0), "x")
+
+
+def test_icons_draw_inside_their_cells():
+    image, draw = canvas()
+    flag(draw, 10, 10)
+    triangle(draw, 30, 10, 10)
+    assert lit(image, (10, 10, 16, 18)) > 0 and lit(image, (30, 10, 35, 19)) > 0
+    assert lit(image) == lit(image, (10, 10, 16, 18)) + lit(image, (30, 10, 35, 19))

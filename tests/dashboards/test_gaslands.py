@@ -1,0 +1,169 @@
+"""The Gaslands dashboard: golden images for each layout state (pixel for pixel; regenerate with
+PITBOARD_REGOLD=1 and look at them), plus behaviour that does not need a picture."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from device.dashboards import render_view
+from device.dashboards.gaslands import featured, render, short_step
+from games.core import Alert
+from games.gaslands.state import PlayerView, Step, VehicleView
+
+GOLDEN = Path(__file__).parent / "golden" / "gaslands"
+
+
+def vehicle(**kw) -> VehicleView:
+    base = dict(id="rust", name="Rust Bucket", type="buggy", gear=3, max_gear=6, hazards=2, hull=5, max_hull=6,
+                on_fire=False, wrecked=False, activated_this_phase=False, active=True)
+    base.update(kw)
+    return VehicleView(**base)
+
+
+def view(*vehicles: VehicleView, **kw) -> PlayerView:
+    base = dict(player="Alice", seat=0, round=1, gear_phase=3, has_pole=True, your_activation=True,
+                vehicles=vehicles or (vehicle(),), step=Step.SKID_CHECK.value,
+                prompt="Alice · Rust Bucket (gear 3): 1.3 skid check, roll up to 4 skid dice")
+    base.update(kw)
+    return PlayerView(**base)
+
+
+ILLEGAL = Alert("illegal_template", "Hairpin NOT PERMITTED in gear 5")
+WIPEOUT = Alert("wipeout_coming", "Rust Bucket: 7 hazards, WIPEOUT", "Alice")
+WRECK = Alert("wrecked", "Rust Bucket WRECKED", "Alice")
+
+STATES: dict[str, tuple[PlayerView, bool]] = {
+    "your_activation": (view(), True),
+    "waiting": (view(vehicle(active=False, gear=2, hazards=0), your_activation=False, has_pole=False,
+                     step=Step.CHOOSE_VEHICLE.value, gear_phase=1), True),
+    "hazards_at_wipeout_line": (view(vehicle(hazards=6)), False),
+    "hazards_beyond_line": (view(vehicle(hazards=8)), False),
+    "hazards_far_beyond": (view(vehicle(hazards=11)), False),
+    "on_fire_and_done": (view(vehicle(on_fire=True, activated_this_phase=True, active=False, hull=2),
+                              your_activation=False, step=Step.SHIFTS.value), True),
+    "big_hull": (view(vehicle(name="The Long Haul War Rig", type="war_rig", gear=4, max_gear=4, hull=26,
+                              max_hull=26, hazards=1)), True),
+    "illegal_template_blink_on": (view(vehicle(gear=5), alerts=(ILLEGAL,), step=Step.TOUCH_MOVE.value), True),
+    "illegal_template_blink_off": (view(vehicle(gear=5), alerts=(ILLEGAL,), step=Step.TOUCH_MOVE.value), False),
+    "wipeout_coming_blink_on": (view(vehicle(hazards=7), alerts=(WIPEOUT,), step=Step.ATTACK.value), True),
+    "wrecked_blink_on": (view(vehicle(hull=0, wrecked=True), alerts=(WRECK,), step=Step.MOVE.value), True),
+    "wrecked_blink_off": (view(vehicle(hull=0, wrecked=True), alerts=(WRECK,), step=Step.MOVE.value), False),
+    "two_alerts_blink_on": (view(vehicle(hazards=7), alerts=(ILLEGAL, WIPEOUT)), True),
+    "three_vehicles": (view(vehicle(), vehicle(id="b", name="Brick", gear=2, hazards=6, active=False),
+                            vehicle(id="z", name="Zed", gear=1, hull=0, wrecked=True, active=False),
+                            step=Step.TOUCH_MOVE.value), True),
+    "six_vehicles": (view(*(vehicle(id=f"v{i}", name=n, gear=1 + i % 6, active=i == 2, on_fire=i == 4)
+                            for i, n in enumerate(["Ace", "Bolt", "Crash", "Dart", "Echo", "Fury"]))), True),
+    "no_vehicles": (view(vehicles=(), your_activation=False), True),
+    "game_over": (view(vehicle(active=False), your_activation=False, step=Step.GAME_OVER.value), True),
+}
+
+
+def bits(image: Image.Image) -> np.ndarray:
+    return np.asarray(image.convert("1"), dtype=bool)
+
+
+@pytest.mark.parametrize("name", sorted(STATES))
+def test_golden(name, tmp_path):
+    v, blink = STATES[name]
+    image = render_view("gaslands", v, blink_on=blink)
+    assert image.mode == "1" and image.size == (128, 64)
+    path = GOLDEN / f"{name}.png"
+    if os.environ.get("PITBOARD_REGOLD") == "1":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        image.save(path)
+        return
+    if not path.exists():
+        pytest.fail(f"no golden image {path}; look at the layout, then run with PITBOARD_REGOLD=1 to create it")
+    expected = Image.open(path)
+    diff = int((bits(image) != bits(expected)).sum())
+    if diff:
+        image.save(tmp_path / f"{name}.png")
+        pytest.fail(f"{name}: {diff} pixels differ from {path} (actual saved in {tmp_path}); if the change is "
+                    f"intended, look at it and regenerate with PITBOARD_REGOLD=1")
+
+
+def test_every_golden_file_belongs_to_a_state():
+    assert {p.stem for p in GOLDEN.glob("*.png")} <= set(STATES)
+
+
+def test_alerts_flash_and_hide_when_blink_is_off():
+    with_alert = view(alerts=(ILLEGAL,))
+    on, off = render(with_alert, blink_on=True), render(with_alert, blink_on=False)
+    assert (bits(on) != bits(off)).sum() > 500
+    assert np.array_equal(bits(off), bits(render(view(), blink_on=True)))
+
+
+def test_other_players_alerts_are_not_shown():
+    theirs = view(alerts=(Alert("wrecked", "Brick WRECKED", "Bob"),))
+    assert np.array_equal(bits(render(theirs, blink_on=True)), bits(render(view(), blink_on=True)))
+
+
+def test_each_hazard_changes_the_picture_including_beyond_the_line():
+    pictures = [bits(render(view(vehicle(hazards=h)), blink_on=False)) for h in range(0, 10)]
+    for a, b in zip(pictures, pictures[1:]):
+        assert (a != b).any()
+
+
+def test_your_activation_marker_lights_the_header():
+    mine, theirs = render(view(), blink_on=True), render(view(your_activation=False), blink_on=True)
+    assert bits(mine)[:12].mean() > 0.5 > bits(theirs)[:12].mean()
+
+
+def test_featured_vehicle_is_active_else_next_to_activate():
+    a = vehicle(id="a", active=False, activated_this_phase=True)
+    b = vehicle(id="b", active=False, gear=1)  # does not activate in phase 3
+    c = vehicle(id="c", active=False, gear=4)
+    assert featured(view(a, b, c)).id == "c"
+    assert featured(view(a, b, replace(c, active=True))).id == "c"
+    assert featured(view(a, replace(b, active=True), c)).id == "b"
+    wrecked = vehicle(id="w", wrecked=True, active=False)
+    assert featured(view(wrecked, replace(a, activated_this_phase=False, gear=1))).id == "a"
+    assert featured(view(vehicles=())) is None
+
+
+def test_every_rules_step_has_a_short_form_that_fits():
+    from device.dashboards.common import text_width
+
+    for step in Step:
+        assert text_width(short_step(step.value), 9) <= 128, step
+
+
+def test_dispatcher_remembers_frames_but_hands_out_copies():
+    v = view(vehicle(hazards=4))
+    a = render_view("gaslands", v, blink_on=True)
+    a.putpixel((0, 0), 1 - a.getpixel((0, 0)))  # the caller draws on its frame
+    b = render_view("gaslands", v, blink_on=True)
+    assert np.array_equal(bits(b), bits(render(v, blink_on=True)))
+    assert not np.array_equal(bits(render_view("gaslands", replace(v, gear_phase=4), blink_on=True)), bits(b))
+
+
+def test_dispatcher_refuses_unknown_games_clearly():
+    with pytest.raises(ValueError, match="no dashboard for game 'chess'"):
+        render_view("chess", view(), blink_on=True)
+    with pytest.raises(ValueError, match="not a game name"):
+        render_view("../etc", view(), blink_on=True)
+
+
+def test_views_from_the_real_rules_engine_render():
+    gaslands = pytest.importorskip("games.gaslands")
+    from games.core import Command, Match
+
+    match = Match.begin(gaslands.GAME, tomllib.loads(gaslands.EXAMPLE_SETUP))
+    if "activate" in match.prompt().commands:  # a single qualifying vehicle may be activated for you
+        assert match.apply(Command.from_json({"type": "activate"})).accepted
+    for _ in range(6):
+        assert match.apply(Command.from_json({"type": "gain_hazard", "vehicle": "rust"})).accepted
+    alice = match.views()[0]
+    assert any(a.kind == "wipeout_coming" for a in alice.alerts)
+    on, off = render_view("gaslands", alice, blink_on=True), render_view("gaslands", alice, blink_on=False)
+    assert (bits(on) != bits(off)).any()
+    for v in match.views():
+        assert render_view("gaslands", v, blink_on=True).size == (128, 64)
