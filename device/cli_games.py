@@ -57,6 +57,9 @@ def open_match(game_name: str, store: Store, setup: Mapping[str, Any] | None, *,
     game = load_game(game_name)
     game_id = None if new else store.latest_unfinished(game_name)
     if game_id is not None:
+        if setup is not None:
+            print(f"pitboard: resuming unfinished {game_name} game {game_id} in {store.path}; the --setup file is "
+                  "not used (give --new to start another game)", file=sys.stderr)
         try:
             return game_id, Match(game, store.records(game_id), sink=store.sink(game_id))
         except CorruptLog as exc:
@@ -70,14 +73,29 @@ def open_match(game_name: str, store: Store, setup: Mapping[str, Any] | None, *,
         options_events = list(game.start(setup))
     except Illegal as exc:
         raise _user_error(exc.reason) from None
-    game_id = store.new_game(game_name)
-    store.append(game_id, 0, options_events)
-    return game_id, Match(game, store.records(game_id), sink=store.sink(game_id))
+    game_id, records = store.begin_game(game_name, options_events)
+    return game_id, Match(game, records, sink=store.sink(game_id))
+
+
+def mark_finished(store: Store, game_id: int, match: Match[Any]) -> None:
+    """A game whose state says it is over is not resumed again."""
+    if getattr(match.state, "finished", False):
+        store.finish(game_id)
+
+
+def _numbered(lines: Iterable[str], source: str) -> Iterable[tuple[int, str]]:
+    number = 0
+    try:
+        for number, line in enumerate(lines, start=1):
+            yield number, line
+    except UnicodeDecodeError:
+        raise _user_error(f"{source}:{number + 1}: not UTF-8 text; save the script as UTF-8. "
+                          "The lines before it are recorded.") from None
 
 
 def apply_lines(match: Match[Any], lines: Iterable[str], out: TextIO, *, as_json: bool, source: str) -> int:
     """Apply script lines; one answer per command.  Returns an exit code."""
-    for number, line in enumerate(lines, start=1):
+    for number, line in _numbered(lines, source):
         text = line.strip()
         if not text or text.startswith("#"):
             continue
@@ -121,18 +139,18 @@ def _cmd_play(args: argparse.Namespace) -> int:
                     script = sys.stdin if args.script == "-" else open(args.script, encoding="utf-8")
                 except OSError as exc:
                     raise _user_error(f"cannot read the script {args.script}: {exc.strerror}") from None
-                with script:
-                    code = apply_lines(match, script, sys.stdout, as_json=args.json, source=args.script)
-                if code:
-                    return code
-            final = {"game_id": game_id, "prompt": match.prompt().to_json(), "views": to_jsonable(match.views())}
-            if args.json:
-                print(json.dumps(final))
+                try:
+                    with script:
+                        code = apply_lines(match, script, sys.stdout, as_json=args.json, source=args.script)
+                finally:
+                    mark_finished(store, game_id, match)
             else:
-                print(json.dumps(final, indent=2))
+                code = 0
+            final = {"game_id": game_id, "prompt": match.prompt().to_json(), "views": to_jsonable(match.views())}
+            print(json.dumps(final) if args.json else json.dumps(final, indent=2))
     except StoreError as exc:
         raise _user_error(str(exc)) from None
-    return 0
+    return code
 
 
 def _module_attr(game: str, attr: str) -> Any:
@@ -152,7 +170,10 @@ def _cmd_templates(args: argparse.Namespace) -> int:
         full_throttle = bool(types[args.vehicle].get("full_throttle", False))
     if not 1 <= args.gear <= 6:
         raise _user_error("--gear is 1 to 6")
-    chart = normalise_chart(_read_chart(args.chart) if args.chart else None)
+    try:
+        chart = normalise_chart(_read_chart(args.chart) if args.chart else None)
+    except Illegal as exc:
+        raise _user_error(f"chart file {args.chart}: {exc.reason}") from None
     rows = [
         {"name": t, "status": template_status(t, args.gear, chart, full_throttle=full_throttle).value} for t in TEMPLATES
     ]
@@ -173,7 +194,10 @@ def _read_chart(path: str) -> dict[str, Any]:
             data = tomllib.load(fh)
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise _user_error(f"chart file {path}: {exc}") from None
-    return data.get("chart", data)
+    chart = data.get("chart", data)
+    if not isinstance(chart, dict):
+        raise _user_error(f"chart file {path}: [chart] must be a table of template = [six statuses]")
+    return chart
 
 
 def _cmd_log(args: argparse.Namespace) -> int:

@@ -116,10 +116,27 @@ class Store:
 
     # -- games ------------------------------------------------------------------------------------
     def new_game(self, game: str, title: str = "") -> int:
-        cur = self._db.execute(
-            "INSERT INTO games (game, title, created) VALUES (?, ?, ?)", (game, title, self._clock())
-        )
-        return int(cur.lastrowid)
+        """A game row with no events yet (``Match.begin(..., sink=store.sink(id))`` records decision 0).
+        A game left without events by a crash is ignored by :meth:`latest_unfinished`;
+        :meth:`begin_game` does both in one transaction."""
+        cur = self._db.execute("INSERT INTO games (game, title, created) VALUES (?, ?, ?)", (game, title, self._clock()))
+        return int(cur.lastrowid or 0)
+
+    def begin_game(self, game: str, events: Sequence[Event], title: str = "") -> tuple[int, list[Record]]:
+        """Create a game and record its first decision in ONE transaction: a crash in between cannot leave
+        a game with no events behind."""
+        now = self._clock()
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            cur = self._db.execute("INSERT INTO games (game, title, created) VALUES (?, ?, ?)", (game, title, now))
+            game_id = int(cur.lastrowid or 0)
+            records = self._insert(game_id, 0, 0, events, now)
+            self._db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            raise StoreError(f"could not write to the game log {self.path}: {exc}; the game was not started") from exc
+        return game_id, records
 
     def games(self) -> list[GameInfo]:
         rows = self._db.execute(
@@ -130,7 +147,9 @@ class Store:
 
     def latest_unfinished(self, game: str) -> int | None:
         row = self._db.execute(
-            "SELECT id FROM games WHERE game = ? AND finished = 0 ORDER BY id DESC LIMIT 1", (game,)
+            "SELECT id FROM games WHERE game = ? AND finished = 0 "
+            "AND EXISTS (SELECT 1 FROM events WHERE events.game_id = games.id) ORDER BY id DESC LIMIT 1",
+            (game,),
         ).fetchone()
         return None if row is None else int(row[0])
 
@@ -148,20 +167,22 @@ class Store:
         try:
             self._db.execute("BEGIN IMMEDIATE")
             row = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE game_id = ?", (game_id,)).fetchone()
-            seq = int(row[0])
-            records = []
-            for event in events:
-                seq += 1
-                self._db.execute(
-                    "INSERT INTO events (game_id, seq, decision, type, data, recorded) VALUES (?, ?, ?, ?, ?, ?)",
-                    (game_id, seq, decision, event.type, json.dumps(dict(event.data), sort_keys=True), now),
-                )
-                records.append(Record(seq, decision, event))
+            records = self._insert(game_id, int(row[0]), decision, events, now)
             self._db.execute("COMMIT")
         except sqlite3.Error as exc:
             if self._db.in_transaction:
                 self._db.execute("ROLLBACK")
             raise StoreError(f"could not write to the game log {self.path}: {exc}; nothing of this step was recorded") from exc
+        return records
+
+    def _insert(self, game_id: int, last_seq: int, decision: int, events: Sequence[Event], now: str) -> list[Record]:
+        records = []
+        for seq, event in enumerate(events, start=last_seq + 1):
+            self._db.execute(
+                "INSERT INTO events (game_id, seq, decision, type, data, recorded) VALUES (?, ?, ?, ?, ?, ?)",
+                (game_id, seq, decision, event.type, json.dumps(dict(event.data), sort_keys=True), now),
+            )
+            records.append(Record(seq, decision, event))
         return records
 
     def records(self, game_id: int) -> list[Record]:

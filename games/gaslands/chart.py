@@ -49,8 +49,8 @@ def normalise_chart(override: Mapping[str, Any] | None = None) -> dict[str, list
     for name, row in (override or {}).items():
         if name not in TEMPLATES:
             raise Illegal(f"chart: {name!r} is not a template; templates are {', '.join(TEMPLATES)}")
-        if not isinstance(row, list) or len(row) != 6:
-            raise Illegal(f"chart: {name} needs six entries, one per gear 1..6")
+        if not isinstance(row, list) or len(row) != 6 or not all(isinstance(c, str) for c in row):
+            raise Illegal(f"chart: {name} needs six entries, one per gear 1..6, each a word like \"permitted\"")
         chart[name] = list(row)
     allowed = {s.value for s in TemplateStatus}
     for name, row in chart.items():

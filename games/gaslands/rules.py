@@ -47,14 +47,56 @@ def _label(template: str) -> str:
 # =====================================================================================================
 
 
+WEIGHTS = ("light", "middle", "heavy")
+DEFAULT_D6_FACES = {"1": "HAZARD", "2": "SPIN", "3": "SLIDE", "4": "SHIFT", "5": "SHIFT", "6": "SHIFT"}
+
+
+def _table(value: Any, where: str) -> Mapping[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise Illegal(f"setup: {where} must be a table ([{where}] with key = value lines)")
+    return value
+
+
+def _whole(value: Any, where: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise Illegal(f"setup: {where} must be a whole number from {low} to {high}, not {value!r}")
+    return value
+
+
+def _vehicle_stats(name: str, row: Mapping[str, Any]) -> dict[str, Any]:
+    """One vehicle type's row, checked: a bad owner override is refused with its place, not guessed."""
+    where = f"vehicle_types.{name}"
+    for key in ("weight", "hull", "handling", "max_gear", "crew"):
+        if key not in row:
+            raise Illegal(f"setup: {where} needs {key}")
+    if row["weight"] not in WEIGHTS:
+        raise Illegal(f"setup: {where}.weight must be one of {', '.join(WEIGHTS)}")
+    full_throttle = row.get("full_throttle", False)
+    if not isinstance(full_throttle, bool):
+        raise Illegal(f"setup: {where}.full_throttle must be true or false")
+    return {
+        "label": str(row.get("label", name)),
+        "weight": row["weight"],
+        "hull": _whole(row["hull"], f"{where}.hull", 1, 99),
+        "handling": _whole(row["handling"], f"{where}.handling", 0, 12),
+        "max_gear": _whole(row["max_gear"], f"{where}.max_gear", 1, 6),
+        "crew": _whole(row["crew"], f"{where}.crew", 0, 20),
+        "full_throttle": full_throttle,
+    }
+
+
 def start(options: Mapping[str, Any]) -> list[Event]:
     """Check the table's setup and record it whole (vehicle stats and chart included) in the first event."""
+    options = _table(options, "setup")
     players_opt = options.get("players")
     if not isinstance(players_opt, list) or not 2 <= len(players_opt) <= 6:
         raise Illegal("setup: Gaslands needs 2 to 6 players, listed in seating order (clockwise) as [[players]]")
-    types = vehicle_types()
-    for name, row in (options.get("vehicle_types") or {}).items():
-        types[name] = {**types.get(name, {}), **row}
+    types: dict[str, Mapping[str, Any]] = dict(vehicle_types())
+    for name, row in _table(options.get("vehicle_types"), "vehicle_types").items():
+        types[name] = {**types.get(name, {}), **_table(row, f"vehicle_types.{name}")}
+        _vehicle_stats(name, types[name])  # an owner's row is checked even if no vehicle uses it yet
     players: list[str] = []
     vehicles: list[dict[str, Any]] = []
     seen_ids: set[str] = set()
@@ -67,40 +109,39 @@ def start(options: Mapping[str, Any]) -> list[Event]:
             raise Illegal(f"setup: two players are called {name!r}; give each a different name")
         players.append(name)
         vs = p.get("vehicles")
-        if not isinstance(vs, list) or not vs:
+        if not isinstance(vs, list) or not vs or not all(isinstance(v, Mapping) for v in vs):
             raise Illegal(f"setup: {name} needs at least one vehicle ([[players.vehicles]] with a type)")
         for j, v in enumerate(vs):
             vtype = v.get("type")
-            if vtype not in types:
+            if not isinstance(vtype, str) or vtype not in types:
                 raise Illegal(f"setup: {name}'s vehicle {j + 1} has type {vtype!r}; types are {', '.join(sorted(types))}")
-            stats = types[vtype]
+            stats = _vehicle_stats(vtype, types[vtype])
             vid = str(v.get("id") or f"{name.lower().replace(' ', '-')}-{j + 1}")
             if vid in seen_ids:
                 raise Illegal(f"setup: vehicle id {vid!r} is used twice")
             seen_ids.add(vid)
             tag = v.get("tag")
             if tag is not None:
-                if not isinstance(tag, int) or tag < 0:
-                    raise Illegal(f"setup: {vid} tag must be a marker id (a whole number)")
+                tag = _whole(tag, f"{vid}.tag (a marker id)", 0, 9999)
                 if tag in seen_tags:
                     raise Illegal(f"setup: marker {tag} is on two vehicles")
                 seen_tags.add(tag)
             vehicles.append(
                 {
                     "id": vid,
-                    "name": str(v.get("name") or stats.get("label", vtype)),
+                    "name": str(v.get("name") or stats["label"]),
                     "type": vtype,
                     "owner": name,
                     "tag": tag,
-                    "max_gear": int(stats["max_gear"]),
-                    "max_hull": int(stats["hull"]),
-                    "handling": int(stats["handling"]),
-                    "weight": str(stats["weight"]),
-                    "crew": int(stats["crew"]),
-                    "full_throttle": bool(stats.get("full_throttle", False)),
+                    "max_gear": stats["max_gear"],
+                    "max_hull": stats["hull"],
+                    "handling": stats["handling"],
+                    "weight": stats["weight"],
+                    "crew": stats["crew"],
+                    "full_throttle": stats["full_throttle"],
                 }
             )
-    scenario = options.get("scenario") or {}
+    scenario = _table(options.get("scenario"), "scenario")
     pole = scenario.get("pole", players[0])
     if pole not in players:
         raise Illegal(f"setup: scenario.pole is {pole!r}, who is not a player ({', '.join(players)})")
@@ -110,24 +151,28 @@ def start(options: Mapping[str, Any]) -> list[Event]:
     skid = scenario.get("skid_dice", "skid")
     if skid not in ("skid", "d6"):
         raise Illegal('setup: scenario.skid_dice must be "skid" (Gaslands skid dice) or "d6" (plain-d6 stand-in)')
-    d6_faces = scenario.get("d6_faces", {"1": "HAZARD", "2": "SPIN", "3": "SLIDE", "4": "SHIFT", "5": "SHIFT", "6": "SHIFT"})
-    if sorted(int(k) for k in d6_faces) != [1, 2, 3, 4, 5, 6] or not all(
-        f in SkidFace.__members__ for f in d6_faces.values()
+    d6_faces = _table(scenario.get("d6_faces", DEFAULT_D6_FACES), "scenario.d6_faces")
+    if sorted(str(k) for k in d6_faces) != ["1", "2", "3", "4", "5", "6"] or not all(
+        isinstance(f, str) and f in SkidFace.__members__ for f in d6_faces.values()
     ):
         raise Illegal("setup: scenario.d6_faces must map each of 1..6 to SHIFT, HAZARD, SLIDE or SPIN")
+    push_it = scenario.get("push_it", True)
+    if not isinstance(push_it, bool):
+        raise Illegal("setup: scenario.push_it must be true or false")
+    chart = options.get("chart")
     return [
         Event(
             "game_started",
             {
                 "players": players,
                 "vehicles": vehicles,
-                "chart": normalise_chart(options.get("chart")),
+                "chart": normalise_chart(_table(chart, "chart") if chart is not None else None),
                 "pole": players.index(pole),
                 "settings": {
                     "pole_passing": passing,
                     "skid_dice": skid,
                     "d6_faces": {str(k): v for k, v in d6_faces.items()},
-                    "push_it": bool(scenario.get("push_it", True)),
+                    "push_it": push_it,
                 },
             },
         )
@@ -242,13 +287,10 @@ def evolve(state: GaslandsState | None, event: Event) -> GaslandsState:
             s2 = _act(s2, wrecks=state.activation.wrecks + (v.id,))
         return s2
     if t == "wipeout_started":
-        return _act(state, step=Step.WIPEOUT_FLIP, wipeouts=tuple(d["vehicles"]))
+        return _act(state, step=Step.WIPEOUT_FLIP)
     if t == "lost_control":
-        act = state.activation
-        assert act is not None
         s2 = _set_vehicle(state, d["vehicle"], gear=1, hazards=0)
-        return _act(s2, step=Step.WIPEOUT_FLIP, flipping=(d["vehicle"], d["old_gear"]),
-                    wipeouts=tuple(w for w in act.wipeouts if w != d["vehicle"]))
+        return _act(s2, step=Step.WIPEOUT_FLIP, flipping=(d["vehicle"], d["old_gear"]))
     if t == "flip_checked":
         act = state.activation
         assert act is not None
@@ -303,44 +345,47 @@ def _left_of(state: GaslandsState, seat: int) -> int:
     return (seat + 1) % len(state.players)
 
 
-def _next_pole(state: GaslandsState, end_of_round: bool) -> int:
-    passing = state.settings.pole_passing
-    if passing == "clockwise_each_phase" or (passing == "clockwise_each_round" and end_of_round):
-        return _left_of(state, state.pole)
-    return state.pole
+def _next_phase(draft: _Draft, **extra: Any) -> None:
+    """End the current gear phase and start the next (phase 6 → the next round's phase 1).
+
+    Pole passing: with ``clockwise_each_phase`` pole passes at the end of a gear phase in which somebody
+    activated; a phase passed because nobody qualified does not move it (otherwise, with everyone in low
+    gears, pole would go round the table several times a round and, with 2, 3 or 6 players, come back to
+    the same player every round).  With ``clockwise_each_round`` it passes when the round ends."""
+    s = draft.state
+    end_of_round = s.phase == 6
+    had_activations = any(v.activated_phase == (s.round, s.phase) for v in s.vehicles)
+    passing = s.settings.pole_passing
+    pole = s.pole
+    if (passing == "clockwise_each_phase" and had_activations) or (passing == "clockwise_each_round" and end_of_round):
+        pole = _left_of(s, s.pole)
+    rnd, phase = (s.round + 1, 1) if end_of_round else (s.round, s.phase + 1)
+    draft.emit("gear_phase_started", round=rnd, phase=phase, pole=pole, turn=pole, **extra)
 
 
 def _advance(draft: _Draft, after_seat: int | None) -> None:
     """Find who activates next: the next seat clockwise with a qualifying vehicle (the same seat last);
-    when nobody qualifies the gear phase ends, pole passes as configured, and empty phases are passed.
+    when nobody qualifies the gear phase ends, and phases where nobody qualifies are passed.
     A seat with exactly one qualifying vehicle starts its activation at once."""
-    state = draft.state
-    if all(v.wrecked for v in state.vehicles):
+    if all(v.wrecked for v in draft.state.vehicles):
         draft.emit("game_over", reason="every vehicle is wrecked")
         return
-    n = len(state.players)
+    n = len(draft.state.players)
     if after_seat is not None:
         for k in range(1, n + 1):
             seat = (after_seat + k) % n
+            if qualifying(draft.state, seat):
+                _offer(draft, seat)
+                return
+        _next_phase(draft)
+    for _ in range(13):
+        state = draft.state
+        for k in range(n):
+            seat = (state.pole + k) % n
             if qualifying(state, seat):
                 _offer(draft, seat)
                 return
-    # The gear phase is over (or begins): move to the next phase that has a qualifying vehicle.
-    for _ in range(12):
-        state = draft.state
-        if after_seat is None:
-            after_seat = -1  # only the first pass looks at the current phase
-            candidates = state
-        else:
-            end_of_round = state.phase == 6
-            pole = _next_pole(state, end_of_round)
-            rnd, phase = (state.round + 1, 1) if end_of_round else (state.round, state.phase + 1)
-            candidates = draft.emit("gear_phase_started", round=rnd, phase=phase, pole=pole, turn=pole)
-        for k in range(n):
-            seat = (candidates.pole + k) % n
-            if qualifying(candidates, seat):
-                _offer(draft, seat)
-                return
+        _next_phase(draft)
     raise AssertionError("no vehicle qualifies in any gear phase although some are not wrecked")
 
 
@@ -366,15 +411,21 @@ def _after_template(draft: _Draft) -> None:
         draft.emit("step_entered", step=Step.SKID_CHECK.value)
 
 
-def _shifts_open(state: GaslandsState) -> bool:
+def _can_push(state: GaslandsState) -> bool:
+    """Push it: once per activation, with skid dice rolled, before any SHIFT is spent."""
     act = state.activation
     assert act is not None
-    can_push = (
+    return (
         state.settings.push_it and not act.pushed and not act.touch_move and bool(act.skid_results)
         and act.shifts_left == sum(1 for f in act.skid_results if f is SkidFace.SHIFT) + act.free_shifts
         and not act.cancelled
     )
-    return act.shifts_left > 0 or (can_push and bool(act.uncancelled))
+
+
+def _shifts_open(state: GaslandsState) -> bool:
+    act = state.activation
+    assert act is not None
+    return act.shifts_left > 0 or (_can_push(state) and bool(act.uncancelled))
 
 
 def _gain_hazards(draft: _Draft) -> None:
@@ -397,29 +448,35 @@ def _after_shifts(draft: _Draft) -> None:
     _gain_hazards(draft)
 
 
-def _next_wipeout(draft: _Draft) -> None:
-    act = draft.state.activation
+def _losing_control(state: GaslandsState) -> list[str]:
+    """Vehicles with 6 or more hazard tokens, not wrecked, in seating order from the active player."""
+    act = state.activation
     assert act is not None
-    if act.wipeouts:
-        vid = act.wipeouts[0]
-        draft.emit("lost_control", vehicle=vid, old_gear=draft.state.vehicle(vid).gear)
+    seat = state.players.index(state.vehicle(act.vehicle).owner)
+    order = [state.players[(seat + k) % len(state.players)] for k in range(len(state.players))]
+    return [v.id for p in order for v in state.vehicles if v.owner == p and not v.wrecked and v.hazards >= WIPEOUT_AT]
+
+
+def _next_wipeout(draft: _Draft) -> None:
+    """Lose control, one vehicle at a time.  Re-checked after each one: a collision during a flip's
+    Medium Straight can push another vehicle over the line within the same wipeout step."""
+    losing = _losing_control(draft.state)
+    if losing:
+        vid = losing[0]
+        old_gear = draft.state.vehicle(vid).gear
+        draft.emit("lost_control", vehicle=vid, old_gear=old_gear)
+        if old_gear <= 1:  # a d6 is never lower than 1: no flip check to roll
+            draft.emit("flip_checked", vehicle=vid, die=None, old_gear=old_gear, flipped=False)
+            _next_wipeout(draft)
         return
-    vid = act.vehicle
+    vid = draft.state.activation.vehicle  # type: ignore[union-attr]
     draft.emit("activation_ended", vehicle=vid)
     _advance(draft, draft.state.players.index(draft.state.vehicle(vid).owner))
 
 
 def _start_wipeout(draft: _Draft) -> None:
-    """3: every vehicle with 6 or more hazard tokens loses control, checked in seating order from the
-    active player."""
-    state = draft.state
-    act = state.activation
-    assert act is not None
-    seat = state.players.index(state.vehicle(act.vehicle).owner)
-    order = [state.players[(seat + k) % len(state.players)] for k in range(len(state.players))]
-    losing = [
-        v.id for p in order for v in state.vehicles if v.owner == p and not v.wrecked and v.hazards >= WIPEOUT_AT
-    ]
+    """3: every player checks every vehicle they control; each with 6 or more hazard tokens loses control."""
+    losing = _losing_control(draft.state)
     if losing:
         draft.emit("wipeout_started", vehicles=losing)
     _next_wipeout(draft)
@@ -493,10 +550,17 @@ def current_step(state: GaslandsState) -> Step:
 def decide(state: GaslandsState, cmd: Command) -> Decision:
     step = current_step(state)
     draft = _Draft(state)
+    if cmd.type == "end_game":
+        if state.finished:
+            raise Illegal("the game is over")
+        _end_game(draft, cmd)
+        return draft.done()
     if cmd.type == "set_fire":
         if state.finished:
             raise Illegal("the game is over")
         v = _other_vehicle(state, cmd)
+        if v.wrecked:
+            raise Illegal(f"{v.name} is wrecked")
         on = cmd.get("on", True)
         if not isinstance(on, bool):
             raise Illegal("set_fire needs on: true or false")
@@ -508,7 +572,7 @@ def decide(state: GaslandsState, cmd: Command) -> Decision:
     if cmd.type not in allowed:
         if step is Step.GAME_OVER:
             raise Illegal("the game is over")
-        known = {c for cs in STEP_COMMANDS.values() for c in cs} | {"set_fire", "undo"}
+        known = {c for cs in STEP_COMMANDS.values() for c in cs} | {"set_fire", "end_game", "undo"}
         if cmd.type not in known:
             raise Illegal(f"unknown command {cmd.type!r}; Gaslands commands are {', '.join(sorted(known))}")
         raise Illegal(f"not now: the table is at '{step.value}', which takes {', '.join(allowed)}")
@@ -603,7 +667,7 @@ def _push_it(draft: _Draft, cmd: Command) -> None:
         raise Illegal("re-roll before spending any SHIFT")
     reroll = cmd.get("reroll")
     if not isinstance(reroll, list) or not reroll or len(set(reroll)) != len(reroll) or not all(
-        isinstance(i, int) and 0 <= i < len(act.skid_results) for i in reroll
+        isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(act.skid_results) for i in reroll
     ):
         raise Illegal(f"push_it needs reroll: the positions (0..{len(act.skid_results) - 1}) of the dice re-rolled")
     faces = _faces(state, cmd.get("faces"), "push_it")
@@ -661,7 +725,7 @@ def _confirm(draft: _Draft, cmd: Command) -> None:
     elif step is Step.SLIDE:
         draft.emit("step_entered", step=Step.MOVE.value)
     elif step is Step.MOVE:
-        if SkidFace.SPIN in act.uncancelled:
+        if SkidFace.SPIN in act.uncancelled and not draft.state.vehicle(act.vehicle).wrecked:
             draft.emit("step_entered", step=Step.SPIN.value)
         else:
             _to_attack(draft)
@@ -687,6 +751,8 @@ def _collision(draft: _Draft, cmd: Command) -> None:
     act = state.activation
     assert act is not None
     mover = act.flipping[0] if act.step is Step.WIPEOUT_MOVE and act.flipping else act.vehicle
+    if state.vehicle(mover).wrecked:
+        raise Illegal(f"{state.vehicle(mover).name} is wrecked: it does not move on")
     other = _other_vehicle(state, cmd)
     if other.id == mover:
         raise Illegal("a vehicle cannot collide with itself")
@@ -773,19 +839,32 @@ def _flip_check(draft: _Draft, cmd: Command) -> None:
     flipped = die < old_gear
     draft.emit("flip_checked", vehicle=vid, die=die, old_gear=old_gear, flipped=flipped)
     if flipped:
-        draft.emit("hits_taken", vehicle=vid, count=2, cause="flip")
+        if not draft.state.vehicle(vid).wrecked:
+            draft.emit("hits_taken", vehicle=vid, count=2, cause="flip")
         draft.emit("step_entered", step=Step.WIPEOUT_MOVE.value)
     else:
         _next_wipeout(draft)
 
 
 def _skip_phase(draft: _Draft, cmd: Command) -> None:
+    """A table override (long NEXT, confirmed): pass the rest of the gear phase.  The rules give every
+    qualifying vehicle its activation, so when some would miss theirs the command must say
+    ``confirm: true``; the vehicles passed over are named in the log."""
     state = draft.state
-    end_of_round = state.phase == 6
-    pole = _next_pole(state, end_of_round)
-    rnd, phase = (state.round + 1, 1) if end_of_round else (state.round, state.phase + 1)
-    draft.emit("gear_phase_started", round=rnd, phase=phase, pole=pole, turn=pole, skipped=state.phase)
+    missing = [v.id for seat in range(len(state.players)) for v in qualifying(state, seat)]
+    if missing and cmd.get("confirm") is not True:
+        names = ", ".join(state.vehicle(v).name for v in missing)
+        raise Illegal(f"{names} still activate in gear phase {state.phase}: confirm to pass them over")
+    _next_phase(draft, skipped=state.phase, passed_over=missing)
     _advance(draft, None)
+
+
+def _end_game(draft: _Draft, cmd: Command) -> None:
+    """The scenario's end (its victory condition is the table's to judge): the log records who won."""
+    winner = cmd.get("winner")
+    if winner is not None and winner not in draft.state.players:
+        raise Illegal(f"winner must be one of the players: {', '.join(draft.state.players)}")
+    draft.emit("game_over", reason="ended by the table", winner=winner)
 
 
 _HANDLERS = {
@@ -803,6 +882,7 @@ _HANDLERS = {
     "gain_hazard": _gain_hazard,
     "flip_check": _flip_check,
     "skip_phase": _skip_phase,
+    "end_game": _end_game,
 }
 
 
@@ -813,7 +893,14 @@ _HANDLERS = {
 
 def prompt(state: GaslandsState) -> Prompt:
     step = current_step(state)
-    commands = STEP_COMMANDS[step] + (() if step is Step.GAME_OVER else ("set_fire", "undo"))
+    commands = STEP_COMMANDS[step] + (() if step is Step.GAME_OVER else ("set_fire", "end_game", "undo"))
+    if step is Step.SHIFTS:
+        act0 = state.activation
+        assert act0 is not None
+        can_push = _can_push(state)
+        commands = tuple(
+            c for c in commands if not (c == "push_it" and not can_push) and not (c == "shift" and not act0.shifts_left)
+        )
     if step is Step.GAME_OVER:
         return Prompt("Game over", step.value, "nothing", commands=("undo",))
     if step is Step.CHOOSE_VEHICLE:
@@ -853,6 +940,11 @@ def prompt(state: GaslandsState) -> Prompt:
         )
     if step is Step.SHIFTS:
         standing = ", ".join(f.value for f in act.uncancelled) or "none"
+        if not act.shifts_left:
+            return Prompt(
+                f"{who}: 1.4 no SHIFT rolled ({standing}): push it (re-roll for a hazard token) or carry on",
+                awaits="shift", options=("push_it", "end_shifts"), count=0, **base,
+            )
         return Prompt(
             f"{who}: 1.4 spend {act.shifts_left} SHIFT (results standing: {standing})",
             awaits="shift", options=SHIFT_USES, count=act.shifts_left, **base,

@@ -93,8 +93,6 @@ class Activation:
     free_shifts: int = 0
     shifts_left: int = 0
     cancelled: tuple[SkidFace, ...] = ()
-    #: vehicles still to lose control in the wipeout step, in checking order
-    wipeouts: tuple[str, ...] = ()
     #: (vehicle, gear it had) of the wipeout whose flip check is awaited
     flipping: tuple[str, int] | None = None
     #: vehicles wrecked during this activation (the screens flash them until it ends)

@@ -157,3 +157,56 @@ def test_sigkill_at_random_moments_loses_nothing_reported(tmp_path):
         finally:
             store.close()
     assert total_reported > KILLS  # the writer did make progress between kills
+
+
+def test_a_game_row_left_without_events_by_a_crash_is_not_resumed(tmp_path):
+    """A kill between creating the game and recording its first decision leaves nothing to resume."""
+    store = Store(tmp_path / "log.sqlite")
+    gid, _ = store.begin_game("gaslands", list(GAME.start(crash_writer.SETUP)))
+    store.new_game("gaslands")  # the crash happened right after this
+    assert store.latest_unfinished("gaslands") == gid
+
+
+def test_play_marks_a_finished_game_and_reports_a_resumed_one(tmp_path, capsys):
+    from device.cli import main
+
+    setup = tmp_path / "setup.toml"
+    setup.write_text(
+        '[[players]]\nname = "A"\n[[players.vehicles]]\ntype = "buggy"\n'
+        '[[players]]\nname = "B"\n[[players.vehicles]]\ntype = "car"\n'
+    )
+    script = tmp_path / "s.jsonl"
+    script.write_text('{"type": "choose_template", "template": "gentle"}\n')
+    db = str(tmp_path / "g.sqlite")
+    assert main(["play", "gaslands", "--setup", str(setup), "--script", str(script), "--db", db, "--json"]) == 0
+    assert main(["play", "gaslands", "--setup", str(setup), "--script", str(script), "--db", db, "--json"]) == 0
+    assert "resuming unfinished gaslands game 1" in capsys.readouterr().err
+    script.write_text('{"type": "end_game", "winner": "A"}\n')
+    assert main(["play", "gaslands", "--script", str(script), "--db", db, "--json"]) == 0
+    with Store(db) as store:
+        assert store.games()[0].finished and store.latest_unfinished("gaslands") is None
+
+
+def test_play_stops_at_a_bad_line_with_its_number_and_keeps_the_lines_before(tmp_path, capsys):
+    from device.cli import main
+
+    setup = tmp_path / "setup.toml"
+    setup.write_text(
+        '[[players]]\nname = "A"\n[[players.vehicles]]\ntype = "buggy"\n'
+        '[[players]]\nname = "B"\n[[players.vehicles]]\ntype = "car"\n'
+    )
+    script = tmp_path / "s.jsonl"
+    script.write_text('{"type": "choose_template", "template": "gentle"}\n{"type": "place_template"}\n{oops\n')
+    db = str(tmp_path / "g.sqlite")
+    assert main(["play", "gaslands", "--setup", str(setup), "--script", str(script), "--db", db, "--json"]) == 2
+    captured = capsys.readouterr()
+    assert "s.jsonl:3" in captured.err
+    lines = [json.loads(line) for line in captured.out.splitlines()]
+    assert [line.get("accepted") for line in lines[:2]] == [True, True]
+    assert "views" in lines[-1]  # the final views are printed even so
+    with Store(db) as store:
+        types = [r.event.type for r in store.records(1)]
+    assert "template_chosen" in types and types[-1] == "step_entered"
+    script.write_bytes(b'{"type": "skid_roll", "faces": []}\n\xff\xfe\n')
+    assert main(["play", "gaslands", "--script", str(script), "--db", db, "--json"]) == 2
+    assert "not UTF-8" in capsys.readouterr().err

@@ -657,3 +657,125 @@ def test_views_show_each_vehicle_and_whose_activation():
     assert views["Alice"].has_pole
     assert [(v.gear, v.max_gear, v.hull) for v in views["Alice"].vehicles] == [(1, 6, 6), (1, 5, 10)]
     assert views["Bob"].prompt == GAME.prompt(t.state).text
+
+
+# --------------------------------------------------------------------------------------------------
+# Edges found in review
+# --------------------------------------------------------------------------------------------------
+
+
+def test_pole_does_not_pass_in_phases_passed_because_nobody_qualified():
+    """"passes clockwise at the end of each gear phase" [P] — read as: a gear phase in which somebody
+    activated.  Otherwise, with everyone in gear 1, pole would pass six times a round and come back to the
+    same player with 2, 3 or 6 players."""
+    t = Table(("Alice", ["buggy"]), ("Bob", ["buggy"]))
+    t.whole_activation()
+    t.whole_activation()
+    assert t.state.round == 2 and t.state.players[t.state.pole] == "Bob" and t.active == "bob-1"
+    t.whole_activation()
+    t.whole_activation()
+    assert t.state.round == 3 and t.state.players[t.state.pole] == "Alice"
+
+
+def test_skip_phase_passes_over_vehicles_only_when_confirmed():
+    """"In phase N every vehicle whose current gear ≥ N activates once." [V] — skipping the rest of a gear
+    phase is a table override that names who misses out and needs confirmation."""
+    t = Table(("Alice", ["buggy", "car"]), ("Bob", ["truck"]))
+    reason = t.illegal("skip_phase")
+    assert "Buggy" in reason and "Car" in reason and "confirm" in reason
+    t.ok("skip_phase", confirm=True)
+    # nobody activated in the skipped phase, so pole stayed with Alice
+    assert t.state.round == 2 and t.step == "choose vehicle" and t.state.players[t.state.turn] == "Alice"
+    assert t.events[0].data["passed_over"] == ["alice-1", "alice-2", "bob-1"]
+
+
+def test_wrecked_vehicles_do_not_lose_control_collide_or_spin():
+    """"Hull points are lost one per uncancelled hit; at 0 the vehicle is wrecked." [V] — a wreck takes no
+    further part: no 1.8 spin, no collisions, no wipeout."""
+    t = Table(("Alice", ["drag_racer"]), ("Bob", ["truck"]))
+    t.patch("bob-1", hazards=7)
+    t.to_skid_check()
+    t.ok("skid_roll", faces=["SPIN"])
+    t.ok("end_shifts")
+    t.ok("hits", vehicle="alice-1", count=4)  # wrecked at 1.7
+    assert "wrecked" in t.illegal("collision", vehicle="bob-1")
+    t.ok("hits", vehicle="bob-1", count=12)
+    t.ok("confirm")  # no spin for a wreck, no attack step: straight to the wipeout step
+    assert t.state.finished  # both wrecked: nobody is left to lose control or activate
+
+
+def test_a_vehicle_in_gear_1_loses_control_without_a_flip_check():
+    """"then a flip check: roll a d6, if lower than the gear it had" [P] — no d6 is lower than 1, so a
+    vehicle that was in gear 1 has no flip check to roll."""
+    t = Table()
+    t.patch("alice-1", hazards=6)
+    t.to_skid_check()
+    t.ok("skid_roll", faces=[])
+    t.ok("confirm")
+    t.ok("confirm")
+    assert t.v("alice-1").hazards == 0 and t.active == "bob-1"
+    assert "lost_control" in t.types() and "flip_checked" in t.types()
+
+
+def test_a_collision_during_the_flip_move_can_cause_another_wipeout():
+    """"every player checks every vehicle they control; each one with 6 or more hazard tokens loses
+    control." [seed] — checked again after each loss of control within the same wipeout step."""
+    t = Table(("Alice", ["buggy"]), ("Bob", ["truck"]))
+    t.patch("alice-1", hazards=6, gear=4)
+    t.patch("bob-1", hazards=5)
+    t.to_skid_check()
+    t.ok("skid_roll", faces=[])
+    t.ok("confirm")
+    t.ok("confirm")
+    t.ok("flip_check", die=1)
+    t.ok("collision", vehicle="bob-1")  # during the flip's Medium Straight: Bob goes to 7
+    t.ok("confirm")
+    assert t.v("bob-1").hazards == 0 and t.v("bob-1").gear == 1  # Bob lost control too
+
+
+def test_end_game_records_the_winner():
+    t = Table()
+    assert "one of the players" in t.illegal("end_game", winner="Zed")
+    t.ok("end_game", winner="Bob")
+    assert t.state.finished and t.step == "game over"
+    assert "game is over" in t.illegal("choose_template", template="gentle")
+
+
+@pytest.mark.parametrize(
+    "patch,message",
+    [
+        ({"vehicle_types": {"buggy": {"max_gear": 9}}}, "max_gear must be a whole number from 1 to 6"),
+        ({"vehicle_types": {"buggy": {"hull": 0}}}, "hull must be"),
+        ({"vehicle_types": {"buggy": {"handling": -2}}}, "handling must be"),
+        ({"vehicle_types": {"hover": {"hull": 3}}}, "needs weight"),
+        ({"scenario": "fast"}, "scenario must be a table"),
+        ({"scenario": {"push_it": "false"}}, "push_it must be true or false"),
+        ({"scenario": {"d6_faces": {"x": "SHIFT"}}}, "d6_faces"),
+        ({"chart": "all permitted"}, "chart must be a table"),
+        ({"chart": {"turn": [["trivial"], "a", "b", "c", "d", "e"]}}, "six entries"),
+    ],
+)
+def test_badly_typed_setups_are_refused_with_their_place(patch, message):
+    options = {**setup(), **patch}
+    with pytest.raises(Illegal, match=message):
+        GAME.start(options)
+
+
+def test_setup_vehicle_list_and_tag_types_are_checked():
+    with pytest.raises(Illegal, match="needs at least one vehicle"):
+        GAME.start({"players": [{"name": "A", "vehicles": ["buggy"]}, {"name": "B", "vehicles": [{"type": "car"}]}]})
+    options = setup()
+    options["players"][0]["vehicles"][0]["tag"] = True
+    with pytest.raises(Illegal, match="tag"):
+        GAME.start(options)
+
+
+def test_push_it_offered_only_before_any_shift_is_spent():
+    """"Optional re-roll ("push it"): take one hazard token to re-roll any number of skid dice once." [P]"""
+    t = Table()
+    t.to_skid_check()
+    t.ok("skid_roll", faces=["SPIN", "SHIFT", "SHIFT"])
+    assert "push_it" in GAME.prompt(t.state).commands
+    t.ok("shift", use="cancel", result="SPIN")
+    assert "push_it" not in GAME.prompt(t.state).commands
+    assert "before spending" in t.illegal("push_it", reroll=[0], faces=["SHIFT"])
