@@ -1,0 +1,283 @@
+"""The button panel: NEXT, BACK, SELECT, OK and optionally one button per player.
+
+Three layers, so that the part that decides is a pure function of its inputs:
+
+1. **Edges.**  gpiozero's ``Button`` objects (any pin factory: lgpio on the Pi, ``MockFactory`` in tests)
+   call back from gpiozero's own threads.  The callbacks do one thing: put a raw :class:`Edge` (button,
+   pressed or released, a timestamp from the injected clock) on ONE thread-safe queue.  Nothing else
+   crosses a thread boundary; the main loop owns everything else.
+2. **Decisions.**  :class:`PressDecoder` is a plain state machine fed edges and the time.  It debounces
+   and tells a short press from a long one.  It is not gpiozero's ``bounce_time``/``hold_time``: those
+   run on gpiozero's threads with the wall clock, which cannot be tested step by step, and a long press
+   must be decided *while* the button is held (so the table feels it fire) while a short one can only be
+   decided on release.
+3. **Events.**  :class:`ButtonEvent` (button, SHORT or LONG, time) is what the loop consumes.  The
+   keyboard backend of the simulator produces the same events from keystrokes.
+
+Debounce rule, chosen for latency: a *press* counts once the contact has read pressed for
+``debounce_ms`` without a change (a glitch or bounce shorter than that is ignored, and costs nothing
+because a press emits nothing by itself); a *release* of a counted press is taken on its first edge, so a
+short press reaches the loop the instant the finger lifts, and the bounces that follow the release are
+too short to count as a new press.  The one thing this cannot tell apart is a real tap shorter than
+``debounce_ms`` (30 ms) from a glitch; fingers take 60 ms or more.
+"""
+
+from __future__ import annotations
+
+import queue
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Protocol
+
+Clock = Callable[[], float]
+
+#: The four panel buttons; player buttons are named ``p1`` .. ``p6`` in seat order.
+PANEL = ("next", "back", "select", "ok")
+
+
+class PressKind(str, Enum):
+    SHORT = "short"
+    LONG = "long"
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A raw contact change as gpiozero reported it."""
+
+    button: str
+    pressed: bool
+    t: float
+
+
+@dataclass(frozen=True)
+class ButtonEvent:
+    """A decided press: ``button`` is ``next``/``back``/``select``/``ok``/``p1``.. ; ``t`` when it was decided."""
+
+    button: str
+    kind: PressKind
+    t: float
+
+    @property
+    def long(self) -> bool:
+        return self.kind is PressKind.LONG
+
+
+@dataclass
+class _KeyState:
+    raw: bool = False  # last reported contact level
+    raw_since: float = 0.0  # time of the last edge
+    pressed: bool = False  # the debounced level
+    pressed_at: float = 0.0
+    long_fired: bool = False
+
+
+class PressDecoder:
+    """Debounce and short/long decision for any number of buttons; pure (no clock, no threads).
+
+    ``feed(edge)`` and ``tick(now)`` both return the events decided so far.  Call ``tick`` regularly (the
+    loop does, every iteration) so that a long press fires while the button is still held.
+    """
+
+    def __init__(self, *, long_press_ms: int = 800, debounce_ms: int = 30) -> None:
+        if debounce_ms < 0 or long_press_ms <= debounce_ms:
+            raise ValueError("long_press_ms must be longer than debounce_ms, and debounce_ms 0 or more")
+        self.long_s = long_press_ms / 1000.0
+        self.debounce_s = debounce_ms / 1000.0
+        self._keys: dict[str, _KeyState] = {}
+
+    def held(self, button: str) -> bool:
+        """Whether ``button`` is (debounced) down now."""
+        state = self._keys.get(button)
+        return bool(state and state.pressed)
+
+    def feed(self, edge: Edge) -> list[ButtonEvent]:
+        out = self._settle(edge.t)
+        k = self._keys.setdefault(edge.button, _KeyState(raw_since=edge.t))
+        if edge.pressed == k.raw:
+            return out  # a repeated level (gpiozero can report one after a missed edge): nothing changes
+        k.raw = edge.pressed
+        k.raw_since = edge.t
+        if not edge.pressed and k.pressed:
+            # Release of a counted press: decided on the first edge (see the module docstring).
+            k.pressed = False
+            if not k.long_fired:
+                if edge.t - k.pressed_at >= self.long_s:
+                    out.append(ButtonEvent(edge.button, PressKind.LONG, edge.t))
+                else:
+                    out.append(ButtonEvent(edge.button, PressKind.SHORT, edge.t))
+            k.long_fired = False
+        if edge.pressed and self.debounce_s == 0:
+            out.extend(self._settle(edge.t))
+        return out
+
+    def tick(self, now: float) -> list[ButtonEvent]:
+        return self._settle(now)
+
+    def _settle(self, now: float) -> list[ButtonEvent]:
+        out: list[ButtonEvent] = []
+        for name, k in self._keys.items():
+            if k.raw and not k.pressed and now - k.raw_since >= self.debounce_s:
+                k.pressed = True
+                k.pressed_at = k.raw_since  # the press began at its last edge, not when it was noticed
+                k.long_fired = False
+            if k.pressed and not k.long_fired and now - k.pressed_at >= self.long_s:
+                k.long_fired = True
+                out.append(ButtonEvent(name, PressKind.LONG, now))
+        return out
+
+
+class ButtonSource(Protocol):
+    """What the main loop reads buttons from (the gpiozero panel, the keyboard, a test script)."""
+
+    def poll(self, now: float) -> list[ButtonEvent]:
+        ...
+
+    def wait(self, timeout: float) -> None:
+        """Block up to ``timeout`` seconds or until an input arrives (the run loop's idle)."""
+        ...
+
+    def close(self) -> None:
+        ...
+
+
+class ButtonPanel:
+    """gpiozero buttons from config, their edges on one queue, decoded in the caller's thread.
+
+    ``pins`` maps button name → BCM pin (:meth:`device.config.ButtonsConfig.pins`).  ``pin_factory`` is
+    passed to every ``gpiozero.Button`` (None: gpiozero's default, lgpio on a Pi 5).  Buttons are wired
+    to GND with the internal pull-up, so pressed reads low.  ``bounce_time`` is left off on purpose: the
+    debounce is :class:`PressDecoder`'s.
+    """
+
+    def __init__(self, pins: Mapping[str, int], *, clock: Clock = time.monotonic, pin_factory: Any = None,
+                 long_press_ms: int = 800, debounce_ms: int = 30) -> None:
+        from gpiozero import Button  # imported here: `pitboard sim` never needs gpiozero's pin probing
+
+        self.clock = clock
+        self.edges: queue.SimpleQueue[Edge] = queue.SimpleQueue()
+        self.decoder = PressDecoder(long_press_ms=long_press_ms, debounce_ms=debounce_ms)
+        self.buttons: dict[str, Any] = {}
+        try:
+            for name, pin in pins.items():
+                button = Button(pin, pull_up=True, bounce_time=None, pin_factory=pin_factory)
+                button.when_pressed = self._callback(name, True)
+                button.when_released = self._callback(name, False)
+                self.buttons[name] = button
+        except Exception:
+            self.close()
+            raise
+
+    def _callback(self, name: str, pressed: bool) -> Callable[[], None]:
+        def put() -> None:  # runs on gpiozero's thread: stamp and enqueue, nothing more
+            self.edges.put(Edge(name, pressed, self.clock()))
+
+        return put
+
+    def poll(self, now: float) -> list[ButtonEvent]:
+        """Drain the queue into the decoder and return the events decided up to ``now``."""
+        out: list[ButtonEvent] = []
+        while True:
+            try:
+                edge = self.edges.get_nowait()
+            except queue.Empty:
+                break
+            out.extend(self.decoder.feed(edge))
+        out.extend(self.decoder.tick(now))
+        return out
+
+    def wait(self, timeout: float) -> None:
+        """Sleep until an edge arrives or ``timeout`` passes; the edge stays queued for :meth:`poll`."""
+        if timeout <= 0:
+            return
+        try:
+            edge = self.edges.get(timeout=timeout)
+        except queue.Empty:
+            return
+        # Put it back in front of anything that arrived meanwhile: decode in order.
+        rest = [edge]
+        while True:
+            try:
+                rest.append(self.edges.get_nowait())
+            except queue.Empty:
+                break
+        for e in rest:
+            self.edges.put(e)
+
+    def close(self) -> None:
+        for button in self.buttons.values():
+            button.close()
+        self.buttons.clear()
+
+
+#: Simulator keys: lower case = short press, upper case = long press.
+KEYMAP: dict[str, tuple[str, PressKind]] = {
+    "n": ("next", PressKind.SHORT), "N": ("next", PressKind.LONG),
+    "b": ("back", PressKind.SHORT), "B": ("back", PressKind.LONG),
+    "s": ("select", PressKind.SHORT), "S": ("select", PressKind.LONG),
+    "o": ("ok", PressKind.SHORT), "O": ("ok", PressKind.LONG),
+}
+#: Player buttons in the simulator: shift+1..6 on a US keyboard.
+PLAYER_KEYS = "!@#$%^"
+
+
+class KeyboardButtons:
+    """The simulator's panel: keystrokes in, the same :class:`ButtonEvent` out.
+
+    ``n b s o`` are NEXT, BACK, SELECT, OK (upper case = a long press); ``! @ # $ % ^`` are the player
+    buttons p1..p6.  Other keys are left to the caller (``unhandled`` returns them), e.g. digits that type
+    a die face.  Keys are pushed with :meth:`push`, so a test feeds a string and no tty is needed.
+    """
+
+    def __init__(self, players: int = 0) -> None:
+        self.players = players
+        self._pending: list[str] = []
+        self._unhandled: list[str] = []
+
+    def push(self, keys: Iterable[str]) -> None:
+        self._pending.extend(keys)
+
+    def poll(self, now: float) -> list[ButtonEvent]:
+        out: list[ButtonEvent] = []
+        for key in self._pending:
+            if key in KEYMAP:
+                name, kind = KEYMAP[key]
+                out.append(ButtonEvent(name, kind, now))
+            elif key in PLAYER_KEYS and PLAYER_KEYS.index(key) < self.players:
+                out.append(ButtonEvent(f"p{PLAYER_KEYS.index(key) + 1}", PressKind.SHORT, now))
+            else:
+                self._unhandled.append(key)
+        self._pending.clear()
+        return out
+
+    def unhandled(self) -> list[str]:
+        keys, self._unhandled = self._unhandled, []
+        return keys
+
+    def wait(self, timeout: float) -> None:  # keys arrive from the caller; nothing to wait for
+        return
+
+    def close(self) -> None:
+        return
+
+
+class ScriptedButtons:
+    """Events queued by a test or a benchmark, returned on the next :meth:`poll`."""
+
+    def __init__(self) -> None:
+        self.queued: list[tuple[str, PressKind]] = []
+
+    def press(self, button: str, kind: PressKind = PressKind.SHORT) -> None:
+        self.queued.append((button, kind))
+
+    def poll(self, now: float) -> list[ButtonEvent]:
+        out = [ButtonEvent(b, k, now) for b, k in self.queued]
+        self.queued.clear()
+        return out
+
+    def wait(self, timeout: float) -> None:
+        return
+
+    def close(self) -> None:
+        return

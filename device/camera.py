@@ -1,0 +1,413 @@
+"""The camera over the table: one interface, several backends, and a supervisor that survives failures.
+
+* :class:`Picamera2Backend` — the Pi camera (Camera Module 3), imported lazily so that a PC never needs
+  it; on a PC it says where picamera2 comes from.
+* :class:`OpenCVBackend` — ``cv2.VideoCapture``: a USB webcam by index, or a video file.
+* :class:`ReplayBackend` — a folder of frames (PNG/JPEG), in name order: tests, the simulator, and
+  replaying a recorded evening.
+
+Frames are BGR ``uint8`` arrays at the configured (full) resolution, the convention of OpenCV and of
+``vision/``; picamera2's ``RGB888`` format is already BGR in memory.  :meth:`Frame.crop` cuts the dice
+tray from the *full-resolution* frame, so the dice are read with every pixel the sensor gives, while the
+table can be read from a scaled copy.
+
+:class:`Camera` is what the main loop holds.  A backend that fails (``read`` returns False, an
+exception, a camera unplugged) is closed and reported once (:attr:`Camera.status` turns DOWN with a
+message the screens show); the loop carries on with manual entry, and :meth:`Camera.poll` reopens the
+backend with exponential backoff (1 s, 2 s, 4 s … up to ``reopen_max_s``) measured on the injected
+clock.  Nothing here sleeps or starts a thread: the loop decides when to call.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from device.config import CameraBackend as BackendName
+from device.config import CameraConfig, Region
+
+Clock = Callable[[], float]
+
+PICAMERA2_MISSING = "picamera2 is not installed: it comes from Raspberry Pi OS (apt install python3-picamera2)"
+FRAME_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff")
+
+
+class CameraError(Exception):
+    """The camera cannot give a frame; the message says what happened (and, where known, what to do)."""
+
+
+@dataclass(frozen=True)
+class Frame:
+    image: np.ndarray  # BGR uint8, full resolution
+    t: float
+    index: int
+
+    def crop(self, region: Region | None) -> np.ndarray:
+        """The region at full resolution (a view, not a copy); the whole frame when ``region`` is None."""
+        if region is None:
+            return self.image
+        h, w = self.image.shape[:2]
+        x0, y0 = min(region.x, w), min(region.y, h)
+        return self.image[y0:min(region.y + region.height, h), x0:min(region.x + region.width, w)]
+
+
+class Backend(Protocol):
+    name: str
+
+    def open(self) -> None:
+        """Acquire the device; raise :class:`CameraError`."""
+        ...
+
+    def read(self) -> np.ndarray | None:
+        """One BGR frame; None when no new frame is ready yet (not a failure); raise
+        :class:`CameraError` when the camera cannot give one."""
+        ...
+
+    def close(self) -> None:
+        ...
+
+
+class Picamera2Backend:
+    """The Raspberry Pi camera through picamera2 (libcamera)."""
+
+    name = "picamera2"
+
+    def __init__(self, width: int = 2304, height: int = 1296, fps: float = 10.0) -> None:
+        self.size = (width, height)
+        self.fps = fps
+        self._cam: Any = None
+
+    def open(self) -> None:
+        try:
+            from picamera2 import Picamera2  # type: ignore[import-not-found]
+        except ImportError:
+            raise CameraError(PICAMERA2_MISSING) from None
+        try:
+            cam = Picamera2()
+            config = cam.create_video_configuration(
+                main={"size": self.size, "format": "RGB888"},  # RGB888 is BGR byte order: OpenCV's
+                controls={"FrameRate": self.fps},
+                buffer_count=2,
+            )
+            cam.configure(config)
+            cam.start()
+        except Exception as exc:  # libcamera raises RuntimeError/IndexError when no camera is attached
+            raise CameraError(f"the Pi camera did not start ({exc}); check the ribbon cable and "
+                              "camera_auto_detect=1 in config.txt") from exc
+        self._cam = cam
+
+    def read(self) -> np.ndarray:
+        if self._cam is None:
+            raise CameraError("the Pi camera is not open")
+        try:
+            return np.ascontiguousarray(self._cam.capture_array("main")[:, :, :3])
+        except Exception as exc:
+            raise CameraError(f"the Pi camera stopped giving frames ({exc})") from exc
+
+    def close(self) -> None:
+        if self._cam is not None:
+            try:
+                self._cam.stop()
+                self._cam.close()
+            except Exception:
+                pass
+            self._cam = None
+
+
+class OpenCVBackend:
+    """``cv2.VideoCapture``: a webcam index (0, 1 ..) or a video file path."""
+
+    name = "opencv"
+
+    def __init__(self, device: int | str = 0, width: int | None = None, height: int | None = None,
+                 fps: float | None = None, *, capture_factory: Callable[[int | str], Any] | None = None) -> None:
+        self.device = device
+        self.width, self.height, self.fps = width, height, fps
+        self._factory = capture_factory
+        self._cap: Any = None
+
+    def open(self) -> None:
+        if isinstance(self.device, str) and not self.device.startswith("/dev/") and not Path(self.device).exists():
+            raise CameraError(f"video file {self.device} does not exist")
+        if self._factory is not None:
+            cap = self._factory(self.device)
+        else:
+            import cv2
+
+            cap = cv2.VideoCapture(self.device)
+            if isinstance(self.device, int):
+                if self.width:
+                    cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.width)
+                if self.height:
+                    cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.height)
+                if self.fps:
+                    cap.set(cv2.CAP_PROP_FPS, self.fps)
+        if not cap.isOpened():
+            cap.release()
+            what = f"webcam {self.device}" if isinstance(self.device, int) else f"video {self.device}"
+            raise CameraError(f"{what} did not open (unplugged, or used by another program?)")
+        self._cap = cap
+
+    def read(self) -> np.ndarray:
+        if self._cap is None:
+            raise CameraError("the camera is not open")
+        try:
+            ok, image = self._cap.read()
+        except Exception as exc:
+            raise CameraError(f"reading the camera failed ({exc})") from exc
+        if not ok or image is None:
+            raise CameraError("the camera gave no frame (unplugged, or the video ended)")
+        if image.ndim == 2:
+            image = np.repeat(image[:, :, None], 3, axis=2)
+        return image
+
+    def close(self) -> None:
+        if self._cap is not None:
+            self._cap.release()
+            self._cap = None
+
+
+class ReplayBackend:
+    """Frames from a folder, in file-name order.  ``loop`` starts again at the end; otherwise the end of
+    the folder is a failure like a camera that went away (which is what a test of recovery wants)."""
+
+    name = "replay"
+
+    def __init__(self, folder: str | Path, *, loop: bool = True) -> None:
+        self.folder = Path(folder)
+        self.loop = loop
+        self._files: list[Path] = []
+        self._i = 0
+
+    def open(self) -> None:
+        if not self.folder.is_dir():
+            raise CameraError(f"replay folder {self.folder} does not exist")
+        self._files = sorted(p for p in self.folder.iterdir() if p.suffix.lower() in FRAME_SUFFIXES)
+        if not self._files:
+            raise CameraError(f"replay folder {self.folder} holds no frames ({', '.join(FRAME_SUFFIXES)})")
+        self._i = 0
+
+    def read(self) -> np.ndarray:
+        import cv2
+
+        if not self._files:
+            raise CameraError("the replay is not open")
+        if self._i >= len(self._files):
+            if not self.loop:
+                raise CameraError(f"the replay of {self.folder} has ended")
+            self._i = 0
+        path = self._files[self._i]
+        self._i += 1
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if image is None:
+            raise CameraError(f"{path} is not an image OpenCV can read")
+        return image
+
+    def close(self) -> None:
+        self._files = []
+
+
+class StillBackend:
+    """One image held until replaced (the simulator's dice tray: ``show(image)`` for each roll)."""
+
+    name = "still"
+
+    def __init__(self, image: np.ndarray | None = None) -> None:
+        self.image = image
+
+    def show(self, image: np.ndarray | None) -> None:
+        self.image = image
+
+    def open(self) -> None:
+        return
+
+    def read(self) -> np.ndarray:
+        if self.image is None:
+            raise CameraError("no image on the tray yet")
+        return self.image
+
+    def close(self) -> None:
+        return
+
+
+class ThreadedBackend:
+    """Reads another backend on its own thread and keeps only the newest frame.
+
+    Why: ``capture_array`` and ``VideoCapture.read`` block until the sensor's next frame (up to 1/fps),
+    which would hold a button press for that long.  With this wrapper the loop's :meth:`read` never
+    blocks: it returns the newest frame not yet taken, or None.  A failure on the thread is handed over
+    on the next :meth:`read` and the thread stops; :class:`Camera` then reopens it as usual.  The body of
+    the thread is :meth:`pump`, which a test calls directly (no thread needed to test it).
+    """
+
+    def __init__(self, inner: Backend) -> None:
+        import threading
+
+        self.inner = inner
+        self.name = inner.name
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._latest: np.ndarray | None = None
+        self._error: CameraError | None = None
+
+    def open(self, *, start: bool = True) -> None:
+        import threading
+
+        self.inner.open()
+        self._stop.clear()
+        self._latest, self._error = None, None
+        if start:
+            self._thread = threading.Thread(target=self._run, name=f"camera-{self.name}", daemon=True)
+            self._thread.start()
+
+    def pump(self) -> bool:
+        """Read one frame from the inner backend into the slot; False once it failed (the thread ends)."""
+        try:
+            image = self.inner.read()
+        except CameraError as exc:
+            error = exc
+        except Exception as exc:  # a driver bug on the thread must reach the loop, not vanish
+            error = CameraError(f"{self.name} failed: {exc!r}")
+        else:
+            if image is not None:
+                with self._lock:
+                    self._latest = image
+            return True
+        with self._lock:
+            self._error = error
+        return False
+
+    def _run(self) -> None:
+        while not self._stop.is_set() and self.pump():
+            pass
+
+    def read(self) -> np.ndarray | None:
+        with self._lock:
+            if self._latest is not None:
+                image, self._latest = self._latest, None
+                return image
+            if self._error is not None:
+                raise self._error
+        return None
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2.0)
+            self._thread = None
+        self.inner.close()
+
+
+def backend_from_config(config: CameraConfig) -> Backend | None:
+    """The backend the config names (None for ``backend = "none"``)."""
+    if config.backend is BackendName.PICAMERA2:
+        return Picamera2Backend(config.width, config.height, config.fps)
+    if config.backend is BackendName.OPENCV:
+        return OpenCVBackend(config.device, config.width, config.height, config.fps)
+    if config.backend is BackendName.REPLAY:
+        return ReplayBackend(str(config.device))
+    return None
+
+
+class CameraStatus(str, Enum):
+    UP = "up"
+    DOWN = "down"
+
+
+class Camera:
+    """A backend under supervision: failures reported once, reopening with backoff, frames at a pace.
+
+    ``poll(now)`` is what the loop calls every iteration: it returns a new :class:`Frame` when one is due
+    (``1 / fps`` after the last), None otherwise, and never raises.  ``frames()`` is the same as a
+    generator for tools that just want pictures.
+    """
+
+    def __init__(self, backend: Backend, *, clock: Clock = time.monotonic, fps: float = 10.0,
+                 reopen_min_s: float = 1.0, reopen_max_s: float = 30.0) -> None:
+        self.backend = backend
+        self.clock = clock
+        self.period = 1.0 / fps if fps > 0 else 0.0
+        self.reopen_min_s = reopen_min_s
+        self.reopen_max_s = reopen_max_s
+        self.status = CameraStatus.DOWN
+        self.message = "camera not opened yet"
+        self.failures = 0  # consecutive failed attempts
+        self._opened = False
+        self._next_attempt = float("-inf")
+        self._next_frame = float("-inf")
+        self._index = 0
+        #: (time, status, message) for every change: what the app turns into notices.
+        self.changes: list[tuple[float, CameraStatus, str]] = []
+
+    @property
+    def up(self) -> bool:
+        return self.status is CameraStatus.UP
+
+    def _set(self, now: float, status: CameraStatus, message: str) -> None:
+        if status is not self.status or (status is CameraStatus.DOWN and not self.changes):
+            self.changes.append((now, status, message))
+        self.status, self.message = status, message
+
+    def _fail(self, now: float, message: str) -> None:
+        self.backend.close()
+        self._opened = False
+        self.failures += 1
+        delay = min(self.reopen_max_s, self.reopen_min_s * 2 ** (self.failures - 1))
+        self._next_attempt = now + delay
+        self._set(now, CameraStatus.DOWN, message)
+
+    def poll(self, now: float | None = None) -> Frame | None:
+        now = self.clock() if now is None else now
+        if not self._opened:
+            if now < self._next_attempt:
+                return None
+            try:
+                self.backend.open()
+            except CameraError as exc:
+                self._fail(now, str(exc))
+                return None
+            except Exception as exc:  # a driver bug must not stop the game
+                self._fail(now, f"{self.backend.name} failed to open: {exc!r}")
+                return None
+            self._opened = True
+        if now < self._next_frame:
+            return None
+        try:
+            image = self.backend.read()
+        except CameraError as exc:
+            self._fail(now, str(exc))
+            return None
+        except Exception as exc:
+            self._fail(now, f"{self.backend.name} failed: {exc!r}")
+            return None
+        if image is None:  # a threaded backend with no new frame yet: try again next iteration
+            return None
+        self.failures = 0
+        self._set(now, CameraStatus.UP, f"{self.backend.name} camera working")
+        self._next_frame = now + self.period
+        self._index += 1
+        return Frame(image, now, self._index)
+
+    def frames(self, *, max_frames: int | None = None, sleep: Callable[[float], None] = time.sleep) -> Iterator[Frame]:
+        """Frames as they come; waits (with ``sleep``) through failures and backoff."""
+        count = 0
+        while max_frames is None or count < max_frames:
+            frame = self.poll()
+            if frame is None:
+                now = self.clock()
+                wait = (self._next_attempt if not self._opened else self._next_frame) - now
+                sleep(max(0.005, min(wait, 1.0)))
+                continue
+            count += 1
+            yield frame
+
+    def close(self) -> None:
+        self.backend.close()
+        self._opened = False

@@ -1,0 +1,472 @@
+"""``pitboard run``, ``pitboard check``, ``pitboard sim`` and ``pitboard bench device``.
+
+``check`` is a self-test for the maker at the bench: one line per part (``OK``, ``FAIL`` or ``SKIP``, the
+part, what was found or what to do), exit 1 if anything failed.  On a PC it says plainly which parts are
+missing (no I2C bus, no GPIO) instead of a traceback.  Its probes are injectable so the test suite runs
+it against gpiozero's mock pins and a fake bus.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import errno
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from device.config import DEFAULT_PATH, ConfigError, PitboardConfig, ScreenConfig, load_config
+
+#: SSD1306 / SH1106 / SSD1309 "no operation" command: a harmless write that the controller must ACK.
+OLED_NOP = 0xE3
+
+
+def register(groups: dict[str, argparse._SubParsersAction]) -> None:
+    top = groups["top"]
+    p = top.add_parser("run", help="run the appliance: buttons, camera, screens (the systemd unit's command)")
+    p.add_argument("--config", default=str(DEFAULT_PATH), help=f"pitboard.toml (default {DEFAULT_PATH})")
+    p.set_defaults(func=cmd_run)
+
+    p = top.add_parser("check", help="hardware self-test: each screen, each button, the camera; one line per part")
+    p.add_argument("--config", default=str(DEFAULT_PATH), help=f"pitboard.toml (default {DEFAULT_PATH})")
+    p.set_defaults(func=cmd_check)
+
+    p = top.add_parser("sim", help="the appliance in the terminal: keys are the buttons, screens drawn as text")
+    p.add_argument("game", nargs="?", default="gaslands", help="game to play (default gaslands)")
+    p.add_argument("--setup", help="the table's setup TOML (default: the game's example setup)")
+    p.add_argument("--db", help="game log to use and resume (default: a fresh one, deleted at the end)")
+    p.add_argument("--dice-images", help="folder of dice photos; key r puts the next one on the tray")
+    p.add_argument("--keys", help="play these keystrokes and exit (no terminal needed), e.g. 'on354\\nn'")
+    p.add_argument("--style", choices=("braille", "halfblock"), default="braille", help="how screens are drawn")
+    p.add_argument("--exit-after-first-frame", action="store_true", help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_sim)
+
+    p = groups["bench"].add_parser("device", help="press→frame latency, update bytes, start-up time (JSON)")
+    p.add_argument("--runs", type=int, default=3, help="start-up runs to take the median of (default 3)")
+    p.set_defaults(func=cmd_bench_device)
+
+
+def _user_error(message: str) -> Exception:
+    from device.cli import UserError
+
+    return UserError(message)
+
+
+def _load(path: str) -> PitboardConfig:
+    try:
+        return load_config(path)
+    except ConfigError as exc:
+        raise _user_error(str(exc)) from None
+
+
+# -- check --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CheckLine:
+    status: str  # "OK", "FAIL", "SKIP", "WARN"
+    part: str
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.status:<5} {self.part}: {self.detail}"
+
+
+def probe_screen(screen: ScreenConfig, smbus_factory: Callable[[int], Any]) -> CheckLine:
+    """Open the screen's bus, select its mux channel, and write a NOP command the OLED must acknowledge."""
+    part = f"screen {screen.player} ({screen.driver}, {screen.where})"
+    dev = f"/dev/i2c-{screen.port}"
+    try:
+        bus = smbus_factory(screen.port)
+    except FileNotFoundError:
+        hint = "enable I2C (dtparam=i2c_arm=on in config.txt, then reboot)" if screen.port == 1 else \
+            "add the overlay that makes this bus (see firmware_config/config.txt)"
+        return CheckLine("FAIL", part, f"{dev} does not exist: no I2C bus {screen.port} on this machine; {hint}")
+    except PermissionError:
+        return CheckLine("FAIL", part, f"{dev} is not accessible: add this user to the i2c group")
+    except OSError as exc:
+        return CheckLine("FAIL", part, f"{dev} cannot be opened ({exc.strerror or exc})")
+    try:
+        if screen.mux_address is not None:
+            try:
+                bus.write_byte(screen.mux_address, 1 << int(screen.mux_channel or 0))
+            except OSError:
+                return CheckLine("FAIL", part, f"no TCA9548A answers at 0x{screen.mux_address:02X} on {dev}: "
+                                               "check its wiring, power and A0-A2 straps")
+        try:
+            bus.write_byte_data(screen.address, 0x00, OLED_NOP)
+        except OSError as exc:
+            if exc.errno in (errno.EREMOTEIO, errno.ENXIO, errno.EIO, None):
+                return CheckLine("FAIL", part, f"nothing answers at 0x{screen.address:02X}: check the wiring, "
+                                               "power and the address jumper (i2cdetect -y "
+                                               f"{screen.port} lists what is there)")
+            return CheckLine("FAIL", part, f"bus error ({exc.strerror or exc})")
+        finally:
+            if screen.mux_address is not None:
+                with contextlib.suppress(OSError):
+                    bus.write_byte(screen.mux_address, 0)
+    finally:
+        with contextlib.suppress(Exception):
+            bus.close()
+    return CheckLine("OK", part, "answers")
+
+
+def probe_buttons(config: PitboardConfig, pin_factory: Any = None) -> list[CheckLine]:
+    """Claim each button's pin with the pull-up on, read its level, release it."""
+    out: list[CheckLine] = []
+    try:
+        from gpiozero import Button
+        from gpiozero.exc import BadPinFactory
+    except ImportError:
+        return [CheckLine("FAIL", f"button {n.upper()} (GPIO{p})", "gpiozero is not installed")
+                for n, p in config.buttons.pins().items()]
+    no_gpio: str | None = None
+    for name, pin in config.buttons.pins().items():
+        part = f"button {name.upper()} (GPIO{pin})"
+        if no_gpio is not None:
+            out.append(CheckLine("FAIL", part, "no GPIO on this machine (as above)"))
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                button = Button(pin, pull_up=True, pin_factory=pin_factory)
+        except BadPinFactory:
+            no_gpio = ("no GPIO on this machine (gpiozero found no pin factory; on a Pi install "
+                       "python3-lgpio and add the user to the gpio group)")
+            out.append(CheckLine("FAIL", part, no_gpio))
+            continue
+        except Exception as exc:
+            out.append(CheckLine("FAIL", part, f"pin cannot be claimed ({exc}); is another program using it?"))
+            continue
+        try:
+            if button.is_pressed:
+                out.append(CheckLine("WARN", part, "claimed, but reads PRESSED with nobody touching it: a stuck "
+                                                   "button, or wired to 3V3 instead of GND"))
+            else:
+                out.append(CheckLine("OK", part, "claimed, reads released"))
+        finally:
+            button.close()
+    return out
+
+
+def probe_camera(config: PitboardConfig, backend: Any = None) -> CheckLine:
+    from device.camera import CameraError, backend_from_config
+
+    backend = backend if backend is not None else backend_from_config(config.camera)
+    if backend is None:
+        return CheckLine("SKIP", "camera", 'backend = "none": dice are typed with the buttons')
+    part = f"camera ({backend.name})"
+    try:
+        backend.open()
+        image = None
+        for _ in range(5):  # webcams often drop the first frames while they settle exposure
+            try:
+                image = backend.read()
+                break
+            except CameraError:
+                time.sleep(0.1)
+        if image is None:
+            return CheckLine("FAIL", part, "opened but gave no frame")
+        h, w = image.shape[:2]
+        return CheckLine("OK", part, f"gives {w}x{h} frames")
+    except CameraError as exc:
+        return CheckLine("FAIL", part, str(exc))
+    except Exception as exc:
+        return CheckLine("FAIL", part, f"failed: {exc}")
+    finally:
+        with contextlib.suppress(Exception):
+            backend.close()
+
+
+def probe_game(config: PitboardConfig) -> CheckLine:
+    from device.app import load_game, setup_options
+
+    try:
+        module = load_game(config.game.name)
+        options = setup_options(module, config.game.setup)
+        module.GAME.start(options)
+    except Exception as exc:
+        reason = getattr(exc, "reason", None) or str(exc)
+        return CheckLine("FAIL", f"game {config.game.name}", reason)
+    source = str(config.game.setup) if config.game.setup else "example setup"
+    return CheckLine("OK", f"game {config.game.name}", f"{source} is a valid table")
+
+
+def run_check(config: PitboardConfig, *, out: TextIO | None = None, pin_factory: Any = None,
+              smbus_factory: Callable[[int], Any] | None = None, camera_backend: Any = None) -> int:
+    """Print one line per part; 0 when nothing failed, 1 otherwise."""
+    out = out if out is not None else sys.stdout
+    lines = [CheckLine("OK", "config", f"{config.source}: {len(config.screens)} screen(s), "
+                                       f"{len(config.buttons.pins())} button(s), camera {config.camera.backend.value}")]
+    lines.append(probe_game(config))
+    if smbus_factory is None:
+        try:
+            from smbus2 import SMBus
+        except ImportError:
+            SMBus = None  # type: ignore[assignment,misc]
+        smbus_factory = SMBus
+    if not config.screens:
+        lines.append(CheckLine("WARN", "screens", "no [[screens]] in the config: nothing will be shown"))
+    for screen in config.screens:
+        if smbus_factory is None:
+            lines.append(CheckLine("FAIL", f"screen {screen.player}", "smbus2 is not installed"))
+        else:
+            lines.append(probe_screen(screen, smbus_factory))
+    lines.extend(probe_buttons(config, pin_factory))
+    lines.append(probe_camera(config, camera_backend))
+    for line in lines:
+        out.write(f"{line}\n")
+    failed = sum(1 for line in lines if line.status == "FAIL")
+    out.write(f"{'all parts OK' if not failed else f'{failed} part(s) FAILED'}\n")
+    return 1 if failed else 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    return run_check(_load(args.config))
+
+
+# -- run ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Appliance:
+    """Everything ``pitboard run`` holds, built from the config; :meth:`close` releases it all."""
+
+    app: Any
+    store: Any
+    game_id: int
+    resumed: bool
+    buttons: Any
+    bank: Any
+    camera: Any
+
+    def close(self) -> None:
+        self.buttons.close()
+        if self.camera is not None:
+            self.camera.close()
+        self.bank.close()
+        self.store.close()
+
+
+def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_backend: str = "i2c",
+                    clock: Callable[[], float] = time.monotonic, camera_backend: Any = None,
+                    log: Callable[[str], None] = lambda m: print(f"pitboard: {m}", file=sys.stderr)) -> Appliance:
+    """Game, store (resuming the latest unfinished game), screens, buttons, camera and the loop, from the
+    config.  The hardware seams (pin factory, screen backend, camera backend, clock) are parameters so that
+    the test suite builds the whole appliance on mock pins and recording screens."""
+    from device.app import App, VisionReader, car_tags_from_options, load_game, open_match, setup_options
+    from device.buttons import ButtonPanel
+    from device.camera import Camera, ThreadedBackend, backend_from_config
+    from device.displays import build_bank
+    from device.paths import data_dir
+    from device.store import Store, StoreError
+
+    if not config.screens:
+        raise _user_error(f"{config.source}: screens: none configured; add one [[screens]] table per player")
+    try:
+        module = load_game(config.game.name)
+        options = setup_options(module, config.game.setup)
+    except (LookupError, ValueError) as exc:
+        raise _user_error(f"{config.source}: game: {exc}") from None
+    try:
+        store = Store(config.store.path or data_dir() / "games.sqlite")
+    except StoreError as exc:
+        raise _user_error(str(exc)) from None
+    try:
+        game_id, match, resumed = open_match(store, module, options)
+    except Exception as exc:
+        store.close()
+        reason = getattr(exc, "reason", None) or str(exc)
+        raise _user_error(f"the game could not start: {reason}") from None
+    players = {str(getattr(v, "player", "")) for v in match.views()}
+    for screen in config.screens:
+        if screen.player not in players:
+            log(f"warning: a screen for {screen.player!r}, who is not at this table (players: "
+                f"{', '.join(sorted(players))})")
+    bank = build_bank(config.screens, screen_backend, clock=clock, on_event=lambda e: log(str(e)))
+    bank.open()
+    try:
+        buttons = ButtonPanel(config.buttons.pins(), clock=clock, pin_factory=pin_factory,
+                              long_press_ms=config.buttons.long_press_ms, debounce_ms=config.buttons.debounce_ms)
+    except Exception as exc:
+        bank.close()
+        store.close()
+        raise _user_error(f"the buttons could not be set up ({exc}); run `pitboard check` to see which "
+                          "part is missing") from None
+    backend = camera_backend
+    if backend is None:
+        backend = backend_from_config(config.camera)
+        if backend is not None:
+            backend = ThreadedBackend(backend)  # a blocking frame read must not hold a button press
+    camera = reader = None
+    if backend is not None:
+        camera = Camera(backend, clock=clock, fps=config.camera.fps, reopen_max_s=config.camera.reopen_max_s)
+        try:
+            reader = VisionReader.from_files(config.vision.calibration, config.vision.faces,
+                                             car_tags_from_options(options))
+        except Exception:
+            buttons.close()
+            bank.close()
+            store.close()
+            raise
+    app = App(module, match, buttons=buttons, displays=bank, clock=clock, camera=camera, reader=reader,
+              dice_region=config.camera.dice_region, settle_frames=config.camera.settle_frames,
+              long_back_undo_steps=config.buttons.long_back_undo_steps,
+              on_finished=lambda: store.finish(game_id))
+    log(f"{'resumed' if resumed else 'started'} {module.GAME.name} game {game_id} ({store.path})")
+    return Appliance(app, store, game_id, resumed, buttons, bank, camera)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    appliance = build_appliance(_load(args.config))
+    stopping = False
+
+    def stop(*_: Any) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, stop)  # systemd stops the unit with SIGTERM: finish the step, close cleanly
+    try:
+        appliance.app.run(stop=lambda: stopping)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        appliance.close()
+    return 0
+
+
+# -- sim ----------------------------------------------------------------------------------------------
+
+
+def cmd_sim(args: argparse.Namespace) -> int:
+    from device.sim import FIRST_FRAME_MARK, Sim, terminal_keys
+    from device.store import StoreError
+
+    try:
+        sim = Sim(args.game, setup=args.setup, db=args.db, dice_images=args.dice_images, style=args.style)
+    except (LookupError, ValueError, StoreError) as exc:
+        raise _user_error(str(exc)) from None
+    except Exception as exc:
+        reason = getattr(exc, "reason", None)
+        if reason is None:
+            raise
+        raise _user_error(f"the setup was refused: {reason}") from None
+    try:
+        sim.step()  # first frame
+        if args.exit_after_first_frame:
+            print(FIRST_FRAME_MARK, flush=True)
+            return 0
+        if args.keys is not None:
+            sim.feed(args.keys.encode().decode("unicode_escape"))
+        else:
+            print("keys: n NEXT, b BACK, s SELECT, o OK (capitals: long press), digits + Enter: dice, "
+                  "? help, q quit", flush=True)
+            sim.feed(terminal_keys(sys.stdin))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sim.close()
+    return 0
+
+
+# -- bench --------------------------------------------------------------------------------------------
+
+
+def measure_startup(runs: int = 3) -> dict[str, Any]:
+    """Launch ``pitboard sim --exit-after-first-frame`` as a new process and time it until the first
+    screen is drawn (interpreter start, imports, rules, store, dashboards: everything but the hardware)."""
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    times = []
+    for _ in range(max(1, runs)):
+        t0 = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-m", "device.cli_device", "sim", "--exit-after-first-frame"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=root)
+        assert proc.stdout is not None
+        seen = None
+        for line in proc.stdout:
+            if line.strip().endswith("PITBOARD-FIRST-FRAME"):
+                seen = time.perf_counter() - t0
+                break
+        proc.communicate(timeout=60)
+        if seen is None:
+            raise RuntimeError(f"the sim did not draw a first frame (exit {proc.returncode})")
+        times.append(seen)
+    return {"start_to_first_frame_s": round(statistics.median(times), 3),
+            "start_to_first_frame_runs_s": [round(t, 3) for t in times], "start_target_s": 2.0}
+
+
+def measure_press_to_frame(presses: int = 30) -> dict[str, Any]:
+    """Through the real loop: a button event → rules → SQLite store (fsync) → dashboards → a recording
+    luma screen (the real driver and diff layer, no bus).  Alternates OK (choose a template: a decision
+    is recorded) and BACK (undo it: another decision); the time is until the changed frame was shown.
+    Only presses that changed a screen count (all of these do)."""
+    import tempfile
+
+    from device.app import App, load_game, open_match, setup_options
+    from device.buttons import ScriptedButtons
+    from device.displays import ScreenSpec, build_bank
+    from device.store import Store
+
+    module = load_game("gaslands")
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Store(Path(tmp) / "bench.sqlite")
+        _, match, _ = open_match(store, module, setup_options(module, None))
+        players = [str(getattr(v, "player", "")) for v in match.views()]
+        bank = build_bank([ScreenSpec(p) for p in players], "recording")
+        bank.open()
+        buttons = ScriptedButtons()
+        app = App(module, match, buttons=buttons, displays=bank)
+        app.step()
+        samples = []
+        for i in range(presses):
+            buttons.press("ok" if i % 2 == 0 else "back")
+            drawn = app.frames_drawn
+            t0 = time.perf_counter()
+            app.step()
+            if app.frames_drawn > drawn:
+                samples.append((time.perf_counter() - t0) * 1000)
+        store.close()
+    if not samples:
+        raise RuntimeError("no press changed a screen: the benchmark measured nothing")
+    return {"app_press_to_frame_ms_median": round(statistics.median(samples), 2),
+            "app_press_to_frame_ms_max": round(max(samples), 2), "app_press_to_frame_presses": len(samples),
+            "press_to_frame_target_ms": 30}
+
+
+def cmd_bench_device(args: argparse.Namespace) -> int:
+    result: dict[str, Any] = {}
+    try:
+        from device.bench_device import run_device_bench  # type: ignore[import-not-found]
+    except ImportError:
+        result["displays_bench"] = "device.bench_device is not installed; only the loop figures below"
+    else:
+        result.update(run_device_bench())
+    result.update(measure_press_to_frame())
+    result.update(measure_startup(args.runs))
+    print(json.dumps(result, indent=2, sort_keys=True))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m device.cli_device ...``: the ``pitboard`` command with these sub-commands registered even
+    where ``device/cli.py`` does not list this module yet (the start-up benchmark launches this)."""
+    from device import cli
+
+    if __name__ not in cli.PLUGINS and "device.cli_device" not in cli.PLUGINS:
+        cli.PLUGINS = (*cli.PLUGINS, "device.cli_device")
+    return cli.main(argv)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

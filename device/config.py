@@ -1,0 +1,408 @@
+"""The appliance's one configuration file (``/etc/pitboard/pitboard.toml`` on the Pi), validated at start.
+
+Why validate everything up front, into frozen dataclasses: a wrong pin or address found at start is a
+one-line message the maker fixes at the bench; the same mistake found mid-game is a dead button at the
+table.  Every error names the file, the key as a dotted path (``screens[2].address``) and what is allowed,
+so the owner never has to read Python to fix it.  Unknown keys are errors too (a typo such as
+``debounce_ms`` → ``debounce`` would otherwise be silently ignored).
+
+Missing optional sections get the defaults of ``firmware_config/pitboard.toml`` and the default wiring
+(NEXT=GPIO17, BACK=GPIO27, SELECT=GPIO22, OK=GPIO23; screens at 0x3C/0x3D on bus 1).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+#: I2C addresses a 128x64 SSD1306/SH1106/SSD1309 module answers on (set by its SA0 jumper).
+OLED_ADDRESSES: tuple[int, ...] = (0x3C, 0x3D)
+#: A TCA9548A's address range (A0..A2 straps).
+MUX_ADDRESSES: tuple[int, ...] = tuple(range(0x70, 0x78))
+DRIVERS: tuple[str, ...] = ("ssd1306", "sh1106", "ssd1309")
+CAMERA_BACKENDS: tuple[str, ...] = ("picamera2", "opencv", "replay", "none")
+#: BCM GPIOs on the 40-pin header.  0/1 are the HAT EEPROM bus, 2/3 are I2C bus 1 (the screens).
+HEADER_GPIOS: tuple[int, ...] = tuple(range(0, 28))
+RESERVED_GPIOS: dict[int, str] = {
+    0: "GPIO0 is the HAT EEPROM bus (ID_SD)",
+    1: "GPIO1 is the HAT EEPROM bus (ID_SC)",
+    2: "GPIO2 is SDA of I2C bus 1, which the screens use",
+    3: "GPIO3 is SCL of I2C bus 1, which the screens use",
+}
+#: The i2c-gpio overlay of firmware_config/config.txt makes bus 3 on these pins.
+I2C_GPIO_BUS3_PINS: tuple[int, ...] = (24, 25)
+MAX_PLAYERS = 6
+
+DEFAULT_PATH = Path("/etc/pitboard/pitboard.toml")
+
+
+class ConfigError(ValueError):
+    """A configuration mistake: ``file: key: what is wrong; allowed: ...``."""
+
+    def __init__(self, file: str, key: str, message: str) -> None:
+        self.file = file
+        self.key = key
+        self.message = message
+        super().__init__(f"{file}: {key}: {message}" if key else f"{file}: {message}")
+
+
+class CameraBackend(str, Enum):
+    PICAMERA2 = "picamera2"
+    OPENCV = "opencv"
+    REPLAY = "replay"
+    NONE = "none"
+
+
+@dataclass(frozen=True)
+class Region:
+    """A rectangle of the camera frame in full-resolution pixels: ``[x, y, width, height]``."""
+
+    x: int
+    y: int
+    width: int
+    height: int
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    name: str = "gaslands"
+    #: The table's setup (players, vehicles) as TOML; None = the game's EXAMPLE_SETUP.
+    setup: Path | None = None
+
+
+@dataclass(frozen=True)
+class CameraConfig:
+    backend: CameraBackend = CameraBackend.NONE
+    #: opencv: a webcam index (0) or a video file; replay: a folder of frames; unused otherwise.
+    device: int | str = 0
+    width: int = 2304
+    height: int = 1296
+    fps: float = 10.0
+    #: The dice tray, cropped from the full-resolution frame; None = the whole frame.
+    dice_region: Region | None = None
+    #: Consecutive identical readings before dice count as settled.
+    settle_frames: int = 3
+    #: Reopening a failed camera waits 1 s, then doubles up to this many seconds.
+    reopen_max_s: float = 30.0
+
+
+@dataclass(frozen=True)
+class ScreenConfig:
+    player: str
+    driver: str = "ssd1306"
+    port: int = 1
+    address: int = 0x3C
+    mux_address: int | None = None
+    mux_channel: int | None = None
+    rotate: int = 0
+
+    @property
+    def where(self) -> str:
+        """``i2c-1 0x3C`` or ``i2c-1 mux 0x70 ch 2 0x3C``: how check and the notices name the screen."""
+        mux = f" mux 0x{self.mux_address:02X} ch {self.mux_channel}" if self.mux_address is not None else ""
+        return f"i2c-{self.port}{mux} 0x{self.address:02X}"
+
+
+@dataclass(frozen=True)
+class ButtonsConfig:
+    next: int = 17
+    back: int = 27
+    select: int = 22
+    ok: int = 23
+    #: Optional one button per player, in seat order.
+    players: tuple[int, ...] = ()
+    long_press_ms: int = 800
+    debounce_ms: int = 30
+    #: How many decisions a long press on BACK undoes.
+    long_back_undo_steps: int = 3
+
+    def pins(self) -> dict[str, int]:
+        """Button name → BCM pin, the four panel buttons first, then ``p1``.. in seat order."""
+        out = {"next": self.next, "back": self.back, "select": self.select, "ok": self.ok}
+        for i, pin in enumerate(self.players, start=1):
+            out[f"p{i}"] = pin
+        return out
+
+
+@dataclass(frozen=True)
+class VisionConfig:
+    calibration: Path | None = None
+    faces: Path | None = None
+
+
+@dataclass(frozen=True)
+class StoreConfig:
+    #: The SQLite game log; None = ``games.sqlite`` in the data folder ($PITBOARD_DATA).
+    path: Path | None = None
+
+
+@dataclass(frozen=True)
+class PitboardConfig:
+    source: str = "<defaults>"
+    game: GameConfig = field(default_factory=GameConfig)
+    camera: CameraConfig = field(default_factory=CameraConfig)
+    screens: tuple[ScreenConfig, ...] = ()
+    buttons: ButtonsConfig = field(default_factory=ButtonsConfig)
+    vision: VisionConfig = field(default_factory=VisionConfig)
+    store: StoreConfig = field(default_factory=StoreConfig)
+
+
+# -- loading ------------------------------------------------------------------------------------------
+
+
+def load_config(path: str | Path) -> PitboardConfig:
+    """Read and validate a ``pitboard.toml``; raises :class:`ConfigError` naming the file and key."""
+    path = Path(path)
+    name = path.name
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(str(path), "", "no such file; copy firmware_config/pitboard.toml there and edit it") from None
+    except OSError as exc:
+        raise ConfigError(str(path), "", f"cannot be read ({exc.strerror})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(name, "", f"is not valid TOML: {exc}") from None
+    return parse_config(data, source=name, base=path.parent)
+
+
+def parse_config(data: Mapping[str, Any], *, source: str = "pitboard.toml", base: Path | None = None) -> PitboardConfig:
+    """Validate an already parsed TOML document.  ``base`` resolves relative paths (the file's folder)."""
+    v = _Validator(source, base)
+    v.keys(data, "", {"game", "camera", "screens", "buttons", "vision", "store"})
+    game = v.game(v.table(data, "game"))
+    camera = v.camera(v.table(data, "camera"))
+    buttons = v.buttons(v.table(data, "buttons"))
+    screens = v.screens(data.get("screens", []), buttons)
+    vision = v.vision(v.table(data, "vision"))
+    store_t = v.table(data, "store")
+    v.keys(store_t, "store", {"path"})
+    store = StoreConfig(path=v.path(store_t, "store", "path"))
+    return PitboardConfig(source, game, camera, screens, buttons, vision, store)
+
+
+def _hex(value: int) -> str:
+    return f"0x{value:02X}"
+
+
+class _Validator:
+    def __init__(self, source: str, base: Path | None) -> None:
+        self.source = source
+        self.base = base
+
+    def fail(self, key: str, message: str) -> ConfigError:
+        return ConfigError(self.source, key, message)
+
+    # -- shapes -------------------------------------------------------------------------------------
+    def table(self, data: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+        value = data.get(key, {})
+        if not isinstance(value, Mapping):
+            raise self.fail(key, f"must be a table [{key}], not {type(value).__name__}")
+        return value
+
+    def keys(self, data: Mapping[str, Any], where: str, allowed: set[str]) -> None:
+        for key in data:
+            if key not in allowed:
+                dotted = f"{where}.{key}" if where else key
+                raise self.fail(dotted, f"unknown key; allowed: {', '.join(sorted(allowed))}")
+
+    def int_(self, data: Mapping[str, Any], where: str, key: str, default: int | None, *, lo: int | None = None,
+             hi: int | None = None, allowed_text: str | None = None, as_hex: bool = False) -> int | None:
+        dotted = f"{where}.{key}"
+        if key not in data:
+            return default
+        value = data[key]
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(dotted, f"must be a whole number, not {value!r}")
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            shown = _hex(value) if as_hex else str(value)
+            allowed = allowed_text or f"{lo}..{hi}"
+            raise self.fail(dotted, f"{shown} is out of range; allowed: {allowed}")
+        return value
+
+    def num(self, data: Mapping[str, Any], where: str, key: str, default: float, *, lo: float, hi: float) -> float:
+        dotted = f"{where}.{key}"
+        if key not in data:
+            return default
+        value = data[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.fail(dotted, f"must be a number, not {value!r}")
+        if not lo <= value <= hi:
+            raise self.fail(dotted, f"{value} is out of range; allowed: {lo:g}..{hi:g}")
+        return float(value)
+
+    def str_(self, data: Mapping[str, Any], where: str, key: str, default: str | None) -> str | None:
+        if key not in data:
+            return default
+        value = data[key]
+        if not isinstance(value, str) or not value.strip():
+            raise self.fail(f"{where}.{key}", f"must be a non-empty text in quotes, not {value!r}")
+        return value
+
+    def path(self, data: Mapping[str, Any], where: str, key: str) -> Path | None:
+        value = self.str_(data, where, key, None)
+        if value is None:
+            return None
+        p = Path(value).expanduser()
+        if not p.is_absolute() and self.base is not None:
+            p = self.base / p
+        return p
+
+    def choice(self, data: Mapping[str, Any], where: str, key: str, default: str, allowed: Sequence[str]) -> str:
+        value = self.str_(data, where, key, default)
+        assert value is not None
+        if value not in allowed:
+            raise self.fail(f"{where}.{key}", f"{value!r} is not known; allowed: {', '.join(allowed)}")
+        return value
+
+    # -- sections -----------------------------------------------------------------------------------
+    def game(self, t: Mapping[str, Any]) -> GameConfig:
+        self.keys(t, "game", {"name", "setup"})
+        name = self.str_(t, "game", "name", "gaslands")
+        assert name is not None
+        if not name.isidentifier():
+            raise self.fail("game.name", f"{name!r} is not a game name; allowed: a games/ package such as \"gaslands\"")
+        return GameConfig(name=name, setup=self.path(t, "game", "setup"))
+
+    def camera(self, t: Mapping[str, Any]) -> CameraConfig:
+        self.keys(t, "camera", {"backend", "device", "width", "height", "fps", "dice_region", "settle_frames",
+                                "reopen_max_s"})
+        backend = CameraBackend(self.choice(t, "camera", "backend", "none", CAMERA_BACKENDS))
+        device: int | str = 0
+        if "device" in t:
+            raw = t["device"]
+            if isinstance(raw, bool) or not isinstance(raw, (int, str)) or (isinstance(raw, int) and raw < 0):
+                raise self.fail("camera.device", f"{raw!r} is not usable; allowed: a webcam index (0, 1 ..) "
+                                                 "or a path in quotes (video file, or a folder of frames for replay)")
+            device = raw
+            if isinstance(raw, str) and self.base is not None and not Path(raw).is_absolute() and not raw.startswith("/dev/"):
+                device = str(self.base / raw)
+        if backend is CameraBackend.REPLAY and not isinstance(device, str):
+            raise self.fail("camera.device", "the replay backend needs a folder of frames in quotes, e.g. device = \"frames/\"")
+        width = self.int_(t, "camera", "width", 2304, lo=64, hi=9152)
+        height = self.int_(t, "camera", "height", 1296, lo=48, hi=6944)
+        assert width is not None and height is not None
+        fps = self.num(t, "camera", "fps", 10.0, lo=0.5, hi=120.0)
+        region = None
+        if "dice_region" in t:
+            raw = t["dice_region"]
+            if (not isinstance(raw, list) or len(raw) != 4
+                    or any(isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in raw)
+                    or raw[2] < 16 or raw[3] < 16):
+                raise self.fail("camera.dice_region", f"{raw!r} is not a region; allowed: [x, y, width, height] in "
+                                                      "pixels of the full frame, width and height 16 or more")
+            if raw[0] + raw[2] > width or raw[1] + raw[3] > height:
+                raise self.fail("camera.dice_region", f"{raw!r} reaches outside the {width}x{height} frame; allowed: "
+                                                      f"x + width <= {width}, y + height <= {height}")
+            region = Region(*raw)
+        settle = self.int_(t, "camera", "settle_frames", 3, lo=1, hi=30)
+        assert settle is not None
+        reopen = self.num(t, "camera", "reopen_max_s", 30.0, lo=1.0, hi=600.0)
+        return CameraConfig(backend, device, width, height, fps, region, settle, reopen)
+
+    def buttons(self, t: Mapping[str, Any]) -> ButtonsConfig:
+        self.keys(t, "buttons", {"next", "back", "select", "ok", "players", "long_press_ms", "debounce_ms",
+                                 "long_back_undo_steps"})
+        d = ButtonsConfig()
+        pins: dict[str, int] = {}
+        for key in ("next", "back", "select", "ok"):
+            pins[key] = self.pin(t, "buttons", key, getattr(d, key))
+        players: list[int] = []
+        if "players" in t:
+            raw = t["players"]
+            if not isinstance(raw, list) or len(raw) > MAX_PLAYERS:
+                raise self.fail("buttons.players", f"must be a list of at most {MAX_PLAYERS} GPIO numbers, e.g. "
+                                                   "[5, 6, 13, 19, 26, 21]")
+            for i, _ in enumerate(raw):
+                players.append(self.pin({str(i): raw[i]}, "buttons.players", str(i), 0, index=True))
+        seen: dict[int, str] = {}
+        named = [(k, p) for k, p in pins.items()] + [(f"players[{i}]", p) for i, p in enumerate(players)]
+        for key, pin in named:
+            if pin in seen:
+                raise self.fail(f"buttons.{key}", f"GPIO{pin} is already used by buttons.{seen[pin]}; allowed: one "
+                                                  "button per GPIO")
+            seen[pin] = key
+        long_ms = self.int_(t, "buttons", "long_press_ms", d.long_press_ms, lo=200, hi=5000)
+        debounce = self.int_(t, "buttons", "debounce_ms", d.debounce_ms, lo=0, hi=200)
+        steps = self.int_(t, "buttons", "long_back_undo_steps", d.long_back_undo_steps, lo=1, hi=50)
+        assert long_ms is not None and debounce is not None and steps is not None
+        if debounce * 2 >= long_ms:
+            raise self.fail("buttons.debounce_ms", f"{debounce} ms is too long next to long_press_ms = {long_ms}; "
+                                                   "allowed: less than half of long_press_ms")
+        return ButtonsConfig(pins["next"], pins["back"], pins["select"], pins["ok"], tuple(players), long_ms,
+                             debounce, steps)
+
+    def pin(self, t: Mapping[str, Any], where: str, key: str, default: int, *, index: bool = False) -> int:
+        dotted = f"{where}[{key}]" if index else f"{where}.{key}"
+        if key not in t:
+            return default
+        value = t[key]
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(dotted, f"must be a BCM GPIO number such as 17, not {value!r}")
+        if value in RESERVED_GPIOS:
+            raise self.fail(dotted, f"{RESERVED_GPIOS[value]}; allowed: GPIO4..GPIO27")
+        if value not in HEADER_GPIOS:
+            raise self.fail(dotted, f"GPIO{value} is not on the 40-pin header; allowed: GPIO4..GPIO27 (BCM numbers)")
+        return value
+
+    def screens(self, raw: Any, buttons: ButtonsConfig) -> tuple[ScreenConfig, ...]:
+        if not isinstance(raw, list):
+            raise self.fail("screens", "must be a list of [[screens]] tables, one per player")
+        if len(raw) > MAX_PLAYERS:
+            raise self.fail("screens", f"{len(raw)} screens; allowed: at most {MAX_PLAYERS}, one per player")
+        out: list[ScreenConfig] = []
+        places: dict[tuple[int, int | None, int | None, int], str] = {}
+        players: set[str] = set()
+        for i, t in enumerate(raw):
+            w = f"screens[{i}]"
+            if not isinstance(t, Mapping):
+                raise self.fail(w, "must be a [[screens]] table")
+            self.keys(t, w, {"player", "driver", "port", "address", "mux_address", "mux_channel", "rotate"})
+            if "player" not in t:
+                raise self.fail(f"{w}.player", "is missing; allowed: the player's name as in the game setup, e.g. \"Alice\"")
+            player = self.str_(t, w, "player", None)
+            assert player is not None
+            if player in players:
+                raise self.fail(f"{w}.player", f"{player!r} already has a screen; allowed: one screen per player")
+            players.add(player)
+            driver = self.choice(t, w, "driver", "ssd1306", DRIVERS)
+            port = self.int_(t, w, "port", 1, lo=0, hi=31, allowed_text="an I2C bus number 0..31 (/dev/i2c-N)")
+            address = self.int_(t, w, "address", 0x3C, as_hex=True)
+            assert port is not None and address is not None
+            if address not in OLED_ADDRESSES:
+                raise self.fail(f"{w}.address", f"{_hex(address)} is not an I2C address a 128x64 OLED uses; allowed: "
+                                                f"{', '.join(map(_hex, OLED_ADDRESSES))}")
+            mux_address = self.int_(t, w, "mux_address", None, as_hex=True)
+            mux_channel = self.int_(t, w, "mux_channel", None, lo=0, hi=7)
+            if mux_address is not None and mux_address not in MUX_ADDRESSES:
+                raise self.fail(f"{w}.mux_address", f"{_hex(mux_address)} is not a TCA9548A address; allowed: "
+                                                    "0x70..0x77")
+            if (mux_address is None) != (mux_channel is None):
+                missing = "mux_channel" if mux_channel is None else "mux_address"
+                raise self.fail(f"{w}.{missing}", "is missing; a screen behind a TCA9548A needs both mux_address "
+                                                  "(0x70..0x77) and mux_channel (0..7), a direct screen neither")
+            rotate = self.int_(t, w, "rotate", 0, lo=0, hi=3, allowed_text="0, 1, 2, 3 (quarter turns)")
+            assert rotate is not None
+            place = (port, mux_address, mux_channel, address)
+            screen = ScreenConfig(player, driver, port, address, mux_address, mux_channel, rotate)
+            if place in places:
+                raise self.fail(f"{w}.address", f"{screen.where} is already {places[place]}; allowed: one screen per "
+                                                "bus, channel and address")
+            places[place] = f"screens[{i}] ({player})"
+            out.append(screen)
+        if any(s.port == 3 for s in out):
+            for name, pin in buttons.pins().items():
+                if pin in I2C_GPIO_BUS3_PINS:
+                    key = f"buttons.{name}" if not name.startswith("p") else f"buttons.players[{int(name[1:]) - 1}]"
+                    raise self.fail(key, f"GPIO{pin} carries I2C bus 3 (i2c-gpio overlay on GPIO24/25) used by a "
+                                         "screen; allowed: any other GPIO")
+        return tuple(out)
+
+    def vision(self, t: Mapping[str, Any]) -> VisionConfig:
+        self.keys(t, "vision", {"calibration", "faces"})
+        return VisionConfig(self.path(t, "vision", "calibration"), self.path(t, "vision", "faces"))

@@ -1,0 +1,113 @@
+"""`pitboard run`'s appliance built from a config on mock pins, recording screens and a replay camera."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from device.camera import ReplayBackend
+from device.cli import UserError
+from device.cli_device import build_appliance
+from device.config import parse_config
+
+
+@pytest.fixture()
+def factory():
+    from gpiozero.pins.mock import MockFactory
+
+    f = MockFactory()
+    yield f
+    f.reset()
+
+
+def _config(tmp_path: Path, **extra: object):
+    frames = tmp_path / "frames"
+    frames.mkdir(exist_ok=True)
+    cv2.imwrite(str(frames / "f0.png"), np.full((48, 64, 3), 180, np.uint8))
+    doc = {
+        "game": {"name": "gaslands"},
+        "camera": {"backend": "replay", "device": str(frames), "width": 64, "height": 48},
+        "screens": [{"player": "Alice"}, {"player": "Bob", "address": 0x3D}],
+        "store": {"path": str(tmp_path / "games.sqlite")},
+        "vision": {"faces": str(tmp_path / "faces.json")},
+        **extra,
+    }
+    return parse_config(doc, source="pitboard.toml")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 50.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def _sync(edges, n: int) -> None:
+    for _ in range(500):  # wait for gpiozero's callback thread (synchronisation, not a timing assertion)
+        if edges.qsize() >= n:
+            return
+        time.sleep(0.002)
+
+
+def test_the_appliance_runs_on_mock_hardware_and_resumes(tmp_path: Path, factory) -> None:
+    clock = Clock()
+    logs: list[str] = []
+    # The replay backend is passed in unthreaded (run wraps it in a ThreadedBackend): no threads in tests.
+    appliance = build_appliance(_config(tmp_path), pin_factory=factory, screen_backend="recording", clock=clock,
+                                log=logs.append, camera_backend=ReplayBackend(tmp_path / "frames"))
+    try:
+        assert not appliance.resumed and logs[-1].startswith("started gaslands game 1")
+        appliance.app.run(max_iterations=2, idle_s=0)
+        assert set(appliance.bank.status()) == {"Alice", "Bob"}
+        assert appliance.bank.screen("Alice").bytes_sent > 0  # the first frame went through the luma driver
+        assert appliance.camera is not None and appliance.camera.up
+        prompt = appliance.app.prompt()
+        pin = factory.pin(23)  # OK
+        pin.drive_low()
+        clock.t += 0.2
+        pin.drive_high()
+        _sync(appliance.buttons.edges, 2)
+        clock.t += 0.05
+        appliance.app.run(max_iterations=1, idle_s=0)
+        sent = appliance.app.history[-1]
+        assert sent.source == "button" and sent.outcome.accepted
+        assert sent.command.type in ("choose_template", "activate")
+        assert appliance.app.prompt() != prompt
+    finally:
+        appliance.close()
+    again = build_appliance(_config(tmp_path), pin_factory=factory, screen_backend="recording", clock=clock,
+                            log=logs.append, camera_backend=ReplayBackend(tmp_path / "frames"))
+    try:
+        assert again.resumed and again.game_id == appliance.game_id
+        assert again.app.match.state == appliance.app.match.state
+    finally:
+        again.close()
+
+
+def test_bad_setups_are_user_errors(tmp_path: Path, factory) -> None:
+    with pytest.raises(UserError, match="screens: none configured"):
+        build_appliance(parse_config({}), pin_factory=factory, screen_backend="recording")
+    with pytest.raises(UserError, match="pitboard.toml: game: no game called 'chess'"):
+        build_appliance(_config(tmp_path, game={"name": "chess"}), pin_factory=factory, screen_backend="recording")
+    with pytest.raises(UserError, match="setup file .* does not exist"):
+        build_appliance(_config(tmp_path, game={"name": "gaslands", "setup": str(tmp_path / "x.toml")}),
+                        pin_factory=factory, screen_backend="recording")
+
+
+def test_a_pin_in_use_is_a_user_error_and_nothing_is_left_claimed(tmp_path: Path, factory) -> None:
+    from gpiozero import Button
+
+    holder = Button(22, pin_factory=factory)
+    try:
+        with pytest.raises(UserError, match="the buttons could not be set up"):
+            build_appliance(_config(tmp_path), pin_factory=factory, screen_backend="recording", log=lambda m: None)
+    finally:
+        holder.close()
+    appliance = build_appliance(_config(tmp_path), pin_factory=factory, screen_backend="recording", log=lambda m: None,
+                                camera_backend=ReplayBackend(tmp_path / "frames"))
+    appliance.close()

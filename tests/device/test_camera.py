@@ -1,0 +1,232 @@
+"""Camera backends and the supervisor: failures reported once, backoff, recovery, region crops."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from device.camera import (
+    PICAMERA2_MISSING,
+    Camera,
+    CameraError,
+    CameraStatus,
+    Frame,
+    OpenCVBackend,
+    Picamera2Backend,
+    ReplayBackend,
+    ThreadedBackend,
+    backend_from_config,
+)
+from device.config import CameraBackend, CameraConfig, Region
+
+
+class FlakyBackend:
+    """Scripted: ``plan`` is a list of 'ok' / 'fail' / 'raise' per read; opens fail while ``unplugged``."""
+
+    name = "flaky"
+
+    def __init__(self, plan: list[str]) -> None:
+        self.plan = list(plan)
+        self.unplugged = False
+        self.opens = 0
+        self.closes = 0
+        self.reads = 0
+
+    def open(self) -> None:
+        self.opens += 1
+        if self.unplugged:
+            raise CameraError("no camera on the bus")
+
+    def read(self) -> np.ndarray:
+        self.reads += 1
+        step = self.plan.pop(0) if self.plan else "ok"
+        if step == "fail":
+            raise CameraError("the camera gave no frame")
+        if step == "raise":
+            raise RuntimeError("driver exploded")
+        return np.full((8, 8, 3), self.reads, np.uint8)
+
+    def close(self) -> None:
+        self.closes += 1
+
+
+def test_frames_are_paced_by_fps() -> None:
+    cam = Camera(FlakyBackend([]), fps=10)
+    assert cam.poll(0.0) is not None
+    assert cam.poll(0.05) is None
+    frame = cam.poll(0.1)
+    assert frame is not None and frame.index == 2 and cam.up
+
+
+def test_failure_is_reported_once_and_reopened_with_backoff() -> None:
+    backend = FlakyBackend(["ok", "fail"])
+    cam = Camera(backend, fps=0, reopen_min_s=1.0, reopen_max_s=4.0)
+    assert cam.poll(0.0) is not None
+    assert cam.poll(0.1) is None
+    assert cam.status is CameraStatus.DOWN and cam.message == "the camera gave no frame"
+    assert backend.closes == 1
+    backend.unplugged = True
+    opens = backend.opens
+    assert cam.poll(0.5) is None and backend.opens == opens  # 1 s backoff not over
+    assert cam.poll(1.1) is None and backend.opens == opens + 1  # tried, failed: next in 2 s
+    assert cam.poll(2.0) is None and backend.opens == opens + 1
+    assert cam.poll(3.2) is None and backend.opens == opens + 2  # next in 4 s (the cap)
+    assert cam.poll(7.3) is None and backend.opens == opens + 3  # still capped at 4 s
+    assert cam.poll(10.0) is None and backend.opens == opens + 3
+    backend.unplugged = False
+    frame = cam.poll(11.4)
+    assert frame is not None and cam.up
+    # one DOWN when it failed, one UP when it came back: the repeated failures are not re-reported
+    assert [(s, m) for _, s, m in cam.changes] == [
+        (CameraStatus.UP, "flaky camera working"),
+        (CameraStatus.DOWN, "the camera gave no frame"),
+        (CameraStatus.UP, "flaky camera working"),
+    ]
+    assert cam.failures == 0
+
+
+def test_an_unexpected_exception_is_a_failure_not_a_crash() -> None:
+    cam = Camera(FlakyBackend(["raise"]), fps=0)
+    assert cam.poll(0.0) is None
+    assert cam.status is CameraStatus.DOWN and "driver exploded" in cam.message
+
+
+def test_frames_generator_waits_through_failures() -> None:
+    now = [0.0]
+    slept: list[float] = []
+
+    def sleep(s: float) -> None:
+        slept.append(s)
+        now[0] += s
+
+    cam = Camera(FlakyBackend(["ok", "fail", "ok"]), clock=lambda: now[0], fps=0, reopen_min_s=1.0)
+    frames = list(cam.frames(max_frames=2, sleep=sleep))
+    assert [f.index for f in frames] == [1, 2]
+    assert sum(slept) >= 1.0  # it waited for the reopen
+
+
+def test_region_crop_is_full_resolution() -> None:
+    image = np.arange(100 * 200 * 3, dtype=np.uint32).astype(np.uint8).reshape(100, 200, 3)
+    frame = Frame(image, 0.0, 1)
+    crop = frame.crop(Region(150, 40, 100, 100))  # clipped at the frame's edge
+    assert crop.shape == (60, 50, 3)
+    assert np.array_equal(crop, image[40:100, 150:200])
+    assert frame.crop(None) is image
+
+
+class FakeCapture:
+    def __init__(self, opened: bool, reads: list[tuple[bool, np.ndarray | None]]) -> None:
+        self.opened, self.reads, self.released = opened, list(reads), False
+
+    def isOpened(self) -> bool:
+        return self.opened
+
+    def read(self):
+        return self.reads.pop(0) if self.reads else (False, None)
+
+    def release(self) -> None:
+        self.released = True
+
+
+def test_opencv_backend_reports_a_camera_that_does_not_open() -> None:
+    cap = FakeCapture(False, [])
+    backend = OpenCVBackend(1, capture_factory=lambda dev: cap)
+    with pytest.raises(CameraError, match="webcam 1 did not open"):
+        backend.open()
+    assert cap.released
+
+
+def test_opencv_backend_reads_and_reports_a_lost_camera() -> None:
+    gray = np.zeros((4, 6), np.uint8)
+    cap = FakeCapture(True, [(True, gray)])
+    backend = OpenCVBackend(0, capture_factory=lambda dev: cap)
+    backend.open()
+    assert backend.read().shape == (4, 6, 3)
+    with pytest.raises(CameraError, match="gave no frame"):
+        backend.read()
+
+
+def test_opencv_backend_missing_video_file(tmp_path: Path) -> None:
+    with pytest.raises(CameraError, match="does not exist"):
+        OpenCVBackend(str(tmp_path / "none.mp4")).open()
+
+
+def _frames(folder: Path, n: int) -> None:
+    folder.mkdir()
+    for i in range(n):
+        cv2.imwrite(str(folder / f"f{i:03d}.png"), np.full((6, 8, 3), i * 10, np.uint8))
+
+
+def test_replay_reads_in_name_order_and_ends_or_loops(tmp_path: Path) -> None:
+    _frames(tmp_path / "frames", 3)
+    once = ReplayBackend(tmp_path / "frames", loop=False)
+    once.open()
+    assert [int(once.read()[0, 0, 0]) for _ in range(3)] == [0, 10, 20]
+    with pytest.raises(CameraError, match="has ended"):
+        once.read()
+    looping = ReplayBackend(tmp_path / "frames")
+    looping.open()
+    assert [int(looping.read()[0, 0, 0]) for _ in range(4)] == [0, 10, 20, 0]
+
+
+def test_replay_errors(tmp_path: Path) -> None:
+    with pytest.raises(CameraError, match="does not exist"):
+        ReplayBackend(tmp_path / "nope").open()
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(CameraError, match="holds no frames"):
+        ReplayBackend(tmp_path / "empty").open()
+
+
+def test_a_camera_that_disappears_and_comes_back_through_replay(tmp_path: Path) -> None:
+    folder = tmp_path / "frames"
+    _frames(folder, 1)
+    cam = Camera(ReplayBackend(folder, loop=False), fps=0, reopen_min_s=1.0)
+    assert cam.poll(0.0) is not None
+    assert cam.poll(0.1) is None and not cam.up  # the folder ended: like an unplugged camera
+    assert cam.poll(1.2) is not None and cam.up  # reopened from the start
+
+
+@pytest.mark.skipif(importlib.util.find_spec("picamera2") is not None, reason="picamera2 is installed here")
+def test_picamera2_on_a_pc_says_where_it_comes_from() -> None:
+    with pytest.raises(CameraError) as info:
+        Picamera2Backend().open()
+    assert str(info.value) == PICAMERA2_MISSING
+    cam = Camera(Picamera2Backend(), fps=0)
+    assert cam.poll(0.0) is None and cam.message == PICAMERA2_MISSING
+
+
+def test_backend_from_config() -> None:
+    assert backend_from_config(CameraConfig()) is None
+    assert isinstance(backend_from_config(CameraConfig(CameraBackend.PICAMERA2)), Picamera2Backend)
+    assert isinstance(backend_from_config(CameraConfig(CameraBackend.OPENCV, device=2)), OpenCVBackend)
+    assert isinstance(backend_from_config(CameraConfig(CameraBackend.REPLAY, device="x")), ReplayBackend)
+
+
+def test_threaded_backend_hands_over_the_newest_frame_and_then_the_failure() -> None:
+    inner = FlakyBackend(["ok", "ok", "fail"])
+    threaded = ThreadedBackend(inner)
+    threaded.open(start=False)  # the thread's body is pump(): called here by hand
+    assert threaded.read() is None  # nothing yet: not a failure
+    assert threaded.pump() and threaded.pump()
+    image = threaded.read()
+    assert image is not None and int(image[0, 0, 0]) == 2  # the newest of the two
+    assert threaded.read() is None  # taken already
+    assert not threaded.pump()  # the inner camera failed: the thread would stop here
+    with pytest.raises(CameraError, match="gave no frame"):
+        threaded.read()
+    threaded.close()
+    assert inner.closes == 1
+
+
+def test_camera_treats_no_new_frame_as_waiting_not_failing() -> None:
+    inner = FlakyBackend(["ok"])
+    threaded = ThreadedBackend(inner)
+    cam = Camera(threaded, fps=0)
+    threaded.open = lambda: ThreadedBackend.open(threaded, start=False)  # type: ignore[method-assign]
+    assert cam.poll(0.0) is None and cam.status is CameraStatus.DOWN and cam.failures == 0
+    threaded.pump()
+    assert cam.poll(0.1) is not None and cam.up

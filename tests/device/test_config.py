@@ -1,0 +1,134 @@
+"""pitboard.toml: the example validates, defaults fill gaps, and every error names file, key and allowed values."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from device.config import (
+    ButtonsConfig,
+    CameraBackend,
+    ConfigError,
+    Region,
+    load_config,
+    parse_config,
+)
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "firmware_config" / "pitboard.toml"
+
+
+def test_example_config_validates_and_matches_the_default_wiring() -> None:
+    config = load_config(EXAMPLE)
+    assert config.source == "pitboard.toml"
+    assert config.game.name == "gaslands"
+    assert config.camera.backend is CameraBackend.PICAMERA2
+    assert config.camera.dice_region == Region(864, 796, 576, 480)
+    assert [(s.player, s.port, s.address) for s in config.screens] == [("Alice", 1, 0x3C), ("Bob", 1, 0x3D)]
+    b = config.buttons
+    assert (b.next, b.back, b.select, b.ok) == (17, 27, 22, 23)
+    assert b.players == (5, 6, 13, 19, 26, 21)
+    assert (b.long_press_ms, b.debounce_ms) == (800, 30)
+    assert config.store.path == Path("/var/lib/pitboard/games.sqlite")
+
+
+def test_missing_sections_get_defaults() -> None:
+    config = parse_config({})
+    assert config.buttons == ButtonsConfig()
+    assert config.camera.backend is CameraBackend.NONE
+    assert config.screens == ()
+    assert config.store.path is None and config.game.setup is None
+
+
+def _error(doc: str) -> str:
+    with pytest.raises(ConfigError) as info:
+        parse_config(tomllib.loads(doc), source="pitboard.toml")
+    return str(info.value)
+
+
+SCREENS = """
+[[screens]]
+player = "A"
+address = 0x3C
+[[screens]]
+player = "B"
+address = 0x3D
+[[screens]]
+player = "C"
+address = 0x3E
+"""
+
+
+def test_wrong_screen_address_names_file_key_and_allowed_values() -> None:
+    assert _error(SCREENS) == (
+        "pitboard.toml: screens[2].address: 0x3E is not an I2C address a 128x64 OLED uses; allowed: 0x3C, 0x3D"
+    )
+
+
+@pytest.mark.parametrize(
+    ("doc", "expected"),
+    [
+        ('[buttons]\nnext = 2', "pitboard.toml: buttons.next: GPIO2 is SDA of I2C bus 1"),
+        ('[buttons]\nnext = 40', "pitboard.toml: buttons.next: GPIO40 is not on the 40-pin header"),
+        ('[buttons]\nnext = 27', "pitboard.toml: buttons.back: GPIO27 is already used by buttons.next"),
+        ('[buttons]\nplayers = [5, 17]', "pitboard.toml: buttons.players[1]: GPIO17 is already used by buttons.next"),
+        ('[buttons]\nplayers = ["5"]', "pitboard.toml: buttons.players[0]: must be a BCM GPIO number"),
+        ('[buttons]\ndebounce = 30', "pitboard.toml: buttons.debounce: unknown key; allowed: back, debounce_ms"),
+        ('[buttons]\nlong_press_ms = 100', "pitboard.toml: buttons.long_press_ms: 100 is out of range; allowed: 200..5000"),
+        ('[buttons]\ndebounce_ms = 150\nlong_press_ms = 250', "pitboard.toml: buttons.debounce_ms: 150 ms is too long"),
+        ('[camera]\nbackend = "usb"', "pitboard.toml: camera.backend: 'usb' is not known; allowed: picamera2, opencv, replay, none"),
+        ('[camera]\nbackend = "replay"\ndevice = 0', "pitboard.toml: camera.device: the replay backend needs a folder"),
+        ('[camera]\ndice_region = [0, 0, 10]', "pitboard.toml: camera.dice_region: [0, 0, 10] is not a region"),
+        ('[camera]\nwidth = 640\nheight = 480\ndice_region = [600, 0, 100, 100]',
+         "pitboard.toml: camera.dice_region: [600, 0, 100, 100] reaches outside the 640x480 frame"),
+        ('[[screens]]\naddress = 0x3C', "pitboard.toml: screens[0].player: is missing"),
+        ('[[screens]]\nplayer = "A"\ndriver = "ssd1351"', "pitboard.toml: screens[0].driver: 'ssd1351' is not known; allowed: ssd1306, sh1106, ssd1309"),
+        ('[[screens]]\nplayer = "A"\nmux_address = 0x70', "pitboard.toml: screens[0].mux_channel: is missing"),
+        ('[[screens]]\nplayer = "A"\nmux_address = 0x60\nmux_channel = 1', "pitboard.toml: screens[0].mux_address: 0x60 is not a TCA9548A address; allowed: 0x70..0x77"),
+        ('[[screens]]\nplayer = "A"\nmux_address = 0x70\nmux_channel = 8', "pitboard.toml: screens[0].mux_channel: 8 is out of range; allowed: 0..7"),
+        ('[[screens]]\nplayer = "A"\nrotate = 4', "pitboard.toml: screens[0].rotate: 4 is out of range; allowed: 0, 1, 2, 3"),
+        ('[[screens]]\nplayer = "A"\n[[screens]]\nplayer = "B"', "pitboard.toml: screens[1].address: i2c-1 0x3C is already screens[0] (A)"),
+        ('[[screens]]\nplayer = "A"\n[[screens]]\nplayer = "A"\naddress = 0x3D', "pitboard.toml: screens[1].player: 'A' already has a screen"),
+        ('[[screens]]\nplayer = "A"\nport = 3\n[buttons]\nplayers = [5, 24]',
+         "pitboard.toml: buttons.players[1]: GPIO24 carries I2C bus 3"),
+        ('[game]\nname = "gas lands"', "pitboard.toml: game.name: 'gas lands' is not a game name"),
+        ('[screen]\nplayer = "A"', "pitboard.toml: screen: unknown key; allowed: buttons, camera, game, screens, store, vision"),
+    ],
+)
+def test_errors_name_the_key_and_what_is_allowed(doc: str, expected: str) -> None:
+    assert _error(doc).startswith(expected)
+
+
+def test_screens_behind_a_mux_share_the_address_on_different_channels() -> None:
+    doc = "".join(
+        f'[[screens]]\nplayer = "P{i}"\nmux_address = 0x70\nmux_channel = {i}\n' for i in range(6)
+    )
+    config = parse_config(tomllib.loads(doc))
+    assert [s.where for s in config.screens][:2] == ["i2c-1 mux 0x70 ch 0 0x3C", "i2c-1 mux 0x70 ch 1 0x3C"]
+    assert _error(doc + '[[screens]]\nplayer = "P6"\nmux_address = 0x71\nmux_channel = 0\n').startswith(
+        "pitboard.toml: screens: 7 screens; allowed: at most 6"
+    )
+
+
+def test_file_errors_name_the_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="no such file"):
+        load_config(tmp_path / "pitboard.toml")
+    bad = tmp_path / "mine.toml"
+    bad.write_text("[buttons\nnext = 17\n")
+    with pytest.raises(ConfigError, match=r"^mine.toml: is not valid TOML"):
+        load_config(bad)
+
+
+def test_relative_paths_are_read_from_the_config_folder(tmp_path: Path) -> None:
+    path = tmp_path / "pitboard.toml"
+    path.write_text('[game]\nsetup = "table.toml"\n[camera]\nbackend = "replay"\ndevice = "frames"\n'
+                    '[vision]\ncalibration = "/abs/cal.json"\n')
+    config = load_config(path)
+    assert config.game.setup == tmp_path / "table.toml"
+    assert config.camera.device == str(tmp_path / "frames")
+    assert config.vision.calibration == Path("/abs/cal.json")
+
+
+def test_pins_lists_panel_then_player_buttons() -> None:
+    assert ButtonsConfig(players=(5, 6)).pins() == {"next": 17, "back": 27, "select": 22, "ok": 23, "p1": 5, "p2": 6}
