@@ -390,7 +390,7 @@ class App:
         if self.confirm_skip:
             self.confirm_skip = False
             if name == "ok":
-                self.apply(Command("skip_phase"), now=now)
+                self.apply(Command("skip_phase", {"confirm": True}), now=now)  # the table confirmed with OK
             else:
                 self.notify("info", "skip cancelled", prompt.player, now=now)
             return
@@ -816,20 +816,17 @@ def _plain(value: Any) -> Any:
 def open_match(store: Any, game_module: Any, options: Mapping[str, Any] | None) -> tuple[int, Match[Any], bool]:
     """Resume the latest unfinished game of this kind in ``store``, or begin a new one with ``options``.
 
-    Returns ``(game_id, match, resumed)``.  A game row with no events (a crash between creating it and
-    recording the start) is begun again in place rather than left as an empty game.
+    Returns ``(game_id, match, resumed)``.  A new game's row and first decision are written in one
+    transaction (``Store.begin_game``), so a crash can never leave a game that cannot be resumed.
     """
     game = game_module.GAME
     game_id = store.latest_unfinished(game.name)
     if game_id is not None:
-        records = store.records(game_id)
-        if records:
-            return game_id, Match(game, records, sink=store.sink(game_id)), True
-    else:
-        game_id = store.new_game(game.name)
+        return game_id, Match(game, store.records(game_id), sink=store.sink(game_id)), True
     if options is None:
         raise ValueError("no setup to start a new game with")
-    return game_id, Match.begin(game, options, sink=store.sink(game_id)), False
+    game_id, records = store.begin_game(game.name, list(game.start(options)))
+    return game_id, Match(game, records, sink=store.sink(game_id)), False
 
 
 def load_game(name: str) -> Any:

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 #: Modules that contribute sub-commands.  A module that is missing is an install fault, reported loudly.
 PLUGINS: tuple[str, ...] = (
     "device.cli_games",
+    "device.cli_device",
 )
 
 

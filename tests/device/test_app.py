@@ -239,7 +239,7 @@ def test_long_next_skips_the_phase_only_after_ok(tmp_path: Path) -> None:
     rig = Rig(tmp_path)
     assert rig.step("next", long=True) == []
     assert rig.app.status_text() == "SKIP PHASE? OK=yes"
-    assert rig.step("ok") == [{"type": "skip_phase"}]
+    assert rig.step("ok") == [{"type": "skip_phase", "confirm": True}]
     assert rig.state.phase == 2
     rig.step("next", long=True)
     assert rig.step("back") == []  # BACK cancels the confirmation (and does not undo)
