@@ -134,14 +134,16 @@ def test_sigkill_at_random_moments_loses_nothing_reported(tmp_path):
     while kills < KILLS:
         proc = subprocess.Popen(
             [sys.executable, "-c", "import crash_writer, sys; crash_writer.main(sys.argv[1], 10**6)", str(path)],
-            stdout=subprocess.PIPE, env=env, text=True,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True,
         )
         assert proc.stdout is not None
         first = proc.stdout.readline()  # resumed and ready: now kill it somewhere in the next few writes
-        assert first, "the writer died before resuming"
+        if not first:
+            raise AssertionError(f"kill {kills}: the writer died before resuming: {proc.communicate()[1]}")
         time.sleep(rng.uniform(0, 0.03))
         proc.send_signal(signal.SIGKILL)
-        rest, _ = proc.communicate()
+        rest, errors = proc.communicate()
+        assert proc.returncode == -signal.SIGKILL, f"kill {kills}: the writer stopped by itself: {errors}"
         kills += 1
         reported = [line.split() for line in (first + rest).splitlines() if line.count(" ") == 1]
         total_reported += len(reported)
