@@ -1,0 +1,176 @@
+"""The Thunder Road: Vendetta dashboard: one player's road vehicles on a 0.96" 128x64 OLED.
+
+Read at arm's length, so one column per vehicle, each with the same few things in fixed places::
+
+    +----------------------------------+   header: lit bar = your turn ("YOUR TURN"), else whose turn;
+    |> ANA   YOUR TURN           R2    |           R = round
+    |  S      M      L      R          |   big letter per vehicle (lit box = the one moving now)
+    |  ##     #.     ..     ##?        |   damage slots: filled = token; "?" = slot count unknown
+    |  v oo   v o.   . ..              |   v = moved this round, two rings = coasts used (of 2)
+    | FIRE          OUT                |   FIRE = ON FIRE! token; OUT = out of service; X = eliminated
+    | Nitro              dice 1 3 5    |   footer: the command used this round, the unused dice
+    +----------------------------------+
+
+Alerts (Fire-die roll required, illegal assignment, a car out of service) cover the middle as a lit
+banner while ``blink_on``, so they flash over the columns; the most urgent one wins.
+"""
+
+from __future__ import annotations
+
+from PIL import Image, ImageDraw
+
+from device.dashboards.common import HEIGHT, OFF, ON, WIDTH, canvas, fit_text, text_width, triangle
+from games.thunder_road.state import PlayerView, VehicleView
+
+#: Alert kinds → banner title; the first standing in this order is shown.
+ALERT_TITLES = {"fire_roll": "ROLL FIRE DIE", "illegal_assignment": "NOT ALLOWED", "out_of_service": "OUT OF SERVICE"}
+ALERT_ORDER = ("fire_roll", "illegal_assignment", "out_of_service")
+
+HEADER_BOTTOM = 11
+MIDDLE_TOP, MIDDLE_BOTTOM = 13, 52
+FOOTER_TOP = 54
+
+
+def render(view: PlayerView, *, blink_on: bool) -> Image.Image:
+    """Draw ``view`` as a mode "1" 128x64 image (white = lit)."""
+    image, draw = canvas()
+    _header(draw, view)
+    if view.vehicles:
+        width = WIDTH // len(view.vehicles)
+        for i, v in enumerate(view.vehicles):
+            _column(draw, v, i * width, width)
+    _footer(draw, view)
+    _alert(draw, view, blink_on)
+    return image
+
+
+def _header(draw: ImageDraw.ImageDraw, view: PlayerView) -> None:
+    rnd = f"R{view.round}"
+    if view.winner is not None:
+        won = view.winner == view.player
+        if won:
+            draw.rectangle((0, 0, WIDTH - 1, HEADER_BOTTOM), fill=ON)
+        fit_text(draw, (2, 0, WIDTH - 3, HEADER_BOTTOM), "YOU WIN!" if won else f"{view.winner} wins",
+                 sizes=(11, 10, 9), fill=OFF if won else ON, align="center")
+        return
+    if view.your_turn:
+        draw.rectangle((0, 0, WIDTH - 1, HEADER_BOTTOM), fill=ON)
+        triangle(draw, 2, 2, 8, fill=OFF)
+        fit_text(draw, (8, 0, 48, HEADER_BOTTOM), view.player, sizes=(11, 10, 9), fill=OFF)
+        fit_text(draw, (50, 0, WIDTH - 20, HEADER_BOTTOM), "YOUR TURN", sizes=(11, 10, 9, 8), fill=OFF, align="center")
+        fit_text(draw, (WIDTH - 20, 0, WIDTH - 2, HEADER_BOTTOM), rnd, sizes=(11, 10), fill=OFF, align="right")
+        return
+    fit_text(draw, (1, 0, 58, HEADER_BOTTOM), view.player, sizes=(11, 10, 9))
+    turn = f"> {view.turn_player}" if view.turn_player else "roll dice"
+    if not view.standing:
+        turn = "out of race"
+    fit_text(draw, (60, 0, WIDTH - 22, HEADER_BOTTOM), turn, sizes=(11, 10, 9), align="center")
+    fit_text(draw, (WIDTH - 20, 0, WIDTH - 2, HEADER_BOTTOM), rnd, sizes=(11, 10), align="right")
+    draw.line((0, HEADER_BOTTOM + 1, WIDTH - 1, HEADER_BOTTOM + 1), fill=ON)
+
+
+def _column(draw: ImageDraw.ImageDraw, v: VehicleView, x: int, w: int) -> None:
+    x0, x1 = x + 1, x + w - 2
+    # the vehicle's letter, boxed and lit while it is the one moving
+    letter_box = (x0, MIDDLE_TOP, x1, MIDDLE_TOP + 11)
+    if v.moving:
+        draw.rectangle(letter_box, fill=ON)
+    fit_text(draw, letter_box, v.short, sizes=(12, 11, 10), fill=OFF if v.moving else ON, align="center", stroke=0)
+    if v.eliminated:
+        draw.line((x0 + 2, MIDDLE_TOP + 14, x1 - 2, MIDDLE_BOTTOM), fill=ON, width=2)
+        draw.line((x1 - 2, MIDDLE_TOP + 14, x0 + 2, MIDDLE_BOTTOM), fill=ON, width=2)
+        return
+    _slots(draw, v, x0, x1, MIDDLE_TOP + 13)
+    _moves(draw, v, x0, x1, MIDDLE_TOP + 21)
+    tag_box = (x0, MIDDLE_BOTTOM - 10, x1, MIDDLE_BOTTOM)
+    if v.on_fire:
+        draw.rectangle(tag_box, fill=ON)
+        word = "FIRE" if text_width("FIRE", 8) <= x1 - x0 - 2 else "F!"
+        fit_text(draw, (x0 + 1, tag_box[1] + 1, x1 - 1, tag_box[3] - 1), word, sizes=(10, 9, 8), fill=OFF, align="center")
+    elif v.out_of_service:
+        draw.rectangle(tag_box, outline=ON)
+        fit_text(draw, (x0 + 1, tag_box[1] + 1, x1 - 1, tag_box[3] - 1), "OUT", sizes=(10, 9, 8), align="center")
+
+
+def _slots(draw: ImageDraw.ImageDraw, v: VehicleView, x0: int, x1: int, y: int) -> None:
+    """Damage slots as 7x7 squares, filled for a token; unknown slot count: the tokens then "?"."""
+    size, pitch = 7, 9
+    known = v.damage_slots is not None
+    n = v.damage_slots if known else v.damage
+    room = (x1 - x0 + 1 - (0 if known else 6)) // pitch
+    shown = min(n, max(room, 1))
+    for i in range(shown):
+        left = x0 + 1 + i * pitch
+        box = (left, y, left + size - 1, y + size - 1)
+        if i < v.damage:
+            draw.rectangle(box, fill=ON)
+            if v.minor_damage:  # minor damage: a slot filled with no effect, drawn hollowed
+                draw.point((left + 3, y + 3), fill=OFF)
+        else:
+            draw.rectangle(box, outline=ON)
+    if not known:
+        fit_text(draw, (x0 + 1 + shown * pitch, y - 1, x1, y + size), "?", sizes=(10, 9))
+    elif n > shown:
+        fit_text(draw, (x0 + 1 + shown * pitch - 2, y - 1, x1, y + size), f"{v.damage}", sizes=(9,))
+
+
+def _moves(draw: ImageDraw.ImageDraw, v: VehicleView, x0: int, x1: int, y: int) -> None:
+    """A tick when the vehicle has moved this round, then the coasts used as filled rings (2 rings)."""
+    if v.moved:
+        draw.line((x0 + 1, y + 3, x0 + 3, y + 6), fill=ON, width=2)
+        draw.line((x0 + 3, y + 6, x0 + 7, y), fill=ON, width=2)
+    else:
+        draw.rectangle((x0 + 1, y + 1, x0 + 6, y + 6), outline=ON)
+    narrow = x1 - x0 < 24  # six or more vehicles: smaller rings so both coasts still show
+    d, pitch = (4, 5) if narrow else (6, 7)
+    for i in range(2):
+        left = x0 + 9 + i * pitch
+        box = (left, y + 1, left + d - 1, y + d)
+        draw.ellipse(box, fill=ON if i < v.coasts else OFF, outline=ON)
+
+
+def _footer(draw: ImageDraw.ImageDraw, view: PlayerView) -> None:
+    draw.line((0, FOOTER_TOP - 1, WIDTH - 1, FOOTER_TOP - 1), fill=ON)
+    command = view.command or "no cmd"
+    fit_text(draw, (1, FOOTER_TOP, 58, HEIGHT - 1), command, sizes=(10, 9))
+    dice = " ".join(str(d) for d in view.dice) if view.dice else "-"
+    if view.bumps:
+        dice = f"bumps {view.bumps}"
+    fit_text(draw, (60, FOOTER_TOP, WIDTH - 2, HEIGHT - 1), dice, sizes=(10, 9), align="right")
+
+
+def _alert(draw: ImageDraw.ImageDraw, view: PlayerView, blink_on: bool) -> None:
+    if not view.alerts:
+        return
+    ranked = sorted(view.alerts, key=lambda a: ALERT_ORDER.index(a.kind) if a.kind in ALERT_ORDER else 99)
+    alert = ranked[0]
+    title = ALERT_TITLES.get(alert.kind, alert.kind.upper())
+    text = alert.text
+    if alert.kind == "out_of_service":
+        text = text.replace(f"{view.player}/", "").replace(" is out of service", "")
+    if not blink_on:
+        return
+    draw.rectangle((0, MIDDLE_TOP, WIDTH - 1, MIDDLE_BOTTOM), fill=ON)
+    fit_text(draw, (2, MIDDLE_TOP, WIDTH - 3, MIDDLE_TOP + 12), title, sizes=(13, 12, 11), fill=OFF, align="center")
+    lines = _wrap(text, WIDTH - 16, 9, 3)
+    for i, line in enumerate(lines):
+        top = MIDDLE_TOP + 13 + i * 9
+        fit_text(draw, (3, top, WIDTH - 4, top + 8), line, sizes=(9,), fill=OFF, align="center")
+
+
+def _wrap(text: str, width: int, size: int, max_lines: int) -> list[str]:
+    """Greedy word wrap into at most ``max_lines`` lines (the last is cut with "…" by fit_text)."""
+    lines: list[str] = []
+    current = ""
+    for word in text.split():
+        trial = f"{current} {word}".strip()
+        if current and text_width(trial, size) > width:
+            lines.append(current)
+            current = word
+        else:
+            current = trial
+    if current:
+        lines.append(current)
+    if len(lines) > max_lines:
+        lines = lines[: max_lines - 1] + [" ".join(lines[max_lines - 1:])]
+    return lines

@@ -1,0 +1,80 @@
+"""Thunder Road: Vendetta (+ Maximum Chrome), as a pure, event-sourced rules engine.
+
+``GAME`` plugs into :mod:`games.core`; the command vocabulary is in ``docs/thunder_road_commands.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from games.core import Command, Decision, Event, Prompt
+from games.thunder_road import rules
+from games.thunder_road.state import PlayerView, Step, ThunderRoadState, VehicleView
+from games.thunder_road.views import views as _views
+
+
+def _die_types() -> dict[str, list[Any]]:
+    """Dice the camera and the buttons read, name → faces, from the packaged data (the Fire die's faces
+    are the owner's labels from fire_die.toml)."""
+    dice = {name: list(row["faces"]) for name, row in rules.load_table("dice").items()}
+    dice["fire"] = [row["label"] for row in rules.load_table("fire_die")["faces"]]
+    return dice
+
+
+#: Dice this game reads from the table: name → faces.
+DIE_TYPES: dict[str, list[Any]] = _die_types()
+
+EXAMPLE_SETUP = """\
+# A Thunder Road: Vendetta table.  Players in seating order (turns go round in this order).
+first_player = "Ana"        # who goes first in round 1 (a roll command can name another for a round)
+
+[[players]]
+name = "Ana"                # vehicles default to ["small", "medium", "large"]
+
+[[players]]
+name = "Ben"
+
+[[players]]
+name = "Cy"
+vehicles = ["small", "medium", "large", "big_rig"]   # Maximum Chrome: the Big Rig
+
+[board]
+tiles = 6                   # road tiles in the deck (or a list of their names, in the order laid)
+on_board = 3                # tiles on the table at once: the rear one goes when the road scrolls
+final = "6"                 # the final tile (default: the last one)
+
+# Owner overrides of the rule tables (games/thunder_road/data/*.toml), for example:
+# [vehicle_types.big_rig]
+# damage_slots = 3
+# [commands.nitro]
+# adds_moves = "die"
+"""
+
+
+class ThunderRoad:
+    """The game declaration: start, decide, evolve, prompt, views."""
+
+    name = "thunder_road"
+
+    def start(self, options: Mapping[str, Any]) -> Sequence[Event]:
+        return rules.start(options)
+
+    def evolve(self, state: ThunderRoadState | None, event: Event) -> ThunderRoadState:
+        return rules.evolve(state, event)
+
+    def decide(self, state: ThunderRoadState, command: Command) -> Decision:
+        return rules.decide(state, command)
+
+    def prompt(self, state: ThunderRoadState) -> Prompt:
+        return rules.prompt(state)
+
+    def views(self, state: ThunderRoadState) -> list[PlayerView]:
+        return _views(state)
+
+
+GAME = ThunderRoad()
+
+dice_command = rules.dice_command
+
+__all__ = ["DIE_TYPES", "EXAMPLE_SETUP", "GAME", "dice_command", "PlayerView", "Step", "ThunderRoadState", "VehicleView"]

@@ -1,0 +1,68 @@
+"""Per-player views: what each player's 128x64 screen shows, derived from the state only."""
+
+from __future__ import annotations
+
+from games.core import Alert
+
+from games.thunder_road.rules import prompt
+from games.thunder_road.state import PlayerView, Step, ThunderRoadState, VehicleView
+
+
+def _alerts(state: ThunderRoadState, name: str) -> tuple[Alert, ...]:
+    alerts: list[Alert] = []
+    if state.refusal is not None and state.refusal[0] == name:
+        alerts.append(Alert("illegal_assignment", state.refusal[1], name))
+    turn = state.turn
+    if state.step in (Step.FIRE, Step.FIRE_RULING) and turn is not None and turn.player == name:
+        alerts.append(Alert("fire_roll", f"roll the Fire die for {turn.vehicle}", name))
+    for v in state.fleet(name):
+        if state.out_of_service(v.id):
+            alerts.append(Alert("out_of_service", f"{v.id} is out of service", name))
+    return tuple(alerts)
+
+
+def views(state: ThunderRoadState) -> list[PlayerView]:
+    text = prompt(state).text
+    turn_player = state.turn.player if state.turn else None
+    moving = state.turn.vehicle if state.turn else None
+    out = []
+    for p in state.players:
+        vehicles = []
+        for v in state.fleet(p.name):
+            kind = state.tables.kind(v.kind)
+            vehicles.append(
+                VehicleView(
+                    id=v.id,
+                    kind=v.kind,
+                    label=kind.label,
+                    short=kind.short + v.id.split("/", 1)[1][len(v.kind):],
+                    damage=v.damage,
+                    damage_slots=kind.damage_slots,
+                    minor_damage=kind.minor_damage,
+                    on_fire=v.on_fire,
+                    out_of_service=state.out_of_service(v.id),
+                    eliminated=v.eliminated,
+                    moved=v.moved,
+                    coasts=v.coasts,
+                    moving=v.id == moving,
+                )
+            )
+        out.append(
+            PlayerView(
+                player=p.name,
+                seat=p.seat,
+                round=state.round,
+                your_turn=turn_player == p.name,
+                turn_player=turn_player,
+                dice=tuple(sorted(p.dice)),
+                command=state.tables.command(p.command).label if p.command else None,
+                vehicles=tuple(vehicles),
+                step=state.step.value,
+                prompt=text,
+                standing=state.standing(p.name),
+                bumps=len(state.bumps),
+                winner=state.winner,
+                alerts=_alerts(state, p.name),
+            )
+        )
+    return out

@@ -1,0 +1,201 @@
+"""The Thunder Road dashboard: golden images for several game states (pixel for pixel; regenerate with
+PITBOARD_REGOLD=1 and look at them), plus behaviour that does not need a picture.
+
+The states are reached by playing commands through the real rules, so a golden image shows what a table
+would actually see."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import numpy as np
+from PIL import Image
+
+from device.dashboards.thunder_road import render
+from games.core import Command, Match
+from games.thunder_road import GAME
+from games.thunder_road.demo import demo_script
+from games.thunder_road.state import PlayerView
+
+GOLDEN = Path(__file__).parent / "golden" / "thunder_road"
+
+
+def _table(players: list[Any], *commands: dict[str, Any], **extra: Any) -> Match[Any]:
+    rows = [p if isinstance(p, dict) else {"name": p} for p in players]
+    match = Match.begin(GAME, {"players": rows, "board": {"tiles": 5, "on_board": 3}, **extra})
+    for c in commands:
+        match.apply(Command.from_json(c))
+    return match
+
+
+def _view(match: Match[Any], name: str) -> PlayerView:
+    return next(v for v in match.views() if v.player == name)
+
+
+ROLL = {"type": "roll", "dice": {"Ana": [1, 3, 4, 6], "Ben": [2, 2, 5, 6]}}
+
+
+def your_turn() -> PlayerView:
+    return _view(_table(["Ana", "Ben"], ROLL), "Ana")
+
+
+def waiting_with_damage_moves_and_command() -> PlayerView:
+    m = _table(
+        ["Ana", "Ben"], ROLL,
+        {"type": "command", "name": "drift", "die": 4},
+        {"type": "assign", "vehicle": "small", "die": 3},
+        {"type": "move"},
+        {"type": "damage", "vehicle": "Ana/large"},
+    )
+    return _view(m, "Ana")
+
+
+def coasting_and_on_fire() -> PlayerView:
+    m = _table(
+        [{"name": "Ana", "vehicles": ["small", "medium"]}, "Ben"],
+        ROLL,
+        {"type": "ignite", "vehicle": "Ana/medium"},
+        {"type": "assign", "vehicle": "small", "die": 1}, {"type": "move"},
+        {"type": "assign", "vehicle": "small", "die": 2}, {"type": "move"},
+        {"type": "assign", "vehicle": "medium", "die": 3}, {"type": "fire", "face": "fire1"},
+        {"type": "fire_ruling", "effect": "nothing"}, {"type": "move"},
+        {"type": "assign", "vehicle": "medium", "die": 2}, {"type": "move"},
+        {"type": "coast", "vehicle": "small", "die": 4}, {"type": "move"},
+    )
+    return _view(m, "Ana")
+
+
+def fire_roll() -> PlayerView:
+    m = _table(["Ana", "Ben"], {"type": "damage", "vehicle": "Ana/small", "on_fire": True}, ROLL,
+               {"type": "assign", "vehicle": "small", "die": 4})
+    return _view(m, "Ana")
+
+
+def illegal_assignment() -> PlayerView:
+    m = _table(["Ana", "Ben"], ROLL, {"type": "assign", "vehicle": "small", "die": 5})
+    return _view(m, "Ana")
+
+
+def out_of_service() -> PlayerView:
+    m = _table(["Ana", "Ben"], {"type": "damage", "vehicle": "Ben/medium"},
+               {"type": "damage", "vehicle": "Ben/medium"}, ROLL)
+    return _view(m, "Ben")
+
+
+def big_rig_and_bikes() -> PlayerView:
+    m = _table(
+        ["Ana", {"name": "Ben", "vehicles": ["big_rig", "bike", "bike", "bike", "bike", "bike"]}],
+        {"type": "damage", "vehicle": "Ben/big_rig"}, {"type": "damage", "vehicle": "Ben/bike2"},
+        {"type": "ignite", "vehicle": "Ben/bike3"}, ROLL, {"type": "assign", "vehicle": "small", "die": 1},
+        {"type": "move", "spaces": 1, "occupied": [{"at": 1, "vehicle": "Ben/bike1"}]},
+    )
+    return _view(m, "Ben")
+
+
+def eliminated_and_winner() -> PlayerView:
+    m = _table(
+        ["Ana", {"name": "Ben", "vehicles": ["small", "large"]}], ROLL,
+        {"type": "assign", "vehicle": "large", "die": 6},
+        {"type": "scroll", "eliminated": ["Ben/small"]}, {"type": "move"},
+        {"type": "assign", "vehicle": "large", "die": 6},
+        {"type": "scroll", "eliminated": ["Ana/small", "Ana/medium"]},
+        {"type": "finish"},
+    )
+    return _view(m, "Ben")
+
+
+def demo_end() -> PlayerView:
+    setup, commands = demo_script()
+    import tomllib
+
+    m = Match.begin(GAME, tomllib.loads(setup))
+    for c in commands:
+        m.apply(Command.from_json(c))
+    return _view(m, "Ana")
+
+
+STATES: dict[str, tuple[Callable[[], PlayerView], bool]] = {
+    "your_turn": (your_turn, True),
+    "waiting_damage_command": (waiting_with_damage_moves_and_command, True),
+    "coasting_on_fire": (coasting_and_on_fire, True),
+    "fire_roll_blink_on": (fire_roll, True),
+    "fire_roll_blink_off": (fire_roll, False),
+    "illegal_assignment_blink_on": (illegal_assignment, True),
+    "out_of_service_blink_on": (out_of_service, True),
+    "out_of_service_blink_off": (out_of_service, False),
+    "big_rig_and_bikes": (big_rig_and_bikes, True),
+    "eliminated_and_winner": (eliminated_and_winner, True),
+    "demo_end": (demo_end, True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STATES))
+def test_golden(name: str, tmp_path: Path) -> None:
+    build, blink = STATES[name]
+    image = render(build(), blink_on=blink)
+    assert image.mode == "1" and image.size == (128, 64)
+    path = GOLDEN / f"{name}.png"
+    if os.environ.get("PITBOARD_REGOLD") == "1":
+        GOLDEN.mkdir(parents=True, exist_ok=True)
+        image.save(path)
+        return
+    if not path.exists():
+        pytest.fail(f"no golden image {path}; look at the layout, then run with PITBOARD_REGOLD=1 to create it")
+    if not np.array_equal(_pixels(image), _pixels(Image.open(path))):
+        image.save(tmp_path / f"{name}.png")
+        pytest.fail(f"{name}: the dashboard differs from {path} (drawn: {tmp_path / name}.png); if the change is "
+                    "intended, look at it and regenerate with PITBOARD_REGOLD=1")
+
+
+def _pixels(image: Image.Image) -> np.ndarray:
+    """Lit pixels as booleans (comparing mode "1" images through numpy: exact and mode-proof)."""
+    return np.asarray(image.convert("1"), dtype=bool)
+
+
+def _differ(a: Image.Image, b: Image.Image) -> bool:
+    return not np.array_equal(_pixels(a), _pixels(b))
+
+
+def test_every_golden_file_belongs_to_a_state() -> None:
+    stray = {p.stem for p in GOLDEN.glob("*.png")} - set(STATES)
+    assert not stray, f"golden images with no state: {sorted(stray)}"
+
+
+def test_views_say_what_the_screen_needs() -> None:
+    v = waiting_with_damage_moves_and_command()
+    small, medium, large = v.vehicles
+    assert small.moved and not medium.moved and large.damage == 1 and large.damage_slots == 2
+    assert v.command == "Drift" and v.turn_player == "Ben" and not v.your_turn
+    assert coasting_and_on_fire().vehicles[0].coasts == 1
+    assert coasting_and_on_fire().vehicles[1].on_fire
+    assert [a.kind for a in fire_roll().alerts] == ["fire_roll"]
+    assert [a.kind for a in illegal_assignment().alerts] == ["illegal_assignment"]
+    assert [a.kind for a in out_of_service().alerts] == ["out_of_service"]
+
+
+def test_alerts_flash_and_quiet_screens_do_not() -> None:
+    for build in (fire_roll, illegal_assignment, out_of_service):
+        view = build()
+        on, off = render(view, blink_on=True), render(view, blink_on=False)
+        assert _differ(on, off), build.__name__
+    calm = your_turn()
+    assert not _differ(render(calm, blink_on=True), render(calm, blink_on=False))
+
+
+def test_your_turn_lights_the_header() -> None:
+    lit = render(your_turn(), blink_on=True)
+    waiting = render(_view(_table(["Ana", "Ben"], ROLL), "Ben"), blink_on=True)
+    lit_header = sum(lit.getpixel((x, 1)) > 0 for x in range(128))
+    dark_header = sum(waiting.getpixel((x, 1)) > 0 for x in range(128))
+    assert lit_header > 100 and dark_header < 40
+
+
+def test_the_device_registry_finds_the_dashboard() -> None:
+    from device.dashboards import render_view
+
+    image = render_view("thunder_road", your_turn(), blink_on=True)
+    assert image.size == (128, 64)

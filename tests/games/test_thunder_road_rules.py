@@ -1,0 +1,639 @@
+"""Thunder Road: Vendetta (+ Maximum Chrome) — one test (or more) per rule sentence of
+shared/rules/thunder-road.md marked [seed] or [V].  Each docstring quotes the sentence it checks (``**``
+emphasis dropped); ``test_every_tagged_sentence_is_quoted`` checks the quotes against the rules file."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from games.core import Command, Illegal, Match
+from games.core.match import replay
+from games.thunder_road import DIE_TYPES, EXAMPLE_SETUP, GAME
+from games.thunder_road.rules import load_table, normalise
+from games.thunder_road.state import Step
+from test_thunder_road_helpers import KNOWN_FIRE, Table, setup
+
+RULES_FILE = Path("/work/shared/rules/thunder-road.md")
+
+
+# --------------------------------------------------------------------------------------------------
+# Players, pieces
+# --------------------------------------------------------------------------------------------------
+
+
+def test_two_to_four_players_five_with_the_expansions():
+    """"2–4 players (up to 5 with Big Rig & Final Five)." [V]"""
+    with pytest.raises(Illegal, match="2 to 4 players"):
+        GAME.start(setup("Ana"))
+    for n in (2, 3, 4):
+        GAME.start(setup(*[f"P{i}" for i in range(n)]))
+    with pytest.raises(Illegal, match="5th needs the Maximum Chrome"):
+        GAME.start(setup(*[f"P{i}" for i in range(5)]))
+    GAME.start(setup("A", "B", "C", "D", ("E", ["big_rig"])))
+    GAME.start(setup("A", "B", "C", "D", ("E", ["bike"] * 5)))
+    with pytest.raises(Illegal):
+        GAME.start(setup("A", "B", "C", "D", "E", ("F", ["big_rig"])))
+
+
+def test_each_player_has_three_road_vehicles_and_four_movement_dice():
+    """"Each player has 3 road vehicles (small, medium, large car), 4 movement dice, a command board and a
+    chopper." [V]"""
+    t = Table("Ana", "Ben")
+    assert [v.kind for v in t.state.fleet("Ana")] == ["small", "medium", "large"]
+    assert "4 movement dice" in t.match.prompt().text and t.match.prompt().count == 4
+    assert "4 values" in t.no("roll", player="Ana", dice=[1, 2, 3])
+    t.ok("roll", player="Ana", dice=[1, 2, 3, 4])
+    # the command board: the commands a die can go to
+    assert {c.name for c in t.state.tables.commands} >= {"airstrike", "nitro", "drift", "repair"}
+
+
+def test_fx_dice_faces():
+    """"FX dice: Road (faces 1,1,1,2,2,3), Stunt (1,2,2,3,3,4), Shooting (large ×3, medium, small-or-medium,
+    any), Slam/bump die (which of the two stacked vehicles moves) and Direction die (six hex directions).\""""
+    assert DIE_TYPES["road"] == [1, 1, 1, 2, 2, 3]
+    assert DIE_TYPES["stunt"] == [1, 2, 2, 3, 3, 4]
+    assert DIE_TYPES["shooting"] == ["large", "large", "large", "medium", "small_or_medium", "any"]
+    assert len(DIE_TYPES["direction"]) == 6
+    assert DIE_TYPES["movement"] == [1, 2, 3, 4, 5, 6]
+    assert "bump" in DIE_TYPES
+
+
+def test_maximum_chrome_pieces():
+    """"Maximum Chrome adds the Fire die and ON FIRE! token, Fire spaces, the Big Rig and the Final Five
+    motorbikes." [seed]"""
+    assert "fire" in DIE_TYPES
+    kinds = {k["class"] for k in load_table("vehicles").values()}
+    assert {"big_rig", "bike"} <= kinds
+    t = Table("Ana", ("Ben", ["small", "big_rig"]))
+    t.ok("ignite", vehicle="Ana/small")  # a Fire space
+    assert t.state.vehicle("Ana/small").on_fire
+    assert "already ON FIRE" in t.no("ignite", vehicle="Ana/small")
+
+
+def test_fire_die_faces_are_owner_data():
+    """"Fire die faces: [?] (the seed says results can add moves, put the fire out, or eliminate the
+    vehicle) → faces are data." — the packaged faces are all unknown; the owner fills them in."""
+    faces = load_table("fire_die")["faces"]
+    assert faces and all(f["effect"] == "unknown" for f in faces)
+    assert DIE_TYPES["fire"] == [f["label"] for f in faces]
+    options = normalise(setup(fire_die=KNOWN_FIRE))
+    assert options["fire_die"] == KNOWN_FIRE
+    with pytest.raises(Illegal, match="effect must be one of"):
+        normalise(setup(fire_die={"faces": [{"label": "x", "effect": "explode"}]}))
+
+
+# --------------------------------------------------------------------------------------------------
+# A turn
+# --------------------------------------------------------------------------------------------------
+
+
+def test_must_assign_an_unused_die_to_an_operable_unmoved_vehicle():
+    """"On your turn you must assign one unused movement die to an operable road vehicle you have not moved
+    this round.\""""
+    t = Table("Ana", "Ben")
+    t.roll(Ana=[1, 2, 3, 4], Ben=[1, 2, 3, 4])
+    assert "no unused 6" in t.no("assign", vehicle="small", die=6)
+    assert "you must assign a die" in t.no("pass")
+    t.turn("small", 4)
+    t.turn("small", 1)  # Ben
+    assert "already moved this round" in t.no("assign", vehicle="small", die=2)
+    # damage puts Ana's medium car out of service: it is not operable
+    t.ok("damage", vehicle="Ana/medium")
+    t.ok("damage", vehicle="Ana/medium")
+    reason = t.no("assign", vehicle="medium", die=2)
+    assert "out of service" in reason
+    assert "it is Ana's turn" in t.no("assign", player="Ben", vehicle="medium", die=2)
+    t.turn("large", 2)
+    assert t.state.vehicle("Ana/large").moved
+    assert t.state.player("Ana").dice == (1, 3)
+
+
+def test_coast_only_without_such_vehicle_twice_per_vehicle_counts_as_one():
+    """"If you have no such vehicle, you may instead assign a die to the coast (roue libre) space of a
+    vehicle you already moved — at most twice per vehicle per round; a coast counts as a move of 1.\""""
+    t = Table(("Ana", ["small", "medium"]), ("Ben", ["small"]))
+    t.roll(Ana=[1, 2, 5, 6], Ben=[1, 1, 1, 1])
+    assert "coasting is only for when" in t.no("coast", vehicle="small", die=1)
+    t.turn("small", 1)
+    t.turn("small", 1)  # Ben
+    t.turn("medium", 2)
+    t.ok("coast", vehicle="small", die=1)  # Ben's only car has moved: coast
+    assert t.match.prompt().text.startswith("move Ben's small car 1 space")
+    assert "at most 1 space " in t.no("move", spaces=2)  # a coast counts as a move of 1
+    t.ok("move")
+    t.ok("coast", vehicle="small", die=5)  # Ana
+    t.ok("move")
+    t.ok("coast", vehicle="small", die=1)  # Ben: second coast
+    t.ok("move")
+    t.ok("coast", vehicle="small", die=6)  # Ana: second coast of her small car
+    t.ok("move")
+    assert "coasted twice" in t.no("coast", vehicle="small", die=1)  # Ben's third
+    assert t.state.vehicle("Ben/small").coasts == 2
+    t.ok("pass")  # "may": Ben declines
+    assert t.state.step is Step.ROLL and t.state.round == 2
+    assert t.state.vehicle("Ben/small").coasts == 0
+
+
+def test_one_command_per_round_never_on_a_coast_turn():
+    """"Once per round you may also assign an unused movement die to a command on your command board — but
+    not on a turn in which you coast.\""""
+    t = Table(("Ana", ["small"]), ("Ben", ["small"]))
+    t.roll(Ana=[1, 2, 3, 6], Ben=[1, 2, 3, 4])
+    t.ok("command", name="airstrike", die=6)
+    assert "one command per round" in t.no("command", name="nitro", die=1)
+    t.turn("small", 1)
+    t.turn("small", 1)  # Ben
+    t.ok("coast", vehicle="small", die=2)  # Ana coasts...
+    assert "coasting this turn" in t.no("command", name="airstrike", die=3)  # ...so no command
+    t.ok("move")
+    t.ok("command", name="airstrike", die=2)  # Ben: a command first...
+    assert "cannot be a coast turn" in t.no("coast", vehicle="small", die=3)  # ...then no coast
+    t.ok("pass")  # Ben sets his last dice aside
+    t.ok("coast", vehicle="small", die=3)  # Ana's last die
+    t.ok("move")
+    assert t.state.round == 2  # next round the command is free again
+    t.roll(Ana=[1, 2, 3, 6], Ben=[1, 2, 3, 4])
+    t.ok("command", name="airstrike", die=6)
+
+
+def test_command_die_limits():
+    """"Commands: Airstrike (any die), Nitro (die 1–3, adds movement), Drift (die 3–5), Repair (die 6,
+    removes one damage token).\""""
+    t = Table("Ana", "Ben")
+    t.roll(Ana=[4, 6, 5, 6], Ben=[1, 2, 3, 4])
+    assert "Nitro takes a die of 1, 2, 3, not a 4" in t.no("command", name="nitro", die=4)
+    assert "Drift takes a die of 3, 4, 5, not a 6" in t.no("command", name="drift", die=6)
+    assert "Repair takes a die of 6, not a 5" in t.no("command", name="repair", die=5, vehicle="small")
+    assert "no damage token" in t.no("command", name="repair", die=6, vehicle="small")
+    t.ok("damage", vehicle="Ana/small")
+    t.ok("command", name="repair", die=6, vehicle="small")
+    assert t.state.vehicle("Ana/small").damage == 0
+    t2 = Table("Ana", "Ben")
+    t2.roll(Ana=[2, 2, 2, 2], Ben=[1, 2, 3, 4])
+    t2.ok("command", name="airstrike", die=2)  # any die
+    t3 = Table("Ana", "Ben")
+    t3.roll(Ana=[2, 5, 5, 5], Ben=[1, 2, 3, 4])
+    t3.ok("command", name="nitro", die=2)
+    assert t3.state.player("Ana").command == "nitro"
+    t3.ok("assign", vehicle="small", die=5)
+    # Nitro's size is unknown in the packaged data: the reported spaces are not capped
+    t3.ok("move", spaces=7)
+
+
+def test_nitro_adds_movement_when_the_owner_fills_it_in():
+    """"Nitro (die 1–3, adds movement)" — with adds_moves = "die" the allowance grows by the die."""
+    t = Table("Ana", "Ben", commands={"nitro": {"adds_moves": "die"}})
+    t.roll(Ana=[2, 5, 5, 5], Ben=[1, 2, 3, 4])
+    t.ok("assign", vehicle="small", die=5)
+    t.ok("command", name="nitro", die=2)
+    assert "at most 7 spaces" in t.no("move", spaces=8)
+    t.ok("move", spaces=7)
+
+
+@pytest.mark.parametrize(
+    ("drift", "occupied", "spaces", "bumps"),
+    [
+        (True, [2], 4, 0),  # passes the first occupied space
+        (True, [4], 4, 1),  # ends on it: hits it even though it was the first
+        (True, [2, 3], 4, 1),  # the second occupied space is a collision
+        (True, [2, 4], 4, 1),
+        (False, [2], 4, 1),  # without Drift the first occupied space is a collision
+        (False, [2, 4], 4, 2),
+    ],
+)
+def test_drift_passes_the_first_occupied_space_but_ending_on_one_collides(drift, occupied, spaces, bumps):
+    """"Drift (dérapage): the vehicle passes through the first space it reaches that holds another road
+    vehicle without hitting it; if it ends its move on an occupied space it hits it anyway (even if that
+    would have been its first collision).\""""
+    t = Table("Ana", "Ben")
+    t.roll(Ana=[4, 3, 1, 1], Ben=[1, 2, 3, 4])
+    if drift:
+        t.ok("command", name="drift", die=3)
+    t.ok("assign", vehicle="small", die=4)
+    others = ["Ben/small", "Ben/medium"]
+    t.ok("move", spaces=spaces, occupied=[{"at": at, "vehicle": others[i]} for i, at in enumerate(occupied)])
+    assert len(t.state.bumps) == bumps
+    assert t.state.step is (Step.BUMP if bumps else Step.TURN)
+
+
+def test_big_rig_uses_the_road_die_only_with_traction_drive():
+    """"Big Rig: does not use the Road die unless its Traction Drive command (centre section) is active this
+    turn.\""""
+    t = Table(("Ana", ["small", "big_rig"]), "Ben")
+    t.roll(Ana=[3, 4, 5, 6], Ben=[1, 2, 3, 4])
+    t.ok("road", vehicle="small", face=2)  # a car uses the Road die
+    reason = t.no("road", vehicle="big_rig", face=2)
+    assert "Traction Drive" in reason
+    t.ok("command", name="traction_drive", die=3)
+    t.ok("road", vehicle="big_rig", face=2)
+    assert t.state.road_roll == ("Ana/big_rig", 2)
+    # Traction Drive is on the Big Rig, not the command board: the board command is still free this round
+    assert t.state.player("Ana").command is None
+    t.turn("big_rig", 4)
+    t.turn("small", 1)  # Ben
+    # a new turn: Traction Drive is no longer active
+    assert "Traction Drive" in t.no("road", vehicle="big_rig", face=1)
+
+
+def test_traction_drive_needs_a_big_rig():
+    """"Big Rig: does not use the Road die unless its Traction Drive command (centre section) is active this
+    turn." — a player without a Big Rig has no Traction Drive."""
+    t = Table("Ana", "Ben")
+    t.roll()
+    assert "no Big Rig" in t.no("command", name="traction_drive", die=2)
+
+
+# --------------------------------------------------------------------------------------------------
+# Board scrolling
+# --------------------------------------------------------------------------------------------------
+
+
+def test_leaving_the_front_scrolls_the_road_and_eliminates_the_rear_tile():
+    """"When a vehicle leaves the front of the board and the lead tile was not the final tile: remove the
+    rear tile (vehicles on it are eliminated [V]), slide the tiles back, draw a new lead tile, seed its
+    hazards; a vehicle with moves left carries on onto the new lead tile.\""""
+    t = Table("Ana", "Ben", tiles=["a", "b", "c", "d", "e"], on_board=3)
+    assert t.state.board.tiles[t.state.board.lead] == "c"
+    t.roll()
+    t.ok("assign", vehicle="large", die=4)
+    assert "finish" in t.match.prompt().commands
+    assert "not the final tile" in t.no("finish")
+    t.ok("scroll", eliminated=["Ben/small"])
+    assert t.state.board.tiles[t.state.board.lead] == "d"
+    assert t.state.vehicle("Ben/small").eliminated
+    assert t.state.step is Step.MOVE  # the vehicle carries on with its moves left
+    t.ok("move", spaces=4)
+
+
+def test_eliminated_vehicle_cannot_move():
+    """"remove the rear tile (vehicles on it are eliminated [V])" — an eliminated vehicle is off the road."""
+    t = Table("Ana", "Ben")
+    t.roll()
+    t.ok("assign", vehicle="large", die=4)
+    t.ok("scroll", eliminated=["Ben/small"])
+    t.ok("move")
+    assert "eliminated" in t.no("assign", vehicle="small", die=1)
+    view = t.view("Ben")
+    assert [v.eliminated for v in view.vehicles] == [True, False, False]
+
+
+def test_finish_line_of_the_final_tile_wins():
+    """"Moving onto the finish line of the final tile ends the game: that player wins." [seed]"""
+    t = Table("Ana", "Ben", tiles=4, on_board=3)
+    t.roll()
+    t.ok("assign", vehicle="large", die=4)
+    t.ok("scroll", eliminated=[])
+    assert t.state.board.lead_is_final
+    assert "does not scroll any more" in t.no("scroll", eliminated=[])
+    t.ok("move")
+    t.ok("assign", vehicle="large", die=4)  # Ben
+    t.ok("finish")
+    assert t.state.step is Step.GAME_OVER and t.state.winner == "Ben"
+    assert "race is over" in t.no("assign", vehicle="small", die=1)
+    assert t.view("Ben").winner == "Ben"
+
+
+def test_last_player_standing_wins():
+    """"(Also: last player standing wins. [V])\""""
+    t = Table(("Ana", ["small"]), ("Ben", ["small", "medium"]))
+    t.roll()
+    t.ok("assign", vehicle="small", die=4)
+    t.ok("scroll", eliminated=["Ben/small", "Ben/medium"])
+    assert t.state.step is Step.GAME_OVER and t.state.winner == "Ana"
+
+
+# --------------------------------------------------------------------------------------------------
+# Bumps
+# --------------------------------------------------------------------------------------------------
+
+
+def _stack(t: Table, mover: str, hit: str) -> None:
+    t.ok("assign", vehicle=mover, die=4)
+    t.ok("move", spaces=4, occupied=[{"at": 4, "vehicle": hit}])
+
+
+def test_sharing_a_space_rolls_the_bump_and_direction_dice():
+    """"When two vehicles share a space, roll the bump die and the direction die: they say which vehicle
+    moves and where.\""""
+    t = Table("Ana", "Ben")
+    t.roll()
+    _stack(t, "small", "Ben/small")
+    p = t.match.prompt()
+    assert p.step == Step.BUMP.value and p.die == "bump" and p.count == 2
+    assert "not a face of the bump die" in t.no("bump", bump="sideways", direction=1)
+    assert "not a face of the direction die" in t.no("bump", bump="bump1", direction=7)
+    t.ok("bump", bump="bump1", direction=3)
+    assert "Ana/small or Ben/small" in t.no("placed", moved="Ana/medium")
+    t.ok("placed", moved="Ben/small")
+    assert t.state.step is Step.TURN and t.state.turn.player == "Ben"
+
+
+def test_the_larger_vehicles_owner_may_ask_for_one_reroll():
+    """"If one vehicle is larger, its owner may ask for one re-roll of both dice.\""""
+    t = Table("Ana", "Ben")
+    t.roll()
+    _stack(t, "small", "Ben/large")
+    t.ok("bump", bump="bump1", direction=3)
+    assert "Ben (larger vehicle) may re-roll" in t.match.prompt().text
+    assert "only Ben" in t.no("reroll", player="Ana", bump="bump2", direction=1)
+    t.ok("reroll", player="Ben", bump="bump2", direction=1)
+    assert t.state.bumps[0].roll == ("bump2", "1")
+    assert "already re-rolled once" in t.no("reroll", bump="bump3", direction=1)
+    t.ok("placed", moved="Ana/small")
+    # same size: no re-roll
+    _stack(t, "small", "Ana/small")  # Ben's small car onto Ana's small car
+    t.ok("bump", bump="bump1", direction=3)
+    assert "same size" in t.no("reroll", bump="bump2", direction=2)
+
+
+def test_unknown_size_does_not_take_the_reroll_away():
+    """"If one vehicle is larger, its owner may ask for one re-roll of both dice." — the Big Rig's size is
+    unknown data: the companion does not refuse the re-roll it cannot judge."""
+    t = Table("Ana", ("Ben", ["large", "big_rig"]))
+    t.roll()
+    _stack(t, "large", "Ben/big_rig")
+    t.ok("bump", bump="bump1", direction=3)
+    t.ok("reroll", bump="bump2", direction=4)
+
+
+def test_chain_bumps_until_every_space_holds_one_vehicle():
+    """"Keep resolving bumps, chain bumps included, until every space holds one vehicle.\""""
+    t = Table("Ana", "Ben")
+    t.roll()
+    t.ok("assign", vehicle="small", die=4)
+    t.ok("move", spaces=4, occupied=[{"at": 2, "vehicle": "Ben/small"}, {"at": 4, "vehicle": "Ben/medium"}])
+    assert len(t.state.bumps) == 2 and t.view("Ana").bumps == 2
+    t.ok("bump", bump="bump1", direction=1)
+    t.ok("placed", moved="Ben/small", onto="Ben/large")  # lands on another: a chain bump
+    assert len(t.state.bumps) == 2
+    assert (t.state.bumps[0].a, t.state.bumps[0].b) == ("Ben/small", "Ben/large")
+    t.ok("bump", bump="bump1", direction=1)
+    t.ok("placed", moved="Ben/large")
+    assert len(t.state.bumps) == 1
+    t.ok("bump", bump="bump1", direction=1)
+    t.ok("placed", moved="Ben/medium")
+    assert t.state.bumps == () and t.state.step is Step.TURN
+
+
+# --------------------------------------------------------------------------------------------------
+# Damage and fire
+# --------------------------------------------------------------------------------------------------
+
+
+def test_two_damage_tokens_put_a_car_out_of_service():
+    """"A car that takes damage draws a damage token face down into a damage slot; a car with two damage
+    tokens is out of service (inoperable). [seed]\""""
+    t = Table("Ana", "Ben")
+    t.ok("damage", vehicle="Ana/small")
+    assert not t.state.out_of_service("Ana/small")
+    t.ok("damage", vehicle="Ana/small")
+    assert t.state.out_of_service("Ana/small")
+    assert "all 2 damage slots filled" in t.no("damage", vehicle="Ana/small")
+    assert any(a.kind == "out_of_service" for a in t.view("Ana").alerts)
+    t.roll()
+    assert "out of service" in t.no("assign", vehicle="small", die=1)
+    assert "small" not in t.match.prompt().options
+
+
+def test_repair_removes_one_damage_token():
+    """"(A Repair command removes one. [V])\""""
+    t = Table("Ana", "Ben")
+    t.ok("damage", vehicle="Ana/small")
+    t.ok("damage", vehicle="Ana/small")
+    t.roll(Ana=[6, 1, 2, 3], Ben=[1, 2, 3, 4])
+    t.ok("command", name="repair", die=6, vehicle="small")
+    assert t.state.vehicle("Ana/small").damage == 1
+    assert not t.state.out_of_service("Ana/small")
+    t.turn("small", 1)  # back in service: it can move
+
+
+def test_big_rig_and_bikes_take_minor_damage():
+    """"The Big Rig and the Final Five bikes take minor damage: the token fills a slot but has no effect.\""""
+    t = Table(("Ana", ["big_rig", "bike", "bike"]), "Ben")
+    for _ in range(3):
+        t.ok("damage", vehicle="Ana/big_rig", on_fire=True)
+        t.ok("damage", vehicle="Ana/bike1")
+    rig = t.state.vehicle("Ana/big_rig")
+    assert rig.damage == 3 and not rig.on_fire  # no effect: no fire either
+    assert not t.state.out_of_service("Ana/big_rig") and not t.state.out_of_service("Ana/bike1")
+    assert t.view("Ana").vehicles[0].damage_slots is None  # unknown: shown as "?"
+    t.roll()
+    t.turn("big_rig", 1)
+    # with the slot count filled in by the owner, the slots bound the tokens
+    t2 = Table(("Ana", ["big_rig"]), "Ben", vehicle_types={"big_rig": {"damage_slots": 2}})
+    t2.ok("damage", vehicle="Ana/big_rig")
+    t2.ok("damage", vehicle="Ana/big_rig")
+    assert "all 2 damage slots filled" in t2.no("damage", vehicle="Ana/big_rig")
+    assert not t2.state.out_of_service("Ana/big_rig")
+
+
+def test_on_fire_stays_and_demands_a_fire_die_roll_before_moving():
+    """"An ON FIRE! token (from an ON FIRE! damage token or a Fire space) stays on the dashboard; before
+    that vehicle moves, its owner must roll the Fire die: the result may add moves, put the fire out, or
+    eliminate the vehicle.\""""
+    t = Table("Ana", "Ben", fire_die=KNOWN_FIRE)
+    t.ok("damage", vehicle="Ana/small", on_fire=True)
+    t.ok("ignite", vehicle="Ana/medium")  # a Fire space
+    t.ok("ignite", vehicle="Ana/large")
+    t.roll(Ana=[3, 3, 3, 3], Ben=[1, 2, 3, 4])
+    assert t.view("Ana").vehicles[0].on_fire  # stays on the dashboard
+    t.ok("assign", vehicle="small", die=3)
+    p = t.match.prompt()
+    assert p.step == Step.FIRE.value and p.die == "fire"
+    assert any(a.kind == "fire_roll" for a in t.view("Ana").alerts)
+    with pytest.raises(AssertionError):
+        t.ok("move")  # not before the Fire die
+    assert "not a Fire die face" in t.no("fire", face="fire1")
+    t.ok("fire", face="flare")  # adds 2 moves
+    assert t.state.turn.allowance == 5 and t.state.vehicle("Ana/small").on_fire
+    t.ok("move", spaces=5)
+    t.turn("small", 1)  # Ben
+    t.ok("assign", vehicle="medium", die=3)
+    t.ok("fire", face="doused")  # puts the fire out
+    assert not t.state.vehicle("Ana/medium").on_fire
+    t.ok("move")
+    t.turn("medium", 2)  # Ben
+    t.ok("assign", vehicle="large", die=3)
+    t.ok("fire", face="inferno")  # eliminates
+    assert t.state.vehicle("Ana/large").eliminated
+    assert t.state.turn.player == "Ben"
+
+
+def test_unknown_fire_face_asks_the_table():
+    """"before that vehicle moves, its owner must roll the Fire die: the result may add moves, put the fire
+    out, or eliminate the vehicle." — a face the owner has not filled in: the table rules on this roll."""
+    t = Table("Ana", "Ben")  # packaged Fire die: every face unknown
+    t.ok("ignite", vehicle="Ana/small")
+    t.roll()
+    t.ok("assign", vehicle="small", die=2)
+    t.ok("fire", face="fire4")
+    p = t.match.prompt()
+    assert p.step == Step.FIRE_RULING.value and "fire_die.toml" in p.text
+    assert "effect" in t.no("fire_ruling", effect="explode")
+    assert "moves" in t.no("fire_ruling", effect="moves")
+    t.ok("fire_ruling", effect="moves", moves=1)
+    assert t.state.turn.allowance == 3 and t.state.step is Step.MOVE
+
+
+# --------------------------------------------------------------------------------------------------
+# The setup, the log, the alerts
+# --------------------------------------------------------------------------------------------------
+
+
+def test_setup_refusals_explain_what_to_fix():
+    with pytest.raises(Illegal, match="on_board"):
+        GAME.start({"players": ["A", "B"], "board": {"tiles": 5}})
+    with pytest.raises(Illegal, match="final"):
+        GAME.start({"players": ["A", "B"], "board": {"tiles": 5, "on_board": 3, "final": "9"}})
+    with pytest.raises(Illegal, match="unknown vehicle"):
+        GAME.start(setup(("A", ["tank"]), "B"))
+    with pytest.raises(Illegal, match="same name"):
+        GAME.start(setup("A", "A"))
+    with pytest.raises(Illegal, match="first_player"):
+        GAME.start({**setup("A", "B"), "first_player": "Zed"})
+
+
+def test_example_setup_starts_and_who_goes_first():
+    import tomllib
+
+    m = Match.begin(GAME, tomllib.loads(EXAMPLE_SETUP))
+    m.apply(Command.from_json({"type": "roll", "dice": {"Ana": [1, 2, 3, 4], "Ben": [1, 2, 3, 4], "Cy": [1, 2, 3, 4]}}))
+    assert m.state.turn.player == "Ana"
+    t = Table("Ana", "Ben", "Cy", first_player="Cy")
+    t.roll()
+    assert t.state.turn.player == "Cy"
+    t2 = Table("Ana", "Ben", "Cy")
+    t2.ok("roll", player="Ben", dice=[1, 2, 3, 4], first="Ben")
+    t2.ok("roll", dice={"Ana": [1, 2, 3, 4], "Cy": [1, 2, 3, 4]})
+    assert t2.state.turn.player == "Ben"
+    t2.turn("small", 1)
+    assert t2.state.turn.player == "Cy"  # turns go round in seat order
+
+
+def test_first_event_carries_the_rule_tables_and_replays():
+    t = Table("Ana", "Ben")
+    first = t.match.live_events()[0]
+    assert set(first.data["options"]) >= {"vehicle_types", "commands", "fire_die", "dice", "board", "players"}
+    t.roll()
+    t.turn("small", 3)
+    assert replay(GAME, t.match.live_events()) == t.state
+
+
+def test_illegal_assignment_flashes_on_the_players_screen_until_the_next_command():
+    t = Table("Ana", "Ben")
+    t.roll()
+    reason = t.no("assign", vehicle="small", die=6)
+    alerts = t.view("Ana").alerts
+    assert [a.kind for a in alerts] == ["illegal_assignment"] and alerts[0].text == reason
+    assert t.view("Ben").alerts == ()
+    t.ok("assign", vehicle="small", die=1)
+    assert t.view("Ana").alerts == ()
+
+
+def test_dice_read_by_the_camera_become_commands():
+    from games.thunder_road import dice_command
+
+    t = Table("Ana", "Ben")
+
+    def read(faces: list) -> None:
+        command = dice_command(t.match.prompt(), faces)
+        assert command is not None
+        assert t.match.apply(command).accepted
+
+    t.ok("ignite", vehicle="Ana/small")
+    assert dice_command(t.match.prompt(), [1, 2, 3]) is None
+    read([1, 2, 3, 4])
+    read([1, 2, 3, 4])
+    t.ok("assign", vehicle="small", die=4)
+    read(["fire2"])
+    t.ok("fire_ruling", effect="nothing")
+    t.ok("move", occupied=[{"at": 4, "vehicle": "Ben/small"}])
+    read(["bump3", "bump4"])  # typed on the buttons: the 4th face of the second die = direction 4
+    assert t.state.bumps[0].roll == ("bump3", "4")
+    assert t.state.step is Step.PLACE
+    assert dice_command(t.match.prompt(), ["bump3", 4]) is None  # placing awaits no dice
+
+
+def test_every_tagged_sentence_is_quoted():
+    """Every sentence of thunder-road.md marked [seed] or [V] (or under a [seed] heading) is quoted in a
+    docstring of this file, and every quote is faithful to the rules file."""
+    if not RULES_FILE.exists():
+        pytest.skip("shared/rules/thunder-road.md is not on this machine")
+
+    def norm(text: str) -> str:
+        return re.sub(r"\s+", " ", text.replace("*", "")).strip()
+
+    rules = norm(RULES_FILE.read_text("utf-8"))
+    module = sys.modules[__name__]
+    docs = norm(" ".join(f.__doc__ or "" for n, f in vars(module).items() if n.startswith("test_")))
+    sentences = REQUIRED_SENTENCES
+    for s in sentences:
+        assert norm(s) in rules, f"the rules file changed: {s!r}"
+        assert norm(s) in docs, f"no test quotes: {s!r}"
+    # and every tagged line of the rules file is covered by one of the required sentences
+    for block in _rule_blocks(RULES_FILE.read_text("utf-8")):
+        if "[seed]" in block or "[V]" in block:
+            assert any(norm(s) in norm(block) for s in sentences), f"tagged rule without a test: {block!r}"
+
+
+def _rule_blocks(text: str) -> list[str]:
+    """The bullets and paragraphs after the first section heading, continuation lines joined.
+
+    A block under a heading tagged [seed] carries the heading's tag (appended), so it counts as tagged."""
+    blocks: list[str] = []
+    out: list[str] = []
+    started, tag = False, ""
+    for line in text.splitlines():
+        if line.startswith("## "):
+            if started:
+                out.extend(b + tag for b in blocks if b.strip())
+            started, tag, blocks = True, (" [seed]" if "[seed]" in line else ""), [""]
+            continue
+        if not started:
+            continue
+        if not line.strip():
+            blocks.append("")
+        elif line.startswith("- ") or not blocks[-1]:
+            blocks.append(line[2:] if line.startswith("- ") else line)
+        else:
+            blocks[-1] += " " + line.strip()
+    out.extend(b + tag for b in blocks if b.strip())
+    return out
+
+
+REQUIRED_SENTENCES = (
+    "2–4 players (up to 5 with Big Rig & Final Five).",
+    "Each player has 3 road vehicles (small, medium, large car), 4 movement dice, a command board and a chopper.",
+    "Maximum Chrome adds the Fire die and ON FIRE! token, Fire spaces, the Big Rig and the Final Five motorbikes.",
+    "On your turn you must assign one unused movement die to an operable road vehicle you have not moved this round.",
+    "If you have no such vehicle, you may instead assign a die to the coast (roue libre) space of a vehicle you "
+    "already moved — at most twice per vehicle per round; a coast counts as a move of 1.",
+    "Once per round you may also assign an unused movement die to a command on your command board — but not on a "
+    "turn in which you coast.",
+    "Commands: Airstrike (any die), Nitro (die 1–3, adds movement), Drift (die 3–5), Repair (die 6, removes one "
+    "damage token).",
+    "Drift (dérapage): the vehicle passes through the first space it reaches that holds another road vehicle "
+    "without hitting it; if it ends its move on an occupied space it hits it anyway (even if that would have "
+    "been its first collision).",
+    "Big Rig: does not use the Road die unless its Traction Drive command (centre section) is active this turn.",
+    "When a vehicle leaves the front of the board and the lead tile was not the final tile: remove the rear tile "
+    "(vehicles on it are eliminated [V]), slide the tiles back, draw a new lead tile, seed its hazards; a "
+    "vehicle with moves left carries on onto the new lead tile.",
+    "Moving onto the finish line of the final tile ends the game: that player wins.",
+    "(Also: last player standing wins. [V])",
+    "When two vehicles share a space, roll the bump die and the direction die: they say which vehicle moves and "
+    "where.",
+    "If one vehicle is larger, its owner may ask for one re-roll of both dice.",
+    "Keep resolving bumps, chain bumps included, until every space holds one vehicle.",
+    "A car that takes damage draws a damage token face down into a damage slot; a car with two damage tokens is "
+    "out of service (inoperable).",
+    "(A Repair command removes one. [V])",
+    "The Big Rig and the Final Five bikes take minor damage: the token fills a slot but has no effect.",
+    "An ON FIRE! token (from an ON FIRE! damage token or a Fire space) stays on the dashboard; before that "
+    "vehicle moves, its owner must roll the Fire die: the result may add moves, put the fire out, or eliminate "
+    "the vehicle.",
+)
