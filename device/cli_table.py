@@ -1,0 +1,421 @@
+"""``pitboard calibrate``, ``pitboard markers``, ``pitboard vision read``, ``pitboard bench table`` and
+``pitboard teach template``: the table reader's commands.
+
+The handlers own files and clocks; the reading itself is ``vision.table.read_table``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sys
+import time
+import tracemalloc
+from dataclasses import replace
+
+import numpy as np
+
+
+def _user_error(msg: str) -> Exception:
+    from device.cli import UserError
+
+    return UserError(msg)
+
+
+def _parse_mat(text: str) -> tuple[float, float]:
+    try:
+        w, h = (float(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"mat size {text!r}: write WIDTHxHEIGHT in mm, e.g. 800x450") from None
+    if w <= 0 or h <= 0:
+        raise argparse.ArgumentTypeError("mat size must be positive")
+    return w, h
+
+
+def _parse_points(text: str) -> list[tuple[float, float]]:
+    try:
+        pts = [tuple(float(v) for v in p.split(",")) for p in text.replace(";", " ").split()]
+    except ValueError:
+        raise argparse.ArgumentTypeError("points: write four 'x,y' pixel pairs, e.g. '10,12 1270,8 1275,710 6,715'") from None
+    if len(pts) != 4 or any(len(p) != 2 for p in pts):
+        raise argparse.ArgumentTypeError("points: exactly four 'x,y' pairs (top-left, top-right, bottom-right, bottom-left)")
+    return pts  # type: ignore[return-value]
+
+
+def register(groups: dict) -> None:
+    top = groups["top"]
+    p = top.add_parser("calibrate", help="calibrate the table from a frame with the four corner tags (or given points)")
+    p.add_argument("image", help="a camera frame (PNG/JPEG) showing the whole mat")
+    p.add_argument("--mat-mm", type=_parse_mat, default=None, help="mat size WIDTHxHEIGHT in mm (default 800x450, "
+                   "or the previous calibration's)")
+    p.add_argument("--points", type=_parse_points, default=None,
+                   help="four mat corners in pixels 'x,y x,y x,y x,y' (TL TR BR BL) instead of corner tags")
+    p.add_argument("--zones", default=None, help="TOML/JSON file with a list 'zones' of {name, kind, polygon}")
+    p.add_argument("--hfov", type=float, default=None, help="camera horizontal field of view, deg (default 66)")
+    p.add_argument("--config", default=None, help="table config TOML (default: the owner's, else shipped defaults)")
+    p.add_argument("--out", default=None, help="where to save (default: the owner's data folder)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=cmd_calibrate)
+
+    p = top.add_parser("markers", help="print-ready sheet of the corner, car and template tags")
+    p.add_argument("--out", required=True, help="output file: .png (one per page) or .pdf")
+    p.add_argument("--dpi", type=int, default=300, help="resolution the sheet is drawn at (default 300)")
+    p.add_argument("--config", default=None, help="table config TOML (default: the owner's, else shipped defaults)")
+    p.set_defaults(func=cmd_markers)
+
+    if "vision" not in groups:
+        vp = top.add_parser("vision", help="read the table from images")
+        groups["vision"] = vp.add_subparsers(dest="vision_what", metavar="WHAT")
+    p = groups["vision"].add_parser("read", help="read cars, templates and tokens from images")
+    p.add_argument("images", nargs="+", help="camera frames (PNG/JPEG) at the calibrated resolution")
+    p.add_argument("--calibration", default=None, help="calibration JSON (default: the owner's)")
+    p.add_argument("--config", default=None, help="table config TOML (default: the owner's, else shipped defaults)")
+    p.add_argument("--json", action="store_true", help="one JSON object per image")
+    p.set_defaults(func=cmd_read)
+
+    p = groups["bench"].add_parser("table", help="accuracy and speed of the table reader on synthetic scenes")
+    p.add_argument("--scenes", type=int, default=100, help="scenes per resolution (default 100)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_bench)
+
+    p = groups["teach"].add_parser("template", help="teach the outline of an untagged template")
+    p.add_argument("name", help="template: short_straight, medium_straight, long_straight, gentle, turn, hard, "
+                   "veer, swerve, hairpin")
+    p.add_argument("--image", required=True, help="a frame showing the template alone, its end against the FRONT "
+                   "of one tagged car, turning right")
+    p.add_argument("--calibration", default=None, help="calibration JSON (default: the owner's)")
+    p.add_argument("--config", default=None)
+    p.add_argument("--out", default=None, help="outline file (default: the owner's template_outlines.toml)")
+    p.set_defaults(func=cmd_teach)
+
+
+def _files():
+    from device import table_files
+
+    return table_files
+
+
+def _config(path):
+    tf = _files()
+    try:
+        return tf.load_table_config(path)
+    except tf.TableFileError as exc:
+        raise _user_error(str(exc)) from exc
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from vision.calibration import CalibrationError, calibrate_from_points, update_calibration
+    from vision.markers import detect_tags
+
+    tf = _files()
+    cfg = _config(args.config)
+    try:
+        img = tf.read_image(args.image)
+        previous = None
+        try:
+            previous = tf.load_calibration(args.out)
+        except tf.TableFileError:
+            previous = None
+        zones = tf.load_zones(args.zones) if args.zones else None
+    except tf.TableFileError as exc:
+        raise _user_error(str(exc)) from exc
+    mat = args.mat_mm or (previous.mat_mm if previous else (800.0, 450.0))
+    hfov = args.hfov or (previous.hfov_deg if previous else 66.0)
+    if zones is None and previous is not None and previous.mat_mm == mat:
+        zones = previous.zones
+    size = (img.shape[1], img.shape[0])
+    if args.points:
+        try:
+            cal = calibrate_from_points(args.points, mat, size, zones, hfov)
+        except CalibrationError as exc:
+            raise _user_error(str(exc)) from exc
+    else:
+        det = {t.id: t.corners_px for t in detect_tags(img, cfg.dictionary)}
+        cal, msg = update_calibration(None, det, cfg.corner_layout(mat), size, zones, hfov)
+        if cal is None:
+            kept = f"; the last good calibration in {tf.calibration_path(args.out)} is kept" if previous else ""
+            raise _user_error(f"{msg.replace(' - no calibration yet', '')}{kept}")
+    path = tf.save_calibration(cal, args.out)
+    result = {"saved": str(path), "rms_px": round(cal.rms_px, 3), "rms_mm": round(cal.rms_mm, 3),
+              "mm_per_px": round(cal.mm_per_px(), 3), "image_size": list(cal.image_size), "mat_mm": list(cal.mat_mm),
+              "zones": [z.name for z in cal.zones], "source": cal.source}
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(f"calibrated from {cal.source}: reprojection error {cal.rms_px:.2f} px ({cal.rms_mm:.2f} mm), "
+              f"{cal.mm_per_px():.2f} mm/px at the mat centre; zones {', '.join(result['zones'])}; saved to {path}")
+    return 0
+
+
+def cmd_markers(args: argparse.Namespace) -> int:
+    from vision.markers import SheetEntry, marker_sheet_pages
+
+    tf = _files()
+    cfg = _config(args.config)
+    names = ("top-left", "top-right", "bottom-right", "bottom-left")
+    entries = [SheetEntry(i, cfg.corner_size_mm, f"corner {n}") for i, n in zip(cfg.corner_ids, names)]
+    entries += [SheetEntry(i, cfg.car_tag_size_mm, f"car {c} (roof, top to nose)") for i, c in sorted(cfg.car_tags.items())]
+    for i, (name, face) in sorted(cfg.template_tags.items()):
+        shape = cfg.shapes.get(name)
+        size = shape.tag[2] if shape is not None and shape.tag else 25.0
+        entries.append(SheetEntry(i, size, f"{name} face {face}"))
+    try:
+        pages = marker_sheet_pages(entries, cfg.dictionary, args.dpi)
+        written = tf.write_sheet(pages, args.out, args.dpi)
+    except ValueError as exc:
+        raise _user_error(str(exc)) from exc
+    except tf.TableFileError as exc:
+        raise _user_error(str(exc)) from exc
+    print(f"{len(entries)} tags on {len(pages)} page(s) at {args.dpi} dpi: {', '.join(str(w) for w in written)}; "
+          "print at 100% scale and check the 100 mm ruler")
+    return 0
+
+
+def cmd_read(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.table import read_table
+
+    tf = _files()
+    cfg = _config(args.config)
+    try:
+        cal = tf.load_calibration(args.calibration)
+    except tf.TableFileError as exc:
+        raise _user_error(str(exc)) from exc
+    cv2.setNumThreads(1)
+    for path in args.images:
+        try:
+            img = tf.read_image(path)
+        except tf.TableFileError as exc:
+            raise _user_error(str(exc)) from exc
+        t0 = time.perf_counter()
+        try:
+            obs = read_table(img, cal, cfg)
+        except ValueError as exc:
+            raise _user_error(f"{path}: {exc}") from exc
+        ms = (time.perf_counter() - t0) * 1000
+        d = obs.to_dict()
+        d["image"] = str(path)
+        d["ms"] = round(ms, 2)
+        if args.json:
+            print(json.dumps(d))
+        else:
+            print(f"{path}: {len(obs.cars)} cars, {len(obs.templates)} templates, tokens {d['tokens']} ({ms:.1f} ms)")
+            for t in obs.templates:
+                where = f"against {t.attached_to}'s {t.edge}" if t.attached_to else "attached to no car"
+                print(f"  {t.name} {t.hand or ''} at ({t.centre_mm[0]:.0f}, {t.centre_mm[1]:.0f}) mm "
+                      f"heading {t.heading_deg:.0f} deg, {where} [{t.source}]")
+    return 0
+
+
+def cmd_teach(args: argparse.Namespace) -> int:
+    from vision.table import taught_outline
+
+    tf = _files()
+    cfg = _config(args.config)
+    try:
+        cal = tf.load_calibration(args.calibration)
+        img = tf.read_image(args.image)
+    except tf.TableFileError as exc:
+        raise _user_error(str(exc)) from exc
+    try:
+        shape = taught_outline(img, cal, cfg, args.name)
+    except ValueError as exc:
+        raise _user_error(str(exc)) from exc
+    path = tf.save_outline(shape, args.out)
+    print(f"taught {args.name}: outline of {len(shape.outline)} points, {shape.area():.0f} mm^2; saved to {path}")
+    return 0
+
+
+# --------------------------------------------------------------------------------------------------
+# Benchmark
+
+
+def teach_from_synth(rng: np.random.Generator, image_size=(1280, 720)) -> dict:
+    """Teach all nine outlines from rendered frames, the way an owner would (template alone against
+    the front of one tagged car)."""
+    from vision.calibration import CornerLayout, calibrate_from_markers
+    from vision.markers import detect_tags
+    from vision.synth import CarSpec, SceneSpec, TemplateSpec, render_scene
+    from vision.table import default_config, taught_outline
+    from vision.templates import TEMPLATE_NAMES
+
+    cfg = default_config()
+    outlines = {}
+    for name in TEMPLATE_NAMES:
+        spec = SceneSpec(image_size=image_size, cars=[CarSpec("car1", 10, 330.0, 150.0, 0.0)],
+                         templates=[TemplateSpec(name, "right", attach_to="car1", tagged=False)], tilt_deg=3.0)
+        img, _ = render_scene(spec, rng)
+        det = {t.id: t.corners_px for t in detect_tags(img)}
+        cal = calibrate_from_markers(det, CornerLayout(mat_mm=spec.mat_mm), image_size, spec.zone_list())
+        outlines[name] = taught_outline(img, cal, cfg, name)
+    return outlines
+
+
+def _pct(values, q):
+    return round(float(np.percentile(values, q)), 3) if len(values) else None
+
+
+def _hdiff(a, b):
+    return abs((a - b + 180.0) % 360.0 - 180.0)
+
+
+def run_bench(scenes: int, seed: int, sizes=((1280, 720), (1920, 1080)), progress=None) -> dict:
+    import cv2
+
+    from vision.calibration import CalibrationError, CornerLayout, calibrate_from_markers
+    from vision.markers import detect_tags
+    from vision.synth import random_scene, render_scene
+    from vision.table import default_config, read_table
+
+    cv2.setNumThreads(1)
+    rng = np.random.default_rng(seed)
+    t0 = time.perf_counter()
+    outlines = teach_from_synth(np.random.default_rng(seed + 1000))
+    cfg = default_config(outlines)
+    stats = {k: {"n": 0, "identified": 0, "attach_n": 0, "attached_ok": 0, "pos": [], "head": []}
+             for k in ("tagged", "untagged")}
+    covered = {"n": 0, "reported": 0, "wrong": 0}
+    car_hidden = 0
+    false_templates = 0
+    empty_scenes = 0
+    empty_false = 0
+    tok_n = tok_exact = tok_cov_n = tok_cov_honest = 0
+    car_n = car_found = 0
+    car_pos = []
+    calib_fail = 0
+    ms = {f"{w}x{h}": [] for w, h in sizes}
+    rms = []
+    reader_peak: dict[str, float] = {}
+    for (w, h) in sizes:
+        last = None
+        for i in range(scenes):
+            spec = random_scene(rng, (w, h))
+            img, truth = render_scene(spec, rng)
+            det = {t.id: t.corners_px for t in detect_tags(img)}
+            try:
+                cal = calibrate_from_markers(det, CornerLayout(mat_mm=spec.mat_mm), (w, h), spec.zone_list())
+            except CalibrationError:
+                # a hand over a corner tag: the table was calibrated earlier, with the mat clear
+                calib_fail += 1
+                clear, _ = render_scene(replace(spec, hands=[]), np.random.default_rng(i))
+                det = {t.id: t.corners_px for t in detect_tags(clear)}
+                try:
+                    cal = calibrate_from_markers(det, CornerLayout(mat_mm=spec.mat_mm), (w, h), spec.zone_list())
+                except CalibrationError:
+                    continue
+            rms.append(cal.rms_mm)
+            t1 = time.perf_counter()
+            obs = read_table(img, cal, cfg)
+            ms[f"{w}x{h}"].append((time.perf_counter() - t1) * 1000)
+            last = (img, cal)
+            # cars
+            for tc in truth["cars"]:
+                car_n += 1
+                m = [c for c in obs.cars if c.id == tc["id"]]
+                if m:
+                    car_found += 1
+                    car_pos.append(float(np.hypot(*(np.array(m[0].centre_mm) - tc["centre_mm"]))))
+            # templates
+            used = set()
+            if not truth["templates"]:
+                empty_scenes += 1
+                if obs.templates:
+                    empty_false += 1
+            for tt in truth["templates"]:
+                cands = [(j, o) for j, o in enumerate(obs.templates) if j not in used
+                         and np.hypot(*(np.array(o.centre_mm) - tt["centre_mm"])) < 25]
+                if tt["attached_to"] is not None and tt["attached_to"] not in {c.id for c in obs.cars}:
+                    car_hidden += 1  # its car's tag is under a hand: the camera cannot know the car
+                    used.update(j for j, _ in cands[:1])
+                    continue
+                if tt["hand_covered"] > 0.02:
+                    covered["n"] += 1
+                    if cands:
+                        j, o = cands[0]
+                        used.add(j)
+                        covered["reported"] += 1
+                        if o.name != tt["name"]:
+                            covered["wrong"] += 1
+                    continue
+                st = stats["tagged" if tt["tagged"] else "untagged"]
+                st["n"] += 1
+                # With no car to say which end is the entry, left/right of a symmetric curve is a
+                # matter of which end one calls "first": loose templates are judged by name.
+                match = [(j, o) for j, o in cands if o.name == tt["name"]
+                         and (o.hand == tt["hand"] or tt["attached_to"] is None)]
+                if not match:
+                    used.update(j for j, _ in cands[:1])
+                    continue
+                j, o = match[0]
+                used.add(j)
+                st["identified"] += 1
+                st["pos"].append(float(np.hypot(*(np.array(o.centre_mm) - tt["centre_mm"]))))
+                st["attach_n"] += 1
+                if o.attached_to == tt["attached_to"] and o.edge == tt["edge"]:
+                    st["attached_ok"] += 1
+                if tt["attached_to"] is not None or tt["tagged"]:
+                    st["head"].append(_hdiff(o.heading_deg, tt["heading_deg"]))
+            false_templates += len(obs.templates) - len(used)
+            # tokens
+            for z, n in truth["tokens"].items():
+                if truth["token_zone_covered"].get(z, 0) > 0:
+                    tok_cov_n += 1
+                    if obs.tokens.get(z) is None or obs.tokens.get(z) == n:
+                        tok_cov_honest += 1
+                    continue
+                tok_n += 1
+                tok_exact += int(obs.tokens.get(z) == n)
+            if progress:
+                progress(f"{w}x{h} scene {i + 1}/{scenes}")
+        if last is not None:
+            # Memory of the reader alone (the renderer's big canvases would dominate the process peak):
+            # arrays allocated while reading one frame, as traced by Python (NumPy and OpenCV outputs).
+            tracemalloc.start()
+            read_table(*last, cfg)
+            reader_peak[f"{w}x{h}"] = round(tracemalloc.get_traced_memory()[1] / 2 ** 20, 1)
+            tracemalloc.stop()
+
+    def summary(st):
+        return {
+            "templates": st["n"],
+            "identification": round(st["identified"] / st["n"], 4) if st["n"] else None,
+            "attachment": round(st["attached_ok"] / st["attach_n"], 4) if st["attach_n"] else None,
+            "position_error_mm": {"median": _pct(st["pos"], 50), "p95": _pct(st["pos"], 95)},
+            "heading_error_deg": {"median": _pct(st["head"], 50), "p95": _pct(st["head"], 95)},
+        }
+
+    return {
+        "scenes_per_resolution": scenes, "seed": seed,
+        "tagged": summary(stats["tagged"]),
+        "untagged": summary(stats["untagged"]),
+        "false_templates": false_templates,
+        "scenes_without_templates": empty_scenes, "templates_reported_in_them": empty_false,
+        "hand_covered_templates": covered,
+        "templates_whose_car_was_hidden": car_hidden,
+        "tokens": {"zones": tok_n, "exact_rate": round(tok_exact / tok_n, 4) if tok_n else None,
+                   "hand_covered_zones": tok_cov_n,
+                   "hand_covered_none_or_exact": round(tok_cov_honest / tok_cov_n, 4) if tok_cov_n else None},
+        "cars": {"seen": car_found, "of": car_n, "position_error_mm_median": _pct(car_pos, 50)},
+        "calibration": {"frames_without_all_corners": calib_fail, "rms_mm_median": _pct(rms, 50)},
+        "ms_per_frame": {k: {"median": _pct(v, 50), "p95": _pct(v, 95), "frames": len(v)} for k, v in ms.items()},
+        "threads": 1,
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "peak_rss_note": "whole process, renderer included",
+        "reader_peak_traced_mb": reader_peak,
+        "wall_s": round(time.perf_counter() - t0, 1),
+    }
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    if args.scenes < 1:
+        raise _user_error("--scenes must be at least 1")
+    res = run_bench(args.scenes, args.seed,
+                    progress=None if args.json else (lambda m: print(m, file=sys.stderr, end="\r")))
+    if args.json:
+        print(json.dumps(res))
+    else:
+        print(json.dumps(res, indent=2))
+    return 0

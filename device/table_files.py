@@ -1,0 +1,164 @@
+"""Files of the table reader: calibration (JSON), the owner's table config and taught outlines (TOML),
+images in, tag sheets out.  Everything the pure ``vision`` modules need from disk comes through here.
+
+Where: the owner's data folder (``device.paths.data_dir()``) unless a path is given:
+``table_calibration.json``, ``table.toml`` (overrides of ``vision/data/table_defaults.toml``),
+``template_shapes.toml`` (edited shapes, replacing the shipped estimates) and
+``template_outlines.toml`` (outlines taught with ``pitboard teach template``).
+Writes are atomic (temporary file, then rename) so a power cut never leaves half a calibration.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+
+from device.paths import data_dir
+from vision.calibration import Calibration, CalibrationError, Zone
+from vision.table import ConfigError, TableConfig, config_from_dict, default_tables, merge
+from vision.templates import ShapeDataError, TemplateShape, builtin_shapes, shapes_from_toml, shapes_to_toml
+
+CALIBRATION_FILE = "table_calibration.json"
+CONFIG_FILE = "table.toml"
+SHAPES_FILE = "template_shapes.toml"
+OUTLINES_FILE = "template_outlines.toml"
+
+
+class TableFileError(Exception):
+    """A table file is missing or unreadable; the message says which file and what to do."""
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def calibration_path(path: str | Path | None = None) -> Path:
+    return Path(path) if path else data_dir() / CALIBRATION_FILE
+
+
+def save_calibration(cal: Calibration, path: str | Path | None = None) -> Path:
+    p = calibration_path(path)
+    _atomic_write(p, json.dumps(cal.to_dict(), indent=2).encode("utf-8"))
+    return p
+
+
+def load_calibration(path: str | Path | None = None) -> Calibration:
+    p = calibration_path(path)
+    if not p.exists():
+        raise TableFileError(f"no calibration at {p}; run `pitboard calibrate IMAGE` with the four corner tags "
+                             "in view (or give --calibration FILE)")
+    try:
+        return Calibration.from_dict(json.loads(p.read_text("utf-8")))
+    except json.JSONDecodeError as exc:
+        raise TableFileError(f"{p} is not valid JSON ({exc}); run `pitboard calibrate` again") from exc
+    except CalibrationError as exc:
+        raise TableFileError(f"{p}: {exc}") from exc
+
+
+def load_zones(path: str | Path) -> tuple[Zone, ...]:
+    """Zones from a TOML or JSON file: a list ``zones`` of {name, kind, polygon}."""
+    p = Path(path)
+    if not p.exists():
+        raise TableFileError(f"zones file {p} does not exist")
+    try:
+        text = p.read_text("utf-8")
+        data = json.loads(text) if p.suffix.lower() == ".json" else tomllib.loads(text)
+        return tuple(Zone.from_dict(z) for z in data["zones"])
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError, KeyError, TypeError) as exc:
+        raise TableFileError(f"{p}: expected a list 'zones' of {{name, kind, polygon}} ({exc!r})") from exc
+    except CalibrationError as exc:
+        raise TableFileError(f"{p}: {exc}") from exc
+
+
+def _read_toml(p: Path) -> dict:
+    try:
+        return tomllib.loads(p.read_text("utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise TableFileError(f"{p} is not valid TOML: {exc}") from exc
+
+
+def load_outlines(path: str | Path | None = None) -> dict[str, TemplateShape]:
+    p = Path(path) if path else data_dir() / OUTLINES_FILE
+    if not p.exists():
+        return {}
+    try:
+        return shapes_from_toml(p.read_bytes())
+    except ShapeDataError as exc:
+        raise TableFileError(f"{p}: {exc}") from exc
+
+
+def save_outline(shape: TemplateShape, path: str | Path | None = None) -> Path:
+    """Add or replace one taught outline, keeping the others."""
+    p = Path(path) if path else data_dir() / OUTLINES_FILE
+    shapes = load_outlines(p)
+    shapes[shape.name] = shape
+    header = ("Template outlines taught with `pitboard teach template NAME` (mm, template frame: entry\n"
+              "midpoint at the origin, travel along +u, +v to the right).  Delete an entry to forget it.")
+    _atomic_write(p, shapes_to_toml(shapes, header).encode("utf-8"))
+    return p
+
+
+def load_table_config(path: str | Path | None = None, outlines: Mapping[str, TemplateShape] | None = None) -> TableConfig:
+    """Shipped defaults, overridden by the owner's ``table.toml`` (or ``path``), the owner's edited
+    ``template_shapes.toml`` and their taught outlines."""
+    data = default_tables()
+    p = Path(path) if path else data_dir() / CONFIG_FILE
+    if path and not p.exists():
+        raise TableFileError(f"table config {p} does not exist")
+    if p.exists():
+        try:
+            data = merge(data, _read_toml(p))
+        except ConfigError as exc:
+            raise TableFileError(f"{p}: {exc}") from exc
+    shapes_p = data_dir() / SHAPES_FILE
+    shapes = builtin_shapes()
+    if shapes_p.exists():
+        try:
+            shapes.update(shapes_from_toml(shapes_p.read_bytes()))
+        except ShapeDataError as exc:
+            raise TableFileError(f"{shapes_p}: {exc}") from exc
+    try:
+        return config_from_dict(data, shapes=shapes, outlines=outlines if outlines is not None else load_outlines())
+    except ConfigError as exc:
+        raise TableFileError(f"{p}: {exc}") from exc
+
+
+def read_image(path: str | Path) -> np.ndarray:
+    import cv2
+
+    p = Path(path)
+    if not p.exists():
+        raise TableFileError(f"image {p} does not exist")
+    img = cv2.imread(str(p), cv2.IMREAD_COLOR)
+    if img is None:
+        raise TableFileError(f"{p} is not an image OpenCV can read (PNG or JPEG expected)")
+    return img
+
+
+def write_sheet(pages, out: str | Path, dpi: int) -> list[Path]:
+    """Save tag sheet pages: ``.pdf`` -> one multi-page PDF; ``.png`` -> one PNG per page
+    (``NAME.png``, ``NAME-2.png``, ...), each with its DPI recorded so it prints at true size."""
+    p = Path(out)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    if p.suffix.lower() == ".pdf":
+        pages[0].save(p, "PDF", resolution=float(dpi), save_all=True, append_images=list(pages[1:]))
+        return [p]
+    if p.suffix.lower() != ".png":
+        raise TableFileError(f"--out {p}: use a .png or .pdf file name")
+    written = []
+    for i, page in enumerate(pages):
+        q = p if i == 0 else p.with_name(f"{p.stem}-{i + 1}{p.suffix}")
+        page.save(q, "PNG", dpi=(dpi, dpi))
+        written.append(q)
+    return written

@@ -1,0 +1,656 @@
+"""Render a synthetic frame of a Gaslands table with its ground truth.
+
+The renderer draws the mat top-down on a fine canvas (flat things: mat texture, corner tags, acrylic
+templates, tokens, dice, shadows), warps it through a pinhole camera tilted up to 20 degrees, then draws
+the things that stand up (cars as boxes with a roof tag, hands hovering above the mat) straight into
+the picture through the same camera, and finally applies uneven light, slight blur and sensor noise.
+
+It shares nothing with the readers except ``vision.calibration`` (camera intrinsics) and the *data*
+of the template shapes and default tag ids: its geometry, drawing and ground truth are its own code,
+so a reader cannot pass by peeking at the renderer.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass, field
+from importlib.resources import files
+
+import cv2
+import numpy as np
+
+from vision.calibration import Zone, default_zones, intrinsics
+
+SKID_FACES = ("shift", "hazard", "slide", "spin")
+
+
+def _data(name: str) -> dict:
+    return tomllib.loads(files("vision").joinpath(f"data/{name}").read_text("utf-8"))
+
+
+_SHAPES_CACHE: dict = {}
+
+
+def template_outlines() -> dict[str, dict]:
+    """Template shape data (outline, straight flag, tag spot) read from the package data file."""
+    if not _SHAPES_CACHE:
+        for name, d in _data("template_shapes.toml")["templates"].items():
+            _SHAPES_CACHE[name] = {"outline": np.array(d["outline"], float), "straight": bool(d["straight"]),
+                                   "tag": tuple(d["tag"])}
+    return _SHAPES_CACHE
+
+
+def default_template_tag(name: str, face: str) -> int:
+    """The default tag id for a template face, from the shipped tag mapping."""
+    for k, v in _data("table_defaults.toml")["tags"]["templates"].items():
+        if v[0] == name and v[1] == face:
+            return int(k)
+    raise KeyError((name, face))
+
+
+@dataclass
+class CarSpec:
+    """A car at a pose on the mat: centre (mm), nose heading (deg, clockwise from +x)."""
+
+    id: str
+    tag_id: int
+    x: float
+    y: float
+    heading_deg: float
+    colour: tuple[int, int, int] | None = None
+    length_mm: float = 70.0
+    width_mm: float = 32.0
+    height_mm: float = 28.0
+    tag_mm: float = 20.0
+
+
+@dataclass
+class TemplateSpec:
+    """A template against a car's ``edge`` (front, or rear when reversing), or at a free entry pose
+    (x, y, heading) when ``attach_to`` is None.  ``hand`` left/right (ignored for straights).
+    ``tagged`` templates carry the tag of the face that is up (right hand: face a, left: face b)."""
+
+    name: str
+    hand: str | None = "right"
+    attach_to: str | None = None
+    edge: str = "front"
+    x: float = 0.0
+    y: float = 0.0
+    heading_deg: float = 0.0
+    tagged: bool = True
+    tag_id: int | None = None
+    colour: tuple[int, int, int] | None = None
+    jitter_mm: float = 0.0
+    jitter_deg: float = 0.0
+
+
+@dataclass
+class DieSpec:
+    """A die in the tray: ``kind`` "d6" (face 1..6) or "skid" (shift/hazard/slide/spin).  Position
+    (mm) None = placed automatically in the dice tray."""
+
+    kind: str
+    face: int | str
+    x: float | None = None
+    y: float | None = None
+    rotation_deg: float | None = None
+
+
+@dataclass
+class HandSpec:
+    """A hand hovering ``height_mm`` above the mat, palm centre at (x, y) mm, fingers pointing along
+    ``heading_deg``."""
+
+    x: float
+    y: float
+    heading_deg: float = 270.0
+    scale: float = 1.0
+    height_mm: float = 40.0
+
+
+@dataclass
+class SceneSpec:
+    """Everything in one frame.  Zones default to ``vision.calibration.default_zones``."""
+
+    image_size: tuple[int, int] = (1280, 720)
+    mat_mm: tuple[float, float] = (800.0, 450.0)
+    cars: list[CarSpec] = field(default_factory=list)
+    templates: list[TemplateSpec] = field(default_factory=list)
+    tokens: dict[str, int] = field(default_factory=dict)
+    dice: list[DieSpec] = field(default_factory=list)
+    hands: list[HandSpec] = field(default_factory=list)
+    zones: tuple[Zone, ...] | None = None
+    corner_ids: tuple[int, int, int, int] = (0, 1, 2, 3)
+    corner_mm: float = 50.0
+    show_corners: tuple[bool, bool, bool, bool] = (True, True, True, True)
+    tilt_deg: float = 0.0
+    tilt_azimuth_deg: float = 0.0
+    yaw_deg: float = 0.0
+    hfov_deg: float = 66.0
+    light: float = 0.2  # strength of uneven light (0 = even)
+    noise: float = 2.5  # sensor noise sigma, grey levels
+    blur: float = 0.6  # Gaussian blur sigma, pixels
+    token_rgb: tuple[int, int, int] = (235, 200, 30)
+    dictionary: str = "4X4_100"
+
+    def zone_list(self) -> tuple[Zone, ...]:
+        return self.zones if self.zones is not None else default_zones(self.mat_mm)
+
+
+# --------------------------------------------------------------------------------------------------
+# Camera
+
+
+@dataclass
+class _Camera:
+    k: np.ndarray
+    r: np.ndarray
+    t: np.ndarray
+
+    def project(self, pts3: np.ndarray) -> np.ndarray:
+        cam = pts3 @ self.r.T + self.t
+        p = cam @ self.k.T
+        return p[:, :2] / p[:, 2:3]
+
+    def plane_h(self) -> np.ndarray:
+        """mm on the mat -> image px."""
+        h = self.k @ np.column_stack([self.r[:, 0], self.r[:, 1], self.t])
+        return h / h[2, 2]
+
+
+def _rot(axis: np.ndarray, ang: float) -> np.ndarray:
+    return cv2.Rodrigues((np.asarray(axis, float) / np.linalg.norm(axis) * ang).reshape(3, 1))[0]
+
+
+def _camera(spec: SceneSpec) -> _Camera:
+    w, h = spec.image_size
+    k = intrinsics((w, h), spec.hfov_deg)
+    yaw = _rot([0, 0, 1], math.radians(spec.yaw_deg))
+    az = math.radians(spec.tilt_azimuth_deg)
+    tilt = _rot([math.cos(az), math.sin(az), 0.0], math.radians(spec.tilt_deg)) if spec.tilt_deg else np.eye(3)
+    r_cw = tilt @ yaw  # columns: camera axes in world
+    mw, mh = spec.mat_mm
+    centre = np.array([mw / 2, mh / 2, 0.0])
+    corners = np.array([[-25, -25, 0], [mw + 25, -25, 0], [mw + 25, mh + 25, 0], [-25, mh + 25, 0]], float)
+    dist = 1000.0
+    for _ in range(6):
+        c = centre - dist * r_cw[:, 2]
+        r = r_cw.T
+        cam = _Camera(k, r, -r @ c)
+        p = cam.project(corners)
+        # shift so the mat is centred, by how much the picture must shrink
+        ext_x = max(abs(p[:, 0] - w / 2).max() / (w / 2 * 0.97), 1e-6)
+        ext_y = max(abs(p[:, 1] - h / 2).max() / (h / 2 * 0.97), 1e-6)
+        dist *= max(ext_x, ext_y)
+    c = centre - dist * r_cw[:, 2]
+    r = r_cw.T
+    return _Camera(k, r, -r @ c)
+
+
+# --------------------------------------------------------------------------------------------------
+# Drawing helpers (canvas = top-down, ``ppm`` px per mm, origin offset ``off`` mm)
+
+
+class _Canvas:
+    def __init__(self, spec: SceneSpec, ppm: float, margin: float = 80.0):
+        self.ppm, self.off = ppm, margin
+        mw, mh = spec.mat_mm
+        self.w = int((mw + 2 * margin) * ppm)
+        self.h = int((mh + 2 * margin) * ppm)
+        self.img = np.zeros((self.h, self.w, 3), np.float32)
+
+    def px(self, pts_mm: np.ndarray) -> np.ndarray:
+        return (np.asarray(pts_mm, float) + self.off) * self.ppm
+
+    def fill(self, pts_mm, colour, alpha: float = 1.0) -> None:
+        p = self.px(pts_mm)
+        x0, y0 = np.floor(p.min(axis=0)).astype(int) - 2
+        x1, y1 = np.ceil(p.max(axis=0)).astype(int) + 2
+        x0, y0 = max(x0, 0), max(y0, 0)
+        x1, y1 = min(x1, self.w), min(y1, self.h)
+        if x1 <= x0 or y1 <= y0:
+            return
+        m = np.zeros((y1 - y0, x1 - x0), np.float32)
+        cv2.fillPoly(m, [np.round((p - [x0, y0]) * 16).astype(np.int32)], 1.0, cv2.LINE_AA, shift=4)
+        roi = self.img[y0:y1, x0:x1]
+        a = (m * alpha)[..., None]
+        roi[:] = roi * (1 - a) + np.array(colour, np.float32) * a
+
+    def paste(self, src: np.ndarray, centre_mm, size_mm: float, heading_deg: float) -> None:
+        """Paste a square image (BGR float) of side ``size_mm`` centred at ``centre_mm``, its top
+        edge facing ``heading_deg``."""
+        n = src.shape[0]
+        a = math.radians(heading_deg)
+        up = np.array([math.cos(a), math.sin(a)])
+        right = np.array([-math.sin(a), math.cos(a)])
+        k = size_mm / n * self.ppm
+        c = self.px(np.array([centre_mm]))[0]
+        # src px (i, j) -> canvas: c + (i - n/2) * k * right - (j - n/2) * k * up
+        m = np.array([[k * right[0], -k * up[0], 0.0], [k * right[1], -k * up[1], 0.0]])
+        m[:, 2] = c - m[:, :2] @ np.array([(n - 1) / 2, (n - 1) / 2])
+        corners = np.array([[0, 0], [n, 0], [n, n], [0, n]], float) @ m[:, :2].T + m[:, 2]
+        x0, y0 = np.floor(corners.min(axis=0)).astype(int) - 2
+        x1, y1 = np.ceil(corners.max(axis=0)).astype(int) + 2
+        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, self.w), min(y1, self.h)
+        if x1 <= x0 or y1 <= y0:
+            return
+        m2 = m.copy()
+        m2[:, 2] -= [x0, y0]
+        warped = cv2.warpAffine(src, m2, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR)
+        mask = cv2.warpAffine(np.ones((n, n), np.float32), m2, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR)
+        roi = self.img[y0:y1, x0:x1]
+        roi[:] = roi * (1 - mask[..., None]) + warped * mask[..., None]
+
+
+def _marker(dictionary: str, tag_id: int, cell_px: int = 8) -> np.ndarray:
+    """Tag with its white quiet zone, as float BGR (square)."""
+    d = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, "DICT_" + dictionary))
+    bits = d.markerSize + 2
+    img = cv2.aruco.generateImageMarker(d, int(tag_id), bits * cell_px, borderBits=1)
+    img = cv2.copyMakeBorder(img, cell_px, cell_px, cell_px, cell_px, cv2.BORDER_CONSTANT, value=255)
+    paper = img.astype(np.float32) * 0.92 + 8
+    return cv2.cvtColor(paper, cv2.COLOR_GRAY2BGR)
+
+
+def _marker_quiet_factor(dictionary: str) -> float:
+    d = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, "DICT_" + dictionary))
+    bits = d.markerSize + 2
+    return (bits + 2) / bits
+
+
+def _transform(outline: np.ndarray, x: float, y: float, heading_deg: float, mirrored: bool) -> np.ndarray:
+    p = outline.copy()
+    if mirrored:
+        p[:, 1] = -p[:, 1]
+    a = math.radians(heading_deg)
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    return p @ rot.T + [x, y]
+
+
+def _area_centroid(poly: np.ndarray) -> tuple[float, float]:
+    x, y = poly[:, 0], poly[:, 1]
+    x2, y2 = np.roll(x, -1), np.roll(y, -1)
+    cross = x * y2 - x2 * y
+    a = cross.sum() / 2
+    return float(((x + x2) * cross).sum() / (6 * a)), float(((y + y2) * cross).sum() / (6 * a))
+
+
+def _draw_mat(cv: _Canvas, spec: SceneSpec, rng: np.random.Generator) -> None:
+    h, w = cv.img.shape[:2]
+    # table around the mat: wood
+    wood = np.array([60, 95, 140], np.float32) * rng.uniform(0.8, 1.1)
+    cv.img[:] = wood
+    grain = cv2.resize(rng.normal(0, 1, (max(2, h // 40), 8)).astype(np.float32), (w, h))
+    cv.img += grain[..., None] * 8
+    mw, mh = spec.mat_mm
+    base = rng.uniform(70, 120)
+    tint = rng.uniform(-6, 6, 3)
+    lo = cv2.resize(rng.normal(0, 1, (12, 20)).astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
+    mid = cv2.resize(rng.normal(0, 1, (h // 12, w // 12)).astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+    hi = rng.normal(0, 1, (h, w)).astype(np.float32)
+    tex = base + 10 * lo + 7 * mid + 9 * hi
+    mat = np.stack([tex + tint[0], tex + tint[1], tex + tint[2]], axis=-1)
+    x0, y0 = cv.px(np.array([[0, 0]]))[0].astype(int)
+    x1, y1 = cv.px(np.array([[mw, mh]]))[0].astype(int)
+    cv.img[y0:y1, x0:x1] = mat[y0:y1, x0:x1]
+    # road markings and cracks
+    for _ in range(rng.integers(2, 5)):
+        yy = rng.uniform(60, mh - 60)
+        xs = np.arange(rng.uniform(0, 40), mw, 70.0)
+        for xa in xs:
+            cv.fill(np.array([[xa, yy - 2], [xa + 35, yy - 2], [xa + 35, yy + 2], [xa, yy + 2]]),
+                    (200, 205, 210), rng.uniform(0.3, 0.6))
+    for _ in range(rng.integers(4, 10)):
+        p = rng.uniform([0, 0], [mw, mh])
+        pts = [p]
+        for _ in range(6):
+            p = p + rng.normal(0, 12, 2)
+            pts.append(p)
+        cv2.polylines(cv.img, [np.round(cv.px(np.array(pts))).astype(np.int32)], False,
+                      (base * 0.55,) * 3, max(1, int(cv.ppm * 0.8)), cv2.LINE_AA)
+
+
+def _draw_token(cv: _Canvas, centre, diameter: float, rgb, rng: np.random.Generator) -> None:
+    r = diameter / 2
+    ang = np.linspace(0, 2 * np.pi, 48, endpoint=False)
+    disc = np.column_stack([np.cos(ang), np.sin(ang)]) * r + centre
+    bgr = np.array(rgb[::-1], np.float32) * rng.uniform(0.92, 1.05)
+    cv.fill(disc + [0.8, 0.8], (25, 25, 25), 0.35)  # contact shadow
+    cv.fill(disc, bgr)
+    rot = rng.uniform(0, 2 * np.pi)
+    tri = np.array([[math.cos(rot + k * 2 * math.pi / 3), math.sin(rot + k * 2 * math.pi / 3)] for k in range(3)])
+    cv.fill(tri * r * 0.62 + centre, (30, 30, 30))
+    cv.fill(tri * r * 0.40 + centre, bgr)
+    bar = np.array([[-0.6, -2.2], [0.6, -2.2], [0.6, 1.0], [-0.6, 1.0]]) + centre
+    cv.fill(bar, (30, 30, 30))
+
+
+def _place_tokens(zone: Zone, n: int, diameter: float, rng: np.random.Generator) -> list[np.ndarray]:
+    poly = np.array(zone.polygon)
+    lo, hi = poly.min(axis=0) + diameter / 2 + 2, poly.max(axis=0) - diameter / 2 - 2
+    placed: list[np.ndarray] = []
+    for _ in range(4000):
+        if len(placed) == n:
+            break
+        if placed and rng.random() < 0.6:
+            a = rng.uniform(0, 2 * np.pi)
+            c = placed[rng.integers(len(placed))] + np.array([math.cos(a), math.sin(a)]) * (diameter + rng.uniform(0.0, 0.5))
+        else:
+            c = rng.uniform(lo, hi)
+        if np.any(c < lo) or np.any(c > hi):
+            continue
+        if cv2.pointPolygonTest(poly.astype(np.float32), (float(c[0]), float(c[1])), True) < diameter / 2 + 1:
+            continue
+        if any(np.linalg.norm(c - p) < diameter - 0.05 for p in placed):
+            continue
+        placed.append(c)
+    if len(placed) < n:
+        raise ValueError(f"cannot fit {n} tokens of {diameter} mm in zone {zone.name!r}")
+    return placed
+
+
+_PIPS = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)], 4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
+         5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)], 6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)]}
+
+
+def _die_face(kind: str, face, body, ink, n: int = 96) -> np.ndarray:
+    img = np.zeros((n, n, 3), np.float32)
+    img[:] = body
+    cv2.rectangle(img, (0, 0), (n - 1, n - 1), tuple(float(v) * 0.8 for v in body), 3)
+    c = n // 2
+    ink = tuple(float(v) for v in ink)
+    if kind == "d6":
+        for dx, dy in _PIPS[int(face)]:
+            cv2.circle(img, (c + dx * n // 4, c + dy * n // 4), n // 11, ink, -1, cv2.LINE_AA)
+    elif face == "shift":  # two stacked chevrons: change gear
+        for dy in (-14, 8):
+            pts = np.array([[c - 24, c + dy + 12], [c, c + dy - 10], [c + 24, c + dy + 12]], np.int32)
+            cv2.polylines(img, [pts], False, ink, 7, cv2.LINE_AA)
+    elif face == "hazard":  # warning triangle with a bar
+        pts = np.array([[c, c - 32], [c + 34, c + 26], [c - 34, c + 26]], np.int32)
+        cv2.polylines(img, [pts], True, ink, 6, cv2.LINE_AA)
+        cv2.line(img, (c, c - 12), (c, c + 8), ink, 6, cv2.LINE_AA)
+        cv2.circle(img, (c, c + 17), 4, ink, -1, cv2.LINE_AA)
+    elif face == "slide":  # a sideways arrow over skid lines
+        cv2.arrowedLine(img, (c - 30, c - 10), (c + 30, c - 10), ink, 7, cv2.LINE_AA, tipLength=0.35)
+        for dx in (-22, -6, 10):
+            cv2.line(img, (c + dx, c + 12), (c + dx + 12, c + 26), ink, 4, cv2.LINE_AA)
+    elif face == "spin":  # circular arrow
+        cv2.ellipse(img, (c, c), (26, 26), 0, 40, 330, ink, 7, cv2.LINE_AA)
+        tip = (c + int(26 * math.cos(math.radians(40))), c + int(26 * math.sin(math.radians(40))))
+        cv2.fillConvexPoly(img, np.array([tip, (tip[0] + 16, tip[1] - 2), (tip[0] + 2, tip[1] - 18)], np.int32), ink)
+    else:
+        raise ValueError(f"unknown die face {face!r} for {kind}")
+    return img
+
+
+def _hand_polygons(hs: HandSpec) -> list[np.ndarray]:
+    """Palm, four fingers and a thumb as polygons (mm, on the hand's own plane)."""
+    s = hs.scale
+    parts = [((0, 0), (42 * s, 38 * s), 0.0)]
+    for i, off in enumerate((-27, -9, 9, 26)):
+        ln = (58, 66, 62, 48)[i] * s
+        parts.append(((38 * s + ln / 2 - 8, off * s), (ln / 2, 8.5 * s), 0.0))
+    parts.append(((10 * s, 44 * s), (30 * s, 10 * s), 50.0))
+    out = []
+    a = math.radians(hs.heading_deg)
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    for (cx, cy), (ax, ay), ang in parts:
+        poly = cv2.ellipse2Poly((0, 0), (int(ax * 10), int(ay * 10)), int(ang), 0, 360, 10).astype(float) / 10
+        poly += [cx, cy]
+        out.append(poly @ rot.T + [hs.x, hs.y])
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+
+
+def render_scene(spec: SceneSpec, rng: np.random.Generator) -> tuple[np.ndarray, dict]:
+    """Render ``spec``; returns (BGR uint8 image, ground-truth dict, JSON-ready)."""
+    w_img, h_img = spec.image_size
+    cam = _camera(spec)
+    h_plane = cam.plane_h()
+    # canvas resolution: about twice the picture's own px/mm, so the warp only ever shrinks
+    mw, mh = spec.mat_mm
+    p = cam.project(np.array([[mw / 2, mh / 2, 0], [mw / 2 + 100, mh / 2, 0]], float))
+    out_ppm = float(np.linalg.norm(p[1] - p[0])) / 100
+    ppm = max(2.0, min(4.0, 2.0 * out_ppm))
+    cv = _Canvas(spec, ppm)
+    _draw_mat(cv, spec, rng)
+    zones = spec.zone_list()
+    cars = {c.id: c for c in spec.cars}
+    truth: dict = {"image_size": [w_img, h_img], "mat_mm": list(spec.mat_mm), "zones":
+                   [z.to_dict() for z in zones]}
+
+    # zone outlines printed on the mat (a thin line, like a player board)
+    for z in zones:
+        poly = np.array(z.polygon)
+        cv2.polylines(cv.img, [np.round(cv.px(poly)).astype(np.int32)], True, (170, 170, 165), max(1, int(ppm)),
+                      cv2.LINE_AA)
+
+    # corner tags
+    q = _marker_quiet_factor(spec.dictionary)
+    s = spec.corner_mm
+    for i, (mid, show) in enumerate(zip(spec.corner_ids, spec.show_corners)):
+        if not show:
+            continue
+        x = 0.0 if i in (0, 3) else mw - s
+        y = 0.0 if i in (0, 1) else mh - s
+        cv.paste(_marker(spec.dictionary, mid), (x + s / 2, y + s / 2), s * q, 270.0)
+
+    # shadows of cars (soft, on the mat)
+    for c in spec.cars:
+        a = math.radians(c.heading_deg)
+        d, n = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+        ctr = np.array([c.x, c.y]) + [2.5, 3.5]
+        foot = np.array([ctr + d * c.length_mm / 2 + n * c.width_mm / 2, ctr + d * c.length_mm / 2 - n * c.width_mm / 2,
+                         ctr - d * c.length_mm / 2 - n * c.width_mm / 2, ctr - d * c.length_mm / 2 + n * c.width_mm / 2])
+        cv.fill(foot, (10, 10, 10), 0.35)
+
+    # templates
+    shapes = template_outlines()
+    t_truth = []
+    palette = [(200, 90, 40), (60, 170, 60), (50, 60, 200), (170, 60, 160), (190, 170, 40), (40, 130, 230)]
+    world_polys = []
+    for t in spec.templates:
+        sh = shapes[t.name]
+        hand = None if sh["straight"] else (t.hand or "right")
+        mirrored = hand == "left"
+        if t.attach_to is not None:
+            car = cars[t.attach_to]
+            a = math.radians(car.heading_deg)
+            d = np.array([math.cos(a), math.sin(a)])
+            if t.edge == "front":
+                ex, ey = np.array([car.x, car.y]) + d * car.length_mm / 2
+                heading = car.heading_deg
+            elif t.edge == "rear":
+                ex, ey = np.array([car.x, car.y]) - d * car.length_mm / 2
+                heading = car.heading_deg + 180.0
+            else:
+                raise ValueError(f"edge must be front or rear, got {t.edge!r}")
+        else:
+            ex, ey, heading = t.x, t.y, t.heading_deg
+        if t.jitter_mm:
+            ex, ey = np.array([ex, ey]) + rng.normal(0, t.jitter_mm, 2)
+        if t.jitter_deg:
+            heading += float(rng.normal(0, t.jitter_deg))
+        heading %= 360.0
+        poly = _transform(sh["outline"], ex, ey, heading, mirrored)
+        world_polys.append(poly)
+        colour = t.colour or palette[int(rng.integers(len(palette)))]
+        # acrylic: faint shadow, tinted body, bright edge
+        cv.fill(poly + [1.2, 1.6], (15, 15, 15), 0.18)
+        cv.fill(poly, colour, rng.uniform(0.5, 0.62))
+        edge_col = tuple(min(255.0, v * 0.6 + 110) for v in colour)
+        cv2.polylines(cv.img, [np.round(cv.px(poly)).astype(np.int32)], True, edge_col, max(1, int(ppm * 0.9)),
+                      cv2.LINE_AA)
+        # printed gear strip: six boxes across the template near the entry end
+        for gi in range(6):
+            v0 = -12 + gi * 4
+            box = _transform(np.array([[8.0, v0 + 0.5], [12.0, v0 + 0.5], [12.0, v0 + 3.5], [8.0, v0 + 3.5]]),
+                             ex, ey, heading, False)
+            cv.fill(box, (235, 235, 235), 0.85)
+            if gi % 2 == 0:
+                dot = _transform(np.array([[9.5, v0 + 1.5], [10.5, v0 + 1.5], [10.5, v0 + 2.5], [9.5, v0 + 2.5]]),
+                                 ex, ey, heading, False)
+                cv.fill(dot, (20, 20, 20))
+        tag_id = None
+        if t.tagged:
+            face = "b" if mirrored else "a"
+            tag_id = t.tag_id if t.tag_id is not None else default_template_tag(t.name, face)
+            tu, tv, tsize = sh["tag"]
+            tc = _transform(np.array([[tu, tv]]), ex, ey, heading, mirrored)[0]
+            cv.paste(_marker(spec.dictionary, tag_id), tc, tsize * q, heading)
+        t_truth.append({"name": t.name, "hand": hand, "centre_mm": list(_area_centroid(poly)),
+                        "heading_deg": heading, "entry_mm": [float(ex), float(ey)], "attached_to": t.attach_to,
+                        "edge": t.edge if t.attach_to is not None else None, "tagged": t.tagged, "tag_id": tag_id})
+
+    # tokens
+    tok_truth = {}
+    for z in zones:
+        if z.kind != "tokens":
+            continue
+        n = int(spec.tokens.get(z.name, 0))
+        for c in _place_tokens(z, n, 20.0, rng):
+            _draw_token(cv, c, 20.0, spec.token_rgb, rng)
+        tok_truth[z.name] = n
+
+    # dice in the tray
+    tray = next((z for z in zones if z.kind == "dice_tray"), None)
+    dice_truth = []
+    placed: list[np.ndarray] = []
+    for dspec in spec.dice:
+        size = 16.0
+        if dspec.x is None or dspec.y is None:
+            if tray is None:
+                raise ValueError("dice without positions need a dice_tray zone")
+            tp = np.array(tray.polygon)
+            lo, hi = tp.min(axis=0) + 14, tp.max(axis=0) - 14
+            for _ in range(500):
+                c = rng.uniform(lo, hi)
+                if all(np.linalg.norm(c - o) > size * 1.6 for o in placed):
+                    break
+            else:
+                raise ValueError("cannot fit the dice in the tray")
+        else:
+            c = np.array([dspec.x, dspec.y], float)
+        placed.append(c)
+        rot = dspec.rotation_deg if dspec.rotation_deg is not None else float(rng.uniform(0, 360))
+        if dspec.kind == "d6":
+            body, ink = rng.choice([(235, 235, 235), (40, 40, 160), (30, 30, 30), (60, 140, 40)]), None
+            body = tuple(float(v) for v in body)
+            ink = (20, 20, 20) if sum(body) > 400 else (240, 240, 240)
+        else:
+            body, ink = (40, 40, 40), (60, 200, 240)
+        img = _die_face(dspec.kind, dspec.face, body, ink)
+        sq = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], float) * size / 2 @ np.array(
+            [[math.cos(math.radians(rot)), math.sin(math.radians(rot))],
+             [-math.sin(math.radians(rot)), math.cos(math.radians(rot))]])
+        cv.fill(sq + c + [2.5, 3.0], (10, 10, 10), 0.45)
+        cv.fill(sq + c + [0.9, 1.2], tuple(float(v) * 0.6 for v in body))
+        cv.paste(img, c, size, rot + 270.0)
+        dice_truth.append({"kind": dspec.kind, "face": dspec.face, "centre_mm": [float(c[0]), float(c[1])],
+                           "rotation_deg": rot % 360.0})
+
+    # hand shadows on the mat
+    for hs in spec.hands:
+        for poly in _hand_polygons(hs):
+            cv.fill(poly + [hs.height_mm * 0.25, hs.height_mm * 0.35], (10, 10, 10), 0.3)
+
+    # --- warp to the camera picture ---
+    a_can = np.array([[1 / ppm, 0, -cv.off], [0, 1 / ppm, -cv.off], [0, 0, 1.0]])
+    shrink = ppm / out_ppm
+    src = cv2.GaussianBlur(cv.img, (0, 0), 0.45 * shrink) if shrink > 1.3 else cv.img
+    img = cv2.warpPerspective(src, h_plane @ a_can, (w_img, h_img), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_CONSTANT, borderValue=(40, 50, 60))
+
+    # --- cars: boxes standing on the mat, roof tag ---
+    car_truth = []
+    order = sorted(spec.cars, key=lambda c: -np.linalg.norm(cam.t + cam.r @ np.array([c.x, c.y, 0.0])))
+    for c in order:
+        a = math.radians(c.heading_deg)
+        d, n = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+        ctr = np.array([c.x, c.y])
+        foot = [ctr + d * c.length_mm / 2 + n * c.width_mm / 2, ctr + d * c.length_mm / 2 - n * c.width_mm / 2,
+                ctr - d * c.length_mm / 2 - n * c.width_mm / 2, ctr - d * c.length_mm / 2 + n * c.width_mm / 2]
+        pts3 = np.array([[p[0], p[1], z] for z in (0.0, -c.height_mm) for p in foot])
+        pp = cam.project(pts3)
+        colour = np.array(c.colour if c.colour else rng.choice([(40, 40, 190), (180, 90, 30), (30, 150, 40),
+                                                                 (160, 160, 160), (30, 30, 30), (150, 30, 130)]), float)
+        hull = cv2.convexHull(pp.astype(np.float32))
+        cv2.fillConvexPoly(img, np.round(hull.reshape(-1, 2) * 16).astype(np.int32), tuple(colour * 0.55),
+                           cv2.LINE_AA, shift=4)
+        roof = pp[4:]
+        cv2.fillConvexPoly(img, np.round(roof * 16).astype(np.int32), tuple(colour), cv2.LINE_AA, shift=4)
+        # windscreen band near the nose
+        ws = np.array([[p[0], p[1], -c.height_mm] for p in (ctr + d * (c.length_mm / 2 - 3) + n * (c.width_mm / 2 - 3),
+                                                            ctr + d * (c.length_mm / 2 - 3) - n * (c.width_mm / 2 - 3),
+                                                            ctr + d * (c.length_mm / 2 - 12) - n * (c.width_mm / 2 - 3),
+                                                            ctr + d * (c.length_mm / 2 - 12) + n * (c.width_mm / 2 - 3))])
+        cv2.fillConvexPoly(img, np.round(cam.project(ws) * 16).astype(np.int32), (70, 60, 50), cv2.LINE_AA, shift=4)
+        # roof tag (with quiet zone): project its corners and warp the marker in
+        mk = _marker(spec.dictionary, c.tag_id)
+        side = c.tag_mm * q
+        # marker image corners TL, TR, BR, BL; its top edge faces the nose (d), its right is +n
+        tag_corners = [ctr + d * side / 2 - n * side / 2, ctr + d * side / 2 + n * side / 2,
+                       ctr - d * side / 2 + n * side / 2, ctr - d * side / 2 - n * side / 2]
+        dst = cam.project(np.array([[p[0], p[1], -c.height_mm - 0.2] for p in tag_corners]))
+        m = mk.shape[0]
+        hm = cv2.getPerspectiveTransform(np.array([[0, 0], [m, 0], [m, m], [0, m]], np.float32), dst.astype(np.float32))
+        x0, y0 = np.floor(dst.min(axis=0)).astype(int) - 2
+        x1, y1 = np.ceil(dst.max(axis=0)).astype(int) + 2
+        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w_img), min(y1, h_img)
+        if x1 > x0 and y1 > y0:
+            sh_ = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1.0]]) @ hm
+            warped = cv2.warpPerspective(mk, sh_, (x1 - x0, y1 - y0), flags=cv2.INTER_AREA)
+            mask = cv2.warpPerspective(np.ones((m, m), np.float32), sh_, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR)
+            roi = img[y0:y1, x0:x1]
+            roi[:] = roi * (1 - mask[..., None]) + warped * mask[..., None]
+        car_truth.append({"id": c.id, "tag_id": c.tag_id, "centre_mm": [c.x, c.y], "heading_deg": c.heading_deg % 360.0})
+    truth["cars"] = sorted(car_truth, key=lambda t: t["id"])
+
+    # --- hands, hovering: drawn in the picture; occlusion measured in the picture ---
+    hand_mask = np.zeros((h_img, w_img), np.uint8)
+    for hs in spec.hands:
+        skin = np.array([rng.uniform(90, 150), rng.uniform(120, 170), rng.uniform(170, 225)]) * rng.uniform(0.45, 1.0)
+        for i, poly in enumerate(_hand_polygons(hs)):
+            pp = cam.project(np.column_stack([poly, np.full(len(poly), -hs.height_mm)]))
+            col = skin * (0.92 if i else 1.0)
+            pts = np.round(pp * 16).astype(np.int32)
+            cv2.fillPoly(img, [pts], tuple(float(v) for v in col), cv2.LINE_AA, shift=4)
+            cv2.fillPoly(hand_mask, [pts], 1, shift=4)
+
+    def covered(poly_mm: np.ndarray) -> float:
+        pp = cam.project(np.column_stack([poly_mm, np.zeros(len(poly_mm))]))
+        m = np.zeros((h_img, w_img), np.uint8)
+        cv2.fillPoly(m, [np.round(pp * 16).astype(np.int32)], 1, shift=4)
+        tot = np.count_nonzero(m)
+        return float(np.count_nonzero(m & hand_mask) / tot) if tot else 1.0
+
+    for tt, poly in zip(t_truth, world_polys):
+        tt["hand_covered"] = covered(poly) if spec.hands else 0.0
+    truth["templates"] = t_truth
+    truth["tokens"] = tok_truth
+    truth["token_zone_covered"] = {z.name: (covered(np.array(z.polygon)) if spec.hands else 0.0)
+                                   for z in zones if z.kind == "tokens"}
+    truth["dice"] = dice_truth
+    truth["hands"] = [{"x": hs.x, "y": hs.y, "heading_deg": hs.heading_deg} for hs in spec.hands]
+
+    # --- light, blur, noise ---
+    yy, xx = np.mgrid[0:h_img, 0:w_img].astype(np.float32)
+    ga = rng.uniform(0, 2 * np.pi)
+    grad = (np.cos(ga) * (xx / w_img - 0.5) + np.sin(ga) * (yy / h_img - 0.5))
+    lx, ly = rng.uniform(0.2, 0.8) * w_img, rng.uniform(0.2, 0.8) * h_img
+    spot = np.exp(-(((xx - lx) / w_img) ** 2 + ((yy - ly) / h_img) ** 2) * 3)
+    gain = 1.0 + spec.light * (1.2 * grad + 0.8 * (spot - 0.5))
+    img = img * gain[..., None]
+    if spec.blur > 0:
+        img = cv2.GaussianBlur(img, (0, 0), spec.blur)
+    if spec.noise > 0:
+        img = img + rng.normal(0, spec.noise, img.shape).astype(np.float32)
+    out = np.clip(img, 0, 255).astype(np.uint8)
+    truth["camera"] = {"hfov_deg": spec.hfov_deg, "tilt_deg": spec.tilt_deg, "K": cam.k.tolist(),
+                       "R": cam.r.tolist(), "t": cam.t.tolist()}
+    truth["mm_to_px"] = h_plane.tolist()
+    return out, truth

@@ -1,0 +1,384 @@
+"""One read of the table: cars, templates and hazard tokens from a single frame.
+
+``read_table(image, calibration, config)`` is the entry point.  Order of work, cheapest first and
+each step feeding the next: one ArUco pass (cars and tagged templates), a top-down warp of the mat at
+``config.mm_per_px`` (2 mm/px: templates are 35 mm wide, so 17 px, plenty for outlines), a saturation
+mask of tinted acrylic with everything already explained masked away (car bodies, tagged templates,
+dice tray, token zones), outline matching of what is left, then the token zones at 1 mm/px.
+
+Cars stand ~3 cm tall: their roof tags are read on the plane at ``tag_height_mm`` (see
+``Calibration.height_px_to_mm``) so a tilted camera does not shift them, and their whole body, as the
+camera sees it, is masked out of the template search and ignored when scoring outlines.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from vision.calibration import Calibration, CornerLayout
+from vision.markers import TagSighting, detect_tags, tag_pose
+from vision.templates import (
+    TEMPLATE_NAMES, CarGeometry, CarObservation, OutlineMatcher, TemplateObservation,
+    TemplateShape, builtin_shapes, car_edges, describe, placement_from_tag, polygon_centroid,
+)
+from vision.tokens import TokenCounter, TokenLook, count_tokens, skin_mask
+
+__all__ = [
+    "TableConfig", "TableObservation", "CarObservation", "TemplateObservation", "read_table", "default_config",
+    "ConfigError", "config_from_dict",
+]
+
+
+class ConfigError(ValueError):
+    """The table configuration is malformed; the message names the key and what to do."""
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    """Everything the reader needs to know about this owner's table (all overridable data)."""
+
+    dictionary: str = "4X4_100"
+    corner_ids: tuple[int, int, int, int] = (0, 1, 2, 3)
+    corner_size_mm: float = 50.0
+    car_tag_size_mm: float = 20.0
+    car_tags: Mapping[int, str] = field(default_factory=dict)
+    template_tags: Mapping[int, tuple[str, str]] = field(default_factory=dict)
+    cars: CarGeometry = CarGeometry()
+    max_attach_distance_mm: float = 12.0
+    max_attach_angle_deg: float = 20.0
+    tokens: TokenLook = TokenLook()
+    template_sat_min: int = 70
+    template_val_min: int = 40
+    min_iou: float = 0.80
+    shapes: Mapping[str, TemplateShape] = field(default_factory=dict)
+    outlines: Mapping[str, TemplateShape] = field(default_factory=dict)
+    mm_per_px: float = 2.0
+
+    def corner_layout(self, mat_mm: tuple[float, float]) -> CornerLayout:
+        return CornerLayout(self.corner_ids, self.corner_size_mm, mat_mm)
+
+    def with_outlines(self, outlines: Mapping[str, TemplateShape]) -> "TableConfig":
+        return replace(self, outlines=dict(outlines))
+
+
+def _section(d: Mapping, key: str) -> Mapping:
+    v = d.get(key, {})
+    if not isinstance(v, Mapping):
+        raise ConfigError(f"[{key}] must be a table")
+    return v
+
+
+def config_from_dict(data: Mapping, shapes: Mapping[str, TemplateShape] | None = None,
+                     outlines: Mapping[str, TemplateShape] | None = None) -> TableConfig:
+    """Build a config from a parsed TOML document shaped like ``vision/data/table_defaults.toml``."""
+    try:
+        tags = _section(data, "tags")
+        cars = _section(data, "cars")
+        att = _section(data, "attachment")
+        tok = _section(data, "tokens")
+        look = _section(data, "templates_look")
+        car_tags = {int(k): str(v) for k, v in _section(tags, "cars").items()}
+        template_tags: dict[int, tuple[str, str]] = {}
+        for k, v in _section(tags, "templates").items():
+            name, face = str(v[0]), str(v[1])
+            if name not in TEMPLATE_NAMES:
+                raise ConfigError(f"tag {k}: unknown template {name!r}; names are {', '.join(TEMPLATE_NAMES)}")
+            if face not in ("a", "b"):
+                raise ConfigError(f"tag {k}: face must be 'a' or 'b', got {face!r}")
+            template_tags[int(k)] = (name, face)
+        clash = set(car_tags) & set(template_tags)
+        corners = tuple(int(i) for i in tags.get("corners", (0, 1, 2, 3)))
+        clash |= (set(car_tags) | set(template_tags)) & set(corners)
+        if clash:
+            raise ConfigError(f"tag ids {sorted(clash)} are used for more than one thing; give each tag one job")
+        if len(corners) != 4:
+            raise ConfigError("tags.corners must list exactly four ids (top-left, top-right, bottom-right, bottom-left)")
+        cfg = TableConfig(
+            dictionary=str(tags.get("dictionary", "4X4_100")),
+            corner_ids=corners,  # type: ignore[arg-type]
+            corner_size_mm=float(tags.get("corner_size_mm", 50.0)),
+            car_tag_size_mm=float(tags.get("car_size_mm", 20.0)),
+            car_tags=car_tags,
+            template_tags=template_tags,
+            cars=CarGeometry(float(cars.get("length_mm", 70.0)), float(cars.get("width_mm", 32.0)),
+                             float(cars.get("tag_height_mm", 28.0))),
+            max_attach_distance_mm=float(att.get("max_distance_mm", 12.0)),
+            max_attach_angle_deg=float(att.get("max_angle_deg", 20.0)),
+            tokens=TokenLook(int(tok.get("hue_min", 20)), int(tok.get("hue_max", 38)), int(tok.get("sat_min", 150)),
+                             int(tok.get("val_min", 90)), float(tok.get("diameter_mm", 20.0))),
+            template_sat_min=int(look.get("sat_min", 70)),
+            template_val_min=int(look.get("val_min", 40)),
+            min_iou=float(look.get("min_iou", 0.80)),
+            shapes=dict(shapes) if shapes is not None else builtin_shapes(),
+            outlines=dict(outlines or {}),
+        )
+    except (TypeError, ValueError, IndexError) as exc:
+        if isinstance(exc, ConfigError):
+            raise
+        raise ConfigError(f"table config is malformed ({exc}); compare with vision/data/table_defaults.toml") from exc
+    for tid, (name, _) in cfg.template_tags.items():
+        if name in cfg.shapes and cfg.shapes[name].tag is None:
+            raise ConfigError(f"tag {tid} names {name!r} but its shape has no tag position; add tag = [u, v, size]")
+    return cfg
+
+
+def default_tables() -> dict:
+    """The shipped defaults as a parsed TOML document (package data)."""
+    from importlib.resources import files
+
+    return tomllib.loads(files("vision").joinpath("data/table_defaults.toml").read_text("utf-8"))
+
+
+def merge(base: Mapping, override: Mapping, _path: tuple[str, ...] = ()) -> dict:
+    """Deep-merge an owner's document over the defaults.  The tag maps ``[tags.cars]`` and
+    ``[tags.templates]`` are replaced whole, so an owner's mapping is exactly what they wrote; any
+    other key the defaults do not have is refused (a typo would otherwise be silently ignored)."""
+    out = dict(base)
+    for k, v in override.items():
+        whole = _path == ("tags",) and k in ("cars", "templates")
+        if k not in base and not whole:
+            raise ConfigError(f"unknown table config key {'.'.join((*_path, k))!r}; compare with "
+                              "vision/data/table_defaults.toml")
+        if isinstance(v, Mapping) and isinstance(out.get(k), Mapping) and not whole:
+            out[k] = merge(out[k], v, (*_path, k))
+        else:
+            out[k] = v
+    return out
+
+
+def default_config(outlines: Mapping[str, TemplateShape] | None = None) -> TableConfig:
+    return config_from_dict(default_tables(), outlines=outlines)
+
+
+@dataclass(frozen=True)
+class TableObservation:
+    """What one frame showed.  ``tokens``: zone -> count, ``None`` when the zone is not countable."""
+
+    cars: tuple[CarObservation, ...]
+    templates: tuple[TemplateObservation, ...]
+    tokens: Mapping[str, int | None]
+
+    def to_dict(self) -> dict:
+        return {
+            "cars": [{"id": c.id, "centre_mm": [round(c.centre_mm[0], 1), round(c.centre_mm[1], 1)],
+                      "heading_deg": round(c.heading_deg, 1), "tag_id": c.tag_id} for c in self.cars],
+            "templates": [t.to_dict() for t in self.templates],
+            "tokens": dict(self.tokens),
+        }
+
+
+def _car_hull_px(car: CarObservation, cal: Calibration, geom: CarGeometry, margin: float = 4.0) -> np.ndarray:
+    """The car's body (a box) as the camera sees it, projected back onto the mat (mm polygon)."""
+    import cv2
+
+    k, rot, t = cal.camera_pose()
+    a = math.radians(car.heading_deg)
+    d = np.array([math.cos(a), math.sin(a)])
+    n = np.array([-d[1], d[0]])
+    hl, hw = geom.length_mm / 2 + margin, geom.width_mm / 2 + margin
+    c = np.array(car.centre_mm)
+    foot = [c + d * hl + n * hw, c + d * hl - n * hw, c - d * hl - n * hw, c - d * hl + n * hw]
+    pts3 = [np.array([p[0], p[1], z]) for p in foot for z in (0.0, -(geom.tag_height_mm + 2.0))]
+    cam = np.array([rot @ p + t for p in pts3])
+    px = (k @ cam.T).T
+    px = px[:, :2] / px[:, 2:3]
+    mm = cal.to_mm(px)
+    return cv2.convexHull(mm.astype(np.float32)).reshape(-1, 2)
+
+
+def _fill_mm(mask: np.ndarray, poly_mm: np.ndarray, s: float, value: int = 255) -> None:
+    import cv2
+
+    cv2.fillPoly(mask, [np.round(np.asarray(poly_mm) / s * 16).astype(np.int32)], value, shift=4)
+
+
+def read_cars(sightings: Sequence[TagSighting], calibration: Calibration, config: TableConfig) -> list[CarObservation]:
+    cars: dict[str, CarObservation] = {}
+    for s in sightings:
+        cid = config.car_tags.get(s.id)
+        if cid is None or cid in cars:
+            continue  # a car seen twice: the first sighting stands (duplicates are a setup mistake)
+        pose = tag_pose(s, calibration, config.cars.tag_height_mm)
+        cars[cid] = CarObservation(cid, pose.centre_mm, pose.heading_deg, s.id)
+    return list(cars.values())
+
+
+_MATCHERS: dict[tuple, OutlineMatcher] = {}
+
+
+def _matcher(config: TableConfig) -> OutlineMatcher:
+    """One matcher per set of outlines (its set-up is a few ms; frames come 10+ a second)."""
+    key = (id(config.outlines), config.mm_per_px, config.min_iou)
+    m = _MATCHERS.get(key)
+    if m is None or m.shapes is not config.outlines:
+        if len(_MATCHERS) > 8:
+            _MATCHERS.clear()
+        m = OutlineMatcher(config.outlines, config.mm_per_px, config.min_iou)
+        _MATCHERS[key] = m
+    return m
+
+
+def read_table(image: np.ndarray, calibration: Calibration, config: TableConfig,
+               token_counter: TokenCounter | None = None) -> TableObservation:
+    """Read cars, templates and tokens from one BGR frame taken by the calibrated camera.
+
+    Tokens are counted on this frame alone unless a ``token_counter`` is given, in which case its
+    stillness rule decides (feed it every frame by calling ``read_table`` on every frame)."""
+    import cv2
+
+    if image is None or image.ndim != 3 or image.shape[2] != 3:
+        raise ValueError("read_table needs a BGR colour image (H x W x 3)")
+    h_img, w_img = image.shape[:2]
+    if (w_img, h_img) != tuple(calibration.image_size):
+        raise ValueError(f"frame is {w_img}x{h_img} but the calibration was made at "
+                         f"{calibration.image_size[0]}x{calibration.image_size[1]}; calibrate at this resolution")
+    sightings = detect_tags(image, config.dictionary)
+    cars = read_cars(sightings, calibration, config)
+    geom = config.cars
+    dist, ang = config.max_attach_distance_mm, config.max_attach_angle_deg
+
+    s = config.mm_per_px
+    mw, mh = calibration.mat_mm
+    gw, gh = int(math.ceil(mw / s)), int(math.ceil(mh / s))
+    ignore = np.zeros((gh, gw), np.uint8)  # says nothing about templates
+    blocked = np.zeros((gh, gw), np.uint8)  # explained already: not a template
+
+    templates: list[TemplateObservation] = []
+    for sg in sightings:
+        entry = config.template_tags.get(sg.id)
+        if entry is None:
+            continue
+        name, face = entry
+        shape = config.shapes.get(name)
+        if shape is None or shape.tag is None:
+            continue
+        pose = tag_pose(sg, calibration)
+        if abs(pose.size_mm - shape.tag[2]) > 0.3 * shape.tag[2]:
+            continue  # a tag of the wrong printed size (or a misread): its pose would be wrong
+        pl = placement_from_tag(shape, face, pose.centre_mm, pose.heading_deg)
+        templates.append(describe(shape, pl, cars, geom, dist, ang, "tag", 1.0, sg.id))
+        _fill_mm(blocked, pl.world(shape.outline), s)
+    for car in cars:
+        _fill_mm(ignore, _car_hull_px(car, calibration, geom), s)
+    for z in calibration.zones:
+        _fill_mm(blocked, np.array(z.polygon), s)
+    for sg in sightings:  # corner markers and any unknown tag: paper, not acrylic
+        _fill_mm(blocked, calibration.to_mm(sg.corners_px), s)
+
+    if config.outlines:
+        scale = np.diag([1.0 / s, 1.0 / s, 1.0])
+        top = cv2.warpPerspective(image, scale @ calibration.px_to_mm, (gw, gh), flags=cv2.INTER_LINEAR)
+        hsv = cv2.cvtColor(top, cv2.COLOR_BGR2HSV)
+        tinted = cv2.inRange(hsv, (0, config.template_sat_min, config.template_val_min), (180, 255, 255))
+        tok = config.tokens
+        tinted[cv2.inRange(hsv, (tok.hue_min, tok.sat_min, tok.val_min), (tok.hue_max, 255, 255)) > 0] = 0
+        # Skin is NOT masked out: orange acrylic over a grey mat passes every skin-colour rule.  A hand
+        # over a template merges with it into a blob no taught outline fits, so it is not reported;
+        # a hand that does not merge (dark skin is not saturated) is caught by the ring test below.
+        skin = skin_mask(top)
+        tinted[blocked > 0] = 0
+        tinted[ignore > 0] = 0
+        # close first: the printed gear strip leaves thin tinted margins that opening alone would cut
+        tinted = cv2.morphologyEx(tinted, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+        tinted = cv2.morphologyEx(tinted, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        matcher = _matcher(config)
+        min_px = 0.4 * matcher.min_area_mm2() / (s * s)
+        contours, _ = cv2.findContours(tinted, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        for cnt in contours:
+            if cv2.contourArea(cnt) < min_px:
+                continue
+            x, y, w, h = cv2.boundingRect(cnt)
+            pad = 12
+            x0, y0 = max(0, x - pad), max(0, y - pad)
+            x1, y1 = min(gw, x + w + pad), min(gh, y + h + pad)
+            blob = np.zeros((y1 - y0, x1 - x0), np.uint8)
+            cv2.drawContours(blob, [cnt], -1, 1, thickness=cv2.FILLED, offset=(-x0, -y0))
+            ign = ignore[y0:y1, x0:x1].copy()
+            # A blob bordered by skin is a template partly under a hand: what shows may look like
+            # another template (half a hairpin is a fine Hard turn), so say nothing.
+            ring = (cv2.dilate(blob, np.ones((11, 11), np.uint8)) > 0) & (cv2.dilate(blob, np.ones((5, 5), np.uint8)) == 0)
+            if ring.any() and np.count_nonzero(skin[y0:y1, x0:x1][ring]) > 0.12 * np.count_nonzero(ring):
+                continue
+            box = np.array([[x0 * s - 15, y0 * s - 15], [x1 * s + 15, y1 * s + 15]])
+            poses = [(float(mid[0]), float(mid[1]), out) for car in cars for _, mid, out in car_edges(car, geom)
+                     if np.all(mid >= box[0]) and np.all(mid <= box[1])]
+            results = matcher.match(blob, ign, x0, y0, poses)
+            if not results:
+                continue
+            cands = matcher.placements(results)
+            v, pl, sc = cands[0]
+            shape = config.outlines[v.name]
+            templates.append(describe(shape, pl, cars, geom, dist, ang, "outline", sc, None,
+                                      alternatives=[c[1] for c in cands[1:]]))
+
+    if token_counter is not None:
+        tokens = token_counter.update(image)
+    else:
+        tokens = count_tokens(image, calibration, config.tokens)
+    return TableObservation(tuple(cars), tuple(templates), tokens)
+
+
+def taught_outline(image: np.ndarray, calibration: Calibration, config: TableConfig, name: str) -> TemplateShape:
+    """Learn a template's outline from a frame showing it alone, placed against the FRONT edge of one
+    tagged car, as a right-hand maneuver (left-hand is accepted and mirrored).  The outline is stored
+    in the template frame (entry midpoint at the origin, travel along +u).  Raises ``ValueError`` with
+    what to fix when the frame does not show exactly that."""
+    import cv2
+
+    if name not in TEMPLATE_NAMES:
+        raise ValueError(f"unknown template {name!r}; names are {', '.join(TEMPLATE_NAMES)}")
+    sightings = detect_tags(image, config.dictionary)
+    cars = read_cars(sightings, calibration, config)
+    if len(cars) != 1:
+        raise ValueError(f"teaching needs exactly one tagged car on the mat, found {len(cars)}; place the "
+                         "template against the front of one tagged car and nothing else")
+    s = 0.5  # teaching is a one-off: a fine grid keeps the outline within a quarter millimetre
+    mw, mh = calibration.mat_mm
+    gw, gh = int(math.ceil(mw / s)), int(math.ceil(mh / s))
+    top = cv2.warpPerspective(image, np.diag([1 / s, 1 / s, 1.0]) @ calibration.px_to_mm, (gw, gh))
+    hsv = cv2.cvtColor(top, cv2.COLOR_BGR2HSV)
+    tinted = cv2.inRange(hsv, (0, config.template_sat_min, config.template_val_min), (180, 255, 255))
+    tok = config.tokens
+    tinted[cv2.inRange(hsv, (tok.hue_min, tok.sat_min, tok.val_min), (tok.hue_max, 255, 255)) > 0] = 0
+    block = np.zeros_like(tinted)
+    _fill_mm(block, _car_hull_px(cars[0], calibration, config.cars, margin=1.0), s)
+    for z in calibration.zones:
+        _fill_mm(block, np.array(z.polygon), s)
+    tinted[block > 0] = 0
+    tinted = cv2.morphologyEx(tinted, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
+    tinted = cv2.morphologyEx(tinted, cv2.MORPH_OPEN, np.ones((7, 7), np.uint8))
+    contours, _ = cv2.findContours(tinted, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    contours = sorted(contours, key=cv2.contourArea, reverse=True)
+    if not contours or cv2.contourArea(contours[0]) * s * s < 1500:
+        raise ValueError("no tinted template found next to the car; check the light and that the template "
+                         "touches the car's front edge")
+    cnt = contours[0].reshape(-1, 2).astype(np.float64) * s
+    car = cars[0]
+    a = math.radians(car.heading_deg)
+    d = np.array([math.cos(a), math.sin(a)])
+    n = np.array([-d[1], d[0]])  # right of travel (table y is down)
+    front = np.array(car.centre_mm) + d * config.cars.length_mm / 2
+    rel = cnt - front
+    uv = np.column_stack([rel @ d, rel @ n])
+    if uv[:, 0].min() < -15 or abs(uv[:, 1].mean()) > 400:
+        raise ValueError("the template does not start at the car's front edge; place its end squarely "
+                         "against the middle of the car's nose")
+    # The body of the car hides the first millimetres: extend the entry end back to u = 0.
+    umin = float(uv[:, 0].min())
+    uv[:, 0] = np.where(uv[:, 0] < umin + 1.5, 0.0, uv[:, 0])
+    c = polygon_centroid(uv)
+    straight_like = abs(c[1]) < 4.0
+    if c[1] < -4.0:
+        uv[:, 1] = -uv[:, 1]  # taught as a left hand: store the right-hand form
+    approx = cv2.approxPolyDP(uv.astype(np.float32).reshape(-1, 1, 2), 0.8, True).reshape(-1, 2)
+    straight = name.endswith("straight")
+    if straight != straight_like and straight:
+        raise ValueError(f"{name} should run straight ahead of the car but it bends; check the template")
+    base = config.shapes.get(name)
+    ex = base.exit if base is not None else (float(uv[:, 0].max()), 0.0, 0.0)
+    return TemplateShape(name, approx.astype(np.float64), straight, ex, base.tag if base else None)
