@@ -12,6 +12,13 @@ What feeds the loop, each iteration (:meth:`App.step`):
   being typed); OK = send the selected option (or keep the typed die); long NEXT = ``skip_phase``, after
   a confirmation with OK; long OK = add the extra hazard tokens the camera counted (after its alert); a
   player's own button = OK for that player.
+
+  The SELECT menu is every legal choice of the step, spelled out, so that a whole game can be played with
+  the buttons alone: the prompt's options (through the game's ``option_command`` hook, or the shared
+  vocabulary with its variants — Gaslands' template hands and the rear edge in gear 1), a choice that
+  needs dice first (the game's ``option_dice`` hook, Gaslands' push it: OK opens the dice entry), and
+  at the collision windows and the attack step the step's confirmation followed by hazard tokens, hits
+  and collisions (:meth:`App._extra_choices`).  Only what the rules accept now is offered.
 * **The camera** (:class:`device.camera.Camera`).  When the prompt awaits dice, the reading of the dice
   tray (full resolution, its region) is used once it has been the same for ``settle_frames`` frames and
   the dice are not the ones already used (a die that has not moved is not a new roll).  When the prompt
@@ -59,6 +66,40 @@ OPTION_COMMANDS: dict[str, tuple[str, str]] = {
 OPTION_VARIANTS: dict[tuple[str, str], tuple[dict[str, Any], ...]] = {
     ("shift", "cancel"): ({"result": "SPIN"}, {"result": "SLIDE"}, {"result": "HAZARD"}),
 }
+#: Short words for argument values in a choice's label (a 128-pixel line holds about 21 characters).
+VARIANT_WORDS: dict[str, str] = {"left": "L", "right": "R"}
+
+
+def gaslands_option_variants(prompt: Prompt, option: Any) -> tuple[dict[str, Any], ...]:
+    """Gaslands' templates: a curved template is laid with its left or its right hand, any template at the
+    rear edge to reverse (gear 1 only — the rules refuse it in other gears, so it is not offered there).
+
+    The straights have no hand.  Reversing is rare, so every template's rear variants are listed after all
+    the front ones (see :func:`later_variant`).  This is Gaslands' vocabulary (``choose_template``'s ``hand`` and
+    ``edge``), kept here because the game package does not declare an ``option_variants`` hook; a game may
+    declare ``option_variants(prompt, option) -> [args, ...]`` itself, which then wins.
+    """
+    if prompt.awaits != "template":
+        return ({},)
+    hands: tuple[dict[str, Any], ...] = ({},) if str(option).endswith("_straight") else (
+        {"hand": "left"}, {"hand": "right"})
+    return hands + tuple({**h, "edge": "rear"} for h in hands)
+
+
+#: Per game: where a game's options take variants the game does not declare itself (by ``GAME.name``).
+GAME_OPTION_VARIANTS: dict[str, Callable[[Prompt, Any], tuple[dict[str, Any], ...]]] = {
+    "gaslands": gaslands_option_variants,
+}
+
+
+def later_variant(args: Mapping[str, Any]) -> bool:
+    """Choices listed after all the others: reversing (the rear edge) is the rare move."""
+    return args.get("edge") == "rear"
+
+
+#: Choices a table repeats (one token, one hit at a time): after one is sent the cursor stays on it, so
+#: OK OK OK adds three — instead of SELECTing back to it each time.
+REPEATABLE = ("gain_hazard", "hits", "damage")
 #: Commands NEXT sends, in order of preference, when the prompt lists them.
 ADVANCE_COMMANDS = ("confirm", "place_template", "end_shifts")
 
@@ -150,8 +191,15 @@ class Notice:
 
 @dataclass(frozen=True)
 class Choice:
+    """One entry of the SELECT menu.  ``dice``: the choice needs dice typed first (a re-roll, a Road-die
+    roll): OK opens a dice entry answering that prompt, and the game's ``dice_command`` completes the
+    command with the faces (``command`` then only names what the choice is)."""
+
     label: str
     command: Command
+    dice: Prompt | None = None
+    #: For a choice with ``dice``: the faces typed → the command (None: the game's ``dice_command``).
+    build: Callable[[list[Any]], Command | None] | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -164,6 +212,10 @@ class DiceEntry:
     count: int | None
     entered: list[Any] = field(default_factory=list)
     cursor: int = 0
+    #: The prompt the roll answers when it is not the match's own (a choice that needs dice).
+    prompt: Prompt | None = None
+    #: How the faces become a command for such a choice (None: :meth:`App.roll_command`).
+    build: Callable[[list[Any]], Command | None] | None = None
 
     @property
     def current(self) -> Any:
@@ -341,36 +393,136 @@ class App:
         key = (len(self.match.records), json.dumps(prompt.to_json(), sort_keys=True, default=str))
         if key == self._prompt_key:
             return
+        previous = self._choices[self.cursor % len(self._choices)] if self._choices else None
         self._prompt_key = key
         self.cursor = 0
         self.entry = None
         self.confirm_skip = False
         self._choices = self._build_choices(prompt)
+        if previous is not None and previous.command.type in REPEATABLE:
+            for i, choice in enumerate(self._choices):
+                if choice.label == previous.label:
+                    self.cursor = i  # one more of the same is the likely next press
+                    break
         self._template.reset()
         self._tray_readings = None
         self._dirty = True
 
     def _build_choices(self, prompt: Prompt) -> list[Choice]:
+        """The SELECT menu: the prompt's options as commands (the game's ``option_command`` hook, else the
+        shared vocabulary of :data:`OPTION_COMMANDS` with its variants), then :meth:`_extra_choices`.  Only
+        what the rules accept now is offered: each command is proposed (nothing is recorded), and one the
+        rules would refuse — outright or with a consequence, such as Gaslands' touch-move — is left out."""
         out: list[Choice] = []
+        later: list[Choice] = []
         hook = getattr(self.module, "option_command", None)
+        dice_hook = getattr(self.module, "option_dice", None)
         for option in prompt.options:
-            candidates: list[Choice] = []
+            candidates: list[tuple[Choice, bool]] = []
             if hook is not None:
-                candidates.append(Choice(str(option), hook(prompt, option)))
+                dice = dice_hook(prompt, option) if dice_hook is not None else None
+                candidates.append((Choice(str(option), hook(prompt, option), dice), False))
             elif option in prompt.commands:
-                candidates.append(Choice(str(option), Command(str(option))))
+                candidates.append((Choice(str(option), Command(str(option))), False))
             elif prompt.awaits in OPTION_COMMANDS:
                 kind, arg = OPTION_COMMANDS[prompt.awaits]
-                variants = OPTION_VARIANTS.get((kind, str(option)), ({},))
-                for extra in variants:
-                    label = " ".join([str(option), *(str(v) for v in extra.values())])
-                    candidates.append(Choice(label, Command.from_json({"type": kind, arg: option, **extra})))
-            for choice in candidates:
-                try:
-                    self.match.propose(choice.command)
-                except Exception:
+                for extra in self._variants(prompt, kind, option):
+                    label = " ".join([str(option), *(VARIANT_WORDS.get(str(v), str(v)) for v in extra.values())])
+                    command = Command.from_json({"type": kind, arg: option, **extra})
+                    candidates.append((Choice(label, command), later_variant(extra)))
+            for choice, is_later in candidates:
+                if choice.dice is None and not self._allowed(choice.command):
                     continue  # the rules would refuse it now: do not offer it
-                out.append(choice)
+                # (a choice that needs dice is checked by the rules when its dice are in; the game lists
+                # it only when it is allowed)
+                (later if is_later else out).append(choice)
+        out += later
+        out += self._push_it_choices(prompt)
+        out += [c for c in self._extra_choices(prompt) if self._allowed(c.command)]
+        return out
+
+    def _push_it_choices(self, prompt: Prompt) -> list[Choice]:
+        """Gaslands' push it (a hazard token to re-roll skid dice, before any SHIFT is spent) with the
+        buttons: "push it" re-rolls the dice that are not SHIFT, "push it all" every die; OK opens the
+        entry of the new faces (in the order of the dice re-rolled).  The positions come from the skid
+        roll in the log — the camera path and scripts name them themselves."""
+        if prompt.awaits != "shift" or "push_it" not in prompt.commands:
+            return []
+        act = getattr(self.match.state, "activation", None)
+        results = [str(getattr(f, "value", f)) for f in (getattr(act, "skid_results", None) or ())]
+        settings = getattr(self.match.state, "settings", None)
+        die = "d6" if getattr(settings, "skid_dice", "skid") == "d6" else "skid"
+        out = []
+        keep_shifts = [i for i, f in enumerate(results) if f != "SHIFT"]
+        for label, positions in (("push it", keep_shifts), ("push it all", list(range(len(results))))):
+            if not positions or (label == "push it all" and positions == keep_shifts):
+                continue  # nothing to re-roll, or the same dice as "push it"
+            placeholder = [self.faces(die)[0]] * len(positions)  # any face: only the legality is asked
+            command = Command("push_it", {"reroll": positions, "faces": placeholder})
+            if not self._allowed(command):
+                continue
+            entry = dataclasses.replace(prompt, text=f"{label}: the new faces of {len(positions)} dice",
+                                        awaits="dice", die=die, count=len(positions))
+            out.append(Choice(label, command, entry, build=_push_builder(positions)))
+        return out
+
+    def _allowed(self, command: Command) -> bool:
+        try:
+            decision = self.match.propose(command)
+        except Exception:
+            return False
+        return getattr(decision, "refused", None) is None
+
+    def _variants(self, prompt: Prompt, kind: str, option: Any) -> tuple[dict[str, Any], ...]:
+        """The extra arguments an option takes, one choice each: the game's ``option_variants`` hook, the
+        shared :data:`OPTION_VARIANTS`, or the game's entry in :data:`GAME_OPTION_VARIANTS`."""
+        hook = getattr(self.module, "option_variants", None)
+        if hook is not None:
+            return tuple(hook(prompt, option)) or ({},)
+        if (kind, str(option)) in OPTION_VARIANTS:
+            return OPTION_VARIANTS[(kind, str(option))]
+        per_game = GAME_OPTION_VARIANTS.get(str(getattr(self.game, "name", "")))
+        return per_game(prompt, option) if per_game is not None else ({},)
+
+    def _extra_choices(self, prompt: Prompt) -> list[Choice]:
+        """Menu entries for what happens on the table during a step that takes no option — the collision
+        windows and the attack step of an activation (``hits``/``collision`` in the prompt's commands):
+        the step's own confirmation first (OK still means "done", as without a menu), then, in the order
+        a table needs them, a hazard token for the active vehicle (terrain), a hit on it, collisions with
+        each other vehicle (evaded by both after), hits and hazard tokens on the others (attacks,
+        weapons), and last a vehicle set on fire or put out.  One token or hit per press; the cursor stays
+        on it (:data:`REPEATABLE`)."""
+        cmds = prompt.commands
+        if prompt.awaits != "confirm" or not ({"hits", "collision"} & set(cmds)):
+            return []
+        active = prompt.vehicle
+        others = [str(v.id) for view in self.match.views() for v in getattr(view, "vehicles", ())
+                  if str(getattr(v, "id", "")) != active and not getattr(v, "wrecked", False)]
+        out: list[Choice] = []
+        if "confirm" in cmds:
+            out.append(Choice("confirm", Command("confirm")))
+        if active is not None:
+            if "gain_hazard" in cmds:
+                out.append(Choice(f"+hazard {active}", Command("gain_hazard", {"vehicle": active, "count": 1,
+                                                                             "cause": "terrain"})))
+            if "hits" in cmds:
+                out.append(Choice(f"+hit {active}", Command("hits", {"vehicle": active, "count": 1})))
+        if "collision" in cmds:
+            out += [Choice(f"crash {o}", Command("collision", {"vehicle": o, "both_evaded": False})) for o in others]
+            out += [Choice(f"crash {o} evaded", Command("collision", {"vehicle": o, "both_evaded": True}))
+                    for o in others]
+        if "hits" in cmds:
+            out += [Choice(f"+hit {o}", Command("hits", {"vehicle": o, "count": 1})) for o in others]
+        if "gain_hazard" in cmds:
+            out += [Choice(f"+hazard {o}", Command("gain_hazard", {"vehicle": o, "count": 1, "cause": "weapon"}))
+                    for o in others]
+        if "set_fire" in cmds:  # a flamethrower, a burning wreck: the rarest, last
+            for view in self.match.views():
+                for v in getattr(view, "vehicles", ()):
+                    if hasattr(v, "on_fire") and not getattr(v, "wrecked", False):
+                        on = not v.on_fire
+                        out.append(Choice(f"{'set fire' if on else 'fire out'} {v.id}",
+                                          Command("set_fire", {"vehicle": str(v.id), "on": on})))
         return out
 
     @property
@@ -470,7 +622,11 @@ class App:
 
     def ok(self, prompt: Prompt, now: float) -> None:
         if self._choices:
-            self.apply(self._choices[self.cursor % len(self._choices)].command, now=now)
+            choice = self._choices[self.cursor % len(self._choices)]
+            if choice.dice is not None:
+                self.start_entry(choice.dice, build=choice.build)  # the dice first: SEL face, OK keep, NEXT send
+            else:
+                self.apply(choice.command, now=now)
         elif self._dice_command(prompt):
             self.start_entry(prompt)
             if self.entry is not None:
@@ -510,31 +666,41 @@ class App:
         faces = list(table.get(die, range(1, 7)))
         return tuple(dict.fromkeys(faces))  # a skid die has SHIFT three times: offer it once
 
-    def start_entry(self, prompt: Prompt) -> None:
-        kind = self._dice_command(prompt)
+    def start_entry(self, prompt: Prompt, *, build: Callable[[list[Any]], Command | None] | None = None) -> None:
+        """Open a dice entry for ``prompt`` (the match's, or a dice choice's own prompt and ``build``)."""
+        kind = "choice" if build is not None else self._dice_command(prompt)
         if kind is None or self.entry is not None:
             return
         assert prompt.die is not None
-        self.entry = DiceEntry(kind, prompt.die, self.faces(prompt.die), prompt.count)
+        own = None if prompt == self.match.prompt() else prompt
+        self.entry = DiceEntry(kind, prompt.die, self.faces(prompt.die), prompt.count, prompt=own, build=build)
+        self._dirty = True
 
     def finish_entry(self, now: float) -> None:
         entry = self.entry
         if entry is None:
             return
         self.entry = None
-        command = self.roll_command(entry.command, self.match.prompt(), entry.entered)
+        prompt = entry.prompt if entry.prompt is not None else self.match.prompt()
+        if entry.build is not None:
+            command = entry.build(list(entry.entered))
+        else:
+            command = self.roll_command(entry.command, prompt, entry.entered)
         if command is not None:
             self.apply(command, source="button", now=now)
 
     def type_faces(self, faces: Sequence[Any], now: float | None = None, *, source: str = "keyboard") -> Outcome | None:
         """Send a whole roll at once (the simulator's typed digits)."""
         prompt = self.match.prompt()
-        kind = self._dice_command(prompt)
+        build = None
+        if self.entry is not None and self.entry.prompt is not None:
+            prompt, build = self.entry.prompt, self.entry.build  # the dice a choice asked for (a re-roll ...)
+        kind = "choice" if build is not None else self._dice_command(prompt)
         if kind is None:
             self.notify("info", "no dice are awaited now", prompt.player, now=now)
             return None
         self.entry = None
-        command = self.roll_command(kind, prompt, faces)
+        command = build(list(faces)) if build is not None else self.roll_command(kind, prompt, faces)
         if command is None:
             self.notify("info", "these dice make no command now", prompt.player, now=now)
             return None
@@ -779,6 +945,13 @@ class App:
             self.frames_drawn += 1
             drawn.append(player)
         return drawn
+
+
+def _push_builder(positions: list[int]) -> Callable[[list[Any]], Command | None]:
+    def build(faces: list[Any]) -> Command | None:
+        return Command("push_it", {"reroll": positions, "faces": list(faces)})
+
+    return build
 
 
 #: Two readings of a die are the same die if its centre moved less than this (pixels of the tray crop).

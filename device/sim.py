@@ -9,8 +9,8 @@ Keys (one character each; upper case = a long press):
 
     n / N   NEXT  (advance; long: skip the rest of the phase, then OK to confirm)
     b / B   BACK  (undo; long: undo several steps)
-    s / S   SELECT (cycle the choice or the die face)
-    o / O   OK    (confirm the choice, keep the die face)
+    s / S   SELECT (cycle the choice or the die face; long: back one)
+    o / O   OK    (send the choice — one that needs dice opens their entry — or keep the die face)
     ! @ # $ % ^   the player buttons p1..p6
     1-6     type a die: the face at that position of the die (skid: 1-3 SHIFT 4 HAZARD 5 SLIDE 6 SPIN)
     Enter . send the typed dice as the roll          0   roll no dice
@@ -144,6 +144,9 @@ class Sim:
 
     def type_digit(self, digit: int) -> None:
         prompt = self.app.prompt()
+        entry = self.app.entry
+        if entry is not None and entry.prompt is not None:
+            prompt = entry.prompt  # dice a choice asked for (a bump re-roll, a Road die)
         if prompt.die is None:
             self.out.write("no dice are awaited now\n")
             return

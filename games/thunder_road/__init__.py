@@ -75,6 +75,13 @@ class ThunderRoad:
 
 GAME = ThunderRoad()
 
+#: The button panel's hooks (``device.app``): dice read or typed → a command; a choice → a command; a
+#: choice that needs dice typed first (the bump re-roll, the Road die) → the prompt of that dice entry.
 dice_command = rules.dice_command
+option_command = rules.option_command
+option_dice = rules.option_dice
 
-__all__ = ["DIE_TYPES", "EXAMPLE_SETUP", "GAME", "dice_command", "PlayerView", "Step", "ThunderRoadState", "VehicleView"]
+__all__ = [
+    "DIE_TYPES", "EXAMPLE_SETUP", "GAME", "dice_command", "option_command", "option_dice", "PlayerView", "Step",
+    "ThunderRoadState", "VehicleView",
+]

@@ -1032,6 +1032,201 @@ def _command_possible(state: ThunderRoadState, who: str) -> bool:
     return has_rig and any(c.board == "big_rig" for c in state.tables.commands)
 
 
+# -- button choices ---------------------------------------------------------------------------------
+#
+# Every choice a table can make at a prompt is spelled out in ``prompt.options`` — one short phrase per
+# legal command — so that the button panel can offer them with SELECT/OK (``option_command`` turns a
+# phrase back into the command) and a script writer sees what is possible.  Only choices the rules accept
+# now are listed: each one is tried on the deciders (pure, no events kept), so the list can never drift
+# from the rules.  The order is how often a table needs them: the turn's own move first, then commands,
+# then the Road die and the damage a table records as it happens.
+#
+#   "small <- 4"            assign the 4 to your small car      "coast medium <- 2"   coast the medium car
+#   "Nitro <- 3"            the Nitro command with the 3        "Repair small <- 6"   Repair on your small car
+#   "pass"                  set your remaining dice aside       "road die small"      type a Road-die roll
+#   "moved 4"               the move, no vehicle in the way     "moved 4 hit Ben/large"  ended on Ben's large
+#   "moved 4 drift Ben/large"  Drift passed Ben's large car     "scroll" / "scroll out Ben/small"  "finish"
+#   "moves 2" / "out" / "eliminate" / "nothing"                 a ruling on an unknown Fire-die face
+#   "Ana/small"             the bumped vehicle placed           "Ana/small onto Ben/large"  a chain bump
+#   "re-roll"               type the re-rolled bump dice        "damage Ben/large" / "damage Ben/large fire"
+#   "ignite Ben/large"      a Fire space
+
+ARROW = "<-"
+
+
+def _short(vid: str) -> str:
+    return vid.split("/", 1)[1]
+
+
+def _command_word(name: str) -> str:
+    """``traction_drive`` → ``Traction Drive``: capitalised words tell a command from a vehicle."""
+    return " ".join(w.capitalize() for w in name.split("_"))
+
+
+def _legal(state: ThunderRoadState, kind: str, **args: Any) -> bool:
+    try:
+        DECIDERS[kind](state, Command(kind, args))
+    except Illegal:
+        return False
+    return True
+
+
+def _command_options(state: ThunderRoadState, who: str) -> list[str]:
+    out = []
+    dice = sorted(set(state.player(who).dice))
+    for rule in state.tables.commands:
+        for d in dice:
+            if rule.target == "own_vehicle":
+                out += [
+                    f"{_command_word(rule.name)} {_short(v.id)} {ARROW} {d}"
+                    for v in state.fleet(who)
+                    if _legal(state, "command", name=rule.name, die=d, vehicle=v.id)
+                ]
+            elif _legal(state, "command", name=rule.name, die=d):
+                out.append(f"{_command_word(rule.name)} {ARROW} {d}")
+    return out
+
+
+def _road_options(state: ThunderRoadState, who: str) -> list[str]:
+    face = state.tables.faces("road")[0]
+    return [f"road die {_short(v.id)}" for v in state.fleet(who) if _legal(state, "road", vehicle=v.id, face=face)]
+
+
+def _damage_options(state: ThunderRoadState, first: Sequence[str]) -> list[str]:
+    ids = list(dict.fromkeys([*first, *(v.id for v in state.vehicles)]))
+    ids = [vid for vid in ids if not state.vehicle(vid).eliminated]
+    out = [f"damage {vid}" for vid in ids if _legal(state, "damage", vehicle=vid)]
+    out += [
+        f"damage {vid} fire" for vid in ids
+        if not state.kind_of(vid).minor_damage and not state.vehicle(vid).on_fire and _legal(state, "damage", vehicle=vid)
+    ]
+    out += [f"ignite {vid}" for vid in ids if _legal(state, "ignite", vehicle=vid)]
+    return out
+
+
+def turn_options(state: ThunderRoadState) -> tuple[str, ...]:
+    """A turn's choices: a die to an unmoved vehicle; else coasts and pass; commands; the Road die; and
+    damage after an Airstrike (the table resolves it and records the damage it did)."""
+    assert state.turn is not None
+    who = state.turn.player
+    dice = sorted(set(state.player(who).dice))
+    out = [
+        f"{_short(v.id)} {ARROW} {d}" for v in state.unmoved(who) for d in dice
+        if _legal(state, "assign", vehicle=v.id, die=d)
+    ]
+    if not out:
+        out += [
+            f"coast {_short(v.id)} {ARROW} {d}" for v in state.coastable(who) for d in dice
+            if _legal(state, "coast", vehicle=v.id, die=d)
+        ]
+        if _legal(state, "pass"):
+            out.append("pass")
+    out += _command_options(state, who)
+    out += _road_options(state, who)
+    if "airstrike" in state.turn.commands:
+        out += _damage_options(state, ())
+    return tuple(out)
+
+
+def move_options(state: ThunderRoadState) -> tuple[str, ...]:
+    """The move's report: the full allowance first, then a collision at its end (or a Drift past the first
+    vehicle), the road scrolling or the finish, a shorter move, commands, the Road die, damage."""
+    turn = state.turn
+    assert turn is not None and turn.vehicle is not None and turn.allowance is not None
+    mover, a = turn.vehicle, turn.allowance
+    others = [v.id for v in state.vehicles if v.id != mover and not v.eliminated]
+    out = [f"moved {a}"]
+    if a >= 1:
+        out += [f"moved {a} hit {o}" for o in others]
+    if "drift" in turn.commands and a >= 2:
+        out += [f"moved {a} drift {o}" for o in others]
+    if _legal(state, "finish"):
+        out.append("finish")
+    if _legal(state, "scroll", eliminated=[]):
+        out.append("scroll")
+        out += [f"scroll out {o}" for o in others if _legal(state, "scroll", eliminated=[o])]
+    top = a if turn.allowance_known else a + MOVEMENT_DICE + 2  # an unknown Nitro bonus: a few more offered
+    out += [f"moved {n}" for n in range(top, -1, -1) if n != a]
+    out += _command_options(state, turn.player) if turn.action == "move" else []
+    out += _road_options(state, turn.player)
+    out += _damage_options(state, (mover,))
+    return tuple(out)
+
+
+def place_options(state: ThunderRoadState) -> tuple[str, ...]:
+    """Which of the two stacked vehicles the table moved (and onto which vehicle, for a chain bump); the
+    larger vehicle's re-roll; damage."""
+    b = state.bumps[0]
+    out = [b.a, b.b]
+    owner, why = larger_owner(state, b)
+    if not b.rerolled and why != "same":
+        out.append("re-roll")
+    others = [v.id for v in state.vehicles if not v.eliminated]
+    out += [f"{m} onto {o}" for m in (b.a, b.b) for o in others if o not in (b.a, b.b)]
+    out += _damage_options(state, (b.a, b.b))
+    return tuple(out)
+
+
+def option_command(prompt_now: Prompt, option: str) -> Command:
+    """The command a button choice (one of ``prompt_now.options``) stands for — the hook ``device.app``
+    calls.  A choice that needs dice first ("re-roll", "road die small") gives the command without its
+    faces; :func:`option_dice` says which dice to type, and :func:`dice_command` completes it."""
+    words = str(option).split()
+    if not words:
+        raise ValueError("an empty choice")
+    if ARROW in words:
+        i = words.index(ARROW)
+        die, head = int(words[i + 1]), words[:i]
+        if head[0] == "coast":
+            return Command("coast", {"vehicle": head[1], "die": die})
+        if head[0][:1].isupper():
+            name = "_".join(w.lower() for w in head if w[:1].isupper())
+            args: dict[str, Any] = {"name": name, "die": die}
+            rest = [w for w in head if not w[:1].isupper()]
+            if rest:
+                args["vehicle"] = rest[0]
+            return Command("command", args)
+        return Command("assign", {"vehicle": head[0], "die": die})
+    first = words[0]
+    if first == "moved":
+        spaces = int(words[1])
+        move: dict[str, Any] = {"spaces": spaces}
+        if len(words) == 4:
+            move["occupied"] = [{"at": spaces if words[2] == "hit" else 1, "vehicle": words[3]}]
+        return Command("move", move)
+    if first == "scroll":
+        return Command("scroll", {"eliminated": words[2:3]})
+    if first == "moves":
+        return Command("fire_ruling", {"effect": "moves", "moves": int(words[1])})
+    if first in ("out", "eliminate", "nothing") and len(words) == 1:
+        return Command("fire_ruling", {"effect": first})
+    if first == "re-roll":
+        return Command("reroll")
+    if first == "road":
+        return Command("road", {"vehicle": words[-1]})
+    if first == "damage":
+        return Command("damage", {"vehicle": words[1], "on_fire": words[-1] == "fire"})
+    if first == "ignite":
+        return Command("ignite", {"vehicle": words[1]})
+    if "/" in first:
+        placed: dict[str, Any] = {"moved": first}
+        if len(words) == 3 and words[1] == "onto":
+            placed["onto"] = words[2]
+        return Command("placed", placed)
+    return Command(first)  # "pass", "finish"
+
+
+def option_dice(prompt_now: Prompt, option: str) -> Prompt | None:
+    """For a choice that needs dice ("re-roll", "road die small"): the prompt the dice entry answers (its
+    ``die``, ``count`` and ``vehicle``), handed back to :func:`dice_command` with the faces; else None."""
+    words = str(option).split()
+    if words == ["re-roll"]:
+        return replace(prompt_now, text="re-roll the bump and direction dice", awaits="dice", die="bump", count=2)
+    if words[:2] == ["road", "die"] and len(words) == 3:
+        return replace(prompt_now, text=f"Road die for {words[2]}", awaits="dice", die="road", count=1, vehicle=words[2])
+    return None
+
+
 def prompt(state: ThunderRoadState) -> Prompt:
     s = state.step
     if s is Step.GAME_OVER:
@@ -1065,7 +1260,7 @@ def prompt(state: ThunderRoadState) -> Prompt:
         if _command_possible(state, who):
             cmds.append("command")
         cmds.append("road")
-        return Prompt(text, s.value, "choice", player=who, options=tuple(unmoved), commands=tuple(cmds) + ANYTIME)
+        return Prompt(text, s.value, "choice", player=who, options=turn_options(state), commands=tuple(cmds) + ANYTIME)
     vehicle = turn.vehicle
     if s is Step.FIRE:
         return Prompt(
@@ -1076,7 +1271,8 @@ def prompt(state: ThunderRoadState) -> Prompt:
         return Prompt(
             f"Fire die face {turn.fire_face!r} is not filled in: rule on it (moves / out / eliminate / "
             "nothing) and fill it in fire_die.toml",
-            s.value, "choice", player=who, vehicle=vehicle, options=("moves", "out", "eliminate", "nothing"),
+            s.value, "choice", player=who, vehicle=vehicle,
+            options=tuple(f"moves {n}" for n in range(1, 7)) + ("out", "eliminate", "nothing"),
             commands=("fire_ruling",) + ANYTIME,
         )
     if s is Step.MOVE:
@@ -1088,7 +1284,7 @@ def prompt(state: ThunderRoadState) -> Prompt:
         cmds.append("road")
         return Prompt(
             f"move {_label(state, vehicle)} {allowance} space{'' if allowance == '1' else 's'}{extra}",
-            s.value, "move", player=who, vehicle=vehicle, commands=tuple(cmds) + ANYTIME,
+            s.value, "move", player=who, vehicle=vehicle, options=move_options(state), commands=tuple(cmds) + ANYTIME,
         )
     b = state.bumps[0]
     if s is Step.BUMP:
@@ -1102,7 +1298,7 @@ def prompt(state: ThunderRoadState) -> Prompt:
     if not b.rerolled and why != "same":
         cmds.append("reroll")
         text += f"; {owner} (larger vehicle) may re-roll both once" if owner else "; the larger vehicle's owner may re-roll both once"
-    return Prompt(text, s.value, "choice", player=who, vehicle=b.a, options=(b.a, b.b), commands=tuple(cmds) + ANYTIME)
+    return Prompt(text, s.value, "choice", player=who, vehicle=b.a, options=place_options(state), commands=tuple(cmds) + ANYTIME)
 
 
 def dice_command(prompt_now: Prompt, faces: Sequence[Any]) -> Command | None:
@@ -1120,11 +1316,14 @@ def dice_command(prompt_now: Prompt, faces: Sequence[Any]) -> Command | None:
         return Command("roll", {"player": prompt_now.player, "dice": list(faces)})
     if prompt_now.die == "fire":
         return Command("fire", {"face": faces[0]})
+    if prompt_now.die == "road":  # a Road-die choice (option_dice): the vehicle rides in the prompt
+        return Command("road", {"vehicle": prompt_now.vehicle, "face": faces[0]})
     if prompt_now.die == "bump":
         direction = faces[1]
         bump_faces = [str(f) for f in load_table("dice")["bump"]["faces"]]
         directions = load_table("dice")["direction"]["faces"]
         if str(direction) in bump_faces and len(directions) == len(bump_faces):
             direction = directions[bump_faces.index(str(direction))]
-        return Command("bump", {"bump": faces[0], "direction": direction})
+        kind = "reroll" if prompt_now.step == Step.PLACE.value else "bump"  # the "re-roll" choice's entry
+        return Command(kind, {"bump": faces[0], "direction": direction})
     return None
