@@ -1,0 +1,121 @@
+"""The face library file and the dice commands: teach, read, bench; a damaged library is never
+overwritten."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+import device.cli as cli
+from device.dice_library_files import load_library, save_library
+from vision.dice import FaceLibrary
+from vision.dice.render import SKID_FACES, render_scene
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    d = tmp_path / "data"
+    monkeypatch.setenv("PITBOARD_DATA", str(d))
+    if "device.cli_dice" not in cli.PLUGINS:
+        monkeypatch.setattr(cli, "PLUGINS", cli.PLUGINS + ("device.cli_dice",))
+    return d
+
+
+def _write(tmp: Path, name: str, img: np.ndarray) -> str:
+    p = tmp / name
+    cv2.imwrite(str(p), img)
+    return str(p)
+
+
+def test_missing_library_is_empty_and_save_is_atomic(data_dir: Path) -> None:
+    assert load_library().dice() == []
+    lib = FaceLibrary()
+    rng = np.random.default_rng(0)
+    img, _ = render_scene(["SHIFT"], rng)
+    lib.teach("skid", "SHIFT", img)
+    path = save_library(lib)
+    assert path == data_dir / "faces.json"
+    assert load_library().faces("skid") == ["SHIFT"]
+    assert [p.name for p in data_dir.iterdir()] == ["faces.json"]  # no temp files left
+
+
+def test_damaged_library_is_reported_and_left_untouched(data_dir: Path, tmp_path: Path, capsys) -> None:
+    data_dir.mkdir(parents=True, exist_ok=True)
+    (data_dir / "faces.json").write_text("{not json")
+    with pytest.raises(cli.UserError, match="faces.json.*damaged.*Move it aside"):
+        load_library()
+    rng = np.random.default_rng(1)
+    img, _ = render_scene(["SPIN"], rng)
+    code = cli.main(["teach", "dice", "--die", "skid", "--face", "SPIN", _write(tmp_path, "spin.png", img)])
+    assert code == 2
+    assert "damaged" in capsys.readouterr().err
+    assert (data_dir / "faces.json").read_text() == "{not json"
+
+
+def test_teach_then_read_custom_faces_from_the_command_line(tmp_path: Path, capsys) -> None:
+    rng = np.random.default_rng(2)
+    for face in SKID_FACES:
+        files = []
+        for k in range(2):
+            img, _ = render_scene([face], rng, side=56)
+            files.append(_write(tmp_path, f"{face}{k}.png", img))
+        assert cli.main(["teach", "dice", "--die", "skid", "--face", face, *files]) == 0
+    capsys.readouterr()
+    img, placed = render_scene(["HAZARD", "SLIDE"], rng, side=56)
+    path = _write(tmp_path, "roll.png", img)
+    assert cli.main(["dice", "read", path, "--die", "skid", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out.strip())
+    assert out["image"] == path and out["ms"] >= 0
+    assert sorted(d["value"] for d in out["dice"]) == ["HAZARD", "SLIDE"]
+    for d in out["dice"]:
+        x0, y0, x1, y1 = d["box"]
+        assert x0 <= d["center"][0] <= x1 and y0 <= d["center"][1] <= y1
+        assert 0 <= d["confidence"] <= 1
+
+
+def test_read_d6_json_one_line_per_image(tmp_path: Path, capsys) -> None:
+    rng = np.random.default_rng(3)
+    paths = []
+    for k, faces in enumerate(([2, 5], [6])):
+        img, _ = render_scene(faces, rng, side=48)
+        paths.append(_write(tmp_path, f"d{k}.png", img))
+    assert cli.main(["dice", "read", *paths, "--json"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert [sorted(d["value"] for d in json.loads(x)["dice"]) for x in lines] == [[2, 5], [6]]
+
+
+def test_command_mistakes_are_user_errors(tmp_path: Path, capsys) -> None:
+    assert cli.main(["dice", "read", str(tmp_path / "nope.png")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert cli.main(["dice", "read", str(tmp_path), "--die", "skid"]) == 2
+    assert "teach it" in capsys.readouterr().err
+    assert cli.main(["teach", "dice", "--die", "d6", "--face", "1", "x.png"]) == 2
+    assert "without teaching" in capsys.readouterr().err
+    assert cli.main(["bench", "dice", "--data", str(tmp_path)]) == 2
+    assert "labels.csv" in capsys.readouterr().err
+
+
+def test_bench_prints_the_issue_figures(tmp_path: Path, capsys) -> None:
+    rng = np.random.default_rng(4)
+    (tmp_path / "set" / "images").mkdir(parents=True)
+    rows = ["image,x_min,y_min,x_max,y_max,value"]
+    for k, faces in enumerate(([1, 4], [3, 6, 2])):
+        name = f"nell_{k}.png"
+        img, placed = render_scene(faces, rng, side=44)
+        cv2.imwrite(str(tmp_path / "set" / "images" / name), img)
+        for p in placed:
+            cx, cy = p.center
+            rows.append(f"{name},{int(cx - 25)},{int(cy - 25)},{int(cx + 25)},{int(cy + 25)},{p.face}")
+    (tmp_path / "set" / "labels.csv").write_text("\n".join(rows) + "\n")
+    assert cli.main(["bench", "dice", "--data", str(tmp_path / "set"), "--json"]) == 0
+    fig = json.loads(capsys.readouterr().out)
+    for key in ("images", "labelled_dice", "accuracy", "precision", "recall", "unreadable", "false_dice",
+                "median_ms", "p95_ms", "peak_memory_mb"):
+        assert key in fig and key in fig["per_prefix"]["nell_"]
+    assert fig["images"] == 2 and fig["labelled_dice"] == 5
+    assert fig["false_dice"] == 0 and fig["precision"] == 1.0
+    assert fig["accuracy"] >= 0.8  # the verifier may refuse (null) one synthetic die; it must not misread

@@ -1,0 +1,100 @@
+"""Scoring dice readings against labelled boxes (the rules of ``pitboard bench dice``), and the dev /
+held-out split of a labelled folder.
+
+Matching rule (from the issue): a reported die matches a labelled one when its centre lies inside the
+labelled box.  Each label is matched at most once: when a centre lies in several boxes the nearest box
+centre wins, and a second report landing in an already matched box is counted as a *duplicate* (neither
+correct nor a false die, but it does count against precision if it carries a value).
+
+Split: an image is held out when ``crc32(file name) % 5 == 0`` (about 20 %).  A hash of the name, not a
+random draw, so the split is the same on every machine and for files added later.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Label:
+    box: tuple[int, int, int, int]
+    value: int
+
+
+def is_held_out(name: str) -> bool:
+    return zlib.crc32(name.encode("utf-8")) % 5 == 0
+
+
+@dataclass
+class Tally:
+    images: int = 0
+    labelled: int = 0
+    correct: int = 0
+    wrong: int = 0
+    unreadable: int = 0  # matched a label, value None
+    matched: int = 0
+    false_dice: int = 0
+    duplicates: int = 0
+    reported_with_value: int = 0
+    ms: list[float] = field(default_factory=list)
+    cpu_ms: list[float] = field(default_factory=list)
+    peak_bytes: int = 0
+
+    def add_image(self, labels: Sequence[Label], readings: Iterable, ms: float, peak_bytes: int = 0,
+                  cpu_ms: float | None = None) -> None:
+        self.images += 1
+        self.labelled += len(labels)
+        self.ms.append(ms)
+        if cpu_ms is not None:
+            self.cpu_ms.append(cpu_ms)
+        self.peak_bytes = max(self.peak_bytes, peak_bytes)
+        used: set[int] = set()
+        for r in readings:
+            cx, cy = r.center
+            if r.value is not None:
+                self.reported_with_value += 1
+            inside = [i for i, lab in enumerate(labels)
+                      if lab.box[0] <= cx <= lab.box[2] and lab.box[1] <= cy <= lab.box[3]]
+            if not inside:
+                self.false_dice += 1
+                continue
+            free = [i for i in inside if i not in used]
+            if not free:
+                self.duplicates += 1
+                continue
+            i = min(free, key=lambda k: (cx - (labels[k].box[0] + labels[k].box[2]) / 2) ** 2
+                    + (cy - (labels[k].box[1] + labels[k].box[3]) / 2) ** 2)
+            used.add(i)
+            self.matched += 1
+            if r.value is None:
+                self.unreadable += 1
+            elif r.value == labels[i].value:
+                self.correct += 1
+            else:
+                self.wrong += 1
+
+    def figures(self) -> dict:
+        ms = np.array(self.ms) if self.ms else np.zeros(1)
+        lab = max(1, self.labelled)
+        return {
+            "images": self.images,
+            "labelled_dice": self.labelled,
+            "accuracy": round(self.correct / lab, 4),
+            "precision": round(self.correct / max(1, self.reported_with_value), 4),
+            "recall": round(self.matched / lab, 4),
+            "correct": self.correct,
+            "wrong": self.wrong,
+            "unreadable": self.unreadable,
+            "false_dice": self.false_dice,
+            "false_dice_rate": round(self.false_dice / lab, 4),
+            "duplicates": self.duplicates,
+            "median_ms": round(float(np.median(ms)), 2),
+            "p95_ms": round(float(np.percentile(ms, 95)), 2),
+            "peak_memory_mb": round(self.peak_bytes / 1e6, 2),
+            **({"median_cpu_ms": round(float(np.median(self.cpu_ms)), 2),
+                "p95_cpu_ms": round(float(np.percentile(self.cpu_ms, 95)), 2)} if self.cpu_ms else {}),
+        }

@@ -1,0 +1,103 @@
+"""A small learned check on each face the pip reader found: "is this the top face of a die, and which?"
+
+Why: the classical reader (``vision.dice.pips``) is exact when it sees every pip, but on marbled,
+translucent and glossy dice it sometimes misses a pip or links pips of two dice.  Its answer then is
+either ``None`` (it knows) or, rarely, a wrong value (it does not know).  A tiny CNN looking at the
+whole die crop is good at exactly the things pip-by-pip logic is bad at (a faint pip under glare, the
+shape of the die), and bad at what the logic is good at (exact geometry).  So the two are combined
+conservatively:
+
+* classical value and network agree → reported;
+* classical value, network sure (≥ 0.8) of a different value or of "not a die face", or giving the
+  classical value almost no chance (< 0.05) → reported as ``None``, never replaced by the network's
+  guess; dropped only if the network is all but certain (≥ 0.99) that it is not a die;
+* classical ``None``, network very sure (≥ 0.95) of a value → the network's value;
+* weak proposals (pip groups that failed the layout checks, square blobs against the table with no pips
+  found) → reported only when the network is that sure of a value, otherwise not at all.
+
+The network (``verifier.onnx``, ~0.3 MB) runs through onnxruntime on one thread; it is trained by
+``vision/dice/train_verifier.py`` on the dev split of the real photos only (held-out images never seen)
+plus synthetic renders.  If the weights file or onnxruntime is missing, the reader runs without it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+#: Side of the network's input crop, pixels.
+SIZE = 32
+#: Crop side as a multiple of the face's estimated half side.
+CROP_SCALE = 2.4
+WEIGHTS = Path(__file__).with_name("verifier.onnx")
+#: Class 0 is "not the top face of a die"; classes 1..6 are the values.
+CLASSES = 7
+#: Test-time turns averaged per crop.
+TTA_TURNS = 1
+
+_session = None
+_tried = False
+
+
+def crop(img: np.ndarray, center: tuple[float, float], half: float, angle: float = 0.0,
+         scale: float = 1.0) -> np.ndarray:
+    """The network's input for a face at ``center`` with half side ``half``: a SIZE x SIZE BGR crop,
+    optionally turned by ``angle`` degrees and zoomed by ``scale`` (used for training augmentation)."""
+    side = CROP_SCALE * half * scale
+    m = cv2.getRotationMatrix2D((float(center[0]), float(center[1])), angle, SIZE / max(side, 1e-3))
+    m[0, 2] += SIZE / 2 - center[0]
+    m[1, 2] += SIZE / 2 - center[1]
+    return cv2.warpAffine(img, m, (SIZE, SIZE), flags=cv2.INTER_AREA if side > SIZE else cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+def normalise(crops: np.ndarray) -> np.ndarray:
+    """N x SIZE x SIZE x 3 uint8 → N x 3 x SIZE x SIZE float32, each crop to zero mean and unit spread
+    (so die colour and exposure matter less than shape)."""
+    x = crops.astype(np.float32)
+    mean = x.mean(axis=(1, 2, 3), keepdims=True)
+    std = x.std(axis=(1, 2, 3), keepdims=True) + 8.0
+    return np.ascontiguousarray(((x - mean) / std).transpose(0, 3, 1, 2))
+
+
+def _get_session():
+    global _session, _tried
+    if _tried:
+        return _session
+    _tried = True
+    if not WEIGHTS.is_file():
+        return None
+    try:
+        import onnxruntime as ort
+    except ImportError:  # pragma: no cover - onnxruntime is a listed dependency
+        return None
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    opts.inter_op_num_threads = 1
+    _session = ort.InferenceSession(str(WEIGHTS), sess_options=opts, providers=["CPUExecutionProvider"])
+    return _session
+
+
+def available() -> bool:
+    return _get_session() is not None
+
+
+def probabilities(img: np.ndarray, faces: list[tuple[tuple[float, float], float]]) -> np.ndarray | None:
+    """Class probabilities (N x 7) for faces given as (center, half); None when the network is not
+    available."""
+    sess = _get_session()
+    if sess is None or not faces:
+        return None
+    batch = np.stack([crop(img, c, h) for c, h in faces])
+    n = len(batch)
+    # The same crop turned by 0/90/180/270 degrees: a die's value does not depend on the turn, so the
+    # averaged answer is steadier than any one of them.
+    turns = np.concatenate([np.rot90(batch, k, axes=(1, 2)) for k in range(TTA_TURNS)])
+    logits = sess.run(None, {sess.get_inputs()[0].name: normalise(turns)})[0]
+    logits = logits - logits.max(axis=1, keepdims=True)
+    e = np.exp(logits)
+    p = e / e.sum(axis=1, keepdims=True)
+    return p.reshape(TTA_TURNS, n, CLASSES).mean(axis=0)
+
