@@ -366,6 +366,7 @@ class App:
     def apply(self, command: Command, *, source: str = "button", now: float | None = None) -> Outcome:
         """Send one command through the rules and the store; refusals become a notice."""
         now = self.clock() if now is None else now
+        sender = self.match.prompt().player  # whose step it was: the refusal is theirs to read
         try:
             outcome = self.match.apply(command)
         except StoreError as exc:
@@ -373,9 +374,10 @@ class App:
             # the table is told, and the loop goes on so that the owner can see and fix the disk.
             outcome = Outcome(False, f"NOT RECORDED: {exc}", ())
         self.history.append(Applied(source, command, outcome))
-        prompt = self.match.prompt()
-        if not outcome.accepted:
-            self.notify("refused", outcome.reason or "refused", prompt.player, now=now)
+        if not outcome.accepted and not outcome.records:
+            # A refusal that recorded a consequence (Gaslands' touch-move) is on the screens already, as
+            # the game's own alert; a plain refusal is told to the player whose step it was.
+            self.notify("refused", outcome.reason or "refused", sender, now=now)
         self._dirty = True
         self._sync_prompt()
         if not self._finished_reported and getattr(self.match.state, "finished", False):
@@ -822,7 +824,7 @@ class App:
                 if expected != n:
                     self.mismatches.append(Mismatch(zone, player, vehicle, name, n, expected))
                     hint = " (long OK adds)" if vehicle is not None and n > expected else ""
-                    self.notify("hazard_mismatch", f"{name}: table {n} hazard, log {expected}{hint}", player,
+                    self.notify("hazard_mismatch", f"{name}: {n} tokens, log {expected}{hint}", player,
                                 until=None, now=now)
 
     def accept_table_hazards(self, now: float) -> None:

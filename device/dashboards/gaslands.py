@@ -46,8 +46,9 @@ from games.gaslands.state import PlayerView, VehicleView
 WIPEOUT_AT = 6
 
 #: Alert kinds → the banner's big word, and which wins when several stand (lower first).
-ALERT_TITLES = {"wrecked": "WRECKED", "wipeout_coming": "WIPEOUT!", "illegal_template": "NOT PERMITTED"}
-ALERT_ORDER = ("wrecked", "wipeout_coming", "illegal_template")
+ALERT_TITLES = {"wrecked": "WRECKED", "wipeout_coming": "WIPEOUT!", "illegal_template": "NOT PERMITTED",
+                "touch_move": "YOU PICK"}
+ALERT_ORDER = ("wrecked", "wipeout_coming", "illegal_template", "touch_move")
 
 #: The rules' step names are for the log; the screen has ~20 characters.
 SHORT_STEPS = {

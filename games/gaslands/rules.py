@@ -921,7 +921,7 @@ def prompt(state: GaslandsState) -> Prompt:
         )
         return Prompt(f"{who}: 1.1 choose a maneuver template", awaits="template", options=usable, **base)
     if step is Step.TOUCH_MOVE:
-        picker = state.players[_left_of(state, state.players.index(v.owner))]
+        picker = _touch_move_picker(state)
         usable = tuple(
             t for t in TEMPLATES if template_status(t, v.gear, dict(state.chart), full_throttle=v.full_throttle).usable
         )
@@ -977,7 +977,9 @@ def alerts(state: GaslandsState) -> list[Alert]:
     act = state.activation
     if act is not None and act.touch_move and act.step in (Step.TOUCH_MOVE, Step.PLACE_TEMPLATE):
         v = state.vehicle(act.vehicle)
-        out.append(Alert("illegal_template", f"{_label(act.refused_template or '')} NOT PERMITTED in gear {v.gear}"))
+        picker = _touch_move_picker(state)
+        out.append(Alert("illegal_template", f"{_label(act.refused_template or '')} NOT PERMITTED in gear {v.gear}", v.owner))
+        out.append(Alert("touch_move", f"YOU PICK for {v.name}", picker))
     for v in state.vehicles:
         if v.wrecked:
             if act is not None and v.id in act.wrecks:
@@ -987,12 +989,21 @@ def alerts(state: GaslandsState) -> list[Alert]:
     return out
 
 
+def _touch_move_picker(state: GaslandsState) -> str:
+    """The player on the active player's left, who picks and places under the touch-move rule."""
+    act = state.activation
+    assert act is not None
+    return state.players[_left_of(state, state.players.index(state.vehicle(act.vehicle).owner))]
+
+
 def views(state: GaslandsState) -> list[PlayerView]:
     step = current_step(state)
     act = state.activation
     active_player = (
         state.vehicle(act.vehicle).owner if act is not None else (None if state.finished else state.players[state.turn])
     )
+    if act is not None and act.touch_move and act.step in (Step.TOUCH_MOVE, Step.PLACE_TEMPLATE):
+        active_player = _touch_move_picker(state)  # the step is theirs: they pick and place the template
     p = prompt(state)
     all_alerts = alerts(state)
     out = []

@@ -339,7 +339,7 @@ def test_hazard_count_mismatch_is_an_alert_not_a_command(tmp_path: Path) -> None
         rig.step()
     assert len(rig.match.records) == records
     alerts = rig.screens.last("Ann").alerts
-    assert [a.text for a in alerts if a.kind == "hazard_mismatch"] == ["Car: table 2 hazard, log 0 (long OK adds)"]
+    assert [a.text for a in alerts if a.kind == "hazard_mismatch"] == ["Car: 2 tokens, log 0 (long OK adds)"]
     assert not rig.screens.last("Ben").alerts
     rig.reader.table = SimpleNamespace(templates=[], tokens={"car": 0, "p2": 0})
     for _ in range(3):

@@ -406,8 +406,11 @@ def test_touch_move_left_player_picks_no_skid_dice_icon_still_counts():
     assert d.refused and "Bob (on the left)" in d.refused
     p = GAME.prompt(t.state)
     assert p.player == "Bob" and p.awaits == "template" and "turn" not in p.options
-    view = {v.player: v for v in GAME.views(t.state)}["Cleo"]
-    assert any(a.kind == "illegal_template" for a in view.alerts)
+    views = {v.player: v for v in GAME.views(t.state)}
+    assert any(a.kind == "illegal_template" for a in views["Alice"].alerts)
+    assert any(a.kind == "touch_move" for a in views["Bob"].alerts)  # Bob's screen: it is his pick
+    assert views["Bob"].your_activation and not views["Alice"].your_activation
+    assert not views["Cleo"].alerts
     assert "the player on the left must pick a permitted" in t.illegal("choose_template", template="hard")
     t.ok("choose_template", template="gentle")
     t.ok("place_template")
