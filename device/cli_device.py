@@ -52,6 +52,7 @@ def register(groups: dict[str, argparse._SubParsersAction]) -> None:
 
     p = groups["bench"].add_parser("device", help="press→frame latency, update bytes, start-up time (JSON)")
     p.add_argument("--runs", type=int, default=3, help="start-up runs to take the median of (default 3)")
+    p.add_argument("--json", action="store_true", help="accepted for symmetry with the other benches: JSON is the only output")
     p.set_defaults(func=cmd_bench_device)
 
 
