@@ -1,6 +1,6 @@
 """Thunder Road: Vendetta (+ Maximum Chrome), as a pure, event-sourced rules engine.
 
-``GAME`` plugs into :mod:`games.core`; the command vocabulary is in ``docs/thunder_road_commands.md``.
+``GAME`` plugs into :mod:`games.core`; the command vocabulary is in the README.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Sources: ``shared/rules/thunder-road.md`` and the French seed it summarises.  Ru
 give are data in ``data/*.toml`` marked "unknown"; an unknown fact never makes the companion refuse
 anything (it cannot refuse on a rule it does not know) and never becomes a number in this file.
 
-Design choices where the sources are silent (documented in docs/thunder_road_commands.md too):
+Design choices where the sources are silent (the README lists the commands):
 
 * **Movement report.**  The table moves the model and reports ``move`` with ``occupied``: the spaces
   (counted 1, 2, ... along the path) that held another road vehicle when the mover reached them, and which

@@ -272,7 +272,7 @@ def test_example_config_loads_for_the_commands() -> None:
     assert load_config(EXAMPLE).screens[0].player == "Alice"
 
 
-REAL = Path("/work/shared/data/dice-real/images/nell_IMG_20191208_112600.jpg")
+REAL = Path(__file__).resolve().parents[3] / "shared" / "data" / "dice-real" / "images" / "nell_IMG_20191208_112600.jpg"
 
 
 @pytest.mark.skipif(not REAL.exists(), reason="the shared real-dice photos are not on this machine")

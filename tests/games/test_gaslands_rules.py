@@ -155,8 +155,9 @@ def test_activation_is_movement_then_attack_then_wipeout():
 
 
 def test_attack_hits_on_4_plus_six_is_two_hits_evade_sixes_cancel():
-    """"Attack step: ... hits on 4+, a 6 is two hits; the target rolls evade dice equal to its current gear,
-    each 6 cancels one hit." [V]"""
+    """"Attack step: crew are assigned to weapons, then attacks are made (hits on 4+, a 6 is two hits; the
+    target rolls evade dice equal to its current gear, each 6 cancels one hit)." [V] — crew assignment is the
+    table's; the companion does the hit arithmetic from the dice."""
     t = Table()
     t.patch("bob-1", gear=2)
     t.to_skid_check()
@@ -183,8 +184,8 @@ def test_hull_lost_one_per_uncancelled_hit_and_wrecked_at_zero():
 
 
 def test_wipeout_six_hazards_lose_control_only_in_the_wipeout_step():
-    """"every player checks every vehicle they control; each one with 6 or more hazard tokens loses
-    control. Checked only here, not at other times." [seed] [V]"""
+    """"Wipeout (lose control) step: every player checks every vehicle they control; each one with 6 or more
+    hazard tokens loses control. Checked only here, not at other times." [seed] [V]"""
     t = Table()
     t.patch("alice-1", hazards=5, gear=3)
     t.to_skid_check("gentle")
@@ -217,9 +218,9 @@ def test_wipeout_checks_every_vehicle_not_only_the_active_one():
 
 @pytest.mark.parametrize("die,old_gear,flips", [(2, 3, True), (3, 3, False), (6, 4, False), (1, 2, True)])
 def test_lose_control_flip_check(die, old_gear, flips):
-    """"Lose control: the vehicle drops to gear 1, ... all its hazard tokens are removed; then a flip check:
-    roll a d6, if lower than the gear it had, the vehicle takes 2 hits and is moved a Medium Straight."
-    [V for gear/rotation/clear] [P for the flip check]"""
+    """"Lose control: the vehicle drops to gear 1, the player on the left turns it to face any direction, all
+    its hazard tokens are removed; then a flip check: roll a d6, if lower than the gear it had, the vehicle
+    takes 2 hits and is moved a Medium Straight." [V for gear/rotation/clear] [P for the flip check]"""
     t = Table()
     t.patch("alice-1", hazards=6, gear=old_gear)
     t.to_skid_check("gentle")
@@ -246,8 +247,9 @@ def test_lose_control_flip_check(die, old_gear, flips):
 
 def test_movement_substeps_in_order_with_slide_and_spin():
     """"1.1 choose a maneuver template · 1.2 place it · 1.3 skid check · 1.4 apply SHIFT results · 1.5 gain a
-    hazard token for each HAZARD, SLIDE and SPIN result · 1.6 resolve a slide ... · 1.7 move the vehicle to its
-    final position (collision window) · 1.8 resolve a spin" [seed]"""
+    hazard token for each HAZARD, SLIDE and SPIN result · 1.6 resolve a slide (place the Slide template at the
+    template's skid-exit notch) · 1.7 move the vehicle to its final position (collision window) · 1.8 resolve
+    a spin: pivot up to 90° either way (collision window)." [seed]"""
     t = Table()
     steps = [t.step]
     t.ok("choose_template", template="turn")
@@ -302,7 +304,8 @@ def test_collision_gives_two_hazards_each_or_one_each_if_both_evade():
 @pytest.mark.parametrize("kind,expected", [("head_on", 5), ("t_bone", 3), ("sideswipe", 3), ("tailgate", 1)])
 def test_smash_attack_dice(kind, expected):
     """"Smash (collision) attack dice: head-on = both gears added; T-bone / sideswipe = attacker's gear;
-    tailgate = difference of gears" [V]"""
+    tailgate = difference of gears; +/− dice for weight classes." [V] — the log records the dice before the
+    weight-class +/− dice, whose amounts the rules file does not give."""
     assert smash_dice(kind, 3, 2) == expected
     t = Table()
     t.patch("alice-1", gear=3)
@@ -320,7 +323,8 @@ def test_smash_attack_dice(kind, expected):
 
 def test_nine_templates_each_left_or_right():
     """"Nine templates: Short Straight, Medium Straight, Long Straight, Gentle, Turn, Hard, Veer, Swerve,
-    Hairpin. Each may be used turning left or right" [seed] [V]"""
+    Hairpin. Each may be used turning left or right (turns rotated 180°, Veer and Swerve flipped)." [seed]
+    [V]"""
     assert TEMPLATES == (
         "short_straight", "medium_straight", "long_straight", "gentle", "turn", "hard", "veer", "swerve", "hairpin",
     )
@@ -366,7 +370,8 @@ def test_owner_chart_override_is_checked_and_used():
 
 
 def test_trivial_template_gives_one_free_shift():
-    """"trivial (gives one free SHIFT result)" [seed]"""
+    """"Under each permitted gear the template shows an icon: trivial (gives one free SHIFT result) or
+    hazardous (the vehicle gains one extra hazard token), or nothing." [seed] — the trivial icon."""
     t = Table()
     t.to_skid_check("turn")  # trivial in gear 1
     t.ok("skid_roll", faces=["HAZARD"])
@@ -449,6 +454,15 @@ def test_touch_move_still_takes_the_hazardous_icon():
     assert t.v("alice-1").hazards == 1 and t.step == "1.7 move"
 
 
+def test_touch_move_a_touched_template_must_be_used():
+    """"Touch-move rule: once the player touches a permitted template at 1.1 they must use it." [seed] — a
+    second pick after a permitted one is refused, and the first stands."""
+    t = Table()
+    t.ok("choose_template", template="gentle")
+    assert "not now" in t.illegal("choose_template", template="veer")
+    assert t.state.activation.template == "gentle"
+
+
 def test_no_pre_measuring_during_another_players_activation():
     """"Players may not pre-measure their next maneuver during another player's activation." [seed] — the
     companion takes a template only at the active vehicle's step 1.1."""
@@ -490,8 +504,8 @@ def test_reversing_vehicles_skid_check_shift_and_collide_as_usual():
 
 
 def test_full_throttle_long_straight_any_gear_no_icon():
-    """"the Bike's "Full Throttle" treats the Long Straight as permitted in any gear and never trivial or
-    hazardous" [V]"""
+    """"Other facts: the Bike's "Full Throttle" treats the Long Straight as permitted in any gear and never
+    trivial or hazardous (so normally it is not permitted in some gear)." [V]"""
     chart = normalise_chart({"long_straight": ["trivial", "hazardous", "not_permitted", "unknown", "permitted", "hazardous"]})
     for gear in range(1, 7):
         assert template_status("long_straight", gear, chart, full_throttle=True) is TemplateStatus.PERMITTED

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-RULES = Path("/work/shared/rules/grand-tour.md")
+RULES = Path(__file__).resolve().parents[3] / "shared" / "rules" / "grand-tour.md"
 TESTS = [Path(__file__).with_name("test_grand_tour_rules.py")]
 
 

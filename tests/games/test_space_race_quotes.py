@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-RULES = Path("/work/shared/rules/space-race.md")
+RULES = Path(__file__).resolve().parents[3] / "shared" / "rules" / "space-race.md"
 TESTS = [Path(__file__).with_name("test_space_race_rules.py")]
 
 

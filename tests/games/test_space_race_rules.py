@@ -16,7 +16,7 @@ import pytest
 from games.core import Command, Match
 from games.space_race import EXAMPLE_SETUP, GAME, NO_EVENT, load_track_data
 
-RULES = Path("/work/shared/rules/space-race.md")
+RULES = Path(__file__).resolve().parents[3] / "shared" / "rules" / "space-race.md"
 
 
 def new(edition: str | None = None, **extra: Any) -> Match:

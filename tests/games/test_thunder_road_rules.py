@@ -17,7 +17,7 @@ from games.thunder_road.rules import load_table, normalise
 from games.thunder_road.state import Step
 from test_thunder_road_helpers import KNOWN_FIRE, Table, setup
 
-RULES_FILE = Path("/work/shared/rules/thunder-road.md")
+RULES_FILE = Path(__file__).resolve().parents[3] / "shared" / "rules" / "thunder-road.md"
 
 
 # --------------------------------------------------------------------------------------------------
