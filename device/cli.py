@@ -22,6 +22,9 @@ from collections.abc import Sequence
 PLUGINS: tuple[str, ...] = (
     "device.cli_games",
     "device.cli_device",
+    "device.cli_demo",
+    "device.cli_table",
+    "device.cli_dice",
 )
 
 

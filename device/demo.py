@@ -1,0 +1,439 @@
+"""``pitboard demo``: a scripted table session through the real pipeline, with no hardware.
+
+Gaslands (the default): ``vision.synth`` renders the camera's view of the table for each moment of the
+scripted round in :mod:`games.gaslands.demo` — the cars with their roof tags, the template a player lays
+against a car, the skid dice and d6 in the tray, the hazard tokens in each player's zone.  Those frames go
+through the same :class:`device.app.App` loop the Pi runs: the camera's settled dice reading becomes the
+skid roll, the template seen against the active car becomes the pick, the token counts are compared with
+the log; NEXT, SELECT and OK are pressed on a scripted button panel.  The rules decide, the SQLite log
+records, the dashboards draw on capture screens.
+
+Nothing is scripted on the output side: if the vision misreads a die, the demo says so and stops.
+
+Written to ``out/demo/``: one animated GIF per player screen, the annotated camera frames, the event log
+(JSON lines) and the SQLite log itself.  Other games (``pitboard demo thunder_road`` ...) play their
+scripted commands through the same loop, store and screens, with no camera.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+import time
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from device.app import App, Applied, VisionReader, car_tags_from_options
+from device.buttons import PressKind, ScriptedButtons
+from device.camera import Camera, StillBackend
+from device.config import Region
+from device.displays import ScreenSpec, build_bank, write_captures
+from device.store import Store
+from games.core import Command, Match
+
+Log = Callable[[str], None]
+
+
+class FakeClock:
+    """The demo's time: a tenth of a second per loop iteration (the camera runs at 10 frames a second)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def tick(self, seconds: float = 0.1) -> float:
+        self.now += seconds
+        return self.now
+
+
+class DemoFailure(RuntimeError):
+    """The pipeline did not do what the script expected (a misread die, a template not seen)."""
+
+
+@dataclass
+class Table:
+    """Where the physical things are, in mm on the mat: what the synthetic camera will show."""
+
+    cars: dict[str, tuple[float, float, float]] = field(default_factory=dict)  # id -> x, y, heading
+    tags: dict[str, int] = field(default_factory=dict)
+
+
+def _fresh(out: Path) -> None:
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+
+
+def _screens(players: list[str]) -> list[ScreenSpec]:
+    return [ScreenSpec(player=p, address=0x3C + (i % 2), mux_address=0x70 if i >= 2 else None,
+                       mux_channel=i if i >= 2 else None) for i, p in enumerate(players)]
+
+
+def _describe(applied: Applied) -> str:
+    c = applied.command
+    args = " ".join(f"{k}={v}" for k, v in c.args.items())
+    verdict = "ok" if applied.outcome.accepted else f"REFUSED: {applied.outcome.reason}"
+    return f"[{applied.source:6s}] {c.type} {args} -> {verdict}"
+
+
+# ======================================================================================================
+# Gaslands through the camera
+# ======================================================================================================
+
+
+class GaslandsDemo:
+    #: the plain-d6 stand-in for skid dice (1 HAZARD, 2 SPIN, 3 SLIDE, 4-6 SHIFT): one d6 value per face
+    D6_FOR = {"HAZARD": 1, "SPIN": 2, "SLIDE": 3, "SHIFT": 4}
+
+    def __init__(self, out: Path, *, seed: int, log: Log, skid_dice: str = "skid") -> None:
+        from games import gaslands
+        from games.gaslands.demo import demo_script
+        from vision.synth.scene import CarSpec, DieSpec, SceneSpec, TemplateSpec, render_scene
+
+        self._CarSpec, self._DieSpec, self._SceneSpec, self._TemplateSpec = CarSpec, DieSpec, SceneSpec, TemplateSpec
+        self._render = render_scene
+        self.out = out
+        self.log = log
+        self.rng = np.random.default_rng(seed)
+        setup_text, self.commands = demo_script()
+        self.options = tomllib.loads(setup_text)
+        self.skid_dice = skid_dice
+        self.options.setdefault("scenario", {})["skid_dice"] = skid_dice
+        self.module = gaslands
+        self.clock = FakeClock()
+        self.table = Table()
+        self.frame_no = 0
+        self.token_offset: dict[str, int] = {}  # zone -> tokens missing on the table (a player forgot one)
+        self.tokens_shown: dict[str, int] = {}  # what the camera's current frame shows
+        self.annotations: list[Path] = []
+        for i, player in enumerate(self.options["players"]):
+            for v in player["vehicles"]:
+                self.table.cars[v["id"]] = (150.0, 170.0 + 120.0 * i, 0.0)
+                self.table.tags[v["id"]] = v["tag"]
+
+    # -- the camera's view ----------------------------------------------------------------------------
+    def scene(self, *, template: dict[str, Any] | None = None, dice: list[tuple[str, Any]] = ()) -> np.ndarray:
+        cars = [self._CarSpec(vid, self.table.tags[vid], x, y, h) for vid, (x, y, h) in self.table.cars.items()]
+        templates = []
+        if template is not None:
+            templates.append(self._TemplateSpec(template["template"], template.get("hand", "left"),
+                                                attach_to=template["vehicle"], edge=template.get("edge", "front")))
+        state = self.match.state if hasattr(self, "match") else None
+        tokens = {}
+        if state is not None:
+            for seat, player in enumerate(state.players, start=1):
+                zone = f"p{seat}"
+                logged = sum(v.hazards for v in state.vehicles if v.owner == player)
+                tokens[zone] = max(0, min(8, logged - self.token_offset.get(zone, 0)))
+        self.tokens_shown = dict(tokens)
+        spec = self._SceneSpec(cars=cars, templates=templates, tokens=tokens,
+                               dice=[self._DieSpec(kind, face) for kind, face in dice], tilt_deg=6.0,
+                               tilt_azimuth_deg=30.0)
+        image, _truth = self._render(spec, self.rng)
+        return image
+
+    def calibrate(self) -> None:
+        from vision.calibration import calibrate_from_markers
+        from vision.markers import detect_tags
+        from vision.table import default_config
+
+        config = default_config()
+        self.table_config = dataclasses.replace(config, car_tags=car_tags_from_options(self.options))
+        image = self.scene()
+        sightings = detect_tags(image, self.table_config.dictionary)
+        self.calibration = calibrate_from_markers(
+            {s.id: s.corners_px for s in sightings}, self.table_config.corner_layout((800.0, 450.0)),
+            (image.shape[1], image.shape[0]))
+        tray = self.calibration.to_px(np.array(self.calibration.zone("tray").polygon, dtype=float))
+        x0, y0 = np.floor(tray.min(axis=0)).astype(int)
+        x1, y1 = np.ceil(tray.max(axis=0)).astype(int)
+        self.region = Region(int(x0), int(y0), int(x1 - x0), int(y1 - y0))
+        self.log(f"calibrated from the four corner tags: reprojection error {self.calibration.rms_mm:.2f} mm")
+
+    def teach_skid_dice(self) -> Any:
+        """The owner shows each skid-die face to the camera once: here, rendered dice in the tray."""
+        from vision.dice import FaceLibrary, read_dice
+
+        library = FaceLibrary()
+        for face in ("SHIFT", "HAZARD", "SLIDE", "SPIN"):
+            image = self.scene(dice=[("skid", face.lower())] * 2)
+            crop = image[self.region.y:self.region.y + self.region.height, self.region.x:self.region.x + self.region.width]
+            library.teach("skid", face, crop)
+        # check the lesson on a fresh roll before the game relies on it
+        check = self.scene(dice=[("skid", "spin"), ("skid", "shift"), ("skid", "slide")])
+        crop = check[self.region.y:self.region.y + self.region.height, self.region.x:self.region.x + self.region.width]
+        seen = sorted(str(r.value) for r in read_dice(crop, die="skid", library=library))
+        if seen != ["SHIFT", "SLIDE", "SPIN"]:
+            raise DemoFailure(f"the taught skid faces read a check roll as {seen}")
+        self.log("taught the skid-die faces from the camera (SHIFT, HAZARD, SLIDE, SPIN) and checked them")
+        return library
+
+    # -- driving the loop -------------------------------------------------------------------------------
+    def build(self, store: Store) -> None:
+        from device.app import open_match
+
+        self.calibrate()
+        library = self.teach_skid_dice() if self.skid_dice == "skid" else None
+        (self.out / "frames").mkdir(exist_ok=True)
+        self.game_id, self.match, _ = open_match(store, self.module, self.options)
+        players = [p["name"] for p in self.options["players"]]
+        self.bank = build_bank(_screens(players), backend="capture", clock=self.clock)
+        self.bank.open()
+        self.camera_backend = StillBackend(self.scene())
+        self.buttons = ScriptedButtons()
+        self.app = App(
+            self.module, self.match, buttons=self.buttons, displays=self.bank, clock=self.clock,
+            camera=Camera(self.camera_backend, clock=self.clock, fps=10),
+            reader=VisionReader(calibration=self.calibration, table_config=self.table_config, faces=library),
+            dice_region=self.region, settle_frames=3, table_every=2,
+        )
+
+    def run_until(self, done: Callable[[], bool], what: str, limit: int = 40) -> None:
+        for _ in range(limit):
+            self.app.step(self.clock.tick())
+            if done():
+                self.settle()
+                return
+        raise DemoFailure(f"{what}: nothing happened after {limit} frames (prompt: {self.app.prompt().text})")
+
+    def show(self, image: np.ndarray, label: str) -> None:
+        self.camera_backend.show(image)
+        self.frame_no += 1
+        self.annotations.append(self.annotate(image, f"{self.frame_no:02d}_{label}"))
+
+    def annotate(self, image: np.ndarray, name: str) -> Path:
+        """The frame as the camera saw it, with what vision read drawn on it."""
+        import cv2
+
+        from vision.dice import read_dice
+        from vision.table import read_table
+
+        canvas = image.copy()
+        table = read_table(image, self.calibration, self.table_config)
+        for car in table.cars:
+            x, y = self.calibration.to_px(np.array([car.centre_mm], dtype=float))[0]
+            cv2.circle(canvas, (int(x), int(y)), 6, (0, 255, 255), 2)
+            cv2.putText(canvas, car.id, (int(x) + 8, int(y) - 8), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0, 255, 255), 2)
+        for t in table.templates:
+            x, y = self.calibration.to_px(np.array([t.centre_mm], dtype=float))[0]
+            label = f"{t.name} {t.hand or ''} -> {t.attached_to or '?'} {t.edge or ''}"
+            cv2.putText(canvas, label, (int(x) - 60, int(y) - 12), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (255, 80, 255), 2)
+        prompt = self.app.prompt() if hasattr(self, "app") else None
+        die = prompt.die if prompt is not None and prompt.awaits == "dice" else None
+        r = self.region
+        crop = image[r.y:r.y + r.height, r.x:r.x + r.width]
+        cv2.rectangle(canvas, (r.x, r.y), (r.x + r.width, r.y + r.height), (255, 255, 0), 1)
+        if die is not None:
+            library = self.app.reader.faces if die != "d6" else None  # type: ignore[union-attr]
+            for d in read_dice(crop, die=die, library=library):
+                x0, y0, x1, y1 = d.box
+                cv2.rectangle(canvas, (r.x + x0, r.y + y0), (r.x + x1, r.y + y1), (0, 255, 0), 2)
+                cv2.putText(canvas, str(d.value), (r.x + x0, r.y + y0 - 4), cv2.FONT_HERSHEY_SIMPLEX, 0.5,
+                            (0, 255, 0), 2)
+        for zone, count in table.tokens.items():
+            z = self.calibration.zone(zone)
+            x, y = self.calibration.to_px(np.array([z.polygon[0]], dtype=float))[0]
+            cv2.putText(canvas, f"{zone}: {count} tokens", (int(x) + 4, int(y) + 18), cv2.FONT_HERSHEY_SIMPLEX, 0.55,
+                        (0, 200, 255), 2)
+        path = self.out / "frames" / f"{name}.jpg"
+        cv2.imwrite(str(path), canvas, [cv2.IMWRITE_JPEG_QUALITY, 85])
+        return path
+
+    def press(self, button: str, kind: PressKind = PressKind.SHORT) -> None:
+        self.buttons.press(button, kind)
+        self.app.step(self.clock.tick())
+        self.settle()
+
+    def settle(self, frames: int = 4) -> None:
+        """After a command: the players take the hazard tokens the rules gave, then the table is watched
+        for a few frames (the screens show the result for a moment)."""
+        self.take_tokens()
+        for _ in range(frames):
+            self.app.step(self.clock.tick())
+
+    def choose(self, command: Command) -> None:
+        """SELECT until the wanted choice is under the cursor, then OK: what a player does."""
+        labels = [c.command for c in self.app.choices]
+        if command not in labels:
+            raise DemoFailure(f"{command.to_json()} is not among the choices {[c.to_json() for c in labels]}")
+        while self.app.choices[self.app.cursor % len(self.app.choices)].command != command:
+            self.press("select")
+        self.press("ok")
+
+    def active_vehicle(self) -> str:
+        prompt = self.app.prompt()
+        assert prompt.vehicle is not None, prompt.text
+        return prompt.vehicle
+
+    def read_d6(self, faces: list[int], label: str) -> list[int]:
+        """A roll of plain d6 read by the camera (attack and evade dice)."""
+        from vision.dice import read_dice
+
+        image = self.scene(dice=[("d6", f) for f in faces])
+        self.show(image, label)
+        r = self.region
+        readings = read_dice(image[r.y:r.y + r.height, r.x:r.x + r.width])
+        values = sorted(int(d.value) for d in readings if d.value is not None)
+        if values != sorted(faces):
+            raise DemoFailure(f"{label}: the camera read {values}, the dice show {sorted(faces)}")
+        return values
+
+    def play(self, command: dict[str, Any]) -> None:
+        kind = command["type"]
+        history = len(self.app.history)
+        if kind == "choose_template":
+            vehicle = self.active_vehicle()
+            self.show(self.scene(template={**command, "vehicle": vehicle}), f"template_{command['template']}")
+            self.run_until(lambda: len(self.app.history) > history, f"template {command['template']}")
+        elif kind == "skid_roll":
+            if self.skid_dice == "d6":
+                faces = [("d6", self.D6_FOR[f] + (i % 3 if f == "SHIFT" else 0)) for i, f in enumerate(command["faces"])]
+            else:
+                faces = [("skid", f.lower()) for f in command["faces"]]
+            self.show(self.scene(dice=faces), "skid_" + "_".join(f.lower() for f in command["faces"]))
+            self.run_until(lambda: len(self.app.history) > history, "skid roll")
+        elif kind == "flip_check":
+            self.show(self.scene(dice=[("d6", command["die"])]), f"flip_check_{command['die']}")
+            self.run_until(lambda: len(self.app.history) > history, "flip check")
+        elif kind == "attack":
+            dice = self.read_d6(command["dice"], "attack_dice")
+            evade = self.read_d6(command["evade"], "evade_dice")
+            self.app.apply(Command("attack", {"target": command["target"], "dice": dice, "evade": evade}),
+                           source="camera", now=self.clock.tick())
+            self.camera_backend.show(self.scene())
+            self.settle()
+        elif kind == "shift":
+            self.choose(Command.from_json(command))
+        elif kind in ("place_template", "confirm", "end_shifts"):
+            self.press("next")
+        else:
+            self.app.apply(Command.from_json(command), source="script", now=self.clock.tick())
+        new = self.app.history[history:]
+        if not new:
+            raise DemoFailure(f"{kind}: no command reached the rules")
+        for applied in new:
+            self.log("  " + _describe(applied))
+        if kind == "confirm" or kind == "choose_template":
+            self.after_move()
+
+    def take_tokens(self) -> None:
+        """The players take (or hand back) hazard tokens as the rules say: the table follows the log, so
+        the camera's count agrees again once the new frame is read."""
+        state = self.match.state
+        wanted = {f"p{seat}": sum(v.hazards for v in state.vehicles if v.owner == player)
+                  for seat, player in enumerate(state.players, start=1)}
+        if any(self.tokens_shown.get(z) != min(8, n) for z, n in wanted.items()):
+            self.camera_backend.show(self.scene())
+
+    def after_move(self) -> None:
+        """Move the car that just finished its movement step along the mat (the players do this)."""
+        act = self.match.state.activation
+        if act is None or not act.step.value.startswith(("2", "3")):
+            return
+        x, y, h = self.table.cars[act.vehicle]
+        self.table.cars[act.vehicle] = (x + 110.0 if x < 560 else 150.0, y, h)
+        self.camera_backend.show(self.scene())
+
+    def run(self) -> dict[str, Any]:
+        started = time.perf_counter()
+        with Store(self.out / "game.sqlite") as store:
+            self.build(store)
+            self.run_until(lambda: self.app.frames_drawn > 0, "first screen", limit=5)
+            last_header = None
+            for n, command in enumerate(self.commands):
+                state = self.match.state
+                header = f"round {state.round}, gear phase {state.phase}"
+                if header != last_header:
+                    self.log(header)
+                    last_header = header
+                if n == 29:  # before the touch-move moment: a player forgot to take a token
+                    self.token_offset["p1"] = 1
+                    self.camera_backend.show(self.scene())
+                    self.run_until(lambda: bool(self.app.mismatches), "hazard count")
+                    m = self.app.mismatches[0]
+                    self.log(f"  [camera] hazard tokens in Alice's zone: table {m.table}, log {m.log} -> alert "
+                             "on her screen (not applied)")
+                    self.show(self.scene(), "token_mismatch")
+                    self.token_offset.clear()
+                    self.camera_backend.show(self.scene())
+                    self.run_until(lambda: not self.app.mismatches, "hazard count put right")
+                    self.log("  [camera] the token is back on the table: the alert clears")
+                self.play(command)
+            for _ in range(10):
+                self.app.step(self.clock.tick())
+            gifs = write_captures(self.bank, self.out)
+            (self.out / "events.jsonl").write_text("\n".join(store.export_jsonl(self.game_id)) + "\n")
+            refused = [a for a in self.app.history if not a.outcome.accepted]
+            return {
+                "game": "gaslands",
+                "commands": len(self.app.history),
+                "from_camera": sum(1 for a in self.app.history if a.source == "camera"),
+                "refused": [a.outcome.reason for a in refused],
+                "events": len(store.records(self.game_id)),
+                "gifs": [str(p) for p in gifs],
+                "frames": len(self.annotations),
+                "seconds": round(time.perf_counter() - started, 1),
+            }
+
+
+# ======================================================================================================
+# Other games: their scripted commands through the same loop, store and screens
+# ======================================================================================================
+
+
+def run_script_demo(game: str, out: Path, *, log: Log) -> dict[str, Any]:
+    import importlib
+
+    from device.app import open_match
+
+    module = importlib.import_module(f"games.{game}")
+    demo = importlib.import_module(f"games.{game}.demo")
+    setup_text, commands = demo.demo_script()
+    options = tomllib.loads(setup_text)
+    clock = FakeClock()
+    started = time.perf_counter()
+    with Store(out / "game.sqlite") as store:
+        game_id, match, _ = open_match(store, module, options)
+        players = [getattr(v, "player") for v in match.views()]
+        bank = build_bank(_screens(players), backend="capture", clock=clock)
+        bank.open()
+        app = App(module, match, buttons=ScriptedButtons(), displays=bank, clock=clock)
+        for _ in range(3):
+            app.step(clock.tick())
+        for command in commands:
+            before = len(app.history)
+            app.apply(Command.from_json(command), source="script", now=clock.tick())
+            for applied in app.history[before:]:
+                log("  " + _describe(applied))
+            for _ in range(8):
+                app.step(clock.tick())
+        for _ in range(10):
+            app.step(clock.tick())
+        gifs = write_captures(bank, out)
+        (out / "events.jsonl").write_text("\n".join(store.export_jsonl(game_id)) + "\n")
+        return {
+            "game": game,
+            "commands": len(app.history),
+            "refused": [a.outcome.reason for a in app.history if not a.outcome.accepted],
+            "events": len(store.records(game_id)),
+            "gifs": [str(p) for p in gifs],
+            "seconds": round(time.perf_counter() - started, 1),
+        }
+
+
+def run_demo(game: str = "gaslands", out: Path = Path("out/demo"), *, seed: int = 7, log: Log = print,
+             skid_dice: str = "skid") -> dict[str, Any]:
+    _fresh(out)
+    if game == "gaslands":
+        log("Pitboard demo: one round of Gaslands, seen by the (synthetic) camera, marshalled by the rules")
+        return GaslandsDemo(out, seed=seed, log=log, skid_dice=skid_dice).run()
+    log(f"Pitboard demo: a scripted session of {game}")
+    return run_script_demo(game, out, log=log)
