@@ -4,19 +4,25 @@ How it works and why:
 
 * **Finding the dice.**  Custom dice carry printed or engraved icons, not pips, so the pip reader cannot
   propose them.  A die is a compact, roughly square patch that differs from the table around it.  The
-  table colour is estimated as the median of the image border (the tray fills the frame and dice are
-  rarely on the edge); pixels far from it, closed morphologically, give blobs; a blob is a die when its
-  minimum-area rectangle is nearly square and fills its rectangle.
-* **Normalising the face.**  The die's minimum-area rectangle gives its rotation modulo 90 degrees, so
-  each die is warped upright into a small square patch (the inner part of the face, away from the rounded
-  edges).  The remaining ambiguity (which of the four sides is "up") is removed at matching time by
-  comparing against all four 90-degree turns of each taught example.  Together this makes recognition
-  invariant to any rotation on the table.
-* **Matching.**  Patches are grey, contrast-normalised (zero mean, unit norm), so die colour and lighting
-  level drop out; the score is the normalised correlation.  The nearest taught example wins if its score
-  is high enough *and* clearly better than the best example of any other face; otherwise the die is
-  reported with ``value=None`` (unsure is reported, never guessed).  Nearest-neighbour over a handful of
-  examples needs no training run, which is what "the owner shows each face a few times" calls for.
+  table colour is a *local* median (a tray crop has uneven light, a textured mat, tray walls and road
+  markings; one table colour for the whole picture does not do).  Pixels far from it, closed, with small
+  holes filled, then each blob opened with a disc sized to that blob (a die touching a wall, a crack or
+  a road marking is cut free of it), give blobs; a blob is a die when its minimum-area rectangle is
+  nearly square, well filled, solid and not cut by the picture's edge (:func:`find_die_blobs`).  A dark
+  die on a dark mat may differ from the mat less than the mat's texture does; its icon still stands out,
+  and :func:`icon_blobs` proposes it from the icon and the size of the other dice.
+* **Normalising the face.**  Each die is cut out into a small upright grey square patch (the inner part
+  of the face, away from the rounded edges), contrast-normalised (zero mean, unit norm) so that die colour
+  and lighting level drop out.
+* **Matching, at any rotation.**  Every taught patch is turned through a full circle in ROT_STEP steps
+  and compared inside the inscribed disc (what stays inside a square at any turn), by normalised
+  correlation, with the die's patch cut at a few shifts and scales (a blob's centre and size are only
+  approximate: a shadow or a visible side face can be part of it).  So neither the blob's angle nor
+  its exact centre needs to be right, and recognition does not depend on the die's rotation.  The nearest
+  taught example wins if its score is high enough *and* clearly better than the best example of any
+  other face; otherwise the die is reported with ``value=None`` (unsure is reported, never guessed).
+  Nearest-neighbour over a handful of examples needs no training run, which is what "the owner shows
+  each face a few times" calls for.
 
 The library is plain data: :meth:`FaceLibrary.to_dict` / :meth:`FaceLibrary.from_dict` give a JSON-able
 dict (patches as base64 bytes).  Files are handled in ``device/dice_library_files.py``.
@@ -37,7 +43,14 @@ PATCH = 24
 INNER = 0.78
 #: Minimum correlation with the best example, and minimum lead over the best other face.
 MIN_SCORE = 0.55
-MIN_MARGIN = 0.08
+MIN_MARGIN = 0.12
+#: Rotation search step for matching, degrees (a full turn: the blob's own angle is not trusted).
+ROT_STEP = 7.5
+#: Shifts (patch pixels) and scales (of the blob's side) tried around each blob.
+SHIFTS = (-2, -1, 0, 1, 2)
+SCALES = (0.9, 0.95, 1.0)
+#: Blur (sigma, patch pixels) before correlating.
+MATCH_BLUR = 0.0
 FORMAT_VERSION = 1
 
 
@@ -63,9 +76,86 @@ def _as_bgr(image: np.ndarray) -> np.ndarray:
     raise ValueError(f"image must be HxW or HxWx3 (BGR); got shape {image.shape}")
 
 
-def find_die_blobs(image: np.ndarray, min_side: int = 12, max_side: int | None = None) -> list[DieBlob]:
-    """Square-ish blobs that differ from the table colour (see module doc)."""
+def _background(img: np.ndarray) -> np.ndarray:
+    """The table under the dice, estimated as a large local median (a median ignores the dice as long as
+    they cover less than half of any window).  Window: about a third of the picture's short side, which
+    on a tray crop is two to three dice; computed on a shrunk copy so that its cost does not grow with
+    resolution."""
+    h, w = img.shape[:2]
+    k = 0.35 * min(h, w)
+    ds = max(1, int(k // 25))
+    ks = max(3, int(k / ds) | 1)
+    small = cv2.resize(img, (max(1, w // ds), max(1, h // ds)), interpolation=cv2.INTER_AREA)
+    # medianBlur replicates the edge pixels; a tray wall along the edge would then fill half the window
+    pad = ks // 2
+    sh, sw = small.shape[:2]
+    small = cv2.copyMakeBorder(small, pad, pad, pad, pad, cv2.BORDER_REFLECT_101 if min(sh, sw) > pad
+                               else cv2.BORDER_REPLICATE)
+    bg = cv2.medianBlur(small, ks)[pad:pad + sh, pad:pad + sw]
+    return cv2.resize(bg, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+#: Least difference (uint8 levels, largest over B, G, R) from the local table colour for a die pixel.
+BLOB_CONTRAST = 18
+#: Least fill of its minimum-area rectangle and least short/long side ratio for a blob to be a die.
+BLOB_FILL = 0.72
+BLOB_ASPECT = 0.75
+#: Least fraction of a blob's pixels that differ from the table by themselves (before closing).
+BLOB_SOLID = 0.75
+#: Blobs this close to the picture's edge are cut by it (or are the tray's corner): not read.
+EDGE = 1
+#: Pictures whose short side is larger are shrunk towards it before looking for blobs.
+WORK_SIDE = 320
+#: ... but not so far that the smallest die (min_side) is less than this many pixels across.
+MIN_WORK_SIDE = 7.0
+#: Blobs smaller than this fraction of the median blob side of the picture are not dice.
+MIN_REL_SIDE = 0.5
+#: Least median difference from the mat around an icon for it to be proposed as a die (icon_blobs).
+ICON_BODY = 10.0
+
+
+def _open_each(mask: np.ndarray, min_side: int) -> np.ndarray:
+    """Open every blob with a disc sized to *that* blob: half its largest inscribed radius.  A die that
+    touches a road marking, a crack or a tray wall is one blob in the mask; the die's inscribed radius
+    (half its side) is much larger than the half-width of the stripe, so the opening keeps the die and
+    drops the stripe, at any scale and without knowing the die size in advance.  (Erosion and dilation
+    are done as thresholds of distance transforms: their cost does not grow with the disc.)"""
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    out = np.zeros_like(mask)
+    h, w = mask.shape
+    for cnt in contours:
+        a = cv2.contourArea(cnt)
+        if a < min_side * min_side * 0.6:
+            continue
+        x, y, bw, bh = cv2.boundingRect(cnt)
+        region = mask[y:y + bh, x:x + bw]
+        if min(bw, bh) >= BLOB_ASPECT * max(bw, bh) and a >= 0.85 * bw * bh:
+            out[y:y + bh, x:x + bw] |= region  # an upright square already: nothing to cut off
+            continue
+        sub = np.zeros((bh + 2, bw + 2), np.uint8)
+        cv2.drawContours(sub, [cnt - [x - 1, y - 1]], -1, 1, thickness=cv2.FILLED)
+        sub[1:-1, 1:-1] &= (region > 0).astype(np.uint8)
+        d = cv2.distanceTransform(sub, cv2.DIST_L2, 3)
+        r = 0.55 * float(d.max())
+        if r < 2:
+            continue
+        core = (d < r).astype(np.uint8)  # zero on the core
+        recon = (cv2.distanceTransform(core, cv2.DIST_L2, 3) <= r) & (sub > 0)
+        out[y:y + bh, x:x + bw][recon[1:-1, 1:-1]] = 255
+    return out
+
+
+def find_die_blobs_border(image: np.ndarray, min_side: int = 12, max_side: int | None = None) -> list[DieBlob]:
+    """Square-ish blobs that differ from one table colour, the median of the picture's border.  The
+    verifier's blob proposals use this simpler finder: on the real photos (trays filling the frame,
+    dice touching each other) its proposals were what the verifier's fill-in thresholds were set with;
+    :func:`find_die_blobs` is the one for dice lying apart on a mat."""
     img = _as_bgr(image)
+    if min(img.shape[:2]) >= 1.4 * WORK_SIDE and min_side >= 12:
+        # a large picture: the same at half size (a quarter of the cost)
+        small = cv2.resize(img, (img.shape[1] // 2, img.shape[0] // 2), interpolation=cv2.INTER_AREA)
+        return [DieBlob((b.center[0] * 2, b.center[1] * 2), b.side * 2, b.angle, tuple(2 * v for v in b.box))
+                for b in find_die_blobs_border(small, min_side // 2, None if max_side is None else max_side // 2)]
     h, w = img.shape[:2]
     if max_side is None:
         max_side = int(0.6 * min(h, w))
@@ -97,6 +187,157 @@ def find_die_blobs(image: np.ndarray, min_side: int = 12, max_side: int | None =
     return out
 
 
+def find_die_blobs(image: np.ndarray, min_side: int = 12, max_side: int | None = None) -> list[DieBlob]:
+    """Square blobs that differ from the table around them (see module doc and
+    :func:`find_die_blobs_and_contrast`)."""
+    return find_die_blobs_and_contrast(image, min_side, max_side)[0]
+
+
+@dataclass(frozen=True)
+class TableContrast:
+    """How much each place of the picture differs from the table around it (largest of B, G, R against
+    the local median), kept at the blob finder's working scale ``scale`` (input pixels per map pixel)."""
+
+    dist: np.ndarray
+    scale: float
+
+    def around(self, x: float, y: float, r: float) -> float:
+        """Median difference in the square of half side ``r`` around (x, y), input pixels."""
+        h, w = self.dist.shape
+        s = self.scale
+        x0, x1 = int(max(0, (x - r) / s)), int(min(w, math.ceil((x + r) / s) + 1))
+        y0, y1 = int(max(0, (y - r) / s)), int(min(h, math.ceil((y + r) / s) + 1))
+        if x1 <= x0 or y1 <= y0:
+            return 0.0
+        return float(np.median(self.dist[y0:y1, x0:x1]))
+
+
+def find_die_blobs_and_contrast(image: np.ndarray, min_side: int = 12,
+                                max_side: int | None = None) -> tuple[list[DieBlob], TableContrast]:
+    """Square blobs that differ from the table around them, and the contrast map they were found in.
+
+    The table colour is a *local* median (uneven light, textured mats, a dark die on a dark mat all need
+    a local reference, a single table colour does not do).  The mask is closed (icons and pips inside a
+    die), small holes are filled, then every blob is opened with a disc of about half its own inscribed
+    radius: that removes what is thinner than a die (tray walls, printed lines and cracks on the mat, a
+    road marking a die lies on) without eating the dice.  A blob is a die when its minimum-area rectangle
+    is nearly square, well filled, solid in the raw mask and does not run off the picture (a die cut by
+    the picture's edge cannot be read)."""
+    img = _as_bgr(image)
+    h, w = img.shape[:2]
+    if max_side is None:
+        max_side = int(0.6 * min(h, w))
+    # Work on a shrunk copy when the picture is large and the dice are not small: the mask needs only a
+    # few pixels across a die's rim, and the cost is in the per-pixel steps.
+    f = max(1.0, min(min(h, w) / WORK_SIDE, min_side / MIN_WORK_SIDE))
+    if f > 1.05:
+        small = cv2.resize(img, (max(1, round(w / f)), max(1, round(h / f))), interpolation=cv2.INTER_AREA)
+        fx, fy = w / small.shape[1], h / small.shape[0]
+        out = []
+        found, dist = _find_blobs(small, max(4, int(round(min_side / f))), max_side / f)
+        for b in found:
+            x0, y0, x1, y1 = b.box
+            out.append(DieBlob((b.center[0] * fx, b.center[1] * fy), b.side * (fx + fy) / 2, b.angle,
+                               (int(x0 * fx), int(y0 * fy), int(math.ceil(x1 * fx)), int(math.ceil(y1 * fy)))))
+        return out, TableContrast(dist, (fx + fy) / 2)
+    found, dist = _find_blobs(img, min_side, max_side)
+    return found, TableContrast(dist, 1.0)
+
+
+def _find_blobs(img: np.ndarray, min_side: int, max_side: float) -> tuple[list[DieBlob], np.ndarray]:
+    h, w = img.shape[:2]
+    blur = cv2.GaussianBlur(img, (5, 5), 0)
+    diff = cv2.split(cv2.absdiff(blur, _background(blur)))
+    dist = cv2.max(cv2.max(diff[0], diff[1]), diff[2])
+    thr = max(BLOB_CONTRAST, 3.0 * float(np.median(dist)))
+    _, mask = cv2.threshold(dist, thr, 255, cv2.THRESH_BINARY)
+    raw = mask
+    kc = max(3, min_side // 4) | 1
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kc, kc)))
+    # fill holes smaller than a die (pips, icons, glare), not the inside of a tray wall's outline
+    contours, hier = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if hier is not None:
+        holes = [c for c, hh in zip(contours, hier[0]) if hh[3] >= 0 and cv2.contourArea(c) < 0.5 * max_side ** 2]
+        cv2.drawContours(mask, holes, -1, 255, thickness=cv2.FILLED)
+    ko = max(3, int(min_side * 0.55)) | 1
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (ko, ko)))
+    opened = _open_each(mask, min_side)
+    # a blob larger than a die (the area outside the tray, a car's shadow) sets a large opening disc
+    # and takes a die that touches it away with it: open what is left over once more on its own
+    rest = cv2.subtract(mask, cv2.dilate(opened, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))))
+    if cv2.countNonZero(rest) >= min_side * min_side * 0.6:
+        mask = cv2.max(opened, _open_each(rest, min_side))
+    else:
+        mask = opened
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    out: list[DieBlob] = []
+    for cnt in contours:
+        area = cv2.contourArea(cnt)
+        if area < min_side * min_side * 0.6:
+            continue
+        (cx, cy), (rw, rh), ang = cv2.minAreaRect(cnt)
+        side = (rw + rh) / 2
+        if not (min_side <= side <= max_side) or min(rw, rh) < BLOB_ASPECT * max(rw, rh):
+            continue
+        if area < BLOB_FILL * rw * rh:
+            continue
+        x, y, bw, bh = cv2.boundingRect(cnt)
+        if x <= EDGE or y <= EDGE or x + bw >= w - EDGE or y + bh >= h - EDGE:
+            continue
+        # a die differs from the table almost everywhere on it; closed-up line work (a tray corner, a
+        # crack pattern) does not
+        inside = np.zeros((bh, bw), np.uint8)
+        cv2.drawContours(inside, [cnt - [x, y]], -1, 1, thickness=cv2.FILLED)
+        if float((raw[y:y + bh, x:x + bw] > 0)[inside > 0].mean()) < BLOB_SOLID:
+            continue
+        out.append(DieBlob((float(cx), float(cy)), float(side), float(ang), (x, y, x + bw, y + bh)))
+    if len(out) >= 2:
+        # specks of the mat that happen to be square: much smaller than the dice of the same picture
+        med = float(np.median([b.side for b in out]))
+        out = [b for b in out if b.side >= MIN_REL_SIDE * med]
+    return out, dist
+
+
+def icon_blobs(blobs: list[DieBlob], contrast: TableContrast) -> list[DieBlob]:
+    """Dice found by their icon alone.  A dark die on a dark mat can differ from the mat by less than
+    the mat's own texture, so its body is not found; its printed icon still stands out.  A compact patch
+    of strong contrast, about as large as an icon on the dice found in the same picture, away from them,
+    whose surroundings differ from the mat a little (ICON_BODY), is proposed as a die of the same size.
+    Only the face library reads these (rotation and shift are searched when matching, so the icon's
+    centre and the other dice's size are all that is needed); with no die found otherwise, none is
+    proposed."""
+    if not blobs:
+        return []
+    dist, s = contrast.dist, contrast.scale
+    side = float(np.median([b.side for b in blobs])) / s
+    noise = float(np.median(dist))
+    thr = max(BLOB_CONTRAST, 3.0 * noise)
+    strong = (dist >= thr).astype(np.uint8)
+    k = max(3, int(side / 4) | 1)
+    strong = cv2.morphologyEx(strong, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    n, lab, st, cen = cv2.connectedComponentsWithStats(strong, connectivity=8)
+    h, w = dist.shape
+    out: list[DieBlob] = []
+    for i in range(1, n):
+        x, y, bw, bh, a = st[i]
+        cx, cy = cen[i]
+        if not (0.35 * side <= max(bw, bh) <= 1.2 * side) or min(bw, bh) < 0.35 * max(bw, bh):
+            continue
+        if cx - side / 2 < 1 or cy - side / 2 < 1 or cx + side / 2 > w - 1 or cy + side / 2 > h - 1:
+            continue
+        if any(math.hypot(cx - b.center[0] / s, cy - b.center[1] / s) < 0.8 * (side + b.side / s) / 2 for b in blobs):
+            continue
+        r = int(0.4 * side)
+        win = dist[int(cy) - r:int(cy) + r + 1, int(cx) - r:int(cx) + r + 1]
+        body = win[win < thr]
+        if body.size < 0.3 * win.size or float(np.median(body)) < max(ICON_BODY, 2.0 * noise):
+            continue
+        half = side * s / 2
+        out.append(DieBlob((float(cx * s), float(cy * s)), float(side * s), 0.0,
+                           (int(cx * s - half), int(cy * s - half), int(cx * s + half), int(cy * s + half))))
+    return out
+
+
 def face_patch(image: np.ndarray, blob: DieBlob) -> np.ndarray:
     """The die's face warped upright into a PATCH x PATCH grey patch (float32, zero mean, unit norm)."""
     img = _as_bgr(image)
@@ -118,15 +359,44 @@ def face_patch(image: np.ndarray, blob: DieBlob) -> np.ndarray:
     return _normalise(patch)
 
 
+def face_patches(image: np.ndarray, blob: DieBlob) -> np.ndarray:
+    """:func:`face_patch` cut at SHIFTS x SHIFTS offsets and at SCALES of the blob's side: K x PATCH x
+    PATCH.  Matching takes the best of them, which absorbs the blob's error in centre and size."""
+    img = _as_bgr(image)
+    grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    out = []
+    cx, cy = blob.center
+    for sc in SCALES:
+        step = blob.side * INNER * sc / PATCH  # source pixels per patch pixel
+        for dy in SHIFTS:
+            for dx in SHIFTS:
+                x0, y0 = cx + dx * step - PATCH / 2 * step, cy + dy * step - PATCH / 2 * step
+                m = np.float32([[step, 0, x0], [0, step, y0]])
+                p = cv2.warpAffine(grey, m, (PATCH, PATCH), flags=cv2.WARP_INVERSE_MAP | cv2.INTER_LINEAR,
+                                   borderMode=cv2.BORDER_REPLICATE)
+                out.append(_normalise(p))
+    return np.array(out, dtype=np.float32)
+
+
+_YY, _XX = np.mgrid[0:PATCH, 0:PATCH]
+#: The disc inside a patch: what stays inside the patch at any rotation.
+_DISC = ((_XX - (PATCH - 1) / 2) ** 2 + (_YY - (PATCH - 1) / 2) ** 2) <= (PATCH / 2) ** 2
+
+
+def _disc_vector(p: np.ndarray) -> np.ndarray:
+    """The patch inside its inscribed disc, lightly blurred (thin icon strokes then still overlap when
+    the die's centre, turn or size is a pixel off), zero mean, unit norm."""
+    v = (cv2.GaussianBlur(p.astype(np.float32), (0, 0), MATCH_BLUR) if MATCH_BLUR > 0 else p)[_DISC].astype(np.float32)
+    v = v - v.mean()
+    n = float(np.linalg.norm(v))
+    return v / n if n > 1e-6 else v
+
+
 def _normalise(patch: np.ndarray) -> np.ndarray:
     p = patch.astype(np.float32)
     p -= p.mean()
     n = float(np.linalg.norm(p))
     return p / n if n > 1e-6 else p
-
-
-def _rotations(p: np.ndarray) -> list[np.ndarray]:
-    return [np.rot90(p, k) for k in range(4)]
 
 
 @dataclass(frozen=True)
@@ -142,6 +412,7 @@ class FaceLibrary:
     """Taught faces: ``examples[die][face]`` is a list of normalised patches (see module doc)."""
 
     examples: dict[str, dict[str, list[np.ndarray]]] = field(default_factory=dict)
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def dice(self) -> list[str]:
         return sorted(self.examples)
@@ -177,18 +448,38 @@ class FaceLibrary:
             if not self.examples[die]:
                 del self.examples[die]
 
+    def _bank(self, die: str) -> dict[str, np.ndarray]:
+        """Every taught example of ``die`` turned through a full circle in ROT_STEP steps, as disc-masked,
+        normalised vectors (cached until the library changes)."""
+        key = (die, tuple((f, len(p)) for f, p in sorted(self.examples[die].items())))
+        hit = self._cache.get(die)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        bank: dict[str, np.ndarray] = {}
+        c = (PATCH - 1) / 2.0
+        for face, pats in self.examples[die].items():
+            vecs = []
+            for ex in pats:
+                for a in np.arange(0.0, 360.0, ROT_STEP):
+                    m = cv2.getRotationMatrix2D((c, c), float(a), 1.0)
+                    r = cv2.warpAffine(ex.astype(np.float32), m, (PATCH, PATCH), flags=cv2.INTER_LINEAR,
+                                       borderMode=cv2.BORDER_REPLICATE)
+                    vecs.append(_disc_vector(r))
+            bank[face] = np.array(vecs, dtype=np.float32)
+        self._cache[die] = (key, bank)
+        return bank
+
     def match(self, die: str, patch: np.ndarray, blob: DieBlob) -> FaceMatch:
-        """Best face for one normalised patch, with its score and its lead over the other faces."""
+        """Best face for one die, with its score and its lead over the other faces.  ``patch`` is the die's
+        face as :func:`face_patch` cuts it, or (what :meth:`read` passes) a stack of such patches cut at
+        a few shifts and scales around the blob (:func:`face_patches`): the blob's centre and size are
+        only approximate (a shadow or the die's side face can be part of the blob)."""
         faces = self.examples.get(die)
         if not faces:
             raise KeyError(f"the face library has no die called {die!r}; teach it first")
-        best: dict[str, float] = {}
-        for face, pats in faces.items():
-            s = -1.0
-            for ex in pats:
-                for rot in _rotations(ex):
-                    s = max(s, float((rot * patch).sum()))
-            best[face] = s
+        cands = patch[None] if patch.ndim == 2 else patch
+        q = np.array([_disc_vector(p) for p in cands], dtype=np.float32)
+        best = {face: float((q @ vecs.T).max()) for face, vecs in self._bank(die).items()}
         ranked = sorted(best.items(), key=lambda kv: -kv[1])
         top_face, top = ranked[0]
         second = ranked[1][1] if len(ranked) > 1 else -1.0
@@ -201,7 +492,9 @@ class FaceLibrary:
         if die not in self.examples:
             raise KeyError(f"the face library has no die called {die!r}; teach it first")
         img = _as_bgr(image)
-        return [self.match(die, face_patch(img, b), b) for b in find_die_blobs(img)]
+        blobs, contrast = find_die_blobs_and_contrast(img)
+        blobs = blobs + icon_blobs(blobs, contrast)
+        return [self.match(die, face_patches(img, b), b) for b in blobs]
 
     # -- (de)serialisation ---------------------------------------------------------------------------
     def to_dict(self) -> dict:

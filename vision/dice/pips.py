@@ -269,6 +269,7 @@ class FaceRead:
     roundness: float = 1.0  # median roundness of the face's pips
     pip_r: float = 0.0  # median pip radius
     n: int = 0  # pips in the face
+    body: bool = False  # read die-first (vision/dice/bodies.py): the whole die and all its pips were seen
 
 
 def _layout_value(pts: np.ndarray, r: float) -> tuple[int | None, float]:
