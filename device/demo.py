@@ -54,6 +54,13 @@ class FakeClock:
         return self.now
 
 
+#: The camera's frame for the demo: 720p, the resolution the table reader is benchmarked at.
+FRAME_SIZE = (1280, 720)
+
+#: Paint for the model cars, one per car in setup order (the camera tells them apart by their roof tags).
+CAR_COLOURS = ((200, 40, 30), (40, 150, 60), (40, 80, 200), (220, 180, 30), (120, 40, 160), (20, 20, 20))
+
+
 class DemoFailure(RuntimeError):
     """The pipeline did not do what the script expected (a misread die, a template not seen)."""
 
@@ -121,7 +128,8 @@ class GaslandsDemo:
 
     # -- the camera's view ----------------------------------------------------------------------------
     def scene(self, *, template: dict[str, Any] | None = None, dice: list[tuple[str, Any]] = ()) -> np.ndarray:
-        cars = [self._CarSpec(vid, self.table.tags[vid], x, y, h) for vid, (x, y, h) in self.table.cars.items()]
+        cars = [self._CarSpec(vid, self.table.tags[vid], x, y, h, colour=CAR_COLOURS[i % len(CAR_COLOURS)])
+                for i, (vid, (x, y, h)) in enumerate(self.table.cars.items())]
         templates = []
         if template is not None:
             templates.append(self._TemplateSpec(template["template"], template.get("hand", "left"),
@@ -134,7 +142,7 @@ class GaslandsDemo:
                 logged = sum(v.hazards for v in state.vehicles if v.owner == player)
                 tokens[zone] = max(0, min(8, logged - self.token_offset.get(zone, 0)))
         self.tokens_shown = dict(tokens)
-        spec = self._SceneSpec(cars=cars, templates=templates, tokens=tokens,
+        spec = self._SceneSpec(image_size=FRAME_SIZE, cars=cars, templates=templates, tokens=tokens,
                                dice=[self._DieSpec(kind, face) for kind, face in dice], tilt_deg=6.0,
                                tilt_azimuth_deg=30.0)
         image, _truth = self._render(spec, self.rng)
@@ -164,9 +172,11 @@ class GaslandsDemo:
 
         library = FaceLibrary()
         for face in ("SHIFT", "HAZARD", "SLIDE", "SPIN"):
-            image = self.scene(dice=[("skid", face.lower())] * 2)
-            crop = image[self.region.y:self.region.y + self.region.height, self.region.x:self.region.x + self.region.width]
-            library.teach("skid", face, crop)
+            for _ in range(2):  # each face shown twice, three dice at a time, wherever they fall
+                image = self.scene(dice=[("skid", face.lower())] * 3)
+                crop = image[self.region.y:self.region.y + self.region.height,
+                             self.region.x:self.region.x + self.region.width]
+                library.teach("skid", face, crop)
         # check the lesson on a fresh roll before the game relies on it
         check = self.scene(dice=[("skid", "spin"), ("skid", "shift"), ("skid", "slide")])
         crop = check[self.region.y:self.region.y + self.region.height, self.region.x:self.region.x + self.region.width]
@@ -243,6 +253,10 @@ class GaslandsDemo:
             x, y = self.calibration.to_px(np.array([z.polygon[0]], dtype=float))[0]
             cv2.putText(canvas, f"{zone}: {count} tokens", (int(x) + 4, int(y) + 18), cv2.FONT_HERSHEY_SIMPLEX, 0.55,
                         (0, 200, 255), 2)
+        if prompt is not None:
+            cv2.rectangle(canvas, (0, 0), (canvas.shape[1], 30), (20, 20, 20), -1)
+            cv2.putText(canvas, f"{name[3:]}: {prompt.text}"[:110], (8, 21), cv2.FONT_HERSHEY_SIMPLEX, 0.55,
+                        (255, 255, 255), 1, cv2.LINE_AA)
         path = self.out / "frames" / f"{name}.jpg"
         cv2.imwrite(str(path), canvas, [cv2.IMWRITE_JPEG_QUALITY, 85])
         return path
