@@ -761,7 +761,7 @@ class App:
             readings = self._tray_readings  # still since the last read: the same dice, no need to read again
         else:
             try:
-                readings = list(self.reader.read_dice(tray, prompt.die))
+                readings = list(self.reader.read_dice(tray, self.vision_die(prompt.die)))
             except Exception as exc:
                 self.notify("vision", f"dice not read: {exc}"[:60], None, now=now)
                 return
@@ -788,6 +788,15 @@ class App:
         self._dice.reset()
         if command is not None:
             self.apply(command, source="camera", now=now)
+
+    def vision_die(self, die: str) -> str:
+        """The die as the camera should read it.  A die the owner taught is read by its taught faces; a
+        game's own name for plain pip dice (Thunder Road's movement dice: faces 1-6) is read as a d6."""
+        faces = getattr(self.reader, "faces", None)
+        taught = faces is not None and die in faces.dice()
+        if die != "d6" and not taught and list(getattr(self.module, "DIE_TYPES", {}).get(die, ())) == [1, 2, 3, 4, 5, 6]:
+            return "d6"
+        return die
 
     def _frame_template(self, table: Any, prompt: Prompt, now: float) -> None:
         vehicle = prompt.vehicle

@@ -1,0 +1,56 @@
+"""Dice read by the camera through the loop, for games that name their pip dice themselves."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from device.app import App, VisionReader, load_game, open_match
+from device.buttons import ScriptedButtons
+from device.camera import Camera, StillBackend
+from device.store import Store
+from vision.dice import FaceLibrary
+from vision.dice.render import render_scene
+
+
+class Screens:
+    def show(self, player: str, image: Any) -> bool:
+        return True
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_thunder_road_movement_dice_are_read_as_pip_dice(tmp_path: Path) -> None:
+    """"FX dice ... Road, Stunt, Shooting ..." are taught faces; the four movement dice are ordinary d6: the
+    camera reads their pips although the game calls them "movement", and the roll goes to the rules."""
+    module = load_game("thunder_road")
+    with Store(tmp_path / "tr.sqlite") as store:
+        _, match, _ = open_match(store, module, tomllib.loads(module.EXAMPLE_SETUP))
+        prompt = match.prompt()
+        assert prompt.awaits == "dice" and prompt.die == "movement" and prompt.count == 4
+        faces = [3, 5, 1, 6]
+        image, _ = render_scene(faces, np.random.default_rng(4))
+        clock = Clock()
+        app = App(module, match, buttons=ScriptedButtons(), displays=Screens(), clock=clock,
+                  camera=Camera(StillBackend(image), clock=clock, fps=10),
+                  reader=VisionReader(faces=FaceLibrary()), settle_frames=3)
+        assert app.vision_die("movement") == "d6" and app.vision_die("fire") == "fire"
+        for _ in range(20):
+            clock.now += 0.1
+            app.step(clock.now)
+            if app.history:
+                break
+        assert app.history, f"no roll was read (prompt: {app.prompt().text})"
+        applied = app.history[0]
+        assert applied.source == "camera" and applied.outcome.accepted, applied
+        assert applied.command.type == "roll" and applied.command.args["player"] == prompt.player
+        assert sorted(applied.command.args["dice"]) == sorted(faces)
