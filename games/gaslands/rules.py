@@ -444,10 +444,6 @@ def _gain_hazards(draft: _Draft) -> None:
         draft.emit("step_entered", step=Step.MOVE.value)
 
 
-def _after_shifts(draft: _Draft) -> None:
-    _gain_hazards(draft)
-
-
 def _losing_control(state: GaslandsState) -> list[str]:
     """Vehicles with 6 or more hazard tokens, not wrecked, in seating order from the active player."""
     act = state.activation
@@ -650,7 +646,7 @@ def _skid_roll(draft: _Draft, cmd: Command) -> None:
     if _shifts_open(draft.state):
         draft.emit("step_entered", step=Step.SHIFTS.value)
     else:
-        _after_shifts(draft)
+        _gain_hazards(draft)
 
 
 def _push_it(draft: _Draft, cmd: Command) -> None:
@@ -676,7 +672,7 @@ def _push_it(draft: _Draft, cmd: Command) -> None:
     draft.emit("hazards_gained", vehicle=act.vehicle, count=1, cause="push it")
     draft.emit("skid_dice_pushed", vehicle=act.vehicle, reroll=reroll, faces=faces)
     if not _shifts_open(draft.state):
-        _after_shifts(draft)
+        _gain_hazards(draft)
 
 
 def _shift(draft: _Draft, cmd: Command) -> None:
@@ -705,7 +701,7 @@ def _shift(draft: _Draft, cmd: Command) -> None:
         raise Illegal(f"{v.name} has no hazard token to discard")
     draft.emit("shift_spent", **data)
     if draft.state.activation and draft.state.activation.shifts_left == 0:
-        _after_shifts(draft)
+        _gain_hazards(draft)
 
 
 def _end_shifts(draft: _Draft, cmd: Command) -> None:
@@ -713,7 +709,7 @@ def _end_shifts(draft: _Draft, cmd: Command) -> None:
     assert act is not None
     for _ in range(act.shifts_left):
         draft.emit("shift_spent", vehicle=act.vehicle, use="discard")
-    _after_shifts(draft)
+    _gain_hazards(draft)
 
 
 def _confirm(draft: _Draft, cmd: Command) -> None:
