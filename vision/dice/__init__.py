@@ -57,6 +57,9 @@ class DieReading:
 VETO_P = 0.8
 #: least network probability of the pips' own value for the reading to stand;
 AGREE_MIN = 0.05
+#: ... for a pip-first 1: a lone spot has no layout to check (the weakest pip evidence, as for
+#: BODY_ONE_VETO_P), so it stands only if the network gives it at least even odds (round 3, dev split).
+ONE_AGREE_MIN = 0.5
 #: a face whose pips fit a d6 layout is dropped as "not a die" only when the network is this sure;
 DROP_P = 0.99
 #: network probability needed to give a value the pips could not (a null face or a weak pip group);
@@ -71,6 +74,10 @@ BODY_VETO_P = 0.9995
 BODY_ONE_VETO_P = 0.9
 #: Propose the mat blobs (find_die_blobs) to the verifier instead of the border-colour blobs.
 PROPOSE_FROM_MAT_BLOBS = False
+#: ... and the mat blobs as well, where no other proposal lies (round 3: dice touching each other or a
+#: tray wall are often found by only one of the two blob finders).  The verifier has seen such crops:
+#: it was trained on crops at the labelled boxes of whole dice, which is what a mat blob on a die is.
+PROPOSE_MAT_BLOBS_TOO = True
 #: Use the learned verifier when its weights are present (tests switch it off to test the pips alone).
 USE_VERIFIER = True
 #: Also propose square blobs against the table (dice whose pips were not found) to the verifier.
@@ -170,7 +177,8 @@ def _verified(img: np.ndarray, faces: list[FaceRead]) -> list[FaceRead]:
         if k == 0 and pk >= (DROP_P if f.value is not None else VETO_P):
             continue  # not a die's top face
         if f.value is not None:
-            if (k != f.value and pk >= VETO_P) or float(p[f.value]) < AGREE_MIN:
+            agree_min = ONE_AGREE_MIN if f.value == 1 else AGREE_MIN
+            if (k != f.value and pk >= VETO_P) or float(p[f.value]) < agree_min:
                 f = replace(f, value=None, confidence=0.0)
             else:
                 f = replace(f, confidence=float(min(f.confidence, 0.5 + 0.5 * float(p[f.value]))))
@@ -199,6 +207,8 @@ def read_dice(image: np.ndarray, *, die: str = D6, library: FaceLibrary | None =
             faces = _on_table(faces, contrast)
         if use_net and BLOB_PROPOSALS:
             faces += _blob_proposals(img, faces, blobs if PROPOSE_FROM_MAT_BLOBS else None)
+            if PROPOSE_MAT_BLOBS_TOO and not PROPOSE_FROM_MAT_BLOBS:
+                faces += _blob_proposals(img, faces, blobs)
         for f in _verified(img, faces):
             cx, cy = f.center
             box = (max(0, int(round(cx - f.half))), max(0, int(round(cy - f.half))),
