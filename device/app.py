@@ -792,8 +792,8 @@ class App:
     def vision_die(self, die: str) -> str:
         """The die as the camera should read it.  A die the owner taught is read by its taught faces; a
         game's own name for plain pip dice (Thunder Road's movement dice: faces 1-6) is read as a d6."""
-        faces = getattr(self.reader, "faces", None)
-        taught = faces is not None and die in faces.dice()
+        library = getattr(self.reader, "faces", None)  # a vision.dice.FaceLibrary when the reader has one
+        taught = callable(getattr(library, "dice", None)) and die in library.dice()
         if die != "d6" and not taught and list(getattr(self.module, "DIE_TYPES", {}).get(die, ())) == [1, 2, 3, 4, 5, 6]:
             return "d6"
         return die
