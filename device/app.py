@@ -998,19 +998,9 @@ def _plain(value: Any) -> Any:
 
 
 def open_match(store: Any, game_module: Any, options: Mapping[str, Any] | None) -> tuple[int, Match[Any], bool]:
-    """Resume the latest unfinished game of this kind in ``store``, or begin a new one with ``options``.
-
-    Returns ``(game_id, match, resumed)``.  A new game's row and first decision are written in one
-    transaction (``Store.begin_game``), so a crash can never leave a game that cannot be resumed.
-    """
-    game = game_module.GAME
-    game_id = store.latest_unfinished(game.name)
-    if game_id is not None:
-        return game_id, Match(game, store.records(game_id), sink=store.sink(game_id)), True
-    if options is None:
-        raise ValueError("no setup to start a new game with")
-    game_id, records = store.begin_game(game.name, list(game.start(options)))
-    return game_id, Match(game, records, sink=store.sink(game_id)), False
+    """Resume the latest unfinished game of this kind in ``store``, or begin a new one with ``options``:
+    ``(game_id, match, resumed)`` (see :meth:`device.store.Store.open_match`)."""
+    return store.open_match(game_module.GAME, options)
 
 
 def load_game(name: str) -> Any:

@@ -20,7 +20,6 @@ from typing import Any, TextIO
 from device.store import Store, StoreError
 from games import REGISTRY, load_game
 from games.core import Command, Illegal, Match
-from games.core.match import CorruptLog
 
 
 def to_jsonable(obj: Any) -> Any:
@@ -53,28 +52,18 @@ def read_setup(path: Path) -> dict[str, Any]:
 
 
 def open_match(game_name: str, store: Store, setup: Mapping[str, Any] | None, *, new: bool = False) -> tuple[int, Match[Any]]:
-    """Resume the latest unfinished game of this kind in the log, or begin one from ``setup``."""
-    game = load_game(game_name)
-    game_id = None if new else store.latest_unfinished(game_name)
-    if game_id is not None:
-        if setup is not None:
-            print(f"pitboard: resuming unfinished {game_name} game {game_id} in {store.path}; the --setup file is "
-                  "not used (give --new to start another game)", file=sys.stderr)
-        try:
-            return game_id, Match(game, store.records(game_id), sink=store.sink(game_id))
-        except CorruptLog as exc:
-            raise _user_error(
-                f"{store.path}: game {game_id} cannot be replayed ({exc}). Nothing was changed; "
-                "export it with `pitboard log export` to inspect it, or start a new game with --new."
-            ) from None
-    if setup is None:
-        raise _user_error(f"{store.path} holds no unfinished {game_name} game; give --setup to start one")
+    """Resume the latest unfinished game of this kind in the log, or begin one from ``setup``; what goes wrong
+    is told as a :class:`device.cli.UserError`."""
+    if not new and setup is not None and (resuming := store.latest_unfinished(game_name)) is not None:
+        print(f"pitboard: resuming unfinished {game_name} game {resuming} in {store.path}; the --setup file is "
+              "not used (give --new to start another game)", file=sys.stderr)
     try:
-        options_events = list(game.start(setup))
+        game_id, match, _ = store.open_match(load_game(game_name), setup, new=new)
     except Illegal as exc:
         raise _user_error(exc.reason) from None
-    game_id, records = store.begin_game(game_name, options_events)
-    return game_id, Match(game, records, sink=store.sink(game_id))
+    except StoreError as exc:
+        raise _user_error(f"{exc}{'; give --setup to start one' if setup is None else ''}") from None
+    return game_id, match
 
 
 def mark_finished(store: Store, game_id: int, match: Match[Any]) -> None:

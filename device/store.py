@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
-from games.core import Event, Record
+from games.core import Event, Game, Match, Record
+from games.core.match import CorruptLog
 
 SCHEMA_VERSION = 1
 APPLICATION_ID = 0x50495442  # "PITB": marks the file as ours
@@ -152,6 +153,27 @@ class Store:
             (game,),
         ).fetchone()
         return None if row is None else int(row[0])
+
+    def open_match(
+        self, game: Game[Any, Any], options: Mapping[str, Any] | None, *, new: bool = False
+    ) -> tuple[int, Match[Any], bool]:
+        """Resume the newest unfinished game of this kind, or begin one from ``options`` (``new``: always
+        begin).  Returns ``(game_id, match, resumed)``; the match records through this store.  A log that
+        cannot be replayed is a :class:`StoreError` and is left as it is; bad options raise
+        :class:`games.core.Illegal` from the game."""
+        game_id = None if new else self.latest_unfinished(game.name)
+        if game_id is not None:
+            try:
+                return game_id, Match(game, self.records(game_id), sink=self.sink(game_id)), True
+            except CorruptLog as exc:
+                raise StoreError(
+                    f"{self.path}: game {game_id} cannot be replayed ({exc}). Nothing was changed; export it with "
+                    f"`pitboard log export --db {self.path} --game-id {game_id}` to inspect it, or start a new game"
+                ) from None
+        if options is None:
+            raise StoreError(f"{self.path} holds no unfinished {game.name} game, and no setup was given to start one")
+        game_id, records = self.begin_game(game.name, list(game.start(options)))
+        return game_id, Match(game, records, sink=self.sink(game_id)), False
 
     def finish(self, game_id: int) -> None:
         self._db.execute("UPDATE games SET finished = 1 WHERE id = ?", (game_id,))
