@@ -18,7 +18,6 @@ scripted commands through the same loop, store and screens, with no camera.
 from __future__ import annotations
 
 import dataclasses
-import json
 import shutil
 import time
 import tomllib
@@ -35,7 +34,7 @@ from device.camera import Camera, StillBackend
 from device.config import Region
 from device.displays import ScreenSpec, build_bank, write_captures
 from device.store import Store
-from games.core import Command, Match
+from games.core import Command
 
 Log = Callable[[str], None]
 

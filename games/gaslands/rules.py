@@ -13,7 +13,7 @@ the log, and replaying the log never needs to re-run rules.  ``evolve`` is a pla
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
