@@ -103,8 +103,13 @@ class ScreenConfig:
     @property
     def where(self) -> str:
         """``i2c-1 0x3C`` or ``i2c-1 mux 0x70 ch 2 0x3C``: how check and the notices name the screen."""
-        mux = f" mux 0x{self.mux_address:02X} ch {self.mux_channel}" if self.mux_address is not None else ""
-        return f"i2c-{self.port}{mux} 0x{self.address:02X}"
+        return screen_where(self)
+
+
+def screen_where(screen: Any) -> str:
+    """Where a screen (anything with ``port``, ``address``, ``mux_address``, ``mux_channel``) sits on the bus."""
+    mux = f" mux 0x{screen.mux_address:02X} ch {screen.mux_channel}" if screen.mux_address is not None else ""
+    return f"i2c-{screen.port}{mux} 0x{screen.address:02X}"
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from PIL import Image
 
+from device.config import ScreenConfig, screen_where
 from device.displays.partial import Addressing, PartialUpdater, Window
 from device.displays.transport import CountingSerial, MuxedSerial, MuxRegistry, SerialLike
 
@@ -61,23 +62,12 @@ class ScreenSpecLike(Protocol):
     rotate: int
 
 
-@dataclass(frozen=True)
-class ScreenSpec:
-    """One ``[[screens]]`` entry.  ``device.config.ScreenConfig`` is accepted wherever this is."""
-
-    player: str
-    driver: str = "ssd1306"
-    port: int = 1
-    address: int = 0x3C
-    mux_address: int | None = None
-    mux_channel: int | None = None
-    rotate: int = 0
+#: One ``[[screens]]`` entry: the configuration's own dataclass, so a screen is described in one place.
+ScreenSpec = ScreenConfig
 
 
-def where(spec: ScreenSpecLike) -> str:
-    """``i2c-1 0x3C`` or ``i2c-1 mux 0x70 ch 2 0x3C``."""
-    mux = f" mux 0x{spec.mux_address:02X} ch {spec.mux_channel}" if spec.mux_address is not None else ""
-    return f"i2c-{spec.port}{mux} 0x{spec.address:02X}"
+#: ``i2c-1 0x3C`` or ``i2c-1 mux 0x70 ch 2 0x3C``.
+where = screen_where
 
 
 def driver_of(spec: ScreenSpecLike) -> Driver:
