@@ -173,18 +173,24 @@ def find_die_blobs_border(image: np.ndarray, min_side: int = 12, max_side: int |
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     out: list[DieBlob] = []
     for cnt in contours:
-        area = cv2.contourArea(cnt)
-        if area < min_side * min_side * 0.6:
-            continue
-        (cx, cy), (rw, rh), ang = cv2.minAreaRect(cnt)
-        side = (rw + rh) / 2
-        if not (min_side <= side <= max_side) or min(rw, rh) < 0.8 * max(rw, rh):
-            continue
-        if area < 0.75 * rw * rh:
-            continue
-        x, y, bw, bh = cv2.boundingRect(cnt)
-        out.append(DieBlob((float(cx), float(cy)), float(side), float(ang), (x, y, x + bw, y + bh)))
+        blob = _square_blob(cnt, min_side, max_side, aspect=0.8, fill=0.75)
+        if blob is not None:
+            out.append(blob)
     return out
+
+
+def _square_blob(cnt: np.ndarray, min_side: float, max_side: float, *, aspect: float, fill: float) -> DieBlob | None:
+    """The contour as a die body if it is one: big enough, side within bounds, nearly square (short side at
+    least ``aspect`` of the long one) and filling at least ``fill`` of its rotated rectangle."""
+    area = cv2.contourArea(cnt)
+    if area < min_side * min_side * 0.6:
+        return None
+    (cx, cy), (rw, rh), ang = cv2.minAreaRect(cnt)
+    side = (rw + rh) / 2
+    if not (min_side <= side <= max_side) or min(rw, rh) < aspect * max(rw, rh) or area < fill * rw * rh:
+        return None
+    x, y, bw, bh = cv2.boundingRect(cnt)
+    return DieBlob((float(cx), float(cy)), float(side), float(ang), (x, y, x + bw, y + bh))
 
 
 def find_die_blobs(image: np.ndarray, min_side: int = 12, max_side: int | None = None) -> list[DieBlob]:
@@ -272,16 +278,11 @@ def _find_blobs(img: np.ndarray, min_side: int, max_side: float) -> tuple[list[D
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     out: list[DieBlob] = []
     for cnt in contours:
-        area = cv2.contourArea(cnt)
-        if area < min_side * min_side * 0.6:
+        blob = _square_blob(cnt, min_side, max_side, aspect=BLOB_ASPECT, fill=BLOB_FILL)
+        if blob is None:
             continue
-        (cx, cy), (rw, rh), ang = cv2.minAreaRect(cnt)
-        side = (rw + rh) / 2
-        if not (min_side <= side <= max_side) or min(rw, rh) < BLOB_ASPECT * max(rw, rh):
-            continue
-        if area < BLOB_FILL * rw * rh:
-            continue
-        x, y, bw, bh = cv2.boundingRect(cnt)
+        x, y, x1, y1 = blob.box
+        bw, bh = x1 - x, y1 - y
         if x <= EDGE or y <= EDGE or x + bw >= w - EDGE or y + bh >= h - EDGE:
             continue
         # a die differs from the table almost everywhere on it; closed-up line work (a tray corner, a
@@ -290,7 +291,7 @@ def _find_blobs(img: np.ndarray, min_side: int, max_side: float) -> tuple[list[D
         cv2.drawContours(inside, [cnt - [x, y]], -1, 1, thickness=cv2.FILLED)
         if float((raw[y:y + bh, x:x + bw] > 0)[inside > 0].mean()) < BLOB_SOLID:
             continue
-        out.append(DieBlob((float(cx), float(cy)), float(side), float(ang), (x, y, x + bw, y + bh)))
+        out.append(blob)
     if len(out) >= 2:
         # specks of the mat that happen to be square: much smaller than the dice of the same picture
         med = float(np.median([b.side for b in out]))
