@@ -169,14 +169,17 @@ def test_a_game_row_left_without_events_by_a_crash_is_not_resumed(tmp_path):
     assert store.latest_unfinished("gaslands") == gid
 
 
+TWO_PLAYERS = (
+    '[[players]]\nname = "A"\n[[players.vehicles]]\ntype = "buggy"\n'
+    '[[players]]\nname = "B"\n[[players.vehicles]]\ntype = "car"\n'
+)
+
+
 def test_play_marks_a_finished_game_and_reports_a_resumed_one(tmp_path, capsys):
     from device.cli import main
 
     setup = tmp_path / "setup.toml"
-    setup.write_text(
-        '[[players]]\nname = "A"\n[[players.vehicles]]\ntype = "buggy"\n'
-        '[[players]]\nname = "B"\n[[players.vehicles]]\ntype = "car"\n'
-    )
+    setup.write_text(TWO_PLAYERS)
     script = tmp_path / "s.jsonl"
     script.write_text('{"type": "choose_template", "template": "gentle"}\n')
     db = str(tmp_path / "g.sqlite")
@@ -193,10 +196,7 @@ def test_play_stops_at_a_bad_line_with_its_number_and_keeps_the_lines_before(tmp
     from device.cli import main
 
     setup = tmp_path / "setup.toml"
-    setup.write_text(
-        '[[players]]\nname = "A"\n[[players.vehicles]]\ntype = "buggy"\n'
-        '[[players]]\nname = "B"\n[[players.vehicles]]\ntype = "car"\n'
-    )
+    setup.write_text(TWO_PLAYERS)
     script = tmp_path / "s.jsonl"
     script.write_text('{"type": "choose_template", "template": "gentle"}\n{"type": "place_template"}\n{oops\n')
     db = str(tmp_path / "g.sqlite")
