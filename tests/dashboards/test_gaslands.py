@@ -3,14 +3,14 @@ PITBOARD_REGOLD=1 and look at them), plus behaviour that does not need a picture
 
 from __future__ import annotations
 
-import os
 import tomllib
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
-from PIL import Image
+
+from golden_images import check_golden, lit
 
 from device.dashboards import render_view
 from device.dashboards.gaslands import featured, render, short_step
@@ -69,28 +69,10 @@ STATES: dict[str, tuple[PlayerView, bool]] = {
 }
 
 
-def bits(image: Image.Image) -> np.ndarray:
-    return np.asarray(image.convert("1"), dtype=bool)
-
-
 @pytest.mark.parametrize("name", sorted(STATES))
 def test_golden(name, tmp_path):
     v, blink = STATES[name]
-    image = render_view("gaslands", v, blink_on=blink)
-    assert image.mode == "1" and image.size == (128, 64)
-    path = GOLDEN / f"{name}.png"
-    if os.environ.get("PITBOARD_REGOLD") == "1":
-        path.parent.mkdir(parents=True, exist_ok=True)
-        image.save(path)
-        return
-    if not path.exists():
-        pytest.fail(f"no golden image {path}; look at the layout, then run with PITBOARD_REGOLD=1 to create it")
-    expected = Image.open(path)
-    diff = int((bits(image) != bits(expected)).sum())
-    if diff:
-        image.save(tmp_path / f"{name}.png")
-        pytest.fail(f"{name}: {diff} pixels differ from {path} (actual saved in {tmp_path}); if the change is "
-                    f"intended, look at it and regenerate with PITBOARD_REGOLD=1")
+    check_golden(render_view("gaslands", v, blink_on=blink), GOLDEN / f"{name}.png", tmp_path)
 
 
 def test_every_golden_file_belongs_to_a_state():
@@ -100,24 +82,24 @@ def test_every_golden_file_belongs_to_a_state():
 def test_alerts_flash_and_hide_when_blink_is_off():
     with_alert = view(alerts=(ILLEGAL,))
     on, off = render(with_alert, blink_on=True), render(with_alert, blink_on=False)
-    assert (bits(on) != bits(off)).sum() > 500
-    assert np.array_equal(bits(off), bits(render(view(), blink_on=True)))
+    assert (lit(on) != lit(off)).sum() > 500
+    assert np.array_equal(lit(off), lit(render(view(), blink_on=True)))
 
 
 def test_other_players_alerts_are_not_shown():
     theirs = view(alerts=(Alert("wrecked", "Brick WRECKED", "Bob"),))
-    assert np.array_equal(bits(render(theirs, blink_on=True)), bits(render(view(), blink_on=True)))
+    assert np.array_equal(lit(render(theirs, blink_on=True)), lit(render(view(), blink_on=True)))
 
 
 def test_each_hazard_changes_the_picture_including_beyond_the_line():
-    pictures = [bits(render(view(vehicle(hazards=h)), blink_on=False)) for h in range(0, 10)]
+    pictures = [lit(render(view(vehicle(hazards=h)), blink_on=False)) for h in range(0, 10)]
     for a, b in zip(pictures, pictures[1:]):
         assert (a != b).any()
 
 
 def test_your_activation_marker_lights_the_header():
     mine, theirs = render(view(), blink_on=True), render(view(your_activation=False), blink_on=True)
-    assert bits(mine)[:12].mean() > 0.5 > bits(theirs)[:12].mean()
+    assert lit(mine)[:12].mean() > 0.5 > lit(theirs)[:12].mean()
 
 
 def test_featured_vehicle_is_active_else_next_to_activate():
@@ -144,8 +126,8 @@ def test_dispatcher_remembers_frames_but_hands_out_copies():
     a = render_view("gaslands", v, blink_on=True)
     a.putpixel((0, 0), 1 - a.getpixel((0, 0)))  # the caller draws on its frame
     b = render_view("gaslands", v, blink_on=True)
-    assert np.array_equal(bits(b), bits(render(v, blink_on=True)))
-    assert not np.array_equal(bits(render_view("gaslands", replace(v, gear_phase=4), blink_on=True)), bits(b))
+    assert np.array_equal(lit(b), lit(render(v, blink_on=True)))
+    assert not np.array_equal(lit(render_view("gaslands", replace(v, gear_phase=4), blink_on=True)), lit(b))
 
 
 def test_dispatcher_refuses_unknown_games_clearly():
@@ -167,6 +149,6 @@ def test_views_from_the_real_rules_engine_render():
     alice = match.views()[0]
     assert any(a.kind == "wipeout_coming" for a in alice.alerts)
     on, off = render_view("gaslands", alice, blink_on=True), render_view("gaslands", alice, blink_on=False)
-    assert (bits(on) != bits(off)).any()
+    assert (lit(on) != lit(off)).any()
     for v in match.views():
         assert render_view("gaslands", v, blink_on=True).size == (128, 64)

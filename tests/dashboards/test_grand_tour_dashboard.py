@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from golden_images import check_golden
+
 from device.dashboards.grand_tour import render
 from games.core import Command, Match
 from games.grand_tour import GAME
@@ -50,19 +52,9 @@ STATES = {
 
 
 @pytest.mark.parametrize("name", sorted(STATES))
-def test_golden(name: str) -> None:
+def test_golden(name: str, tmp_path: Path) -> None:
     build, seat, blink = STATES[name]
-    image = render(build().views()[seat], blink_on=blink)
-    assert image.mode == "1" and image.size == (128, 64)
-    path = GOLDEN / f"{name}.png"
-    if os.environ.get("PITBOARD_REGOLD") == "1" or not path.exists():
-        if os.environ.get("PITBOARD_REGOLD") != "1":
-            pytest.fail(f"no golden image {path}; run with PITBOARD_REGOLD=1 to create it, then look at it")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        image.save(path)
-    golden = Image.open(path).convert("1")
-    assert golden.size == image.size
-    assert golden.tobytes() == image.tobytes(), f"{name} differs from {path} (PITBOARD_REGOLD=1 regenerates)"
+    check_golden(render(build().views()[seat], blink_on=blink), GOLDEN / f"{name}.png", tmp_path)
 
 
 def test_the_winner_flashes() -> None:

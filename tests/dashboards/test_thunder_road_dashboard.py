@@ -6,12 +6,13 @@ would actually see."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from golden_images import check_golden, lit
 import numpy as np
 from PIL import Image
 
@@ -136,28 +137,11 @@ STATES: dict[str, tuple[Callable[[], PlayerView], bool]] = {
 @pytest.mark.parametrize("name", sorted(STATES))
 def test_golden(name: str, tmp_path: Path) -> None:
     build, blink = STATES[name]
-    image = render(build(), blink_on=blink)
-    assert image.mode == "1" and image.size == (128, 64)
-    path = GOLDEN / f"{name}.png"
-    if os.environ.get("PITBOARD_REGOLD") == "1":
-        GOLDEN.mkdir(parents=True, exist_ok=True)
-        image.save(path)
-        return
-    if not path.exists():
-        pytest.fail(f"no golden image {path}; look at the layout, then run with PITBOARD_REGOLD=1 to create it")
-    if not np.array_equal(_pixels(image), _pixels(Image.open(path))):
-        image.save(tmp_path / f"{name}.png")
-        pytest.fail(f"{name}: the dashboard differs from {path} (drawn: {tmp_path / name}.png); if the change is "
-                    "intended, look at it and regenerate with PITBOARD_REGOLD=1")
-
-
-def _pixels(image: Image.Image) -> np.ndarray:
-    """Lit pixels as booleans (comparing mode "1" images through numpy: exact and mode-proof)."""
-    return np.asarray(image.convert("1"), dtype=bool)
+    check_golden(render(build(), blink_on=blink), GOLDEN / f"{name}.png", tmp_path)
 
 
 def _differ(a: Image.Image, b: Image.Image) -> bool:
-    return not np.array_equal(_pixels(a), _pixels(b))
+    return not np.array_equal(lit(a), lit(b))
 
 
 def test_every_golden_file_belongs_to_a_state() -> None:
