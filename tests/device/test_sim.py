@@ -97,12 +97,8 @@ class GreyReader:
         return None
 
 
-def test_sim_reads_dice_from_image_files(tmp_path: Path) -> None:
-    folder = tmp_path / "rolls"
-    folder.mkdir()
-    cv2.imwrite(str(folder / "a.png"), np.full((40, 60, 3), 100, np.uint8))
-    out = io.StringIO()
-    sim = Sim("gaslands", out=out, dice_images=folder, reader=GreyReader(), clock=lambda: 0.0)
+def roll_the_tray(sim: Sim) -> None:
+    """Pick the vehicle if asked, OK the first template, NEXT to the skid check, then r: the next tray image."""
     try:
         sim.step()
         if sim.app.prompt().awaits == "vehicle":
@@ -110,6 +106,15 @@ def test_sim_reads_dice_from_image_files(tmp_path: Path) -> None:
         sim.feed("onr")
     finally:
         sim.close()
+
+
+def test_sim_reads_dice_from_image_files(tmp_path: Path) -> None:
+    folder = tmp_path / "rolls"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "a.png"), np.full((40, 60, 3), 100, np.uint8))
+    out = io.StringIO()
+    sim = Sim("gaslands", out=out, dice_images=folder, reader=GreyReader(), clock=lambda: 0.0)
+    roll_the_tray(sim)
     assert "[camera] {'type': 'skid_roll', 'faces': ['SHIFT', 'HAZARD']} -> ok" in _commands(out.getvalue())
 
 
@@ -287,11 +292,5 @@ def test_sim_reads_a_real_d6_photo_through_vision(tmp_path: Path) -> None:
     (folder / REAL.name).write_bytes(REAL.read_bytes())
     out = io.StringIO()
     sim = Sim("gaslands", setup=setup, dice_images=folder, out=out, clock=lambda: 0.0)
-    try:
-        sim.step()
-        if sim.app.prompt().awaits == "vehicle":
-            sim.feed("o")
-        sim.feed("onr")
-    finally:
-        sim.close()
+    roll_the_tray(sim)
     assert "[camera] {'type': 'skid_roll', 'faces': [3]} -> ok" in _commands(out.getvalue())
