@@ -425,14 +425,21 @@ def _decide_roll(state: ThunderRoadState, command: Command) -> list[Event]:
     return events
 
 
-def _decide_assign(state: ThunderRoadState, command: Command) -> list[Event]:
+def _die_for_own_vehicle(state: ThunderRoadState, command: Command, doing: str) -> tuple[str, int, str, Any]:
+    """On a turn: whose turn, the die named, and the vehicle named, which must be the player's own
+    (``doing`` finishes the refusal: "assign your die to", "coast")."""
     _needs_step(state, Step.TURN)
     who = _current_player(state, command)
     die = _die(command.get("die"))
     vid = resolve_vehicle(state, command.get("vehicle"), who)
     v = state.vehicle(vid)
     if v.owner != who:
-        raise Illegal(f"{_label(state, vid)} is not yours: assign your die to one of your own vehicles")
+        raise Illegal(f"{_label(state, vid)} is not yours: {doing} one of your own vehicles")
+    return who, die, vid, v
+
+
+def _decide_assign(state: ThunderRoadState, command: Command) -> list[Event]:
+    who, die, vid, v = _die_for_own_vehicle(state, command, "assign your die to")
     player = state.player(who)
     if die not in player.dice:
         raise Illegal(f"you have no unused {die}: your unused dice are {_dice_words(player.dice)}")
@@ -453,13 +460,7 @@ def _decide_assign(state: ThunderRoadState, command: Command) -> list[Event]:
 
 
 def _decide_coast(state: ThunderRoadState, command: Command) -> list[Event]:
-    _needs_step(state, Step.TURN)
-    who = _current_player(state, command)
-    die = _die(command.get("die"))
-    vid = resolve_vehicle(state, command.get("vehicle"), who)
-    v = state.vehicle(vid)
-    if v.owner != who:
-        raise Illegal(f"{_label(state, vid)} is not yours: coast one of your own vehicles")
+    who, die, vid, v = _die_for_own_vehicle(state, command, "coast")
     unmoved = state.unmoved(who)
     if unmoved:
         names = ", ".join(x.id.split("/", 1)[1] for x in unmoved)
