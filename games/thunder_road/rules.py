@@ -402,7 +402,7 @@ def _decide_roll(state: ThunderRoadState, command: Command) -> list[Event]:
         per_player = dict(command.get("dice"))
     else:
         who = command.get("player")
-        if who is None:
+        if not isinstance(who, str):
             raise Illegal('say whose dice these are: {"type": "roll", "player": "Ana", "dice": [1, 2, 3, 4]}')
         per_player = {who: command.get("dice")}
     if not per_player:

@@ -637,3 +637,16 @@ REQUIRED_SENTENCES = (
     "vehicle moves, its owner must roll the Fire die: the result may add moves, put the fire out, or eliminate "
     "the vehicle.",
 )
+
+
+def test_a_roll_naming_no_player_by_name_is_refused_not_a_crash():
+    """Found by the stateful test: a roll whose "player" is not a name (a list, from a bad script line) is
+    refused with the expected shape of the command."""
+    import tomllib
+
+    from games.core import Command, Match
+    from games.thunder_road import EXAMPLE_SETUP, GAME
+
+    match = Match.begin(GAME, tomllib.loads(EXAMPLE_SETUP))
+    outcome = match.apply(Command("roll", {"player": ["Ana"], "dice": [1, 2, 3, 4]}))
+    assert not outcome.accepted and "whose dice" in (outcome.reason or "")
