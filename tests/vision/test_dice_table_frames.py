@@ -18,38 +18,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.calibration import calibrate_from_markers
 from vision.dice import FaceLibrary, read_dice
-from vision.markers import detect_tags
-from vision.synth.scene import SKID_FACES, CarSpec, DieSpec, SceneSpec, render_scene
-from vision.table import default_config
-
-SIZES = ((1280, 720), (1920, 1080))
+from vision.synth.dice_frames import SIZES, tray_frame as _tray_frame
+from vision.synth.scene import SKID_FACES, DieSpec
 HELD_OUT_FRAMES = 16  # per kind (d6, skid), half at each size
-
-
-def _tray_frame(rng: np.random.Generator, size: tuple[int, int], dice: list[DieSpec]):
-    """A rendered table frame, calibrated from its corner tags; returns the tray crop and the dice as
-    (face, centre in crop pixels, side in crop pixels)."""
-    spec = SceneSpec(image_size=size, cars=[CarSpec("a", 10, 150.0, 170.0, 0.0)], dice=dice,
-                     tilt_deg=float(rng.uniform(0.0, 10.0)), tilt_azimuth_deg=float(rng.uniform(0.0, 360.0)))
-    img, truth = render_scene(spec, rng)
-    cfg = default_config()
-    tags = detect_tags(img, cfg.dictionary)
-    cal = calibrate_from_markers({t.id: t.corners_px for t in tags}, cfg.corner_layout(spec.mat_mm), size)
-    pts = cal.to_px(np.array(cal.zone("tray").polygon, float))
-    x0, y0 = np.maximum(pts.min(axis=0).astype(int), 0)
-    x1, y1 = pts.max(axis=0).astype(int)
-    crop = img[y0:y1, x0:x1]
-    hm = np.array(truth["mm_to_px"])
-    placed = []
-    for d in truth["dice"]:
-        p = hm @ np.array([*d["centre_mm"], 1.0])
-        q = hm @ np.array([d["centre_mm"][0] + 16.0, d["centre_mm"][1], 1.0])
-        c = p[:2] / p[2]
-        side = float(np.linalg.norm(q[:2] / q[2] - c))
-        placed.append((d["face"], (float(c[0] - x0), float(c[1] - y0)), side))
-    return crop, placed
 
 
 def _score(readings, placed) -> tuple[bool, list[str]]:
