@@ -44,11 +44,12 @@ def test_d6_pips_read_at_any_rotation(body, ink, table) -> None:
     assert correct >= 0.9 * total
 
 
-@pytest.mark.parametrize("use_verifier", [True, False])
-def test_each_d6_value_upright_and_turned(use_verifier: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("reader", ["learned", "pips+verifier", "pips"])
+def test_each_d6_value_upright_and_turned(reader: str, monkeypatch: pytest.MonkeyPatch) -> None:
     import vision.dice as vd
 
-    monkeypatch.setattr(vd, "USE_VERIFIER", use_verifier)
+    monkeypatch.setattr(vd, "LEARNED", reader == "learned")
+    monkeypatch.setattr(vd, "USE_VERIFIER", reader == "pips+verifier")
     rng = np.random.default_rng(3)
     for value in range(1, 7):
         img, placed = render_scene([value], rng, side=50)

@@ -18,9 +18,29 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from vision.calibration import calibrate_from_markers
 from vision.dice import FaceLibrary, read_dice
-from vision.synth.dice_frames import SIZES, tray_frame as _tray_frame
-from vision.synth.scene import SKID_FACES, DieSpec
+from vision.markers import detect_tags
+from vision.synth.dice_frames import SIZES, tray_frame
+from vision.synth.scene import SKID_FACES, DieSpec, SceneSpec
+from vision.table import default_config
+
+
+def _tray_by_tags(img: np.ndarray, spec: SceneSpec) -> tuple[int, int, int, int]:
+    """The tray's box the way the device finds it: calibrated from the corner tags."""
+    cfg = default_config()
+    tags = detect_tags(img, cfg.dictionary)
+    cal = calibrate_from_markers({t.id: t.corners_px for t in tags}, cfg.corner_layout(spec.mat_mm), spec.image_size)
+    pts = cal.to_px(np.array(cal.zone("tray").polygon, float))
+    x0, y0 = np.maximum(pts.min(axis=0).astype(int), 0)
+    x1, y1 = pts.max(axis=0).astype(int)
+    return int(x0), int(y0), int(x1), int(y1)
+
+
+def _tray_frame(rng: np.random.Generator, size: tuple[int, int], dice: list[DieSpec]):
+    """A rendered table frame, calibrated from its corner tags; the tray crop and the dice as (face, centre
+    in crop pixels, side in crop pixels)."""
+    return tray_frame(rng, size, dice, _tray_by_tags)
 HELD_OUT_FRAMES = 16  # per kind (d6, skid), half at each size
 
 

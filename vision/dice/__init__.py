@@ -1,6 +1,12 @@
 """Reading the dice on the table: standard d6 pips, and custom faces the owner has taught.
 
-``read_dice(image)`` reads pips (see :mod:`vision.dice.pips` for the method and why it was chosen), and
+``read_dice(image)`` reads d6 with two small networks (:mod:`vision.dice.net`): a detector finds every
+die, a reader gives each its value or ``None`` (see ``_read_learned`` and the thresholds below).  On the
+real photos this finds and reads far more dice than the classical reader (vision/dice/README.md has
+the figures), which stays as the reader when the weights are absent (``LEARNED`` off, or no
+onnxruntime).
+
+The classical reader reads pips (see :mod:`vision.dice.pips` for the method and why it was chosen), and
 reads dice die-first as well: square bodies against the table with their pips inside
 (:mod:`vision.dice.bodies`; what makes small dice on a tray mat readable).  Pip-first faces whose body
 does not differ from the table around them are dropped (a textured mat's spots that line up like pips).
@@ -21,7 +27,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from vision.dice import verifier
+from vision.dice import net, verifier
 from vision.dice.bodies import read_blob
 from vision.dice.faces import (FaceLibrary, TableContrast, _as_bgr, find_die_blobs_and_contrast,
                                find_die_blobs_border)
@@ -78,6 +84,15 @@ PROPOSE_FROM_MAT_BLOBS = False
 #: tray wall are often found by only one of the two blob finders).  The verifier has seen such crops:
 #: it was trained on crops at the labelled boxes of whole dice, which is what a mat blob on a die is.
 PROPOSE_MAT_BLOBS_TOO = True
+#: Read d6 with the learned detector and reader (vision/dice/net.py) when their weights are present;
+#: the classical reader below (pips, bodies, verifier) is used when they are not.
+LEARNED = True
+#: (The least detector peak for a die is ``net.DETECT_P``.)  Least reader probability for a value; below
+#: it the die is reported with value None.  Set on the dev photos and rendered validation frames, see
+#: vision/dice/README.md.
+READ_P = 0.6
+#: Reader probability of "not a die's top face" for a detection to be dropped.
+NOT_A_DIE_P = 0.5
 #: Use the learned verifier when its weights are present (tests switch it off to test the pips alone).
 USE_VERIFIER = True
 #: Also propose square blobs against the table (dice whose pips were not found) to the verifier.
@@ -188,15 +203,39 @@ def _verified(img: np.ndarray, faces: list[FaceRead]) -> list[FaceRead]:
     return out
 
 
+def _read_learned(img: np.ndarray) -> list[DieReading]:
+    """d6 by the learned detector and reader (:mod:`vision.dice.net`): every detected die is reported;
+    with its value when the reader gives that value at least ``READ_P``, with ``None`` otherwise, and
+    not at all when the reader says "not a die's top face" at least ``NOT_A_DIE_P``."""
+    h, w = img.shape[:2]
+    dets = net.detect(img)
+    out: list[DieReading] = []
+    for d, p in zip(dets, net.read(img, [(d.center, d.size) for d in dets])):
+        k = int(np.argmax(p))
+        if k == 0 and p[0] >= NOT_A_DIE_P:
+            continue
+        value = k if k > 0 and p[k] >= READ_P else None
+        # a die cut by the image edge may have its centre just outside: keep it on the image
+        cx, cy = min(max(d.center[0], 0.0), w - 1.0), min(max(d.center[1], 0.0), h - 1.0)
+        r = max(d.size / 2, 1.0)
+        box = (max(0, int(cx - r)), max(0, int(cy - r)), min(w, int(math.ceil(cx + r))),
+               min(h, int(math.ceil(cy + r))))
+        out.append(DieReading(value, box, (cx, cy), float(p[k]) if value is not None else 0.0))
+    return out
+
+
 def read_dice(image: np.ndarray, *, die: str = D6, library: FaceLibrary | None = None) -> list[DieReading]:
-    """Every die in a BGR uint8 image.  ``die="d6"`` reads pips; any other name reads the faces taught for
-    that die in ``library`` (required then).  Raises ``ValueError`` for an unusable image or an unknown
+    """Every die in a BGR uint8 image.  ``die="d6"`` reads standard pip dice (the learned reader, or the
+    classical one without its weights); any other name reads the faces taught for that die in ``library``
+    (required then).  Raises ``ValueError`` for an unusable image or an unknown
     die."""
     img = _as_bgr(image)
     h, w = img.shape[:2]
     if h < 16 or w < 16:
         raise ValueError(f"image of {w}x{h} pixels is too small to read dice from")
     out: list[DieReading] = []
+    if die == D6 and LEARNED and net.available():
+        return _read_learned(img)
     if die == D6:
         use_net = USE_VERIFIER and verifier.available()
         faces = read_faces(img, weak=use_net)

@@ -24,8 +24,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import cv2
 import numpy as np
+
+from vision.dice.net import reader_input, session, square_crop
 
 #: Side of the network's input crop, pixels.
 SIZE = 32
@@ -37,57 +38,26 @@ CLASSES = 7
 #: Test-time turns averaged per crop.
 TTA_TURNS = 1
 
-_session = None
-_tried = False
-
 
 def crop(img: np.ndarray, center: tuple[float, float], half: float, angle: float = 0.0,
          scale: float = 1.0) -> np.ndarray:
     """The network's input for a face at ``center`` with half side ``half``: a SIZE x SIZE BGR crop,
     optionally turned by ``angle`` degrees and zoomed by ``scale`` (used for training augmentation)."""
-    side = CROP_SCALE * half * scale
-    m = cv2.getRotationMatrix2D((float(center[0]), float(center[1])), angle, SIZE / max(side, 1e-3))
-    m[0, 2] += SIZE / 2 - center[0]
-    m[1, 2] += SIZE / 2 - center[1]
-    return cv2.warpAffine(img, m, (SIZE, SIZE), flags=cv2.INTER_AREA if side > SIZE else cv2.INTER_LINEAR,
-                          borderMode=cv2.BORDER_REPLICATE)
+    return square_crop(img, center, CROP_SCALE * half * scale, SIZE, angle)
 
 
-def normalise(crops: np.ndarray) -> np.ndarray:
-    """N x SIZE x SIZE x 3 uint8 → N x 3 x SIZE x SIZE float32, each crop to zero mean and unit spread
-    (so die colour and exposure matter less than shape)."""
-    x = crops.astype(np.float32)
-    mean = x.mean(axis=(1, 2, 3), keepdims=True)
-    std = x.std(axis=(1, 2, 3), keepdims=True) + 8.0
-    return np.ascontiguousarray(((x - mean) / std).transpose(0, 3, 1, 2))
-
-
-def _get_session():
-    global _session, _tried
-    if _tried:
-        return _session
-    _tried = True
-    if not WEIGHTS.is_file():
-        return None
-    try:
-        import onnxruntime as ort
-    except ImportError:  # pragma: no cover - onnxruntime is a listed dependency
-        return None
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = 1
-    opts.inter_op_num_threads = 1
-    _session = ort.InferenceSession(str(WEIGHTS), sess_options=opts, providers=["CPUExecutionProvider"])
-    return _session
+#: N x SIZE x SIZE x 3 uint8 → N x 3 x SIZE x SIZE float32, each crop to zero mean and unit spread.
+normalise = reader_input
 
 
 def available() -> bool:
-    return _get_session() is not None
+    return session(WEIGHTS) is not None
 
 
 def probabilities(img: np.ndarray, faces: list[tuple[tuple[float, float], float]]) -> np.ndarray | None:
     """Class probabilities (N x 7) for faces given as (center, half); None when the network is not
     available."""
-    sess = _get_session()
+    sess = session(WEIGHTS)
     if sess is None or not faces:
         return None
     batch = np.stack([crop(img, c, h) for c, h in faces])

@@ -1,5 +1,5 @@
-"""Dice in the tray of rendered table frames: the tray cut out the way the device does it (calibrated
-from the corner tags), with where each die went.  Used by the tests of the dice reader, and written out
+"""Dice in the tray of rendered table frames: the tray cut out (from the renderer's ground truth, or by a
+function the caller gives, e.g. calibration from the corner tags), with where each die went.  Used by the tests of the dice reader, and written out
 as a labelled folder (the format of ``../shared/data/dice-real``) to train the learned d6 reader on
 dice the way the demo's table shows them::
 
@@ -12,33 +12,43 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
-from vision.calibration import calibrate_from_markers
-from vision.markers import detect_tags
 from vision.synth.scene import CarSpec, DieSpec, SceneSpec, render_scene
-from vision.table import default_config
 
 SIZES = ((1280, 720), (1920, 1080))
 #: Side of a die on the table, mm (what the synth draws).
 DIE_MM = 16.0
 
+#: Where the tray lies in a frame: (image, spec) -> (x0, y0, x1, y1) pixels.  The default takes it from
+#: the renderer's own ground truth; the tests pass one that calibrates from the corner tags the way the
+#: device does (the synth may not import the readers).
+TrayBox = Callable[[np.ndarray, SceneSpec], tuple[int, int, int, int]]
 
-def tray_frame(rng: np.random.Generator, size: tuple[int, int],
-               dice: list[DieSpec]) -> tuple[np.ndarray, list[tuple[int | str, tuple[float, float], float]]]:
-    """A rendered table frame, calibrated from its corner tags; returns the tray crop and the dice as
-    (face, centre in crop pixels, side in crop pixels)."""
+
+def _tray_from_truth(truth: dict) -> np.ndarray:
+    tray = next(z for z in truth["zones"] if z["kind"] == "dice_tray")
+    hm = np.array(truth["mm_to_px"])
+    p = np.c_[np.array(tray["polygon"], float), np.ones(len(tray["polygon"]))] @ hm.T
+    return p[:, :2] / p[:, 2:]
+
+
+def tray_frame(rng: np.random.Generator, size: tuple[int, int], dice: list[DieSpec],
+               tray_box: TrayBox | None = None) -> tuple[np.ndarray, list[tuple[int | str, tuple[float, float], float]]]:
+    """A rendered table frame cut to its dice tray; returns the crop and the dice as (face, centre in crop
+    pixels, side in crop pixels)."""
     spec = SceneSpec(image_size=size, cars=[CarSpec("a", 10, 150.0, 170.0, 0.0)], dice=dice,
                      tilt_deg=float(rng.uniform(0.0, 10.0)), tilt_azimuth_deg=float(rng.uniform(0.0, 360.0)))
     img, truth = render_scene(spec, rng)
-    cfg = default_config()
-    tags = detect_tags(img, cfg.dictionary)
-    cal = calibrate_from_markers({t.id: t.corners_px for t in tags}, cfg.corner_layout(spec.mat_mm), size)
-    pts = cal.to_px(np.array(cal.zone("tray").polygon, float))
-    x0, y0 = np.maximum(pts.min(axis=0).astype(int), 0)
-    x1, y1 = pts.max(axis=0).astype(int)
+    if tray_box is not None:
+        x0, y0, x1, y1 = tray_box(img, spec)
+    else:
+        pts = _tray_from_truth(truth)
+        x0, y0 = np.maximum(pts.min(axis=0).astype(int), 0)
+        x1, y1 = pts.max(axis=0).astype(int)
     crop = img[y0:y1, x0:x1]
     hm = np.array(truth["mm_to_px"])
     placed = []

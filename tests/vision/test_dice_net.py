@@ -1,0 +1,110 @@
+"""The learned d6 reader (vision/dice/net.py): its weights, its pre- and post-processing, and how
+``read_dice`` uses it.  Accuracy on the real photos is in test_dice_real.py and ``pitboard bench dice``."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+import vision.dice as vd
+from vision.dice import net, read_dice
+from vision.dice.render import render_scene
+
+
+def test_weights_are_small_and_load() -> None:
+    assert net.DETECTOR.stat().st_size + net.READER.stat().st_size <= 5_000_000
+    assert net.available()
+
+
+def test_decode_finds_each_peak_once_in_input_pixels() -> None:
+    g = np.zeros((20, 30), np.float32)
+    g[5, 7] = 0.9
+    g[5, 8] = 0.85   # the same die, the neighbouring cell: not a second die
+    g[15, 20] = 0.5
+    g[2, 25] = 0.2   # below the threshold
+    size = np.full_like(g, math.log(10.0))
+    off = np.zeros((2, *g.shape), np.float32)
+    off[:, 15, 20] = (0.25, -0.25)
+    dets = net.decode(g, size, off, scale=0.5, threshold=0.3)
+    assert len(dets) == 2
+    a, b = dets
+    assert a.score == pytest.approx(0.9) and b.score == pytest.approx(0.5)
+    s = net.STRIDE / 0.5
+    assert a.center == pytest.approx(((7 + 0.5) * s, (5 + 0.5) * s))
+    assert b.center == pytest.approx(((20 + 0.75) * s, (15 + 0.25) * s))
+    assert a.size == pytest.approx(20.0)  # 10 detector pixels at half scale
+
+
+def test_reader_crop_is_centred_on_the_die_and_turns_about_it() -> None:
+    img = np.full((200, 300, 3), 200, np.uint8)
+    cv2.circle(img, (120, 80), 3, (0, 0, 0), -1)
+    for angle in (0.0, 37.0, 90.0):
+        crop = net.reader_crop(img, (120.0, 80.0), 30.0, angle)
+        assert crop.shape == (net.SIZE, net.SIZE, 3)
+        ys, xs = np.nonzero(crop[..., 0] < 100)
+        assert abs(xs.mean() - (net.SIZE - 1) / 2) < 1.0 and abs(ys.mean() - (net.SIZE - 1) / 2) < 1.0
+
+
+def test_reader_gives_probabilities_for_each_die() -> None:
+    rng = np.random.default_rng(5)
+    img, placed = render_scene([2, 5], rng, side=48)
+    p = net.read(img, [(d.center, float(d.side)) for d in placed])
+    assert p.shape == (2, net.CLASSES)
+    assert np.allclose(p.sum(axis=1), 1.0, atol=1e-4)
+    assert net.read(img, []).shape == (0, net.CLASSES)
+
+
+@pytest.mark.parametrize("seed", [101, 102])
+def test_detector_finds_rendered_dice_and_nothing_else(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    found = total = 0
+    for k in range(6):
+        faces = [int(v) for v in rng.integers(1, 7, 4)]
+        body = ((235, 235, 235), (30, 30, 200), (40, 40, 40))[k % 3]
+        ink = (20, 20, 20) if k % 3 == 0 else (240, 240, 240)
+        img, placed = render_scene(faces, rng, side=int(rng.integers(30, 56)), body=body, ink=ink,
+                                   table=(150, 120, 90))
+        dets = net.detect(img)
+        total += len(placed)
+        found += sum(any(math.hypot(d.center[0] - p.center[0], d.center[1] - p.center[1]) < 0.3 * p.side
+                         for d in dets) for p in placed)
+        for d in dets:
+            assert any(math.hypot(d.center[0] - p.center[0], d.center[1] - p.center[1]) < 0.5 * p.side
+                       for p in placed), d
+    assert found >= total - 1, (found, total)
+
+
+def test_read_dice_falls_back_to_the_classical_reader_without_weights(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(3)
+    img, placed = render_scene([4], rng, side=50)
+    monkeypatch.setattr(net, "available", lambda: False)
+    (r,) = read_dice(img)
+    assert r.value == 4
+    monkeypatch.setattr(vd, "LEARNED", False)
+    monkeypatch.setattr(net, "available", lambda: True)
+    (r,) = read_dice(img)
+    assert r.value == 4
+
+
+def test_an_unsure_reader_gives_null_not_a_guess(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(8)
+    img, placed = render_scene([3, 6], rng, side=50)
+    unsure = np.array([[0.05, 0.05, 0.3, 0.4, 0.1, 0.05, 0.05], [0.9, 0.02, 0.02, 0.02, 0.02, 0.01, 0.01]])
+    monkeypatch.setattr(net, "read", lambda image, dets: unsure[:len(dets)])
+    readings = read_dice(img)
+    assert len(readings) == 1  # the second detection is "not a die" and is dropped
+    assert readings[0].value is None and readings[0].confidence == 0.0
+
+
+def test_training_never_reads_the_held_out_split(tmp_path) -> None:
+    from vision.dice import train_net
+    from vision.dice.scoring import fold
+
+    name = next(f"x{k}.jpg" for k in range(100) if fold(f"x{k}.jpg") == 0)
+    (tmp_path / "labels.csv").write_text(f"image,x_min,y_min,x_max,y_max,value\n{name},1,1,9,9,3\n")
+    with pytest.raises(SystemExit, match="held-out"):
+        train_net.load(tmp_path, {0, 1})
+    assert train_net.load(tmp_path, {1, 2, 3, 4}) == []

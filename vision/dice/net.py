@@ -1,0 +1,181 @@
+"""The learned d6 reader: a small detector finds every die, a small classifier reads each one.
+
+Why (round 4 of ``vision/dice``): the classical reader (``pips.py`` + ``bodies.py``, checked by the
+32x32 verifier) is exact where it sees every pip, but on the real photos it *finds* only ~88 % of the
+dice (marbled, translucent and dark dice, dice touching each other or a tray wall), and a verifier can
+only check what was proposed.  Finding dice is what a learned detector is good at, so this module is two
+networks, both tiny, both run through onnxruntime on one CPU thread:
+
+* ``detector.onnx`` — a CenterNet-style fully convolutional net on the image at half resolution: a
+  heat map of die centres at 1/8 of the input, plus each die's size and sub-cell offset.  Peaks of the
+  heat map (3x3 local maxima above ``DETECT_P``) are the dice.
+* ``reader.onnx`` — a 7-layer CNN on a 64x64 crop around each die (side ``CROP_SCALE`` x the die's
+  size, cut from the full-resolution image so 5-pixel pips stay visible): class 0 is "not a die's top face" (a piece of
+  a die, a shadow, a mat pattern), classes 1..6 are the values.  The crop is read at four quarter
+  turns and the probabilities averaged (a die's value does not depend on its turn, so the mean is
+  steadier than any one look).
+
+Both are trained by ``vision/dice/train_net.py`` on the dev split of ``../shared/data/dice-real`` only.
+Nothing here touches a camera, a file other than the weights, or a clock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+HERE = Path(__file__).parent
+DETECTOR = HERE / "detector.onnx"
+READER = HERE / "reader.onnx"
+
+#: The detector sees the image scaled by this factor (dice of 16-90 input pixels).
+DETECT_SCALE = 0.5
+#: Its output grid is 1/STRIDE of its input.
+STRIDE = 4
+#: Least heat-map peak for a detection.  Low on purpose: small dice (10 px at the detector's scale) peak
+#: at 0.2-0.6, and the reader drops what is not a die (it was trained on this detector's false
+#: detections); at 0.2 the dev photos gave no more false dice than at 0.4 (vision/dice/README.md).
+DETECT_P = 0.2
+#: Reader crop: SIZE x SIZE pixels covering CROP_SCALE x the die's size.
+SIZE = 64
+CROP_SCALE = 1.3
+CLASSES = 7
+
+
+@dataclass(frozen=True)
+class Detection:
+    """A die the detector found: centre and size (side of the labelled box) in input pixels."""
+
+    center: tuple[float, float]
+    size: float
+    score: float
+
+
+def detector_input(img: np.ndarray) -> tuple[np.ndarray, float]:
+    """The detector's input for a BGR image: 1 x 3 x H x W float32, H and W multiples of 16, and the
+    scale from input pixels to detector pixels."""
+    h, w = img.shape[:2]
+    s = DETECT_SCALE
+    small = cv2.resize(img, (max(1, round(w * s)), max(1, round(h * s))), interpolation=cv2.INTER_AREA)
+    return to_tensor(pad16(small)), s
+
+
+def pad16(img: np.ndarray) -> np.ndarray:
+    h, w = img.shape[:2]
+    ph, pw = (-h) % 16, (-w) % 16
+    if ph or pw:
+        img = cv2.copyMakeBorder(img, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
+    return img
+
+
+def to_tensor(img: np.ndarray) -> np.ndarray:
+    """H x W x 3 uint8 (or N x H x W x 3) → float32 in [-1, 1], channels first."""
+    x = img.astype(np.float32) * (2.0 / 255.0) - 1.0
+    if x.ndim == 3:
+        return np.ascontiguousarray(x.transpose(2, 0, 1)[None])
+    return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+
+
+def decode(heat: np.ndarray, size: np.ndarray, offset: np.ndarray, scale: float,
+           threshold: float = DETECT_P) -> list[Detection]:
+    """Peaks of one heat map (H x W, probabilities) → detections in input pixels.  ``size`` is the log of
+    the die's side in detector pixels, ``offset`` (2 x H x W) the centre's position inside its cell."""
+    peaks = (heat >= threshold) & (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8)))
+    out = []
+    for y, x in zip(*np.nonzero(peaks)):
+        cx = (x + 0.5 + float(offset[0, y, x])) * STRIDE / scale
+        cy = (y + 0.5 + float(offset[1, y, x])) * STRIDE / scale
+        out.append(Detection((cx, cy), float(np.exp(size[y, x])) / scale, float(heat[y, x])))
+    out.sort(key=lambda d: -d.score)
+    kept: list[Detection] = []
+    for d in out:  # two peaks on one die (a die between cells): keep the stronger
+        if all((d.center[0] - k.center[0]) ** 2 + (d.center[1] - k.center[1]) ** 2 > (0.45 * max(d.size, k.size)) ** 2
+               for k in kept):
+            kept.append(d)
+    return kept
+
+
+def square_crop(img: np.ndarray, center: tuple[float, float], side: float, out: int,
+                angle: float = 0.0) -> np.ndarray:
+    """An ``out`` x ``out`` crop of the square of ``side`` input pixels around ``center``, turned by
+    ``angle`` degrees (edges repeated where the square leaves the image)."""
+    m = cv2.getRotationMatrix2D((float(center[0]), float(center[1])), angle, out / max(side, 1e-3))
+    m[0, 2] += out / 2 - center[0]
+    m[1, 2] += out / 2 - center[1]
+    return cv2.warpAffine(img, m, (out, out), flags=cv2.INTER_AREA if side > out else cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+def reader_crop(img: np.ndarray, center: tuple[float, float], size: float, angle: float = 0.0,
+                scale: float = 1.0) -> np.ndarray:
+    """The reader's SIZE x SIZE BGR crop of a die at ``center`` with side ``size`` (input pixels),
+    optionally turned by ``angle`` degrees and zoomed by ``scale`` (training augmentation)."""
+    return square_crop(img, center, CROP_SCALE * size * scale, SIZE, angle)
+
+
+def reader_input(crops: np.ndarray) -> np.ndarray:
+    """N x SIZE x SIZE x 3 uint8 → N x 3 x SIZE x SIZE float32, each crop to zero mean and unit spread
+    (die colour and exposure matter less than shape)."""
+    x = crops.astype(np.float32)
+    mean = x.mean(axis=(1, 2, 3), keepdims=True)
+    std = x.std(axis=(1, 2, 3), keepdims=True) + 8.0
+    return np.ascontiguousarray(((x - mean) / std).transpose(0, 3, 1, 2))
+
+
+_sessions: dict[Path, object] = {}
+
+
+def session(path: Path):
+    """A one-thread onnxruntime session for the weights at ``path`` (made once), or None when the file
+    or onnxruntime is missing."""
+    if path not in _sessions:
+        sess = None
+        if path.is_file():
+            try:
+                import onnxruntime as ort
+            except ImportError:  # pragma: no cover - onnxruntime is a listed dependency
+                ort = None
+            if ort is not None:
+                opts = ort.SessionOptions()
+                opts.intra_op_num_threads = 1
+                opts.inter_op_num_threads = 1
+                sess = ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+        _sessions[path] = sess
+    return _sessions[path]
+
+
+def available() -> bool:
+    """Both networks are present and onnxruntime can run them."""
+    return session(DETECTOR) is not None and session(READER) is not None
+
+
+def detect(img: np.ndarray, threshold: float = DETECT_P, weights: Path | None = None) -> list[Detection]:
+    """The dice in a BGR image, strongest first (``weights``: another detector file, for training)."""
+    sess = session(weights or DETECTOR)
+    if sess is None:
+        return []
+    x, s = detector_input(img)
+    heat, size, offset = sess.run(None, {"x": x})
+    return decode(heat[0, 0], size[0, 0], offset[0], s, threshold)
+
+
+#: Quarter turns of each crop averaged by the reader.
+TTA_TURNS = 4
+
+
+def read(img: np.ndarray, dets: list[tuple[tuple[float, float], float]]) -> np.ndarray:
+    """Class probabilities (N x 7) for dice given as (centre, size)."""
+    sess = session(READER)
+    if sess is None or not dets:
+        return np.zeros((0, CLASSES), np.float32)
+    batch = np.stack([reader_crop(img, c, s) for c, s in dets])
+    n = len(batch)
+    turns = np.concatenate([np.rot90(batch, k, axes=(1, 2)) for k in range(TTA_TURNS)])
+    logits = sess.run(None, {"x": reader_input(turns)})[0]
+    logits = logits - logits.max(axis=1, keepdims=True)
+    e = np.exp(logits)
+    p = e / e.sum(axis=1, keepdims=True)
+    return p.reshape(TTA_TURNS, n, CLASSES).mean(axis=0)

@@ -1,0 +1,447 @@
+"""Train the learned d6 reader (``detector.onnx`` and ``reader.onnx``, see :mod:`vision.dice.net`).
+
+Needs torch, which the run time never does: in a venv with ``pip install torch==2.13.0 onnx
+opencv-python-headless`` and this repository on ``PYTHONPATH``::
+
+    python -m vision.dice.train_net reader   --data ../shared/data/dice-real --out vision/dice/reader.onnx
+    python -m vision.dice.train_net detector --data ../shared/data/dice-real --out vision/dice/detector.onnx
+
+Data: the photos of the **dev split only** (``vision.dice.scoring.fold(name) != 0``; fold 0 is held out and
+never read here).  ``--folds 2,3,4`` trains on part of the dev split so that fold 1 can calibrate the
+thresholds on photos the networks have not seen (what round 4 did; the shipped weights are then trained
+on folds 1-4 with the same recipe).  Everything is augmented on the fly: any turn (a die's value does not
+depend on it), zoom, shift, colour (channels swapped, gains, blur, noise, low resolution), so the few
+hundred photos stand for many more.  Seeds are fixed; a run takes ~10 minutes per network on 2 cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.dice import net as N
+from vision.dice.scoring import fold
+
+SEED = 4321
+#: matteo_ labels a 1 by a box around the pip (measured on its few photos with other faces: 0.23-0.83 of
+#: the other dice's face boxes, median 0.44); the reader's crop and the detector's size use 2.4x.
+ONE_PIP_TO_FACE = 2.4
+
+
+def load(data: Path, folds: set[int], every: bool = False) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
+    """(name, image, box centres N x 2, sizes N, values N) for the images of ``folds`` (``every``: all
+    images, for a folder of rendered frames that has no held-out split)."""
+    rows: dict[str, list[tuple[float, float, float, int]]] = {}
+    with (data / "labels.csv").open(newline="") as fh:
+        for r in csv.DictReader(fh):
+            x0, y0, x1, y1 = (float(r[k]) for k in ("x_min", "y_min", "x_max", "y_max"))
+            rows.setdefault(r["image"], []).append(((x0 + x1) / 2, (y0 + y1) / 2, max(x1 - x0, y1 - y0),
+                                                    int(r["value"])))
+    out = []
+    for name in sorted(rows):
+        if every:
+            pass
+        elif fold(name) not in folds:
+            continue
+        elif fold(name) == 0:
+            raise SystemExit("fold 0 is the held-out split: never train on it")
+        img = cv2.imread(str(data / "images" / name))
+        if img is None:
+            raise SystemExit(f"cannot read {data / 'images' / name}")
+        a = np.array(rows[name], dtype=np.float64)
+        if name.startswith("matteo_"):
+            # that collection boxes a 1 around its pip, not its face: the face is ~2.4x the pip's box
+            a[a[:, 3] == 1, 2] *= ONE_PIP_TO_FACE
+        out.append((name, img, a[:, :2], a[:, 2], a[:, 3].astype(np.int64)))
+    return out
+
+
+#: Share of training samples drawn from synthetic renders (vision/dice/render.py) instead of photos:
+#: flat drawn dice in any colour, size and turn, so the networks also read dice unlike the two photo
+#: collections (and the demo's rendered table).  Icon faces (skid, FX dice) are "not a d6 face".
+SYNTH_SHARE = 0.25
+_PALETTE = [((235, 235, 235), (20, 20, 20)), ((30, 30, 200), (240, 240, 240)), ((40, 40, 40), (240, 240, 240)),
+            ((40, 160, 40), (240, 240, 240)), ((200, 90, 30), (250, 250, 250)), ((40, 210, 230), (20, 20, 20)),
+            ((120, 40, 120), (240, 240, 240)), ((200, 230, 250), (20, 20, 20))]
+
+
+def synthetic(rng: np.random.Generator, n: int) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """``n`` rendered tables in the format of :func:`load` (value 0 for an icon face)."""
+    from vision.dice.render import FX_FACES, SKID_FACES, render_scene
+
+    out = []
+    for k in range(n):
+        if rng.random() < 0.6:
+            body, ink = _PALETTE[int(rng.integers(len(_PALETTE)))]
+        else:
+            body = tuple(int(v) for v in rng.integers(0, 256, 3))
+            ink = (20, 20, 20) if sum(body) > 380 else (240, 240, 240)
+        side = int(rng.integers(16, 62))
+        faces: list = [int(v) for v in rng.integers(1, 7, int(rng.integers(1, 6)))]
+        if rng.random() < 0.15:
+            faces[0] = str(rng.choice(SKID_FACES + FX_FACES))
+        table = tuple(int(v) for v in rng.integers(20, 240, 3))
+        h, w = int(rng.integers(240, 400)), int(rng.integers(300, 480))
+        try:
+            img, placed = render_scene(faces, rng, size=(h, w), side=side, body=body, ink=ink, table=table,
+                                       noise=float(rng.uniform(1, 6)))
+        except ValueError:  # too many dice for the table
+            continue
+        c = np.array([p.center for p in placed], np.float64)
+        s = np.array([float(p.side) for p in placed])
+        v = np.array([p.face if isinstance(p.face, int) else 0 for p in placed], np.int64)
+        out.append((f"synthetic_{k}", img, c, s, v))
+    return out
+
+
+#: With ``--extra`` (a labelled folder of rendered table frames, see vision/synth/dice_frames.py) the
+#: synthetic share is this, half renders and half frames.
+SYNTH_SHARE_WITH_EXTRA = 0.35
+
+
+def pick(rng: np.random.Generator, imgs: list, synth: list, extra: list | None = None) -> tuple:
+    if synth and rng.random() < (SYNTH_SHARE_WITH_EXTRA if extra else SYNTH_SHARE):
+        if extra and rng.random() < 0.5:
+            return extra[rng.integers(len(extra))]
+        return synth[rng.integers(len(synth))]
+    return imgs[rng.integers(len(imgs))]
+
+
+def colour(rng: np.random.Generator, x: np.ndarray) -> np.ndarray:
+    """Photometric augmentation of one uint8 BGR image (crop or patch)."""
+    f = x.astype(np.float32)
+    if rng.random() < 0.5:
+        f = f[..., rng.permutation(3)]
+    f = f * rng.uniform(0.8, 1.2, 3).astype(np.float32)
+    m = f.mean()
+    f = (f - m) * rng.uniform(0.7, 1.3) + m + rng.uniform(-25, 25)
+    if rng.random() < 0.1:
+        f[...] = f.mean(axis=-1, keepdims=True)
+    if rng.random() < 0.25:
+        f = cv2.GaussianBlur(f, (0, 0), rng.uniform(0.4, 1.2))
+    if rng.random() < 0.5:
+        f = f + rng.normal(0, rng.uniform(0, 6), f.shape).astype(np.float32)
+    return np.clip(f, 0, 255).astype(np.uint8)
+
+
+# ---------------------------------------------------------------------------------------------- reader
+
+#: Mined negatives: detections at least MINE_P (and under MINE_MAX: a sure detection with no label is
+#: more likely a die the labels missed) farther than half a die from every label.
+MINE_P = 0.15
+MINE_MAX = 0.5
+#: Share of the reader's negatives taken from the mined ones (when there are any).
+MINED_SHARE = 0.4
+
+
+def mine(imgs: list, detector: Path) -> list[tuple[np.ndarray, tuple[float, float], float]]:
+    """Hard negatives for the reader: what the detector finds on the training photos that is not a die
+    (a tray corner, a shadow, a hand), so the reader learns to say "not a die" to exactly those."""
+    out = []
+    for name, img, c, s, v in imgs:
+        for d in N.detect(img, MINE_P, weights=detector):
+            if d.score < MINE_MAX and np.all(np.hypot(*(c - d.center).T) > 0.5 * np.maximum(s, d.size)):
+                out.append((img, d.center, d.size))
+    return out
+
+
+def reader_batch(rng: np.random.Generator, imgs: list, n: int, neg: float = 0.3,
+                 synth: list | None = None, hard: list | None = None) -> tuple[np.ndarray, np.ndarray]:
+    xs, ys = [], []
+    while len(xs) < n:
+        name, img, c, s, v = pick(rng, imgs, synth or [])
+        i = rng.integers(len(v))
+        h, w = img.shape[:2]
+        if hard and rng.random() < neg * MINED_SHARE:
+            img, ctr, size = hard[rng.integers(len(hard))]
+            ctr = np.array(ctr) + rng.normal(0, 0.05 * size, 2)
+            size = size * rng.uniform(0.9, 1.1)
+            label = 0
+        elif rng.random() >= neg:
+            size = s[i] * rng.uniform(0.85, 1.18)
+            ctr = c[i] + rng.normal(0, 0.07 * s[i], 2)
+            label = int(v[i])
+        else:
+            size = s[i] * rng.uniform(0.85, 1.18)
+            if rng.random() < 0.6:  # a piece of a die, the gap between two
+                a = rng.uniform(0, 2 * math.pi)
+                ctr = c[i] + rng.uniform(0.55, 1.1) * s[i] * np.array([math.cos(a), math.sin(a)])
+            else:  # anywhere on the table
+                ctr = np.array([rng.uniform(0, w), rng.uniform(0, h)])
+            if np.any(np.hypot(*(c - ctr).T) < 0.45 * s):
+                continue  # landed on a die after all
+            label = 0
+        crop = N.reader_crop(img, (float(ctr[0]), float(ctr[1])), float(size), float(rng.uniform(0, 360)))
+        if rng.random() < 0.2:  # a small die, seen at low resolution
+            k = rng.uniform(0.35, 0.7)
+            small = cv2.resize(crop, (max(8, int(N.SIZE * k)),) * 2, interpolation=cv2.INTER_AREA)
+            crop = cv2.resize(small, (N.SIZE, N.SIZE), interpolation=cv2.INTER_LINEAR)
+        if rng.random() < 0.5:
+            crop = crop[:, ::-1]
+        xs.append(colour(rng, crop))
+        ys.append(label)
+    return np.stack(xs), np.array(ys, np.int64)
+
+
+def reader_model():
+    from torch import nn
+
+    def cbr(i: int, o: int, s: int = 1, k: int = 3) -> list:
+        return [nn.Conv2d(i, o, k, s, k // 2, bias=False), nn.BatchNorm2d(o), nn.ReLU()]
+
+    return nn.Sequential(*cbr(3, 24, 2), *cbr(24, 32), nn.MaxPool2d(2), *cbr(32, 64), *cbr(64, 64),
+                         nn.MaxPool2d(2), *cbr(64, 128), *cbr(128, 128), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+                         nn.Dropout(0.2), nn.Linear(128, N.CLASSES))
+
+
+def eval_reader_oracle(model, imgs: list) -> dict:
+    """Read every labelled die of ``imgs`` at its labelled box (the reader alone, perfect detection)."""
+    import torch
+
+    crops, labels = [], []
+    for name, img, c, s, v in imgs:
+        for k in range(len(v)):
+            crops.append(N.reader_crop(img, (float(c[k, 0]), float(c[k, 1])), float(s[k])))
+            labels.append(int(v[k]))
+    x = np.stack(crops)
+    turns = np.concatenate([np.rot90(x, k, axes=(1, 2)) for k in range(4)])
+    with torch.no_grad():
+        p = torch.softmax(model(torch.from_numpy(N.reader_input(turns))), 1).numpy()
+    p = p.reshape(4, len(x), N.CLASSES).mean(0)
+    y = np.array(labels)
+    k = p.argmax(1)
+    pk = p.max(1)
+    out = {"dice": len(y), "acc": round(float((k == y).mean()), 4)}
+    for t in (0.5, 0.8, 0.9, 0.95, 0.98):
+        sel = pk >= t
+        out[f"p{t}"] = (round(float((k[sel] == y[sel]).mean()), 4), round(float(sel.mean()), 4))
+    return out
+
+
+def train_reader(data: Path, out: Path, folds: set[int], epochs: int, per_epoch: int, cal: set[int],
+                 mine_with: Path | None = None) -> None:
+    import torch
+    from torch import nn
+
+    torch.manual_seed(SEED)
+    torch.set_num_threads(2)
+    rng = np.random.default_rng(SEED)
+    imgs = load(data, folds)
+    calib = load(data, cal) if cal else []
+    synth = synthetic(rng, 600)
+    hard = mine(imgs, mine_with) if mine_with else None
+    print(f"reader: {len(imgs)} images, {sum(len(i[4]) for i in imgs)} dice"
+          + (f", {len(hard)} mined negatives" if hard is not None else ""), file=sys.stderr)
+    model = reader_model()
+    bs = 128
+    opt, sched = _optimiser(model, 4e-3, 5e-4, epochs * (per_epoch // bs))
+    lossf = nn.CrossEntropyLoss(label_smoothing=0.02)
+    t0 = time.time()
+    for ep in range(epochs):
+        model.train()
+        tot = 0.0
+        for _ in range(per_epoch // bs):
+            xb, yb = reader_batch(rng, imgs, bs, synth=synth, hard=hard)
+            opt.zero_grad()
+            loss = lossf(model(torch.from_numpy(N.reader_input(xb))), torch.from_numpy(yb))
+            loss.backward()
+            opt.step()
+            sched.step()
+            tot += loss.item()
+        model.eval()
+        msg = f"epoch {ep + 1}/{epochs}: loss {tot / (per_epoch // bs):.4f} ({time.time() - t0:.0f} s)"
+        if calib and (ep % 4 == 3 or ep == epochs - 1):
+            msg += f" calib {eval_reader_oracle(model, calib)}"
+        print(msg, file=sys.stderr, flush=True)
+    export(model, torch.zeros(1, 3, N.SIZE, N.SIZE), out, ["logits"], {"x": {0: "n"}, "logits": {0: "n"}})
+
+
+def _optimiser(model, lr: float, decay: float, steps: int) -> tuple:
+    """AdamW with a one-cycle learning rate over ``steps`` steps."""
+    import torch
+
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=decay)
+    return opt, torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
+
+
+def export(model, dummy, out: Path, names: list[str], axes: dict) -> None:
+    import torch
+
+    model.eval()
+    torch.onnx.export(model, dummy, str(out), input_names=["x"], output_names=names, dynamic_axes=axes,
+                      opset_version=13, dynamo=False)
+    print(f"wrote {out} ({out.stat().st_size / 1e3:.0f} kB)", file=sys.stderr)
+
+
+# -------------------------------------------------------------------------------------------- detector
+
+PATCH = 192
+
+
+def detector_batch(rng: np.random.Generator, imgs: list, n: int, synth: list | None = None,
+                   extra: list | None = None) -> tuple[np.ndarray, ...]:
+    """Patches of the half-resolution images with CenterNet targets on the STRIDE grid."""
+    g = PATCH // N.STRIDE
+    xs = np.zeros((n, PATCH, PATCH, 3), np.uint8)
+    heat = np.zeros((n, 1, g, g), np.float32)
+    size = np.zeros((n, 1, g, g), np.float32)
+    off = np.zeros((n, 2, g, g), np.float32)
+    mask = np.zeros((n, 1, g, g), np.float32)
+    yy, xx = np.mgrid[0:g, 0:g].astype(np.float32)
+    for b in range(n):
+        name, img, c, s, v = pick(rng, imgs, synth or [], extra)
+        r = N.DETECT_SCALE * math.exp(rng.uniform(math.log(0.7), math.log(1.45)))
+        small = cv2.resize(img, None, fx=r, fy=r, interpolation=cv2.INTER_AREA)
+        h, w = small.shape[:2]
+        cc, ss = c * r, s * r
+        # a patch that holds a die most of the time, anywhere otherwise
+        if rng.random() < 0.8:
+            k = rng.integers(len(v))
+            x0 = int(cc[k, 0] - rng.uniform(0.1, 0.9) * PATCH)
+            y0 = int(cc[k, 1] - rng.uniform(0.1, 0.9) * PATCH)
+        else:
+            x0, y0 = int(rng.uniform(-20, max(1, w - PATCH + 20))), int(rng.uniform(-20, max(1, h - PATCH + 20)))
+        pad = PATCH
+        big = cv2.copyMakeBorder(small, pad, pad, pad, pad, cv2.BORDER_REFLECT)
+        patch = big[y0 + pad:y0 + pad + PATCH, x0 + pad:x0 + pad + PATCH]
+        pc = cc - [x0, y0]
+        turns = int(rng.integers(4))
+        patch = np.rot90(patch, turns)
+        for _ in range(turns):  # np.rot90 turns counter-clockwise: (x, y) -> (y, P - 1 - x)
+            pc = np.stack([pc[:, 1], PATCH - pc[:, 0]], 1)
+        if rng.random() < 0.5:
+            patch = patch[:, ::-1]
+            pc = np.stack([PATCH - pc[:, 0], pc[:, 1]], 1)
+        xs[b] = colour(rng, np.ascontiguousarray(patch))
+        for (px, py), sk in zip(pc, ss):
+            if not (0 <= px < PATCH and 0 <= py < PATCH):
+                continue
+            gx, gy = px / N.STRIDE, py / N.STRIDE
+            ix, iy = min(g - 1, int(gx)), min(g - 1, int(gy))
+            sig = max(0.6, sk / N.STRIDE / 5)
+            heat[b, 0] = np.maximum(heat[b, 0], np.exp(-((xx - gx + 0.5) ** 2 + (yy - gy + 0.5) ** 2) / (2 * sig ** 2)))
+            heat[b, 0, iy, ix] = 1.0
+            size[b, 0, iy, ix] = math.log(sk)
+            off[b, :, iy, ix] = (gx - ix - 0.5, gy - iy - 0.5)
+            mask[b, 0, iy, ix] = 1.0
+    return xs, heat, size, off, mask
+
+
+def detector_model():
+    import torch
+    from torch import nn
+
+    def cbr(i: int, o: int, s: int = 1) -> nn.Sequential:
+        return nn.Sequential(nn.Conv2d(i, o, 3, s, 1, bias=False), nn.BatchNorm2d(o), nn.ReLU())
+
+    class Detector(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.c1 = cbr(3, 16, 2)
+            self.c2 = nn.Sequential(cbr(16, 32, 2), cbr(32, 32))
+            self.c3 = nn.Sequential(cbr(32, 64, 2), cbr(64, 64))
+            self.c4 = nn.Sequential(cbr(64, 96, 2), cbr(96, 96))
+            self.l8, self.t16 = nn.Conv2d(64, 64, 1), nn.Conv2d(96, 64, 1)
+            self.m8 = cbr(64, 64)
+            self.l4, self.t8 = nn.Conv2d(32, 32, 1), nn.Conv2d(64, 32, 1)
+            self.m4 = cbr(32, 32)
+            self.heat = nn.Sequential(cbr(32, 32), nn.Conv2d(32, 1, 1))
+            self.reg = nn.Conv2d(32, 3, 1)
+            nn.init.constant_(self.heat[1].bias, -2.19)
+            self.up = nn.Upsample(scale_factor=2, mode="nearest")
+
+        def forward(self, x):
+            f4 = self.c2(self.c1(x))
+            f8 = self.c3(f4)
+            f16 = self.c4(f8)
+            p8 = self.m8(self.l8(f8) + self.up(self.t16(f16)))
+            p4 = self.m4(self.l4(f4) + self.up(self.t8(p8)))
+            r = self.reg(p4)
+            return torch.sigmoid(self.heat(p4)), r[:, :1], r[:, 1:]
+
+    return Detector()
+
+
+def focal(pred, gt):
+    import torch
+
+    pred = pred.clamp(1e-4, 1 - 1e-4)
+    pos = gt.eq(1).float()
+    neg = 1 - pos
+    pl = torch.log(pred) * (1 - pred) ** 2 * pos
+    nl = torch.log(1 - pred) * pred ** 2 * (1 - gt) ** 4 * neg
+    npos = pos.sum().clamp(min=1)
+    return -(pl.sum() + nl.sum()) / npos
+
+
+def train_detector(data: Path, out: Path, folds: set[int], epochs: int, per_epoch: int,
+                   extra: Path | None = None) -> None:
+    import torch
+
+    torch.manual_seed(SEED)
+    torch.set_num_threads(2)
+    rng = np.random.default_rng(SEED + 1)
+    imgs = load(data, folds)
+    synth = synthetic(rng, 600)
+    frames = load(extra, set(), every=True) if extra else None
+    print(f"detector: {len(imgs)} images, {sum(len(i[4]) for i in imgs)} dice", file=sys.stderr)
+    model = detector_model()
+    bs = 16
+    opt, sched = _optimiser(model, 3e-3, 1e-4, epochs * (per_epoch // bs))
+    t0 = time.time()
+    for ep in range(epochs):
+        model.train()
+        tot = np.zeros(3)
+        for _ in range(per_epoch // bs):
+            xb, hb, sb, ob, mb = (torch.from_numpy(a) for a in detector_batch(rng, imgs, bs, synth, frames))
+            heat, size, off = model(torch.from_numpy(N.to_tensor(xb.numpy())))
+            npos = mb.sum().clamp(min=1)
+            lh = focal(heat, hb)
+            ls = (torch.abs(size - sb) * mb).sum() / npos
+            lo = (torch.abs(off - ob) * mb).sum() / npos
+            loss = lh + 0.5 * ls + lo
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            tot += (lh.item(), ls.item(), lo.item())
+        tot /= per_epoch // bs
+        print(f"epoch {ep + 1}/{epochs}: heat {tot[0]:.4f} size {tot[1]:.4f} offset {tot[2]:.4f} "
+              f"({time.time() - t0:.0f} s)", file=sys.stderr, flush=True)
+    export(model, torch.zeros(1, 3, 320, 320), out, ["heat", "size", "offset"],
+           {"x": {2: "h", 3: "w"}, "heat": {2: "gh", 3: "gw"}, "size": {2: "gh", 3: "gw"},
+            "offset": {2: "gh", 3: "gw"}})
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("net", choices=["reader", "detector"])
+    ap.add_argument("--data", required=True, type=Path)
+    ap.add_argument("--out", required=True, type=Path)
+    ap.add_argument("--folds", default="1,2,3,4", help="dev folds to train on (never 0)")
+    ap.add_argument("--calibrate", default="", help="folds to report the reader's figures on while training")
+    ap.add_argument("--epochs", type=int, default=0)
+    ap.add_argument("--per-epoch", type=int, default=0, help="samples per epoch")
+    ap.add_argument("--mine-with", type=Path, default=None,
+                    help="reader: a detector whose false detections on the training photos become negatives")
+    ap.add_argument("--extra", type=Path, default=None,
+                    help="detector: a labelled folder of rendered table frames (python -m vision.synth.dice_frames)")
+    a = ap.parse_args(argv)
+    folds = {int(f) for f in a.folds.split(",") if f}
+    cal = {int(f) for f in a.calibrate.split(",") if f}
+    if a.net == "reader":
+        train_reader(a.data, a.out, folds, a.epochs or 36, a.per_epoch or 12800, cal, a.mine_with)
+    else:
+        train_detector(a.data, a.out, folds, a.epochs or 20, a.per_epoch or 4800, a.extra)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
