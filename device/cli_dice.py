@@ -5,8 +5,11 @@
 * ``bench dice --data DIR [--json]``: reads a folder in the format of ``../shared/data/dice-real``
   (``images/`` + ``labels.csv``) and prints the figures of :mod:`vision.dice.scoring` overall, per file
   name prefix (``nell_``, ``matteo_``) and on the held-out split.  Timing runs with OpenCV on one thread
-  (``cv2.setNumThreads(1)``, and the verifier's onnxruntime session on one thread), the one-core figure
-  the issue asks for.  Wall-clock ms (``median_ms``, ``p95_ms``) are what the issue asks for; the thread's
+  (``cv2.setNumThreads(1)``, and the networks' onnxruntime sessions on one thread), the one-core figure
+  the issue asks for.  ``--review CSV`` also scores against labels a person has reviewed (each change
+  one row, with a note; see vision/dice/README.md), never instead of the labels as given;
+  ``--disagreements DIR`` saves a crop of each disagreement to review.  Wall-clock ms (``median_ms``,
+  ``p95_ms``) are what the issue asks for; the thread's
   CPU ms (``median_cpu_ms``) are printed too because on a shared machine wall time includes waiting for a
   core, and the load average at the end of the run is reported with them.  Peak memory is measured in a second
   pass with ``tracemalloc`` (so tracing does not slow the timed pass), plus the process's peak RSS.
@@ -103,7 +106,76 @@ def load_labels(data: Path) -> dict[str, list[Label]]:
     return out
 
 
-def run_bench(data: Path, *, limit: int | None = None, threads: int = 1) -> dict:
+def load_review(path: Path, labels: dict[str, list[Label]]) -> tuple[dict[str, list[Label]], dict]:
+    """The labels with a review applied: a CSV ``image,x_min,y_min,x_max,y_max,value,note`` whose rows
+    each correct the value of the label with exactly that box, add a die that has no label (no label with
+    that box), or remove the label with that box (empty value).  Returns the reviewed labels and counts."""
+    if not path.is_file():
+        raise _user_error(f"review file {path} does not exist")
+    out = {k: list(v) for k, v in labels.items()}
+    counts = {"corrected": 0, "added": 0, "removed": 0}
+    with path.open(newline="") as fh:
+        for n, row in enumerate(csv.DictReader(fh), start=2):
+            try:
+                box = (int(row["x_min"]), int(row["y_min"]), int(row["x_max"]), int(row["y_max"]))
+                value = int(row["value"]) if row["value"].strip() else None
+                name = row["image"]
+            except (KeyError, TypeError, ValueError, AttributeError):
+                raise _user_error(f"{path} line {n} is not image,x_min,y_min,x_max,y_max,value,note") from None
+            if value is not None and not 1 <= value <= 6:
+                raise _user_error(f"{path} line {n}: a d6 value is 1..6 (or empty to remove a label), not {value}")
+            if name not in out:
+                raise _user_error(f"{path} line {n}: no image {name!r} in the labels")
+            same = [i for i, lab in enumerate(out[name]) if lab.box == box]
+            if same and value is None:
+                del out[name][same[0]]
+                counts["removed"] += 1
+            elif same:
+                out[name][same[0]] = Label(box, value)
+                counts["corrected"] += 1
+            elif value is not None:
+                out[name].append(Label(box, value))
+                counts["added"] += 1
+            else:
+                raise _user_error(f"{path} line {n}: removes a label {box} that {name} does not have")
+    return out, counts
+
+
+def _save_disagreements(folder: Path, name: str, img: np.ndarray, labels: list[Label], readings: list) -> None:
+    """Crops of every reading that is wrong or matches no label, and of every label with no reading, for
+    a person to look at (is the reader wrong, or the label?)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    h, w = img.shape[:2]
+
+    def save(kind: str, cx: float, cy: float, side: float, text: str) -> None:
+        r = int(max(24, 1.5 * side))
+        x0, y0 = max(0, int(cx) - r), max(0, int(cy) - r)
+        piece = img[y0:min(h, int(cy) + r), x0:min(w, int(cx) + r)]
+        if piece.size == 0:  # a label box outside the image
+            return
+        crop = cv2.resize(piece, (192, 192))
+        cv2.putText(crop, text, (3, 14), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 255), 1)
+        cv2.imwrite(str(folder / f"{Path(name).stem}_{int(cx)}_{int(cy)}_{kind}.png"), crop)
+
+    matched: set[int] = set()
+    for r in readings:
+        cx, cy = r.center
+        side = r.box[2] - r.box[0]
+        inside = [i for i, lab in enumerate(labels) if lab.box[0] <= cx <= lab.box[2] and lab.box[1] <= cy <= lab.box[3]]
+        if not inside:
+            save("false", cx, cy, side, f"no label, read {r.value}")
+            continue
+        matched.update(inside)
+        if r.value is not None and all(labels[i].value != r.value for i in inside):
+            save("wrong", cx, cy, side, f"label {labels[inside[0]].value}, read {r.value}")
+    for i, lab in enumerate(labels):
+        if i not in matched:
+            x0, y0, x1, y1 = lab.box
+            save("missed", (x0 + x1) / 2, (y0 + y1) / 2, max(x1 - x0, y1 - y0), f"label {lab.value}, not found")
+
+
+def run_bench(data: Path, *, limit: int | None = None, threads: int = 1, review: Path | None = None,
+              disagreements: Path | None = None) -> dict:
     labels = load_labels(data)
     names = sorted(labels)
     if limit:
@@ -134,10 +206,16 @@ def run_bench(data: Path, *, limit: int | None = None, threads: int = 1) -> dict
     groups: dict[str, Tally] = {"overall": Tally(), "held_out": Tally(), "dev": Tally()}
     for pre in PREFIXES:
         groups[pre] = Tally()
+    reviewed, counts = load_review(review, labels) if review is not None else (None, {})
     for n, readings, ms, cpu in results:
         keys = ["overall", "held_out" if is_held_out(n) else "dev"] + [p for p in PREFIXES if n.startswith(p)]
         for k in keys:
             groups[k].add_image(labels[n], readings, ms, peaks[n], cpu)
+            if reviewed is not None:
+                groups.setdefault("reviewed_" + k, Tally()).add_image(reviewed[n], readings, ms, peaks[n], cpu)
+        if disagreements is not None:
+            img = _load_image(data / "images" / n)
+            _save_disagreements(disagreements, n, img, (reviewed or labels)[n], readings)
     rss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     out = groups["overall"].figures()
     out["per_prefix"] = {p: groups[p].figures() for p in PREFIXES if groups[p].images}
@@ -148,6 +226,11 @@ def run_bench(data: Path, *, limit: int | None = None, threads: int = 1) -> dict
     out["load_average"] = [round(x, 2) for x in os.getloadavg()]
     out["split"] = "held_out = crc32(image file name) % 5 == 0"
     out["data"] = str(data)
+    if reviewed is not None:
+        out["reviewed"] = {"review": str(review), **counts, "overall": groups["reviewed_overall"].figures(),
+                           "per_prefix": {p: groups["reviewed_" + p].figures() for p in PREFIXES
+                                          if "reviewed_" + p in groups},
+                           "held_out": groups.get("reviewed_held_out", Tally()).figures()}
     return out
 
 
@@ -155,7 +238,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     data = Path(args.data)
     if not data.exists():
         raise _user_error(f"data folder {data} does not exist")
-    figures = run_bench(data, limit=args.limit, threads=args.threads)
+    figures = run_bench(data, limit=args.limit, threads=args.threads,
+                        review=Path(args.review) if args.review else None,
+                        disagreements=Path(args.disagreements) if args.disagreements else None)
     if args.json:
         print(json.dumps(figures))
     else:
@@ -167,6 +252,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
         for p, f in figures["per_prefix"].items():
             print(line(p, f))
         print(line("held-out", figures["held_out"]))
+        if "reviewed" in figures:
+            rv = figures["reviewed"]
+            print(f"against the reviewed labels ({rv['review']}: {rv['corrected']} corrected, {rv['added']} added, "
+                  f"{rv['removed']} removed):")
+            print(line("overall", rv["overall"]))
+            for p, f in rv["per_prefix"].items():
+                print(line(p, f))
+            print(line("held-out", rv["held_out"]))
         print(f"peak traced memory per image {figures['peak_memory_mb']} MB, process peak RSS "
               f"{figures['process_peak_rss_mb']} MB")
     return 0
@@ -226,6 +319,11 @@ def register(groups: dict[str, argparse._SubParsersAction]) -> None:
     bd.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     bd.add_argument("--limit", type=int, default=None, help="only the first N images (by name)")
     bd.add_argument("--threads", type=int, default=1, help="OpenCV threads while timing (default 1: one core)")
+    bd.add_argument("--review", default=None, metavar="CSV",
+                    help="also score against the labels with this review applied (image,x_min,y_min,x_max,y_max,"
+                         "value,note: a corrected value, a die with no label, or an empty value to remove a label)")
+    bd.add_argument("--disagreements", default=None, metavar="DIR",
+                    help="save a crop of every wrong value, false die and missed die here, to look at")
     bd.set_defaults(func=cmd_bench)
 
     td = groups["teach"].add_parser("dice", help="teach the camera a custom die face")

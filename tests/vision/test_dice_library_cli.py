@@ -119,3 +119,45 @@ def test_bench_prints_the_issue_figures(tmp_path: Path, capsys) -> None:
     assert fig["images"] == 2 and fig["labelled_dice"] == 5
     assert fig["false_dice"] == 0 and fig["precision"] == 1.0
     assert fig["accuracy"] >= 0.8  # the verifier may refuse (null) one synthetic die; it must not misread
+
+
+def test_bench_scores_a_review_beside_the_labels_as_given(tmp_path: Path, capsys) -> None:
+    """A wrong label corrected, a missing one added, one removed: the bench prints both scores, and saves
+    a crop of every disagreement (against the reviewed labels) for a person to look at."""
+    rng = np.random.default_rng(6)
+    (tmp_path / "set" / "images").mkdir(parents=True)
+    img, placed = render_scene([2, 5, 3], rng, side=44)
+    cv2.imwrite(str(tmp_path / "set" / "images" / "nell_0.png"), img)
+
+    def box(p) -> str:
+        cx, cy = p.center
+        return f"{int(cx - 25)},{int(cy - 25)},{int(cx + 25)},{int(cy + 25)}"
+
+    a, b, c = placed
+    (tmp_path / "set" / "labels.csv").write_text(
+        "image,x_min,y_min,x_max,y_max,value\n"
+        f"nell_0.png,{box(a)},{a.face + 1}\n"         # a wrong value
+        f"nell_0.png,{box(b)},{b.face}\n"             # right; c has no label at all
+        "nell_0.png,1,1,20,20,4\n")                   # a label where there is no die
+    (tmp_path / "review.csv").write_text(
+        "image,x_min,y_min,x_max,y_max,value,note\n"
+        f"nell_0.png,{box(a)},{a.face},labelled {a.face + 1}\n"
+        f"nell_0.png,{box(c)},{c.face},no label\n"
+        "nell_0.png,1,1,20,20,,no die there\n")
+    crops = tmp_path / "crops"
+    assert cli.main(["bench", "dice", "--data", str(tmp_path / "set"), "--json", "--review",
+                     str(tmp_path / "review.csv"), "--disagreements", str(crops)]) == 0
+    fig = json.loads(capsys.readouterr().out)
+    assert fig["labelled_dice"] == 3 and fig["wrong"] == 1 and fig["false_dice"] == 1
+    rv = fig["reviewed"]
+    assert (rv["corrected"], rv["added"], rv["removed"]) == (1, 1, 1)
+    assert rv["overall"]["labelled_dice"] == 3
+    assert rv["overall"]["accuracy"] == 1.0 and rv["overall"]["false_dice"] == 0
+    assert list(crops.glob("*.png")) == []  # nothing left to disagree about once reviewed
+
+    assert cli.main(["bench", "dice", "--data", str(tmp_path / "set"), "--disagreements", str(crops)]) == 0
+    kinds = sorted(p.stem.rsplit("_", 1)[1] for p in crops.glob("*.png"))
+    assert kinds == ["false", "missed", "wrong"]
+    (tmp_path / "bad.csv").write_text("image,x_min,y_min,x_max,y_max,value,note\nnope.png,1,1,2,2,3,x\n")
+    assert cli.main(["bench", "dice", "--data", str(tmp_path / "set"), "--review", str(tmp_path / "bad.csv")]) == 2
+    assert "nope.png" in capsys.readouterr().err
