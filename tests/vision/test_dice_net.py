@@ -15,8 +15,30 @@ from vision.dice.render import render_scene
 
 
 def test_weights_are_small_and_load() -> None:
-    assert net.DETECTOR.stat().st_size + net.READER.stat().st_size <= 5_000_000
-    assert net.available()
+    from vision.dice import verifier
+
+    weights = (net.DETECTOR, net.READER, net.SECOND_READER, verifier.WEIGHTS)
+    assert sum(p.stat().st_size for p in weights) <= 5_000_000
+    assert net.available() and net.session(net.SECOND_READER) is not None
+
+
+def test_the_second_reader_is_asked_only_where_the_first_is_unsure(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(5)
+    img, placed = render_scene([2, 5, 6], rng, side=48)
+    dets = [(d.center, float(d.side)) for d in placed]
+    first = np.array([[0.0, 0.0, 0.95, 0.05, 0, 0, 0], [0, 0, 0, 0, 0.5, 0.5, 0], [0, 0, 0, 0, 0, 0.1, 0.9]])
+    second = np.array([[0, 0, 0, 0, 0.1, 0.9, 0]])
+    calls = []
+
+    def fake(sess, batch):
+        calls.append(len(batch))
+        return (first if len(calls) == 1 else second).copy()
+
+    monkeypatch.setattr(net, "_probabilities", fake)
+    p = net.read(img, dets)
+    assert calls == [3, 1]  # the second reader saw only the unsure die
+    assert p[1] == pytest.approx([0, 0, 0, 0, 0.3, 0.7, 0])
+    assert p[0] == pytest.approx(first[0]) and p[2] == pytest.approx(first[2])
 
 
 def test_decode_finds_each_peak_once_in_input_pixels() -> None:

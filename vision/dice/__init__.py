@@ -90,7 +90,7 @@ LEARNED = True
 #: (The least detector peak for a die is ``net.DETECT_P``.)  Least reader probability for a value; below
 #: it the die is reported with value None.  Set on the dev photos and rendered validation frames, see
 #: vision/dice/README.md.
-READ_P = 0.6
+READ_P = 0.5
 #: Reader probability of "not a die's top face" for a detection to be dropped.
 NOT_A_DIE_P = 0.5
 #: Use the learned verifier when its weights are present (tests switch it off to test the pips alone).

@@ -421,6 +421,7 @@ def train_detector(data: Path, out: Path, folds: set[int], epochs: int, per_epoc
 
 
 def main(argv: list[str] | None = None) -> int:
+    global SEED
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("net", choices=["reader", "detector"])
     ap.add_argument("--data", required=True, type=Path)
@@ -428,12 +429,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--folds", default="1,2,3,4", help="dev folds to train on (never 0)")
     ap.add_argument("--calibrate", default="", help="folds to report the reader's figures on while training")
     ap.add_argument("--epochs", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=SEED, help="another seed gives another member of an ensemble")
     ap.add_argument("--per-epoch", type=int, default=0, help="samples per epoch")
     ap.add_argument("--mine-with", type=Path, default=None,
                     help="reader: a detector whose false detections on the training photos become negatives")
     ap.add_argument("--extra", type=Path, default=None,
                     help="detector: a labelled folder of rendered table frames (python -m vision.synth.dice_frames)")
     a = ap.parse_args(argv)
+    SEED = a.seed
     folds = {int(f) for f in a.folds.split(",") if f}
     cal = {int(f) for f in a.calibrate.split(",") if f}
     if a.net == "reader":
