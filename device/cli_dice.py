@@ -32,7 +32,7 @@ import cv2
 import numpy as np
 
 from device.dice_library_files import library_path, load_library, save_library
-from vision.dice import D6, read_dice
+from vision.dice import D6, net, read_dice
 from vision.dice.scoring import Label, Tally, is_held_out
 
 PREFIXES = ("nell_", "matteo_")
@@ -61,7 +61,10 @@ def _read(img: np.ndarray, die: str, library) -> list:
 
 
 def _warm_up(die: str, library) -> None:
-    """One read of a blank image first, so the first timed image does not pay for lazy initialisation."""
+    """Open the networks and read a blank image first, so the first timed image does not pay for lazy
+    initialisation."""
+    if die == D6:
+        net.load()
     try:
         read_dice(np.full((64, 64, 3), 128, np.uint8), die=die, library=library)
     except (ValueError, KeyError):
