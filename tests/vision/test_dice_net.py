@@ -34,7 +34,7 @@ def test_the_second_reader_is_asked_only_where_the_first_is_unsure(monkeypatch: 
         calls.append(len(batch))
         return (first if len(calls) == 1 else second).copy()
 
-    monkeypatch.setattr(net, "_probabilities", fake)
+    monkeypatch.setattr(net, "turned_probabilities", fake)
     p = net.read(img, dets)
     assert calls == [3, 1]  # the second reader saw only the unsure die
     assert p[1] == pytest.approx([0, 0, 0, 0, 0.3, 0.7, 0])

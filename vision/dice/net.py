@@ -184,19 +184,22 @@ def read(img: np.ndarray, dets: list[tuple[tuple[float, float], float]]) -> np.n
     if sess is None or not dets:
         return np.zeros((0, CLASSES), np.float32)
     batch = np.stack([reader_crop(img, c, s) for c, s in dets])
-    p = _probabilities(sess, batch)
+    p = turned_probabilities(sess, batch)
     second = session(SECOND_READER)
     unsure = p.max(axis=1) < SECOND_BELOW
     if second is not None and unsure.any():
-        p[unsure] = (p[unsure] + _probabilities(second, batch[unsure])) / 2
+        p[unsure] = (p[unsure] + turned_probabilities(second, batch[unsure])) / 2
     return p
 
 
-def _probabilities(sess, batch: np.ndarray) -> np.ndarray:
-    """One reader's class probabilities for N crops, averaged over TTA_TURNS quarter turns."""
+def turned_probabilities(sess, batch: np.ndarray, turns: int = TTA_TURNS) -> np.ndarray:
+    """A classifier's probabilities (N x classes) for N square crops, each read at ``turns`` quarter
+    turns and averaged (a die's value does not depend on its turn, so the mean is steadier than any
+    one look)."""
     n = len(batch)
-    x = reader_input(np.concatenate([np.rot90(batch, k, axes=(1, 2)) for k in range(TTA_TURNS)]))
-    logits = sess.run(None, {"x": x})[0]
+    x = reader_input(np.concatenate([np.rot90(batch, k, axes=(1, 2)) for k in range(turns)]))
+    logits = sess.run(None, {sess.get_inputs()[0].name: x})[0]
     logits = logits - logits.max(axis=1, keepdims=True)
     e = np.exp(logits)
-    return (e / e.sum(axis=1, keepdims=True)).reshape(TTA_TURNS, n, CLASSES).mean(axis=0)
+    p = e / e.sum(axis=1, keepdims=True)
+    return p.reshape(turns, n, p.shape[1]).mean(axis=0)

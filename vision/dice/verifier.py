@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.dice.net import reader_input, session, square_crop
+from vision.dice.net import reader_input, session, square_crop, turned_probabilities
 
 #: Side of the network's input crop, pixels.
 SIZE = 32
@@ -60,14 +60,5 @@ def probabilities(img: np.ndarray, faces: list[tuple[tuple[float, float], float]
     sess = session(WEIGHTS)
     if sess is None or not faces:
         return None
-    batch = np.stack([crop(img, c, h) for c, h in faces])
-    n = len(batch)
-    # The same crop turned by 0/90/180/270 degrees: a die's value does not depend on the turn, so the
-    # averaged answer is steadier than any one of them.
-    turns = np.concatenate([np.rot90(batch, k, axes=(1, 2)) for k in range(TTA_TURNS)])
-    logits = sess.run(None, {sess.get_inputs()[0].name: normalise(turns)})[0]
-    logits = logits - logits.max(axis=1, keepdims=True)
-    e = np.exp(logits)
-    p = e / e.sum(axis=1, keepdims=True)
-    return p.reshape(TTA_TURNS, n, CLASSES).mean(axis=0)
+    return turned_probabilities(sess, np.stack([crop(img, c, h) for c, h in faces]), TTA_TURNS)
 
