@@ -52,15 +52,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def run(argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv`` and run the command; a :class:`UserError` propagates (``main`` prints it)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     func = getattr(args, "func", None)
     if func is None:
         parser.print_help()
         return 2
+    return int(func(args) or 0)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
     try:
-        return int(func(args) or 0)
+        return run(argv)
     except UserError as exc:
         print(f"pitboard: {exc}", file=sys.stderr)
         return 2

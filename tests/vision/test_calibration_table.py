@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 
 import cv2
@@ -93,21 +92,11 @@ def test_round_trip_and_malformed_data(tilted):
         Calibration.from_dict({"schema": 99})
 
 
-def _parser():
-    from device import cli_table
-
-    parser = argparse.ArgumentParser(prog="pitboard")
-    top = parser.add_subparsers(dest="command")
-    groups = {"top": top}
-    for verb in ("rules", "play", "bench", "teach"):
-        groups[verb] = top.add_parser(verb).add_subparsers(dest=f"{verb}_what")
-    cli_table.register(groups)
-    return parser
-
-
 def _run(argv):
-    args = _parser().parse_args(argv)
-    return args.func(args)
+    """The command line, with a UserError raised rather than printed."""
+    from device import cli
+
+    return cli.run(argv)
 
 
 def test_calibrate_command_saves_and_keeps_last_good(tmp_path, monkeypatch, capsys, tilted):

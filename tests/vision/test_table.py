@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 
@@ -202,21 +201,11 @@ def test_config_overrides_are_checked():
 # Commands
 
 
-def _parser():
-    from device import cli_table
-
-    parser = argparse.ArgumentParser(prog="pitboard")
-    top = parser.add_subparsers(dest="command")
-    groups = {"top": top}
-    for verb in ("rules", "play", "bench", "teach"):
-        groups[verb] = top.add_parser(verb).add_subparsers(dest=f"{verb}_what")
-    cli_table.register(groups)
-    return parser
-
-
 def _run(argv):
-    args = _parser().parse_args(argv)
-    return args.func(args)
+    """The command line, with a UserError raised rather than printed."""
+    from device import cli
+
+    return cli.run(argv)
 
 
 def test_markers_sheet_prints_at_true_size(tmp_path, monkeypatch, capsys):
