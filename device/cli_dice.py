@@ -32,6 +32,7 @@ import cv2
 import numpy as np
 
 from device.dice_library_files import library_path, load_library, save_library
+from device.table_files import TableFileError, read_image
 from vision.dice import D6, net, read_dice
 from vision.dice.scoring import Label, Tally, is_held_out
 
@@ -45,12 +46,10 @@ def _user_error(message: str) -> Exception:
 
 
 def _load_image(path: Path) -> np.ndarray:
-    if not path.is_file():
-        raise _user_error(f"image {path} does not exist")
-    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    if img is None:
-        raise _user_error(f"{path} is not an image OpenCV can read (use PNG or JPEG)")
-    return img
+    try:
+        return read_image(path)
+    except TableFileError as exc:
+        raise _user_error(str(exc)) from None
 
 
 def _read(img: np.ndarray, die: str, library) -> list:
