@@ -12,6 +12,8 @@ import resource
 import sys
 import time
 import tracemalloc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 
 import numpy as np
@@ -21,6 +23,15 @@ def _user_error(msg: str) -> Exception:
     from device.cli import UserError
 
     return UserError(msg)
+
+
+@contextmanager
+def _as_user_error(*kinds: type[BaseException], prefix: str = "") -> Iterator[None]:
+    """The errors of ``kinds`` raised inside become a UserError with their message (after ``prefix``)."""
+    try:
+        yield
+    except kinds as exc:
+        raise _user_error(f"{prefix}{exc}") from exc
 
 
 def _parse_mat(text: str) -> tuple[float, float]:
@@ -99,10 +110,8 @@ def _files():
 
 def _config(path):
     tf = _files()
-    try:
+    with _as_user_error(tf.TableFileError):
         return tf.load_table_config(path)
-    except tf.TableFileError as exc:
-        raise _user_error(str(exc)) from exc
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
@@ -111,7 +120,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
     tf = _files()
     cfg = _config(args.config)
-    try:
+    with _as_user_error(tf.TableFileError):
         img = tf.read_image(args.image)
         previous = None
         try:
@@ -119,18 +128,14 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         except tf.TableFileError:
             previous = None
         zones = tf.load_zones(args.zones) if args.zones else None
-    except tf.TableFileError as exc:
-        raise _user_error(str(exc)) from exc
     mat = args.mat_mm or (previous.mat_mm if previous else (800.0, 450.0))
     hfov = args.hfov or (previous.hfov_deg if previous else 66.0)
     if zones is None and previous is not None and previous.mat_mm == mat:
         zones = previous.zones
     size = (img.shape[1], img.shape[0])
     if args.points:
-        try:
+        with _as_user_error(CalibrationError):
             cal = calibrate_from_points(args.points, mat, size, zones, hfov)
-        except CalibrationError as exc:
-            raise _user_error(str(exc)) from exc
     else:
         det = {t.id: t.corners_px for t in detect_tags(img, cfg.dictionary)}
         cal, msg = update_calibration(None, det, cfg.corner_layout(mat), size, zones, hfov)
@@ -161,13 +166,9 @@ def cmd_markers(args: argparse.Namespace) -> int:
         shape = cfg.shapes.get(name)
         size = shape.tag[2] if shape is not None and shape.tag else 25.0
         entries.append(SheetEntry(i, size, f"{name} face {face}"))
-    try:
+    with _as_user_error(ValueError, tf.TableFileError):
         pages = marker_sheet_pages(entries, cfg.dictionary, args.dpi)
         written = tf.write_sheet(pages, args.out, args.dpi)
-    except ValueError as exc:
-        raise _user_error(str(exc)) from exc
-    except tf.TableFileError as exc:
-        raise _user_error(str(exc)) from exc
     print(f"{len(entries)} tags on {len(pages)} page(s) at {args.dpi} dpi: {', '.join(str(w) for w in written)}; "
           "print at 100% scale and check the 100 mm ruler")
     return 0
@@ -180,21 +181,15 @@ def cmd_read(args: argparse.Namespace) -> int:
 
     tf = _files()
     cfg = _config(args.config)
-    try:
+    with _as_user_error(tf.TableFileError):
         cal = tf.load_calibration(args.calibration)
-    except tf.TableFileError as exc:
-        raise _user_error(str(exc)) from exc
     cv2.setNumThreads(1)
     for path in args.images:
-        try:
+        with _as_user_error(tf.TableFileError):
             img = tf.read_image(path)
-        except tf.TableFileError as exc:
-            raise _user_error(str(exc)) from exc
         t0 = time.perf_counter()
-        try:
+        with _as_user_error(ValueError, prefix=f"{path}: "):
             obs = read_table(img, cal, cfg)
-        except ValueError as exc:
-            raise _user_error(f"{path}: {exc}") from exc
         ms = (time.perf_counter() - t0) * 1000
         d = obs.to_dict()
         d["image"] = str(path)
@@ -215,15 +210,11 @@ def cmd_teach(args: argparse.Namespace) -> int:
 
     tf = _files()
     cfg = _config(args.config)
-    try:
+    with _as_user_error(tf.TableFileError):
         cal = tf.load_calibration(args.calibration)
         img = tf.read_image(args.image)
-    except tf.TableFileError as exc:
-        raise _user_error(str(exc)) from exc
-    try:
+    with _as_user_error(ValueError):
         shape = taught_outline(img, cal, cfg, args.name)
-    except ValueError as exc:
-        raise _user_error(str(exc)) from exc
     path = tf.save_outline(shape, args.out)
     print(f"taught {args.name}: outline of {len(shape.outline)} points, {shape.area():.0f} mm^2; saved to {path}")
     return 0
