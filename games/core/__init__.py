@@ -20,6 +20,7 @@ from games.core.model import (
     Illegal,
     Prompt,
     Record,
+    find,
 )
 from games.core.match import Match, Outcome
 
@@ -34,4 +35,5 @@ __all__ = [
     "Outcome",
     "Prompt",
     "Record",
+    "find",
 ]

@@ -3,12 +3,24 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 S = TypeVar("S")
 V = TypeVar("V", covariant=True)
+
+
+T = TypeVar("T")
+
+
+def find(items: Iterable[T], attr: str, value: object) -> T:
+    """The first of ``items`` whose ``attr`` equals ``value`` (a vehicle by id, a player by name...);
+    ``KeyError(value)`` when there is none."""
+    for item in items:
+        if getattr(item, attr) == value:
+            return item
+    raise KeyError(value)
 
 
 class Illegal(Exception):

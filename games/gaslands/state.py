@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-from games.core import Alert
+from games.core import Alert, find
 
 
 class Step(str, Enum):
@@ -129,10 +129,7 @@ class GaslandsState:
     finished: bool = False
 
     def vehicle(self, vid: str) -> Vehicle:
-        for v in self.vehicles:
-            if v.id == vid:
-                return v
-        raise KeyError(vid)
+        return find(self.vehicles, "id", vid)
 
 
 # -- views --------------------------------------------------------------------------------------------

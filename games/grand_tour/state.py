@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from games.core import find
 from games.grand_tour.timetrack import TimeTrack
 
 ROLES: tuple[str, str] = ("rouleur", "sprinteur")
@@ -82,22 +83,13 @@ class GrandTourState:
     note: str = ""
 
     def team(self, name: str) -> Team:
-        for t in self.teams:
-            if t.name == name:
-                return t
-        raise KeyError(name)
+        return find(self.teams, "name", name)
 
     def rider(self, rid: str) -> Rider:
-        for r in self.riders:
-            if r.id == rid:
-                return r
-        raise KeyError(rid)
+        return find(self.riders, "id", rid)
 
     def card(self, cid: str) -> Specialty:
-        for c in self.cards:
-            if c.id == cid:
-                return c
-        raise KeyError(cid)
+        return find(self.cards, "id", cid)
 
     @property
     def finished(self) -> bool:

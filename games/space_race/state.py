@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from enum import Enum
 from fractions import Fraction
 
+from games.core import find
+
 SIDES: tuple[str, str] = ("USA", "USSR")
 
 #: the ability keys the track data may use (shared/rules/space-race.md, the table's last column)
@@ -83,10 +85,7 @@ class SpaceRaceState:
 
     # -- lookups ------------------------------------------------------------------------------------------
     def side(self, name: str) -> Side:
-        for s in self.sides:
-            if s.name == name:
-                return s
-        raise KeyError(name)
+        return find(self.sides, "name", name)
 
     def opponent(self, name: str) -> Side:
         return self.sides[1] if self.sides[0].name == name else self.sides[0]

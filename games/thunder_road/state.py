@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-from games.core import Alert
+from games.core import Alert, find
 
 #: "Each player has ... 4 movement dice" [V].
 MOVEMENT_DICE = 4
@@ -158,22 +158,13 @@ class Tables:
     dice: tuple[tuple[str, tuple[int | str, ...]], ...]
 
     def kind(self, name: str) -> VehicleKind:
-        for k in self.kinds:
-            if k.name == name:
-                return k
-        raise KeyError(name)
+        return find(self.kinds, "name", name)
 
     def command(self, name: str) -> CommandRule:
-        for c in self.commands:
-            if c.name == name:
-                return c
-        raise KeyError(name)
+        return find(self.commands, "name", name)
 
     def fire_face(self, label: str) -> FireFace:
-        for f in self.fire:
-            if f.label == label:
-                return f
-        raise KeyError(label)
+        return find(self.fire, "label", label)
 
     def faces(self, die: str) -> tuple[int | str, ...]:
         for name, faces in self.dice:
@@ -200,16 +191,10 @@ class ThunderRoadState:
 
     # -- lookups --------------------------------------------------------------------------------------
     def vehicle(self, vid: str) -> Vehicle:
-        for v in self.vehicles:
-            if v.id == vid:
-                return v
-        raise KeyError(vid)
+        return find(self.vehicles, "id", vid)
 
     def player(self, name: str) -> Player:
-        for p in self.players:
-            if p.name == name:
-                return p
-        raise KeyError(name)
+        return find(self.players, "name", name)
 
     def kind_of(self, vid: str) -> VehicleKind:
         return self.tables.kind(self.vehicle(vid).kind)
