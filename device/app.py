@@ -1003,22 +1003,6 @@ def open_match(store: Any, game_module: Any, options: Mapping[str, Any] | None) 
     return store.open_match(game_module.GAME, options)
 
 
-def load_game(name: str) -> Any:
-    """The game package ``games.<name>``; a clear error if there is no such game."""
-    import importlib
-    import pkgutil
-
-    import games
-
-    known = sorted(m.name for m in pkgutil.iter_modules(games.__path__) if m.name != "core")
-    if name not in known:
-        raise LookupError(f"no game called {name!r}; known games: {', '.join(known) or 'none'}")
-    module = importlib.import_module(f"games.{name}")
-    if not hasattr(module, "GAME"):
-        raise LookupError(f"games.{name} has no GAME yet; known games: {', '.join(known)}")
-    return module
-
-
 def setup_options(game_module: Any, setup_path: Any | None) -> dict[str, Any]:
     """The table's options: the setup TOML file, or the game's EXAMPLE_SETUP when none is given."""
     import tomllib

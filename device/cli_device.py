@@ -189,10 +189,11 @@ def probe_camera(config: PitboardConfig, backend: Any = None) -> CheckLine:
 
 
 def probe_game(config: PitboardConfig) -> CheckLine:
-    from device.app import load_game, setup_options
+    from device.app import setup_options
+    from games import game_package
 
     try:
-        module = load_game(config.game.name)
+        module = game_package(config.game.name)
         options = setup_options(module, config.game.setup)
         module.GAME.start(options)
     except Exception as exc:
@@ -264,7 +265,8 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
     """Game, store (resuming the latest unfinished game), screens, buttons, camera and the loop, from the
     config.  The hardware seams (pin factory, screen backend, camera backend, clock) are parameters so that
     the test suite builds the whole appliance on mock pins and recording screens."""
-    from device.app import App, VisionReader, car_tags_from_options, load_game, open_match, setup_options
+    from device.app import App, VisionReader, car_tags_from_options, open_match, setup_options
+    from games import game_package
     from device.buttons import ButtonPanel
     from device.camera import Camera, ThreadedBackend, backend_from_config
     from device.displays import build_bank
@@ -274,7 +276,7 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
     if not config.screens:
         raise _user_error(f"{config.source}: screens: none configured; add one [[screens]] table per player")
     try:
-        module = load_game(config.game.name)
+        module = game_package(config.game.name)
         options = setup_options(module, config.game.setup)
     except (LookupError, ValueError) as exc:
         raise _user_error(f"{config.source}: game: {exc}") from None
@@ -414,12 +416,13 @@ def measure_press_to_frame(presses: int = 30) -> dict[str, Any]:
     Only presses that changed a screen count (all of these do)."""
     import tempfile
 
-    from device.app import App, load_game, open_match, setup_options
+    from device.app import App, open_match, setup_options
+    from games import game_package
     from device.buttons import ScriptedButtons
     from device.displays import ScreenSpec, build_bank
     from device.store import Store
 
-    module = load_game("gaslands")
+    module = game_package("gaslands")
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "bench.sqlite")
         _, match, _ = open_match(store, module, setup_options(module, None))

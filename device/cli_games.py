@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from device.store import Store, StoreError
-from games import REGISTRY, load_game
+from games import REGISTRY, game_package, load_game
 from games.core import Command, Illegal, Match
 
 
@@ -143,9 +143,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 
 def _module_attr(game: str, attr: str) -> Any:
-    import importlib
-
-    return getattr(importlib.import_module(REGISTRY[game]), attr)
+    return getattr(game_package(game), attr)
 
 
 def _cmd_templates(args: argparse.Namespace) -> int:

@@ -32,10 +32,11 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from device.app import App, VisionReader, load_game, open_match, setup_options
+from device.app import App, VisionReader, open_match, setup_options
 from device.buttons import KeyboardButtons
 from device.camera import FRAME_SUFFIXES, Camera, StillBackend
 from device.store import Store
+from games import game_package
 
 HELP = __doc__.split("Keys (one character each; upper case = a long press):", 1)[1].split("The keys come", 1)[0]
 FIRST_FRAME_MARK = "PITBOARD-FIRST-FRAME"
@@ -70,7 +71,7 @@ class Sim:
     def __init__(self, game: str = "gaslands", *, setup: str | Path | None = None, db: str | Path | None = None,
                  dice_images: str | Path | None = None, out: TextIO | None = None, style: str = "braille",
                  clock: Callable[[], float] = time.monotonic, reader: Any = None) -> None:
-        self.module = load_game(game)
+        self.module = game_package(game)
         self.options = setup_options(self.module, setup)
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         if db is None:

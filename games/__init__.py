@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from types import ModuleType
 from typing import Any
 
 #: Game name (as typed on the command line) → module that defines ``GAME``.
@@ -14,8 +15,14 @@ REGISTRY: dict[str, str] = {
 }
 
 
-def load_game(name: str) -> Any:
-    """The game object registered under ``name`` (raises KeyError with the known names)."""
+def game_package(name: str) -> ModuleType:
+    """The package of the game registered under ``name`` (its ``GAME``, ``EXAMPLE_SETUP``, views...);
+    LookupError naming the known games when there is none."""
     if name not in REGISTRY:
-        raise KeyError(f"unknown game {name!r}; known games: {', '.join(sorted(REGISTRY))}")
-    return importlib.import_module(REGISTRY[name]).GAME
+        raise LookupError(f"no game called {name!r}; known games: {', '.join(sorted(REGISTRY))}")
+    return importlib.import_module(REGISTRY[name])
+
+
+def load_game(name: str) -> Any:
+    """The game object registered under ``name`` (LookupError naming the known games)."""
+    return game_package(name).GAME

@@ -459,9 +459,9 @@ def test_setup_options_from_file_and_example(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(importlib.util.find_spec("games.gaslands") is None, reason="Gaslands engine not present")
 def test_gaslands_through_the_loop(tmp_path: Path) -> None:
-    from device.app import load_game
+    from games import game_package
 
-    module = load_game("gaslands")
+    module = game_package("gaslands")
     store = Store(tmp_path / "g.sqlite")
     _, match, _ = open_match(store, module, setup_options(module, None))
     buttons, screens = ScriptedButtons(), Screens()

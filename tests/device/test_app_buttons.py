@@ -12,9 +12,10 @@ from typing import Any
 
 import pytest
 
-from device.app import App, load_game, open_match
+from device.app import App, open_match
 from device.buttons import PressKind, ScriptedButtons
 from device.store import Store
+from games import game_package
 
 
 class Screens:
@@ -34,7 +35,7 @@ class Panel:
     """An app around a real game, driven by presses only."""
 
     def __init__(self, tmp_path: Path, game: str, setup: dict[str, Any] | None = None) -> None:
-        self.module = load_game(game)
+        self.module = game_package(game)
         options = setup if setup is not None else tomllib.loads(self.module.EXAMPLE_SETUP)
         self.store = Store(tmp_path / f"{game}.sqlite")
         _, self.match, _ = open_match(self.store, self.module, options)

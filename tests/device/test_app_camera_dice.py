@@ -8,10 +8,11 @@ from typing import Any
 
 import numpy as np
 
-from device.app import App, VisionReader, load_game, open_match
+from device.app import App, VisionReader, open_match
 from device.buttons import ScriptedButtons
 from device.camera import Camera, StillBackend
 from device.store import Store
+from games import game_package
 from vision.dice import FaceLibrary
 from vision.dice.render import render_scene
 
@@ -32,7 +33,7 @@ class Clock:
 def test_thunder_road_movement_dice_are_read_as_pip_dice(tmp_path: Path) -> None:
     """"FX dice ... Road, Stunt, Shooting ..." are taught faces; the four movement dice are ordinary d6: the
     camera reads their pips although the game calls them "movement", and the roll goes to the rules."""
-    module = load_game("thunder_road")
+    module = game_package("thunder_road")
     with Store(tmp_path / "tr.sqlite") as store:
         _, match, _ = open_match(store, module, tomllib.loads(module.EXAMPLE_SETUP))
         prompt = match.prompt()
