@@ -8,10 +8,10 @@ opencv-python-headless`` and this repository on ``PYTHONPATH``::
 
 Data: the photos of the **dev split only** (``vision.dice.scoring.fold(name) != 0``; fold 0 is held out and
 never read here).  ``--folds 2,3,4`` trains on part of the dev split so that fold 1 can calibrate the
-thresholds on photos the networks have not seen (what round 4 did; the shipped weights are then trained
+thresholds on photos the networks have not seen (what rounds 4 and 5 did; the shipped weights are then trained
 on folds 1-4 with the same recipe).  Everything is augmented on the fly: any turn (a die's value does not
 depend on it), zoom, shift, colour (channels swapped, gains, blur, noise, low resolution), so the few
-hundred photos stand for many more.  Seeds are fixed; a run takes ~10 minutes per network on 2 cores.
+hundred photos stand for many more.  Seeds are fixed; a run takes 10-20 minutes per network on 2 cores.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import csv
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -30,6 +31,8 @@ from vision.dice import net as N
 from vision.dice.scoring import fold
 
 SEED = 4321
+#: Torch's threads (two runs side by side on a 2-core machine: PITBOARD_TRAIN_THREADS=1 each).
+THREADS = int(os.environ.get("PITBOARD_TRAIN_THREADS", "2"))
 #: matteo_ labels a 1 by a box around the pip (measured on its few photos with other faces: 0.23-0.83 of
 #: the other dice's face boxes, median 0.44); the reader's crop and the detector's size use 2.4x.
 ONE_PIP_TO_FACE = 2.4
@@ -106,26 +109,44 @@ def synthetic(rng: np.random.Generator, n: int) -> list[tuple[str, np.ndarray, n
 SYNTH_SHARE_WITH_EXTRA = 0.35
 
 
-def pick(rng: np.random.Generator, imgs: list, synth: list, extra: list | None = None) -> tuple:
+def pick(rng: np.random.Generator, imgs: list, synth: list, extra: list | None = None,
+         per_die: bool = False) -> tuple:
+    """A training image: a render some of the time, else a photo (``per_die``: a photo chosen in
+    proportion to its dice, so each labelled die is drawn equally often — a photo of eight dice is not
+    worth a photo of one)."""
     if synth and rng.random() < (SYNTH_SHARE_WITH_EXTRA if extra else SYNTH_SHARE):
         if extra and rng.random() < 0.5:
             return extra[rng.integers(len(extra))]
         return synth[rng.integers(len(synth))]
+    if per_die:
+        return imgs[int(np.searchsorted(_cumulative_dice(imgs), rng.random(), side="right"))]
     return imgs[rng.integers(len(imgs))]
 
 
-def colour(rng: np.random.Generator, x: np.ndarray) -> np.ndarray:
-    """Photometric augmentation of one uint8 BGR image (crop or patch)."""
+_cumulative: list = [None, None]  # [the list of photos, its cumulative share of the dice]
+
+
+def _cumulative_dice(imgs: list) -> np.ndarray:
+    if _cumulative[0] is not imgs:
+        n = np.cumsum([len(i[4]) for i in imgs], dtype=np.float64)
+        _cumulative[:] = [imgs, n[:-1] / n[-1]]
+    return _cumulative[1]
+
+
+def colour(rng: np.random.Generator, x: np.ndarray, grey: float = 0.1, blur: float = 1.2) -> np.ndarray:
+    """Photometric augmentation of one uint8 BGR image (crop or patch): ``grey`` is the share turned to
+    grey, ``blur`` the largest blur (sigma).  The reader gets no grey and less blur (see
+    ``READER_COLOUR``)."""
     f = x.astype(np.float32)
     if rng.random() < 0.5:
         f = f[..., rng.permutation(3)]
     f = f * rng.uniform(0.8, 1.2, 3).astype(np.float32)
     m = f.mean()
     f = (f - m) * rng.uniform(0.7, 1.3) + m + rng.uniform(-25, 25)
-    if rng.random() < 0.1:
+    if grey and rng.random() < grey:
         f[...] = f.mean(axis=-1, keepdims=True)
     if rng.random() < 0.25:
-        f = cv2.GaussianBlur(f, (0, 0), rng.uniform(0.4, 1.2))
+        f = cv2.GaussianBlur(f, (0, 0), rng.uniform(0.4, blur))
     if rng.random() < 0.5:
         f = f + rng.normal(0, rng.uniform(0, 6), f.shape).astype(np.float32)
     return np.clip(f, 0, 255).astype(np.uint8)
@@ -152,11 +173,17 @@ def mine(imgs: list, detector: Path) -> list[tuple[np.ndarray, tuple[float, floa
     return out
 
 
+#: The reader's photometric augmentation: red pips on a dark translucent die vanish in grey and under a
+#: wide blur, and a die whose pips cannot be seen must not be taught with its value (with the detector's
+#: augmentation, 10 % grey and blur up to 1.2, the round-4 reader learned to hedge on exactly those dice).
+READER_COLOUR = {"grey": 0.0, "blur": 0.9}
+
+
 def reader_batch(rng: np.random.Generator, imgs: list, n: int, neg: float = 0.3,
                  synth: list | None = None, hard: list | None = None) -> tuple[np.ndarray, np.ndarray]:
     xs, ys = [], []
     while len(xs) < n:
-        name, img, c, s, v = pick(rng, imgs, synth or [])
+        name, img, c, s, v = pick(rng, imgs, synth or [], per_die=True)
         i = rng.integers(len(v))
         h, w = img.shape[:2]
         if hard and rng.random() < neg * MINED_SHARE:
@@ -179,13 +206,14 @@ def reader_batch(rng: np.random.Generator, imgs: list, n: int, neg: float = 0.3,
                 continue  # landed on a die after all
             label = 0
         crop = N.reader_crop(img, (float(ctr[0]), float(ctr[1])), float(size), float(rng.uniform(0, 360)))
-        if rng.random() < 0.2:  # a small die, seen at low resolution
-            k = rng.uniform(0.35, 0.7)
+        if rng.random() < 0.2:  # a smaller die, seen at lower resolution (not below half: 2-pixel pips are not
+            # a value to teach)
+            k = rng.uniform(0.5, 0.85)
             small = cv2.resize(crop, (max(8, int(N.SIZE * k)),) * 2, interpolation=cv2.INTER_AREA)
             crop = cv2.resize(small, (N.SIZE, N.SIZE), interpolation=cv2.INTER_LINEAR)
         if rng.random() < 0.5:
             crop = crop[:, ::-1]
-        xs.append(colour(rng, crop))
+        xs.append(colour(rng, crop, **READER_COLOUR))
         ys.append(label)
     return np.stack(xs), np.array(ys, np.int64)
 
@@ -196,9 +224,9 @@ def reader_model():
     def cbr(i: int, o: int, s: int = 1, k: int = 3) -> list:
         return [nn.Conv2d(i, o, k, s, k // 2, bias=False), nn.BatchNorm2d(o), nn.ReLU()]
 
-    return nn.Sequential(*cbr(3, 24, 2), *cbr(24, 32), nn.MaxPool2d(2), *cbr(32, 64), *cbr(64, 64),
-                         nn.MaxPool2d(2), *cbr(64, 128), *cbr(128, 128), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
-                         nn.Dropout(0.2), nn.Linear(128, N.CLASSES))
+    return nn.Sequential(*cbr(3, 24, 2), *cbr(24, 48), nn.MaxPool2d(2), *cbr(48, 80), *cbr(80, 80),
+                         nn.MaxPool2d(2), *cbr(80, 144), *cbr(144, 144), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+                         nn.Dropout(0.2), nn.Linear(144, N.CLASSES))
 
 
 def eval_reader_oracle(model, imgs: list) -> dict:
@@ -231,7 +259,7 @@ def train_reader(data: Path, out: Path, folds: set[int], epochs: int, per_epoch:
     from torch import nn
 
     torch.manual_seed(SEED)
-    torch.set_num_threads(2)
+    torch.set_num_threads(THREADS)
     rng = np.random.default_rng(SEED)
     imgs = load(data, folds)
     calib = load(data, cal) if cal else []
@@ -386,7 +414,7 @@ def train_detector(data: Path, out: Path, folds: set[int], epochs: int, per_epoc
     import torch
 
     torch.manual_seed(SEED)
-    torch.set_num_threads(2)
+    torch.set_num_threads(THREADS)
     rng = np.random.default_rng(SEED + 1)
     imgs = load(data, folds)
     synth = synthetic(rng, 600)
