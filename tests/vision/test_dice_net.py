@@ -22,23 +22,32 @@ def test_weights_are_small_and_load() -> None:
     assert net.available() and net.session(net.SECOND_READER) is not None
 
 
-def test_the_second_reader_is_asked_only_where_the_first_is_unsure(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_reader_looks_again_only_where_unsure_and_asks_the_second_reader_last(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """One look at every die; the three other quarter turns only for the dice the first look is not
+    sure of (SURE_AT_ONE_LOOK); the second reader only where the four looks are still unsure."""
     rng = np.random.default_rng(5)
     img, placed = render_scene([2, 5, 6], rng, side=48)
     dets = [(d.center, float(d.side)) for d in placed]
-    first = np.array([[0.0, 0.0, 0.95, 0.05, 0, 0, 0], [0, 0, 0, 0, 0.5, 0.5, 0], [0, 0, 0, 0, 0, 0.1, 0.9]])
-    second = np.array([[0, 0, 0, 0, 0.1, 0.9, 0]])
-    calls = []
+    one_look = np.array([[0.0, 0.0, 0.99, 0.01, 0, 0, 0], [0, 0, 0, 0, 0.6, 0.4, 0], [0, 0, 0, 0, 0, 0.1, 0.9]])
+    three_looks = {  # the mean of turns 1-3 for the two dice looked at again
+        1: np.array([[0, 0, 0, 0, 0.4, 0.6, 0], [0, 0, 0, 0, 0, 0.0, 1.0]]),
+        2: np.array([[0, 0, 0, 0, 0.1, 0.9, 0]]),  # the second reader, on the one die still unsure
+    }
+    calls: list[tuple[int, tuple[int, ...], object]] = []
 
-    def fake(sess, batch):
-        calls.append(len(batch))
-        return (first if len(calls) == 1 else second).copy()
+    def fake(sess, batch, turns=range(net.TTA_TURNS)):
+        calls.append((len(batch), tuple(turns), sess))
+        return (one_look if len(calls) == 1 else three_looks[len(calls) - 1]).copy()
 
     monkeypatch.setattr(net, "turned_probabilities", fake)
     p = net.read(img, dets)
-    assert calls == [3, 1]  # the second reader saw only the unsure die
-    assert p[1] == pytest.approx([0, 0, 0, 0, 0.3, 0.7, 0])
-    assert p[0] == pytest.approx(first[0]) and p[2] == pytest.approx(first[2])
+    first, second = net.session(net.READER), net.session(net.SECOND_READER)
+    assert calls == [(3, (0,), first), (2, (1, 2, 3), first), (1, (0, 1, 2, 3), second)]
+    assert p[0] == pytest.approx(one_look[0])  # sure at one look
+    assert p[2] == pytest.approx([0, 0, 0, 0, 0, 0.025, 0.975])  # (0.9 + 3 x 1.0) / 4: sure after four
+    four = (one_look[1] + 3 * three_looks[1][0]) / 4  # 0.45 / 0.55: still unsure
+    assert p[1] == pytest.approx((four + three_looks[2][0]) / 2)
 
 
 def test_decode_finds_each_peak_once_in_input_pixels() -> None:

@@ -60,5 +60,5 @@ def probabilities(img: np.ndarray, faces: list[tuple[tuple[float, float], float]
     sess = session(WEIGHTS)
     if sess is None or not faces:
         return None
-    return turned_probabilities(sess, np.stack([crop(img, c, h) for c, h in faces]), TTA_TURNS)
+    return turned_probabilities(sess, np.stack([crop(img, c, h) for c, h in faces]), range(TTA_TURNS))
 
