@@ -11,9 +11,10 @@ networks, both tiny, both run through onnxruntime on one CPU thread:
   heat map (3x3 local maxima above ``DETECT_P``) are the dice.
 * ``reader.onnx`` — a 7-layer CNN on a 64x64 crop around each die (side ``CROP_SCALE`` x the die's
   size, cut from the full-resolution image so 5-pixel pips stay visible): class 0 is "not a die's top
-  face" (a piece of a die, a shadow, a mat pattern), classes 1..6 are the values.  The crop is read at four quarter
-  turns and the probabilities averaged (a die's value does not depend on its turn, so the mean is
-  steadier than any one look).  ``reader2.onnx``, a second reader, is asked where the first is unsure.
+  face" (a piece of a die, a shadow, a mat pattern), classes 1..6 are the values.  A crop the reader is
+  not sure of at one look is read at four quarter turns and the probabilities averaged (a die's value
+  does not depend on its turn, so the mean is steadier than any one look).  ``reader2.onnx``, a second
+  reader, is asked where the first is still unsure.
 
 Both are trained by ``vision/dice/train_net.py`` on the dev split of ``../shared/data/dice-real`` only.
 Nothing here touches a camera, a file other than the weights, or a clock.
