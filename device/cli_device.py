@@ -266,12 +266,12 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
     config.  The hardware seams (pin factory, screen backend, camera backend, clock) are parameters so that
     the test suite builds the whole appliance on mock pins and recording screens."""
     from device.app import App, VisionReader, car_tags_from_options, open_match, setup_options
-    from games import game_package
     from device.buttons import ButtonPanel
     from device.camera import Camera, ThreadedBackend, backend_from_config
     from device.displays import build_bank
     from device.paths import data_dir
     from device.store import Store, StoreError
+    from games import game_package
 
     if not config.screens:
         raise _user_error(f"{config.source}: screens: none configured; add one [[screens]] table per player")
@@ -417,10 +417,10 @@ def measure_press_to_frame(presses: int = 30) -> dict[str, Any]:
     import tempfile
 
     from device.app import App, open_match, setup_options
-    from games import game_package
     from device.buttons import ScriptedButtons
     from device.displays import ScreenSpec, build_bank
     from device.store import Store
+    from games import game_package
 
     module = game_package("gaslands")
     with tempfile.TemporaryDirectory() as tmp:

@@ -182,7 +182,8 @@ TTA_TURNS = 4
 #: others are read at all TTA_TURNS quarter turns.  Most dice are plain, so this saves most of the
 #: reader's work (the wider round-5 reader made it worth it): on the calibration fold (networks trained
 #: on folds 2-4, read on fold 1) and on the dev photos it gave the same figures as four looks at every
-#: die, at 38 % and 42 % of the looks (0.9 and 0.95 did too; 0.98 keeps a margin).
+#: die, at 38 % and 42 % of the looks (0.9 and 0.95 saved more and read one more fold-1 die; 0.98 keeps
+#: a margin).
 SURE_AT_ONE_LOOK = 0.98
 
 
