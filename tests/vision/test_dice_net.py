@@ -143,7 +143,7 @@ def test_training_never_reads_the_held_out_split(tmp_path) -> None:
 
 def test_the_reader_draws_each_labelled_die_equally_often_not_each_photo() -> None:
     """A photo of eight dice must not count as much as a photo of one: the nell_ photos hold ~7 dice
-    and matteo_'s ~3, and drawing photos evenly saw each nell_ die 2.5x less often."""
+    and matteo_'s ~3, and drawing photos evenly saw each nell_ die 2.4x less often."""
     from vision.dice import train_net
 
     def photo(name: str, dice: int) -> tuple:
