@@ -54,15 +54,15 @@ def read_setup(path: Path) -> dict[str, Any]:
 def open_match(game_name: str, store: Store, setup: Mapping[str, Any] | None, *, new: bool = False) -> tuple[int, Match[Any]]:
     """Resume the latest unfinished game of this kind in the log, or begin one from ``setup``; what goes wrong
     is told as a :class:`device.cli.UserError`."""
-    if not new and setup is not None and (resuming := store.latest_unfinished(game_name)) is not None:
-        print(f"pitboard: resuming unfinished {game_name} game {resuming} in {store.path}; the --setup file is "
-              "not used (give --new to start another game)", file=sys.stderr)
     try:
-        game_id, match, _ = store.open_match(load_game(game_name), setup, new=new)
+        game_id, match, resumed = store.open_match(load_game(game_name), setup, new=new)
     except Illegal as exc:
         raise _user_error(exc.reason) from None
     except StoreError as exc:
         raise _user_error(f"{exc}{'; give --setup to start one' if setup is None else ''}") from None
+    if resumed and setup is not None:
+        print(f"pitboard: resuming unfinished {game_name} game {game_id} in {store.path}; the --setup file is "
+              "not used (give --new to start another game)", file=sys.stderr)
     return game_id, match
 
 
