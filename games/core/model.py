@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+
+if TYPE_CHECKING:
+    from games.core.table_input import Menu
 
 S = TypeVar("S")
 V = TypeVar("V", covariant=True)
@@ -171,4 +174,9 @@ class Game(Protocol, Generic[S, V]):
         ...
 
     def views(self, state: S) -> Sequence[V]:
+        ...
+
+    def menu(self, state: S) -> "Menu":
+        """What can be done now with the buttons: a small tree of choices in the rulebook's words, and the
+        roll awaited (see :mod:`games.core.table_input`)."""
         ...
