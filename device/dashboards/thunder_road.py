@@ -11,8 +11,9 @@ Read at arm's length, so one column per vehicle, each with the same few things i
     | Nitro              dice 1 3 5    |   footer: the command used this round, the unused dice
     +----------------------------------+
 
-Alerts (Fire-die roll required, illegal assignment, a car out of service) cover the middle as a lit
-banner while ``blink_on``, so they flash over the columns; the most urgent one wins.
+Alerts (Fire-die roll required, a car out of service, and the app's notices such as a refusal with its
+reason) cover the middle as a lit banner while ``blink_on``, so they flash over the columns; the most urgent
+one wins.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ from device.dashboards.common import HEIGHT, OFF, ON, WIDTH, canvas, fit_text, t
 from games.thunder_road.state import PlayerView, VehicleView
 
 #: Alert kinds → banner title; the first standing in this order is shown.
-ALERT_TITLES = {"fire_roll": "ROLL FIRE DIE", "illegal_assignment": "NOT ALLOWED", "out_of_service": "OUT OF SERVICE"}
-ALERT_ORDER = ("fire_roll", "illegal_assignment", "out_of_service")
+ALERT_TITLES = {"fire_roll": "ROLL FIRE DIE", "out_of_service": "OUT OF SERVICE"}
+ALERT_ORDER = ("fire_roll", "out_of_service")
 
 HEADER_BOTTOM = 11
 MIDDLE_TOP, MIDDLE_BOTTOM = 13, 52

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from games.core import Command, Decision, Event, Prompt
+from games.core import Command, Decision, Event, Menu, Prompt
 from games.thunder_road import rules
 from games.thunder_road.state import PlayerView, Step, ThunderRoadState, VehicleView
 from games.thunder_road.views import views as _views
@@ -72,16 +72,15 @@ class ThunderRoad:
     def views(self, state: ThunderRoadState) -> list[PlayerView]:
         return _views(state)
 
+    def menu(self, state: ThunderRoadState) -> Menu:
+        from games.thunder_road.menus import menu
+
+        return menu(state)
+
 
 GAME = ThunderRoad()
 
-#: The button panel's hooks (``device.app``): dice read or typed → a command; a choice → a command; a
-#: choice that needs dice typed first (the bump re-roll, the Road die) → the prompt of that dice entry.
-dice_command = rules.dice_command
-option_command = rules.option_command
-option_dice = rules.option_dice
-
 __all__ = [
-    "DIE_TYPES", "EXAMPLE_SETUP", "GAME", "dice_command", "option_command", "option_dice", "PlayerView", "Step",
+    "DIE_TYPES", "EXAMPLE_SETUP", "GAME", "PlayerView", "Step",
     "ThunderRoadState", "VehicleView",
 ]

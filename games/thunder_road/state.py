@@ -27,6 +27,11 @@ MOVEMENT_DICE = 4
 MAX_COASTS = 2
 #: "a coast counts as a move of 1" [V].
 COAST_SPACES = 1
+#: The version of the event log a game is written in, from ``game_started``'s ``events`` field: 1 (logs
+#: written before the field existed) left the automatic consequences — the next turn, the end of the round,
+#: the Fire-die roll due before a burning vehicle moves, the last player standing — to ``evolve``; from 2
+#: ``decide`` records each of them as an event of its own.
+EVENTS_VERSION = 2
 
 
 class Step(str, Enum):
@@ -185,9 +190,14 @@ class ThunderRoadState:
     turn: Turn | None = None
     bumps: tuple[Bump, ...] = ()
     winner: str | None = None
-    refusal: tuple[str, str] | None = None  # (player, reason) of the last refused assignment
     road_roll: tuple[str, int] | None = None  # (vehicle, face) of the last Road die roll this turn
     note: str = ""  # what just happened, in words
+    log_version: int = EVENTS_VERSION  # how the log of this game records consequences (see EVENTS_VERSION)
+
+    @property
+    def finished(self) -> bool:
+        """The race is over (a finish line crossed, or the last player standing): the log is closed."""
+        return self.step is Step.GAME_OVER
 
     # -- lookups --------------------------------------------------------------------------------------
     def vehicle(self, vid: str) -> Vehicle:

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from games.core import Alert
 
-from games.thunder_road.rules import prompt
+from games.thunder_road.prompt import prompt
 from games.thunder_road.state import PlayerView, Step, ThunderRoadState, VehicleView
 
 
 def _alerts(state: ThunderRoadState, name: str) -> tuple[Alert, ...]:
     alerts: list[Alert] = []
-    if state.refusal is not None and state.refusal[0] == name:
-        alerts.append(Alert("illegal_assignment", state.refusal[1], name))
     turn = state.turn
     if state.step in (Step.FIRE, Step.FIRE_RULING) and turn is not None and turn.player == name:
         alerts.append(Alert("fire_roll", f"roll the Fire die for {turn.vehicle}", name))

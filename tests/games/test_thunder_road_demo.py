@@ -28,8 +28,9 @@ def test_demo_exercises_the_rules_it_promises():
     match, accepted, events = _play()
     assert accepted.count(False) == DELIBERATELY_REFUSED
     for kind in ("coasted", "command_used", "moved", "bump_rolled", "bump_rerolled", "bump_placed", "damaged",
-                 "fire_rolled", "assignment_refused"):
+                 "fire_rolled", "fire_roll_required", "turn_started", "round_ended"):
         assert kind in events, kind
+    assert "assignment_refused" not in events  # the refusals recorded nothing
     on_fire = [r for r in match.records if r.event.type == "damaged" and r.event.data["on_fire"]]
     assert on_fire, "an ON FIRE! damage token"
     assert any(r.event.type == "moved" and r.event.data["passed"] for r in match.records), "a Drift past a car"

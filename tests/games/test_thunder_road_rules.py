@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from games.core import Command, Illegal, Match
-from games.core.match import replay
+from games.core import Command, Event, Illegal, Match, Record
+from games.core.match import CorruptLog, replay
 from games.thunder_road import DIE_TYPES, EXAMPLE_SETUP, GAME
-from games.thunder_road.rules import load_table, normalise
+from games.thunder_road.rules import CONSEQUENCES, load_table, normalise
 from games.thunder_road.state import Step
 from test_thunder_road_helpers import KNOWN_FIRE, Table, setup
 
@@ -260,7 +261,7 @@ def test_leaving_the_front_scrolls_the_road_and_eliminates_the_rear_tile():
     assert t.state.board.tiles[t.state.board.lead] == "c"
     t.roll()
     t.ok("assign", vehicle="large", die=4)
-    assert "finish" in t.match.prompt().commands
+    assert "scroll" in t.match.prompt().commands and "finish" not in t.match.prompt().commands
     assert "not the final tile" in t.no("finish")
     t.ok("scroll", eliminated=["Ben/small"])
     assert t.state.board.tiles[t.state.board.lead] == "d"
@@ -396,7 +397,10 @@ def test_two_damage_tokens_put_a_car_out_of_service():
     assert any(a.kind == "out_of_service" for a in t.view("Ana").alerts)
     t.roll()
     assert "out of service" in t.no("assign", vehicle="small", die=1)
-    assert "small" not in t.match.prompt().options
+    from games.core.table_input import leaves
+
+    assert not [lf for lf in leaves(GAME.menu(t.state).choices) if lf.choice.command is not None
+                and lf.choice.command.type == "assign" and lf.choice.command.get("vehicle") == "Ana/small"]
 
 
 def test_repair_removes_one_damage_token():
@@ -523,29 +527,200 @@ def test_first_event_carries_the_rule_tables_and_replays():
     assert replay(GAME, t.match.live_events()) == t.state
 
 
-def test_illegal_assignment_flashes_on_the_players_screen_until_the_next_command():
+def test_a_refused_assignment_records_nothing_and_undo_takes_back_the_last_accepted_command():
+    """"On your turn you must assign one unused movement die to an operable road vehicle you have not moved
+    this round." — and "A plain refusal with no consequence raises Illegal instead" (games.core): a refused
+    assign is not a decision.  After two refused assigns, one undo takes back the last accepted command."""
     t = Table("Ana", "Ben")
     t.roll()
-    reason = t.no("assign", vehicle="small", die=6)
-    alerts = t.view("Ana").alerts
-    assert [a.kind for a in alerts] == ["illegal_assignment"] and alerts[0].text == reason
-    assert t.view("Ben").alerts == ()
-    t.ok("assign", vehicle="small", die=1)
-    assert t.view("Ana").alerts == ()
+    t.turn("small", 4)  # Ana
+    t.ok("assign", vehicle="small", die=1)  # Ben
+    t.ok("move")  # the last accepted command: Ben's move
+    records = len(t.match.records)
+    assert "already moved this round" in t.no("assign", vehicle="small", die=3)  # Ana
+    assert "no unused 6" in t.no("assign", vehicle="large", die=6)
+    assert len(t.match.records) == records  # nothing recorded
+    assert all(v.alerts == () for v in t.match.views())  # the device's refusal notice shows the reason
+    t.ok("undo")
+    assert t.state.step is Step.MOVE and t.state.turn.player == "Ben"  # Ben's move is taken back
+    t.ok("undo")  # the next undo: Ben's assign
+    assert t.state.step is Step.TURN and t.state.turn.player == "Ben" and t.state.player("Ben").dice == (1, 2, 3, 4)
+
+
+def test_out_of_order_commands_are_refused_in_the_players_words():
+    """A command sent out of order says what the table must do first, as the players would say it, never
+    the name of an internal step."""
+    t = Table("Ana", "Ben", "Cy", fire_die=KNOWN_FIRE)
+    words: list[str] = []
+
+    def refused(type: str, **args) -> str:
+        reason = t.no(type, **args)
+        words.append(reason)
+        return reason
+
+    assert refused("assign", vehicle="small", die=1) == "Ana, Ben and Cy have not rolled yet: roll the movement dice first"
+    t.ok("roll", player="Ana", dice=[1, 2, 3, 4])
+    assert refused("move") == "Ben and Cy have not rolled yet: roll the movement dice first"
+    t.ok("roll", dice={"Ben": [1, 2, 3, 4], "Cy": [1, 2, 3, 4]})
+    assert refused("roll", player="Ana", dice=[1, 2, 3, 4]).startswith("every player still in the race has rolled for round 1")
+    assert refused("move") == "no vehicle is moving yet: Ana assigns a die to a vehicle first"
+    t.ok("assign", vehicle="small", die=4)
+    assert refused("assign", vehicle="medium", die=3) == "move Ana's small car first: its move is being reported"
+    assert refused("pass") == "move Ana's small car first: its move is being reported"
+    t.ok("move", occupied=[{"at": 4, "vehicle": "Ben/large"}])
+    assert refused("placed", moved="Ben/large") == (
+        "resolve the bump first: roll the bump and direction dice for Ana's small car and Ben's large car"
+    )
+    t.ok("bump", bump="bump1", direction=2)
+    assert refused("assign", vehicle="small", die=1) == (
+        "place the bumped vehicle first: Ana's small car and Ben's large car share a space"
+    )
+    t.ok("placed", moved="Ben/large")
+    t.ok("ignite", vehicle="Ben/small")
+    t.ok("assign", vehicle="small", die=3)  # Ben
+    assert refused("move") == "Ben's small car is ON FIRE!: roll the Fire die first"
+    t.ok("fire", face="mystery")
+    assert refused("move").startswith("rule on the Fire die first: face 'mystery' is not filled in")
+    assert not any("not now" in reason or "the table must" in reason or "+" in reason for reason in words)
+
+
+# -- the automatic consequences are events; old logs still fold ---------------------------------------------
+
+
+def test_consequences_are_recorded_as_events():
+    """"(Also: last player standing wins. [V])" and the turn order are decided when the command is, and
+    written to the log as events of their own: replaying the log applies them, it never re-runs a rule."""
+    t = Table(("Ana", ["small"]), ("Ben", ["small", "medium"]), fire_die=KNOWN_FIRE)
+    assert t.match.live_events()[0].data["events"] == 2
+
+    def new_events(type: str, **args) -> list[str]:
+        return [r.event.type for r in t.ok(type, **args).records]
+
+    assert new_events("roll", dice={"Ana": [1, 2, 3, 4], "Ben": [1, 2, 3, 4]}) == ["dice_rolled", "dice_rolled", "turn_started"]
+    t.ok("assign", vehicle="small", die=4)
+    assert new_events("move") == ["moved", "turn_started"]
+    t.turn("small", 1)  # Ben
+    assert new_events("pass") == ["passed", "turn_started"]  # Ana passes: Ben again
+    t.turn("medium", 2)
+    assert new_events("pass") == ["passed", "round_ended"]  # nobody has a die left to use
+    assert t.state.round == 2 and t.state.step is Step.ROLL
+    t.ok("ignite", vehicle="Ana/small")
+    t.roll()
+    assert new_events("assign", vehicle="small", die=4) == ["die_assigned", "fire_roll_required"]
+    t.ok("fire", face="flare")
+    out = t.ok("scroll", eliminated=["Ben/small", "Ben/medium"])
+    assert [r.event.to_json() for r in out.records][1:] == [
+        {"type": "race_won", "data": {"player": "Ana", "reason": "last_standing"}}
+    ]
+    assert replay(GAME, t.match.live_events()) == t.state
+
+
+def _old_log(options: dict) -> list[Event]:
+    """The log of ``test_consequences_are_recorded_as_events``' game as the companion wrote it before the
+    consequences were events: no version in game_started, no turn_started / round_ended /
+    fire_roll_required / race_won, and a refused assignment recorded as assignment_refused."""
+
+    def e(type: str, **data) -> Event:
+        return Event(type, data)
+
+    return [
+        Event("game_started", {"options": normalise(options)}),
+        e("dice_rolled", player="Ana", dice=[1, 2, 3, 4]),
+        e("dice_rolled", player="Ben", dice=[1, 2, 3, 4]),
+        e("die_assigned", player="Ana", vehicle="Ana/small", die=4),
+        e("moved", vehicle="Ana/small", spaces=4, collisions=[], passed=None),
+        e("die_assigned", player="Ben", vehicle="Ben/small", die=1),
+        e("moved", vehicle="Ben/small", spaces=1, collisions=[], passed=None),
+        e("assignment_refused", player="Ana", reason="Ana's small car already moved this round"),
+        e("passed", player="Ana"),
+        e("die_assigned", player="Ben", vehicle="Ben/medium", die=2),
+        e("moved", vehicle="Ben/medium", spaces=2, collisions=[], passed=None),
+        e("passed", player="Ben"),
+        e("ignited", vehicle="Ana/small"),
+        e("dice_rolled", player="Ana", dice=[1, 2, 3, 4]),
+        e("dice_rolled", player="Ben", dice=[1, 2, 3, 4]),
+        e("die_assigned", player="Ana", vehicle="Ana/small", die=4),
+        e("fire_rolled", vehicle="Ana/small", face="flare", effect="moves", moves=2),
+        e("board_scrolled", eliminated=["Ben/small", "Ben/medium"], lead="4", rear="1"),
+    ]
+
+
+def test_a_log_written_before_the_consequences_were_events_folds_to_the_same_state():
+    """"(Also: last player standing wins. [V])" — in a log written the old way the next turn, the end of the
+    round, the Fire die due and the winner were left to evolve: they are still drawn for such a log, and its
+    refusals (assignment_refused) fold to nothing, so the old game folds to the state it was played to."""
+    options = setup(("Ana", ["small"]), ("Ben", ["small", "medium"]), fire_die=KNOWN_FIRE)
+    old = _old_log(options)
+
+    def at(n: int):
+        return replay(GAME, old[:n])
+
+    assert at(3).step is Step.TURN and at(3).turn.player == "Ana"  # everyone rolled: Ana's turn
+    assert at(5).turn.player == "Ben"  # Ana's move reported: Ben's turn
+    assert at(8) == at(7)  # the old refusal: nothing
+    assert at(9).turn.player == "Ben"  # Ana passed
+    assert at(12).round == 2 and at(12).step is Step.ROLL and at(12).player("Ben").dice == ()
+    assert at(16).step is Step.FIRE  # a die went to a burning car: the Fire die first
+    final = at(len(old))
+    assert final.step is Step.GAME_OVER and final.winner == "Ana"
+    assert final.note == "Ana is the last player standing and wins"
+    assert final.log_version == 1
+
+    t = Table(("Ana", ["small"]), ("Ben", ["small", "medium"]), fire_die=KNOWN_FIRE)  # the same game, played now
+    t.roll()
+    t.turn("small", 4)
+    t.turn("small", 1)
+    assert "already moved" in t.no("assign", vehicle="small", die=1)
+    t.ok("pass")
+    t.turn("medium", 2)
+    t.ok("pass")
+    t.ok("ignite", vehicle="Ana/small")
+    t.roll()
+    t.ok("assign", vehicle="small", die=4)
+    t.ok("fire", face="flare")
+    t.ok("scroll", eliminated=["Ben/small", "Ben/medium"])
+    assert replace(final, log_version=2) == t.state
+    assert [e.type for e in t.match.live_events() if e.type not in CONSEQUENCES] == [
+        e.type for e in old if e.type != "assignment_refused"
+    ]
+
+
+def test_an_old_game_goes_on_the_old_way():
+    """An old game resumed by this companion keeps writing its log the old way (the consequences implicit),
+    so they are neither lost nor applied twice."""
+    options = setup(("Ana", ["small"]), ("Ben", ["small", "medium"]), fire_die=KNOWN_FIRE)
+    old = _old_log(options)[:12]  # round 1 played, round 2 to roll
+    match = Match(GAME, [Record(i + 1, i, e) for i, e in enumerate(old)])
+    out = match.apply(Command.from_json({"type": "roll", "dice": {"Ana": [1, 2, 3, 4], "Ben": [5, 5, 5, 5]}}))
+    assert [r.event.type for r in out.records] == ["dice_rolled", "dice_rolled"]
+    assert match.state.step is Step.TURN and match.state.turn.player == "Ana"
+    assert match.apply(Command("assign", {"vehicle": "small", "die": 4})).accepted
+    assert match.apply(Command("move")).accepted
+    assert match.state.turn.player == "Ben" and match.state.log_version == 1
+    assert replay(GAME, match.live_events()) == match.state
+
+
+def test_a_log_of_a_later_version_is_not_guessed_at():
+    """A log whose game_started names an events version this companion does not know is refused as a whole
+    (the owner is told which version), never folded with rules of the wrong version."""
+    with pytest.raises(CorruptLog, match="version 3"):
+        Match(GAME, [Record(1, 0, Event("game_started", {"options": normalise(setup()), "events": 3}))])
 
 
 def test_dice_read_by_the_camera_become_commands():
-    from games.thunder_road import dice_command
-
+    """The roll the menu awaits (``Menu.dice``) turns the faces read into the step's command."""
     t = Table("Ana", "Ben")
 
+    def awaited():
+        return GAME.menu(t.state).dice
+
     def read(faces: list) -> None:
-        command = dice_command(t.match.prompt(), faces)
+        command = awaited().command(faces)
         assert command is not None
         assert t.match.apply(command).accepted
 
     t.ok("ignite", vehicle="Ana/small")
-    assert dice_command(t.match.prompt(), [1, 2, 3]) is None
+    assert awaited().command([1, 2, 3]) is None  # four movement dice, not three
     read([1, 2, 3, 4])
     read([1, 2, 3, 4])
     t.ok("assign", vehicle="small", die=4)
@@ -555,7 +730,7 @@ def test_dice_read_by_the_camera_become_commands():
     read(["bump3", "bump4"])  # typed on the buttons: the 4th face of the second die = direction 4
     assert t.state.bumps[0].roll == ("bump3", "4")
     assert t.state.step is Step.PLACE
-    assert dice_command(t.match.prompt(), ["bump3", 4]) is None  # placing awaits no dice
+    assert awaited() is None  # placing awaits no dice
 
 
 def test_every_tagged_sentence_is_quoted():

@@ -7,20 +7,24 @@ undo) through :class:`games.core.Match` for thousands of steps and checks the in
 * a die only goes to an operable vehicle not moved this round; a coast only when there is none;
 * damage never above a vehicle's slots (where the slot count is known);
 * the log replays to the same state (``replay(match.live_events()) == match.state``);
+* the same log written the old way (no version, no consequence events) folds to the same state;
+* a refused command records nothing: the state and what undo would take back stay as they were;
 * undo followed by the same command gives the same state again.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from games.core import Command, Match
+from games.core import Command, Event, Match
 from games.core.match import replay
 from games.thunder_road import GAME
+from games.thunder_road.rules import CONSEQUENCES
 from games.thunder_road.state import MAX_COASTS, Step, ThunderRoadState
 from test_thunder_road_helpers import KNOWN_FIRE, setup
 
@@ -57,12 +61,16 @@ class ThunderRoadTable(RuleBasedStateMachine):
 
     def apply(self, obj: dict[str, Any]) -> None:
         before = self.state
+        undoable = self.match.undoable
         try:
             command = Command.from_json(obj)
         except Exception as exc:  # pragma: no cover - from_json only raises Illegal
             raise AssertionError(f"from_json crashed on {obj}: {exc!r}") from exc
         outcome = self.match.apply(command)
         assert outcome.accepted or outcome.reason, f"refused without a reason: {obj}"
+        if not outcome.accepted:
+            assert not outcome.records, f"a refusal recorded events: {obj}"
+            assert self.state is before and self.match.undoable == undoable
         for record in outcome.records:
             e = record.event
             if e.type == "command_used":
@@ -209,6 +217,18 @@ class ThunderRoadTable(RuleBasedStateMachine):
     @invariant()
     def log_replays_to_the_state(self) -> None:
         assert replay(GAME, self.match.live_events()) == self.state
+
+    @invariant()
+    def the_log_written_the_old_way_replays_to_the_state(self) -> None:
+        """Version 1 logs held only the commands' events (and no Nitro size): evolve draws the rest."""
+        old = []
+        for e in self.match.live_events():
+            if e.type == "game_started":
+                old.append(Event(e.type, {"options": e.data["options"]}))
+            elif e.type not in CONSEQUENCES:
+                old.append(Event(e.type, {k: v for k, v in e.data.items() if k != "adds_moves"}))
+        folded = replay(GAME, old)
+        assert folded.log_version == 1 and replace(folded, log_version=2) == self.state
 
     @invariant()
     def screens_and_prompt_do_not_crash(self) -> None:

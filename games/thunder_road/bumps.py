@@ -1,0 +1,75 @@
+"""Thunder Road — bumps (chocs).
+
+"When two vehicles share a space, roll the bump die and the direction die: they say which vehicle moves and
+where.  If one vehicle is larger, its owner may ask for one re-roll of both dice.  Keep resolving bumps,
+chain bumps included, until every space holds one vehicle." [seed]  The table rolls and places the models;
+the companion keeps the queue of bumps still to resolve (a chain bump joins the front) and the one re-roll
+right of the larger vehicle's owner.  Unknown sizes do not take that right away.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games.core import Command, Event, Illegal
+
+from games.thunder_road.common import face_of, needs_step, resolve_vehicle, vehicle_words
+from games.thunder_road.state import Bump, Step, ThunderRoadState
+
+
+def current_bump(state: ThunderRoadState) -> Bump:
+    return state.bumps[0]
+
+
+def decide_bump(state: ThunderRoadState, command: Command) -> list[Event]:
+    needs_step(state, Step.BUMP)
+    bump = face_of(state, "bump", command.get("bump"))
+    direction = face_of(state, "direction", command.get("direction"))
+    return [Event("bump_rolled", {"bump": bump, "direction": direction})]
+
+
+def larger_owner(state: ThunderRoadState, bump: Bump) -> tuple[str | None, str]:
+    """(owner of the larger vehicle or None, why).  Unknown sizes do not take the right away."""
+    ka, kb = state.kind_of(bump.a), state.kind_of(bump.b)
+    if ka.size is None or kb.size is None:
+        return None, "unknown"
+    if ka.size == kb.size:
+        return None, "same"
+    bigger = bump.a if ka.size > kb.size else bump.b
+    return state.vehicle(bigger).owner, "known"
+
+
+def decide_reroll(state: ThunderRoadState, command: Command) -> list[Event]:
+    needs_step(state, Step.PLACE)
+    b = current_bump(state)
+    if b.rerolled:
+        raise Illegal("this bump was already re-rolled once: place the vehicle as the dice say")
+    owner, why = larger_owner(state, b)
+    if why == "same":
+        raise Illegal(
+            f"{vehicle_words(state, b.a)} and {vehicle_words(state, b.b)} are the same size: neither owner may re-roll"
+        )
+    who = command.get("player")
+    if owner is not None and who is not None and who != owner:
+        raise Illegal(f"only {owner}, owner of the larger vehicle, may ask for the re-roll")
+    bump = face_of(state, "bump", command.get("bump"))
+    direction = face_of(state, "direction", command.get("direction"))
+    return [Event("bump_rerolled", {"bump": bump, "direction": direction})]
+
+
+def decide_placed(state: ThunderRoadState, command: Command) -> list[Event]:
+    needs_step(state, Step.PLACE)
+    b = current_bump(state)
+    moved = resolve_vehicle(state, command.get("moved"))
+    if moved not in (b.a, b.b):
+        raise Illegal(f"the bump moves one of the two stacked vehicles: {b.a} or {b.b}")
+    onto = command.get("onto")
+    data: dict[str, Any] = {"moved": moved, "onto": None}
+    if onto is not None:
+        target = resolve_vehicle(state, onto)
+        if target == moved:
+            raise Illegal("a vehicle cannot land on itself")
+        if state.vehicle(target).eliminated:
+            raise Illegal(f"{vehicle_words(state, target)} has been eliminated: it is not on the road")
+        data["onto"] = target
+    return [Event("bump_placed", data)]

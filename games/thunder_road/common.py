@@ -1,0 +1,149 @@
+"""Thunder Road — what every rule area uses: naming vehicles and dice in the players' words, reading the
+values a command gives, checking whose turn it is, and refusing a command sent out of order with what the
+table must do first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from games.core import Command, Illegal
+
+from games.thunder_road.state import Step, ThunderRoadState
+
+MAX_SPACES = 40  # a sanity bound on a typed number of spaces, not a rule
+
+
+# -- the state, changed one vehicle or player at a time ---------------------------------------------------
+
+
+def replace_vehicle(state: ThunderRoadState, vid: str, **changes: Any) -> ThunderRoadState:
+    return replace(state, vehicles=tuple(replace(v, **changes) if v.id == vid else v for v in state.vehicles))
+
+
+def replace_player(state: ThunderRoadState, name: str, **changes: Any) -> ThunderRoadState:
+    return replace(state, players=tuple(replace(p, **changes) if p.name == name else p for p in state.players))
+
+
+def remove_die(dice: tuple[int, ...], value: int) -> tuple[int, ...]:
+    """The unused dice once one die of ``value`` went to a vehicle or a command."""
+    out = list(dice)
+    out.remove(value)
+    return tuple(out)
+
+
+# -- words ------------------------------------------------------------------------------------------------
+
+
+def vehicle_words(state: ThunderRoadState, vid: str) -> str:
+    """``"Ana/small"`` → ``"Ana's small car"`` (``"Eve's bike2"`` for the second of several bikes)."""
+    v = state.vehicle(vid)
+    return f"{v.owner}'s {state.tables.kind(v.kind).label.lower()}{vid.split('/', 1)[1][len(v.kind):]}"
+
+
+def dice_words(dice: Sequence[int]) -> str:
+    return ", ".join(str(d) for d in sorted(dice)) if dice else "none"
+
+
+def _names(names: Sequence[str]) -> str:
+    """``["Ana", "Ben", "Cy"]`` → ``"Ana, Ben and Cy"``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+# -- reading a command --------------------------------------------------------------------------------------
+
+
+def resolve_vehicle(state: ThunderRoadState, ref: Any, owner: str | None = None) -> str:
+    """``"Ana/small"`` or, for ``owner``'s own vehicles, ``"small"`` → the vehicle id (or Illegal)."""
+    if not isinstance(ref, str) or not ref:
+        raise Illegal('name the vehicle, e.g. "vehicle": "small" (your own) or "Ana/small"')
+    vid = ref if "/" in ref or owner is None else f"{owner}/{ref}"
+    try:
+        state.vehicle(vid)
+    except KeyError:
+        if owner is not None:
+            mine = ", ".join(v.id.split("/", 1)[1] for v in state.fleet(owner))
+            raise Illegal(f"{owner} has no vehicle {ref!r}: {owner}'s vehicles are {mine}") from None
+        everyone = ", ".join(v.id for v in state.vehicles)
+        raise Illegal(f"no vehicle {ref!r}: the vehicles are {everyone}") from None
+    return vid
+
+
+def movement_die(value: Any, what: str = "die") -> int:
+    """A movement die's value, 1 to 6 (or Illegal)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 6:
+        raise Illegal(f"the {what} must be a movement die value from 1 to 6 (got {value!r})")
+    return value
+
+
+def face_of(state: ThunderRoadState, die: str, value: Any) -> str:
+    """``value`` as a face of the FX die ``die`` (Road, bump, direction ...), or Illegal."""
+    faces = state.tables.faces(die)
+    names = [str(f) for f in dict.fromkeys(faces)]
+    if str(value) not in names:
+        raise Illegal(f"{value!r} is not a face of the {die} die: its faces are {', '.join(names)}")
+    return str(value)
+
+
+def turn_player(state: ThunderRoadState, command: Command) -> str:
+    """The player whose turn it is; a command naming another player is refused."""
+    assert state.turn is not None
+    who = command.get("player", state.turn.player)
+    if who != state.turn.player:
+        raise Illegal(f"it is {state.turn.player}'s turn, not {who}'s")
+    return who
+
+
+def nitro_bonus(state: ThunderRoadState, die: int) -> tuple[int, bool]:
+    """(spaces Nitro adds, whether that is known); ``die`` is the die assigned to Nitro."""
+    rule = state.tables.command("nitro") if any(c.name == "nitro" for c in state.tables.commands) else None
+    if rule is None or rule.adds_moves is None:
+        return 0, False
+    if rule.adds_moves == "die":
+        return die, True
+    return int(rule.adds_moves), True
+
+
+# -- out of order -----------------------------------------------------------------------------------------
+
+
+def needs_step(state: ThunderRoadState, *steps: Step) -> None:
+    """Refuse a command the table sent out of order: the reason says what must happen first."""
+    if state.step not in steps:
+        raise Illegal(what_first(state))
+
+
+def what_first(state: ThunderRoadState) -> str:
+    """What the table must do before anything else, in the players' words ("Ana has not rolled yet: roll
+    the movement dice first")."""
+    s = state.step
+    if s is Step.GAME_OVER:
+        return f"the race is over: {state.winner or 'nobody'} won"
+    if s is Step.ROLL:
+        waiting = [p.name for p in state.players if state.standing(p.name) and not p.rolled]
+        has = "has" if len(waiting) == 1 else "have"
+        return f"{_names(waiting)} {has} not rolled yet: roll the movement dice first"
+    turn = state.turn
+    assert turn is not None
+    who = turn.player
+    if s is Step.TURN:
+        if state.unmoved(who):
+            return f"no vehicle is moving yet: {who} assigns a die to a vehicle first"
+        if state.coastable(who) and not turn.commands:
+            return f"no vehicle is moving yet: {who} coasts a vehicle or passes first"
+        return f"no vehicle is moving yet: {who} passes first"
+    assert turn.vehicle is not None
+    mover = vehicle_words(state, turn.vehicle)
+    if s is Step.FIRE:
+        return f"{mover} is ON FIRE!: roll the Fire die first"
+    if s is Step.FIRE_RULING:
+        return f"rule on the Fire die first: face {turn.fire_face!r} is not filled in (moves, out, eliminate or nothing)"
+    if s is Step.MOVE:
+        return f"move {mover} first: its move is being reported"
+    b = state.bumps[0]
+    pair = f"{vehicle_words(state, b.a)} and {vehicle_words(state, b.b)}"
+    if s is Step.BUMP:
+        return f"resolve the bump first: roll the bump and direction dice for {pair}"
+    return f"place the bumped vehicle first: {pair} share a space"

@@ -1,0 +1,44 @@
+"""Thunder Road — damage tokens and Fire spaces, recorded whenever they happen.
+
+"A car that takes damage draws a damage token face down into a damage slot; a car with two damage tokens is
+out of service (inoperable)." [seed]  "The Big Rig and the Final Five bikes take minor damage: the token
+fills a slot but has no effect."
+"""
+
+from __future__ import annotations
+
+from games.core import Command, Event, Illegal
+
+from games.thunder_road.common import resolve_vehicle, vehicle_words
+from games.thunder_road.state import Step, ThunderRoadState
+
+
+def decide_damage(state: ThunderRoadState, command: Command) -> list[Event]:
+    if state.step is Step.GAME_OVER:
+        raise Illegal("the race is over")
+    vid = resolve_vehicle(state, command.get("vehicle"))
+    v, kind = state.vehicle(vid), state.kind_of(vid)
+    if v.eliminated:
+        raise Illegal(f"{vehicle_words(state, vid)} has been eliminated")
+    on_fire = command.get("on_fire", False)
+    if not isinstance(on_fire, bool):
+        raise Illegal("on_fire is true when the damage token drawn is ON FIRE!, else false")
+    if kind.damage_slots is not None and v.damage >= kind.damage_slots:
+        raise Illegal(
+            f"{vehicle_words(state, vid)} has all {kind.damage_slots} damage slots filled: no slot for another token"
+        )
+    # Minor damage "fills a slot but has no effect" [seed]: an ON FIRE! token drawn by a Big Rig or a
+    # bike fills a slot like any other and does not set it on fire.
+    return [Event("damaged", {"vehicle": vid, "on_fire": on_fire and not kind.minor_damage})]
+
+
+def decide_ignite(state: ThunderRoadState, command: Command) -> list[Event]:
+    if state.step is Step.GAME_OVER:
+        raise Illegal("the race is over")
+    vid = resolve_vehicle(state, command.get("vehicle"))
+    v = state.vehicle(vid)
+    if v.eliminated:
+        raise Illegal(f"{vehicle_words(state, vid)} has been eliminated")
+    if v.on_fire:
+        raise Illegal(f"{vehicle_words(state, vid)} is already ON FIRE!")
+    return [Event("ignited", {"vehicle": vid})]

@@ -1,0 +1,66 @@
+"""Thunder Road — ``decide``: a command checked by the decider of its rule area, its event, then the
+consequences the rules draw from it.
+
+A command the rules refuse raises :class:`~games.core.Illegal` with the reason, and nothing is recorded:
+``undo`` always takes back the last accepted decision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from games.core import Command, Decision, Event, Illegal
+
+from games.thunder_road.bumps import decide_bump, decide_placed, decide_reroll
+from games.thunder_road.consequences import Draft, follow_up
+from games.thunder_road.damage import decide_damage, decide_ignite
+from games.thunder_road.evolve import evolve
+from games.thunder_road.fire import decide_fire, decide_fire_ruling
+from games.thunder_road.movement import decide_finish, decide_move, decide_scroll
+from games.thunder_road.state import Step, ThunderRoadState
+from games.thunder_road.turn import (
+    decide_assign,
+    decide_coast,
+    decide_command,
+    decide_pass,
+    decide_road,
+    decide_roll,
+)
+
+#: Command type → the decider that checks it and returns the command's own events (no consequences).
+DECIDERS: dict[str, Callable[[ThunderRoadState, Command], list[Event]]] = {
+    "roll": decide_roll,
+    "assign": decide_assign,
+    "coast": decide_coast,
+    "command": decide_command,
+    "pass": decide_pass,
+    "fire": decide_fire,
+    "fire_ruling": decide_fire_ruling,
+    "move": decide_move,
+    "scroll": decide_scroll,
+    "finish": decide_finish,
+    "bump": decide_bump,
+    "reroll": decide_reroll,
+    "placed": decide_placed,
+    "damage": decide_damage,
+    "ignite": decide_ignite,
+    "road": decide_road,
+}
+
+
+def decide(state: ThunderRoadState, command: Command) -> Decision:
+    """The events ``command`` causes: its own, each followed by its consequences; or :class:`Illegal`.
+
+    A game whose log is version 1 goes on in version 1: its consequences stay implicit (``evolve`` draws
+    them for that log), so they are not recorded twice."""
+    if state.step is Step.GAME_OVER:
+        raise Illegal(f"the race is over: {state.winner or 'nobody'} won")
+    handler = DECIDERS.get(command.type)
+    if handler is None:
+        raise Illegal(f"unknown command {command.type!r}: the commands are {', '.join(DECIDERS)}, undo")
+    draft = Draft(state, evolve)
+    for event in handler(state, command):
+        draft.add(event)
+        if state.log_version >= 2:
+            follow_up(draft, event)
+    return draft.done()

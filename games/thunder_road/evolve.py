@@ -1,0 +1,222 @@
+"""Thunder Road — ``evolve``: one event folded into the state.
+
+A plain switch on the event type: each event says what happened and the fold writes it down; nothing here
+decides anything.  The consequences the rules draw (the Fire die due, the next turn, the end of the round,
+the winner) are events of their own, decided by :mod:`games.thunder_road.consequences`.
+
+The one exception is the old log.  A game whose ``game_started`` has no ``events`` version (version 1,
+written before the consequences were events) holds only the commands' events; for such a log ``evolve``
+draws the consequences itself after each event, with the same ``consequences.follow_up`` that ``decide``
+uses, so the old game folds as it was played.  Its ``assignment_refused`` events (a refusal used to be
+recorded) fold to nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from games.core import Event
+
+from games.thunder_road.common import (
+    dice_words,
+    nitro_bonus,
+    remove_die,
+    replace_player,
+    replace_vehicle,
+    vehicle_words,
+)
+from games.thunder_road.consequences import CONSEQUENCES, Draft, follow_up
+from games.thunder_road.setup import initial
+from games.thunder_road.state import COAST_SPACES, Bump, FireEffect, Step, ThunderRoadState, Turn
+
+#: Events of version-1 logs that no longer exist: a refused assignment was recorded (it is a plain refusal now).
+RETIRED = ("assignment_refused",)
+
+
+def evolve(state: ThunderRoadState | None, event: Event) -> ThunderRoadState:
+    if event.type == "game_started":
+        return initial(event.data)
+    if state is None:
+        raise ValueError(f"the log must begin with game_started, not {event.type}")
+    after = _fold(state, event)
+    if after.log_version == 1 and event.type not in CONSEQUENCES:
+        draft = Draft(after, _fold)  # an old log: the consequences were left implicit
+        follow_up(draft, event)
+        after = draft.state
+    return after
+
+
+def _fold(state: ThunderRoadState, event: Event) -> ThunderRoadState:
+    d = event.data
+    t = event.type
+
+    if t == "dice_rolled":
+        state = replace_player(state, d["player"], dice=tuple(d["dice"]), rolled=True)
+        if "first" in d:
+            state = replace(state, first=state.player(d["first"]).seat)
+        return replace(state, note=f"{d['player']} rolled {dice_words(d['dice'])}")
+
+    if t == "die_assigned":
+        p = state.player(d["player"])
+        state = replace_player(state, p.name, dice=remove_die(p.dice, d["die"]))
+        state = replace_vehicle(state, d["vehicle"], moved=True)
+        turn = state.turn
+        assert turn is not None
+        return replace(
+            state,
+            step=Step.MOVE,
+            turn=replace(turn, action="move", vehicle=d["vehicle"], die=d["die"], allowance=d["die"] + turn.bonus),
+            note=f"{vehicle_words(state, d['vehicle'])} moves {d['die']}",
+        )
+
+    if t == "coasted":
+        p = state.player(d["player"])
+        v = state.vehicle(d["vehicle"])
+        state = replace_player(state, p.name, dice=remove_die(p.dice, d["die"]))
+        state = replace_vehicle(state, v.id, coasts=v.coasts + 1)
+        assert state.turn is not None
+        return replace(
+            state,
+            step=Step.MOVE,
+            turn=replace(state.turn, action="coast", vehicle=v.id, die=d["die"], allowance=COAST_SPACES),
+            note=f"{vehicle_words(state, v.id)} coasts 1 ({v.coasts + 1}/2)",
+        )
+
+    if t == "fire_roll_required":
+        return replace(state, step=Step.FIRE)
+
+    if t == "command_used":
+        p = state.player(d["player"])
+        rule = state.tables.command(d["command"])
+        state = replace_player(state, p.name, dice=remove_die(p.dice, d["die"]))
+        if rule.board == "command_board":
+            state = replace_player(state, p.name, command=rule.name)
+        turn = state.turn
+        assert turn is not None
+        turn = replace(turn, commands=turn.commands + (rule.name,))
+        if rule.name == "nitro":
+            if "adds_moves" in d:
+                bonus, known = d["adds_moves"] or 0, d["adds_moves"] is not None
+            else:  # version 1 did not record it: the table the game started with says
+                bonus, known = nitro_bonus(state, d["die"])
+            turn = replace(
+                turn,
+                bonus=turn.bonus + bonus,
+                allowance=None if turn.allowance is None else turn.allowance + bonus,
+                allowance_known=turn.allowance_known and known,
+            )
+        note = f"{p.name}: {rule.label} ({d['die']})"
+        if "vehicle" in d and rule.name == "repair":
+            v = state.vehicle(d["vehicle"])
+            state = replace_vehicle(state, v.id, damage=v.damage - 1)
+            note = f"{vehicle_words(state, v.id)} repaired: {v.damage - 1} damage"
+        return replace(state, turn=turn, note=note)
+
+    if t == "passed":
+        state = replace_player(state, d["player"], passed=True)
+        return replace(state, note=f"{d['player']} passes for the rest of the round")
+
+    if t == "fire_rolled":
+        vid = d["vehicle"]
+        effect = FireEffect(d["effect"])
+        turn = state.turn
+        assert turn is not None
+        if effect is FireEffect.UNKNOWN:
+            return replace(
+                state, step=Step.FIRE_RULING, turn=replace(turn, fire_face=d["face"]),
+                note=f"Fire die: {d['face']} is not filled in",
+            )
+        turn = replace(turn, fire_face=None)
+        if effect is FireEffect.ELIMINATE:
+            state = replace_vehicle(state, vid, eliminated=True, on_fire=False)
+            return replace(state, turn=turn, note=f"{vehicle_words(state, vid)} burns out: eliminated")
+        if effect is FireEffect.OUT:
+            state = replace_vehicle(state, vid, on_fire=False)
+            return replace(state, step=Step.MOVE, turn=turn, note=f"{vehicle_words(state, vid)}: the fire is out")
+        if effect is FireEffect.MOVES:
+            turn = replace(turn, allowance=(turn.allowance or 0) + d["moves"])
+            return replace(state, step=Step.MOVE, turn=turn, note=f"Fire die: +{d['moves']} moves")
+        return replace(state, step=Step.MOVE, turn=turn, note="Fire die: no effect, still burning")
+
+    if t == "moved":
+        bumps = tuple(Bump(d["vehicle"], hit) for hit in d["collisions"])
+        note = f"{vehicle_words(state, d['vehicle'])} moved {d['spaces']}"
+        if d.get("passed"):
+            note += f", drifted past {d['passed']}"
+        if bumps:
+            return replace(state, step=Step.BUMP, bumps=bumps, note=note + f": {len(bumps)} bump(s)")
+        return replace(state, note=note)
+
+    if t == "board_scrolled":
+        for vid in d["eliminated"]:
+            state = replace_vehicle(state, vid, eliminated=True)
+        board = replace(state.board, lead=state.board.lead + 1)
+        gone = ", ".join(d["eliminated"]) or "nobody"
+        return replace(state, board=board, note=f"road scrolled: tile {d['lead']} leads; eliminated: {gone}")
+
+    if t == "finished":
+        return replace(state, note=f"{vehicle_words(state, d['vehicle'])} crossed the finish line")
+
+    if t == "bump_rolled":
+        b = state.bumps[0]
+        return replace(
+            state, step=Step.PLACE, bumps=(replace(b, roll=(d["bump"], d["direction"])),) + state.bumps[1:],
+            note=f"bump: {d['bump']}, direction {d['direction']}",
+        )
+
+    if t == "bump_rerolled":
+        b = state.bumps[0]
+        return replace(
+            state, bumps=(replace(b, roll=(d["bump"], d["direction"]), rerolled=True),) + state.bumps[1:],
+            note=f"re-roll: {d['bump']}, direction {d['direction']}",
+        )
+
+    if t == "bump_placed":
+        rest = state.bumps[1:]
+        if d["onto"] is not None:
+            rest = (Bump(d["moved"], d["onto"]),) + rest  # a chain bump is resolved next
+        note = f"{d['moved']} placed" + (f" on {d['onto']}: chain bump" if d["onto"] else "")
+        return replace(state, step=Step.BUMP if rest else state.step, bumps=rest, note=note)
+
+    if t == "damaged":
+        v = state.vehicle(d["vehicle"])
+        state = replace_vehicle(state, v.id, damage=v.damage + 1, on_fire=v.on_fire or d["on_fire"])
+        note = f"{vehicle_words(state, v.id)} damaged ({v.damage + 1})" + (" ON FIRE!" if d["on_fire"] else "")
+        if state.out_of_service(v.id):
+            note += ": out of service"
+        return replace(state, note=note)
+
+    if t == "ignited":
+        state = replace_vehicle(state, d["vehicle"], on_fire=True)
+        return replace(state, note=f"{vehicle_words(state, d['vehicle'])} is ON FIRE!")
+
+    if t == "road_rolled":
+        return replace(state, road_roll=(d["vehicle"], d["face"]), note=f"Road die: {d['face']}")
+
+    if t == "turn_started":
+        return replace(state, step=Step.TURN, turn=Turn(d["player"]), bumps=(), road_roll=None)
+
+    if t == "round_ended":
+        players = tuple(replace(p, dice=(), rolled=False, command=None, passed=False) for p in state.players)
+        vehicles = tuple(replace(v, moved=False, coasts=0) for v in state.vehicles)
+        return replace(
+            state, players=players, vehicles=vehicles, round=d["round"] + 1, step=Step.ROLL, turn=None,
+            bumps=(), road_roll=None,
+        )
+
+    if t == "race_won":
+        winner = d["player"]
+        if winner is None:
+            note = "no player is left standing"
+        elif d["reason"] == "finish_line":
+            note = f"{winner} crossed the finish line and wins"
+        elif d["reason"] == "last_standing":
+            note = f"{winner} is the last player standing and wins"
+        else:
+            note = f"{winner} wins"
+        return replace(state, step=Step.GAME_OVER, winner=winner, turn=None, bumps=(), note=note)
+
+    if t in RETIRED:
+        return state
+
+    raise ValueError(f"unknown event {t!r}")

@@ -1,0 +1,276 @@
+"""Thunder Road with the buttons: what a player can do at each step, as a short menu in the rules' words.
+
+* roll — Roll movement dice (the player whose dice are awaited; the others' rolls after it); Damage…
+* turn — Move a vehicle… (vehicle → die) or Coast… (vehicle → die) / Pass; Command… (command → die
+  → vehicle for Repair); Road die… (vehicle → the Road-die roll); Damage…
+* Fire die — Roll the Fire die; ruling on a face not filled in: Moves… / Fire out / Eliminated / No effect
+* move — Moved N (the allowance); Met a vehicle… (who → where: at the end, or passed at space k);
+  Other distance…; Road scrolls…; Finish line; Command…; Road die…; Damage…
+* bump — Roll bump dice; place — which vehicle was moved (or Chain bump… onto which), Re-roll (larger)
+* Damage… — the vehicle (the ones in play first, then by player when there are many) → Damage token
+  (the usual one: NEXT takes it) / ON FIRE! token / Fire space
+
+Vehicles are named as a player says them: "Small car" for your own, "Ben's Large car" for another's.
+Every leaf is checked against the rules before it is offered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from games.core import Command, Illegal
+from games.core.table_input import Choice, DiceRequest, Menu, branch, keep_legal, leaf, roll
+from games.thunder_road import rules
+from games.thunder_road.state import MOVEMENT_DICE, Step, ThunderRoadState, Vehicle
+
+#: A flat list of vehicles holds at most this many; more are grouped by player.
+FLAT_VEHICLES = 6
+#: Distances offered for "Other distance…" beyond the allowance when a Nitro's size is not known.
+UNKNOWN_EXTRA = MOVEMENT_DICE + 2
+
+TITLES: dict[str, str] = {
+    Step.ROLL.value: "Roll",
+    Step.TURN.value: "Your turn",
+    Step.FIRE.value: "ON FIRE!",
+    Step.FIRE_RULING.value: "Fire die ruling",
+    Step.MOVE.value: "Move",
+    Step.BUMP.value: "Bump",
+    Step.PLACE.value: "Place bumped",
+    Step.GAME_OVER.value: "Race over",
+}
+
+
+def vehicle_name(state: ThunderRoadState, vid: str, viewer: str | None = None) -> str:
+    """"Small car" to its owner, "Ben's Small car" to anybody else; "Bike 2" when a fleet has several."""
+    v = state.vehicle(vid)
+    kind = state.kind_of(vid)
+    same = [w for w in state.fleet(v.owner) if w.kind == v.kind]
+    name = kind.label if len(same) == 1 else f"{kind.label} {same.index(v) + 1}"
+    return name if viewer == v.owner else f"{v.owner}'s {name}"
+
+
+def _legal(state: ThunderRoadState) -> Callable[[Command], bool]:
+    def ok(command: Command) -> bool:
+        try:
+            return rules.decide(state, command).refused is None
+        except Illegal:
+            return False
+
+    return ok
+
+
+def _by_player(state: ThunderRoadState, vehicles: Sequence[Vehicle], viewer: str | None,
+               make: Callable[[Vehicle], Choice | None], first: Sequence[str] = ()) -> list[Choice | None]:
+    """Choices for ``vehicles``: the ``first`` ones (the mover, the bumped pair) at the top, then the rest —
+    flat while they are few, else one list per player starting with ``viewer``."""
+    ids = {v.id for v in vehicles}
+    head = [state.vehicle(vid) for vid in dict.fromkeys(first) if vid in ids]
+    rest = [v for v in vehicles if v not in head]
+    if len(head) + len(rest) <= FLAT_VEHICLES:
+        return [make(v) for v in (*head, *rest)]
+    seats = [p.name for p in state.players]
+    start = seats.index(viewer) if viewer in seats else 0
+    order = seats[start:] + seats[:start]
+    out: list[Choice | None] = [make(v) for v in head]
+    for name in order:
+        mine = [v for v in rest if v.owner == name]
+        if mine:
+            label = "Your vehicles" if name == viewer else name
+            out.append(branch(label, [make(v) for v in mine]))
+    return out
+
+
+def _damage(state: ThunderRoadState, viewer: str | None, first: Sequence[str]) -> Choice | None:
+    """Damage… → the vehicle (the ones in play first, then by player) → a damage token (the usual: NEXT
+    takes it), a damage token showing ON FIRE!, or a Fire space entered."""
+    alive = [v for v in state.vehicles if not v.eliminated]
+
+    def kinds(v: Vehicle) -> Choice | None:
+        can_burn = not state.kind_of(v.id).minor_damage and not v.on_fire
+        return branch(vehicle_name(state, v.id, viewer), [
+            leaf("Damage token", Command("damage", {"vehicle": v.id, "on_fire": False}), default=True),
+            leaf("ON FIRE! token", Command("damage", {"vehicle": v.id, "on_fire": True})) if can_burn else None,
+            leaf("Fire space", Command("ignite", {"vehicle": v.id})) if not v.on_fire else None,
+        ])
+
+    return branch("Damage…", _by_player(state, alive, viewer, kinds, first))
+
+
+def _commands(state: ThunderRoadState, who: str) -> Choice | None:
+    """Command… → the command (Nitro, Drift, Repair …) → the die → (Repair: the vehicle)."""
+    dice = sorted(set(state.player(who).dice))
+    out: list[Choice | None] = []
+    for rule in state.tables.commands:
+        if rule.target == "own_vehicle":
+            kids = [branch(f"Die {d}", [leaf(vehicle_name(state, v.id, who),
+                                             Command("command", {"name": rule.name, "die": d, "vehicle": v.id}))
+                                        for v in state.fleet(who)]) for d in dice]
+        else:
+            kids = [leaf(f"Die {d}", Command("command", {"name": rule.name, "die": d})) for d in dice]
+        out.append(branch(rule.label, kids))
+    return branch("Command…", out)
+
+
+def _road_die(state: ThunderRoadState, who: str) -> Choice | None:
+    faces = state.tables.faces("road")
+    kids = []
+    for v in state.fleet(who):
+        if not _legal(state)(Command("road", {"vehicle": v.id, "face": faces[0]})):
+            continue
+        request = DiceRequest("road", 1, f"Road die for {vehicle_name(state, v.id, who)}",
+                              lambda f, vid=v.id: Command("road", {"vehicle": vid, "face": f[0]}))
+        kids.append(roll(vehicle_name(state, v.id, who), request))
+    return branch("Road die…", kids)
+
+
+def _assign(state: ThunderRoadState, who: str, kind: str, vehicles: Sequence[Vehicle], label: str,
+            default: bool) -> Choice | None:
+    dice = sorted(set(state.player(who).dice))
+    return branch(label, [
+        branch(vehicle_name(state, v.id, who), [leaf(f"Die {d}", Command(kind, {"vehicle": v.id, "die": d}))
+                                                 for d in dice])
+        for v in vehicles
+    ], default=default)
+
+
+def _movement_roll(player: str) -> DiceRequest:
+    return DiceRequest("movement", MOVEMENT_DICE, f"{player}'s {MOVEMENT_DICE} movement dice",
+                       lambda faces: Command("roll", {"player": player, "dice": list(faces)}))
+
+
+def _bump_roll(state: ThunderRoadState, kind: str) -> DiceRequest:
+    """The bump die and the direction die as the camera reads them: one roll of two dice, both read with
+    the bump die's faces (a direction die read as the bump die's N-th face is direction N)."""
+    bump_faces = [str(f) for f in state.tables.faces("bump")]
+    directions = list(state.tables.faces("direction"))
+
+    def build(faces: Sequence[Any]) -> Command:
+        direction = faces[1]
+        if str(direction) in bump_faces and len(directions) == len(bump_faces):
+            direction = directions[bump_faces.index(str(direction))]  # the second die typed as a bump face
+        return Command(kind, {"bump": faces[0], "direction": direction})
+
+    return DiceRequest("bump", 2, "the bump die, then the direction die", build)
+
+
+def _bump_entry(kind: str) -> DiceRequest:
+    """The same roll on the buttons: the bump die, then the direction die with its own faces."""
+    return DiceRequest("bump", 1, "the bump die", lambda b: DiceRequest(
+        "direction", 1, "the direction die", lambda d: Command(kind, {"bump": b[0], "direction": d[0]})))
+
+
+def _met(state: ThunderRoadState, who: str, mover: str, allowance: int, drift: bool) -> Choice | None:
+    """Met a vehicle… → which vehicle → where: ending on it (a bump), or passing it at space k."""
+    others = [v for v in state.vehicles if v.id != mover and not v.eliminated]
+
+    def where(v: Vehicle) -> Choice | None:
+        name = vehicle_name(state, v.id, who)
+        spots = [leaf("Ended on it", Command("move", {"spaces": allowance,
+                                                       "occupied": [{"at": allowance, "vehicle": v.id}]}),
+                      default=True)]
+        spots += [leaf(f"Passed at space {k}", Command("move", {"spaces": allowance,
+                                                                 "occupied": [{"at": k, "vehicle": v.id}]}))
+                  for k in range(1, allowance)]
+        if drift:
+            spots.insert(1, leaf("Drifted past it", Command("move", {"spaces": allowance,
+                                                                      "occupied": [{"at": 1, "vehicle": v.id}]})))
+        return branch(name, spots)
+
+    return branch("Met a vehicle…", _by_player(state, others, who, where))
+
+
+def _move(state: ThunderRoadState, commands: Sequence[str]) -> list[Choice | None]:
+    turn = state.turn
+    assert turn is not None and turn.vehicle is not None and turn.allowance is not None
+    who, mover, a = turn.player, turn.vehicle, turn.allowance
+    out: list[Choice | None] = [
+        leaf(f"Moved {a}", Command("move", {"spaces": a}), default=True),
+        _met(state, who, mover, a, "drift" in turn.commands) if a >= 1 else None,
+    ]
+    top = a if turn.allowance_known else a + UNKNOWN_EXTRA
+    out.append(branch("Other distance…", [leaf(f"Moved {n}", Command("move", {"spaces": n}))
+                                          for n in range(top, -1, -1) if n != a]))
+    if "scroll" in commands:
+        others = [v for v in state.vehicles if not v.eliminated]
+        out.append(branch("Road scrolls…", [
+            leaf("Nobody off the road", Command("scroll", {"eliminated": []}), default=True),
+            *_by_player(state, others, who, lambda v: leaf(f"{vehicle_name(state, v.id, who)} off",
+                                                           Command("scroll", {"eliminated": [v.id]}))),
+        ]))
+    if "finish" in commands:
+        out.append(leaf("Finish line", Command("finish")))
+    return out
+
+
+def menu(state: ThunderRoadState) -> Menu:
+    p = rules.prompt(state)
+    commands = p.commands
+    step = state.step
+    title = TITLES.get(step.value, step.value)
+    if step is Step.GAME_OVER:
+        return Menu(title, (), p.player, p.text)
+    who = p.player
+    dice: DiceRequest | None = None
+    choices: list[Choice | None] = []
+    first: list[str] = []
+    turn = state.turn
+    status = ""
+    if step is Step.ROLL:
+        waiting = [pl.name for pl in state.players if state.standing(pl.name) and not pl.rolled]
+        dice = _movement_roll(waiting[0])
+        choices.append(roll(f"{waiting[0]}'s dice", dice, default=True))
+        choices += [roll(f"{name}'s dice", _movement_roll(name)) for name in waiting[1:]]
+        status = f"round {state.round}: {len(waiting)} to roll"
+    elif turn is not None:
+        who = turn.player
+        dice_left = " ".join(str(d) for d in sorted(state.player(who).dice)) or "none"
+        status = f"{who} · dice {dice_left}"
+        if turn.vehicle is not None:
+            first.append(turn.vehicle)
+            status = f"{vehicle_name(state, turn.vehicle, who)} · {turn.allowance if turn.allowance is not None else '?'} spaces"
+        if step is Step.TURN:
+            if "assign" in commands:
+                choices.append(_assign(state, who, "assign", state.unmoved(who), "Move a vehicle…", True))
+            if "coast" in commands:
+                choices.append(_assign(state, who, "coast", state.coastable(who), "Coast 1…", True))
+            if "pass" in commands:
+                choices.append(leaf("Pass", Command("pass"), default="coast" not in commands))
+        elif step is Step.FIRE:
+            dice = DiceRequest("fire", 1, "the Fire die", lambda f: Command("fire", {"face": f[0]}))
+            choices.append(roll("Roll the Fire die", dice, default=True))
+        elif step is Step.FIRE_RULING:
+            choices += [
+                branch("Moves…", [leaf(f"{n} more space{'s' if n > 1 else ''}",
+                                       Command("fire_ruling", {"effect": "moves", "moves": n})) for n in range(1, 7)]),
+                leaf("Fire out", Command("fire_ruling", {"effect": "out"})),
+                leaf("Eliminated", Command("fire_ruling", {"effect": "eliminate"})),
+                leaf("No effect", Command("fire_ruling", {"effect": "nothing"}), default=True),
+            ]
+        elif step is Step.MOVE:
+            choices += _move(state, commands)
+        elif step in (Step.BUMP, Step.PLACE):
+            b = state.bumps[0]
+            first += [b.a, b.b]
+            status = f"bump: {vehicle_name(state, b.a, who)} / {vehicle_name(state, b.b, who)}"
+            if step is Step.BUMP:
+                dice = _bump_roll(state, "bump")
+                choices.append(roll("Roll bump dice", _bump_entry("bump"), default=True))
+            else:
+                choices += [leaf(f"Moved {vehicle_name(state, vid, who)}", Command("placed", {"moved": vid}),
+                                 default=k == 0) for k, vid in enumerate((b.a, b.b))]
+                if "reroll" in commands:
+                    choices.append(roll("Re-roll (larger)", _bump_entry("reroll")))
+                others = [v for v in state.vehicles if not v.eliminated and v.id not in (b.a, b.b)]
+                choices.append(branch("Chain bump…", [
+                    branch(f"{vehicle_name(state, vid, who)} onto", _by_player(
+                        state, others, who, lambda v, vid=vid: leaf(vehicle_name(state, v.id, who),
+                                                                    Command("placed", {"moved": vid, "onto": v.id}))))
+                    for vid in (b.a, b.b)]))
+        if "command" in commands:
+            choices.append(_commands(state, who))
+        if "road" in commands:
+            choices.append(_road_die(state, who))
+    if "damage" in commands or "ignite" in commands:
+        choices.append(_damage(state, who, first))
+    return Menu(title, keep_legal(choices, _legal(state)), who, status, dice)

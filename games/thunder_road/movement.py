@@ -1,0 +1,103 @@
+"""Thunder Road — the move, the road scrolling and the finish line.
+
+The table moves the model and reports ``move`` with ``occupied``: the spaces (counted 1, 2, ... along the
+path) that held another road vehicle when the mover reached them, and which vehicle was there.  The
+companion applies the collision rule: every occupied space reached is a collision, except that a Drift
+passes the first one — and ending the move on an occupied space collides anyway, even when that is the
+first one [seed].  Each collision stacks two vehicles: a bump to resolve (:mod:`games.thunder_road.bumps`).
+
+"When a vehicle leaves the front of the board and the lead tile was not the final tile: remove the rear
+tile (vehicles on it are eliminated), slide the tiles back, draw a new lead tile ...  Moving onto the finish
+line of the final tile ends the game: that player wins." [seed]  The win itself, like the last player
+standing after a scroll, is a consequence (:mod:`games.thunder_road.consequences`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from games.core import Command, Event, Illegal
+
+from games.thunder_road.common import MAX_SPACES, needs_step, resolve_vehicle, vehicle_words
+from games.thunder_road.state import Step, ThunderRoadState
+
+
+def decide_move(state: ThunderRoadState, command: Command) -> list[Event]:
+    needs_step(state, Step.MOVE)
+    turn = state.turn
+    assert turn is not None and turn.vehicle is not None and turn.allowance is not None
+    mover = turn.vehicle
+    spaces = command.get("spaces", turn.allowance)
+    if isinstance(spaces, bool) or not isinstance(spaces, int) or not 0 <= spaces <= MAX_SPACES:
+        raise Illegal("spaces must be how many spaces the vehicle moved (a whole number)")
+    if turn.allowance_known and spaces > turn.allowance:
+        raise Illegal(
+            f"{vehicle_words(state, mover)} may move at most {turn.allowance} space{'' if turn.allowance == 1 else 's'} "
+            f"this turn, not {spaces}"
+        )
+    occupied = command.get("occupied", [])
+    if not isinstance(occupied, list):
+        raise Illegal('occupied must be a list like [{"at": 3, "vehicle": "Ben/large"}]')
+    last = 0
+    path: list[tuple[int, str]] = []
+    for entry in occupied:
+        if not isinstance(entry, Mapping):
+            raise Illegal('each occupied space is {"at": SPACE, "vehicle": "Ben/large"}')
+        at = entry.get("at")
+        if isinstance(at, bool) or not isinstance(at, int) or not 1 <= at <= spaces:
+            raise Illegal(f"occupied space at={at!r}: count the spaces of the move from 1 to {spaces}")
+        if at <= last:
+            raise Illegal("list the occupied spaces in the order the vehicle reached them, each once")
+        vid = resolve_vehicle(state, entry.get("vehicle"))
+        if vid == mover:
+            raise Illegal("the moving vehicle cannot be in its own way")
+        if state.vehicle(vid).eliminated:
+            raise Illegal(f"{vehicle_words(state, vid)} has been eliminated: it is not on the road")
+        last = at
+        path.append((at, vid))
+    drift = "drift" in turn.commands
+    collisions: list[str] = []
+    passed: str | None = None
+    for i, (at, vid) in enumerate(path):
+        ends_here = at == spaces
+        if drift and i == 0 and not ends_here:
+            passed = vid  # "passes through the first space it reaches that holds another road vehicle"
+            continue
+        collisions.append(vid)  # ending on an occupied space "hits it anyway"
+    return [Event("moved", {"vehicle": mover, "spaces": spaces, "collisions": collisions, "passed": passed})]
+
+
+def decide_scroll(state: ThunderRoadState, command: Command) -> list[Event]:
+    needs_step(state, Step.MOVE)
+    assert state.turn is not None
+    if state.board.lead_is_final:
+        raise Illegal(
+            "the lead tile is the final tile: the road does not scroll any more — a vehicle reaching its "
+            "finish line wins (finish)"
+        )
+    refs = command.get("eliminated", [])
+    if not isinstance(refs, list):
+        raise Illegal('eliminated must list the vehicles on the rear tile, e.g. ["Ben/small"] (or [])')
+    out: list[str] = []
+    for ref in refs:
+        vid = resolve_vehicle(state, ref)
+        if vid == state.turn.vehicle:
+            raise Illegal(f"{vehicle_words(state, vid)} is the vehicle leaving the front: it is not on the rear tile")
+        if state.vehicle(vid).eliminated:
+            raise Illegal(f"{vehicle_words(state, vid)} was already eliminated")
+        if vid not in out:
+            out.append(vid)
+    new_lead = state.board.lead + 1
+    return [Event("board_scrolled", {"eliminated": out, "lead": state.board.tiles[new_lead], "rear": state.board.tiles[state.board.rear]})]
+
+
+def decide_finish(state: ThunderRoadState, command: Command) -> list[Event]:
+    needs_step(state, Step.MOVE)
+    assert state.turn is not None
+    if not state.board.lead_is_final:
+        tile = state.board.tiles[state.board.lead]
+        raise Illegal(
+            f"the lead tile ({tile}) is not the final tile: leaving the front scrolls the road (scroll), it "
+            "does not finish the race"
+        )
+    return [Event("finished", {"player": state.turn.player, "vehicle": state.turn.vehicle})]

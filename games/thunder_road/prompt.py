@@ -1,0 +1,103 @@
+"""Thunder Road — ``prompt``: what the table must do next and the command types legal now (the button
+menu is :mod:`games.thunder_road.menus`)."""
+
+from __future__ import annotations
+
+from games.core import Command, Illegal, Prompt
+
+from games.thunder_road.bumps import larger_owner
+from games.thunder_road.common import dice_words, vehicle_words
+from games.thunder_road.state import MOVEMENT_DICE, Step, ThunderRoadState
+from games.thunder_road.turn import decide_command
+
+#: Commands the table may send at any step of the race.
+ANYTIME = ("damage", "ignite", "undo")
+
+
+def command_possible(state: ThunderRoadState, who: str) -> bool:
+    """Whether some command (Nitro, Drift, Repair …) with some unused die is allowed now."""
+    p = state.player(who)
+    for rule in state.tables.commands:
+        for die in set(p.dice):
+            targets = [v.id for v in state.fleet(who)] if rule.target == "own_vehicle" else [None]
+            for vid in targets:
+                args = {"name": rule.name, "die": die, **({"vehicle": vid} if vid else {})}
+                try:
+                    decide_command(state, Command("command", args))
+                except Illegal:
+                    continue
+                return True
+    return False
+
+
+def prompt(state: ThunderRoadState) -> Prompt:
+    s = state.step
+    if s is Step.GAME_OVER:
+        text = f"{state.winner} wins!" if state.winner else "the race is over"
+        return Prompt(text, s.value, "nothing", player=state.winner, commands=("undo",))
+    if s is Step.ROLL:
+        waiting = [p.name for p in state.players if state.standing(p.name) and not p.rolled]
+        who = waiting[0]
+        return Prompt(
+            f"round {state.round}: {', '.join(waiting)} roll {MOVEMENT_DICE} movement dice",
+            s.value, "dice", player=who, die="movement", count=MOVEMENT_DICE, commands=("roll",) + ANYTIME,
+        )
+    turn = state.turn
+    assert turn is not None
+    who = turn.player
+    if s is Step.TURN:
+        p = state.player(who)
+        unmoved = [v.id.split("/", 1)[1] for v in state.unmoved(who)]
+        cmds: list[str] = []
+        if unmoved:
+            text = f"{who}: assign a die ({dice_words(p.dice)}) to {', '.join(unmoved)}"
+            cmds.append("assign")
+        else:
+            coast = [v.id.split("/", 1)[1] for v in state.coastable(who)]
+            if coast and not turn.commands:
+                text = f"{who}: no vehicle left to move: coast {', '.join(coast)} or pass"
+                cmds.append("coast")
+            else:
+                text = f"{who}: nothing left to move: pass"
+            cmds.append("pass")
+        if command_possible(state, who):
+            cmds.append("command")
+        cmds.append("road")
+        return Prompt(text, s.value, "choice", player=who, commands=tuple(cmds) + ANYTIME)
+    vehicle = turn.vehicle
+    if s is Step.FIRE:
+        return Prompt(
+            f"{vehicle_words(state, vehicle)} is ON FIRE!: roll the Fire die before it moves",
+            s.value, "dice", player=who, vehicle=vehicle, die="fire", count=1, commands=("fire",) + ANYTIME,
+        )
+    if s is Step.FIRE_RULING:
+        return Prompt(
+            f"Fire die face {turn.fire_face!r} is not filled in: rule on it (moves / out / eliminate / "
+            "nothing) and fill it in fire_die.toml",
+            s.value, "choice", player=who, vehicle=vehicle, commands=("fire_ruling",) + ANYTIME,
+        )
+    if s is Step.MOVE:
+        allowance = f"{turn.allowance}" + ("" if turn.allowance_known else "+Nitro")
+        extra = " (Drift: pass the first occupied space)" if "drift" in turn.commands else ""
+        # leaving the front scrolls the road, unless the lead tile is the final one: then it is the finish
+        cmds = ["move", "finish" if state.board.lead_is_final else "scroll"]
+        if turn.action == "move" and command_possible(state, who):
+            cmds.append("command")
+        cmds.append("road")
+        return Prompt(
+            f"move {vehicle_words(state, vehicle)} {allowance} space{'' if allowance == '1' else 's'}{extra}",
+            s.value, "move", player=who, vehicle=vehicle, commands=tuple(cmds) + ANYTIME,
+        )
+    b = state.bumps[0]
+    if s is Step.BUMP:
+        return Prompt(
+            f"bump {b.a} / {b.b}: roll the bump and direction dice ({len(state.bumps)} to resolve)",
+            s.value, "dice", player=who, vehicle=b.a, die="bump", count=2, commands=("bump",) + ANYTIME,
+        )
+    owner, why = larger_owner(state, b)
+    cmds = ["placed"]
+    text = f"place the bumped vehicle ({b.roll[0]}, direction {b.roll[1]})" if b.roll else "place the bumped vehicle"
+    if not b.rerolled and why != "same":
+        cmds.append("reroll")
+        text += f"; {owner} (larger vehicle) may re-roll both once" if owner else "; the larger vehicle's owner may re-roll both once"
+    return Prompt(text, s.value, "choice", player=who, vehicle=b.a, commands=tuple(cmds) + ANYTIME)

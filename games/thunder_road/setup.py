@@ -1,0 +1,136 @@
+"""Thunder Road — the setup: the table's options checked and completed (``normalise``), the first event
+(``start``) and the state it folds to (``initial``).
+
+The first event carries the whole setup, rule tables included, so replaying a log never reads a file; and
+the version of the log (``events``), which says whether the automatic consequences are events of their own
+(see :data:`~games.thunder_road.state.EVENTS_VERSION`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from games.core import Event, Illegal
+
+from games.thunder_road.state import EVENTS_VERSION, Board, Player, ThunderRoadState, Vehicle
+from games.thunder_road.tables import merge_rows, packaged_tables, tables_from
+
+DEFAULT_FLEET = ("small", "medium", "large")
+
+
+def normalise(options: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate the table's setup and return it complete (rule tables included), or raise Illegal."""
+    if not isinstance(options, Mapping):
+        raise Illegal("the setup must be a TOML table")
+    base = packaged_tables()
+    merged = {
+        "vehicle_types": merge_rows(base["vehicle_types"], options.get("vehicle_types"), "vehicle_types"),
+        "commands": merge_rows(base["commands"], options.get("commands"), "commands"),
+        "dice": merge_rows(base["dice"], options.get("dice"), "dice"),
+        "fire_die": dict(options["fire_die"]) if isinstance(options.get("fire_die"), Mapping) else base["fire_die"],
+    }
+    tables = tables_from(merged)
+    kind_names = [k.name for k in tables.kinds]
+
+    raw_players = options.get("players")
+    if not isinstance(raw_players, list) or not raw_players:
+        raise Illegal('the setup needs players: [[players]] name = "Ana" (2 to 5 players)')
+    players = []
+    for i, row in enumerate(raw_players, 1):
+        if isinstance(row, str):
+            row = {"name": row}
+        if not isinstance(row, Mapping):
+            raise Illegal(f"player {i}: write [[players]] name = \"...\" (and optionally vehicles = [...])")
+        name = row.get("name")
+        if not isinstance(name, str) or not name.strip() or "/" in name:
+            raise Illegal(f"player {i} needs a name (without '/')")
+        fleet = row.get("vehicles", list(DEFAULT_FLEET))
+        if not isinstance(fleet, list) or not fleet:
+            raise Illegal(f"{name}: vehicles must be a list such as [\"small\", \"medium\", \"large\"]")
+        for kind in fleet:
+            if kind not in kind_names:
+                raise Illegal(f"{name}: unknown vehicle {kind!r}; known vehicles: {', '.join(kind_names)}")
+        players.append({"name": name.strip(), "vehicles": list(fleet)})
+    names = [p["name"] for p in players]
+    if len(set(names)) != len(names):
+        raise Illegal("two players have the same name: give each player a different name")
+    expansion = any(tables.kind(k).cls in ("big_rig", "bike") for p in players for k in p["vehicles"])
+    if len(players) < 2:
+        raise Illegal("Thunder Road needs 2 to 4 players (5 with the Big Rig and the Final Five)")
+    if len(players) > 5 or (len(players) == 5 and not expansion):
+        raise Illegal(
+            f"{len(players)} players: the base game takes 2 to 4 players; a 5th needs the Maximum Chrome "
+            "Big Rig or Final Five (give a player vehicles = [..., \"big_rig\"] or bikes)"
+        )
+    first = options.get("first_player", names[0])
+    if first not in names:
+        raise Illegal(f"first_player {first!r} is not one of the players: {', '.join(names)}")
+
+    board = options.get("board")
+    if not isinstance(board, Mapping):
+        raise Illegal('the setup needs [board] tiles = 6 (or a list of tile names), on_board = N, final = "..."')
+    tiles = board.get("tiles")
+    if isinstance(tiles, int) and not isinstance(tiles, bool):
+        tiles = [str(i) for i in range(1, tiles + 1)]
+    if not isinstance(tiles, list) or not tiles or not all(isinstance(t, (str, int)) for t in tiles):
+        raise Illegal("[board] tiles must be the number of road tiles or the list of their names")
+    tiles = [str(t) for t in tiles]
+    if len(set(tiles)) != len(tiles):
+        raise Illegal("[board] tiles: two tiles have the same name")
+    on_board = board.get("on_board")
+    if isinstance(on_board, bool) or not isinstance(on_board, int) or not 1 <= on_board <= len(tiles):
+        raise Illegal(f"[board] on_board must say how many tiles lie on the table at once (1 to {len(tiles)})")
+    final = str(board.get("final", tiles[-1]))
+    if final not in tiles:
+        raise Illegal(f"[board] final {final!r} is not one of the tiles: {', '.join(tiles)}")
+    if tiles.index(final) < on_board - 1:
+        raise Illegal(f"[board] the final tile {final!r} would be behind the lead tile at the start")
+    return {
+        "players": players,
+        "first_player": first,
+        "board": {"tiles": tiles, "on_board": on_board, "final": final},
+        **merged,
+    }
+
+
+
+def start(options: Mapping[str, Any]) -> list[Event]:
+    """The first event of a new game: the setup, complete, and the version of the log it begins."""
+    return [Event("game_started", {"options": normalise(options), "events": EVENTS_VERSION})]
+
+
+def initial(data: Mapping[str, Any]) -> ThunderRoadState:
+    """The state a ``game_started`` event folds to.  A log without ``events`` was written before the
+    automatic consequences were events: version 1."""
+    version = data.get("events", 1)
+    if version not in (1, EVENTS_VERSION):
+        raise ValueError(
+            f"this log is written in version {version!r} of the Thunder Road events; this Pitboard reads "
+            f"versions 1 to {EVENTS_VERSION}"
+        )
+    options = data["options"]
+    tables = tables_from(options)
+    players, vehicles = [], []
+    for seat, row in enumerate(options["players"]):
+        players.append(Player(row["name"], seat))
+        counts: dict[str, int] = {}
+        for kind in row["vehicles"]:
+            counts[kind] = counts.get(kind, 0) + 1
+        seen: dict[str, int] = {}
+        for kind in row["vehicles"]:
+            seen[kind] = seen.get(kind, 0) + 1
+            suffix = str(seen[kind]) if counts[kind] > 1 else ""
+            vehicles.append(Vehicle(f"{row['name']}/{kind}{suffix}", row["name"], kind))
+    b = options["board"]
+    board = Board(tuple(b["tiles"]), b["on_board"], b["tiles"].index(b["final"]), b["on_board"] - 1)
+    names = [p.name for p in players]
+    return ThunderRoadState(
+        players=tuple(players),
+        vehicles=tuple(vehicles),
+        tables=tables,
+        board=board,
+        first=names.index(options["first_player"]),
+        note="game started: roll the movement dice",
+        log_version=version,
+    )
