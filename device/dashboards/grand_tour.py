@@ -12,7 +12,7 @@
 
 Between stages a rider whose exhaustion cards are not counted yet shows "count" and the header flashes;
 at the end the winners' screens flash "WINNER".  The app's messages (a refusal and its reason) flash over
-the middle, and the button menu's current choice ("> red.sprinteur +3 (4/38) OK") replaces the bottom line.
+the middle, and the app's menu line ("> red Sprinteur (2/8) OK") replaces the bottom line.
 """
 
 from __future__ import annotations

@@ -2,18 +2,23 @@
 
 ::
 
-    ┌──────────────────────────────────┐  header: side, turn
-    │ USSR                        T3   │
+    ┌──────────────────────────────────┐  header: side, its active abilities, turn
+    │ USSR        2X HL           T4   │
     │ ██      VP      TRY              │  big: the box reached (of 8), the VP scored from the race,
     │ ██ /8   5       1                │       the attempts left this turn
-    │ next 2op 1-4 67%                 │  the next box: ops needed, success roll, odds
-    │ ▣▣▣▣□□□□ 2X HL                   │  the track strip (you filled, the rival a dot), active abilities
-    └──────────────────────────────────┘
+    │ next 3op 1-3 50%                 │  the next box: ops needed, success roll, odds
+    │ ▐██▌▐██▌▐██▌▐██▌▐  ▌▐▄▄▌▐  ▌▐  ▌ │  the track: 8 boxes 15 px wide, yours lit up to your marker,
+    └──────────────────────────────────┘  the rival's marker a block in its box (dark on a lit box)
+
+Why the track is eight wide boxes across the whole screen: at 5 px a box (the first layout) the boxes and
+the rival's 1-px dot could not be told apart at arm's length; at 15 px each box, and a 9×6 block for the
+rival, who is ahead and by how much reads at a glance.  The abilities moved to the header to make room.
 
 While this side's die is awaited a lit "ROLL d6" banner flashes over the middle (with the reminder that
 the card triggers no event).  The app's messages (a refusal and its reason, camera trouble) flash the
-same way, and the button menu's current choice ("> USSR 3 ops (2/7) OK") replaces the bottom line.  Abilities are short codes so they fit: 2X two attempts, HL opponent
-reveals headline first, DIS discard a held card, 8AR eight action rounds.
+same way, and the app's line ("> USSR attempt (2/5) OK") replaces the bottom line.  Abilities are short
+codes so they fit: 2X two attempts, HL opponent reveals headline first, DIS discard a held card, 8AR eight
+action rounds.
 """
 
 from __future__ import annotations
@@ -40,11 +45,20 @@ def ability_code(text: str) -> str:
     return ABILITY_CODES.get(text, text[:3].upper())
 
 
+#: the track as drawn: boxes, the pitch of a box and its height (the bottom rows of the screen)
+TRACK_BOXES = 8
+BOX_PITCH = WIDTH // TRACK_BOXES
+TRACK_TOP = 54
+
+
 def render(view: SideView, *, blink_on: bool) -> Image.Image:
     image, draw = canvas()
-    # header
-    fit_text(draw, (0, 0, 80, 11), view.side, sizes=(12,), stroke=0)
-    fit_text(draw, (84, 0, WIDTH - 1, 11), f"T{view.turn}" if view.turn else "T-", sizes=(12,), align="right")
+    # header: side, active abilities, turn
+    fit_text(draw, (0, 0, 32, 11), view.side, sizes=(12,), stroke=0)
+    codes = " ".join(ability_code(a) for a in view.abilities)
+    if codes:
+        fit_text(draw, (34, 0, 102, 11), codes, sizes=(10, 9), align="center")
+    fit_text(draw, (104, 0, WIDTH - 1, 11), f"T{view.turn}" if view.turn else "T-", sizes=(12,), align="right")
     draw.line((0, 12, WIDTH - 1, 12), fill=ON)
     # big numbers
     draw.text((0, 14), str(view.box), fill=ON, font=font(28), stroke_width=1, stroke_fill=ON)
@@ -59,16 +73,7 @@ def render(view: SideView, *, blink_on: bool) -> Image.Image:
     else:
         line = f"next {view.next_ops}op {view.next_roll} {view.odds_percent}%"
     fit_text(draw, (0, 43, WIDTH - 1, 52), line, sizes=(11, 10, 9))
-    # track strip: 8 cells, own marker filled, the rival's a centre dot
-    for i in range(8):
-        x = i * 6
-        box = (x, 55, x + 4, 63)
-        draw.rectangle(box, outline=ON, fill=ON if i < view.box else OFF)
-        if view.opponent_box == i + 1:
-            draw.rectangle((x + 2, 58, x + 2, 60), fill=OFF if i < view.box else ON)
-    codes = " ".join(ability_code(a) for a in view.abilities)
-    if codes:
-        fit_text(draw, (50, 54, WIDTH - 1, 63), codes, sizes=(10, 9))
+    track(draw, view.box, view.opponent_box, top=TRACK_TOP)
     if is_status(view.prompt):
         status_line(draw, (0, 54, WIDTH - 1, 63), view.prompt)
     notices = [a for a in view.alerts if a.kind not in RULE_ALERTS and a.player in (None, view.player)]
@@ -77,6 +82,18 @@ def render(view: SideView, *, blink_on: bool) -> Image.Image:
     elif view.your_die:
         banner(draw, (0, 13, WIDTH - 1, 52), "ROLL d6", f"{view.next_roll} wins, no event", blink_on=blink_on)
     return image
+
+
+def track(draw: ImageDraw.ImageDraw, box: int, rival: int, *, top: int) -> None:
+    """The eight boxes across the screen from ``top`` to the bottom row: this side's boxes lit up to its
+    marker, the rival's marker a 9×6 block in its box (dark in a lit box, lit in a dark one)."""
+    bottom = top + 9
+    for i in range(TRACK_BOXES):
+        x0, x1 = i * BOX_PITCH, i * BOX_PITCH + BOX_PITCH - 2
+        reached = i < box
+        draw.rectangle((x0, top, x1, bottom), outline=ON, fill=ON if reached else OFF)
+        if rival == i + 1:
+            draw.rectangle((x0 + 3, top + 2, x1 - 3, bottom - 2), fill=OFF if reached else ON)
 
 
 #: alerts the rules raise (drawn as part of the screen); any other kind is an app notice, flashed.

@@ -9,10 +9,10 @@ from games.grand_tour.rules import (
     GrandTourGame,
     load_specialty_data,
     load_tour_data,
-    option_command,
     start_order,
     tour_winners,
 )
+from games.grand_tour.menus import menu
 from games.grand_tour.state import ROLES, GrandTourState, Phase, Rider, Team
 from games.grand_tour.timetrack import Marker, TimeTrack
 from games.grand_tour.views import RiderView, TeamView, clock
@@ -35,7 +35,7 @@ DIE_TYPES: dict[str, list[int]] = {}
 
 __all__ = [
     "DIE_TYPES", "EXAMPLE_SETUP", "GAME", "ROLES", "GrandTourGame", "GrandTourState", "Marker", "Phase", "Rider",
-    "RiderView", "Team", "TeamView", "TimeTrack", "clock", "load_specialty_data", "load_tour_data", "option_command",
+    "RiderView", "Team", "TeamView", "TimeTrack", "clock", "load_specialty_data", "load_tour_data", "menu",
     "start_order",
     "tour_winners",
 ]

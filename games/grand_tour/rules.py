@@ -11,7 +11,9 @@ Input model (one command per thing the table sees):
   the line, crossers in finishing order, ``squares`` = squares travelled past the line, ``pack`` = all the
   crossers of this round form one unbroken chain;
 - or, with the buttons, the same round one crosser at a time: ``cross {rider, squares}`` for each, in
-  finishing order, then ``end_round {pack}``;
+  finishing order, then ``end_round {pack}``.  ``squares`` may follow on its own: ``cross {rider}`` names
+  the crosser, then ``cross {squares}`` gives its squares (the way the button menus enter it: one short
+  list of riders, then one short list of squares, rather than every rider × every square at once);
 - ``exhaustion {rider, cards}`` between stages: the exhaustion cards the rider holds; half (rounded down)
   is discarded, the rest is kept.
 
@@ -38,14 +40,14 @@ from dataclasses import replace
 from importlib import resources
 from typing import Any
 
-from games.core import Command, Decision, Event, Illegal, Prompt
+from games.core import Command, Decision, Event, Illegal, Menu, Prompt
 from games.grand_tour.state import ROLES, GrandTourState, Phase, Rider, Scoring, Specialty, Team
 from games.grand_tour.timetrack import Marker, TimeTrack, finish_round
 from games.grand_tour.views import TeamView, build_views
 
 _TEAM_NAME = re.compile(r"^[a-z][a-z0-9_]{0,11}$")
 SPECIALTIES_DEALT = 2
-#: the button menu offers 0..this many exhaustion cards (a typed or scripted count may be higher)
+#: the button menu offers 0..this many exhaustion cards (a scripted count may be higher)
 BUTTON_MAX_EXHAUSTION = 20
 
 
@@ -188,8 +190,10 @@ class GrandTourGame:
             riders = tuple(replace(r, crossed=False) for r in state.riders)
             return replace(state, phase=Phase.RACING, stage=d["stage"], round=0, order=(), riders=riders,
                            start_order=tuple(d["start_order"]), note=f"stage {d['stage']}: race")
+        if event.type == "crosser_named":
+            return replace(state, crossing=d["rider"], note=f"{d['rider']} crossed: squares past the line?")
         if event.type == "crossing_entered":
-            return replace(state, open_round=state.open_round + ((d["rider"], d["squares"]),),
+            return replace(state, open_round=state.open_round + ((d["rider"], d["squares"]),), crossing=None,
                            note=f"{d['rider']} crossed, {d['squares']} past the line")
         if event.type == "round_finished":
             crossed = {c["rider"] for c in d["crossed"]}
@@ -230,10 +234,12 @@ class GrandTourGame:
             return self._deal(state, command)
         if kind == "keep_specialty":
             return self._keep(state, command)
-        if kind == "finish_round":
-            return self._finish_round(state, command)
         if kind == "cross":
             return self._cross(state, command)
+        if state.crossing is not None and kind in ("finish_round", "end_round", "exhaustion"):
+            raise Illegal(f"{state.crossing} crossed: enter its squares past the line first (cross with squares)")
+        if kind == "finish_round":
+            return self._finish_round(state, command)
         if kind == "end_round":
             self._racing(state)
             if not state.open_round:
@@ -311,8 +317,24 @@ class GrandTourGame:
         return rid, squares
 
     def _cross(self, state: GrandTourState, command: Command) -> Decision:
+        """``cross {rider, squares}`` enters a crosser; ``cross {rider}`` names it and ``cross {squares}``
+        (the rider optional, and then the named one) gives its squares."""
         self._racing(state)
-        rid, squares = self._crosser(state, command.args, list(state.open_round))
+        args = dict(command.args)
+        if state.crossing is not None:
+            if "rider" in args and _rider_id(state, args["rider"]) != state.crossing:
+                raise Illegal(f"{state.crossing} crossed: enter its squares past the line first")
+            if "squares" not in args:
+                raise Illegal(f"{state.crossing} is already named: give its squares past the line")
+            args["rider"] = state.crossing
+            rid, squares = self._crosser(state, args, list(state.open_round))
+            return Decision((Event("crossing_entered", {"rider": rid, "squares": squares}),))
+        if "squares" not in args:
+            rid = _rider_id(state, args.get("rider"))
+            if state.rider(rid).crossed or rid in [c[0] for c in state.open_round]:
+                raise Illegal(f"{rid} has already crossed the line in this stage")
+            return Decision((Event("crosser_named", {"rider": rid}),))
+        rid, squares = self._crosser(state, args, list(state.open_round))
         return Decision((Event("crossing_entered", {"rider": rid, "squares": squares}),))
 
     def _finish_round(self, state: GrandTourState, command: Command) -> Decision:
@@ -390,44 +412,51 @@ class GrandTourGame:
 
     # -- prompt and views ----------------------------------------------------------------------------------
     def prompt(self, state: GrandTourState) -> Prompt:
+        """What the table does next.  ``commands`` names the commands of the step as the buttons do it
+        (``GAME.menu`` offers each of them); ``finish_round``, the one-shot form of a round for scripts, is
+        accepted whenever no round is being entered but is not listed: the buttons enter a round crosser by
+        crosser (``cross``, then ``end_round``)."""
         if state.phase is Phase.FINISHED:
             return Prompt(text=f"tour over: {', '.join(state.winners)} won", step="tour over", awaits="nothing",
                           commands=("undo",))
         if state.phase is Phase.SPECIALTIES:
-            taken = {c for t in state.teams for c in t.dealt}
             for t in state.teams:
                 if len(t.dealt) < SPECIALTIES_DEALT:
                     return Prompt(text=f"{t.name}: deal {SPECIALTIES_DEALT} specialty cards", step="specialties",
-                                  awaits="choice", player=t.name,
-                                  options=tuple(f"{t.name} gets {c.id}" for c in state.cards if c.id not in taken),
-                                  commands=("deal_specialties", "undo"))
+                                  awaits="choice", player=t.name, commands=("deal_specialties", "undo"))
             for t in state.teams:
                 if t.kept is None:
                     return Prompt(text=f"{t.name}: keep 1 of {', '.join(t.dealt)} and give it to a rider",
                                   step="specialties", awaits="choice", player=t.name,
-                                  options=tuple(f"{t.name} keeps {c} for {role}" for c in t.dealt for role in ROLES),
                                   commands=("keep_specialty", "undo"))
         if state.phase is Phase.BETWEEN_STAGES:
             todo = [r.id for r in state.riders if r.exhaustion is None]
             return Prompt(text=f"after stage {state.stage}: count exhaustion cards of {todo[0]} (half are discarded, rounded down)",
                           step="between stages", awaits="count", player=todo[0].split(".")[0],
-                          options=tuple(f"{todo[0]}: {n}" for n in range(0, BUTTON_MAX_EXHAUSTION + 1)),
                           commands=("exhaustion", "undo"))
-        entered = {rid for rid, _ in state.open_round}
-        racing = [r.id for r in state.riders if not r.crossed and r.id not in entered]
-        top = state.open_round[-1][1] if state.open_round else state.scoring.max_squares
-        options = tuple(f"{rid} +{sq}" for rid in racing for sq in range(min(top, state.scoring.max_squares), -1, -1))
+        if state.crossing is not None:
+            top = min(state.open_round[-1][1], state.scoring.max_squares) if state.open_round else state.scoring.max_squares
+            return Prompt(text=f"stage {state.stage}: {state.crossing} crossed; how many squares past the line (0 to {top}"
+                               f"{'+' if top == state.scoring.max_squares else ''})?",
+                          step="racing", awaits="squares", commands=("cross", "undo"))
         if state.open_round:
-            options += ("end round", "end round pack")
+            entered = {rid for rid, _ in state.open_round}
+            more = any(not r.crossed and r.id not in entered for r in state.riders)
             text = (f"stage {state.stage}: crossed so far {', '.join(f'{r} +{q}' for r, q in state.open_round)}; "
-                    "add the next crosser or end the round")
-        else:
-            text = f"stage {state.stage}/{state.stages}: at the end of a round in which riders crossed, enter who crossed and how far"
-        return Prompt(text=text, step="racing", awaits="finish", options=options,
-                      commands=("finish_round", "cross", "end_round", "undo") if state.open_round else ("finish_round", "cross", "undo"))
+                    + ("add the next crosser or end the round" if more else "every rider is in: end the round"))
+            return Prompt(text=text, step="racing", awaits="finish",
+                          commands=(("cross",) if more else ()) + ("end_round", "undo"))
+        text = f"stage {state.stage}/{state.stages}: at the end of a round in which riders crossed, enter who crossed and how far"
+        return Prompt(text=text, step="racing", awaits="finish", commands=("cross", "undo"))
 
     def views(self, state: GrandTourState) -> Sequence[TeamView]:
         return build_views(state, self.prompt(state).text)
+
+    def menu(self, state: GrandTourState) -> Menu:
+        """The button menu of this step (:mod:`games.grand_tour.menus`)."""
+        from games.grand_tour.menus import menu
+
+        return menu(state)
 
 
 def start_order(points: Mapping[str, int], index: Mapping[str, int], place: Mapping[str, int]) -> list[str]:
@@ -452,28 +481,6 @@ def tour_winners(points: Mapping[str, int], place: Mapping[str, int]) -> list[st
     best_place = {t: min(p for rid, p in place.items() if rid.split(".")[0] == t) for t in tied}
     top = min(best_place.values())
     return sorted(t for t in tied if best_place[t] == top)
-
-
-def option_command(prompt: Prompt, option: str) -> Command:
-    """The command a button choice stands for (the app's ``option_command`` hook).
-
-    ``"red.sprinteur +3"`` → ``cross``; ``"end round"`` / ``"end round pack"`` → ``end_round``;
-    ``"red.rouleur: 4"`` → ``exhaustion``; ``"red gets 7"`` → ``deal_specialties`` (one card);
-    ``"red keeps 7 for sprinteur"`` → ``keep_specialty``.
-    """
-    text = str(option)
-    if text.startswith("end round"):
-        return Command("end_round", {"pack": text.endswith("pack")})
-    parts = text.split()
-    if len(parts) == 2 and parts[1].startswith("+") and parts[1][1:].isdigit():
-        return Command("cross", {"rider": parts[0], "squares": int(parts[1][1:])})
-    if len(parts) == 2 and parts[0].endswith(":") and parts[1].isdigit():
-        return Command("exhaustion", {"rider": parts[0][:-1], "cards": int(parts[1])})
-    if len(parts) == 3 and parts[1] == "gets":
-        return Command("deal_specialties", {"team": parts[0], "cards": [parts[2]]})
-    if len(parts) == 5 and parts[1] == "keeps" and parts[3] == "for":
-        return Command("keep_specialty", {"team": parts[0], "card": parts[2], "rider": parts[4]})
-    return Command(text)
 
 
 GAME = GrandTourGame()

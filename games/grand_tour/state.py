@@ -76,6 +76,8 @@ class GrandTourState:
     order: tuple[str, ...] = ()  # finishing order of the current stage so far
     #: crossers of the round being entered with the buttons (rider, squares), in finishing order
     open_round: tuple[tuple[str, int], ...] = ()
+    #: the rider named as the next crosser whose squares past the line are awaited (buttons: rider, then squares)
+    crossing: str | None = None
     results: tuple[tuple[str, ...], ...] = ()  # finishing order of each finished stage
     start_order: tuple[str, ...] = ()  # teams, first to place at the start line first
     time_ranking: tuple[str, ...] = ()

@@ -4,7 +4,8 @@
 the camera reads for it (one d6 per attempt).
 """
 
-from games.space_race.rules import GAME, SpaceRaceGame, dice_command, load_track_data, option_command
+from games.space_race.rules import GAME, SpaceRaceGame, load_track_data
+from games.space_race.menus import menu
 from games.space_race.state import SIDES, Box, Side, SpaceRaceState, Step
 from games.space_race.views import NO_EVENT, SideView
 
@@ -18,6 +19,6 @@ edition = "deluxe"
 DIE_TYPES: dict[str, list[int]] = {"d6": [1, 2, 3, 4, 5, 6]}
 
 __all__ = [
-    "DIE_TYPES", "EXAMPLE_SETUP", "dice_command", "GAME", "NO_EVENT", "SIDES", "Box", "Side", "SideView", "SpaceRaceGame",
-    "SpaceRaceState", "Step", "load_track_data", "option_command",
+    "DIE_TYPES", "EXAMPLE_SETUP", "GAME", "NO_EVENT", "SIDES", "Box", "Side", "SideView", "SpaceRaceGame",
+    "SpaceRaceState", "Step", "load_track_data", "menu",
 ]

@@ -19,7 +19,7 @@ from dataclasses import replace
 from importlib import resources
 from typing import Any
 
-from games.core import Command, Decision, Event, Illegal, Prompt
+from games.core import Command, Decision, Event, Illegal, Menu, Prompt
 from games.space_race.state import ABILITIES, SIDES, Box, Pending, Side, SpaceRaceState
 from games.space_race.views import NO_EVENT, SideView, build_views
 
@@ -246,56 +246,42 @@ class SpaceRaceGame:
 
     # -- prompt and views ----------------------------------------------------------------------------------
     def prompt(self, state: SpaceRaceState) -> Prompt:
+        """What the table does next; ``commands`` lists the commands the rules accept now (an event's
+        ``grant_attempt`` / ``event_advance`` only while some side is short of the last box), and
+        ``GAME.menu`` offers each of them on the buttons."""
         if state.pending is not None:
             nxt = state.next_box(state.pending.side)
             assert nxt is not None
             return Prompt(
                 text=f"{state.pending.side}: roll the d6 for box {nxt.number} {nxt.name} ({nxt.roll_text} succeeds); {NO_EVENT}",
                 step="roll the d6", awaits="dice", player=state.pending.side, die="d6", count=1,
-                options=tuple(str(n) for n in range(1, 7)), commands=("roll", "undo"),
+                commands=("roll", "undo"),
             )
+        racing = any(state.next_box(s) is not None for s in SIDES)
         if not state.in_turn:
             return Prompt(text=f"begin turn {state.turn + 1} when the table starts it", step="between turns",
-                          awaits="confirm", options=("begin_turn",), commands=("begin_turn", "event_advance", "undo"))
+                          awaits="confirm",
+                          commands=("begin_turn",) + (("event_advance",) if racing else ()) + ("undo",))
         able = tuple(s for s in SIDES if state.attempts_left(s) > 0)
-        options = tuple(
-            f"{s} {ops} ops" for s in able for ops in range(state.next_box(s).ops, MAX_OPS + 1)  # type: ignore[union-attr]
-        ) + ("end_turn",)
         parts = []
         for s in SIDES:
             nxt = state.next_box(s)
             parts.append(f"{s} {state.attempts_left(s)} left" + (f" (box {nxt.number}: {nxt.ops}+ ops, {nxt.roll_text})" if nxt else " (done)"))
         return Prompt(
             text=f"turn {state.turn}: attempt with a card ({'; '.join(parts)}); {NO_EVENT}; or end_turn",
-            step="turn", awaits="choice", options=options,
-            commands=(("attempt",) if able else ()) + ("end_turn", "grant_attempt", "event_advance", "undo"),
+            step="turn", awaits="choice",
+            commands=(("attempt",) if able else ()) + ("end_turn",)
+            + (("grant_attempt", "event_advance") if racing else ()) + ("undo",),
         )
 
     def views(self, state: SpaceRaceState) -> Sequence[SideView]:
         return build_views(state, self.prompt(state).text)
 
+    def menu(self, state: SpaceRaceState) -> Menu:
+        """The button menu of this step (:mod:`games.space_race.menus`)."""
+        from games.space_race.menus import menu
 
-def option_command(prompt: Prompt, option: str) -> Command:
-    """The command a button choice stands for (the app's ``option_command`` hook).
-
-    ``"USSR 3 ops"`` → ``attempt {side, ops}`` (the die follows, from the camera or the buttons), ``"4"``
-    → ``roll {die: 4}``, ``"begin_turn"`` / ``"end_turn"`` → themselves.
-    """
-    text = str(option)
-    if text.isdigit():
-        return Command("roll", {"die": int(text)})
-    parts = text.split()
-    if len(parts) == 3 and parts[2] == "ops" and parts[1].isdigit():
-        return Command("attempt", {"side": parts[0], "ops": int(parts[1])})
-    return Command(text)
-
-
-def dice_command(prompt: Prompt, faces: Sequence[int]) -> Command | None:
-    """The command for dice read by the camera or typed while ``prompt`` awaits them (a proposed app
-    hook, like ``option_command``): one d6 → ``roll {die}``; None when no die is awaited."""
-    if prompt.awaits != "dice" or "roll" not in prompt.commands:
-        return None
-    return Command("roll", {"die": faces[0] if len(faces) == 1 else None})
+        return menu(state)
 
 
 GAME = SpaceRaceGame()

@@ -52,6 +52,7 @@ STATES = {
     "ussr_roll_on": (lambda: _match(B, a("USSR"), E, B, a("USSR", die=None)), 1, True),
     "ussr_roll_off": (lambda: _match(B, a("USSR"), E, B, a("USSR", die=None)), 1, False),
     "seed_example_ussr": (_seed_example, 1, True),
+    "seed_example_usa": (_seed_example, 0, True),
     "usa_last_box": (_usa_done, 0, True),
 }
 
@@ -60,6 +61,26 @@ STATES = {
 def test_golden(name: str, tmp_path: Path) -> None:
     build, seat, blink = STATES[name]
     check_golden(render(build().views()[seat], blink_on=blink), GOLDEN / f"{name}.png", tmp_path)
+
+
+def test_the_track_is_eight_wide_boxes_with_the_rival_marked() -> None:
+    """Eight boxes of 15 px across the bottom rows: yours lit up to your marker, the rival's marker a
+    block in its box (dark in a lit box, lit in a dark one) — the 5-px cells before could not be read at
+    arm's length."""
+    from device.dashboards.space_race import BOX_PITCH, TRACK_TOP
+    from golden_images import lit
+
+    m = _seed_example()  # USSR on box 4, USA on box 1
+    ussr, usa = (lit(render(v, blink_on=True)) for v in (m.views()[1], m.views()[0]))
+    assert BOX_PITCH == 16
+    row = TRACK_TOP + 1  # inside the boxes, above the rival's block
+    mid = TRACK_TOP + 5  # through the rival's block
+    for i in range(8):
+        x = i * BOX_PITCH + 7  # the middle of box i + 1
+        assert ussr[row, x] == (i < 4) and usa[row, x] == (i < 1)
+        assert ussr[mid, x] == ((i < 4) != (i == 0))  # USA's marker: dark in USSR's lit box 1
+        assert usa[mid, x] == ((i < 1) != (i == 3))  # USSR's marker: lit in USA's dark box 4
+        assert ussr[row, i * BOX_PITCH + BOX_PITCH - 1] == 0  # a dark gap between boxes
 
 
 def test_blink_changes_the_roll_banner_only_while_on() -> None:

@@ -330,7 +330,7 @@ def test_example_setup_plays_a_tour_to_the_end() -> None:
     m = Match.begin(GAME, tomllib.loads(EXAMPLE_SETUP))
     riders = [r.id for r in m.state.riders]
     for stage in range(3):
-        assert m.prompt().commands[0] == "finish_round"
+        assert m.prompt().commands[0] == "cross"  # the buttons' way; finish_round is accepted as well
         ok(m, rnd(*[(r, 0) for r in riders]))
         if stage < 2:
             assert m.prompt().commands[0] == "exhaustion"
@@ -400,24 +400,40 @@ def test_a_round_entered_crosser_by_crosser_equals_the_one_shot_round() -> None:
     assert "nobody crossed" in refused(b, {"type": "end_round"})
 
 
-def test_every_button_option_is_a_command_the_rules_know() -> None:
-    """Each prompt option maps (``option_command``) to a command; the first ones are accepted."""
-    from games.grand_tour import option_command
+def test_a_crosser_named_first_then_its_squares() -> None:
+    """The buttons name the crosser (``cross {rider}``), then give its squares (``cross {squares}``): the
+    same round as ``cross {rider, squares}``; nothing else is accepted while the squares are awaited."""
+    a, b = new(teams=("red", "blue", "green")), new(teams=("red", "blue", "green"))
+    ok(a, {"type": "cross", "rider": "red.sprinteur", "squares": 3})
+    ok(b, {"type": "cross", "rider": "red.sprinteur"})
+    assert b.state.crossing == "red.sprinteur" and b.prompt().awaits == "squares"
+    assert b.prompt().commands == ("cross", "undo")
+    assert "squares past the line first" in refused(b, {"type": "end_round"})
+    assert "squares past the line first" in refused(b, rnd(("blue.rouleur", 1)))
+    assert "squares past the line first" in refused(b, {"type": "cross", "rider": "blue.rouleur", "squares": 1})
+    assert "give its squares" in refused(b, {"type": "cross", "rider": "red.sprinteur"})
+    ok(b, {"type": "cross", "squares": 3})
+    assert (a.state.open_round, a.state.riders) == (b.state.open_round, b.state.riders)
+    assert b.state.crossing is None and b.state.open_round == (("red.sprinteur", 3),)
+    assert "already crossed" in refused(b, {"type": "cross", "rider": "red.sprinteur"})
+    ok(b, {"type": "cross", "rider": "blue.rouleur"})
+    assert "finishing order" in refused(b, {"type": "cross", "squares": 4})
+    ok(b, {"type": "cross", "rider": "blue.rouleur", "squares": 3}, {"type": "end_round", "pack": True})
+    assert b.state.order == ("red.sprinteur", "blue.rouleur")
+    ok(b, {"type": "undo"}, {"type": "undo"})  # undo takes back the squares, then the naming
+    assert b.state.crossing == "blue.rouleur" and b.state.open_round == (("red.sprinteur", 3),)
+    ok(b, {"type": "undo"})
+    assert b.state.crossing is None
 
-    m = new(specialties=True, stages=2)
-    for _ in range(200):
-        prompt = m.prompt()
-        if not prompt.options:
-            break
-        accepted = [o for o in prompt.options if _proposable(m, option_command(prompt, o))]
-        assert accepted, prompt
-        ok(m, option_command(prompt, accepted[0]).to_json())
-    assert m.state.phase.value == "tour over"
 
-
-def _proposable(m: Match, command: Command) -> bool:
-    try:
-        m.propose(command)
-    except Illegal:
-        return False
-    return True
+def test_the_prompt_lists_what_the_buttons_can_do() -> None:
+    """finish_round stays accepted (scripts) but the prompt names the crosser-by-crosser way; once every
+    rider is in the round, only the end of the round is left."""
+    m = new(teams=("red", "blue"))
+    assert m.prompt().commands == ("cross", "undo")
+    for rider in ("red.rouleur", "red.sprinteur", "blue.rouleur"):
+        ok(m, {"type": "cross", "rider": rider, "squares": 0})
+    assert m.prompt().commands == ("cross", "end_round", "undo")
+    ok(m, {"type": "cross", "rider": "blue.sprinteur", "squares": 0})
+    assert m.prompt().commands == ("end_round", "undo")
+    assert m.prompt().options == ()  # the menus (GAME.menu) replace the flat option lists

@@ -63,10 +63,16 @@ class GrandTourMachine(RuleBasedStateMachine):
         self._apply({"type": "finish_round", "pack": pack,
                      "crossed": [{"rider": r, "squares": s} for r, s in zip(crossers, squares)]})
 
-    @rule(data=st.data())
-    def cross(self, data: st.DataObject) -> None:
+    @rule(data=st.data(), how=st.sampled_from(["both", "rider", "squares"]))
+    def cross(self, data: st.DataObject, how: str) -> None:
+        """A crosser at once, or named first (``cross {rider}``) and its squares after (``cross {squares}``)."""
         racing = [r.id for r in self.match.state.riders if not r.crossed] or ["red.rouleur"]
-        self._apply({"type": "cross", "rider": data.draw(st.sampled_from(racing)), "squares": data.draw(st.integers(0, 7))})
+        command: dict[str, Any] = {"type": "cross"}
+        if how != "squares":
+            command["rider"] = data.draw(st.sampled_from(racing))
+        if how != "rider":
+            command["squares"] = data.draw(st.integers(0, 7))
+        self._apply(command)
 
     @rule(pack=st.booleans())
     def end_round(self, pack: bool) -> None:
@@ -91,6 +97,13 @@ class GrandTourMachine(RuleBasedStateMachine):
                 assert r.index == st_.track.bottom_right
             if r.keep is not None:
                 assert r.keep == r.exhaustion - r.exhaustion // 2
+
+    @invariant()
+    def a_named_crosser_is_racing(self) -> None:
+        st_ = self.match.state
+        if st_.crossing is not None:
+            assert st_.phase.value == "racing" and not st_.rider(st_.crossing).crossed
+            assert st_.crossing not in [rid for rid, _ in st_.open_round]
 
     @invariant()
     def points_only_grow(self) -> None:

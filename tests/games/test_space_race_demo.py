@@ -1,11 +1,11 @@
-"""The Space Race demo script runs through the rules as its comments say, and the game-level hooks."""
+"""The Space Race demo script runs through the rules as its comments say; the awaited die on the menu."""
 
 from __future__ import annotations
 
 import tomllib
 
 from games.core import Command, Match
-from games.space_race import GAME, dice_command
+from games.space_race import GAME
 from games.space_race.demo import demo_script
 
 
@@ -25,12 +25,16 @@ def test_demo_runs_with_its_two_refusals() -> None:
     assert demo_script() == demo_script()  # pure: the same script every time
 
 
-def test_dice_command_hook_and_finished() -> None:
+def test_the_awaited_die_comes_from_the_menu_and_finished() -> None:
+    """Between turns no die is awaited; after an attempt without its die the menu's roll (the camera's
+    answer, or the dice entry) makes the ``roll`` command."""
     m = Match.begin(GAME, {})
-    assert dice_command(m.prompt(), [3]) is None
+    assert GAME.menu(m.state).dice is None
     m.apply(Command("begin_turn"))
     m.apply(Command("attempt", {"side": "USA", "ops": 2}))
-    cmd = dice_command(m.prompt(), [3])
+    request = GAME.menu(m.state).dice
+    assert request is not None
+    cmd = request.command([3])
     assert cmd == Command("roll", {"die": 3})
     assert m.apply(cmd).accepted and m.state.side("USA").box == 1
     assert not m.state.finished

@@ -345,27 +345,3 @@ def test_views_show_box_vp_abilities_attempts_and_odds() -> None:
     reach(m, "USA", 1)
     usa = m.views()[0]
     assert (usa.box, usa.box_name, usa.vp, usa.odds_percent) == (1, "Earth Satellite", 2, 67)
-
-
-def test_every_button_option_is_a_command_the_rules_know() -> None:
-    """Each prompt option maps (``option_command``) to a command the rules accept: a whole race can be
-    played with the buttons alone."""
-    from games.core import Illegal
-    from games.space_race import option_command
-
-    m = new()
-    for _ in range(300):
-        prompt = m.prompt()
-        if all(s.box == 8 for s in m.state.sides):
-            break
-        good = []
-        for option in prompt.options:
-            try:
-                m.propose(option_command(prompt, option))
-                good.append(option)
-            except Illegal:
-                pass
-        assert good, prompt
-        pick = "1" if "1" in good else good[0]
-        ok(m, option_command(prompt, pick).to_json())
-    assert all(s.box == 8 for s in m.state.sides)

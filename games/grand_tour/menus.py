@@ -1,0 +1,201 @@
+"""The Grand Tour on the buttons: ``menu(state)`` says what the table can do now (games.core.table_input).
+
+::
+
+    specialties     Deal: Specialty 1 ... Specialty 9 (one card at a time; past 8, "More cards")
+                    Keep: Keep Specialty 3 → Rouleur / Sprinteur
+    racing          the riders still racing: red Rouleur, red Sprinteur, ... (some by team when they do not
+                    fit: blue → Rouleur / Sprinteur) · End round (after two crossers: → Pack / No pack)
+    a crosser named Squares past the line: 0 1 2 3 4 5+
+    between stages  Exhaustion cards of the rider the prompt names: 0-4 → 0..4, 5-9, 10-14, 15-20
+
+Why a crosser is two steps (rider, then squares) and not one tree rider → squares: a round's menu would hold
+every racing rider times six squares (48 leaves for four teams), and no tree of eight-wide lists reaches
+half of those in four presses.  Named first (``cross {rider}``), the squares are one short list of their own
+(``cross {squares}``), the way a die follows a card in the Space Race.
+
+Why exhaustion cards come in groups of five: 21 counts (0 to 20) in one wrapping list cost up to 11 presses;
+in four groups of five no count costs more than 6 and half cost 4 or fewer.
+
+Every leaf is checked against the rules (``keep_legal`` through ``GAME.decide``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from itertools import combinations
+from statistics import median
+
+from games.core import Command, Illegal
+from games.core.table_input import FIRST_LEVEL_MAX, Choice, Menu, branch, keep_legal, leaf, leaves
+from games.grand_tour.rules import BUTTON_MAX_EXHAUSTION, GAME, SPECIALTIES_DEALT
+from games.grand_tour.state import ROLES, GrandTourState, Phase
+
+#: exhaustion cards: the count the cursor starts on (few cards are the rule), and the size of a group
+EXHAUSTION_DEFAULT = 2
+EXHAUSTION_GROUP = 5
+#: squares past the line the cursor starts on for the first crosser of a round (the middle of 0..5)
+SQUARES_DEFAULT = 2
+
+
+def _legal(state: GrandTourState) -> Callable[[Command], bool]:
+    def legal(command: Command) -> bool:
+        try:
+            GAME.decide(state, command)
+        except Illegal:
+            return False
+        return True
+
+    return legal
+
+
+def rider_label(rid: str) -> str:
+    """``"red.sprinteur"`` → ``"red Sprinteur"`` (the rulebook's names for the riders)."""
+    team, role = rid.split(".", 1)
+    return f"{team} {role.capitalize()}"
+
+
+def fit_first_level(choices: Sequence[Choice], more: str) -> tuple[Choice, ...]:
+    """At most FIRST_LEVEL_MAX choices: past that, the last place opens the rest (``more``)."""
+    if len(choices) <= FIRST_LEVEL_MAX:
+        return tuple(choices)
+    rest = fit_first_level(choices[FIRST_LEVEL_MAX - 1:], more)
+    return (*choices[: FIRST_LEVEL_MAX - 1], Choice(more, children=rest))
+
+
+def menu(state: GrandTourState) -> Menu:
+    legal = _legal(state)
+    if state.phase is Phase.FINISHED:
+        return Menu(title="Tour over", choices=(), status=f"Won by {', '.join(state.winners)}")
+    if state.phase is Phase.SPECIALTIES:
+        return _specialties(state, legal)
+    if state.phase is Phase.BETWEEN_STAGES:
+        return _exhaustion(state, legal)
+    if state.crossing is not None:
+        return _squares(state, legal)
+    return _crossers(state, legal)
+
+
+def _specialties(state: GrandTourState, legal: Callable[[Command], bool]) -> Menu:
+    taken = {c for t in state.teams for c in t.dealt}
+    for t in state.teams:
+        if len(t.dealt) < SPECIALTIES_DEALT:
+            cards = [leaf(c.name, Command("deal_specialties", {"team": t.name, "cards": [c.id]}))
+                     for c in state.cards if c.id not in taken]
+            choices = fit_first_level(keep_legal(cards, legal), "More cards")
+            return Menu(title="Deal specialties", choices=choices, player=t.name,
+                        status=f"{t.name}: card {len(t.dealt) + 1} of {SPECIALTIES_DEALT}")
+    for t in state.teams:
+        if t.kept is None:
+            choices = keep_legal([
+                branch(f"Keep {state.card(cid).name}", [
+                    leaf(role.capitalize(), Command("keep_specialty", {"team": t.name, "card": cid, "rider": role}))
+                    for role in ROLES
+                ]) for cid in t.dealt
+            ], legal)
+            return Menu(title="Keep a specialty", choices=choices, player=t.name,
+                        status=f"{t.name}: keep 1 of {len(t.dealt)}")
+    raise AssertionError("specialties phase with every team served")  # the last keep starts stage 1
+
+
+def _crossers(state: GrandTourState, legal: Callable[[Command], bool]) -> Menu:
+    """The riders still racing (each leaf names the next crosser) and, once one is in, the end of the round.
+
+    Riders are listed one by one ("red Rouleur") while they all fit the first level; else some teams are
+    folded into one entry each ("blue" → Rouleur / Sprinteur), teams kept in seating order, and which ones
+    are folded is the arrangement that costs the fewest presses (:func:`_fold_teams`).  Once crossers are in,
+    the cursor starts on the end of the round: "End round" after one crosser (a pack of one is no pack), and
+    after two or more "End round" → "Pack" (the default: riders who cross in the same round mostly ride in
+    one group) / "No pack"."""
+    entered = {rid for rid, _ in state.open_round}
+    racing = [r for r in state.riders if not r.crossed and r.id not in entered]
+    ends: list[Choice] = []
+    if len(state.open_round) == 1:
+        ends.append(leaf("End round", Command("end_round", {"pack": False}), default=True))
+    elif state.open_round:
+        ends.append(Choice("End round", default=True, children=(
+            leaf("Pack", Command("end_round", {"pack": True}), default=True),
+            leaf("No pack", Command("end_round", {"pack": False})),
+        )))
+    teams = [(t.name, [r.id for r in racing if r.team == t.name]) for t in state.teams]
+    choices = keep_legal(_fold_teams([(t, rids) for t, rids in teams if rids], ends), legal)
+    if state.open_round:
+        status = f"{len(state.open_round)} crossed, last +{state.open_round[-1][1]}"
+    else:
+        status = f"Stage {state.stage}/{state.stages}: {len(racing)} racing"
+    return Menu(title="Who crossed the line", choices=choices, status=status)
+
+
+def _fold_teams(teams: Sequence[tuple[str, Sequence[str]]], ends: Sequence[Choice]) -> tuple[Choice, ...]:
+    """The first level of the crossers' menu: every racing rider by name when they fit, else the teams whose
+    folding (team → Rouleur / Sprinteur) gives the lowest median, then maximum, then total of presses among
+    the arrangements that fit FIRST_LEVEL_MAX (at most 2**6 of them: six teams with the Peloton)."""
+
+    def named(rid: str) -> Choice:
+        return leaf(rider_label(rid), Command("cross", {"rider": rid}))
+
+    def arrange(folded: frozenset[str]) -> tuple[Choice, ...]:
+        out: list[Choice] = []
+        for team, rids in teams:
+            if team in folded:
+                out.append(Choice(team, children=tuple(
+                    leaf(rid.split(".", 1)[1].capitalize(), Command("cross", {"rider": rid})) for rid in rids)))
+            else:
+                out.extend(named(rid) for rid in rids)
+        return (*out, *ends)
+
+    flat = arrange(frozenset())
+    if len(flat) <= FIRST_LEVEL_MAX:
+        return flat
+    pairs = [team for team, rids in teams if len(rids) > 1]
+    best: tuple[tuple[float, int, int], tuple[Choice, ...]] | None = None
+    for k in range(1, len(pairs) + 1):
+        for folded in combinations(pairs, k):
+            choices = arrange(frozenset(folded))
+            if len(choices) > FIRST_LEVEL_MAX:
+                continue
+            presses = [lf.presses for lf in leaves(choices)]
+            score = (median(presses), max(presses), sum(presses))
+            if best is None or score < best[0]:
+                best = (score, choices)
+    assert best is not None  # folding every team fits: at most 6 teams and one end-of-round entry
+    return best[1]
+
+
+def _squares(state: GrandTourState, legal: Callable[[Command], bool]) -> Menu:
+    """Squares past the line for the named crosser: 0 up to 5 ("5+": five or more count as five), never
+    more than the crosser before it in this round.  The cursor starts on the previous crosser's squares
+    (the same square or the one just behind are the likeliest), else on the middle of the list."""
+    cap = state.scoring.max_squares
+    top = min(state.open_round[-1][1], cap) if state.open_round else cap
+    start = top if state.open_round else min(SQUARES_DEFAULT, top)
+    choices = keep_legal([
+        leaf(f"{n}+" if n == cap else str(n), Command("cross", {"squares": n}), default=n == start)
+        for n in range(0, top + 1)
+    ], legal)
+    assert state.crossing is not None
+    return Menu(title="Squares past the line", choices=choices, status=rider_label(state.crossing))
+
+
+def _exhaustion(state: GrandTourState, legal: Callable[[Command], bool]) -> Menu:
+    """The exhaustion cards of the rider the prompt names: 0 to BUTTON_MAX_EXHAUSTION in groups of five
+    ("0-4" ... ; the last group takes the rest), the cursor on the group of EXHAUSTION_DEFAULT, in the middle
+    of it."""
+    rid = next(r.id for r in state.riders if r.exhaustion is None)
+    counts = list(range(0, BUTTON_MAX_EXHAUSTION + 1))
+    groups: list[list[int]] = [counts[i:i + EXHAUSTION_GROUP] for i in range(0, len(counts), EXHAUSTION_GROUP)]
+    if len(groups) > 1 and len(groups[-1]) < EXHAUSTION_GROUP:
+        rest = groups.pop()
+        groups[-1] = groups[-1] + rest
+
+    def count(n: int, *, default: bool) -> Choice:
+        return leaf(str(n), Command("exhaustion", {"rider": rid, "cards": n}), default=default)
+
+    def group(g: list[int]) -> Choice | None:
+        start = EXHAUSTION_DEFAULT if EXHAUSTION_DEFAULT in g else g[len(g) // 2]
+        return branch(f"{g[0]}-{g[-1]} cards", [count(n, default=n == start) for n in g],
+                      default=EXHAUSTION_DEFAULT in g)
+
+    choices = keep_legal([group(g) for g in groups], legal)
+    return Menu(title="Exhaustion cards", choices=choices, player=rid.split(".")[0],
+                status=rider_label(rid))

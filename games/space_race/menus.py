@@ -1,0 +1,97 @@
+"""The Space Race on the buttons: ``menu(state)`` says what the table can do now (games.core.table_input).
+
+::
+
+    between turns   Begin turn 4 (default) · Event: advance → USA / USSR
+    during a turn   USA attempt → 2 Ops / 3 Ops / 4 Ops · USSR attempt → ... · End turn
+                    · Extra attempt (event) → USA / USSR · Event: advance → USA / USSR
+    a die awaited   Roll the die (the d6; the camera answers it as well)
+
+Why an attempt is side → Ops and not one long list ("USSR 3 ops", "USA 2 ops" ...): the side is what the
+table knows first, and only the card values the next box accepts are offered (box 5 needs 3 Ops: 3 Ops and
+4 Ops).  The die is never part of the attempt's leaf: it is rolled after the card is played and the camera
+reads it, so the menu that follows an attempt awaits it (``Menu.dice``) and offers it as its default.
+
+Every leaf is checked against the rules (``keep_legal`` through ``GAME.decide``): a side with no attempt
+left this turn, or on the last box, has no attempt in the menu.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from games.core import Command, Illegal
+from games.core.table_input import Choice, DiceRequest, Menu, branch, keep_legal, leaf, roll
+from games.space_race.rules import GAME, MAX_OPS
+from games.space_race.state import SIDES, SpaceRaceState
+
+ROLL_LABEL = "Roll the die"
+
+
+def _legal(state: SpaceRaceState) -> Callable[[Command], bool]:
+    def legal(command: Command) -> bool:
+        try:
+            GAME.decide(state, command)
+        except Illegal:
+            return False
+        return True
+
+    return legal
+
+
+def _roll_command(faces: Sequence[Any]) -> Command | None:
+    """One d6 → ``roll {die}`` (the rules check the face); any other count of dice makes no command."""
+    return Command("roll", {"die": faces[0]}) if len(faces) == 1 else None
+
+
+def die_request() -> DiceRequest:
+    """The d6 of an attempt, as the camera and the dice entry answer it."""
+    return DiceRequest(die="d6", count=1, label="d6", build=_roll_command)
+
+
+def _sides(kind: str) -> list[Choice]:
+    return [leaf(s, Command(kind, {"side": s})) for s in SIDES]
+
+
+def _likeliest_attempt(state: SpaceRaceState) -> str | None:
+    """The side whose attempt is likeliest next: the one with more attempts left this turn; on equal terms
+    the USSR, who plays first in each action round."""
+    able = [s for s in SIDES if state.attempts_left(s) > 0]
+    if not able:
+        return None
+    return max(reversed(able), key=lambda s: state.attempts_left(s))
+
+
+def menu(state: SpaceRaceState) -> Menu:
+    legal = _legal(state)
+    boxes = f"Boxes: USA {state.side('USA').box} USSR {state.side('USSR').box}"
+    if state.pending is not None:
+        nxt = state.next_box(state.pending.side)
+        assert nxt is not None
+        request = die_request()
+        return Menu(title="Roll the d6", choices=(roll(ROLL_LABEL, request, default=True),),
+                    player=state.pending.side, status=f"Box {nxt.number}: {nxt.roll_text} succeeds", dice=request)
+    if not state.in_turn:
+        choices = keep_legal([
+            leaf(f"Begin turn {state.turn + 1}", Command("begin_turn"), default=True),
+            branch("Event: advance", _sides("event_advance")),
+        ], legal)
+        return Menu(title="Between turns", choices=choices, status=boxes)
+    likely = _likeliest_attempt(state)
+    attempts = []
+    for side in SIDES:
+        nxt = state.next_box(side)
+        need = nxt.ops if nxt is not None else MAX_OPS
+        attempts.append(branch(f"{side} attempt", [
+            leaf(f"{ops} Ops", Command("attempt", {"side": side, "ops": ops}), default=ops == need)
+            for ops in range(1, MAX_OPS + 1)
+        ], default=side == likely))
+    choices = keep_legal([
+        *attempts,
+        leaf("End turn", Command("end_turn"), default=likely is None),
+        branch("Extra attempt (event)", _sides("grant_attempt")),
+        branch("Event: advance", _sides("event_advance")),
+    ], legal)
+    tries = f"Tries: USA {state.attempts_left('USA')} USSR {state.attempts_left('USSR')}"
+    return Menu(title=f"Turn {state.turn}", choices=choices, status=tries)
