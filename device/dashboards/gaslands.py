@@ -4,16 +4,19 @@ Read at arm's length, so the layout is a few big things in fixed places::
 
     ┌──────────────────────────────────┐   header: ▶ = your activation (whole bar lit), vehicle name,
     │▶ Rust Bucket          ⚑ ph 3     │           ⚑ = pole position, ph = gear phase
-    │ ███   ○ ○ ○ ○ ○ ○ ┃ ●●            │   big current gear with /max gear;  hazard pips: six rings up to
-    │ █ █ /6 ████████ 7/10              │   the wipeout line, beyond the line the tokens past 6; hull bar
+    │ ███   ○ ○ ○ ○ ○ ○ ┃ ●●            │   big current gear with /max gear;  hazard pips: rings up to the
+    │ █ █ /6 ████████ 7/10              │   wipeout line (the view's wipeout_at), then the tokens past it;
     │ ███   FIRE   done                 │   ON FIRE tag, "done" = already activated this gear phase
     │ 1.3 skid check                    │   the step, short
     └──────────────────────────────────┘
 
 A player with several vehicles sees the *featured* one big (the active one, else the next to activate)
-and the others as chips in a right-hand column: initial + gear, inverted at 6+ hazards, crossed out when
-wrecked.  Alerts (not-permitted template, coming wipeout, wreck) cover the middle as a lit banner while
-``blink_on``, so they flash over the normal picture.
+and the others as chips in a right-hand column: initial + gear, inverted at the wipeout line, crossed out
+when wrecked.  Alerts (not-permitted template, the touch-move pick and placing, a coming wipeout, a loss of
+control, a wreck) cover the middle as a lit banner while ``blink_on``, so they flash over the normal picture.
+
+The screen knows no rule: the wipeout line and which vehicles still activate in this gear phase come with
+the view (``VehicleView.wipeout_at``, ``VehicleView.activates_this_phase``).
 """
 
 from __future__ import annotations
@@ -42,13 +45,10 @@ from device.dashboards.common import (
 )
 from games.gaslands.state import PlayerView, VehicleView
 
-#: Hazard tokens at which a vehicle loses control in the wipeout step.
-WIPEOUT_AT = 6
-
 #: Alert kinds → the banner's big word, and which wins when several stand (lower first).
-ALERT_TITLES = {"wrecked": "WRECKED", "wipeout_coming": "WIPEOUT!", "illegal_template": "NOT PERMITTED",
-                "touch_move": "YOU PICK"}
-ALERT_ORDER = ("wrecked", "wipeout_coming", "illegal_template", "touch_move")
+ALERT_TITLES = {"wrecked": "WRECKED", "lost_control": "LOST CONTROL", "wipeout_coming": "WIPEOUT!",
+                "illegal_template": "NOT PERMITTED", "touch_move": "YOU PICK", "touch_move_place": "YOU PLACE"}
+ALERT_ORDER = ("wrecked", "lost_control", "wipeout_coming", "illegal_template", "touch_move", "touch_move_place")
 
 #: The rules' step names are for the log; the screen has ~20 characters.
 SHORT_STEPS = {
@@ -63,6 +63,7 @@ SHORT_STEPS = {
     "1.8 resolve spin": "1.8 spin",
     "2 attack step": "2 attack",
     "3 wipeout: flip check": "3 WIPEOUT flip check",
+    "3 wipeout: lost control in gear 1": "3 WIPEOUT turn it",
     "3 wipeout: flip move": "3 WIPEOUT flip move",
     "game over": "GAME OVER",
 }
@@ -91,14 +92,14 @@ MAX_CHIPS = 4
 
 
 def featured(view: PlayerView) -> VehicleView | None:
-    """The vehicle drawn big: the active one, else the next that can activate this gear phase, else the
+    """The vehicle drawn big: the active one, else the next that activates this gear phase, else the
     first still running, else the first."""
     vs = view.vehicles
     if not vs:
         return None
     for test in (
         lambda v: v.active,
-        lambda v: not v.wrecked and not v.activated_this_phase and v.gear >= view.gear_phase,
+        lambda v: v.activates_this_phase,
         lambda v: not v.wrecked,
     ):
         for v in vs:
@@ -125,11 +126,11 @@ def render(view: PlayerView, *, blink_on: bool) -> Image.Image:
         _wrecked(draw, main, geo)
     else:
         _gear(draw, main, geo)
-        _hazards(draw, main.hazards, geo)
+        _hazards(draw, main, geo)
         _hull(draw, main, geo)
         _tags(draw, main, geo)
     if others:
-        _chips(draw, others)
+        _chips(draw, view, others)
     _footer(draw, view)
     _alert(draw, view, blink_on)
     return image
@@ -165,14 +166,15 @@ def _gear(draw: ImageDraw.ImageDraw, v: VehicleView, geo: _Geometry) -> None:
     pixel_text(draw, (x, baseline - 6), f"/{v.max_gear}")
 
 
-def _hazards(draw: ImageDraw.ImageDraw, hazards: int, geo: _Geometry) -> None:
-    """Six rings up to the wipeout line (filled = tokens), the line, then what lies beyond it."""
+def _hazards(draw: ImageDraw.ImageDraw, v: VehicleView, geo: _Geometry) -> None:
+    """Rings up to the wipeout line (filled = tokens), the line, then what lies beyond it."""
     y = MIDDLE_TOP + 2
     x = geo.right_x
-    end = pips(draw, x, y, min(hazards, WIPEOUT_AT), slots=WIPEOUT_AT, pitch=geo.pip_pitch, diameter=geo.pip_d)
+    line = v.wipeout_at
+    end = pips(draw, x, y, min(v.hazards, line), slots=line, pitch=geo.pip_pitch, diameter=geo.pip_d)
     line_x = end
     draw.rectangle((line_x, MIDDLE_TOP - 1, line_x + 1, y + geo.pip_d + 1), fill=ON)
-    over = hazards - WIPEOUT_AT
+    over = v.hazards - line
     if over <= 0:
         return
     room = geo.right_end - (line_x + 4) + 1
@@ -213,7 +215,14 @@ def _wrecked(draw: ImageDraw.ImageDraw, v: VehicleView, geo: _Geometry) -> None:
     fit_text(draw, (13, mid - 8, right - 13, mid + 8), "WRECKED", sizes=(16, 14, 12), align="center")
 
 
-def _chips(draw: ImageDraw.ImageDraw, others: Sequence[VehicleView]) -> None:
+def _own_name(view: PlayerView, v: VehicleView) -> str:
+    """A vehicle's name on its owner's screen: "Alice's Car" is just "Car" there (a chip's initial must
+    tell Alice's Buggy from Alice's Car)."""
+    mine = f"{view.player}'s "
+    return v.name[len(mine):] if v.name.startswith(mine) and len(v.name) > len(mine) else (v.name or v.id)
+
+
+def _chips(draw: ImageDraw.ImageDraw, view: PlayerView, others: Sequence[VehicleView]) -> None:
     """The other vehicles: initial + gear, 10 px high each, in the right-hand column."""
     for y in range(MIDDLE_TOP - 1, MIDDLE_BOTTOM + 1, 2):
         draw.point((CHIPS_X - 2, y), fill=ON)
@@ -226,10 +235,10 @@ def _chips(draw: ImageDraw.ImageDraw, others: Sequence[VehicleView]) -> None:
         top = MIDDLE_TOP + i * 10
         box = (CHIPS_X, top, WIDTH - 1, top + 8)
         ink = ON
-        if v.hazards >= WIPEOUT_AT and not v.wrecked:
+        if v.hazards >= v.wipeout_at and not v.wrecked:
             draw.rectangle(box, fill=ON)
             ink = OFF
-        fit_text(draw, (box[0] + 2, top, box[0] + 9, top + 8), (v.name or v.id)[:1].upper(), sizes=(10,), fill=ink)
+        fit_text(draw, (box[0] + 2, top, box[0] + 9, top + 8), _own_name(view, v)[:1].upper(), sizes=(10,), fill=ink)
         pixel_text(draw, (box[0] + 12, top + 1), str(v.gear)[-1], fill=ink)
         if v.wrecked:
             draw.line((box[0], box[3], box[2], box[1]), fill=ON)

@@ -6,7 +6,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from games.core import Command, Decision, Event, Prompt
-from games.gaslands import rules
+from games.core.table_input import Menu
+from games.gaslands import menus, rules
 from games.gaslands.chart import TEMPLATES, normalise_chart, template_status, vehicle_types
 from games.gaslands.state import GaslandsState, PlayerView, Step, TemplateStatus
 
@@ -64,6 +65,9 @@ class Gaslands:
 
     def views(self, state: GaslandsState) -> list[PlayerView]:
         return rules.views(state)
+
+    def menu(self, state: GaslandsState) -> Menu:
+        return menus.menu(state)
 
 
 GAME = Gaslands()

@@ -3,7 +3,8 @@
 The round: six gear phases; in phase N every vehicle whose current gear is N or more activates once; the
 player with pole position activates first, then play goes clockwise one qualifying vehicle per player at a
 time; a player picks any order among their own vehicles.  An activation is the movement step (sub-steps
-1.1–1.8), the attack step and the wipeout step.
+1.1–1.8), the attack step and the wipeout step.  A command sent at a step it does not belong to is refused
+with a reason in the players' words, from one table (:data:`REFUSALS`, command × step).
 
 Design: ``decide`` never changes state.  It builds the events a command causes by folding them one by one
 onto a scratch copy (:class:`_Draft`), so that the automatic consequences (gaining hazard tokens at 1.5,
@@ -20,6 +21,7 @@ from typing import Any
 from games.core import Alert, Command, Decision, Event, Illegal, Prompt
 from games.gaslands.chart import TEMPLATES, normalise_chart, template_status, vehicle_types
 from games.gaslands.state import (
+    WIPEOUT_AT,
     Activation,
     GaslandsState,
     PlayerView,
@@ -31,7 +33,6 @@ from games.gaslands.state import (
     VehicleView,
 )
 
-WIPEOUT_AT = 6  # hazard tokens at which a vehicle loses control in the wipeout step
 POLE_PASSING = ("clockwise_each_phase", "clockwise_each_round", "never")
 SHIFT_USES = ("cancel", "gear_up", "gear_down", "discard_hazard", "discard")
 HANDS = ("left", "right")
@@ -87,6 +88,20 @@ def _vehicle_stats(name: str, row: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _name_unnamed(unnamed: list[tuple[dict[str, Any], str]], taken: set[str]) -> None:
+    """A vehicle the setup gives no name is called after its owner and type ("Bob's Buggy"), numbered
+    from the second of a kind ("Bob's Buggy 2"), so that two players' buggies are told apart on every
+    screen and in every prompt.  A name the setup gives to another vehicle is never reused."""
+    for vehicle, label in unnamed:
+        base = f"{vehicle['owner']}'s {label}"
+        name, n = base, 1
+        while name in taken:
+            n += 1
+            name = f"{base} {n}"
+        vehicle["name"] = name
+        taken.add(name)
+
+
 def start(options: Mapping[str, Any]) -> list[Event]:
     """Check the table's setup and record it whole (vehicle stats and chart included) in the first event."""
     options = _table(options, "setup")
@@ -99,6 +114,7 @@ def start(options: Mapping[str, Any]) -> list[Event]:
         _vehicle_stats(name, types[name])  # an owner's row is checked even if no vehicle uses it yet
     players: list[str] = []
     vehicles: list[dict[str, Any]] = []
+    unnamed: list[tuple[dict[str, Any], str]] = []  # (vehicle, its type's label) of vehicles with no name
     seen_ids: set[str] = set()
     seen_tags: set[int] = set()
     for i, p in enumerate(players_opt):
@@ -129,7 +145,7 @@ def start(options: Mapping[str, Any]) -> list[Event]:
             vehicles.append(
                 {
                     "id": vid,
-                    "name": str(v.get("name") or stats["label"]),
+                    "name": str(v["name"]) if v.get("name") else "",
                     "type": vtype,
                     "owner": name,
                     "tag": tag,
@@ -141,6 +157,9 @@ def start(options: Mapping[str, Any]) -> list[Event]:
                     "full_throttle": stats["full_throttle"],
                 }
             )
+            if not vehicles[-1]["name"]:
+                unnamed.append((vehicles[-1], stats["label"]))
+    _name_unnamed(unnamed, {v["name"] for v in vehicles if v["name"]})
     scenario = _table(options.get("scenario"), "scenario")
     pole = scenario.get("pole", players[0])
     if pole not in players:
@@ -461,9 +480,8 @@ def _next_wipeout(draft: _Draft) -> None:
         vid = losing[0]
         old_gear = draft.state.vehicle(vid).gear
         draft.emit("lost_control", vehicle=vid, old_gear=old_gear)
-        if old_gear <= 1:  # a d6 is never lower than 1: no flip check to roll
-            draft.emit("flip_checked", vehicle=vid, die=None, old_gear=old_gear, flipped=False)
-            _next_wipeout(draft)
+        if old_gear <= 1:  # a d6 is never lower than 1: no flip check; the table turns the car, then confirms
+            draft.emit("step_entered", step=Step.WIPEOUT_TURN.value)
         return
     vid = draft.state.activation.vehicle  # type: ignore[union-attr]
     draft.emit("activation_ended", vehicle=vid)
@@ -530,9 +548,106 @@ STEP_COMMANDS: dict[Step, tuple[str, ...]] = {
     Step.SPIN: ("confirm", "collision", "hits", "gain_hazard"),
     Step.ATTACK: ("attack", "hits", "confirm", "gain_hazard"),
     Step.WIPEOUT_FLIP: ("flip_check",),
+    Step.WIPEOUT_TURN: ("confirm",),
     Step.WIPEOUT_MOVE: ("confirm", "collision", "hits"),
     Step.GAME_OVER: (),
 }
+
+#: What the table does at each step, in a few words (refusals name it: "Rust Bucket is at 1.2 place the
+#: template: do that first").
+STEP_TASKS: dict[Step, str] = {
+    Step.CHOOSE_VEHICLE: "choose a vehicle",
+    Step.CHOOSE_TEMPLATE: "1.1 choose a template",
+    Step.TOUCH_MOVE: "1.1 the touch-move pick",
+    Step.PLACE_TEMPLATE: "1.2 place the template",
+    Step.SKID_CHECK: "1.3 skid check",
+    Step.SHIFTS: "1.4 spend SHIFTs",
+    Step.SLIDE: "1.6 slide",
+    Step.MOVE: "1.7 move",
+    Step.SPIN: "1.8 spin",
+    Step.ATTACK: "2 attack",
+    Step.WIPEOUT_FLIP: "3 wipeout: flip check",
+    Step.WIPEOUT_TURN: "3 wipeout: turn it",
+    Step.WIPEOUT_MOVE: "3 wipeout: flip move",
+    Step.GAME_OVER: "game over",
+}
+
+#: Wildcards of :data:`REFUSALS`: any command, any step; and "this activation is under the touch-move rule".
+ANY = "*"
+TOUCH_MOVED = "touch-move"
+
+_BEFORE_MOVE = (Step.CHOOSE_TEMPLATE, Step.TOUCH_MOVE, Step.PLACE_TEMPLATE, Step.SKID_CHECK, Step.SHIFTS, Step.SLIDE)
+_BEFORE_ATTACK = (*_BEFORE_MOVE, Step.MOVE, Step.SPIN)
+_WIPEOUT = (Step.WIPEOUT_FLIP, Step.WIPEOUT_TURN, Step.WIPEOUT_MOVE)
+
+#: Why a command is refused at a step it does not belong to, in the player's words: (command, step) →
+#: reason.  Looked up most specific first (see :func:`out_of_order`): (command, TOUCH_MOVED) in a
+#: touch-move activation, (command, step), (ANY, step), (command, ANY), then (ANY, ANY).  The reasons are
+#: formatted with ``name`` (the active vehicle), ``who`` (the vehicle the step is about: the one wiping
+#: out in step 3), ``player`` (whose turn it is), ``picker`` (the touch-move picker), ``template`` and
+#: ``task`` (:data:`STEP_TASKS`).  Each stays short: a 128×64 screen pages it.
+REFUSALS: dict[tuple[str, Step | str], str] = {
+    (ANY, Step.CHOOSE_VEHICLE): "{player} chooses a vehicle to activate first",
+    (ANY, ANY): "{who} is at {task}: do that first",
+    ("activate", Step.CHOOSE_TEMPLATE): "{name} is activating already: choose its template (1.1)",
+    ("activate", ANY): "{name} is activating: finish its activation first",
+    ("skip_phase", ANY): "{name} is activating: finish that first, then pass the phase",
+    ("choose_template", Step.PLACE_TEMPLATE): "touch-move: the {template} was touched, so it must be used",
+    ("choose_template", ANY): "{name} has its {template}: templates are chosen at 1.1",
+    ("place_template", Step.CHOOSE_TEMPLATE): "choose a template first (1.1), then place it",
+    ("place_template", Step.TOUCH_MOVE): "{picker} picks a permitted template first, then places it",
+    ("place_template", ANY): "the {template} is placed already: 1.2 is over",
+    ("skid_roll", TOUCH_MOVED): "no skid dice this activation (touch-move)",
+    ("skid_roll", Step.CHOOSE_TEMPLATE): "choose and place a template first: the skid check is 1.3",
+    ("skid_roll", Step.PLACE_TEMPLATE): "place the {template} first (1.2), then roll",
+    ("skid_roll", ANY): "{name} has had its skid check: 1.3 is over",
+    ("push_it", TOUCH_MOVED): "no skid dice this activation (touch-move)",
+    ("push_it", Step.SKID_CHECK): "roll the skid dice first, then you may push it",
+    ("push_it", ANY): "push it comes right after the skid roll, before any SHIFT",
+    ("shift", Step.SKID_CHECK): "roll the skid dice first: SHIFTs come from the roll",
+    ("shift", ANY): "no SHIFT to spend now: SHIFTs are spent at 1.4",
+    ("end_shifts", ANY): "no SHIFTs to end now: SHIFTs are spent at 1.4",
+    ("confirm", Step.CHOOSE_TEMPLATE): "nothing to confirm: choose a template for {name} (1.1)",
+    ("confirm", Step.TOUCH_MOVE): "nothing to confirm: {picker} picks a permitted template",
+    ("confirm", Step.SKID_CHECK): "roll the skid dice to go on (0 dice is a roll)",
+    ("confirm", Step.SHIFTS): "spend the SHIFTs, or end them, to go on",
+    ("confirm", Step.WIPEOUT_FLIP): "roll the flip check d6 for {who} first",
+    **{("collision", s): "{name} has not moved yet: collisions come at 1.7 (move)" for s in _BEFORE_MOVE},
+    ("collision", Step.ATTACK): "{name} has stopped: collisions come at 1.7 and 1.8",
+    ("collision", Step.WIPEOUT_FLIP): "roll the flip check first: a flipped car collides as it moves",
+    ("collision", ANY): "collisions come at 1.7, 1.8 and a flip's move",
+    ("hits", ANY): "hits come with collisions (1.7, 1.8) and attacks (2)",
+    **{("attack", s): "attacks come at step 2, after {name} moves" for s in _BEFORE_ATTACK},
+    ("attack", ANY): "the attack step is over for {name}",
+    ("gain_hazard", Step.CHOOSE_VEHICLE): "hazards come during an activation: {player} chooses a vehicle first",
+    **{("gain_hazard", s): "{who} is wiping out: finish step 3 first" for s in _WIPEOUT},
+    ("flip_check", Step.CHOOSE_VEHICLE): "nobody is wiping out: flip checks come in step 3",
+    ("flip_check", Step.WIPEOUT_TURN): "no flip check: {who} was in gear 1 (no d6 is lower)",
+    ("flip_check", Step.WIPEOUT_MOVE): "the flip check is done: move {who} a Medium Straight",
+    ("flip_check", ANY): "nobody is wiping out: flip checks come in step 3",
+}
+
+
+def out_of_order(state: GaslandsState, command: str) -> str:
+    """The reason ``command`` is refused at the table's current step (:data:`REFUSALS`)."""
+    step = current_step(state)
+    act = state.activation
+    keys: list[tuple[str, Step | str]] = []
+    if act is not None and act.touch_move:
+        keys.append((command, TOUCH_MOVED))
+    keys += [(command, step), (ANY, step), (command, ANY), (ANY, ANY)]
+    reason = next(REFUSALS[k] for k in keys if k in REFUSALS)
+    name = who = picker = template = ""
+    if act is not None:
+        name = who = state.vehicle(act.vehicle).name
+        if act.flipping is not None and step in _WIPEOUT:
+            who = state.vehicle(act.flipping[0]).name
+        picker = _touch_move_picker(state)
+        template = _label(act.template or "") or "template"
+    return reason.format(
+        name=name, who=who, player=state.players[state.turn], picker=picker, template=template,
+        task=STEP_TASKS[step],
+    )
 
 
 def current_step(state: GaslandsState) -> Step:
@@ -571,7 +686,7 @@ def decide(state: GaslandsState, cmd: Command) -> Decision:
         known = {c for cs in STEP_COMMANDS.values() for c in cs} | {"set_fire", "end_game", "undo"}
         if cmd.type not in known:
             raise Illegal(f"unknown command {cmd.type!r}; Gaslands commands are {', '.join(sorted(known))}")
-        raise Illegal(f"not now: the table is at '{step.value}', which takes {', '.join(allowed)}")
+        raise Illegal(out_of_order(state, cmd.type))
     handler = _HANDLERS[cmd.type]
     handler(draft, cmd)
     return draft.done(draft.refused)
@@ -616,7 +731,7 @@ def _choose_template(draft: _Draft, cmd: Command) -> None:
     if not status.usable:
         reason = f"{_label(template)} is not permitted in gear {v.gear}"
         if act.touch_move:
-            raise Illegal(f"{reason}: the player on the left must pick a permitted template")
+            raise Illegal(f"touch-move: you must use a permitted template ({reason})")
         picker = state.players[_left_of(state, state.players.index(v.owner))]
         draft.emit("template_refused", vehicle=v.id, template=template, gear=v.gear, picker=picker, reason=reason)
         draft.refused = (
@@ -681,7 +796,7 @@ def _shift(draft: _Draft, cmd: Command) -> None:
     assert act is not None
     v = state.vehicle(act.vehicle)
     if act.shifts_left <= 0:
-        raise Illegal("no SHIFT results left to spend")
+        raise Illegal("no SHIFT to spend: push it (re-roll) or end the shifts")
     use = cmd.get("use")
     if use not in SHIFT_USES:
         raise Illegal(f"shift needs use: one of {', '.join(SHIFT_USES)}")
@@ -729,8 +844,20 @@ def _confirm(draft: _Draft, cmd: Command) -> None:
         _to_attack(draft)
     elif step is Step.ATTACK:
         _start_wipeout(draft)
+    elif step is Step.WIPEOUT_TURN:
+        _turned(draft)
     elif step is Step.WIPEOUT_MOVE:
         _next_wipeout(draft)
+
+
+def _turned(draft: _Draft) -> None:
+    """A vehicle that lost control in gear 1 has been turned: it has no flip check (no d6 is lower than the
+    gear it had), which the log records as a flip check with no die; then the next wipeout, if any."""
+    act = draft.state.activation
+    assert act is not None and act.flipping is not None
+    vid, old_gear = act.flipping
+    draft.emit("flip_checked", vehicle=vid, die=None, old_gear=old_gear, flipped=False)
+    _next_wipeout(draft)
 
 
 def _to_attack(draft: _Draft) -> None:
@@ -897,13 +1024,23 @@ def prompt(state: GaslandsState) -> Prompt:
         commands = tuple(
             c for c in commands if not (c == "push_it" and not can_push) and not (c == "shift" and not act0.shifts_left)
         )
+    if step is Step.PLACE_TEMPLATE:
+        # confirm is accepted at 1.2 as another word for place_template (scripts use both); listed once
+        commands = tuple(c for c in commands if c != "confirm")
+    if state.activation is not None:
+        # attacks and collisions need a mover that is not a wreck and another vehicle that is not one either
+        act1 = state.activation
+        mover = act1.flipping[0] if step is Step.WIPEOUT_MOVE and act1.flipping else act1.vehicle
+        if state.vehicle(mover).wrecked or not any(not v.wrecked and v.id != mover for v in state.vehicles):
+            commands = tuple(c for c in commands if c not in ("attack", "collision"))
     if step is Step.GAME_OVER:
         return Prompt("Game over", step.value, "nothing", commands=("undo",))
     if step is Step.CHOOSE_VEHICLE:
         player = state.players[state.turn]
-        options = tuple(v.id for v in qualifying(state, state.turn))
+        choosing = qualifying(state, state.turn)
+        options = tuple(v.id for v in choosing)
         return Prompt(
-            f"Gear phase {state.phase}: {player}, activate one of {', '.join(options)}",
+            f"Gear phase {state.phase}: {player}, activate one of {', '.join(v.name for v in choosing)}",
             step.value, "vehicle", player=player, options=options, commands=commands,
         )
     act = state.activation
@@ -928,6 +1065,13 @@ def prompt(state: GaslandsState) -> Prompt:
         )
     if step is Step.PLACE_TEMPLATE:
         where = "rear edge (reverse)" if act.edge == "rear" else "front edge"
+        if act.touch_move:  # the player on the left chooses *and places* the template
+            picker = _touch_move_picker(state)
+            return Prompt(
+                f"Touch-move: {picker} places the {_label(act.template or '')} at the {where} of {v.name} "
+                "(1.2; no skid dice)",
+                awaits="confirm", **{**base, "player": picker},
+            )
         return Prompt(f"{who}: 1.2 place the {_label(act.template or '')} at the {where}", awaits="confirm", **base)
     if step is Step.SKID_CHECK:
         die = "d6" if state.settings.skid_dice == "d6" else "skid"
@@ -953,10 +1097,19 @@ def prompt(state: GaslandsState) -> Prompt:
         return Prompt(f"{who}: 1.8 spin up to 90° either way (collisions now)", awaits="confirm", **base)
     if step is Step.ATTACK:
         return Prompt(f"{who}: 2 attack step: assign crew, attack, then confirm", awaits="confirm", **base)
+    if step is Step.WIPEOUT_TURN:
+        assert act.flipping is not None
+        fv = state.vehicle(act.flipping[0])
+        left = _turner(state, fv)
+        return Prompt(
+            f"WIPEOUT {fv.name}: lost control in gear 1, tokens cleared; {left} turns it to face any "
+            "direction (no flip check), then confirm",
+            awaits="confirm", **{**base, "vehicle": fv.id, "player": left},
+        )
     if step is Step.WIPEOUT_FLIP:
         assert act.flipping is not None
         fv = state.vehicle(act.flipping[0])
-        left = state.players[_left_of(state, state.players.index(fv.owner))]
+        left = _turner(state, fv)
         return Prompt(
             f"WIPEOUT {fv.name}: now gear 1, tokens cleared; {left} turns it to face any direction. "
             f"Flip check: roll a d6 (below {act.flipping[1]} flips)",
@@ -969,13 +1122,22 @@ def prompt(state: GaslandsState) -> Prompt:
 
 
 def alerts(state: GaslandsState) -> list[Alert]:
+    """What the screens flash now: the touch-move (NOT PERMITTED for the active player; YOU PICK, then
+    YOU PLACE, for the player on the left), a vehicle losing control (everybody's screen, in step 3), a
+    coming wipeout (6+ hazard tokens) and a wreck."""
     out: list[Alert] = []
     act = state.activation
     if act is not None and act.touch_move and act.step in (Step.TOUCH_MOVE, Step.PLACE_TEMPLATE):
         v = state.vehicle(act.vehicle)
         picker = _touch_move_picker(state)
         out.append(Alert("illegal_template", f"{_label(act.refused_template or '')} NOT PERMITTED in gear {v.gear}", v.owner))
-        out.append(Alert("touch_move", f"YOU PICK for {v.name}", picker))
+        if act.step is Step.TOUCH_MOVE:
+            out.append(Alert("touch_move", f"YOU PICK for {v.name}", picker))
+        else:
+            out.append(Alert("touch_move_place", f"YOU PLACE the {_label(act.template or '')}", picker))
+    if act is not None and act.flipping is not None and act.step in (Step.WIPEOUT_FLIP, Step.WIPEOUT_TURN):
+        fv = state.vehicle(act.flipping[0])
+        out.append(Alert("lost_control", f"LOST CONTROL: {fv.name}, {_turner(state, fv)} turns it"))
     for v in state.vehicles:
         if v.wrecked:
             if act is not None and v.id in act.wrecks:
@@ -992,16 +1154,23 @@ def _touch_move_picker(state: GaslandsState) -> str:
     return state.players[_left_of(state, state.players.index(state.vehicle(act.vehicle).owner))]
 
 
+def _turner(state: GaslandsState, v: Vehicle) -> str:
+    """The player on the left of a vehicle's owner, who turns it when it loses control."""
+    return state.players[_left_of(state, state.players.index(v.owner))]
+
+
 def views(state: GaslandsState) -> list[PlayerView]:
+    """Each player's screen.  ``your_activation`` marks the player the step is waiting for, the prompt's
+    player: the active player, but the player on the left while they pick and place a touch-move template,
+    the owner of a vehicle whose flip check is rolled, the player who turns a vehicle that lost control."""
     step = current_step(state)
     act = state.activation
-    active_player = (
-        state.vehicle(act.vehicle).owner if act is not None else (None if state.finished else state.players[state.turn])
-    )
-    if act is not None and act.touch_move and act.step in (Step.TOUCH_MOVE, Step.PLACE_TEMPLATE):
-        active_player = _touch_move_picker(state)  # the step is theirs: they pick and place the template
     p = prompt(state)
     all_alerts = alerts(state)
+    # activating now, or still to activate in this gear phase
+    activates = set() if state.finished else {v.id for seat in range(len(state.players)) for v in qualifying(state, seat)}
+    if act is not None:
+        activates.add(act.vehicle)
     out = []
     for seat, player in enumerate(state.players):
         vehicles = tuple(
@@ -1010,6 +1179,7 @@ def views(state: GaslandsState) -> list[PlayerView]:
                 max_hull=v.max_hull, on_fire=v.on_fire, wrecked=v.wrecked,
                 activated_this_phase=v.activated_phase == (state.round, state.phase),
                 active=act is not None and act.vehicle == v.id,
+                activates_this_phase=v.id in activates, wipeout_at=WIPEOUT_AT,
             )
             for v in state.vehicles
             if v.owner == player
@@ -1017,7 +1187,7 @@ def views(state: GaslandsState) -> list[PlayerView]:
         out.append(
             PlayerView(
                 player=player, seat=seat, round=state.round, gear_phase=state.phase, has_pole=seat == state.pole,
-                your_activation=active_player == player, vehicles=vehicles, step=step.value, prompt=p.text,
+                your_activation=p.player == player, vehicles=vehicles, step=step.value, prompt=p.text,
                 alerts=tuple(a for a in all_alerts if a.player in (None, player)),
             )
         )

@@ -11,6 +11,9 @@ from enum import Enum
 
 from games.core import Alert, find
 
+#: Hazard tokens at which a vehicle loses control in the wipeout step.
+WIPEOUT_AT = 6
+
 
 class Step(str, Enum):
     """Where the table is.  Values are what the screens and the JSON show."""
@@ -26,6 +29,8 @@ class Step(str, Enum):
     SPIN = "1.8 resolve spin"
     ATTACK = "2 attack step"
     WIPEOUT_FLIP = "3 wipeout: flip check"
+    #: lost control while in gear 1: no d6 is lower than 1, so no flip check; the table turns the car
+    WIPEOUT_TURN = "3 wipeout: lost control in gear 1"
     WIPEOUT_MOVE = "3 wipeout: flip move"
     GAME_OVER = "game over"
 
@@ -93,7 +98,7 @@ class Activation:
     free_shifts: int = 0
     shifts_left: int = 0
     cancelled: tuple[SkidFace, ...] = ()
-    #: (vehicle, gear it had) of the wipeout whose flip check is awaited
+    #: (vehicle, gear it had) of the vehicle losing control now (its flip check or its turn is awaited)
     flipping: tuple[str, int] | None = None
     #: vehicles wrecked during this activation (the screens flash them until it ends)
     wrecks: tuple[str, ...] = ()
@@ -137,6 +142,11 @@ class GaslandsState:
 
 @dataclass(frozen=True)
 class VehicleView:
+    """One vehicle as the screens show it.  Everything a dashboard needs is here, so that no screen
+    re-derives a rule: ``wipeout_at`` is the hazard count at which it loses control in the wipeout step,
+    ``activates_this_phase`` says it is activating now or still qualifies in the current gear phase (gear ≥
+    phase, not activated yet, not wrecked)."""
+
     id: str
     name: str
     type: str
@@ -149,6 +159,8 @@ class VehicleView:
     wrecked: bool
     activated_this_phase: bool
     active: bool
+    activates_this_phase: bool = False
+    wipeout_at: int = WIPEOUT_AT
 
 
 @dataclass(frozen=True)
@@ -160,6 +172,8 @@ class PlayerView:
     round: int
     gear_phase: int
     has_pole: bool
+    #: the table waits for this player now (the prompt's player: the active player, the player on the left
+    #: while they pick and place under the touch-move rule, the player who turns a vehicle that lost control)
     your_activation: bool
     vehicles: tuple[VehicleView, ...]
     step: str

@@ -22,7 +22,8 @@ GOLDEN = Path(__file__).parent / "golden" / "gaslands"
 
 def vehicle(**kw) -> VehicleView:
     base = dict(id="rust", name="Rust Bucket", type="buggy", gear=3, max_gear=6, hazards=2, hull=5, max_hull=6,
-                on_fire=False, wrecked=False, activated_this_phase=False, active=True)
+                on_fire=False, wrecked=False, activated_this_phase=False, active=True, activates_this_phase=True,
+                wipeout_at=6)
     base.update(kw)
     return VehicleView(**base)
 
@@ -38,6 +39,7 @@ def view(*vehicles: VehicleView, **kw) -> PlayerView:
 ILLEGAL = Alert("illegal_template", "Hairpin NOT PERMITTED in gear 5")
 WIPEOUT = Alert("wipeout_coming", "Rust Bucket: 7 hazards, WIPEOUT", "Alice")
 WRECK = Alert("wrecked", "Rust Bucket WRECKED", "Alice")
+LOST = Alert("lost_control", "LOST CONTROL: Alice's Buggy, Bob turns it")
 
 STATES: dict[str, tuple[PlayerView, bool]] = {
     "your_activation": (view(), True),
@@ -46,7 +48,8 @@ STATES: dict[str, tuple[PlayerView, bool]] = {
     "hazards_at_wipeout_line": (view(vehicle(hazards=6)), False),
     "hazards_beyond_line": (view(vehicle(hazards=8)), False),
     "hazards_far_beyond": (view(vehicle(hazards=11)), False),
-    "on_fire_and_done": (view(vehicle(on_fire=True, activated_this_phase=True, active=False, hull=2),
+    "on_fire_and_done": (view(vehicle(on_fire=True, activated_this_phase=True, activates_this_phase=False,
+                                      active=False, hull=2),
                               your_activation=False, step=Step.SHIFTS.value), True),
     "big_hull": (view(vehicle(name="The Long Haul War Rig", type="war_rig", gear=4, max_gear=4, hull=26,
                               max_hull=26, hazards=1)), True),
@@ -55,10 +58,21 @@ STATES: dict[str, tuple[PlayerView, bool]] = {
     "touch_move_picker_blink_on": (view(vehicle(active=False), player="Bob", has_pole=False,
                                         alerts=(Alert("touch_move", "YOU PICK for Rust Bucket", "Bob"),),
                                         step=Step.TOUCH_MOVE.value), True),
+    "touch_move_place_blink_on": (view(vehicle(id="brick", name="The Brick", active=False), player="Bob",
+                                       has_pole=False, step=Step.PLACE_TEMPLATE.value,
+                                       alerts=(Alert("touch_move_place", "YOU PLACE the Long Straight", "Bob"),)),
+                                  True),
     "wipeout_coming_blink_on": (view(vehicle(hazards=7), alerts=(WIPEOUT,), step=Step.ATTACK.value), True),
+    "lost_control_in_gear_1_blink_on": (view(vehicle(name="Alice's Buggy", gear=1, hazards=0), alerts=(LOST,),
+                                             step=Step.WIPEOUT_TURN.value, your_activation=False), True),
+    "lost_control_in_gear_1_blink_off": (view(vehicle(name="Alice's Buggy", gear=1, hazards=0), alerts=(LOST,),
+                                              step=Step.WIPEOUT_TURN.value, your_activation=False), False),
     "wrecked_blink_on": (view(vehicle(hull=0, wrecked=True), alerts=(WRECK,), step=Step.MOVE.value), True),
     "wrecked_blink_off": (view(vehicle(hull=0, wrecked=True), alerts=(WRECK,), step=Step.MOVE.value), False),
     "two_alerts_blink_on": (view(vehicle(hazards=7), alerts=(ILLEGAL, WIPEOUT)), True),
+    "own_vehicles_named_by_type": (view(vehicle(name="Alice's Buggy"),
+                                        vehicle(id="c", name="Alice's Car", gear=2, active=False),
+                                        vehicle(id="b2", name="Alice's Buggy 2", gear=1, active=False)), True),
     "three_vehicles": (view(vehicle(), vehicle(id="b", name="Brick", gear=2, hazards=6, active=False),
                             vehicle(id="z", name="Zed", gear=1, hull=0, wrecked=True, active=False),
                             step=Step.TOUCH_MOVE.value), True),
@@ -103,15 +117,34 @@ def test_your_activation_marker_lights_the_header():
 
 
 def test_featured_vehicle_is_active_else_next_to_activate():
-    a = vehicle(id="a", active=False, activated_this_phase=True)
-    b = vehicle(id="b", active=False, gear=1)  # does not activate in phase 3
+    a = vehicle(id="a", active=False, activated_this_phase=True, activates_this_phase=False)
+    b = vehicle(id="b", active=False, gear=1, activates_this_phase=False)  # does not activate in phase 3
     c = vehicle(id="c", active=False, gear=4)
     assert featured(view(a, b, c)).id == "c"
     assert featured(view(a, b, replace(c, active=True))).id == "c"
     assert featured(view(a, replace(b, active=True), c)).id == "b"
-    wrecked = vehicle(id="w", wrecked=True, active=False)
+    wrecked = vehicle(id="w", wrecked=True, active=False, activates_this_phase=False)
     assert featured(view(wrecked, replace(a, activated_this_phase=False, gear=1))).id == "a"
     assert featured(view(vehicles=())) is None
+
+
+def test_the_dashboard_takes_the_rules_from_the_view():
+    """Which vehicle still activates and where the wipeout line lies come with the view: the screen
+    follows them and derives neither (a vehicle in a high gear that the view says does not activate is
+    not featured; a line at 5 tokens is drawn at 5)."""
+    import device.dashboards.gaslands as dash
+
+    assert not hasattr(dash, "WIPEOUT_AT")
+    done = vehicle(id="d", active=False, gear=6, activates_this_phase=False)
+    waiting = vehicle(id="w", active=False, gear=1, activates_this_phase=True)
+    assert featured(view(done, waiting, gear_phase=1)).id == "w"
+    at_five = render(view(vehicle(hazards=5, wipeout_at=5)), blink_on=False)
+    at_six = render(view(vehicle(hazards=5, wipeout_at=6)), blink_on=False)
+    assert (lit(at_five) != lit(at_six)).any()
+    chip = (slice(13, 22), slice(107, 128))  # the first chip: lit at the view's wipeout line
+    over = render(view(vehicle(), vehicle(id="b", hazards=5, wipeout_at=5, active=False)), blink_on=False)
+    under = render(view(vehicle(), vehicle(id="b", hazards=5, wipeout_at=6, active=False)), blink_on=False)
+    assert lit(over)[chip].mean() > 0.5 > lit(under)[chip].mean()
 
 
 def test_every_rules_step_has_a_short_form_that_fits():

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import tomllib
+
 import pytest
 
-from games.core import Illegal
-from games.gaslands import DIE_TYPES, GAME, TEMPLATES, normalise_chart, template_status, vehicle_types
-from games.gaslands.rules import smash_dice
-from games.gaslands.state import TemplateStatus
+from games.core import Alert, Illegal
+from games.gaslands import DIE_TYPES, EXAMPLE_SETUP, GAME, TEMPLATES, normalise_chart, template_status, vehicle_types
+from games.gaslands.rules import STEP_COMMANDS, WIPEOUT_AT, out_of_order, smash_dice
+from games.gaslands.state import Step, TemplateStatus
 from gaslands_helpers import Table, setup
 
 # --------------------------------------------------------------------------------------------------
@@ -274,9 +276,10 @@ def test_no_collision_before_1_7():
     """"A vehicle does not actually move before 1.7, so it cannot collide before then." [seed]"""
     t = Table()
     t.ok("choose_template", template="turn")
-    assert "not now" in t.illegal("collision", vehicle="bob-1")
+    not_moved = "Alice's Buggy has not moved yet: collisions come at 1.7 (move)"
+    assert t.illegal("collision", vehicle="bob-1") == not_moved
     t.ok("place_template")
-    assert "not now" in t.illegal("collision", vehicle="bob-1")
+    assert t.illegal("collision", vehicle="bob-1") == not_moved
     t.ok("skid_roll", faces=["SPIN"])
     t.ok("end_shifts")
     assert t.step == "1.7 move"
@@ -416,12 +419,14 @@ def test_touch_move_left_player_picks_no_skid_dice_icon_still_counts():
     assert any(a.kind == "touch_move" for a in views["Bob"].alerts)  # Bob's screen: it is his pick
     assert views["Bob"].your_activation and not views["Alice"].your_activation
     assert not views["Cleo"].alerts
-    assert "the player on the left must pick a permitted" in t.illegal("choose_template", template="hard")
+    assert t.illegal("choose_template", template="hard") == (
+        "touch-move: you must use a permitted template (Hard is not permitted in gear 5)"
+    )
     t.ok("choose_template", template="gentle")
     t.ok("place_template")
     # no skid check: straight to 1.7 (gentle in gear 5 carries no icon)
     assert t.step == "1.7 move"
-    assert "not now" in t.illegal("skid_roll", faces=["SHIFT"])
+    assert t.illegal("skid_roll", faces=["SHIFT"]) == "no skid dice this activation (touch-move)"
 
 
 def test_touch_move_still_takes_the_trivial_icon():
@@ -459,7 +464,7 @@ def test_touch_move_a_touched_template_must_be_used():
     second pick after a permitted one is refused, and the first stands."""
     t = Table()
     t.ok("choose_template", template="gentle")
-    assert "not now" in t.illegal("choose_template", template="veer")
+    assert t.illegal("choose_template", template="veer") == "touch-move: the Gentle was touched, so it must be used"
     assert t.state.activation.template == "gentle"
 
 
@@ -468,7 +473,9 @@ def test_no_pre_measuring_during_another_players_activation():
     companion takes a template only at the active vehicle's step 1.1."""
     t = Table()
     t.to_skid_check()
-    assert "not now" in t.illegal("choose_template", template="gentle")
+    assert t.illegal("choose_template", template="gentle") == (
+        "Alice's Buggy has its Gentle: templates are chosen at 1.1"
+    )
 
 
 def test_reverse_only_in_gear_1_on_the_rear_edge():
@@ -722,16 +729,69 @@ def test_wrecked_vehicles_do_not_lose_control_collide_or_spin():
 
 
 def test_a_vehicle_in_gear_1_loses_control_without_a_flip_check():
-    """"then a flip check: roll a d6, if lower than the gear it had" [P] — no d6 is lower than 1, so a
-    vehicle that was in gear 1 has no flip check to roll."""
+    """"Lose control: the vehicle drops to gear 1, the player on the left turns it to face any direction, all
+    its hazard tokens are removed; then a flip check: roll a d6, if lower than the gear it had, the vehicle
+    takes 2 hits and is moved a Medium Straight." [V for gear/rotation/clear] [P for the flip check] — a
+    vehicle already in gear 1 loses control like any other (announced, turned by the player on the left,
+    tokens cleared), but no d6 is lower than 1: there is no flip check to roll."""
     t = Table()
     t.patch("alice-1", hazards=6)
     t.to_skid_check()
     t.ok("skid_roll", faces=[])
     t.ok("confirm")
+    t.ok("confirm")  # attack step done → wipeout step
+    assert t.step == "3 wipeout: lost control in gear 1"
+    assert t.v("alice-1").hazards == 0 and t.v("alice-1").gear == 1 and t.active == "alice-1"
+    p = GAME.prompt(t.state)
+    assert p.text.startswith(
+        "WIPEOUT Alice's Buggy: lost control in gear 1, tokens cleared; Bob turns it to face any direction"
+    )
+    assert "no flip check" in p.text
+    assert (p.player, p.vehicle, p.awaits) == ("Bob", "alice-1", "confirm") and "confirm" in p.commands
+    views = {v.player: v for v in GAME.views(t.state)}
+    for player in ("Alice", "Bob"):
+        assert Alert("lost_control", "LOST CONTROL: Alice's Buggy, Bob turns it") in views[player].alerts
+    assert views["Bob"].your_activation and not views["Alice"].your_activation  # Bob turns it
+    assert t.illegal("flip_check", die=1) == "no flip check: Alice's Buggy was in gear 1 (no d6 is lower)"
     t.ok("confirm")
-    assert t.v("alice-1").hazards == 0 and t.active == "bob-1"
-    assert "lost_control" in t.types() and "flip_checked" in t.types()
+    assert t.active == "bob-1"
+    assert t.types()[-4:-2] == ["flip_checked", "activation_ended"]
+    assert t.events[-4].data == {"vehicle": "alice-1", "die": None, "old_gear": 1, "flipped": False}
+    assert not any(a.kind == "lost_control" for v in GAME.views(t.state) for a in v.alerts)
+
+
+def test_a_wipeout_with_a_flip_check_is_announced_too():
+    """"Lose control: the vehicle drops to gear 1, the player on the left turns it to face any direction, all
+    its hazard tokens are removed" [V] — every screen flashes LOST CONTROL while the flip check is rolled."""
+    t = Table()
+    t.patch("bob-1", hazards=6, gear=3)
+    t.to_skid_check()
+    t.ok("skid_roll", faces=[])
+    t.ok("confirm")
+    t.ok("confirm")
+    assert t.step == "3 wipeout: flip check"
+    views = {v.player: v for v in GAME.views(t.state)}
+    lost = Alert("lost_control", "LOST CONTROL: Bob's Truck, Alice turns it")
+    assert lost in views["Alice"].alerts and lost in views["Bob"].alerts
+    assert GAME.prompt(t.state).player == "Bob"  # Bob rolls his truck's flip check
+    assert views["Bob"].your_activation and not views["Alice"].your_activation
+
+
+def test_gear_1_and_higher_gear_wipeouts_in_one_step_follow_seating_order():
+    """"every player checks every vehicle they control; each one with 6 or more hazard tokens loses
+    control." [seed] — a gear-1 loss of control waits for its confirm before the next vehicle's."""
+    t = Table(("Alice", ["buggy"]), ("Bob", ["truck"]))
+    t.patch("alice-1", hazards=7)  # gear 1
+    t.patch("bob-1", hazards=6, gear=2)
+    t.to_skid_check()
+    t.ok("skid_roll", faces=[])
+    t.ok("confirm")
+    t.ok("confirm")
+    assert t.step == "3 wipeout: lost control in gear 1" and t.v("bob-1").hazards == 6
+    t.ok("confirm")
+    assert t.step == "3 wipeout: flip check" and t.state.activation.flipping == ("bob-1", 2)
+    t.ok("flip_check", die=5)
+    assert t.active == "bob-1" and t.step == "1.1 choose template"
 
 
 def test_a_collision_during_the_flip_move_can_cause_another_wipeout():
@@ -796,3 +856,277 @@ def test_push_it_offered_only_before_any_shift_is_spent():
     t.ok("shift", use="cancel", result="SPIN")
     assert "push_it" not in GAME.prompt(t.state).commands
     assert "before spending" in t.illegal("push_it", reroll=[0], faces=["SHIFT"])
+
+
+# --------------------------------------------------------------------------------------------------
+# Touch-move: the player on the left chooses and places
+# --------------------------------------------------------------------------------------------------
+
+
+def test_touch_move_the_player_on_the_left_also_places_the_template():
+    """"If they pick a template that is not permitted, the player on their left chooses and places any
+    permitted template for that vehicle" [seed] (seed 000: «выбрать и разместить») — after Bob's pick, step
+    1.2 is Bob's too: the prompt, his screen's activation marker and his alert say so."""
+    t = Table(("Alice", ["buggy"]), ("Bob", ["truck"]), ("Cleo", ["car"]))
+    t.patch("alice-1", gear=5)
+    assert t.send("choose_template", template="turn").refused
+    t.ok("choose_template", template="long_straight")  # Bob's pick
+    assert t.step == "1.2 place template"
+    p = GAME.prompt(t.state)
+    assert p.player == "Bob" and p.awaits == "confirm" and p.vehicle == "alice-1"
+    assert p.text.startswith("Touch-move: Bob places the Long Straight at the front edge of Alice's Buggy")
+    views = {v.player: v for v in GAME.views(t.state)}
+    assert views["Bob"].your_activation and not views["Alice"].your_activation
+    assert Alert("touch_move_place", "YOU PLACE the Long Straight", "Bob") in views["Bob"].alerts
+    assert not any(a.kind == "touch_move" for a in views["Bob"].alerts)
+    assert any(a.kind == "illegal_template" for a in views["Alice"].alerts)
+    assert not views["Cleo"].alerts
+    assert t.illegal("skid_roll", faces=[]) == "no skid dice this activation (touch-move)"
+    t.ok("place_template")
+    # placed: Alice's vehicle moves on, and the screens are hers again
+    p = GAME.prompt(t.state)
+    assert t.step == "1.7 move" and p.player == "Alice"
+    views = {v.player: v for v in GAME.views(t.state)}
+    assert views["Alice"].your_activation and not views["Bob"].your_activation
+    assert not any(a.kind.startswith("touch_move") for v in views.values() for a in v.alerts)
+
+
+def test_touch_move_picker_must_pick_a_permitted_template():
+    """"If they pick a template that is not permitted, the player on their left chooses and places any
+    permitted template for that vehicle" [seed] — the picker's own not-permitted pick is plainly refused."""
+    t = Table()
+    t.patch("alice-1", gear=5)
+    assert t.send("choose_template", template="turn").refused
+    reason = t.illegal("choose_template", template="hairpin")
+    assert reason == "touch-move: you must use a permitted template (Hairpin is not permitted in gear 5)"
+    assert t.illegal("confirm") == "nothing to confirm: Bob picks a permitted template"
+    assert t.illegal("place_template") == "Bob picks a permitted template first, then places it"
+
+
+# --------------------------------------------------------------------------------------------------
+# Refusals in the players' words
+# --------------------------------------------------------------------------------------------------
+
+
+def _at_every_step() -> dict[str, Table]:
+    """A table standing at each step of the game (and 1.2 of a touch-move activation)."""
+    tables: dict[str, Table] = {}
+    t = Table(("Alice", ["buggy", "car"]), ("Bob", ["truck"]))
+    tables["choose vehicle"] = t
+    tables["1.1 choose template"] = Table()
+    t = Table()
+    t.patch("alice-1", gear=5)
+    t.send("choose_template", template="turn")
+    tables["1.1 touch-move: left player picks"] = t
+    t = Table()
+    t.patch("alice-1", gear=5)
+    t.send("choose_template", template="turn")
+    t.ok("choose_template", template="gentle")
+    tables["touch-move 1.2"] = t
+    t = Table()
+    t.ok("choose_template", template="gentle")
+    tables["1.2 place template"] = t
+    t = Table()
+    t.to_skid_check()
+    tables["1.3 skid check"] = t
+    t = Table()
+    t.to_skid_check()
+    t.ok("skid_roll", faces=["SHIFT", "SLIDE", "SPIN"])
+    tables["1.4 apply SHIFT results"] = t
+    t = Table()
+    t.to_skid_check()
+    t.ok("skid_roll", faces=["SLIDE", "SPIN"])
+    t.ok("end_shifts")
+    tables["1.6 resolve slide"] = t
+    t = Table()
+    t.to_skid_check()
+    t.ok("skid_roll", faces=["SPIN"])
+    t.ok("end_shifts")
+    tables["1.7 move"] = t
+    t = Table()
+    t.to_skid_check()
+    t.ok("skid_roll", faces=["SPIN"])
+    t.ok("end_shifts")
+    t.ok("confirm")
+    tables["1.8 resolve spin"] = t
+    t = Table()
+    t.to_skid_check()
+    t.ok("skid_roll", faces=[])
+    t.ok("confirm")
+    tables["2 attack step"] = t
+    for gear, step in ((3, "3 wipeout: flip check"), (1, "3 wipeout: lost control in gear 1")):
+        t = Table()
+        t.patch("bob-1", hazards=6, gear=gear)
+        t.to_skid_check()
+        t.ok("skid_roll", faces=[])
+        t.ok("confirm")
+        t.ok("confirm")
+        tables[step] = t
+    t = Table()
+    t.patch("bob-1", hazards=6, gear=3)
+    t.to_skid_check()
+    t.ok("skid_roll", faces=[])
+    t.ok("confirm")
+    t.ok("confirm")
+    t.ok("flip_check", die=1)
+    tables["3 wipeout: flip move"] = t
+    t = Table()
+    t.ok("end_game")
+    tables["game over"] = t
+    for name, table in tables.items():
+        assert table.step == name or name == "touch-move 1.2", (name, table.step)
+    return tables
+
+
+COMMANDS = ("activate", "choose_template", "place_template", "skid_roll", "push_it", "shift", "end_shifts",
+            "confirm", "collision", "hits", "attack", "gain_hazard", "flip_check", "skip_phase")
+
+
+def test_every_out_of_order_command_is_refused_in_words():
+    """"A vehicle does not actually move before 1.7, so it cannot collide before then." [seed] — and every
+    other command sent at a step it does not belong to is refused with what the player needs to know, short
+    enough to read on a 128×64 screen; never the step names and command lists of the machinery."""
+    seen = set()
+    for name, t in _at_every_step().items():
+        step = Step(t.step)
+        for kind in COMMANDS:
+            if kind in STEP_COMMANDS[step]:
+                continue
+            reason = t.illegal(kind)
+            seen.add(reason)
+            assert "not now" not in reason and "{" not in reason and "takes" not in reason, (name, kind, reason)
+            assert len(reason) <= 72, (name, kind, reason)
+    assert len(seen) >= 25  # one table of many reasons, not one sentence for all
+
+
+@pytest.mark.parametrize(
+    "step,kind,reason",
+    [
+        ("1.2 place template", "collision", "Alice's Buggy has not moved yet: collisions come at 1.7 (move)"),
+        ("1.6 resolve slide", "collision", "Alice's Buggy has not moved yet: collisions come at 1.7 (move)"),
+        ("2 attack step", "collision", "Alice's Buggy has stopped: collisions come at 1.7 and 1.8"),
+        ("1.3 skid check", "shift", "roll the skid dice first: SHIFTs come from the roll"),
+        ("1.7 move", "shift", "no SHIFT to spend now: SHIFTs are spent at 1.4"),
+        ("1.7 move", "attack", "attacks come at step 2, after Alice's Buggy moves"),
+        ("1.1 choose template", "flip_check", "nobody is wiping out: flip checks come in step 3"),
+        ("choose vehicle", "flip_check", "nobody is wiping out: flip checks come in step 3"),
+        ("choose vehicle", "place_template", "Alice chooses a vehicle to activate first"),
+        ("3 wipeout: flip check", "confirm", "roll the flip check d6 for Bob's Truck first"),
+        ("3 wipeout: flip move", "flip_check", "the flip check is done: move Bob's Truck a Medium Straight"),
+        ("1.1 choose template", "activate", "Alice's Buggy is activating already: choose its template (1.1)"),
+        ("touch-move 1.2", "push_it", "no skid dice this activation (touch-move)"),
+        ("touch-move 1.2", "choose_template", "touch-move: the Gentle was touched, so it must be used"),
+    ],
+)
+def test_refusal_reasons(step, kind, reason):
+    """"A vehicle does not actually move before 1.7, so it cannot collide before then." [seed] — and the
+    other steps' refusals, each saying what the player needs to know."""
+    assert _at_every_step()[step].illegal(kind) == reason
+
+
+def test_the_generic_refusal_names_the_vehicle_and_the_step():
+    """A command with no reason of its own at a step gets the table's fallback in words."""
+    t = _at_every_step()["1.2 place template"]
+    assert out_of_order(t.state, "anything") == "Alice's Buggy is at 1.2 place the template: do that first"
+    t = _at_every_step()["3 wipeout: lost control in gear 1"]
+    assert out_of_order(t.state, "anything") == "Bob's Truck is at 3 wipeout: turn it: do that first"
+
+
+def test_a_shift_with_no_shift_left_says_what_can_be_done():
+    """"Optional re-roll ("push it"): take one hazard token to re-roll any number of skid dice once." [P]"""
+    t = Table()
+    t.to_skid_check()
+    t.ok("skid_roll", faces=["SPIN"])
+    assert t.step == "1.4 apply SHIFT results"
+    assert t.illegal("shift", use="discard") == "no SHIFT to spend: push it (re-roll) or end the shifts"
+
+
+# --------------------------------------------------------------------------------------------------
+# Names, views, activate
+# --------------------------------------------------------------------------------------------------
+
+
+def test_vehicles_without_a_name_are_called_after_their_owner_and_type():
+    """Two players' buggies are told apart: "Alice's Buggy", "Bob's Buggy", and a second of a kind is
+    numbered ("Bob's Buggy 2"); a name from the setup is kept and never given twice."""
+    options = setup(("Alice", ["buggy"]), ("Bob", ["buggy", "buggy", "car"]))
+    options["players"][1]["vehicles"].append({"type": "buggy", "name": "Bob's Buggy 3"})
+    options["players"][1]["vehicles"].append({"type": "buggy"})
+    t = Table.from_options(options)
+    names = [v.name for v in t.state.vehicles]
+    assert names == ["Alice's Buggy", "Bob's Buggy", "Bob's Buggy 2", "Bob's Car", "Bob's Buggy 3", "Bob's Buggy 4"]
+    assert [v.name for v in GAME.views(t.state)[1].vehicles] == names[1:]
+    assert "Alice's Buggy" in GAME.prompt(t.state).text
+    example = Table.from_options(tomllib.loads(EXAMPLE_SETUP))
+    assert [v.name for v in example.state.vehicles] == ["Rust Bucket", "The Brick"]
+
+
+def test_choose_vehicle_prompt_names_the_vehicles():
+    """"A player may activate their qualifying vehicles in any order they like." [seed] — the prompt names
+    them; its options are the ids the activate command takes."""
+    t = Table(("Alice", ["buggy", "car"]), ("Bob", ["truck"]))
+    p = GAME.prompt(t.state)
+    assert p.text == "Gear phase 1: Alice, activate one of Alice's Buggy, Alice's Car"
+    assert p.options == ("alice-1", "alice-2") and p.player == "Alice"
+
+
+def test_views_say_which_vehicles_still_activate_and_where_the_wipeout_line_is():
+    """"In phase N every vehicle whose current gear ≥ N activates once." [V] and "each one with 6 or more
+    hazard tokens loses control" [seed] — the views carry both, so that no screen re-derives a rule."""
+    t = Table(("Alice", ["buggy", "car"]), ("Bob", ["truck"]))
+    t.patch("alice-2", gear=2)
+    t.patch("bob-1", gear=2)
+
+    def flags() -> dict[str, tuple[bool, bool]]:
+        return {vv.id: (vv.activates_this_phase, vv.activated_this_phase) for v in GAME.views(t.state)
+                for vv in v.vehicles}
+
+    assert flags() == {"alice-1": (True, False), "alice-2": (True, False), "bob-1": (True, False)}
+    t.ok("activate", vehicle="alice-1")
+    assert flags()["alice-1"] == (True, False)  # activating now
+    t.whole_activation()
+    assert flags()["alice-1"] == (False, True)
+    t.whole_activation()  # Bob
+    t.whole_activation()  # Alice's car
+    assert (t.state.phase, t.active) == (2, "bob-1")  # pole passed to Bob
+    assert flags() == {"alice-1": (False, False), "alice-2": (True, False), "bob-1": (True, False)}
+    assert all(vv.wipeout_at == WIPEOUT_AT == 6 for v in GAME.views(t.state) for vv in v.vehicles)
+    t.ok("end_game")
+    assert not any(vv.activates_this_phase for v in GAME.views(t.state) for vv in v.vehicles)
+
+
+def test_activate_a_player_with_one_qualifying_vehicle_starts_at_once():
+    """"A player may activate their qualifying vehicles in any order they like." [seed] — a player with one
+    qualifying vehicle has nothing to choose: its activation starts at once, and an activate sent anyway
+    is refused with why.  With two or more, activate must name one."""
+    t = Table(("Alice", ["buggy"]), ("Bob", ["truck", "car"]))
+    assert t.active == "alice-1" and t.step == "1.1 choose template"
+    assert t.illegal("activate") == "Alice's Buggy is activating already: choose its template (1.1)"
+    assert t.illegal("activate", vehicle="alice-1") == "Alice's Buggy is activating already: choose its template (1.1)"
+    t.whole_activation()
+    assert t.step == "choose vehicle" and GAME.prompt(t.state).player == "Bob"
+    assert t.illegal("activate") == "Bob: say which vehicle activates: bob-1, bob-2"
+    t.ok("activate", vehicle="bob-2")
+    assert t.active == "bob-2"
+
+
+def test_a_vehicle_wiping_out_in_its_own_activation_still_activates_this_phase():
+    """"Lose control: the vehicle drops to gear 1" [V] — in gear phase 2 it is in gear 1 now, but its
+    activation is not over: the view counts it as activating in this phase until the activation ends."""
+    t = Table()
+    t.patch("alice-1", gear=2)
+    t.patch("bob-1", gear=2)
+    t.whole_activation()
+    t.whole_activation()
+    assert (t.state.phase, t.active) == (2, "bob-1")
+    t.patch("bob-1", hazards=6)
+    t.to_skid_check()
+    t.ok("skid_roll", faces=[])
+    t.ok("confirm")
+    t.ok("confirm")
+    assert t.step == "3 wipeout: flip check" and t.v("bob-1").gear == 1
+    bob = GAME.views(t.state)[1].vehicles[0]
+    assert bob.active and bob.activates_this_phase
+    t.ok("flip_check", die=6)
+    bob = GAME.views(t.state)[1].vehicles[0]
+    assert not bob.active and not bob.activates_this_phase and bob.activated_this_phase

@@ -1,0 +1,272 @@
+"""Gaslands with the buttons: what a player can do at each step, as a short menu in the rulebook's words.
+
+Built from the commands the step takes (``rules.prompt(state).commands``), so a new step is covered by
+the same pieces.  Every leaf is checked against the rules before it is offered (:func:`keep_legal`); the
+first level never holds more than eight choices:
+
+* choose vehicle — the qualifying vehicles; Table…
+* 1.1 template — Straights… (Short / Medium / Long), Gentle…, Turn…, Hard…, Veer…, Swerve…, Hairpin…
+  (each: Left / Right, and "reverse" in gear 1); Table…
+* 1.2 — Template placed; Hazard token…; Table…          1.3 — Roll skid dice; Hazard token…; Table…
+* 1.4 — Gear up, Gear down, Cancel…, Remove a hazard, Discard…, Push it…, Hazard token…, Table…
+* 1.6 / 1.7 / 1.8 / flip move — Done; Hazard token…; Crash…; Crash, evaded…; Hit…; Table…
+* 2 attack — Attacks done; Attack… (target, then the attack dice and the evade dice); Hit…; Hazard…; Table…
+* 3 wipeout — Roll the flip check
+* Table… — Set on fire…, Put out fire…, Skip rest of phase, End game…
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from games.core import Command, Illegal
+from games.core.table_input import Choice, DiceRequest, Menu, branch, keep_legal, leaf, roll
+from games.gaslands import rules
+from games.gaslands.chart import TEMPLATES, template_status
+from games.gaslands.state import GaslandsState, SkidFace, Step, Vehicle
+
+#: How the step is named at the top of the menu (a 128-pixel line).
+TITLES: dict[str, str] = {
+    Step.CHOOSE_VEHICLE.value: "Activate a vehicle",
+    Step.CHOOSE_TEMPLATE.value: "1.1 Template",
+    Step.TOUCH_MOVE.value: "1.1 Touch-move pick",
+    Step.PLACE_TEMPLATE.value: "1.2 Place template",
+    Step.SKID_CHECK.value: "1.3 Skid check",
+    Step.SHIFTS.value: "1.4 SHIFT results",
+    Step.SLIDE.value: "1.6 Slide",
+    Step.MOVE.value: "1.7 Move",
+    Step.SPIN.value: "1.8 Spin",
+    Step.ATTACK.value: "2 Attack step",
+    Step.WIPEOUT_FLIP.value: "3 Wipeout",
+    Step.WIPEOUT_MOVE.value: "3 Flip move",
+    Step.WIPEOUT_TURN.value: "3 Wipeout",
+}
+
+#: What "done" means at a step that ends with a confirmation.
+DONE_WORDS: dict[str, str] = {
+    Step.SLIDE.value: "Slide placed",
+    Step.MOVE.value: "Moved",
+    Step.SPIN.value: "Spun",
+    Step.ATTACK.value: "Attacks done",
+    Step.WIPEOUT_MOVE.value: "Flip move done",
+    Step.WIPEOUT_TURN.value: "Turned it",
+}
+
+STRAIGHTS = ("short_straight", "medium_straight", "long_straight")
+#: Attack dice entered at most (weapons roll a few dice; the rules count hits on 4+).
+MAX_ATTACK_DICE = 12
+
+
+def template_name(template: str) -> str:
+    """``medium_straight`` → ``Medium Straight``: the template's name as printed."""
+    return template.replace("_", " ").title()
+
+
+def _legal(state: GaslandsState) -> Callable[[Command], bool]:
+    def ok(command: Command) -> bool:
+        try:
+            return rules.decide(state, command).refused is None
+        except Illegal:
+            return False
+
+    return ok
+
+
+def _order(state: GaslandsState, first: str | None) -> list[Vehicle]:
+    """Vehicles not wrecked, ``first`` (the active one) first, then round the table from its owner."""
+    alive = [v for v in state.vehicles if not v.wrecked]
+    if first is None:
+        return alive
+    owner = state.vehicle(first).owner
+    seat = state.players.index(owner)
+    seats = {p: (state.players.index(p) - seat) % len(state.players) for p in state.players}
+    return sorted(alive, key=lambda v: (v.id != first, seats[v.owner]))
+
+
+def _cars(label: str, cars: Sequence[Vehicle], make: Callable[[Vehicle], Command]) -> Choice | None:
+    return branch(label, [leaf(v.name, make(v)) for v in cars])
+
+
+def _table(state: GaslandsState, commands: Sequence[str], cars: Sequence[Vehicle], extra: Sequence[Choice | None] = ()
+           ) -> Choice | None:
+    """What a table may record at any time: fire, passing the rest of a gear phase, the end of the game."""
+    burning = [v for v in cars if v.on_fire]
+    cool = [v for v in cars if not v.on_fire]
+    kids: list[Choice | None] = list(extra)
+    if "set_fire" in commands:
+        kids.append(_cars("Set on fire", cool, lambda v: Command("set_fire", {"vehicle": v.id, "on": True})))
+        kids.append(_cars("Put out fire", burning, lambda v: Command("set_fire", {"vehicle": v.id, "on": False})))
+    if "skip_phase" in commands:
+        kids.append(leaf("Skip rest of phase", Command("skip_phase", {"confirm": True})))
+    if "end_game" in commands:
+        kids.append(branch("End game", [leaf("No winner", Command("end_game")),
+                                        *(leaf(f"{p} wins", Command("end_game", {"winner": p})) for p in state.players)]))
+    return branch("Table…", kids)
+
+
+def _templates(state: GaslandsState, v: Vehicle) -> list[Choice | None]:
+    usable = [t for t in TEMPLATES if template_status(t, v.gear, dict(state.chart), full_throttle=v.full_throttle).usable]
+    edges = ("front", "rear") if v.gear == 1 else ("front",)
+
+    def variants(t: str, straight: bool) -> list[Choice]:
+        out = []
+        for edge in edges:
+            hands = (None,) if straight else ("left", "right")
+            for hand in hands:
+                args: dict[str, Any] = {"template": t}
+                words = [template_name(t).split()[0] if straight else (hand or "").title()]
+                if hand is not None:
+                    args["hand"] = hand
+                if edge == "rear":
+                    args["edge"] = "rear"
+                    words.append("reverse")
+                out.append(leaf(", ".join(words), Command("choose_template", args)))
+        return out
+
+    only = len(usable) == 1
+    straights = sorted((c for t in STRAIGHTS if t in usable for c in variants(t, True)),
+                       key=lambda c: c.label.endswith("reverse"))  # forwards first: reversing is rare
+    out: list[Choice | None] = []
+    if straights:
+        out.append(branch("Straights", straights, default=only))
+    for t in usable:
+        if t not in STRAIGHTS:
+            out.append(branch(template_name(t), variants(t, False), default=only))
+    return out
+
+
+def _shifts(state: GaslandsState, v: Vehicle, commands: Sequence[str]) -> list[Choice | None]:
+    act = state.activation
+    assert act is not None
+    out: list[Choice | None] = []
+    if "shift" in commands:
+        standing = list(dict.fromkeys(f.value for f in act.uncancelled))
+        out += [
+            branch("Cancel…", [leaf(f"Cancel {r}", Command("shift", {"use": "cancel", "result": r})) for r in standing],
+                   default=bool(standing)),
+            leaf("Gear up", Command("shift", {"use": "gear_up"}), default=not standing),
+            leaf("Gear down", Command("shift", {"use": "gear_down"})),
+            leaf("Remove a hazard", Command("shift", {"use": "discard_hazard"})),
+            branch("Discard…", [leaf("This SHIFT", Command("shift", {"use": "discard"})),
+                                leaf("All SHIFTs left", Command("end_shifts"))]),
+        ]
+    elif "end_shifts" in commands:
+        out.append(leaf("Carry on", Command("end_shifts"), default=True))
+    if "push_it" in commands:
+        out.append(branch("Push it…", _push_it(state)))
+    return out
+
+
+def _skid_die(state: GaslandsState) -> tuple[str, tuple[tuple[Any, str], ...]]:
+    if state.settings.skid_dice == "d6":
+        return "d6", tuple(state.settings.d6_faces)
+    return "skid", ()
+
+
+def _push_it(state: GaslandsState) -> list[Choice | None]:
+    """Push it: a hazard token to re-roll skid dice — the dice that are not SHIFT, or all of them."""
+    act = state.activation
+    assert act is not None
+    die, names = _skid_die(state)
+    results = list(act.skid_results)
+    not_shift = [i for i, f in enumerate(results) if f is not SkidFace.SHIFT]
+    out: list[Choice | None] = []
+    for label, positions in (("Re-roll non-SHIFT", not_shift), ("Re-roll all", list(range(len(results))))):
+        if not positions or (label == "Re-roll all" and positions == not_shift):
+            continue
+
+        def build(faces: Sequence[Any], positions: list[int] = positions) -> Command:
+            return Command("push_it", {"reroll": positions, "faces": list(faces)})
+
+        out.append(roll(label, DiceRequest(die, len(positions), f"{len(positions)} skid dice", build,
+                                           face_names=names)))
+    return out
+
+
+def _attack(state: GaslandsState, attacker: str, cars: Sequence[Vehicle]) -> Choice | None:
+    """Attack: the target, then the attack dice, then the target's evade dice (at most its gear)."""
+
+    def request(target: Vehicle) -> DiceRequest:
+        def evade(dice: Sequence[Any]) -> DiceRequest:
+            return DiceRequest("d6", target.gear, f"{target.name} evade dice",
+                               lambda ev: Command("attack", {"target": target.id, "dice": list(dice), "evade": list(ev)}),
+                               exact=False)
+
+        return DiceRequest("d6", MAX_ATTACK_DICE, "attack dice", lambda dice: evade(dice) if dice else None, exact=False)
+
+    targets = [v for v in cars if v.id != attacker]
+    return branch("Attack…", [roll(v.name, request(v)) for v in targets])
+
+
+def menu(state: GaslandsState) -> Menu:
+    p = rules.prompt(state)
+    commands = p.commands
+    step = p.step
+    title = TITLES.get(step, step)
+    if state.finished:
+        return Menu("Game over", (), None, "")
+    act = state.activation
+    active = state.vehicle(p.vehicle) if p.vehicle is not None else None
+    cars = _order(state, p.vehicle)
+    status = f"Gear phase {state.phase} · round {state.round}"
+    if active is not None:
+        status = f"{active.name} · gear {active.gear} · {active.hazards} haz"
+    hazard = _cars("Hazard token", cars, lambda v: Command("gain_hazard", {"vehicle": v.id, "count": 1,
+                                                                          "cause": "table"}))
+    collisions = "collision" in commands
+    choices: list[Choice | None] = []
+    dice: DiceRequest | None = None
+    table_extra: list[Choice | None] = []
+    if "activate" in commands:
+        choices += [leaf(f"{v.name} (gear {v.gear})", Command("activate", {"vehicle": v.id}))
+                    for v in rules.qualifying(state, state.turn)]
+    if "choose_template" in commands and active is not None:
+        choices += _templates(state, active)
+        if step == Step.TOUCH_MOVE.value and active is not None:
+            title = f"Pick for {active.name}"
+    if "place_template" in commands:
+        choices.append(leaf("Template placed", Command("place_template"), default=True))
+    if "skid_roll" in commands and active is not None:
+        die, names = _skid_die(state)
+        dice = DiceRequest(die, active.handling, f"skid dice (up to {active.handling})",
+                           lambda faces: Command("skid_roll", {"faces": list(faces)}), exact=False, face_names=names)
+        choices.append(roll("Roll skid dice", dice, default=True))
+    if act is not None and {"shift", "end_shifts", "push_it"} & set(commands) and active is not None:
+        choices += _shifts(state, active, commands)
+    if "flip_check" in commands:
+        dice = DiceRequest("d6", 1, "flip check d6", lambda faces: Command("flip_check", {"die": faces[0]}))
+        choices.append(roll("Roll the flip check", dice, default=True))
+    if "confirm" in commands and "place_template" not in commands:
+        choices.append(leaf(DONE_WORDS.get(step, "Done"), Command("confirm"), default=True))
+    if "attack" in commands and act is not None:
+        choices.append(_attack(state, act.vehicle, cars))
+    if "gain_hazard" in commands:
+        if collisions or "attack" in commands or "skid_roll" in commands or "place_template" in commands:
+            choices.append(hazard)
+        else:
+            table_extra.append(hazard)
+    if collisions:
+        mover = act.flipping[0] if act is not None and act.flipping and step == Step.WIPEOUT_MOVE.value else p.vehicle
+        others = [v for v in cars if v.id != mover]
+        choices.append(_cars("Crash", others, lambda v: Command("collision", {"vehicle": v.id, "both_evaded": False})))
+        choices.append(_cars("Crash, evaded", others, lambda v: Command("collision", {"vehicle": v.id, "both_evaded": True})))
+    if "hits" in commands:
+        choices.append(_cars("Hit", cars, lambda v: Command("hits", {"vehicle": v.id, "count": 1})))
+    choices.append(_table(state, commands, cars, table_extra))
+    template = _seen_template if "choose_template" in commands else None
+    hazards = _counted_hazards if "gain_hazard" in commands else None
+    return Menu(title, keep_legal(choices, _legal(state)), p.player, status, dice, template, hazards)
+
+
+def _seen_template(template: str, hand: str | None, edge: str | None) -> Command:
+    args: dict[str, Any] = {"template": template}
+    if hand is not None:
+        args["hand"] = hand
+    if edge is not None:
+        args["edge"] = edge
+    return Command("choose_template", args)
+
+
+def _counted_hazards(vehicle: str, more: int) -> Command:
+    return Command("gain_hazard", {"vehicle": vehicle, "count": more, "cause": "tokens counted on the table"})
