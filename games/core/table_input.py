@@ -11,9 +11,12 @@ How a player walks it (``device/menus.py`` does exactly this, and :func:`presses
 * SELECT moves to the next choice, a long SELECT to the previous one, both wrapping round;
 * OK takes the choice: a leaf sends its command, a branch opens (its cursor on its own default), a roll
   opens the dice entry;
-* BACK goes up one level (at the top level it is undo).
+* BACK goes up one level (at the top level it is undo);
+* NEXT takes a choice and then each list's default down to a leaf: at the top level the menu's default
+  (the step's usual "Moved", "Template placed"), in an open list the highlighted choice.
 
-So a choice ``d`` places from the cursor in a list of ``n`` costs ``min(d, n - d)`` moves and one OK.
+So a choice ``d`` places from the cursor in a list of ``n`` costs ``min(d, n - d)`` moves and one OK, and
+the rest of a way that follows defaults costs one NEXT.
 
 Menus stay short because of that arithmetic: the first level holds at most :data:`FIRST_LEVEL_MAX`
 choices, grouped the way a player thinks (template → hand; collision → which car → evaded or not).
@@ -180,18 +183,33 @@ class Leaf:
         return len(self.keys)
 
 
-def leaves(choices: Sequence[Choice], *, start: int | None = None,
-           path: tuple[str, ...] = (), keys: tuple[str, ...] = ()) -> Iterator[Leaf]:
-    """Every command or roll of the tree with the button presses that reach it, the cursor starting on
-    ``start`` (default: the list's default choice) — the arithmetic in this module's docstring."""
-    here = default_index(choices) if start is None else start
+def default_chain(choice: Choice) -> tuple[str, ...]:
+    """The labels below ``choice`` when each list's default is taken down to a leaf (NEXT's way)."""
+    labels: list[str] = []
+    while choice.children:
+        choice = choice.children[default_index(choice.children)]
+        labels.append(choice.label)
+    return tuple(labels)
+
+
+def leaves(choices: Sequence[Choice], *, path: tuple[str, ...] = (), keys: tuple[str, ...] = ()
+           ) -> Iterator[Leaf]:
+    """Every command or roll of the tree with the button presses that reach it from a fresh menu — the
+    arithmetic in this module's docstring.  NEXT takes a choice and then each list's default down to a
+    leaf: in an open list the highlighted choice, at the top the menu's default (whatever the cursor)."""
+    here = default_index(choices)
+    top = not path
     for i, choice in enumerate(choices):
-        k = (*keys, *route(here, i, len(choices)), "ok")
+        walk = (*keys, *route(here, i, len(choices)))
         p = (*path, choice.label)
-        if choice.children:
-            yield from leaves(choice.children, path=p, keys=k)
-        else:
-            yield Leaf(p, choice, k)
+        if not choice.children:
+            yield Leaf(p, choice, (*walk, "ok"))
+            continue
+        chain = (*p, *default_chain(choice))
+        for lf in leaves(choice.children, path=p, keys=(*walk, "ok")):
+            if lf.path == chain and (not top or i == here):
+                lf = Leaf(lf.path, lf.choice, (*walk, "next"))
+            yield lf
 
 
 def find_leaf(menu: Menu, command: Command) -> Leaf | None:
