@@ -25,6 +25,7 @@ PLUGINS: tuple[str, ...] = (
     "device.cli_demo",
     "device.cli_table",
     "device.cli_dice",
+    "device.bench_menus",
 )
 
 
@@ -32,11 +33,35 @@ class UserError(Exception):
     """A mistake the user can fix: printed as one clear message, exit code 2."""
 
 
+def version() -> str:
+    """The installed package's version (``pip install`` / ``./dev`` put it there), or say it is not installed."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("pitboard")
+    except PackageNotFoundError:
+        return "unknown (run from the source tree, not installed)"
+
+
+class _Version(argparse.Action):
+    """``--version``: the version is looked up only when asked for (importlib.metadata reads files)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="print the installed version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        print(f"pitboard {version()}")
+        parser.exit(0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pitboard",
         description="Race marshal for tabletop racing games: rules, dice and table vision, OLED dashboards.",
     )
+    parser.add_argument("--version", action=_Version)
     top = parser.add_subparsers(dest="command", metavar="COMMAND")
     groups: dict[str, argparse._SubParsersAction] = {"top": top}
     for verb, help_text in (

@@ -236,7 +236,8 @@ class GaslandsDemo:
             label = f"{t.name} {t.hand or ''} -> {t.attached_to or '?'} {t.edge or ''}"
             cv2.putText(canvas, label, (int(x) - 60, int(y) - 12), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (255, 80, 255), 2)
         prompt = self.app.prompt() if hasattr(self, "app") else None
-        die = prompt.die if prompt is not None and prompt.awaits == "dice" else None
+        request = self.app.menu().dice if hasattr(self, "app") else None
+        die = request.die if request is not None else None
         r = self.region
         crop = image[r.y:r.y + r.height, r.x:r.x + r.width]
         cv2.rectangle(canvas, (r.x, r.y), (r.x + r.width, r.y + r.height), (255, 255, 0), 1)
@@ -273,13 +274,20 @@ class GaslandsDemo:
             self.app.step(self.clock.tick())
 
     def choose(self, command: Command) -> None:
-        """SELECT until the wanted choice is under the cursor, then OK: what a player does."""
-        labels = [c.command for c in self.app.choices]
-        if command not in labels:
-            raise DemoFailure(f"{command.to_json()} is not among the choices {[c.to_json() for c in labels]}")
-        while self.app.choices[self.app.cursor % len(self.app.choices)].command != command:
-            self.press("select")
-        self.press("ok")
+        """Walk the menu to the choice that sends ``command`` and take it: what a player does (the presses
+        are the ones the player's screen shows, from where the cursor is)."""
+        from games.core.table_input import find_leaf
+
+
+        leaf = find_leaf(self.app.menu(), command)
+        keys = self.app.plan(leaf.path) if leaf is not None else None
+        if keys is None:
+            raise DemoFailure(f"{command.to_json()} is not in the menu of '{self.app.prompt().text}'")
+        for key in keys:
+            if key == "select_long":
+                self.press("select", PressKind.LONG)
+            else:
+                self.press(key)
 
     def active_vehicle(self) -> str:
         prompt = self.app.prompt()
@@ -323,10 +331,8 @@ class GaslandsDemo:
                            source="camera", now=self.clock.tick())
             self.camera_backend.show(self.scene())
             self.settle()
-        elif kind == "shift":
+        elif kind in ("shift", "place_template", "confirm", "end_shifts"):
             self.choose(Command.from_json(command))
-        elif kind in ("place_template", "confirm", "end_shifts"):
-            self.press("next")
         else:
             self.app.apply(Command.from_json(command), source="script", now=self.clock.tick())
         new = self.app.history[history:]

@@ -16,7 +16,7 @@ rival, who is ahead and by how much reads at a glance.  The abilities moved to t
 
 While this side's die is awaited a lit "ROLL d6" banner flashes over the middle (with the reminder that
 the card triggers no event).  The app's messages (a refusal and its reason, camera trouble) flash the
-same way, and the app's line ("> USSR attempt (2/5) OK") replaces the bottom line.  Abilities are short
+same way.  Abilities are short
 codes so they fit: 2X two attempts, HL opponent reveals headline first, DIS discard a held card, 8AR eight
 action rounds.
 """

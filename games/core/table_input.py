@@ -12,8 +12,9 @@ How a player walks it (``device/menus.py`` does exactly this, and :func:`presses
 * OK takes the choice: a leaf sends its command, a branch opens (its cursor on its own default), a roll
   opens the dice entry;
 * BACK goes up one level (at the top level it is undo);
-* NEXT takes a choice and then each list's default down to a leaf: at the top level the menu's default
-  (the step's usual "Moved", "Template placed"), in an open list the highlighted choice.
+* NEXT takes a choice and then each list's default down to a leaf: at the top level the step's usual way on
+  that the game names (``Menu.advance``: "Moved", "Template placed", "Roll skid dice"; none where the
+  step is a real decision, such as which template), in an open list the highlighted choice.
 
 So a choice ``d`` places from the cursor in a list of ``n`` costs ``min(d, n - d)`` moves and one OK, and
 the rest of a way that follows defaults costs one NEXT.
@@ -29,7 +30,7 @@ the camera answers it directly; on the buttons it is also a choice of the menu. 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from games.core.model import Command
@@ -118,6 +119,15 @@ class Menu:
     #: Hazard tokens the camera counted beside a vehicle that the log lacks, added because a person asked:
     #: (vehicle id, how many more) → the command (None: hazard tokens are not taken now).
     hazards: Callable[[str, int], Command] | None = field(default=None, compare=False)
+    #: The path of the top-level choice NEXT takes: the step's usual way on ("Moved"); () where the step is a
+    #: decision NEXT must not guess.
+    advance: tuple[str, ...] = ()
+
+    def with_advance(self, label: str | None) -> "Menu":
+        """This menu with NEXT taking the top-level choice ``label`` (when it is still on offer)."""
+        if label is None or not any(c.label == label for c in self.choices):
+            return self
+        return replace(self, advance=(label,))
 
 
 def leaf(label: str, command: Command, *, default: bool = False) -> Choice:
@@ -192,23 +202,26 @@ def default_chain(choice: Choice) -> tuple[str, ...]:
     return tuple(labels)
 
 
-def leaves(choices: Sequence[Choice], *, path: tuple[str, ...] = (), keys: tuple[str, ...] = ()
-           ) -> Iterator[Leaf]:
+def leaves(choices: Sequence[Choice], *, advance: Sequence[str] = (), path: tuple[str, ...] = (),
+           keys: tuple[str, ...] = ()) -> Iterator[Leaf]:
     """Every command or roll of the tree with the button presses that reach it from a fresh menu — the
     arithmetic in this module's docstring.  NEXT takes a choice and then each list's default down to a
-    leaf: in an open list the highlighted choice, at the top the menu's default (whatever the cursor)."""
+    leaf: in an open list the highlighted choice, at the top the menu's ``advance`` (whatever the cursor)."""
     here = default_index(choices)
     top = not path
     for i, choice in enumerate(choices):
         walk = (*keys, *route(here, i, len(choices)))
         p = (*path, choice.label)
+        next_ok = tuple(advance[:1]) == (choice.label,) if top else True
+        quick = ("next",) if top else (*walk, "next")
         if not choice.children:
-            yield Leaf(p, choice, (*walk, "ok"))
+            k = (*walk, "ok")
+            yield Leaf(p, choice, quick if next_ok and len(quick) < len(k) else k)
             continue
         chain = (*p, *default_chain(choice))
         for lf in leaves(choice.children, path=p, keys=(*walk, "ok")):
-            if lf.path == chain and (not top or i == here):
-                lf = Leaf(lf.path, lf.choice, (*walk, "next"))
+            if next_ok and lf.path == chain and len(quick) < len(lf.keys):
+                lf = Leaf(lf.path, lf.choice, quick)
             yield lf
 
 
@@ -216,7 +229,7 @@ def find_leaf(menu: Menu, command: Command) -> Leaf | None:
     """The cheapest leaf that sends ``command`` as it is (a roll's leaf matches by the command its faces
     make: pass ``faces`` through :func:`find_roll` instead)."""
     best: Leaf | None = None
-    for lf in leaves(menu.choices):
+    for lf in leaves(menu.choices, advance=menu.advance):
         if lf.choice.command == command and (best is None or lf.presses < best.presses):
             best = lf
     return best
@@ -237,7 +250,7 @@ def sample_command(request: DiceRequest, faces: Sequence[Any]) -> Command | None
 def cheapest(menu: Menu, die_types: Mapping[str, Sequence[Any]]) -> dict[str, int]:
     """Command type → the fewest presses that send it from the fresh menu (a roll: that open its entry)."""
     out: dict[str, int] = {}
-    for lf in leaves(menu.choices):
+    for lf in leaves(menu.choices, advance=menu.advance):
         cmd = lf.choice.command
         if lf.choice.dice is not None:
             cmd = sample_command(lf.choice.dice, list(die_types.get(lf.choice.dice.die, range(1, 7))))

@@ -8,7 +8,8 @@ first level never holds more than eight choices:
 * 1.1 template — Straights… (Short / Medium / Long), Gentle…, Turn…, Hard…, Veer…, Swerve…, Hairpin…
   (each: Left / Right, and "reverse" in gear 1); Table…
 * 1.2 — Template placed; Hazard token…; Table…          1.3 — Roll skid dice; Hazard token…; Table…
-* 1.4 — Gear up, Gear down, Cancel…, Remove a hazard, Discard…, Push it…, Hazard token…, Table…
+* 1.4 — Gear up, Gear down, Cancel…, Remove a hazard, Discard… (All SHIFTs left: NEXT), Push it…,
+  Hazard token…, Table…
 * 1.6 / 1.7 / 1.8 / flip move — Done; Hazard token…; Crash…; Crash, evaded…; Hit…; Table…
 * 2 attack — Attacks done; Attack… (target, then the attack dice and the evade dice); Hit…; Hazard…; Table…
 * 3 wipeout — Roll the flip check
@@ -149,7 +150,7 @@ def _shifts(state: GaslandsState, v: Vehicle, commands: Sequence[str]) -> list[C
             leaf("Gear down", Command("shift", {"use": "gear_down"})),
             leaf("Remove a hazard", Command("shift", {"use": "discard_hazard"})),
             branch("Discard…", [leaf("This SHIFT", Command("shift", {"use": "discard"})),
-                                leaf("All SHIFTs left", Command("end_shifts"))]),
+                                leaf("All SHIFTs left", Command("end_shifts"), default=True)]),
         ]
     elif "end_shifts" in commands:
         out.append(leaf("Carry on", Command("end_shifts"), default=True))
@@ -256,7 +257,26 @@ def menu(state: GaslandsState) -> Menu:
     choices.append(_table(state, commands, cars, table_extra))
     template = _seen_template if "choose_template" in commands else None
     hazards = _counted_hazards if "gain_hazard" in commands else None
-    return Menu(title, keep_legal(choices, _legal(state)), p.player, status, dice, template, hazards)
+    menu = Menu(title, keep_legal(choices, _legal(state)), p.player, status, dice, template, hazards)
+    return menu.with_advance(_usual(step, commands))
+
+
+def _usual(step: str, commands: Sequence[str]) -> str | None:
+    """What NEXT does at this step: the usual way on ("Moved", "Roll skid dice", done with SHIFTs) —
+    nothing where the step is a decision (which vehicle, which template)."""
+    if "place_template" in commands:
+        return "Template placed"
+    if "skid_roll" in commands:
+        return "Roll skid dice"
+    if "flip_check" in commands:
+        return "Roll the flip check"
+    if "shift" in commands:
+        return "Discard…"  # its default: all the SHIFTs left
+    if "end_shifts" in commands:
+        return "Carry on"
+    if "confirm" in commands:
+        return DONE_WORDS.get(step, "Done")
+    return None
 
 
 def _seen_template(template: str, hand: str | None, edge: str | None) -> Command:

@@ -70,14 +70,14 @@ def menu(state: SpaceRaceState) -> Menu:
         nxt = state.next_box(state.pending.side)
         assert nxt is not None
         request = die_request()
-        return Menu(title="Roll the d6", choices=(roll(ROLL_LABEL, request, default=True),),
+        return Menu(title="Roll the d6", choices=(roll(ROLL_LABEL, request, default=True),), advance=(ROLL_LABEL,),
                     player=state.pending.side, status=f"Box {nxt.number}: {nxt.roll_text} succeeds", dice=request)
     if not state.in_turn:
         choices = keep_legal([
             leaf(f"Begin turn {state.turn + 1}", Command("begin_turn"), default=True),
             branch("Event: advance", _sides("event_advance")),
         ], legal)
-        return Menu(title="Between turns", choices=choices, status=boxes)
+        return Menu(title="Between turns", choices=choices, status=boxes).with_advance(f"Begin turn {state.turn + 1}")
     likely = _likeliest_attempt(state)
     attempts = []
     for side in SIDES:

@@ -50,6 +50,11 @@ def vehicle_name(state: ThunderRoadState, vid: str, viewer: str | None = None) -
     return name if viewer == v.owner else f"{v.owner}'s {name}"
 
 
+def _short_name(state: ThunderRoadState, vid: str) -> str:
+    """"Ana's Large" for a status line, where "Ana's Large car / Cy's Big Rig" would not fit."""
+    return vehicle_name(state, vid).removesuffix(" car")
+
+
 def _legal(state: ThunderRoadState) -> Callable[[Command], bool]:
     def ok(command: Command) -> bool:
         try:
@@ -252,7 +257,7 @@ def menu(state: ThunderRoadState) -> Menu:
         elif step in (Step.BUMP, Step.PLACE):
             b = state.bumps[0]
             first += [b.a, b.b]
-            status = f"bump: {vehicle_name(state, b.a, who)} / {vehicle_name(state, b.b, who)}"
+            status = f"Bump: {_short_name(state, b.a)} / {_short_name(state, b.b)}"
             if step is Step.BUMP:
                 dice = _bump_roll(state, "bump")
                 choices.append(roll("Roll bump dice", _bump_entry("bump"), default=True))
@@ -273,4 +278,11 @@ def menu(state: ThunderRoadState) -> Menu:
             choices.append(_road_die(state, who))
     if "damage" in commands or "ignite" in commands:
         choices.append(_damage(state, who, first))
-    return Menu(title, keep_legal(choices, _legal(state)), who, status, dice)
+    usual = {Step.FIRE: "Roll the Fire die", Step.BUMP: "Roll bump dice"}.get(step)
+    if step is Step.ROLL:
+        usual = choices[0].label if choices and choices[0] is not None else None
+    elif step is Step.MOVE and turn is not None:
+        usual = f"Moved {turn.allowance}"
+    elif step is Step.TURN and "pass" in commands and "coast" not in commands:
+        usual = "Pass"  # nothing left to move and nothing to coast: passing is the way on
+    return Menu(title, keep_legal(choices, _legal(state)), who, status, dice).with_advance(usual)

@@ -1,7 +1,8 @@
 """The main loop, driven step by step: buttons, camera readings and notices → commands → rules → store → screens.
 
 A small toy game stands in for the rules so that these tests pin the loop's behaviour, not Gaslands'
-(which has its own tests); one test at the end runs the real Gaslands engine through the loop.
+(which has its own tests); the loop knows the toy only through its menu (``GAME.menu(state)``, built with
+:mod:`games.core.table_input`).  One test at the end runs the real Gaslands engine through the loop.
 """
 
 from __future__ import annotations
@@ -16,14 +17,21 @@ from typing import Any
 
 import numpy as np
 import pytest
+from PIL import Image
 
-from device.app import App, open_match, setup_options
+from device.app import MENU_IDLE_S, REFUSAL_PAGE_S, App, open_match, plain_render, render_page, setup_options
 from device.buttons import ButtonPanel, PressKind, ScriptedButtons
 from device.camera import Camera, CameraError
+from device.dashboards import pages
+from device.menus import plan
 from device.store import Store
 from games.core import Alert, Command, Decision, Event, Illegal, Prompt
+from games.core.table_input import DiceRequest, Menu, branch, keep_legal, leaf, leaves, roll
 
 SKID = ["SHIFT", "SHIFT", "SHIFT", "HAZARD", "SLIDE", "SPIN"]
+#: Long enough to take more than one page of a 128×64 screen.
+HAIRPIN = ("Hairpin is not permitted in gear 1. Touch-move: Ben (on the left) picks a permitted template for "
+           "the Car; no skid dice this activation")
 
 
 @dataclass(frozen=True)
@@ -49,6 +57,23 @@ class ToyState:
     hazards: int = 0
     phase: int = 1
     rolls: tuple[tuple[str, ...], ...] = field(default_factory=tuple)
+
+
+def _seen_template(template: str, hand: str | None, edge: str | None) -> Command:
+    args: dict[str, Any] = {"template": template}
+    if hand is not None:
+        args["hand"] = hand
+    if edge is not None:
+        args["edge"] = edge
+    return Command("choose_template", args)
+
+
+def _counted_hazards(vehicle: str, more: int) -> Command:
+    return Command("gain_hazard", {"vehicle": vehicle, "count": more, "cause": "tokens counted on the table"})
+
+
+def skid_dice() -> DiceRequest:
+    return DiceRequest("skid", 2, "skid dice", lambda faces: Command("skid_roll", {"faces": list(faces)}), exact=False)
 
 
 class ToyGame:
@@ -81,7 +106,7 @@ class ToyGame:
         if state.step == "pick" and command.type == "choose_template":
             t = command.get("template")
             if t == "hairpin":
-                raise Illegal("Hairpin is not permitted in gear 1")
+                raise Illegal(HAIRPIN)
             if t not in ("gentle", "turn"):
                 raise Illegal(f"no template {t!r}")
             return Decision((Event("template_chosen", {"template": t}),))
@@ -109,6 +134,31 @@ class ToyGame:
         return Prompt("Ann: skid check", "1.3", "dice", player="Ann", vehicle="car", die="skid", count=2,
                       commands=("skid_roll", "undo"))
 
+    def menu(self, state: ToyState) -> Menu:
+        def legal(command: Command) -> bool:
+            try:
+                return self.decide(state, command).refused is None
+            except Illegal:
+                return False
+
+        status = f"Car · {state.hazards} haz"
+        if state.step == "pick":
+            choices = keep_legal([
+                leaf("Gentle", Command("choose_template", {"template": "gentle"}), default=True),
+                leaf("Turn", Command("choose_template", {"template": "turn"})),
+                leaf("Hairpin", Command("choose_template", {"template": "hairpin"})),  # refused: not offered
+                branch("Hazard token", [leaf("Car", Command("gain_hazard", {"vehicle": "car", "count": 1}))]),
+                branch("Table…", [leaf("Skip rest of phase", Command("skip_phase", {"confirm": True}))]),
+            ], legal)
+            # which template is a decision: no usual way on for NEXT (Menu.advance is empty)
+            return Menu("1.1 Template", choices, "Ann", status, template=_seen_template, hazards=_counted_hazards)
+        if state.step == "place":
+            return Menu("1.2 Place", (leaf("Placed", Command("confirm"), default=True),), "Ann", status,
+                        advance=("Placed",))
+        dice = skid_dice()
+        return Menu("1.3 Skid check", (roll("Roll skid dice", dice, default=True),), "Ann", status, dice,
+                    advance=("Roll skid dice",))
+
     def views(self, state: ToyState) -> list[ToyView]:
         p = self.prompt(state)
         return [
@@ -117,10 +167,23 @@ class ToyGame:
         ]
 
 
+class AnybodysToy(ToyGame):
+    """The toy with nobody named to choose: anybody at the table may."""
+
+    def prompt(self, state: ToyState) -> Prompt:
+        return dataclasses.replace(super().prompt(state), player=None)
+
+    def menu(self, state: ToyState) -> Menu:
+        return dataclasses.replace(super().menu(state), player=None)
+
+
 TOY = SimpleNamespace(GAME=ToyGame(), DIE_TYPES={"skid": SKID}, EXAMPLE_SETUP='players = ["Ann", "Ben"]\n')
+ANYBODYS_TOY = SimpleNamespace(GAME=AnybodysToy(), DIE_TYPES={"skid": SKID})
 
 
 class Img:
+    """A dashboard as the stub renderer draws it: the view it was drawn from."""
+
     def __init__(self, view: Any, blink: bool) -> None:
         self.view, self.blink = view, blink
 
@@ -133,6 +196,8 @@ def render(game: str, view: Any, blink: bool) -> Img:
 
 
 class Screens:
+    """A recording display: every image shown, per player."""
+
     def __init__(self) -> None:
         self.shown: list[tuple[str, Any]] = []
 
@@ -140,8 +205,21 @@ class Screens:
         self.shown.append((player, image))
         return True
 
+    def image(self, player: str) -> Any:
+        return [img for p, img in self.shown if p == player][-1]
+
     def last(self, player: str) -> Any:
-        return [img for p, img in self.shown if p == player][-1].view
+        """The view of the dashboard ``player``'s screen shows now (it must be showing one)."""
+        img = self.image(player)
+        assert isinstance(img, Img), f"{player}'s screen shows a page, not the dashboard"
+        return img.view
+
+    def shows_page(self, player: str) -> bool:
+        return isinstance(self.image(player), Image.Image)
+
+
+def same_image(a: Any, b: Image.Image) -> bool:
+    return isinstance(a, Image.Image) and a.size == b.size and a.tobytes() == b.tobytes()
 
 
 @dataclass(frozen=True)
@@ -188,35 +266,69 @@ class Tray:
 class Rig:
     """An app around the toy game with a fake clock; ``step()`` advances 0.1 s."""
 
-    def __init__(self, tmp_path: Path, *, camera: bool = False, **kw: Any) -> None:
+    def __init__(self, tmp_path: Path, *, camera: bool = False, reader: FakeReader | None = None,
+                 module: Any = TOY, renderer: Any = render, **kw: Any) -> None:
         self.t = 0.0
         self.store = Store(tmp_path / "games.sqlite")
-        self.game_id, self.match, _ = open_match(self.store, TOY, {"players": ["Ann", "Ben"]})
+        self.game_id, self.match, _ = open_match(self.store, module, {"players": ["Ann", "Ben"]})
         self.buttons = ScriptedButtons()
         self.screens = Screens()
-        self.reader = FakeReader()
+        self.reader = reader or FakeReader()
         self.tray = Tray()
         cam = Camera(self.tray, clock=self.clock, fps=0, reopen_min_s=1.0) if camera else None
-        self.app = App(TOY, self.match, buttons=self.buttons, displays=self.screens, clock=self.clock,
-                       camera=cam, reader=self.reader if camera else None, render=render, settle_frames=3, **kw)
+        self.app = App(module, self.match, buttons=self.buttons, displays=self.screens, clock=self.clock,
+                       camera=cam, reader=self.reader if camera else None, render=renderer, settle_frames=3, **kw)
 
     def clock(self) -> float:
         return self.t
 
     def step(self, *presses: str, long: bool = False) -> list[dict[str, Any]]:
+        """Press the buttons (all in one iteration of the loop), step once; the commands sent."""
         for p in presses:
             self.buttons.press(p, PressKind.LONG if long else PressKind.SHORT)
         self.t += 0.1
         return [a.command.to_json() for a in self.app.step()]
 
+    def press(self, *presses: str) -> list[dict[str, Any]]:
+        """One press per iteration; ``select_long`` is a long SELECT (as :func:`device.menus.plan` names it)."""
+        sent = []
+        for p in presses:
+            long = p.endswith("_long")
+            sent += self.step(p.removesuffix("_long"), long=long)
+        return sent
+
+    def choose(self, *path: str) -> list[dict[str, Any]]:
+        keys = self.app.plan(path)
+        assert keys is not None, f"{path} is not in the menu"
+        return self.press(*keys)
+
     @property
     def state(self) -> ToyState:
         return self.match.state
 
+    @property
+    def labels(self) -> list[str]:
+        """The labels of the list the cursor is in."""
+        assert self.app.cursor is not None
+        return [c.label for c in self.app.cursor.level.choices]
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        assert self.app.cursor is not None
+        return self.app.cursor.path
+
+    def page(self, player: str) -> Any:
+        """The page the loop would put on ``player``'s screen now (None: the dashboard)."""
+        views = {v.player: v for v in self.app.screen_views()}
+        return self.app.page_for(player, views[player], self.t, True)
+
+
+# -- buttons and the menu ----------------------------------------------------------------------------------
+
 
 def test_buttons_drive_the_game(tmp_path: Path) -> None:
     rig = Rig(tmp_path)
-    assert [c.label for c in rig.app.choices] == ["gentle", "turn"]  # hairpin is refused by the rules: not offered
+    assert rig.labels == ["Gentle", "Turn", "Hazard token", "Table…"]  # hairpin is refused by the rules: not offered
     assert rig.step("select") == []
     assert rig.step("ok") == [{"type": "choose_template", "template": "turn"}]
     assert rig.step("next") == [{"type": "confirm"}]
@@ -225,32 +337,97 @@ def test_buttons_drive_the_game(tmp_path: Path) -> None:
     assert rig.state.step == "place"
 
 
+def test_select_long_select_ok_and_back_walk_the_lists(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    assert rig.path == ("Gentle",)  # the menu's default
+    rig.step("select")
+    assert rig.path == ("Turn",)
+    rig.step("select", long=True)
+    rig.step("select", long=True)
+    assert rig.path == ("Table…",)  # long SELECT goes back, wrapping round
+    rig.step("select")
+    assert rig.path == ("Gentle",)  # SELECT wraps round forwards
+    rig.step("select", long=True)
+    assert rig.step("ok") == []  # a list opens: nothing is sent
+    assert rig.path == ("Table…", "Skip rest of phase")
+    assert rig.page("Ann").title == "1.1 Template › Table…"
+    assert rig.app.status_text() == "1.1 Template › Table…: Skip rest of phase (1/1)"
+    assert rig.step("back") == []  # up one list, no undo
+    assert rig.path == ("Table…",) and rig.match.undoable == 0
+    assert rig.step("ok") == [] and rig.step("ok") == [{"type": "skip_phase", "confirm": True}]
+    assert rig.state.phase == 2
+
+
+def test_skip_phase_is_a_menu_choice(tmp_path: Path) -> None:
+    """Skip rest of phase once took a long NEXT and an OK to confirm; it is a choice under "Table…" now."""
+    rig = Rig(tmp_path)
+    assert plan(rig.app.cursor, ("Table…", "Skip rest of phase")) == ["select_long", "ok", "next"]
+    assert rig.choose("Table…", "Skip rest of phase") == [{"type": "skip_phase", "confirm": True}]
+    assert rig.state.phase == 2 and rig.app.legend is None
+
+
+def test_next_takes_the_usual_way_on_wherever_the_cursor_is(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    rig.step("select")  # on "Turn"
+    assert rig.step("next") == []  # which template is a decision: NEXT does not guess
+    assert rig.app.notices[-1].text == "Choose: SELECT, then OK"
+    assert rig.path == ("Turn",) and rig.state.step == "pick"
+    rig.step("ok")
+    assert rig.step("next") == [{"type": "confirm"}]  # Menu.advance: "Placed"
+    assert rig.step("next") == [] and rig.app.entry is not None  # the default is a roll: its entry opens
+    assert rig.step("next") == [{"type": "skid_roll", "faces": []}]  # up to 2 dice: none is a roll too
+
+
+def test_next_in_an_open_list_takes_the_highlighted_choice(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    rig.press("select_long", "select_long", "ok")  # Hazard token… opens on Car
+    assert rig.path == ("Hazard token", "Car")
+    assert rig.step("next") == [{"type": "gain_hazard", "vehicle": "car", "count": 1}]
+    assert rig.state.hazards == 1
+
+
 def test_long_back_undoes_several_decisions(tmp_path: Path) -> None:
     rig = Rig(tmp_path, long_back_undo_steps=3)
     rig.step("ok")
     rig.step("next")
     assert rig.step("back", long=True) == [{"type": "undo", "steps": 2}]  # only two decisions to undo
     assert rig.state.step == "pick" and rig.match.undoable == 0
-    rig.step("back")
-    assert "nothing to undo" in rig.app.notices[-1].text
+    assert rig.step("back") == [{"type": "undo", "steps": 1}]
+    assert not rig.app.history[-1].outcome.accepted
+    assert "nothing to undo" in " ".join(line for p in rig.app.refusal.pages for line in p.lines)
+    assert rig.screens.shows_page("Ann") and same_image(rig.screens.image("Ann"), pages.render_text(rig.app.refusal.pages[0]))
 
 
-def test_long_next_skips_the_phase_only_after_ok(tmp_path: Path) -> None:
+def test_after_back_the_cursor_is_where_it_was_at_that_prompt(tmp_path: Path) -> None:
     rig = Rig(tmp_path)
-    assert rig.step("next", long=True) == []
-    assert rig.app.status_text() == "SKIP PHASE? OK=yes"
-    assert rig.step("ok") == [{"type": "skip_phase", "confirm": True}]
-    assert rig.state.phase == 2
-    rig.step("next", long=True)
-    assert rig.step("back") == []  # BACK cancels the confirmation (and does not undo)
-    assert rig.state.phase == 2 and rig.app.notices[-1].text == "skip cancelled"
+    rig.step("select")
+    assert rig.step("ok") == [{"type": "choose_template", "template": "turn"}]
+    rig.step("next")
+    assert rig.state.step == "roll"
+    rig.step("back")  # undo the placing
+    assert rig.state.step == "place" and rig.path == ("Placed",)
+    rig.step("back")  # undo the template
+    assert rig.state.step == "pick"
+    assert rig.path == ("Turn",)  # not the default (Gentle): where Ann was when she chose
+    assert rig.step("ok") == [{"type": "choose_template", "template": "turn"}]
+
+
+def test_after_a_command_at_the_same_step_the_same_list_reopens(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    assert rig.choose("Hazard token", "Car") == [{"type": "gain_hazard", "vehicle": "car", "count": 1}]
+    assert rig.path == ("Hazard token", "Car")  # one more hazard token: OK again
+    assert rig.step("ok") == [{"type": "gain_hazard", "vehicle": "car", "count": 1}]
+    assert rig.state.hazards == 2
+    rig.step("back")
+    assert rig.path == ("Hazard token",) and rig.match.undoable == 2
 
 
 def test_dice_typed_with_the_buttons(tmp_path: Path) -> None:
     rig = Rig(tmp_path)
     rig.step("ok")
     rig.step("next")
-    rig.step("select")  # starts the entry on the first face
+    assert rig.app.menu().dice is not None and rig.path == ("Roll skid dice",)
+    rig.step("ok")  # the roll opens the dice entry on the first face
     assert rig.app.entry is not None and rig.app.entry.current == "SHIFT"
     rig.step("select")  # faces are offered once each: SHIFT, HAZARD, SLIDE, SPIN
     rig.step("ok")
@@ -258,132 +435,133 @@ def test_dice_typed_with_the_buttons(tmp_path: Path) -> None:
     rig.step("select")
     rig.step("ok")
     rig.step("ok")  # a third die is refused by the entry itself
-    assert rig.app.notices[-1].text == "at most 2 dice"
-    assert "DICE 2/2: HAZARD SLIDE" in rig.screens.last("Ann").prompt
-    assert rig.screens.last("Ben").prompt == "Ann: skid check"  # the selection is on the acting player's screen
+    assert rig.app.notices[-1].text == "all 2 dice are in: NEXT sends them" and rig.app.entry.entered == ["HAZARD", "SLIDE"]
+    assert rig.app.status_text() == "skid dice: HAZARD SLIDE | face SLIDE"
+    assert rig.screens.last("Ben").prompt == "Ann: skid check"  # the entry is on the chooser's screen only
     assert rig.step("next") == [{"type": "skid_roll", "faces": ["HAZARD", "SLIDE"]}]
     assert rig.state.hazards == 1 and rig.app.entry is None
 
 
-def test_refusal_is_shown_with_the_rules_reason(tmp_path: Path) -> None:
+def test_back_in_the_dice_entry_removes_a_die_then_closes_it(tmp_path: Path) -> None:
     rig = Rig(tmp_path)
-    rig.app.apply(Command("choose_template", {"template": "hairpin"}))
-    rig.step()
-    alerts = rig.screens.last("Ann").alerts
-    assert Alert("refused", "Hairpin is not permitted in gear 1", "Ann") in alerts
-    assert not rig.screens.last("Ben").alerts  # Ben's screen is not Ann's business
-    rig.t += 5
-    rig.step()
-    assert not rig.screens.last("Ann").alerts  # the notice expired
+    rig.press("ok", "next", "next", "select_long", "ok")  # the entry, SPIN kept
+    assert rig.app.entry.entered == ["SPIN"]
+    assert rig.step("back") == [] and rig.app.entry.entered == []
+    assert rig.step("back") == [] and rig.app.entry is None  # closed: nothing undone
+    assert rig.state.step == "roll" and rig.path == ("Roll skid dice",)
 
 
-def test_player_button_acts_only_for_the_acting_player(tmp_path: Path) -> None:
+def test_the_dice_entry_is_on_the_chooser_screen_and_next_sends_the_roll(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    rig.press("ok", "next", "next")
+    expected = pages.DicePage(title="Roll skid dice", label="skid dice", entered=(), count=2, exact=False,
+                              current="SHIFT", ready=True)
+    assert rig.page("Ann") == expected
+    assert same_image(rig.screens.image("Ann"), pages.render_dice(expected))
+    assert isinstance(rig.screens.image("Ben"), Img)
+    rig.press("select", "ok", "select_long")
+    shown = dataclasses.replace(expected, entered=("HAZARD",), current="SHIFT")
+    assert rig.page("Ann") == shown and same_image(rig.screens.image("Ann"), pages.render_dice(shown))
+    assert rig.step("next") == [{"type": "skid_roll", "faces": ["HAZARD"]}]
+    assert rig.page("Ann").title == "1.1 Template"  # the next step's menu
+
+
+def test_player_button_acts_only_for_the_chooser(tmp_path: Path) -> None:
     rig = Rig(tmp_path)
     assert rig.step("p2") == []
-    assert rig.app.notices[-1].text == "Ann is to act, not Ben"
+    assert rig.app.notices[-1].text == "Ann is choosing now, not Ben" and rig.app.notices[-1].player == "Ben"
     assert rig.step("p1") == [{"type": "choose_template", "template": "gentle"}]
 
 
-def test_settled_dice_reading_becomes_the_roll_once(tmp_path: Path) -> None:
-    from device.config import Region
+# -- what the screens show ---------------------------------------------------------------------------------
 
-    rig = Rig(tmp_path, camera=True, dice_region=Region(10, 20, 64, 48))
-    rig.step("ok")
-    rig.step("next")
-    rig.reader.dice = [Reading("SPIN", (30, 30)), Reading("HAZARD", (5, 40))]
-    assert rig.step() == [] and rig.step() == []  # 2 identical readings: not yet settled
-    assert rig.step() == [{"type": "skid_roll", "faces": ["SPIN", "HAZARD"]}]
-    assert rig.reader.dice_calls[0] == ((48, 64, 3), "skid")  # read from the tray's region
-    # Back at the dice step (undo twice... here: pick + place) the same dice lying still are NOT a new roll.
-    rig.step("ok")
-    rig.step("next")
-    for _ in range(5):
-        assert rig.step() == []
-    rig.reader.dice = []  # tray emptied
+
+def test_the_menu_page_is_on_the_chooser_screen_only(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, renderer=plain_render)
     rig.step()
-    rig.reader.dice = [Reading("SHIFT", (90, 10))]
-    assert [rig.step() for _ in range(3)][-1] == [{"type": "skid_roll", "faces": ["SHIFT"]}]
-
-
-def test_a_die_the_camera_cannot_read_holds_the_roll(tmp_path: Path) -> None:
-    rig = Rig(tmp_path, camera=True)
-    rig.step("ok")
-    rig.step("next")
-    rig.reader.dice = [Reading("SPIN", (30, 30)), Reading(None, (90, 90))]
-    assert all(rig.step() == [] for _ in range(5))
-    rig.reader.dice = [Reading("SPIN", (30, 30)), Reading("SLIDE", (90, 90)), Reading("SLIDE", (150, 90))]
-    assert all(rig.step() == [] for _ in range(4))  # 3 dice for a 2-dice roll: a notice, no command
-    assert rig.app.notices[-1].text == "3 dice on the tray, at most 2"
-
-
-def test_template_seen_on_the_active_vehicle_is_chosen_once(tmp_path: Path) -> None:
-    rig = Rig(tmp_path, camera=True)
-    t = SimpleNamespace
-    rig.reader.table = t(templates=[t(name="hairpin", hand="left", attached_to="car", edge="front"),
-                                    t(name="turn", hand="left", attached_to="van", edge="front")], tokens={})
-    sent = [rig.step() for _ in range(6)]
-    assert [c for s in sent for c in s] == [{"type": "choose_template", "template": "hairpin", "hand": "left",
-                                            "edge": "front"}]  # refused, and not sent again while it lies there
-    assert rig.app.history[-1].outcome.reason == "Hairpin is not permitted in gear 1"
-    rig.reader.table = t(templates=[t(name="gentle", hand="right", attached_to="car", edge="front")], tokens={})
-    sent = [c for s in (rig.step() for _ in range(3)) for c in s]
-    assert sent == [{"type": "choose_template", "template": "gentle", "hand": "right", "edge": "front"}]
-    assert rig.state.step == "place"
-
-
-def test_hazard_count_mismatch_is_an_alert_not_a_command(tmp_path: Path) -> None:
-    rig = Rig(tmp_path, camera=True, table_every=1)
-    rig.reader.table = SimpleNamespace(templates=[], tokens={"car": 2, "p2": 0, "tray": None})
-    records = len(rig.match.records)
-    for _ in range(3):
-        rig.step()
-    assert len(rig.match.records) == records
-    alerts = rig.screens.last("Ann").alerts
-    assert [a.text for a in alerts if a.kind == "hazard_mismatch"] == ["Car: 2 tokens, log 0 (long OK adds)"]
-    assert not rig.screens.last("Ben").alerts
-    rig.reader.table = SimpleNamespace(templates=[], tokens={"car": 0, "p2": 0})
-    for _ in range(3):
-        rig.step()
-    assert not rig.screens.last("Ann").alerts
-
-
-def test_long_ok_adds_the_extra_tokens_the_camera_counted(tmp_path: Path) -> None:
-    rig = Rig(tmp_path, camera=True, table_every=1)
-    rig.reader.table = SimpleNamespace(templates=[], tokens={"p1": 3, "p2": 1})  # seat zones; Ben has none logged
-    for _ in range(3):
-        rig.step()
-    assert {(m.zone, m.vehicle, m.table, m.log) for m in rig.app.mismatches} == {("p1", "car", 3, 0), ("p2", "van", 1, 0)}
-    sent = rig.step("ok", long=True)
-    # van is Ben's and the toy rules refuse it: each vehicle is its own command, each refusal shown
-    assert sent == [{"type": "gain_hazard", "vehicle": "car", "count": 3, "cause": "tokens counted on the table"},
-                    {"type": "gain_hazard", "vehicle": "van", "count": 1, "cause": "tokens counted on the table"}]
-    assert rig.state.hazards == 3
-    rig.reader.table = SimpleNamespace(templates=[], tokens={"p1": 3, "p2": 0})
-    for _ in range(3):
-        rig.step()
-    assert rig.app.mismatches == []
-    assert rig.step("ok", long=True) == []
-    assert rig.app.notices[-1].text == "no extra hazard tokens to add"
-
-
-def test_camera_down_means_manual_entry_and_a_notice_then_recovery(tmp_path: Path) -> None:
-    rig = Rig(tmp_path, camera=True)
-    rig.step()
-    rig.tray.unplugged = True
-    rig.step()
-    for player in ("Ann", "Ben"):
-        assert Alert("camera_down", "CAMERA OFF: dice by hand", None) in rig.screens.last(player).alerts
-    assert rig.app.camera_message == "the camera gave no frame"
-    rig.step("ok")
-    rig.step("next")
+    views = {v.player: v for v in rig.app.screen_views()}
+    expected = pages.MenuPage("1.1 Template", (("Gentle", "leaf"), ("Turn", "leaf"), ("Hazard token", "branch"),
+                                               ("Table…", "branch")), 0, "Car · 0 haz")
+    assert rig.page("Ann") == expected and rig.page("Ben") is None
+    ann, ben = rig.screens.image("Ann"), rig.screens.image("Ben")
+    assert same_image(ann, pages.render_menu(expected))
+    assert not same_image(ann, plain_render("toy", views["Ann"], True))  # not Ann's dashboard
+    assert same_image(ben, plain_render("toy", views["Ben"], True))  # Ben keeps his dashboard
     rig.step("select")
-    rig.step("ok")
-    assert rig.step("next") == [{"type": "skid_roll", "faces": ["SHIFT"]}]
-    rig.tray.unplugged = False
-    for _ in range(12):  # the reopen backoff is 1 s, then 2 s ...
-        rig.step()
-    kinds = [a.kind for a in rig.screens.last("Ann").alerts]
-    assert "camera_down" not in kinds and "camera_back" in kinds
+    assert rig.page("Ann").cursor == 1 and same_image(rig.screens.image("Ann"), pages.render_menu(rig.page("Ann")))
+
+
+def test_a_menu_for_anybody_is_on_every_screen(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, module=ANYBODYS_TOY)
+    rig.step()
+    assert rig.screens.shows_page("Ann") and rig.screens.shows_page("Ben")
+    assert rig.step("p2") == [{"type": "choose_template", "template": "gentle"}]  # anybody's button takes it
+
+
+def test_idle_shows_the_dashboard_and_a_press_only_wakes_the_menu(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    rig.step("select")
+    assert rig.screens.shows_page("Ann") and rig.path == ("Turn",)
+    rig.t += MENU_IDLE_S + 1
+    rig.step()
+    assert rig.screens.last("Ann").player == "Ann" and rig.app.status_text() is None  # the dashboard is back
+    assert rig.step("select") == [] and rig.path == ("Turn",)  # only wakes the menu: the cursor did not move
+    assert rig.screens.shows_page("Ann")
+    rig.t += MENU_IDLE_S + 1
+    rig.step()
+    assert rig.step("ok") == [] and rig.screens.shows_page("Ann")  # OK too only wakes it
+    assert rig.step("ok") == [{"type": "choose_template", "template": "turn"}]
+    assert rig.screens.shows_page("Ann")  # a new step shows its menu
+
+
+def test_refusal_is_shown_with_the_rules_reason(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    rig.step()
+    rig.app.apply(Command("choose_template", {"template": "hairpin"}))
+    rig.step()
+    refusal = rig.app.refusal
+    assert refusal is not None and refusal.player == "Ann"
+    assert " ".join(line for p in refusal.pages for line in p.lines) == HAIRPIN  # the whole reason
+    assert same_image(rig.screens.image("Ann"), pages.render_text(refusal.pages[0]))
+    assert isinstance(rig.screens.image("Ben"), Img)  # Ben's screen is not Ann's business
+    rig.t += REFUSAL_PAGE_S * len(refusal.pages) + 5
+    rig.step()
+    assert rig.app.refusal is None and rig.page("Ann").title == "1.1 Template"  # it expired: the menu is back
+
+
+def test_a_long_refusal_is_paged_and_the_next_press_clears_it(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    rig.step()
+    rig.app.apply(Command("choose_template", {"template": "hairpin"}))
+    rig.step()
+    first, second = rig.app.refusal.pages[:2]
+    assert (first.title, first.page, first.pages) == ("NOT ALLOWED", 1, len(rig.app.refusal.pages)) and first.pages >= 2
+    assert same_image(rig.screens.image("Ann"), pages.render_text(first))
+    rig.t += REFUSAL_PAGE_S
+    rig.step()
+    assert same_image(rig.screens.image("Ann"), pages.render_text(second))  # the next page, in time
+    assert rig.step("select") == [] and rig.app.refusal is None  # read: the next press clears it
+    assert same_image(rig.screens.image("Ann"), pages.render_menu(rig.page("Ann")))
+
+
+def test_the_legend_opens_on_long_next_and_pages_with_select(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    legend = rig.app.legend_pages()
+    assert len(legend) >= 2 and all(p.title == "Legend · toy" for p in legend)
+    assert rig.step("next", long=True) == []
+    assert rig.app.legend == 0 and rig.app.status_text() == "legend page 1"
+    for player in ("Ann", "Ben"):
+        assert same_image(rig.screens.image(player), pages.render_text(legend[0]))
+    rig.step("select")
+    assert same_image(rig.screens.image("Ann"), pages.render_text(legend[1]))
+    rig.step("select", long=True)
+    assert rig.app.legend == 0
+    for _ in legend:
+        rig.step("select")
+    assert rig.app.legend is None and rig.page("Ann").title == "1.1 Template"  # past the last page: closed
+    rig.step("next", long=True)
+    assert rig.step("ok") == [] and rig.app.legend is None  # any other button closes it, and only closes it
+    assert rig.state.step == "pick"
 
 
 def test_screens_are_redrawn_only_when_they_change_and_alerts_blink(tmp_path: Path) -> None:
@@ -411,6 +589,191 @@ def test_a_display_bank_draws_only_its_players(tmp_path: Path) -> None:
     assert {p for p, _ in rig.screens.shown} == {"Ben"}
 
 
+# -- the camera ------------------------------------------------------------------------------------------
+
+
+def test_settled_dice_reading_becomes_the_roll_once(tmp_path: Path) -> None:
+    from device.config import Region
+
+    rig = Rig(tmp_path, camera=True, dice_region=Region(10, 20, 64, 48))
+    rig.step("ok")
+    rig.step("next")
+    rig.reader.dice = [Reading("SPIN", (30, 30)), Reading("HAZARD", (5, 40))]
+    assert rig.step() == [] and rig.step() == []  # 2 identical readings: not yet settled
+    assert rig.step() == [{"type": "skid_roll", "faces": ["SPIN", "HAZARD"]}]
+    assert rig.app.history[-1].source == "camera"
+    assert rig.reader.dice_calls[0] == ((48, 64, 3), "skid")  # read from the tray's region
+    # At the next dice step the same dice lying still are NOT a new roll.
+    rig.step("ok")
+    rig.step("next")
+    for _ in range(5):
+        assert rig.step() == []
+    rig.reader.dice = []  # tray emptied
+    rig.step()
+    rig.reader.dice = [Reading("SHIFT", (90, 10))]
+    assert [rig.step() for _ in range(3)][-1] == [{"type": "skid_roll", "faces": ["SHIFT"]}]
+
+
+def test_dice_are_not_read_while_they_are_typed(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, camera=True)
+    rig.press("ok", "next", "next")  # the dice entry is open
+    rig.reader.dice = [Reading("SPIN", (30, 30))]
+    assert all(rig.step() == [] for _ in range(5))
+    assert rig.app.entry is not None
+
+
+def test_a_die_the_camera_cannot_read_holds_the_roll(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, camera=True)
+    rig.step("ok")
+    rig.step("next")
+    rig.reader.dice = [Reading("SPIN", (30, 30)), Reading(None, (90, 90))]
+    assert all(rig.step() == [] for _ in range(5))
+    rig.reader.dice = [Reading("SPIN", (30, 30)), Reading("SLIDE", (90, 90)), Reading("SLIDE", (150, 90))]
+    assert all(rig.step() == [] for _ in range(4))  # 3 dice for a 2-dice roll: a notice, no command
+    assert rig.app.notices[-1].text == "3 dice on the tray: skid dice is at most 2"
+    assert rig.app.notices[-1].player == "Ann"
+
+
+def test_template_seen_on_the_active_vehicle_is_chosen_once(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, camera=True)
+    t = SimpleNamespace
+    rig.reader.table = t(templates=[t(name="hairpin", hand="left", attached_to="car", edge="front"),
+                                    t(name="turn", hand="left", attached_to="van", edge="front")], tokens={})
+    sent = [rig.step() for _ in range(6)]
+    assert [c for s in sent for c in s] == [{"type": "choose_template", "template": "hairpin", "hand": "left",
+                                            "edge": "front"}]  # refused, and not sent again while it lies there
+    assert rig.app.history[-1].outcome.reason == HAIRPIN
+    assert rig.app.refusal is not None and rig.app.refusal.player == "Ann"  # shown to the chooser
+    rig.reader.table = t(templates=[t(name="gentle", hand="right", attached_to="car", edge="front")], tokens={})
+    sent = [c for s in (rig.step() for _ in range(3)) for c in s]
+    assert sent == [{"type": "choose_template", "template": "gentle", "hand": "right", "edge": "front"}]
+    assert rig.state.step == "place" and rig.app.refusal is None  # an accepted command clears the refusal
+
+
+def test_templates_are_not_read_where_the_menu_takes_none(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, camera=True)
+    rig.step("ok")  # 1.2: the menu has no template hook
+    t = SimpleNamespace
+    rig.reader.table = t(templates=[t(name="turn", hand="left", attached_to="car", edge="front")], tokens={})
+    assert all(rig.step() == [] for _ in range(6))
+    assert rig.state.step == "place"
+
+
+def test_hazard_count_mismatch_is_an_alert_not_a_command(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, camera=True, table_every=1)
+    rig.reader.table = SimpleNamespace(templates=[], tokens={"car": 2, "p2": 0, "tray": None})
+    records = len(rig.match.records)
+    for _ in range(3):
+        rig.step()
+    assert len(rig.match.records) == records
+    text = "Car: 2 tokens on the table, 0 in the log (hold OK to add them)"
+    ann, ben = rig.app.screen_views()
+    assert [a.text for a in ann.alerts if a.kind == "hazard_mismatch"] == [text]
+    assert rig.page("Ann").alert == text  # on the menu page that covers Ann's dashboard
+    assert not ben.alerts and not rig.screens.last("Ben").alerts
+    rig.reader.table = SimpleNamespace(templates=[], tokens={"car": 0, "p2": 0})
+    for _ in range(3):
+        rig.step()
+    assert not rig.app.screen_views()[0].alerts and rig.page("Ann").alert == ""
+
+
+def test_long_ok_adds_the_extra_tokens_the_camera_counted(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, camera=True, table_every=1)
+    rig.reader.table = SimpleNamespace(templates=[], tokens={"p1": 3, "p2": 1})  # seat zones; Ben has none logged
+    for _ in range(3):
+        rig.step()
+    assert {(m.zone, m.vehicle, m.table, m.log) for m in rig.app.mismatches} == {("p1", "car", 3, 0), ("p2", "van", 1, 0)}
+    sent = rig.step("ok", long=True)
+    # van is Ben's and the toy rules refuse it: each vehicle is its own command, each refusal shown
+    assert sent == [{"type": "gain_hazard", "vehicle": "car", "count": 3, "cause": "tokens counted on the table"},
+                    {"type": "gain_hazard", "vehicle": "van", "count": 1, "cause": "tokens counted on the table"}]
+    assert rig.state.hazards == 3
+    assert rig.app.refusal is not None and rig.app.refusal.pages[0].lines == ("no such vehicle",)
+    rig.reader.table = SimpleNamespace(templates=[], tokens={"p1": 3, "p2": 0})
+    for _ in range(3):
+        rig.step()
+    assert rig.app.mismatches == []
+    assert rig.step("ok", long=True) == []
+    assert rig.app.notices[-1].text == "no extra hazard tokens to add"
+
+
+def test_long_ok_adds_no_tokens_where_the_menu_takes_none(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, camera=True, table_every=1)
+    rig.step("ok")  # 1.2: the menu has no hazards hook
+    rig.reader.table = SimpleNamespace(templates=[], tokens={"p1": 2})
+    for _ in range(3):
+        rig.step()
+    assert rig.app.mismatches
+    assert rig.step("ok", long=True) == []
+    assert "hazard tokens are added during an activation" in [n.text for n in rig.app.notices if n.kind == "info"]
+
+
+def test_camera_down_means_manual_entry_and_a_notice_then_recovery(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, camera=True)
+    rig.step()
+    rig.tray.unplugged = True
+    rig.step()
+    down = Alert("camera_down", "CAMERA OFF: enter dice with the buttons", None)
+    assert down in rig.screens.last("Ben").alerts
+    assert rig.page("Ann").alert == down.text  # Ann's menu page says it too
+    assert rig.app.camera_message == "the camera gave no frame"
+    rig.step("ok")
+    rig.step("next")
+    rig.step("next")  # the roll's dice entry
+    rig.step("ok")
+    assert rig.step("next") == [{"type": "skid_roll", "faces": ["SHIFT"]}]
+    rig.tray.unplugged = False
+    for _ in range(12):  # the reopen backoff is 1 s, then 2 s ...
+        rig.step()
+    kinds = [a.kind for a in rig.screens.last("Ben").alerts]
+    assert "camera_down" not in kinds and "camera_back" in kinds
+
+
+class StillReader(FakeReader):
+    """A reader that watches the tray for motion: dice are read only when it is still, and once per stillness."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.still: list[bool] = []
+
+    def tray_still(self, image: np.ndarray) -> bool:
+        return self.still.pop(0) if self.still else True
+
+
+def test_dice_are_read_only_when_the_tray_is_still_and_once_while_it_stays_still(tmp_path: Path) -> None:
+    reader = StillReader()
+    rig = Rig(tmp_path, camera=True, reader=reader)
+    rig.step("ok")
+    reader.dice = [Reading("SLIDE", (50, 50))]
+    reader.still = [False, False, False, False]
+    rig.step("next")  # the dice prompt begins: this step's frame already goes to the tray watcher
+    assert [rig.step() for _ in range(3)] == [[], [], []]
+    assert reader.dice_calls == []  # dice in motion are never read
+    sent = [c for _ in range(3) for c in rig.step()]
+    assert sent == [{"type": "skid_roll", "faces": ["SLIDE"]}]
+    assert len(reader.dice_calls) == 1  # read once, then the still tray's reading was reused
+
+
+def test_jittering_centres_still_settle_and_a_bumped_tray_is_not_a_new_roll(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, camera=True)
+    rig.step("ok")
+    rig.step("next")
+    sent = []
+    for dx in (0.0, 1.5, -1.0):  # the reader's centre estimate wobbles by a pixel or two
+        rig.reader.dice = [Reading("SPIN", (40 + dx, 40)), Reading("SHIFT", (100, 41 - dx))]
+        sent += rig.step()
+    assert sent == [{"type": "skid_roll", "faces": ["SPIN", "SHIFT"]}]
+    rig.step("ok")
+    rig.step("next")  # the next dice step; the old dice were nudged 6 px, not rolled
+    rig.reader.dice = [Reading("SPIN", (46, 40)), Reading("SHIFT", (100, 47))]
+    assert all(rig.step() == [] for _ in range(5))
+    rig.reader.dice = [Reading("SPIN", (140, 40)), Reading("SHIFT", (100, 47))]  # one die re-rolled: new roll
+    assert [c for _ in range(3) for c in rig.step()] == [{"type": "skid_roll", "faces": ["SPIN", "SHIFT"]}]
+
+
+# -- the store ---------------------------------------------------------------------------------------------
+
+
 def test_decisions_are_in_the_store_and_the_game_resumes(tmp_path: Path) -> None:
     rig = Rig(tmp_path)
     rig.step("ok")
@@ -423,6 +786,25 @@ def test_decisions_are_in_the_store_and_the_game_resumes(tmp_path: Path) -> None
     store.finish(game_id)
     new_id, fresh, resumed = open_match(store, TOY, {"players": ["Ann", "Ben"]})
     assert not resumed and new_id != game_id and fresh.state.step == "pick"
+
+
+def test_a_store_that_cannot_write_is_shown_and_the_game_is_unchanged(tmp_path: Path) -> None:
+    from device.store import StoreError
+
+    rig = Rig(tmp_path)
+
+    def broken(decision: int, events: Any) -> Any:
+        raise StoreError("could not write to the game log: disk full; nothing of this step was recorded")
+
+    rig.match._sink = broken  # the disk fills up mid-game
+    before = rig.state
+    assert rig.step("ok") == [{"type": "choose_template", "template": "gentle"}]
+    assert rig.state == before
+    assert rig.app.history[-1].outcome.reason.startswith("NOT RECORDED: could not write")
+    refusal = rig.app.refusal
+    assert refusal is not None and refusal.player == "Ann" and refusal.pages[0].title == "NOT RECORDED"
+    assert " ".join(line for p in refusal.pages for line in p.lines).startswith("could not write to the game log")
+    assert same_image(rig.screens.image("Ann"), pages.render_text(refusal.pages[0]))
 
 
 def test_gpiozero_mock_panel_into_the_loop(tmp_path: Path) -> None:
@@ -457,6 +839,15 @@ def test_setup_options_from_file_and_example(tmp_path: Path) -> None:
         setup_options(TOY, tmp_path / "none.toml")
 
 
+def test_render_page_draws_each_kind_of_page() -> None:
+    menu = pages.MenuPage("T", (("A", "leaf"),), 0)
+    dice = pages.DicePage("T", "d6", (), 1, True, "1", False)
+    text = pages.text_pages("T", "words")[0]
+    assert same_image(render_page(menu, True), pages.render_menu(menu))
+    assert same_image(render_page(dice, True), pages.render_dice(dice))
+    assert same_image(render_page(text, True), pages.render_text(text))
+
+
 @pytest.mark.skipif(importlib.util.find_spec("games.gaslands") is None, reason="Gaslands engine not present")
 def test_gaslands_through_the_loop(tmp_path: Path) -> None:
     from games import game_package
@@ -466,97 +857,22 @@ def test_gaslands_through_the_loop(tmp_path: Path) -> None:
     _, match, _ = open_match(store, module, setup_options(module, None))
     buttons, screens = ScriptedButtons(), Screens()
     app = App(module, match, buttons=buttons, displays=screens, clock=lambda: 0.0, render=render)
-    prompt = match.prompt()
-    if prompt.awaits == "vehicle":
+    if match.prompt().awaits == "vehicle":
         buttons.press("ok")
         app.step()
-    assert match.prompt().awaits == "template"
-    buttons.press("ok")
+    assert match.prompt().awaits == "template" and app.menu().advance == ()  # a decision: NEXT does not guess
+    buttons.press("ok")  # the Straights open ...
+    app.step()
+    buttons.press("ok")  # ... on the Short one
     app.step()
     assert app.history[-1].command.type == "choose_template" and app.history[-1].outcome.accepted
-    buttons.press("next")
+    buttons.press("next")  # Template placed
     app.step()
-    assert match.prompt().awaits == "dice"
+    assert match.prompt().awaits == "dice" and app.menu().dice is not None
     app.type_faces(["SHIFT"])
     assert app.history[-1].outcome.accepted
     assert match.prompt().awaits == "shift"
-    assert any(c.label.startswith("gear_up") for c in app.choices)
+    paths = {lf.path for lf in leaves(app.menu().choices)}
+    assert ("Gear up",) in paths
+    assert app.chooser() is not None and screens.shows_page(app.chooser())
     store.close()
-
-
-class StillReader(FakeReader):
-    """A reader that watches the tray for motion: dice are read only when it is still, and once per stillness."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.still: list[bool] = []
-
-    def tray_still(self, image: np.ndarray) -> bool:
-        return self.still.pop(0) if self.still else True
-
-
-def test_dice_are_read_only_when_the_tray_is_still_and_once_while_it_stays_still(tmp_path: Path) -> None:
-    rig = Rig(tmp_path, camera=True)
-    reader = StillReader()
-    rig.app.reader = reader
-    rig.step("ok")
-    reader.dice = [Reading("SLIDE", (50, 50))]
-    reader.still = [False, False, False, False]
-    rig.step("next")  # the dice prompt begins: this step's frame already goes to the tray watcher
-    assert [rig.step() for _ in range(3)] == [[], [], []]
-    assert reader.dice_calls == []  # dice in motion are never read
-    sent = [c for _ in range(3) for c in rig.step()]
-    assert sent == [{"type": "skid_roll", "faces": ["SLIDE"]}]
-    assert len(reader.dice_calls) == 1  # read once, then the still tray's reading was reused
-
-
-def test_a_store_that_cannot_write_is_shown_and_the_game_is_unchanged(tmp_path: Path) -> None:
-    from device.store import StoreError
-
-    rig = Rig(tmp_path)
-
-    def broken(decision: int, events: Any) -> Any:
-        raise StoreError("could not write to the game log: disk full; nothing of this step was recorded")
-
-    rig.match._sink = broken  # the disk fills up mid-game
-    before = rig.state
-    assert rig.step("ok") == [{"type": "choose_template", "template": "gentle"}]
-    assert rig.state == before
-    assert rig.app.history[-1].outcome.reason.startswith("NOT RECORDED: could not write")
-    assert rig.app.notices[-1].kind == "refused"
-
-
-def test_jittering_centres_still_settle_and_a_bumped_tray_is_not_a_new_roll(tmp_path: Path) -> None:
-    rig = Rig(tmp_path, camera=True)
-    rig.step("ok")
-    rig.step("next")
-    sent = []
-    for dx in (0.0, 1.5, -1.0):  # the reader's centre estimate wobbles by a pixel or two
-        rig.reader.dice = [Reading("SPIN", (40 + dx, 40)), Reading("SHIFT", (100, 41 - dx))]
-        sent += rig.step()
-    assert sent == [{"type": "skid_roll", "faces": ["SPIN", "SHIFT"]}]
-    rig.step("ok")
-    rig.step("next")  # the next dice step; the old dice were nudged 6 px, not rolled
-    rig.reader.dice = [Reading("SPIN", (46, 40)), Reading("SHIFT", (100, 47))]
-    assert all(rig.step() == [] for _ in range(5))
-    rig.reader.dice = [Reading("SPIN", (140, 40)), Reading("SHIFT", (100, 47))]  # one die re-rolled: new roll
-    assert [c for _ in range(3) for c in rig.step()] == [{"type": "skid_roll", "faces": ["SPIN", "SHIFT"]}]
-
-
-def test_a_game_can_say_how_its_dice_become_a_command(tmp_path: Path) -> None:
-    """``dice_command(prompt, faces)`` in the game package: used for typed and camera dice alike."""
-    rig = Rig(tmp_path, camera=True)
-    calls: list[tuple[str, list[Any]]] = []
-
-    def dice_command(prompt: Prompt, faces: list[Any]) -> Command:
-        calls.append((prompt.step, faces))
-        return Command("skid_roll", {"faces": faces[:1]})
-
-    rig.app.module = SimpleNamespace(**vars(TOY), dice_command=dice_command)
-    rig.step("ok")
-    rig.step("next")
-    rig.step("select")
-    rig.step("ok")
-    rig.step("ok")
-    assert rig.step("next") == [{"type": "skid_roll", "faces": ["SHIFT"]}]
-    assert calls == [("1.3", ["SHIFT", "SHIFT"])]

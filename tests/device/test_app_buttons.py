@@ -1,7 +1,8 @@
-"""Every game played with the button panel alone: the SELECT menu offers each legal choice, OK sends it.
+"""Every game played with the button panel alone: the game's menu offers each legal choice, the buttons walk it.
 
 The real rules of Gaslands and Thunder Road run through :class:`device.app.App` with scripted buttons; the
-only commands sent are the ones the buttons make (no camera, no typed script lines).
+only commands sent are the ones the buttons make (no camera, no typed script lines).  A choice is named by
+its path in the menu ("Hit", "The Brick") and reached with the presses :func:`device.menus.plan` gives.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from device.app import App, open_match
 from device.buttons import PressKind, ScriptedButtons
 from device.store import Store
 from games import game_package
+from games.core.table_input import FIRST_LEVEL_MAX, leaves
 
 
 class Screens:
@@ -43,47 +45,79 @@ class Panel:
         self.app = App(self.module, self.match, buttons=self.buttons, displays=Screens(), clock=lambda: 0.0,
                        render=_render)
 
-    def press(self, *names: str, long: bool = False) -> list[dict[str, Any]]:
+    def press(self, *names: str) -> list[dict[str, Any]]:
+        """One press per loop iteration; ``select_long`` is a long SELECT."""
         sent = []
         for name in names:
-            self.buttons.press(name, PressKind.LONG if long else PressKind.SHORT)
+            long = name.endswith("_long")
+            self.buttons.press(name.removesuffix("_long"), PressKind.LONG if long else PressKind.SHORT)
             sent += [a.command.to_json() for a in self.app.step()]
         return sent
 
     @property
-    def labels(self) -> list[str]:
-        return [c.label for c in self.app.choices]
+    def top(self) -> list[str]:
+        """The labels of the menu's first level."""
+        return [c.label for c in self.app.menu().choices]
 
-    def choose(self, label: str) -> dict[str, Any]:
-        """SELECT until ``label`` is under the cursor, then OK; returns the command sent (accepted)."""
-        assert label in self.labels, f"{label!r} not offered: {self.labels}"
-        while self.labels[self.app.cursor % len(self.labels)] != label:
-            self.press("select")
+    @property
+    def paths(self) -> set[tuple[str, ...]]:
+        """Every leaf of the menu (a command or a roll), by its labels from the top."""
+        return {lf.path for lf in leaves(self.app.menu().choices)}
+
+    def under(self, *branch: str) -> list[str]:
+        """The labels of the list under ``branch``."""
+        choices = self.app.menu().choices
+        for label in branch:
+            choices = next(c for c in choices if c.label == label).children
+        return [c.label for c in choices]
+
+    @property
+    def highlighted(self) -> tuple[str, ...]:
+        assert self.app.cursor is not None
+        return self.app.cursor.path
+
+    def go(self, *path: str) -> list[dict[str, Any]]:
+        """Walk to ``path`` from where the cursor is and take it (a roll: its dice entry opens)."""
+        keys = self.app.plan(path)
+        assert keys is not None, f"{path} not offered: {sorted(self.paths)}"
+        return self.press(*keys)
+
+    def choose(self, *path: str) -> dict[str, Any]:
+        """:meth:`go` to a command; returns the command sent (which must be accepted)."""
         before = len(self.app.history)
-        self.press("ok")
+        self.go(*path)
         sent = self.app.history[before:]
         assert len(sent) == 1 and sent[0].outcome.accepted, [(a.command, a.outcome) for a in sent]
         return sent[0].command.to_json()
 
-    def type_dice(self, faces: list[Any]) -> list[dict[str, Any]]:
-        """A dice entry with the buttons: SELECT to each face, OK keeps it, NEXT sends the roll."""
-        entry = self.app.entry
-        if entry is None:
-            self.press("select")  # the first SELECT opens the entry on the first face
-            entry = self.app.entry
-        assert entry is not None
-        for face in faces:
-            while entry.current != face:
-                self.press("select")
-            self.press("ok")
+    def type_dice(self, *rolls: list[Any]) -> list[dict[str, Any]]:
+        """Dice entered with the buttons: SELECT to each face, OK keeps it, NEXT sends the roll — one list of
+        faces per entry (a roll may ask for a second one: a bump die, then the direction die).  The entry
+        is opened with NEXT (the step's roll) when none is open."""
+        if self.app.entry is None:
+            self.press("next")
         before = len(self.app.history)
-        self.press("next")
+        for faces in rolls:
+            entry = self.app.entry
+            assert entry is not None, f"no dice entry is open for {faces}"
+            for face in faces:
+                assert face in entry.faces, (face, entry.faces)
+                while entry.current != face:
+                    self.press("select")
+                self.press("ok")
+            self.press("next")
         return [a.command.to_json() for a in self.app.history[before:] if a.outcome.accepted]
 
+    def top_next(self) -> list[dict[str, Any]]:
+        """BACK up to the top level (never as far as an undo), then NEXT: the step's usual choice."""
+        while self.app.cursor is not None and self.app.cursor.trail:
+            assert self.press("back") == []
+        return self.press("next")
+
     def every_choice_is_legal(self) -> None:
-        for c in self.app.choices:
-            if c.dice is None:
-                assert self.match.propose(c.command).refused is None, c
+        for lf in leaves(self.app.menu().choices):
+            if lf.choice.command is not None:
+                assert self.match.propose(lf.choice.command).refused is None, lf.path
 
     def close(self) -> None:
         self.store.close()
@@ -97,17 +131,23 @@ def _data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 # -- Gaslands -----------------------------------------------------------------------------------------------
 
 
-def test_gaslands_templates_offer_each_hand_and_the_rear_edge_in_gear_1(tmp_path: Path) -> None:
-    g = Panel(tmp_path, "gaslands")
+def _to_template_step(g: Panel) -> None:
     if g.match.prompt().awaits == "vehicle":
         g.press("ok")
-    assert g.match.prompt().awaits == "template" and "gear 1" in g.match.prompt().text
-    labels = g.labels
-    assert labels[:5] == ["short_straight", "medium_straight", "long_straight", "gentle L", "gentle R"]
-    assert {"turn L", "turn R", "turn L rear", "turn R rear", "short_straight rear"} <= set(labels)
-    first_rear = next(i for i, l in enumerate(labels) if l.endswith("rear"))
-    assert all(l.endswith("rear") for l in labels[first_rear:])  # reversing is listed last
-    assert g.choose("turn R rear") == {"type": "choose_template", "template": "turn", "hand": "right", "edge": "rear"}
+    assert g.match.prompt().awaits == "template"
+    assert g.app.menu().advance == ()  # which template is a decision: NEXT does not guess
+
+
+def test_gaslands_templates_offer_each_hand_and_the_rear_edge_in_gear_1(tmp_path: Path) -> None:
+    g = Panel(tmp_path, "gaslands")
+    _to_template_step(g)
+    assert "gear 1" in g.match.prompt().text
+    assert g.top == ["Straights", "Gentle", "Turn", "Hard", "Veer", "Swerve", "Hairpin", "Table…"]
+    assert len(g.top) <= FIRST_LEVEL_MAX
+    assert g.under("Straights") == ["Short", "Medium", "Long", "Short, reverse", "Medium, reverse", "Long, reverse"]
+    assert g.under("Gentle") == ["Left", "Right", "Left, reverse", "Right, reverse"]  # reversing is listed last
+    assert g.choose("Turn", "Right, reverse") == {"type": "choose_template", "template": "turn", "hand": "right",
+                                                  "edge": "rear"}
     assert g.match.state.activation.hand == "right" and g.match.state.activation.edge == "rear"
     g.close()
 
@@ -118,15 +158,16 @@ def _to_gear_2_template_step(g: Panel) -> None:
         p = g.match.prompt()
         if p.awaits == "template" and "gear 2" in p.text:
             return
-        if p.awaits == "vehicle":
-            g.press("ok")
-        elif p.awaits == "template":
-            g.press("ok")
-        elif p.awaits == "dice" and p.die == "skid":
+        if p.awaits == "dice" and p.die == "skid":
             g.type_dice(["SHIFT"] if p.vehicle == "rust" else [])
-        elif p.awaits == "shift" and "gear_up" in g.labels:
-            g.choose("gear_up")
+        elif p.awaits == "shift" and ("Gear up",) in g.paths:
+            g.choose("Gear up")
+        elif p.awaits == "template":
+            g.choose("Straights", "Short")
+        elif p.awaits == "vehicle":
+            g.press("ok")
         else:
+            assert g.app.menu().advance, f"no usual way on at {p.text}"
             g.press("next")
     raise AssertionError(f"never reached the gear-2 template step: {g.match.prompt().text}")
 
@@ -134,17 +175,18 @@ def _to_gear_2_template_step(g: Panel) -> None:
 def test_gaslands_no_rear_edge_above_gear_1(tmp_path: Path) -> None:
     g = Panel(tmp_path, "gaslands")
     _to_gear_2_template_step(g)
-    assert g.labels and not any(l.endswith("rear") for l in g.labels)
-    assert "gentle L" in g.labels and "gentle R" in g.labels
+    templates = [p for p in g.paths if p[0] != "Table…"]
+    assert templates and not any(p[-1].endswith("reverse") for p in templates)
+    assert {("Gentle", "Left"), ("Gentle", "Right")} <= g.paths
     g.every_choice_is_legal()
     g.close()
 
 
 def _to_move_step(g: Panel) -> None:
-    if g.match.prompt().awaits == "vehicle":
-        g.press("ok")
-    g.press("ok", "next")  # the first template, placed
-    g.type_dice([])  # no skid dice
+    _to_template_step(g)
+    g.choose("Straights", "Short")
+    assert g.press("next") == [{"type": "place_template"}]  # NEXT: "Template placed", the usual way on
+    assert g.type_dice([]) == [{"type": "skid_roll", "faces": []}]  # no skid dice
     for _ in range(5):
         if g.match.prompt().step.startswith("1.7"):
             return
@@ -155,39 +197,82 @@ def _to_move_step(g: Panel) -> None:
 def test_gaslands_hazards_hits_and_collisions_from_the_menu(tmp_path: Path) -> None:
     g = Panel(tmp_path, "gaslands")
     _to_move_step(g)
-    assert g.labels == ["confirm", "+hazard rust", "+hit rust", "crash brick", "crash brick evaded", "+hit brick",
-                        "+hazard brick", "set fire rust", "set fire brick"]
+    assert g.top == ["Moved", "Hazard token", "Crash", "Crash, evaded", "Hit", "Table…"]
+    assert g.under("Hazard token") == ["Rust Bucket", "The Brick"]  # the active vehicle first
+    assert g.under("Crash") == ["The Brick"]  # not the moving car itself
     g.every_choice_is_legal()
     rust = lambda: g.match.state.vehicle("rust")  # noqa: E731
     hull = rust().hull
-    assert g.choose("+hazard rust")["type"] == "gain_hazard"
-    assert g.labels[g.app.cursor] == "+hazard rust"  # the cursor stays: OK again adds another
+    assert g.choose("Hazard token", "Rust Bucket")["type"] == "gain_hazard"
+    assert g.highlighted == ("Hazard token", "Rust Bucket")  # the list stays open: OK again adds another
     g.press("ok")
     assert rust().hazards == 2
-    g.choose("+hit rust")
+    g.choose("Hit", "Rust Bucket")
     assert rust().hull == hull - 1
     brick = g.match.state.vehicle("brick").hazards
-    assert g.choose("crash brick") == {"type": "collision", "vehicle": "brick", "both_evaded": False}
+    assert g.choose("Crash", "The Brick") == {"type": "collision", "vehicle": "brick", "both_evaded": False}
     assert g.match.state.vehicle("brick").hazards == brick + 2
-    g.app.cursor = 0
-    assert g.press("ok") == [{"type": "confirm"}]  # the first entry: OK still confirms the step
+    assert g.highlighted == ("Crash", "The Brick")  # in the open list NEXT would crash again:
+    assert g.press("back", "next") == [{"type": "confirm"}]  # BACK to the top, NEXT confirms the step
     assert g.match.prompt().step.startswith("1.8") or g.match.prompt().step.startswith("2")
     g.close()
 
 
-def test_gaslands_attack_step_records_hits_on_the_target(tmp_path: Path) -> None:
-    g = Panel(tmp_path, "gaslands")
+def _to_attack_step(g: Panel) -> None:
     _to_move_step(g)
     for _ in range(3):
         if g.match.prompt().step.startswith("2"):
-            break
+            return
         g.press("next")
-    assert g.match.prompt().step.startswith("2")
-    assert g.labels[0] == "confirm" and "+hit brick" in g.labels and "crash brick" not in g.labels
+    raise AssertionError(g.match.prompt().text)
+
+
+def test_gaslands_attack_step_records_hits_on_the_target(tmp_path: Path) -> None:
+    g = Panel(tmp_path, "gaslands")
+    _to_attack_step(g)
+    assert g.top[0] == "Attacks done" and ("Hit", "The Brick") in g.paths
+    assert not any(p[0].startswith("Crash") for p in g.paths)
     hull = g.match.state.vehicle("brick").hull
-    g.choose("+hit brick")
+    g.choose("Hit", "The Brick")
     g.press("ok", "ok")
     assert g.match.state.vehicle("brick").hull == hull - 3
+    g.close()
+
+
+def test_gaslands_attack_dice_then_the_targets_evade_dice(tmp_path: Path) -> None:
+    """A roll that asks for a second one: the attack dice, then the target's evade dice, one command."""
+    g = Panel(tmp_path, "gaslands")
+    _to_attack_step(g)
+    assert g.go("Attack…", "The Brick") == [] and g.app.entry is not None
+    assert g.app.entry.request.label == "attack dice"
+    sent = g.type_dice([4, 6, 6], [6])
+    assert sent == [{"type": "attack", "target": "brick", "dice": [4, 6, 6], "evade": [6]}]
+    g.close()
+
+
+def test_gaslands_push_it_with_the_buttons(tmp_path: Path) -> None:
+    g = Panel(tmp_path, "gaslands")
+    _to_template_step(g)
+    g.choose("Straights", "Short")
+    g.press("next")
+    assert g.type_dice(["SHIFT", "HAZARD", "SLIDE"])[0]["type"] == "skid_roll"
+    assert g.under("Push it…") == ["Re-roll non-SHIFT", "Re-roll all"]
+    assert g.go("Push it…", "Re-roll non-SHIFT") == [] and g.app.entry is not None
+    assert g.app.entry.request.count == 2  # the 2 non-SHIFT dice
+    assert g.type_dice(["SHIFT", "SPIN"]) == [{"type": "push_it", "reroll": [1, 2], "faces": ["SHIFT", "SPIN"]}]
+    act = g.match.state.activation
+    assert act.pushed and g.match.state.vehicle("rust").hazards == 1
+    assert "Push it…" not in g.top  # once per activation
+    g.close()
+
+
+def test_gaslands_fire_set_and_put_out_from_the_menu(tmp_path: Path) -> None:
+    g = Panel(tmp_path, "gaslands")
+    _to_move_step(g)
+    assert g.choose("Table…", "Set on fire", "The Brick") == {"type": "set_fire", "vehicle": "brick", "on": True}
+    assert g.match.state.vehicle("brick").on_fire
+    assert ("Table…", "Set on fire", "The Brick") not in g.paths
+    assert g.choose("Table…", "Put out fire", "The Brick") == {"type": "set_fire", "vehicle": "brick", "on": False}
     g.close()
 
 
@@ -200,7 +285,7 @@ def tr_setup(**extra: Any) -> dict[str, Any]:
 
 def roll_all(t: Panel, *rolls: list[int]) -> None:
     for dice in rolls:
-        assert t.match.prompt().die == "movement"
+        assert t.match.prompt().die == "movement" and t.app.menu().dice is not None
         sent = t.type_dice(dice)
         assert sent and sent[0]["type"] == "roll", sent
 
@@ -208,16 +293,16 @@ def roll_all(t: Panel, *rolls: list[int]) -> None:
 def test_thunder_road_turn_choices_assign_move_and_only_legal_ones(tmp_path: Path) -> None:
     t = Panel(tmp_path, "thunder_road", tr_setup())
     roll_all(t, [1, 3, 4, 6], [2, 2, 5, 6])
-    labels = t.labels
-    assert labels[:4] == ["small <- 1", "small <- 3", "small <- 4", "small <- 6"]
-    assert "Nitro <- 1" in labels and "Nitro <- 4" not in labels  # Nitro takes 1-3
-    assert "Drift <- 4" in labels and "Drift <- 6" not in labels
-    assert not any(l.startswith("Repair") for l in labels)  # no damage to repair
-    assert not any(l.startswith("coast") for l in labels) and "pass" not in labels  # vehicles still to move
+    assert t.app.menu().player == "Ana"
+    assert t.under("Move a vehicle…", "Small car") == ["Die 1", "Die 3", "Die 4", "Die 6"]
+    assert ("Command…", "Nitro", "Die 1") in t.paths and ("Command…", "Nitro", "Die 4") not in t.paths  # Nitro: 1-3
+    assert ("Command…", "Drift", "Die 4") in t.paths and ("Command…", "Drift", "Die 6") not in t.paths
+    assert "Repair" not in t.under("Command…")  # no damage to repair
+    assert "Coast 1…" not in t.top and "Pass" not in t.top  # vehicles still to move
     t.every_choice_is_legal()
-    assert t.choose("medium <- 4") == {"type": "assign", "vehicle": "medium", "die": 4}
-    assert t.labels[0] == "moved 4"
-    assert t.choose("moved 4") == {"type": "move", "spaces": 4}
+    assert t.choose("Move a vehicle…", "Medium car", "Die 4") == {"type": "assign", "vehicle": "Ana/medium", "die": 4}
+    assert t.top[0] == "Moved 4" and t.highlighted == ("Moved 4",)
+    assert t.press("next") == [{"type": "move", "spaces": 4}]
     assert t.match.state.turn.player == "Ben"
     g = t.match.state
     assert g.vehicle("Ana/medium").moved and g.player("Ana").dice == (1, 3, 6)
@@ -228,20 +313,21 @@ def test_thunder_road_commands_coast_and_pass_with_the_buttons(tmp_path: Path) -
     t = Panel(tmp_path, "thunder_road", tr_setup(players=[{"name": "Ana", "vehicles": ["small"]},
                                                          {"name": "Ben", "vehicles": ["small"]}]))
     roll_all(t, [2, 3, 5, 6], [1, 1, 1, 1])
-    assert t.choose("Nitro <- 2") == {"type": "command", "name": "nitro", "die": 2}
-    assert not any(l.startswith(("Nitro", "Drift", "Airstrike")) for l in t.labels)  # one command a round
-    t.choose("small <- 3")
-    t.choose("moved 3")
-    t.choose("small <- 1")  # Ben
-    t.choose("moved 1")
+    assert t.choose("Command…", "Nitro", "Die 2") == {"type": "command", "name": "nitro", "die": 2}
+    assert "Command…" not in t.top  # one command a round
+    t.choose("Move a vehicle…", "Small car", "Die 3")
+    assert t.press("next") == [{"type": "move", "spaces": 3}]
+    t.choose("Move a vehicle…", "Small car", "Die 1")  # Ben
+    t.press("next")
     # Ana's only car has moved: coast it (no command on a coast turn) or pass
-    assert t.labels[:3] == ["coast small <- 5", "coast small <- 6", "pass"]
-    assert t.choose("coast small <- 5") == {"type": "coast", "vehicle": "small", "die": 5}
-    assert t.labels[0] == "moved 1"
-    t.choose("moved 1")
-    t.choose("coast small <- 1")  # Ben
-    t.choose("moved 1")
-    assert t.choose("pass") == {"type": "pass"}
+    assert t.top[:2] == ["Coast 1…", "Pass"] and "Command…" not in t.top
+    assert t.under("Coast 1…", "Small car") == ["Die 5", "Die 6"]
+    assert t.choose("Coast 1…", "Small car", "Die 5") == {"type": "coast", "vehicle": "Ana/small", "die": 5}
+    assert t.top[0] == "Moved 1"
+    t.press("next")
+    t.choose("Coast 1…", "Small car", "Die 1")  # Ben
+    t.press("next")
+    assert t.choose("Pass") == {"type": "pass"}
     assert t.match.state.player("Ana").passed
     t.close()
 
@@ -249,22 +335,21 @@ def test_thunder_road_commands_coast_and_pass_with_the_buttons(tmp_path: Path) -
 def test_thunder_road_collision_bump_and_larger_vehicles_reroll(tmp_path: Path) -> None:
     t = Panel(tmp_path, "thunder_road", tr_setup())
     roll_all(t, [1, 3, 4, 6], [2, 2, 5, 6])
-    t.choose("small <- 1")
-    t.choose("moved 1")
-    t.choose("large <- 2")  # Ben's large car ends its move on Ana's small car
-    assert t.choose("moved 2 hit Ana/small") == {"type": "move", "spaces": 2,
-                                                 "occupied": [{"at": 2, "vehicle": "Ana/small"}]}
-    assert t.match.prompt().die == "bump"
-    assert t.type_dice(["bump2", "bump5"]) == [{"type": "bump", "bump": "bump2", "direction": 5}]
-    assert t.labels[:3] == ["Ben/large", "Ana/small", "re-roll"]
-    assert "Ben/large onto Ana/small" not in t.labels  # landing on the other stacked vehicle is no chain
-    while t.labels[t.app.cursor] != "re-roll":
-        t.press("select")
-    assert t.press("ok") == []  # the re-roll opens a dice entry: the dice come first
-    assert t.app.entry is not None and t.app.entry.die == "bump"
-    assert t.type_dice(["bump6", "bump1"]) == [{"type": "reroll", "bump": "bump6", "direction": 1}]
-    assert t.match.state.bumps[0].rerolled and "re-roll" not in t.labels  # once per bump
-    assert t.choose("Ana/small onto Ben/medium") == {"type": "placed", "moved": "Ana/small", "onto": "Ben/medium"}
+    t.choose("Move a vehicle…", "Small car", "Die 1")
+    t.press("next")
+    t.choose("Move a vehicle…", "Large car", "Die 2")  # Ben's large car ends its move on Ana's small car
+    assert t.choose("Met a vehicle…", "Ana's Small car", "Ended on it") == {
+        "type": "move", "spaces": 2, "occupied": [{"at": 2, "vehicle": "Ana/small"}]}
+    assert t.match.prompt().die == "bump" and t.app.menu().dice is not None
+    assert t.type_dice(["bump2"], [5]) == [{"type": "bump", "bump": "bump2", "direction": 5}]
+    assert t.top[:3] == ["Moved Large car", "Moved Ana's Small car", "Re-roll (larger)"]
+    assert "Ana's Small car" not in t.under("Chain bump…", "Large car onto")  # the other stacked car: no chain
+    assert t.go("Re-roll (larger)") == []  # the re-roll opens a dice entry: the dice come first
+    assert t.app.entry is not None and t.app.entry.request.die == "bump"
+    assert t.type_dice(["bump6"], [1]) == [{"type": "reroll", "bump": "bump6", "direction": 1}]
+    assert t.match.state.bumps[0].rerolled and "Re-roll (larger)" not in t.top  # once per bump
+    assert t.choose("Chain bump…", "Ana's Small car onto", "Medium car") == {
+        "type": "placed", "moved": "Ana/small", "onto": "Ben/medium"}
     assert t.match.prompt().die == "bump"  # the chain bump is resolved next
     t.close()
 
@@ -272,68 +357,52 @@ def test_thunder_road_collision_bump_and_larger_vehicles_reroll(tmp_path: Path) 
 def test_thunder_road_fire_ruling_damage_and_road_die(tmp_path: Path) -> None:
     t = Panel(tmp_path, "thunder_road", tr_setup())
     roll_all(t, [1, 3, 4, 6], [2, 2, 5, 6])
-    assert "road die small" in t.labels
-    while t.labels[t.app.cursor] != "road die small":
-        t.press("select")
-    t.press("ok")
-    assert t.type_dice([3]) == [{"type": "road", "vehicle": "small", "face": 3}]
-    t.choose("small <- 4")
-    assert t.choose("ignite Ana/small") == {"type": "ignite", "vehicle": "Ana/small"}
-    assert t.choose("damage Ben/large") == {"type": "damage", "vehicle": "Ben/large", "on_fire": False}
-    assert t.labels[t.app.cursor] == "damage Ben/large"  # repeatable: the cursor stays
+    assert ("Road die…", "Small car") in t.paths
+    assert t.go("Road die…", "Small car") == [] and t.app.entry is not None
+    assert t.type_dice([3]) == [{"type": "road", "vehicle": "Ana/small", "face": 3}]
+    t.choose("Move a vehicle…", "Small car", "Die 4")
+    assert t.choose("Damage…", "Small car", "Fire space") == {"type": "ignite", "vehicle": "Ana/small"}
+    assert t.choose("Damage…", "Ben's Large car", "Damage token") == {
+        "type": "damage", "vehicle": "Ben/large", "on_fire": False}
+    assert t.highlighted == ("Damage…", "Ben's Large car", "Damage token")  # repeatable: the list stays open
     t.press("ok")
     assert t.match.state.out_of_service("Ben/large")
-    assert "damage Ben/large" not in t.labels  # both slots are full
-    t.choose("moved 4")
-    t.choose("small <- 2")  # Ben
-    t.choose("moved 2")
-    t.choose("medium <- 1")
-    t.choose("moved 1")
+    assert ("Damage…", "Ben's Large car", "Damage token") not in t.paths  # both slots are full
+    assert t.top_next() == [{"type": "move", "spaces": 4}]
     assert t.match.state.turn.player == "Ben"
-    assert t.labels[0] == "medium <- 2"
-    assert not any(l.startswith("large") for l in t.labels)  # Ben's large car is out of service
+    t.choose("Move a vehicle…", "Small car", "Die 2")  # Ben
+    t.press("next")
+    t.choose("Move a vehicle…", "Medium car", "Die 1")
+    t.press("next")
+    assert t.match.state.turn.player == "Ben"
+    assert "Large car" not in t.under("Move a vehicle…")  # Ben's large car is out of service
     t.close()
 
 
 def test_thunder_road_unknown_fire_face_is_ruled_with_the_buttons(tmp_path: Path) -> None:
     t = Panel(tmp_path, "thunder_road", tr_setup())
     roll_all(t, [1, 3, 4, 6], [2, 2, 5, 6])
-    t.choose("small <- 1")
-    t.choose("ignite Ana/medium")  # the small car's move crossed a Fire space... the medium car is on one
-    t.choose("moved 1")
-    t.choose("small <- 2")  # Ben
-    t.choose("moved 2")
-    t.choose("medium <- 3")
-    assert t.match.prompt().die == "fire"
+    t.choose("Move a vehicle…", "Small car", "Die 1")
+    t.choose("Damage…", "Medium car", "Fire space")  # the medium car is on a Fire space
+    assert t.top_next() == [{"type": "move", "spaces": 1}]
+    t.choose("Move a vehicle…", "Small car", "Die 2")  # Ben
+    t.press("next")
+    t.choose("Move a vehicle…", "Medium car", "Die 3")
+    assert t.match.prompt().die == "fire" and t.app.menu().dice is not None
     assert t.type_dice(["fire2"]) == [{"type": "fire", "face": "fire2"}]
-    assert t.labels[:2] == ["moves 1", "moves 2"] and {"out", "eliminate", "nothing"} <= set(t.labels)
-    assert t.choose("moves 2") == {"type": "fire_ruling", "effect": "moves", "moves": 2}
-    assert t.labels[0] == "moved 5"
+    assert t.top[:4] == ["Moves…", "Fire out", "Eliminated", "No effect"] and t.highlighted == ("No effect",)
+    assert t.under("Moves…")[:2] == ["1 more space", "2 more spaces"]
+    assert t.choose("Moves…", "2 more spaces") == {"type": "fire_ruling", "effect": "moves", "moves": 2}
+    assert t.top[0] == "Moved 5"
     t.close()
 
 
-def test_gaslands_push_it_with_the_buttons(tmp_path: Path) -> None:
-    g = Panel(tmp_path, "gaslands")
-    if g.match.prompt().awaits == "vehicle":
-        g.press("ok")
-    g.press("ok", "next")
-    assert g.type_dice(["SHIFT", "HAZARD", "SLIDE"])[0]["type"] == "skid_roll"
-    assert g.labels[-2:] == ["push it", "push it all"]
-    while g.labels[g.app.cursor] != "push it":
-        g.press("select")
-    assert g.press("ok") == [] and g.app.entry is not None and g.app.entry.count == 2  # the 2 non-SHIFT dice
-    assert g.type_dice(["SHIFT", "SPIN"]) == [{"type": "push_it", "reroll": [1, 2], "faces": ["SHIFT", "SPIN"]}]
-    act = g.match.state.activation
-    assert act.pushed and g.match.state.vehicle("rust").hazards == 1
-    assert not any(l.startswith("push it") for l in g.labels)  # once per activation
-    g.close()
-
-
-def test_gaslands_fire_set_and_put_out_from_the_menu(tmp_path: Path) -> None:
-    g = Panel(tmp_path, "gaslands")
-    _to_move_step(g)
-    assert g.choose("set fire brick") == {"type": "set_fire", "vehicle": "brick", "on": True}
-    assert g.match.state.vehicle("brick").on_fire
-    assert "set fire brick" not in g.labels
-    assert g.choose("fire out brick") == {"type": "set_fire", "vehicle": "brick", "on": False}
-    g.close()
+def test_the_list_reopens_even_when_the_choice_just_taken_is_gone(tmp_path: Path) -> None:
+    t = Panel(tmp_path, "thunder_road", tr_setup())
+    roll_all(t, [1, 3, 4, 6], [2, 2, 5, 6])
+    t.choose("Move a vehicle…", "Small car", "Die 1")
+    t.choose("Damage…", "Medium car", "Fire space")  # on fire now: no Fire space for it any more
+    assert ("Damage…", "Medium car", "Damage token") in t.paths  # but its list is still there
+    assert t.app.cursor.trail == ("Damage…", "Medium car")  # the deepest list still offered reopens
+    assert t.press("back") == [] and t.app.cursor.trail == ("Damage…",)  # so BACK goes up, it does not undo
+    t.close()

@@ -44,7 +44,8 @@ def test_thunder_road_movement_dice_are_read_as_pip_dice(tmp_path: Path) -> None
         app = App(module, match, buttons=ScriptedButtons(), displays=Screens(), clock=clock,
                   camera=Camera(StillBackend(image), clock=clock, fps=10),
                   reader=VisionReader(faces=FaceLibrary()), settle_frames=3)
-        assert app.vision_die("movement") == "d6" and app.vision_die("fire") == "fire"
+        assert app.vision is not None
+        assert app.vision.vision_die("movement") == "d6" and app.vision.vision_die("fire") == "fire"
         for _ in range(20):
             clock.now += 0.1
             app.step(clock.now)

@@ -67,16 +67,24 @@ def test_the_appliance_runs_on_mock_hardware_and_resumes(tmp_path: Path, factory
         assert appliance.bank.screen("Alice").bytes_sent > 0  # the first frame went through the luma driver
         assert appliance.camera is not None and appliance.camera.up
         prompt = appliance.app.prompt()
-        pin = factory.pin(23)  # OK
-        pin.drive_low()
-        clock.t += 0.2
-        pin.drive_high()
-        _sync(appliance.buttons.edges, 2)
-        clock.t += 0.05
-        appliance.app.run(max_iterations=1, idle_s=0)
+
+        def press(pin_number: int) -> None:
+            pin = factory.pin(pin_number)
+            waiting = appliance.buttons.edges.qsize()
+            pin.drive_low()
+            clock.t += 0.2
+            pin.drive_high()
+            _sync(appliance.buttons.edges, waiting + 2)
+            clock.t += 0.05
+            appliance.app.run(max_iterations=1, idle_s=0)
+
+        assert prompt.awaits == "template"  # the example's first player has one car: no vehicle to pick
+        press(23)  # OK: the highlighted choice is a list (the Straights): it opens, nothing is sent
+        assert appliance.app.history == [] and appliance.app.cursor.trail == ("Straights",)
+        press(17)  # NEXT in the open list: its highlighted template is sent
         sent = appliance.app.history[-1]
         assert sent.source == "button" and sent.outcome.accepted
-        assert sent.command.type in ("choose_template", "activate")
+        assert sent.command.to_json() == {"type": "choose_template", "template": "short_straight"}
         assert appliance.app.prompt() != prompt
     finally:
         appliance.close()

@@ -46,7 +46,9 @@ def test_presses_count_select_both_ways_and_an_ok_per_level() -> None:
     # the cursor starts on the default (Gentle, index 1); Straights is one long SELECT back
     assert got[("Straights", "Short")] == ("select_long", "ok", "ok")
     assert got[("Straights", "Long")] == ("select_long", "ok", "select", "ok")
-    assert got[("Gentle", "Left")] == ("next",)  # NEXT: the default, and its list's default
+    assert got[("Gentle", "Left")] == ("ok", "ok")  # no advance named: NEXT does not guess at the top
+    advanced = {lf.path: lf.keys for lf in leaves(menu.choices, advance=("Gentle",))}
+    assert advanced[("Gentle", "Left")] == ("next",)  # NEXT: the advance, and its list's default
     assert got[("Gentle", "Right")] == ("ok", "select", "ok")
     assert got[("Done",)] == ("select", "ok")
     assert got[("Roll",)] == ("select", "select", "ok")  # or two long SELECTs: the same count

@@ -1,0 +1,340 @@
+"""What the camera tells the loop: settled dice rolls, a template laid against the active vehicle, hazard
+tokens counted in their zones.  Game-agnostic: the game's menu says which roll is awaited
+(``Menu.dice``) and how a seen template or extra tokens become its commands (``Menu.template``,
+``Menu.hazards``).
+
+* **Dice.**  When a roll is awaited, the reading of the dice tray (its region of the full frame) is used
+  once it has been the same for ``settle_frames`` frames and the dice are not the ones already used (a
+  die that has not moved is not a new roll).  A die it cannot read, a hand over the tray, dice still
+  tumbling: nothing is sent.
+* **Templates.**  When the menu takes a template, the one the camera sees attached to the active vehicle
+  is sent the same way (once per vehicle and template).
+* **Hazard tokens.**  Counts are compared with the log; a mismatch is a notice on the screens, never a
+  command: the log is the truth and a person decides (long OK adds the extra tokens).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from games.core import Command, Prompt
+from games.core.table_input import DiceRequest, Menu
+
+from device.camera import Frame
+from device.config import Region
+
+
+class TableReader(Protocol):
+    """What the loop asks of vision (``VisionReader`` wraps ``vision.dice`` and ``vision.table``)."""
+
+    def read_dice(self, image: Any, die: str) -> list[Any]:
+        """Readings with ``.value`` (None: a die it cannot read) and ``.center`` (x, y)."""
+        ...
+
+    def read_table(self, image: Any) -> Any:
+        """An object with ``.templates`` (``name, hand, attached_to, edge``) and ``.tokens`` (zone → count)."""
+        ...
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """Hazard tokens the camera counted in a zone that differ from the log."""
+
+    zone: str
+    player: str | None
+    vehicle: str | None  # the one vehicle the zone is for (None: a zone shared by several vehicles)
+    name: str
+    table: int
+    log: int
+
+
+@dataclass
+class Settle:
+    """The same value ``need`` times in a row (``same`` decides what "the same" is)."""
+
+    need: int
+    last: Any = None
+    count: int = 0
+    same: Callable[[Any, Any], bool] = lambda a, b: a == b
+
+    def feed(self, value: Any) -> bool:
+        if self.last is not None and self.same(value, self.last):
+            self.count += 1
+        else:
+            self.last, self.count = value, 1
+        return self.count >= self.need
+
+    def reset(self) -> None:
+        self.last, self.count = None, 0
+
+
+#: Two readings of a die are the same die if its centre moved less than this (pixels of the tray crop).
+SAME_DIE_PX = 12.0
+
+
+def same_dice(a: Sequence[tuple[Any, float, float]], b: Sequence[tuple[Any, float, float]],
+              tol: float = SAME_DIE_PX) -> bool:
+    """The same dice showing the same faces in (nearly) the same places — centre estimates jitter by a
+    pixel or two between frames, and a bumped tray moves dice a little without rolling them."""
+    if len(a) != len(b):
+        return False
+    left = list(b)
+    for value, x, y in a:
+        for k, (v2, x2, y2) in enumerate(left):
+            if value == v2 and abs(x - x2) <= tol and abs(y - y2) <= tol:
+                del left[k]
+                break
+        else:
+            return False
+    return True
+
+
+def plain(value: Any) -> Any:
+    """A face as the rules take it: enum members by value, numpy ints as int."""
+    value = getattr(value, "value", value)
+    if hasattr(value, "item"):
+        value = value.item()
+    return value
+
+
+#: apply(command, source=..., now=...), notify(kind, text, player, until=..., now=...) and withdraw(kind)
+#: of the loop.
+Apply = Callable[..., Any]
+Notify = Callable[..., Any]
+Withdraw = Callable[[str], Any]
+
+
+class CameraInput:
+    """The camera's side of the loop: call :meth:`on_frame` with each new frame."""
+
+    def __init__(self, reader: TableReader, *, die_types: Mapping[str, Sequence[Any]] | None = None,
+                 dice_region: Region | None = None, settle_frames: int = 3, table_every: int = 5) -> None:
+        self.reader = reader
+        self.die_types = dict(die_types or {})
+        self.dice_region = dice_region
+        self.table_every = max(1, table_every)
+        self.dice = Settle(settle_frames, same=same_dice)
+        self.used_dice: tuple[tuple[Any, float, float], ...] | None = None  # the dice already used
+        self.template = Settle(settle_frames)
+        self.sent_templates: dict[str, tuple[Any, ...]] = {}
+        self.tokens = Settle(settle_frames)
+        self.tray_readings: list[Any] | None = None
+        self.mismatches: list[Mismatch] = []
+        self.frames_seen = 0
+
+    def new_prompt(self) -> None:
+        self.template.reset()
+        self.tray_readings = None
+
+    def camera_down(self) -> None:
+        self.mismatches = []
+        self.tokens.reset()
+
+    # -- frames -----------------------------------------------------------------------------------
+    def on_frame(self, frame: Frame, prompt: Prompt, menu: Menu, *, typing: bool, views: Sequence[Any],
+                 apply: Apply, notify: Notify, withdraw: Withdraw, now: float) -> None:
+        self.frames_seen += 1
+        if menu.dice is not None and not typing:
+            self._dice(frame, prompt, menu.dice, apply, notify, now)
+        wants_template = menu.template is not None
+        if wants_template or self.frames_seen % self.table_every == 0:
+            try:
+                table = self.reader.read_table(frame.image)
+            except Exception as exc:  # a frame vision cannot read (calibration lost ...) is no command
+                notify("vision", f"table not read: {exc}", None, now=now)
+                return
+            if table is None:
+                return
+            if menu.template is not None:
+                self._template(table, prompt, menu, apply, now)
+            self._tokens(table, views, notify, withdraw, now)
+
+    def vision_die(self, die: str) -> str:
+        """The die as the camera should read it.  A die the owner taught is read by its taught faces; a
+        game's own name for plain pip dice (Thunder Road's movement dice: faces 1-6) is read as a d6."""
+        library = getattr(self.reader, "faces", None)  # a vision.dice.FaceLibrary when the reader has one
+        taught = callable(getattr(library, "dice", None)) and die in library.dice()
+        if die != "d6" and not taught and list(self.die_types.get(die, ())) == [1, 2, 3, 4, 5, 6]:
+            return "d6"
+        return die
+
+    def _dice(self, frame: Frame, prompt: Prompt, request: DiceRequest, apply: Apply, notify: Notify,
+              now: float) -> None:
+        tray = frame.crop(self.dice_region)
+        still_fn = getattr(self.reader, "tray_still", None)
+        still = still_fn(tray) if still_fn is not None else None
+        if still is False:  # dice rolling, a hand over the tray: nothing is read
+            self.dice.reset()
+            self.tray_readings = None
+            return
+        if still and self.tray_readings is not None:
+            readings = self.tray_readings  # still since the last read: the same dice, no need to read again
+        else:
+            try:
+                readings = list(self.reader.read_dice(tray, self.vision_die(request.die)))
+            except Exception as exc:
+                notify("vision", f"dice not read: {exc}", None, now=now)
+                return
+            self.tray_readings = readings if still else None
+        if not readings:
+            self.used_dice = None  # the tray was emptied: the next dice are a new roll
+            self.dice.reset()
+            return
+        if any(r.value is None for r in readings):
+            self.dice.reset()  # a die it cannot read (a hand, dice still tumbling): wait
+            return
+        dice = tuple((plain(r.value), float(r.center[0]), float(r.center[1]))
+                     for r in sorted(readings, key=lambda r: (r.center[1], r.center[0])))
+        if not self.dice.feed(dice):
+            return
+        if self.used_dice is not None and same_dice(dice, self.used_dice):
+            return  # the dice already used lie where they were: not a new roll
+        values = [d[0] for d in dice]
+        if len(values) > request.count:
+            notify("dice", f"{len(values)} dice on the tray: {request.label} is at most {request.count}",
+                   prompt.player, now=now)
+            return
+        if request.exact and len(values) != request.count:
+            return  # not all the dice are in yet
+        result = request.command(values)
+        self.used_dice = dice
+        self.dice.reset()
+        if isinstance(result, Command):
+            apply(result, source="camera", now=now)
+
+    def _template(self, table: Any, prompt: Prompt, menu: Menu, apply: Apply, now: float) -> None:
+        assert menu.template is not None
+        vehicle = prompt.vehicle
+        seen = [t for t in getattr(table, "templates", ()) if getattr(t, "attached_to", None) == vehicle]
+        if len(seen) != 1:
+            self.template.reset()
+            return
+        t = seen[0]
+        key = (t.name, getattr(t, "hand", None), getattr(t, "edge", None))
+        if not self.template.feed(key):
+            return
+        if vehicle is not None and self.sent_templates.get(vehicle) == key:
+            return  # already sent (and perhaps refused: the touch-move picker must change it)
+        if vehicle is not None:
+            self.sent_templates[vehicle] = key
+        apply(menu.template(*key), source="camera", now=now)
+
+    def _tokens(self, table: Any, views: Sequence[Any], notify: Notify, withdraw: Withdraw, now: float) -> None:
+        tokens = getattr(table, "tokens", None) or {}
+        counted = tuple(sorted((str(z), n) for z, n in tokens.items() if n is not None))
+        if not counted or not self.tokens.feed(counted):
+            return
+        self.mismatches = []
+        logged = logged_hazards(views)
+        fresh: list[Mismatch] = []
+        for zone, n in counted:
+            if zone in logged:
+                player, name, expected, vehicle = logged[zone]
+                if expected != n:
+                    fresh.append(Mismatch(zone, player, vehicle, name, n, expected))
+        self.mismatches = fresh
+        withdraw("hazard_mismatch")
+        for m in fresh:
+            hint = " (hold OK to add them)" if m.vehicle is not None and m.table > m.log else ""
+            notify("hazard_mismatch", f"{m.name}: {m.table} tokens on the table, {m.log} in the log{hint}",
+                   m.player, until=None, now=now)
+
+    def extra_hazards(self, menu: Menu) -> list[Command]:
+        """Long OK: the table's extra hazard tokens as the game's commands (None of them when the game
+        takes no hazard tokens now).  Fewer tokens on the table than in the log is never "fixed" this
+        way: tokens are removed by rules (a SHIFT, a wipeout), so that is for BACK or the rules."""
+        if menu.hazards is None:
+            return []
+        return [menu.hazards(m.vehicle, m.table - m.log) for m in self.mismatches
+                if m.vehicle is not None and m.table > m.log]
+
+
+def logged_hazards(views: Sequence[Any]) -> dict[str, tuple[str | None, str, int, str | None]]:
+    """Zone name → (player, label, hazard tokens in the log, the one vehicle the zone is for or None).
+    A zone may be named after a vehicle (its id), a player (name) or a seat (``p1``..): a player's zone
+    holds all their vehicles' tokens."""
+    out: dict[str, tuple[str | None, str, int, str | None]] = {}
+    for seat, view in enumerate(views, start=1):
+        player = getattr(view, "player", None)
+        total = 0
+        ids = []
+        for v in getattr(view, "vehicles", ()):
+            if not hasattr(v, "hazards"):
+                continue
+            total += int(v.hazards)
+            ids.append(str(v.id))
+            out[str(v.id)] = (player, str(getattr(v, "name", v.id)), int(v.hazards), str(v.id))
+        only = ids[0] if len(ids) == 1 else None
+        if player is not None:
+            out.setdefault(str(player), (player, str(player), total, only))
+            out.setdefault(f"p{seat}", (player, str(player), total, only))
+    return out
+
+
+class VisionReader:
+    """:class:`TableReader` over ``vision.dice.read_dice``, ``vision.stillness`` and ``vision.table.read_table``.
+
+    The tray is watched with a cheap :class:`vision.stillness.StillnessDetector` on every frame, and the
+    (dearer) dice reader runs only once the tray is still — dice in motion are never read.  Without a
+    calibration there is no table reading (templates and tokens are then entered with the buttons); dice
+    are read all the same.
+    """
+
+    def __init__(self, *, calibration: Any = None, table_config: Any = None, faces: Any = None,
+                 still_frames: int = 2) -> None:
+        self.calibration = calibration
+        self.table_config = table_config
+        self.faces = faces
+        from vision.stillness import StillnessDetector
+
+        self._tray = StillnessDetector(max(2, still_frames))
+
+    def tray_still(self, image: Any) -> bool:
+        return bool(self._tray.update(image))
+
+    def read_dice(self, image: Any, die: str) -> list[Any]:
+        from vision.dice import read_dice
+
+        return list(read_dice(image, die=die, library=self.faces))
+
+    def read_table(self, image: Any) -> Any:
+        if self.calibration is None:
+            return None
+        from vision.table import read_table
+
+        return read_table(image, self.calibration, self.table_config)
+
+    @classmethod
+    def from_files(cls, calibration: Any | None, faces: Any | None, car_tags: Mapping[int, str] | None = None
+                   ) -> "VisionReader":
+        """Load the owner's calibration (None or a missing file: no table reading) and face library
+        (``[vision] faces``, default the data folder's; a damaged file is a clear error)."""
+        from pathlib import Path
+
+        from device.dice_library_files import load_library
+
+        cal = cfg = None
+        if calibration is not None and Path(calibration).exists():
+            from vision.calibration import Calibration
+            from vision.table import default_config
+
+            cal = Calibration.from_dict(json.loads(Path(calibration).read_text(encoding="utf-8")))
+            cfg = default_config()
+            if car_tags:
+                cfg = dataclasses.replace(cfg, car_tags=dict(car_tags))
+        lib = load_library(Path(faces) if faces is not None else None)
+        return cls(calibration=cal, table_config=cfg, faces=lib)
+
+
+def car_tags_from_options(options: Mapping[str, Any]) -> dict[int, str]:
+    """Tag id → vehicle id from a setup (``[[players.vehicles]] tag = 10``): how the camera names cars."""
+    out: dict[int, str] = {}
+    for player in options.get("players", []) or []:
+        for v in (player.get("vehicles", []) if isinstance(player, Mapping) else []) or []:
+            if isinstance(v, Mapping) and isinstance(v.get("tag"), int) and isinstance(v.get("id"), str):
+                out[v["tag"]] = v["id"]
+    return out

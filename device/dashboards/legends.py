@@ -1,0 +1,73 @@
+"""What every symbol of each game's dashboard means, in words: the legend page a long NEXT opens.
+
+One list per game of (symbol, meaning), in the order the eye meets them on the dashboard (top to bottom,
+left to right).  Kept beside the dashboards so that a change of a dashboard's symbols is a change here
+too (the legend test draws every page, and each dashboard's docstring names the same symbols).
+"""
+
+from __future__ import annotations
+
+LEGENDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "gaslands": (
+        ("Lit top bar, arrow", "your activation"),
+        ("Name", "your vehicle shown big"),
+        ("Flag", "you have pole position"),
+        ("ph 3", "the gear phase"),
+        ("Big 3 /6", "current gear / max gear"),
+        ("Pips", "hazard tokens; the line is the wipeout at 6"),
+        ("Bar 7/10", "hull left / hull"),
+        ("FIRE", "on fire"),
+        ("done", "activated this gear phase"),
+        ("Chips right", "your other vehicles: initial and gear; inverted: 6+ hazards; crossed: wrecked"),
+        ("Bottom line", "the table's step (1.1 … 3)"),
+        ("Lit banner", "an alert: NOT PERMITTED, YOU PICK, YOU PLACE, WIPEOUT!, LOST CONTROL, WRECKED"),
+    ),
+    "thunder_road": (
+        ("Lit top bar", "YOUR TURN (else whose turn)"),
+        ("R2", "the round"),
+        ("S M L R B", "small, medium, large car, Big Rig, bike; lit box: moving now"),
+        ("Squares", "damage slots; filled: a token; ?: slots not known"),
+        ("v", "moved this round"),
+        ("Rings", "coasts used (two at most)"),
+        ("FIRE", "ON FIRE!"),
+        ("OUT", "out of service"),
+        ("X", "eliminated"),
+        ("Bottom left", "your command this round"),
+        ("dice 1 3 5", "your unused movement dice"),
+        ("Lit banner", "an alert: roll the Fire die, out of service"),
+    ),
+    "space_race": (
+        ("Top line", "your side, its abilities, the turn (T4)"),
+        ("Big 3 /8", "the box you reached, of 8"),
+        ("VP", "points scored in the race"),
+        ("TRY", "attempts left this turn"),
+        ("next 2op 1-4 67%", "next box: Ops, winning roll, odds"),
+        ("Boxes at the bottom", "the track, lit up to your marker; the block: the rival's marker"),
+        ("2X HL DIS 8AR", "abilities: two attempts; rival shows headline first; discard a held card; "
+                          "eight action rounds"),
+        ("ROLL d6", "your die is awaited (the card's event does not happen)"),
+    ),
+    "grand_tour": (
+        ("Top line", "your team, stage 2/3"),
+        ("Big number pts", "your tour points"),
+        ("START", "your place at the next start line (- : stage 1)"),
+        ("R, S", "your Rouleur and Sprinteur"),
+        ("+1:20", "time behind the leader; lead: the leader; x: not tracked"),
+        ("keep 3", "exhaustion cards kept into the next stage"),
+        ("count", "exhaustion cards still to count"),
+        ("Lit banner", "WINNER, or a message for your team"),
+    ),
+}
+
+#: The buttons, the same in every game: the legend's last page.
+BUTTONS: tuple[tuple[str, str], ...] = (
+    ("SELECT", "next (hold: back)"),
+    ("OK", "take it / keep a die"),
+    ("BACK", "up; at top undo (hold: 3)"),
+    ("NEXT", "the usual / send dice"),
+)
+
+
+def legend(game: str) -> tuple[tuple[str, str], ...]:
+    """The legend of ``game``'s dashboard followed by the buttons (a game without one: the buttons)."""
+    return LEGENDS.get(game, ()) + BUTTONS

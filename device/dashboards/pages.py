@@ -1,0 +1,238 @@
+"""The pages every game shares on a player's 128×64 screen: the menu, the dice being entered, a paged text
+(a refusal's whole reason, a legend page).  They replace the dashboard on the screen of the player who
+is choosing; everybody else keeps their dashboard.
+
+Menu page::
+
+    ┌──────────────────────────────┐  title bar (lit): the step, or the path "1.1 Template › Gentle",
+    │1.1 Template › Gentle      2/4│  and the highlighted choice's place in its list
+    │  Left                        │  the choice before
+    │▌ Right                      ▐│  the highlighted choice (lit bar); "›" = opens a list
+    │  Left, reverse               │  the choice after
+    │Rust Bucket · gear 1 · 0 haz  │  the facts the chooser needs (or a flashing alert)
+    └──────────────────────────────┘
+
+Text is never cut: a line that does not fit is shrunk, and a text longer than a page is split into pages
+(``wrap`` / ``paginate``), each marked "1/3".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from PIL import Image, ImageDraw
+
+from device.dashboards.common import OFF, ON, WIDTH, canvas, font
+
+
+@lru_cache(maxsize=4096)
+def text_width(text: str, size: int) -> int:
+    """The width ``text`` really takes on a 1-bit screen: Pillow draws unhinted glyphs wider in mode "1"
+    than ``getlength`` says (120 px measured, 131 drawn), so the ink is measured."""
+    if not text:
+        return 0
+    image = Image.new("1", (8 * size * len(text) + 8, size * 2 + 4), 0)
+    ImageDraw.Draw(image).text((0, 0), text, fill=1, font=font(size))
+    box = image.getbbox()
+    return 0 if box is None else box[2]
+
+
+def fit_text(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], text: str, *,
+             sizes: tuple[int, ...] = (12, 11, 10, 9), fill: int = ON, align: str = "left") -> int:
+    """``text`` on one line in ``box``, at the largest of ``sizes`` whose ink fits (the smallest, cut
+    with "…", when none does).  Returns the size used."""
+    x0, y0, x1, y1 = box
+    width = x1 - x0
+    size = next((s for s in sizes if text_width(text, s) <= width), sizes[-1])
+    shown = text
+    while shown and text_width(shown, size) > width:
+        shown = shown[:-2] + "…" if len(shown) > 1 else ""
+    ink = text_width(shown, size)
+    x = {"left": x0, "center": (x0 + x1 + 1 - ink) // 2, "right": x1 - ink}[align]
+    draw.text((x, (y0 + y1 + 1) // 2), shown, fill=fill, font=font(size), anchor="lm")
+    return size
+
+TITLE = (0, 0, WIDTH - 1, 11)
+#: Lines of body text a page holds (font 10 at 12-pixel pitch under the title bar).
+BODY_LINES = 4
+BODY_SIZE = 10
+LINE_PITCH = 13
+#: The legend's text: the body size (at 9 px a 1-bit screen loses spaces and colons), four lines a page.
+LEGEND_SIZE, LEGEND_PITCH, LEGEND_LINES = BODY_SIZE, LINE_PITCH, BODY_LINES
+BRANCH_MARK = " ›"
+DICE_MARK = ""  # a roll says so in its label ("Roll skid dice")
+
+
+def _title(draw: ImageDraw.ImageDraw, text: str, right: str = "") -> None:
+    draw.rectangle(TITLE, fill=ON)
+    x1 = WIDTH - 2
+    if right:
+        w = text_width(right, 10)
+        fit_text(draw, (x1 - w - 1, 0, x1, 11), right, sizes=(10,), fill=OFF, align="right")
+        x1 -= w + 4
+    fit_text(draw, (1, 0, x1, 11), text, sizes=(10, 9, 8), fill=OFF)
+
+
+def fitting_path(title: str, trail: Sequence[str], right: str) -> str:
+    """The title bar's path: "1.1 Template › Gentle" when it fits beside ``right`` ("2/4") at the smallest
+    title size; else the lists opened without the step; else the deepest lists that fit ("… › Large car")."""
+    room = WIDTH - 2 - text_width(right, 10) - 6
+    candidates = [" › ".join((title, *trail))] if trail else [title]
+    candidates += [" › ".join(trail[k:]) for k in range(len(trail))]
+    for text in candidates:
+        if text_width(text, 8) <= room:
+            return text
+    return trail[-1] if trail else title
+
+
+def wrap(text: str, *, width: int = WIDTH - 2, size: int = BODY_SIZE) -> list[str]:
+    """``text`` in lines that fit ``width`` pixels at ``size``; a word longer than a line is split."""
+    lines: list[str] = []
+    for paragraph in str(text).split("\n"):
+        line = ""
+        for word in paragraph.split():
+            trial = f"{line} {word}" if line else word
+            if text_width(trial, size) <= width:
+                line = trial
+                continue
+            if line:
+                lines.append(line)
+            while text_width(word, size) > width:  # a very long word: cut it where it fills the line
+                cut = len(word)
+                while cut > 1 and text_width(word[:cut], size) > width:
+                    cut -= 1
+                lines.append(word[:cut])
+                word = word[cut:]
+            line = word
+        lines.append(line)
+    return [ln for ln in lines if ln] or [""]
+
+
+def paginate(text: str, *, lines_per_page: int = BODY_LINES) -> list[list[str]]:
+    lines = wrap(text)
+    return [lines[i:i + lines_per_page] for i in range(0, len(lines), lines_per_page)]
+
+
+@dataclass(frozen=True)
+class MenuPage:
+    """What the menu page shows (plain data, so that equal pages are not redrawn)."""
+
+    title: str
+    entries: tuple[tuple[str, str], ...]  # (label, kind) of the open list; kind: "leaf", "branch", "dice"
+    cursor: int
+    footer: str = ""
+    alert: str = ""
+
+
+@dataclass(frozen=True)
+class DicePage:
+    title: str
+    label: str
+    entered: tuple[str, ...]
+    count: int
+    exact: bool
+    current: str
+    ready: bool
+    alert: str = ""
+
+
+@dataclass(frozen=True)
+class TextPage:
+    title: str
+    lines: tuple[str, ...]
+    page: int
+    pages: int
+    size: int = BODY_SIZE  # the legend is read up close, at 9 px: five lines a page
+
+
+def _mark(kind: str) -> str:
+    return BRANCH_MARK if kind == "branch" else DICE_MARK if kind == "dice" else ""
+
+
+def _footer(draw: ImageDraw.ImageDraw, text: str, alert: str, blink_on: bool) -> None:
+    box = (0, 53, WIDTH - 1, 63)
+    if alert:
+        if blink_on:
+            draw.rectangle(box, fill=ON)
+            fit_text(draw, (1, 53, WIDTH - 2, 63), alert, sizes=(10, 9, 8), fill=OFF)
+        else:
+            fit_text(draw, (1, 53, WIDTH - 2, 63), alert, sizes=(10, 9, 8))
+        return
+    if text:
+        draw.line((0, 52, WIDTH - 1, 52), fill=ON)
+        fit_text(draw, (1, 53, WIDTH - 2, 63), text, sizes=(10, 9, 8))
+
+
+def render_menu(page: MenuPage, *, blink_on: bool = True) -> Image.Image:
+    image, draw = canvas()
+    n = len(page.entries)
+    _title(draw, page.title, f"{page.cursor + 1}/{n}" if n else "")
+    if not n:
+        fit_text(draw, (2, 25, WIDTH - 2, 37), "nothing to choose", sizes=(10,))
+    else:
+        rows = ((-1, 13, 23), (0, 26, 38), (1, 41, 51)) if n > 2 else ((0, 15, 27), (1, 30, 42)) if n == 2 else ((0, 22, 34),)
+        for offset, y0, y1 in rows:
+            i = (page.cursor + offset) % n if n > 2 else offset
+            if n <= 2:
+                highlighted = i == page.cursor
+            else:
+                highlighted = offset == 0
+            label, kind = page.entries[i]
+            text = label + _mark(kind)
+            if highlighted:
+                draw.rectangle((0, y0, WIDTH - 1, y1), fill=ON)
+                fit_text(draw, (3, y0, WIDTH - 3, y1), text, sizes=(12, 11, 10, 9, 8), fill=OFF)
+            else:
+                fit_text(draw, (6, y0, WIDTH - 3, y1), text, sizes=(10, 9, 8))
+    _footer(draw, page.footer, page.alert, blink_on)
+    return image
+
+
+def render_dice(page: DicePage, *, blink_on: bool = True) -> Image.Image:
+    image, draw = canvas()
+    limit = f"{len(page.entered)}/{page.count}"
+    _title(draw, page.title, limit)
+    fit_text(draw, (1, 12, WIDTH - 2, 23), page.label, sizes=(10, 9, 8))
+    got = " ".join(page.entered) if page.entered else "no dice yet"
+    fit_text(draw, (1, 24, WIDTH - 2, 34), got, sizes=(10, 9, 8))
+    draw.rectangle((0, 36, WIDTH - 1, 50), fill=ON)
+    fit_text(draw, (3, 36, WIDTH - 3, 50), f"‹ {page.current} ›", sizes=(13, 12, 11, 10), fill=OFF, align="center")
+    hint = "OK keep · NEXT send" if page.ready else "SEL face · OK keep"
+    _footer(draw, hint, page.alert, blink_on)
+    return image
+
+
+def render_text(page: TextPage, *, blink_on: bool = True) -> Image.Image:
+    image, draw = canvas()
+    _title(draw, page.title, f"{page.page}/{page.pages}" if page.pages > 1 else "")
+    f = font(page.size)
+    pitch, rows = (LINE_PITCH, BODY_LINES) if page.size >= BODY_SIZE else (LEGEND_PITCH, LEGEND_LINES)
+    for k, line in enumerate(page.lines[:rows]):
+        draw.text((1, 13 + k * pitch), line, fill=ON, font=f)
+    return image
+
+
+def text_pages(title: str, text: str) -> list[TextPage]:
+    """``text`` under ``title`` as whole pages (never cut)."""
+    chunks = paginate(text)
+    return [TextPage(title, tuple(lines), i + 1, len(chunks)) for i, lines in enumerate(chunks)]
+
+
+def legend_pages(game: str, legend: Sequence[tuple[str, str]]) -> list[TextPage]:
+    """A dashboard's legend — (symbol, what it means) pairs — as pages titled "Legend"; an entry is never
+    split over two pages unless it is longer than a page."""
+    chunks: list[list[str]] = [[]]
+    for symbol, meaning in legend:
+        lines = wrap(f"{symbol}: {meaning}", size=LEGEND_SIZE)
+        if chunks[-1] and len(chunks[-1]) + len(lines) > LEGEND_LINES:
+            chunks.append([])
+        for line in lines:
+            if len(chunks[-1]) == LEGEND_LINES:
+                chunks.append([])
+            chunks[-1].append(line)
+    names = {"gaslands": "Gaslands", "thunder_road": "Thunder Road", "space_race": "Space Race",
+             "grand_tour": "Grand Tour"}
+    title = f"Legend · {names.get(game, game)}"
+    return [TextPage(title, tuple(c), i + 1, len(chunks), LEGEND_SIZE) for i, c in enumerate(chunks)]

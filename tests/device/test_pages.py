@@ -1,0 +1,361 @@
+"""The pages that cover a player's dashboard, for every game, as the loop draws them: golden images.
+
+Each game is played from its ``EXAMPLE_SETUP`` through :class:`device.app.App` with scripted buttons and a
+recording display; what the chooser's screen shows is compared pixel for pixel with a PNG under
+``tests/dashboards/golden/pages/`` (``PITBOARD_REGOLD=1`` rewrites them: look at them before committing):
+
+* ``<game>_menu`` — the menu open at the game's first step, ``<game>_menu_list`` — a list opened in it;
+* ``<game>_dice`` — a dice entry in progress (the games with a roll);
+* ``<game>_refusal_1`` / ``_2`` — a refusal too long for one page, its first two pages;
+* ``<game>_legend_<k>`` — each page of the legend a long NEXT opens.
+
+And, with no image: no one-line text on these pages is cut with "…", and the legend uses only characters
+the screen font has.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from device.app import REFUSAL_PAGE_S, App, open_match
+from device.buttons import PressKind, ScriptedButtons
+from device.dashboards import pages
+from device.store import Store, StoreError
+from games import game_package
+from games.core import Command
+
+GAMES = ("gaslands", "thunder_road", "space_race", "grand_tour")
+GOLDEN = Path(__file__).resolve().parents[1] / "dashboards" / "golden" / "pages"
+
+
+def _golden_images() -> ModuleType:
+    """``tests/dashboards/golden_images.py`` (one rule for every golden image), wherever pytest started."""
+    known = sys.modules.get("golden_images")
+    if known is not None:
+        return known
+    path = Path(__file__).resolve().parents[1] / "dashboards" / "golden_images.py"
+    spec = importlib.util.spec_from_file_location("golden_images", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["golden_images"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+check_golden: Callable[[Image.Image, Path, Path], None] = _golden_images().check_golden
+
+
+class Screens:
+    """A recording display: the last image each player's screen shows."""
+
+    def __init__(self) -> None:
+        self.images: dict[str, Image.Image] = {}
+
+    def show(self, player: str, image: Image.Image) -> bool:
+        self.images[player] = image
+        return True
+
+
+class Table:
+    """A game from its example setup, in the loop, with the real dashboards and a clock the test moves.
+
+    Times are chosen so that alerts are drawn in their lit phase (the blink is on in even half-seconds)."""
+
+    def __init__(self, game: str, tmp_path: Path) -> None:
+        self.game = game
+        self.module = game_package(game)
+        self.store = Store(tmp_path / f"{game}.sqlite")
+        _, self.match, _ = open_match(self.store, self.module, tomllib.loads(self.module.EXAMPLE_SETUP))
+        self.buttons = ScriptedButtons()
+        self.screens = Screens()
+        self.t = 0.1
+        self.app = App(self.module, self.match, buttons=self.buttons, displays=self.screens, clock=lambda: self.t)
+        self.app.step(self.t)
+
+    def press(self, *keys: str) -> None:
+        """One press per loop iteration (``select_long``: a long SELECT, as :func:`device.menus.plan` names it);
+        the clock does not move, so each screen is drawn as at the first moment."""
+        for key in keys:
+            long = key.endswith("_long")
+            self.buttons.press(key.removesuffix("_long"), PressKind.LONG if long else PressKind.SHORT)
+            self.app.step(self.t)
+
+    def go(self, *path: str) -> None:
+        """Walk to ``path`` in the menu and take it (a roll: its dice entry opens)."""
+        keys = self.app.plan(path)
+        assert keys is not None, f"{path} is not in the {self.game} menu"
+        self.press(*keys)
+
+    def choose(self, *path: str) -> None:
+        """:meth:`go` to a command, which must be accepted."""
+        before = len(self.app.history)
+        self.go(*path)
+        assert [a.outcome.accepted for a in self.app.history[before:]] == [True], self.app.history[before:]
+
+    def later(self, seconds: float) -> None:
+        self.t += seconds
+        self.app.step(self.t)
+
+    def seat(self) -> str:
+        """The chooser's screen (the first player's when anybody may choose)."""
+        chooser = self.app.chooser()
+        return chooser if chooser is not None else str(self.app.turn().views[0].player)
+
+    def image(self, player: str | None = None) -> Image.Image:
+        return self.screens.images[player or self.seat()]
+
+    def dashboard(self, player: str) -> Image.Image:
+        view = next(v for v in self.app.screen_views() if v.player == player)
+        return self.app.render(self.game, view, True)
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def _same(a: Image.Image, b: Image.Image) -> bool:
+    return a.size == b.size and a.convert("1").tobytes() == b.convert("1").tobytes()
+
+
+@pytest.fixture()
+def table(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
+    t = Table(request.param, tmp_path)
+    yield t
+    t.close()
+
+
+def _menu_required(game: str) -> None:
+    if not hasattr(game_package(game).GAME, "menu"):
+        pytest.skip(f"{game} declares no GAME.menu(state) yet (its menus are being written)")
+
+
+# -- the menu ----------------------------------------------------------------------------------------------
+
+#: The presses that open a list in each game's first menu (Grand Tour's first menu is flat: a rider named,
+#: the squares list that follows is shown instead).
+OPEN_A_LIST: dict[str, tuple[str, ...]] = {
+    "gaslands": ("ok",),  # 1.1 Template › Straights
+    "thunder_road": ("select_long", "ok", "ok"),  # Roll › Damage… › Your vehicles
+    "space_race": ("select", "ok"),  # Between turns › Event: advance
+    "grand_tour": ("ok",),  # red Rouleur crossed: Squares past the line
+}
+
+
+@pytest.mark.parametrize("table", GAMES, indirect=True)
+def test_the_menu_is_on_the_choosers_screen(table: Table, tmp_path: Path) -> None:
+    _menu_required(table.game)
+    seat = table.seat()
+    page = table.app.page_for(seat, next(v for v in table.app.screen_views() if v.player == seat), table.t, True)
+    assert isinstance(page, pages.MenuPage) and page.title == table.app.menu().title
+    assert not _same(table.image(), table.dashboard(seat))  # the menu covers the dashboard
+    for player, image in table.screens.images.items():
+        if table.app.chooser() is not None and player != table.app.chooser():
+            assert _same(image, table.dashboard(player)), f"{player} is not choosing: the dashboard stays"
+    check_golden(table.image(), GOLDEN / f"{table.game}_menu.png", tmp_path)
+
+
+@pytest.mark.parametrize("table", GAMES, indirect=True)
+def test_a_list_opened_in_the_menu(table: Table, tmp_path: Path) -> None:
+    _menu_required(table.game)
+    table.press(*OPEN_A_LIST[table.game])
+    assert table.app.entry is None and table.app.refusal is None
+    check_golden(table.image(), GOLDEN / f"{table.game}_menu_list.png", tmp_path)
+
+
+# -- the dice entry ----------------------------------------------------------------------------------------
+
+
+def _gaslands_dice(t: Table) -> None:
+    t.choose("Straights", "Short")
+    t.choose("Template placed")
+    t.go("Roll skid dice")
+    t.press("ok", "select", "ok", "select")  # SHIFT and HAZARD kept, SLIDE shown
+
+
+def _thunder_road_dice(t: Table) -> None:
+    t.go("Ana's dice")
+    t.press("select", "select", "ok", "select", "select", "ok", "select")  # 3 and 5 kept, 6 shown
+
+
+def _space_race_dice(t: Table) -> None:
+    t.choose("Begin turn 1")
+    t.choose("USSR attempt", "2 Ops")  # the d6 is awaited
+    t.go("Roll the die")
+    t.press("select", "select", "select")  # face 4 shown
+
+
+DICE: dict[str, Callable[[Table], None]] = {
+    "gaslands": _gaslands_dice,
+    "thunder_road": _thunder_road_dice,
+    "space_race": _space_race_dice,
+}
+
+
+@pytest.mark.parametrize("table", tuple(DICE), indirect=True)
+def test_a_dice_entry_in_progress(table: Table, tmp_path: Path) -> None:
+    _menu_required(table.game)
+    DICE[table.game](table)
+    assert table.app.entry is not None and table.app.menu().dice is not None
+    check_golden(table.image(), GOLDEN / f"{table.game}_dice.png", tmp_path)
+
+
+# -- a refusal too long for one page -------------------------------------------------------------------------
+
+
+def _gaslands_refusal(t: Table) -> None:
+    """Rust Bucket shifts up to gear 5 and, next activation, the camera sees a Turn: not permitted in gear 5,
+    and Bob picks instead (touch-move)."""
+    t.choose("Straights", "Short")
+    t.choose("Template placed")
+    t.app.type_faces(["SHIFT"] * 4)
+    for _ in range(4):
+        t.choose("Gear up")
+    for _ in range(12):
+        p = t.app.prompt()
+        if p.awaits == "template" and p.vehicle == "rust":
+            break
+        if t.app.menu().dice is not None:
+            t.app.type_faces([])
+        elif p.awaits == "template":
+            t.choose("Straights", "Short")
+        else:
+            assert t.app.menu().advance, f"no usual way on at {p.text}"
+            t.press("next")
+    t.app.apply(Command("choose_template", {"template": "turn", "hand": "left"}), source="camera", now=t.t)
+
+
+def _thunder_road_refusal(t: Table) -> None:
+    """Ana coasts a car while she still has cars to move."""
+    for player in ("Ana", "Ben", "Cy"):
+        t.app.type_faces([1, 3, 4, 6])
+    t.app.apply(Command("coast", {"vehicle": "Ana/small", "die": 1}), now=t.t)
+
+
+def _space_race_refusal(t: Table) -> None:
+    """The card is played, and the game log cannot be written (the disk is full): NOT RECORDED."""
+
+    def full(decision: int, events: Any) -> Any:
+        raise StoreError("could not write to the game log /home/pi/.local/share/pitboard/games.sqlite: database or "
+                         "disk is full; nothing of this step was recorded")
+
+    t.match._sink = full
+    t.press("ok")  # Begin turn 1
+
+
+def _grand_tour_refusal(t: Table) -> None:
+    """The round is ended before anybody crossed the line."""
+    t.app.apply(Command("end_round", {"pack": True}), now=t.t)
+
+
+REFUSAL: dict[str, Callable[[Table], None]] = {
+    "gaslands": _gaslands_refusal,
+    "thunder_road": _thunder_road_refusal,
+    "space_race": _space_race_refusal,
+    "grand_tour": _grand_tour_refusal,
+}
+
+
+@pytest.mark.parametrize("table", GAMES, indirect=True)
+def test_a_long_refusal_is_paged(table: Table, tmp_path: Path) -> None:
+    _menu_required(table.game)
+    REFUSAL[table.game](table)
+    table.later(0.0)
+    refusal = table.app.refusal
+    assert refusal is not None and len(refusal.pages) >= 2, table.app.history[-1]
+    sender = refusal.player or table.seat()
+    check_golden(table.image(sender), GOLDEN / f"{table.game}_refusal_1.png", tmp_path)
+    table.later(REFUSAL_PAGE_S + 0.5)  # the next page, drawn while alerts are lit
+    assert table.app.refusal is refusal
+    check_golden(table.image(sender), GOLDEN / f"{table.game}_refusal_2.png", tmp_path)
+
+
+# -- the legend --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("table", GAMES, indirect=True)
+def test_each_legend_page(table: Table, tmp_path: Path) -> None:
+    legend = table.app.legend_pages()
+    assert len(legend) >= 2  # the game's symbols, then the buttons
+    table.press("next_long")
+    shown = []
+    for _ in legend:
+        assert table.app.legend is not None
+        shown.append(table.image())
+        table.press("select")
+    assert table.app.legend is None  # past the last page: closed
+    for k, image in enumerate(shown, start=1):
+        assert _same(image, pages.render_text(legend[k - 1]))
+        check_golden(image, GOLDEN / f"{table.game}_legend_{k}.png", tmp_path)
+
+
+# -- nothing drawn is cut, no symbol is missing from the font ---------------------------------------------------
+
+
+@pytest.fixture()
+def cut_text(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The one-line texts a page had to cut with "…" (they did not fit at the smallest size offered)."""
+    cut: list[str] = []
+    fit = pages.fit_text
+
+    def spy(draw: Any, box: tuple[int, int, int, int], text: str, *, sizes: tuple[int, ...] = (12, 11, 10, 9),
+            **kw: Any) -> int:
+        if pages.text_width(text, sizes[-1]) > box[2] - box[0]:
+            cut.append(text)
+        return fit(draw, box, text, sizes=sizes, **kw)
+
+    monkeypatch.setattr(pages, "fit_text", spy)
+    return cut
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_no_text_on_the_pages_is_cut(game: str, tmp_path: Path, cut_text: list[str]) -> None:
+    t = Table(game, tmp_path)
+    try:
+        t.press(*OPEN_A_LIST[game])
+        t.press("next_long", *["select"] * len(t.app.legend_pages()))
+    finally:
+        t.close()
+    if game in DICE:
+        t = Table(game, tmp_path / "dice")
+        try:
+            DICE[game](t)
+        finally:
+            t.close()
+    assert cut_text == [], sorted(set(cut_text))
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_legend_uses_only_characters_the_screen_font_has(game: str) -> None:
+    from PIL import ImageDraw
+
+    from device.dashboards.common import font
+    from device.dashboards.legends import legend
+
+    def ink(text: str) -> bytes:
+        image = Image.new("1", (40, 20), 0)
+        ImageDraw.Draw(image).text((2, 2), text, fill=1, font=font(pages.BODY_SIZE))
+        return image.tobytes()
+
+    missing_glyph = ink("\uffff")
+    text = "".join(symbol + meaning for symbol, meaning in legend(game))
+    missing = sorted({c for c in text if not c.isspace() and ink(c) == missing_glyph})
+    assert missing == []
+
+
+def test_the_notice_of_next_at_a_decision_fits_the_menu_page(tmp_path: Path, cut_text: list[str]) -> None:
+    t = Table("gaslands", tmp_path)  # 1.1: which template is a decision, NEXT does not guess
+    try:
+        assert t.app.menu().advance == ()
+        t.press("next")
+        assert t.app.history == [] and t.app.notices
+    finally:
+        t.close()
+    assert cut_text == [], sorted(set(cut_text))
