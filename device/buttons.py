@@ -223,12 +223,22 @@ PLAYER_KEYS = "!@#$%^"
 
 
 class KeyboardButtons:
-    """The simulator's panel: keystrokes in, the same :class:`ButtonEvent` out.
+    """The simulator's panel: keys in, the same :class:`ButtonEvent` out.
 
     ``n b s o`` are NEXT, BACK, SELECT, OK (upper case = a long press); ``! @ # $ % ^`` are the player
-    buttons p1..p6.  Other keys are left to the caller (``unhandled`` returns them), e.g. digits that type
-    a die face.  Keys are pushed with :meth:`push`, so a test feeds a string and no tty is needed.
+    buttons p1..p6.  Named keys (the simulator's key decoder turns a terminal's escape sequences into
+    names such as ``"Down"``) press a button only when listed in :attr:`NAMED`: the arrows Down and Up are
+    SELECT and long SELECT (the next and the previous choice), and nothing else, so a stray arrow or
+    PgDn can never take a choice (OK) or undo (BACK).  Other keys are left to the caller (``unhandled``
+    returns them), e.g. digits that type a die face.  Keys are pushed with :meth:`push`, so a test feeds a
+    string (or a list holding names) and no tty is needed.
     """
+
+    #: Named keys that press a button.
+    NAMED: dict[str, tuple[str, PressKind]] = {
+        "Down": ("select", PressKind.SHORT),
+        "Up": ("select", PressKind.LONG),
+    }
 
     def __init__(self, players: int = 0) -> None:
         self.players = players
@@ -236,18 +246,27 @@ class KeyboardButtons:
         self._unhandled: list[str] = []
 
     def push(self, keys: Iterable[str]) -> None:
+        """Queue keys: single characters, or key names (``"Down"``) as items of a list."""
         self._pending.extend(keys)
+
+    def button(self, key: str) -> tuple[str, PressKind] | None:
+        """The button and press ``key`` stands for, or None."""
+        if key in KEYMAP:
+            return KEYMAP[key]
+        if key in self.NAMED:
+            return self.NAMED[key]
+        if len(key) == 1 and key in PLAYER_KEYS and PLAYER_KEYS.index(key) < self.players:
+            return f"p{PLAYER_KEYS.index(key) + 1}", PressKind.SHORT
+        return None
 
     def poll(self, now: float) -> list[ButtonEvent]:
         out: list[ButtonEvent] = []
         for key in self._pending:
-            if key in KEYMAP:
-                name, kind = KEYMAP[key]
-                out.append(ButtonEvent(name, kind, now))
-            elif key in PLAYER_KEYS and PLAYER_KEYS.index(key) < self.players:
-                out.append(ButtonEvent(f"p{PLAYER_KEYS.index(key) + 1}", PressKind.SHORT, now))
-            else:
+            pressed = self.button(key)
+            if pressed is None:
                 self._unhandled.append(key)
+            else:
+                out.append(ButtonEvent(pressed[0], pressed[1], now))
         self._pending.clear()
         return out
 

@@ -40,13 +40,27 @@ def register(groups: dict[str, argparse._SubParsersAction]) -> None:
     p.add_argument("--config", default=str(DEFAULT_PATH), help=f"pitboard.toml (default {DEFAULT_PATH})")
     p.set_defaults(func=cmd_check)
 
-    p = top.add_parser("sim", help="the appliance in the terminal: keys are the buttons, screens drawn as text")
+    p = top.add_parser("sim", help="the appliance in the terminal: keys are the buttons, screens drawn as text",
+                       description="The appliance in the terminal: the real loop, rules, game log and dashboards; "
+                                   "keys are the buttons (? lists them), the screens are drawn as text, redrawn in "
+                                   "place at a terminal. The game log is kept and an unfinished game resumed.")
     p.add_argument("game", nargs="?", default="gaslands", help="game to play (default gaslands)")
-    p.add_argument("--setup", help="the table's setup TOML (default: the game's example setup)")
-    p.add_argument("--db", help="game log to use and resume (default: a fresh one, deleted at the end)")
+    p.add_argument("--setup", help="the table's setup TOML (default: the game's example setup); used when a game begins")
+    log = p.add_mutually_exclusive_group()
+    log.add_argument("--db", help="the game log to keep and resume (default: sim-GAME.sqlite in the data folder, "
+                                  "$XDG_DATA_HOME/pitboard or ~/.local/share/pitboard)")
+    log.add_argument("--no-log", action="store_true",
+                     help="keep no game log: play on a temporary one, deleted at the end")
+    p.add_argument("--new", action="store_true", help="begin a new game even if the log holds an unfinished one "
+                                                      "(that one stays in the log)")
     p.add_argument("--dice-images", help="folder of dice photos; key r puts the next one on the tray")
     p.add_argument("--keys", help="play these keystrokes and exit (no terminal needed), e.g. 'on354\\nn'")
-    p.add_argument("--style", choices=("braille", "halfblock"), default="braille", help="how screens are drawn")
+    p.add_argument("--style", choices=("halfblock", "braille"), default="halfblock",
+                   help="how screens are drawn: halfblock (▀▄█, 130 columns a screen, legible in any common "
+                        "monospace font; the default) or braille (66 columns, compact, but illegible in many fonts)")
+    p.add_argument("--plain", action="store_true",
+                   help="at a terminal too, print screens and messages one after another instead of redrawing "
+                        "in place")
     p.add_argument("--exit-after-first-frame", action="store_true", help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_sim)
 
@@ -351,13 +365,19 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_sim(args: argparse.Namespace) -> int:
-    from device.sim import FIRST_FRAME_MARK, Sim, terminal_keys
+    from device.sim import FIRST_FRAME_MARK, Sim, play_at_terminal, stream_chars
     from device.store import StoreError
 
+    interactive = (args.keys is None and not args.exit_after_first_frame and not args.plain
+                   and sys.stdin.isatty() and sys.stdout.isatty())
     try:
-        sim = Sim(args.game, setup=args.setup, db=args.db, dice_images=args.dice_images, style=args.style)
+        sim = Sim(args.game, setup=args.setup, db=args.db, keep_log=not args.no_log, new=args.new,
+                  dice_images=args.dice_images, style=args.style, live=interactive)
     except (LookupError, ValueError, StoreError) as exc:
         raise _user_error(str(exc)) from None
+    except OSError as exc:
+        raise _user_error(f"the game log could not be opened ({exc}); give another with --db FILE, or play "
+                          "without one: --no-log") from None
     except Exception as exc:
         reason = getattr(exc, "reason", None)
         if reason is None:
@@ -370,14 +390,17 @@ def cmd_sim(args: argparse.Namespace) -> int:
             return 0
         if args.keys is not None:
             sim.feed(args.keys.encode().decode("unicode_escape"))
+        elif interactive:
+            play_at_terminal(sim, sys.stdin)
         else:
-            print("keys: n NEXT, b BACK, s SELECT, o OK (capitals: long press), digits + Enter: dice, "
+            print("keys: s SELECT, o OK, b BACK, n NEXT (capitals: long press), digits + Enter: dice, "
                   "? help, q quit", flush=True)
-            sim.feed(terminal_keys(sys.stdin))
+            sim.feed(stream_chars(sys.stdin))
     except KeyboardInterrupt:
         pass
     finally:
         sim.close()
+    print(sim.log_text(), flush=True)
     return 0
 
 
@@ -393,7 +416,8 @@ def measure_startup(runs: int = 3) -> dict[str, Any]:
     times = []
     for _ in range(max(1, runs)):
         t0 = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "device.cli_device", "sim", "--exit-after-first-frame"],
+        proc = subprocess.Popen([sys.executable, "-m", "device.cli_device", "sim", "--no-log",
+                                 "--exit-after-first-frame"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=root)
         assert proc.stdout is not None
         seen = None

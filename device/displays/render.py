@@ -113,17 +113,27 @@ def to_text(image: Image.Image, style: str = "braille") -> str:
     raise ValueError(f"terminal style {style!r} is unknown; allowed: braille, halfblock")
 
 
-def compose_terminal(frames: Mapping[str, Image.Image], *, style: str = "braille", columns: int = 2) -> str:
-    """Several players' screens side by side, each framed and titled, ``columns`` per row."""
+def compose_terminal(frames: Mapping[str, Image.Image], *, style: str = "braille", columns: int = 2,
+                     width: int | None = None) -> str:
+    """Several players' screens side by side, each framed and titled, ``columns`` per row; with ``width``
+    (the terminal's columns) as many per row as fit in it, at most ``columns`` and at least one.
+
+    ``style``: ``"halfblock"`` (▀▄█, one character per 1×2 pixels: a 128×64 screen is 128×32 characters,
+    legible in any common monospace font) or ``"braille"`` (2×4 pixels a character: 64×16, compact, but
+    many terminal fonts draw braille dots too small or unevenly spaced to read)."""
     boxes = []
     for player, image in frames.items():
         body = to_text(image, style).split("\n")
-        width = max(len(line) for line in body)
-        title = f" {player} "[: width]
-        top = "┌" + title + "─" * (width - len(title)) + "┐"
-        boxes.append([top] + ["│" + line.ljust(width) + "│" for line in body] + ["└" + "─" * width + "┘"])
+        inner = max(len(line) for line in body)
+        title = f" {player} "[:inner]
+        top = "┌" + title + "─" * (inner - len(title)) + "┐"
+        boxes.append([top] + ["│" + line.ljust(inner) + "│" for line in body] + ["└" + "─" * inner + "┘"])
+    columns = max(1, columns)
+    if width is not None and boxes:
+        box = max(len(b[0]) for b in boxes)
+        columns = max(1, min(columns, (width + 1) // (box + 1)))
     rows = []
-    for i in range(0, len(boxes), max(1, columns)):
+    for i in range(0, len(boxes), columns):
         group = boxes[i : i + columns]
         height = max(len(b) for b in group)
         for line in range(height):

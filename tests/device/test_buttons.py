@@ -194,6 +194,16 @@ def test_keyboard_backend_gives_the_same_events() -> None:
     assert kb.poll(6.0) == []
 
 
+def test_keyboard_named_keys_are_select_or_nothing() -> None:
+    """A terminal's keys by name: Down/Up are SELECT and long SELECT; no other name presses anything,
+    and above all never BACK or OK."""
+    kb = KeyboardButtons(players=6)
+    kb.push(["Down", "Up", "PgDn", "PgUp", "Left", "Right", "Esc", "Enter", "F1", "Alt+B", "Ctrl+Up", ""])
+    assert [(e.button, e.kind) for e in kb.poll(1.0)] == [("select", SHORT), ("select", LONG)]
+    assert kb.unhandled() == ["PgDn", "PgUp", "Left", "Right", "Esc", "Enter", "F1", "Alt+B", "Ctrl+Up", ""]
+    assert kb.button("N") == ("next", LONG) and kb.button("^") == ("p6", SHORT) and kb.button("B[") is None
+
+
 def test_scripted_buttons() -> None:
     sb = ScriptedButtons()
     sb.press("ok", LONG)

@@ -13,9 +13,10 @@ import numpy as np
 import pytest
 
 from device import cli_device
+from device.buttons import KEYMAP
 from device.cli import UserError
 from device.config import load_config, parse_config
-from device.sim import FIRST_FRAME_MARK, Sim
+from device.sim import FIRST_FRAME_MARK, KEYS_LINE, KeyDecoder, Sim, TerminalKeys, decode_keys, default_log
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "firmware_config" / "pitboard.toml"
 
@@ -35,35 +36,53 @@ def test_sim_plays_gaslands_from_keystrokes(tmp_path: Path) -> None:
     sim = Sim("gaslands", out=out, db=tmp_path / "sim.sqlite", clock=lambda: 0.0)
     try:
         sim.step()
-        # pick a vehicle if asked, choose the first template, place it, type a skid roll of SHIFT, SLIDE
-        keys = ("o" if sim.app.prompt().awaits == "vehicle" else "") + "on15\n"
+        # pick a vehicle if asked; OK OK: Straights › Short (NEXT does not guess a template); NEXT: Template
+        # placed; then a skid roll of SHIFT, SLIDE typed
+        keys = ("o" if sim.app.prompt().awaits == "vehicle" else "") + "oon15\n"
         sim.feed(keys)
     finally:
         sim.close()
     text = out.getvalue()
     lines = _commands(text)
-    assert any("'choose_template'" in line and line.endswith("-> ok") for line in lines)
-    assert "[keyboard] {'type': 'skid_roll', 'faces': ['SHIFT', 'SLIDE']} -> ok" in lines
+    assert lines == [
+        "[button] {'type': 'choose_template', 'template': 'short_straight'} -> ok",
+        "[button] {'type': 'place_template'} -> ok",
+        "[keyboard] {'type': 'skid_roll', 'faces': ['SHIFT', 'SLIDE']} -> ok",
+    ]
+    assert "  1.1 Template: Straights (1/8)" in text  # the menu page, in words under the screens
     assert "1.4 spend" in text  # the prompt after the roll
     assert "┌ Alice" in text and "┌ Bob" in text  # both screens drawn as text
 
 
-def test_sim_shows_refusals_and_quits_on_q(tmp_path: Path) -> None:
-    out = io.StringIO()
-    sim = Sim("gaslands", out=out, clock=lambda: 0.0)
+def test_sim_shows_refusals_and_quits_on_q() -> None:
+    from device.app import render_page
+    from device.dashboards.pages import TextPage
+
+    sim, out = _fresh()
     try:
-        sim.step()
-        if sim.app.prompt().awaits == "vehicle":
-            sim.feed("o")
-        sim.feed("on")
-        sim.feed("1234\n")  # four dice typed; the rules decide whether that many are allowed
+        sim.feed("b")  # BACK at the top level is undo, and there is nothing to undo yet: the rules refuse
+        chooser = sim.app.chooser()
+        assert chooser == "Alice"
+        view = next(v for v in sim.app.screen_views() if v.player == chooser)
+        page = sim.app.page_for(chooser, view, 0.0, True)
+        assert isinstance(page, TextPage) and page.title == "NOT ALLOWED"
+        assert "nothing to undo" in " ".join(page.lines)  # the reason, on the sender's screen
+        assert np.array_equal(np.asarray(sim.bank.frames[chooser]), np.asarray(render_page(page, True)))
+        sim.feed("oon")  # the next press clears it: a template (Straights › Short), placed
+        assert sim.app.refusal is None
+        sim.feed("12345\n")  # five skid dice for a car of Handling 4: no roll, and nothing is sent
+        assert sim.app.prompt().step.startswith("1.3")  # still the skid check
         sim.feed("q")
         sim.feed("n")  # ignored after q
         assert sim.quit
     finally:
         sim.close()
-    roll = [line for line in _commands(out.getvalue()) if "skid_roll" in line]
-    assert len(roll) == 1 and ("-> ok" in roll[0] or "REFUSED" in roll[0])
+    text = out.getvalue()
+    lines = _commands(text)
+    assert lines[0] == ("[button] {'type': 'undo', 'steps': 1} -> "
+                        "REFUSED: nothing to undo: this is the start of the game")
+    assert len(lines) == 3 and not any("skid_roll" in line for line in lines)
+    assert "! Alice: skid dice (up to 4): 5 dice make no roll" in text
 
 
 def test_sim_unknown_key_and_digit_out_of_place() -> None:
@@ -98,12 +117,15 @@ class GreyReader:
 
 
 def roll_the_tray(sim: Sim) -> None:
-    """Pick the vehicle if asked, OK the first template, NEXT to the skid check, then r: the next tray image."""
+    """Pick the vehicle if asked, OK OK the first template, NEXT to place it (the skid check), then r: the
+    next tray image."""
     try:
         sim.step()
         if sim.app.prompt().awaits == "vehicle":
             sim.feed("o")
-        sim.feed("onr")
+        sim.feed("oon")
+        assert sim.app.menu().dice is not None  # the skid check awaits the roll: the camera answers it
+        sim.feed("r")
     finally:
         sim.close()
 
@@ -150,6 +172,34 @@ def test_sim_command_with_keys(capsys: pytest.CaptureFixture[str]) -> None:
     assert "NEXT" in out and "┌ Alice" in out
     assert _run(["sim", "--exit-after-first-frame"]) == 0
     assert FIRST_FRAME_MARK in capsys.readouterr().out
+
+
+def test_sim_command_keeps_its_log_and_resumes(capsys: pytest.CaptureFixture[str], data_dir: Path) -> None:
+    assert _run(["sim", "--keys", "soq"]) == 0
+    first = capsys.readouterr().out
+    log = data_dir / "sim-gaslands.sqlite"
+    assert f"game log {log}: game 1 begins" in first
+    assert f"game 1 is kept in {log}; `pitboard sim gaslands` resumes it" in first.splitlines()[-1]
+    assert _run(["sim", "--keys", "q"]) == 0
+    assert f"game log {log}: resumed game 1" in capsys.readouterr().out
+    assert _run(["sim", "--new", "--keys", "q"]) == 0
+    assert f"game log {log}: game 2 begins" in capsys.readouterr().out
+    assert _run(["sim", "--no-log", "--keys", "q"]) == 0
+    out = capsys.readouterr().out
+    assert "no game log (--no-log)" in out and out.splitlines()[-1] == "the game was not kept (--no-log)"
+    with pytest.raises(SystemExit):
+        _run(["sim", "--no-log", "--db", "x.sqlite", "--keys", "q"])  # one or the other
+
+
+def test_pitboard_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    from device.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out == f"pitboard {version('pitboard')}\n"
 
 
 def test_sim_command_unknown_game_is_a_user_error() -> None:
@@ -294,3 +344,207 @@ def test_sim_reads_a_real_d6_photo_through_vision(tmp_path: Path) -> None:
     sim = Sim("gaslands", setup=setup, dice_images=folder, out=out, clock=lambda: 0.0)
     roll_the_tray(sim)
     assert "[camera] {'type': 'skid_roll', 'faces': [3]} -> ok" in _commands(out.getvalue())
+
+
+# -- keys from a terminal -------------------------------------------------------------------------------
+
+
+def keys_of(raw: bytes) -> list[str]:
+    return list(decode_keys(raw.decode()))
+
+
+@pytest.mark.parametrize("raw, keys", [
+    (b"\x1b[A\x1b[B\x1b[C\x1b[D", ["Up", "Down", "Right", "Left"]),
+    (b"\x1bOA\x1bOB\x1bOC\x1bOD", ["Up", "Down", "Right", "Left"]),  # application cursor mode
+    (b"\x1b[5~\x1b[6~\x1b[2~\x1b[3~", ["PgUp", "PgDn", "Insert", "Delete"]),
+    (b"\x1b[H\x1b[F\x1b[1~\x1b[4~\x1bOH\x1bOF\x1b[7~\x1b[8~", ["Home", "End"] * 4),
+    (b"\x1b[1;5A\x1b[1;2B\x1b[1;3C\x1b[5;5~", ["Ctrl+Up", "Shift+Down", "Alt+Right", "Ctrl+PgUp"]),
+    (b"\x1bOP\x1bOS\x1b[15~\x1b[24~\x1b[[A\x1b[[E\x1b[1;2P", ["F1", "F4", "F5", "F12", "F1", "F5", "Shift+F1"]),
+    (b"\x1b[Z", ["Shift+Tab"]),
+    (b"\x1b", ["Esc"]),  # a bare ESC, once the input pauses
+    (b"\x1b\x1b[B", ["Esc", "Down"]),
+    (b"\x1bq\x1bB", ["Alt+q", "Alt+B"]),
+    (b"\x1b[99~\x1b[?1;2c\x1b[1;5X", ["Esc[99~", "Esc[?1;2c", "Esc[1;5X"]),  # unknown: one key each
+    (b"\x1b[1;", ["Esc[1;"]),  # cut short: still one key, never "1" and ";"
+    (b"\x1b[1\r", ["Esc[1", "Enter"]),  # broken by a control character, which is a key of its own
+    (b"\r\n\t\x7f\x08\x04", ["Enter", "Enter", "Tab", "Backspace", "Backspace", "Ctrl+D"]),
+    ("só!".encode(), ["s", "ó", "!"]),
+])
+def test_key_decoder_names_terminal_keys(raw: bytes, keys: list[str]) -> None:
+    assert keys_of(raw) == keys
+
+
+def test_key_decoder_is_incremental_and_no_part_of_a_sequence_is_a_key() -> None:
+    decoder = KeyDecoder()
+    assert decoder.feed("\x1b") == [] and decoder.pending
+    assert decoder.feed("[") == [] and decoder.feed("6") == []
+    assert decoder.feed("~") == ["PgDn"] and not decoder.pending
+    assert decoder.flush() == []
+    sequences = ["\x1b[A", "\x1b[B", "\x1b[C", "\x1b[D", "\x1b[5~", "\x1b[6~", "\x1b[1;5A", "\x1b[1;2B",
+                 "\x1bOB", "\x1b[15~", "\x1b[[B", "\x1b[H", "\x1b[F", "\x1b[Z", "\x1bOS", "\x1b[200~"]
+    for sequence in sequences:
+        keys = list(decode_keys(sequence))
+        assert len(keys) == 1 and len(keys[0]) > 1, (sequence, keys)
+        assert keys[0] not in KEYMAP and not keys[0].isdigit() and keys[0] != "Enter"
+
+
+def _fresh(**kwargs: Any) -> tuple[Sim, io.StringIO]:
+    out = io.StringIO()
+    sim = Sim("gaslands", out=out, keep_log=False, clock=lambda: 0.0, **kwargs)
+    sim.step()
+    if sim.app.prompt().awaits == "vehicle":
+        sim.feed("o")
+    return sim, out
+
+
+def test_sim_arrows_move_the_choice_and_never_undo_or_roll() -> None:
+    """Down then Enter, PgDn then Enter: once BACK ×3 ("undo 3") and a die of 6.  Now Down and Up are
+    SELECT and long SELECT, PgDn and the rest do nothing, and Enter with nothing typed sends nothing."""
+    sim, out = _fresh()
+    try:
+        before = len(sim.app.history)
+        sim.feed("\x1b[B\x1b[B\x1b[A")  # Down, Down, Up: one choice on
+        sim.feed("\x1b[6~\r\x1b[5~\x1b[H\x1b[F\x1b[D\x1b[C\x1bOP\x1b[1;5B\x1b")
+        assert len(sim.app.history) == before  # nothing recorded: no undo, no roll, no choice taken
+        sim.feed("o")
+        after = (sim.prompt_lines(), [a.command.to_json() for a in sim.app.history])
+    finally:
+        sim.close()
+    text = out.getvalue()
+    assert "key PgDn does nothing (? for help)" in text and "key Esc does nothing (? for help)" in text
+    assert "Enter sends typed dice, and none are typed" in text
+    assert not any("undo" in line for line in _commands(text))
+    same, _ = _fresh()
+    try:
+        same.feed("so")  # SELECT once, OK: the same place
+        assert (same.prompt_lines(), [a.command.to_json() for a in same.app.history]) == after
+    finally:
+        same.close()
+
+
+def test_sim_backspace_takes_a_typed_die_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    from games.core import Command, DiceRequest, Menu
+
+    sim, out = _fresh()
+    sent: list[list[Any]] = []
+    skid = DiceRequest("skid", 3, "skid dice", lambda f: Command("skid_roll", {"faces": list(f)}), exact=False)
+    try:
+        monkeypatch.setattr(sim.app, "menu", lambda: Menu("1.3 Skid check", (), "Alice", "", skid))
+        monkeypatch.setattr(sim.app, "entry", None, raising=False)
+        monkeypatch.setattr(sim.app, "type_faces", lambda faces, *a, **k: sent.append(list(faces)))
+        sim.feed("15\x7f6")  # SHIFT, SLIDE, Backspace, SPIN
+        assert sim.typed == ["SHIFT", "SPIN"]
+        sim.feed("\x7f\x7f\x7f")
+        assert sim.typed == [] and "Backspace takes back a typed die, and none are typed" in out.getvalue()
+        sim.feed("46\r\r")
+    finally:
+        sim.close()
+    assert sent == [["HAZARD", "SPIN"]]  # the second Enter had nothing to send
+
+
+def _frames(text: str) -> list[str]:
+    assert text.startswith("\x1b[?1049h\x1b[?25l")  # the alternate screen, once
+    assert text.count("\x1b[?1049h") == 1
+    return [frame.split("\x1b[J")[0] for frame in text.split("\x1b[H")[1:]]
+
+
+def test_sim_live_redraws_the_whole_frame_in_place() -> None:
+    out = io.StringIO()
+    sim = Sim("gaslands", out=out, keep_log=False, live=True, size=lambda: (140, 90), clock=lambda: 0.0)
+    try:
+        sim.step()
+        sim.feed("sx")
+        sim.feed("?")
+        sim.feed("z")  # closes the help page, does nothing else
+    finally:
+        sim.close()
+    text = out.getvalue()
+    assert text.endswith("\x1b[?25h\x1b[?1049l")  # the terminal given back
+    frames = _frames(text.removesuffix("\x1b[?25h\x1b[?1049l"))
+    assert len(frames) >= 4
+    for frame in frames:
+        lines = frame.split("\x1b[K\n")
+        assert len(lines) <= 90 and all(len(line.removesuffix("\x1b[K")) < 140 for line in lines)
+        assert lines[-1].removesuffix("\x1b[K") == KEYS_LINE
+    first, help_page, last = frames[0], frames[-2], frames[-1]
+    assert "┌ Alice" in first and "┌ Bob" in first
+    assert "no game log (--no-log)" in first  # the messages stay in the frame
+    assert "SELECT: the next choice" in help_page and "┌ Alice" not in help_page
+    assert "┌ Alice" in last and "key 'x' does nothing (? for help)" in last and "key 'z'" not in last
+    assert "\x1b[2J" not in text  # redrawn over, not cleared: no flicker
+
+
+def test_sim_live_fits_the_screens_to_the_terminal() -> None:
+    size = [270, 50]
+    out = io.StringIO()
+    sim = Sim("gaslands", out=out, keep_log=False, live=True, size=lambda: (size[0], size[1]), clock=lambda: 0.0)
+    try:
+        sim.step()
+        wide = sim.frame()
+        assert any("┌ Alice" in line and "┌ Bob" in line for line in wide)  # side by side
+        size[:] = [200, 50]
+        narrow = sim.frame()
+        acting = sim.app.prompt().player or "Alice"
+        other = "Bob" if acting == "Alice" else "Alice"
+        assert len(narrow) <= 50 and any(f"┌ {acting}" in line for line in narrow)
+        assert not any(f"┌ {other}" in line for line in narrow)
+        assert any(f"too small: {other} not shown" in line for line in narrow)
+        assert narrow[-1] == KEYS_LINE
+        size[:] = [80, 24]
+        tiny = sim.frame()
+        assert len(tiny) <= 24 and all(len(line) < 80 for line in tiny) and tiny[-1].startswith("keys:")
+        sim.tick()  # the size changed since the last drawing: drawn again
+        assert out.getvalue().count("\x1b[H") == 2
+    finally:
+        sim.close()
+
+
+def test_sim_keeps_the_game_log_in_the_data_folder(data_dir: Path, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    first = Sim("gaslands", out=io.StringIO(), clock=lambda: 0.0)
+    try:
+        first.step()
+        first.feed("so")
+        prompt, game_id = first.app.prompt().text, first.game_id
+    finally:
+        first.close()
+    assert first.store.path == data_dir / "sim-gaslands.sqlite" and first.store.path.exists()
+    again = Sim("gaslands", out=io.StringIO(), clock=lambda: 0.0)
+    try:
+        assert again.resumed and again.game_id == game_id and again.app.prompt().text == prompt
+        with pytest.raises(ValueError, match="another `pitboard sim` is playing the game log"):
+            Sim("gaslands", out=io.StringIO())
+    finally:
+        again.close()
+    other = Sim("gaslands", out=io.StringIO(), new=True)
+    try:
+        assert not other.resumed and other.game_id != game_id
+    finally:
+        other.close()
+    scratch = Sim("gaslands", out=io.StringIO(), keep_log=False)
+    scratch.close()
+    assert not scratch.resumed and not scratch.store.path.exists()
+    monkeypatch.delenv("PITBOARD_DATA")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert default_log("thunder_road") == tmp_path / "xdg" / "pitboard" / "sim-thunder_road.sqlite"
+
+
+def test_terminal_keys_from_a_pty() -> None:
+    """The real terminal path: cbreak mode, a sequence read whole, a bare Esc after a pause, idle ticks."""
+    import os
+
+    master, slave = os.openpty()
+    stream = os.fdopen(slave, "r")
+    try:
+        with TerminalKeys(stream, tick=0.05, esc_timeout=0.05) as terminal:
+            keys = iter(terminal)
+            os.write(master, b"\x1b[Bo")
+            assert [next(keys), next(keys)] == ["Down", "o"]
+            os.write(master, b"\x1b")
+            assert next(keys) == "Esc"
+            assert next(keys) is None  # nothing typed: a tick
+            os.write(master, "é\x1b[6~".encode())
+            assert [next(keys), next(keys)] == ["é", "PgDn"]
+    finally:
+        stream.close()
+        os.close(master)
