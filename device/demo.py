@@ -424,12 +424,19 @@ def run_script_demo(game: str, out: Path, *, log: Log) -> dict[str, Any]:
         players = [getattr(v, "player") for v in match.views()]
         bank = build_bank(_screens(players), backend="capture", clock=clock)
         bank.open()
-        app = App(module, match, buttons=ScriptedButtons(), displays=bank, clock=clock)
+        buttons = ScriptedButtons()
+        app = App(module, match, buttons=buttons, displays=bank, clock=clock)
         for _ in range(3):
             app.step(clock.tick())
+
+        def press(button: str, long: bool = False) -> None:
+            buttons.press(button, PressKind.LONG if long else PressKind.SHORT)
+            for _ in range(3):  # each press stays on the screens for a moment in the GIFs
+                app.step(clock.tick())
+
         for command in commands:
             before = len(app.history)
-            app.apply(Command.from_json(command), source="script", now=clock.tick())
+            _press_script_command(app, Command.from_json(command), press, clock)
             for applied in app.history[before:]:
                 log("  " + _describe(applied))
             for _ in range(8):
@@ -446,6 +453,35 @@ def run_script_demo(game: str, out: Path, *, log: Log) -> dict[str, Any]:
             "gifs": [str(p) for p in gifs],
             "seconds": round(time.perf_counter() - started, 1),
         }
+
+
+def _press_script_command(app: App, command: Command, press: Callable[..., None], clock: Any) -> None:
+    """A scripted command entered as a player would: the menu choices that have its effect, pressed one
+    by one (the screens show each press), the faces of a roll entered with SELECT and OK; a command no
+    choice offers (the script's deliberate mistakes, refused by the rules) is sent as it is."""
+    from device.scripted import button_route, find_same
+    from games.core.table_input import route
+
+    steps = button_route(app.module, app.match.state, command, app.die_types)
+    if steps is None:
+        app.apply(command, source="script", now=clock.tick())
+        return
+    for leaf, rolls in steps:
+        keys = app.plan(find_same(app.menu(), leaf).path) or []
+        for key in keys:
+            if key == "select_long":
+                press("select", True)
+            else:
+                press(key)
+        for faces in rolls:
+            entry = app.entry
+            if entry is None:
+                break
+            for face in faces:
+                for key in route(entry.cursor % len(entry.faces), list(entry.faces).index(face), len(entry.faces)):
+                    press("select", key == "select_long")
+                press("ok")
+            press("next")
 
 
 def run_demo(game: str = "gaslands", out: Path = Path("out/demo"), *, seed: int = 7, log: Log = print,
