@@ -144,6 +144,20 @@ def roll(label: str, request: DiceRequest, *, default: bool = False) -> Choice:
     return Choice(label, dice=request, default=default)
 
 
+def accepted_by(decide: Callable[[Any, Command], Any], state: Any) -> Callable[[Command], bool]:
+    """``legal(command)`` for :func:`keep_legal`: the game's ``decide`` takes it now, as a plain acceptance
+    (a refusal with a consequence, such as Gaslands' touch-move, is not offered)."""
+    from games.core.model import Illegal
+
+    def legal(command: Command) -> bool:
+        try:
+            return getattr(decide(state, command), "refused", None) is None
+        except Illegal:
+            return False
+
+    return legal
+
+
 def keep_legal(choices: Sequence[Choice | None], legal: Callable[[Command], bool]) -> tuple[Choice, ...]:
     """The choices whose commands the rules accept now (``legal(command)``), sub-menus pruned the same way
     and dropped when nothing is left under them.  Rolls are kept: their faces are not known yet, and the

@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from games.core import Command, Illegal
-from games.core.table_input import Choice, DiceRequest, Menu, branch, keep_legal, leaf, roll
+from games.core import Command
+from games.core.table_input import accepted_by, Choice, DiceRequest, Menu, branch, keep_legal, leaf, roll
 from games.gaslands import rules
 from games.gaslands.chart import TEMPLATES, template_status
 from games.gaslands.state import GaslandsState, SkidFace, Step, Vehicle
@@ -65,13 +65,7 @@ def template_name(template: str) -> str:
 
 
 def _legal(state: GaslandsState) -> Callable[[Command], bool]:
-    def ok(command: Command) -> bool:
-        try:
-            return rules.decide(state, command).refused is None
-        except Illegal:
-            return False
-
-    return ok
+    return accepted_by(rules.decide, state)
 
 
 def _order(state: GaslandsState, first: str | None) -> list[Vehicle]:

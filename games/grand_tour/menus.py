@@ -26,8 +26,8 @@ from collections.abc import Callable, Sequence
 from itertools import combinations
 from statistics import median
 
-from games.core import Command, Illegal
-from games.core.table_input import FIRST_LEVEL_MAX, Choice, Menu, branch, keep_legal, leaf, leaves
+from games.core import Command
+from games.core.table_input import accepted_by, FIRST_LEVEL_MAX, Choice, Menu, branch, keep_legal, leaf, leaves
 from games.grand_tour.rules import BUTTON_MAX_EXHAUSTION, GAME, SPECIALTIES_DEALT
 from games.grand_tour.state import ROLES, GrandTourState, Phase
 
@@ -39,14 +39,7 @@ SQUARES_DEFAULT = 2
 
 
 def _legal(state: GrandTourState) -> Callable[[Command], bool]:
-    def legal(command: Command) -> bool:
-        try:
-            GAME.decide(state, command)
-        except Illegal:
-            return False
-        return True
-
-    return legal
+    return accepted_by(GAME.decide, state)
 
 
 def rider_label(rid: str) -> str:

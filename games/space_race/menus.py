@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from games.core import Command, Illegal
-from games.core.table_input import Choice, DiceRequest, Menu, branch, keep_legal, leaf, roll
+from games.core import Command
+from games.core.table_input import accepted_by, Choice, DiceRequest, Menu, branch, keep_legal, leaf, roll
 from games.space_race.rules import GAME, MAX_OPS
 from games.space_race.state import SIDES, SpaceRaceState
 
@@ -30,14 +30,7 @@ ROLL_LABEL = "Roll the die"
 
 
 def _legal(state: SpaceRaceState) -> Callable[[Command], bool]:
-    def legal(command: Command) -> bool:
-        try:
-            GAME.decide(state, command)
-        except Illegal:
-            return False
-        return True
-
-    return legal
+    return accepted_by(GAME.decide, state)
 
 
 def _roll_command(faces: Sequence[Any]) -> Command | None:

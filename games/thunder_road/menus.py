@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from games.core import Command, Illegal
-from games.core.table_input import Choice, DiceRequest, Menu, branch, keep_legal, leaf, roll
+from games.core import Command
+from games.core.table_input import accepted_by, Choice, DiceRequest, Menu, branch, keep_legal, leaf, roll
 from games.thunder_road import rules
 from games.thunder_road.state import MOVEMENT_DICE, Step, ThunderRoadState, Vehicle
 
@@ -56,13 +56,7 @@ def _short_name(state: ThunderRoadState, vid: str) -> str:
 
 
 def _legal(state: ThunderRoadState) -> Callable[[Command], bool]:
-    def ok(command: Command) -> bool:
-        try:
-            return rules.decide(state, command).refused is None
-        except Illegal:
-            return False
-
-    return ok
+    return accepted_by(rules.decide, state)
 
 
 def _by_player(state: ThunderRoadState, vehicles: Sequence[Vehicle], viewer: str | None,

@@ -21,25 +21,11 @@ from games import game_package
 from games.core import Command, Illegal, Match
 from games.core.table_input import FIRST_LEVEL_MAX, DiceRequest, cheapest, leaves
 
+from device.bench_menus import GASLANDS_4X2  # the benchmark's 4 players x 2 cars
+
 GAMES = ("gaslands", "thunder_road", "space_race", "grand_tour")
 CODE_WORD = re.compile(r"[a-z]+_[a-z]+")  # short_straight, gear_up, big_rig ...
 
-GASLANDS_4X2 = """\
-[scenario]
-pole = "Ann"
-[[players]]
-name = "Ann"
-vehicles = [{id = "a1", type = "buggy"}, {id = "a2", type = "car"}]
-[[players]]
-name = "Bea"
-vehicles = [{id = "b1", type = "truck"}, {id = "b2", type = "performance_car"}]
-[[players]]
-name = "Cal"
-vehicles = [{id = "c1", type = "car"}, {id = "c2", type = "buggy"}]
-[[players]]
-name = "Dev"
-vehicles = [{id = "d1", type = "bike"}, {id = "d2", type = "war_rig"}]
-"""
 
 
 def _setups(game: str) -> list[str]:
