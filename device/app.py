@@ -62,6 +62,11 @@ from device.store import StoreError
 
 Clock = Callable[[], float]
 
+#: The loop and its edges (the vision reader and the car tags are re-exported for the commands that build
+#: an App).
+__all__ = ["App", "Applied", "CameraInput", "Mismatch", "Notice", "Refusal", "TableReader", "VisionReader",
+           "car_tags_from_options", "open_match", "render_page", "same_dice", "setup_options"]
+
 #: How long a one-off notice stays on the screens.
 NOTICE_S = 4.0
 #: How long each page of a refusal's reason stays up (it is shown whole, page after page).
