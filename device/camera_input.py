@@ -309,25 +309,140 @@ class VisionReader:
         return read_table(image, self.calibration, self.table_config)
 
     @classmethod
-    def from_files(cls, calibration: Any | None, faces: Any | None, car_tags: Mapping[int, str] | None = None
-                   ) -> "VisionReader":
-        """Load the owner's calibration (None or a missing file: no table reading) and face library
-        (``[vision] faces``, default the data folder's; a damaged file is a clear error)."""
-        from pathlib import Path
+    def from_files(cls, calibration: Any | None, faces: Any | None, car_tags: Mapping[int, str] | None = None,
+                   *, problems: list["VisionFileProblem"] | None = None) -> "VisionReader":
+        """Load the owner's calibration (``[vision] calibration``, default the data folder's
+        ``table_calibration.json``) and face library (``[vision] faces``, default the data folder's).
 
-        from device.dice_library_files import load_library
+        With a ``problems`` list, a damaged, unreadable or (configured but) missing file never stops the
+        caller: it is appended there as a :class:`VisionFileProblem` and the reader goes on without it
+        (no table reading; dice read as plain d6).  Without one, the first problem raises ``UserError``."""
+        cal, cal_problem = read_calibration_file(calibration)
+        lib, faces_problem = read_face_library(faces)
+        found = [p for p in (cal_problem, faces_problem) if p is not None]
+        if problems is None:
+            severe = [p for p in found if p.severe]
+            if severe:
+                from device.cli import UserError
 
-        cal = cfg = None
-        if calibration is not None and Path(calibration).exists():
-            from vision.calibration import Calibration
+                raise UserError(severe[0].message)
+        else:
+            problems.extend(found)
+        cfg = None
+        if cal is not None:
             from vision.table import default_config
 
-            cal = Calibration.from_dict(json.loads(Path(calibration).read_text(encoding="utf-8")))
             cfg = default_config()
             if car_tags:
                 cfg = dataclasses.replace(cfg, car_tags=dict(car_tags))
-        lib = load_library(Path(faces) if faces is not None else None)
         return cls(calibration=cal, table_config=cfg, faces=lib)
+
+
+@dataclass(frozen=True)
+class VisionFileProblem:
+    """What is wrong with one of the camera's files: ``short`` fits a screen line, ``message`` names the
+    file, what is wrong and what to do (for the journal and ``pitboard check``).  ``severe`` False: not
+    wrong, only worth saying (e.g. no calibration yet at the default place)."""
+
+    part: str  # "calibration" or "face library"
+    path: Any  # pathlib.Path
+    message: str
+    short: str
+    severe: bool = True
+
+
+def _read_json_file(path: Any, what: str, redo: str) -> tuple[Any, str | None]:
+    """``(data, None)`` or ``(None, what is wrong and what to do)`` for a JSON file expected to be there."""
+    if path.is_dir():
+        return None, (f"{path} is a folder, not a {what} file; give the file's path (or remove the folder) and "
+                      f"{redo}")
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None, f"{path} does not exist; {redo}, or correct the path in pitboard.toml [vision]"
+    except OSError as exc:
+        return None, (f"{path} cannot be read ({exc.strerror or exc}); give the user running Pitboard read "
+                      "access to it")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, f"{path} is not a {what} (not UTF-8 text: a binary or damaged file); {redo}"
+    try:
+        return json.loads(text), None
+    except json.JSONDecodeError as exc:
+        return None, f"{path} is not valid JSON ({exc}); {redo}"
+    except RecursionError:
+        return None, f"{path} is not a {what} (nested too deeply to read); {redo}"
+
+
+def read_calibration_file(path: Any | None) -> tuple[Any, VisionFileProblem | None]:
+    """The table calibration at ``path`` (None: ``<data folder>/table_calibration.json``), or None and the
+    problem.  A configured file that is missing is a problem; the default one missing only a note."""
+    from pathlib import Path
+
+    from device.paths import data_dir
+    from device.table_files import CALIBRATION_FILE
+    from vision.calibration import Calibration, CalibrationError
+
+    configured = path is not None
+    p = Path(path) if configured else data_dir() / CALIBRATION_FILE
+    redo = "run `pitboard calibrate IMAGE` with the four corner tags in view to write it again"
+    short = "TABLE NOT READ: calibration"
+    if not configured and not p.exists():
+        return None, VisionFileProblem("calibration", p, f"no calibration at {p} yet: the table is not read "
+                                       "(templates and tokens are entered with the buttons); run `pitboard "
+                                       "calibrate IMAGE` to write it", short, severe=False)
+    data, wrong = _read_json_file(p, "calibration", redo)
+    if wrong is None:
+        if not isinstance(data, dict):
+            wrong = (f"{p} is not a calibration (a JSON {type(data).__name__}, not an object with px_to_mm, "
+                     f"image_size, mat_mm); {redo}")
+        else:
+            try:
+                return Calibration.from_dict(data), None
+            except CalibrationError as exc:
+                wrong = f"{p}: {exc}"
+                if "pitboard calibrate" not in wrong:
+                    wrong += f"; {redo}"
+            except (KeyError, TypeError, ValueError, IndexError, AttributeError, RecursionError) as exc:
+                wrong = f"{p} is not a usable calibration ({exc!r}); {redo}"
+    return None, VisionFileProblem("calibration", p, f"the calibration {wrong}. Until then the table is not "
+                                   "read: templates and tokens are entered with the buttons.", short)
+
+
+def read_face_library(path: Any | None) -> tuple[Any, VisionFileProblem | None]:
+    """The face library at ``path`` (None: ``<data folder>/faces.json``); a missing file is an empty
+    library (nothing taught yet).  Damaged: an empty library (plain d6) and the problem; the file is never
+    touched."""
+    from pathlib import Path
+
+    from device.dice_library_files import library_path
+    from vision.dice.faces import FaceLibrary
+
+    p = Path(path) if path is not None else library_path()
+    if not p.exists() and not p.is_symlink():
+        return FaceLibrary(), None
+    redo = (f"move it aside (`mv {p} {p}.bad`) and teach the faces again with `pitboard teach`, or restore a "
+            "backup copy")
+    data, wrong = _read_json_file(p, "face library", redo)
+    if wrong is None:
+        try:
+            return FaceLibrary.from_dict(data), None
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+            wrong = f"{p} is damaged ({exc}); it was left untouched; {redo}"
+    return FaceLibrary(), VisionFileProblem("face library", p, f"the face library {wrong}. Until then dice are "
+                                            "read as plain d6 (taught faces are not recognised).",
+                                            "FACES FILE BAD: plain d6")
+
+
+def files_notice(problems: Sequence[VisionFileProblem]) -> str | None:
+    """One short screen line (at most 28 characters) for the severe problems, None if there are none."""
+    parts = {p.part for p in problems if p.severe}
+    if not parts:
+        return None
+    if len(parts) > 1:
+        return "BAD FILES: calibration+faces"
+    return next(p.short for p in problems if p.severe)
 
 
 def car_tags_from_options(options: Mapping[str, Any]) -> dict[int, str]:

@@ -83,6 +83,42 @@ def _load(path: str) -> PitboardConfig:
         raise _user_error(str(exc)) from None
 
 
+def read_setup(module: Any, setup: Path | None, source: str = "pitboard.toml") -> dict[str, Any]:
+    """The table's options from ``[game] setup`` (None: the game's example), or ``ValueError`` naming the
+    file, what is wrong with it and what to do (a folder, not UTF-8, nested too deeply, not TOML ...)."""
+    from device.app import setup_options
+
+    fix = f"give [game] setup in {source} the path of the table's setup TOML file (or remove the key to play " \
+          "the game's example setup)"
+    if setup is not None:
+        path = Path(setup)
+        if path.is_dir():
+            raise ValueError(f"setup file {path} is a folder, not a setup file; {fix}")
+        try:
+            path.read_bytes().decode("utf-8")
+        except FileNotFoundError:
+            raise ValueError(f"setup file {path} does not exist; {fix}") from None
+        except UnicodeDecodeError:
+            raise ValueError(f"setup file {path} is not UTF-8 text (a binary or damaged file, or saved in another "
+                             "encoding); save it as UTF-8 TOML") from None
+        except OSError as exc:
+            raise ValueError(f"setup file {path} cannot be read ({exc.strerror or exc}); give the user running "
+                             "Pitboard read access to it") from None
+    try:
+        return setup_options(module, setup)
+    except RecursionError:
+        raise ValueError(f"setup file {setup} is nested too deeply to read (not a setup); {fix}") from None
+
+
+def read_vision_files(config: PitboardConfig) -> tuple[Any, Any, list[Any]]:
+    """``(calibration, face library, problems)`` of ``[vision]``: never raises for a damaged file."""
+    from device.camera_input import read_calibration_file, read_face_library
+
+    cal, cal_problem = read_calibration_file(config.vision.calibration)
+    lib, faces_problem = read_face_library(config.vision.faces)
+    return cal, lib, [p for p in (cal_problem, faces_problem) if p is not None]
+
+
 # -- check --------------------------------------------------------------------------------------------
 
 
@@ -203,18 +239,50 @@ def probe_camera(config: PitboardConfig, backend: Any = None) -> CheckLine:
 
 
 def probe_game(config: PitboardConfig) -> CheckLine:
-    from device.app import setup_options
     from games import game_package
 
     try:
         module = game_package(config.game.name)
-        options = setup_options(module, config.game.setup)
+        options = read_setup(module, config.game.setup, config.source)
         module.GAME.start(options)
     except Exception as exc:
         reason = getattr(exc, "reason", None) or str(exc)
         return CheckLine("FAIL", f"game {config.game.name}", reason)
     source = str(config.game.setup) if config.game.setup else "example setup"
     return CheckLine("OK", f"game {config.game.name}", f"{source} is a valid table")
+
+
+def probe_vision_files(config: PitboardConfig) -> list[CheckLine]:
+    """The calibration and the face library: OK, FAIL (damaged, unreadable, configured but missing: the
+    camera reads without them), WARN when the camera is off (they are not used then) or no calibration
+    was made yet."""
+    cal, lib, problems = read_vision_files(config)
+    camera_on = config.camera.backend.value != "none"
+    found = {p.part: p for p in problems}
+    lines = []
+    cal_problem = found.get("calibration")
+    if cal_problem is None:
+        where = config.vision.calibration or "the data folder's calibration"
+        lines.append(CheckLine("OK", "calibration", f"{where}: the table is read "
+                                                    f"({cal.mat_mm[0]:g}x{cal.mat_mm[1]:g} mm mat)"))
+    else:
+        status = "FAIL" if cal_problem.severe and camera_on else "WARN"
+        lines.append(CheckLine(status, "calibration", cal_problem.message))
+    faces_problem = found.get("face library")
+    if faces_problem is None:
+        from device.dice_library_files import library_path
+
+        where = config.vision.faces or library_path()
+        taught = sum(len(f) for f in lib.examples.values())
+        detail = f"{taught} taught face(s)" if Path(where).exists() else \
+            "none taught yet (no file): dice are read as plain d6; `pitboard teach` writes it"
+        lines.append(CheckLine("OK", "face library", f"{where}: {detail}"))
+    else:
+        lines.append(CheckLine("FAIL" if camera_on else "WARN", "face library", faces_problem.message))
+    if not camera_on:
+        lines = [CheckLine(line.status if line.status != "OK" else "SKIP", line.part,
+                           f"{line.detail} (not used: camera backend \"none\")") for line in lines]
+    return lines
 
 
 def run_check(config: PitboardConfig, *, out: TextIO | None = None, pin_factory: Any = None,
@@ -224,6 +292,7 @@ def run_check(config: PitboardConfig, *, out: TextIO | None = None, pin_factory:
     lines = [CheckLine("OK", "config", f"{config.source}: {len(config.screens)} screen(s), "
                                        f"{len(config.buttons.pins())} button(s), camera {config.camera.backend.value}")]
     lines.append(probe_game(config))
+    lines.extend(probe_vision_files(config))
     if smbus_factory is None:
         try:
             from smbus2 import SMBus
@@ -264,6 +333,8 @@ class Appliance:
     buttons: Any
     bank: Any
     camera: Any
+    #: What is wrong with the camera's files (calibration, face library): the appliance runs without them.
+    file_problems: tuple[Any, ...] = ()
 
     def close(self) -> None:
         self.buttons.close()
@@ -279,7 +350,8 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
     """Game, store (resuming the latest unfinished game), screens, buttons, camera and the loop, from the
     config.  The hardware seams (pin factory, screen backend, camera backend, clock) are parameters so that
     the test suite builds the whole appliance on mock pins and recording screens."""
-    from device.app import App, VisionReader, car_tags_from_options, open_match, setup_options
+    from device.app import App, VisionReader, car_tags_from_options, open_match
+    from device.camera_input import files_notice
     from device.buttons import ButtonPanel
     from device.camera import Camera, ThreadedBackend, backend_from_config
     from device.displays import build_bank
@@ -291,7 +363,7 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
         raise _user_error(f"{config.source}: screens: none configured; add one [[screens]] table per player")
     try:
         module = game_package(config.game.name)
-        options = setup_options(module, config.game.setup)
+        options = read_setup(module, config.game.setup, config.source)
     except (LookupError, ValueError) as exc:
         raise _user_error(f"{config.source}: game: {exc}") from None
     try:
@@ -325,11 +397,14 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
         if backend is not None:
             backend = ThreadedBackend(backend)  # a blocking frame read must not hold a button press
     camera = reader = None
+    problems: list[Any] = []
     if backend is not None:
         camera = Camera(backend, clock=clock, fps=config.camera.fps, reopen_max_s=config.camera.reopen_max_s)
         try:
+            # A damaged calibration or face library never stops the appliance: it plays without table
+            # reading (or with plain d6), says so on the screens and in the journal, and `check` names it.
             reader = VisionReader.from_files(config.vision.calibration, config.vision.faces,
-                                             car_tags_from_options(options))
+                                             car_tags_from_options(options), problems=problems)
         except Exception:
             buttons.close()
             bank.close()
@@ -339,8 +414,13 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
               dice_region=config.camera.dice_region, settle_frames=config.camera.settle_frames,
               long_back_undo_steps=config.buttons.long_back_undo_steps,
               on_finished=lambda: store.finish(game_id))
+    for problem in problems:
+        log(f"{'warning' if problem.severe else 'note'}: {problem.message}")
+    notice = files_notice(problems)
+    if notice is not None:
+        app.notify("files", notice, None, until=None)
     log(f"{'resumed' if resumed else 'started'} {module.GAME.name} game {game_id} ({store.path})")
-    return Appliance(app, store, game_id, resumed, buttons, bank, camera)
+    return Appliance(app, store, game_id, resumed, buttons, bank, camera, tuple(problems))
 
 
 def cmd_run(args: argparse.Namespace) -> int:

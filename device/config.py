@@ -163,16 +163,27 @@ def load_config(path: str | Path) -> PitboardConfig:
     """Read and validate a ``pitboard.toml``; raises :class:`ConfigError` naming the file and key."""
     path = Path(path)
     name = path.name
+    fix = "copy firmware_config/pitboard.toml there and edit it"
+    if path.is_dir():
+        raise ConfigError(str(path), "", f"is a folder, not a configuration file; give the file's path, or {fix}")
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
-        raise ConfigError(str(path), "", "no such file; copy firmware_config/pitboard.toml there and edit it") from None
+        raise ConfigError(str(path), "", f"no such file; {fix}") from None
     except OSError as exc:
-        raise ConfigError(str(path), "", f"cannot be read ({exc.strerror})") from None
+        raise ConfigError(str(path), "", f"cannot be read ({exc.strerror or exc}); give the user running "
+                                         "Pitboard read access to it") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(str(path), "", f"is not UTF-8 text (byte {exc.start} cannot be read: a binary or damaged "
+                                         f"file, or saved in another encoding); save it as UTF-8, or {fix}") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(name, "", f"is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(str(path), "", f"is nested too deeply to read (not a Pitboard configuration); {fix}") from None
     return parse_config(data, source=name, base=path.parent)
 
 

@@ -120,6 +120,36 @@ def test_file_errors_name_the_file(tmp_path: Path) -> None:
         load_config(bad)
 
 
+@pytest.mark.parametrize("kind, expected", [
+    ("binary", "is not UTF-8 text"),
+    ("latin-1", "is not UTF-8 text"),
+    ("deeply nested", "is nested too deeply to read"),
+    ("a folder", "is a folder, not a configuration file"),
+])
+def test_unreadable_config_files_are_a_clear_message_not_a_traceback(kind: str, expected: str, tmp_path: Path) -> None:
+    path = tmp_path / "pitboard.toml"
+    if kind == "binary":
+        path.write_bytes(bytes(range(256)))
+    elif kind == "latin-1":
+        path.write_bytes('[[screens]]\nplayer = "Zoë"\n'.encode("latin-1"))
+    elif kind == "deeply nested":
+        path.write_text("a = " + "[" * 100_000 + "]" * 100_000 + "\n", encoding="utf-8")
+    else:
+        path.mkdir()
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: ") and expected in message, message
+    assert "firmware_config/pitboard.toml" in message or "UTF-8" in message  # and what to do
+
+
+def test_the_example_names_the_calibration_file_that_pitboard_calibrate_writes() -> None:
+    from device.table_files import CALIBRATION_FILE
+
+    config = load_config(EXAMPLE)
+    assert config.vision.calibration is not None and config.vision.calibration.name == CALIBRATION_FILE
+
+
 def test_relative_paths_are_read_from_the_config_folder(tmp_path: Path) -> None:
     path = tmp_path / "pitboard.toml"
     path.write_text('[game]\nsetup = "table.toml"\n[camera]\nbackend = "replay"\ndevice = "frames"\n'

@@ -1,0 +1,320 @@
+"""Damaged or missing files at start: the appliance still starts and plays, says on every screen which file
+is wrong, logs what is wrong and what to do, and ``pitboard check`` names the file."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+import tomllib
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from device import cli_device
+from device.camera import ReplayBackend
+from device.camera_input import files_notice, read_calibration_file, read_face_library
+from device.cli import UserError
+from device.cli_device import build_appliance, run_check
+from device.config import parse_config
+from device.table_files import CALIBRATION_FILE, save_calibration
+from vision.calibration import Calibration
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture()
+def factory():
+    from gpiozero.pins.mock import MockFactory
+
+    f = MockFactory()
+    yield f
+    f.reset()
+
+
+@pytest.fixture(autouse=True)
+def data_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    return tmp_path / "data"
+
+
+def _config(tmp_path: Path, *, calibration: Path | None = None, faces: Path | None = None, **extra: object):
+    frames = tmp_path / "frames"
+    frames.mkdir(exist_ok=True)
+    cv2.imwrite(str(frames / "f0.png"), np.full((48, 64, 3), 180, np.uint8))
+    vision = {"faces": str(faces or tmp_path / "faces.json")}
+    if calibration is not None:
+        vision["calibration"] = str(calibration)
+    doc = {
+        "game": {"name": "gaslands"},
+        "camera": {"backend": "replay", "device": str(frames), "width": 64, "height": 48},
+        "screens": [{"player": "Alice"}, {"player": "Bob", "address": 0x3D}],
+        "store": {"path": str(tmp_path / "games.sqlite")},
+        "vision": vision,
+        **extra,
+    }
+    return parse_config(doc, source="pitboard.toml")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 50.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def _deep_json(depth: int = 100_000) -> str:
+    return "[" * depth + "]" * depth
+
+
+def _valid_calibration() -> Calibration:
+    return Calibration(px_to_mm=np.eye(3), image_size=(64, 48), mat_mm=(800.0, 450.0))
+
+
+DAMAGED_CALIBRATIONS = {
+    "broken JSON": (lambda p: p.write_text('{"schema": 1, "px_to_mm": [[1, 0', encoding="utf-8"), "not valid JSON"),
+    "binary": (lambda p: p.write_bytes(bytes(range(256)) * 4), "not UTF-8"),
+    "a JSON list": (lambda p: p.write_text("[1, 2, 3]", encoding="utf-8"), "a JSON list"),
+    "wrong schema": (lambda p: p.write_text(json.dumps({"schema": 99, "px_to_mm": [[1, 0, 0]] * 3}),
+                                            encoding="utf-8"), "schema 99"),
+    "incomplete": (lambda p: p.write_text(json.dumps({**_valid_calibration().to_dict(), "px_to_mm": "x"}),
+                                          encoding="utf-8"), "calibrat"),
+    "a folder": (lambda p: p.mkdir(), "is a folder"),
+    "deeply nested": (lambda p: p.write_text(_deep_json(), encoding="utf-8"), "nested too deeply"),
+}
+
+
+def _press(appliance, factory, clock: Clock, pin_number: int) -> None:
+    pin = factory.pin(pin_number)
+    edges = appliance.buttons.edges
+    waiting = edges.qsize()
+    pin.drive_low()
+    clock.t += 0.2
+    pin.drive_high()
+    for _ in range(500):  # gpiozero's callback thread (synchronisation, not a timing assertion)
+        if edges.qsize() >= waiting + 2:
+            break
+        time.sleep(0.002)
+    clock.t += 0.05
+    appliance.app.run(max_iterations=1, idle_s=0)
+
+
+def _plays(appliance, factory, clock: Clock) -> None:
+    """The game goes on with the buttons: OK opens the Straights, NEXT sends a template, accepted."""
+    appliance.app.run(max_iterations=2, idle_s=0)
+    _press(appliance, factory, clock, 23)
+    _press(appliance, factory, clock, 17)
+    sent = appliance.app.history[-1]
+    assert sent.source == "button" and sent.outcome.accepted
+
+
+def _screen_alerts(appliance) -> dict[str, list[str]]:
+    return {str(v.player): [a.text for a in v.alerts] for v in appliance.app.screen_views()}
+
+
+def _check(config) -> tuple[int, list[str]]:
+    from gpiozero.pins.mock import MockFactory
+
+    out = io.StringIO()
+    f = MockFactory()
+    try:
+        rc = run_check(config, out=out, pin_factory=f, smbus_factory=lambda port: (_ for _ in ()).throw(
+            FileNotFoundError()), camera_backend=ReplayBackend(config.camera.device))
+    finally:
+        f.reset()
+    assert "Traceback" not in out.getvalue()
+    return rc, out.getvalue().splitlines()
+
+
+@pytest.mark.parametrize("kind", list(DAMAGED_CALIBRATIONS))
+def test_a_damaged_calibration_never_stops_the_appliance(kind: str, tmp_path: Path, factory) -> None:
+    damage, what = DAMAGED_CALIBRATIONS[kind]
+    cal = tmp_path / "table_calibration.json"
+    damage(cal)
+    config = _config(tmp_path, calibration=cal)
+    clock, logs = Clock(), []
+    appliance = build_appliance(config, pin_factory=factory, screen_backend="recording", clock=clock,
+                                log=logs.append, camera_backend=ReplayBackend(tmp_path / "frames"))
+    try:
+        assert appliance.app.reader is None or appliance.app.reader.calibration is None
+        assert [p.part for p in appliance.file_problems] == ["calibration"]
+        warning = next(m for m in logs if m.startswith("warning:"))
+        assert str(cal) in warning and what in warning and "pitboard calibrate" in warning, warning
+        assert logs[-1].startswith("started gaslands game 1")
+        alerts = _screen_alerts(appliance)
+        assert set(alerts) == {"Alice", "Bob"}
+        assert all("TABLE NOT READ: calibration" in texts for texts in alerts.values()), alerts
+        _plays(appliance, factory, clock)
+        assert "TABLE NOT READ: calibration" in _screen_alerts(appliance)["Alice"]  # until withdrawn
+    finally:
+        appliance.close()
+    rc, lines = _check(config)
+    line = next(line for line in lines if " calibration:" in line)
+    assert line.startswith("FAIL") and str(cal) in line and what in line, line
+    assert rc == 1
+
+
+def test_a_configured_calibration_that_is_missing_is_reported(tmp_path: Path, factory) -> None:
+    cal = tmp_path / "calibration.json"  # the old name of the shipped config: never written by calibrate
+    config = _config(tmp_path, calibration=cal)
+    logs: list[str] = []
+    appliance = build_appliance(config, pin_factory=factory, screen_backend="recording", clock=Clock(),
+                                log=logs.append, camera_backend=ReplayBackend(tmp_path / "frames"))
+    try:
+        assert any(str(cal) in m and "does not exist" in m for m in logs), logs
+        assert appliance.app.notices[-1].kind == "files"
+        assert appliance.app.notices[-1].text == "TABLE NOT READ: calibration"
+    finally:
+        appliance.close()
+    rc, lines = _check(config)
+    assert any(l.startswith("FAIL  calibration:") and f"{cal} does not exist" in l for l in lines), lines
+
+
+def test_a_good_calibration_is_read_and_nothing_is_said(tmp_path: Path, factory, data_folder: Path) -> None:
+    saved = save_calibration(_valid_calibration())  # where `pitboard calibrate` writes it
+    assert saved == data_folder / CALIBRATION_FILE
+    config = _config(tmp_path)  # no [vision] calibration: the data folder's is used
+    logs: list[str] = []
+    appliance = build_appliance(config, pin_factory=factory, screen_backend="recording", clock=Clock(),
+                                log=logs.append, camera_backend=ReplayBackend(tmp_path / "frames"))
+    try:
+        assert appliance.app.reader.calibration is not None
+        assert not appliance.file_problems and not [n for n in appliance.app.notices if n.kind == "files"]
+    finally:
+        appliance.close()
+    rc, lines = _check(config)
+    assert any(l.startswith("OK    calibration:") for l in lines), lines
+    assert any(l.startswith("OK    face library:") and "none taught yet" in l for l in lines), lines
+
+
+def test_no_calibration_yet_at_the_default_place_is_a_note_not_a_notice(tmp_path: Path, factory) -> None:
+    logs: list[str] = []
+    appliance = build_appliance(_config(tmp_path), pin_factory=factory, screen_backend="recording", clock=Clock(),
+                                log=logs.append, camera_backend=ReplayBackend(tmp_path / "frames"))
+    try:
+        assert any(m.startswith("note: no calibration at") for m in logs), logs
+        assert not [n for n in appliance.app.notices if n.kind == "files"]
+    finally:
+        appliance.close()
+    rc, lines = _check(_config(tmp_path))
+    assert any(l.startswith("WARN  calibration: no calibration at") for l in lines), lines
+
+
+@pytest.mark.parametrize("kind", ["broken JSON", "binary", "a JSON list", "a folder", "deeply nested"])
+def test_a_damaged_face_library_means_plain_d6_and_a_notice(kind: str, tmp_path: Path, factory) -> None:
+    faces = tmp_path / "faces.json"
+    DAMAGED_CALIBRATIONS[kind][0](faces)
+    config = _config(tmp_path, faces=faces)
+    clock, logs = Clock(), []
+    appliance = build_appliance(config, pin_factory=factory, screen_backend="recording", clock=clock,
+                                log=logs.append, camera_backend=ReplayBackend(tmp_path / "frames"))
+    try:
+        assert appliance.app.reader.faces.examples == {}  # an empty library: dice read as plain d6
+        warning = next(m for m in logs if m.startswith("warning:"))
+        assert str(faces) in warning and "teach" in warning and "plain d6" in warning, warning
+        assert all("FACES FILE BAD: plain d6" in t for t in _screen_alerts(appliance).values())
+        _plays(appliance, factory, clock)
+    finally:
+        appliance.close()
+    assert faces.is_dir() or faces.exists()  # the owner's file is left untouched
+    rc, lines = _check(config)
+    assert any(l.startswith("FAIL  face library:") and str(faces) in l for l in lines), lines
+
+
+def test_both_files_damaged_fit_one_screen_line(tmp_path: Path) -> None:
+    cal, faces = tmp_path / "cal.json", tmp_path / "faces.json"
+    cal.write_text("[]", encoding="utf-8")
+    faces.write_text("{", encoding="utf-8")
+    problems = [read_calibration_file(cal)[1], read_face_library(faces)[1]]
+    text = files_notice(problems)
+    assert text == "BAD FILES: calibration+faces" and len(text) <= 28
+    assert all(len(p.short) <= 28 for p in problems)
+
+
+def test_from_files_without_a_problems_list_raises_a_user_error(tmp_path: Path) -> None:
+    from device.camera_input import VisionReader
+
+    cal = tmp_path / "cal.json"
+    cal.write_text("[]", encoding="utf-8")
+    with pytest.raises(UserError, match="is not a calibration"):
+        VisionReader.from_files(cal, None)
+
+
+def test_the_camera_off_leaves_the_files_alone_at_run_and_check_only_warns(tmp_path: Path, factory) -> None:
+    cal = tmp_path / "cal.json"
+    cal.write_text("{", encoding="utf-8")
+    config = _config(tmp_path, calibration=cal, camera={"backend": "none"})
+    appliance = build_appliance(config, pin_factory=factory, screen_backend="recording", clock=Clock(),
+                                log=lambda m: None)
+    try:
+        assert appliance.camera is None and not appliance.file_problems
+    finally:
+        appliance.close()
+    out = io.StringIO()
+    from gpiozero.pins.mock import MockFactory
+
+    f = MockFactory()
+    try:
+        run_check(config, out=out, pin_factory=f, smbus_factory=lambda port: (_ for _ in ()).throw(FileNotFoundError()))
+    finally:
+        f.reset()
+    lines_text = out.getvalue().splitlines()
+    assert any(l.startswith("WARN  calibration:") and 'not used: camera backend "none"' in l for l in lines_text)
+
+
+@pytest.mark.parametrize("kind", ["a folder", "binary", "deeply nested", "missing"])
+def test_a_bad_setup_path_is_a_clear_message_at_run_and_in_check(kind: str, tmp_path: Path, factory) -> None:
+    setup = tmp_path / "setup.toml"
+    expected = {"a folder": "is a folder", "binary": "not UTF-8", "deeply nested": "nested too deeply",
+                "missing": "does not exist"}[kind]
+    if kind == "a folder":
+        setup.mkdir()
+    elif kind == "binary":
+        setup.write_bytes(b"\xff\xfe\x00game")
+    elif kind == "deeply nested":
+        setup.write_text("a = " + _deep_json(), encoding="utf-8")
+    config = _config(tmp_path, game={"name": "gaslands", "setup": str(setup)})
+    with pytest.raises(UserError) as caught:
+        build_appliance(config, pin_factory=factory, screen_backend="recording", log=lambda m: None)
+    message = str(caught.value)
+    assert f"setup file {setup}" in message and expected in message, message
+    rc, lines = _check(config)
+    line = next(l for l in lines if l.startswith("FAIL  game gaslands:"))
+    assert str(setup) in line and expected in line, line
+
+
+def test_the_shipped_config_names_the_file_calibrate_writes() -> None:
+    doc = tomllib.loads((ROOT / "firmware_config" / "pitboard.toml").read_text(encoding="utf-8"))
+    assert Path(doc["vision"]["calibration"]).name == CALIBRATION_FILE
+    assert Path(doc["vision"]["faces"]).name == "faces.json"
+    mentions = [p for p in (ROOT / "firmware_config").iterdir() if p.is_file() and p.suffix in (".toml", ".md")]
+    mentions += [ROOT / "deploy" / "README.md"]
+    for p in mentions:
+        assert "/calibration.json" not in p.read_text(encoding="utf-8").replace("`calibration.json`", ""), p
+
+
+def test_cmd_run_with_a_damaged_calibration_starts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``pitboard run`` itself: the appliance is built and the loop runs (stopped at once here)."""
+    cal = tmp_path / "table_calibration.json"
+    cal.write_bytes(b"\x00\x01binary")
+    config = _config(tmp_path, calibration=cal)
+    built = []
+
+    def fake_build(cfg):
+        from gpiozero.pins.mock import MockFactory
+
+        appliance = build_appliance(cfg, pin_factory=MockFactory(), screen_backend="recording", log=lambda m: None,
+                                    camera_backend=ReplayBackend(tmp_path / "frames"))
+        appliance.app.run = lambda stop: built.append(stop())
+        return appliance
+
+    monkeypatch.setattr(cli_device.signal, "signal", lambda *a: None)  # keep pytest's own SIGTERM handler
+    monkeypatch.setattr(cli_device, "_load", lambda path: config)
+    monkeypatch.setattr(cli_device, "build_appliance", fake_build)
+    import argparse
+
+    assert cli_device.cmd_run(argparse.Namespace(config="x")) == 0
+    assert built == [False]
