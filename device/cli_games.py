@@ -72,17 +72,22 @@ def mark_finished(store: Store, game_id: int, match: Match[Any]) -> None:
         store.finish(game_id)
 
 
-def _numbered(lines: Iterable[str], source: str) -> Iterable[tuple[int, str]]:
-    number = 0
-    try:
-        for number, line in enumerate(lines, start=1):
-            yield number, line
-    except UnicodeDecodeError:
-        raise _user_error(f"{source}:{number + 1}: not UTF-8 text; save the script as UTF-8. "
-                          "The lines before it are recorded.") from None
+def _numbered(lines: Iterable[str | bytes], source: str) -> Iterable[tuple[int, str]]:
+    """Number the lines; bytes are decoded one line at a time, so a line that is not UTF-8 is told by its own
+    number and every line before it has been applied."""
+    for number, line in enumerate(lines, start=1):
+        if isinstance(line, bytes):
+            try:
+                line = line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                before = (f"lines 1-{number - 1} before it were applied and their decisions are recorded"
+                          if number > 1 else "nothing of the script was applied")
+                raise _user_error(f"{source}:{number}: not UTF-8 text (byte {exc.start + 1} of the line); save the "
+                                  f"script as UTF-8 and run it from line {number}. {before}.") from None
+        yield number, line
 
 
-def apply_lines(match: Match[Any], lines: Iterable[str], out: TextIO, *, as_json: bool, source: str) -> int:
+def apply_lines(match: Match[Any], lines: Iterable[str | bytes], out: TextIO, *, as_json: bool, source: str) -> int:
     """Apply script lines; one answer per command.  Returns an exit code."""
     for number, line in _numbered(lines, source):
         text = line.strip()
@@ -125,7 +130,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
             game_id, match = open_match(args.game, store, setup, new=args.new)
             if args.script:
                 try:
-                    script = sys.stdin if args.script == "-" else open(args.script, encoding="utf-8")
+                    script = getattr(sys.stdin, "buffer", sys.stdin) if args.script == "-" else open(args.script, "rb")
                 except OSError as exc:
                     raise _user_error(f"cannot read the script {args.script}: {exc.strerror}") from None
                 try:
@@ -189,18 +194,31 @@ def _read_chart(path: str) -> dict[str, Any]:
 
 def _cmd_log(args: argparse.Namespace) -> int:
     try:
-        with Store(args.db) as store:
+        with Store(args.db, read_only=True) as store:
             if args.log_what == "list":
                 for info in store.games():
                     print(json.dumps(dataclasses.asdict(info)))
+                return 0
+            games = store.games()
+            if args.game_id is None:
+                if not games:
+                    raise _user_error(f"{args.db} holds no games yet; nothing to export")
+                game_id = games[-1].id
+            elif not store.has_game(args.game_id):
+                ids = ", ".join(str(g.id) for g in games) or "none"
+                raise _user_error(f"{args.db} holds no game {args.game_id} (its games: {ids}); "
+                                  f"`pitboard log list --db {args.db}` lists them")
             else:
-                game_id = args.game_id or (store.games()[-1].id if store.games() else None)
-                if game_id is None:
-                    raise _user_error(f"{args.db} holds no games")
-                for line in store.export_jsonl(game_id):
-                    print(line)
+                game_id = args.game_id
+            problems: list[str] = []
+            for line in store.export_jsonl(game_id, problems):
+                print(line)
     except StoreError as exc:
         raise _user_error(str(exc)) from None
+    if problems:
+        print(f"pitboard: {args.db}, game {game_id}: {'; '.join(problems)}. Those events were exported as they are "
+              "stored (data_text, error); the log was left untouched", file=sys.stderr)
+        return 1
     return 0
 
 

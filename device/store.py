@@ -5,21 +5,33 @@ commit durable across a power cut (a Pi on a table gets unplugged), at a cost of
 which is nothing at the pace of a board game.  Each decision's events go in one transaction, so a crash
 leaves either the whole decision or none of it.
 
-A file that is not a Pitboard log, or is damaged, is never rewritten: :class:`StoreError` names the file
-and says what to do, and the owner's data stays as it was.
+A file that is not a Pitboard log, or is damaged, is never rewritten: it is looked at read-only (its
+header first, then SQLite in ``mode=ro``) until it is known to be a Pitboard log, and :class:`StoreError`
+names the file, says what is really wrong (damaged, someone else's database, read-only, locked, disk
+full) and what to do.  A new log gets its schema only when its first game is begun, so a refused
+``play`` leaves no file behind it and a 0-byte file stays 0 bytes.
+
+One writer per log: a writing :class:`Store` holds an exclusive ``flock`` on ``LOG-lock`` beside the log
+(holding the writer's PID and command) for as long as it is open, and a second writer — the service and a
+hand-run ``play``, say — is refused before anything is written.  Readers (``Store(path, read_only=True)``:
+``pitboard log list/export``) take no lock, never write, and work on a read-only mount.
 """
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import sqlite3
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
+from urllib.parse import quote
 
-from games.core import Event, Game, Match, Record
+from games.core import Event, Game, Illegal, Match, Record
 from games.core.match import CorruptLog
 
 SCHEMA_VERSION = 1
@@ -43,6 +55,13 @@ CREATE TABLE IF NOT EXISTS events (
     PRIMARY KEY (game_id, seq)
 );
 """
+_COLUMNS = {
+    "games": ("id", "game", "title", "created", "finished"),
+    "events": ("game_id", "seq", "decision", "type", "data", "recorded"),
+}
+_KEEP = "It was left untouched"
+BUSY_TIMEOUT = 10.0  # seconds a write waits for another program's SQLite lock before it is told
+_LOW_SPACE = 256 * 1024  # below this many free bytes an I/O failure is called "disk full"
 
 
 class StoreError(Exception):
@@ -63,51 +82,333 @@ def _utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
-class Store:
-    """One SQLite file holding any number of games.  ``clock`` is injected for tests."""
+def _me() -> str:
+    """How a writer names itself in the lock file: ``pitboard play``, ``pitboard run``, ..."""
+    argv = [a for a in sys.argv if a]
+    name = Path(argv[0]).name if argv else "python"
+    if name in ("-c", "-m", "__main__.py"):
+        name = "python"
+    if len(argv) > 1 and not argv[1].startswith("-"):
+        name += f" {argv[1]}"
+    return name
 
-    def __init__(self, path: str | Path, *, clock: Callable[[], str] = _utc_now) -> None:
+
+def lock_path(path: Path) -> Path:
+    """The lock file of a log: ``LOG-lock`` beside it (like SQLite's ``-wal`` and ``-shm``)."""
+    return path.with_name(path.name + "-lock")
+
+
+class _WriterLock:
+    """An exclusive ``flock`` on ``LOG-lock``, removed on release.  The file holds ``PID command`` so a
+    refused writer can say who has the log.  After locking, the file must still be the one at the path
+    (a releasing holder unlinks it while it still holds the lock), otherwise it is tried again."""
+
+    def __init__(self, log: Path) -> None:
+        import fcntl
+
+        self.path = lock_path(log)
+        for _ in range(20):
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = self._holder(fd)
+                os.close(fd)
+                raise StoreError(
+                    f"this log is in use by {holder}: {log} has one writer at a time. Nothing was written; stop "
+                    "that program first (or wait for it to finish), or give another --db. "
+                    "`pitboard log list/export` can read it meanwhile"
+                ) from None
+            try:
+                same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                self.fd: int | None = fd
+                try:
+                    os.ftruncate(fd, 0)
+                    os.write(fd, f"{os.getpid()} {_me()}\n".encode())
+                except OSError:
+                    pass  # the lock holds without the note; the store says what is wrong with the disk
+                return
+            os.close(fd)
+        raise StoreError(f"could not lock {log} ({self.path} keeps changing); try again")
+
+    @staticmethod
+    def _holder(fd: int) -> str:
+        try:
+            text = os.pread(fd, 200, 0).decode("utf-8", "replace").split()
+        except OSError:
+            text = []
+        if text and text[0].isdigit():
+            who = " ".join(text[1:]) or "another program"
+            return f"`{who}` (PID {text[0]})"
+        return "another program"
+
+    def release(self) -> None:
+        if self.fd is None:
+            return
+        try:
+            os.unlink(self.path)
+        except OSError:
+            pass
+        os.close(self.fd)
+        self.fd = None
+
+
+def _header(path: Path) -> bytes:
+    with path.open("rb") as fh:
+        return fh.read(100)
+
+
+def _free_bytes(folder: Path) -> int | None:
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return None
+    return st.f_bavail * st.f_frsize
+
+
+def _writable(folder: Path) -> bool:
+    return os.access(folder, os.W_OK)
+
+
+class Store:
+    """One SQLite file holding any number of games.  ``clock`` is injected for tests.
+
+    ``read_only``: look, never write, take no lock; the file must exist.  Otherwise this is THE writer of
+    the log (a second one is refused); a missing or 0-byte file is a new log, created by the first game."""
+
+    def __init__(self, path: str | Path, *, clock: Callable[[], str] = _utc_now, read_only: bool = False) -> None:
         self.path = Path(path)
         self._clock = clock
-        if self.path.exists() and self.path.is_dir():
+        self.read_only = read_only
+        self._db: sqlite3.Connection | None = None
+        self._lock: _WriterLock | None = None
+        if self.path.is_dir():
             raise StoreError(f"{self.path} is a folder; give a file path for the game log")
+        exists = self.path.exists()
+        if read_only and not exists:
+            raise StoreError(f"there is no game log {self.path}: check the path (nothing was created)")
+        empty = not exists or self.path.stat().st_size == 0
+        if not empty:
+            self._check_header()
+        if not read_only:
+            self._take_lock()
+        try:
+            if not empty:
+                self._open_existing()
+        except BaseException:
+            self.close()
+            raise
+
+    # -- opening ----------------------------------------------------------------------------------
+    def _damaged(self, why: str) -> StoreError:
+        return StoreError(
+            f"{self.path} is not a Pitboard game log or is damaged ({why}). {_KEEP}: move it aside (keep it — "
+            "`sqlite3 FILE .recover` may save its games) and start a new log with another --db."
+        )
+
+    def _foreign(self, why: str) -> StoreError:
+        return StoreError(
+            f"{self.path} is another program's SQLite database, not a Pitboard game log ({why}). {_KEEP}; "
+            "give --db a new file for the game log."
+        )
+
+    def _check_header(self) -> None:
+        """Decide from the first 100 bytes, without SQLite, whether the file may be ours."""
+        try:
+            head = _header(self.path)
+        except OSError as exc:
+            raise StoreError(f"cannot read the game log {self.path}: {exc.strerror}; check its permissions") from None
+        if len(head) < 100 or not head.startswith(b"SQLite format 3\x00"):
+            raise self._damaged("it is not an SQLite database")
+        app_id = int.from_bytes(head[68:72], "big")
+        if app_id == APPLICATION_ID:
+            return
+        wal = self.path.with_name(self.path.name + "-wal")
+        pending = wal.exists() and wal.stat().st_size > 0
+        if app_id != 0 or not pending:  # the header is the truth: nothing waits in a -wal file
+            raise self._foreign("it holds other tables" if int.from_bytes(head[28:32], "big") > 1
+                                else "it is an SQLite database with no Pitboard tables")
+        # app_id 0 with a -wal file: an older Pitboard wrote its header in the WAL; SQLite must look
+
+    def _take_lock(self) -> None:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(str(self.path), isolation_level=None, timeout=10)
-        except (OSError, sqlite3.Error) as exc:
-            raise StoreError(f"cannot open the game log {self.path}: {exc}; check the folder exists and is writable") from exc
+            self._lock = _WriterLock(self.path)
+        except ImportError:  # pragma: no cover - not on Windows
+            self._lock = None
+        except OSError as exc:
+            raise self._os_problem(exc) from None
+
+    def _os_problem(self, exc: OSError) -> StoreError:
+        folder = self.path.parent
+        if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            return StoreError(
+                f"{self.path} cannot be written here ({folder}: {exc.strerror}): it can still be read with "
+                "`pitboard log list/export`; to play on, copy it (with any -wal file) to a writable folder, "
+                "or give --db a file in one. Nothing was changed"
+            )
+        if exc.errno == errno.ENOSPC:
+            return StoreError(f"the disk holding {self.path} is full: free some space and try again. Nothing was changed")
+        return StoreError(f"cannot open the game log {self.path}: {exc.strerror or exc}; check the folder exists and is writable")
+
+    def _sqlite_problem(self, exc: sqlite3.Error, doing: str) -> StoreError:
+        """Say what is really wrong with an SQLite failure: locked, read-only, full, or damaged."""
+        name = getattr(exc, "sqlite_errorname", "") or ""
+        free = _free_bytes(self.path.parent)
+        if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+            return StoreError(
+                f"{self.path} is locked by another program (an open `sqlite3` shell or a copy tool?): {doing} "
+                "failed. Nothing was changed; close that program and try again"
+            )
+        if name.startswith("SQLITE_FULL") or (free is not None and free < _LOW_SPACE):
+            return StoreError(f"the disk holding {self.path} is full ({exc}): {doing} failed. Nothing was changed; "
+                              "free some space and try again")
+        if name.startswith("SQLITE_READONLY") or (name.startswith("SQLITE_CANTOPEN") and not _writable(self.path.parent)):
+            return StoreError(
+                f"{self.path} is read-only here ({exc}): {doing} failed. It can still be read with "
+                "`pitboard log list/export`; to play on, copy it (with any -wal file) to a writable folder. "
+                "Nothing was changed"
+            )
+        if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
+            return self._damaged(str(exc))
+        if name.startswith("SQLITE_IOERR"):
+            return StoreError(f"the disk holding {self.path} failed ({exc}): {doing} failed. Check the disk; nothing "
+                              "was changed")
+        return self._damaged(str(exc))
+
+    def _connect(self, mode: str) -> sqlite3.Connection:
+        uri = f"file:{quote(str(self.path.absolute()))}?mode={mode}"
+        return sqlite3.connect(uri, uri=True, isolation_level=None, timeout=BUSY_TIMEOUT)
+
+    def _open_existing(self) -> None:
+        if self.read_only:
+            self._db = self._connect("ro")
+            try:
+                self._verify()
+            except sqlite3.OperationalError as exc:
+                self._db.close()
+                self._db = None
+                wal = self.path.with_name(self.path.name + "-wal")
+                name = getattr(exc, "sqlite_errorname", "") or ""
+                if not name.startswith(("SQLITE_CANTOPEN", "SQLITE_IOERR", "SQLITE_FULL", "SQLITE_READONLY")):
+                    raise self._sqlite_problem(exc, "reading it") from None
+                if wal.exists() and wal.stat().st_size > 0:
+                    if _writable(self.path.parent):
+                        raise self._sqlite_problem(exc, "reading it") from None
+                    raise StoreError(
+                        f"{self.path} is on a read-only place and its newest events are in {wal.name}, which SQLite "
+                        f"cannot read there without {self.path.name}-shm. {_KEEP}: copy the log and its -wal file "
+                        "to a writable folder and read the copy"
+                    ) from None
+                # SQLite could not make the -shm file it reads a WAL log with (a read-only mount, a full disk),
+                # so no writer has the log open and nothing waits in a -wal: the file is all there is
+                # (immutable)
+                self._db = sqlite3.connect(f"file:{quote(str(self.path.absolute()))}?mode=ro&immutable=1",
+                                           uri=True, isolation_level=None)
+                try:
+                    self._verify()
+                except sqlite3.Error as exc2:
+                    raise self._sqlite_problem(exc2, "reading it") from None
+            except sqlite3.Error as exc:
+                raise self._sqlite_problem(exc, "reading it") from None
+            return
+        # a writer: known to be ours read-only first, then opened for writing
         try:
+            probe = self._connect("ro")
+        except sqlite3.Error as exc:
+            raise self._sqlite_problem(exc, "opening it") from None
+        try:
+            self._db = probe
+            self._verify()
+        except sqlite3.Error as exc:
+            raise self._sqlite_problem(exc, "opening it") from None
+        finally:
+            probe.close()
+            self._db = None
+        try:
+            self._db = self._connect("rw")
+            self._verify()
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA foreign_keys=ON")
-            self._check_or_create()
-        except sqlite3.DatabaseError as exc:
-            self._db.close()
-            raise StoreError(
-                f"{self.path} is not a Pitboard game log or is damaged ({exc}). It was left untouched: "
-                "move it aside (keep it — `sqlite3 FILE .recover` may save its games) and start a new log."
-            ) from exc
+        except sqlite3.Error as exc:
+            raise self._sqlite_problem(exc, "opening it for writing") from None
 
-    def _check_or_create(self) -> None:
-        app_id = self._db.execute("PRAGMA application_id").fetchone()[0]
-        version = self._db.execute("PRAGMA user_version").fetchone()[0]
-        tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if app_id == 0 and not tables:
+    def _verify(self) -> None:
+        """The file is a Pitboard log of a version this Pitboard reads, with every table and column."""
+        db = self._db
+        assert db is not None
+        app_id = db.execute("PRAGMA application_id").fetchone()[0]
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if app_id != APPLICATION_ID:
+            raise self._foreign("it holds other tables" if tables else "it is an SQLite database with no Pitboard tables")
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path} was written by a newer Pitboard (log version {version}, this one reads {SCHEMA_VERSION}); "
+                "upgrade Pitboard to open it. It was left untouched"
+            )
+        for table, columns in _COLUMNS.items():
+            if table not in tables:
+                raise self._edited(f"its table `{table}` is missing")
+            have = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
+            missing = [c for c in columns if c not in have]
+            if missing:
+                raise self._edited(f"the column{'s' if len(missing) > 1 else ''} {', '.join(missing)} of `{table}` "
+                                   f"{'are' if len(missing) > 1 else 'is'} missing")
+
+    def _edited(self, why: str) -> StoreError:
+        return StoreError(
+            f"{self.path} is a Pitboard game log that was changed by hand or by another program: {why}. {_KEEP}; "
+            "restore it from a backup, or start a new log with another --db (export what is readable with "
+            "`sqlite3 FILE .dump`)"
+        )
+
+    def _create(self) -> sqlite3.Connection:
+        """The first write to a new log: schema and marks in one transaction, then WAL."""
+        if self._db is not None:
+            return self._db
+        if self.read_only:
+            raise StoreError(f"{self.path} was opened read-only")
+        try:
+            if self.path.exists() and self.path.stat().st_size > 0:
+                raise StoreError(f"{self.path} was written by someone else meanwhile; {_KEEP}. Try again")
+            self._db = self._connect("rwc")
             self._db.executescript(
                 f"BEGIN IMMEDIATE; {_SCHEMA} PRAGMA application_id={APPLICATION_ID}; "
                 f"PRAGMA user_version={SCHEMA_VERSION}; COMMIT;"
             )
-            return
-        if app_id != APPLICATION_ID:
-            raise sqlite3.DatabaseError("it holds other tables, not a Pitboard log")
-        if version > SCHEMA_VERSION:
-            raise StoreError(
-                f"{self.path} was written by a newer Pitboard (log version {version}, this one reads {SCHEMA_VERSION}); "
-                "upgrade Pitboard to open it"
-            )
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+        except sqlite3.Error as exc:
+            problem = self._sqlite_problem(exc, "creating the log")
+            if self._db is not None:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                self._db.close()
+                self._db = None
+            raise problem from None
+        except OSError as exc:
+            raise self._os_problem(exc) from None
+        return self._db
 
     def close(self) -> None:
-        self._db.close()
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+        if self._lock is not None:
+            self._lock.release()  # after SQLite let go of the file
+            self._lock = None
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
 
     def __enter__(self) -> "Store":
         return self
@@ -115,44 +416,61 @@ class Store:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """Rows of a read; nothing when the log has no schema yet."""
+        if self._db is None:
+            return []
+        try:
+            return self._db.execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise self._sqlite_problem(exc, "reading it") from None
+
     # -- games ------------------------------------------------------------------------------------
     def new_game(self, game: str, title: str = "") -> int:
         """A game row with no events yet (``Match.begin(..., sink=store.sink(id))`` records decision 0).
         A game left without events by a crash is ignored by :meth:`latest_unfinished`;
         :meth:`begin_game` does both in one transaction."""
-        cur = self._db.execute("INSERT INTO games (game, title, created) VALUES (?, ?, ?)", (game, title, self._clock()))
+        db = self._create()
+        try:
+            cur = db.execute("INSERT INTO games (game, title, created) VALUES (?, ?, ?)", (game, title, self._clock()))
+        except sqlite3.Error as exc:
+            raise self._sqlite_problem(exc, "starting a game") from None
         return int(cur.lastrowid or 0)
 
     def begin_game(self, game: str, events: Sequence[Event], title: str = "") -> tuple[int, list[Record]]:
         """Create a game and record its first decision in ONE transaction: a crash in between cannot leave
         a game with no events behind."""
+        db = self._create()
         now = self._clock()
         try:
-            self._db.execute("BEGIN IMMEDIATE")
-            cur = self._db.execute("INSERT INTO games (game, title, created) VALUES (?, ?, ?)", (game, title, now))
+            db.execute("BEGIN IMMEDIATE")
+            cur = db.execute("INSERT INTO games (game, title, created) VALUES (?, ?, ?)", (game, title, now))
             game_id = int(cur.lastrowid or 0)
             records = self._insert(game_id, 0, 0, events, now)
-            self._db.execute("COMMIT")
+            db.execute("COMMIT")
         except sqlite3.Error as exc:
-            if self._db.in_transaction:
-                self._db.execute("ROLLBACK")
+            if db.in_transaction:
+                db.execute("ROLLBACK")
             raise StoreError(f"could not write to the game log {self.path}: {exc}; the game was not started") from exc
         return game_id, records
 
     def games(self) -> list[GameInfo]:
-        rows = self._db.execute(
+        rows = self._query(
             "SELECT g.id, g.game, g.title, g.created, g.finished, COUNT(e.seq) FROM games g "
             "LEFT JOIN events e ON e.game_id = g.id GROUP BY g.id ORDER BY g.id"
-        ).fetchall()
+        )
         return [GameInfo(r[0], r[1], r[2], r[3], bool(r[4]), r[5]) for r in rows]
 
+    def has_game(self, game_id: int) -> bool:
+        return bool(self._query("SELECT 1 FROM games WHERE id = ?", (game_id,)))
+
     def latest_unfinished(self, game: str) -> int | None:
-        row = self._db.execute(
+        rows = self._query(
             "SELECT id FROM games WHERE game = ? AND finished = 0 "
             "AND EXISTS (SELECT 1 FROM events WHERE events.game_id = games.id) ORDER BY id DESC LIMIT 1",
             (game,),
-        ).fetchone()
-        return None if row is None else int(row[0])
+        )
+        return None if not rows else int(rows[0][0])
 
     def open_match(
         self, game: Game[Any, Any], options: Mapping[str, Any] | None, *, new: bool = False
@@ -163,20 +481,28 @@ class Store:
         :class:`games.core.Illegal` from the game."""
         game_id = None if new else self.latest_unfinished(game.name)
         if game_id is not None:
+            hint = (f"Nothing was changed; export it with `pitboard log export --db {self.path} --game-id {game_id}` "
+                    "to inspect it, or start a new game (--new)")
+            records = self.records(game_id)
             try:
-                return game_id, Match(game, self.records(game_id), sink=self.sink(game_id)), True
-            except CorruptLog as exc:
-                raise StoreError(
-                    f"{self.path}: game {game_id} cannot be replayed ({exc}). Nothing was changed; export it with "
-                    f"`pitboard log export --db {self.path} --game-id {game_id}` to inspect it, or start a new game"
-                ) from None
+                return game_id, Match(game, records, sink=self.sink(game_id)), True
+            except (CorruptLog, Illegal, LookupError, TypeError, ValueError, AttributeError, AssertionError) as exc:
+                why = exc.reason if isinstance(exc, Illegal) else (str(exc) if isinstance(exc, CorruptLog) else
+                       f"its first events do not start a {game.name} game: {type(exc).__name__}: {exc}")
+                raise StoreError(f"{self.path}: game {game_id} cannot be replayed ({why}). {hint}") from None
         if options is None:
             raise StoreError(f"{self.path} holds no unfinished {game.name} game, and no setup was given to start one")
-        game_id, records = self.begin_game(game.name, list(game.start(options)))
+        events = list(game.start(options))  # bad options: Illegal, before anything is written
+        game_id, records = self.begin_game(game.name, events)
         return game_id, Match(game, records, sink=self.sink(game_id)), False
 
     def finish(self, game_id: int) -> None:
-        self._db.execute("UPDATE games SET finished = 1 WHERE id = ?", (game_id,))
+        if self._db is None:
+            return
+        try:
+            self._db.execute("UPDATE games SET finished = 1 WHERE id = ?", (game_id,))
+        except sqlite3.Error as exc:
+            raise self._sqlite_problem(exc, f"marking game {game_id} finished") from None
 
     # -- events -----------------------------------------------------------------------------------
     def sink(self, game_id: int) -> Callable[[int, Sequence[Event]], list[Record]]:
@@ -185,19 +511,21 @@ class Store:
 
     def append(self, game_id: int, decision: int, events: Sequence[Event]) -> list[Record]:
         """Append one decision's events in one transaction; returns them once they are durable."""
+        db = self._create()
         now = self._clock()
         try:
-            self._db.execute("BEGIN IMMEDIATE")
-            row = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE game_id = ?", (game_id,)).fetchone()
+            db.execute("BEGIN IMMEDIATE")
+            row = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE game_id = ?", (game_id,)).fetchone()
             records = self._insert(game_id, int(row[0]), decision, events, now)
-            self._db.execute("COMMIT")
+            db.execute("COMMIT")
         except sqlite3.Error as exc:
-            if self._db.in_transaction:
-                self._db.execute("ROLLBACK")
+            if db.in_transaction:
+                db.execute("ROLLBACK")
             raise StoreError(f"could not write to the game log {self.path}: {exc}; nothing of this step was recorded") from exc
         return records
 
     def _insert(self, game_id: int, last_seq: int, decision: int, events: Sequence[Event], now: str) -> list[Record]:
+        assert self._db is not None
         records = []
         for seq, event in enumerate(events, start=last_seq + 1):
             self._db.execute(
@@ -209,27 +537,44 @@ class Store:
 
     def records(self, game_id: int) -> list[Record]:
         out = []
-        for seq, decision, kind, data in self._db.execute(
+        for seq, decision, kind, data in self._query(
             "SELECT seq, decision, type, data FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
         ):
+            where = f"{self.path}: event {seq} of game {game_id}"
+            todo = (f"Nothing was changed; see it with `pitboard log export --db {self.path} --game-id {game_id}`, "
+                    "or start a new game (--new)")
             try:
                 payload = json.loads(data)
-            except json.JSONDecodeError as exc:
-                raise StoreError(f"{self.path}: event {seq} of game {game_id} is not valid JSON ({exc})") from exc
+            except (json.JSONDecodeError, TypeError) as exc:
+                raise StoreError(f"{where} is not valid JSON ({exc}); the log was edited by hand. {todo}") from None
+            if not isinstance(payload, dict):
+                raise StoreError(f"{where} has data that is not a JSON object ({type(payload).__name__}); the log was "
+                                 f"edited by hand. {todo}")
+            if not isinstance(seq, int) or not isinstance(decision, int) or not isinstance(kind, str):
+                raise StoreError(f"{where} has a seq, decision or type of the wrong kind; the log was edited by "
+                                 f"hand. {todo}")
             out.append(Record(seq, decision, Event(kind, payload)))
         return out
 
-    def export_jsonl(self, game_id: int) -> Iterator[str]:
-        """The game as JSON lines: one line per event, undone ones included (the log is the truth)."""
-        for seq, decision, kind, data, recorded in self._db.execute(
+    def export_jsonl(self, game_id: int, problems: list[str] | None = None) -> Iterator[str]:
+        """The game as JSON lines: one line per event, undone ones included (the log is the truth).  An event
+        whose data is not JSON is exported as it is, under ``data_text`` with ``error``, and told in
+        ``problems``: exporting is how a broken game is inspected."""
+        for seq, decision, kind, data, recorded in self._query(
             "SELECT seq, decision, type, data, recorded FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
         ):
-            yield json.dumps(
-                {"seq": seq, "decision": decision, "type": kind, "data": json.loads(data), "recorded": recorded},
-                sort_keys=True,
-            )
+            line: dict[str, Any] = {"seq": seq, "decision": decision, "type": kind, "recorded": recorded}
+            try:
+                line["data"] = json.loads(data)
+            except (json.JSONDecodeError, TypeError) as exc:
+                line["data"] = None
+                line["data_text"] = data if isinstance(data, str) else repr(data)
+                line["error"] = f"not valid JSON: {exc}"
+                if problems is not None:
+                    problems.append(f"event {seq}: its data is not valid JSON ({exc})")
+            yield json.dumps(line, sort_keys=True)
 
     def integrity_check(self) -> str:
+        if self._db is None:
+            return "ok"
         return str(self._db.execute("PRAGMA integrity_check").fetchone()[0])
-
-

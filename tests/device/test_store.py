@@ -25,6 +25,7 @@ import crash_writer  # noqa: E402
 
 def test_wal_and_full_sync(tmp_path):
     store = Store(tmp_path / "log.sqlite")
+    store.begin_game("gaslands", list(GAME.start(crash_writer.SETUP)))  # a new log is created by its first game
     assert store._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert store._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
 
@@ -96,7 +97,8 @@ def test_a_file_that_is_not_a_log_is_refused_and_left_untouched(tmp_path):
 
 def test_a_newer_log_version_is_refused(tmp_path):
     path = tmp_path / "log.sqlite"
-    Store(path).close()
+    with Store(path) as store:
+        store.begin_game("gaslands", list(GAME.start(crash_writer.SETUP)))
     db = sqlite3.connect(path)
     db.execute("PRAGMA user_version=99")
     db.commit()

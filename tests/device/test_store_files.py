@@ -1,0 +1,374 @@
+"""The game log's files under stress: a second writer, read-only places, a locked or full disk, another
+program's database, hand edits, and the `play`/`log` command lines around them.  Nothing recorded is changed:
+files are hashed before and after.
+
+Read-only: tests run as root, for whom chmod does not stop a write, so a read-only place is a read-only
+bind mount (``mount --bind`` + ``remount,ro``) of a folder holding a copy of the log; a full disk is a small
+tmpfs.  Both are skipped where mounting is not allowed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from device import store as store_module
+from device.cli import main
+from device.store import Store, StoreError, lock_path
+
+REPO = Path(__file__).resolve().parents[2]
+TWO_PLAYERS = (
+    '[[players]]\nname = "A"\n[[players.vehicles]]\ntype = "buggy"\n'
+    '[[players]]\nname = "B"\n[[players.vehicles]]\ntype = "car"\n'
+)
+MOVES = '{"type": "choose_template", "template": "gentle"}\n{"type": "place_template"}\n'
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def siblings(path: Path) -> set[str]:
+    return {p.name for p in path.parent.iterdir()}
+
+
+def make_log(tmp_path: Path, name: str = "g.sqlite", script: str = MOVES) -> Path:
+    setup = tmp_path / "setup.toml"
+    setup.write_text(TWO_PLAYERS)
+    lines = tmp_path / "moves.jsonl"
+    lines.write_text(script)
+    db = tmp_path / name
+    assert main(["play", "gaslands", "--setup", str(setup), "--script", str(lines), "--db", str(db), "--json"]) == 0
+    return db
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, out, err
+
+
+# -- one writer per log ------------------------------------------------------------------------------
+
+HOLDER = """
+import sys
+from device.store import Store
+store = Store(sys.argv[1])
+print("ready", flush=True)
+sys.stdin.readline()
+store.close()
+"""
+
+
+def test_a_second_writer_process_is_refused_before_anything_is_written(tmp_path, capsys):
+    db = make_log(tmp_path)
+    capsys.readouterr()
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(db)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "ready\n"
+        before = digest(db)
+        with pytest.raises(StoreError, match=rf"in use by .*\(PID {holder.pid}\)"):
+            Store(db)
+        script = tmp_path / "more.jsonl"
+        script.write_text('{"type": "skid_roll", "faces": []}\n')
+        code, out, err = run(capsys, "play", "gaslands", "--script", str(script), "--db", str(db), "--json")
+        assert code == 2 and f"PID {holder.pid}" in err and str(db) in err and out == ""
+        assert digest(db) == before
+        # reading is not writing: the log can be listed meanwhile
+        code, out, _ = run(capsys, "log", "list", "--db", str(db))
+        assert code == 0 and json.loads(out.splitlines()[0])["id"] == 1
+    finally:
+        holder.communicate("\n", timeout=30)
+    assert not lock_path(db).exists()
+    with Store(db) as store:  # the holder is gone: the log is free again
+        assert store.latest_unfinished("gaslands") == 1
+
+
+def test_a_second_writer_in_the_same_process_is_refused_and_the_lock_goes_with_the_store(tmp_path):
+    db = tmp_path / "g.sqlite"
+    first = Store(db)
+    with pytest.raises(StoreError, match="this log is in use by"):
+        Store(db)
+    first.close()
+    Store(db).close()
+    assert not lock_path(db).exists()
+
+
+# -- read-only, locked, full ---------------------------------------------------------------------------
+
+
+def _mount(args: list[str]) -> None:
+    result = subprocess.run(["mount", *args], capture_output=True, text=True)
+    if result.returncode != 0:
+        pytest.skip(f"mounting is not allowed here: {result.stderr.strip()}")
+
+
+@pytest.fixture
+def read_only_copy(tmp_path):
+    """A folder holding a copy of a log, bind-mounted read-only."""
+    db = make_log(tmp_path)
+    src, ro = tmp_path / "src", tmp_path / "ro"
+    src.mkdir()
+    ro.mkdir()
+    shutil.copy(db, src / db.name)
+    _mount(["--bind", str(src), str(ro)])
+    try:
+        _mount(["-o", "remount,ro,bind", str(ro)])
+        with pytest.raises(OSError):
+            (ro / "probe").write_text("x")  # root cannot write here: really read-only
+        yield ro / db.name
+    finally:
+        subprocess.run(["umount", str(ro)], check=False)
+
+
+def test_a_log_on_a_read_only_mount_is_read_and_playing_says_why_not(read_only_copy, capsys):
+    db = read_only_copy
+    before = digest(db)
+    code, out, _ = run(capsys, "log", "list", "--db", str(db))
+    assert code == 0 and json.loads(out)["events"] > 0
+    code, out, _ = run(capsys, "log", "export", "--db", str(db))
+    assert code == 0 and json.loads(out.splitlines()[0])["type"] == "game_started"
+    script = db.parent.parent / "more.jsonl"
+    script.write_text('{"type": "skid_roll", "faces": []}\n')
+    code, out, err = run(capsys, "play", "gaslands", "--script", str(script), "--db", str(db))
+    assert code == 2 and str(db) in err and "damaged" not in err
+    assert "cannot be written here" in err and "log list/export" in err and "writable folder" in err
+    assert digest(db) == before
+
+
+def test_reading_opens_sqlite_read_only_and_changes_nothing(tmp_path, capsys):
+    """Without a mount: a reader takes no lock, opens in SQLite's mode=ro, and leaves the file as it was."""
+    db = make_log(tmp_path)
+    before, files = digest(db), siblings(db)
+    with Store(db, read_only=True) as store:
+        assert store._db is not None
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            store._db.execute("DELETE FROM events")
+        assert not lock_path(db).exists()
+    run(capsys, "log", "list", "--db", str(db))
+    run(capsys, "log", "export", "--db", str(db))
+    assert digest(db) == before
+
+
+def test_a_log_locked_by_another_program_is_called_locked_not_damaged(tmp_path, monkeypatch):
+    db = make_log(tmp_path)
+    monkeypatch.setattr(store_module, "BUSY_TIMEOUT", 0.2)
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("PRAGMA locking_mode=EXCLUSIVE")
+    other.execute("BEGIN EXCLUSIVE")
+    other.execute("UPDATE games SET title = title")
+    try:
+        with pytest.raises(StoreError, match="locked by another program") as caught:
+            Store(db)
+        assert "damaged" not in str(caught.value) and str(db) in str(caught.value)
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    Store(db).close()
+
+
+@pytest.fixture
+def full_disk(tmp_path):
+    """A small tmpfs filled up to its last bytes."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    _mount(["-t", "tmpfs", "-o", "size=256k", "tmpfs", str(disk)])
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", str(disk)], check=False)
+
+
+def _fill(disk: Path) -> None:
+    fd = os.open(disk / "filler", os.O_WRONLY | os.O_CREAT)
+    try:
+        for size in (4096, 512, 1):
+            try:
+                while True:
+                    os.write(fd, b"\0" * size)
+            except OSError:
+                pass
+    finally:
+        os.close(fd)
+
+
+def test_a_full_disk_is_called_full(full_disk, tmp_path, capsys):
+    setup = tmp_path / "setup.toml"
+    setup.write_text(TWO_PLAYERS)
+    _fill(full_disk)
+    db = full_disk / "new.sqlite"
+    code, _, err = run(capsys, "play", "gaslands", "--setup", str(setup), "--db", str(db))
+    assert code == 2 and "is full" in err and "free some space" in err and str(db) in err
+    assert "damaged" not in err
+
+
+def test_a_healthy_log_on_a_full_disk_is_not_called_damaged(full_disk, tmp_path, capsys):
+    db = make_log(tmp_path)
+    shutil.copy(db, full_disk / db.name)
+    db = full_disk / db.name
+    before = digest(db)
+    _fill(full_disk)
+    script = tmp_path / "more.jsonl"
+    script.write_text('{"type": "skid_roll", "faces": []}\n')
+    code, out, err = run(capsys, "play", "gaslands", "--script", str(script), "--db", str(db), "--json")
+    assert code == 2 and "damaged" not in err and "is full" in err and "free some space" in err and str(db) in err
+    code, out, err = run(capsys, "log", "list", "--db", str(db))  # reading still works
+    assert code == 0 and json.loads(out)["id"] == 1, err
+    assert digest(db) == before
+
+
+# -- another program's files ---------------------------------------------------------------------------
+
+
+def test_log_list_leaves_another_programs_database_as_it_was(tmp_path, capsys):
+    other = tmp_path / "recipes.sqlite"
+    db = sqlite3.connect(other)
+    db.execute("CREATE TABLE recipes (name TEXT)")
+    db.execute("INSERT INTO recipes VALUES ('soup')")
+    db.commit()
+    db.close()
+    (tmp_path / "setup.toml").write_text(TWO_PLAYERS)
+    before, files = digest(other), siblings(other)
+    for argv in (["log", "list", "--db", str(other)], ["log", "export", "--db", str(other)],
+                 ["play", "gaslands", "--setup", str(tmp_path / "setup.toml"), "--db", str(other)]):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and "another program's SQLite database" in err and "left untouched" in err
+    assert digest(other) == before and siblings(other) == files  # no -wal, no -shm, no lock file
+    assert sqlite3.connect(other).execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+
+
+def test_an_empty_file_or_an_empty_database_gets_no_schema(tmp_path, capsys):
+    empty = tmp_path / "empty.sqlite"
+    empty.write_bytes(b"")
+    code, _, err = run(capsys, "play", "gaslands", "--db", str(empty))  # no setup: refused
+    assert code == 2 and "no setup was given" in err
+    assert empty.read_bytes() == b"" and not lock_path(empty).exists()
+    bare = tmp_path / "bare.sqlite"
+    db = sqlite3.connect(bare)
+    db.execute("VACUUM")  # an SQLite file with nothing in it
+    db.close()
+    before = digest(bare)
+    (tmp_path / "setup.toml").write_text(TWO_PLAYERS)
+    code, _, err = run(capsys, "play", "gaslands", "--setup", str(tmp_path / "setup.toml"), "--db", str(bare))
+    assert code == 2 and "no Pitboard tables" in err and digest(bare) == before
+    # a 0-byte file (as `pitboard sim` leaves it) becomes a log when a game is begun
+    code, _, _ = run(capsys, "play", "gaslands", "--setup", str(tmp_path / "setup.toml"), "--db", str(empty))
+    assert code == 0 and empty.stat().st_size > 0
+
+
+def test_a_missing_log_is_not_created_by_reading(tmp_path, capsys):
+    typo = tmp_path / "typo" / "path.sqlite"
+    for what in ("list", "export"):
+        code, out, err = run(capsys, "log", what, "--db", str(typo))
+        assert code == 2 and "there is no game log" in err and str(typo) in err and out == ""
+    assert not (tmp_path / "typo").exists()
+
+
+@pytest.mark.parametrize("game_id", ["999", "-5", "0"])
+def test_export_of_a_game_that_is_not_there_says_so(tmp_path, capsys, game_id):
+    db = make_log(tmp_path)
+    capsys.readouterr()
+    code, out, err = run(capsys, "log", "export", "--db", str(db), "--game-id", game_id)
+    assert code == 2 and out == "" and f"holds no game {game_id}" in err and "its games: 1" in err
+
+
+# -- script lines ------------------------------------------------------------------------------------
+
+
+def test_a_line_that_is_not_utf8_is_told_by_its_own_number(tmp_path, capsys):
+    setup = tmp_path / "setup.toml"
+    setup.write_text(TWO_PLAYERS)
+    script = tmp_path / "s.jsonl"
+    script.write_bytes(b'{"type": "choose_template", "template": "gentle"}\n{"type": "place_\xff"}\n')
+    db = tmp_path / "g.sqlite"
+    code, out, err = run(capsys, "play", "gaslands", "--setup", str(setup), "--script", str(script), "--db", str(db))
+    assert code == 2 and "s.jsonl:2: not UTF-8" in err and "lines 1-1 before it were applied" in err
+    with Store(db, read_only=True) as store:
+        assert "template_chosen" in [r.event.type for r in store.records(1)]  # line 1 was applied
+    script.write_bytes(b'\xfe{"type": "place_template"}\n')
+    before = digest(db)
+    code, out, err = run(capsys, "play", "gaslands", "--script", str(script), "--db", str(db))
+    assert code == 2 and "s.jsonl:1: not UTF-8" in err and "nothing of the script was applied" in err
+    assert digest(db) == before
+
+
+# -- hand-edited logs ----------------------------------------------------------------------------------
+
+
+def _edit(db: Path, *sql: str) -> str:
+    con = sqlite3.connect(db)
+    for statement in sql:
+        con.execute(statement)
+    con.commit()
+    con.close()
+    return digest(db)
+
+
+EDITS = {
+    "dropped table": (["DROP TABLE events"], "table `events` is missing"),
+    "dropped column": (["ALTER TABLE games DROP COLUMN finished"], "column finished of `games` is missing"),
+    "data not an object": (["UPDATE events SET data = '[1, 2]' WHERE seq = 2"], "event 2 of game 1 has data that is not a JSON object"),
+    "data not JSON": (["UPDATE events SET data = '{oops' WHERE seq = 2"], "event 2 of game 1 is not valid JSON"),
+    "wrong first event": (["DELETE FROM events WHERE seq = 1"], "game 1 cannot be replayed"),
+    "first event of another kind": (["UPDATE events SET type = 'template_chosen' WHERE seq = 1"],
+                                    "game 1 cannot be replayed"),
+}
+
+
+@pytest.mark.parametrize("edit", sorted(EDITS))
+def test_a_hand_edited_log_is_told_clearly_and_left_as_it_is(tmp_path, capsys, edit):
+    db = make_log(tmp_path)
+    capsys.readouterr()
+    sql, expected = EDITS[edit]
+    before = _edit(db, *sql)
+    script = tmp_path / "more.jsonl"
+    script.write_text('{"type": "skid_roll", "faces": []}\n')
+    code, out, err = run(capsys, "play", "gaslands", "--script", str(script), "--db", str(db), "--json")
+    assert code == 2 and expected in err and str(db) in err, err
+    assert "Nothing was changed" in err or "left untouched" in err
+    assert digest(db) == before and not lock_path(db).exists()
+
+
+def test_export_shows_an_undecodable_event_as_it_is_stored(tmp_path, capsys):
+    db = make_log(tmp_path)
+    capsys.readouterr()
+    before = _edit(db, "UPDATE events SET data = '{oops' WHERE seq = 2")
+    code, out, err = run(capsys, "log", "export", "--db", str(db), "--game-id", "1")
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert code == 1 and "event 2: its data is not valid JSON" in err and str(db) in err
+    assert lines[1]["data_text"] == "{oops" and lines[1]["error"].startswith("not valid JSON")
+    assert lines[0]["type"] == "game_started" and len(lines) > 2  # the rest is exported too
+    assert digest(db) == before
+
+
+OLD_WRITER = """
+import os, sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("PRAGMA journal_mode=WAL")  # the order of Pitboard before this change: WAL first, then the schema
+from device.store import _SCHEMA, APPLICATION_ID
+db.executescript(f"BEGIN IMMEDIATE; {_SCHEMA} PRAGMA application_id={APPLICATION_ID}; PRAGMA user_version=1; COMMIT;")
+db.execute("INSERT INTO games (game, created) VALUES ('gaslands', 'x')")
+os._exit(0)  # killed: the marks are still in the -wal file
+"""
+
+
+def test_a_log_whose_marks_are_still_in_its_wal_opens(tmp_path):
+    db = tmp_path / "old.sqlite"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    subprocess.run([sys.executable, "-c", OLD_WRITER, str(db)], check=True, env=env)
+    assert int.from_bytes(db.read_bytes()[68:72], "big") == 0
+    with Store(db, read_only=True) as store:
+        assert [g.id for g in store.games()] == [1]
+    with Store(db) as store:
+        assert [g.id for g in store.games()] == [1]
