@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from games.core import Alert, Command, Decision, Event, Illegal, Prompt
+from games.core import Alert, Command, Decision, Event, Illegal, Prompt, fields
 from games.gaslands.chart import TEMPLATES, normalise_chart, template_status, vehicle_types
 from games.gaslands.state import (
     WIPEOUT_AT,
@@ -52,11 +52,18 @@ WEIGHTS = ("light", "middle", "heavy")
 DEFAULT_D6_FACES = {"1": "HAZARD", "2": "SPIN", "3": "SLIDE", "4": "SHIFT", "5": "SHIFT", "6": "SHIFT"}
 
 
+SETUP_KEYS = ("players", "vehicle_types", "scenario", "chart")
+SCENARIO_KEYS = ("pole", "pole_passing", "skid_dice", "d6_faces", "push_it")
+PLAYER_KEYS = ("name", "vehicles")
+VEHICLE_KEYS = ("id", "name", "type", "tag")
+VEHICLE_TYPE_KEYS = ("label", "weight", "hull", "handling", "max_gear", "crew", "full_throttle")
+
+
 def _table(value: Any, where: str) -> Mapping[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, Mapping):
-        raise Illegal(f"setup: {where} must be a table ([{where}] with key = value lines)")
+        raise Illegal(f"setup: {where} must be a table ([{where}] with key = value lines; got {fields.show(value)})")
     return value
 
 
@@ -72,14 +79,12 @@ def _vehicle_stats(name: str, row: Mapping[str, Any]) -> dict[str, Any]:
     for key in ("weight", "hull", "handling", "max_gear", "crew"):
         if key not in row:
             raise Illegal(f"setup: {where} needs {key}")
-    if row["weight"] not in WEIGHTS:
-        raise Illegal(f"setup: {where}.weight must be one of {', '.join(WEIGHTS)}")
-    full_throttle = row.get("full_throttle", False)
-    if not isinstance(full_throttle, bool):
-        raise Illegal(f"setup: {where}.full_throttle must be true or false")
+    at = f"setup: [{where}]"
+    weight = fields.choice(row, "weight", WEIGHTS, at)
+    full_throttle = fields.boolean(row, "full_throttle", False, at)
     return {
-        "label": str(row.get("label", name)),
-        "weight": row["weight"],
+        "label": fields.text(row, "label", at, name, max_len=40),
+        "weight": weight,
         "hull": _whole(row["hull"], f"{where}.hull", 1, 99),
         "handling": _whole(row["handling"], f"{where}.handling", 0, 12),
         "max_gear": _whole(row["max_gear"], f"{where}.max_gear", 1, 6),
@@ -105,12 +110,16 @@ def _name_unnamed(unnamed: list[tuple[dict[str, Any], str]], taken: set[str]) ->
 def start(options: Mapping[str, Any]) -> list[Event]:
     """Check the table's setup and record it whole (vehicle stats and chart included) in the first event."""
     options = _table(options, "setup")
+    fields.plain(options, "setup")
+    fields.only_keys(options, SETUP_KEYS, "setup")
     players_opt = options.get("players")
     if not isinstance(players_opt, list) or not 2 <= len(players_opt) <= 6:
         raise Illegal("setup: Gaslands needs 2 to 6 players, listed in seating order (clockwise) as [[players]]")
     types: dict[str, Mapping[str, Any]] = dict(vehicle_types())
     for name, row in _table(options.get("vehicle_types"), "vehicle_types").items():
-        types[name] = {**types.get(name, {}), **_table(row, f"vehicle_types.{name}")}
+        row = _table(row, f"vehicle_types.{name}")
+        fields.only_keys(row, VEHICLE_TYPE_KEYS, f"setup: [vehicle_types.{name}]")
+        types[name] = {**types.get(name, {}), **row}
         _vehicle_stats(name, types[name])  # an owner's row is checked even if no vehicle uses it yet
     players: list[str] = []
     vehicles: list[dict[str, Any]] = []
@@ -121,13 +130,22 @@ def start(options: Mapping[str, Any]) -> list[Event]:
         name = p.get("name") if isinstance(p, Mapping) else None
         if not isinstance(name, str) or not name.strip():
             raise Illegal(f"setup: players[{i}] needs a name")
+        fields.only_keys(p, PLAYER_KEYS, f"setup: [[players]] {name}")
+        fields.text(p, "name", f"setup: [[players]] {name}", max_len=40)
         if name in players:
             raise Illegal(f"setup: two players are called {name!r}; give each a different name")
         players.append(name)
         vs = p.get("vehicles")
         if not isinstance(vs, list) or not vs or not all(isinstance(v, Mapping) for v in vs):
             raise Illegal(f"setup: {name} needs at least one vehicle ([[players.vehicles]] with a type)")
+        if len(vs) > 20:
+            raise Illegal(f"setup: {name} has {len(vs)} vehicles; a player fields at most 20")
         for j, v in enumerate(vs):
+            at = f"setup: {name}'s [[players.vehicles]] {j + 1}"
+            fields.only_keys(v, VEHICLE_KEYS, at)
+            for key in ("id", "name"):
+                if v.get(key) is not None:
+                    fields.text(v, key, at, max_len=40)
             vtype = v.get("type")
             if not isinstance(vtype, str) or vtype not in types:
                 raise Illegal(f"setup: {name}'s vehicle {j + 1} has type {vtype!r}; types are {', '.join(sorted(types))}")
@@ -161,23 +179,21 @@ def start(options: Mapping[str, Any]) -> list[Event]:
                 unnamed.append((vehicles[-1], stats["label"]))
     _name_unnamed(unnamed, {v["name"] for v in vehicles if v["name"]})
     scenario = _table(options.get("scenario"), "scenario")
+    fields.only_keys(scenario, SCENARIO_KEYS, "setup: [scenario]")
     pole = scenario.get("pole", players[0])
-    if pole not in players:
-        raise Illegal(f"setup: scenario.pole is {pole!r}, who is not a player ({', '.join(players)})")
-    passing = scenario.get("pole_passing", "clockwise_each_phase")
-    if passing not in POLE_PASSING:
-        raise Illegal(f"setup: scenario.pole_passing is {passing!r}; allowed: {', '.join(POLE_PASSING)}")
+    if not isinstance(pole, str) or pole not in players:
+        raise Illegal(f"setup: [scenario] pole is {fields.show(pole)}, who is not a player ({', '.join(players)})")
+    passing = fields.choice(scenario, "pole_passing", POLE_PASSING, "setup: [scenario]", "clockwise_each_phase")
     skid = scenario.get("skid_dice", "skid")
-    if skid not in ("skid", "d6"):
-        raise Illegal('setup: scenario.skid_dice must be "skid" (Gaslands skid dice) or "d6" (plain-d6 stand-in)')
+    if not isinstance(skid, str) or skid not in ("skid", "d6"):
+        raise Illegal('setup: scenario.skid_dice must be "skid" (Gaslands skid dice) or "d6" (plain-d6 stand-in)'
+                      f" (got {fields.show(skid)})")
     d6_faces = _table(scenario.get("d6_faces", DEFAULT_D6_FACES), "scenario.d6_faces")
     if sorted(str(k) for k in d6_faces) != ["1", "2", "3", "4", "5", "6"] or not all(
         isinstance(f, str) and f in SkidFace.__members__ for f in d6_faces.values()
     ):
         raise Illegal("setup: scenario.d6_faces must map each of 1..6 to SHIFT, HAZARD, SLIDE or SPIN")
-    push_it = scenario.get("push_it", True)
-    if not isinstance(push_it, bool):
-        raise Illegal("setup: scenario.push_it must be true or false")
+    push_it = fields.boolean(scenario, "push_it", True, "setup: [scenario]")
     chart = options.get("chart")
     return [
         Event(
@@ -659,6 +675,7 @@ def current_step(state: GaslandsState) -> Step:
 
 
 def decide(state: GaslandsState, cmd: Command) -> Decision:
+    fields.plain(cmd.args, cmd.type)
     step = current_step(state)
     draft = _Draft(state)
     if cmd.type == "end_game":
@@ -672,9 +689,7 @@ def decide(state: GaslandsState, cmd: Command) -> Decision:
         v = _other_vehicle(state, cmd)
         if v.wrecked:
             raise Illegal(f"{v.name} is wrecked")
-        on = cmd.get("on", True)
-        if not isinstance(on, bool):
-            raise Illegal("set_fire needs on: true or false")
+        on = fields.boolean(cmd.args, "on", True, "set_fire")
         if v.on_fire == on:
             raise Illegal(f"{v.name} is {'already' if on else 'not'} on fire")
         draft.emit("fire_set", vehicle=v.id, on=on)
@@ -881,9 +896,7 @@ def _collision(draft: _Draft, cmd: Command) -> None:
         raise Illegal("a vehicle cannot collide with itself")
     if other.wrecked:
         raise Illegal(f"{other.name} is a wreck: a wreck is an obstacle, record its hazards with gain_hazard")
-    both = cmd.get("both_evaded", False)
-    if not isinstance(both, bool):
-        raise Illegal("both_evaded is true or false")
+    both = fields.boolean(cmd.args, "both_evaded", False, "collision")
     kind = cmd.get("kind")
     data: dict[str, Any] = {"vehicle": mover, "other": other.id, "both_evaded": both, "hazards_each": 1 if both else 2}
     if kind is not None:
@@ -911,9 +924,7 @@ def smash_dice(kind: str, mover_gear: int, other_gear: int) -> int:
 def _hits(draft: _Draft, cmd: Command) -> None:
     state = draft.state
     v = _other_vehicle(state, cmd)
-    count = _need(cmd, "count", int)
-    if count < 1:
-        raise Illegal("hits: count is 1 or more")
+    count = fields.whole(cmd.args, "count", 1, 99, "hits")
     if v.wrecked:
         raise Illegal(f"{v.name} is already wrecked")
     draft.emit("hits_taken", vehicle=v.id, count=count, cause=str(cmd.get("cause", "hits")))
@@ -943,9 +954,7 @@ def _attack(draft: _Draft, cmd: Command) -> None:
 
 def _gain_hazard(draft: _Draft, cmd: Command) -> None:
     v = _other_vehicle(draft.state, cmd)
-    count = cmd.get("count", 1)
-    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= 6:
-        raise Illegal("gain_hazard: count is 1 to 6")
+    count = fields.whole(cmd.args, "count", 1, 6, "gain_hazard", 1)
     if v.wrecked:
         raise Illegal(f"{v.name} is wrecked")
     draft.emit("hazards_gained", vehicle=v.id, count=count, cause=str(cmd.get("cause", "hazard")))
@@ -975,7 +984,7 @@ def _skip_phase(draft: _Draft, cmd: Command) -> None:
     ``confirm: true``; the vehicles passed over are named in the log."""
     state = draft.state
     missing = [v.id for seat in range(len(state.players)) for v in qualifying(state, seat)]
-    if missing and cmd.get("confirm") is not True:
+    if missing and not fields.boolean(cmd.args, "confirm", False, "skip_phase"):
         names = ", ".join(state.vehicle(v).name for v in missing)
         raise Illegal(f"{names} still activate in gear phase {state.phase}: confirm to pass them over")
     _next_phase(draft, skipped=state.phase, passed_over=missing)
@@ -985,7 +994,7 @@ def _skip_phase(draft: _Draft, cmd: Command) -> None:
 def _end_game(draft: _Draft, cmd: Command) -> None:
     """The scenario's end (its victory condition is the table's to judge): the log records who won."""
     winner = cmd.get("winner")
-    if winner is not None and winner not in draft.state.players:
+    if winner is not None and (not isinstance(winner, str) or winner not in draft.state.players):
         raise Illegal(f"winner must be one of the players: {', '.join(draft.state.players)}")
     draft.emit("game_over", reason="ended by the table", winner=winner)
 

@@ -40,7 +40,7 @@ from dataclasses import replace
 from importlib import resources
 from typing import Any
 
-from games.core import Command, Decision, Event, Illegal, Menu, Prompt
+from games.core import Command, Decision, Event, Illegal, Menu, Prompt, fields
 from games.grand_tour.state import ROLES, GrandTourState, Phase, Rider, Scoring, Specialty, Team
 from games.grand_tour.timetrack import Marker, TimeTrack, finish_round
 from games.grand_tour.views import TeamView, build_views
@@ -67,7 +67,7 @@ def load_specialty_data() -> list[dict[str, Any]]:
 def _whole(value: Any, what: str, low: int, high: int | None = None) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < low or (high is not None and value > high):
         span = f"{low} or more" if high is None else f"{low} to {high}"
-        raise Illegal(f"{what} must be a whole number, {span}, not {value!r}")
+        raise Illegal(f"{what} must be a whole number, {span}, not {fields.show(value)}")
     return value
 
 
@@ -77,13 +77,13 @@ def _rider_id(state: GrandTourState, raw: Any) -> str:
         if any(r.id == rid for r in state.riders):
             return rid
     known = ", ".join(r.id for r in state.riders)
-    raise Illegal(f"rider {raw!r} is not in this tour; riders are named team.role: {known}")
+    raise Illegal(f"rider {fields.show(raw)} is not in this tour; riders are named team.role: {known}")
 
 
 def _team(state: GrandTourState, raw: Any) -> str:
     if isinstance(raw, str) and any(t.name == raw.strip().lower() for t in state.teams):
         return raw.strip().lower()
-    raise Illegal(f"team {raw!r} is not in this tour; teams: {', '.join(t.name for t in state.teams)}")
+    raise Illegal(f"team {fields.show(raw)} is not in this tour; teams: {', '.join(t.name for t in state.teams)}")
 
 
 class GrandTourGame:
@@ -93,14 +93,12 @@ class GrandTourGame:
     def start(self, options: Mapping[str, Any]) -> Sequence[Event]:
         if not isinstance(options, Mapping):
             raise Illegal("the setup must be a table (TOML) with stages and teams")
-        allowed = {"stages", "teams", "specialties", "cooperation", "peloton", "time_track", "specialty"}
-        unknown = set(options) - allowed
-        if unknown:
-            raise Illegal(f"unknown setup keys {sorted(unknown)}; the Grand Tour setup knows {', '.join(sorted(allowed))}")
+        fields.plain(options, "setup")
+        fields.only_keys(options, ("stages", "teams", "specialties", "cooperation", "peloton", "time_track", "specialty"), "setup")
         data = load_tour_data()
         stages = _whole(options.get("stages"), "stages (how many stages the tour has)", 1, 50)
         teams = options.get("teams")
-        peloton = bool(options.get("peloton", False))
+        peloton = fields.boolean(options, "peloton", False, "setup")
         limits = data["teams"]
         top = limits["max_peloton"] if peloton else limits["max_base"]
         if not isinstance(teams, list) or not all(isinstance(t, str) for t in teams):
@@ -114,7 +112,8 @@ class GrandTourGame:
                 raise Illegal(f"team name {t!r}: use a short lowercase name (letters, digits, _), e.g. red")
         if len(set(teams)) != len(teams):
             raise Illegal("two teams have the same name; give every team its own name")
-        specialties = bool(options.get("specialties", False))
+        specialties = fields.boolean(options, "specialties", False, "setup")
+        cooperation = fields.boolean(options, "cooperation", True, "setup")
         cards_raw = options.get("specialty", load_specialty_data())
         cards = self._check_cards(cards_raw)
         if specialties and len(teams) * SPECIALTIES_DEALT > len(cards):
@@ -128,7 +127,8 @@ class GrandTourGame:
             raise Illegal("[time_track] must be a table: columns, start_column, start_row")
         for key in override:
             if key not in ("columns", "start_column", "start_row"):
-                raise Illegal(f"[time_track] {key} cannot be changed; the seed fixes 1 minute per column and 10 s per row")
+                raise Illegal(f"[time_track] {fields.show(key)} cannot be changed (the seed fixes 1 minute per column "
+                              "and 10 s per row); the keys here are columns, start_column, start_row")
         tt.update(override)
         rows = tt["seconds_per_column"] // tt["seconds_per_row"]
         columns = _whole(tt["columns"], "time_track columns", 2, 200)
@@ -139,24 +139,29 @@ class GrandTourGame:
         scoring = {k: data[k] for k in ("stage_points", "final_time_points", "bonus_places", "bonus_rows", "max_squares")}
         return [Event("tour_set", {
             "stages": stages, "teams": teams, "specialties": specialties,
-            "cooperation": bool(options.get("cooperation", True)), "peloton": peloton,
+            "cooperation": cooperation, "peloton": peloton,
             "track": track, "scoring": scoring, "cards": cards,
         })]
 
     @staticmethod
     def _check_cards(raw: Any) -> list[dict[str, Any]]:
-        if not isinstance(raw, list) or not raw:
-            raise Illegal("[[specialty]] must be a list of cards with id, name, timing and text")
+        if not isinstance(raw, list) or not raw or len(raw) > 100:
+            raise Illegal("[[specialty]] must be a list of 1 to 100 cards with id, name, timing and text")
         out, seen = [], set()
         for i, c in enumerate(raw, start=1):
             if not isinstance(c, Mapping) or "id" not in c:
                 raise Illegal(f"specialty card {i} needs an id")
+            at = f"setup: [[specialty]] {i}"
+            fields.only_keys(c, ("id", "name", "timing", "text", "known"), at)
+            if isinstance(c["id"], bool) or not isinstance(c["id"], (str, int)):
+                raise Illegal(f"{at}: id must be a short text or number (got {fields.show(c['id'])})")
             cid = str(c["id"])
             if cid in seen:
                 raise Illegal(f"two specialty cards share the id {cid!r}")
             seen.add(cid)
-            out.append({"id": cid, "name": str(c.get("name", f"Specialty {cid}")), "timing": str(c.get("timing", "unknown")),
-                        "text": str(c.get("text", "")), "known": bool(c.get("known", True))})
+            out.append({"id": cid, "name": fields.text(c, "name", at, f"Specialty {cid}", max_len=60),
+                        "timing": fields.text(c, "timing", at, "unknown", max_len=60),
+                        "text": fields.text(c, "text", at, "", empty=True), "known": fields.boolean(c, "known", True, at)})
         return out
 
     # -- evolve --------------------------------------------------------------------------------------------
@@ -227,6 +232,7 @@ class GrandTourGame:
 
     # -- decide --------------------------------------------------------------------------------------------
     def decide(self, state: GrandTourState, command: Command) -> Decision:
+        fields.plain(command.args, command.type)
         kind = command.type
         if state.phase is Phase.FINISHED:
             raise Illegal("the tour is over: nothing more to enter (undo to correct the last stage)")
@@ -244,7 +250,7 @@ class GrandTourGame:
             self._racing(state)
             if not state.open_round:
                 raise Illegal("nobody crossed: the time track moves only at the end of a round in which riders crossed the line")
-            return Decision(tuple(self._round_events(state, list(state.open_round), bool(command.get("pack", False)))))
+            return Decision(tuple(self._round_events(state, list(state.open_round), fields.boolean(command.args, "pack", False, command.type))))
         if kind == "exhaustion":
             return self._exhaustion(state, command)
         raise Illegal(
@@ -349,7 +355,7 @@ class GrandTourGame:
         crossed: list[tuple[str, int]] = []
         for item in raw:
             crossed.append(self._crosser(state, item, crossed))
-        return Decision(tuple(self._round_events(state, crossed, bool(command.get("pack", False)))))
+        return Decision(tuple(self._round_events(state, crossed, fields.boolean(command.args, "pack", False, command.type))))
 
     def _round_events(self, state: GrandTourState, crossed: list[tuple[str, int]], pack: bool) -> list[Event]:
         """The end of a round in which ``crossed`` crossed the line (finishing order, squares checked)."""

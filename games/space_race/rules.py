@@ -19,12 +19,14 @@ from dataclasses import replace
 from importlib import resources
 from typing import Any
 
-from games.core import Command, Decision, Event, Illegal, Menu, Prompt
+from games.core import Command, Decision, Event, Illegal, Menu, Prompt, fields
 from games.space_race.state import ABILITIES, SIDES, Box, Pending, Side, SpaceRaceState
 from games.space_race.views import NO_EVENT, SideView, build_views
 
 TRACK_BOXES = 8
 MAX_OPS = 4  # no Twilight Struggle card is worth more than 4 operations, modifiers included
+MAX_VP = 20  # the most VP a box may give (the printed track gives at most 4)
+BOX_KEYS = ("number", "name", "ops", "roll", "vp", "ability", "ability_text", "named_by_seed")
 
 
 def load_track_data() -> dict[str, Any]:
@@ -41,26 +43,28 @@ def _check_track(raw: Any, where: str) -> list[dict[str, Any]]:
     for i, box in enumerate(raw, start=1):
         if not isinstance(box, Mapping):
             raise Illegal(f"{where}: box {i} must be a table with number, name, ops, roll, vp")
+        fields.only_keys(box, BOX_KEYS, f"{where} box {i}")
         try:
-            number, name, ops = box["number"], box["name"], box["ops"]
+            number, ops = box["number"], box["ops"]
             low, high = box["roll"]
             vp = list(box.get("vp", []))
         except (KeyError, TypeError, ValueError) as exc:
             raise Illegal(f"{where}: box {i} needs number, name, ops, roll = [low, high] and vp = [first, second] or []") from exc
-        if number != i:
-            raise Illegal(f"{where}: box {i} is numbered {number}; number the boxes 1 to {TRACK_BOXES} in order")
-        if not isinstance(ops, int) or not 1 <= ops <= MAX_OPS:
-            raise Illegal(f"{where}: box {i} needs ops between 1 and {MAX_OPS}, not {ops!r}")
-        if not all(isinstance(v, int) for v in (low, high)) or not 1 <= low <= high <= 6:
-            raise Illegal(f"{where}: box {i} roll must be [low, high] within 1..6, not {box['roll']!r}")
-        if vp and (len(vp) != 2 or not all(isinstance(v, int) and v >= 0 for v in vp)):
-            raise Illegal(f"{where}: box {i} vp must be [first, second] (whole numbers) or [] for none")
+        if isinstance(number, bool) or number != i:
+            raise Illegal(f"{where}: box {i} is numbered {fields.show(number)}; number the boxes 1 to {TRACK_BOXES} in order")
+        if isinstance(ops, bool) or not isinstance(ops, int) or not 1 <= ops <= MAX_OPS:
+            raise Illegal(f"{where}: box {i} needs ops between 1 and {MAX_OPS}, not {fields.show(ops)}")
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in (low, high)) or not 1 <= low <= high <= 6:
+            raise Illegal(f"{where}: box {i} roll must be [low, high] within 1..6, not {fields.show(box['roll'])}")
+        if vp and (len(vp) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_VP for v in vp)):
+            raise Illegal(f"{where}: box {i} vp must be [first, second] (whole numbers 0 to {MAX_VP}) or [] for none")
         ability = box.get("ability")
-        if ability is not None and ability not in ABILITIES:
-            raise Illegal(f"{where}: box {i} ability {ability!r} is unknown; use one of {', '.join(ABILITIES)}")
+        if ability is not None and (not isinstance(ability, str) or ability not in ABILITIES):
+            raise Illegal(f"{where}: box {i} ability {fields.show(ability)} is unknown; use one of {', '.join(ABILITIES)}")
+        at = f"{where} box {i}"
         out.append(
-            {"number": i, "name": str(name), "ops": ops, "roll": [low, high], "vp": vp,
-             "ability": ability, "ability_text": str(box.get("ability_text", ""))}
+            {"number": i, "name": fields.text(box, "name", at, max_len=60), "ops": ops, "roll": [low, high], "vp": vp,
+             "ability": ability, "ability_text": fields.text(box, "ability_text", at, "", max_len=300, empty=True)}
         )
     return out
 
@@ -79,13 +83,13 @@ def _side_name(raw: Any) -> str:
         for s in SIDES:
             if raw.strip().upper() == s:
                 return s
-    raise Illegal(f'side must be "USA" or "USSR", not {raw!r}')
+    raise Illegal(f'side must be "USA" or "USSR", not {fields.show(raw)}')
 
 
 def _int(command: Command, key: str, what: str) -> int:
     value = command.get(key)
     if not isinstance(value, int) or isinstance(value, bool):
-        raise Illegal(f'{command.type} needs "{key}": {what}')
+        raise Illegal(f'{command.type} needs "{key}": {what} (got {fields.show(value)})')
     return value
 
 
@@ -98,15 +102,14 @@ class SpaceRaceGame:
     def start(self, options: Mapping[str, Any]) -> Sequence[Event]:
         if not isinstance(options, Mapping):
             raise Illegal("the setup must be a table (TOML) with an optional edition = \"deluxe\" or \"seed\"")
-        unknown = set(options) - {"edition", "track"}
-        if unknown:
-            raise Illegal(f"unknown setup keys {sorted(unknown)}; the Space Race setup knows edition and track")
+        fields.plain(options, "setup")
+        fields.only_keys(options, ("edition", "track"), "setup")
         data = load_track_data()
         editions = data["editions"]
-        edition = options.get("edition", data.get("default", "deluxe"))
+        edition = fields.text(options, "edition", "setup", data.get("default", "deluxe"), what="an edition name", max_len=40)
         if "track" in options:
             track = _check_track(options["track"], "setup [track]")
-            edition = str(options.get("edition", "owner"))
+            edition = fields.text(options, "edition", "setup", "owner", what="an edition name", max_len=40)
         else:
             if edition not in editions:
                 raise Illegal(f"edition {edition!r} is unknown; choose one of {', '.join(sorted(editions))} or give your own track")
@@ -164,6 +167,7 @@ class SpaceRaceGame:
 
     # -- decide --------------------------------------------------------------------------------------------
     def decide(self, state: SpaceRaceState, command: Command) -> Decision:
+        fields.plain(command.args, command.type)
         kind = command.type
         if kind == "begin_turn":
             if state.in_turn:

@@ -7,7 +7,7 @@ fills a slot but has no effect."
 
 from __future__ import annotations
 
-from games.core import Command, Event, Illegal
+from games.core import Command, Event, Illegal, fields
 
 from games.thunder_road.common import resolve_vehicle, vehicle_words
 from games.thunder_road.state import Step, ThunderRoadState
@@ -20,9 +20,7 @@ def decide_damage(state: ThunderRoadState, command: Command) -> list[Event]:
     v, kind = state.vehicle(vid), state.kind_of(vid)
     if v.eliminated:
         raise Illegal(f"{vehicle_words(state, vid)} has been eliminated")
-    on_fire = command.get("on_fire", False)
-    if not isinstance(on_fire, bool):
-        raise Illegal("on_fire is true when the damage token drawn is ON FIRE!, else false")
+    on_fire = fields.boolean(command.args, "on_fire", False, command.type)
     if kind.damage_slots is not None and v.damage >= kind.damage_slots:
         raise Illegal(
             f"{vehicle_words(state, vid)} has all {kind.damage_slots} damage slots filled: no slot for another token"

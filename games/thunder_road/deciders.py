@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from games.core import Command, Decision, Event, Illegal
+from games.core import Command, Decision, Event, Illegal, fields
 
 from games.thunder_road.bumps import decide_bump, decide_placed, decide_reroll
 from games.thunder_road.consequences import Draft, follow_up
@@ -53,6 +53,7 @@ def decide(state: ThunderRoadState, command: Command) -> Decision:
 
     A game whose log is version 1 goes on in version 1: its consequences stay implicit (``evolve`` draws
     them for that log), so they are not recorded twice."""
+    fields.plain(command.args, command.type)
     if state.step is Step.GAME_OVER:
         raise Illegal(f"the race is over: {state.winner or 'nobody'} won")
     handler = DECIDERS.get(command.type)

@@ -11,18 +11,29 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from games.core import Event, Illegal
+from games.core import Event, Illegal, fields
 
 from games.thunder_road.state import EVENTS_VERSION, Board, Player, ThunderRoadState, Vehicle
 from games.thunder_road.tables import merge_rows, packaged_tables, tables_from
 
 DEFAULT_FLEET = ("small", "medium", "large")
+SETUP_KEYS = ("players", "first_player", "board", "vehicle_types", "commands", "dice", "fire_die")
+PLAYER_KEYS = ("name", "vehicles")
+BOARD_KEYS = ("tiles", "on_board", "final")
+#: the most road tiles a setup may lay (the base game's road is a handful of tiles)
+MAX_TILES = 100
+#: the most vehicles one player may field
+MAX_FLEET = 10
 
 
 def normalise(options: Mapping[str, Any]) -> dict[str, Any]:
     """Validate the table's setup and return it complete (rule tables included), or raise Illegal."""
     if not isinstance(options, Mapping):
         raise Illegal("the setup must be a TOML table")
+    fields.plain(options, "setup")
+    fields.only_keys(options, SETUP_KEYS, "setup")
+    if options.get("fire_die") is not None:
+        fields.table(options["fire_die"], "setup: [fire_die]")
     base = packaged_tables()
     merged = {
         "vehicle_types": merge_rows(base["vehicle_types"], options.get("vehicle_types"), "vehicle_types"),
@@ -45,9 +56,13 @@ def normalise(options: Mapping[str, Any]) -> dict[str, Any]:
         name = row.get("name")
         if not isinstance(name, str) or not name.strip() or "/" in name:
             raise Illegal(f"player {i} needs a name (without '/')")
+        fields.only_keys(row, PLAYER_KEYS, f"setup: [[players]] {name}")
+        fields.text(row, "name", f"setup: [[players]] {name}", max_len=40)
         fleet = row.get("vehicles", list(DEFAULT_FLEET))
-        if not isinstance(fleet, list) or not fleet:
-            raise Illegal(f"{name}: vehicles must be a list such as [\"small\", \"medium\", \"large\"]")
+        if not isinstance(fleet, list) or not fleet or len(fleet) > MAX_FLEET:
+            raise Illegal(
+                f"{name}: vehicles must be a list of 1 to {MAX_FLEET} vehicles such as [\"small\", \"medium\", \"large\"]"
+            )
         for kind in fleet:
             if kind not in kind_names:
                 raise Illegal(f"{name}: unknown vehicle {kind!r}; known vehicles: {', '.join(kind_names)}")
@@ -64,24 +79,34 @@ def normalise(options: Mapping[str, Any]) -> dict[str, Any]:
             "Big Rig or Final Five (give a player vehicles = [..., \"big_rig\"] or bikes)"
         )
     first = options.get("first_player", names[0])
-    if first not in names:
-        raise Illegal(f"first_player {first!r} is not one of the players: {', '.join(names)}")
+    if not isinstance(first, str) or first not in names:
+        raise Illegal(f"first_player {fields.show(first)} is not one of the players: {', '.join(names)}")
 
     board = options.get("board")
     if not isinstance(board, Mapping):
         raise Illegal('the setup needs [board] tiles = 6 (or a list of tile names), on_board = N, final = "..."')
+    fields.only_keys(board, BOARD_KEYS, "setup: [board]")
     tiles = board.get("tiles")
     if isinstance(tiles, int) and not isinstance(tiles, bool):
-        tiles = [str(i) for i in range(1, tiles + 1)]
-    if not isinstance(tiles, list) or not tiles or not all(isinstance(t, (str, int)) for t in tiles):
-        raise Illegal("[board] tiles must be the number of road tiles or the list of their names")
+        tiles = [str(i) for i in range(1, fields.whole(board, "tiles", 1, MAX_TILES, "setup: [board]") + 1)]
+    if not isinstance(tiles, list) or not tiles or len(tiles) > MAX_TILES or not all(
+        isinstance(t, str) and 0 < len(t) <= 40 or isinstance(t, int) and not isinstance(t, bool) and 0 <= t <= 9999
+        for t in tiles
+    ):
+        raise Illegal(
+            f"[board] tiles must be the number of road tiles (1 to {MAX_TILES}) or the list of their names "
+            f"(at most {MAX_TILES}; got {fields.show(tiles)})"
+        )
     tiles = [str(t) for t in tiles]
     if len(set(tiles)) != len(tiles):
         raise Illegal("[board] tiles: two tiles have the same name")
     on_board = board.get("on_board")
     if isinstance(on_board, bool) or not isinstance(on_board, int) or not 1 <= on_board <= len(tiles):
         raise Illegal(f"[board] on_board must say how many tiles lie on the table at once (1 to {len(tiles)})")
-    final = str(board.get("final", tiles[-1]))
+    final = board.get("final", tiles[-1])
+    if isinstance(final, bool) or not isinstance(final, (str, int)):
+        raise Illegal(f"[board] final must be the name of a tile in quotes (got {fields.show(final)})")
+    final = str(final)
     if final not in tiles:
         raise Illegal(f"[board] final {final!r} is not one of the tiles: {', '.join(tiles)}")
     if tiles.index(final) < on_board - 1:

@@ -365,7 +365,7 @@ def test_refusals_have_reasons() -> None:
         ({"stages": 2, "teams": ["red", "red"]}, "same name"),
         ({"stages": 2, "teams": ["red", "blue"], "time_track": {"seconds_per_row": 5}}, "cannot be changed"),
         ({"stages": 2, "teams": ["red", "blue"], "time_track": {"start_column": 99}}, "start_column"),
-        ({"stages": 2, "teams": ["red", "blue"], "colour": 1}, "unknown setup keys"),
+        ({"stages": 2, "teams": ["red", "blue"], "colour": 1}, "unknown key"),
     ],
 )
 def test_bad_setup_is_refused(options: dict[str, Any], needle: str) -> None:

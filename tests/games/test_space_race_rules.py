@@ -307,7 +307,7 @@ def test_editions_are_data_deluxe_by_default() -> None:
     "options, needle",
     [
         ({"edition": "third"}, "edition"),
-        ({"colour": "red"}, "unknown setup keys"),
+        ({"colour": "red"}, "unknown key"),
         ({"track": [{"number": 1}]}, "8 boxes"),
     ],
 )
