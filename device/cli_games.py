@@ -99,6 +99,12 @@ def apply_lines(match: Match[Any], lines: Iterable[str | bytes], out: TextIO, *,
             print(f"pitboard: {source}:{number}: not a JSON object ({exc.msg}); the {number - 1} lines before it "
                   "are recorded. Fix the line and run the rest.", file=sys.stderr)
             return 2
+        except (ValueError, RecursionError) as exc:  # a number too long to read, nesting too deep
+            what = ("nested too deeply" if isinstance(exc, RecursionError)
+                    else "a number too long to read (more than 4,300 digits)")
+            print(f"pitboard: {source}:{number}: {what}; the {number - 1} lines before it are recorded. Fix "
+                  "the line and run the rest.", file=sys.stderr)
+            return 2
         except Illegal as exc:
             print(f"pitboard: {source}:{number}: {exc.reason}; the lines before it are recorded", file=sys.stderr)
             return 2
