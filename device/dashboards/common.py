@@ -34,9 +34,17 @@ def font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     return ImageFont.load_default(size=size)
 
 
+@lru_cache(maxsize=4096)
 def text_width(text: str, size: int, *, stroke: int = 0) -> int:
-    left, _, right, _ = font(size).getbbox(text, stroke_width=stroke)
-    return int(right - left)
+    """The width ``text`` really takes on a 1-bit screen: Pillow draws unhinted glyphs wider in mode "1"
+    than ``getbbox`` says (120 px measured, 131 drawn), so the ink is measured."""
+    if not text:
+        return 0
+    image = Image.new("1", (8 * size * len(text) + 8 + 4 * stroke, size * 2 + 4 + 4 * stroke), 0)
+    ImageDraw.Draw(image).text((stroke, stroke), text, fill=1, font=font(size), stroke_width=stroke,
+                               stroke_fill=1 if stroke else None)
+    box = image.getbbox()  # the ink's right edge as drawn from x = 0: what must fit in a box
+    return 0 if box is None else box[2] - stroke
 
 
 def _ellipsize(text: str, size: int, width: int, stroke: int) -> str:

@@ -20,23 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
-from device.dashboards.common import OFF, ON, WIDTH, canvas, font
-
-
-@lru_cache(maxsize=4096)
-def text_width(text: str, size: int) -> int:
-    """The width ``text`` really takes on a 1-bit screen: Pillow draws unhinted glyphs wider in mode "1"
-    than ``getlength`` says (120 px measured, 131 drawn), so the ink is measured."""
-    if not text:
-        return 0
-    image = Image.new("1", (8 * size * len(text) + 8, size * 2 + 4), 0)
-    ImageDraw.Draw(image).text((0, 0), text, fill=1, font=font(size))
-    box = image.getbbox()
-    return 0 if box is None else box[2]
+from device.dashboards.common import OFF, ON, WIDTH, canvas, font, text_width
 
 
 def fit_text(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], text: str, *,
