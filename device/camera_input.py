@@ -239,8 +239,9 @@ class CameraInput:
         self.mismatches = fresh
         withdraw("hazard_mismatch")
         for m in fresh:
-            hint = " (hold OK to add them)" if m.vehicle is not None and m.table > m.log else ""
-            notify("hazard_mismatch", f"{m.name}: {m.table} tokens on the table, {m.log} in the log{hint}",
+            # short enough for a screen's footer line: "Alice: table 2, log 3" (+ how to add the extra ones)
+            hint = " (hold OK)" if m.vehicle is not None and m.table > m.log else ""
+            notify("hazard_mismatch", f"{m.name}: table {m.table}, log {m.log}{hint}",
                    m.player, until=None, now=now)
 
     def extra_hazards(self, menu: Menu) -> list[Command]:

@@ -666,7 +666,7 @@ def test_hazard_count_mismatch_is_an_alert_not_a_command(tmp_path: Path) -> None
     for _ in range(3):
         rig.step()
     assert len(rig.match.records) == records
-    text = "Car: 2 tokens on the table, 0 in the log (hold OK to add them)"
+    text = "Car: table 2, log 0 (hold OK)"
     ann, ben = rig.app.screen_views()
     assert [a.text for a in ann.alerts if a.kind == "hazard_mismatch"] == [text]
     assert rig.page("Ann").alert == text  # on the menu page that covers Ann's dashboard
