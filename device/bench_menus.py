@@ -242,8 +242,8 @@ def _send_random(app: App, player: Player, menu: Menu, die_types: dict[str, Sequ
     if not options:
         raise RuntimeError(f"no choice at '{app.prompt().text}'")
     quiet = [lf for lf in options if not _rare(lf)]
-    pick = options[0] if False else (min(quiet or options, key=lambda lf: lf.presses)
-                                     if rng.random() < 0.6 else rng.choice(quiet or options))
+    pool = quiet or options
+    pick = min(pool, key=lambda lf: lf.presses) if rng.random() < 0.6 else rng.choice(pool)
     before = len(app.history)
     player.go(pick)
     request = pick.choice.dice
