@@ -31,6 +31,7 @@ import numpy as np
 
 from device.config import CameraBackend as BackendName
 from device.config import CameraConfig, Region
+from device.safe_files import FileProblem, read_image
 
 Clock = Callable[[], float]
 
@@ -194,8 +195,6 @@ class ReplayBackend:
         self._i = 0
 
     def read(self) -> np.ndarray:
-        import cv2
-
         if not self._files:
             raise CameraError("the replay is not open")
         if self._i >= len(self._files):
@@ -204,10 +203,10 @@ class ReplayBackend:
             self._i = 0
         path = self._files[self._i]
         self._i += 1
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        if image is None:
-            raise CameraError(f"{path} is not an image OpenCV can read")
-        return image
+        try:
+            return read_image(path, what="replay frame")
+        except FileProblem as exc:
+            raise CameraError(str(exc)) from exc
 
     def close(self) -> None:
         self._files = []

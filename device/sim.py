@@ -484,13 +484,14 @@ class Sim:
         if self.tray is None:
             self.note("no --dice-images folder: type the dice instead (digits, then Enter)")
             return
-        import cv2
+        from device.safe_files import FileProblem, read_image
 
         path = self.images[self.next_image % len(self.images)]
         self.next_image += 1
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        if image is None:
-            self.note(f"{path} is not an image")
+        try:
+            image = read_image(path, what="tray image")
+        except FileProblem as exc:
+            self.note(str(exc))
             return
         self.tray.show(image)
         self.note(f"tray: {path.name}")

@@ -11,7 +11,6 @@ Writes are atomic (temporary file, then rename) so a power cut never leaves half
 from __future__ import annotations
 
 import json
-import os
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -19,6 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from device.paths import data_dir
+from device.safe_files import FileProblem, write_atomic
+from device.safe_files import read_image as _read_image
 from vision.calibration import Calibration, CalibrationError, Zone
 from vision.table import ConfigError, TableConfig, config_from_dict, default_tables, merge
 from vision.templates import ShapeDataError, TemplateShape, builtin_shapes, shapes_from_toml, shapes_to_toml
@@ -34,13 +35,10 @@ class TableFileError(Exception):
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    try:
+        write_atomic(path, data)
+    except FileProblem as exc:
+        raise TableFileError(str(exc)) from exc
 
 
 def calibration_path(path: str | Path | None = None) -> Path:
@@ -135,15 +133,10 @@ def load_table_config(path: str | Path | None = None, outlines: Mapping[str, Tem
 
 
 def read_image(path: str | Path) -> np.ndarray:
-    import cv2
-
-    p = Path(path)
-    if not p.exists():
-        raise TableFileError(f"image {p} does not exist")
-    img = cv2.imread(str(p), cv2.IMREAD_COLOR)
-    if img is None:
-        raise TableFileError(f"{p} is not an image OpenCV can read (PNG or JPEG expected)")
-    return img
+    try:
+        return _read_image(path)
+    except FileProblem as exc:
+        raise TableFileError(str(exc)) from exc
 
 
 def write_sheet(pages, out: str | Path, dpi: int) -> list[Path]:

@@ -1,0 +1,107 @@
+"""Writing and reading the owner's files without harming anything else on the disk.
+
+Two rules every file Pitboard writes or reads from a user follows:
+
+* **Writes are atomic and private.** The new content goes to a fresh temporary file created with
+  ``O_EXCL`` in the target's folder (never a fixed ``NAME.tmp`` that another program, or a symlink left
+  there, could own), is flushed and fsynced, then renamed over the target.  A rename replaces a symlink
+  at the target itself; it never writes through it into the file the link points at.
+* **Images are checked before they are decoded.** A PNG header can claim 65535 x 65535 pixels (16 GB
+  decoded) in a few hundred bytes; the size is read from the header first and anything larger than a
+  camera could deliver is refused with a message naming the file.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+#: The largest image any command decodes: 8192 x 8192 (a 64 MP sensor; the Pi's cameras give 12 MP).
+MAX_IMAGE_PIXELS = 8192 * 8192
+#: The largest image file read at all.
+MAX_IMAGE_BYTES = 200 * 1024 * 1024
+
+
+class FileProblem(Exception):
+    """A file cannot be written or read; the message names the file, what is wrong and what to do."""
+
+
+def write_atomic(path: str | Path, data: bytes, *, mode: int = 0o644) -> Path:
+    """Replace ``path`` with ``data`` atomically: O_EXCL temporary file, fsync, rename.
+
+    A symlink at ``path`` is replaced by a regular file (the file it pointed at is untouched).  A
+    folder at ``path`` is refused.  Returns the path written.
+    """
+    p = Path(path)
+    if p.is_dir() and not p.is_symlink():
+        raise FileProblem(f"{p} is a folder; give a file name (for example {p / 'out'})")
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=str(p.parent))
+    except OSError as exc:
+        raise FileProblem(f"cannot write {p}: {exc.strerror or exc}; choose a folder you can write to") from exc
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, p)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise FileProblem(f"cannot write {p}: {exc.strerror or exc}; nothing was changed") from exc
+    return p
+
+
+def image_size(path: str | Path) -> tuple[int, int] | None:
+    """(width, height) from the file's header without decoding it, or None when Pillow cannot tell."""
+    from PIL import Image
+
+    try:
+        with Image.open(path) as im:
+            return int(im.size[0]), int(im.size[1])
+    except Image.DecompressionBombError:
+        # Pillow's own guard fired on the header: the image is far beyond any camera frame.
+        return (MAX_IMAGE_PIXELS, 2)
+    except Exception:  # noqa: BLE001 - any unreadable header: let the decoder give its own verdict
+        return None
+
+
+def read_image(path: str | Path, *, what: str = "image") -> np.ndarray:
+    """A BGR image from ``path``, refusing files that are missing, not images, or too large to decode."""
+    import cv2
+
+    p = Path(path)
+    if not p.exists():
+        raise FileProblem(f"{what} {p} does not exist")
+    if p.is_dir():
+        raise FileProblem(f"{what} {p} is a folder; give an image file (PNG or JPEG)")
+    try:
+        n_bytes = p.stat().st_size
+    except OSError as exc:
+        raise FileProblem(f"cannot read {what} {p}: {exc.strerror or exc}") from exc
+    if n_bytes > MAX_IMAGE_BYTES:
+        raise FileProblem(f"{what} {p} is {n_bytes // (1024 * 1024)} MB; Pitboard reads images up to "
+                          f"{MAX_IMAGE_BYTES // (1024 * 1024)} MB (a camera frame is a few MB)")
+    size = image_size(p)
+    if size is not None and size[0] * size[1] > MAX_IMAGE_PIXELS:
+        shown = "far larger" if size == (MAX_IMAGE_PIXELS, 2) else f"{size[0]} x {size[1]} pixels"
+        raise FileProblem(f"{what} {p} is {shown}; Pitboard reads images up to "
+                          f"{MAX_IMAGE_PIXELS // 1_000_000} megapixels - scale it down or use a camera frame")
+    try:
+        data = np.fromfile(str(p), dtype=np.uint8)
+    except OSError as exc:
+        raise FileProblem(f"cannot read {what} {p}: {exc.strerror or exc}") from exc
+    try:
+        img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    except (cv2.error, MemoryError):
+        img = None
+    if img is None:
+        raise FileProblem(f"{p} is not an image Pitboard can read (PNG or JPEG expected)")
+    return img
