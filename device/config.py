@@ -12,6 +12,7 @@ Missing optional sections get the defaults of ``firmware_config/pitboard.toml`` 
 
 from __future__ import annotations
 
+import ipaddress
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -146,6 +147,17 @@ class StoreConfig:
 
 
 @dataclass(frozen=True)
+class WebConfig:
+    """The web page on the table's network (watch, set up, teach).  Off until the owner turns it on."""
+
+    enabled: bool = False
+    #: The address to listen on: "0.0.0.0" = every network of the Pi (the unit still allows local
+    #: networks only); "127.0.0.1" = this machine only.
+    host: str = "0.0.0.0"
+    port: int = 8080
+
+
+@dataclass(frozen=True)
 class PitboardConfig:
     source: str = "<defaults>"
     game: GameConfig = field(default_factory=GameConfig)
@@ -154,6 +166,7 @@ class PitboardConfig:
     buttons: ButtonsConfig = field(default_factory=ButtonsConfig)
     vision: VisionConfig = field(default_factory=VisionConfig)
     store: StoreConfig = field(default_factory=StoreConfig)
+    web: WebConfig = field(default_factory=WebConfig)
 
 
 # -- loading ------------------------------------------------------------------------------------------
@@ -190,7 +203,7 @@ def load_config(path: str | Path) -> PitboardConfig:
 def parse_config(data: Mapping[str, Any], *, source: str = "pitboard.toml", base: Path | None = None) -> PitboardConfig:
     """Validate an already parsed TOML document.  ``base`` resolves relative paths (the file's folder)."""
     v = _Validator(source, base)
-    v.keys(data, "", {"game", "camera", "screens", "buttons", "vision", "store"})
+    v.keys(data, "", {"game", "camera", "screens", "buttons", "vision", "store", "web"})
     game = v.game(v.table(data, "game"))
     camera = v.camera(v.table(data, "camera"))
     buttons = v.buttons(v.table(data, "buttons"))
@@ -199,7 +212,8 @@ def parse_config(data: Mapping[str, Any], *, source: str = "pitboard.toml", base
     store_t = v.table(data, "store")
     v.keys(store_t, "store", {"path"})
     store = StoreConfig(path=v.path(store_t, "store", "path"))
-    return PitboardConfig(source, game, camera, screens, buttons, vision, store)
+    web = v.web(v.table(data, "web"))
+    return PitboardConfig(source, game, camera, screens, buttons, vision, store, web)
 
 
 def _hex(value: int) -> str:
@@ -418,6 +432,22 @@ class _Validator:
                     raise self.fail(key, f"GPIO{pin} carries I2C bus 3 (i2c-gpio overlay on GPIO24/25) used by a "
                                          "screen; allowed: any other GPIO")
         return tuple(out)
+
+    def web(self, t: Mapping[str, Any]) -> WebConfig:
+        self.keys(t, "web", {"enabled", "host", "port"})
+        enabled = t.get("enabled", False)
+        if not isinstance(enabled, bool):
+            raise self.fail("web.enabled", f"must be true or false (no quotes), not {enabled!r}")
+        host = self.str_(t, "web", "host", "0.0.0.0")
+        assert host is not None
+        try:
+            ipaddress.ip_address(host)
+        except ValueError:
+            raise self.fail("web.host", f"{host!r} is not an IP address; allowed: \"0.0.0.0\" (every network of "
+                                        "the Pi) or one of its addresses, e.g. \"192.168.1.20\"") from None
+        port = self.int_(t, "web", "port", 8080, lo=1024, hi=65535, allowed_text="1024..65535")
+        assert port is not None
+        return WebConfig(enabled, host, port)
 
     def vision(self, t: Mapping[str, Any]) -> VisionConfig:
         self.keys(t, "vision", {"calibration", "faces"})
