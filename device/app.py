@@ -225,6 +225,10 @@ class App:
         self._camera_changes_seen = 0
         #: The camera's last failure, as the backend worded it (the screens show a short notice).
         self.camera_message = ""
+        #: Called on the loop's thread after each redraw pass with ``{player: image}`` of the screens drawn
+        #: (possibly none), and after each camera frame was handled: the web page's mirror reads here.
+        self.redraw_listeners: list[Callable[[App, dict[str, Any]], None]] = []
+        self.frame_listeners: list[Callable[[App, Frame], None]] = []
         self._sync()
 
     # -- the state, once per change ----------------------------------------------------------------
@@ -544,6 +548,8 @@ class App:
         t = self.turn()
         self.vision.on_frame(frame, t.prompt, t.menu, typing=self.entry is not None, views=t.views,
                              apply=self.apply, notify=self.notify, withdraw=self.withdraw, now=now)
+        for listener in self.frame_listeners:
+            listener(self, frame)
 
     def accept_table_hazards(self, now: float) -> None:
         """Long OK: the table's extra hazard tokens become the game's commands — a person asked for it,
@@ -671,6 +677,7 @@ class App:
             return []
         self._dirty = False
         drawn = []
+        shown: dict[str, Any] = {}
         known = getattr(self.displays, "players", None)  # a bank draws only the players it has screens for
         for view in self.screen_views():
             player = str(getattr(view, "player", ""))
@@ -685,6 +692,9 @@ class App:
             self.displays.show(player, image)
             self.frames_drawn += 1
             drawn.append(player)
+            shown[player] = image
+        for listener in self.redraw_listeners:
+            listener(self, shown)
         return drawn
 
 

@@ -98,5 +98,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+if __name__ == "__main__":  # pragma: no cover - `python -m device.cli`
+    # Run through the importable module, not this ``__main__`` copy: the plug-ins raise
+    # ``device.cli.UserError``, which is another class than ``__main__.UserError``.
+    from device.cli import main as _main
+
+    sys.exit(_main())

@@ -11,12 +11,12 @@ import argparse
 import dataclasses
 import json
 import sys
-import tomllib
 from collections.abc import Iterable, Mapping
 from enum import Enum
 from pathlib import Path
 from typing import Any, TextIO
 
+from device.setup_files import SetupFileError, read_setup_file, setup_refused
 from device.store import Store, StoreError
 from games import REGISTRY, game_package, load_game
 from games.core import Command, Illegal, Match
@@ -41,23 +41,21 @@ def _user_error(message: str) -> Exception:
     return UserError(message)
 
 
-def read_setup(path: Path) -> dict[str, Any]:
+def read_setup(path: Path, game: str = "GAME") -> dict[str, Any]:
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError:
-        raise _user_error(f"setup file {path} does not exist; `pitboard play GAME --example-setup` prints one") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise _user_error(f"setup file {path} is not valid TOML: {exc}") from None
+        return read_setup_file(path, fix=f"`pitboard play {game} --example-setup` prints one to start from")
+    except SetupFileError as exc:
+        raise _user_error(str(exc)) from None
 
 
-def open_match(game_name: str, store: Store, setup: Mapping[str, Any] | None, *, new: bool = False) -> tuple[int, Match[Any]]:
-    """Resume the latest unfinished game of this kind in the log, or begin one from ``setup``; what goes wrong
-    is told as a :class:`device.cli.UserError`."""
+def open_match(game_name: str, store: Store, setup: Mapping[str, Any] | None, *, new: bool = False,
+               setup_path: str | Path | None = None) -> tuple[int, Match[Any]]:
+    """Resume the latest unfinished game of this kind in the log, or begin one from ``setup`` (read from
+    ``setup_path``, which every refusal names); what goes wrong is told as a :class:`device.cli.UserError`."""
     try:
         game_id, match, resumed = store.open_match(load_game(game_name), setup, new=new)
     except Illegal as exc:
-        raise _user_error(exc.reason) from None
+        raise _user_error(setup_refused(setup_path, exc.reason) if setup is not None else exc.reason) from None
     except StoreError as exc:
         raise _user_error(f"{exc}{'; give --setup to start one' if setup is None else ''}") from None
     if resumed and setup is not None:
@@ -130,10 +128,10 @@ def _cmd_play(args: argparse.Namespace) -> int:
         return 0
     if not args.db:
         raise _user_error("play needs --db GAME.sqlite (the game log)")
-    setup = read_setup(Path(args.setup)) if args.setup else None
+    setup = read_setup(Path(args.setup), args.game) if args.setup else None
     try:
         with Store(args.db) as store:
-            game_id, match = open_match(args.game, store, setup, new=args.new)
+            game_id, match = open_match(args.game, store, setup, new=args.new, setup_path=args.setup)
             if args.script:
                 try:
                     script = getattr(sys.stdin, "buffer", sys.stdin) if args.script == "-" else open(args.script, "rb")
@@ -188,10 +186,10 @@ def _cmd_templates(args: argparse.Namespace) -> int:
 
 def _read_chart(path: str) -> dict[str, Any]:
     try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise _user_error(f"chart file {path}: {exc}") from None
+        data = read_setup_file(path, what="chart file",
+                               fix="the chart is [chart] with one line per template: NAME = [six statuses]")
+    except SetupFileError as exc:
+        raise _user_error(str(exc)) from None
     chart = data.get("chart", data)
     if not isinstance(chart, dict):
         raise _user_error(f"chart file {path}: [chart] must be a table of template = [six statuses]")

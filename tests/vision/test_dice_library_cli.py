@@ -13,7 +13,7 @@ import pytest
 import device.cli as cli
 from device.dice_library_files import load_library, save_library
 from vision.dice import FaceLibrary
-from vision.dice.render import SKID_FACES, render_scene
+from tools.dice_training.render import SKID_FACES, render_scene
 
 
 @pytest.fixture(autouse=True)

@@ -11,15 +11,59 @@ import pytest
 
 import vision.dice as vd
 from vision.dice import net, read_dice
-from vision.dice.render import render_scene
+from tools.dice_training.render import render_scene
 
 
 def test_weights_are_small_and_load() -> None:
-    from vision.dice import verifier
-
-    weights = (net.DETECTOR, net.READER, net.SECOND_READER, verifier.WEIGHTS)
+    weights = (net.DETECTOR, net.READER, net.SECOND_READER)
     assert sum(p.stat().st_size for p in weights) <= 5_000_000
+    assert vd.check_models() == []
     assert net.available() and net.session(net.SECOND_READER) is not None
+
+
+def test_the_classical_reader_and_the_training_code_are_gone() -> None:
+    """One d6 reader: no pips/bodies/verifier modules, no module-level switches to another path, and
+    no training code (torch) in the installed package."""
+    from pathlib import Path
+
+    here = Path(vd.__file__).parent
+    assert sorted(p.name for p in here.glob("*.py")) == ["__init__.py", "faces.py", "net.py", "scale.py",
+                                                         "scoring.py"]
+    assert not list(here.glob("verifier*")) and not list(here.glob("train*"))
+    for flag in ("LEARNED", "USE_VERIFIER", "BLOB_PROPOSALS", "BODY_READ", "TABLE_MIN"):
+        assert not hasattr(vd, flag), flag
+    for path in here.glob("*.py"):
+        assert "torch" not in path.read_text("utf-8"), path
+
+
+def _fresh_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(net, "_sessions", {})
+    monkeypatch.setattr(net, "_failures", {})
+
+
+def test_a_missing_model_is_a_clear_error_naming_the_file(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    rng = np.random.default_rng(3)
+    img, _ = render_scene([4], rng, side=50)
+    gone = tmp_path / "detector.onnx"
+    _fresh_sessions(monkeypatch)
+    monkeypatch.setattr(net, "DETECTOR", gone)
+    monkeypatch.setattr(net, "REQUIRED", (gone, net.READER, net.SECOND_READER))
+    (problem,) = vd.check_models()
+    assert str(gone) in problem and "missing" in problem and "reinstall" in problem
+    with pytest.raises(vd.ModelError, match="detector.onnx is missing"):
+        read_dice(img)
+
+
+def test_a_damaged_model_is_a_clear_error_naming_the_file(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    bad = tmp_path / "reader.onnx"
+    bad.write_bytes(b"not a network")
+    _fresh_sessions(monkeypatch)
+    monkeypatch.setattr(net, "READER", bad)
+    monkeypatch.setattr(net, "REQUIRED", (net.DETECTOR, bad, net.SECOND_READER))
+    (problem,) = vd.check_models()
+    assert str(bad) in problem and "cannot be loaded" in problem
+    with pytest.raises(vd.ModelError, match="reader.onnx cannot be loaded"):
+        net.load()
 
 
 def test_the_reader_looks_again_only_where_unsure_and_asks_the_second_reader_last(
@@ -108,18 +152,6 @@ def test_detector_finds_rendered_dice_and_nothing_else(seed: int) -> None:
     assert found >= total - 1, (found, total)
 
 
-def test_read_dice_falls_back_to_the_classical_reader_without_weights(monkeypatch: pytest.MonkeyPatch) -> None:
-    rng = np.random.default_rng(3)
-    img, placed = render_scene([4], rng, side=50)
-    monkeypatch.setattr(net, "available", lambda: False)
-    (r,) = read_dice(img)
-    assert r.value == 4
-    monkeypatch.setattr(vd, "LEARNED", False)
-    monkeypatch.setattr(net, "available", lambda: True)
-    (r,) = read_dice(img)
-    assert r.value == 4
-
-
 def test_an_unsure_reader_gives_null_not_a_guess(monkeypatch: pytest.MonkeyPatch) -> None:
     rng = np.random.default_rng(8)
     img, placed = render_scene([3, 6], rng, side=50)
@@ -128,31 +160,3 @@ def test_an_unsure_reader_gives_null_not_a_guess(monkeypatch: pytest.MonkeyPatch
     readings = read_dice(img)
     assert len(readings) == 1  # the second detection is "not a die" and is dropped
     assert readings[0].value is None and readings[0].confidence == 0.0
-
-
-def test_training_never_reads_the_held_out_split(tmp_path) -> None:
-    from vision.dice import train_net
-    from vision.dice.scoring import fold
-
-    name = next(f"x{k}.jpg" for k in range(100) if fold(f"x{k}.jpg") == 0)
-    (tmp_path / "labels.csv").write_text(f"image,x_min,y_min,x_max,y_max,value\n{name},1,1,9,9,3\n")
-    with pytest.raises(SystemExit, match="held-out"):
-        train_net.load(tmp_path, {0, 1})
-    assert train_net.load(tmp_path, {1, 2, 3, 4}) == []
-
-
-def test_the_reader_draws_each_labelled_die_equally_often_not_each_photo() -> None:
-    """A photo of eight dice must not count as much as a photo of one: the nell_ photos hold ~7 dice
-    and matteo_'s ~3, and drawing photos evenly saw each nell_ die 2.4x less often."""
-    from vision.dice import train_net
-
-    def photo(name: str, dice: int) -> tuple:
-        return (name, None, np.zeros((dice, 2)), np.ones(dice), np.ones(dice, np.int64))
-
-    imgs = [photo("one", 1), photo("three", 3), photo("six", 6)]
-    rng = np.random.default_rng(3)
-    drawn = [train_net.pick(rng, imgs, [], per_die=True)[0] for _ in range(6000)]
-    share = {n: drawn.count(n) / len(drawn) for n in ("one", "three", "six")}
-    assert share == pytest.approx({"one": 0.1, "three": 0.3, "six": 0.6}, abs=0.02)
-    evenly = [train_net.pick(rng, imgs, [])[0] for _ in range(3000)]
-    assert evenly.count("one") / len(evenly) == pytest.approx(1 / 3, abs=0.03)

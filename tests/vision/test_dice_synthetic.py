@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from vision.dice import DieReading, FaceLibrary, read_dice
-from vision.dice.render import FX_FACES, SKID_FACES, face_image, render_scene
+from tools.dice_training.render import FX_FACES, SKID_FACES, face_image, render_scene
 
 
 def _match(readings: list[DieReading], center: tuple[float, float], tol: float) -> list[DieReading]:
@@ -44,12 +44,7 @@ def test_d6_pips_read_at_any_rotation(body, ink, table) -> None:
     assert correct >= 0.9 * total
 
 
-@pytest.mark.parametrize("reader", ["learned", "pips+verifier", "pips"])
-def test_each_d6_value_upright_and_turned(reader: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    import vision.dice as vd
-
-    monkeypatch.setattr(vd, "LEARNED", reader == "learned")
-    monkeypatch.setattr(vd, "USE_VERIFIER", reader == "pips+verifier")
+def test_each_d6_value_upright_and_turned() -> None:
     rng = np.random.default_rng(3)
     for value in range(1, 7):
         img, placed = render_scene([value], rng, side=50)
@@ -59,17 +54,6 @@ def test_each_d6_value_upright_and_turned(reader: str, monkeypatch: pytest.Monke
         cx, cy = placed[0].center
         assert x0 < cx < x1 and y0 < cy < y1
         assert 0.0 < readings[0].confidence <= 1.0
-
-
-def test_verifier_weights_are_small_and_load() -> None:
-    from vision.dice import verifier
-
-    assert verifier.WEIGHTS.stat().st_size <= 5_000_000
-    assert verifier.available()
-    rng = np.random.default_rng(9)
-    img, placed = render_scene([6], rng, side=48)
-    p = verifier.probabilities(img, [(placed[0].center, 24.0)])
-    assert p is not None and p.shape == (1, 7) and abs(float(p.sum()) - 1.0) < 1e-4
 
 
 def test_reading_is_a_frozen_dataclass_with_input_coordinates() -> None:

@@ -145,40 +145,6 @@ def _open_each(mask: np.ndarray, min_side: int) -> np.ndarray:
     return out
 
 
-def find_die_blobs_border(image: np.ndarray, min_side: int = 12, max_side: int | None = None) -> list[DieBlob]:
-    """Square-ish blobs that differ from one table colour, the median of the picture's border.  The
-    verifier's blob proposals use this simpler finder: on the real photos (trays filling the frame,
-    dice touching each other) its proposals were what the verifier's fill-in thresholds were set with;
-    :func:`find_die_blobs` is the one for dice lying apart on a mat."""
-    img = _as_bgr(image)
-    if min(img.shape[:2]) >= 1.4 * WORK_SIDE and min_side >= 12:
-        # a large picture: the same at half size (a quarter of the cost)
-        small = cv2.resize(img, (img.shape[1] // 2, img.shape[0] // 2), interpolation=cv2.INTER_AREA)
-        return [DieBlob((b.center[0] * 2, b.center[1] * 2), b.side * 2, b.angle, tuple(2 * v for v in b.box))
-                for b in find_die_blobs_border(small, min_side // 2, None if max_side is None else max_side // 2)]
-    h, w = img.shape[:2]
-    if max_side is None:
-        max_side = int(0.6 * min(h, w))
-    b = max(2, min(h, w) // 40)
-    border = np.concatenate([img[:b].reshape(-1, 3), img[-b:].reshape(-1, 3), img[:, :b].reshape(-1, 3),
-                             img[:, -b:].reshape(-1, 3)])
-    table = np.median(border, axis=0)
-    blur = cv2.GaussianBlur(img, (5, 5), 0)
-    diff = cv2.split(cv2.absdiff(blur, np.full_like(blur, table.astype(np.uint8))))
-    # largest per-channel difference from the table colour (cheap, and as good as a colour distance here)
-    dist = cv2.max(cv2.max(diff[0], diff[1]), diff[2])
-    _, mask = cv2.threshold(dist, 32, 255, cv2.THRESH_BINARY)
-    k = max(3, min_side // 4) | 1
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    out: list[DieBlob] = []
-    for cnt in contours:
-        blob = _square_blob(cnt, min_side, max_side, aspect=0.8, fill=0.75)
-        if blob is not None:
-            out.append(blob)
-    return out
-
-
 def _square_blob(cnt: np.ndarray, min_side: float, max_side: float, *, aspect: float, fill: float) -> DieBlob | None:
     """The contour as a die body if it is one: big enough, side within bounds, nearly square (short side at
     least ``aspect`` of the long one) and filling at least ``fill`` of its rotated rectangle."""

@@ -1,9 +1,8 @@
 """The learned d6 reader: a small detector finds every die, a small classifier reads each one.
 
-Why (round 4 of ``vision/dice``): the classical reader (``pips.py`` + ``bodies.py``, checked by the
-32x32 verifier) is exact where it sees every pip, but on the real photos it *finds* only ~88 % of the
-dice (marbled, translucent and dark dice, dice touching each other or a tray wall), and a verifier can
-only check what was proposed.  Finding dice is what a learned detector is good at, so this module is two
+Why (round 4 of ``vision/dice``): the classical pip reader of rounds 1-3 (removed in round 6) was exact
+where it saw every pip, but on the real photos it *found* only ~88 % of the dice (marbled, translucent and
+dark dice, dice touching each other or a tray wall).  Finding dice is what a learned detector is good at, so this module is two
 networks, both tiny, both run through onnxruntime on one CPU thread:
 
 * ``detector.onnx`` — a CenterNet-style fully convolutional net on the image at half resolution: a
@@ -16,7 +15,7 @@ networks, both tiny, both run through onnxruntime on one CPU thread:
   does not depend on its turn, so the mean is steadier than any one look).  ``reader2.onnx``, a second
   reader, is asked where the first is still unsure.
 
-Both are trained by ``vision/dice/train_net.py`` on the dev split of ``../shared/data/dice-real`` only.
+Both are trained by ``tools/dice_training/train_net.py`` on the dev split of ``../shared/data/dice-real`` only.
 Nothing here touches a camera, a file other than the weights, or a clock.
 """
 
@@ -133,44 +132,81 @@ def reader_input(crops: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(((x - mean) / std).transpose(0, 3, 1, 2))
 
 
+class ModelError(RuntimeError):
+    """The d6 reader's weights are missing or cannot be loaded: the message names the file, what is
+    wrong and what to do.  There is no fallback reader: a broken install is said, not hidden."""
+
+
+#: The weights every d6 reading needs (the second reader is asked only for unsure dice, but it is part
+#: of the reader as measured, so it is required too).
+REQUIRED = (DETECTOR, READER, SECOND_READER)
+
 _sessions: dict[Path, object] = {}
+_failures: dict[Path, ModelError] = {}
+
+
+def _reinstall(path: Path) -> str:
+    return (f"reinstall Pitboard (the file ships in the package), or rebuild it with tools/dice_training "
+            f"(see its README) and put it at {path}")
 
 
 def session(path: Path):
-    """A one-thread onnxruntime session for the weights at ``path`` (made once), or None when the file
-    or onnxruntime is missing."""
-    if path not in _sessions:
-        sess = None
-        if path.is_file():
-            try:
-                import onnxruntime as ort
-            except ImportError:  # pragma: no cover - onnxruntime is a listed dependency
-                ort = None
-            if ort is not None:
-                opts = ort.SessionOptions()
-                opts.intra_op_num_threads = 1
-                opts.inter_op_num_threads = 1
-                sess = ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
-        _sessions[path] = sess
-    return _sessions[path]
+    """A one-thread onnxruntime session for the weights at ``path`` (made once).  Raises
+    :class:`ModelError` naming the file when it is missing or onnxruntime cannot load it."""
+    if path in _sessions:
+        return _sessions[path]
+    if path in _failures:
+        raise _failures[path]
+    try:
+        if not path.is_file():
+            raise ModelError(f"the dice model {path} is missing; {_reinstall(path)}")
+        try:
+            import onnxruntime as ort
+        except ImportError as exc:
+            raise ModelError(f"onnxruntime is not installed ({exc}), so the dice model {path} cannot run; "
+                             "install Pitboard's dependencies (pip install onnxruntime)") from None
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = 1
+        opts.inter_op_num_threads = 1
+        try:
+            sess = ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own types for a damaged or foreign file
+            first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+            raise ModelError(f"the dice model {path} cannot be loaded ({first}); {_reinstall(path)}") from None
+    except ModelError as exc:
+        _failures[path] = exc
+        raise
+    _sessions[path] = sess
+    return sess
+
+
+def check() -> list[str]:
+    """One message per required weights file that is missing or cannot be loaded (empty: all load)."""
+    problems = []
+    for path in REQUIRED:
+        try:
+            session(path)
+        except ModelError as exc:
+            problems.append(str(exc))
+    return problems
 
 
 def load() -> bool:
-    """Open every network now, so that the first image read does not pay for it; ``available()``."""
-    session(SECOND_READER)
-    return available()
+    """Open every network now, so that the first image read does not pay for it.  Raises
+    :class:`ModelError` for the first file that cannot be loaded."""
+    for path in REQUIRED:
+        session(path)
+    return True
 
 
 def available() -> bool:
-    """Both networks are present and onnxruntime can run them."""
-    return session(DETECTOR) is not None and session(READER) is not None
+    """Every network is present and onnxruntime can run it."""
+    return not check()
 
 
 def detect(img: np.ndarray, threshold: float = DETECT_P, weights: Path | None = None) -> list[Detection]:
     """The dice in a BGR image, strongest first (``weights``: another detector file, for training)."""
     sess = session(weights or DETECTOR)
-    if sess is None:
-        return []
     x, s = detector_input(img)
     heat, size, offset = sess.run(None, {"x": x})
     return decode(heat[0, 0], size[0, 0], offset[0], s, threshold)
@@ -190,7 +226,7 @@ SURE_AT_ONE_LOOK = 0.98
 def read(img: np.ndarray, dets: list[tuple[tuple[float, float], float]]) -> np.ndarray:
     """Class probabilities (N x 7) for dice given as (centre, size)."""
     sess = session(READER)
-    if sess is None or not dets:
+    if not dets:
         return np.zeros((0, CLASSES), np.float32)
     batch = np.stack([reader_crop(img, c, s) for c, s in dets])
     p = turned_probabilities(sess, batch, turns=(0,))
@@ -198,10 +234,9 @@ def read(img: np.ndarray, dets: list[tuple[tuple[float, float], float]]) -> np.n
     if look.any():
         rest = range(1, TTA_TURNS)
         p[look] = (p[look] + len(rest) * turned_probabilities(sess, batch[look], turns=rest)) / TTA_TURNS
-    second = session(SECOND_READER)
     unsure = p.max(axis=1) < SECOND_BELOW
-    if second is not None and unsure.any():
-        p[unsure] = (p[unsure] + turned_probabilities(second, batch[unsure])) / 2
+    if unsure.any():
+        p[unsure] = (p[unsure] + turned_probabilities(session(SECOND_READER), batch[unsure])) / 2
     return p
 
 

@@ -3,8 +3,8 @@
 Needs torch, which the run time never does: in a venv with ``pip install torch==2.13.0 onnx
 opencv-python-headless`` and this repository on ``PYTHONPATH``::
 
-    python -m vision.dice.train_net reader   --data ../shared/data/dice-real --out vision/dice/reader.onnx
-    python -m vision.dice.train_net detector --data ../shared/data/dice-real --out vision/dice/detector.onnx
+    python -m tools.dice_training.train_net reader   --data ../shared/data/dice-real --out vision/dice/reader.onnx
+    python -m tools.dice_training.train_net detector --data ../shared/data/dice-real --out vision/dice/detector.onnx
 
 Data: the photos of the **dev split only** (``vision.dice.scoring.fold(name) != 0``; fold 0 is held out and
 never read here).  ``--folds 2,3,4`` trains on part of the dev split so that fold 1 can calibrate the
@@ -66,7 +66,7 @@ def load(data: Path, folds: set[int], every: bool = False) -> list[tuple[str, np
     return out
 
 
-#: Share of training samples drawn from synthetic renders (vision/dice/render.py) instead of photos:
+#: Share of training samples drawn from synthetic renders (tools/dice_training/render.py) instead of photos:
 #: flat drawn dice in any colour, size and turn, so the networks also read dice unlike the two photo
 #: collections (and the demo's rendered table).  Icon faces (skid, FX dice) are "not a d6 face".
 SYNTH_SHARE = 0.25
@@ -77,7 +77,7 @@ _PALETTE = [((235, 235, 235), (20, 20, 20)), ((30, 30, 200), (240, 240, 240)), (
 
 def synthetic(rng: np.random.Generator, n: int) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
     """``n`` rendered tables in the format of :func:`load` (value 0 for an icon face)."""
-    from vision.dice.render import FX_FACES, SKID_FACES, render_scene
+    from tools.dice_training.render import FX_FACES, SKID_FACES, render_scene
 
     out = []
     for k in range(n):
