@@ -197,6 +197,9 @@ def load_config(path: str | Path) -> PitboardConfig:
         raise ConfigError(name, "", f"is not valid TOML: {exc}") from None
     except RecursionError:
         raise ConfigError(str(path), "", f"is nested too deeply to read (not a Pitboard configuration); {fix}") from None
+    except ValueError:  # Python's limit on integer digits: no setting is 4300 digits long
+        raise ConfigError(str(path), "", f"holds a number of more than 4300 digits; no setting needs more than a few "
+                                         f"- fix that value, or {fix}") from None
     return parse_config(data, source=name, base=path.parent)
 
 

@@ -49,6 +49,9 @@ def read_setup_file(path: str | Path, *, fix: str, what: str = "setup file") -> 
         raise SetupFileError(f"{where} is not valid TOML: {exc}; fix that line ({fix})") from None
     except RecursionError:
         raise SetupFileError(f"{where} is nested too deeply to read (not a {what}); {fix}") from None
+    except ValueError as exc:  # Python's limit on integer digits (4300): no count in a setup is that long
+        raise SetupFileError(f"{where} holds a number of more than 4300 digits ({str(exc).split(':')[0]}); no "
+                             f"value in a {what} needs more than a few digits - {fix}") from None
 
 
 def setup_refused(path: str | Path | None, reason: str) -> str:
