@@ -134,7 +134,7 @@ def leaf(label: str, command: Command, *, default: bool = False) -> Choice:
     return Choice(label, command=command, default=default)
 
 
-def branch(label: str, children: Sequence[Choice], *, default: bool = False) -> Choice | None:
+def branch(label: str, children: Sequence[Choice | None], *, default: bool = False) -> Choice | None:
     """A sub-menu, or None when it would be empty (nothing under it is legal now)."""
     kept = tuple(c for c in children if c is not None)
     return Choice(label, children=kept, default=default) if kept else None

@@ -7,7 +7,7 @@ the unknown cells from the icons on their own templates, or overrides whole rows
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -61,7 +61,7 @@ def normalise_chart(override: Mapping[str, Any] | None = None) -> dict[str, list
 
 
 def template_status(
-    template: str, gear: int, chart: Mapping[str, list[str]], *, full_throttle: bool = False
+    template: str, gear: int, chart: Mapping[str, Sequence[str]], *, full_throttle: bool = False
 ) -> TemplateStatus:
     """The chart's verdict for one template in one gear.
 

@@ -127,9 +127,10 @@ def start(options: Mapping[str, Any]) -> list[Event]:
     seen_ids: set[str] = set()
     seen_tags: set[int] = set()
     for i, p in enumerate(players_opt):
-        name = p.get("name") if isinstance(p, Mapping) else None
-        if not isinstance(name, str) or not name.strip():
+        given = p.get("name") if isinstance(p, Mapping) else None
+        if not isinstance(given, str) or not given.strip():
             raise Illegal(f"setup: players[{i}] needs a name")
+        name = given
         fields.only_keys(p, PLAYER_KEYS, f"setup: [[players]] {name}")
         fields.text(p, "name", f"setup: [[players]] {name}", max_len=40)
         if name in players:
@@ -286,11 +287,11 @@ def evolve(state: GaslandsState | None, event: Event) -> GaslandsState:
     if t == "skid_dice_pushed":
         act = state.activation
         assert act is not None
-        faces = list(act.skid_results)
+        rerolled = list(act.skid_results)
         for i, f in zip(d["reroll"], d["faces"]):
-            faces[i] = SkidFace(f)
-        shifts = sum(1 for f in faces if f is SkidFace.SHIFT) + act.free_shifts
-        return _act(state, skid_results=tuple(faces), shifts_left=shifts, pushed=True)
+            rerolled[i] = SkidFace(f)
+        shifts = sum(1 for f in rerolled if f is SkidFace.SHIFT) + act.free_shifts
+        return _act(state, skid_results=tuple(rerolled), shifts_left=shifts, pushed=True)
     if t == "shift_spent":
         act = state.activation
         assert act is not None

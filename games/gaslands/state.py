@@ -106,7 +106,7 @@ class Activation:
     @property
     def uncancelled(self) -> tuple[SkidFace, ...]:
         """HAZARD, SLIDE and SPIN results still standing after the cancels."""
-        left = list(r for r in self.skid_results if r is not SkidFace.SHIFT)
+        left: list[SkidFace] = [r for r in self.skid_results if r is not SkidFace.SHIFT]
         for c in self.cancelled:
             left.remove(c)
         return tuple(left)

@@ -93,7 +93,7 @@ def turn_player(state: ThunderRoadState, command: Command) -> str:
     who = command.get("player", state.turn.player)
     if who != state.turn.player:
         raise Illegal(f"it is {state.turn.player}'s turn, not {who}'s")
-    return who
+    return str(who)
 
 
 def nitro_bonus(state: ThunderRoadState, die: int) -> tuple[int, bool]:

@@ -59,6 +59,16 @@ def _legal(state: ThunderRoadState) -> Callable[[Command], bool]:
     return accepted_by(rules.decide, state)
 
 
+def _road_command(vid: str) -> Callable[[Sequence[int | str]], Command]:
+    """The Road die's command for vehicle ``vid`` once its face is entered."""
+    return lambda faces: Command("road", {"vehicle": vid, "face": faces[0]})
+
+
+def _chain_bump_leaf(state: ThunderRoadState, moved: str, viewer: str | None) -> Callable[[Vehicle], Choice | None]:
+    """"``moved`` was placed onto this vehicle" (a chain bump), one leaf per vehicle it may land on."""
+    return lambda v: leaf(vehicle_name(state, v.id, viewer), Command("placed", {"moved": moved, "onto": v.id}))
+
+
 def _by_player(state: ThunderRoadState, vehicles: Sequence[Vehicle], viewer: str | None,
                make: Callable[[Vehicle], Choice | None], first: Sequence[str] = ()) -> list[Choice | None]:
     """Choices for ``vehicles``: the ``first`` ones (the mover, the bumped pair) at the top, then the rest —
@@ -118,7 +128,7 @@ def _road_die(state: ThunderRoadState, who: str) -> Choice | None:
         if not _legal(state)(Command("road", {"vehicle": v.id, "face": faces[0]})):
             continue
         request = DiceRequest("road", 1, f"Road die for {vehicle_name(state, v.id, who)}",
-                              lambda f, vid=v.id: Command("road", {"vehicle": vid, "face": f[0]}))
+                              _road_command(v.id))
         kids.append(roll(vehicle_name(state, v.id, who), request))
     return branch("Road die…", kids)
 
@@ -263,8 +273,7 @@ def menu(state: ThunderRoadState) -> Menu:
                 others = [v for v in state.vehicles if not v.eliminated and v.id not in (b.a, b.b)]
                 choices.append(branch("Chain bump…", [
                     branch(f"{vehicle_name(state, vid, who)} onto", _by_player(
-                        state, others, who, lambda v, vid=vid: leaf(vehicle_name(state, v.id, who),
-                                                                    Command("placed", {"moved": vid, "onto": v.id}))))
+                        state, others, who, _chain_bump_leaf(state, vid, who)))
                     for vid in (b.a, b.b)]))
         if "command" in commands:
             choices.append(_commands(state, who))

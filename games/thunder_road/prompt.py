@@ -67,7 +67,7 @@ def prompt(state: ThunderRoadState) -> Prompt:
     vehicle = turn.vehicle
     if s is Step.FIRE:
         return Prompt(
-            f"{vehicle_words(state, vehicle)} is ON FIRE!: roll the Fire die before it moves",
+            f"{vehicle_words(state, vehicle or '')} is ON FIRE!: roll the Fire die before it moves",
             s.value, "dice", player=who, vehicle=vehicle, die="fire", count=1, commands=("fire",) + ANYTIME,
         )
     if s is Step.FIRE_RULING:
@@ -85,7 +85,7 @@ def prompt(state: ThunderRoadState) -> Prompt:
             cmds.append("command")
         cmds.append("road")
         return Prompt(
-            f"move {vehicle_words(state, vehicle)} {allowance} space{'' if allowance == '1' else 's'}{extra}",
+            f"move {vehicle_words(state, vehicle or '')} {allowance} space{'' if allowance == '1' else 's'}{extra}",
             s.value, "move", player=who, vehicle=vehicle, commands=tuple(cmds) + ANYTIME,
         )
     b = state.bumps[0]

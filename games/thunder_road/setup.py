@@ -67,7 +67,7 @@ def normalise(options: Mapping[str, Any]) -> dict[str, Any]:
             if kind not in kind_names:
                 raise Illegal(f"{name}: unknown vehicle {kind!r}; known vehicles: {', '.join(kind_names)}")
         players.append({"name": name.strip(), "vehicles": list(fleet)})
-    names = [p["name"] for p in players]
+    names: list[str] = [str(p["name"]) for p in players]
     if len(set(names)) != len(names):
         raise Illegal("two players have the same name: give each player a different name")
     expansion = any(tables.kind(k).cls in ("big_rig", "bike") for p in players for k in p["vehicles"])

@@ -162,8 +162,8 @@ def decide_command(state: ThunderRoadState, command: Command) -> list[Event]:
         raise Illegal("keep your last die for your move: you still have a vehicle to move this turn")
     data: dict[str, Any] = {"player": who, "command": name, "die": die}
     if name == "nitro":  # the spaces it adds go into the event (None: unknown), so the fold reads no table
-        bonus, known = nitro_bonus(state, die)
-        data["adds_moves"] = bonus if known else None
+        bonus, bonus_known = nitro_bonus(state, die)
+        data["adds_moves"] = bonus if bonus_known else None
     if rule.target == "mover" and turn.action is None and not state.unmoved(who):
         raise Illegal(
             f"{rule.label} works on the vehicle you move this turn, and you have none left to move "
