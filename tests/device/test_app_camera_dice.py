@@ -14,7 +14,7 @@ from device.camera import Camera, StillBackend
 from device.store import Store
 from games import game_package
 from vision.dice import FaceLibrary
-from vision.dice.render import render_scene
+from tools.dice_training.render import render_scene
 
 
 class Screens:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from vision.dice import read_dice
-from vision.dice.render import render_scene
+from tools.dice_training.render import render_scene
 from vision.stillness import SettledRollReader, StillnessDetector
 
 FPS = 15.0
