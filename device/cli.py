@@ -26,6 +26,7 @@ PLUGINS: tuple[str, ...] = (
     "device.cli_table",
     "device.cli_dice",
     "device.bench_menus",
+    "device.bench_inputs",
     "device.web.cli",
 )
 

@@ -8,6 +8,7 @@ nested too deeply, and - once the game's own rules have looked at it - any rule 
 
 from __future__ import annotations
 
+import json
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -20,38 +21,68 @@ class SetupFileError(ValueError):
     """A setup file cannot be used; the message names it, what is wrong and what to do."""
 
 
-def read_setup_file(path: str | Path, *, fix: str, what: str = "setup file") -> dict[str, Any]:
-    """The parsed TOML of the setup file at ``path``; ``fix`` ends every message ("what to do")."""
+def read_text_file(path: str | Path, *, fix: str, what: str = "setup file",
+                   max_bytes: int = MAX_SETUP_BYTES) -> str:
+    """The UTF-8 text of the file at ``path``, or :class:`SetupFileError` naming the file and what is wrong
+    (missing, a folder, unreadable, larger than ``max_bytes``, not UTF-8 - with its line); ``fix`` ends
+    every message ("what to do")."""
     p = Path(path)
     where = f"{what} {p}"
     if p.is_dir():
         raise SetupFileError(f"{where} is a folder, not a {what}; {fix}")
     try:
         with p.open("rb") as fh:
-            raw = fh.read(MAX_SETUP_BYTES + 1)
+            raw = fh.read(max_bytes + 1)
     except FileNotFoundError:
         raise SetupFileError(f"{where} does not exist; {fix}") from None
     except OSError as exc:
         raise SetupFileError(f"{where} cannot be read ({exc.strerror or exc}); give the user running Pitboard "
                              "read access to it") from None
-    if len(raw) > MAX_SETUP_BYTES:
-        raise SetupFileError(f"{where} is larger than {MAX_SETUP_BYTES // 1024} KB, far more than one; "
-                             f"is it the right file? {fix}")
+    if len(raw) > max_bytes:
+        size = f"{max_bytes // (1024 * 1024)} MB" if max_bytes >= 1024 * 1024 else f"{max_bytes // 1024} KB"
+        raise SetupFileError(f"{where} is larger than {size}, far more than one; is it the right file? {fix}")
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise SetupFileError(f"{where}: line {line} is not UTF-8 text (a binary or damaged file, or saved in "
-                             "another encoding); save it as UTF-8 TOML") from None
+                             f"another encoding); {fix}") from None
+
+
+def _parsed(where: str, what: str, fix: str, parse: Any, text: str) -> Any:
     try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise SetupFileError(f"{where} is not valid TOML: {exc}; fix that line ({fix})") from None
+        return parse(text)
     except RecursionError:
         raise SetupFileError(f"{where} is nested too deeply to read (not a {what}); {fix}") from None
-    except ValueError as exc:  # Python's limit on integer digits (4300): no count in a setup is that long
-        raise SetupFileError(f"{where} holds a number of more than 4300 digits ({str(exc).split(':')[0]}); no "
-                             f"value in a {what} needs more than a few digits - {fix}") from None
+    except ValueError as exc:  # JSON and TOML syntax errors are ValueErrors, as is the 4300-digit limit
+        if "4300" in str(exc) or "int_max_str_digits" in str(exc):
+            raise SetupFileError(f"{where} holds a number of more than 4300 digits; no value in a {what} needs "
+                                 f"more than a few digits - {fix}") from None
+        raise SetupFileError(f"{where} is not valid {'TOML' if parse is tomllib.loads else 'JSON'}: {exc}; "
+                             f"fix that line ({fix})") from None
+
+
+def read_toml_file(path: str | Path, *, fix: str, what: str = "setup file",
+                   max_bytes: int = MAX_SETUP_BYTES) -> dict[str, Any]:
+    """The parsed TOML of the file at ``path``; every fault is a :class:`SetupFileError` naming the file."""
+    text = read_text_file(path, fix=fix, what=what, max_bytes=max_bytes)
+    return _parsed(f"{what} {path}", what, fix, tomllib.loads, text)  # type: ignore[no-any-return]
+
+
+def read_json_object(path: str | Path, *, fix: str, what: str, max_bytes: int = MAX_SETUP_BYTES) -> dict[str, Any]:
+    """The parsed JSON object (``{...}``) in the file at ``path``; anything else (a list, a number, broken
+    JSON, ...) is a :class:`SetupFileError` naming the file."""
+    text = read_text_file(path, fix=fix, what=what, max_bytes=max_bytes)
+    data = _parsed(f"{what} {path}", what, fix, json.loads, text)
+    if not isinstance(data, dict):
+        raise SetupFileError(f"{what} {path} holds a JSON {type(data).__name__ if data is not None else 'null'}, "
+                             f"not an object {{...}}; {fix}")
+    return data
+
+
+def read_setup_file(path: str | Path, *, fix: str, what: str = "setup file") -> dict[str, Any]:
+    """The parsed TOML of the setup file at ``path``; ``fix`` ends every message ("what to do")."""
+    return read_toml_file(path, fix=fix, what=what)
 
 
 def setup_refused(path: str | Path | None, reason: str) -> str:

@@ -11,7 +11,6 @@ Writes are atomic (temporary file, then rename) so a power cut never leaves half
 from __future__ import annotations
 
 import json
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -20,7 +19,9 @@ import numpy as np
 from device.paths import data_dir
 from device.safe_files import FileProblem, write_atomic
 from device.safe_files import read_image as _read_image
+from device.setup_files import SetupFileError, read_json_object, read_text_file, read_toml_file
 from vision.calibration import Calibration, CalibrationError, Zone
+from vision.markers import aruco_dictionary
 from vision.table import ConfigError, TableConfig, config_from_dict, default_tables, merge
 from vision.templates import ShapeDataError, TemplateShape, builtin_shapes, shapes_from_toml, shapes_to_toml
 
@@ -28,6 +29,8 @@ CALIBRATION_FILE = "table_calibration.json"
 CONFIG_FILE = "table.toml"
 SHAPES_FILE = "template_shapes.toml"
 OUTLINES_FILE = "template_outlines.toml"
+#: The largest table file read: a calibration or outline file is a few KB; anything far bigger is not one.
+MAX_TABLE_FILE_BYTES = 4 * 1024 * 1024
 
 
 class TableFileError(Exception):
@@ -56,12 +59,19 @@ def load_calibration(path: str | Path | None = None) -> Calibration:
     if not p.exists():
         raise TableFileError(f"no calibration at {p}; run `pitboard calibrate IMAGE` with the four corner tags "
                              "in view (or give --calibration FILE)")
+    again = "move it aside and run `pitboard calibrate` again"
     try:
-        return Calibration.from_dict(json.loads(p.read_text("utf-8")))
-    except json.JSONDecodeError as exc:
-        raise TableFileError(f"{p} is not valid JSON ({exc}); run `pitboard calibrate` again") from exc
+        data = read_json_object(p, fix=again, what="calibration file", max_bytes=MAX_TABLE_FILE_BYTES)
+    except SetupFileError as exc:
+        raise TableFileError(str(exc)) from None
+    try:
+        return Calibration.from_dict(data)
     except CalibrationError as exc:
-        raise TableFileError(f"{p}: {exc}") from exc
+        raise TableFileError(f"calibration file {p}: {exc}; {again}") from exc
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError, IndexError) as exc:
+        # a hand-edited or foreign JSON object: a field missing or of the wrong shape
+        raise TableFileError(f"calibration file {p} is not a Pitboard calibration ({_what_broke(exc)}); "
+                             f"{again}") from None
 
 
 def load_zones(path: str | Path) -> tuple[Zone, ...]:
@@ -69,31 +79,53 @@ def load_zones(path: str | Path) -> tuple[Zone, ...]:
     p = Path(path)
     if not p.exists():
         raise TableFileError(f"zones file {p} does not exist")
+    fix = "give a list 'zones' of {name, kind, polygon}"
     try:
-        text = p.read_text("utf-8")
-        data = json.loads(text) if p.suffix.lower() == ".json" else tomllib.loads(text)
+        if p.suffix.lower() == ".json":
+            data = read_json_object(p, fix=fix, what="zones file", max_bytes=MAX_TABLE_FILE_BYTES)
+        else:
+            data = read_toml_file(p, fix=fix, what="zones file", max_bytes=MAX_TABLE_FILE_BYTES)
+    except SetupFileError as exc:
+        raise TableFileError(str(exc)) from None
+    try:
         return tuple(Zone.from_dict(z) for z in data["zones"])
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError, KeyError, TypeError) as exc:
-        raise TableFileError(f"{p}: expected a list 'zones' of {{name, kind, polygon}} ({exc!r})") from exc
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError, IndexError) as exc:
+        raise TableFileError(f"zones file {p}: expected a list 'zones' of {{name, kind, polygon}} "
+                             f"({_what_broke(exc)})") from None
     except CalibrationError as exc:
         raise TableFileError(f"{p}: {exc}") from exc
 
 
-def _read_toml(p: Path) -> dict:
+def _what_broke(exc: BaseException) -> str:
+    if isinstance(exc, KeyError):
+        return f"no {exc.args[0]!r} field" if exc.args else "a field is missing"
+    return str(exc).split("\n")[0][:120] or type(exc).__name__
+
+
+def _read_toml(p: Path, what: str, fix: str) -> dict:
     try:
-        return tomllib.loads(p.read_text("utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise TableFileError(f"{p} is not valid TOML: {exc}") from exc
+        return read_toml_file(p, fix=fix, what=what, max_bytes=MAX_TABLE_FILE_BYTES)
+    except SetupFileError as exc:
+        raise TableFileError(str(exc)) from None
+
+
+def _shapes(p: Path, what: str, fix: str) -> dict[str, TemplateShape]:
+    _read_toml(p, what, fix)  # every way the file cannot be read, named (folder, not UTF-8, nesting, ...)
+    try:
+        return shapes_from_toml(read_text_file(p, fix=fix, what=what, max_bytes=MAX_TABLE_FILE_BYTES)
+                                .encode("utf-8"))
+    except ShapeDataError as exc:
+        raise TableFileError(f"{what} {p}: {exc}; {fix}") from exc
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError, IndexError) as exc:
+        raise TableFileError(f"{what} {p}: {_what_broke(exc)}; {fix}") from None
 
 
 def load_outlines(path: str | Path | None = None) -> dict[str, TemplateShape]:
     p = Path(path) if path else data_dir() / OUTLINES_FILE
-    if not p.exists():
+    if not p.exists() and not p.is_symlink():
         return {}
-    try:
-        return shapes_from_toml(p.read_bytes())
-    except ShapeDataError as exc:
-        raise TableFileError(f"{p}: {exc}") from exc
+    return _shapes(p, "outlines file", "fix or delete that entry, or move the file aside and teach the "
+                   "templates again (`pitboard teach template NAME`)")
 
 
 def save_outline(shape: TemplateShape, path: str | Path | None = None) -> Path:
@@ -107,29 +139,38 @@ def save_outline(shape: TemplateShape, path: str | Path | None = None) -> Path:
     return p
 
 
-def load_table_config(path: str | Path | None = None, outlines: Mapping[str, TemplateShape] | None = None) -> TableConfig:
+def load_table_config(path: str | Path | None = None,
+                      outlines: Mapping[str, TemplateShape] | None = None) -> TableConfig:
     """Shipped defaults, overridden by the owner's ``table.toml`` (or ``path``), the owner's edited
     ``template_shapes.toml`` and their taught outlines."""
     data = default_tables()
     p = Path(path) if path else data_dir() / CONFIG_FILE
     if path and not p.exists():
         raise TableFileError(f"table config {p} does not exist")
-    if p.exists():
+    fix = "fix that key (vision/data/table_defaults.toml shows every key and its default) or move the file aside"
+    if p.exists() or p.is_symlink():
         try:
-            data = merge(data, _read_toml(p))
+            data = merge(data, _read_toml(p, "table config", fix))
         except ConfigError as exc:
-            raise TableFileError(f"{p}: {exc}") from exc
+            raise TableFileError(f"table config {p}: {exc}") from exc
+        except (TypeError, ValueError, AttributeError, OverflowError) as exc:
+            raise TableFileError(f"table config {p}: {_what_broke(exc)}; {fix}") from None
     shapes_p = data_dir() / SHAPES_FILE
     shapes = builtin_shapes()
-    if shapes_p.exists():
-        try:
-            shapes.update(shapes_from_toml(shapes_p.read_bytes()))
-        except ShapeDataError as exc:
-            raise TableFileError(f"{shapes_p}: {exc}") from exc
+    if shapes_p.exists() or shapes_p.is_symlink():
+        shapes.update(_shapes(shapes_p, "template shapes file", "fix that value or move the file aside to use "
+                                                                "the shipped shapes"))
     try:
-        return config_from_dict(data, shapes=shapes, outlines=outlines if outlines is not None else load_outlines())
+        cfg = config_from_dict(data, shapes=shapes, outlines=outlines if outlines is not None else load_outlines())
     except ConfigError as exc:
-        raise TableFileError(f"{p}: {exc}") from exc
+        raise TableFileError(f"table config {p}: {exc}") from exc
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
+        raise TableFileError(f"table config {p}: {_what_broke(exc)}; {fix}") from None
+    try:
+        aruco_dictionary(cfg.dictionary)
+    except ValueError as exc:
+        raise TableFileError(f"table config {p}: tags.dictionary: {exc}") from None
+    return cfg
 
 
 def read_image(path: str | Path) -> np.ndarray:
