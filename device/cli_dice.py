@@ -13,8 +13,12 @@
   CPU ms (``median_cpu_ms``) are printed too because on a shared machine wall time includes waiting for a
   core, and the load average at the end of the run is reported with them.  Peak memory is measured in a second
   pass with ``tracemalloc`` (so tracing does not slow the timed pass), plus the process's peak RSS.
-* ``teach dice --die NAME --face FACE IMAGE...`` (or ``--camera DEVICE`` for one live frame): adds
-  examples to the owner's face library (``<data folder>/faces.json``).
+* ``teach dice --die NAME --face FACE IMAGE...`` (or ``--faces A,B,C`` naming each die in reading order;
+  ``--camera [DEVICE]`` for one live frame from the appliance's camera stack, picamera2 first): crops to
+  the dice region (``--box`` or the config's ``camera.dice_region``), refuses an image with more dice than
+  faces named, warns when an example disagrees with the face's taught examples, and adds the examples to
+  the owner's face library (``<data folder>/faces.json``) only when every image passed.  ``teach dice
+  --undo`` takes back the last teaching.
 """
 
 from __future__ import annotations
@@ -32,8 +36,9 @@ import cv2
 import numpy as np
 
 from device.dice_library_files import library_path, load_library, save_library
-from device.table_files import TableFileError, read_image
-from vision.dice import D6, net, read_dice
+from device.safe_files import FileProblem, read_image
+from vision.dice import D6, ModelError, net, read_dice
+from vision.dice.faces import plan_teaching
 from vision.dice.scoring import Label, Tally, is_held_out
 
 PREFIXES = ("nell_", "matteo_")
@@ -47,23 +52,29 @@ def _user_error(message: str) -> Exception:
 
 def _load_image(path: Path) -> np.ndarray:
     try:
-        return read_image(path)
-    except TableFileError as exc:
+        return read_image(path, what="image")
+    except FileProblem as exc:
         raise _user_error(str(exc)) from None
 
 
-def _read(img: np.ndarray, die: str, library) -> list:
+def _read(img: np.ndarray, die: str, library, path: Path | None = None) -> list:
     try:
         return read_dice(img, die=die, library=library)
+    except ModelError as exc:
+        raise _user_error(str(exc)) from None
     except (ValueError, KeyError) as exc:
-        raise _user_error(str(exc).strip("'\"")) from None
+        reason = str(exc).strip("'\"")
+        raise _user_error(f"{path}: {reason}" if path is not None else reason) from None
 
 
 def _warm_up(die: str, library) -> None:
     """Open the networks and read a blank image first, so the first timed image does not pay for lazy
     initialisation."""
     if die == D6:
-        net.load()
+        try:
+            net.load()
+        except ModelError as exc:
+            raise _user_error(str(exc)) from None
     try:
         read_dice(np.full((64, 64, 3), 128, np.uint8), die=die, library=library)
     except (ValueError, KeyError):
@@ -81,7 +92,7 @@ def cmd_read(args: argparse.Namespace) -> int:
         path = Path(name)
         img = _load_image(path)
         t0 = time.perf_counter()
-        readings = _read(img, args.die, library)
+        readings = _read(img, args.die, library, path)
         ms = (time.perf_counter() - t0) * 1000
         if args.json:
             print(json.dumps({"image": str(path), "ms": round(ms, 2), "dice": [r.to_json() for r in readings]}))
@@ -236,10 +247,59 @@ def run_bench(data: Path, *, limit: int | None = None, threads: int = 1, review:
     return out
 
 
+def parse_scales(text: str) -> list[float]:
+    try:
+        scales = [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        scales = []
+    if not scales or any(not 0.1 <= v <= 8 for v in scales):
+        raise _user_error(f"--scales {text!r} is not a list of factors between 0.1 and 8, e.g. --scales 0.5,1,2,3")
+    return scales
+
+
+def run_bench_scales(data: Path, scales: list[float], *, limit: int | None = None, threads: int = 1) -> dict:
+    """The same photos read at each scale (resized, labels scaled with them): accuracy must not depend
+    on the dice's size in pixels.  Figures overall and on the held-out split, per scale."""
+    labels = load_labels(data)
+    names = sorted(labels)[:limit] if limit else sorted(labels)
+    if threads:
+        cv2.setNumThreads(threads)
+    _warm_up(D6, None)
+    per: dict[str, dict] = {}
+    for sc in scales:
+        groups = {"overall": Tally(), "held_out": Tally(), "dev": Tally()}
+        for n in names:
+            img = _load_image(data / "images" / n)
+            if sc != 1:
+                img = cv2.resize(img, None, fx=sc, fy=sc, interpolation=cv2.INTER_AREA if sc < 1 else cv2.INTER_LINEAR)
+            scaled = [Label(tuple(int(round(v * sc)) for v in lab.box), lab.value) for lab in labels[n]]
+            t0, c0 = time.perf_counter(), time.thread_time()
+            readings = read_dice(img)
+            ms, cpu = (time.perf_counter() - t0) * 1000, (time.thread_time() - c0) * 1000
+            for k in ("overall", "held_out" if is_held_out(n) else "dev"):
+                groups[k].add_image(scaled, readings, ms, 0, cpu)
+        per[f"{sc:g}"] = {"image_size": "x" + f"{sc:g}", **groups["overall"].figures(),
+                          "held_out": groups["held_out"].figures(), "dev": groups["dev"].figures()}
+    return {"scales": per, "data": str(data), "split": "held_out = crc32(image file name) % 5 == 0",
+            "load_average": [round(x, 2) for x in os.getloadavg()]}
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     data = Path(args.data)
     if not data.exists():
         raise _user_error(f"data folder {data} does not exist")
+    if args.scales:
+        figures = run_bench_scales(data, parse_scales(args.scales), limit=args.limit, threads=args.threads)
+        if args.json:
+            print(json.dumps(figures))
+        else:
+            for sc, f in figures["scales"].items():
+                for name, g in (("all", f), ("held-out", f["held_out"])):
+                    print(f"x{sc:4s} {name:9s} images {g['images']:4d}  dice {g['labelled_dice']:5d}  acc "
+                          f"{g['accuracy']:.3f}  prec {g['precision']:.3f}  recall {g['recall']:.3f}  null "
+                          f"{g['unreadable']:4d}  false {g['false_dice']:4d}  dup {g['duplicates']:3d}  median "
+                          f"{g['median_ms']:.1f} ms (cpu {g.get('median_cpu_ms', 0):.1f})")
+        return 0
     figures = run_bench(data, limit=args.limit, threads=args.threads,
                         review=Path(args.review) if args.review else None,
                         disagreements=Path(args.disagreements) if args.disagreements else None)
@@ -267,43 +327,136 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
-def _camera_frame(device: str) -> np.ndarray:
-    from device.camera import OpenCVBackend
-
-    backend = OpenCVBackend(int(device) if device.isdigit() else device)
+def _parse_box(text: str) -> tuple[int, int, int, int]:
     try:
-        backend.open()
-        return backend.read()
-    except Exception as exc:  # any backend failure is something the owner can fix (plug in, index)
-        raise _user_error(f"cannot take a frame from camera {device!r}: {exc}") from None
-    finally:
+        x, y, w, h = (int(v) for v in text.split(","))
+    except ValueError:
+        raise _user_error(f"--box {text!r} is not X,Y,WIDTH,HEIGHT in pixels (e.g. --box 400,300,640,480)") from None
+    if x < 0 or y < 0 or w < 16 or h < 16:
+        raise _user_error(f"--box {text!r}: X and Y must be >= 0 and the box at least 16x16 pixels")
+    return x, y, w, h
+
+
+def _teach_config(args: argparse.Namespace):
+    """The appliance's config when one is given (--config) or installed at the default place, else None."""
+    from device.config import DEFAULT_PATH, ConfigError, load_config
+
+    path = Path(args.config) if args.config else DEFAULT_PATH
+    if not args.config and not path.exists():
+        return None
+    try:
+        return load_config(path)
+    except ConfigError as exc:
+        raise _user_error(str(exc)) from None
+
+
+def _crop(name: str, img: np.ndarray, box: tuple[int, int, int, int] | None, config, *, frame: bool) -> np.ndarray:
+    """The dice region of a teaching image: ``--box``; else the config's ``camera.dice_region`` for a
+    camera frame, or for a file of the camera's frame size; else the whole image."""
+    h, w = img.shape[:2]
+    if box is None and config is not None and config.camera.dice_region is not None:
+        r = config.camera.dice_region
+        if frame or (w, h) == (config.camera.width, config.camera.height):
+            box = (r.x, r.y, r.width, r.height)
+    if box is None:
+        return img
+    x, y, bw, bh = box
+    if x + bw > w or y + bh > h:
+        raise _user_error(f"{name}: the dice region {x},{y},{bw},{bh} reaches outside the {w}x{h} image; give "
+                          "--box inside it (X,Y,WIDTH,HEIGHT)")
+    return img[y:y + bh, x:x + bw]
+
+
+def _camera_frame(device: str | None, config) -> np.ndarray:
+    """One frame from the appliance's camera stack: DEVICE (a webcam index or video file, OpenCV) when
+    given; else the configured backend; else the Pi camera (picamera2) first, then webcam 0."""
+    from device.camera import CameraError, OpenCVBackend, Picamera2Backend, backend_from_config
+
+    if device:
+        backends = [OpenCVBackend(int(device) if device.isdigit() else device)]
+    elif config is not None and backend_from_config(config.camera) is not None:
+        backends = [backend_from_config(config.camera)]
+    else:
+        backends = [Picamera2Backend(), OpenCVBackend(0)]
+    problems = []
+    for backend in backends:
         try:
-            backend.close()
-        except Exception:
-            pass
+            backend.open()
+            for attempt in range(5):  # webcams drop their first frames while exposure settles
+                try:
+                    image = backend.read()
+                except CameraError:
+                    if attempt == 4:
+                        raise
+                    continue
+                if image is not None:
+                    return image
+            raise CameraError("gave no frame")
+        except Exception as exc:  # any backend failure is something the owner can fix (plug in, index)
+            problems.append(f"{backend.name}: {exc}")
+        finally:
+            try:
+                backend.close()
+            except Exception:
+                pass
+    raise _user_error("cannot take a frame from the camera (" + "; ".join(problems) + "); check the camera, or "
+                      "give --camera DEVICE (a webcam index) or IMAGE files")
 
 
 def cmd_teach(args: argparse.Namespace) -> int:
+    if args.undo:
+        if args.images or args.camera is not None or args.face or args.faces:
+            raise _user_error("--undo takes back the last teaching on its own; give no IMAGE, --camera or --face")
+        library = load_library()
+        try:
+            removed = library.undo()
+        except ValueError as exc:
+            raise _user_error(f"{library_path()}: {exc}") from None
+        path = save_library(library)
+        for die, face, n in removed:
+            left = len(library.examples.get(die, {}).get(face, []))
+            print(f"removed {n} example(s) of {die} {face} ({left} left)")
+        print(f"saved {path}")
+        return 0
+    if args.die is None:
+        raise _user_error("give --die NAME (e.g. --die skid)")
     if args.die == D6:
         raise _user_error("d6 pips are read without teaching; teach custom dice under their own name "
                           "(e.g. --die skid)")
+    if bool(args.face) == bool(args.faces):
+        raise _user_error("give --face FACE (every image shows one die) or --faces A,B,C (each die's face, in "
+                          "reading order: rows from the top, left to right)")
+    faces = [args.face] if args.face else [f.strip() for f in args.faces.split(",")]
+    if not all(faces):
+        raise _user_error(f"--faces {args.faces!r} has an empty name; e.g. --faces SHIFT,HAZARD,SHIFT")
     if not args.images and args.camera is None:
-        raise _user_error("give IMAGE files showing the face, or --camera DEVICE to take one frame")
-    library = load_library()
-    added = 0
-    sources: list[tuple[str, np.ndarray]] = [(n, _load_image(Path(n))) for n in args.images]
+        raise _user_error("give IMAGE files showing the face, or --camera to take one frame")
+    box = _parse_box(args.box) if args.box else None
+    config = _teach_config(args)
+    library = load_library()  # a damaged file stops here, untouched
+    sources: list[tuple[str, np.ndarray, bool]] = [(n, _load_image(Path(n)), False) for n in args.images]
     if args.camera is not None:
-        sources.append((f"camera {args.camera}", _camera_frame(args.camera)))
-    for name, img in sources:
+        sources.append(("camera frame", _camera_frame(args.camera or None, config), True))
+    # Every image is checked before anything is added: one refusal keeps the library as it was.
+    examples: list[tuple[str, np.ndarray]] = []
+    warnings: list[str] = []
+    for name, img, frame in sources:
+        crop = _crop(name, img, box, config, frame=frame)
         try:
-            k = library.teach(args.die, args.face, img)
+            plan = plan_teaching(library, args.die, faces, crop)
         except ValueError as exc:
-            raise _user_error(f"{name}: {exc}") from None
-        added += k
-        print(f"{name}: {k} example(s) of {args.die} {args.face}")
+            raise _user_error(f"{name}: {exc}. Nothing was taught; {library_path()} is unchanged") from None
+        examples += plan.examples
+        warnings += [f"{name}: {w}" for w in plan.warnings]
+        print(f"{name}: {len(plan.examples)} example(s): " + ", ".join(f for f, _ in plan.examples))
+    library.add(args.die, examples)
     path = save_library(library)
-    n = len(library.examples[args.die.strip()][args.face.strip()])
-    print(f"saved {path}: {args.die} {args.face} now has {n} example(s) (+{added})")
+    for w in warnings:
+        print(f"warning: {w}; if that die was not showing the face named, take it back with "
+              "`pitboard teach dice --undo`")
+    counts = ", ".join(f"{f} {len(library.examples[args.die.strip()][f])}" for f in dict.fromkeys(faces))
+    print(f"saved {path}: {args.die} now has {counts} example(s) (+{len(examples)}; undo with "
+          "`pitboard teach dice --undo`)")
     return 0
 
 
@@ -324,13 +477,23 @@ def register(groups: dict[str, argparse._SubParsersAction]) -> None:
     bd.add_argument("--review", default=None, metavar="CSV",
                     help="also score against the labels with this review applied (image,x_min,y_min,x_max,y_max,"
                          "value,note: a corrected value, a die with no label, or an empty value to remove a label)")
+    bd.add_argument("--scales", default=None, metavar="S,S,..",
+                    help="read the same photos resized by each factor (e.g. 0.5,1,2,3): figures per scale")
     bd.add_argument("--disagreements", default=None, metavar="DIR",
                     help="save a crop of every wrong value, false die and missed die here, to look at")
     bd.set_defaults(func=cmd_bench)
 
     td = groups["teach"].add_parser("dice", help="teach the camera a custom die face")
-    td.add_argument("--die", required=True, help="name of the die, e.g. skid")
-    td.add_argument("--face", required=True, help="name of the face shown, e.g. SHIFT")
+    td.add_argument("--die", default=None, help="name of the die, e.g. skid")
+    td.add_argument("--face", default=None, help="name of the face shown, when each image shows one die")
+    td.add_argument("--faces", default=None, metavar="A,B,..",
+                    help="each die's face, in reading order (rows from the top, left to right)")
     td.add_argument("images", nargs="*", metavar="IMAGE", help="photos showing that face up (or crops)")
-    td.add_argument("--camera", default=None, metavar="DEVICE", help="take one frame from this camera")
+    td.add_argument("--camera", nargs="?", const="", default=None, metavar="DEVICE",
+                    help="take one frame: from the configured camera (picamera2 first), or from webcam DEVICE")
+    td.add_argument("--box", default=None, metavar="X,Y,W,H",
+                    help="the dice region of the images (default: camera.dice_region of the config)")
+    td.add_argument("--config", default=None, metavar="FILE",
+                    help="pitboard.toml for the camera and its dice region (default /etc/pitboard/pitboard.toml)")
+    td.add_argument("--undo", action="store_true", help="take back the last teaching")
     td.set_defaults(func=cmd_teach)

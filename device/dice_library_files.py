@@ -6,20 +6,24 @@ The file is the owner's work (every face they showed the camera), so it is treat
 * a file that cannot be read as a face library is **never** overwritten or "repaired": loading raises
   ``UserError`` naming the file, what is wrong, and what to do (move it aside, or restore a copy);
 * saving writes a temporary file in the same folder, flushes and fsyncs it, then renames it over the old
-  one, so a power cut leaves either the old library or the new one, never half a file.
+  one, so a power cut leaves either the old library or the new one, never half a file;
+* a face with no examples is a damaged library (named with the die and the face), not a crash at the
+  first reading.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 from device import paths
+from device.safe_files import FileProblem, write_atomic
+from device.setup_files import SetupFileError, read_json_object
 from vision.dice.faces import FaceLibrary
 
 FILE_NAME = "faces.json"
+#: A library of many taught faces is a few MB of small crops; far more is not a face library.
+MAX_LIBRARY_BYTES = 64 * 1024 * 1024
 
 
 def _user_error(message: str) -> Exception:
@@ -35,38 +39,25 @@ def library_path() -> Path:
 def load_library(path: Path | None = None) -> FaceLibrary:
     """The face library at ``path`` (default: the owner's data folder); empty if there is no file yet."""
     path = path or library_path()
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
+    if not path.exists() and not path.is_symlink():
         return FaceLibrary()
-    except OSError as exc:
-        raise _user_error(f"cannot read the face library {path}: {exc.strerror}") from None
+    fix = (f"the library is damaged and was left untouched. Move it aside (e.g. `mv {path} {path}.bad`) and teach the faces again, "
+           "or restore a backup copy")
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = read_json_object(path, fix=fix, what="face library", max_bytes=MAX_LIBRARY_BYTES)
+    except SetupFileError as exc:
+        raise _user_error(str(exc)) from None
+    try:
         return FaceLibrary.from_dict(data)
-    except (UnicodeDecodeError, json.JSONDecodeError, ValueError) as exc:
-        raise _user_error(
-            f"the face library {path} is damaged ({exc}). It was left untouched. Move it aside "
-            f"(e.g. `mv {path} {path}.bad`) and teach the faces again, or restore a backup copy."
-        ) from None
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError, IndexError, RecursionError) as exc:
+        raise _user_error(f"the face library {path} is damaged ({str(exc).strip(chr(39))[:200]}); {fix}.") from None
 
 
 def save_library(library: FaceLibrary, path: Path | None = None) -> Path:
-    """Write ``library`` atomically (temporary file + rename).  Returns the path written."""
+    """Write ``library`` atomically (:func:`device.safe_files.write_atomic`).  Returns the path written."""
     path = path or library_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(library.to_dict(), indent=1, sort_keys=True)
-    fd, tmp = tempfile.mkstemp(prefix=".faces-", suffix=".tmp", dir=str(path.parent))
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    return path
+        return write_atomic(path, text.encode("utf-8"))
+    except FileProblem as exc:
+        raise _user_error(str(exc)) from None

@@ -118,7 +118,7 @@ def test_bench_prints_the_issue_figures(tmp_path: Path, capsys) -> None:
         assert key in fig and key in fig["per_prefix"]["nell_"]
     assert fig["images"] == 2 and fig["labelled_dice"] == 5
     assert fig["false_dice"] == 0 and fig["precision"] == 1.0
-    assert fig["accuracy"] >= 0.8  # the verifier may refuse (null) one synthetic die; it must not misread
+    assert fig["accuracy"] >= 0.8  # the reader may refuse (null) one synthetic die; it must not misread
 
 
 def test_bench_scores_a_review_beside_the_labels_as_given(tmp_path: Path, capsys) -> None:

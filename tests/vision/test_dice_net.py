@@ -156,7 +156,7 @@ def test_an_unsure_reader_gives_null_not_a_guess(monkeypatch: pytest.MonkeyPatch
     rng = np.random.default_rng(8)
     img, placed = render_scene([3, 6], rng, side=50)
     unsure = np.array([[0.05, 0.05, 0.3, 0.4, 0.1, 0.05, 0.05], [0.9, 0.02, 0.02, 0.02, 0.02, 0.01, 0.01]])
-    monkeypatch.setattr(net, "read", lambda image, dets: unsure[:len(dets)])
+    monkeypatch.setattr(net, "read", lambda image, dets, first_look=None: unsure[:len(dets)])
     readings = read_dice(img)
     assert len(readings) == 1  # the second detection is "not a die" and is dropped
     assert readings[0].value is None and readings[0].confidence == 0.0

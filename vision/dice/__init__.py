@@ -60,14 +60,16 @@ READ_P = 0.5
 NOT_A_DIE_P = 0.5
 
 
-def _read_learned(img: np.ndarray) -> list[DieReading]:
+def _read_learned(img: np.ndarray, die_px: float | None = None) -> list[DieReading]:
     """d6 by the learned detector and reader (:mod:`vision.dice.net`): every detected die is reported;
     with its value when the reader gives that value at least ``READ_P``, with ``None`` otherwise, and
-    not at all when the reader says "not a die's top face" at least ``NOT_A_DIE_P``."""
+    not at all when the reader says "not a die's top face" at least ``NOT_A_DIE_P``.  The dice are
+    detected at the size the detector knows (:mod:`vision.dice.scale`) and read from ``img`` itself."""
     h, w = img.shape[:2]
-    dets = net.detect(img)
+    dets, looked = scale.detect(img, die_px)
+    probs = net.read(img, [(d.center, d.size) for d in dets], first_look=[looked.get(d) for d in dets])
     out: list[DieReading] = []
-    for d, p in zip(dets, net.read(img, [(d.center, d.size) for d in dets])):
+    for d, p in zip(dets, probs):
         k = int(np.argmax(p))
         if k == 0 and p[0] >= NOT_A_DIE_P:
             continue
@@ -102,7 +104,7 @@ def read_dice(image: np.ndarray, *, die: str = D6, library: FaceLibrary | None =
     if h < 16 or w < 16:
         raise ValueError(f"image of {w}x{h} pixels is too small to read dice from")
     if die == D6:
-        return scale.read_at_die_scale(img, _read_learned, die_px)
+        return _read_learned(img, die_px)
     if library is None:
         raise ValueError(f"die {die!r} is a custom die: pass the face library that was taught its faces")
     if die not in library.examples:

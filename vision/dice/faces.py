@@ -52,6 +52,8 @@ SCALES = (0.9, 0.95, 1.0)
 #: Blur (sigma, patch pixels) before correlating.
 MATCH_BLUR = 0.0
 FORMAT_VERSION = 1
+#: Teachings remembered for undo.
+MAX_UNDO = 20
 
 
 @dataclass(frozen=True)
@@ -366,6 +368,69 @@ def _normalise(patch: np.ndarray) -> np.ndarray:
     return p / n if n > 1e-6 else p
 
 
+def reading_order(blobs: list[DieBlob]) -> list[DieBlob]:
+    """Dice in reading order: rows from the top (a die starts a new row when its centre is more than
+    half a die below the row's first), left to right in each row."""
+    rows: list[list[DieBlob]] = []
+    for b in sorted(blobs, key=lambda b: b.center[1]):
+        if rows and b.center[1] - rows[-1][0].center[1] <= 0.5 * max(b.side, rows[-1][0].side):
+            rows[-1].append(b)
+        else:
+            rows.append([b])
+    return [b for row in rows for b in sorted(row, key=lambda b: b.center[0])]
+
+
+def dice_to_teach(image: np.ndarray) -> list[DieBlob]:
+    """The dice of a teaching image in reading order; a close crop of one die (no die found against a
+    table, a nearly square picture) is that one die.  Raises ``ValueError`` when there is neither."""
+    img = _as_bgr(image)
+    blobs = reading_order(find_die_blobs(img))
+    if blobs:
+        return blobs
+    h, w = img.shape[:2]
+    if min(h, w) < 8:
+        raise ValueError(f"image of {w}x{h} pixels is too small to hold a die face")
+    if min(h, w) < 0.75 * max(h, w):
+        raise ValueError(f"no die found in the {w}x{h} picture, and it is not a close crop of one die; crop it "
+                         "to the dice (--box X,Y,W,H) or show the dice on the tray")
+    s = min(h, w)
+    return [DieBlob((w / 2, h / 2), float(s), 0.0, (0, 0, w, h))]
+
+
+@dataclass(frozen=True)
+class TeachingPlan:
+    """What one image would add: (face, patch) per die in reading order, and a warning per die whose
+    example disagrees with what the library already holds."""
+
+    examples: list[tuple[str, np.ndarray]]
+    boxes: list[tuple[int, int, int, int]]
+    warnings: list[str]
+
+
+def plan_teaching(library: "FaceLibrary", die: str, faces: list[str], image: np.ndarray) -> TeachingPlan:
+    """Check a teaching image before anything is added.  ``faces``: one face for an image of one die, or
+    one face per die in reading order.  Raises ``ValueError`` (nothing added) when the image shows more
+    dice than faces were named (a mixed roll must not be taught as one face) or fewer."""
+    die = _name(die, "die")
+    faces = [_name(f, "face") for f in faces]
+    img = _as_bgr(image)
+    blobs = dice_to_teach(img)
+    if len(blobs) != len(faces):
+        if len(faces) == 1:
+            raise ValueError(f"{len(blobs)} dice seen where one was expected; teach one die at a time, or name "
+                             f"each die's face in reading order (rows from the top, left to right), e.g. --faces "
+                             + ",".join([faces[0]] * len(blobs)))
+        raise ValueError(f"{len(blobs)} dice seen but {len(faces)} faces named; name one face per die, in reading "
+                         "order (rows from the top, left to right)")
+    examples = [(f, face_patch(img, b)) for f, b in zip(faces, blobs)]
+    warnings = []
+    for k, ((f, p), b) in enumerate(zip(examples, blobs), start=1):
+        why = library.agreement(die, f, p)
+        if why is not None:
+            warnings.append(f"die {k} of {len(blobs)} (at {int(b.center[0])},{int(b.center[1])}) taught as {f}: {why}")
+    return TeachingPlan(examples, [b.box for b in blobs], warnings)
+
+
 @dataclass(frozen=True)
 class FaceMatch:
     face: str | None
@@ -379,6 +444,8 @@ class FaceLibrary:
     """Taught faces: ``examples[die][face]`` is a list of normalised patches (see module doc)."""
 
     examples: dict[str, dict[str, list[np.ndarray]]] = field(default_factory=dict)
+    #: What each teaching added, newest last: ``[(die, face, count), ...]`` per teaching (for undo).
+    teachings: list[list[tuple[str, str, int]]] = field(default_factory=list)
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def dice(self) -> list[str]:
@@ -389,21 +456,65 @@ class FaceLibrary:
 
     def teach(self, die: str, face: str, image: np.ndarray) -> int:
         """Add examples of ``face`` of ``die`` from an image showing one or more dice with that face up
-        (or a crop of one die).  Returns how many examples were added."""
+        (or a crop of one die).  Returns how many examples were added.  (The owner's command checks
+        first, see :func:`plan_teaching`; this adds without asking.)"""
         die, face = _name(die, "die"), _name(face, "face")
         img = _as_bgr(image)
-        blobs = find_die_blobs(img)
-        if not blobs:
-            h, w = img.shape[:2]
-            if min(h, w) < 8:
-                raise ValueError(f"image of {w}x{h} pixels is too small to hold a die face")
-            # A crop: the die fills the image, so take its middle.
-            s = min(h, w)
-            blobs = [DieBlob((w / 2, h / 2), float(s), 0.0, (0, 0, w, h))]
-        store = self.examples.setdefault(die, {}).setdefault(face, [])
-        for b in blobs:
-            store.append(face_patch(img, b))
-        return len(blobs)
+        blobs = dice_to_teach(img)
+        patches = [face_patch(img, b) for b in blobs]
+        self.add(die, [(face, p) for p in patches])
+        return len(patches)
+
+    def add(self, die: str, examples: list[tuple[str, np.ndarray]]) -> None:
+        """Add (face, patch) examples of ``die`` as one teaching (what :meth:`undo` takes back)."""
+        die = _name(die, "die")
+        counts: dict[str, int] = {}
+        for face, patch in examples:
+            face = _name(face, "face")
+            self.examples.setdefault(die, {}).setdefault(face, []).append(patch)
+            counts[face] = counts.get(face, 0) + 1
+        if counts:
+            self.teachings.append([(die, f, n) for f, n in counts.items()])
+            del self.teachings[:-MAX_UNDO]
+
+    def undo(self) -> list[tuple[str, str, int]]:
+        """Take back the last teaching: its examples are removed (a face left with none is removed, a die
+        left with no face too).  Returns what was removed; raises ``ValueError`` when there is nothing
+        to undo or the library no longer holds what that teaching added."""
+        if not self.teachings:
+            raise ValueError("nothing to undo: no teaching is recorded in this face library")
+        last = self.teachings[-1]
+        for die, face, n in last:
+            if len(self.examples.get(die, {}).get(face, [])) < n:
+                raise ValueError(f"cannot undo the last teaching: {die} {face} no longer holds the {n} "
+                                 "example(s) it added")
+        for die, face, n in last:
+            pats = self.examples[die][face]
+            del pats[len(pats) - n:]
+            if not pats:
+                del self.examples[die][face]
+            if not self.examples[die]:
+                del self.examples[die]
+        self.teachings.pop()
+        return last
+
+    def agreement(self, die: str, face: str, patch: np.ndarray) -> str | None:
+        """Why a new example of ``face`` disagrees with what ``die`` already holds (None: it agrees, or
+        there is nothing to compare with): it looks more like another taught face, or unlike the face's
+        own examples."""
+        faces = self.examples.get(die)
+        if not faces or not any(faces.values()):
+            return None
+        q = _disc_vector(patch)[None]
+        best = {f: float((q @ vecs.T).max()) for f, vecs in self._bank(die).items() if len(vecs)}
+        own = best.get(face)
+        others = sorted(((v, f) for f, v in best.items() if f != face), reverse=True)
+        if others and others[0][0] >= MIN_SCORE and (own is None or others[0][0] - own >= MIN_MARGIN):
+            return (f"it looks like {die} {others[0][1]} (match {others[0][0]:.2f}"
+                    + (f", {face} {own:.2f})" if own is not None else ")"))
+        if own is not None and own < MIN_SCORE:
+            return f"it matches the {len(faces[face])} taught example(s) of {face} poorly ({own:.2f} < {MIN_SCORE})"
+        return None
 
     def forget(self, die: str, face: str | None = None) -> None:
         if die not in self.examples:
@@ -444,6 +555,9 @@ class FaceLibrary:
         faces = self.examples.get(die)
         if not faces:
             raise KeyError(f"the face library has no die called {die!r}; teach it first")
+        empty = sorted(f for f, pats in faces.items() if not pats)
+        if empty:
+            raise ValueError(f"die {die!r} face {empty[0]!r} has no examples; teach it again or remove it")
         cands = patch[None] if patch.ndim == 2 else patch
         q = np.array([_disc_vector(p) for p in cands], dtype=np.float32)
         best = {face: float((q @ vecs.T).max()) for face, vecs in self._bank(die).items()}
@@ -470,7 +584,8 @@ class FaceLibrary:
             dice[die] = {}
             for face, pats in faces.items():
                 dice[die][face] = [base64.b64encode(_to_bytes(p)).decode("ascii") for p in pats]
-        return {"format": "pitboard-faces", "version": FORMAT_VERSION, "patch": PATCH, "dice": dice}
+        return {"format": "pitboard-faces", "version": FORMAT_VERSION, "patch": PATCH, "dice": dice,
+                "teachings": [[[d, f, n] for d, f, n in t] for t in self.teachings]}
 
     @classmethod
     def from_dict(cls, data: object) -> "FaceLibrary":
@@ -492,6 +607,10 @@ class FaceLibrary:
             for face, pats in faces.items():
                 if not isinstance(pats, list):
                     raise ValueError(f"die {die!r} face {face!r}: examples must be a list")
+                if not pats:
+                    raise ValueError(f"die {die!r} face {face!r} has no examples (an empty list); teach that "
+                                     f"face again (`pitboard teach dice --die {die} --face {face} IMAGE`) or "
+                                     "remove it from the file")
                 out = []
                 for i, s in enumerate(pats):
                     try:
@@ -502,6 +621,14 @@ class FaceLibrary:
                         raise ValueError(f"die {die!r} face {face!r} example {i}: wrong size")
                     out.append(_normalise(np.frombuffer(raw, dtype=np.uint8).reshape(PATCH, PATCH)))
                 lib.examples.setdefault(str(die), {})[str(face)] = out
+        raw_t = data.get("teachings", [])
+        if not isinstance(raw_t, list):
+            raise ValueError("\"teachings\" must be a list of teachings")
+        for i, t in enumerate(raw_t):
+            try:
+                lib.teachings.append([(str(d), str(f), int(n)) for d, f, n in t])
+            except (TypeError, ValueError):
+                raise ValueError(f"teaching {i} is not a list of [die, face, count]") from None
         return lib
 
 

@@ -2,8 +2,8 @@
 
 Why (round 4 of ``vision/dice``): the classical pip reader of rounds 1-3 (removed in round 6) was exact
 where it saw every pip, but on the real photos it *found* only ~88 % of the dice (marbled, translucent and
-dark dice, dice touching each other or a tray wall).  Finding dice is what a learned detector is good at, so this module is two
-networks, both tiny, both run through onnxruntime on one CPU thread:
+dark dice, dice touching each other or a tray wall).  Finding dice is what a learned detector is good at,
+so this module is two networks, both tiny, both run through onnxruntime on one CPU thread:
 
 * ``detector.onnx`` — a CenterNet-style fully convolutional net on the image at half resolution: a
   heat map of die centres at 1/8 of the input, plus each die's size and sub-cell offset.  Peaks of the
@@ -223,13 +223,21 @@ TTA_TURNS = 4
 SURE_AT_ONE_LOOK = 0.98
 
 
-def read(img: np.ndarray, dets: list[tuple[tuple[float, float], float]]) -> np.ndarray:
-    """Class probabilities (N x 7) for dice given as (centre, size)."""
+def read(img: np.ndarray, dets: list[tuple[tuple[float, float], float]],
+         first_look: Sequence[np.ndarray | None] | None = None) -> np.ndarray:
+    """Class probabilities (N x 7) for dice given as (centre, size).  ``first_look``: the first reader's
+    probabilities at turn 0 where they were already taken (the scale search), else None."""
     sess = session(READER)
     if not dets:
         return np.zeros((0, CLASSES), np.float32)
     batch = np.stack([reader_crop(img, c, s) for c, s in dets])
-    p = turned_probabilities(sess, batch, turns=(0,))
+    known = [k for k, q in enumerate(first_look or ()) if q is not None]
+    todo = [k for k in range(len(dets)) if k not in set(known)]
+    p = np.zeros((len(dets), CLASSES), np.float32)
+    if known:
+        p[known] = np.stack([first_look[k] for k in known])
+    if todo:
+        p[todo] = turned_probabilities(sess, batch[todo], turns=(0,))
     look = p.max(axis=1) < SURE_AT_ONE_LOOK
     if look.any():
         rest = range(1, TTA_TURNS)

@@ -1,0 +1,165 @@
+"""`pitboard teach dice`: teaching that cannot spoil the face library (issue 14, item 4)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+import device.cli as cli
+from device.dice_library_files import load_library
+from tools.dice_training.render import render_scene
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    d = tmp_path / "data"
+    monkeypatch.setenv("PITBOARD_DATA", str(d))
+    if "device.cli_dice" not in cli.PLUGINS:
+        monkeypatch.setattr(cli, "PLUGINS", cli.PLUGINS + ("device.cli_dice",))
+    # no appliance config of this machine may leak into the tests
+    monkeypatch.setattr("device.config.DEFAULT_PATH", tmp_path / "absent.toml")
+    return d
+
+
+def _write(tmp: Path, name: str, img: np.ndarray) -> str:
+    p = tmp / name
+    cv2.imwrite(str(p), img)
+    return str(p)
+
+
+def _teach(*args: str) -> int:
+    return cli.main(["teach", "dice", "--die", "skid", *args])
+
+
+def _one(tmp: Path, face: str, seed: int) -> str:
+    img, _ = render_scene([face], np.random.default_rng(seed), side=56)
+    return _write(tmp, f"{face}{seed}.png", img)
+
+
+def test_a_mixed_roll_is_refused_and_the_library_kept(tmp_path: Path, data_dir: Path, capsys) -> None:
+    assert _teach("--face", "SHIFT", _one(tmp_path, "SHIFT", 1)) == 0
+    before = (data_dir / "faces.json").read_bytes()
+    img, _ = render_scene(["SHIFT", "HAZARD", "SPIN"], np.random.default_rng(2), side=56)
+    roll = _write(tmp_path, "roll.png", img)
+    capsys.readouterr()
+    assert _teach("--face", "SHIFT", roll) == 2
+    err = capsys.readouterr().err
+    assert "3 dice seen" in err and "--faces" in err and "unchanged" in err
+    assert (data_dir / "faces.json").read_bytes() == before
+    # a refusal of the second image keeps the first one out too
+    assert _teach("--face", "SHIFT", _one(tmp_path, "SHIFT", 3), roll) == 2
+    assert (data_dir / "faces.json").read_bytes() == before
+
+
+def test_each_die_labelled_in_reading_order(tmp_path: Path, capsys) -> None:
+    img = np.full((200, 400, 3), (60, 110, 40), np.uint8)
+    for x, face, seed in ((300, "HAZARD", 4), (90, "SHIFT", 5)):  # drawn right first: order is by place
+        tile, _ = render_scene([face], np.random.default_rng(seed), size=(160, 160), side=56)
+        img[20:180, x - 80:x + 80] = tile
+    path = _write(tmp_path, "two.png", img)
+    assert _teach("--faces", "SHIFT,HAZARD", path) == 0
+    assert "SHIFT, HAZARD" in capsys.readouterr().out
+    lib = load_library()
+    assert {f: len(p) for f, p in lib.examples["skid"].items()} == {"SHIFT": 1, "HAZARD": 1}
+    assert _teach("--faces", "SHIFT,HAZARD,SPIN", path) == 2
+    assert "2 dice seen but 3 faces named" in capsys.readouterr().err
+
+
+def test_box_crops_to_the_dice_region(tmp_path: Path) -> None:
+    img, placed = render_scene(["SHIFT", "SPIN"], np.random.default_rng(6), side=56)
+    p = next(d for d in placed if d.face == "SHIFT")
+    x, y = int(p.center[0]) - 45, int(p.center[1]) - 45
+    assert _teach("--face", "SHIFT", "--box", f"{x},{y},90,90", _write(tmp_path, "r.png", img)) == 0
+    assert {f: len(v) for f, v in load_library().examples["skid"].items()} == {"SHIFT": 1}
+    assert _teach("--face", "SHIFT", "--box", "1,2,3", _write(tmp_path, "r.png", img)) == 2
+
+
+def test_a_disagreeing_example_is_warned_about(tmp_path: Path, capsys) -> None:
+    for seed, face in enumerate(["SHIFT", "SHIFT", "HAZARD", "HAZARD"], start=10):
+        assert _teach("--face", face, _one(tmp_path, face, seed)) == 0
+    capsys.readouterr()
+    assert _teach("--face", "SHIFT", _one(tmp_path, "SHIFT", 20)) == 0
+    assert "warning" not in capsys.readouterr().out
+    assert _teach("--face", "SHIFT", _one(tmp_path, "HAZARD", 21)) == 0  # the wrong die shown
+    out = capsys.readouterr().out
+    assert "warning" in out and "looks like skid HAZARD" in out and "--undo" in out
+
+
+def test_undo_removes_the_last_teaching(tmp_path: Path, data_dir: Path, capsys) -> None:
+    assert _teach("--face", "SHIFT", _one(tmp_path, "SHIFT", 30)) == 0
+    one = json.loads((data_dir / "faces.json").read_text())["dice"]
+    assert _teach("--face", "SPIN", _one(tmp_path, "SPIN", 31), _one(tmp_path, "SPIN", 32)) == 0
+    assert cli.main(["teach", "dice", "--undo"]) == 0
+    assert "removed 2 example(s) of skid SPIN" in capsys.readouterr().out
+    assert json.loads((data_dir / "faces.json").read_text())["dice"] == one
+    assert cli.main(["teach", "dice", "--undo"]) == 0
+    assert load_library().dice() == []
+    assert cli.main(["teach", "dice", "--undo"]) == 2
+    assert "nothing to undo" in capsys.readouterr().err
+
+
+def test_a_face_with_no_examples_names_the_file_and_the_face(data_dir: Path, tmp_path: Path) -> None:
+    data_dir.mkdir(parents=True)
+    bad = {"format": "pitboard-faces", "version": 1, "patch": 24, "dice": {"skid": {"SHIFT": [], "SPIN": []}}}
+    (data_dir / "faces.json").write_text(json.dumps(bad))
+    with pytest.raises(cli.UserError, match=r"faces\.json.*skid.*SHIFT.*no examples"):
+        load_library()
+    img, _ = render_scene(["SHIFT"], np.random.default_rng(1), side=56)
+    assert cli.main(["dice", "read", "--die", "skid", _write(tmp_path, "x.png", img)]) == 2
+
+
+def _config(tmp_path: Path, frames: Path | None, region: tuple[int, int, int, int]) -> Path:
+    cam = f'backend = "replay"\ndevice = "{frames}"\n' if frames else 'backend = "none"\n'
+    text = f"[camera]\n{cam}width = 640\nheight = 480\ndice_region = {list(region)}\n"
+    p = tmp_path / "pitboard.toml"
+    p.write_text(text)
+    return p
+
+
+def test_camera_uses_the_configured_backend_and_dice_region(tmp_path: Path) -> None:
+    img, placed = render_scene(["SHIFT", "SPIN"], np.random.default_rng(7), size=(480, 640), side=56)
+    p = next(d for d in placed if d.face == "SPIN")
+    region = (int(p.center[0]) - 45, int(p.center[1]) - 45, 90, 90)
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    _write(frames, "0001.png", img)
+    cfg = _config(tmp_path, frames, region)
+    assert _teach("--face", "SPIN", "--camera", "--config", str(cfg)) == 0
+    assert {f: len(v) for f, v in load_library().examples["skid"].items()} == {"SPIN": 1}
+    # a file of the camera's frame size is cut to the same region; without it both dice are seen
+    assert _teach("--face", "SPIN", "--config", str(cfg), _write(tmp_path, "f.png", img)) == 0
+    assert _teach("--face", "SPIN", _write(tmp_path, "f.png", img)) == 2
+
+
+def test_camera_without_a_configured_backend_tries_picamera2_first(tmp_path: Path, monkeypatch, capsys) -> None:
+    import device.camera as camera
+
+    tried: list[str] = []
+    img, _ = render_scene(["SHIFT"], np.random.default_rng(8), side=56)
+
+    class Fake:
+        def __init__(self, name: str, works: bool) -> None:
+            self.name, self.works = name, works
+
+        def open(self) -> None:
+            tried.append(self.name)
+            if not self.works:
+                raise camera.CameraError("no camera")
+
+        def read(self) -> np.ndarray:
+            return img
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(camera, "Picamera2Backend", lambda *a, **k: Fake("picamera2", False))
+    monkeypatch.setattr(camera, "OpenCVBackend", lambda *a, **k: Fake("opencv", True))
+    assert _teach("--face", "SHIFT", "--camera") == 0
+    assert tried == ["picamera2", "opencv"]
+    monkeypatch.setattr(camera, "OpenCVBackend", lambda *a, **k: Fake("opencv", False))
+    assert _teach("--face", "SHIFT", "--camera") == 2
+    assert "picamera2: no camera" in capsys.readouterr().err

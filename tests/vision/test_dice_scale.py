@@ -1,0 +1,89 @@
+"""The reader does not depend on the dice's size in pixels (issue 14, item 1): the same scene scaled
+0.5x-3x reads the same, with or without the size given; ``bench dice --scales`` reports each scale."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+import device.cli as cli
+from tools.dice_training.render import render_scene
+from vision.dice import read_dice, scale
+
+
+def _scene(seed: int) -> tuple[np.ndarray, list]:
+    rng = np.random.default_rng(seed)
+    faces = [int(v) for v in rng.integers(1, 7, 3)]
+    return render_scene(faces, rng, size=(300, 400), side=40)
+
+
+def _exact(readings: list, placed: list, s: float) -> bool:
+    if len(readings) != len(placed):
+        return False
+    for p in placed:
+        near = [r for r in readings if math.hypot(r.center[0] - s * p.center[0], r.center[1] - s * p.center[1])
+                < 0.5 * s * p.side]
+        if len(near) != 1 or near[0].value != p.face:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("s", [0.5, 1.0, 2.0, 3.0])
+def test_the_same_scene_reads_the_same_at_any_scale(s: float) -> None:
+    exact = 0
+    for seed in range(4):
+        img, placed = _scene(100 + seed)
+        big = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
+        exact += _exact(read_dice(big), placed, s)
+    assert exact >= 3, exact
+
+
+def test_the_search_finds_the_die_size() -> None:
+    img, placed = _scene(7)
+    for s in (0.5, 1.0, 2.0, 3.0):
+        big = cv2.resize(img, None, fx=s, fy=s)
+        found = scale.find_die_px(big)
+        assert found is not None and 0.7 * 40 * s <= found <= 1.4 * 40 * s, (s, found)
+    assert scale.find_die_px(np.full((300, 400, 3), (60, 110, 40), np.uint8)) is None
+
+
+def test_a_known_die_size_is_used_directly(monkeypatch: pytest.MonkeyPatch) -> None:
+    img, placed = _scene(8)
+    big = cv2.resize(img, None, fx=3, fy=3)
+    monkeypatch.setattr(scale, "search", lambda image: pytest.fail("no search when the size is known"))
+    assert _exact(read_dice(big, die_px=120.0), placed, 3)
+    assert scale.detection_scale(120.0) == pytest.approx(1 / 3)
+    assert scale.detection_scale(45.0) == 1.0  # near the size the networks know: not rescaled
+
+
+def test_die_px_from_a_calibration_and_the_dice_size() -> None:
+    assert scale.die_px_from_mm(2.5, 16) == 40.0
+    with pytest.raises(ValueError, match="dice size 25 mm is outside 12-19 mm"):
+        scale.die_px_from_mm(2.5, 25)
+    with pytest.raises(ValueError, match="positive"):
+        scale.die_px_from_mm(0.0, 16)
+
+
+def test_bench_reports_each_scale(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    if "device.cli_dice" not in cli.PLUGINS:
+        monkeypatch.setattr(cli, "PLUGINS", cli.PLUGINS + ("device.cli_dice",))
+    (tmp_path / "set" / "images").mkdir(parents=True)
+    rows = ["image,x_min,y_min,x_max,y_max,value"]
+    for k in range(2):
+        img, placed = _scene(200 + k)
+        cv2.imwrite(str(tmp_path / "set" / "images" / f"x{k}.png"), img)
+        rows += [f"x{k}.png,{int(p.center[0] - 22)},{int(p.center[1] - 22)},{int(p.center[0] + 22)},"
+                 f"{int(p.center[1] + 22)},{p.face}" for p in placed]
+    (tmp_path / "set" / "labels.csv").write_text("\n".join(rows) + "\n")
+    assert cli.main(["bench", "dice", "--data", str(tmp_path / "set"), "--scales", "0.5,1,3", "--json"]) == 0
+    fig = json.loads(capsys.readouterr().out)
+    assert list(fig["scales"]) == ["0.5", "1", "3"]
+    for f in fig["scales"].values():
+        assert f["labelled_dice"] == 6 and f["accuracy"] >= 5 / 6 and f["duplicates"] == 0
+        assert "held_out" in f and "median_ms" in f
+    assert cli.main(["bench", "dice", "--data", str(tmp_path / "set"), "--scales", "0,x"]) == 2

@@ -1,0 +1,123 @@
+"""Int8 static quantisation of the d6 networks (onnxruntime), and how they compare with fp32.
+
+Needs ``onnx`` (not a run-time dependency), in a venv with ``pip install onnx onnxruntime numpy
+opencv-python-headless`` and this repository on ``PYTHONPATH``::
+
+    python -m tools.dice_training.quantise --data ../shared/data/dice-real --out /tmp/dice-int8
+
+writes ``detector.onnx``, ``reader.onnx`` and ``reader2.onnx`` (QDQ, int8 weights per channel, uint8
+activations) into ``--out``.  Calibration data: detector inputs and reader crops of the **dev split
+only** (``fold(name) != 0``; every fourth photo, seeded order), never the held-out photos.  Then::
+
+    python -m tools.dice_training.quantise compare --data ../shared/data/dice-real --int8 /tmp/dice-int8
+
+reads every photo with the shipped fp32 networks and with the int8 ones (project venv is enough) and
+prints both figures and the ms per image on one core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.dice import net as N
+from vision.dice.scoring import fold
+
+SEED = 14
+
+
+def _dev_photos(data: Path, every: int = 4) -> list[tuple[np.ndarray, list[tuple[float, float, float]]]]:
+    rows: dict[str, list[tuple[float, float, float]]] = {}
+    with (data / "labels.csv").open(newline="") as fh:
+        for r in csv.DictReader(fh):
+            x0, y0, x1, y1 = (float(r[k]) for k in ("x_min", "y_min", "x_max", "y_max"))
+            rows.setdefault(r["image"], []).append(((x0 + x1) / 2, (y0 + y1) / 2, max(x1 - x0, y1 - y0)))
+    names = sorted(n for n in rows if fold(n) != 0)
+    rng = np.random.default_rng(SEED)
+    rng.shuffle(names)
+    out = []
+    for n in names[::every]:
+        img = cv2.imread(str(data / "images" / n))
+        if img is not None:
+            out.append((img, rows[n]))
+    return out
+
+
+class _Reader:
+    """onnxruntime's CalibrationDataReader over a list of input dicts."""
+
+    def __init__(self, name: str, arrays: list[np.ndarray]) -> None:
+        self.items = iter([{name: a} for a in arrays])
+
+    def get_next(self):
+        return next(self.items, None)
+
+
+def quantise(data: Path, out: Path) -> None:
+    from onnxruntime.quantization import CalibrationMethod, QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    photos = _dev_photos(data)
+    det_inputs = [N.detector_input(img)[0] for img, _ in photos]
+    crops = [N.reader_input(np.stack([N.reader_crop(img, (x, y), s) for x, y, s in boxes]))
+             for img, boxes in photos]
+    out.mkdir(parents=True, exist_ok=True)
+    for src, inputs in ((N.DETECTOR, det_inputs), (N.READER, crops), (N.SECOND_READER, crops)):
+        pre = out / (src.stem + ".pre.onnx")
+        quant_pre_process(str(src), str(pre), skip_symbolic_shape=True)
+        import onnxruntime as ort
+
+        name = ort.InferenceSession(str(src), providers=["CPUExecutionProvider"]).get_inputs()[0].name
+        quantize_static(str(pre), str(out / src.name), _Reader(name, inputs), quant_format=QuantFormat.QDQ,
+                        per_channel=True, activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
+                        calibrate_method=CalibrationMethod.MinMax)
+        pre.unlink()
+        mb = (out / src.name).stat().st_size / 1e6
+        print(f"{out / src.name}: {mb:.2f} MB (fp32 {src.stat().st_size / 1e6:.2f} MB)")
+
+
+def compare(data: Path, int8: Path) -> dict:
+    """Bench figures with the shipped networks and with those in ``int8`` (same photos, one thread)."""
+    from device.cli_dice import run_bench
+
+    cv2.setNumThreads(1)
+    out = {}
+    for label, folder in (("fp32", None), ("int8", int8)):
+        if folder is not None:
+            for attr in ("DETECTOR", "READER", "SECOND_READER"):
+                setattr(N, attr, folder / getattr(N, attr).name)
+            N.REQUIRED = (N.DETECTOR, N.READER, N.SECOND_READER)
+            N._sessions.clear()
+        t0 = time.perf_counter()
+        f = run_bench(data)
+        out[label] = {k: f[k] for k in ("accuracy", "precision", "recall", "wrong", "unreadable", "false_dice",
+                                        "median_ms", "p95_ms", "median_cpu_ms")}
+        out[label]["held_out"] = {k: f["held_out"][k] for k in ("accuracy", "precision", "false_dice")}
+        out[label]["dev"] = {k: f["dev"][k] for k in ("accuracy", "precision", "false_dice")}
+        out[label]["run_s"] = round(time.perf_counter() - t0, 1)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("what", nargs="?", choices=["quantise", "compare"], default="quantise")
+    ap.add_argument("--data", required=True, type=Path)
+    ap.add_argument("--out", type=Path, default=Path("/tmp/dice-int8"))
+    ap.add_argument("--int8", type=Path, default=None)
+    args = ap.parse_args(argv)
+    if args.what == "quantise":
+        quantise(args.data, args.out)
+    else:
+        print(json.dumps(compare(args.data, args.int8 or args.out), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
