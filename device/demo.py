@@ -421,7 +421,7 @@ def run_script_demo(game: str, out: Path, *, log: Log) -> dict[str, Any]:
     started = time.perf_counter()
     with Store(out / "game.sqlite") as store:
         game_id, match, _ = open_match(store, module, options)
-        players = [getattr(v, "player") for v in match.views()]
+        players = [v.player for v in match.views()]
         bank = build_bank(_screens(players), backend="capture", clock=clock)
         bank.open()
         buttons = ScriptedButtons()

@@ -175,7 +175,9 @@ def test_panel_with_a_pin_in_use_fails_and_frees_the_others(factory) -> None:
 
     holder = Button(27, pin_factory=factory)
     try:
-        with pytest.raises(Exception):
+        from gpiozero.exc import GPIOPinInUse
+
+        with pytest.raises(GPIOPinInUse):
             ButtonPanel({"next": 17, "back": 27}, pin_factory=factory)
         ButtonPanel({"next": 17}, pin_factory=factory).close()  # 17 was released by the failed panel
     finally:

@@ -234,7 +234,7 @@ def _gaslands_refusal(t: Table) -> None:
 
 def _thunder_road_refusal(t: Table) -> None:
     """Ana coasts a car while she still has cars to move."""
-    for player in ("Ana", "Ben", "Cy"):
+    for _player in ("Ana", "Ben", "Cy"):
         t.app.type_faces([1, 3, 4, 6])
     t.app.apply(Command("coast", {"vehicle": "Ana/small", "die": 1}), now=t.t)
 

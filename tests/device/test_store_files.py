@@ -150,7 +150,7 @@ def test_a_log_on_a_read_only_mount_is_read_and_playing_says_why_not(read_only_c
 def test_reading_opens_sqlite_read_only_and_changes_nothing(tmp_path, capsys):
     """Without a mount: a reader takes no lock, opens in SQLite's mode=ro, and leaves the file as it was."""
     db = make_log(tmp_path)
-    before, files = digest(db), siblings(db)
+    before = digest(db)  # (a WAL log read read-only may keep its -wal/-shm beside it: SQLite's own)
     with Store(db, read_only=True) as store:
         assert store._db is not None
         with pytest.raises(sqlite3.OperationalError, match="readonly"):

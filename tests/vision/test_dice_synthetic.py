@@ -3,6 +3,7 @@ taught from a few renders and read on held-out renders."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
@@ -60,7 +61,7 @@ def test_reading_is_a_frozen_dataclass_with_input_coordinates() -> None:
     rng = np.random.default_rng(11)
     img, placed = render_scene([5], rng, size=(300, 500), side=48)
     (r,) = read_dice(img)
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         r.value = 3  # type: ignore[misc]
     assert abs(r.center[0] - placed[0].center[0]) < 3 and abs(r.center[1] - placed[0].center[1]) < 3
     assert r.to_json()["value"] == 5

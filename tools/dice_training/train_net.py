@@ -166,7 +166,7 @@ def mine(imgs: list, detector: Path) -> list[tuple[np.ndarray, tuple[float, floa
     """Hard negatives for the reader: what the detector finds on the training photos that is not a die
     (a tray corner, a shadow, a hand), so the reader learns to say "not a die" to exactly those."""
     out = []
-    for name, img, c, s, v in imgs:
+    for _name, img, c, s, _v in imgs:
         for d in N.detect(img, MINE_P, weights=detector):
             if d.score < MINE_MAX and np.all(np.hypot(*(c - d.center).T) > 0.5 * np.maximum(s, d.size)):
                 out.append((img, d.center, d.size))
@@ -234,7 +234,7 @@ def eval_reader_oracle(model, imgs: list) -> dict:
     import torch
 
     crops, labels = [], []
-    for name, img, c, s, v in imgs:
+    for _name, img, c, s, v in imgs:
         for k in range(len(v)):
             crops.append(N.reader_crop(img, (float(c[k, 0]), float(c[k, 1])), float(s[k])))
             labels.append(int(v[k]))
