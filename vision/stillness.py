@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
@@ -90,12 +91,12 @@ class SettledRoll:
     """One settled roll: its readings, the index of the frame it was read from and that frame's timestamp
     (if the caller gave one)."""
 
-    readings: list
+    readings: list[Any]
     frame_index: int
     timestamp: float | None
 
 
-def _same_roll(a: Sequence, b: Sequence, tol: float) -> bool:
+def _same_roll(a: Sequence[Any], b: Sequence[Any], tol: float) -> bool:
     """Every die of ``a`` is a die of ``b`` (same value, within ``tol`` pixels): ``a`` is the roll ``b``,
     or part of it with the rest hidden (a hand or an arm over the tray)."""
     if len(a) > len(b):
@@ -124,18 +125,18 @@ class SettledRollReader:
     Coordinates in the readings are those of the full frame.
     """
 
-    def __init__(self, reader_fn: Callable[[np.ndarray], list], frames_required: int = 3, *,
+    def __init__(self, reader_fn: Callable[[np.ndarray], list[Any]], frames_required: int = 3, *,
                  zone: Zone | None = None, same_roll_tolerance: float = 6.0, **stillness: float) -> None:
         self.reader_fn = reader_fn
         self.zone = zone
         self.same_roll_tolerance = same_roll_tolerance
         self.detector = StillnessDetector(frames_required, **stillness)  # type: ignore[arg-type]
         self._reported_this_still = False
-        self._last: list | None = None
+        self._last: list[Any] | None = None
         self._index = -1
         self.last_roll: SettledRoll | None = None
 
-    def feed(self, frame: np.ndarray, timestamp: float | None = None) -> list | None:
+    def feed(self, frame: np.ndarray, timestamp: float | None = None) -> list[Any] | None:
         self._index += 1
         img = frame
         if self.zone is not None:
@@ -161,7 +162,7 @@ class SettledRollReader:
         return readings
 
 
-def _shift(r, dx: int, dy: int):
+def _shift(r: Any, dx: int, dy: int) -> Any:
     """A reading moved from zone coordinates to frame coordinates (works for any frozen dataclass with
     ``box`` and ``center``)."""
     from dataclasses import replace

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -47,7 +48,7 @@ class DieReading:
     center: tuple[float, float]
     confidence: float
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"value": self.value, "box": list(self.box), "center": [round(self.center[0], 1),
                 round(self.center[1], 1)], "confidence": round(self.confidence, 3)}
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 import base64
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import cv2
 import numpy as np
@@ -281,7 +282,7 @@ def icon_blobs(blobs: list[DieBlob], contrast: TableContrast) -> list[DieBlob]:
     side = float(np.median([b.side for b in blobs])) / s
     noise = float(np.median(dist))
     thr = max(BLOB_CONTRAST, 3.0 * noise)
-    strong = (dist >= thr).astype(np.uint8)
+    strong: np.ndarray = (dist >= thr).astype(np.uint8)
     k = max(3, int(side / 4) | 1)
     strong = cv2.morphologyEx(strong, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     n, lab, st, cen = cv2.connectedComponentsWithStats(strong, connectivity=8)
@@ -316,12 +317,12 @@ def face_patch(image: np.ndarray, blob: DieBlob) -> np.ndarray:
     ux, uy = math.cos(a), math.sin(a)
     cx, cy = blob.center
     # source corners: top-left, top-right, bottom-left of the inner square in the die's own frame
-    src = np.float32([
+    src = np.array([
         [cx - half * ux + half * uy, cy - half * uy - half * ux],
         [cx + half * ux + half * uy, cy + half * uy - half * ux],
         [cx - half * ux - half * uy, cy - half * uy + half * ux],
-    ])
-    dst = np.float32([[0, 0], [PATCH, 0], [0, PATCH]])
+    ], dtype=np.float32)
+    dst = np.array([[0, 0], [PATCH, 0], [0, PATCH]], dtype=np.float32)
     m = cv2.getAffineTransform(src, dst)
     patch = cv2.warpAffine(grey, m, (PATCH, PATCH), flags=cv2.INTER_AREA if blob.side * INNER > PATCH
                            else cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
@@ -340,7 +341,7 @@ def face_patches(image: np.ndarray, blob: DieBlob) -> np.ndarray:
         for dy in SHIFTS:
             for dx in SHIFTS:
                 x0, y0 = cx + dx * step - PATCH / 2 * step, cy + dy * step - PATCH / 2 * step
-                m = np.float32([[step, 0, x0], [0, step, y0]])
+                m = np.array([[step, 0, x0], [0, step, y0]], dtype=np.float32)
                 p = cv2.warpAffine(grey, m, (PATCH, PATCH), flags=cv2.WARP_INVERSE_MAP | cv2.INTER_LINEAR,
                                    borderMode=cv2.BORDER_REPLICATE)
                 out.append(_normalise(p))
@@ -355,7 +356,7 @@ _DISC = ((_XX - (PATCH - 1) / 2) ** 2 + (_YY - (PATCH - 1) / 2) ** 2) <= (PATCH 
 def _disc_vector(p: np.ndarray) -> np.ndarray:
     """The patch inside its inscribed disc, lightly blurred (thin icon strokes then still overlap when
     the die's centre, turn or size is a pixel off), zero mean, unit norm."""
-    v = (cv2.GaussianBlur(p.astype(np.float32), (0, 0), MATCH_BLUR) if MATCH_BLUR > 0 else p)[_DISC].astype(np.float32)
+    v: np.ndarray = (cv2.GaussianBlur(p.astype(np.float32), (0, 0), MATCH_BLUR) if MATCH_BLUR > 0 else p)[_DISC].astype(np.float32)
     v = v - v.mean()
     n = float(np.linalg.norm(v))
     return v / n if n > 1e-6 else v
@@ -446,7 +447,9 @@ class FaceLibrary:
     examples: dict[str, dict[str, list[np.ndarray]]] = field(default_factory=dict)
     #: What each teaching added, newest last: ``[(die, face, count), ...]`` per teaching (for undo).
     teachings: list[list[tuple[str, str, int]]] = field(default_factory=list)
-    _cache: dict = field(default_factory=dict, repr=False, compare=False)
+    #: ``_bank`` per die: (the examples' key when it was made, the bank).
+    _cache: dict[str, tuple[tuple[str, tuple[tuple[str, int], ...]], dict[str, np.ndarray]]] = field(
+        default_factory=dict, repr=False, compare=False)
 
     def dice(self) -> list[str]:
         return sorted(self.examples)
@@ -578,7 +581,7 @@ class FaceLibrary:
         return [self.match(die, face_patches(img, b), b) for b in blobs]
 
     # -- (de)serialisation ---------------------------------------------------------------------------
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         dice: dict[str, dict[str, list[str]]] = {}
         for die, faces in self.examples.items():
             dice[die] = {}

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -141,7 +142,7 @@ class ModelError(RuntimeError):
 #: of the reader as measured, so it is required too).
 REQUIRED = (DETECTOR, READER, SECOND_READER)
 
-_sessions: dict[Path, object] = {}
+_sessions: dict[Path, Any] = {}  # onnxruntime.InferenceSession (onnxruntime ships no type hints)
 _failures: dict[Path, ModelError] = {}
 
 
@@ -150,7 +151,7 @@ def _reinstall(path: Path) -> str:
             f"(see its README) and put it at {path}")
 
 
-def session(path: Path):
+def session(path: Path) -> Any:
     """A one-thread onnxruntime session for the weights at ``path`` (made once).  Raises
     :class:`ModelError` naming the file when it is missing or onnxruntime cannot load it."""
     if path in _sessions:
@@ -231,11 +232,12 @@ def read(img: np.ndarray, dets: list[tuple[tuple[float, float], float]],
     if not dets:
         return np.zeros((0, CLASSES), np.float32)
     batch = np.stack([reader_crop(img, c, s) for c, s in dets])
-    known = [k for k, q in enumerate(first_look or ()) if q is not None]
+    looks = list(first_look or ())
+    known = [k for k, q in enumerate(looks) if q is not None]
     todo = [k for k in range(len(dets)) if k not in set(known)]
     p = np.zeros((len(dets), CLASSES), np.float32)
     if known:
-        p[known] = np.stack([first_look[k] for k in known])
+        p[known] = np.stack([q for q in looks if q is not None])
     if todo:
         p[todo] = turned_probabilities(sess, batch[todo], turns=(0,))
     look = p.max(axis=1) < SURE_AT_ONE_LOOK
@@ -248,14 +250,15 @@ def read(img: np.ndarray, dets: list[tuple[tuple[float, float], float]],
     return p
 
 
-def turned_probabilities(sess, batch: np.ndarray, turns: Sequence[int] = range(TTA_TURNS)) -> np.ndarray:
+def turned_probabilities(sess: Any, batch: np.ndarray, turns: Sequence[int] = range(TTA_TURNS)) -> np.ndarray:
     """A classifier's probabilities (N x classes) for N square crops, each read at the given quarter
     ``turns`` and averaged (a die's value does not depend on its turn, so the mean is steadier than any
     one look)."""
     n = len(batch)
     x = reader_input(np.concatenate([np.rot90(batch, k, axes=(1, 2)) for k in turns]))
-    logits = sess.run(None, {sess.get_inputs()[0].name: x})[0]
+    logits: np.ndarray = sess.run(None, {sess.get_inputs()[0].name: x})[0]
     logits = logits - logits.max(axis=1, keepdims=True)
     e = np.exp(logits)
     p = e / e.sum(axis=1, keepdims=True)
-    return p.reshape(len(turns), n, p.shape[1]).mean(axis=0)
+    mean: np.ndarray = p.reshape(len(turns), n, p.shape[1]).mean(axis=0)
+    return mean

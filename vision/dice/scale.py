@@ -113,7 +113,7 @@ class _Level:
         return (len(self.sizes) - self.ones - self.rejected, self.ones, self.f)
 
 
-def _level(img: np.ndarray, dets: list[net.Detection], f: float, looked: dict) -> _Level:
+def _level(img: np.ndarray, dets: list[net.Detection], f: float, looked: dict[net.Detection, np.ndarray]) -> _Level:
     """How the reader (one look) judges the detections at level ``f`` that the detector is sure of, at
     a size it knows; "not a die" is p >= 0.5, as ``read_dice`` drops such detections."""
     sure = [d for d in dets if d.score >= SURE_P and BAND[0] <= d.size * f <= BAND[1]]
@@ -188,11 +188,11 @@ def detection_scale(die_px: float | None) -> float:
     return min(MAX_SCALE, max(MIN_SCALE, TARGET_PX / die_px))
 
 
-def detect(img: np.ndarray, die_px: float | None = None) -> tuple[list[net.Detection], dict]:
+def detect(img: np.ndarray, die_px: float | None = None) -> tuple[list[net.Detection], dict[net.Detection, np.ndarray]]:
     """The dice in ``img`` (input pixels), detected at the die size the networks know (``die_px`` when
     given, else found by :func:`search`), and the reader's first looks already taken, by detection."""
     levels: dict[float, list[net.Detection]] = {}
-    looked: dict = {}
+    looked: dict[net.Detection, np.ndarray] = {}
     if die_px is None:
         found = search(img)
         die_px, levels, looked = found.die_px, found.levels, found.looked

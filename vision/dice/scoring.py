@@ -15,8 +15,12 @@ from __future__ import annotations
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from vision.dice import DieReading
 
 
 @dataclass(frozen=True)
@@ -49,7 +53,7 @@ class Tally:
     cpu_ms: list[float] = field(default_factory=list)
     peak_bytes: int = 0
 
-    def add_image(self, labels: Sequence[Label], readings: Iterable, ms: float, peak_bytes: int = 0,
+    def add_image(self, labels: Sequence[Label], readings: Iterable[DieReading], ms: float, peak_bytes: int = 0,
                   cpu_ms: float | None = None) -> None:
         self.images += 1
         self.labelled += len(labels)
@@ -82,7 +86,7 @@ class Tally:
             else:
                 self.wrong += 1
 
-    def figures(self) -> dict:
+    def figures(self) -> dict[str, Any]:
         ms = np.array(self.ms) if self.ms else np.zeros(1)
         lab = max(1, self.labelled)
         return {

@@ -14,6 +14,7 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -29,11 +30,12 @@ DIE_MM = 16.0
 TrayBox = Callable[[np.ndarray, SceneSpec], tuple[int, int, int, int]]
 
 
-def _tray_from_truth(truth: dict) -> np.ndarray:
+def _tray_from_truth(truth: dict[str, Any]) -> np.ndarray:
     tray = next(z for z in truth["zones"] if z["kind"] == "dice_tray")
     hm = np.array(truth["mm_to_px"])
     p = np.c_[np.array(tray["polygon"], float), np.ones(len(tray["polygon"]))] @ hm.T
-    return p[:, :2] / p[:, 2:]
+    xy: np.ndarray = p[:, :2] / p[:, 2:]
+    return xy
 
 
 def tray_frame(rng: np.random.Generator, size: tuple[int, int], dice: list[DieSpec],

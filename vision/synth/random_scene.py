@@ -19,13 +19,13 @@ TEMPLATE_NAMES = ("short_straight", "medium_straight", "long_straight", "gentle"
 class _Occupancy:
     """Coarse occupancy grid of the mat (5 mm cells) to keep things from overlapping."""
 
-    def __init__(self, mat_mm, cell: float = 5.0):
+    def __init__(self, mat_mm: tuple[float, float], cell: float = 5.0) -> None:
         self.cell = cell
         self.mat = mat_mm
         self.grid = np.zeros((int(mat_mm[1] / cell) + 1, int(mat_mm[0] / cell) + 1), np.uint8)
 
     def _mask(self, poly: np.ndarray, pad: float) -> np.ndarray:
-        m = np.zeros_like(self.grid)
+        m: np.ndarray = np.zeros_like(self.grid)
         cv2.fillPoly(m, [np.round(poly / self.cell * 16).astype(np.int32)], 1, shift=4)
         if pad > 0:
             k = int(math.ceil(pad / self.cell)) * 2 + 1
@@ -43,7 +43,7 @@ class _Occupancy:
         self.grid |= self._mask(poly, pad)
 
 
-def _car_poly(x, y, h, length=70.0, width=32.0) -> np.ndarray:
+def _car_poly(x: float, y: float, h: float, length: float = 70.0, width: float = 32.0) -> np.ndarray:
     return _transform(np.array([[-length / 2, -width / 2], [length / 2, -width / 2], [length / 2, width / 2],
                                 [-length / 2, width / 2]]), x, y, h, False)
 
@@ -91,6 +91,7 @@ def random_scene(rng: np.random.Generator, image_size: tuple[int, int] = (1280, 
             occ.take(car, pad=12)
             if tpoly is not None:
                 occ.take(tpoly, pad=12)
+            if tspec is not None:  # set exactly when tpoly is
                 templates.append(tspec)
             cars.append(CarSpec(f"car{i + 1}", 10 + i, x, y, h))
             break
