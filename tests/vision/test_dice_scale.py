@@ -69,6 +69,21 @@ def test_die_px_from_a_calibration_and_the_dice_size() -> None:
         scale.die_px_from_mm(0.0, 16)
 
 
+def test_the_scale_at_the_tray_comes_from_the_calibration() -> None:
+    from vision.calibration import Calibration
+
+    # 3 px per mm on x and y: a homography from pixels to mm of diag(1/3, 1/3)
+    cal = Calibration(px_to_mm=np.diag([1 / 3, 1 / 3, 1.0]), image_size=(1280, 720), mat_mm=(900.0, 900.0))
+    assert scale.px_per_mm_at(cal, 1100.0, 600.0) == pytest.approx(3.0)
+    tilted = Calibration(px_to_mm=np.array([[0.25, 0, 0], [0, 0.5, 0], [0, 0, 1.0]]), image_size=(1280, 720),
+                         mat_mm=(900.0, 900.0))
+    assert scale.px_per_mm_at(tilted, 10.0, 10.0) == pytest.approx(2 * 8 / (2 + 4))  # the mean of 4 and 2 px/mm
+    flat = Calibration(px_to_mm=np.array([[0, 0, 1.0], [0, 0, 1.0], [0, 0, 1.0]]), image_size=(1280, 720),
+                       mat_mm=(900.0, 900.0))
+    with pytest.raises(ValueError, match="calibrate"):
+        scale.px_per_mm_at(flat, 10.0, 10.0)
+
+
 def test_bench_reports_each_scale(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
     if "device.cli_dice" not in cli.PLUGINS:
         monkeypatch.setattr(cli, "PLUGINS", cli.PLUGINS + ("device.cli_dice",))

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -65,6 +66,27 @@ def die_px_from_mm(px_per_mm: float, dice_mm: float) -> float:
     if not px_per_mm > 0 or not math.isfinite(px_per_mm):
         raise ValueError(f"pixels per mm must be a positive number, not {px_per_mm!r}")
     return px_per_mm * dice_mm
+
+
+class PixelsToMm(Protocol):
+    """What :func:`px_per_mm_at` needs of a table calibration (``vision.calibration.Calibration``)."""
+
+    def to_mm(self, pts_px: np.ndarray, height_mm: float = 0.0) -> np.ndarray: ...
+
+
+def px_per_mm_at(calibration: PixelsToMm, x: float, y: float, height_mm: float = 0.0) -> float:
+    """The image's scale (pixels per mm of the table) around picture pixel (x, y): the mean of the two
+    axes' local scale, through the calibration's lens and homography.  Dice in a tray beside the mat are
+    read at the scale of the nearest table plane; a tray off the calibrated area is only approximately
+    right, which the detector's size tolerance (:data:`COMFORT`) absorbs."""
+    step = 8.0
+    pts = np.array([[x, y], [x + step, y], [x, y + step]], dtype=np.float64)
+    mm = np.asarray(calibration.to_mm(pts, height_mm), dtype=np.float64)
+    d = float(np.hypot(*(mm[1] - mm[0]))) + float(np.hypot(*(mm[2] - mm[0])))
+    if not d > 0 or not math.isfinite(d):
+        raise ValueError("the calibration gives no scale at the dice tray (a degenerate calibration); run "
+                         "`pitboard calibrate` again")
+    return 2 * step / d
 
 
 def _resized(img: np.ndarray, f: float) -> np.ndarray:
