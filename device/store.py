@@ -339,6 +339,12 @@ class Store:
 
     def _verify(self) -> None:
         """The file is a Pitboard log of a version this Pitboard reads, with every table and column."""
+        try:
+            self._check_schema()
+        except UnicodeDecodeError:  # bytes of the schema itself were damaged: names that are not text
+            raise self._damaged("its tables' names are not readable text") from None
+
+    def _check_schema(self) -> None:
         db = self._db
         assert db is not None
         app_id = db.execute("PRAGMA application_id").fetchone()[0]
