@@ -427,6 +427,7 @@ class _Validator:
                 raise self.fail(f"{w}.address", f"{screen.where} is already {places[place]}; allowed: one screen per "
                                                 "bus, channel and address")
             places[place] = f"screens[{i}] ({player})"
+            self.no_crosstalk(w, screen, out)
             out.append(screen)
         if any(s.port == 3 for s in out):
             for name, pin in buttons.pins().items():
@@ -435,6 +436,26 @@ class _Validator:
                     raise self.fail(key, f"GPIO{pin} carries I2C bus 3 (i2c-gpio overlay on GPIO24/25) used by a "
                                          "screen; allowed: any other GPIO")
         return tuple(out)
+
+    def no_crosstalk(self, w: str, screen: ScreenConfig, earlier: list[ScreenConfig]) -> None:
+        """Refuse two screens that would receive each other's frames: the same bus and address where one
+        is wired directly and the other behind a TCA9548A (or behind two different TCA9548As). A mux
+        keeps its last channel open, so a frame for either address reaches both."""
+        for j, other in enumerate(earlier):
+            if other.port != screen.port or other.address != screen.address:
+                continue
+            if other.mux_address == screen.mux_address:
+                continue  # same mux: different channels are apart (same channel is caught above)
+            if screen.mux_address is None or other.mux_address is None:
+                why = "the direct screen also sees every frame sent through the multiplexer's open channel"
+                fix = ("set the other SA0 jumper address (0x3C/0x3D) on one of them, or put both behind the "
+                       "multiplexer")
+            else:
+                why = "both multiplexers keep their last channel open, so each frame reaches both screens"
+                fix = "set the other SA0 jumper address (0x3C/0x3D) on one of them, or use one multiplexer"
+            raise self.fail(f"{w}.address", f"{screen.where} ({screen.player}) and screens[{j}] {other.where} "
+                                            f"({other.player}) share bus {screen.port} and address "
+                                            f"{_hex(screen.address)}: {why}; {fix}")
 
     def web(self, t: Mapping[str, Any]) -> WebConfig:
         self.keys(t, "web", {"enabled", "host", "port"})

@@ -303,7 +303,7 @@ class Sim:
                  keep_log: bool = True, new: bool = False, dice_images: str | Path | None = None,
                  out: TextIO | None = None, style: str = "halfblock", live: bool = False,
                  clock: Callable[[], float] = time.monotonic, reader: Any = None,
-                 size: Callable[[], tuple[int, int]] | None = None) -> None:
+                 size: Callable[[], tuple[int, int]] | None = None, web: str | None = None) -> None:
         self.module = game_package(game)
         self.game = self.module.GAME.name
         self.options = setup_options(self.module, setup)
@@ -335,6 +335,7 @@ class Sim:
         self.kept = keep_log
         self.custom_db = db is not None
         self.setup_given = setup is not None
+        self.setup_path = Path(setup) if setup is not None else None
         if not keep_log:
             self._tmp = tempfile.TemporaryDirectory(prefix="pitboard-sim-")
             path = Path(self._tmp.name) / "sim.sqlite"
@@ -359,6 +360,7 @@ class Sim:
         if self.images:
             self.tray = StillBackend(np.full((480, 640, 3), 200, np.uint8))  # an empty tray until `r`
             camera = Camera(self.tray, clock=clock, fps=0)
+        self._camera, self._reader = camera, reader
         self.app = App(self.module, match, buttons=self.keys, displays=self.bank, clock=clock, camera=camera,
                        reader=reader, on_finished=self._finished)
         self.decoder = KeyDecoder()
@@ -367,7 +369,86 @@ class Sim:
         self.quit = False
         self._said = 0
         self._last_state: Any = None
+        self.web: Any = None
+        #: Printed (not live) output draws the screens whenever they change; serving the web page, the page
+        #: shows them and only the messages and the prompt are printed.
+        self.print_screens = True
         self.note(self.log_text(start=True))
+        if web is not None:
+            self.start_web(web)
+
+    # -- the web page (--web HOST:PORT) -----------------------------------------------------------
+    def start_web(self, listen: str) -> None:
+        """Serve the web page beside this game (:mod:`device.web`) and say where, with the pairing code."""
+        from device.web import WebService, files_check, parse_listen
+
+        try:
+            host, port = parse_listen(listen)
+            self.web = WebService(game=self.game, store_path=self.store.path, host=host, port=port,
+                                  new_game=self._web_new_game,
+                                  check=lambda: files_check(self.game, self.setup_path)).start()
+        except BaseException:
+            self.close()
+            raise
+        self.web.attach(self.app, self.game_id, self.options)
+        first = self.web.first_player() or "player 1"
+        self.note(f"web page: {self.web.url} (pairing code {self.web.code}, also on {first}'s screen)")
+
+    def _web_new_game(self, game: str, options: Any) -> str:
+        """The page's "Start this game": begun on the loop's thread at its next step."""
+        if game != self.game:
+            return (f"this sim plays {self.game}: quit it and start `pitboard sim {game} --web ...` to play {game}")
+        assert self.web is not None
+        self.web.hub.call_in_loop(lambda: self.begin(options))
+        return f"a new {game} game begins now (the unfinished one stays in the log)"
+
+    def begin(self, options: Any) -> None:
+        """Begin a new game of this kind with ``options`` on the same log, screens redrawn for its players."""
+        game_id, match, _ = self.store.open_match(self.module.GAME, options, new=True)
+        self.game_id, self.options, self.resumed, self.finished = game_id, options, False, False
+        players = [str(getattr(v, "player", "")) for v in match.views()]
+        self.keys.players = len(players)
+        self.bank = TerminalBank(players, self.bank.style)
+        buttons = self.app.buttons
+        self.app = App(self.module, match, buttons=self.keys, displays=self.bank, clock=self.clock,
+                       camera=self._camera, reader=self._reader, on_finished=self._finished)
+        self._said = 0
+        if self.web is not None:
+            self.web.attach(self.app, game_id, options)
+        else:
+            self.app.buttons = buttons
+        self.note(f"game {game_id} begins (from the web page)")
+        self._dirty = True
+
+    def serve(self, keys: Iterable[str] | None = None, *, tick: float = 0.02,
+              stop: Callable[[], bool] | None = None) -> None:
+        """With the web page and no terminal: run the loop every ``tick`` seconds until ``q`` or ``stop()``;
+        keys typed into standard input (read on a helper thread) are handled as they come."""
+        import queue
+        import threading
+
+        self.print_screens = False
+        typed: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+        if keys is not None:
+            def read() -> None:
+                for ch in keys:
+                    typed.put(ch)
+
+            threading.Thread(target=read, name="pitboard-sim-keys", daemon=True).start()
+        while not self.quit and not (stop is not None and stop()):
+            chars = []
+            while True:
+                try:
+                    ch = typed.get_nowait()
+                except queue.Empty:
+                    break
+                if ch is not None:
+                    chars.append(ch)
+            if chars:
+                self.feed(chars)
+            else:
+                self.tick()
+            time.sleep(tick)
 
     def _finished(self) -> None:
         self.finished = True
@@ -534,7 +615,7 @@ class Sim:
             if self.bank.shown != before or state != self._last_state:
                 self._dirty = True
             self.refresh()
-        elif self.bank.shown != before:
+        elif self.bank.shown != before and self.print_screens:
             self.draw()
         elif state != self._last_state:
             self.say()
@@ -617,6 +698,10 @@ class Sim:
             self._dirty = True
 
     def close(self) -> None:
+        if getattr(self, "web", None) is not None:
+            with contextlib.suppress(Exception):
+                self.web.stop()
+            self.web = None
         self.leave_screen()
         with contextlib.suppress(Exception):
             self.store.close()

@@ -162,3 +162,27 @@ def test_relative_paths_are_read_from_the_config_folder(tmp_path: Path) -> None:
 
 def test_pins_lists_panel_then_player_buttons() -> None:
     assert ButtonsConfig(players=(5, 6)).pins() == {"next": 17, "back": 27, "select": 22, "ok": 23, "p1": 5, "p2": 6}
+
+
+@pytest.mark.parametrize("first, second, names", [
+    ('player = "Alice"', 'player = "Bob"\nmux_address = 0x70\nmux_channel = 2',
+     "screens[1].address: i2c-1 mux 0x70 ch 2 0x3C (Bob) and screens[0] i2c-1 0x3C (Alice) share bus 1"),
+    ('player = "Alice"\nmux_address = 0x70\nmux_channel = 0', 'player = "Bob"',
+     "screens[1].address: i2c-1 0x3C (Bob) and screens[0] i2c-1 mux 0x70 ch 0 0x3C (Alice) share bus 1"),
+    ('player = "Alice"\nmux_address = 0x70\nmux_channel = 0', 'player = "Bob"\nmux_address = 0x71\nmux_channel = 0',
+     "screens[1].address: i2c-1 mux 0x71 ch 0 0x3C (Bob) and screens[0] i2c-1 mux 0x70 ch 0 0x3C (Alice)"),
+])
+def test_screens_that_would_receive_each_others_frames_are_refused_naming_both(
+        first: str, second: str, names: str) -> None:
+    message = _error(f"[[screens]]\n{first}\n[[screens]]\n{second}\n")
+    assert message.startswith(f"pitboard.toml: {names}"), message
+    assert "address 0x3C" in message and "SA0" in message
+
+
+@pytest.mark.parametrize("second", [
+    'player = "Bob"\naddress = 0x3D\nmux_address = 0x70\nmux_channel = 2',  # other address
+    'player = "Bob"\nport = 3\nmux_address = 0x70\nmux_channel = 2',  # other bus
+])
+def test_a_direct_and_a_muxed_screen_apart_by_bus_or_address_are_accepted(second: str) -> None:
+    config = parse_config(tomllib.loads(f'[[screens]]\nplayer = "Alice"\n[[screens]]\n{second}\n'))
+    assert [s.player for s in config.screens] == ["Alice", "Bob"]

@@ -1,0 +1,215 @@
+"""The web page on the table's network: watch the screens and the camera, read the game log, set up a
+game and fill in rule facts, from a phone.
+
+Off unless turned on (``[web] enabled = true`` for ``pitboard run``; ``pitboard sim GAME --web HOST:PORT``).
+:class:`WebService` ties one :class:`device.app.App` to the server: it listens to the loop's redraws and
+camera frames (the app's ``redraw_listeners`` and ``frame_listeners``, called on the loop's thread), wraps
+the app's button source so the page's presses arrive like the panel's, and shows the pairing code on
+player 1's screen.  The server itself (:mod:`device.web.server`) runs in a thread and never blocks the loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from device.web.hub import WebButtons, WebHub, png_bytes, snapshot_of
+from device.web.security import Pairing
+
+__all__ = ["WebService", "files_check", "parse_listen"]
+
+#: How long the pairing code stays on player 1's screen after the pairing page was opened.
+CODE_SHOWN_S = 120.0
+PAIR_NOTICE = "web_pair"
+
+
+def parse_listen(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` (``127.0.0.1:8080``, ``0.0.0.0:8080``, ``:8080``) → ``(host, port)``; ValueError saying
+    what to type."""
+    import ipaddress
+
+    host, sep, port = str(text).rpartition(":")
+    if not sep:
+        raise ValueError(f"--web {text!r}: give HOST:PORT, e.g. 127.0.0.1:8080 (this machine only) or "
+                         "0.0.0.0:8080 (every network)")
+    host = host.strip("[]") or "127.0.0.1"
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        if host != "localhost":
+            raise ValueError(f"--web {text!r}: {host!r} is not an IP address; give e.g. 127.0.0.1:8080") from None
+    try:
+        number = int(port)
+    except ValueError:
+        raise ValueError(f"--web {text!r}: the port {port!r} is not a number; give e.g. 127.0.0.1:8080") from None
+    if not (number == 0 or 1024 <= number <= 65535):
+        raise ValueError(f"--web {text!r}: the port must be 1024..65535 (or 0: any free port)")
+    return host, number
+
+
+def files_check(game: str, setup: Path | None = None) -> list[Any]:
+    """The ``pitboard check`` lines that need no hardware: the game's setup, the calibration, the face
+    library (the bus and pin probes are not run: the running appliance holds them)."""
+    from device.cli_device import probe_game, probe_vision_files
+    from device.config import GameConfig, PitboardConfig
+
+    config = PitboardConfig(source="pitboard sim", game=GameConfig(game, setup))
+    return [probe_game(config), *probe_vision_files(config)]
+
+
+class WebService:
+    """The hub, the pairing, the server, and the app they watch (re-attached after a new game)."""
+
+    def __init__(self, *, game: str, store_path: Path | None, host: str, port: int,
+                 chart_path: Path | None = None, new_game: Callable[[str, Mapping[str, Any]], str] | None = None,
+                 check: Callable[[], Sequence[Any]] | None = None, pairing: Pairing | None = None,
+                 faces_path: Path | None = None, calibration_path: Path | None = None) -> None:
+        from device.web.server import WebContext, WebServer
+
+        if chart_path is None:
+            from device.paths import data_dir
+            from device.web.setup import CHART_FILE
+
+            chart_path = data_dir() / CHART_FILE
+        self.hub = WebHub()
+        self.pairing = pairing or Pairing()
+        self.app: Any = None
+        self.game_id: int | None = None
+        self._pngs: dict[str, bytes] = {}
+        self._version = 0
+        self._last_key: Any = None
+        self._shown_until = 0.0
+        self.ctx = WebContext(self.hub, game, store_path, chart_path, self.pairing, new_game=new_game,
+                              check=check if check is not None else lambda: files_check(self.ctx.game),
+                              game_id=lambda: self.game_id)
+        self.ctx.on_pair_page = lambda: self.hub.call_in_loop(self.show_code)
+        self.ctx.faces_path = faces_path
+        self.ctx.on_library = lambda library: self.hub.call_in_loop(lambda: self._use_library(library))
+        self.ctx.calibration_path = calibration_path
+        self.ctx.on_calibration = lambda cal: self.hub.call_in_loop(lambda: self._use_calibration(cal))
+        self.ctx.on_outlines = lambda: self.hub.call_in_loop(self._use_outlines)
+        self.options: Mapping[str, Any] = {}
+        self.pairing.on_paired = lambda _session: self.hub.call_in_loop(self.hide_code)
+        self.server = WebServer(self.ctx, host, port)
+
+    @property
+    def code(self) -> str:
+        return self.pairing.code
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    # -- the loop's side (called on its thread) -----------------------------------------------------
+    def attach(self, app: Any, game_id: int | None = None, options: Mapping[str, Any] | None = None) -> None:
+        """Watch ``app``: its redraws and frames go to the page, the page's presses to its buttons.
+        ``options``: the table's setup (its cars' tags name the cars the camera sees once calibrated)."""
+        if self.app is not None and self.app is not app:
+            self.detach()
+        self.app = app
+        self.game_id = game_id
+        self.options = dict(options or {})
+        self.ctx.game = app.game.name
+        self._pngs = {}
+        if not isinstance(app.buttons, WebButtons):
+            app.buttons = WebButtons(app.buttons, self.hub)
+        app.redraw_listeners.append(self._on_redraw)
+        app.frame_listeners.append(self._on_frame)
+        self.show_code()
+        app.redraw(app.clock(), force=True)  # every screen once, so the page has them all
+
+    def detach(self) -> None:
+        app, self.app = self.app, None
+        if app is None:
+            return
+        for lst, fn in ((app.redraw_listeners, self._on_redraw), (app.frame_listeners, self._on_frame)):
+            if fn in lst:
+                lst.remove(fn)
+        if isinstance(app.buttons, WebButtons):
+            app.buttons = app.buttons.inner
+
+    def first_player(self) -> str | None:
+        views = self.app.turn().views if self.app is not None else ()
+        return str(getattr(views[0], "player", "")) if views else None
+
+    def show_code(self, seconds: float | None = CODE_SHOWN_S) -> None:
+        """Player 1's screen shows the pairing code (for ``seconds``; None: until withdrawn)."""
+        app = self.app
+        if app is None:
+            return
+        now = app.clock()
+        until = None if seconds is None else now + seconds
+        app.notify(PAIR_NOTICE, f"web code {self.code}", self.first_player(), until=until, now=now)
+
+    def hide_code(self) -> None:
+        if self.app is not None:
+            self.app.withdraw(PAIR_NOTICE)
+
+    def _on_redraw(self, app: Any, shown: dict[str, Any]) -> None:
+        for player, image in shown.items():
+            self._pngs[player] = png_bytes(image)
+        players = [str(getattr(v, "player", "")) for v in app.turn().views]
+        snap = snapshot_of(app, self._pngs, self._version + 1, players)
+        key = (snap.screens, snap.prompt, snap.status, snap.refusal, snap.notices, snap.commands)
+        if key == self._last_key:
+            return
+        self._last_key = key
+        self._version += 1
+        self.hub.publish(snap)
+
+    def _on_frame(self, app: Any, frame: Any) -> None:
+        from device.web.camera_view import shot_of
+
+        self.hub.camera = shot_of(app, frame)  # a reference and a few attributes: the image is not copied
+
+    def _use_library(self, library: Any) -> None:
+        """A face taught on the page: the loop's reader reads with the new library from now on."""
+        reader = getattr(self.app, "reader", None) if self.app is not None else None
+        if reader is not None and hasattr(reader, "faces"):
+            reader.faces = library
+
+    def _use_calibration(self, calibration: Any) -> None:
+        """A calibration saved on the page: the loop's reader reads the table with it from the next frame."""
+        import dataclasses
+
+        reader = getattr(self.app, "reader", None) if self.app is not None else None
+        if reader is None or not hasattr(reader, "calibration"):
+            return
+        reader.calibration = calibration
+        if getattr(reader, "table_config", None) is None:
+            from device.camera_input import car_tags_from_options
+            from device.table_files import TableFileError, load_table_config
+
+            try:
+                config = load_table_config(None)
+            except TableFileError:
+                from vision.table import default_config
+
+                config = default_config()
+            tags = car_tags_from_options(self.options)
+            reader.table_config = dataclasses.replace(config, car_tags=tags) if tags else config
+
+    def _use_outlines(self) -> None:
+        """A template outline taught on the page: the loop's reader knows it from the next frame."""
+        import dataclasses
+
+        reader = getattr(self.app, "reader", None) if self.app is not None else None
+        config = getattr(reader, "table_config", None)
+        if reader is None or config is None:
+            return
+        from device.table_files import TableFileError, load_outlines
+
+        try:
+            outlines = load_outlines(None)
+        except TableFileError:
+            return
+        reader.table_config = dataclasses.replace(config, outlines={**dict(config.outlines), **outlines})
+
+    # -- the server ---------------------------------------------------------------------------------
+    def start(self) -> WebService:
+        self.server.start()
+        return self
+
+    def stop(self) -> None:
+        self.server.stop()

@@ -1,0 +1,168 @@
+"""The web page's command-line part: ``pitboard sim GAME --web HOST:PORT``, the page beside ``pitboard run``
+when ``[web] enabled = true``, and ``pitboard bench web``.
+
+Registered after ``device.cli_device`` (see ``device.cli.PLUGINS``): it adds ``--web`` to the ``sim``
+parser and puts a handler in front of ``sim`` and ``run`` that hands over to theirs whenever the web
+page is not asked for, so those commands behave exactly as before unless the page is turned on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from collections.abc import Callable
+from typing import Any
+
+
+def register(groups: dict[str, argparse._SubParsersAction[argparse.ArgumentParser]]) -> None:
+    top = groups["top"]
+    sim = top.choices.get("sim")
+    if sim is not None:
+        sim.add_argument("--web", metavar="HOST:PORT",
+                         help="also serve the web page (live screens, game log, set-up) on HOST:PORT, e.g. "
+                              "127.0.0.1:8080; the pairing code is printed and shown on player 1's screen")
+        sim.set_defaults(func=_before(sim.get_default("func"), cmd_sim_web, lambda a: getattr(a, "web", None)))
+    run = top.choices.get("run")
+    if run is not None:
+        run.set_defaults(func=_before(run.get_default("func"), cmd_run_web, _web_enabled))
+    p = groups["bench"].add_parser("web", help="press → page update latency, page weight, the server's memory (JSON)")
+    p.add_argument("--presses", type=int, default=40, help="presses to time (default 40)")
+    p.add_argument("--browser", action="store_true",
+                   help="also time the update in headless Chromium (needs chromium and chromium-driver)")
+    p.add_argument("--json", action="store_true", help="accepted for symmetry: JSON is the only output")
+    p.set_defaults(func=cmd_bench_web)
+
+
+def _before(original: Callable[[argparse.Namespace], int] | None, ours: Callable[[argparse.Namespace], int],
+            wanted: Callable[[argparse.Namespace], Any]) -> Callable[[argparse.Namespace], int]:
+    def handler(args: argparse.Namespace) -> int:
+        if wanted(args) or original is None:
+            return ours(args)
+        return original(args)
+
+    return handler
+
+
+def _user_error(message: str) -> Exception:
+    from device.cli import UserError
+
+    return UserError(message)
+
+
+def _web_enabled(args: argparse.Namespace) -> bool:
+    from device.config import ConfigError, load_config
+
+    try:
+        return bool(load_config(args.config).web.enabled)
+    except ConfigError:
+        return False  # run's own handler reports it
+
+
+# -- sim --web ------------------------------------------------------------------------------------------
+
+
+def cmd_sim_web(args: argparse.Namespace) -> int:
+    from device.sim import Sim, play_at_terminal, stream_chars
+    from device.store import StoreError
+
+    interactive = (args.keys is None and not args.plain and sys.stdin.isatty() and sys.stdout.isatty())
+    try:
+        sim = Sim(args.game, setup=args.setup, db=args.db, keep_log=not args.no_log, new=args.new,
+                  dice_images=args.dice_images, style=args.style, live=interactive, web=args.web)
+    except (LookupError, ValueError, StoreError) as exc:
+        raise _user_error(str(exc)) from None
+    except OSError as exc:
+        raise _user_error(str(exc)) from None
+    except Exception as exc:
+        reason = getattr(exc, "reason", None)
+        if reason is None:
+            raise
+        raise _user_error(f"the setup was refused: {reason}") from None
+
+    def stop(*_: Any) -> None:
+        sim.quit = True
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        sim.step()
+        if interactive:
+            play_at_terminal(sim, sys.stdin, tick=0.05)
+        else:
+            if args.keys is not None:
+                sim.feed(args.keys.encode().decode("unicode_escape"))
+            print("serving the web page; keys: s SELECT, o OK, b BACK, n NEXT, q quit (Ctrl-C stops)", flush=True)
+            sim.serve(None if args.keys is not None else stream_chars(sys.stdin))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sim.close()
+    print(sim.log_text(), flush=True)
+    return 0
+
+
+# -- run with [web] enabled -----------------------------------------------------------------------------
+
+
+def cmd_run_web(args: argparse.Namespace) -> int:
+    """``pitboard run`` with the page: the same appliance and loop, the page's server in a thread."""
+    from device.cli_device import _load, build_appliance
+
+    config = _load(args.config)
+    appliance = build_appliance(config)
+    stopping = False
+
+    def stop(*_: Any) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, stop)  # systemd stops the unit with SIGTERM: finish the step, close cleanly
+    return run_with_web(config, appliance, lambda: stopping)
+
+
+def run_with_web(config: Any, appliance: Any, stop: Callable[[], bool],
+                 log: Callable[[str], None] = lambda m: print(f"pitboard: {m}", file=sys.stderr, flush=True),
+                 started: Callable[[Any], None] | None = None) -> int:
+    """Serve the page of ``appliance`` on ``[web] host:port`` while its loop runs until ``stop()``; the
+    appliance is closed at the end, whatever happens.  ``started`` is told the running service (tests)."""
+    from device.cli_device import probe_game, probe_vision_files, read_setup
+    from device.web import WebService
+    from games import game_package
+
+    def check() -> list[Any]:
+        return [probe_game(config), *probe_vision_files(config)]
+
+    try:
+        try:
+            options = read_setup(game_package(config.game.name), config.game.setup, config.source)
+        except ValueError:
+            options = {}  # build_appliance read it already: it cannot fail here but for a race with an edit
+        try:
+            web = WebService(game=config.game.name, store_path=appliance.store.path, host=config.web.host,
+                             port=config.web.port, check=check, faces_path=config.vision.faces,
+                             calibration_path=config.vision.calibration).start()
+        except OSError as exc:
+            raise _user_error(f"{config.source}: [web] {exc}") from None
+        web.attach(appliance.app, appliance.game_id, options)
+        log(f"web page on {web.url} (listening on {config.web.host}:{web.server.port}; pair with the code "
+            f"shown on {web.first_player() or 'player 1'}'s screen)")
+        if started is not None:
+            started(web)
+        try:
+            appliance.app.run(stop=stop)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            web.stop()
+    finally:
+        appliance.close()
+    return 0
+
+
+def cmd_bench_web(args: argparse.Namespace) -> int:
+    import json
+
+    from device.web.bench import run_web_bench
+
+    print(json.dumps(run_web_bench(presses=args.presses, browser=args.browser), indent=2, sort_keys=True))
+    return 0

@@ -1,0 +1,285 @@
+"""Editors for the rule facts the sources leave ``unknown``, beside the Gaslands chart and the Fire die
+(:mod:`device.web.setup`): Thunder Road's Big Rig and bike (size, damage slots), Nitro's extra spaces and
+the dice Traction Drive takes; the Grand Tour's time-track sheet and its nine specialty cards.
+
+Each game's filled-in facts are saved as ``<game>-facts.toml`` in the data folder, in the very shape of the
+setup file's own tables (``[vehicle_types.big_rig]``, ``[commands.nitro]``, ``[time_track]``,
+``[[specialty]]``), so the rules read them unchanged: a game begun from the page takes them (a setup's own
+tables win), and they can be pasted into a setup file.  Before anything is written, the example setup with
+the new facts is started by the game's own ``start``: a fact the rules refuse is never saved.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+UNKNOWN = "unknown"
+TIMINGS = ("unknown", "once_per_stage", "permanent")
+#: The games with facts edited here (the Gaslands chart and the Fire die have their own editors).
+GAMES = ("thunder_road", "grand_tour")
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One value in a setup table: ``path`` = (table, row, key) or (table, key)."""
+
+    path: tuple[str, ...]
+    label: str
+    kind: str  # "count": a whole number or unknown; "dice": die values 1-6 or unknown; "adds": die/number/unknown
+    hint: str
+
+    @property
+    def field(self) -> str:
+        return ".".join(self.path)
+
+
+FACTS: dict[str, tuple[Fact, ...]] = {
+    "thunder_road": (
+        Fact(("vehicle_types", "big_rig", "size"), "Big Rig: size", "count", "larger than the large car (3)?"),
+        Fact(("vehicle_types", "big_rig", "damage_slots"), "Big Rig: damage slots", "count",
+             "count the slots on your Big Rig dashboard"),
+        Fact(("vehicle_types", "bike", "size"), "Bike: size", "count", "from the Final Five rules"),
+        Fact(("vehicle_types", "bike", "damage_slots"), "Bike: damage slots", "count",
+             "count the slots on a Final Five bike card"),
+        Fact(("commands", "nitro", "adds_moves"), "Nitro: spaces added", "adds",
+             '"die" (the die\'s value), a number, or unknown'),
+        Fact(("commands", "traction_drive", "dice"), "Traction Drive: dice it takes", "dice",
+             "die values, e.g. 4 5 6, or unknown"),
+    ),
+    "grand_tour": (
+        Fact(("time_track", "columns"), "Time sheet: columns", "count", "count the columns of your printed sheet"),
+        Fact(("time_track", "start_column"), "Time sheet: start column", "count", "0 = the leftmost column"),
+        Fact(("time_track", "start_row"), "Time sheet: start row", "count", "0 = the top row"),
+    ),
+}
+
+
+def file_name(game: str) -> str:
+    return f"{game}-facts.toml"
+
+
+def packaged(game: str) -> dict[str, Any]:
+    """The game's packaged tables, in the setup's shape, for the facts edited here."""
+    if game == "thunder_road":
+        from games.thunder_road.tables import load_table
+
+        return {"vehicle_types": load_table("vehicles"), "commands": load_table("commands")}
+    if game == "grand_tour":
+        from games.grand_tour.rules import load_specialty_data, load_tour_data
+
+        return {"time_track": dict(load_tour_data()["time_track"]), "specialty": load_specialty_data()}
+    raise ValueError(f"{game!r} has no facts edited here; games are {', '.join(GAMES)}")
+
+
+def read_facts(path: Path) -> tuple[dict[str, Any], str]:
+    """The saved facts (empty when none) and a problem with the file ("" when none)."""
+    if not path.exists():
+        return {}, ""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return {}, f"{path} cannot be read ({exc}); saving the facts here writes it anew"
+    return data, ""
+
+
+def merged(options: Mapping[str, Any], facts: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` with the saved ``facts`` laid under it: the setup's own rows and keys win."""
+    out = dict(options)
+    for key, value in facts.items():
+        mine = out.get(key)
+        if mine is None:
+            out[key] = value
+        elif isinstance(mine, Mapping) and isinstance(value, Mapping):
+            rows = dict(value)
+            for row, cells in mine.items():
+                if isinstance(cells, Mapping) and isinstance(rows.get(row), Mapping):
+                    rows[row] = {**rows[row], **cells}
+                else:
+                    rows[row] = cells
+            out[key] = rows
+    return out
+
+
+def shadowed(options: Mapping[str, Any], facts: Mapping[str, Any]) -> list[str]:
+    """The saved facts a setup sets itself (its own values are used for those): dotted names."""
+    out = []
+    for key, value in facts.items():
+        mine = options.get(key)
+        if mine is None:
+            continue
+        if isinstance(mine, Mapping) and isinstance(value, Mapping):
+            for row, cells in value.items():
+                if row not in mine:
+                    continue
+                if isinstance(cells, Mapping) and isinstance(mine[row], Mapping):
+                    out += [f"{key}.{row}.{k}" for k in cells if k in mine[row]]
+                else:
+                    out.append(f"{key}.{row}")
+        else:
+            out.append(key)
+    return out
+
+
+def _get(data: Mapping[str, Any], path: tuple[str, ...]) -> Any:
+    node: Any = data
+    for part in path:
+        if not isinstance(node, Mapping) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def current(game: str, path: Path) -> tuple[list[tuple[Fact, str]], list[dict[str, Any]], str]:
+    """Each fact with its value as text (the saved one, else the packaged), the specialty cards (Grand Tour),
+    and a problem with the saved file."""
+    saved, problem = read_facts(path)
+    base = packaged(game)
+    values = []
+    for fact in FACTS[game]:
+        value = _get(saved, fact.path)
+        if value is None:
+            value = _get(base, fact.path)
+        values.append((fact, show(value)))
+    cards: list[dict[str, Any]] = []
+    if game == "grand_tour":
+        cards = [dict(c) for c in (saved.get("specialty") or base["specialty"])]
+    return values, cards, problem
+
+
+def show(value: Any) -> str:
+    if value is None:
+        return UNKNOWN
+    if isinstance(value, list):
+        return " ".join(str(v) for v in value)
+    return str(value)
+
+
+def parse(fact: Fact, text: str) -> Any:
+    """The typed text as the setup's value; ValueError saying what to type."""
+    raw = text.strip()
+    if raw == "" or raw.lower() == UNKNOWN:
+        return UNKNOWN
+    if fact.kind == "adds" and raw.lower() == "die":
+        return "die"
+    if fact.kind == "dice":
+        try:
+            values = [int(v) for v in raw.replace(",", " ").split()]
+        except ValueError:
+            raise ValueError(f"{fact.label}: {raw!r} is not die values (e.g. 4 5 6) or unknown") from None
+        if not values or not all(1 <= v <= 6 for v in values):
+            raise ValueError(f"{fact.label}: die values are 1 to 6 (got {raw!r})")
+        return sorted(set(values))
+    try:
+        number = int(raw)
+    except ValueError:
+        what = '"die", a whole number or unknown' if fact.kind == "adds" else "a whole number or unknown"
+        raise ValueError(f"{fact.label}: {raw!r} is not {what}") from None
+    if number < 0 or number > 200:
+        raise ValueError(f"{fact.label}: {number} is out of range (0 to 200)")
+    return number
+
+
+def facts_from_form(game: str, form: Mapping[str, str]) -> dict[str, Any]:
+    """The setup tables the form fills in: only the facts not left unknown, and (Grand Tour) the cards."""
+    out: dict[str, Any] = {}
+    base = packaged(game)
+    for fact in FACTS[game]:
+        if fact.field not in form:
+            continue
+        value = parse(fact, form[fact.field])
+        if value == UNKNOWN and _get(base, fact.path) in (UNKNOWN, None):
+            continue  # still unknown: nothing to say
+        if fact.path[0] == "time_track" and value == UNKNOWN:
+            raise ValueError(f"{fact.label}: give a whole number (the sheet needs one; the packaged value is "
+                             f"{show(_get(base, fact.path))})")
+        node = out
+        for part in fact.path[:-1]:
+            node = node.setdefault(part, {})
+        node[fact.path[-1]] = value
+    if game == "grand_tour":
+        cards = []
+        changed = False
+        for card in base["specialty"]:
+            cid = str(card["id"])
+            name = form.get(f"card.{cid}.name", str(card.get("name", ""))).strip() or str(card.get("name", ""))
+            timing = form.get(f"card.{cid}.timing", str(card.get("timing", UNKNOWN))).strip()
+            if timing not in TIMINGS:
+                raise ValueError(f"specialty card {cid}: timing {timing!r} is not one of {', '.join(TIMINGS)}")
+            text = form.get(f"card.{cid}.text", str(card.get("text", ""))).strip()
+            known = timing != UNKNOWN and bool(text) and not text.startswith("[?]")
+            new = {"id": card["id"], "name": name, "timing": timing, "text": text, "known": known}
+            changed |= any(new[k] != card.get(k) for k in ("name", "timing", "text"))
+            cards.append(new)
+        if changed:
+            out["specialty"] = cards
+    return out
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return json.dumps(str(value), ensure_ascii=False)  # a JSON string is a TOML basic string
+
+
+def facts_toml(game: str, facts: Mapping[str, Any]) -> str:
+    """The facts as the setup's own tables, with a header saying where they come from."""
+    lines = [f"# The owner's rule facts for {game}, written by the Pitboard web page (only what was filled in).",
+             "# The same tables as a setup file: paste them into one to use them there; a game begun from the page",
+             "# takes them (the setup's own rows win).", ""]
+    for table, rows in facts.items():
+        if table == "specialty":
+            continue
+        if isinstance(rows, Mapping) and all(isinstance(v, Mapping) for v in rows.values()):
+            for row, cells in rows.items():
+                lines.append(f"[{table}.{row}]")
+                lines += [f"{k} = {_toml_value(v)}" for k, v in cells.items()]
+                lines.append("")
+        elif isinstance(rows, Mapping):
+            lines.append(f"[{table}]")
+            lines += [f"{k} = {_toml_value(v)}" for k, v in rows.items()]
+            lines.append("")
+    for card in facts.get("specialty", ()):
+        lines.append("[[specialty]]")
+        lines += [f"{k} = {_toml_value(v)}" for k, v in card.items()]
+        lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def check_facts(game: str, facts: Mapping[str, Any]) -> None:
+    """Start the game's example setup with ``facts``: ValueError with the rules' refusal."""
+    from games import game_package
+    from games.core import Illegal
+
+    module = game_package(game)
+    options = merged(facts, tomllib.loads(str(getattr(module, "EXAMPLE_SETUP", "") or "")))  # the facts win
+    try:
+        module.GAME.start(options)
+    except Illegal as exc:
+        raise ValueError(f"the facts were not saved: {exc.reason}") from None
+    except (TypeError, ValueError, KeyError) as exc:
+        raise ValueError(f"the facts were not saved: {exc}") from None
+
+
+def save_facts(game: str, path: Path, form: Mapping[str, str]) -> str:
+    """Check the form's facts with the game's own rules, then write them atomically."""
+    from device.safe_files import write_atomic
+
+    if game not in GAMES:
+        raise ValueError(f"{game!r} has no facts edited here; games are {', '.join(GAMES)}")
+    facts = facts_from_form(game, form)
+    check_facts(game, facts)
+    text = facts_toml(game, facts)
+    if tomllib.loads(text) != facts:  # what is read back is what was checked
+        raise ValueError("the facts were not saved: they could not be written as TOML exactly")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, text.encode("utf-8"))
+    return f"saved {path}"

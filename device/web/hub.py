@@ -1,0 +1,204 @@
+"""The one meeting point of the loop's thread and the web server's thread.
+
+The loop never waits for the web: after each redraw pass it hands a :class:`Snapshot` (PNG bytes of the
+screens as drawn, the prompt, the last refusal, the status line) to :meth:`WebHub.publish`, which only
+swaps a reference under a lock and wakes the page's streams with ``call_soon_threadsafe``.  The web never
+touches the game: a press on the page is queued (:meth:`WebHub.press`) and the loop picks it up through
+:class:`WebButtons`, a button source wrapped round the real one, so a press from a phone goes down the
+same path as a press on the panel (menus, rules, the store).  Work the web needs done on the loop's
+thread (showing the pairing code on player 1's screen) is queued the same way (:meth:`WebHub.call_in_loop`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+import queue
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from device.buttons import ButtonEvent, ButtonSource, PressKind
+
+#: The buttons a page may press: the panel's four and the player buttons.
+WEB_BUTTONS: tuple[str, ...] = ("next", "back", "select", "ok", "p1", "p2", "p3", "p4", "p5", "p6")
+#: Refusals and commands kept for the page (the newest last).
+HISTORY_KEPT = 50
+
+
+def png_bytes(image: Any) -> bytes:
+    """A screen's mode "1" image as a PNG (a 128×64 frame is a few hundred bytes)."""
+    out = io.BytesIO()
+    image.save(out, format="PNG", optimize=False)
+    return out.getvalue()
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the live page shows, taken on the loop's thread: immutable, so the web reads it without locks."""
+
+    version: int
+    screens: tuple[tuple[str, bytes], ...]  # (player, PNG) in seating order
+    prompt: str
+    prompt_player: str | None
+    status: str | None
+    refusal: str | None
+    notices: tuple[str, ...]
+    commands: tuple[tuple[str, str, bool, str], ...]  # (source, command JSON, accepted, reason)
+    t: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": self.version,
+            "screens": [{"player": p, "png": base64.b64encode(b).decode("ascii")} for p, b in self.screens],
+            "prompt": self.prompt, "player": self.prompt_player, "status": self.status,
+            "refusal": self.refusal, "notices": list(self.notices),
+            "commands": [{"source": s, "command": c, "accepted": a, "reason": r} for s, c, a, r in self.commands],
+        }
+
+
+EMPTY = Snapshot(0, (), "", None, None, None, (), (), 0.0)
+
+
+@dataclass
+class CameraShot:
+    """The camera's latest frame and what the loop's vision had read of the tray (drawn on demand)."""
+
+    image: Any  # BGR numpy array (the frame's own array: frames are never written to after capture)
+    index: int
+    dice: tuple[tuple[Any, tuple[int, int, int, int] | None], ...] = ()  # (value, box in full-frame pixels)
+    region: tuple[int, int, int, int] | None = None
+    reader: Any = None
+    gear: int | None = None
+    chart: Any = None
+    t: float = 0.0
+
+
+@dataclass
+class Waiter:
+    loop: asyncio.AbstractEventLoop
+    event: asyncio.Event
+
+
+@dataclass
+class WebHub:
+    """Shared between the loop and the server; every method is safe from either thread."""
+
+    clock: Callable[[], float] = time.monotonic
+    snapshot: Snapshot = EMPTY
+    camera: CameraShot | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _presses: queue.SimpleQueue[tuple[str, PressKind, float]] = field(default_factory=queue.SimpleQueue)
+    _calls: queue.SimpleQueue[Callable[[], None]] = field(default_factory=queue.SimpleQueue)
+    _waiters: list[Waiter] = field(default_factory=list)
+    closing: bool = False
+
+    # -- the loop's side ------------------------------------------------------------------------
+    def publish(self, snapshot: Snapshot) -> None:
+        with self._lock:
+            self.snapshot = snapshot
+            waiters = list(self._waiters)
+        for w in waiters:
+            try:
+                w.loop.call_soon_threadsafe(w.event.set)
+            except RuntimeError:  # that stream's loop has closed
+                pass
+
+    def take_presses(self, now: float) -> list[ButtonEvent]:
+        out: list[ButtonEvent] = []
+        while True:
+            try:
+                button, kind, _ = self._presses.get_nowait()
+            except queue.Empty:
+                return out
+            out.append(ButtonEvent(button, kind, now))
+
+    def run_calls(self) -> None:
+        while True:
+            try:
+                call = self._calls.get_nowait()
+            except queue.Empty:
+                return
+            call()
+
+    def close(self) -> None:
+        """The server is stopping: every event stream ends at once (no stream is left to be cancelled)."""
+        self.closing = True
+        with self._lock:
+            waiters = list(self._waiters)
+        for w in waiters:
+            try:
+                w.loop.call_soon_threadsafe(w.event.set)
+            except RuntimeError:
+                pass
+
+    # -- the server's side ----------------------------------------------------------------------
+    def press(self, button: str, long: bool = False) -> None:
+        if button not in WEB_BUTTONS:
+            raise ValueError(f"{button!r} is not a button; buttons are {', '.join(WEB_BUTTONS)}")
+        self._presses.put((button, PressKind.LONG if long else PressKind.SHORT, time.perf_counter()))
+
+    def call_in_loop(self, call: Callable[[], None]) -> None:
+        """Run ``call`` on the loop's thread at its next iteration."""
+        self._calls.put(call)
+
+    def subscribe(self) -> Waiter:
+        w = Waiter(asyncio.get_running_loop(), asyncio.Event())
+        with self._lock:
+            self._waiters.append(w)
+        return w
+
+    def unsubscribe(self, w: Waiter) -> None:
+        with self._lock:
+            if w in self._waiters:
+                self._waiters.remove(w)
+
+    @property
+    def watchers(self) -> int:
+        with self._lock:
+            return len(self._waiters)
+
+
+class WebButtons:
+    """The loop's button source with the page's presses added: ``poll`` also runs what the web queued for
+    the loop's thread.  Everything else is the wrapped source's."""
+
+    def __init__(self, inner: ButtonSource, hub: WebHub) -> None:
+        self.inner = inner
+        self.hub = hub
+
+    def poll(self, now: float) -> list[ButtonEvent]:
+        self.hub.run_calls()
+        return [*self.inner.poll(now), *self.hub.take_presses(now)]
+
+    def wait(self, timeout: float) -> None:
+        self.inner.wait(timeout)
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def __getattr__(self, name: str) -> Any:  # push(), unhandled() of the simulator's keyboard, ...
+        return getattr(self.inner, name)
+
+
+def snapshot_of(app: Any, screens: dict[str, bytes], version: int, players: Sequence[str]) -> Snapshot:
+    """The live page's content from the app, on the loop's thread."""
+    prompt = app.prompt()
+    refused = [a for a in app.history if not a.outcome.accepted]
+    refusal = refused[-1].outcome.reason or "refused" if refused else None  # the last, shown or not
+    commands = tuple((a.source, _compact(a.command.to_json()), a.outcome.accepted, a.outcome.reason or "")
+                     for a in app.history[-HISTORY_KEPT:])
+    notices = tuple(n.text if not n.player or n.text.startswith(str(n.player)) else f"{n.player}: {n.text}"
+                    for n in app.notices)
+    ordered = tuple((p, screens[p]) for p in players if p in screens)
+    return Snapshot(version, ordered, prompt.text, prompt.player, app.status_text(), refusal, notices, commands,
+                    time.perf_counter())
+
+
+def _compact(obj: dict[str, Any]) -> str:
+    import json
+
+    return json.dumps(obj, separators=(", ", ": "), default=str)

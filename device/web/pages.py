@@ -1,0 +1,353 @@
+"""The pages, rendered on the server as plain HTML (no templates engine, no build step).  Everything
+interpolated goes through :func:`esc`.  One small hand-written script (:data:`LIVE_JS`) keeps the live page
+current over Server-Sent Events; without it the page still works (reload, forms)."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Sequence
+from html import escape
+from typing import Any
+
+from device.web.hub import Snapshot
+
+
+def esc(value: Any) -> str:
+    return escape("" if value is None else str(value), quote=True)
+
+
+CSS = """
+body{font-family:system-ui,sans-serif;margin:0;background:#111;color:#eee;font-size:16px}
+nav{background:#222;padding:.5em;display:flex;gap:1em;flex-wrap:wrap}
+a{color:#9cf}nav a{color:#9cf;text-decoration:none}nav a.on{color:#fff;font-weight:bold}
+main{padding:.6em;max-width:1100px}
+.screens{display:flex;flex-wrap:wrap;gap:.8em}
+figure{margin:0}figcaption{font-size:.9em;color:#aaa}
+img.oled{image-rendering:pixelated;image-rendering:crisp-edges;width:384px;max-width:100%;height:auto;
+ background:#000;border:2px solid #333;display:block}
+.prompt{font-size:1.1em;margin:.6em 0}.refusal{color:#f88}.status{color:#cc8}
+.buttons button{font-size:1.1em;padding:.6em 1em;margin:.2em}
+table{border-collapse:collapse}td,th{border:1px solid #444;padding:.25em .4em}
+.undone{text-decoration:line-through;color:#888}.refused{color:#f88}
+select{background:#222;color:#eee}textarea{width:100%;height:22em;background:#1a1a1a;color:#eee}
+.ok{color:#8f8}.fail{color:#f88}.warn{color:#fc6}.skip{color:#aaa}
+.cam{max-width:100%;border:1px solid #444}
+.trivial{background:#264}.permitted{background:#245}.hazardous{background:#a60}.not_permitted{background:#822}
+.unknown{background:#333}
+"""
+
+LIVE_JS = """
+(function(){
+  var es = new EventSource('/events');
+  es.addEventListener('snapshot', function(ev){
+    var s = JSON.parse(ev.data);
+    document.body.dataset.version = s.version;
+    s.screens.forEach(function(sc, i){
+      var img = document.getElementById('screen-' + i);
+      if (img) { img.src = 'data:image/png;base64,' + sc.png; img.dataset.version = s.version; }
+    });
+    document.getElementById('prompt').textContent = s.prompt;
+    document.getElementById('status').textContent = s.status || '';
+    document.getElementById('refusal').textContent = s.refusal ? 'Last refusal: ' + s.refusal : '';
+    document.getElementById('notices').textContent = (s.notices || []).join(' · ');
+    var ul = document.getElementById('commands');
+    if (ul) {
+      ul.innerHTML = '';
+      s.commands.slice().reverse().slice(0, 10).forEach(function(c){
+        var li = document.createElement('li');
+        li.textContent = '[' + c.source + '] ' + c.command + (c.accepted ? '' : ' -> REFUSED: ' + c.reason);
+        if (!c.accepted) li.className = 'refused';
+        ul.appendChild(li);
+      });
+    }
+  });
+  var cam = document.getElementById('camera');
+  es.addEventListener('snapshot', function(ev){
+    if (cam && cam.hidden && JSON.parse(ev.data).camera !== null) {
+      cam.hidden = false; document.getElementById('no-camera').hidden = true;
+    }
+  });
+  if (cam) setInterval(function(){ if (!cam.hidden) cam.src = '/camera.jpg?t=' + Date.now(); }, 1000);
+  document.querySelectorAll('form.press').forEach(function(f){
+    f.addEventListener('submit', function(e){
+      e.preventDefault();
+      var b = e.submitter || f.querySelector('button');
+      var body = new URLSearchParams();
+      body.set('button', b.value.split(':')[0]);
+      if (b.value.indexOf(':long') > 0) body.set('long', '1');
+      body.set('csrf', f.querySelector('[name=csrf]').value);
+      fetch('/press', {method: 'POST', body: body, credentials: 'same-origin',
+                       headers: {'X-CSRF-Token': f.querySelector('[name=csrf]').value}});
+    });
+  });
+})();
+"""
+
+NAV = (("/", "Live"), ("/log", "Game log"), ("/setup", "New game"), ("/rules", "Rule facts"),
+       ("/calibrate", "Calibrate"), ("/teach", "Teach"), ("/check", "Check"))
+
+
+def layout(title: str, body: str, *, here: str = "", script: bool = False, nav: bool = True) -> str:
+    links = "".join(f'<a href="{h}"{" class=on" if h == here else ""}>{esc(t)}</a>' for h, t in NAV) if nav else ""
+    js = '<script src="/static/live.js" defer></script>' if script else ""
+    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
+            f'<meta name="viewport" content="width=device-width,initial-scale=1">'
+            f"<title>{esc(title)} · Pitboard</title><link rel=stylesheet href=/static/style.css>{js}</head>"
+            f"<body><nav><b>Pitboard</b>{links}</nav><main><h1>{esc(title)}</h1>{body}</main></body></html>")
+
+
+def csrf_field(token: str) -> str:
+    return f'<input type="hidden" name="csrf" value="{esc(token)}">'
+
+
+def pair_page(token: str, message: str = "") -> str:
+    msg = f'<p class="refusal" id="pair-message">{esc(message)}</p>' if message else ""
+    body = (f"<p>Type the six-digit code shown on player 1's screen (the terminal prints it under "
+            f"<code>pitboard sim</code>).</p>{msg}"
+            f'<form method="post" action="/pair">{csrf_field(token)}'
+            f'<input name="code" id="code" inputmode="numeric" autocomplete="one-time-code" maxlength="12" '
+            f'autofocus> <button type="submit" id="pair">Pair</button></form>')
+    return layout("Pair this browser", body, nav=False)
+
+
+def live_page(snap: Snapshot, csrf: str, *, camera: int | None, game: str) -> str:
+    screens = "".join(
+        f'<figure><img class="oled" id="screen-{i}" alt="{esc(p)}\'s screen" width="128" height="64" '
+        f'data-version="{snap.version}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
+        f"<figcaption>{esc(p)}</figcaption></figure>" for i, (p, png) in enumerate(snap.screens))
+    buttons = "".join(f'<button type="submit" name="button" value="{v}" id="btn-{v.replace(":", "-")}">'
+                      f"{esc(t)}</button>"
+                      for v, t in (("select:long", "◀ SELECT (hold)"), ("select", "SELECT ▶"), ("ok", "OK"),
+                                   ("back", "BACK"), ("next", "NEXT"), ("back:long", "BACK (hold)"),
+                                   ("next:long", "NEXT (hold): legend")))
+    commands = "".join(
+        f'<li class="{"" if a else "refused"}">[{esc(s)}] {esc(c)}{"" if a else " -> REFUSED: " + esc(r)}</li>'
+        for s, c, a, r in list(snap.commands)[::-1][:10])
+    src = f' src="/camera.jpg?f={camera}"' if camera is not None else " hidden"
+    cam = (f'<h2>Camera</h2><img class="cam" id="camera" alt="the camera\'s latest frame"{src}>'
+           f'<p class=skip id=no-camera{" hidden" if camera is not None else ""}>No camera frame (the camera is off '
+           f"or has given none yet).</p>")
+    body = (f'<p class="prompt" id="prompt">{esc(snap.prompt)}</p><p class="status" id="status">{esc(snap.status)}</p>'
+            f'<p class="refusal" id="refusal">{"Last refusal: " + esc(snap.refusal) if snap.refusal else ""}</p>'
+            f'<p class="warn" id="notices">{esc(" · ".join(snap.notices))}</p>'
+            f'<div class="screens">{screens}</div>'
+            f'<form class="press buttons" method="post" action="/press">{csrf_field(csrf)}{buttons}</form>'
+            f"<h2>Last commands</h2><ul id=commands>{commands}</ul>{cam}")
+    return layout(f"Live: {game}", body, here="/", script=True)
+
+
+def games_page(games: Sequence[Any], where: str) -> str:
+    rows = "".join(
+        f'<tr><td><a href="/log/{g.id}">game {g.id}</a></td><td>{esc(g.game)}</td><td>{esc(g.created)}</td>'
+        f'<td>{"finished" if g.finished else "playing"}</td><td>{g.events}</td>'
+        f'<td><a href="/log/{g.id}/events.jsonl">JSON lines</a> · <a href="/log/{g.id}/events.csv">CSV</a></td></tr>'
+        for g in reversed(games))
+    body = (f"<p>{esc(where)}</p><table id=games><tr><th>game</th><th>kind</th><th>begun</th><th></th><th>events</th>"
+            f"<th>export</th></tr>{rows}</table>")
+    return layout("Game log", body, here="/log")
+
+
+def timeline_page(game_id: int, tl: Any, refusals: Sequence[tuple[str, str]]) -> str:
+    parts = []
+    for heading, acts in tl.groups():
+        parts.append(f"<h2>{esc(heading)}</h2>")
+        for who, entries in acts:
+            items = "".join(
+                f'<li class="{"undone" if e.undone else ""} {"refused" if e.refused else ""}" id="d{e.decision}">'
+                f'<a href="/log/{game_id}/at/{e.decision}">#{e.decision}</a> <i>{esc(e.step)}</i>: {esc(e.text)}'
+                f'{" (undone)" if e.undone else ""}{" — REFUSED" if e.refused else ""}</li>' for e in entries)
+            parts.append(f"<h3>{esc(who)}</h3><ul>{items}</ul>")
+    refused = ""
+    if refusals:
+        refused = ("<h2>Refused this session (not in the log: a refusal records nothing)</h2><ul>" +
+                   "".join(f'<li class="refused">{esc(c)}: {esc(r)}</li>' for c, r in refusals) + "</ul>")
+    body = (f'<p><a href="/log/{game_id}/events.jsonl">export JSON lines</a> · '
+            f'<a href="/log/{game_id}/events.csv">export CSV</a> · each # shows the dashboards after that step</p>'
+            f'<div id="timeline">{"".join(parts)}</div>{refused}')
+    return layout(f"Game {game_id}: {tl.game}", body, here="/log")
+
+
+def replay_page(game_id: int, decision: int, entry: Any, players: Sequence[str], last: int) -> str:
+    imgs = "".join(f'<figure><img class="oled" alt="{esc(p)}" width="128" height="64" '
+                   f'src="/log/{game_id}/at/{decision}/screen/{i}.png"><figcaption>{esc(p)}</figcaption></figure>'
+                   for i, p in enumerate(players))
+    prev = f'<a href="/log/{game_id}/at/{decision - 1}" id=prev>◀ step {decision - 1}</a>' if decision > 0 else ""
+    nxt = f'<a href="/log/{game_id}/at/{decision + 1}" id=next>step {decision + 1} ▶</a>' if decision < last else ""
+    what = esc(entry.text) if entry is not None else ""
+    body = (f"<p>{prev} · <a href=/log/{game_id}#d{decision}>timeline</a> · {nxt}</p>"
+            f"<p>After decision {decision}: {what}</p><div class=screens>{imgs}</div>")
+    return layout(f"Game {game_id} at step {decision}", body, here="/log")
+
+
+def setup_page(game: str, games: Sequence[str], text: str, csrf: str, message: str = "", ok: bool = False,
+               can_start: bool = True) -> str:
+    opts = "".join(f'<option{" selected" if g == game else ""}>{esc(g)}</option>' for g in games)
+    msg = f'<p class="{"ok" if ok else "fail"}" id="setup-message">{esc(message)}</p>' if message else ""
+    start = ('<button type=submit name=action value=start id=start>Start this game</button>' if can_start else
+             "<span class=skip>(starting a game from the page: not wired for this host; save the file as the "
+             "config's [game] setup and restart)</span>")
+    body = (f"<p>Players in seating order (clockwise), their vehicles, the scenario: the same TOML as "
+            f"<code>pitboard play {esc(game)} --setup FILE</code>, checked by the game's own rules.</p>{msg}"
+            f'<form method=post action=/setup>{csrf_field(csrf)}<label>Game <select name=game id=game>{opts}</select>'
+            f"</label> <button type=submit name=action value=example>Example</button>"
+            f'<textarea name=setup id=setup spellcheck=false>{esc(text)}</textarea>'
+            f"<button type=submit name=action value=check id=check>Check</button> {start}</form>")
+    return layout("New game", body, here="/setup")
+
+
+def chart_page(chart: dict[str, list[str]], saved: dict[str, list[str]], statuses: Sequence[str], gear: int,
+               verdicts: Sequence[tuple[str, str]], csrf: str, where: str, message: str = "", more: str = "") -> str:
+    head = "".join(f"<th>gear {g}</th>" for g in range(1, 7))
+    rows = []
+    for name, row in chart.items():
+        cells = []
+        for g, cell in enumerate(row, start=1):
+            opts = "".join(f'<option{" selected" if s == cell else ""}>{esc(s)}</option>' for s in statuses)
+            cells.append(f'<td class="{esc(cell)}"><select name="{esc(name)}.{g}" id="cell-{esc(name)}-{g}">{opts}'
+                         f"</select></td>")
+        mark = " *" if name in saved else ""
+        rows.append(f"<tr><th>{esc(name)}{mark}</th>{''.join(cells)}</tr>")
+    vrows = "".join(f'<tr><td>{esc(n)}</td><td class="{esc(v)}" id="verdict-{esc(n)}">{esc(v)}</td></tr>'
+                    for n, v in verdicts)
+    gears = "".join(f'<option{" selected" if g == gear else ""}>{g}</option>' for g in range(1, 7))
+    msg = f'<p class="ok" id="chart-message">{esc(message)}</p>' if message else ""
+    body = (f"<h2>Gaslands: the permitted-gears chart</h2><p>Cells marked <i>unknown</i> are never flagged; fill them "
+            f"in from the icons on your own templates. Saved as <code>{esc(where)}</code> ([chart], the TOML that "
+            f"<code>pitboard rules gaslands templates --chart</code> and a setup file's [chart] read; a new game "
+            f"started here takes it). * = a row you changed.</p>{msg}"
+            f'<form method=post action=/rules/chart>{csrf_field(csrf)}<table id=chart><tr><th></th>{head}</tr>'
+            f'{"".join(rows)}</table><button type=submit id=save-chart>Save chart</button></form>'
+            f'<h2>Verdicts</h2><form method=get action=/rules><label>gear <select name=gear id=gear>{gears}</select>'
+            f'</label> <button type=submit id=show-gear>Show</button></form><table id=verdicts>{vrows}</table>{more}')
+    return layout("Rule facts", body, here="/rules")
+
+
+def fire_section(faces: Sequence[dict[str, Any]], effects: Sequence[str], csrf: str, where: str,
+                 message: str = "") -> str:
+    rows = []
+    for f in faces:
+        label = str(f.get("label", ""))
+        opts = "".join(f'<option{" selected" if e == f.get("effect") else ""}>{esc(e)}</option>' for e in effects)
+        rows.append(f'<tr><th>{esc(label)}</th><td class="{esc(f.get("effect"))}"><select name="{esc(label)}.effect" '
+                    f'id="fire-{esc(label)}-effect">{opts}</select></td><td><input name="{esc(label)}.moves" '
+                    f'id="fire-{esc(label)}-moves" type=number min=0 max=12 value="{int(f.get("moves", 0) or 0)}">'
+                    f"</td></tr>")
+    msg = f'<p class="ok" id="fire-message">{esc(message)}</p>' if message else ""
+    return (f"<h2>Thunder Road: the Fire die</h2><p>What each face does is not in the sources: <i>unknown</i> asks "
+            f"the table to rule. Saved as <code>{esc(where)}</code> ([fire_die], as in a setup file; a new game "
+            f"begun here takes it).</p>{msg}<form method=post action=/rules/fire>{csrf_field(csrf)}<table id=fire>"
+            f"<tr><th>face</th><th>effect</th><th>moves (for moves)</th></tr>{''.join(rows)}</table>"
+            f"<button type=submit id=save-fire>Save the Fire die</button></form>")
+
+
+def check_page(lines: Sequence[Any]) -> str:
+    rows = "".join(f'<tr><td class="{esc(c.status.lower())}">{esc(c.status)}</td><td>{esc(c.part)}</td>'
+                   f"<td>{esc(c.detail)}</td></tr>" for c in lines)
+    body = (f"<p>The files and parts the appliance reads. The bus and pin probes of <code>pitboard check</code> "
+            f"are not run here: the running appliance holds them.</p><table id=check>{rows}</table>")
+    return layout("Check", body, here="/check")
+
+
+def teach_page(csrf: str, *, frame: int | None, die: str = "", face: str = "", token: str | None = None,
+               dice: int = 0, message: str = "", ok: bool = False, templates: str = "") -> str:
+    msg = f'<p class="{"ok" if ok else "fail"}" id="teach-message">{esc(message)}</p>' if message else ""
+    names = (f'<label>die <input name=die id=die value="{esc(die)}" placeholder="skid"></label> '
+             f'<label>face <input name=face id=face value="{esc(face)}" placeholder="SHIFT"></label>')
+    head = "<h2>A die face</h2>"
+    if token is not None:
+        found = f"{dice} {'die' if dice == 1 else 'dice'} found"
+        body = (f"{msg}<p>The crop taken: {found} (outlined). Each one becomes an "
+                f"example of <b>{esc(die)} {esc(face)}</b> once you confirm.</p>"
+                f'<img class="cam" id="crop" alt="the crop to teach" src="/teach/crop/{esc(token)}.png">'
+                f'<form method=post action=/teach/confirm>{csrf_field(csrf)}<input type=hidden name=token '
+                f'value="{esc(token)}"><button type=submit id=confirm>Add to the face library</button> '
+                f'<a href="/teach">cancel</a></form>')
+    elif frame is None:
+        body = (f"{msg}<p class=skip>No camera frame: teaching from the live camera needs the camera "
+                f"(<code>pitboard sim GAME --dice-images FOLDER</code> puts photos on the tray with r). "
+                f"<code>pitboard teach dice --die NAME --face FACE IMAGES</code> teaches from photos.</p>")
+    else:
+        body = (f"{msg}<p>Put dice of one kind on the tray, all showing the same face; take the crop, check it, "
+                f"then confirm.</p><img class=cam id=tray alt=\"the tray now\" src=\"/teach/tray.png?f={frame}\">"
+                f'<form method=post action=/teach>{csrf_field(csrf)}{names} '
+                f'<button type=submit id=take>Take this crop</button></form>')
+    return layout("Teach dice faces and templates", head + body + templates, here="/teach")
+
+
+def template_section(csrf: str, names: Sequence[str], *, frame: int | None, calibrated: bool, name: str = "",
+                     token: str | None = None, text: str = "", message: str = "", ok: bool = False) -> str:
+    """The teach page's second part: an untagged template's outline from the live camera."""
+    msg = f'<p class="{"ok" if ok else "fail"}" id="outline-message">{esc(message)}</p>' if message else ""
+    head = "<h2 id=templates>A template's outline</h2>"
+    if token is not None:
+        return (f"{head}{msg}<p>Learnt {esc(text)} (drawn in magenta where it lies). Add it once it follows the "
+                f"template's edge.</p><img class=cam id=outline alt=\"the outline learnt\" "
+                f'src="/teach/outline/{esc(token)}.png"><form method=post action=/teach/template/confirm>'
+                f'{csrf_field(csrf)}<input type=hidden name=token value="{esc(token)}"><button type=submit '
+                f"id=confirm-outline>Add to the taught outlines</button> <a href=/teach#templates>cancel</a></form>")
+    if frame is None or not calibrated:
+        why = "the camera" if frame is None else "a calibration (the Calibrate page)"
+        return f"{head}{msg}<p class=skip>Teaching a template from the live camera needs {why}.</p>"
+    opts = "".join(f'<option{" selected" if n == name else ""}>{esc(n)}</option>' for n in names)
+    return (f"{head}{msg}<p>Lay the template alone on the mat, its end squarely against the FRONT of one tagged "
+            f"car, turning right; nothing else on the mat.</p><form method=post action=/teach/template>"
+            f"{csrf_field(csrf)}<label>template <select name=template id=template>{opts}</select></label> "
+            f"<button type=submit id=take-outline>Learn its outline</button></form>")
+
+
+def calibrate_page(csrf: str, *, frame: int | None, current: str, size: str = "", mat: str = "", points: str = "",
+                   token: str | None = None, text: str = "", message: str = "", ok: bool = False) -> str:
+    msg = f'<p class="{"ok" if ok else "fail"}" id="calibrate-message">{esc(message)}</p>' if message else ""
+    now = f"<p id=calibration-now>Now: {esc(current)}</p>"
+    if token is not None:
+        body = (f"{msg}<p id=proposal>Calibrated {esc(text)}.</p><p>Check the drawing: the blue outline on the "
+                f"mat's edge, the red dots on its corners (named), the zones where the dice tray and the token "
+                f"zones lie. Save it once it fits.</p><img class=cam id=preview alt=\"the calibration drawn on the "
+                f'frame" src="/calibrate/preview/{esc(token)}.png"><form method=post action=/calibrate/confirm>'
+                f'{csrf_field(csrf)}<input type=hidden name=token value="{esc(token)}"><button type=submit '
+                f"id=confirm-calibration>Save this calibration</button> <a href=/calibrate>cancel</a></form>{now}")
+    elif frame is None:
+        body = (f"{msg}<p class=skip>No camera frame: calibrating from the live camera needs the camera. "
+                f"<code>pitboard calibrate IMAGE</code> calibrates from a photo.</p>{now}")
+    else:
+        body = (f"{msg}<p>The four corner tags in view, nothing over them; or type the mat's four corners in "
+                f"pixels of the frame below (top-left, top-right, bottom-right, bottom-left). The same as "
+                f"<code>pitboard calibrate</code>, saved where it saves.</p>"
+                f'<img class=cam id=frame alt="the camera now" src="/calibrate/frame.jpg?f={frame}">'
+                f"<p class=skip>{esc(size)}</p>"
+                f"<form method=post action=/calibrate>{csrf_field(csrf)}"
+                f'<label>mat (mm) <input name=mat id=mat value="{esc(mat)}" placeholder="800x450"></label> '
+                f'<label>corners (px, optional) <input name=points id=points size=40 value="{esc(points)}" '
+                f'placeholder="x,y x,y x,y x,y"></label> <button type=submit id=calibrate>Calibrate from this '
+                f"frame</button></form>{now}")
+    return layout("Calibrate the table", body, here="/calibrate")
+
+
+def facts_section(game: str, values: Sequence[tuple[Any, str]], cards: Sequence[dict[str, Any]], timings: Sequence[str],
+                  csrf: str, where: str, message: str = "", ok: bool = True) -> str:
+    """One game's unknown rule facts as a form (device.web.facts)."""
+    titles = {"thunder_road": "Thunder Road: vehicles and commands", "grand_tour": "Grand Tour: the time sheet and "
+              "the specialty cards"}
+    rows = "".join(f'<tr><th><label for="fact-{esc(f.field)}">{esc(f.label)}</label></th><td class="{esc(v)}">'
+                   f'<input name="{esc(f.field)}" id="fact-{esc(f.field)}" value="{esc(v)}" size=12></td>'
+                   f"<td class=skip>{esc(f.hint)}</td></tr>" for f, v in values)
+    card_rows = ""
+    if cards:
+        out = []
+        for c in cards:
+            cid = esc(c.get("id"))
+            opts = "".join(f'<option{" selected" if t == c.get("timing") else ""}>{esc(t)}</option>' for t in timings)
+            out.append(f'<tr><th>{cid}</th><td><input name="card.{cid}.name" id="card-{cid}-name" '
+                       f'value="{esc(c.get("name"))}" size=16></td><td class="{esc(c.get("timing"))}">'
+                       f'<select name="card.{cid}.timing" id="card-{cid}-timing">{opts}</select></td>'
+                       f'<td><input name="card.{cid}.text" id="card-{cid}-text" value="{esc(c.get("text"))}" size=40>'
+                       f"</td></tr>")
+        card_rows = ("<h3>Specialty cards</h3><p>Copy each card's name, timing and text from the printed sheet "
+                     "(a card is known once its timing and text are filled in).</p><table id=cards><tr><th>card</th>"
+                     f"<th>name</th><th>timing</th><th>text</th></tr>{''.join(out)}</table>")
+    msg = f'<p class="{"ok" if ok else "fail"}" id="facts-{esc(game)}-message">{esc(message)}</p>' if message else ""
+    return (f'<h2 id="facts-{esc(game)}">{esc(titles.get(game, game))}</h2><p>Not in the sources: <i>unknown</i> '
+            f"until you fill them in. Checked by the game's own set-up, then saved as <code>{esc(where)}</code> "
+            f"(the setup file's own tables; a new game begun here takes them).</p>{msg}"
+            f'<form method=post action="/rules/facts/{esc(game)}">{csrf_field(csrf)}<table id="facts-{esc(game)}">'
+            f"{rows}</table>{card_rows}<button type=submit id=\"save-facts-{esc(game)}\">Save</button></form>")

@@ -1,0 +1,104 @@
+"""Who may use the page: a pairing code shown on player 1's screen, then a session cookie; CSRF tokens.
+
+Why a code on a screen and not a password: the table's screens are the one thing only people at the table
+can read, so seeing the code proves presence, and there is nothing to set up or forget.  The code is six
+digits, new at every start of the appliance; wrong codes are rate-limited per address and overall, so
+guessing it from the network takes weeks.  A paired browser gets a random session id in a cookie
+(``HttpOnly``: scripts cannot read it; ``SameSite=Strict``: other sites' pages cannot send it) and a CSRF
+token that every POST must carry (a form field or the ``X-CSRF-Token`` header).  Sessions live in memory:
+a restart asks for the new code.
+
+Pure apart from the injected clock and ``secrets``.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+SESSION_COOKIE = "pitboard_session"
+#: Cookie of the pairing form: a token the form must echo (CSRF before there is a session).
+PAIR_COOKIE = "pitboard_pair"
+#: Wrong codes allowed per address in :data:`WINDOW_S`, and from all addresses together.
+PER_CLIENT_FAILS = 5
+GLOBAL_FAILS = 20
+WINDOW_S = 60.0
+#: Sessions kept at most (the oldest is forgotten first).
+MAX_SESSIONS = 64
+
+
+def new_code() -> str:
+    return f"{secrets.randbelow(10**6):06d}"
+
+
+@dataclass
+class Session:
+    id: str
+    csrf: str
+    client: str
+    since: float
+
+
+@dataclass
+class Pairing:
+    """The code, the rate limit, the sessions."""
+
+    code: str = field(default_factory=new_code)
+    clock: Callable[[], float] = time.monotonic
+    #: Called with each new session (the web service takes the code off player 1's screen).
+    on_paired: Callable[[Session], None] | None = None
+    sessions: dict[str, Session] = field(default_factory=dict)
+    _fails: dict[str, deque[float]] = field(default_factory=dict)
+    _all_fails: deque[float] = field(default_factory=deque)
+
+    def _prune(self, q: deque[float], now: float) -> None:
+        while q and now - q[0] > WINDOW_S:
+            q.popleft()
+
+    def retry_after(self, client: str) -> float:
+        """Seconds until ``client`` may try a code again (0: now)."""
+        now = self.clock()
+        mine = self._fails.get(client, deque())
+        self._prune(mine, now)
+        self._prune(self._all_fails, now)
+        waits = []
+        if len(mine) >= PER_CLIENT_FAILS:
+            waits.append(WINDOW_S - (now - mine[0]))
+        if len(self._all_fails) >= GLOBAL_FAILS:
+            waits.append(WINDOW_S - (now - self._all_fails[0]))
+        return max([0.0, *waits])
+
+    def pair(self, client: str, code: str) -> tuple[Session | None, str]:
+        """A new session for a right code, else None and what to do."""
+        wait = self.retry_after(client)
+        if wait > 0:
+            return None, f"too many wrong codes: wait {int(wait) + 1} s, then type the code on player 1's screen"
+        typed = "".join(ch for ch in str(code) if not ch.isspace())
+        if not hmac.compare_digest(typed.encode(), self.code.encode()):
+            now = self.clock()
+            self._fails.setdefault(client, deque()).append(now)
+            self._all_fails.append(now)
+            if len(self._fails) > 1024:  # never grow without bound
+                self._fails.pop(next(iter(self._fails)))
+            why = "six digits" if not (typed.isdigit() and len(typed) == 6) else "not the code"
+            return None, f"{typed or 'nothing'!s:.12} is {why}: type the six digits shown on player 1's screen"
+        session = Session(secrets.token_urlsafe(32), secrets.token_urlsafe(32), client, self.clock())
+        self.sessions[session.id] = session
+        while len(self.sessions) > MAX_SESSIONS:
+            self.sessions.pop(next(iter(self.sessions)))
+        if self.on_paired is not None:
+            self.on_paired(session)
+        return session, "paired"
+
+    def session(self, cookie: str | None) -> Session | None:
+        if not cookie:
+            return None
+        return self.sessions.get(cookie)
+
+    @staticmethod
+    def csrf_ok(session: Session, token: str | None) -> bool:
+        return bool(token) and hmac.compare_digest(str(token).encode(), session.csrf.encode())

@@ -1,0 +1,715 @@
+"""The web page's server: Starlette routes on uvicorn, in a thread beside the loop.
+
+Why Starlette on uvicorn: both are small, pure Python (h11 for HTTP/1.1: nothing to compile on a Pi),
+maintained, and asyncio, so one thread serves any number of phones and their event streams without a
+thread each.  Pages are rendered on the server (:mod:`device.web.pages`); the live page's one small script
+listens to Server-Sent Events.
+
+The server never touches the game: it reads snapshots the loop published (:class:`device.web.hub.WebHub`),
+reads the game log through its own read-only connection, and sends presses back through the hub.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from device.web import pages
+from device.web.camera_view import CameraView
+from device.web.hub import WebHub
+from device.web.security import PAIR_COOKIE, SESSION_COOKIE, Pairing, Session
+
+#: Heartbeat of an idle event stream (keeps proxies and phones from closing it).
+HEARTBEAT_S = 15.0
+#: Largest form body accepted (a setup file is a few KB).
+MAX_BODY = 64 * 1024
+PUBLIC = ("/pair", "/static/style.css")
+
+NewGame = Callable[[str, Mapping[str, Any]], str]
+
+
+@dataclass
+class WebContext:
+    """What the pages need from their host (the sim or the appliance)."""
+
+    hub: WebHub
+    game: str
+    store_path: Path | None
+    chart_path: Path
+    pairing: Pairing = field(default_factory=Pairing)
+    #: Start a new game on the loop's thread: ``(game, options) -> message`` (None: this host cannot).
+    new_game: NewGame | None = None
+    #: The ``check`` lines (device.cli_device.CheckLine) for the check page.
+    check: Callable[[], Sequence[Any]] | None = None
+    game_id: Callable[[], int | None] = lambda: None
+    #: Somebody opened the pairing page: show the code on player 1's screen (queued for the loop).
+    on_pair_page: Callable[[], None] | None = None
+    camera: CameraView = field(default_factory=CameraView)
+    #: The owner's face library (None: the data folder's faces.json), and who is told of a new one.
+    faces_path: Path | None = None
+    on_library: Callable[[Any], None] | None = None
+    crops: Any = None
+    #: The table's calibration file (None: the data folder's), and who is told of a new calibration or of
+    #: a newly taught template outline (the loop's reader, on the loop's thread).
+    calibration_path: Path | None = None
+    on_calibration: Callable[[Any], None] | None = None
+    on_outlines: Callable[[], None] | None = None
+    proposals: Any = None
+    outlines: Any = None
+
+
+def client_of(request: Request) -> str:
+    return request.client.host if request.client is not None else "?"
+
+
+def _session(ctx: WebContext, request: Request) -> Session | None:
+    return ctx.pairing.session(request.cookies.get(SESSION_COOKIE))
+
+
+async def _form(request: Request) -> dict[str, str]:
+    body = await request.body()
+    if len(body) > MAX_BODY:
+        raise ValueError(f"the form is larger than {MAX_BODY // 1024} KB")
+    from urllib.parse import parse_qsl
+
+    return dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
+
+
+def _same_origin(request: Request) -> bool:
+    """A POST whose Origin (when the browser sends one) is this page's own."""
+    origin = request.headers.get("origin")
+    if not origin or origin == "null":
+        return origin is None
+    host = request.headers.get("host", "")
+    return origin.split("://", 1)[-1] == host
+
+
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+                               "frame-ancestors 'none'; form-action 'self'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+    "Cache-Control": "no-store",
+}
+
+
+def create_app(ctx: WebContext) -> Starlette:
+    hub = ctx.hub
+
+    def html(text: str, status: int = 200) -> HTMLResponse:
+        return HTMLResponse(text, status_code=status, headers=SECURITY_HEADERS)
+
+    def guard(handler: Callable[..., Any]) -> Callable[[Request], Any]:
+        """The handler for paired browsers only; every POST must carry the session's CSRF token."""
+        async def wrapped(request: Request) -> Response:
+            session = _session(ctx, request)
+            if session is None:
+                if request.method == "GET" and "text/html" in request.headers.get("accept", "text/html"):
+                    return RedirectResponse("/pair", status_code=303)
+                return PlainTextResponse("not paired: open the page and type the code shown on player 1's screen",
+                                         status_code=401)
+            form: dict[str, str] = {}
+            if request.method == "POST":
+                try:
+                    form = await _form(request)
+                except ValueError as exc:
+                    return PlainTextResponse(f"{exc}: send less", status_code=413)
+                token = request.headers.get("x-csrf-token") or form.get("csrf")
+                if not _same_origin(request) or not Pairing.csrf_ok(session, token):
+                    return PlainTextResponse("the form's CSRF token is missing or wrong: reload the page and send "
+                                             "it again", status_code=403)
+            response: Response = await handler(request, session, form)
+            return response
+
+        return wrapped
+
+    # -- pairing --------------------------------------------------------------------------------
+    async def pair_get(request: Request) -> Response:
+        token = request.cookies.get(PAIR_COOKIE) or secrets.token_urlsafe(24)
+        if ctx.on_pair_page is not None:
+            ctx.on_pair_page()
+        resp = html(pages.pair_page(token))
+        resp.set_cookie(PAIR_COOKIE, token, httponly=True, samesite="strict", max_age=3600)
+        return resp
+
+    async def pair_post(request: Request) -> Response:
+        try:
+            form = await _form(request)
+        except ValueError as exc:
+            return PlainTextResponse(str(exc), status_code=413)
+        cookie = request.cookies.get(PAIR_COOKIE)
+        token = form.get("csrf", "")
+        if not cookie or not secrets.compare_digest(cookie.encode(), token.encode()) or not _same_origin(request):
+            return PlainTextResponse("the pairing form's CSRF token is missing or wrong: open /pair again",
+                                     status_code=403)
+        session, message = ctx.pairing.pair(client_of(request), form.get("code", ""))
+        if session is None:
+            status = 429 if message.startswith("too many") else 403
+            return html(pages.pair_page(cookie, message), status)
+        resp = RedirectResponse("/", status_code=303)
+        resp.set_cookie(SESSION_COOKIE, session.id, httponly=True, samesite="strict", path="/")
+        resp.delete_cookie(PAIR_COOKIE)
+        return resp
+
+    # -- live -----------------------------------------------------------------------------------
+    async def live(request: Request, session: Session, form: dict[str, str]) -> Response:
+        shot = hub.camera
+        return html(pages.live_page(hub.snapshot, session.csrf, camera=shot.index if shot else None, game=ctx.game))
+
+    def _payload() -> str:
+        data = hub.snapshot.to_json()
+        data["camera"] = hub.camera.index if hub.camera is not None else None
+        return json.dumps(data)
+
+    async def events(request: Request, session: Session, form: dict[str, str]) -> Response:
+        async def stream() -> Any:
+            waiter = hub.subscribe()
+            try:
+                sent = -1
+                while True:
+                    snap = hub.snapshot
+                    if snap.version != sent:
+                        sent = snap.version
+                        yield f"event: snapshot\nid: {snap.version}\ndata: {_payload()}\n\n"
+                    try:
+                        await asyncio.wait_for(waiter.event.wait(), HEARTBEAT_S)
+                    except TimeoutError:
+                        yield ": keep-alive\n\n"
+                    waiter.event.clear()
+                    if hub.closing or await request.is_disconnected():
+                        return
+            finally:
+                hub.unsubscribe(waiter)
+
+        headers = {**SECURITY_HEADERS, "X-Accel-Buffering": "no"}
+        return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
+
+    async def press(request: Request, session: Session, form: dict[str, str]) -> Response:
+        button = form.get("button", "")
+        long = form.get("long") in ("1", "true", "yes")
+        if button.endswith(":long"):
+            button, long = button[: -len(":long")], True
+        try:
+            hub.press(button, long)
+        except ValueError as exc:
+            return PlainTextResponse(f"{exc}", status_code=400)
+        if request.headers.get("x-csrf-token"):
+            return Response(status_code=204)
+        return RedirectResponse("/", status_code=303)
+
+    async def screen_png(request: Request, session: Session, form: dict[str, str]) -> Response:
+        i = int(request.path_params["i"])
+        screens = hub.snapshot.screens
+        if not 0 <= i < len(screens):
+            return PlainTextResponse(f"no screen {i}: screens are 0..{len(screens) - 1}", status_code=404)
+        return Response(screens[i][1], media_type="image/png", headers={"Cache-Control": "no-store"})
+
+    async def camera_jpg(request: Request, session: Session, form: dict[str, str]) -> Response:
+        data = await asyncio.to_thread(ctx.camera.jpeg, hub.camera)
+        if not data:
+            return PlainTextResponse("no camera frame yet", status_code=404)
+        return Response(data, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+
+    # -- the game log ---------------------------------------------------------------------------
+    def _open_store() -> Any:
+        from device.store import Store
+
+        if ctx.store_path is None:
+            raise LookupError("this session keeps no game log (--no-log)")
+        return Store(ctx.store_path, read_only=True)
+
+    def _records(game_id: int) -> tuple[Any, list[Any]]:
+        from games import game_package
+
+        with _open_store() as store:
+            info = [g for g in store.games() if g.id == game_id]
+            if not info:
+                raise LookupError(f"there is no game {game_id} in {ctx.store_path}; the games are listed at /log")
+            records = store.records(game_id)
+        return game_package(info[0].game), records
+
+    def _problem(exc: Exception) -> Response:
+        return html(pages.layout("Game log", f'<p class=fail>{pages.esc(getattr(exc, "reason", None) or exc)}</p>',
+                                 here="/log"), 404 if isinstance(exc, LookupError) else 500)
+
+    async def log_list(request: Request, session: Session, form: dict[str, str]) -> Response:
+        try:
+            with _open_store() as store:
+                games = store.games()
+        except Exception as exc:
+            return _problem(exc)
+        return html(pages.games_page(games, f"The games in {ctx.store_path}"))
+
+    async def log_game(request: Request, session: Session, form: dict[str, str]) -> Response:
+        from device.web.timeline import timeline
+
+        gid = int(request.path_params["gid"])
+        try:
+            module, records = await asyncio.to_thread(_records, gid)
+            tl = await asyncio.to_thread(timeline, module.GAME, records)
+        except Exception as exc:
+            return _problem(exc)
+        refusals = []
+        if ctx.game_id() == gid:
+            refusals = [(c, r) for _s, c, a, r in hub.snapshot.commands if not a]
+        return html(pages.timeline_page(gid, tl, refusals))
+
+    def _at(gid: int, decision: int) -> tuple[Any, list[Any], list[str], Any, int]:
+        from device.web.timeline import fold_until, timeline
+
+        module, records = _records(gid)
+        last = records[-1].decision if records else 0
+        state = fold_until(module.GAME, records, decision)
+        views = list(module.GAME.views(state))
+        entry = next((e for e in timeline(module.GAME, records).entries if e.decision == decision), None)
+        return module, views, [str(getattr(v, "player", "")) for v in views], entry, last
+
+    async def log_at(request: Request, session: Session, form: dict[str, str]) -> Response:
+        gid, d = int(request.path_params["gid"]), int(request.path_params["d"])
+        try:
+            _m, _views, players, entry, last = await asyncio.to_thread(_at, gid, d)
+        except Exception as exc:
+            return _problem(exc)
+        return html(pages.replay_page(gid, d, entry, players, last))
+
+    async def log_at_png(request: Request, session: Session, form: dict[str, str]) -> Response:
+        from device.web.hub import png_bytes
+
+        gid, d, i = (int(request.path_params[k]) for k in ("gid", "d", "i"))
+
+        def draw() -> bytes:
+            module, views, _players, _e, _l = _at(gid, d)
+            return png_bytes(render_still(module.GAME.name, views[i]))
+
+        try:
+            data = await asyncio.to_thread(draw)
+        except Exception as exc:
+            return PlainTextResponse(f"{exc}", status_code=404)
+        return Response(data, media_type="image/png")
+
+    async def export(request: Request, session: Session, form: dict[str, str]) -> Response:
+        from device.web.timeline import export_csv, timeline
+
+        gid, kind = int(request.path_params["gid"]), request.path_params["kind"]
+
+        def run() -> str:
+            with _open_store() as store:
+                if not store.has_game(gid):
+                    raise LookupError(f"there is no game {gid} in {ctx.store_path}")
+                lines = list(store.export_jsonl(gid))
+            if kind == "jsonl":
+                return "".join(line + "\n" for line in lines)
+            module, records = _records(gid)
+            return export_csv(lines, timeline(module.GAME, records))
+
+        try:
+            text = await asyncio.to_thread(run)
+        except Exception as exc:
+            return PlainTextResponse(str(exc), status_code=404)
+        media = "application/x-ndjson" if kind == "jsonl" else "text/csv"
+        name = f"pitboard-game-{gid}.{kind}"
+        return Response(text, media_type=media, headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+    # -- set-up ---------------------------------------------------------------------------------
+    async def setup_get(request: Request, session: Session, form: dict[str, str]) -> Response:
+        from device.web.setup import example_setup, game_names
+
+        game = request.query_params.get("game", ctx.game)
+        if game not in game_names():
+            game = ctx.game
+        return html(pages.setup_page(game, game_names(), example_setup(game), session.csrf,
+                                     can_start=ctx.new_game is not None))
+
+    async def setup_post(request: Request, session: Session, form: dict[str, str]) -> Response:
+        from device.web.setup import check_setup, example_setup, game_names
+
+        game = form.get("game", ctx.game)
+        text = form.get("setup", "")
+        action = form.get("action", "check")
+        if game not in game_names():
+            return html(pages.setup_page(ctx.game, game_names(), text, session.csrf,
+                                         f"{game!r} is not a game; games are {', '.join(game_names())}"), 400)
+        if action == "example":
+            return html(pages.setup_page(game, game_names(), example_setup(game), session.csrf,
+                                         can_start=ctx.new_game is not None))
+        options, message = check_setup(game, text, ctx.chart_path)
+        if options is None:
+            return html(pages.setup_page(game, game_names(), text, session.csrf, message,
+                                         can_start=ctx.new_game is not None), 400)
+        if action == "start":
+            if ctx.new_game is None:
+                return html(pages.setup_page(game, game_names(), text, session.csrf,
+                                             "this host cannot start a game from the page", can_start=False), 400)
+            result = ctx.new_game(game, options)
+            return html(pages.setup_page(game, game_names(), text, session.csrf, result, ok=True))
+        return html(pages.setup_page(game, game_names(), text, session.csrf, message, ok=True,
+                                     can_start=ctx.new_game is not None))
+
+    async def rules_get(request: Request, session: Session, form: dict[str, str], message: str = "") -> Response:
+        from device.web.setup import chart_view
+
+        try:
+            gear = int(request.query_params.get("gear", "1"))
+        except ValueError:
+            gear = 1
+        gear = min(6, max(1, gear))
+        from device.web.setup import FIRE_FILE, fire_view
+
+        chart, saved, statuses, verdicts, problem = chart_view(ctx.chart_path, gear)
+        fire_path = ctx.chart_path.parent / FIRE_FILE
+        faces, effects, fire_problem = fire_view(fire_path)
+        fire_msg = "Fire die saved." if request.query_params.get("fire") else fire_problem
+        more = pages.fire_section(faces, effects, session.csrf, str(fire_path), fire_msg)
+        from device.web import facts
+
+        for game in facts.GAMES:
+            path = ctx.chart_path.parent / facts.file_name(game)
+            values, cards, facts_problem = facts.current(game, path)
+            saved_msg = "Facts saved." if request.query_params.get("facts") == game else facts_problem
+            more += pages.facts_section(game, values, cards, facts.TIMINGS, session.csrf, str(path), saved_msg,
+                                        ok=not facts_problem or bool(request.query_params.get("facts")))
+        return html(pages.chart_page(chart, saved, statuses, gear, verdicts, session.csrf, str(ctx.chart_path),
+                                     message or problem, more))
+
+    async def chart_post(request: Request, session: Session, form: dict[str, str]) -> Response:
+        from device.web.setup import save_chart
+
+        try:
+            save_chart(ctx.chart_path, form)
+        except ValueError as exc:
+            return html(pages.layout("Rule facts", f"<p class=fail id=chart-message>{pages.esc(exc)}</p>",
+                                     here="/rules"), 400)
+        return RedirectResponse(f"/rules?saved=1&gear={form.get('gear', '1')}", status_code=303)
+
+    async def fire_post(request: Request, session: Session, form: dict[str, str]) -> Response:
+        from device.web.setup import FIRE_FILE, save_fire
+
+        try:
+            save_fire(ctx.chart_path.parent / FIRE_FILE, form)
+        except ValueError as exc:
+            return html(pages.layout("Rule facts", f"<p class=fail id=fire-message>{pages.esc(exc)}</p>",
+                                     here="/rules"), 400)
+        return RedirectResponse("/rules?fire=1#fire", status_code=303)
+
+    async def facts_post(request: Request, session: Session, form: dict[str, str]) -> Response:
+        from device.web import facts
+
+        game = request.path_params["game"]
+        if game not in facts.GAMES:
+            return PlainTextResponse(f"{game!r} has no facts edited here; games are {', '.join(facts.GAMES)}",
+                                     status_code=404)
+        try:
+            await asyncio.to_thread(facts.save_facts, game, ctx.chart_path.parent / facts.file_name(game), form)
+        except ValueError as exc:
+            return html(pages.layout("Rule facts", f'<p class=fail id="facts-{pages.esc(game)}-message">'
+                                     f'{pages.esc(exc)}</p><p><a href="/rules#facts-{pages.esc(game)}">back to the '
+                                     f"rule facts</a></p>", here="/rules"), 400)
+        return RedirectResponse(f"/rules?facts={game}#facts-{game}", status_code=303)
+
+    async def rules_saved(request: Request, session: Session, form: dict[str, str]) -> Response:
+        msg = "Chart saved." if request.query_params.get("saved") else ""
+        return await rules_get(request, session, form, msg)
+
+    async def check(request: Request, session: Session, form: dict[str, str]) -> Response:
+        lines = await asyncio.to_thread(ctx.check) if ctx.check is not None else []
+        return html(pages.check_page(lines))
+
+    # -- teaching dice from the live camera ------------------------------------------------------
+    def _crops() -> Any:
+        from device.web.teach import Crops
+
+        if ctx.crops is None:
+            ctx.crops = Crops()
+        return ctx.crops
+
+    async def teach_get(request: Request, session: Session, form: dict[str, str]) -> Response:
+        return await _teach_page(session)
+
+    async def teach_tray(request: Request, session: Session, form: dict[str, str]) -> Response:
+        from device.web.teach import drawn, tray_crop
+
+        shot = hub.camera
+        if shot is None:
+            return PlainTextResponse("no camera frame yet", status_code=404)
+        png, _n = await asyncio.to_thread(lambda: drawn(tray_crop(shot)))
+        return Response(png, media_type="image/png", headers={"Cache-Control": "no-store"})
+
+    async def teach_take(request: Request, session: Session, form: dict[str, str]) -> Response:
+        from device.web.teach import check_names, tray_crop
+
+        die, face = form.get("die", "").strip(), form.get("face", "").strip()
+        shot = hub.camera
+        problem = check_names(die, face) or (None if shot is not None else "no camera frame to take")
+        if problem:
+            return await _teach_page(session, status=400, die=die, face=face, message=problem)
+        assert shot is not None
+        token, item = await asyncio.to_thread(lambda: _crops().keep(tray_crop(shot), die, face))
+        message = "" if item.dice else "no die found in the crop: it would be taught as one die filling it"
+        return await _teach_page(session, frame=shot.index, die=die, face=face, token=token, dice=item.dice,
+                                 message=message)
+
+    async def teach_crop(request: Request, session: Session, form: dict[str, str]) -> Response:
+        item = _crops().get(request.path_params["token"])
+        if item is None:
+            return PlainTextResponse("that crop is gone: take it again", status_code=404)
+        return Response(item.png, media_type="image/png")
+
+    async def teach_confirm(request: Request, session: Session, form: dict[str, str]) -> Response:
+        from device.web.teach import teach
+
+        item = _crops().take(form.get("token", ""))
+        if item is None:
+            return await _teach_page(session, status=400, message="that crop is gone (confirmed already, or too "
+                                     "old): take it again")
+        try:
+            library, message = await asyncio.to_thread(teach, item, ctx.faces_path)
+        except ValueError as exc:
+            return await _teach_page(session, status=400, die=item.die, face=item.face, message=str(exc))
+        if ctx.on_library is not None:
+            ctx.on_library(library)
+        return await _teach_page(session, die=item.die, face=item.face, message=message, ok=True)
+
+    async def teach_template(request: Request, session: Session, form: dict[str, str]) -> Response:
+        from device.web.calibrate import previous_calibration
+        from device.web.teach import Outlines, learn_outline
+
+        name = form.get("template", "").strip()
+        shot = hub.camera
+        if shot is None:
+            return await _teach_page(session, outline_message="no camera frame to learn from", status=400)
+        calibration = getattr(shot.reader, "calibration", None)
+        if calibration is None:
+            calibration = await asyncio.to_thread(previous_calibration, ctx.calibration_path)
+        try:
+            shape, png, text = await asyncio.to_thread(learn_outline, shot.image, calibration, name)
+        except ValueError as exc:
+            return await _teach_page(session, outline_message=str(exc), name=name, status=400)
+        if ctx.outlines is None:
+            ctx.outlines = Outlines()
+        token = ctx.outlines.keep(shape, png, text)
+        return await _teach_page(session, name=name, outline_token=token, outline_text=text)
+
+    async def teach_outline_png(request: Request, session: Session, form: dict[str, str]) -> Response:
+        item = ctx.outlines.get(request.path_params["token"]) if ctx.outlines is not None else None
+        if item is None:
+            return PlainTextResponse("that outline is gone: learn it again", status_code=404)
+        return Response(item.png, media_type="image/png")
+
+    async def teach_template_confirm(request: Request, session: Session, form: dict[str, str]) -> Response:
+        from device.web.teach import save_outline
+
+        item = ctx.outlines.take(form.get("token", "")) if ctx.outlines is not None else None
+        if item is None:
+            return await _teach_page(session, outline_message="that outline is gone (added already, or too old): "
+                                     "learn it again", status=400)
+        try:
+            message = await asyncio.to_thread(save_outline, item)
+        except ValueError as exc:
+            return await _teach_page(session, outline_message=str(exc), status=400)
+        if ctx.on_outlines is not None:
+            ctx.on_outlines()
+        return await _teach_page(session, outline_message=message, outline_ok=True, name=item.shape.name)
+
+    async def _teach_page(session: Session, *, status: int = 200, name: str = "", outline_token: str | None = None,
+                          outline_text: str = "", outline_message: str = "", outline_ok: bool = False,
+                          **dice: Any) -> Response:
+        from device.web.calibrate import previous_calibration
+        from device.web.teach import template_names
+
+        shot = hub.camera
+        frame = shot.index if shot else None
+        calibrated = shot is not None and getattr(shot.reader, "calibration", None) is not None
+        if shot is not None and not calibrated:
+            calibrated = await asyncio.to_thread(previous_calibration, ctx.calibration_path) is not None
+        more = pages.template_section(session.csrf, template_names(), frame=frame, calibrated=calibrated, name=name,
+                                      token=outline_token, text=outline_text, message=outline_message,
+                                      ok=outline_ok)
+        return html(pages.teach_page(session.csrf, frame=dice.pop("frame", frame), templates=more, **dice), status)
+
+    # -- calibration from the live camera --------------------------------------------------------
+    async def _calibrate_page(session: Session, *, status: int = 200, **kw: Any) -> Response:
+        from device.web.calibrate import previous_calibration, summary
+
+        shot = hub.camera
+        cal = getattr(shot.reader, "calibration", None) if shot is not None else None
+        if cal is None:
+            cal = await asyncio.to_thread(previous_calibration, ctx.calibration_path)
+        current = summary(cal) if cal is not None else "not calibrated: the camera reads dice only"
+        size = (f"The frame is {shot.image.shape[1]}×{shot.image.shape[0]} pixels, shown at full size."
+                if shot is not None else "")
+        return html(pages.calibrate_page(session.csrf, frame=shot.index if shot else None, current=current,
+                                         size=size, **kw), status)
+
+    async def calibrate_get(request: Request, session: Session, form: dict[str, str]) -> Response:
+        return await _calibrate_page(session)
+
+    async def calibrate_frame_jpg(request: Request, session: Session, form: dict[str, str]) -> Response:
+        import cv2
+
+        shot = hub.camera
+        if shot is None:
+            return PlainTextResponse("no camera frame yet", status_code=404)
+        ok, buf = await asyncio.to_thread(cv2.imencode, ".jpg", shot.image, [cv2.IMWRITE_JPEG_QUALITY, 85])
+        return Response(bytes(buf) if ok else b"", media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+
+    async def calibrate_post(request: Request, session: Session, form: dict[str, str]) -> Response:
+        from device.web.calibrate import Proposals, calibrate_frame, parse_mat, parse_points
+
+        mat_text, points_text = form.get("mat", "").strip(), form.get("points", "").strip()
+        shot = hub.camera
+        try:
+            if shot is None:
+                raise ValueError("no camera frame to calibrate from: is the camera on?")
+            mat = parse_mat(mat_text) if mat_text else None
+            points = parse_points(points_text)
+            image = shot.image
+            cal = await asyncio.to_thread(lambda: calibrate_frame(image, mat_mm=mat, points=points,
+                                                                  path=ctx.calibration_path))
+        except ValueError as exc:
+            return await _calibrate_page(session, status=400, mat=mat_text, points=points_text, message=str(exc))
+        if ctx.proposals is None:
+            ctx.proposals = Proposals()
+        token, item = await asyncio.to_thread(ctx.proposals.keep, image, cal)
+        return await _calibrate_page(session, mat=mat_text, points=points_text, token=token, text=item.text)
+
+    async def calibrate_preview(request: Request, session: Session, form: dict[str, str]) -> Response:
+        item = ctx.proposals.get(request.path_params["token"]) if ctx.proposals is not None else None
+        if item is None:
+            return PlainTextResponse("that calibration is gone: calibrate again", status_code=404)
+        return Response(item.png, media_type="image/png")
+
+    async def calibrate_confirm(request: Request, session: Session, form: dict[str, str]) -> Response:
+        from device.web.calibrate import save
+
+        item = ctx.proposals.take(form.get("token", "")) if ctx.proposals is not None else None
+        if item is None:
+            return await _calibrate_page(session, status=400, message="that calibration is gone (saved already, or "
+                                         "too old): calibrate again")
+        try:
+            path = await asyncio.to_thread(save, item.calibration, ctx.calibration_path)
+        except ValueError as exc:
+            return await _calibrate_page(session, status=500, message=str(exc))
+        if ctx.on_calibration is not None:
+            ctx.on_calibration(item.calibration)
+        return await _calibrate_page(session, ok=True, message=f"saved {path}: the table is read with it from the "
+                                     "next frame on")
+
+    async def static(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name == "style.css":
+            return Response(pages.CSS, media_type="text/css", headers={"Cache-Control": "max-age=3600"})
+        if name == "live.js":
+            if _session(ctx, request) is None:
+                return PlainTextResponse("not paired", status_code=401)
+            return Response(pages.LIVE_JS, media_type="text/javascript", headers={"Cache-Control": "max-age=3600"})
+        return PlainTextResponse("not found", status_code=404)
+
+    routes = [
+        Route("/pair", pair_get, methods=["GET"]),
+        Route("/pair", pair_post, methods=["POST"]),
+        Route("/static/{name}", static),
+        Route("/", guard(live)),
+        Route("/events", guard(events)),
+        Route("/press", guard(press), methods=["POST"]),
+        Route("/screen/{i:int}.png", guard(screen_png)),
+        Route("/camera.jpg", guard(camera_jpg)),
+        Route("/log", guard(log_list)),
+        Route("/log/{gid:int}", guard(log_game)),
+        Route("/log/{gid:int}/events.{kind:str}", guard(export)),
+        Route("/log/{gid:int}/at/{d:int}", guard(log_at)),
+        Route("/log/{gid:int}/at/{d:int}/screen/{i:int}.png", guard(log_at_png)),
+        Route("/setup", guard(setup_get), methods=["GET"]),
+        Route("/setup", guard(setup_post), methods=["POST"]),
+        Route("/rules", guard(rules_saved), methods=["GET"]),
+        Route("/rules/chart", guard(chart_post), methods=["POST"]),
+        Route("/rules/fire", guard(fire_post), methods=["POST"]),
+        Route("/rules/facts/{game}", guard(facts_post), methods=["POST"]),
+        Route("/check", guard(check)),
+        Route("/teach", guard(teach_get), methods=["GET"]),
+        Route("/teach", guard(teach_take), methods=["POST"]),
+        Route("/teach/tray.png", guard(teach_tray)),
+        Route("/teach/crop/{token}.png", guard(teach_crop)),
+        Route("/teach/confirm", guard(teach_confirm), methods=["POST"]),
+        Route("/teach/template", guard(teach_template), methods=["POST"]),
+        Route("/teach/outline/{token}.png", guard(teach_outline_png)),
+        Route("/teach/template/confirm", guard(teach_template_confirm), methods=["POST"]),
+        Route("/calibrate", guard(calibrate_get), methods=["GET"]),
+        Route("/calibrate", guard(calibrate_post), methods=["POST"]),
+        Route("/calibrate/frame.jpg", guard(calibrate_frame_jpg)),
+        Route("/calibrate/preview/{token}.png", guard(calibrate_preview)),
+        Route("/calibrate/confirm", guard(calibrate_confirm), methods=["POST"]),
+    ]
+    return Starlette(routes=routes)
+
+
+def render_still(game: str, view: Any) -> Any:
+    """A dashboard drawn outside the loop (no shared frame cache: the loop's thread owns that one)."""
+    from device.app import plain_render
+    from device.dashboards import dashboard
+
+    try:
+        module = dashboard(game)
+    except ValueError:
+        return plain_render(game, view, True)
+    return module.render(view, blink_on=True)
+
+
+class WebServer:
+    """uvicorn in a daemon thread.  ``start`` returns once it listens (or raises what stopped it)."""
+
+    def __init__(self, ctx: WebContext, host: str, port: int) -> None:
+        import uvicorn
+
+        self.ctx = ctx
+        self.host = host
+        self.port = port
+        config = uvicorn.Config(create_app(ctx), host=host, port=port, log_level="warning", access_log=False,
+                                lifespan="off", timeout_graceful_shutdown=1, proxy_headers=False)
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self._run, name="pitboard-web", daemon=True)
+        self.error: BaseException | None = None
+
+    def _run(self) -> None:
+        try:
+            self.server.run()
+        except BaseException as exc:  # noqa: BLE001 - reported by start()
+            self.error = exc
+
+    def start(self, timeout: float = 10.0) -> WebServer:
+        self.thread.start()
+        t0 = time.monotonic()
+        while not self.server.started:
+            if self.error is not None or not self.thread.is_alive():
+                raise OSError(f"the web page could not listen on {self.host}:{self.port}"
+                              f"{': ' + str(self.error) if self.error else ''}; is the port taken? choose another "
+                              "([web] port, or --web HOST:PORT)")
+            if time.monotonic() - t0 > timeout:
+                raise OSError(f"the web page did not start listening on {self.host}:{self.port} within {timeout:g} s")
+            time.sleep(0.01)
+        sockets = [s for srv in getattr(self.server, "servers", []) for s in getattr(srv, "sockets", [])]
+        if sockets and self.port == 0:
+            self.port = int(sockets[0].getsockname()[1])
+        return self
+
+    @property
+    def url(self) -> str:
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
+        return f"http://{host}:{self.port}/"
+
+    def stop(self) -> None:
+        self.ctx.hub.close()
+        self.server.should_exit = True
+        if self.thread.is_alive():
+            self.thread.join(timeout=5)

@@ -1,0 +1,217 @@
+"""Set-up from the page: a new game's setup checked by the game's own ``start`` (the same messages as
+``pitboard play --setup``), and the Gaslands permitted-gears chart edited as a 9 × 6 grid and saved as the
+``[chart]`` TOML the rules already read (``pitboard rules gaslands templates --chart FILE``; a setup file's
+``[chart]``).  A game begun from the page takes the saved chart unless its setup has a ``[chart]`` of its own;
+likewise the Fire die and the other games' facts (:mod:`device.web.facts`).
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from games import REGISTRY, game_package
+
+CHART_FILE = "gaslands-chart.toml"
+
+
+def game_names() -> list[str]:
+    return list(REGISTRY)
+
+
+def example_setup(game: str) -> str:
+    return str(getattr(game_package(game), "EXAMPLE_SETUP", "") or "")
+
+
+def check_setup(game: str, text: str, chart_path: Path | None = None) -> tuple[dict[str, Any] | None, str]:
+    """``(options, "a valid table: ...")`` or ``(None, what is wrong and what to do)``."""
+    from device.setup_files import SetupFileError, _parsed, setup_refused
+    from games.core import Illegal
+
+    try:  # the same reader and the same words as `pitboard play --setup FILE`, the file being the form
+        options = _parsed("the setup", "setup", "correct it and check again", tomllib.loads, text)
+    except SetupFileError as exc:
+        return None, str(exc)
+    if not isinstance(options, dict):
+        return None, "the setup must be a TOML table"
+    if game == "gaslands" and "chart" not in options and chart_path is not None:
+        saved, _problem = read_chart(chart_path)
+        if saved:
+            options["chart"] = saved
+    if game == "thunder_road" and "fire_die" not in options and chart_path is not None:
+        faces, _problem = read_fire(chart_path.parent / FIRE_FILE)
+        if faces:
+            options["fire_die"] = {"faces": faces}
+    note = ""
+    if chart_path is not None:
+        from device.web.facts import GAMES, file_name, merged, read_facts, shadowed
+
+        if game in GAMES:
+            facts_path = chart_path.parent / file_name(game)
+            facts, _problem = read_facts(facts_path)
+            if facts:
+                own = shadowed(options, facts)
+                if own:
+                    note = (f"; the setup's own {', '.join(own)} {'is' if len(own) == 1 else 'are'} used, not the "
+                            f"saved facts in {facts_path} (delete those lines from the setup to use the saved ones)")
+                options = merged(options, facts)
+    try:
+        events = list(game_package(game).GAME.start(options))
+    except Illegal as exc:
+        return None, setup_refused(None, exc.reason)
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:
+        return None, setup_refused(None, str(exc))
+    players = []
+    data = dict(events[0].data) if events else {}
+    for p in data.get("players", ()) if isinstance(data.get("players"), list) else ():
+        if isinstance(p, dict) and p.get("name"):
+            players.append(str(p["name"]))
+    who = f" for {', '.join(players)}" if players else ""
+    return options, f"a valid {game} table{who}{note}"
+
+
+def read_chart(path: Path) -> tuple[dict[str, list[str]], str]:
+    """The owner's saved rows (empty when none) and a problem with the file ("" when none)."""
+    if not path.exists():
+        return {}, ""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return {}, f"{path} cannot be read ({exc}); saving the chart here writes it anew"
+    chart = data.get("chart", data)
+    if not isinstance(chart, dict):
+        return {}, f"{path}: [chart] must be a table of template = [six statuses]; saving writes it anew"
+    return {str(k): list(v) for k, v in chart.items() if isinstance(v, list)}, ""
+
+
+def chart_view(path: Path, gear: int) -> tuple[dict[str, list[str]], dict[str, list[str]], list[str],
+                                                list[tuple[str, str]], str]:
+    """The chart as the rules see it (packaged + saved rows), the saved rows, the statuses, the verdict of
+    each template in ``gear``, and a problem with the saved file."""
+    from games.core import Illegal
+    from games.gaslands import TEMPLATES, TemplateStatus, normalise_chart, template_status
+
+    saved, problem = read_chart(path)
+    try:
+        chart = normalise_chart(saved)
+    except Illegal as exc:
+        problem = f"{path}: {exc.reason}; the packaged chart is shown"
+        chart, saved = normalise_chart(None), {}
+    verdicts = [(t, template_status(t, gear, chart).value) for t in TEMPLATES]
+    return chart, saved, [s.value for s in TemplateStatus], verdicts, problem
+
+
+def chart_toml(rows: Mapping[str, list[str]]) -> str:
+    from games.gaslands import TEMPLATES
+
+    lines = ["# The owner's permitted-gears chart (Gaslands), gears 1..6, written by the Pitboard web page.",
+             "# Read by `pitboard rules gaslands templates --chart FILE`; paste [chart] into a setup file to use it",
+             "# there.  Statuses: trivial, permitted, hazardous, not_permitted, unknown.", "", "[chart]"]
+    width = max(len(t) for t in TEMPLATES)
+    for name in TEMPLATES:
+        if name in rows:
+            cells = ", ".join(f'"{c}"' for c in rows[name])
+            lines.append(f"{name:<{width}} = [{cells}]")
+    return "\n".join(lines) + "\n"
+
+
+def save_chart(path: Path, form: Mapping[str, str]) -> str:
+    """The grid's cells (``turn.1`` .. ``hairpin.6``) checked by the rules' own chart check, then written
+    atomically: only the rows that differ from the packaged chart."""
+    from device.safe_files import write_atomic
+    from games.core import Illegal
+    from games.gaslands.chart import TEMPLATES, default_chart, normalise_chart
+
+    packaged = default_chart()
+    rows: dict[str, list[str]] = {}
+    for name in TEMPLATES:
+        row = [str(form.get(f"{name}.{g}", packaged[name][g - 1])) for g in range(1, 7)]
+        if row != packaged[name]:
+            rows[name] = row
+    try:
+        normalise_chart(rows)
+    except Illegal as exc:
+        raise ValueError(f"the chart was not saved: {exc.reason}") from None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, chart_toml(rows).encode("utf-8"))
+    return f"saved {len(rows)} changed row(s) to {path}"
+
+
+# -- Thunder Road: the Fire die's faces ------------------------------------------------------------------
+
+FIRE_FILE = "thunder_road-fire_die.toml"
+
+
+def read_fire(path: Path) -> tuple[list[dict[str, Any]], str]:
+    """The owner's saved Fire die faces (empty when none) and a problem with the file ("" when none)."""
+    if not path.exists():
+        return [], ""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return [], f"{path} cannot be read ({exc}); saving the faces here writes it anew"
+    table = data.get("fire_die", data)
+    faces = table.get("faces") if isinstance(table, dict) else None
+    if not isinstance(faces, list):
+        return [], f"{path}: [fire_die] needs faces = a list of {{label, effect, moves}}; saving writes it anew"
+    return [dict(f) for f in faces if isinstance(f, dict)], ""
+
+
+def fire_view(path: Path) -> tuple[list[dict[str, Any]], list[str], str]:
+    """The Fire die's faces as the rules read them (the saved ones, else the packaged), the effects, and a
+    problem with the saved file."""
+    from games.core import Illegal
+    from games.thunder_road.state import FireEffect
+    from games.thunder_road.tables import _parse_fire, load_table
+
+    saved, problem = read_fire(path)
+    faces = saved or [dict(f) for f in load_table("fire_die")["faces"]]
+    try:
+        _parse_fire({"faces": faces})
+    except Illegal as exc:
+        problem = f"{path}: {exc.reason}; the packaged faces are shown"
+        faces = [dict(f) for f in load_table("fire_die")["faces"]]
+    return faces, [e.value for e in FireEffect], problem
+
+
+def fire_toml(faces: list[dict[str, Any]]) -> str:
+    lines = ["# The owner's Fire die (Thunder Road: Vendetta, Maximum Chrome), written by the Pitboard web page.",
+             "# The setup file's [fire_die] takes the same rows; a new game begun from the page takes these.", "",
+             "[fire_die]"]
+    for f in faces:
+        lines += ["", "[[fire_die.faces]]", f"label = {json.dumps(str(f['label']))}",
+                  f"effect = {json.dumps(str(f['effect']))}"]
+        if f.get("moves"):
+            lines.append(f"moves = {int(f['moves'])}")
+    return "\n".join(lines) + "\n"
+
+
+def save_fire(path: Path, form: Mapping[str, str]) -> str:
+    """The faces' effects and moves (``fire1.effect``, ``fire1.moves`` ...) checked by the rules' own
+    parser of [fire_die], then written atomically."""
+    from device.safe_files import write_atomic
+    from games.core import Illegal
+    from games.thunder_road.tables import _parse_fire
+
+    faces, _effects, _problem = fire_view(path)
+    out = []
+    for f in faces:
+        label = str(f["label"])
+        effect = str(form.get(f"{label}.effect", f.get("effect", "unknown")))
+        raw = str(form.get(f"{label}.moves", f.get("moves", 0)) or "0").strip()
+        try:
+            moves = int(raw)
+        except ValueError:
+            raise ValueError(f"the Fire die was not saved: face {label!r}: moves {raw!r} is not a whole number"
+                             ) from None
+        out.append({"label": label, "effect": effect, "moves": moves if effect == "moves" else 0})
+    try:
+        _parse_fire({"faces": out})
+    except Illegal as exc:
+        raise ValueError(f"the Fire die was not saved: {exc.reason}") from None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, fire_toml(out).encode("utf-8"))
+    return f"saved the Fire die's {len(out)} faces to {path}"

@@ -1,0 +1,212 @@
+"""Teaching a die face from the live camera: the tray's crop of the latest frame is taken and kept, shown
+with the dice found in it, and only added to the owner's face library once confirmed (the same
+``FaceLibrary.teach`` and the same file as ``pitboard teach dice``)."""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from device.web.hub import CameraShot
+
+#: Crops kept waiting for a confirmation, and for how long.
+KEPT = 8
+KEPT_S = 600.0
+
+
+def tray_crop(shot: CameraShot) -> np.ndarray:
+    """The dice tray of the shot's frame (the whole frame without a tray region), as a copy."""
+    image = shot.image
+    if shot.region is None:
+        return np.array(image, copy=True)
+    x, y, w, h = shot.region
+    return np.array(image[y:y + h, x:x + w], copy=True)
+
+
+def dice_in(crop: np.ndarray) -> list[Any]:
+    from vision.dice.faces import find_die_blobs
+
+    return list(find_die_blobs(crop))
+
+
+def drawn(crop: np.ndarray) -> tuple[bytes, int]:
+    """The crop as a PNG with each die found outlined, and how many."""
+    import cv2
+
+    blobs = dice_in(crop)
+    canvas = crop.copy()
+    for b in blobs:
+        x0, y0, x1, y1 = (int(v) for v in b.box)
+        cv2.rectangle(canvas, (x0, y0), (x1, y1), (0, 255, 0), 2)
+    ok, buf = cv2.imencode(".png", canvas)
+    return (bytes(buf) if ok else b""), len(blobs)
+
+
+@dataclass
+class Pending:
+    crop: np.ndarray
+    png: bytes
+    dice: int
+    die: str
+    face: str
+    at: float
+
+
+class Crops:
+    """Crops shown and waiting for their confirmation, by random token."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._items: dict[str, Pending] = {}
+
+    def keep(self, crop: np.ndarray, die: str, face: str) -> tuple[str, Pending]:
+        png, n = drawn(crop)
+        token = secrets.token_urlsafe(12)
+        item = Pending(crop, png, n, die, face, time.monotonic())
+        with self._lock:
+            now = time.monotonic()
+            self._items = {k: v for k, v in self._items.items() if now - v.at < KEPT_S}
+            self._items[token] = item
+            while len(self._items) > KEPT:
+                self._items.pop(next(iter(self._items)))
+        return token, item
+
+    def get(self, token: str) -> Pending | None:
+        with self._lock:
+            return self._items.get(token)
+
+    def take(self, token: str) -> Pending | None:
+        with self._lock:
+            return self._items.pop(token, None)
+
+
+def check_names(die: str, face: str) -> str | None:
+    """What is wrong with a die or face name typed on the page, or None."""
+    die, face = die.strip(), face.strip()
+    if not die or not face:
+        return "give the die's name (e.g. skid) and the face shown (e.g. SHIFT)"
+    if die == "d6":
+        return "d6 pips are read without teaching; teach custom dice under their own name (e.g. skid)"
+    if len(die) > 40 or len(face) > 40:
+        return "names of dice and faces are at most 40 characters"
+    return None
+
+
+def teach(item: Pending, path: Path | None) -> tuple[Any, str]:
+    """Add the crop's dice to the face library at ``path`` (default the data folder's) and save it
+    atomically: ``(library, message)``; ValueError saying what to do when it cannot."""
+    from device.dice_library_files import library_path, load_library, save_library
+
+    path = path or library_path()
+    try:
+        library = load_library(path)
+    except Exception as exc:  # a damaged library is never overwritten
+        raise ValueError(str(exc)) from None
+    try:
+        added = library.teach(item.die, item.face, item.crop)
+    except ValueError as exc:
+        raise ValueError(f"the crop was not taught: {exc}") from None
+    saved = save_library(library, path)
+    n = len(library.examples[item.die.strip()][item.face.strip()])
+    return library, f"saved {saved}: {item.die} {item.face} now has {n} example(s) (+{added})"
+
+
+# -- templates: an untagged template's outline, taught from the live camera --------------------------------
+
+
+def template_names() -> list[str]:
+    from vision.templates import TEMPLATE_NAMES
+
+    return list(TEMPLATE_NAMES)
+
+
+@dataclass
+class PendingOutline:
+    shape: Any
+    png: bytes
+    text: str
+    at: float
+
+
+def learn_outline(image: np.ndarray, calibration: Any, name: str) -> tuple[Any, bytes, str]:
+    """The outline of template ``name`` in ``image`` (alone, against the front of one tagged car, turning
+    right), as ``pitboard teach template`` learns it, and the frame with the learnt outline drawn where it
+    lies; ValueError saying what to fix."""
+    import cv2
+
+    from device.table_files import TableFileError, load_table_config
+    from vision.markers import detect_tags
+    from vision.table import read_cars, taught_outline
+
+    if calibration is None:
+        raise ValueError("the table is not calibrated yet: calibrate it first (the Calibrate page), then teach "
+                         "templates")
+    if name not in template_names():
+        raise ValueError(f"{name!r} is not a template; templates are {', '.join(template_names())}")
+    try:
+        config = load_table_config(None)
+    except TableFileError as exc:
+        raise ValueError(str(exc)) from None
+    shape = taught_outline(image, calibration, config, name)
+    cars = read_cars(detect_tags(image, config.dictionary), calibration, config)
+    canvas = np.ascontiguousarray(image).copy()
+    if cars:
+        car = cars[0]
+        a = np.radians(car.heading_deg)
+        d = np.array([np.cos(a), np.sin(a)])
+        n = np.array([-d[1], d[0]])
+        front = np.array(car.centre_mm) + d * config.cars.length_mm / 2
+        mm = front + np.outer(shape.outline[:, 0], d) + np.outer(shape.outline[:, 1], n)
+        px = np.round(calibration.to_px(mm)).astype(np.int32).reshape(-1, 1, 2)
+        cv2.polylines(canvas, [px], True, (255, 0, 255), 2)
+        cx, cy = calibration.to_px(np.array([car.centre_mm], dtype=float))[0]
+        cv2.putText(canvas, f"{name} against {car.id}", (int(cx) + 10, int(cy) - 10), cv2.FONT_HERSHEY_SIMPLEX,
+                    0.6, (255, 0, 255), 2)
+    ok, buf = cv2.imencode(".png", canvas)
+    text = f"{name}: outline of {len(shape.outline)} points, {shape.area():.0f} mm²"
+    return shape, (bytes(buf) if ok else b""), text
+
+
+class Outlines:
+    """Outlines shown and waiting for their confirmation, by random token."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._items: dict[str, PendingOutline] = {}
+
+    def keep(self, shape: Any, png: bytes, text: str) -> str:
+        token = secrets.token_urlsafe(12)
+        with self._lock:
+            now = time.monotonic()
+            self._items = {k: v for k, v in self._items.items() if now - v.at < KEPT_S}
+            self._items[token] = PendingOutline(shape, png, text, now)
+            while len(self._items) > KEPT:
+                self._items.pop(next(iter(self._items)))
+        return token
+
+    def get(self, token: str) -> PendingOutline | None:
+        with self._lock:
+            return self._items.get(token)
+
+    def take(self, token: str) -> PendingOutline | None:
+        with self._lock:
+            return self._items.pop(token, None)
+
+
+def save_outline(item: PendingOutline) -> str:
+    """Add the outline to the owner's ``template_outlines.toml`` (the file ``pitboard teach template``
+    writes and the table reader reads); ValueError when it cannot be written."""
+    from device.table_files import TableFileError
+    from device.table_files import save_outline as save
+
+    try:
+        path = save(item.shape)
+    except (TableFileError, OSError) as exc:
+        raise ValueError(f"the outline was not saved: {exc}") from None
+    return f"taught {item.text}; saved to {path}"

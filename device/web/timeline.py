@@ -1,0 +1,179 @@
+"""A game's log read for people: decisions grouped by round, gear phase and activation; the state at any
+past decision (a prefix of the log folded again); exports as JSON lines and CSV.
+
+Pure: records in, rows out.  The fold is the match's own rule (an ``undone`` event retires the newest live
+decision), done here step by step so that the state *before* each decision is known: it says whose step it
+was, which round and gear phase, and which vehicle was activating.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from games.core import Event, Record
+
+UNDONE = "undone"
+
+
+@dataclass
+class Entry:
+    """One decision of the log as a line of the timeline."""
+
+    decision: int
+    seqs: tuple[int, ...]
+    round: Any
+    phase: Any
+    player: str | None
+    vehicle: str | None
+    step: str
+    text: str
+    refused: bool = False
+    undone: bool = False
+    undo_of: tuple[int, ...] = ()
+    types: tuple[str, ...] = ()
+
+    @property
+    def heading(self) -> str:
+        if self.round is None:
+            return "Set-up"
+        return f"Round {self.round}" + (f" · gear phase {self.phase}" if self.phase is not None else "")
+
+    @property
+    def activation(self) -> str:
+        who = self.player or "the table"
+        return f"{who} · {self.vehicle}" if self.vehicle else who
+
+
+@dataclass
+class Timeline:
+    game: str
+    entries: list[Entry] = field(default_factory=list)
+
+    def groups(self) -> list[tuple[str, list[tuple[str, list[Entry]]]]]:
+        """``[(round heading, [(activation, entries)])]`` in log order."""
+        out: list[tuple[str, list[tuple[str, list[Entry]]]]] = []
+        for e in self.entries:
+            if not out or out[-1][0] != e.heading:
+                out.append((e.heading, []))
+            acts = out[-1][1]
+            if not acts or acts[-1][0] != e.activation:
+                acts.append((e.activation, []))
+            acts[-1][1].append(e)
+        return out
+
+
+def _decisions(records: Iterable[Record]) -> list[list[Record]]:
+    groups: list[list[Record]] = []
+    for r in records:
+        if groups and groups[-1][0].decision == r.decision:
+            groups[-1].append(r)
+        else:
+            groups.append([r])
+    return groups
+
+
+def _value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k} {_value(x)}" for k, x in v.items()) + "}"
+    return str(v)
+
+
+def describe(event: Event) -> str:
+    """One event in words: its type and its data, short (the first event's rule tables are left out)."""
+    name = event.type.replace("_", " ")
+    data = dict(event.data)
+    if event.type == "game_started":
+        players = data.get("players")
+        names = [p.get("name") for p in players if isinstance(p, dict)] if isinstance(players, list) else []
+        return f"{name}: {', '.join(str(n) for n in names if n)}" if names else name
+    parts = [f"{k} {_value(v)}" for k, v in data.items() if not isinstance(v, dict)]
+    text = f"{name}: {', '.join(parts)}" if parts else name
+    return text if len(text) <= 160 else text[:159] + "…"
+
+
+def fold_until(game: Any, records: Sequence[Record], decision: int | None = None) -> Any:
+    """The state after ``decision`` (None: after the whole log), folding the prefix as the match does."""
+    stack: list[tuple[int, Any]] = []
+    for group in _decisions(records):
+        if decision is not None and group[0].decision > decision:
+            break
+        if group[0].event.type == UNDONE:
+            for _ in group:
+                if len(stack) > 1:
+                    stack.pop()
+            continue
+        state = stack[-1][1] if stack else None
+        for r in group:
+            state = game.evolve(state, r.event)
+        stack.append((group[0].decision, state))
+    if not stack:
+        raise ValueError("the log holds no events: nothing to replay")
+    return stack[-1][1]
+
+
+def timeline(game: Any, records: Sequence[Record]) -> Timeline:
+    """Every decision of the log, with who and where; undone decisions are marked, not dropped."""
+    out = Timeline(str(getattr(game, "name", "")))
+    stack: list[tuple[int, Any]] = []
+    by_decision: dict[int, Entry] = {}
+    for group in _decisions(records):
+        d = group[0].decision
+        seqs = tuple(r.seq for r in group)
+        types = tuple(r.event.type for r in group)
+        state = stack[-1][1] if stack else None
+        if group[0].event.type == UNDONE:
+            targets = tuple(int(r.event.data.get("decision", -1)) for r in group)
+            for t in targets:
+                if t in by_decision:
+                    by_decision[t].undone = True
+                if len(stack) > 1:
+                    stack.pop()
+            prompt = game.prompt(state) if state is not None else None
+            plural = "s" if len(targets) > 1 else ""
+            out.entries.append(Entry(d, seqs, getattr(state, "round", None), getattr(state, "phase", None),
+                                     prompt.player if prompt else None, prompt.vehicle if prompt else None,
+                                     prompt.step if prompt else "",
+                                     f"undo: took back decision{plural} {', '.join(map(str, targets))}",
+                                     undo_of=targets, types=types))
+            continue
+        prompt = game.prompt(state) if state is not None else None
+        new = state
+        for r in group:
+            new = game.evolve(new, r.event)
+        stack.append((d, new))
+        refused = any("refused" in t for t in types)
+        entry = Entry(d, seqs, getattr(state, "round", None) if state is not None else None,
+                      getattr(state, "phase", None) if state is not None else None,
+                      prompt.player if prompt else None, prompt.vehicle if prompt else None,
+                      prompt.step if prompt else "start", "; ".join(describe(r.event) for r in group),
+                      refused=refused, types=types)
+        by_decision[d] = entry
+        out.entries.append(entry)
+    return out
+
+
+def export_csv(lines: Iterable[str], tl: Timeline | None = None) -> str:
+    """The JSON lines of ``Store.export_jsonl`` as CSV: seq, decision, type, recorded, round, gear phase,
+    player, vehicle, undone, data (JSON)."""
+    where = {e.decision: e for e in tl.entries} if tl is not None else {}
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["seq", "decision", "type", "recorded", "round", "gear_phase", "player", "vehicle", "undone", "data"])
+    for line in lines:
+        row = json.loads(line)
+        e = where.get(row.get("decision"))
+        data = row.get("data")
+        w.writerow([row.get("seq"), row.get("decision"), row.get("type"), row.get("recorded"),
+                    "" if e is None or e.round is None else e.round, "" if e is None or e.phase is None else e.phase,
+                    (e.player or "") if e else "", (e.vehicle or "") if e else "", "yes" if e and e.undone else "",
+                    json.dumps(data, sort_keys=True) if data is not None else row.get("data_text", "")])
+    return buf.getvalue()

@@ -1,0 +1,212 @@
+"""The web page in a real browser (headless Chromium + selenium) against a simulator serving it: pair,
+see the mirror change after a button press, fill in the chart and see a verdict change, read a game's
+timeline.  Skipped, saying why, where chromium, chromium-driver or selenium is missing.
+
+``PITBOARD_SCREENSHOTS=docs/web`` saves a screenshot of each page there (how docs/web/*.png are made);
+otherwise they go to the test's temporary folder."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+from browser_helpers import ServedSim, browser, missing, save_shot
+
+why = missing()
+pytestmark = pytest.mark.skipif(why is not None, reason=f"no browser for the web tests: {why}")
+
+
+@pytest.fixture
+def served(tmp_path, monkeypatch):
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    s = ServedSim(tmp_path)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def driver(tmp_path):
+    d = browser(tmp_path / "profile")
+    yield d
+    d.quit()
+
+
+def shots(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("PITBOARD_SCREENSHOTS") or tmp_path / "shots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def wait_for(condition, timeout: float = 15.0, what: str = "") -> None:
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        if condition():
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def pair(driver, served: ServedSim, folder: Path | None = None) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver.get(served.url)
+    assert "/pair" in driver.current_url
+    if folder is not None:
+        save_shot(driver, folder / "pair.png")
+    driver.find_element(By.ID, "code").send_keys(served.code)
+    driver.find_element(By.ID, "pair").click()
+    wait_for(lambda: driver.current_url.rstrip("/") == served.url.rstrip("/"), what="the live page after pairing")
+
+
+def test_pair_then_the_mirror_follows_a_button_press(served, driver, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    folder = shots(tmp_path)
+    pair(driver, served, folder)
+    img = driver.find_element(By.ID, "screen-0")
+    wait_for(lambda: driver.execute_script("return document.body.dataset.version") is not None, what="the stream")
+    before = img.get_attribute("src")
+    served.keys("s")  # SELECT at the table: Alice's menu cursor moves
+    wait_for(lambda: driver.find_element(By.ID, "screen-0").get_attribute("src") != before, 10.0,
+             "Alice's mirrored screen to change")
+    # the page's own OK goes the same way as the panel's
+    status = driver.find_element(By.ID, "status").text
+    driver.find_element(By.ID, "btn-ok").click()
+    wait_for(lambda: driver.find_element(By.ID, "status").text != status, 10.0, "the status after OK on the page")
+    assert driver.find_element(By.ID, "prompt").text.startswith("Alice")
+    save_shot(driver, folder / "live.png")
+
+
+def test_the_chart_grid_changes_a_templates_verdict(served, driver, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    folder = shots(tmp_path)
+    pair(driver, served)
+    driver.get(served.url + "rules?gear=2")
+    assert driver.find_element(By.ID, "verdict-hard").text == "unknown"
+    Select(driver.find_element(By.ID, "cell-hard-2")).select_by_visible_text("not_permitted")
+    driver.find_element(By.ID, "save-chart").click()
+    wait_for(lambda: driver.find_elements(By.ID, "chart-message"), what="the chart to be saved")
+    Select(driver.find_element(By.ID, "gear")).select_by_visible_text("2")
+    driver.find_element(By.ID, "show-gear").click()
+    wait_for(lambda: driver.find_element(By.ID, "verdict-hard").text == "not_permitted", what="the new verdict")
+    save_shot(driver, folder / "rules.png")
+    driver.get(served.url + "setup")
+    driver.find_element(By.ID, "check").click()
+    wait_for(lambda: driver.find_elements(By.ID, "setup-message"), what="the setup check")
+    assert "a valid gaslands table" in driver.find_element(By.ID, "setup-message").text
+    save_shot(driver, folder / "setup.png")
+    driver.get(served.url + "check")
+    save_shot(driver, folder / "check.png")
+
+
+def test_read_a_games_timeline(served, driver, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    folder = shots(tmp_path)
+    pair(driver, served)
+    from games.core import Command
+    from games.core.table_input import find_leaf
+
+    app = served.sim.app
+    leaf = find_leaf(app.menu(), Command("choose_template", {"template": "turn", "hand": "left"}))
+    presses = app.plan(leaf.path)
+    keys = {"select": "s", "select_long": "S", "ok": "o", "next": "n", "back": "b"}
+    served.keys("".join(keys[p] for p in presses))  # Template › Turn › Left, pressed at the table
+    wait_for(lambda: any(a.outcome.accepted for a in app.history), what="the template to be chosen")
+    served.keys("n")  # NEXT: the template is placed
+    wait_for(lambda: len(app.match.records) > 3, what="the template to be placed")
+    driver.get(served.url + "log")
+    driver.find_element(By.LINK_TEXT, f"game {served.sim.game_id}").click()
+    text = driver.find_element(By.ID, "timeline").text
+    assert "Round 1 · gear phase 1" in text and "template chosen" in text
+    save_shot(driver, folder / "log.png")
+    driver.find_element(By.CSS_SELECTOR, "#timeline li a").click()
+    wait_for(lambda: "at step" in driver.title, what="the replayed step")
+    save_shot(driver, folder / "replay.png")
+
+
+def test_teach_a_die_face_from_the_live_camera(tmp_path, monkeypatch, driver):
+    import cv2
+    import numpy as np
+    from selenium.webdriver.common.by import By
+
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    photos = tmp_path / "tray"
+    photos.mkdir()
+    image = np.full((480, 640, 3), 60, np.uint8)  # one light die showing three pips
+    cv2.rectangle(image, (250, 180), (330, 260), (235, 235, 235), -1)
+    for x, y in ((265, 195), (290, 220), (315, 245)):
+        cv2.circle(image, (x, y), 7, (20, 20, 20), -1)
+    cv2.imwrite(str(photos / "three.png"), image)
+    served = ServedSim(tmp_path, dice_images=photos)
+    try:
+        folder = shots(tmp_path)
+        pair(driver, served)
+        served.keys("r")  # the photo goes on the tray
+        wait_for(lambda: served.sim.web.hub.camera is not None and served.sim.web.hub.camera.image.mean() < 100,
+                 what="the camera frame")
+        driver.get(served.url + "teach")
+        driver.find_element(By.ID, "die").send_keys("fx")
+        driver.find_element(By.ID, "face").send_keys("boom")
+        driver.find_element(By.ID, "take").click()
+        wait_for(lambda: driver.find_elements(By.ID, "confirm"), what="the crop to confirm")
+        assert "1 die found" in driver.find_element(By.TAG_NAME, "main").text
+        library = tmp_path / "data" / "faces.json"
+        assert not library.exists()  # nothing is taught before the confirmation
+        save_shot(driver, folder / "teach.png")
+        driver.find_element(By.ID, "confirm").click()
+        wait_for(lambda: driver.find_elements(By.ID, "teach-message"), what="the face to be taught")
+        assert "fx boom now has 1 example" in driver.find_element(By.ID, "teach-message").text
+        from device.dice_library_files import load_library
+
+        assert "fx" in load_library(library).dice()
+    finally:
+        served.close()
+
+
+def test_calibrate_the_table_from_the_live_camera(tmp_path, monkeypatch, driver):
+    import cv2
+    import numpy as np
+    from selenium.webdriver.common.by import By
+
+    from vision.synth import CarSpec, SceneSpec, render_scene
+
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    photos = tmp_path / "table"
+    photos.mkdir()
+    image, _ = render_scene(SceneSpec(tilt_deg=6.0, cars=[CarSpec("car1", 10, 300.0, 200.0, 30.0)], tokens={"p1": 2}),
+                            np.random.default_rng(4))
+    cv2.imwrite(str(photos / "table.png"), image)
+    served = ServedSim(tmp_path, dice_images=photos)
+    try:
+        folder = shots(tmp_path)
+        pair(driver, served)
+        served.keys("r")  # the photo of the table is what the camera sees
+        wait_for(lambda: served.sim.web.hub.camera is not None and served.sim.web.hub.camera.image.shape[1] == 1280,
+                 what="the camera frame")
+        driver.get(served.url + "calibrate")
+        assert "not calibrated" in driver.find_element(By.ID, "calibration-now").text
+        driver.find_element(By.ID, "mat").send_keys("800x450")
+        driver.find_element(By.ID, "calibrate").click()
+        wait_for(lambda: driver.find_elements(By.ID, "confirm-calibration"), what="the calibration to confirm")
+        assert "reprojection error" in driver.find_element(By.ID, "proposal").text
+        wait_for(lambda: driver.execute_script("return document.getElementById('preview').naturalWidth") == 1280,
+                 what="the drawn calibration")
+        assert not (tmp_path / "data" / "table_calibration.json").exists()
+        save_shot(driver, folder / "calibrate.png")
+        driver.find_element(By.ID, "confirm-calibration").click()
+        wait_for(lambda: driver.find_elements(By.ID, "calibrate-message"), what="the calibration to be saved")
+        assert "saved" in driver.find_element(By.ID, "calibrate-message").text
+        assert (tmp_path / "data" / "table_calibration.json").exists()
+        wait_for(lambda: served.sim.app.reader.calibration is not None, what="the loop to take the calibration")
+        driver.get(served.url)
+        wait_for(lambda: driver.execute_script("var c = document.getElementById('camera');"
+                                               "return c && c.complete && c.naturalWidth") == 960,
+                 what="the live camera frame")
+        save_shot(driver, folder / "live-camera.png")
+    finally:
+        served.close()

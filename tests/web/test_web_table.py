@@ -1,0 +1,269 @@
+"""The table's set-up from the page: calibrating from the live camera (corners and zones drawn, saved only
+once confirmed, then read by the loop), teaching a template's outline from the live camera, the camera's
+frame drawn with the calibration; and ``pitboard run`` serving the page when ``[web] enabled``."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import threading
+import time
+
+import cv2
+import numpy as np
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")
+
+from web_helpers import Table, paired_client  # noqa: E402
+
+from device.app import VisionReader  # noqa: E402
+from device.web.hub import CameraShot  # noqa: E402
+from vision.synth import CarSpec, SceneSpec, TemplateSpec, render_scene  # noqa: E402
+
+HTML = {"accept": "text/html"}
+
+
+def scene(spec: SceneSpec, seed: int = 5) -> np.ndarray:
+    image, _truth = render_scene(spec, np.random.default_rng(seed))
+    return image
+
+
+@pytest.fixture
+def table(tmp_path, monkeypatch):
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    t = Table(tmp_path, reader=VisionReader())
+    yield t
+    t.close()
+
+
+def show(table: Table, image: np.ndarray, index: int = 1) -> None:
+    table.web.hub.camera = CameraShot(image, index, reader=table.app.reader)
+
+
+def test_calibrating_from_the_live_camera_is_drawn_then_saved_once_confirmed(table, tmp_path):
+    client, token = paired_client(table)
+    assert "No camera frame" in client.get("/calibrate", headers=HTML).text
+    image = scene(SceneSpec(tilt_deg=8.0))
+    show(table, image)
+    page = client.get("/calibrate", headers=HTML).text
+    assert "not calibrated" in page and "1280×720 pixels" in page
+    assert client.get("/calibrate/frame.jpg").headers["content-type"] == "image/jpeg"
+
+    r = client.post("/calibrate", data={"csrf": token, "mat": "800x450"})
+    assert r.status_code == 200, r.text
+    assert "reprojection error" in r.text and "zones" in r.text
+    preview_token = re.search(r'name=token value="([^"]+)"', r.text).group(1)
+    png = client.get(f"/calibrate/preview/{preview_token}.png")
+    drawn = cv2.imdecode(np.frombuffer(png.content, np.uint8), cv2.IMREAD_COLOR)
+    assert drawn.shape == image.shape
+    red = (drawn[:, :, 2] > 200) & (drawn[:, :, 1] < 60) & (drawn[:, :, 0] < 60)  # the corner dots and names
+    assert red.sum() > 200 and not np.array_equal(drawn, image)
+    saved = tmp_path / "calibration.json"
+    assert not saved.exists()  # nothing is saved before the confirmation
+    assert client.post("/calibrate/confirm", data={"token": preview_token}).status_code == 403  # no CSRF token
+
+    r = client.post("/calibrate/confirm", data={"csrf": token, "token": preview_token})
+    assert r.status_code == 200 and "saved" in r.text
+    from device.table_files import load_calibration
+
+    cal = load_calibration(saved)
+    assert cal.mat_mm == (800.0, 450.0) and cal.rms_px < 2.0
+    assert table.app.reader.calibration is None
+    table.step()  # the loop takes the new calibration on its own thread
+    assert table.app.reader.calibration is not None and table.app.reader.table_config is not None
+    assert table.app.reader.table_config.car_tags == {10: "rust", 11: "brick"}  # the setup's cars
+    assert table.app.reader.read_table(image) is not None  # the table is read now
+    again = client.post("/calibrate/confirm", data={"csrf": token, "token": preview_token})
+    assert again.status_code == 400 and "calibrate again" in again.text
+
+
+def test_calibration_refusals_say_what_to_do(table):
+    client, token = paired_client(table)
+    r = client.post("/calibrate", data={"csrf": token})
+    assert r.status_code == 400 and "no camera frame" in r.text
+    show(table, np.full((480, 640, 3), 120, np.uint8))
+    r = client.post("/calibrate", data={"csrf": token})
+    assert r.status_code == 400 and "corner markers" in r.text and "visible" in r.text
+    r = client.post("/calibrate", data={"csrf": token, "mat": "big"})
+    assert r.status_code == 400 and "WIDTHxHEIGHT" in r.text
+    r = client.post("/calibrate", data={"csrf": token, "points": "1,2 3,4"})
+    assert r.status_code == 400 and "2 corner(s) given" in r.text
+    r = client.post("/calibrate", data={"csrf": token, "points": "40,30 600,35 610,450 30,440", "mat": "800x450"})
+    assert r.status_code == 200 and "from points" in r.text  # four corners typed by hand
+
+
+def test_a_template_outline_is_taught_from_the_live_camera_once_confirmed(table, tmp_path):
+    from vision.calibration import CornerLayout, calibrate_from_markers
+    from vision.markers import detect_tags
+
+    client, token = paired_client(table)
+    spec = SceneSpec(cars=[CarSpec("car1", 10, 330.0, 150.0, 0.0)],
+                     templates=[TemplateSpec("turn", "right", attach_to="car1", tagged=False)], tilt_deg=3.0)
+    image = scene(spec, 101)
+    show(table, image)
+    assert "needs a calibration" in client.get("/teach", headers=HTML).text
+    det = {t.id: t.corners_px for t in detect_tags(image)}
+    table.app.reader.calibration = calibrate_from_markers(det, CornerLayout(mat_mm=spec.mat_mm), spec.image_size,
+                                                          spec.zone_list())
+    page = client.get("/teach", headers=HTML).text
+    assert 'id="template"' in page or "id=template" in page
+
+    r = client.post("/teach/template", data={"csrf": token, "template": "turn"})
+    assert r.status_code == 200, r.text
+    assert "turn: outline of" in r.text
+    outline_token = re.search(r'action=/teach/template/confirm>.*?name=token value="([^"]+)"', r.text).group(1)
+    drawn = cv2.imdecode(np.frombuffer(client.get(f"/teach/outline/{outline_token}.png").content, np.uint8), 1)
+    magenta = (drawn[:, :, 0] > 200) & (drawn[:, :, 1] < 60) & (drawn[:, :, 2] > 200)
+    assert magenta.sum() > 200  # the learnt outline drawn where the template lies
+    outlines = tmp_path / "data" / "template_outlines.toml"
+    assert not outlines.exists()
+    r = client.post("/teach/template/confirm", data={"csrf": token, "token": outline_token})
+    assert r.status_code == 200 and "taught turn" in r.text
+    from device.table_files import load_outlines
+
+    assert "turn" in load_outlines(outlines)
+    table.app.reader.table_config = __import__("vision.table", fromlist=["default_config"]).default_config()
+    table.step()
+    assert "turn" in table.app.reader.table_config.outlines  # the loop reads with it from now on
+
+    bad = client.post("/teach/template", data={"csrf": token, "template": "loop_the_loop"})
+    assert bad.status_code == 400 and "is not a template" in bad.text
+    show(table, scene(SceneSpec(), 3), 2)  # no car on the mat
+    bad = client.post("/teach/template", data={"csrf": token, "template": "turn"})
+    assert bad.status_code == 400 and "exactly one tagged car" in bad.text
+
+
+def test_the_live_camera_frame_shows_the_calibrations_corners_and_zones(table):
+    from device.web.camera_view import annotate
+    from vision.calibration import CornerLayout, calibrate_from_markers
+    from vision.markers import detect_tags
+
+    spec = SceneSpec(tokens={"p1": 2})
+    image = scene(spec, 8)
+    det = {t.id: t.corners_px for t in detect_tags(image)}
+    reader = VisionReader(calibration=calibrate_from_markers(det, CornerLayout(mat_mm=spec.mat_mm),
+                                                             spec.image_size, spec.zone_list()))
+    from vision.table import default_config
+
+    reader.table_config = default_config()
+    plain = cv2.imdecode(np.frombuffer(annotate(CameraShot(image, 1)), np.uint8), 1)
+    drawn = cv2.imdecode(np.frombuffer(annotate(CameraShot(image, 1, reader=reader)), np.uint8), 1)
+    red = (drawn[:, :, 2] > 200) & (drawn[:, :, 1] < 60) & (drawn[:, :, 0] < 60)
+    red_before = (plain[:, :, 2] > 200) & (plain[:, :, 1] < 60) & (plain[:, :, 0] < 60)
+    assert red.sum() > red_before.sum() + 200  # the four corners, named
+
+
+# -- pitboard run ---------------------------------------------------------------------------------------
+
+
+def test_pitboard_run_serves_the_page_when_web_is_enabled(tmp_path, monkeypatch):
+    import httpx
+    from gpiozero.pins.mock import MockFactory
+
+    from device.camera import ReplayBackend
+    from device.cli_device import build_appliance
+    from device.config import WebConfig, load_config, parse_config
+    from device.web.cli import _web_enabled, run_with_web
+
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "f0.png"), np.full((48, 64, 3), 180, np.uint8))
+    doc = {"game": {"name": "gaslands"},
+           "camera": {"backend": "replay", "device": str(frames), "width": 64, "height": 48},
+           "screens": [{"player": "Alice"}, {"player": "Bob", "address": 0x3D}],
+           "store": {"path": str(tmp_path / "games.sqlite")},
+           "vision": {"faces": str(tmp_path / "faces.json")},
+           "web": {"enabled": True, "host": "127.0.0.1", "port": 8080}}
+    toml = tmp_path / "pitboard.toml"
+    toml.write_text('[game]\nname = "gaslands"\n[web]\nenabled = true\nhost = "127.0.0.1"\n')
+    assert load_config(toml).web == WebConfig(True, "127.0.0.1", 8080)
+    assert _web_enabled(type("Args", (), {"config": str(toml)})()) is True
+    config = parse_config(doc, source="pitboard.toml")
+    config = dataclasses.replace(config, web=WebConfig(True, "127.0.0.1", 0))  # any free port in the test
+    factory = MockFactory()
+    stopping = threading.Event()
+    services: list = []
+    logs: list[str] = []
+    appliances: list = []
+
+    def run() -> None:  # the appliance is built, run and closed on one thread (its SQLite log belongs to it)
+        appliance = build_appliance(config, pin_factory=factory, screen_backend="recording", log=lambda m: None,
+                                    camera_backend=ReplayBackend(frames))
+        appliances.append(appliance)
+        run_with_web(config, appliance, stopping.is_set, logs.append, services.append)
+
+    runner = threading.Thread(target=run, daemon=True)
+    runner.start()
+    try:
+        deadline = time.monotonic() + 20
+        while not services and time.monotonic() < deadline:
+            time.sleep(0.01)
+        (web,) = services
+        (appliance,) = appliances
+        assert "web page on http://127.0.0.1:" in logs[0] and "Alice's screen" in logs[0]
+        assert any(web.code in text for text in _screen_notices(appliance))
+        client = httpx.Client(base_url=web.url, headers=HTML)
+        pair_token = re.search(r'value="([^"]+)"', client.get("/pair").text).group(1)
+        live = client.post("/pair", data={"csrf": pair_token, "code": web.code}, follow_redirects=True)
+        csrf = re.search(r'name="csrf" value="([^"]+)"', live.text).group(1)
+        assert "Live: gaslands" in live.text
+        status = web.hub.snapshot.status
+        assert client.post("/press", data={"button": "ok"}, headers={"x-csrf-token": csrf}).status_code == 204
+        deadline = time.monotonic() + 10
+        while web.hub.snapshot.status == status and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert web.hub.snapshot.status != status  # the appliance's own loop took the page's press
+        assert client.get("/check").status_code == 200
+        client.close()
+    finally:
+        stopping.set()
+        runner.join(timeout=20)
+        factory.reset()
+    assert not runner.is_alive()
+    with pytest.raises(httpx.HTTPError):
+        httpx.get(web.url + "pair", timeout=1)
+
+
+def _screen_notices(appliance) -> list[str]:
+    return [n.text for n in appliance.app.notices]
+
+
+def test_the_run_page_refuses_a_taken_port_by_its_config_key(tmp_path, monkeypatch):
+    import socket
+
+    from gpiozero.pins.mock import MockFactory
+
+    from device.camera import ReplayBackend
+    from device.cli import UserError
+    from device.cli_device import build_appliance
+    from device.config import WebConfig, parse_config
+    from device.web.cli import run_with_web
+
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "f0.png"), np.full((48, 64, 3), 180, np.uint8))
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    holder.listen()
+    port = holder.getsockname()[1]
+    doc = {"game": {"name": "gaslands"}, "camera": {"backend": "replay", "device": str(frames)},
+           "screens": [{"player": "Alice"}, {"player": "Bob", "address": 0x3D}],
+           "store": {"path": str(tmp_path / "games.sqlite")}}
+    config = dataclasses.replace(parse_config(doc, source="pitboard.toml"), web=WebConfig(True, "127.0.0.1", port))
+    factory = MockFactory()
+    appliance = build_appliance(config, pin_factory=factory, screen_backend="recording", log=lambda m: None,
+                                camera_backend=ReplayBackend(frames))
+    try:
+        with pytest.raises(UserError, match=r"pitboard.toml: \[web\] the web page could not listen on .*port"):
+            run_with_web(config, appliance, lambda: True, log=lambda m: None)
+    finally:
+        holder.close()
+        factory.reset()
+    from device.store import Store
+
+    with Store(tmp_path / "games.sqlite") as again:  # the appliance was closed: its log is free
+        assert again.games()
