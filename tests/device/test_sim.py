@@ -247,21 +247,21 @@ def test_check_all_parts_ok_with_mock_pins_and_a_fake_bus(tmp_path: Path) -> Non
     config = parse_config({
         "camera": {"backend": "replay", "device": str(frames)},
         "screens": [{"player": "Alice", "address": 0x3C},
-                    {"player": "Bob", "mux_address": 0x70, "mux_channel": 3, "driver": "sh1106"}],
+                    {"player": "Bob", "mux_address": 0x70, "mux_channel": 3, "address": 0x3D, "driver": "sh1106"}],
         "buttons": {"players": [5, 6]},
     })
     out = io.StringIO()
     factory = MockFactory()
     try:
         rc = cli_device.run_check(config, out=out, pin_factory=factory,
-                                  smbus_factory=_buses({(1, None, 0x3C), (1, None, 0x70), (1, 3, 0x3C)}, {1}))
+                                  smbus_factory=_buses({(1, None, 0x3C), (1, None, 0x70), (1, 3, 0x3D)}, {1}))
     finally:
         factory.reset()
     text = out.getvalue()
     assert rc == 0, text
     lines = text.splitlines()
     assert "OK    screen Alice (ssd1306, i2c-1 0x3C): answers" in lines
-    assert "OK    screen Bob (sh1106, i2c-1 mux 0x70 ch 3 0x3C): answers" in lines
+    assert "OK    screen Bob (sh1106, i2c-1 mux 0x70 ch 3 0x3D): answers" in lines
     assert "OK    button NEXT (GPIO17): claimed, reads released" in lines
     assert "OK    button P2 (GPIO6): claimed, reads released" in lines
     assert "OK    camera (replay): gives 64x48 frames" in lines
@@ -273,21 +273,21 @@ def test_check_reports_each_missing_part_on_its_own_line(tmp_path: Path) -> None
 
     config = parse_config({
         "screens": [{"player": "Alice"}, {"player": "Bob", "address": 0x3D},
-                    {"player": "Cat", "port": 3}, {"player": "Dan", "mux_address": 0x71, "mux_channel": 0}],
+                    {"player": "Cat", "port": 3}, {"player": "Dan", "port": 3, "mux_address": 0x71, "mux_channel": 0, "address": 0x3D}],
         "camera": {"backend": "replay", "device": str(tmp_path / "nothing")},
     })
     factory = MockFactory()
     out = io.StringIO()
     try:
         rc = cli_device.run_check(config, out=out, pin_factory=factory,
-                                  smbus_factory=_buses({(1, None, 0x3C)}, {1}))
+                                  smbus_factory=_buses({(1, None, 0x3C)}, {1, 3}))
     finally:
         factory.reset()
     lines = out.getvalue().splitlines()
     assert rc == 1
     assert "OK    screen Alice (ssd1306, i2c-1 0x3C): answers" in lines
     assert any(l.startswith("FAIL  screen Bob (ssd1306, i2c-1 0x3D): nothing answers at 0x3D") for l in lines)
-    assert any(l.startswith("FAIL  screen Cat (ssd1306, i2c-3 0x3C): /dev/i2c-3 does not exist") for l in lines)
+    assert any(l.startswith("FAIL  screen Cat (ssd1306, i2c-3 0x3C): nothing answers at 0x3C") for l in lines)
     assert any(l.startswith("FAIL  screen Dan") and "no TCA9548A answers at 0x71" in l for l in lines)
     assert any(l.startswith("FAIL  camera (replay): replay folder") for l in lines)
     assert lines[-1] == "4 part(s) FAILED"
