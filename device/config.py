@@ -138,6 +138,9 @@ class ButtonsConfig:
 class VisionConfig:
     calibration: Path | None = None
     faces: Path | None = None
+    #: The side of one die in mm (12-19): with a calibration, the dice's size in pixels is known, so the
+    #: reader does not have to search for it.
+    dice_mm: float = 16.0
 
 
 @dataclass(frozen=True)
@@ -474,5 +477,6 @@ class _Validator:
         return WebConfig(enabled, host, port)
 
     def vision(self, t: Mapping[str, Any]) -> VisionConfig:
-        self.keys(t, "vision", {"calibration", "faces"})
-        return VisionConfig(self.path(t, "vision", "calibration"), self.path(t, "vision", "faces"))
+        self.keys(t, "vision", {"calibration", "faces", "dice_mm"})
+        return VisionConfig(self.path(t, "vision", "calibration"), self.path(t, "vision", "faces"),
+                            self.num(t, "vision", "dice_mm", 16.0, lo=12.0, hi=19.0))
