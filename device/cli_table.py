@@ -64,14 +64,22 @@ def register(groups: dict) -> None:
                    help="four mat corners in pixels 'x,y x,y x,y x,y' (TL TR BR BL) instead of corner tags")
     p.add_argument("--zones", default=None, help="TOML/JSON file with a list 'zones' of {name, kind, polygon}")
     p.add_argument("--hfov", type=float, default=None, help="camera horizontal field of view, deg (default 66)")
+    p.add_argument("--lens", choices=("auto", "none", "k1", "k1k2"), default="auto",
+                   help="lens model: auto (from the corner tags, and the token-zone cards when they lie on the mat), "
+                   "none (a pinhole), or force k1 / k1k2")
     p.add_argument("--config", default=None, help="table config TOML (default: the owner's, else shipped defaults)")
     p.add_argument("--out", default=None, help="where to save (default: the owner's data folder)")
+    p.add_argument("--tokens", default=None, help="token look file the bare mat is learned into (default: the data "
+                   "folder's table_tokens.npz)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=cmd_calibrate)
 
     p = top.add_parser("markers", help="print-ready sheet of the corner, car and template tags")
     p.add_argument("--out", required=True, help="output file: .png (one per page) or .pdf")
     p.add_argument("--dpi", type=int, default=300, help="resolution the sheet is drawn at (default 300)")
+    p.add_argument("--paper", choices=("a4", "letter"), default="a4", help="paper size (default a4)")
+    p.add_argument("--cards", type=int, default=4, help="token-zone cards to print after the tags, one per player "
+                   "(0-5, default 4)")
     p.add_argument("--config", default=None, help="table config TOML (default: the owner's, else shipped defaults)")
     p.set_defaults(func=cmd_markers)
 
@@ -82,14 +90,25 @@ def register(groups: dict) -> None:
     p.add_argument("images", nargs="+", help="camera frames (PNG/JPEG) at the calibrated resolution")
     p.add_argument("--calibration", default=None, help="calibration JSON (default: the owner's)")
     p.add_argument("--config", default=None, help="table config TOML (default: the owner's, else shipped defaults)")
+    p.add_argument("--tokens", default=None, help="token look file (default: the data folder's table_tokens.npz)")
     p.add_argument("--json", action="store_true", help="one JSON object per image")
     p.set_defaults(func=cmd_read)
 
-    p = groups["bench"].add_parser("table", help="accuracy and speed of the table reader on synthetic scenes")
-    p.add_argument("--scenes", type=int, default=100, help="scenes per resolution (default 100)")
-    p.add_argument("--seed", type=int, default=1)
+    p = groups["bench"].add_parser("table", help="accuracy and speed of the table reader on rendered tables, per "
+                                   "condition (mats, light, stacked tokens, blur, a hand, a wide lens ...)")
+    p.add_argument("--tables", type=int, default=4, help="tables set up per condition (default 4)")
+    p.add_argument("--frames", type=int, default=10, help="play frames per table (default 10)")
+    p.add_argument("--condition", action="append", default=None, help="only this condition (repeatable)")
+    p.add_argument("--mixed", action="store_true", help="instead: the older mixed bench (random scenes at 720p and "
+                   "1080p, untagged templates taught, --scenes per resolution)")
+    p.add_argument("--scenes", type=int, default=100, help="with --mixed: scenes per resolution (default 100)")
+    p.add_argument("--seed", type=int, default=None, help="default: the report seed (per condition) or 1 (--mixed)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_bench)
+
+    from device.cli_tokens import register_teach
+
+    register_teach(groups)
 
     p = groups["teach"].add_parser("template", help="teach the outline of an untagged template")
     p.add_argument("name", help="template: short_straight, medium_straight, long_straight, gentle, turn, hard, "
@@ -137,40 +156,59 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         with _as_user_error(CalibrationError):
             cal = calibrate_from_points(args.points, mat, size, zones, hfov)
     else:
+        from vision.calibration import default_zone_cards
+
         det = {t.id: t.corners_px for t in detect_tags(img, cfg.dictionary)}
-        cal, msg = update_calibration(None, det, cfg.corner_layout(mat), size, zones, hfov)
+        cal, msg = update_calibration(None, det, cfg.corner_layout(mat), size, zones, hfov,
+                                      cards=default_zone_cards(5), lens=args.lens)
         if cal is None:
             kept = f"; the last good calibration in {tf.calibration_path(args.out)} is kept" if previous else ""
             raise _user_error(f"{msg.replace(' - no calibration yet', '')}{kept}")
     path = tf.save_calibration(cal, args.out)
+    from device.cli_tokens import learn_mats_at_calibration
+
+    tokens_file, tokens_said = learn_mats_at_calibration(img, cal, cfg, args.tokens)
     result = {"saved": str(path), "rms_px": round(cal.rms_px, 3), "rms_mm": round(cal.rms_mm, 3),
               "mm_per_px": round(cal.mm_per_px(), 3), "image_size": list(cal.image_size), "mat_mm": list(cal.mat_mm),
-              "zones": [z.name for z in cal.zones], "source": cal.source}
+              "zones": [z.name for z in cal.zones], "source": cal.source, "lens": cal.lens.to_dict(),
+              "warning": cal.warning, "tokens_saved": str(tokens_file) if tokens_file else None,
+              "tokens": tokens_said}
     if args.json:
         print(json.dumps(result))
     else:
+        lens = "" if cal.lens.is_identity() else f"; lens k1 {cal.lens.k1:.3f} k2 {cal.lens.k2:.3f}"
         print(f"calibrated from {cal.source}: reprojection error {cal.rms_px:.2f} px ({cal.rms_mm:.2f} mm), "
-              f"{cal.mm_per_px():.2f} mm/px at the mat centre; zones {', '.join(result['zones'])}; saved to {path}")
+              f"{cal.mm_per_px():.2f} mm/px at the mat centre{lens}; zones {', '.join(result['zones'])}; saved to {path}")
+        print(f"tokens: {tokens_said}")
+    if cal.warning:
+        print(f"warning: {cal.warning}", file=sys.stderr)
     return 0
 
 
 def cmd_markers(args: argparse.Namespace) -> int:
-    from vision.markers import SheetEntry, marker_sheet_pages
+    from vision.calibration import ZONE_CARD_IDS, default_zone_cards
+    from vision.markers import marker_sheet_layout, table_sheet_entries, zone_card_layout
 
     tf = _files()
     cfg = _config(args.config)
-    names = ("top-left", "top-right", "bottom-right", "bottom-left")
-    entries = [SheetEntry(i, cfg.corner_size_mm, f"corner {n}") for i, n in zip(cfg.corner_ids, names)]
-    entries += [SheetEntry(i, cfg.car_tag_size_mm, f"car {c} (roof, top to nose)") for i, c in sorted(cfg.car_tags.items())]
-    for i, (name, face) in sorted(cfg.template_tags.items()):
-        shape = cfg.shapes.get(name)
-        size = shape.tag[2] if shape is not None and shape.tag else 25.0
-        entries.append(SheetEntry(i, size, f"{name} face {face}"))
+    if not 0 <= args.cards <= len(ZONE_CARD_IDS):
+        raise _user_error(f"--cards is the number of token-zone cards: 0 to {len(ZONE_CARD_IDS)}")
+    used = set(cfg.corner_ids) | set(cfg.car_tags) | set(cfg.template_tags)
+    cards = default_zone_cards(args.cards)
+    clash = sorted(used & {i for c in cards for i in c.ids()})
+    if clash:
+        raise _user_error(f"tag ids {clash} are both on a token-zone card and in the table config; give the "
+                          "cars and templates other ids in table.toml")
+    tag_mm = {n: s.tag[2] for n, s in cfg.shapes.items() if s.tag is not None}
+    entries = table_sheet_entries(cfg.corner_ids, cfg.corner_size_mm, cfg.car_tags, cfg.car_tag_size_mm,
+                                  cfg.template_tags, tag_mm)
     with _as_user_error(ValueError, tf.TableFileError):
-        pages = marker_sheet_pages(entries, cfg.dictionary, args.dpi)
+        pages = marker_sheet_layout(entries, cfg.dictionary, args.dpi, args.paper).pages
+        if cards:
+            pages += zone_card_layout(cards, cfg.dictionary, args.dpi, args.paper).pages
         written = tf.write_sheet(pages, args.out, args.dpi)
-    print(f"{len(entries)} tags on {len(pages)} page(s) at {args.dpi} dpi: {', '.join(str(w) for w in written)}; "
-          "print at 100% scale and check the 100 mm ruler")
+    print(f"{len(entries)} tags and {len(cards)} token-zone cards on {len(pages)} {args.paper.upper()} page(s) at "
+          f"{args.dpi} dpi: {', '.join(str(w) for w in written)}; print at 100% scale and check the 100 mm ruler")
     return 0
 
 
@@ -179,10 +217,13 @@ def cmd_read(args: argparse.Namespace) -> int:
 
     from vision.table import read_table
 
+    from device.token_files import TokenFileError, load_token_look
+
     tf = _files()
     cfg = _config(args.config)
-    with _as_user_error(tf.TableFileError):
+    with _as_user_error(tf.TableFileError, TokenFileError):
         cal = tf.load_calibration(args.calibration)
+        cfg = replace(cfg, tokens=load_token_look(cfg.tokens, args.tokens))
     cv2.setNumThreads(1)
     for path in args.images:
         with _as_user_error(tf.TableFileError):
@@ -401,10 +442,20 @@ def run_bench(scenes: int, seed: int, sizes=((1280, 720), (1920, 1080)), progres
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    progress = None if args.json else (lambda m: print(m, file=sys.stderr, end="\r"))
+    if not args.mixed:
+        from device.bench_table import REPORT_SEED, format_rows, run_table_bench
+
+        if args.tables < 1 or args.frames < 1:
+            raise _user_error("--tables and --frames must be at least 1")
+        with _as_user_error(ValueError):
+            res = run_table_bench(args.tables, args.frames, REPORT_SEED if args.seed is None else args.seed,
+                                  args.condition, progress)
+        print(json.dumps(res) if args.json else format_rows(res["conditions"]))
+        return 0
     if args.scenes < 1:
         raise _user_error("--scenes must be at least 1")
-    res = run_bench(args.scenes, args.seed,
-                    progress=None if args.json else (lambda m: print(m, file=sys.stderr, end="\r")))
+    res = run_bench(args.scenes, 1 if args.seed is None else args.seed, progress=progress)
     if args.json:
         print(json.dumps(res))
     else:

@@ -12,6 +12,15 @@ by decomposing the homography with an assumed horizontal field of view (a proper
 module the owner states once, 66 deg for a Raspberry Pi Camera Module 3), which is far more robust
 than estimating the focal length from a nearly top-down view (where it is unobservable).
 
+Lens: wide-angle camera modules bend straight lines (barrel distortion), which no homography can
+follow; at 1080p a wide lens puts positions 10 mm off.  ``LensModel`` is the radial part of OpenCV's
+Brown model (k1, k2; principal point at the image centre, focal length = the image width in pixels, the
+same normalisation as ``vision.synth.lens``).  ``calibrate_from_markers`` estimates it together with
+the homography from the corner tags' 16 corners and, when seen, the tags of the printed token-zone
+cards (``TagCard``: tags at known places on a card whose own position on the mat is unknown), which
+add points between the corners.  Every pixel is undistorted before the homography; ``to_px`` distorts
+back.  A calibration whose corner residual exceeds 1 mm carries a ``warning`` the CLI prints.
+
 This module is the only code the scene renderer (``vision.synth``) shares with the readers.
 Pure functions; (de)serialisation goes through dicts (``to_dict`` / ``from_dict``).
 """
@@ -25,6 +34,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 CALIBRATION_SCHEMA = 1
+WARN_RMS_MM = 1.0  # a corner residual above this is reported (``Calibration.warning``)
+MAX_RMS_MM = 5.0  # ... and above this the calibration is refused
 
 
 class CalibrationError(ValueError):
@@ -81,6 +92,259 @@ class CornerLayout:
         return out
 
 
+@dataclass(frozen=True)
+class LensModel:
+    """Radial lens distortion (OpenCV's Brown model, radial terms only).  Normalised coordinates put the
+    principal point at the image centre and use the image *width* as focal length::
+
+        x = (u - w/2) / w,  y = (v - h/2) / w,  r^2 = x^2 + y^2,  x_d = x (1 + k1 r^2 + k2 r^4)
+
+    ``k1 < 0`` is barrel distortion (wide lenses).  The identity (0, 0) is what old calibration files
+    without a lens mean."""
+
+    k1: float = 0.0
+    k2: float = 0.0
+
+    def is_identity(self) -> bool:
+        return self.k1 == 0.0 and self.k2 == 0.0
+
+    def distort(self, pts_px: np.ndarray, image_size: tuple[int, int]) -> np.ndarray:
+        """Ideal (pinhole) pixels -> where the lens puts them."""
+        p = np.asarray(pts_px, dtype=np.float64).reshape(-1, 2)
+        if self.is_identity():
+            return p.copy()
+        xy, (cx, cy, f) = _normalise(p, image_size)
+        r2 = np.sum(xy * xy, axis=1, keepdims=True)
+        d = xy * (1.0 + self.k1 * r2 + self.k2 * r2 * r2)
+        return d * f + [cx, cy]
+
+    def undistort(self, pts_px: np.ndarray, image_size: tuple[int, int]) -> np.ndarray:
+        """Pixels of the real picture -> ideal (pinhole) pixels, in the same pixel frame."""
+        p = np.asarray(pts_px, dtype=np.float64).reshape(-1, 2)
+        if self.is_identity():
+            return p.copy()
+        xy, (cx, cy, f) = _normalise(p, image_size)
+        return _undistort_norm(xy, self.k1, self.k2) * f + [cx, cy]
+
+    def monotonic_over(self, image_size: tuple[int, int]) -> bool:
+        """True when the model maps the whole picture one-to-one (a fit that is not is refused)."""
+        w, h = image_size
+        r2 = np.linspace(0.0, ((w / 2) ** 2 + (h / 2) ** 2) / float(w) ** 2 * 1.2, 64)
+        return bool(np.all(1.0 + 3.0 * self.k1 * r2 + 5.0 * self.k2 * r2 * r2 > 0.05))
+
+    def to_dict(self) -> dict:
+        return {"model": "radial k1 k2, centre = image centre, f = image width", "k1": self.k1, "k2": self.k2}
+
+    @staticmethod
+    def from_dict(d: Mapping | None) -> "LensModel":
+        if d is None:
+            return LensModel()
+        if not isinstance(d, Mapping):
+            raise CalibrationError(f"lens entry {d!r} is not an object with k1, k2; run `pitboard calibrate` again")
+        k1, k2 = float(d.get("k1", 0.0)), float(d.get("k2", 0.0))
+        if not (math.isfinite(k1) and math.isfinite(k2)):
+            raise CalibrationError("lens k1/k2 must be finite numbers; run `pitboard calibrate` again")
+        return LensModel(k1, k2)
+
+
+def _normalise(p: np.ndarray, image_size: tuple[int, int]) -> tuple[np.ndarray, tuple[float, float, float]]:
+    w, h = float(image_size[0]), float(image_size[1])
+    return (p - [w / 2.0, h / 2.0]) / w, (w / 2.0, h / 2.0, w)
+
+
+def _undistort_norm(xy: np.ndarray, k1: float, k2: float) -> np.ndarray:
+    """Invert x_d = x (1 + k1 r^2 + k2 r^4) by Newton's method on the radius."""
+    rd = np.hypot(xy[:, 0], xy[:, 1])
+    ru = rd.copy()
+    for _ in range(25):
+        r2 = ru * ru
+        g = ru * (1.0 + k1 * r2 + k2 * r2 * r2) - rd
+        dg = 1.0 + 3.0 * k1 * r2 + 5.0 * k2 * r2 * r2
+        step = g / np.where(np.abs(dg) < 1e-6, 1e-6, dg)
+        ru = ru - step
+        if not len(step) or float(np.max(np.abs(step))) < 1e-12:
+            break
+    scale = np.ones_like(rd)
+    nz = rd > 1e-15
+    scale[nz] = ru[nz] / rd[nz]
+    return xy * scale[:, None]
+
+
+@dataclass(frozen=True)
+class TagCard:
+    """A printed card carrying tags at known places in its own frame (mm; origin at the card's top-left
+    corner, x right, y down, every tag upright: its top edge towards the card's top) and, optionally,
+    the polygon of a zone in the same frame.  Where the card lies on the mat is not known: the camera
+    finds it.  ``tags`` holds (id, x, y, side) with (x, y) the top-left corner of the tag's black square."""
+
+    name: str
+    tags: tuple[tuple[int, float, float, float], ...]
+    zone_polygon: tuple[tuple[float, float], ...] = ()
+    zone_kind: str = "tokens"
+    size_mm: tuple[float, float] = (150.0, 120.0)
+
+    def tag_corners_mm(self) -> dict[int, np.ndarray]:
+        """Tag id -> its 4 corners (TL, TR, BR, BL, the ArUco order) in the card's frame."""
+        return {int(i): np.array([[x, y], [x + s, y], [x + s, y + s], [x, y + s]], dtype=np.float64)
+                for i, x, y, s in self.tags}
+
+    def ids(self) -> tuple[int, ...]:
+        return tuple(int(t[0]) for t in self.tags)
+
+
+ZONE_CARD_IDS: tuple[tuple[int, int], ...] = ((20, 21), (22, 23), (24, 25), (26, 27), (28, 29))
+
+
+def token_zone_card(name: str, ids: tuple[int, int], tag_mm: float = 20.0,
+                    window_mm: tuple[float, float] = (140.0, 76.0)) -> TagCard:
+    """The printed token-zone card: a header band with two tags (left and right) above a framed window;
+    the window is the zone where that player's hazard tokens go."""
+    ww, wh = window_mm
+    edge = 5.0  # paper margin around the window, and the tags' distance from the card's side
+    header = edge + tag_mm + edge  # white paper above and below the tags (their quiet zone)
+    cw, ch = ww + 2 * edge, header + wh + edge
+    tags = ((int(ids[0]), edge, edge, tag_mm), (int(ids[1]), cw - edge - tag_mm, edge, tag_mm))
+    x0, y0 = edge, header
+    window = ((x0, y0), (x0 + ww, y0), (x0 + ww, y0 + wh), (x0, y0 + wh))
+    return TagCard(name, tags, window, "tokens", (cw, ch))
+
+
+def default_zone_cards(players: int = 4) -> tuple[TagCard, ...]:
+    """One token-zone card per player, named like ``default_zones`` (p1, p2, ...), tags 20-29."""
+    n = max(0, min(int(players), len(ZONE_CARD_IDS)))
+    return tuple(token_zone_card(f"p{i + 1}", ZONE_CARD_IDS[i]) for i in range(n))
+
+
+def _rigid_fit(local: np.ndarray, world: np.ndarray) -> tuple[float, float, float]:
+    """Least-squares rotation + translation taking ``local`` onto ``world`` (2-D Procrustes, no scale):
+    (tx, ty, angle_rad)."""
+    lc, wc = local.mean(axis=0), world.mean(axis=0)
+    a, b = local - lc, world - wc
+    ang = math.atan2(float(np.sum(a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0])), float(np.sum(a * b)))
+    c, s = math.cos(ang), math.sin(ang)
+    t = wc - np.array([[c, -s], [s, c]]) @ lc
+    return float(t[0]), float(t[1]), ang
+
+
+def _rigid_apply(local: np.ndarray, pose: tuple[float, float, float]) -> np.ndarray:
+    c, s = math.cos(pose[2]), math.sin(pose[2])
+    return local @ np.array([[c, s], [-s, c]]) + [pose[0], pose[1]]
+
+
+def _card_points(detections: Mapping[int, np.ndarray], cards: Sequence[TagCard]):
+    """(card, observed px (N, 2), card-frame mm (N, 2)) for every card with at least one tag seen."""
+    out = []
+    for card in cards:
+        local = card.tag_corners_mm()
+        seen = [i for i in card.ids() if i in detections]
+        if seen:
+            out.append((card, np.vstack([np.asarray(detections[i], dtype=np.float64).reshape(4, 2) for i in seen]),
+                        np.vstack([local[i] for i in seen])))
+    return out
+
+
+def zones_from_cards(detections: Mapping[int, np.ndarray], calibration: "Calibration",
+                     cards: Sequence[TagCard]) -> tuple[Zone, ...]:
+    """Zones where the printed cards lie: for every card with a tag in ``detections`` (id -> 4x2 pixel
+    corners), its position on the mat from its tags and its zone polygon carried along.  Cards not seen
+    give no zone.  Raises ``CalibrationError`` when a card's tags do not fit the card (printed at the
+    wrong scale, or cut apart)."""
+    zones = []
+    for card, px, local in _card_points(detections, cards):
+        mm = calibration.to_mm(px)
+        pose = _rigid_fit(local, mm)
+        err = float(np.sqrt(np.mean(np.sum((_rigid_apply(local, pose) - mm) ** 2, axis=1))))
+        if err > 4.0:
+            raise CalibrationError(
+                f"the tags of token card {card.name!r} are {err:.1f} mm off the card's layout: print the cards at "
+                "100 % scale (no 'fit to page'), keep each card in one piece and lay it flat")
+        if card.zone_polygon:
+            poly = _rigid_apply(np.array(card.zone_polygon, dtype=np.float64), pose)
+            zones.append(Zone(card.name, card.zone_kind, tuple((float(x), float(y)) for x, y in poly)))
+    return tuple(zones)
+
+
+def _lm(fun, p0: np.ndarray, iters: int = 60) -> np.ndarray:
+    """Levenberg-Marquardt with a forward-difference Jacobian and Marquardt's diagonal scaling (the
+    problems here have 10-30 parameters and ~100 residuals)."""
+    p = np.asarray(p0, dtype=np.float64).copy()
+    r = fun(p)
+    cost = float(r @ r)
+    lam = 1e-3
+    for _ in range(iters):
+        jac = np.empty((len(r), len(p)))
+        for j in range(len(p)):
+            h = 1e-7 * max(1.0, abs(p[j]))
+            q = p.copy()
+            q[j] += h
+            jac[:, j] = (fun(q) - r) / h
+        a = jac.T @ jac
+        g = jac.T @ r
+        d = np.diag(a).copy() + 1e-12
+        improved = False
+        for _ in range(12):
+            try:
+                step = np.linalg.solve(a + lam * np.diag(d), -g)
+            except np.linalg.LinAlgError:
+                lam *= 10.0
+                continue
+            rn = fun(p + step)
+            cn = float(rn @ rn)
+            if np.isfinite(cn) and cn < cost:
+                p, r, improved = p + step, rn, True
+                done = cost - cn < 1e-12 * max(cost, 1e-12) or float(np.max(np.abs(step))) < 1e-12
+                cost = cn
+                lam = max(lam / 4.0, 1e-9)
+                break
+            lam *= 6.0
+        if not improved or done:
+            break
+    return p
+
+
+_CORNER_OUT = np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]])  # TL, TR, BR, BL of a tag
+
+
+def _fit_with_lens(src: np.ndarray, dst: np.ndarray, card_obs: Sequence[tuple[np.ndarray, np.ndarray]],
+                   image_size: tuple[int, int], terms: int) -> tuple[np.ndarray, LensModel, float]:
+    """Homography (undistorted pixels -> mm) and lens (``terms`` = 1: k1; 2: k1, k2) fitted together to
+    the corner tags (``src`` px -> ``dst`` mm) and the card tags (px -> card frame, card pose free).
+    Returns (px_to_mm, lens, edge offset mm).
+
+    One more unknown, the tags' edge offset (ink spread, blur and the detector make every black square
+    look a fraction of a millimetre larger or smaller), is fitted too: left out, it passes for lens
+    distortion (both change the tags' apparent size near the picture's corners)."""
+    xy, (cx, cy, f) = _normalise(src, image_size)
+    out_src = np.tile(_CORNER_OUT, (len(src) // 4, 1)) / 1000.0
+    cards_xy = [(_normalise(px, image_size)[0], local / 1000.0, np.tile(_CORNER_OUT, (len(px) // 4, 1)) / 1000.0)
+                for px, local in card_obs]
+    h0 = _fit_homography(xy, dst / 1000.0)
+    poses0: list[float] = []
+    for cxy, local, _ in cards_xy:
+        poses0.extend(_rigid_fit(local, apply_h(h0, cxy)))
+    p0 = np.concatenate([h0.ravel()[:8], [0.0], np.zeros(terms), np.array(poses0, dtype=np.float64)])
+
+    def unpack(p):
+        hm = np.append(p[:8], 1.0).reshape(3, 3)
+        ks = list(p[9:9 + terms]) + [0.0] * (2 - terms)
+        return hm, p[8], ks[0], ks[1], p[9 + terms:]
+
+    def residuals(p):
+        hm, grow, k1, k2, poses = unpack(p)
+        parts = [(apply_h(hm, _undistort_norm(xy, k1, k2)) - (dst / 1000.0 + grow * out_src)).ravel()]
+        for i, (cxy, local, out) in enumerate(cards_xy):
+            pose = poses[3 * i:3 * i + 3]
+            parts.append((apply_h(hm, _undistort_norm(cxy, k1, k2)) - _rigid_apply(local + grow * out, pose)).ravel())
+        # a faint pull towards no distortion, so a lens the points cannot see stays near zero
+        parts.append(np.array([k1, k2]) * 5e-4)
+        return np.concatenate(parts) * 1000.0
+
+    hm, grow, k1, k2, _ = unpack(_lm(residuals, p0))
+    norm = np.array([[1.0 / f, 0.0, -cx / f], [0.0, 1.0 / f, -cy / f], [0.0, 0.0, 1.0]])
+    px_to_mm = np.diag([1000.0, 1000.0, 1.0]) @ hm @ norm
+    return px_to_mm / px_to_mm[2, 2], LensModel(float(k1), float(k2)), float(grow)
+
+
 def default_zones(mat_mm: tuple[float, float], players: int = 4) -> tuple[Zone, ...]:
     """A dice tray centred on the bottom edge and one hazard-token zone per player along the edges,
     clear of the corner markers.  Owners usually edit these in their calibration file."""
@@ -122,8 +386,9 @@ def _fit_homography(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Calibration:
-    """A calibrated table: ``px_to_mm`` homography, the image size it belongs to, the mat size, the
-    zones, the reprojection error and the camera's horizontal field of view."""
+    """A calibrated table: ``px_to_mm`` homography (from *undistorted* pixels), the image size it belongs
+    to, the mat size, the zones, the reprojection error (``rms_mm``: the corner tags' residual), the
+    camera's horizontal field of view and its lens (identity for a pinhole, or an old file)."""
 
     px_to_mm: np.ndarray
     image_size: tuple[int, int]
@@ -133,6 +398,7 @@ class Calibration:
     rms_mm: float = 0.0
     hfov_deg: float = 66.0
     source: str = "markers"
+    lens: LensModel = LensModel()
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -142,15 +408,60 @@ class Calibration:
             self._cache["inv"] = inv / inv[2, 2]
         return self._cache["inv"]
 
+    @property
+    def warning(self) -> str | None:
+        """A sentence for the owner when the calibration is usable but not good (corner residual above
+        ``WARN_RMS_MM``), else None.  The CLI prints it."""
+        if self.rms_mm <= WARN_RMS_MM:
+            return None
+        return (f"the corner tags fit only to {self.rms_mm:.1f} mm (more than {WARN_RMS_MM:g} mm): positions "
+                "will be off by about as much; check the mat size, that each corner tag's black square sits "
+                "on its mat corner and lies flat, and lay the token-zone cards on the mat while calibrating "
+                "so a wide lens can be measured")
+
+    def undistort_px(self, pts_px: np.ndarray) -> np.ndarray:
+        """Picture pixels -> ideal pinhole pixels (the frame ``px_to_mm`` works in)."""
+        return self.lens.undistort(pts_px, self.image_size)
+
     def to_mm(self, pts_px: np.ndarray, height_mm: float = 0.0) -> np.ndarray:
         """Pixels -> mat millimetres; ``height_mm`` > 0 for points on a plane above the mat (the
         result is the point on the mat directly below)."""
+        p = self.undistort_px(pts_px)
         if height_mm == 0.0:
-            return apply_h(self.px_to_mm, pts_px)
-        return apply_h(self.height_px_to_mm(height_mm), pts_px)
+            return apply_h(self.px_to_mm, p)
+        return apply_h(self.height_px_to_mm(height_mm), p)
 
-    def to_px(self, pts_mm: np.ndarray) -> np.ndarray:
-        return apply_h(self.mm_to_px, pts_mm)
+    def to_px(self, pts_mm: np.ndarray, height_mm: float = 0.0) -> np.ndarray:
+        """Mat millimetres (on the plane ``height_mm`` above the mat) -> picture pixels."""
+        if height_mm == 0.0:
+            ideal = apply_h(self.mm_to_px, pts_mm)
+        else:
+            ideal = apply_h(np.linalg.inv(self.height_px_to_mm(height_mm)), pts_mm)
+        return self.lens.distort(ideal, self.image_size)
+
+    def warp_to_mm(self, image: np.ndarray, mm_per_px: float, size_px: tuple[int, int],
+                   origin_mm: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
+        """Top-down view of the mat: output pixel (u, v) shows the mat point (x0 + u s, y0 + v s) mm,
+        s = ``mm_per_px``.  Follows the lens (a plain perspective warp would be off by the distortion);
+        without one it is exactly ``cv2.warpPerspective(image, shift @ px_to_mm, size_px)``."""
+        import cv2
+
+        s = float(mm_per_px)
+        x0, y0 = float(origin_mm[0]), float(origin_mm[1])
+        gw, gh = int(size_px[0]), int(size_px[1])
+        if self.lens.is_identity():
+            shift = np.array([[1 / s, 0, -x0 / s], [0, 1 / s, -y0 / s], [0, 0, 1.0]])
+            return cv2.warpPerspective(image, shift @ self.px_to_mm, (gw, gh), flags=cv2.INTER_LINEAR)
+        key = ("warp", round(s, 6), gw, gh, round(x0, 3), round(y0, 3))
+        maps = self._cache.get(key)
+        if maps is None:
+            uu, vv = np.meshgrid(np.arange(gw, dtype=np.float64), np.arange(gh, dtype=np.float64))
+            px = self.to_px(np.stack([x0 + uu.ravel() * s, y0 + vv.ravel() * s], axis=1))
+            maps = (px[:, 0].reshape(gh, gw).astype(np.float32), px[:, 1].reshape(gh, gw).astype(np.float32))
+            if len(self._cache) > 64:
+                self._cache.clear()
+            self._cache[key] = maps
+        return cv2.remap(image, maps[0], maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
 
     def camera_pose(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(K, R, t) with x_cam = R @ X_world + t, world Z pointing *into* the mat (so a point
@@ -193,7 +504,7 @@ class Calibration:
 
     def with_zones(self, zones: Sequence[Zone]) -> "Calibration":
         return Calibration(self.px_to_mm, self.image_size, self.mat_mm, tuple(zones), self.rms_px,
-                           self.rms_mm, self.hfov_deg, self.source)
+                           self.rms_mm, self.hfov_deg, self.source, self.lens)
 
     def to_dict(self) -> dict:
         return {
@@ -206,6 +517,8 @@ class Calibration:
             "rms_mm": self.rms_mm,
             "hfov_deg": self.hfov_deg,
             "source": self.source,
+            "lens": self.lens.to_dict(),
+            "warning": self.warning,
         }
 
     @staticmethod
@@ -226,6 +539,7 @@ class Calibration:
                 rms_mm=float(d.get("rms_mm", 0.0)),
                 hfov_deg=float(d.get("hfov_deg", 66.0)),
                 source=str(d.get("source", "markers")),
+                lens=LensModel.from_dict(d.get("lens")),
             )
         except (KeyError, TypeError, IndexError, ValueError) as exc:
             if isinstance(exc, CalibrationError):
@@ -234,17 +548,28 @@ class Calibration:
                                    "run `pitboard calibrate` again") from exc
 
 
+LENS_CHOICES = ("auto", "none", "k1", "k1k2")
+
+
 def calibrate_from_markers(
     detections: Mapping[int, np.ndarray],
     layout: CornerLayout,
     image_size: tuple[int, int],
     zones: Sequence[Zone] | None = None,
     hfov_deg: float = 66.0,
+    cards: Sequence[TagCard] = (),
+    lens: str = "auto",
 ) -> Calibration:
     """Calibrate from detected markers (id -> 4x2 pixel corners in ArUco order).
 
     All four corner markers are required: three would do mathematically, but a missing corner usually
-    means something lies on the mat's edge, and a quietly worse calibration is the wrong default."""
+    means something lies on the mat's edge, and a quietly worse calibration is the wrong default.
+
+    ``lens``: "auto" fits k1 from the corner tags alone and k1, k2 once a card (``cards``, e.g.
+    ``default_zone_cards()``) is seen too; "none" is a plain homography; "k1" / "k1k2" force the terms.
+    Cards seen also become zones: each card's zone replaces the zone of the same name."""
+    if lens not in LENS_CHOICES:
+        raise CalibrationError(f"lens {lens!r} is not one of {', '.join(LENS_CHOICES)}")
     ref = layout.marker_corners_mm()
     missing = [i for i in layout.ids if i not in detections]
     if missing:
@@ -254,7 +579,15 @@ def calibrate_from_markers(
             f"tags (ids {list(layout.ids)}) are visible, flat and not covered, then try again")
     src = np.vstack([np.asarray(detections[i], dtype=np.float64).reshape(4, 2) for i in layout.ids])
     dst = np.vstack([ref[i] for i in layout.ids])
-    return _finish(src, dst, image_size, layout.mat_mm, zones, hfov_deg, "markers")
+    card_obs = [(px, local) for _, px, local in _card_points(detections, cards)]
+    terms = {"none": 0, "k1": 1, "k1k2": 2, "auto": 2 if card_obs else 1}[lens]
+    cal = _finish(src, dst, image_size, layout.mat_mm, zones, hfov_deg, "markers", card_obs, terms)
+    if cards:
+        found = zones_from_cards(detections, cal, cards)
+        if found:
+            names = {z.name for z in found}
+            cal = cal.with_zones([z for z in cal.zones if z.name not in names] + list(found))
+    return cal
 
 
 def calibrate_from_points(
@@ -264,7 +597,8 @@ def calibrate_from_points(
     zones: Sequence[Zone] | None = None,
     hfov_deg: float = 66.0,
 ) -> Calibration:
-    """Calibrate from the four mat corners given by hand (pixels, order TL, TR, BR, BL)."""
+    """Calibrate from the four mat corners given by hand (pixels, order TL, TR, BR, BL).  Four points
+    fix a homography and nothing more: no lens model."""
     src = np.asarray(points_px, dtype=np.float64)
     if src.shape != (4, 2) or not np.all(np.isfinite(src)):
         raise CalibrationError("give exactly four corner points 'x,y' in the order top-left, top-right, "
@@ -277,15 +611,25 @@ def calibrate_from_points(
     return _finish(src, dst, image_size, mat_mm, zones, hfov_deg, "points")
 
 
-def _finish(src, dst, image_size, mat_mm, zones, hfov_deg, source) -> Calibration:
+def _finish(src, dst, image_size, mat_mm, zones, hfov_deg, source, card_obs=(), terms: int = 0) -> Calibration:
+    size = (int(image_size[0]), int(image_size[1]))
+    lens_model = LensModel()
     hmat = _fit_homography(src, dst)
+    if terms > 0:
+        h_lens, lens_fit, grow = _fit_with_lens(src, dst, card_obs, size, terms)
+        # keep the lens only when it maps the picture one-to-one (a fit that folds it is nonsense)
+        if lens_fit.monotonic_over(size) and np.all(np.isfinite(h_lens)) and abs(grow) < 5.0:
+            hmat, lens_model = h_lens, lens_fit
+            # the residual is what the model leaves unexplained: the fitted edge offset is part of it
+            dst = dst + grow * np.tile(_CORNER_OUT, (len(dst) // 4, 1))
+    ideal = lens_model.undistort(src, size)
     inv = np.linalg.inv(hmat)
-    rms_mm = float(np.sqrt(np.mean(np.sum((apply_h(hmat, src) - dst) ** 2, axis=1))))
-    rms_px = float(np.sqrt(np.mean(np.sum((apply_h(inv, dst) - src) ** 2, axis=1))))
+    rms_mm = float(np.sqrt(np.mean(np.sum((apply_h(hmat, ideal) - dst) ** 2, axis=1))))
+    rms_px = float(np.sqrt(np.mean(np.sum((lens_model.distort(apply_h(inv, dst), size) - src) ** 2, axis=1))))
     if zones is None:
         zones = default_zones(mat_mm)
-    cal = Calibration(hmat, (int(image_size[0]), int(image_size[1])), (float(mat_mm[0]), float(mat_mm[1])),
-                      tuple(zones), rms_px, rms_mm, float(hfov_deg), source)
+    cal = Calibration(hmat, size, (float(mat_mm[0]), float(mat_mm[1])),
+                      tuple(zones), rms_px, rms_mm, float(hfov_deg), source, lens_model)
     # A mirrored or wildly skewed mapping means swapped ids or points: refuse it.
     corners = cal.to_px(np.array([[0, 0], [mat_mm[0], 0], [mat_mm[0], mat_mm[1]], [0, mat_mm[1]]]))
     a, b = corners[1] - corners[0], corners[3] - corners[0]
@@ -293,7 +637,7 @@ def _finish(src, dst, image_size, mat_mm, zones, hfov_deg, source) -> Calibratio
     if cross <= 0:
         raise CalibrationError("the corners come out mirrored: the corner tags (or points) are in the wrong "
                                "order; place ids top-left, top-right, bottom-right, bottom-left")
-    if rms_mm > 5.0:
+    if rms_mm > MAX_RMS_MM:
         raise CalibrationError(f"corner reprojection error {rms_mm:.1f} mm is too large: the corner tags are "
                                "not where the layout says (mat size wrong, or a tag moved); check and retry")
     return cal
@@ -306,14 +650,16 @@ def update_calibration(
     image_size: tuple[int, int],
     zones: Sequence[Zone] | None = None,
     hfov_deg: float = 66.0,
+    cards: Sequence[TagCard] = (),
+    lens: str = "auto",
 ) -> tuple[Calibration | None, str | None]:
     """Try to recalibrate from a new frame.  On failure keep the last good calibration and say why:
     returns (calibration to use, message or None).  Zones of the previous calibration carry over
-    when none are given."""
+    when none are given (cards seen in the frame still replace their own zones)."""
     if zones is None and previous is not None:
         zones = previous.zones
     try:
-        return calibrate_from_markers(detections, layout, image_size, zones, hfov_deg), None
+        return calibrate_from_markers(detections, layout, image_size, zones, hfov_deg, cards, lens), None
     except CalibrationError as exc:
         keep = " - keeping the last good calibration" if previous is not None else " - no calibration yet"
         return previous, f"{exc}{keep}"

@@ -8,12 +8,14 @@ default because their big cells survive the ~1.5 px/mm a 720p camera gives over 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import Enum
+from typing import Any
 
 import numpy as np
 
-from vision.calibration import Calibration
+from vision.calibration import Calibration, TagCard
 
 _DETECTORS: dict[str, object] = {}
 
@@ -91,74 +93,386 @@ def tag_pose(sighting: TagSighting, calibration: Calibration, height_mm: float =
 
 
 # --------------------------------------------------------------------------------------------------
-# The printable sheet
+# The printable set-up: tag sheet and token-zone cards
+#
+# Every tag is drawn with a cut line around its white quiet zone and, on the cut piece above the tag,
+# a strip with an arrow marking the tag's TOP edge and what that edge goes towards.  Labels sit under
+# the cut piece, measured with the font so no two overlap and none leaves the page; the layout is
+# returned with every box drawn (``SheetLayout.items``) so tests can check exactly that.
+
+PAPER_SIZES: dict[str, tuple[float, float]] = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
+
+
+class TagKind(Enum):
+    """What a printed tag is for: it decides the arrow's wording and the placement instructions."""
+
+    CORNER = "corner"
+    CAR = "car"
+    TEMPLATE = "template"
+    OTHER = "other"
+
+
+# Printed beside the arrow on the cut piece (short: a car's roof is small) ...
+ARROW_TEXT = {
+    TagKind.CORNER: "top: mat's top edge",
+    TagKind.CAR: "top: car's nose",
+    TagKind.TEMPLATE: "top: travel",
+    TagKind.OTHER: "top",
+}
+# ... and spelled out in the label under it.
+ARROW_SENTENCE = {
+    TagKind.CORNER: "arrow edge towards the mat's top edge",
+    TagKind.CAR: "arrow edge = this edge to the car's nose",
+    TagKind.TEMPLATE: "arrow edge = this edge to the direction of travel",
+    TagKind.OTHER: "",
+}
 
 
 @dataclass(frozen=True)
 class SheetEntry:
-    """One tag to print: id, printed side length (mm, the black square) and a label."""
+    """One tag to print: id, printed side length (mm, the black square), a label and what it is for."""
 
     id: int
     size_mm: float
     label: str
+    kind: TagKind = TagKind.OTHER
+    note: str = ""  # one more line under the label (e.g. where a corner tag goes)
+
+
+@dataclass(frozen=True)
+class PlacedItem:
+    """A box drawn on a page (pixels, x0, y0, x1, y1 exclusive): ``what`` is "tag" (the black square),
+    "piece" (the cut piece: quiet zone and arrow strip), "arrow", "label", "header", "ruler", "text"
+    or "card"; ``tag_id`` for the parts of one tag."""
+
+    page: int
+    what: str
+    box: tuple[float, float, float, float]
+    tag_id: int | None = None
+    text: str = ""
+
+
+@dataclass
+class SheetLayout:
+    """Rendered pages (Pillow "L" images at ``dpi``) and every box drawn on them."""
+
+    pages: list
+    items: list[PlacedItem]
+    dpi: int
+    page_mm: tuple[float, float]
+
+
+def paper_mm(paper: str | tuple[float, float]) -> tuple[float, float]:
+    """Page size in mm from a name ("a4", "letter") or a (width, height) pair."""
+    if isinstance(paper, str):
+        key = paper.strip().lower()
+        if key not in PAPER_SIZES:
+            raise ValueError(f"paper {paper!r} is not known; use one of {', '.join(PAPER_SIZES)} or (width, height) mm")
+        return PAPER_SIZES[key]
+    w, h = float(paper[0]), float(paper[1])
+    if not (90.0 <= w <= 1000.0 and 90.0 <= h <= 1000.0):
+        raise ValueError(f"paper size {w:g} x {h:g} mm is out of range (90..1000 mm each side)")
+    return w, h
+
+
+def table_sheet_entries(corner_ids: Sequence[int], corner_size_mm: float, car_tags: Mapping[int, str],
+                        car_size_mm: float, template_tags: Mapping[int, tuple[str, str]],
+                        template_tag_mm: Mapping[str, float]) -> list[SheetEntry]:
+    """The entries of the tag sheet for a table config: four corner tags, one per car, one per template
+    face (``template_tag_mm``: template name -> its tag's side, 25 mm when missing)."""
+    names = ("top-left", "top-right", "bottom-right", "bottom-left")
+    out = [SheetEntry(int(i), float(corner_size_mm), f"corner {n}", TagKind.CORNER,
+                      f"black square's {n} corner on the mat's {n} corner")
+           for i, n in zip(corner_ids, names)]
+    out += [SheetEntry(int(i), float(car_size_mm), f"car {c}", TagKind.CAR, "centred on the roof")
+            for i, c in sorted(car_tags.items())]
+    for i, (name, face) in sorted(template_tags.items()):
+        side = "upper face" if face == "a" else "underside, back to back with face a"
+        out.append(SheetEntry(int(i), float(template_tag_mm.get(name, 25.0)), f"{name} face {face}",
+                              TagKind.TEMPLATE, side))
+    return out
+
+
+def _font(px_per_mm: float, mm: float):
+    from PIL import ImageFont
+
+    try:
+        return ImageFont.load_default(size=max(8, int(round(mm * px_per_mm))))
+    except TypeError:  # Pillow < 10.1
+        return ImageFont.load_default()
+
+
+def _wrap(draw, text: str, font, max_w: float) -> list[str]:
+    """Greedy word wrap by measured width (a single word wider than ``max_w`` keeps its own line)."""
+    lines: list[str] = []
+    for para in text.split("\n"):
+        cur = ""
+        for word in para.split():
+            trial = f"{cur} {word}".strip()
+            if cur and draw.textlength(trial, font=font) > max_w:
+                lines.append(cur)
+                cur = word
+            else:
+                cur = trial
+        lines.append(cur)
+    return lines
+
+
+def _draw_arrow(draw, x0: float, y0: float, x1: float, y1: float, fill: int = 0) -> None:
+    """An upward arrow filling the box (x0, y0)-(x1, y1): a triangle head on a shaft."""
+    w, h = x1 - x0, y1 - y0
+    cx = (x0 + x1) / 2
+    head = min(h * 0.55, w)
+    draw.polygon([(cx, y0), (cx + head / 2, y0 + head), (cx - head / 2, y0 + head)], fill=fill)
+    sw = max(1.0, head * 0.28)
+    draw.rectangle([cx - sw / 2, y0 + head - 1, cx + sw / 2, y1], fill=fill)
+
+
+class _Pager:
+    """Flow layout on pages: header with ruler on every page, boxes placed left to right in rows."""
+
+    def __init__(self, dictionary: str, dpi: int, page_mm: tuple[float, float], title: str, margin_mm: float = 10.0):
+        from PIL import Image, ImageDraw
+
+        self._image, self._draw_cls = Image, ImageDraw
+        self.px = dpi / 25.4
+        self.dpi, self.dictionary, self.title = dpi, dictionary, title
+        self.pw, self.ph = int(round(page_mm[0] * self.px)), int(round(page_mm[1] * self.px))
+        self.margin = margin_mm * self.px
+        self.font = _font(self.px, 3.0)
+        self.small = _font(self.px, 2.6)
+        self.pages: list = []
+        self.items: list[PlacedItem] = []
+        self.page: Any = None
+        self.draw: Any = None
+        self.x = self.y = self.row_h = 0.0
+        self.new_page()
+
+    def text(self, xy: tuple[float, float], text: str, font, what: str = "text", tag_id: int | None = None) -> float:
+        """Draw one line at top-left ``xy``; record its box; return its height."""
+        x, y = xy
+        l, t, r, b = self.draw.textbbox((x, y), text, font=font)
+        self.draw.text((x, y), text, fill=0, font=font)
+        self.items.append(PlacedItem(len(self.pages) - 1, what, (float(l), float(t), float(r), float(b)), tag_id, text))
+        return float(b - y)
+
+    def line_h(self, font) -> float:
+        b = self.draw.textbbox((0, 0), "Ag|", font=font)[3]
+        return float(b) * 1.15
+
+    def new_page(self) -> None:
+        px = self.px
+        self.page = self._image.new("L", (self.pw, self.ph), 255)
+        self.draw = self._draw_cls.Draw(self.page)
+        self.pages.append(self.page)
+        y = self.margin * 0.6
+        head = (f"{self.title} - page {len(self.pages)} - ArUco {self.dictionary} - {self.dpi} dpi. Print at 100 % "
+                "(no 'fit to page'); the ruler below must measure 100 mm.")
+        for ln in _wrap(self.draw, head, self.font, self.pw - 2 * self.margin):
+            self.text((self.margin, y), ln, self.font, "header")
+            y += self.line_h(self.font)
+        ry = y + 2.0 * px
+        lw = max(1, int(0.3 * px))
+        self.draw.line([(self.margin, ry), (self.margin + 100 * px, ry)], fill=0, width=lw)
+        for k in range(11):
+            xx = self.margin + k * 10 * px
+            self.draw.line([(xx, ry - 1.5 * px), (xx, ry + 1.5 * px)], fill=0, width=lw)
+        self.items.append(PlacedItem(len(self.pages) - 1, "ruler",
+                                     (self.margin, ry - 1.5 * px, self.margin + 100 * px + lw, ry + 1.5 * px + lw)))
+        self.x, self.y, self.row_h = self.margin, ry + 5.0 * px, 0.0
+
+    def place(self, w: float, h: float, gap: float) -> tuple[float, float]:
+        """Top-left of the next free w x h box (new row / new page as needed)."""
+        if self.x + w > self.pw - self.margin and self.x > self.margin:
+            self.x, self.y, self.row_h = self.margin, self.y + self.row_h + gap, 0.0
+        if self.y + h > self.ph - self.margin:
+            self.new_page()
+        if self.x + w > self.pw - self.margin or self.y + h > self.ph - self.margin:
+            raise ValueError(f"an item of {w / self.px:.0f} x {h / self.px:.0f} mm does not fit on a "
+                             f"{self.pw / self.px:.0f} x {self.ph / self.px:.0f} mm page; use bigger paper or smaller tags")
+        pos = (self.x, self.y)
+        self.x += w + gap
+        self.row_h = max(self.row_h, h)
+        return pos
+
+    def newline(self, gap: float) -> None:
+        if self.x > self.margin:
+            self.x, self.y, self.row_h = self.margin, self.y + self.row_h + gap, 0.0
+
+
+def _tag_piece(pg: _Pager, dic, tag_id: int, side_mm: float, x: float, y: float, arrow_text: str,
+               strip_h: float) -> tuple[float, float]:
+    """Draw a cut piece at (x, y): arrow strip, quiet zone, tag.  Returns its (w, h) in pixels."""
+    import cv2
+    from PIL import Image
+
+    px = pg.px
+    side = side_mm * px
+    quiet = side / (dic.markerSize + 2)
+    w = side + 2 * quiet
+    h = strip_h + w
+    img = cv2.aruco.generateImageMarker(dic, int(tag_id), int(round(side)), borderBits=1)
+    tx, ty = int(round(x + quiet)), int(round(y + strip_h + quiet))
+    pg.page.paste(Image.fromarray(img), (tx, ty))
+    pg.items.append(PlacedItem(len(pg.pages) - 1, "tag", (float(tx), float(ty), float(tx + img.shape[1]),
+                                                          float(ty + img.shape[0])), tag_id))
+    # arrow towards the tag's top edge, and its words, in the strip above the quiet zone
+    ah = strip_h * 0.8
+    ax0 = x + quiet
+    _draw_arrow(pg.draw, ax0, y + strip_h * 0.1, ax0 + ah * 0.8, y + strip_h * 0.1 + ah)
+    pg.items.append(PlacedItem(len(pg.pages) - 1, "arrow", (ax0, y + strip_h * 0.1, ax0 + ah * 0.8,
+                                                            y + strip_h * 0.1 + ah), tag_id))
+    font = pg.small
+    room = w - quiet - ah * 0.8 - 1.0 * px - quiet
+    lines = _wrap(pg.draw, arrow_text, font, max(room, 1.0))
+    lh = pg.line_h(font)
+    ty0 = y + max(0.0, (strip_h - lh * len(lines)) / 2)
+    for k, ln in enumerate(lines):
+        pg.text((ax0 + ah * 0.8 + 1.0 * px, ty0 + k * lh), ln, font, "arrow_text", tag_id)
+    pg.draw.rectangle([x, y, x + w, y + h], outline=150, width=max(1, int(0.15 * px)))
+    pg.items.append(PlacedItem(len(pg.pages) - 1, "piece", (x, y, x + w, y + h), tag_id))
+    return w, h
+
+
+def _strip_mm(lines: int) -> float:
+    """Height of the arrow strip on a cut piece for ``lines`` lines of its small text."""
+    return max(5.0, 3.2 * lines + 1.0)
+
+
+def marker_sheet_layout(entries: Sequence[SheetEntry], dictionary: str = "4X4_100", dpi: int = 300,
+                        paper: str | tuple[float, float] = "a4") -> SheetLayout:
+    """Lay out and draw the tag sheet: first page opens with how to place the tags; every tag is a cut
+    piece with an arrow to its top edge and what that edge goes towards; its id, label and size are
+    underneath.  Nothing overlaps and nothing leaves the page (``SheetLayout.items`` has every box)."""
+    if dpi < 100 or dpi > 1200:
+        raise ValueError(f"dpi {dpi} is out of range; use 150..600 (300 is typical)")
+    page_mm = paper_mm(paper)
+    dic = aruco_dictionary(dictionary)
+    pg = _Pager(dictionary, dpi, page_mm, "Pitboard tags")
+    px = pg.px
+    gap = 4.0 * px
+    if any(e.kind is TagKind.CORNER for e in entries):
+        how = ("How to place them. Cut each tag along its grey line. CORNER TAGS: lay each on its own mat "
+               "corner so that the corner of the BLACK SQUARE (not of the white paper around it) sits exactly "
+               "on the mat's corner, its arrow pointing to the mat's top edge (the far side in the camera "
+               "picture); the white border then hangs over the mat's edge: keep it flat. CARS: centre the tag "
+               "on the roof, arrow to the nose. TEMPLATES: face a on the upper face, arrow along the direction "
+               "of travel; face b underneath, back to back.")
+        for ln in _wrap(pg.draw, how, pg.font, pg.pw - 2 * pg.margin):
+            pg.y += pg.text((pg.margin, pg.y), ln, pg.font, "text") * 1.15
+        pg.y += gap
+    for e in entries:
+        if e.size_mm <= 0:
+            raise ValueError(f"tag {e.id} has size {e.size_mm} mm; give the black square's side in mm")
+        side = e.size_mm * px
+        w_piece = side * (1 + 2 / (dic.markerSize + 2))
+        arrow = ARROW_TEXT[e.kind]
+        room = w_piece - side / (dic.markerSize + 2) * 2 - 5.0 * px
+        n_lines = len(_wrap(pg.draw, arrow, pg.small, max(room, 1.0)))
+        strip = _strip_mm(n_lines) * px
+        label_w = max(w_piece, 38.0 * px)
+        label_lines = _wrap(pg.draw, f"id {e.id}: {e.label} ({e.size_mm:g} mm)", pg.font, label_w)
+        note = "; ".join(t for t in (ARROW_SENTENCE[e.kind], e.note) if t)
+        note_lines = _wrap(pg.draw, note, pg.small, label_w) if note else []
+        label_lines += note_lines
+        widths = [pg.draw.textlength(ln, font=pg.font if k < len(label_lines) - len(note_lines) else pg.small)
+                  for k, ln in enumerate(label_lines)]
+        cell_w = max(w_piece, max(widths) if widths else 0.0)
+        cell_h = strip + w_piece + 1.0 * px + pg.line_h(pg.font) * len(label_lines)
+        x, y = pg.place(cell_w, cell_h, gap)
+        _, hp = _tag_piece(pg, dic, e.id, e.size_mm, x, y, arrow, strip)
+        ly = y + hp + 1.0 * px
+        n_main = len(label_lines) - len(note_lines)
+        for k, ln in enumerate(label_lines):
+            font = pg.font if k < n_main else pg.small
+            ly += pg.text((x, ly), ln, font, "label", e.id) * 1.15
+    return SheetLayout(pg.pages, pg.items, dpi, page_mm)
 
 
 def marker_sheet_pages(entries: Sequence[SheetEntry], dictionary: str = "4X4_100", dpi: int = 300,
-                       page_mm: tuple[float, float] = (210.0, 297.0)):
-    """Render the tags onto A4 pages (Pillow images at ``dpi``) so they print at true size.
+                       page_mm: tuple[float, float] | None = None, paper: str = "a4"):
+    """The tag sheet's pages (Pillow images at ``dpi``, true size when printed at 100 %); ``paper`` is
+    "a4" or "letter" (``page_mm`` overrides it).  See ``marker_sheet_layout``."""
+    return marker_sheet_layout(entries, dictionary, dpi, page_mm if page_mm is not None else paper).pages
 
-    Each tag has a white quiet zone of one cell around it and, underneath, its id, label and size in
-    mm.  The page header states the DPI and asks for printing at 100 % scale, with a 100 mm ruler to
-    check it."""
+
+# ---- token-zone cards ------------------------------------------------------------------------------
+
+
+def card_image(card: TagCard, px_per_mm: float, dictionary: str = "4X4_100", title: str = "") -> np.ndarray:
+    """The card as a grey picture (uint8, white paper), ``px_per_mm`` pixels per mm, top-left = the
+    card's origin: its tags where ``card.tags`` says, a thick frame just outside the zone window and the
+    title between the tags.  The printed pages paste this picture; the bench lays it on rendered mats."""
     import cv2
-    from PIL import Image, ImageDraw, ImageFont
+    from PIL import Image, ImageDraw
 
+    dic = aruco_dictionary(dictionary)
+    cw, ch = card.size_mm
+    w, h = int(round(cw * px_per_mm)), int(round(ch * px_per_mm))
+    img = np.full((h, w), 255, np.uint8)
+    for tid, x, y, s in card.tags:
+        side = int(round(s * px_per_mm))
+        m = cv2.aruco.generateImageMarker(dic, int(tid), side, borderBits=1)
+        x0, y0 = int(round(x * px_per_mm)), int(round(y * px_per_mm))
+        img[y0:y0 + side, x0:x0 + side] = m[: h - y0, : w - x0]
+    if card.zone_polygon:
+        poly = np.array(card.zone_polygon, dtype=np.float64)
+        lw = 1.5  # mm, drawn outside the window so the zone itself stays plain paper
+        lo, hi = poly.min(axis=0) - lw, poly.max(axis=0) + lw
+        outer = np.round(np.array([[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]]) * px_per_mm)
+        cv2.fillPoly(img, [outer.astype(np.int32)], 0)
+        cv2.fillPoly(img, [np.round(poly * px_per_mm).astype(np.int32)], 255)
+    if title:
+        pil = Image.fromarray(img)
+        d = ImageDraw.Draw(pil)
+        tags = sorted(card.tags, key=lambda t: t[1])
+        x_l = (tags[0][1] + tags[0][3] + 6.0) * px_per_mm if tags else 5 * px_per_mm
+        x_r = (tags[-1][1] - 6.0) * px_per_mm if len(tags) > 1 else w - 5 * px_per_mm
+        font = _font(px_per_mm, 4.0)
+        lines = _wrap(d, title, font, max(x_r - x_l, 1.0))
+        lh = d.textbbox((0, 0), "Ag", font=font)[3] * 1.2
+        top = (tags[0][2] + tags[0][3] / 2) * px_per_mm - lh * len(lines) / 2 if tags else 5 * px_per_mm
+        for k, ln in enumerate(lines):
+            tw = d.textlength(ln, font=font)
+            d.text(((x_l + x_r - tw) / 2, top + k * lh), ln, fill=0, font=font)
+        img = np.asarray(pil).copy()
+    return img
+
+
+def zone_card_layout(cards: Sequence[TagCard], dictionary: str = "4X4_100", dpi: int = 300,
+                     paper: str | tuple[float, float] = "a4", player_names: Mapping[str, str] | None = None
+                     ) -> SheetLayout:
+    """Printable token-zone cards (``vision.calibration.default_zone_cards``): one card per player, cut
+    out and laid on the mat where that player's hazard tokens go.  The camera finds each card by its two
+    tags at calibration (``zones_from_cards``), so the zone on the table is the card's frame."""
     if dpi < 100 or dpi > 1200:
         raise ValueError(f"dpi {dpi} is out of range; use 150..600 (300 is typical)")
-    px = dpi / 25.4
-    dic = aruco_dictionary(dictionary)
-    pw, ph = int(round(page_mm[0] * px)), int(round(page_mm[1] * px))
-    try:
-        font = ImageFont.load_default(size=max(10, int(3.2 * px)))
-    except TypeError:  # Pillow < 10.1
-        font = ImageFont.load_default()
-    margin = 12 * px
-    pages = []
-    page = draw = None
-    x = y = row_h = 0.0
+    from PIL import Image
 
-    def new_page():
-        nonlocal page, draw, x, y, row_h
-        page = Image.new("L", (pw, ph), 255)
-        draw = ImageDraw.Draw(page)
-        draw.text((margin, margin * 0.5), f"Pitboard tags - ArUco {dictionary} - {dpi} dpi - print at 100% "
-                  "(no 'fit to page'); the ruler must measure 100 mm", fill=0, font=font)
-        ry = margin * 0.5 + 5 * px
-        draw.line([(margin, ry), (margin + 100 * px, ry)], fill=0, width=max(1, int(0.3 * px)))
-        for k in range(11):
-            xx = margin + k * 10 * px
-            draw.line([(xx, ry - 1.5 * px), (xx, ry + 1.5 * px)], fill=0, width=max(1, int(0.3 * px)))
-        pages.append(page)
-        x, y, row_h = margin, margin + 10 * px, 0.0
-
-    new_page()
-    for e in entries:
-        side = e.size_mm * px
-        bits = dic.markerSize + 2
-        quiet = side / bits
-        cell_w = side + 2 * quiet
-        cell_h = cell_w + 9 * px
-        if x + cell_w > pw - margin:
-            x, y = margin, y + row_h
-            row_h = 0.0
-        if y + cell_h > ph - margin:
-            new_page()
-        img = cv2.aruco.generateImageMarker(dic, int(e.id), int(round(side)), borderBits=1)
-        page.paste(Image.fromarray(img), (int(round(x + quiet)), int(round(y + quiet))))
-        # thin cut guide around the quiet zone
-        draw.rectangle([x, y, x + cell_w, y + cell_w], outline=180)
-        draw.text((x + quiet, y + cell_w + 0.8 * px), f"id {e.id}  {e.label}", fill=0, font=font)
-        draw.text((x + quiet, y + cell_w + 4.6 * px), f"{e.size_mm:g} mm", fill=0, font=font)
-        x += cell_w + 4 * px
-        row_h = max(row_h, cell_h + 3 * px)
-    return pages
+    page_mm = paper_mm(paper)
+    pg = _Pager(dictionary, dpi, page_mm, "Pitboard token-zone cards", margin_mm=9.0)
+    px = pg.px
+    how = ("Cut out each card, lay it flat on the mat where that player keeps hazard tokens (clear of the "
+           "corner tags, any turn) and run `pitboard calibrate` with the cards there; tokens are then counted "
+           "inside the black frame.")
+    for card in cards:
+        name = (player_names or {}).get(card.name, card.name)
+        ids = ", ".join(str(i) for i in card.ids())
+        title = f"{name}: hazard tokens inside the frame"
+        pic = card_image(card, px, dictionary, title)
+        label = f"card {card.name} (tags {ids}; {card.size_mm[0]:g} x {card.size_mm[1]:g} mm). {how}"
+        lines = _wrap(pg.draw, label, pg.small, pic.shape[1])
+        lh = pg.line_h(pg.small)
+        cell_w = max([pic.shape[1]] + [pg.draw.textlength(ln, font=pg.small) for ln in lines])
+        x, y = pg.place(cell_w, pic.shape[0] + 1.0 * px + lh * len(lines), 4.0 * px)
+        pg.page.paste(Image.fromarray(pic), (int(round(x)), int(round(y))))
+        x1, y1 = x + pic.shape[1], y + pic.shape[0]
+        pg.items.append(PlacedItem(len(pg.pages) - 1, "card", (x, y, x1, y1)))
+        for tid, tx, ty, s in card.tags:
+            pg.items.append(PlacedItem(len(pg.pages) - 1, "tag", (x + tx * px, y + ty * px, x + (tx + s) * px,
+                                                                  y + (ty + s) * px), int(tid)))
+        pg.draw.rectangle([x, y, x1, y1], outline=150, width=max(1, int(0.15 * px)))
+        for k, ln in enumerate(lines):
+            pg.text((x, y1 + 1.0 * px + k * lh), ln, pg.small, "label")
+        pg.newline(4.0 * px)
+    return SheetLayout(pg.pages, pg.items, dpi, page_mm)

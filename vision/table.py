@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from vision.calibration import Calibration, CornerLayout
+from vision.calibration import Calibration, CornerLayout, apply_h
 from vision.markers import TagSighting, detect_tags, tag_pose
 from vision.templates import (
     TEMPLATE_NAMES, CarGeometry, CarObservation, OutlineMatcher, TemplateObservation,
@@ -73,6 +73,13 @@ def _section(d: Mapping, key: str) -> Mapping:
     return v
 
 
+def _flag(section: Mapping, key: str, default: bool) -> bool:
+    v = section.get(key, default)
+    if not isinstance(v, bool):
+        raise ConfigError(f"tokens.{key} must be true or false, not {v!r}")
+    return v
+
+
 def config_from_dict(data: Mapping, shapes: Mapping[str, TemplateShape] | None = None,
                      outlines: Mapping[str, TemplateShape] | None = None) -> TableConfig:
     """Build a config from a parsed TOML document shaped like ``vision/data/table_defaults.toml``."""
@@ -110,7 +117,8 @@ def config_from_dict(data: Mapping, shapes: Mapping[str, TemplateShape] | None =
             max_attach_distance_mm=float(att.get("max_distance_mm", 12.0)),
             max_attach_angle_deg=float(att.get("max_angle_deg", 20.0)),
             tokens=TokenLook(int(tok.get("hue_min", 20)), int(tok.get("hue_max", 38)), int(tok.get("sat_min", 150)),
-                             int(tok.get("val_min", 90)), float(tok.get("diameter_mm", 20.0))),
+                             int(tok.get("val_min", 90)), float(tok.get("diameter_mm", 20.0)),
+                             hand_test=_flag(tok, "hand_test", True)),
             template_sat_min=int(look.get("sat_min", 70)),
             template_val_min=int(look.get("val_min", 40)),
             min_iou=float(look.get("min_iou", 0.80)),
@@ -187,14 +195,17 @@ def _car_hull_px(car: CarObservation, cal: Calibration, geom: CarGeometry, margi
     cam = np.array([rot @ p + t for p in pts3])
     px = (k @ cam.T).T
     px = px[:, :2] / px[:, 2:3]
-    mm = cal.to_mm(px)
+    mm = apply_h(cal.px_to_mm, px)  # ideal (pinhole) pixels: no lens to undo
     return cv2.convexHull(mm.astype(np.float32)).reshape(-1, 2)
 
 
 def _fill_mm(mask: np.ndarray, poly_mm: np.ndarray, s: float, value: int = 255) -> None:
     import cv2
 
-    cv2.fillPoly(mask, [np.round(np.asarray(poly_mm) / s * 16).astype(np.int32)], value, shift=4)
+    poly = np.asarray(poly_mm, dtype=np.float64)
+    if not np.all(np.isfinite(poly)) or np.abs(poly).max(initial=0.0) > 1e6:
+        return  # a point the calibration sends to infinity (a damaged file): nothing to mark
+    cv2.fillPoly(mask, [np.round(poly / s * 16).astype(np.int32)], value, shift=4)
 
 
 def read_cars(sightings: Sequence[TagSighting], calibration: Calibration, config: TableConfig) -> list[CarObservation]:
@@ -257,7 +268,9 @@ def read_table(image: np.ndarray, calibration: Calibration, config: TableConfig,
         shape = config.shapes.get(name)
         if shape is None or shape.tag is None:
             continue
-        pose = tag_pose(sg, calibration)
+        # the tag lies on the acrylic's upper face, ``thickness_mm`` above the mat (face b: the same
+        # piece turned over, so the same height)
+        pose = tag_pose(sg, calibration, shape.tag_height_mm)
         if abs(pose.size_mm - shape.tag[2]) > 0.3 * shape.tag[2]:
             continue  # a tag of the wrong printed size (or a misread): its pose would be wrong
         pl = placement_from_tag(shape, face, pose.centre_mm, pose.heading_deg)
@@ -271,8 +284,7 @@ def read_table(image: np.ndarray, calibration: Calibration, config: TableConfig,
         _fill_mm(blocked, calibration.to_mm(sg.corners_px), s)
 
     if config.outlines:
-        scale = np.diag([1.0 / s, 1.0 / s, 1.0])
-        top = cv2.warpPerspective(image, scale @ calibration.px_to_mm, (gw, gh), flags=cv2.INTER_LINEAR)
+        top = calibration.warp_to_mm(image, s, (gw, gh))
         hsv = cv2.cvtColor(top, cv2.COLOR_BGR2HSV)
         tinted = cv2.inRange(hsv, (0, config.template_sat_min, config.template_val_min), (180, 255, 255))
         tok = config.tokens
@@ -340,7 +352,7 @@ def taught_outline(image: np.ndarray, calibration: Calibration, config: TableCon
     s = 0.5  # teaching is a one-off: a fine grid keeps the outline within a quarter millimetre
     mw, mh = calibration.mat_mm
     gw, gh = int(math.ceil(mw / s)), int(math.ceil(mh / s))
-    top = cv2.warpPerspective(image, np.diag([1 / s, 1 / s, 1.0]) @ calibration.px_to_mm, (gw, gh))
+    top = calibration.warp_to_mm(image, s, (gw, gh))
     hsv = cv2.cvtColor(top, cv2.COLOR_BGR2HSV)
     tinted = cv2.inRange(hsv, (0, config.template_sat_min, config.template_val_min), (180, 255, 255))
     tok = config.tokens

@@ -36,6 +36,9 @@ TEMPLATE_NAMES: tuple[str, ...] = (
 )
 
 
+DEFAULT_THICKNESS_MM = 3.0  # Gaslands templates are ~3 mm acrylic (an estimate: measure yours)
+
+
 class ShapeDataError(ValueError):
     """Template shape data (built in, edited or taught) is malformed; the message names the entry."""
 
@@ -49,13 +52,19 @@ class TemplateShape:
     straight: bool
     exit: tuple[float, float, float] = (0.0, 0.0, 0.0)  # u, v, heading_deg of the far end
     tag: tuple[float, float, float] | None = None  # u, v, size_mm (face "a"; face "b" mirrors it)
+    thickness_mm: float = DEFAULT_THICKNESS_MM  # the acrylic's thickness: its tag lies this far above the mat
+
+    @property
+    def tag_height_mm(self) -> float:
+        """Height of the upper face's tag above the mat (pass to ``vision.markers.tag_pose``)."""
+        return self.thickness_mm
 
     def area(self) -> float:
         p = self.outline
         return 0.5 * abs(float(np.dot(p[:, 0], np.roll(p[:, 1], 1)) - np.dot(p[:, 1], np.roll(p[:, 0], 1))))
 
 
-def _shape_from_entry(name: str, d: Mapping) -> TemplateShape:
+def _shape_from_entry(name: str, d: Mapping, thickness_default: float = DEFAULT_THICKNESS_MM) -> TemplateShape:
     if name not in TEMPLATE_NAMES:
         raise ShapeDataError(f"unknown template {name!r}; names are {', '.join(TEMPLATE_NAMES)}")
     try:
@@ -64,21 +73,30 @@ def _shape_from_entry(name: str, d: Mapping) -> TemplateShape:
         ex = tuple(float(v) for v in d.get("exit", (0.0, 0.0, 0.0)))
         tag = d.get("tag")
         tag_t = tuple(float(v) for v in tag) if tag is not None else None
+        thickness = float(d.get("thickness_mm", thickness_default))
     except (KeyError, TypeError, ValueError) as exc:
         raise ShapeDataError(f"template {name!r}: outline/exit/tag malformed ({exc!r})") from exc
     if outline.ndim != 2 or outline.shape[1] != 2 or len(outline) < 3:
         raise ShapeDataError(f"template {name!r}: outline needs at least 3 [u, v] points")
     if len(ex) != 3 or (tag_t is not None and len(tag_t) != 3):
         raise ShapeDataError(f"template {name!r}: exit is [u, v, heading_deg] and tag is [u, v, size_mm]")
-    return TemplateShape(name, outline, straight, ex, tag_t)  # type: ignore[arg-type]
+    if not (0.0 <= thickness <= 20.0):
+        raise ShapeDataError(f"template {name!r}: thickness_mm {thickness:g} is out of range; give the acrylic's "
+                             "thickness in mm (0-20, about 3 for Gaslands templates)")
+    return TemplateShape(name, outline, straight, ex, tag_t, thickness)  # type: ignore[arg-type]
 
 
 def shapes_from_dict(data: Mapping) -> dict[str, TemplateShape]:
-    """Parse the ``[templates.NAME]`` tables of a shapes document (parsed TOML)."""
+    """Parse the ``[templates.NAME]`` tables of a shapes document (parsed TOML).  A top-level
+    ``thickness_mm`` is the default for templates that do not give their own."""
     table = data.get("templates")
     if not isinstance(table, Mapping):
         raise ShapeDataError("shape data has no [templates.NAME] tables")
-    return {name: _shape_from_entry(name, entry) for name, entry in table.items()}
+    try:
+        thickness = float(data.get("thickness_mm", DEFAULT_THICKNESS_MM))
+    except (TypeError, ValueError) as exc:
+        raise ShapeDataError(f"shape data: thickness_mm must be a number of millimetres ({exc})") from exc
+    return {name: _shape_from_entry(name, entry, thickness) for name, entry in table.items()}
 
 
 def shapes_from_toml(text: bytes | str) -> dict[str, TemplateShape]:
@@ -106,6 +124,7 @@ def shapes_to_toml(shapes: Mapping[str, TemplateShape], header: str = "") -> str
         lines.append("exit = [{:.1f}, {:.1f}, {:.1f}]".format(*s.exit))
         if s.tag is not None:
             lines.append("tag = [{:.1f}, {:.1f}, {:.1f}]".format(*s.tag))
+        lines.append(f"thickness_mm = {s.thickness_mm:.1f}")
         lines.append("outline = [" + ", ".join(f"[{u:.1f}, {v:.1f}]" for u, v in s.outline) + "]")
         lines.append("")
     return "\n".join(lines)

@@ -1,11 +1,32 @@
 """Hazard tokens: how many lie in each player's token zone, reported only when the zone is still.
 
-Counting is by *area*, not by blob: tokens that touch merge into one blob, but a blob of n touching
-round tokens covers n token areas.  The zone is rectified to 1 px per mm first, so a token covers the
-same number of pixels wherever it lies and however the camera is tilted.  Printed icons on a token are
-filled in (outer contours), so only the token's outline matters.  A blob whose area is not close to a
-whole number of tokens (a token half outside the zone, two tokens stacked askew, a finger) makes the
-count ``None`` - an honest "cannot count" - and so does skin in the zone.
+How a zone is read (each step a pure function of the frame and what was learned at set-up):
+
+1. **White balance from the corner tags.**  The four corner tags are black ink on white paper; the
+   brightest pixels of each tag square are that paper.  Every zone is divided by the paper's colour
+   (interpolated between the corners), so warm or cool light no longer moves the token colour.
+2. **Token colour and bare mat, learned.**  ``TokenLook.colour`` is the token's chromaticity (r, g of
+   normalised RGB after white balance) with its spread, taught from a frame with tokens in a zone
+   (``pitboard teach tokens``; a golden default until then).  ``TokenLook.mats`` holds each zone's bare
+   mat, learned from the calibration frame (or the teach frame's empty zones).  A pixel is token when
+   its colour is near the token colour *and* not what the bare mat shows there, so a tan, wooden or
+   printed mat is never mistaken for tokens and a token is never lost for being close to a fixed bound.
+   A rim pixel (a blend of token and mat) is token when its colour is nearer the token's than the mat's,
+   so blur and the camera's chroma subsampling do not grow the tokens; the size a token shows in this
+   camera's mask is learned when teaching (``TokenLook.seen_diameter_mm``).  The margin of a zone that
+   runs off the mat is ignored.
+3. **Covered or unclear.**  Pixels that are neither mat nor token, in patches bigger than a fingertip
+   that reach into the zone (a hand, an arm, a sleeve), make the zone "cannot count" (``None``), judged
+   against the learned mat and not by a fixed skin colour: per pixel, and by the chroma averaged over
+   7 x 7 mm (a dim hand on a dark mat differs little per pixel but everywhere).  ``TokenLook.hand_test``
+   (``[tokens] hand_test`` in the table config) turns the test off.  A frame without colour (a grey
+   camera mode) is "cannot count" too, never 0.
+4. **Counting discs, not blobs.**  Tokens that touch or rest on each other merge into one blob.  The
+   blob is explained by discs of one token's size, placed greedily where a disc fits inside the blob and
+   covers the most of it not yet explained; a token resting on another leaves a partly visible disc that
+   still adds at least ~40 % of a token, so it is counted.  A blob the discs do not explain (a token cut
+   by something, a shape no pile of tokens makes) makes the zone ``None``.  A disc counts for the zone
+   holding its centre; a centre on the zone's edge makes the zone ``None``.
 
 Stillness lives in :class:`TokenCounter`, a small stateful object fed frames: it compares each zone
 with the previous frame and only counts a zone after it has been still for ``still_frames`` frames.
@@ -16,131 +37,719 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
 from vision.calibration import Calibration, Zone
 
+#: White paper maps to this grey level after white balance.
+WHITE_LEVEL = 200.0
+#: A patch of the zone whose chroma, averaged over 7 x 7 mm, is this far from the learned mat is foreign.
+FOREIGN_CHROMA = 0.035
+#: A stacked token's rim must be this much more edge than the blob's own edge density.
+RING_MARGIN = 0.45
+#: Millimetres per pixel of the rectified zones, and the border around a zone that is looked at (a
+#: token whose centre is inside the zone is then seen whole).
+ZONE_MM_PER_PX = 1.0
+ZONE_MARGIN_MM = 14.0
+
+
+class TokenLookError(ValueError):
+    """Teaching the token look failed; the message says what the frame shows and what to do."""
+
+
+@dataclass(frozen=True)
+class TokenColour:
+    """A token's colour after white balance: chromaticity mean (r, g), its covariance (rr, rg, gg) and
+    its lightness (channel sum / 3 over white paper's level)."""
+
+    r: float = 0.50
+    g: float = 0.43
+    cov: tuple[float, float, float] = (0.0016, 0.0, 0.0016)
+    lightness: float = 0.85
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"r": self.r, "g": self.g, "cov": list(self.cov), "lightness": self.lightness}
+
+    @staticmethod
+    def from_dict(d: Mapping[str, Any]) -> "TokenColour":
+        c = [float(v) for v in d["cov"]]
+        if len(c) != 3:
+            raise ValueError("cov must have three numbers (rr, rg, gg)")
+        return TokenColour(float(d["r"]), float(d["g"]), (c[0], c[1], c[2]), float(d["lightness"]))
+
 
 @dataclass(frozen=True)
 class TokenLook:
-    """Colour (OpenCV HSV: hue 0..179, saturation/value 0..255) and size of one hazard token."""
+    """What a hazard token and the bare mat look like to this camera.
+
+    ``colour``: the token colour (the golden default until taught); ``diameter_mm``: one round token;
+    ``mats``: zone name -> the bare mat of that zone as a white-balanced BGR image (uint8, white paper =
+    ``WHITE_LEVEL``) at ``ZONE_MM_PER_PX`` covering the zone and ``ZONE_MARGIN_MM`` around it;
+    ``hand_test``: refuse a zone with a hand (or anything else big and foreign) in it.
+    ``hue_min``..``val_min`` only keep loose tokens out of the template search (HSV, OpenCV scale)."""
 
     hue_min: int = 20
     hue_max: int = 38
     sat_min: int = 150
     val_min: int = 90
     diameter_mm: float = 20.0
+    colour: TokenColour = TokenColour()
+    mats: Mapping[str, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
+    hand_test: bool = True
+    taught: bool = False
+    corner_mm: float = 50.0
+    seen_diameter_mm: float | None = None  # as this camera's colour mask shows a token (learned by teaching)
+
+    @property
+    def mask_diameter_mm(self) -> float:
+        """A token's diameter in the token mask: the taught one (blur and the camera's chroma subsampling
+        widen or narrow what the colour test sees), else the printed ``diameter_mm``."""
+        return self.seen_diameter_mm if self.seen_diameter_mm is not None else self.diameter_mm
 
     @property
     def area_mm2(self) -> float:
-        return math.pi * (self.diameter_mm / 2) ** 2
+        return math.pi * (self.mask_diameter_mm / 2) ** 2
 
 
-def rectify_zone(image: np.ndarray, calibration: Calibration, zone: Zone, mm_per_px: float = 1.0):
-    """Top-down crop of a zone: (BGR image, mask of the zone polygon), ``mm_per_px`` mm per pixel."""
+# --------------------------------------------------------------------------------------------------
+# Geometry
+
+
+def rectify_zone(image: np.ndarray, calibration: Calibration, zone: Zone, mm_per_px: float = 1.0,
+                 margin_mm: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """Top-down crop of a zone (and ``margin_mm`` around it): (image, mask of the zone polygon)."""
     import cv2
 
     poly = np.array(zone.polygon, dtype=np.float64)
-    x0, y0 = poly.min(axis=0)
-    x1, y1 = poly.max(axis=0)
+    x0, y0 = poly.min(axis=0) - margin_mm
+    x1, y1 = poly.max(axis=0) + margin_mm
     w = max(1, int(math.ceil((x1 - x0) / mm_per_px)))
     h = max(1, int(math.ceil((y1 - y0) / mm_per_px)))
-    shift = np.array([[1 / mm_per_px, 0, -x0 / mm_per_px], [0, 1 / mm_per_px, -y0 / mm_per_px], [0, 0, 1]])
-    m = shift @ calibration.px_to_mm
-    crop = cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_LINEAR)
+    if calibration.lens.is_identity():
+        shift = np.array([[1 / mm_per_px, 0, -x0 / mm_per_px], [0, 1 / mm_per_px, -y0 / mm_per_px], [0, 0, 1]])
+        m = shift @ calibration.px_to_mm
+        crop = cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    else:  # a wide lens bends the zone: follow it pixel by pixel (the maps are cached per zone)
+        crop = calibration.warp_to_mm(image, mm_per_px, (w, h), (float(x0), float(y0)))
     mask = np.zeros((h, w), np.uint8)
     q = (poly - [x0, y0]) / mm_per_px
     cv2.fillPoly(mask, [np.round(q * 16).astype(np.int32)], 255, shift=4)
     return crop, mask
 
 
-def skin_mask(bgr: np.ndarray) -> np.ndarray:
-    """Pixels that look like skin (YCrCb box rule); used to refuse counting a zone under a hand."""
+def _has_colour(image: np.ndarray) -> bool:
+    return image is not None and image.ndim == 3 and image.shape[2] == 3
+
+
+def paper_white(image: np.ndarray, calibration: Calibration, corner_mm: float = 50.0) -> np.ndarray:
+    """BGR of white paper at the four mat corners (rows TL, TR, BR, BL), from the corner tags' white
+    cells and margin; a row is NaN where the tag is covered or unreadable (no clear black and white)."""
+    w, h = calibration.mat_mm
+    s = corner_mm
+    out = np.full((4, 3), np.nan)
+    for i, (x, y) in enumerate(((0.0, 0.0), (w - s, 0.0), (w - s, h - s), (0.0, h - s))):
+        z = Zone("corner", "tokens", ((x - 3, y - 3), (x + s + 3, y - 3), (x + s + 3, y + s + 3), (x - 3, y + s + 3)))
+        crop, _ = rectify_zone(image, calibration, z, 1.0)
+        crop = crop.reshape(-1, 3).astype(np.float32)
+        grey = crop.mean(axis=1)
+        lo, hi = np.percentile(grey, (15, 88))
+        if hi < 30 or hi < 1.8 * lo:
+            continue  # no black-and-white tag here: covered or lost
+        bright = crop[grey >= hi]
+        out[i] = np.median(bright, axis=0)
+    ok = ~np.isnan(out[:, 0])
+    if ok.sum() >= 2:  # a corner whose "paper" has another colour than the others' is under a hand
+        ch = out[ok] / out[ok].sum(axis=1, keepdims=True)
+        med = np.median(ch, axis=0)
+        bad = np.abs(ch - med).max(axis=1) > 0.04
+        idx = np.flatnonzero(ok)[bad]
+        out[idx] = np.nan
+    return out
+
+
+def white_at(whites: np.ndarray, point_mm: Any, mat_mm: tuple[float, float]) -> np.ndarray | None:
+    """Paper white at ``point_mm``: bilinear between the corners that were seen (their mean if some
+    are missing); None when no corner was seen."""
+    ok = ~np.isnan(whites[:, 0])
+    if not ok.any():
+        return None
+    if ok.all():
+        u = min(max(point_mm[0] / mat_mm[0], 0.0), 1.0)
+        v = min(max(point_mm[1] / mat_mm[1], 0.0), 1.0)
+        wts = np.array([(1 - u) * (1 - v), u * (1 - v), u * v, (1 - u) * v])
+        return np.asarray(wts @ whites)
+    return np.asarray(whites[ok].mean(axis=0))
+
+
+# --------------------------------------------------------------------------------------------------
+# Pixels
+
+
+@dataclass
+class _ZoneView:
+    crop: np.ndarray  # white-balanced float32 BGR
+    inside: np.ndarray  # bool, the zone polygon
+    r: np.ndarray
+    g: np.ndarray
+    s: np.ndarray  # channel sum
+    on_mat: np.ndarray | None = None  # bool, False where the margin runs off the mat (the table beyond)
+
+
+def _features(wb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    s = wb.sum(axis=2, dtype=np.float32) + np.float32(1.0)
+    return wb[..., 2] / s, wb[..., 1] / s, s
+
+
+def _view(image: np.ndarray, calibration: Calibration, zone: Zone, white: np.ndarray | None) -> _ZoneView:
     import cv2
 
-    ycc = cv2.cvtColor(bgr, cv2.COLOR_BGR2YCrCb)
-    return cv2.inRange(ycc, (40, 136, 78), (255, 185, 132))
+    crop, mask = rectify_zone(image, calibration, zone, ZONE_MM_PER_PX, ZONE_MARGIN_MM)
+    crop = crop.astype(np.float32)
+    if white is not None:
+        crop *= (WHITE_LEVEL / np.maximum(white, 8.0)).astype(np.float32)
+    crop = cv2.GaussianBlur(crop, (3, 3), 0.6)
+    r, g, s = _features(crop)
+    # the margin of a zone at the mat's edge shows the table beyond: neither token nor hand
+    poly = np.array(zone.polygon, dtype=np.float64)
+    x0, y0 = poly.min(axis=0) - ZONE_MARGIN_MM
+    h, w = mask.shape
+    xs = x0 + (np.arange(w) + 0.5) * ZONE_MM_PER_PX
+    ys = y0 + (np.arange(h) + 0.5) * ZONE_MM_PER_PX
+    mw, mh = calibration.mat_mm
+    on_mat = ((ys >= 1.0) & (ys <= mh - 1.0))[:, None] & ((xs >= 1.0) & (xs <= mw - 1.0))[None, :]
+    return _ZoneView(crop, mask > 0, r, g, s, None if on_mat.all() else on_mat)
 
 
-def count_in_crop(crop: np.ndarray, mask: np.ndarray, look: TokenLook, mm_per_px: float = 1.0,
-                  max_skin_fraction: float = 0.01, tolerance: float = 0.35) -> int | None:
-    """Count tokens in a rectified zone crop; ``None`` when the count cannot be trusted."""
+def _token_distance(v: _ZoneView, c: TokenColour) -> np.ndarray:
+    """Mahalanobis distance of each pixel's chromaticity from the token colour, the pixel's own noise
+    (larger in dark pixels) added to the token's spread."""
+    rr, rg, gg = c.cov
+    noise = (6.0 / v.s) ** 2
+    a, b, d = rr + noise + 0.0004, rg, gg + noise + 0.0004
+    dr, dg = v.r - c.r, v.g - c.g
+    det = a * d - b * b
+    return np.sqrt(np.maximum((d * dr * dr - 2 * b * dr * dg + a * dg * dg) / det, 0.0))
+
+
+_MatFeatures = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+_REF_CACHE: dict[int, tuple[np.ndarray, _MatFeatures]] = {}
+
+
+def _ref_features(ref: np.ndarray) -> _MatFeatures:
+    """Chromaticity, channel sum and squared base tolerance of a learned bare mat (cached: frames come
+    10+ a second and the mat does not change)."""
     import cv2
 
-    inside = mask > 0
-    n_inside = int(np.count_nonzero(inside))
-    if n_inside == 0:
+    hit = _REF_CACHE.get(id(ref))
+    if hit is not None and hit[0] is ref:
+        return hit[1]
+    rf = cv2.GaussianBlur(ref.astype(np.float32), (5, 5), 1.2)
+    r0, g0, s0 = _features(rf)
+    out = (r0, g0, s0, (0.012 ** 2 + (6.0 / s0) ** 2).astype(np.float32))
+    if len(_REF_CACHE) > 64:
+        _REF_CACHE.clear()
+    _REF_CACHE[id(ref)] = (ref, out)
+    return out
+
+
+def _mat_reference(v: _ZoneView, look: TokenLook, zone: str, d_tok: np.ndarray) -> tuple[Any, Any, Any, Any]:
+    """(mat r, mat g, mat channel sum, per-pixel chroma tolerance) of the bare mat under this zone view."""
+    ref = look.mats.get(zone)
+    h, w = v.r.shape
+    if ref is not None and ref.shape[:2] == (h, w):
+        rr0, gg0, ss0, tol0 = _ref_features(ref)
+        return rr0, gg0, ss0, np.sqrt(tol0 + (6.0 / v.s) ** 2)
+    # Not learned: the zone's own commonest colour (most of a zone is bare mat), a wider tolerance.
+    bg = d_tok > 4.0
+    if np.count_nonzero(bg) < 0.3 * bg.size:
+        bg = np.ones_like(bg)
+    r0, g0 = float(np.median(v.r[bg])), float(np.median(v.g[bg]))
+    spread = float(np.sqrt(np.median((v.r[bg] - r0) ** 2 + (v.g[bg] - g0) ** 2))) * 1.5
+    s0 = float(np.median(v.s[bg]))
+    tol = np.sqrt(max(spread, 0.012) ** 2 + (6.0 / v.s) ** 2)
+    return r0, g0, s0, tol
+
+
+def token_mask(v: _ZoneView, look: TokenLook, zone: str) -> tuple[np.ndarray, np.ndarray]:
+    """(token pixels, foreign pixels: neither token nor mat) of a zone view, uint8 0/255."""
+    d_tok = _token_distance(v, look.colour)
+    r0, g0, s0, tol = _mat_reference(v, look, zone, d_tok)
+    d_mat = np.hypot(v.r - r0, v.g - g0) / tol
+    ratio = v.s / np.maximum(s0, 1.0)
+    s_tok = look.colour.lightness * 3 * WHITE_LEVEL
+    # a rim pixel is a blend of token and mat: it is token when nearer the token's colour than the mat's
+    # (the blend's midpoint), so blur and noise do not grow or shrink the tokens
+    to_tok = np.hypot(v.r - look.colour.r, v.g - look.colour.g)
+    to_mat = np.hypot(v.r - r0, v.g - g0)
+    nearer = to_tok < to_mat
+    # artwork of almost the token's colour (an orange band on a printed mat): a pixel many times nearer
+    # the token's colour than the mat's is token even inside the mat's wide per-pixel tolerance
+    much_nearer = (to_mat > 3.0 * to_tok) & (d_mat > 1.5)
+    # on a dark mat (black artwork) chroma is unsteady: a token is told by being far brighter than it
+    tok = (d_tok < 3.5) & (v.s > 0.3 * s_tok) & (((d_mat > 2.5) & nearer) | much_nearer | (ratio > 1.6))
+    # neither mat nor token: a hand, a sleeve, a car.  Skin can lie near a taught token colour's wide
+    # spread, so "not token" is the token test failing, not a second, looser bound
+    # ... and a dim, weakly coloured hand (dark skin on a dark mat) differs from the mat by little per
+    # pixel but by the same little over its whole area: the chroma difference averaged over 7 x 7 mm
+    import cv2
+
+    # (tokens and their blended rims left out of the average, so a token does not smear into a halo)
+    w = (cv2.dilate(tok.astype(np.uint8), np.ones((7, 7), np.uint8)) == 0).astype(np.float32)
+    wn = np.maximum(cv2.blur(w, (7, 7)), 1e-3)
+    dr = cv2.blur((v.r - r0).astype(np.float32) * w, (7, 7)) / wn
+    dg = cv2.blur((v.g - g0).astype(np.float32) * w, (7, 7)) / wn
+    shifted = (np.hypot(dr, dg) > FOREIGN_CHROMA) & (w > 0)
+    foreign = ((d_mat > 5.0) | (ratio < 0.38) | (ratio > 2.2) | shifted) & ~tok
+    if v.on_mat is not None:
+        tok &= v.on_mat
+        foreign &= v.on_mat
+    return tok.astype(np.uint8) * 255, foreign.astype(np.uint8) * 255
+
+
+# --------------------------------------------------------------------------------------------------
+# Counting
+
+
+def _disc(radius: float) -> np.ndarray:
+    import cv2
+
+    n = int(math.ceil(radius)) * 2 + 1
+    k = np.zeros((n, n), np.float32)
+    cv2.circle(k, (n // 2, n // 2), int(round(radius)), 1.0, -1)
+    return k
+
+
+_RING = np.stack([np.cos(np.linspace(0, 2 * np.pi, 40, endpoint=False)),
+                  np.sin(np.linspace(0, 2 * np.pi, 40, endpoint=False))], axis=1)
+
+
+def _ring_support(edges: np.ndarray, ys: np.ndarray, xs: np.ndarray, radius: float) -> np.ndarray:
+    """For circles of ``radius`` centred at (xs, ys): the share of the circle lying on an edge pixel
+    (within a pixel of the radius)."""
+    h, w = edges.shape
+    best = np.zeros(len(xs), np.float32)
+    for rr in (radius - 1.0, radius, radius + 1.0):
+        px = np.clip(np.round(xs[:, None] + _RING[None, :, 0] * rr).astype(int), 0, w - 1)
+        py = np.clip(np.round(ys[:, None] + _RING[None, :, 1] * rr).astype(int), 0, h - 1)
+        best = np.maximum(best, edges[py, px].mean(axis=1))
+    return best
+
+
+def _discs_in_blob(blob: np.ndarray, radius: float, edges: np.ndarray | None = None,
+                   max_discs: int = 40, raw: np.ndarray | None = None) -> tuple[list[tuple[float, float]], float] | None:
+    """Explain a blob (uint8 0/1) by discs of ``radius`` px: greedy, each disc where one fits inside the
+    blob and covers the most of it not yet covered.  Returns (centres, unexplained area in discs) or None
+    when no disc fits at all."""
+    import cv2
+
+    pad = int(math.ceil(radius)) + 2
+    b = cv2.copyMakeBorder(blob, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+    raw_b = None if raw is None else cv2.copyMakeBorder(raw.astype(np.uint8), pad, pad, pad, pad,
+                                                          cv2.BORDER_CONSTANT, value=0)
+    dt = cv2.distanceTransform(b, cv2.DIST_L2, 5)
+    cand = dt >= 0.7 * radius
+    if not cand.any():
         return None
-    hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV)
-    tok = cv2.inRange(hsv, (look.hue_min, look.sat_min, look.val_min), (look.hue_max, 255, 255))
-    # Skin, away from the tokens' own anti-aliased rims (yellow over grey passes for skin there), in
-    # patches at least a fingertip big.
-    skin = skin_mask(crop)
-    skin[cv2.dilate(tok, np.ones((7, 7), np.uint8)) > 0] = 0
-    skin = cv2.morphologyEx(skin, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
-    if np.count_nonzero(skin[inside]) > max(max_skin_fraction * n_inside, 60.0 / mm_per_px ** 2):
-        return None
+    kern = _disc(radius * 0.97)
+    unit = float(kern.sum())
+    # A disc sits where it lies wholly inside the blob: among discs covering as much that is new, the
+    # one poking out least (a spot between three touching tokens covers as much, but pokes out).
+    poke = unit - cv2.filter2D(b.astype(np.float32), -1, kern, borderType=cv2.BORDER_CONSTANT)
+    resid = b.astype(np.float32)
+    gain = cv2.filter2D(resid, -1, kern, borderType=cv2.BORDER_CONSTANT)
+    kr = kern.shape[0] // 2
+    centres: list[tuple[float, float]] = []
+    for _ in range(max_discs):
+        score = gain - 2.0 * poke
+        score[~cand] = -unit * 4
+        j = int(np.argmax(score))
+        y, x = divmod(j, score.shape[1])
+        if gain[y, x] < 0.22 * unit or poke[y, x] > 0.2 * unit:
+            break
+        # the centre of the plateau of near-best scores around it (a disc sliding in a slot)
+        ys, xs = np.nonzero(score[max(0, y - 2):y + 3, max(0, x - 2):x + 3] >= score[y, x] - 0.01 * unit)
+        cy, cx = ys.mean() + max(0, y - 2), xs.mean() + max(0, x - 2)
+        centres.append((cx - pad, cy - pad))
+        icx, icy = int(round(cx)), int(round(cy))
+        cv2.circle(resid, (icx, icy), int(round(radius)), 0.0, -1)
+        # the gain changes only within two radii of the new disc
+        y0, y1 = max(0, icy - 2 * kr - 2), min(resid.shape[0], icy + 2 * kr + 3)
+        x0, x1 = max(0, icx - 2 * kr - 2), min(resid.shape[1], icx + 2 * kr + 3)
+        ry0, ry1 = max(0, y0 - kr), min(resid.shape[0], y1 + kr)
+        rx0, rx1 = max(0, x0 - kr), min(resid.shape[1], x1 + kr)
+        part = cv2.filter2D(resid[ry0:ry1, rx0:rx1], -1, kern, borderType=cv2.BORDER_CONSTANT)
+        gain[y0:y1, x0:x1] = part[y0 - ry0:y1 - ry0, x0 - rx0:x1 - rx0]
+
+    def unexplained(cs: list[tuple[float, float]]) -> float:
+        """What the discs ``cs`` leave of the blob, beyond thin rims (blur, the filled gaps between
+        touching tokens) and specks, in tokens.  The gaps that touching tokens enclose were filled to
+        keep the blob whole; they are no token's to explain (``raw``: the blob before filling)."""
+        left: Any = (b if raw_b is None else raw_b).astype(np.float32)
+        for cx, cy in cs:
+            cv2.circle(left, (int(round(cx + pad)), int(round(cy + pad))), int(round(radius)), 0.0, -1)
+        left = cv2.morphologyEx(left, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+        return float(left.sum()) / unit
+
+    # A token lying on two others can hide inside their silhouette: its whole rim, seen as an edge
+    # inside the blob, says it is there.
+    ringed: list[tuple[float, float]] = []
+    if edges is not None and len(centres) >= 1:
+        e = cv2.copyMakeBorder(edges, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+        ys, xs = np.nonzero(dt >= 0.85 * radius)
+        # edges everywhere (noise, JPEG blocks, printed icons) put some edge on any circle: a rim must
+        # stand out from the blob's own edge density
+        density = float(e[b > 0].mean()) if (b > 0).any() else 0.0
+        need = max(0.8, density + RING_MARGIN)
+        if len(xs):
+            sup = _ring_support(e, ys.astype(np.float32), xs.astype(np.float32), radius)
+            order = np.argsort(-sup)
+            for j in order:
+                if sup[j] < need:
+                    break
+                c = (float(xs[j] - pad), float(ys[j] - pad))
+                if all(math.hypot(c[0] - a, c[1] - b_) > 0.8 * radius for a, b_ in centres + ringed):
+                    ringed.append(c)
+    centres = centres + ringed
+
+    # The fewest discs that explain the blob: drop a disc the others already explain (greedy can put
+    # its first disc on the spot between three touching tokens, then one on each of them) unless its
+    # whole rim is seen.
+    changed = True
+    while changed and len(centres) > 1:
+        changed = False
+        for k in range(len(centres)):
+            if centres[k] in ringed:
+                continue
+            rest = centres[:k] + centres[k + 1:]
+            if unexplained(rest) <= 0.12:
+                centres = rest
+                changed = True
+                break
+    return centres, unexplained(centres)
+
+
+def _clean_mask(tok: np.ndarray, look: TokenLook, mm_per_px: float = ZONE_MM_PER_PX) -> np.ndarray:
+    """Token mask without specks, with printed icons and the gaps touching tokens enclose filled."""
+    return _clean_masks(tok, look, mm_per_px)[0]
+
+
+def _clean_masks(tok: np.ndarray, look: TokenLook, mm_per_px: float = ZONE_MM_PER_PX) -> tuple[np.ndarray, np.ndarray]:
+    """(the cleaned mask, the mask before closing and filling: what the tokens' colour really covers)"""
+    import cv2
+
     tok = cv2.morphologyEx(tok, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    # Seal the one-pixel breaks through which a printed icon's hole opens to the outside.
-    tok = cv2.morphologyEx(tok, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
-    unit = look.area_mm2 / (mm_per_px ** 2)
-    # Fill holes smaller than a fifth of a token (a printed icon; the tiny gap three touching tokens
-    # enclose) but not the mat a ring of tokens encloses.
+    raw = tok.copy()
+    # seal the breaks through which a printed icon's hole opens to the outside
+    tok = cv2.morphologyEx(tok, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
+    unit = look.area_mm2 / mm_per_px ** 2
     contours, hier = cv2.findContours(tok, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
-    filled = tok.copy()
-    if hier is not None:
+    if hier is not None:  # fill printed icons and the gaps touching tokens enclose, not a ring's middle
         small = [c for j, c in enumerate(contours) if hier[0][j][3] >= 0 and cv2.contourArea(c) < 0.2 * unit]
-        cv2.drawContours(filled, small, -1, 255, thickness=cv2.FILLED)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(filled, connectivity=8)
-    areas = stats[1:, cv2.CC_STAT_AREA].astype(float)
-    # The frame's own unit: lone tokens (about one token big and round) measure it, which absorbs
-    # blur, threshold and a slightly wrong configured diameter.
-    singles = []
-    for i in range(1, n):
-        k = areas[i - 1] / unit
-        w, h = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
-        if 0.75 < k < 1.3 and 0.8 < w / max(h, 1) < 1.25 and areas[i - 1] / (w * h) > 0.68:
-            singles.append(areas[i - 1])
-    # Without a lone token to measure, try the configured size as is and with the thin rim that
-    # blur and the sealing step add around touching tokens (~7 % here); keep the better fit.
-    units = [float(np.median(singles))] if singles else [unit, unit * 1.07]
-    comps = []
-    for i in range(1, n):
-        area = areas[i - 1]
-        if area < 0.3 * unit:
-            continue  # speck: dust, a glint; far smaller than any token
-        # a token cut by the zone edge: its count belongs to whichever side holds most of it
-        frac_in = np.count_nonzero((labels == i) & inside) / area
-        if frac_in < 0.5:
-            continue
-        if 0.05 < frac_in < 0.95:
-            return None
-        comps.append(area)
-    best: tuple[float, int] | None = None
-    for u in units:
-        ks = [a / u for a in comps]
-        rs = [int(round(k)) for k in ks]
-        worst = max((abs(k - r) for k, r in zip(ks, rs)), default=0.0)
-        if any(r == 0 for r in rs):
-            continue
-        if best is None or worst < best[0]:
-            best = (worst, sum(rs))
-    if best is None or best[0] > tolerance:
+        cv2.drawContours(tok, small, -1, 255, thickness=cv2.FILLED)
+    return tok, raw
+
+
+def _prepared_mask(v: _ZoneView, look: TokenLook, zone: str) -> np.ndarray:
+    tok, _ = token_mask(v, look, zone)
+    return _clean_mask(tok, look)
+
+
+def count_in_view(v: _ZoneView, look: TokenLook, zone: str, mm_per_px: float = ZONE_MM_PER_PX) -> int | None:
+    """Count tokens whose centre lies in the zone; ``None`` when the count cannot be trusted."""
+    import cv2
+
+    if not np.isfinite(v.s).all():
         return None
-    return best[1]
+    tok, foreign = token_mask(v, look, zone)
+    grow = cv2.dilate(tok, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
+    if look.hand_test:
+        f = foreign.copy()
+        f[grow > 0] = 0
+        f = cv2.morphologyEx(f, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+        n, flab, stats, _ = cv2.connectedComponentsWithStats(f, connectivity=8)
+        big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] * mm_per_px ** 2 > 150.0]
+        if big:
+            # only what reaches into the zone covers it (a car parked beside the zone does not)
+            ins = flab[v.inside]
+            if max(int(np.count_nonzero(ins == i)) for i in big) * mm_per_px ** 2 >= 25.0:
+                return None
+    tok, raw = _clean_masks(tok, look, mm_per_px)
+    unit = look.area_mm2 / mm_per_px ** 2
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(tok, connectivity=8)
+    # the frame's own token size: lone round tokens measure it (blur, threshold, a slightly wrong diameter)
+    radius = look.mask_diameter_mm / 2 / mm_per_px
+    lone = []
+    for i in range(1, n):
+        a = stats[i, cv2.CC_STAT_AREA]
+        bw, bh = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
+        if 0.7 * unit < a < 1.3 * unit and 0.8 < bw / max(bh, 1) < 1.25 and a / (bw * bh) > 0.68:
+            lone.append(math.sqrt(a / math.pi))
+    if lone:
+        radius = float(np.clip(np.median(lone), 0.8 * radius, 1.15 * radius))
+    inside = v.inside
+    edges = None
+    if n > 1 and stats[1:, cv2.CC_STAT_AREA].max() > 1.3 * unit:
+        # edges: colour steps as strong as half the usual step from token to mat
+        grad: Any = None
+        for ch in cv2.split(v.crop):
+            g_ = cv2.max(np.abs(cv2.Sobel(ch, cv2.CV_32F, 1, 0, ksize=3)),
+                         np.abs(cv2.Sobel(ch, cv2.CV_32F, 0, 1, ksize=3)))
+            grad = g_ if grad is None else cv2.max(grad, g_)
+        rim = cv2.morphologyEx(tok, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8)) > 0
+        step = float(np.median(grad[rim])) if rim.any() else 0.0
+        edges = (grad > 0.5 * step).astype(np.float32) if step > 0 else None
+    dist_in = cv2.distanceTransform(inside.astype(np.uint8), cv2.DIST_L2, 3)
+    dist_out = cv2.distanceTransform((~inside).astype(np.uint8), cv2.DIST_L2, 3)
+    edge_px = 2.5 / mm_per_px
+    h, w = inside.shape
+    total = 0
+    for i in range(1, n):
+        area = stats[i, cv2.CC_STAT_AREA]
+        if area < 0.25 * unit:
+            continue  # a speck: dust, a glint, far smaller than what shows of any token
+        x, y, bw, bh = (int(stats[i, k]) for k in (cv2.CC_STAT_LEFT, cv2.CC_STAT_TOP, cv2.CC_STAT_WIDTH,
+                                                    cv2.CC_STAT_HEIGHT))
+        blob = (labels[y:y + bh, x:x + bw] == i).astype(np.uint8)
+        touches = x == 0 or y == 0 or x + bw >= w or y + bh >= h
+        # a blob far outside the zone is none of its business
+        if not blob[inside[y:y + bh, x:x + bw]].any() and dist_out[y:y + bh, x:x + bw][blob > 0].min() > radius:
+            continue
+        res: tuple[list[tuple[float, float]], float] | None
+        if 0.8 * unit < area < 1.2 * unit and 0.85 < bw / max(bh, 1) < 1.18 and area / (bw * bh) > 0.7 \
+                and abs(bw - 2 * radius) < 0.2 * radius:
+            # one lone round token: its centre is the blob's
+            m = cv2.moments(blob, binaryImage=True)
+            res = ([(m["m10"] / m["m00"], m["m01"] / m["m00"])], 0.0)
+        else:
+            res = _discs_in_blob(blob, radius, None if edges is None or area < 1.3 * unit else
+                                 edges[y:y + bh, x:x + bw] * blob, raw=blob & (raw[y:y + bh, x:x + bw] > 0))
+        if res is None:
+            return None
+        centres, unexplained = res
+        if unexplained > 0.15 or not centres:
+            return None  # a shape no pile of whole tokens makes: cut by something, or not tokens
+        for cx, cy in centres:
+            px, py = int(round(cx)) + x, int(round(cy)) + y
+            px, py = min(max(px, 0), w - 1), min(max(py, 0), h - 1)
+            if inside[py, px]:
+                if dist_in[py, px] < edge_px:
+                    return None  # on the zone's edge: whose token is it?
+                total += 1
+            elif dist_out[py, px] < edge_px:
+                return None
+            elif touches and dist_out[py, px] < radius:
+                return None
+    return total
+
+
+def zone_whites(image: np.ndarray, calibration: Calibration, look: TokenLook) -> dict[str, np.ndarray | None]:
+    whites = paper_white(image, calibration, look.corner_mm)
+    out = {}
+    for z in calibration.zones:
+        c = np.array(z.polygon).mean(axis=0)
+        out[z.name] = white_at(whites, c, calibration.mat_mm)
+    return out
 
 
 def count_tokens(image: np.ndarray, calibration: Calibration, look: TokenLook) -> dict[str, int | None]:
     """Count every ``tokens`` zone of the calibration in one frame (no stillness check)."""
+    zones = [z for z in calibration.zones if z.kind == "tokens"]
+    if not _has_colour(image) or _is_grey(image):
+        return {z.name: None for z in zones}
+    whites = zone_whites(image, calibration, look)
     out: dict[str, int | None] = {}
-    for z in calibration.zones:
-        if z.kind != "tokens":
-            continue
-        crop, mask = rectify_zone(image, calibration, z)
-        out[z.name] = count_in_crop(crop, mask, look)
+    for z in zones:
+        out[z.name] = _count_zone(image, calibration, look, z, whites.get(z.name))
     return out
+
+
+def _is_grey(image: np.ndarray) -> bool:
+    """A colour-less frame (a grey camera mode saved as BGR): tokens cannot be told by colour."""
+    import cv2
+
+    b, g, r = cv2.split(np.ascontiguousarray(image[::7, ::7]))
+    spread = cv2.max(cv2.max(cv2.absdiff(b, g), cv2.absdiff(g, r)), cv2.absdiff(b, r))
+    return int(np.count_nonzero(spread >= 4)) < 0.01 * spread.size
+
+
+def _count_zone(image: np.ndarray, calibration: Calibration, look: TokenLook, zone: Zone,
+                white: np.ndarray | None) -> int | None:
+    if white is None:
+        return None  # no corner tag seen: no white balance, no trustworthy colour
+    v = _view(image, calibration, zone, white)
+    return count_in_view(v, look, zone.name)
+
+
+# --------------------------------------------------------------------------------------------------
+# Learning at set-up
+
+
+def learn_mats(image: np.ndarray, calibration: Calibration, look: TokenLook,
+               skip: tuple[str, ...] = ()) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    """The bare mat of every token zone from a frame (the calibration frame, or the teach frame's empty
+    zones): (zone -> white-balanced mat image, zone -> why it was not learned)."""
+    if not _has_colour(image) or _is_grey(image):
+        return {}, {z.name: "the frame has no colour" for z in calibration.zones if z.kind == "tokens"}
+    whites = zone_whites(image, calibration, look)
+    mats: dict[str, np.ndarray] = {}
+    why: dict[str, str] = {}
+    bare = replace(look, mats={})
+    for z in calibration.zones:
+        if z.kind != "tokens" or z.name in skip:
+            continue
+        white = whites.get(z.name)
+        if white is None:
+            why[z.name] = "no corner tag was seen for the white balance"
+            continue
+        v = _view(image, calibration, z, white)
+        # Token-coloured artwork (a printed mat) is mat all the same; only things counted as tokens
+        # (round, token-sized) mean the zone was not cleared for the calibration frame.
+        if (count_in_view(v, bare, z.name) or 0) > 0:
+            why[z.name] = "it is not empty (tokens lie in it)"
+            continue
+        mats[z.name] = np.clip(v.crop, 0, 255).astype(np.uint8)
+    return mats, why
+
+
+def teach_look(image: np.ndarray, calibration: Calibration, look: TokenLook, zone: str,
+               count: int | None = None) -> TokenLook:
+    """Learn the token colour (and size) from a frame with tokens lying apart or touching in ``zone``,
+    and the bare mat of the other zones; the zone's own mat is the one already learned (the calibration
+    frame's) or, without one, what surrounds the tokens.  With ``count``, the new look must read that
+    many tokens there.  Raises :class:`TokenLookError` saying what to fix."""
+    import cv2
+
+    names = [z.name for z in calibration.zones if z.kind == "tokens"]
+    if zone not in names:
+        raise TokenLookError(f"zone {zone!r} is not a token zone of the calibration; zones are {', '.join(names)}")
+    if not _has_colour(image) or _is_grey(image):
+        raise TokenLookError("the frame has no colour (grey); set the camera to colour and take it again")
+    z = calibration.zone(zone)
+    whites = zone_whites(image, calibration, look)
+    white = whites.get(zone)
+    if white is None:
+        raise TokenLookError("no corner tag is visible for the white balance; uncover the four corner tags")
+    v = _view(image, calibration, z, white)
+    # Token pixels: what differs from the bare mat (learned, or the zone's commonest colour) in
+    # saturated, token-sized patches.
+    ref = look.mats.get(zone)
+    r0: Any
+    g0: Any
+    if ref is not None and ref.shape[:2] == v.r.shape:
+        rf = cv2.GaussianBlur(ref.astype(np.float32), (5, 5), 1.2)
+        r0, g0, _ = _features(rf)
+    else:
+        r0, g0 = float(np.median(v.r)), float(np.median(v.g))
+    diff = np.hypot(v.r - r0, v.g - g0)
+    cand = ((diff > 0.05) & v.inside).astype(np.uint8) * 255
+    cand = cv2.morphologyEx(cand, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(cand, connectivity=8)
+    unit = look.area_mm2 / ZONE_MM_PER_PX ** 2
+    keep = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] > 0.4 * unit]
+    if not keep:
+        raise TokenLookError(f"no tokens found in zone {zone!r}; lay 3-6 tokens flat in it, apart, and take the "
+                             "frame again")
+    sel = np.isin(labels, keep).astype(np.uint8)
+    core = cv2.erode(sel, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))) > 0  # away from the rims
+    rr, gg, ss = v.r[core], v.g[core], v.s[core]
+    bright = ss > np.percentile(ss, 35)  # printed icons are dark: the token's own colour is the bright part
+    rr, gg, ss = rr[bright], gg[bright], ss[bright]
+    if len(rr) < 50:
+        raise TokenLookError(f"the tokens in zone {zone!r} are too small or too few to learn; lay 3-6 tokens "
+                             "flat in it and take the frame again")
+    cov = np.cov(np.vstack([rr, gg]))
+    colour = TokenColour(float(np.median(rr)), float(np.median(gg)),
+                         (float(cov[0, 0]), float(cov[0, 1]), float(cov[1, 1])),
+                         float(np.median(ss)) / (3 * WHITE_LEVEL))
+    if math.hypot(colour.r - 1 / 3, colour.g - 1 / 3) < 0.03:
+        raise TokenLookError("the tokens have almost no colour against white paper; Pitboard tells tokens by "
+                             "their colour, use coloured tokens")
+    taught = replace(look, colour=colour, taught=True)
+    mats, _ = learn_mats(image, calibration, taught, skip=(zone,))
+    own = dict(look.mats)
+    own.update(mats)
+    if zone not in own:
+        # the mat under the tokens: this frame, tokens replaced by the surrounding mat
+        hole = cv2.dilate(sel, np.ones((7, 7), np.uint8))
+        own[zone] = cv2.inpaint(np.clip(v.crop, 0, 255).astype(np.uint8), hole, 5, cv2.INPAINT_TELEA)
+    taught = replace(taught, mats=own)
+    # how big a token looks in this camera's colour mask: the lone tokens of the frame
+    tmask = _prepared_mask(_view(image, calibration, z, white), taught, zone)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(tmask, connectivity=8)
+    lone = []
+    for i in range(1, n):
+        a, bw, bh = (int(stats[i, k]) for k in (cv2.CC_STAT_AREA, cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT))
+        if 0.6 * unit < a < 1.5 * unit and 0.85 < bw / max(bh, 1) < 1.18 and a / (bw * bh) > 0.68:
+            lone.append(2 * math.sqrt(a / math.pi) * ZONE_MM_PER_PX)
+    if lone:
+        seen = float(np.clip(np.median(lone), 0.85 * look.diameter_mm, 1.2 * look.diameter_mm))
+        taught = replace(taught, seen_diameter_mm=seen)
+    if count is not None:
+        got = _count_zone(image, calibration, taught, z, white)
+        if got != count:
+            raise TokenLookError(f"with the learned colour the zone {zone!r} reads {got if got is not None else 'as unclear'}"
+                                 f", not {count}; lay the tokens apart, flat and wholly inside the zone, keep hands "
+                                 "away and take the frame again")
+    return taught
+
+
+LOOK_SCHEMA = 1
+
+
+def look_to_arrays(look: TokenLook) -> dict[str, np.ndarray]:
+    """The learned part of a look (token colour, whether it was taught, each zone's bare mat) as named
+    arrays, for ``device`` to store (``numpy.savez``, no pickles).  The inverse is ``look_from_arrays``."""
+    c = look.colour
+    out = {
+        "schema": np.array([LOOK_SCHEMA], np.int64),
+        "colour": np.array([c.r, c.g, c.cov[0], c.cov[1], c.cov[2], c.lightness], np.float64),
+        "taught": np.array([1 if look.taught else 0], np.int64),
+        "seen_diameter_mm": np.array([look.seen_diameter_mm if look.seen_diameter_mm is not None else np.nan]),
+    }
+    for name, mat in look.mats.items():
+        out[f"mat:{name}"] = np.ascontiguousarray(mat, dtype=np.uint8)
+    return out
+
+
+def look_from_arrays(arrays: Mapping[str, np.ndarray], base: TokenLook) -> TokenLook:
+    """``base`` (the table config's look: diameter, hand test) with the learned colour and mats of
+    ``arrays`` (``look_to_arrays``).  Raises ``TokenLookError`` naming what is wrong."""
+    try:
+        schema = int(np.asarray(arrays["schema"]).ravel()[0])
+        col = np.asarray(arrays["colour"], dtype=np.float64).ravel()
+        taught = bool(int(np.asarray(arrays["taught"]).ravel()[0]))
+    except (KeyError, IndexError, TypeError, ValueError) as exc:
+        raise TokenLookError(f"the token look lacks schema/colour/taught ({exc!r})") from exc
+    if schema != LOOK_SCHEMA:
+        raise TokenLookError(f"token look schema {schema} is not {LOOK_SCHEMA}")
+    if col.shape != (6,) or not np.all(np.isfinite(col)):
+        raise TokenLookError("the token colour must be six finite numbers (r, g, cov rr, rg, gg, lightness)")
+    if not (0.0 < col[0] < 1.0 and 0.0 < col[1] < 1.0 and col[2] >= 0 and col[4] >= 0 and 0.0 < col[5] < 2.0):
+        raise TokenLookError("the token colour is out of range (r, g in 0..1, variances >= 0, lightness 0..2)")
+    mats: dict[str, np.ndarray] = {}
+    for key, arr in arrays.items():
+        if not key.startswith("mat:"):
+            continue
+        a = np.asarray(arr)
+        if a.dtype != np.uint8 or a.ndim != 3 or a.shape[2] != 3 or not (8 <= a.shape[0] <= 2000 and 8 <= a.shape[1] <= 2000):
+            raise TokenLookError(f"the bare mat of zone {key[4:]!r} is not a colour image (got {a.dtype} {a.shape})")
+        mats[key[4:]] = a
+    colour = TokenColour(float(col[0]), float(col[1]), (float(col[2]), float(col[3]), float(col[4])), float(col[5]))
+    seen = None
+    if taught and "seen_diameter_mm" in arrays:
+        d = float(np.asarray(arrays["seen_diameter_mm"], dtype=np.float64).ravel()[0])
+        if math.isfinite(d):
+            if not 0.7 * base.diameter_mm <= d <= 1.3 * base.diameter_mm:
+                raise TokenLookError(f"the taught token size {d:.1f} mm does not fit tokens of {base.diameter_mm:g} mm")
+            seen = d
+    return replace(base, colour=colour if taught else base.colour, taught=taught, mats=mats, seen_diameter_mm=seen)
+
+
+# --------------------------------------------------------------------------------------------------
+# Stillness
 
 
 @dataclass
@@ -162,21 +771,33 @@ class TokenCounter:
         import cv2
 
         out: dict[str, int | None] = {}
+        colour = _has_colour(frame) and not _is_grey(frame)
+        whites = zone_whites(frame, self.calibration, self.look) if colour else {}
         for z in self.calibration.zones:
             if z.kind != "tokens":
                 continue
             crop, mask = rectify_zone(frame, self.calibration, z)
-            grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.int16)
+            grey = (cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop).astype(np.int16)
             prev = self._prev.get(z.name)
             moving = prev is None or prev.shape != grey.shape or float(
                 np.mean(np.abs(grey - prev)[mask > 0])) > self.motion_threshold
             self._prev[z.name] = grey
             self._still[z.name] = 0 if moving else self._still.get(z.name, 0) + 1
             # the first frame counts as one still frame only after a second one agrees
-            out[z.name] = count_in_crop(crop, mask, self.look) if self._still[z.name] >= self.still_frames - 1 \
-                and not moving else None
+            ready = self._still[z.name] >= self.still_frames - 1 and not moving
+            out[z.name] = _count_zone(frame, self.calibration, self.look, z, whites.get(z.name)) \
+                if ready and colour else None
         return out
 
     def zone_state(self) -> Mapping[str, int]:
         """Zone -> number of consecutive still frames seen so far."""
         return dict(self._still)
+
+
+def skin_mask(bgr: np.ndarray) -> np.ndarray:
+    """Pixels that look like skin (YCrCb box rule).  Kept for the template search's hand test; the token
+    zones judge hands against the learned mat instead (a tan or wooden mat passes this rule)."""
+    import cv2
+
+    ycc = cv2.cvtColor(bgr, cv2.COLOR_BGR2YCrCb)
+    return cv2.inRange(ycc, (40, 136, 78), (255, 185, 132))

@@ -23,6 +23,9 @@ import numpy as np
 from vision.calibration import Zone, default_zones, intrinsics
 
 SKID_FACES = ("shift", "hazard", "slide", "spin")
+#: Mat surfaces the renderer draws: printed asphalt (the default), an oak table, a tan desert print, a
+#: printed play mat with coloured artwork, green/blue cloth, grey felt.
+MAT_STYLES = ("asphalt", "wood", "tan", "printed", "cloth", "felt")
 
 
 def _data(name: str) -> dict:
@@ -107,6 +110,8 @@ class HandSpec:
     heading_deg: float = 270.0
     scale: float = 1.0
     height_mm: float = 40.0
+    arm: bool = False  # a forearm rising from the wrist back towards the table edge
+    sleeve: tuple[int, int, int] | None = None  # BGR of a sleeve over the forearm (None: bare skin)
 
 
 @dataclass
@@ -133,6 +138,18 @@ class SceneSpec:
     blur: float = 0.6  # Gaussian blur sigma, pixels
     token_rgb: tuple[int, int, int] = (235, 200, 30)
     dictionary: str = "4X4_100"
+    # --- what real tables bring (defaults: the plain synthetic table above) ---
+    mat: str = "asphalt"  # one of MAT_STYLES
+    mat_seed: int | None = None  # the same table in every frame (None: drawn from the frame's rng)
+    light_rgb: tuple[float, float, float] = (1.0, 1.0, 1.0)  # colour of the light (R, G, B gains)
+    light_seed: int | None = None  # fixes the uneven light's pattern (None: from the frame's rng)
+    shadow_band: float = 0.0  # depth of a soft shadow band across the picture (0 = none, 0.5 = half light)
+    token_stacked: float = 0.0  # share of the tokens that rest on another token (both partly visible)
+    template_thickness_mm: float = 3.0  # tagged templates' tags lie on the acrylic, this far above the mat
+    motion_blur_px: float = 0.0  # length of a straight motion blur
+    defocus_px: float = 0.0  # radius of a disc (defocus) blur
+    jpeg_quality: int | None = None  # compress and decompress at this JPEG quality
+    lens_k1: float = 0.0  # barrel distortion (needs vision.synth.lens); 0 = a perfect pinhole
 
     def zone_list(self) -> tuple[Zone, ...]:
         return self.zones if self.zones is not None else default_zones(self.mat_mm)
@@ -284,6 +301,13 @@ def _draw_mat(cv: _Canvas, spec: SceneSpec, rng: np.random.Generator) -> None:
     grain = cv2.resize(rng.normal(0, 1, (max(2, h // 40), 8)).astype(np.float32), (w, h))
     cv.img += grain[..., None] * 8
     mw, mh = spec.mat_mm
+    x0, y0 = cv.px(np.array([[0, 0]]))[0].astype(int)
+    x1, y1 = cv.px(np.array([[mw, mh]]))[0].astype(int)
+    if spec.mat != "asphalt":
+        if spec.mat not in MAT_STYLES:
+            raise ValueError(f"unknown mat {spec.mat!r}; mats are {', '.join(MAT_STYLES)}")
+        cv.img[y0:y1, x0:x1] = _styled_mat(spec.mat, x1 - x0, y1 - y0, cv.ppm, rng)
+        return
     base = rng.uniform(70, 120)
     tint = rng.uniform(-6, 6, 3)
     lo = cv2.resize(rng.normal(0, 1, (12, 20)).astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
@@ -291,8 +315,6 @@ def _draw_mat(cv: _Canvas, spec: SceneSpec, rng: np.random.Generator) -> None:
     hi = rng.normal(0, 1, (h, w)).astype(np.float32)
     tex = base + 10 * lo + 7 * mid + 9 * hi
     mat = np.stack([tex + tint[0], tex + tint[1], tex + tint[2]], axis=-1)
-    x0, y0 = cv.px(np.array([[0, 0]]))[0].astype(int)
-    x1, y1 = cv.px(np.array([[mw, mh]]))[0].astype(int)
     cv.img[y0:y1, x0:x1] = mat[y0:y1, x0:x1]
     # road markings and cracks
     for _ in range(rng.integers(2, 5)):
@@ -311,12 +333,79 @@ def _draw_mat(cv: _Canvas, spec: SceneSpec, rng: np.random.Generator) -> None:
                       (base * 0.55,) * 3, max(1, int(cv.ppm * 0.8)), cv2.LINE_AA)
 
 
-def _draw_token(cv: _Canvas, centre, diameter: float, rgb, rng: np.random.Generator) -> None:
+def _noise_field(rng: np.random.Generator, w: int, h: int, cells: tuple[int, int]) -> np.ndarray:
+    return cv2.resize(rng.normal(0, 1, (max(2, cells[1]), max(2, cells[0]))).astype(np.float32), (w, h),
+                      interpolation=cv2.INTER_CUBIC)
+
+
+def _styled_mat(style: str, w: int, h: int, ppm: float, rng: np.random.Generator) -> np.ndarray:
+    """A ``w`` x ``h`` px (BGR float) mat surface of ``style`` at ``ppm`` px per mm."""
+    fine = rng.normal(0, 1, (h, w)).astype(np.float32)
+    if style == "wood":  # oak planks: grain along x, a seam every 90-140 mm, planks of slightly other tone
+        base = np.array([70, 120, 175], np.float32) * rng.uniform(0.8, 1.1)
+        yy = np.arange(h, dtype=np.float32)[:, None] / ppm
+        warp = _noise_field(rng, w, h, (6, 30)) * 3.0
+        grain = np.sin((yy + warp) * rng.uniform(1.2, 2.2)) * 0.5 + 0.5 * _noise_field(rng, w, h, (8, h // 6))
+        tex = 1.0 + 0.07 * grain + 0.02 * fine
+        img = tex[..., None] * base
+        plank = rng.uniform(90, 140)
+        for y in np.arange(rng.uniform(0, plank), h / ppm, plank):
+            img[int((y - plank) * ppm) if y > plank else 0:int(y * ppm)] *= rng.uniform(0.9, 1.08)
+            img[int(y * ppm):int(y * ppm) + max(1, int(ppm * 0.8))] *= 0.55
+        return img
+    if style == "tan":  # desert print: sand tones in soft blotches, fine grain
+        base = np.array([135, 178, 212], np.float32) * rng.uniform(0.85, 1.08)
+        blot = _noise_field(rng, w, h, (10, 6))
+        tex = 1.0 + 0.06 * blot + 0.05 * _noise_field(rng, w, h, (w // 8, h // 8)) + 0.03 * fine
+        img = tex[..., None] * base
+        img[..., 0] *= 1.0 - 0.05 * blot  # darker patches are a little redder
+        return img
+    if style == "cloth":  # green or blue baize: weave noise
+        base = np.array(rng.choice([(60, 120, 45), (125, 75, 35), (70, 60, 120)]), np.float32)
+        tex = 1.0 + 0.05 * _noise_field(rng, w, h, (14, 8)) + 0.05 * fine
+        weave = (np.sin(np.arange(w, dtype=np.float32) * 2.4)[None, :] * np.sin(
+            np.arange(h, dtype=np.float32) * 2.4)[:, None]) * 0.025
+        return (tex + weave)[..., None] * base
+    if style == "felt":  # grey felt / dark asphalt print: almost no chroma, fine fibres
+        base = np.full(3, rng.uniform(80, 150), np.float32) + rng.uniform(-4, 4, 3).astype(np.float32)
+        tex = 1.0 + 0.05 * _noise_field(rng, w, h, (12, 8)) + 0.06 * fine
+        return tex[..., None] * base
+    # printed play mat: a ground colour with big artwork (road bands, kerbs, dunes, lettering)
+    ground = np.array(rng.choice([(120, 150, 165), (90, 110, 95), (70, 70, 75), (150, 160, 175)]), np.float32)
+    img = (1.0 + 0.04 * _noise_field(rng, w, h, (12, 8)) + 0.03 * fine)[..., None] * ground
+    palette = [(40, 40, 200), (230, 230, 230), (30, 30, 30), (60, 150, 200), (50, 120, 60), (170, 110, 60),
+               (90, 170, 215), (140, 60, 140)]
+    for _ in range(int(rng.integers(10, 20))):
+        col = tuple(float(v) for v in palette[int(rng.integers(len(palette)))])
+        kind = rng.integers(3)
+        c = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
+        if kind == 0:
+            cv2.circle(img, c, int(rng.uniform(15, 90) * ppm), col, -1, cv2.LINE_AA)
+        elif kind == 1:
+            a = rng.uniform(0, np.pi)
+            d = np.array([math.cos(a), math.sin(a)]) * w
+            cv2.line(img, tuple(int(v) for v in c - d), tuple(int(v) for v in c + d), col,
+                     int(rng.uniform(4, 40) * ppm), cv2.LINE_AA)
+        else:
+            ink = np.zeros((h, w), np.uint8)
+            cv2.putText(ink, "GASLANDS"[: int(rng.integers(3, 9))], c, cv2.FONT_HERSHEY_SIMPLEX,
+                        rng.uniform(0.8, 2.0) * ppm, 255, max(1, int(ppm * 2)), cv2.LINE_AA)
+            a_ = ink.astype(np.float32)[..., None] / 255.0
+            img[:] = img * (1 - a_) + np.array(col, np.float32) * a_
+    return img
+
+
+def _draw_token(cv: _Canvas, centre, diameter: float, rgb, rng: np.random.Generator, raised: bool = False) -> None:
     r = diameter / 2
     ang = np.linspace(0, 2 * np.pi, 48, endpoint=False)
     disc = np.column_stack([np.cos(ang), np.sin(ang)]) * r + centre
     bgr = np.array(rgb[::-1], np.float32) * rng.uniform(0.92, 1.05)
-    cv.fill(disc + [0.8, 0.8], (25, 25, 25), 0.35)  # contact shadow
+    if raised:  # resting on another token, ~2 mm up: a darker shadow on the token below, a visible edge
+        cv.fill(disc + [1.2, 1.4], (20, 20, 20), 0.55)
+        cv.fill(disc, tuple(float(v) * 0.62 for v in bgr))
+        disc = np.column_stack([np.cos(ang), np.sin(ang)]) * (r - 0.5) + centre
+    else:
+        cv.fill(disc + [0.8, 0.8], (25, 25, 25), 0.35)  # contact shadow
     cv.fill(disc, bgr)
     rot = rng.uniform(0, 2 * np.pi)
     tri = np.array([[math.cos(rot + k * 2 * math.pi / 3), math.sin(rot + k * 2 * math.pi / 3)] for k in range(3)])
@@ -348,6 +437,50 @@ def _place_tokens(zone: Zone, n: int, diameter: float, rng: np.random.Generator)
     if len(placed) < n:
         raise ValueError(f"cannot fit {n} tokens of {diameter} mm in zone {zone.name!r}")
     return placed
+
+
+def _place_on_top(zone: Zone, below: list[np.ndarray], n: int, diameter: float,
+                  rng: np.random.Generator) -> list[np.ndarray]:
+    """``n`` tokens resting partly on the tokens ``below``: each centre 0.45-0.85 diameters from the token
+    it rests on, and every token keeps at least 45 % of its disc in view (a pile a camera can count)."""
+    if n == 0:
+        return []
+    poly = np.array(zone.polygon)
+    r = diameter / 2
+    step = 0.5
+    lo = poly.min(axis=0) - r
+    gw, gh = (np.ceil((poly.max(axis=0) - poly.min(axis=0) + 2 * r) / step)).astype(int)
+    yy, xx = np.mgrid[0:gh, 0:gw]
+    pts = np.stack([xx * step + lo[0], yy * step + lo[1]], axis=-1)
+
+    def disc(c):
+        return np.sum((pts - c) ** 2, axis=-1) <= r * r
+
+    def visible_ok(cs: list[np.ndarray]) -> bool:
+        cover = np.zeros((gh, gw), bool)
+        for c in reversed(cs):  # the last one lies on top
+            d = disc(c)
+            if np.count_nonzero(d & ~cover) < 0.45 * np.count_nonzero(d):
+                return False
+            cover |= d
+        return True
+
+    top: list[np.ndarray] = []
+    for _ in range(400 * n):
+        if len(top) == n:
+            break
+        base = (below + top)[int(rng.integers(len(below) + len(top)))]
+        a = rng.uniform(0, 2 * np.pi)
+        c = base + np.array([math.cos(a), math.sin(a)]) * diameter * rng.uniform(0.45, 0.85)
+        if cv2.pointPolygonTest(poly.astype(np.float32), (float(c[0]), float(c[1])), True) < r + 1:
+            continue
+        if any(np.linalg.norm(c - p) < 0.45 * diameter for p in below + top):
+            continue
+        if visible_ok(below + top + [c]):
+            top.append(c)
+    if len(top) < n:
+        raise ValueError(f"cannot rest {n} tokens on the others in zone {zone.name!r}")
+    return top
 
 
 _PIPS = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)], 4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
@@ -385,6 +518,44 @@ def _die_face(kind: str, face, body, ink, n: int = 96) -> np.ndarray:
     return img
 
 
+def _draw_raised_tag(img: np.ndarray, mk: np.ndarray, centre, side: float, heading_deg: float, height_mm: float,
+                     cam: _Camera) -> None:
+    """Warp a square tag image into the picture, lying ``height_mm`` above the mat, its top edge facing
+    ``heading_deg``."""
+    h_img, w_img = img.shape[:2]
+    a = math.radians(heading_deg)
+    d, n = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+    ctr = np.asarray(centre, float)
+    corners = [ctr + d * side / 2 - n * side / 2, ctr + d * side / 2 + n * side / 2,
+               ctr - d * side / 2 + n * side / 2, ctr - d * side / 2 - n * side / 2]
+    dst = cam.project(np.array([[p[0], p[1], -height_mm] for p in corners]))
+    m = mk.shape[0]
+    # pixel centres sit on integers: the marker picture spans -0.5 .. m - 0.5
+    src = np.array([[0, 0], [m, 0], [m, m], [0, m]], np.float32) - 0.5
+    hm = cv2.getPerspectiveTransform(src, dst.astype(np.float32))
+    x0, y0 = np.floor(dst.min(axis=0)).astype(int) - 2
+    x1, y1 = np.ceil(dst.max(axis=0)).astype(int) + 2
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w_img), min(y1, h_img)
+    if x1 > x0 and y1 > y0:
+        sh_ = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1.0]]) @ hm
+        warped = cv2.warpPerspective(mk, sh_, (x1 - x0, y1 - y0), flags=cv2.INTER_AREA)
+        mask = cv2.warpPerspective(np.ones((m, m), np.float32), sh_, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR)
+        roi = img[y0:y1, x0:x1]
+        roi[:] = roi * (1 - mask[..., None]) + warped * mask[..., None]
+
+
+def _arm_polygon(hs: HandSpec) -> np.ndarray:
+    """The forearm as a 3-D quad (mm, z up negative): from the wrist back 260 mm, rising 150 mm."""
+    s = hs.scale
+    a = math.radians(hs.heading_deg)
+    d, n = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+    c = np.array([hs.x, hs.y])
+    wrist, elbow = c - d * 30 * s, c - d * 290 * s
+    pts = [(wrist + n * 30 * s, hs.height_mm), (elbow + n * 40 * s, hs.height_mm + 150),
+           (elbow - n * 40 * s, hs.height_mm + 150), (wrist - n * 30 * s, hs.height_mm)]
+    return np.array([[p[0], p[1], -z] for p, z in pts])
+
+
 def _hand_polygons(hs: HandSpec) -> list[np.ndarray]:
     """Palm, four fingers and a thumb as polygons (mm, on the hand's own plane)."""
     s = hs.scale
@@ -403,6 +574,15 @@ def _hand_polygons(hs: HandSpec) -> list[np.ndarray]:
     return out
 
 
+def _distort(img: np.ndarray, spec: SceneSpec) -> np.ndarray:
+    """Barrel distortion of a finished picture through ``vision.synth.lens`` (written separately)."""
+    try:
+        from vision.synth import lens
+    except ImportError as exc:
+        raise ValueError("lens_k1 needs vision/synth/lens.py (the barrel-distortion model); it is not there") from exc
+    return lens.distort_image(img, spec.lens_k1)  # type: ignore[attr-defined]
+
+
 # --------------------------------------------------------------------------------------------------
 
 
@@ -417,7 +597,7 @@ def render_scene(spec: SceneSpec, rng: np.random.Generator) -> tuple[np.ndarray,
     out_ppm = float(np.linalg.norm(p[1] - p[0])) / 100
     ppm = max(2.0, min(4.0, 2.0 * out_ppm))
     cv = _Canvas(spec, ppm)
-    _draw_mat(cv, spec, rng)
+    _draw_mat(cv, spec, np.random.default_rng(spec.mat_seed) if spec.mat_seed is not None else rng)
     zones = spec.zone_list()
     cars = {c.id: c for c in spec.cars}
     truth: dict = {"image_size": [w_img, h_img], "mat_mm": list(spec.mat_mm), "zones":
@@ -453,6 +633,7 @@ def render_scene(spec: SceneSpec, rng: np.random.Generator) -> tuple[np.ndarray,
     t_truth = []
     palette = [(200, 90, 40), (60, 170, 60), (50, 60, 200), (170, 60, 160), (190, 170, 40), (40, 130, 230)]
     world_polys = []
+    raised: list[tuple[int, np.ndarray, float, float]] = []
     for t in spec.templates:
         sh = shapes[t.name]
         hand = None if sh["straight"] else (t.hand or "right")
@@ -501,7 +682,10 @@ def render_scene(spec: SceneSpec, rng: np.random.Generator) -> tuple[np.ndarray,
             tag_id = t.tag_id if t.tag_id is not None else default_template_tag(t.name, face)
             tu, tv, tsize = sh["tag"]
             tc = _transform(np.array([[tu, tv]]), ex, ey, heading, mirrored)[0]
-            cv.paste(_marker(spec.dictionary, tag_id), tc, tsize * q, heading)
+            if spec.template_thickness_mm > 0:  # on top of the acrylic: drawn through the camera below
+                raised.append((tag_id, tc, tsize * q, heading))
+            else:
+                cv.paste(_marker(spec.dictionary, tag_id), tc, tsize * q, heading)
         t_truth.append({"name": t.name, "hand": hand, "centre_mm": list(_area_centroid(poly)),
                         "heading_deg": heading, "entry_mm": [float(ex), float(ey)], "attached_to": t.attach_to,
                         "edge": t.edge if t.attach_to is not None else None, "tagged": t.tagged, "tag_id": tag_id})
@@ -512,8 +696,13 @@ def render_scene(spec: SceneSpec, rng: np.random.Generator) -> tuple[np.ndarray,
         if z.kind != "tokens":
             continue
         n = int(spec.tokens.get(z.name, 0))
-        for c in _place_tokens(z, n, 20.0, rng):
+        n_up = int(round(n * spec.token_stacked)) if n > 1 else 0
+        n_up = max(0, min(n_up, n - 1))
+        flat = _place_tokens(z, n - n_up, 20.0, rng)
+        for c in flat:
             _draw_token(cv, c, 20.0, spec.token_rgb, rng)
+        for c in _place_on_top(z, flat, n_up, 20.0, rng):
+            _draw_token(cv, c, 20.0, spec.token_rgb, rng, raised=True)
         tok_truth[z.name] = n
 
     # dice in the tray
@@ -557,6 +746,9 @@ def render_scene(spec: SceneSpec, rng: np.random.Generator) -> tuple[np.ndarray,
     for hs in spec.hands:
         for poly in _hand_polygons(hs):
             cv.fill(poly + [hs.height_mm * 0.25, hs.height_mm * 0.35], (10, 10, 10), 0.3)
+        if hs.arm:
+            arm = _arm_polygon(hs)
+            cv.fill(arm[:, :2] - arm[:, 2:3] * np.array([0.25, 0.35]), (10, 10, 10), 0.25)
 
     # --- warp to the camera picture ---
     a_can = np.array([[1 / ppm, 0, -cv.off], [0, 1 / ppm, -cv.off], [0, 0, 1.0]])
@@ -564,6 +756,10 @@ def render_scene(spec: SceneSpec, rng: np.random.Generator) -> tuple[np.ndarray,
     src = cv2.GaussianBlur(cv.img, (0, 0), 0.45 * shrink) if shrink > 1.3 else cv.img
     img = cv2.warpPerspective(src, h_plane @ a_can, (w_img, h_img), flags=cv2.INTER_LINEAR,
                               borderMode=cv2.BORDER_CONSTANT, borderValue=(40, 50, 60))
+
+    # --- tags on thick templates: on the acrylic's top face ---
+    for tag_id, tc, side, heading in raised:
+        _draw_raised_tag(img, _marker(spec.dictionary, tag_id), tc, side, heading, spec.template_thickness_mm, cam)
 
     # --- cars: boxes standing on the mat, roof tag ---
     car_truth = []
@@ -589,24 +785,9 @@ def render_scene(spec: SceneSpec, rng: np.random.Generator) -> tuple[np.ndarray,
                                                             ctr + d * (c.length_mm / 2 - 12) - n * (c.width_mm / 2 - 3),
                                                             ctr + d * (c.length_mm / 2 - 12) + n * (c.width_mm / 2 - 3))])
         cv2.fillConvexPoly(img, np.round(cam.project(ws) * 16).astype(np.int32), (70, 60, 50), cv2.LINE_AA, shift=4)
-        # roof tag (with quiet zone): project its corners and warp the marker in
-        mk = _marker(spec.dictionary, c.tag_id)
-        side = c.tag_mm * q
-        # marker image corners TL, TR, BR, BL; its top edge faces the nose (d), its right is +n
-        tag_corners = [ctr + d * side / 2 - n * side / 2, ctr + d * side / 2 + n * side / 2,
-                       ctr - d * side / 2 + n * side / 2, ctr - d * side / 2 - n * side / 2]
-        dst = cam.project(np.array([[p[0], p[1], -c.height_mm - 0.2] for p in tag_corners]))
-        m = mk.shape[0]
-        hm = cv2.getPerspectiveTransform(np.array([[0, 0], [m, 0], [m, m], [0, m]], np.float32), dst.astype(np.float32))
-        x0, y0 = np.floor(dst.min(axis=0)).astype(int) - 2
-        x1, y1 = np.ceil(dst.max(axis=0)).astype(int) + 2
-        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w_img), min(y1, h_img)
-        if x1 > x0 and y1 > y0:
-            sh_ = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1.0]]) @ hm
-            warped = cv2.warpPerspective(mk, sh_, (x1 - x0, y1 - y0), flags=cv2.INTER_AREA)
-            mask = cv2.warpPerspective(np.ones((m, m), np.float32), sh_, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR)
-            roi = img[y0:y1, x0:x1]
-            roi[:] = roi * (1 - mask[..., None]) + warped * mask[..., None]
+        # roof tag (with quiet zone), its top edge towards the nose
+        _draw_raised_tag(img, _marker(spec.dictionary, c.tag_id), ctr, c.tag_mm * q, c.heading_deg,
+                         c.height_mm + 0.2, cam)
         car_truth.append({"id": c.id, "tag_id": c.tag_id, "centre_mm": [c.x, c.y], "heading_deg": c.heading_deg % 360.0})
     truth["cars"] = sorted(car_truth, key=lambda t: t["id"])
 
@@ -614,6 +795,12 @@ def render_scene(spec: SceneSpec, rng: np.random.Generator) -> tuple[np.ndarray,
     hand_mask = np.zeros((h_img, w_img), np.uint8)
     for hs in spec.hands:
         skin = np.array([rng.uniform(90, 150), rng.uniform(120, 170), rng.uniform(170, 225)]) * rng.uniform(0.45, 1.0)
+        if hs.arm:
+            pp = cam.project(_arm_polygon(hs))
+            col = np.array(hs.sleeve, float) if hs.sleeve is not None else skin * 0.95
+            pts = np.round(pp * 16).astype(np.int32)
+            cv2.fillPoly(img, [pts], tuple(float(v) for v in col), cv2.LINE_AA, shift=4)
+            cv2.fillPoly(hand_mask, [pts], 1, shift=4)
         for i, poly in enumerate(_hand_polygons(hs)):
             pp = cam.project(np.column_stack([poly, np.full(len(poly), -hs.height_mm)]))
             col = skin * (0.92 if i else 1.0)
@@ -638,18 +825,46 @@ def render_scene(spec: SceneSpec, rng: np.random.Generator) -> tuple[np.ndarray,
     truth["hands"] = [{"x": hs.x, "y": hs.y, "heading_deg": hs.heading_deg} for hs in spec.hands]
 
     # --- light, blur, noise ---
+    lrng = np.random.default_rng(spec.light_seed) if spec.light_seed is not None else rng
     yy, xx = np.mgrid[0:h_img, 0:w_img].astype(np.float32)
-    ga = rng.uniform(0, 2 * np.pi)
+    ga = lrng.uniform(0, 2 * np.pi)
     grad = (np.cos(ga) * (xx / w_img - 0.5) + np.sin(ga) * (yy / h_img - 0.5))
-    lx, ly = rng.uniform(0.2, 0.8) * w_img, rng.uniform(0.2, 0.8) * h_img
+    lx, ly = lrng.uniform(0.2, 0.8) * w_img, lrng.uniform(0.2, 0.8) * h_img
     spot = np.exp(-(((xx - lx) / w_img) ** 2 + ((yy - ly) / h_img) ** 2) * 3)
     gain = 1.0 + spec.light * (1.2 * grad + 0.8 * (spot - 0.5))
+    if spec.shadow_band > 0:  # a person or a lamp arm between the light and the table: a soft band
+        ba = rng.uniform(0, np.pi)
+        across = np.cos(ba) * (xx - rng.uniform(0.25, 0.75) * w_img) + np.sin(ba) * (yy - rng.uniform(0.25, 0.75) * h_img)
+        half, soft = rng.uniform(0.05, 0.14) * w_img, rng.uniform(0.01, 0.04) * w_img
+        band = np.clip((half - np.abs(across)) / soft + 0.5, 0.0, 1.0)
+        gain = gain * (1.0 - spec.shadow_band * band)
     img = img * gain[..., None]
+    if spec.light_rgb != (1.0, 1.0, 1.0):
+        img = img * np.array(spec.light_rgb[::-1], np.float32)
+    if spec.motion_blur_px > 0:
+        n_k = max(3, int(math.ceil(spec.motion_blur_px)) | 1)
+        k = np.zeros((n_k, n_k), np.float32)
+        a = rng.uniform(0, np.pi)
+        c = (n_k - 1) / 2
+        d = np.array([math.cos(a), math.sin(a)]) * spec.motion_blur_px / 2
+        cv2.line(k, (int(round(c - d[0])), int(round(c - d[1]))), (int(round(c + d[0])), int(round(c + d[1]))), 1.0, 1,
+                 cv2.LINE_AA)
+        img = cv2.filter2D(img, -1, k / k.sum())
+    if spec.defocus_px > 0:
+        n_k = int(math.ceil(spec.defocus_px)) * 2 + 1
+        k = np.zeros((n_k, n_k), np.float32)
+        cv2.circle(k, (n_k // 2, n_k // 2), int(round(spec.defocus_px)), 1.0, -1, cv2.LINE_AA)
+        img = cv2.filter2D(img, -1, k / k.sum())
     if spec.blur > 0:
         img = cv2.GaussianBlur(img, (0, 0), spec.blur)
     if spec.noise > 0:
         img = img + rng.normal(0, spec.noise, img.shape).astype(np.float32)
     out = np.clip(img, 0, 255).astype(np.uint8)
+    if spec.lens_k1:
+        out, truth["lens_k1"] = _distort(out, spec), spec.lens_k1
+    if spec.jpeg_quality is not None:
+        ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(spec.jpeg_quality)])
+        out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
     truth["camera"] = {"hfov_deg": spec.hfov_deg, "tilt_deg": spec.tilt_deg, "K": cam.k.tolist(),
                        "R": cam.r.tolist(), "t": cam.t.tolist()}
     truth["mm_to_px"] = h_plane.tolist()

@@ -1,0 +1,72 @@
+"""The owner's learned token look on disk: ``table_tokens.npz`` in the data folder.
+
+It holds what ``vision.tokens`` learned at set-up: the hazard tokens' colour (``pitboard teach tokens``)
+and the bare mat under every token zone (``pitboard calibrate``).  A NumPy ``.npz`` of plain arrays
+(``vision.tokens.look_to_arrays``), read with ``allow_pickle=False``: a damaged or foreign file is
+refused with its name and what to do, never executed.  Writes are atomic.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from device.paths import data_dir
+from device.safe_files import FileProblem, write_atomic
+from vision.tokens import TokenLook, TokenLookError, look_from_arrays, look_to_arrays
+
+TOKENS_FILE = "table_tokens.npz"
+MAX_BYTES = 50 * 1024 * 1024  # a few zones of ~170 x 150 px mats: tens of kB; anything huge is not ours
+
+
+class TokenFileError(Exception):
+    """The token look file cannot be read or written; the message names the file and what to do."""
+
+
+def tokens_path(path: str | Path | None = None) -> Path:
+    return Path(path) if path else data_dir() / TOKENS_FILE
+
+
+def load_token_look(base: TokenLook, path: str | Path | None = None) -> TokenLook:
+    """``base`` with what was learned at set-up; ``base`` itself when nothing was learned yet (no file)."""
+    p = tokens_path(path)
+    if not p.exists():
+        return base
+    redo = "run `pitboard calibrate IMAGE` and `pitboard teach tokens` again (or remove the file)"
+    if p.is_dir():
+        raise TokenFileError(f"{p} is a folder, not a token look file; {redo}")
+    try:
+        if p.stat().st_size > MAX_BYTES:
+            raise TokenFileError(f"{p} is too large to be a token look file; {redo}")
+        with np.load(p, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+    except TokenFileError:
+        raise
+    except OSError as exc:
+        raise TokenFileError(f"cannot read {p} ({exc.strerror or exc}); {redo}") from exc
+    except (ValueError, zipfile.BadZipFile, EOFError, KeyError) as exc:
+        raise TokenFileError(f"{p} is not a token look file ({exc}); {redo}") from exc
+    try:
+        return look_from_arrays(arrays, base)
+    except TokenLookError as exc:
+        raise TokenFileError(f"{p}: {exc}; {redo}") from exc
+
+
+def save_token_look(look: TokenLook, path: str | Path | None = None) -> Path:
+    p = tokens_path(path)
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **look_to_arrays(look))
+    try:
+        return write_atomic(p, buf.getvalue())
+    except FileProblem as exc:
+        raise TokenFileError(str(exc)) from exc
+
+
+def with_mats(look: TokenLook, mats: dict[str, np.ndarray]) -> TokenLook:
+    """The look with the bare mats of a new calibration frame (zones not learned this time are dropped:
+    they belong to the old calibration's geometry)."""
+    return replace(look, mats=dict(mats))
