@@ -286,10 +286,12 @@ class VisionReader:
     """
 
     def __init__(self, *, calibration: Any = None, table_config: Any = None, faces: Any = None,
-                 still_frames: int = 2) -> None:
+                 still_frames: int = 2, die_px: float | None = None) -> None:
         self.calibration = calibration
         self.table_config = table_config
         self.faces = faces
+        #: The side of a die in the tray's pixels when the calibration gives it (None: the reader finds it).
+        self.die_px = die_px
         from vision.stillness import StillnessDetector
 
         self._tray = StillnessDetector(max(2, still_frames))
@@ -300,7 +302,7 @@ class VisionReader:
     def read_dice(self, image: Any, die: str) -> list[Any]:
         from vision.dice import read_dice
 
-        return list(read_dice(image, die=die, library=self.faces))
+        return list(read_dice(image, die=die, library=self.faces, die_px=self.die_px))
 
     def read_table(self, image: Any) -> Any:
         if self.calibration is None:
@@ -311,7 +313,8 @@ class VisionReader:
 
     @classmethod
     def from_files(cls, calibration: Any | None, faces: Any | None, car_tags: Mapping[int, str] | None = None,
-                   *, problems: list["VisionFileProblem"] | None = None) -> "VisionReader":
+                   *, problems: list["VisionFileProblem"] | None = None, dice_mm: float = 16.0,
+                   dice_region: Region | None = None) -> "VisionReader":
         """Load the owner's calibration (``[vision] calibration``, default the data folder's
         ``table_calibration.json``) and face library (``[vision] faces``, default the data folder's).
 
@@ -336,7 +339,12 @@ class VisionReader:
             cfg = default_config()
             if car_tags:
                 cfg = dataclasses.replace(cfg, car_tags=dict(car_tags))
-        return cls(calibration=cal, table_config=cfg, faces=lib)
+            look, look_problem = read_token_look(cfg.tokens)
+            cfg = dataclasses.replace(cfg, tokens=look)
+            if look_problem is not None:
+                if problems is not None:
+                    problems.append(look_problem)
+        return cls(calibration=cal, table_config=cfg, faces=lib, die_px=dice_px_at_tray(cal, dice_region, dice_mm))
 
 
 @dataclass(frozen=True)
@@ -345,7 +353,7 @@ class VisionFileProblem:
     file, what is wrong and what to do (for the journal and ``pitboard check``).  ``severe`` False: not
     wrong, only worth saying (e.g. no calibration yet at the default place)."""
 
-    part: str  # "calibration" or "face library"
+    part: str  # "calibration", "face library" or "token look"
     path: Any  # pathlib.Path
     message: str
     short: str
@@ -409,6 +417,37 @@ def read_calibration_file(path: Any | None) -> tuple[Any, VisionFileProblem | No
                 wrong = f"{p} is not a usable calibration ({exc!r}); {redo}"
     return None, VisionFileProblem("calibration", p, f"the calibration {wrong}. Until then the table is not "
                                    "read: templates and tokens are entered with the buttons.", short)
+
+
+def dice_px_at_tray(calibration: Any | None, region: Region | None, dice_mm: float) -> float | None:
+    """The side of a die (``dice_mm``, ``[vision] dice_mm``) in pixels at the dice tray: the calibration's
+    scale at the centre of the dice region (of the frame without one).  None without a calibration or
+    when it gives no scale there: the reader then finds the dice's size itself."""
+    if calibration is None:
+        return None
+    from vision.dice.scale import die_px_from_mm, px_per_mm_at
+
+    if region is not None:
+        cx, cy = region.x + region.width / 2, region.y + region.height / 2
+    else:
+        cx, cy = calibration.image_size[0] / 2, calibration.image_size[1] / 2
+    try:
+        return die_px_from_mm(px_per_mm_at(calibration, cx, cy), dice_mm)
+    except ValueError:
+        return None
+
+
+def read_token_look(base: Any) -> tuple[Any, VisionFileProblem | None]:
+    """``base`` with the token colour and bare mats learned at set-up (``<data folder>/table_tokens.npz``,
+    written by ``pitboard calibrate`` and ``pitboard teach tokens``).  No file: ``base`` (golden tokens, the
+    mat judged from each frame).  A damaged file: ``base`` and a (not severe) problem saying what to do."""
+    from device.token_files import TokenFileError, load_token_look, tokens_path
+
+    try:
+        return load_token_look(base), None
+    except TokenFileError as exc:
+        return base, VisionFileProblem("token look", tokens_path(None), f"{exc}. Until then tokens are counted "
+                                       "as golden tokens on an unlearned mat.", "TOKENS FILE BAD", severe=False)
 
 
 def read_face_library(path: Any | None) -> tuple[Any, VisionFileProblem | None]:

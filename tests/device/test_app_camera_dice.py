@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
 from device.app import App, VisionReader, open_match
 from device.buttons import ScriptedButtons
@@ -56,3 +57,24 @@ def test_thunder_road_movement_dice_are_read_as_pip_dice(tmp_path: Path) -> None
         assert applied.source == "camera" and applied.outcome.accepted, applied
         assert applied.command.type == "roll" and applied.command.args["player"] == prompt.player
         assert sorted(applied.command.args["dice"]) == sorted(faces)
+
+
+def test_a_calibrated_appliance_tells_the_reader_the_dice_size(tmp_path: Path, monkeypatch) -> None:
+    """Issue 14, item 1: "With a calibration it knows px per mm and the dice size (configurable, 12-19 mm)"."""
+    import vision.dice as vd
+    from device.config import Region
+    from device.table_files import save_calibration
+    from vision.calibration import Calibration
+
+    cal_path = save_calibration(Calibration(px_to_mm=np.diag([0.5, 0.5, 1.0]), image_size=(1280, 720),
+                                            mat_mm=(640.0, 360.0)), tmp_path / "cal.json")
+    problems: list[Any] = []
+    reader = VisionReader.from_files(cal_path, None, problems=problems, dice_mm=18.0,
+                                     dice_region=Region(1000, 400, 200, 200))
+    assert reader.die_px == pytest.approx(2.0 * 18.0)  # 2 px per mm at the tray, 18 mm dice
+    seen: list[float | None] = []
+    monkeypatch.setattr(vd, "read_dice", lambda image, *, die, library, die_px: seen.append(die_px) or [])
+    reader.read_dice(np.zeros((200, 200, 3), np.uint8), "d6")
+    assert seen == [pytest.approx(36.0)]
+    # without a calibration the reader is not told: it finds the dice's size itself
+    assert VisionReader.from_files(None, None, problems=[], dice_mm=18.0).die_px is None
