@@ -314,7 +314,7 @@ class VisionReader:
     @classmethod
     def from_files(cls, calibration: Any | None, faces: Any | None, car_tags: Mapping[int, str] | None = None,
                    *, problems: list["VisionFileProblem"] | None = None, dice_mm: float = 16.0,
-                   dice_region: Region | None = None) -> "VisionReader":
+                   dice_region: Region | None = None, tokens: Any | None = None) -> "VisionReader":
         """Load the owner's calibration (``[vision] calibration``, default the data folder's
         ``table_calibration.json``) and face library (``[vision] faces``, default the data folder's).
 
@@ -334,16 +334,14 @@ class VisionReader:
             problems.extend(found)
         cfg = None
         if cal is not None:
-            from vision.table import default_config
-
-            cfg = default_config()
+            cfg, cfg_problem = read_table_config()
             if car_tags:
                 cfg = dataclasses.replace(cfg, car_tags=dict(car_tags))
-            look, look_problem = read_token_look(cfg.tokens)
+            look, look_problem = read_token_look(cfg.tokens, tokens)
             cfg = dataclasses.replace(cfg, tokens=look)
-            if look_problem is not None:
-                if problems is not None:
-                    problems.append(look_problem)
+            for problem in (cfg_problem, look_problem):
+                if problem is not None and problems is not None:
+                    problems.append(problem)
         return cls(calibration=cal, table_config=cfg, faces=lib, die_px=dice_px_at_tray(cal, dice_region, dice_mm))
 
 
@@ -437,16 +435,38 @@ def dice_px_at_tray(calibration: Any | None, region: Region | None, dice_mm: flo
         return None
 
 
-def read_token_look(base: Any) -> tuple[Any, VisionFileProblem | None]:
+def read_table_config() -> tuple[Any, VisionFileProblem | None]:
+    """The table config the owner's files make (``table.toml``, edited template shapes, outlines taught
+    with ``pitboard teach template``, all in the data folder) over the shipped defaults; a damaged one:
+    the shipped defaults and a (not severe) problem naming the file."""
+    from device.table_files import TableFileError, load_table_config
+    from device.paths import data_dir
+    from vision.table import default_config
+
+    try:
+        return load_table_config(), None
+    except TableFileError as exc:
+        return default_config(), VisionFileProblem(
+            "table config", data_dir(), f"{exc}. Until then the table is read with the shipped template "
+            "shapes and tag numbers (taught outlines are not used).", "TABLE FILE BAD", severe=False)
+
+
+def read_token_look(base: Any, path: Any | None = None) -> tuple[Any, VisionFileProblem | None]:
     """``base`` with the token colour and bare mats learned at set-up (``<data folder>/table_tokens.npz``,
     written by ``pitboard calibrate`` and ``pitboard teach tokens``).  No file: ``base`` (golden tokens, the
     mat judged from each frame).  A damaged file: ``base`` and a (not severe) problem saying what to do."""
     from device.token_files import TokenFileError, load_token_look, tokens_path
 
+    if path is not None and not tokens_path(path).exists():
+        return base, VisionFileProblem("token look", tokens_path(path), f"the token look {path} named in "
+                                       "[vision] tokens does not exist: run `pitboard calibrate IMAGE` and "
+                                       "`pitboard teach tokens`, or fix the path. Until then tokens are counted "
+                                       "as golden tokens on an unlearned mat.", "TOKENS FILE MISSING",
+                                       severe=False)
     try:
-        return load_token_look(base), None
+        return load_token_look(base, path), None
     except TokenFileError as exc:
-        return base, VisionFileProblem("token look", tokens_path(None), f"{exc}. Until then tokens are counted "
+        return base, VisionFileProblem("token look", tokens_path(path), f"{exc}. Until then tokens are counted "
                                        "as golden tokens on an unlearned mat.", "TOKENS FILE BAD", severe=False)
 
 

@@ -141,6 +141,8 @@ class VisionConfig:
     #: The side of one die in mm (12-19): with a calibration, the dice's size in pixels is known, so the
     #: reader does not have to search for it.
     dice_mm: float = 16.0
+    #: The token colour and bare mats learned at set-up; None = ``table_tokens.npz`` in the data folder.
+    tokens: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -477,6 +479,7 @@ class _Validator:
         return WebConfig(enabled, host, port)
 
     def vision(self, t: Mapping[str, Any]) -> VisionConfig:
-        self.keys(t, "vision", {"calibration", "faces", "dice_mm"})
+        self.keys(t, "vision", {"calibration", "faces", "dice_mm", "tokens"})
         return VisionConfig(self.path(t, "vision", "calibration"), self.path(t, "vision", "faces"),
-                            self.num(t, "vision", "dice_mm", 16.0, lo=12.0, hi=19.0))
+                            self.num(t, "vision", "dice_mm", 16.0, lo=12.0, hi=19.0),
+                            self.path(t, "vision", "tokens"))

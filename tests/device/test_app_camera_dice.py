@@ -78,3 +78,29 @@ def test_a_calibrated_appliance_tells_the_reader_the_dice_size(tmp_path: Path, m
     assert seen == [pytest.approx(36.0)]
     # without a calibration the reader is not told: it finds the dice's size itself
     assert VisionReader.from_files(None, None, problems=[], dice_mm=18.0).die_px is None
+
+
+def test_the_appliance_reads_the_table_with_the_owners_files(tmp_path: Path, monkeypatch) -> None:
+    """Outlines taught with `pitboard teach template` and the owner's table.toml reach the running reader;
+    a damaged table.toml or a configured token file that is missing is said (not severe) and the shipped
+    defaults are used."""
+    from device.table_files import save_calibration, save_outline
+    from vision.calibration import Calibration
+    from vision.templates import builtin_shapes
+
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path))
+    cal_path = save_calibration(Calibration(px_to_mm=np.diag([0.5, 0.5, 1.0]), image_size=(1280, 720),
+                                            mat_mm=(640.0, 360.0)), tmp_path / "cal.json")
+    shape = builtin_shapes()["gentle"]
+    save_outline(shape)
+    problems: list[Any] = []
+    reader = VisionReader.from_files(cal_path, None, problems=problems)
+    assert "gentle" in reader.table_config.outlines and problems == []
+
+    (tmp_path / "table.toml").write_text("[tags\n", encoding="utf-8")
+    missing = tmp_path / "nowhere" / "tokens.npz"
+    reader = VisionReader.from_files(cal_path, None, problems=problems, tokens=missing)
+    assert reader.table_config is not None and reader.calibration is not None  # the table is still read
+    parts = {p.part: p for p in problems}
+    assert not parts["table config"].severe and "table.toml" in parts["table config"].message
+    assert not parts["token look"].severe and str(missing) in parts["token look"].message
