@@ -28,8 +28,9 @@ Pure functions; (de)serialisation goes through dicts (``to_dict`` / ``from_dict`
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -50,11 +51,11 @@ class Zone:
     kind: str
     polygon: tuple[tuple[float, float], ...]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "kind": self.kind, "polygon": [list(p) for p in self.polygon]}
 
     @staticmethod
-    def from_dict(d: Mapping) -> "Zone":
+    def from_dict(d: Mapping[str, Any]) -> "Zone":
         try:
             poly = tuple((float(x), float(y)) for x, y in d["polygon"])
             kind = str(d["kind"])
@@ -116,7 +117,8 @@ class LensModel:
         xy, (cx, cy, f) = _normalise(p, image_size)
         r2 = np.sum(xy * xy, axis=1, keepdims=True)
         d = xy * (1.0 + self.k1 * r2 + self.k2 * r2 * r2)
-        return d * f + [cx, cy]
+        out: np.ndarray = d * f + [cx, cy]
+        return out
 
     def undistort(self, pts_px: np.ndarray, image_size: tuple[int, int]) -> np.ndarray:
         """Pixels of the real picture -> ideal (pinhole) pixels, in the same pixel frame."""
@@ -124,7 +126,8 @@ class LensModel:
         if self.is_identity():
             return p.copy()
         xy, (cx, cy, f) = _normalise(p, image_size)
-        return _undistort_norm(xy, self.k1, self.k2) * f + [cx, cy]
+        out: np.ndarray = _undistort_norm(xy, self.k1, self.k2) * f + [cx, cy]
+        return out
 
     def monotonic_over(self, image_size: tuple[int, int]) -> bool:
         """True when the model maps the whole picture one-to-one (a fit that is not is refused)."""
@@ -132,11 +135,11 @@ class LensModel:
         r2 = np.linspace(0.0, ((w / 2) ** 2 + (h / 2) ** 2) / float(w) ** 2 * 1.2, 64)
         return bool(np.all(1.0 + 3.0 * self.k1 * r2 + 5.0 * self.k2 * r2 * r2 > 0.05))
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"model": "radial k1 k2, centre = image centre, f = image width", "k1": self.k1, "k2": self.k2}
 
     @staticmethod
-    def from_dict(d: Mapping | None) -> "LensModel":
+    def from_dict(d: Mapping[str, Any] | None) -> "LensModel":
         if d is None:
             return LensModel()
         if not isinstance(d, Mapping):
@@ -167,7 +170,8 @@ def _undistort_norm(xy: np.ndarray, k1: float, k2: float) -> np.ndarray:
     scale = np.ones_like(rd)
     nz = rd > 1e-15
     scale[nz] = ru[nz] / rd[nz]
-    return xy * scale[:, None]
+    out: np.ndarray = xy * scale[:, None]
+    return out
 
 
 @dataclass(frozen=True)
@@ -226,14 +230,17 @@ def _rigid_fit(local: np.ndarray, world: np.ndarray) -> tuple[float, float, floa
     return float(t[0]), float(t[1]), ang
 
 
-def _rigid_apply(local: np.ndarray, pose: tuple[float, float, float]) -> np.ndarray:
+def _rigid_apply(local: np.ndarray, pose: tuple[float, float, float] | np.ndarray) -> np.ndarray:
+    """Apply a pose (tx, ty, angle_rad), a tuple from ``_rigid_fit`` or 3 fitted parameters."""
     c, s = math.cos(pose[2]), math.sin(pose[2])
-    return local @ np.array([[c, s], [-s, c]]) + [pose[0], pose[1]]
+    out: np.ndarray = local @ np.array([[c, s], [-s, c]]) + [pose[0], pose[1]]
+    return out
 
 
-def _card_points(detections: Mapping[int, np.ndarray], cards: Sequence[TagCard]):
+def _card_points(detections: Mapping[int, np.ndarray],
+                 cards: Sequence[TagCard]) -> list[tuple[TagCard, np.ndarray, np.ndarray]]:
     """(card, observed px (N, 2), card-frame mm (N, 2)) for every card with at least one tag seen."""
-    out = []
+    out: list[tuple[TagCard, np.ndarray, np.ndarray]] = []
     for card in cards:
         local = card.tag_corners_mm()
         seen = [i for i in card.ids() if i in detections]
@@ -264,7 +271,7 @@ def zones_from_cards(detections: Mapping[int, np.ndarray], calibration: "Calibra
     return tuple(zones)
 
 
-def _lm(fun, p0: np.ndarray, iters: int = 60) -> np.ndarray:
+def _lm(fun: Callable[[np.ndarray], np.ndarray], p0: np.ndarray, iters: int = 60) -> np.ndarray:
     """Levenberg-Marquardt with a forward-difference Jacobian and Marquardt's diagonal scaling (the
     problems here have 10-30 parameters and ~100 residuals)."""
     p = np.asarray(p0, dtype=np.float64).copy()
@@ -324,12 +331,12 @@ def _fit_with_lens(src: np.ndarray, dst: np.ndarray, card_obs: Sequence[tuple[np
         poses0.extend(_rigid_fit(local, apply_h(h0, cxy)))
     p0 = np.concatenate([h0.ravel()[:8], [0.0], np.zeros(terms), np.array(poses0, dtype=np.float64)])
 
-    def unpack(p):
+    def unpack(p: np.ndarray) -> tuple[np.ndarray, float, float, float, np.ndarray]:
         hm = np.append(p[:8], 1.0).reshape(3, 3)
         ks = list(p[9:9 + terms]) + [0.0] * (2 - terms)
         return hm, p[8], ks[0], ks[1], p[9 + terms:]
 
-    def residuals(p):
+    def residuals(p: np.ndarray) -> np.ndarray:
         hm, grow, k1, k2, poses = unpack(p)
         parts = [(apply_h(hm, _undistort_norm(xy, k1, k2)) - (dst / 1000.0 + grow * out_src)).ravel()]
         for i, (cxy, local, out) in enumerate(cards_xy):
@@ -381,7 +388,8 @@ def _fit_homography(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     if hmat is None:
         raise CalibrationError("the marker corners are degenerate (all in a line?); check the four "
                                "corner markers are at the mat's corners")
-    return hmat / hmat[2, 2]
+    out: np.ndarray = hmat / hmat[2, 2]
+    return out
 
 
 @dataclass(frozen=True)
@@ -399,14 +407,15 @@ class Calibration:
     hfov_deg: float = 66.0
     source: str = "markers"
     lens: LensModel = LensModel()
-    _cache: dict = field(default_factory=dict, compare=False, repr=False)
+    _cache: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def mm_to_px(self) -> np.ndarray:
         if "inv" not in self._cache:
             inv = np.linalg.inv(self.px_to_mm)
             self._cache["inv"] = inv / inv[2, 2]
-        return self._cache["inv"]
+        out: np.ndarray = self._cache["inv"]
+        return out
 
     @property
     def warning(self) -> str | None:
@@ -461,7 +470,8 @@ class Calibration:
             if len(self._cache) > 64:
                 self._cache.clear()
             self._cache[key] = maps
-        return cv2.remap(image, maps[0], maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+        warped: np.ndarray = cv2.remap(image, maps[0], maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+        return warped
 
     def camera_pose(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(K, R, t) with x_cam = R @ X_world + t, world Z pointing *into* the mat (so a point
@@ -478,7 +488,8 @@ class Calibration:
             u, _, vt = np.linalg.svd(rot)  # nearest rotation
             rot = u @ vt
             self._cache["pose"] = (k, rot, t)
-        return self._cache["pose"]
+        pose: tuple[np.ndarray, np.ndarray, np.ndarray] = self._cache["pose"]
+        return pose
 
     def height_px_to_mm(self, height_mm: float) -> np.ndarray:
         """Homography from pixels to mat mm for the plane ``height_mm`` above the mat."""
@@ -488,7 +499,8 @@ class Calibration:
             hz = k @ np.stack([rot[:, 0], rot[:, 1], t - height_mm * rot[:, 2]], axis=1)
             inv = np.linalg.inv(hz)
             self._cache[key] = inv / inv[2, 2]
-        return self._cache[key]
+        out: np.ndarray = self._cache[key]
+        return out
 
     def mm_per_px(self) -> float:
         """Typical scale at the mat centre (mm per pixel)."""
@@ -506,7 +518,7 @@ class Calibration:
         return Calibration(self.px_to_mm, self.image_size, self.mat_mm, tuple(zones), self.rms_px,
                            self.rms_mm, self.hfov_deg, self.source, self.lens)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "schema": CALIBRATION_SCHEMA,
             "px_to_mm": [[float(v) for v in row] for row in self.px_to_mm],
@@ -522,7 +534,7 @@ class Calibration:
         }
 
     @staticmethod
-    def from_dict(d: Mapping) -> "Calibration":
+    def from_dict(d: Mapping[str, Any]) -> "Calibration":
         try:
             if int(d.get("schema", 0)) != CALIBRATION_SCHEMA:
                 raise CalibrationError(f"calibration schema {d.get('schema')!r} is not {CALIBRATION_SCHEMA}; "
@@ -611,7 +623,9 @@ def calibrate_from_points(
     return _finish(src, dst, image_size, mat_mm, zones, hfov_deg, "points")
 
 
-def _finish(src, dst, image_size, mat_mm, zones, hfov_deg, source, card_obs=(), terms: int = 0) -> Calibration:
+def _finish(src: np.ndarray, dst: np.ndarray, image_size: tuple[int, int], mat_mm: tuple[float, float],
+            zones: Sequence[Zone] | None, hfov_deg: float, source: str,
+            card_obs: Sequence[tuple[np.ndarray, np.ndarray]] = (), terms: int = 0) -> Calibration:
     size = (int(image_size[0]), int(image_size[1]))
     lens_model = LensModel()
     hmat = _fit_homography(src, dst)

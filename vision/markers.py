@@ -11,16 +11,22 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from vision.calibration import Calibration, TagCard
 
-_DETECTORS: dict[str, object] = {}
+if TYPE_CHECKING:  # imported lazily at run time (OpenCV and Pillow load slowly)
+    import cv2
+    from PIL import Image, ImageDraw, ImageFont
+
+    _Font = ImageFont.ImageFont | ImageFont.FreeTypeFont
+
+_DETECTORS: dict[str, cv2.aruco.ArucoDetector] = {}
 
 
-def aruco_dictionary(name: str):
+def aruco_dictionary(name: str) -> cv2.aruco.Dictionary:
     """OpenCV dictionary from a name such as ``"4X4_100"`` (``DICT_`` prefix optional)."""
     import cv2
 
@@ -31,7 +37,7 @@ def aruco_dictionary(name: str):
     return cv2.aruco.getPredefinedDictionary(const)
 
 
-def _detector(name: str):
+def _detector(name: str) -> cv2.aruco.ArucoDetector:
     import cv2
 
     det = _DETECTORS.get(name)
@@ -156,7 +162,7 @@ class PlacedItem:
 class SheetLayout:
     """Rendered pages (Pillow "L" images at ``dpi``) and every box drawn on them."""
 
-    pages: list
+    pages: list[Image.Image]
     items: list[PlacedItem]
     dpi: int
     page_mm: tuple[float, float]
@@ -193,7 +199,7 @@ def table_sheet_entries(corner_ids: Sequence[int], corner_size_mm: float, car_ta
     return out
 
 
-def _font(px_per_mm: float, mm: float):
+def _font(px_per_mm: float, mm: float) -> _Font:
     from PIL import ImageFont
 
     try:
@@ -202,7 +208,7 @@ def _font(px_per_mm: float, mm: float):
         return ImageFont.load_default()
 
 
-def _wrap(draw, text: str, font, max_w: float) -> list[str]:
+def _wrap(draw: ImageDraw.ImageDraw, text: str, font: _Font, max_w: float) -> list[str]:
     """Greedy word wrap by measured width (a single word wider than ``max_w`` keeps its own line)."""
     lines: list[str] = []
     for para in text.split("\n"):
@@ -218,7 +224,7 @@ def _wrap(draw, text: str, font, max_w: float) -> list[str]:
     return lines
 
 
-def _draw_arrow(draw, x0: float, y0: float, x1: float, y1: float, fill: int = 0) -> None:
+def _draw_arrow(draw: ImageDraw.ImageDraw, x0: float, y0: float, x1: float, y1: float, fill: int = 0) -> None:
     """An upward arrow filling the box (x0, y0)-(x1, y1): a triangle head on a shaft."""
     w, h = x1 - x0, y1 - y0
     cx = (x0 + x1) / 2
@@ -241,14 +247,15 @@ class _Pager:
         self.margin = margin_mm * self.px
         self.font = _font(self.px, 3.0)
         self.small = _font(self.px, 2.6)
-        self.pages: list = []
+        self.pages: list[Image.Image] = []
         self.items: list[PlacedItem] = []
         self.page: Any = None
         self.draw: Any = None
         self.x = self.y = self.row_h = 0.0
         self.new_page()
 
-    def text(self, xy: tuple[float, float], text: str, font, what: str = "text", tag_id: int | None = None) -> float:
+    def text(self, xy: tuple[float, float], text: str, font: _Font, what: str = "text",
+             tag_id: int | None = None) -> float:
         """Draw one line at top-left ``xy``; record its box; return its height."""
         x, y = xy
         l, t, r, b = self.draw.textbbox((x, y), text, font=font)
@@ -256,7 +263,7 @@ class _Pager:
         self.items.append(PlacedItem(len(self.pages) - 1, what, (float(l), float(t), float(r), float(b)), tag_id, text))
         return float(b - y)
 
-    def line_h(self, font) -> float:
+    def line_h(self, font: _Font) -> float:
         b = self.draw.textbbox((0, 0), "Ag|", font=font)[3]
         return float(b) * 1.15
 
@@ -300,7 +307,7 @@ class _Pager:
             self.x, self.y, self.row_h = self.margin, self.y + self.row_h + gap, 0.0
 
 
-def _tag_piece(pg: _Pager, dic, tag_id: int, side_mm: float, x: float, y: float, arrow_text: str,
+def _tag_piece(pg: _Pager, dic: cv2.aruco.Dictionary, tag_id: int, side_mm: float, x: float, y: float, arrow_text: str,
                strip_h: float) -> tuple[float, float]:
     """Draw a cut piece at (x, y): arrow strip, quiet zone, tag.  Returns its (w, h) in pixels."""
     import cv2
@@ -390,7 +397,7 @@ def marker_sheet_layout(entries: Sequence[SheetEntry], dictionary: str = "4X4_10
 
 
 def marker_sheet_pages(entries: Sequence[SheetEntry], dictionary: str = "4X4_100", dpi: int = 300,
-                       page_mm: tuple[float, float] | None = None, paper: str = "a4"):
+                       page_mm: tuple[float, float] | None = None, paper: str = "a4") -> list[Image.Image]:
     """The tag sheet's pages (Pillow images at ``dpi``, true size when printed at 100 %); ``paper`` is
     "a4" or "letter" (``page_mm`` overrides it).  See ``marker_sheet_layout``."""
     return marker_sheet_layout(entries, dictionary, dpi, page_mm if page_mm is not None else paper).pages

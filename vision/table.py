@@ -17,6 +17,7 @@ import math
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -66,21 +67,21 @@ class TableConfig:
         return replace(self, outlines=dict(outlines))
 
 
-def _section(d: Mapping, key: str) -> Mapping:
+def _section(d: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     v = d.get(key, {})
     if not isinstance(v, Mapping):
         raise ConfigError(f"[{key}] must be a table")
     return v
 
 
-def _flag(section: Mapping, key: str, default: bool) -> bool:
+def _flag(section: Mapping[str, Any], key: str, default: bool) -> bool:
     v = section.get(key, default)
     if not isinstance(v, bool):
         raise ConfigError(f"tokens.{key} must be true or false, not {v!r}")
     return v
 
 
-def config_from_dict(data: Mapping, shapes: Mapping[str, TemplateShape] | None = None,
+def config_from_dict(data: Mapping[str, Any], shapes: Mapping[str, TemplateShape] | None = None,
                      outlines: Mapping[str, TemplateShape] | None = None) -> TableConfig:
     """Build a config from a parsed TOML document shaped like ``vision/data/table_defaults.toml``."""
     try:
@@ -107,7 +108,7 @@ def config_from_dict(data: Mapping, shapes: Mapping[str, TemplateShape] | None =
             raise ConfigError("tags.corners must list exactly four ids (top-left, top-right, bottom-right, bottom-left)")
         cfg = TableConfig(
             dictionary=str(tags.get("dictionary", "4X4_100")),
-            corner_ids=corners,  # type: ignore[arg-type]
+            corner_ids=corners,
             corner_size_mm=float(tags.get("corner_size_mm", 50.0)),
             car_tag_size_mm=float(tags.get("car_size_mm", 20.0)),
             car_tags=car_tags,
@@ -135,14 +136,14 @@ def config_from_dict(data: Mapping, shapes: Mapping[str, TemplateShape] | None =
     return cfg
 
 
-def default_tables() -> dict:
+def default_tables() -> dict[str, Any]:
     """The shipped defaults as a parsed TOML document (package data)."""
     from importlib.resources import files
 
     return tomllib.loads(files("vision").joinpath("data/table_defaults.toml").read_text("utf-8"))
 
 
-def merge(base: Mapping, override: Mapping, _path: tuple[str, ...] = ()) -> dict:
+def merge(base: Mapping[str, Any], override: Mapping[str, Any], _path: tuple[str, ...] = ()) -> dict[str, Any]:
     """Deep-merge an owner's document over the defaults.  The tag maps ``[tags.cars]`` and
     ``[tags.templates]`` are replaced whole, so an owner's mapping is exactly what they wrote; any
     other key the defaults do not have is refused (a typo would otherwise be silently ignored)."""
@@ -171,7 +172,7 @@ class TableObservation:
     templates: tuple[TemplateObservation, ...]
     tokens: Mapping[str, int | None]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "cars": [{"id": c.id, "centre_mm": [round(c.centre_mm[0], 1), round(c.centre_mm[1], 1)],
                       "heading_deg": round(c.heading_deg, 1), "tag_id": c.tag_id} for c in self.cars],
@@ -219,7 +220,7 @@ def read_cars(sightings: Sequence[TagSighting], calibration: Calibration, config
     return list(cars.values())
 
 
-_MATCHERS: dict[tuple, OutlineMatcher] = {}
+_MATCHERS: dict[tuple[int, float, float], OutlineMatcher] = {}
 
 
 def _matcher(config: TableConfig) -> OutlineMatcher:

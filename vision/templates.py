@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import math
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -64,7 +65,8 @@ class TemplateShape:
         return 0.5 * abs(float(np.dot(p[:, 0], np.roll(p[:, 1], 1)) - np.dot(p[:, 1], np.roll(p[:, 0], 1))))
 
 
-def _shape_from_entry(name: str, d: Mapping, thickness_default: float = DEFAULT_THICKNESS_MM) -> TemplateShape:
+def _shape_from_entry(name: str, d: Mapping[str, Any],
+                      thickness_default: float = DEFAULT_THICKNESS_MM) -> TemplateShape:
     if name not in TEMPLATE_NAMES:
         raise ShapeDataError(f"unknown template {name!r}; names are {', '.join(TEMPLATE_NAMES)}")
     try:
@@ -83,10 +85,10 @@ def _shape_from_entry(name: str, d: Mapping, thickness_default: float = DEFAULT_
     if not (0.0 <= thickness <= 20.0):
         raise ShapeDataError(f"template {name!r}: thickness_mm {thickness:g} is out of range; give the acrylic's "
                              "thickness in mm (0-20, about 3 for Gaslands templates)")
-    return TemplateShape(name, outline, straight, ex, tag_t, thickness)  # type: ignore[arg-type]
+    return TemplateShape(name, outline, straight, ex, tag_t, thickness)
 
 
-def shapes_from_dict(data: Mapping) -> dict[str, TemplateShape]:
+def shapes_from_dict(data: Mapping[str, Any]) -> dict[str, TemplateShape]:
     """Parse the ``[templates.NAME]`` tables of a shapes document (parsed TOML).  A top-level
     ``thickness_mm`` is the default for templates that do not give their own."""
     table = data.get("templates")
@@ -163,7 +165,7 @@ class TemplateObservation:
     score: float = 1.0
     tag_id: int | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name, "hand": self.hand,
             "centre_mm": [round(self.centre_mm[0], 1), round(self.centre_mm[1], 1)],
@@ -209,7 +211,8 @@ def polygon_centroid(poly: np.ndarray) -> np.ndarray:
     cr = x * yn - xn * y
     a = cr.sum() / 2.0
     if abs(a) < 1e-9:
-        return poly.mean(axis=0)
+        mean: np.ndarray = poly.mean(axis=0)
+        return mean
     return np.array([((x + xn) * cr).sum() / (6 * a), ((y + yn) * cr).sum() / (6 * a)])
 
 
@@ -327,6 +330,10 @@ def _moments_axis(pts: np.ndarray) -> tuple[float, float]:
     return axis, (l1 / l2 if l2 > 1e-9 else 1e9)
 
 
+#: One fit of a variant to a blob: (iou, variant, centre x px, centre y px, angle rad).
+_Fit = tuple[float, _Variant, float, float, float]
+
+
 @dataclass
 class OutlineMatcher:
     """Matches blobs of a top-down mask (``mm_per_px`` mm per pixel) against taught outlines."""
@@ -349,7 +356,8 @@ class OutlineMatcher:
     def min_area_mm2(self) -> float:
         return min((v.area for v in self._variants), default=1e9)
 
-    def _raster(self, pts_mm: np.ndarray, cx: float, cy: float, ang: float, shape_hw, ox: float, oy: float):
+    def _raster(self, pts_mm: np.ndarray, cx: float, cy: float, ang: float, shape_hw: tuple[int, ...], ox: float,
+                oy: float) -> np.ndarray:
         import cv2
 
         c, s = math.cos(ang), math.sin(ang)
@@ -361,7 +369,7 @@ class OutlineMatcher:
         return out
 
     def match(self, blob: np.ndarray, ignore: np.ndarray, ox: float, oy: float,
-              entry_poses: Sequence[tuple[float, float, float]] = ()):
+              entry_poses: Sequence[tuple[float, float, float]] = ()) -> list[_Fit] | None:
         """Best (variant, centre px, angle rad, iou) for one blob given as a cropped mask whose
         top-left is at (ox, oy) px of the full mask; ``ignore`` marks pixels that say nothing
         (under a car's body).  ``entry_poses`` (x mm, y mm, heading deg) are car edges next to the
@@ -385,7 +393,7 @@ class OutlineMatcher:
             union = np.count_nonzero(r | b)
             return inter / union if union else 0.0
 
-        results = []
+        results: list[_Fit] = []
         known = ignore.any()
         for v in self._variants:
             ratio = area_mm2 / v.area
@@ -407,7 +415,7 @@ class OutlineMatcher:
         # Polish only the few best coarse fits: the right shape (and its symmetric twins) is almost
         # always among them, and polishing is where the time goes.
         results.sort(key=lambda t: -t[0])
-        polished = []
+        polished: list[_Fit] = []
         for sc, v, cx, cy, a in results[:4]:
             if sc > self.min_iou - 0.25:
                 sc, cx, cy, a = self._polish(iou, v, sc, cx, cy, a)
@@ -421,7 +429,8 @@ class OutlineMatcher:
         return results
 
     @staticmethod
-    def _polish(iou, v, sc, cx, cy, a):
+    def _polish(iou: Callable[[_Variant, float, float, float], float], v: _Variant, sc: float, cx: float, cy: float,
+                a: float) -> tuple[float, float, float, float]:
         steps = [(1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)]
         scale = 1.0
         for _ in range(14):
@@ -439,12 +448,12 @@ class OutlineMatcher:
             sc, cx, cy, a = best
         return sc, cx, cy, a
 
-    def placements(self, results, tol: float = 0.03) -> list[tuple[_Variant, Placement, float]]:
+    def placements(self, results: Sequence[_Fit], tol: float = 0.03) -> list[tuple[_Variant, Placement, float]]:
         """Top result and the others that fit (almost) equally well with the same name: the
         symmetric ways the same piece can be read.  Each as (variant, placement of the shape frame
         in *pixels-to-mm-scaled* table coordinates, iou)."""
         top = results[0]
-        out = []
+        out: list[tuple[_Variant, Placement, float]] = []
         for sc, v, cx, cy, a in results:
             if v.name != top[1].name or sc < top[0] - tol:
                 continue

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import math
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib.resources import files
+from typing import Any
 
 import cv2
 import numpy as np
@@ -28,14 +30,14 @@ SKID_FACES = ("shift", "hazard", "slide", "spin")
 MAT_STYLES = ("asphalt", "wood", "tan", "printed", "cloth", "felt")
 
 
-def _data(name: str) -> dict:
+def _data(name: str) -> dict[str, Any]:
     return tomllib.loads(files("vision").joinpath(f"data/{name}").read_text("utf-8"))
 
 
-_SHAPES_CACHE: dict = {}
+_SHAPES_CACHE: dict[str, dict[str, Any]] = {}
 
 
-def template_outlines() -> dict[str, dict]:
+def template_outlines() -> dict[str, dict[str, Any]]:
     """Template shape data (outline, straight flag, tag spot) read from the package data file."""
     if not _SHAPES_CACHE:
         for name, d in _data("template_shapes.toml")["templates"].items():
@@ -168,16 +170,19 @@ class _Camera:
     def project(self, pts3: np.ndarray) -> np.ndarray:
         cam = pts3 @ self.r.T + self.t
         p = cam @ self.k.T
-        return p[:, :2] / p[:, 2:3]
+        out: np.ndarray = p[:, :2] / p[:, 2:3]
+        return out
 
     def plane_h(self) -> np.ndarray:
         """mm on the mat -> image px."""
         h = self.k @ np.column_stack([self.r[:, 0], self.r[:, 1], self.t])
-        return h / h[2, 2]
+        out: np.ndarray = h / h[2, 2]
+        return out
 
 
-def _rot(axis: np.ndarray, ang: float) -> np.ndarray:
-    return cv2.Rodrigues((np.asarray(axis, float) / np.linalg.norm(axis) * ang).reshape(3, 1))[0]
+def _rot(axis: np.ndarray | Sequence[float], ang: float) -> np.ndarray:
+    rot: np.ndarray = cv2.Rodrigues((np.asarray(axis, float) / np.linalg.norm(axis) * ang).reshape(3, 1))[0]
+    return rot
 
 
 def _camera(spec: SceneSpec) -> _Camera:
@@ -220,7 +225,7 @@ class _Canvas:
     def px(self, pts_mm: np.ndarray) -> np.ndarray:
         return (np.asarray(pts_mm, float) + self.off) * self.ppm
 
-    def fill(self, pts_mm, colour, alpha: float = 1.0) -> None:
+    def fill(self, pts_mm: np.ndarray, colour: Sequence[float] | np.ndarray, alpha: float = 1.0) -> None:
         p = self.px(pts_mm)
         x0, y0 = np.floor(p.min(axis=0)).astype(int) - 2
         x1, y1 = np.ceil(p.max(axis=0)).astype(int) + 2
@@ -234,7 +239,8 @@ class _Canvas:
         a = (m * alpha)[..., None]
         roi[:] = roi * (1 - a) + np.array(colour, np.float32) * a
 
-    def paste(self, src: np.ndarray, centre_mm, size_mm: float, heading_deg: float) -> None:
+    def paste(self, src: np.ndarray, centre_mm: Sequence[float] | np.ndarray, size_mm: float,
+              heading_deg: float) -> None:
         """Paste a square image (BGR float) of side ``size_mm`` centred at ``centre_mm``, its top
         edge facing ``heading_deg``."""
         n = src.shape[0]
@@ -282,7 +288,8 @@ def _transform(outline: np.ndarray, x: float, y: float, heading_deg: float, mirr
         p[:, 1] = -p[:, 1]
     a = math.radians(heading_deg)
     rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
-    return p @ rot.T + [x, y]
+    out: np.ndarray = p @ rot.T + [x, y]
+    return out
 
 
 def _area_centroid(poly: np.ndarray) -> tuple[float, float]:
@@ -352,24 +359,28 @@ def _styled_mat(style: str, w: int, h: int, ppm: float, rng: np.random.Generator
         for y in np.arange(rng.uniform(0, plank), h / ppm, plank):
             img[int((y - plank) * ppm) if y > plank else 0:int(y * ppm)] *= rng.uniform(0.9, 1.08)
             img[int(y * ppm):int(y * ppm) + max(1, int(ppm * 0.8))] *= 0.55
-        return img
+        wood: np.ndarray = img
+        return wood
     if style == "tan":  # desert print: sand tones in soft blotches, fine grain
         base = np.array([135, 178, 212], np.float32) * rng.uniform(0.85, 1.08)
         blot = _noise_field(rng, w, h, (10, 6))
         tex = 1.0 + 0.06 * blot + 0.05 * _noise_field(rng, w, h, (w // 8, h // 8)) + 0.03 * fine
         img = tex[..., None] * base
         img[..., 0] *= 1.0 - 0.05 * blot  # darker patches are a little redder
-        return img
+        tan: np.ndarray = img
+        return tan
     if style == "cloth":  # green or blue baize: weave noise
         base = np.array(rng.choice([(60, 120, 45), (125, 75, 35), (70, 60, 120)]), np.float32)
         tex = 1.0 + 0.05 * _noise_field(rng, w, h, (14, 8)) + 0.05 * fine
         weave = (np.sin(np.arange(w, dtype=np.float32) * 2.4)[None, :] * np.sin(
             np.arange(h, dtype=np.float32) * 2.4)[:, None]) * 0.025
-        return (tex + weave)[..., None] * base
+        cloth: np.ndarray = (tex + weave)[..., None] * base
+        return cloth
     if style == "felt":  # grey felt / dark asphalt print: almost no chroma, fine fibres
         base = np.full(3, rng.uniform(80, 150), np.float32) + rng.uniform(-4, 4, 3).astype(np.float32)
         tex = 1.0 + 0.05 * _noise_field(rng, w, h, (12, 8)) + 0.06 * fine
-        return tex[..., None] * base
+        felt: np.ndarray = tex[..., None] * base
+        return felt
     # printed play mat: a ground colour with big artwork (road bands, kerbs, dunes, lettering)
     ground = np.array(rng.choice([(120, 150, 165), (90, 110, 95), (70, 70, 75), (150, 160, 175)]), np.float32)
     img = (1.0 + 0.04 * _noise_field(rng, w, h, (12, 8)) + 0.03 * fine)[..., None] * ground
@@ -395,7 +406,8 @@ def _styled_mat(style: str, w: int, h: int, ppm: float, rng: np.random.Generator
     return img
 
 
-def _draw_token(cv: _Canvas, centre, diameter: float, rgb, rng: np.random.Generator, raised: bool = False) -> None:
+def _draw_token(cv: _Canvas, centre: np.ndarray, diameter: float, rgb: Sequence[float], rng: np.random.Generator,
+                raised: bool = False) -> None:
     r = diameter / 2
     ang = np.linspace(0, 2 * np.pi, 48, endpoint=False)
     disc = np.column_stack([np.cos(ang), np.sin(ang)]) * r + centre
@@ -453,8 +465,9 @@ def _place_on_top(zone: Zone, below: list[np.ndarray], n: int, diameter: float,
     yy, xx = np.mgrid[0:gh, 0:gw]
     pts = np.stack([xx * step + lo[0], yy * step + lo[1]], axis=-1)
 
-    def disc(c):
-        return np.sum((pts - c) ** 2, axis=-1) <= r * r
+    def disc(c: np.ndarray) -> np.ndarray:
+        inside: np.ndarray = np.sum((pts - c) ** 2, axis=-1) <= r * r
+        return inside
 
     def visible_ok(cs: list[np.ndarray]) -> bool:
         cover = np.zeros((gh, gw), bool)
@@ -487,7 +500,7 @@ _PIPS = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)], 4: [
          5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)], 6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)]}
 
 
-def _die_face(kind: str, face, body, ink, n: int = 96) -> np.ndarray:
+def _die_face(kind: str, face: int | str, body: Sequence[float], ink: Sequence[float], n: int = 96) -> np.ndarray:
     img = np.zeros((n, n, 3), np.float32)
     img[:] = body
     cv2.rectangle(img, (0, 0), (n - 1, n - 1), tuple(float(v) * 0.8 for v in body), 3)
@@ -518,8 +531,8 @@ def _die_face(kind: str, face, body, ink, n: int = 96) -> np.ndarray:
     return img
 
 
-def _draw_raised_tag(img: np.ndarray, mk: np.ndarray, centre, side: float, heading_deg: float, height_mm: float,
-                     cam: _Camera) -> None:
+def _draw_raised_tag(img: np.ndarray, mk: np.ndarray, centre: Sequence[float] | np.ndarray, side: float,
+                     heading_deg: float, height_mm: float, cam: _Camera) -> None:
     """Warp a square tag image into the picture, lying ``height_mm`` above the mat, its top edge facing
     ``heading_deg``."""
     h_img, w_img = img.shape[:2]
@@ -559,16 +572,18 @@ def _arm_polygon(hs: HandSpec) -> np.ndarray:
 def _hand_polygons(hs: HandSpec) -> list[np.ndarray]:
     """Palm, four fingers and a thumb as polygons (mm, on the hand's own plane)."""
     s = hs.scale
-    parts = [((0, 0), (42 * s, 38 * s), 0.0)]
+    parts: list[tuple[tuple[float, float], tuple[float, float], float]] = [((0, 0), (42 * s, 38 * s), 0.0)]
     for i, off in enumerate((-27, -9, 9, 26)):
         ln = (58, 66, 62, 48)[i] * s
         parts.append(((38 * s + ln / 2 - 8, off * s), (ln / 2, 8.5 * s), 0.0))
     parts.append(((10 * s, 44 * s), (30 * s, 10 * s), 50.0))
-    out = []
+    out: list[np.ndarray] = []
     a = math.radians(hs.heading_deg)
     rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
     for (cx, cy), (ax, ay), ang in parts:
-        poly = cv2.ellipse2Poly((0, 0), (int(ax * 10), int(ay * 10)), int(ang), 0, 360, 10).astype(float) / 10
+        # ellipse2Poly returns an (N, 2) int32 array (the stub says a sequence of points)
+        ring = np.asarray(cv2.ellipse2Poly((0, 0), (int(ax * 10), int(ay * 10)), int(ang), 0, 360, 10))
+        poly = ring.astype(float) / 10
         poly += [cx, cy]
         out.append(poly @ rot.T + [hs.x, hs.y])
     return out
@@ -580,13 +595,13 @@ def _distort(img: np.ndarray, spec: SceneSpec) -> np.ndarray:
         from vision.synth import lens
     except ImportError as exc:
         raise ValueError("lens_k1 needs vision/synth/lens.py (the barrel-distortion model); it is not there") from exc
-    return lens.distort_image(img, spec.lens_k1)  # type: ignore[attr-defined]
+    return lens.distort_image(img, spec.lens_k1)
 
 
 # --------------------------------------------------------------------------------------------------
 
 
-def render_scene(spec: SceneSpec, rng: np.random.Generator) -> tuple[np.ndarray, dict]:
+def render_scene(spec: SceneSpec, rng: np.random.Generator) -> tuple[np.ndarray, dict[str, Any]]:
     """Render ``spec``; returns (BGR uint8 image, ground-truth dict, JSON-ready)."""
     w_img, h_img = spec.image_size
     cam = _camera(spec)
@@ -600,8 +615,8 @@ def render_scene(spec: SceneSpec, rng: np.random.Generator) -> tuple[np.ndarray,
     _draw_mat(cv, spec, np.random.default_rng(spec.mat_seed) if spec.mat_seed is not None else rng)
     zones = spec.zone_list()
     cars = {c.id: c for c in spec.cars}
-    truth: dict = {"image_size": [w_img, h_img], "mat_mm": list(spec.mat_mm), "zones":
-                   [z.to_dict() for z in zones]}
+    truth: dict[str, Any] = {"image_size": [w_img, h_img], "mat_mm": list(spec.mat_mm), "zones":
+                             [z.to_dict() for z in zones]}
 
     # zone outlines printed on the mat (a thin line, like a player board)
     for z in zones:
@@ -695,15 +710,15 @@ def render_scene(spec: SceneSpec, rng: np.random.Generator) -> tuple[np.ndarray,
     for z in zones:
         if z.kind != "tokens":
             continue
-        n = int(spec.tokens.get(z.name, 0))
-        n_up = int(round(n * spec.token_stacked)) if n > 1 else 0
-        n_up = max(0, min(n_up, n - 1))
-        flat = _place_tokens(z, n - n_up, 20.0, rng)
-        for c in flat:
-            _draw_token(cv, c, 20.0, spec.token_rgb, rng)
-        for c in _place_on_top(z, flat, n_up, 20.0, rng):
-            _draw_token(cv, c, 20.0, spec.token_rgb, rng, raised=True)
-        tok_truth[z.name] = n
+        n_tok = int(spec.tokens.get(z.name, 0))
+        n_up = int(round(n_tok * spec.token_stacked)) if n_tok > 1 else 0
+        n_up = max(0, min(n_up, n_tok - 1))
+        flat = _place_tokens(z, n_tok - n_up, 20.0, rng)
+        for pos in flat:
+            _draw_token(cv, pos, 20.0, spec.token_rgb, rng)
+        for pos in _place_on_top(z, flat, n_up, 20.0, rng):
+            _draw_token(cv, pos, 20.0, spec.token_rgb, rng, raised=True)
+        tok_truth[z.name] = n_tok
 
     # dice in the tray
     tray = next((z for z in zones if z.kind == "dice_tray"), None)
@@ -717,14 +732,14 @@ def render_scene(spec: SceneSpec, rng: np.random.Generator) -> tuple[np.ndarray,
             tp = np.array(tray.polygon)
             lo, hi = tp.min(axis=0) + 14, tp.max(axis=0) - 14
             for _ in range(500):
-                c = rng.uniform(lo, hi)
-                if all(np.linalg.norm(c - o) > size * 1.6 for o in placed):
+                dc = rng.uniform(lo, hi)
+                if all(np.linalg.norm(dc - o) > size * 1.6 for o in placed):
                     break
             else:
                 raise ValueError("cannot fit the dice in the tray")
         else:
-            c = np.array([dspec.x, dspec.y], float)
-        placed.append(c)
+            dc = np.array([dspec.x, dspec.y], float)
+        placed.append(dc)
         rot = dspec.rotation_deg if dspec.rotation_deg is not None else float(rng.uniform(0, 360))
         if dspec.kind == "d6":
             body, ink = rng.choice([(235, 235, 235), (40, 40, 160), (30, 30, 30), (60, 140, 40)]), None
@@ -736,10 +751,10 @@ def render_scene(spec: SceneSpec, rng: np.random.Generator) -> tuple[np.ndarray,
         sq = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], float) * size / 2 @ np.array(
             [[math.cos(math.radians(rot)), math.sin(math.radians(rot))],
              [-math.sin(math.radians(rot)), math.cos(math.radians(rot))]])
-        cv.fill(sq + c + [2.5, 3.0], (10, 10, 10), 0.45)
-        cv.fill(sq + c + [0.9, 1.2], tuple(float(v) * 0.6 for v in body))
-        cv.paste(img, c, size, rot + 270.0)
-        dice_truth.append({"kind": dspec.kind, "face": dspec.face, "centre_mm": [float(c[0]), float(c[1])],
+        cv.fill(sq + dc + [2.5, 3.0], (10, 10, 10), 0.45)
+        cv.fill(sq + dc + [0.9, 1.2], tuple(float(v) * 0.6 for v in body))
+        cv.paste(img, dc, size, rot + 270.0)
+        dice_truth.append({"kind": dspec.kind, "face": dspec.face, "centre_mm": [float(dc[0]), float(dc[1])],
                            "rotation_deg": rot % 360.0})
 
     # hand shadows on the mat
@@ -768,17 +783,18 @@ def render_scene(spec: SceneSpec, rng: np.random.Generator) -> tuple[np.ndarray,
         a = math.radians(c.heading_deg)
         d, n = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
         ctr = np.array([c.x, c.y])
-        foot = [ctr + d * c.length_mm / 2 + n * c.width_mm / 2, ctr + d * c.length_mm / 2 - n * c.width_mm / 2,
+        base = [ctr + d * c.length_mm / 2 + n * c.width_mm / 2, ctr + d * c.length_mm / 2 - n * c.width_mm / 2,
                 ctr - d * c.length_mm / 2 - n * c.width_mm / 2, ctr - d * c.length_mm / 2 + n * c.width_mm / 2]
-        pts3 = np.array([[p[0], p[1], z] for z in (0.0, -c.height_mm) for p in foot])
+        pts3 = np.array([[p[0], p[1], z] for z in (0.0, -c.height_mm) for p in base])
         pp = cam.project(pts3)
-        colour = np.array(c.colour if c.colour else rng.choice([(40, 40, 190), (180, 90, 30), (30, 150, 40),
-                                                                 (160, 160, 160), (30, 30, 30), (150, 30, 130)]), float)
+        car_col = np.array(c.colour if c.colour else rng.choice([(40, 40, 190), (180, 90, 30), (30, 150, 40),
+                                                                  (160, 160, 160), (30, 30, 30), (150, 30, 130)]),
+                           float)
         hull = cv2.convexHull(pp.astype(np.float32))
-        cv2.fillConvexPoly(img, np.round(hull.reshape(-1, 2) * 16).astype(np.int32), tuple(colour * 0.55),
+        cv2.fillConvexPoly(img, np.round(hull.reshape(-1, 2) * 16).astype(np.int32), tuple(car_col * 0.55),
                            cv2.LINE_AA, shift=4)
         roof = pp[4:]
-        cv2.fillConvexPoly(img, np.round(roof * 16).astype(np.int32), tuple(colour), cv2.LINE_AA, shift=4)
+        cv2.fillConvexPoly(img, np.round(roof * 16).astype(np.int32), tuple(car_col), cv2.LINE_AA, shift=4)
         # windscreen band near the nose
         ws = np.array([[p[0], p[1], -c.height_mm] for p in (ctr + d * (c.length_mm / 2 - 3) + n * (c.width_mm / 2 - 3),
                                                             ctr + d * (c.length_mm / 2 - 3) - n * (c.width_mm / 2 - 3),
@@ -845,10 +861,10 @@ def render_scene(spec: SceneSpec, rng: np.random.Generator) -> tuple[np.ndarray,
         n_k = max(3, int(math.ceil(spec.motion_blur_px)) | 1)
         k = np.zeros((n_k, n_k), np.float32)
         a = rng.uniform(0, np.pi)
-        c = (n_k - 1) / 2
+        k_mid = (n_k - 1) / 2
         d = np.array([math.cos(a), math.sin(a)]) * spec.motion_blur_px / 2
-        cv2.line(k, (int(round(c - d[0])), int(round(c - d[1]))), (int(round(c + d[0])), int(round(c + d[1]))), 1.0, 1,
-                 cv2.LINE_AA)
+        cv2.line(k, (int(round(k_mid - d[0])), int(round(k_mid - d[1]))),
+                 (int(round(k_mid + d[0])), int(round(k_mid + d[1]))), 1.0, 1, cv2.LINE_AA)
         img = cv2.filter2D(img, -1, k / k.sum())
     if spec.defocus_px > 0:
         n_k = int(math.ceil(spec.defocus_px)) * 2 + 1
