@@ -542,10 +542,20 @@ class Calibration:
             hmat = np.array(d["px_to_mm"], dtype=np.float64)
             if hmat.shape != (3, 3) or not np.all(np.isfinite(hmat)):
                 raise CalibrationError("px_to_mm must be a finite 3x3 matrix; run `pitboard calibrate` again")
+            size = d["image_size"]
+            if (len(size) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in size)
+                    or not all(16 <= v <= 20000 for v in size)):
+                raise CalibrationError(f"image_size must be two whole numbers of pixels (16-20000), not {size!r}; "
+                                       "run `pitboard calibrate` again")
+            mat = (float(d["mat_mm"][0]), float(d["mat_mm"][1]))
+            if isinstance(d["mat_mm"][0], bool) or isinstance(d["mat_mm"][1], bool) or not all(
+                    math.isfinite(v) and 0 < v <= 10000 for v in mat):
+                raise CalibrationError(f"mat_mm must be two sizes in mm (0-10000), not {d['mat_mm']!r}; "
+                                       "run `pitboard calibrate` again")
             return Calibration(
                 px_to_mm=hmat,
-                image_size=(int(d["image_size"][0]), int(d["image_size"][1])),
-                mat_mm=(float(d["mat_mm"][0]), float(d["mat_mm"][1])),
+                image_size=(int(size[0]), int(size[1])),
+                mat_mm=mat,
                 zones=tuple(Zone.from_dict(z) for z in d.get("zones", [])),
                 rms_px=float(d.get("rms_px", 0.0)),
                 rms_mm=float(d.get("rms_mm", 0.0)),

@@ -90,6 +90,14 @@ def test_round_trip_and_malformed_data(tilted):
         Calibration.from_dict({"schema": 1, "px_to_mm": [[1, 0], [0, 1]], "image_size": [1, 1], "mat_mm": [1, 1]})
     with pytest.raises(CalibrationError, match="schema"):
         Calibration.from_dict({"schema": 99})
+    good = cal.to_dict()
+    for key, value, says in (("image_size", [True, 720], "image_size must be two whole numbers"),
+                             ("image_size", [1280.5, 720], "image_size must be two whole numbers"),
+                             ("image_size", [1280], "image_size must be two whole numbers"),
+                             ("mat_mm", [0, 900], "mat_mm must be two sizes"),
+                             ("mat_mm", [float("inf"), 900], "mat_mm must be two sizes")):
+        with pytest.raises(CalibrationError, match=says):
+            Calibration.from_dict({**good, key: value})
 
 
 def _run(argv):
