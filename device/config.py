@@ -13,6 +13,7 @@ Missing optional sections get the defaults of ``firmware_config/pitboard.toml`` 
 from __future__ import annotations
 
 import ipaddress
+import os
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -289,6 +290,11 @@ class _Validator:
         p = Path(value).expanduser()
         if not p.is_absolute() and self.base is not None:
             p = self.base / p
+        raw = os.fsencode(p)
+        if "\x00" in value or len(raw) > 4095 or any(len(os.fsencode(part)) > 255 for part in p.parts):
+            raise self.fail(f"{where}.{key}", "is not a usable file path (a NUL character, a folder or file name "
+                                              "longer than 255 bytes, or a path over 4095 bytes); give the file's "
+                                              "path, e.g. \"/var/lib/pitboard/...\"")
         return p
 
     def choice(self, data: Mapping[str, Any], where: str, key: str, default: str, allowed: Sequence[str]) -> str:

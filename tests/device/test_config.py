@@ -93,6 +93,8 @@ def test_wrong_screen_address_names_file_key_and_allowed_values() -> None:
         ('[[screens]]\nplayer = "A"\nport = 3\n[buttons]\nplayers = [5, 24]',
          "pitboard.toml: buttons.players[1]: GPIO24 carries I2C bus 3"),
         ('[game]\nname = "gas lands"', "pitboard.toml: game.name: 'gas lands' is not a game name"),
+        ('[vision]\ncalibration = "' + "é" * 200 + '"', "pitboard.toml: vision.calibration: is not a usable file path"),
+        ('[store]\npath = "/tmp/a\\u0000b"', "pitboard.toml: store.path: is not a usable file path"),
         ('[vision]\ndice_mm = 25', "pitboard.toml: vision.dice_mm: 25 is out of range; allowed: 12..19"),
         ('[vision]\ndice_mm = "16"', "pitboard.toml: vision.dice_mm: must be a number, not '16'"),
         ('[vision]\ndice_mm = nan', "pitboard.toml: vision.dice_mm: nan is out of range; allowed: 12..19"),
