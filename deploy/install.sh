@@ -8,6 +8,8 @@
 #
 # Layout it creates:
 #   /opt/pitboard/venv                   virtual environment (--system-site-packages: picamera2, lgpio from apt)
+#                                        with the dependencies from deploy/requirements-py311-ARCH.lock (hashes)
+#   /var/cache/pitboard/wheels           the locked wheels, downloaded once: a re-run needs no network
 #   /usr/local/bin/pitboard              symlink to the venv's command, for `pitboard check` etc.
 #   /etc/pitboard/*.toml                 configuration (copied from firmware_config/ only when absent)
 #   /var/lib/pitboard                    game logs, calibration, face library (owned by user pitboard)
@@ -30,6 +32,9 @@ SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
 REPO=$(dirname -- "$SCRIPT_DIR")
 
 APT_PACKAGES=(python3-picamera2 python3-lgpio python3-venv i2c-tools)
+# Without these Pitboard still installs and runs (apt sources other than Raspberry Pi OS's, e.g. plain
+# Debian, have neither picamera2 nor lgpio): the installer says what is lost and carries on.
+APT_OPTIONAL=(python3-picamera2 python3-lgpio i2c-tools)
 DEVICE_GROUPS=(gpio i2c video)
 SERVICE_USER=pitboard
 UNIT_NAME=pitboard.service
@@ -51,6 +56,13 @@ Options:
   --no-system     skip apt, users/groups, file ownership, modprobe and systemctl
   --no-venv       do not create the virtual environment (implies --no-pip)
   --no-pip        create the virtual environment but do not pip-install the code
+  --lock FILE     install the dependencies from this lock file (default: the repository's
+                  deploy/requirements-pyXY-ARCH.lock for this machine's Python and architecture)
+  --no-lock       no lock file for this Python (e.g. Trixie's 3.13): pip resolves the dependencies
+                  itself from pyproject.toml's ranges (no hashes; needs the network every time)
+  --apt-update    look again for apt packages an earlier run found missing from the apt sources
+  --no-check      do not offer the interactive wiring check at the end (it is offered only when the
+                  installer runs in a terminal; otherwise it prints the command)
   -h, --help      this text
 EOF
 }
@@ -65,7 +77,7 @@ die() {
 # ---------------------------------------------------------------------------------------------------
 # Options
 ROOT=${PITBOARD_ROOT:-}
-SYSTEM=1 VENV=1 PIP=1 START=1 DRY=0 FIRMWARE=0 REINSTALL=0
+SYSTEM=1 VENV=1 PIP=1 START=1 DRY=0 FIRMWARE=0 REINSTALL=0 USE_LOCK=1 LOCK='' APT_RECHECK=0 OFFER_CHECK=1
 while [ $# -gt 0 ]; do
     case $1 in
         --firmware) FIRMWARE=1 ;;
@@ -75,6 +87,15 @@ while [ $# -gt 0 ]; do
         --no-system) SYSTEM=0 ;;
         --no-venv) VENV=0 PIP=0 ;;
         --no-pip) PIP=0 ;;
+        --no-lock) USE_LOCK=0 ;;
+        --apt-update) APT_RECHECK=1 ;;
+        --no-check) OFFER_CHECK=0 ;;
+        --lock)
+            [ $# -ge 2 ] || die "$1 needs a file, e.g. $1 deploy/requirements-py311-aarch64.lock"
+            LOCK=$2
+            shift
+            ;;
+        --lock=*) LOCK=${1#*=} ;;
         --root | --prefix)
             [ $# -ge 2 ] || die "$1 needs a directory, e.g. $1 /tmp/pitboard-root"
             ROOT=$2
@@ -109,6 +130,10 @@ fi
 OPT=$ROOT/opt/pitboard
 VENV_DIR=$OPT/venv
 STAMP=$OPT/installed-source.sha256
+# Apt packages that an `apt-get update` found missing from this system's sources: not looked for again
+# (no network) until --apt-update.
+APT_MISSING_STATE=$OPT/apt-unavailable
+WHEELS=$ROOT/var/cache/pitboard/wheels
 ETC=$ROOT/etc/pitboard
 DATA=$ROOT/var/lib/pitboard
 UNIT_DIR=$ROOT/etc/systemd/system
@@ -187,7 +212,10 @@ source_hash() {
     (
         cd "$REPO"
         local parts=() p
-        for p in pyproject.toml README.md games vision device; do [ -e "$p" ] && parts+=("$p"); done
+        for p in pyproject.toml README.md games vision device deploy/requirements-*.lock; do
+            [ -e "$p" ] && parts+=("$p")
+        done
+        [ -z "$LOCK" ] || parts+=("$LOCK")
         find "${parts[@]}" -type f ! -path '*/__pycache__/*' ! -name '*.pyc' -print0 |
             LC_ALL=C sort -z | xargs -0 -r sha256sum
     ) | sha256sum | cut -d' ' -f1
@@ -213,23 +241,74 @@ if [ "$SYSTEM" -eq 1 ] && [ -r /etc/os-release ]; then
 fi
 
 # --- 1. apt packages -------------------------------------------------------------------------------
+is_optional() {
+    local p
+    for p in "${APT_OPTIONAL[@]}"; do [ "$p" != "$1" ] || return 0; done
+    return 1
+}
+
+# What is lost without an optional package, and what works instead.
+without() {
+    case $1 in
+        python3-picamera2) echo "no Raspberry Pi camera module (picamera2): a USB webcam works through OpenCV ([camera] backend = \"opencv\" in pitboard.toml)" ;;
+        python3-lgpio) echo "gpiozero cannot use lgpio for the buttons: it falls back to another pin factory (GPIOZERO_PIN_FACTORY=rpigpio with python3-rpi-lgpio or python3-rpi.gpio, or native)" ;;
+        i2c-tools) echo "no i2cdetect to look for the screens (pitboard check still probes them)" ;;
+        *) echo "$1 is missing" ;;
+    esac
+}
+
+apt_candidate() {
+    local cand
+    cand=$(apt-cache policy "$1" 2>/dev/null | sed -n 's/^ *Candidate: *//p')
+    [ -n "$cand" ] && [ "$cand" != "(none)" ]
+}
+
 if [ "$SYSTEM" -eq 1 ]; then
-    missing=()
-    for p in "${APT_PACKAGES[@]}"; do pkg_installed "$p" || missing+=("$p"); done
+    known_missing=()
+    if [ "$APT_RECHECK" -eq 0 ] && [ -f "$APT_MISSING_STATE" ]; then
+        mapfile -t known_missing < <(grep -v '^#' "$APT_MISSING_STATE" || true)
+    fi
+    missing=() skipped=()
+    for p in "${APT_PACKAGES[@]}"; do
+        pkg_installed "$p" && continue
+        if [ ${#known_missing[@]} -gt 0 ] && printf '%s\n' "${known_missing[@]}" | grep -qx -- "$p"; then
+            skipped+=("$p")
+        else
+            missing+=("$p")
+        fi
+    done
+    for p in "${skipped[@]}"; do
+        warn "$p is not in this system's apt sources (found at an earlier run; --apt-update looks again): $(without "$p")"
+    done
     if [ ${#missing[@]} -gt 0 ]; then
         say "installing apt packages: ${missing[*]}"
         run apt-get update
-        unknown=()
+        unknown=() installable=()
         for p in "${missing[@]}"; do
-            cand=$(apt-cache policy "$p" 2>/dev/null | sed -n 's/^ *Candidate: *//p')
-            if [ -z "$cand" ] || [ "$cand" = "(none)" ]; then unknown+=("$p"); fi
+            if apt_candidate "$p"; then installable+=("$p"); else unknown+=("$p"); fi
         done
-        if [ ${#unknown[@]} -gt 0 ] && [ "$DRY" -eq 0 ]; then
-            die "apt knows no package ${unknown[*]}: this installer needs Raspberry Pi OS (its archive.raspberrypi.com sources). On another system use --no-system and install the equivalents yourself"
+        if [ "$DRY" -eq 1 ]; then
+            installable=("${missing[@]}") unknown=()
         fi
-        # --no-install-recommends keeps picamera2's desktop preview stack (Qt, OpenGL) off a Lite image.
-        run env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
-    else
+        for p in "${unknown[@]}"; do
+            is_optional "$p" ||
+                die "apt knows no package $p and Pitboard cannot do without it: add Raspberry Pi OS's (or Debian's) sources, or use --no-system and install the equivalent yourself"
+            warn "could not install $p: apt knows no such package here (not Raspberry Pi OS?); carrying on: $(without "$p")"
+        done
+        if [ ${#installable[@]} -gt 0 ]; then
+            # --no-install-recommends keeps picamera2's desktop preview stack (Qt, OpenGL) off a Lite image.
+            run env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${installable[@]}"
+        fi
+        if [ "$DRY" -eq 0 ]; then
+            mkdir -p "$OPT"
+            if [ ${#unknown[@]} -gt 0 ]; then
+                printf '# apt packages missing from the sources at %s (deploy/install.sh --apt-update looks again)\n%s\n' \
+                    "$(date -u +%FT%TZ)" "$(printf '%s\n' "${unknown[@]}")" >"$APT_MISSING_STATE"
+            else
+                rm -f "$APT_MISSING_STATE"
+            fi
+        fi
+    elif [ ${#skipped[@]} -eq 0 ]; then
         say "apt packages already installed: ${APT_PACKAGES[*]}"
     fi
 else
@@ -290,6 +369,73 @@ if [ ! -e "$ETC/pitboard.toml" ] && [ ! -e "$REPO/firmware_config/pitboard.toml"
     warn "no $ETC/pitboard.toml and no example in firmware_config/: write one before starting the service"
 fi
 
+# The lock file for the venv's Python and this machine (empty: none).
+choose_lock() {
+    local tag arch
+    if [ -n "$LOCK" ]; then
+        case $LOCK in /*) ;; *) LOCK=$PWD/$LOCK ;; esac
+        [ -f "$LOCK" ] || die "lock file $LOCK does not exist: give an existing file to --lock, or leave --lock out"
+        return 0
+    fi
+    [ "$USE_LOCK" -eq 1 ] || return 0
+    tag=$("$PYTHON" -c 'import sys; print("py%d%d" % sys.version_info[:2])')
+    arch=$(uname -m)
+    LOCK=$REPO/deploy/requirements-$tag-$arch.lock
+    if [ ! -f "$LOCK" ]; then
+        die "no lock file for $tag on $arch (deploy/$(basename "$LOCK")): locks exist for $(cd "$REPO/deploy" && printf '%s ' requirements-py*.lock). Make one with deploy/lock, or run again with --no-lock to let pip pick the versions (no hashes)"
+    fi
+}
+
+# pip with the repository's own settings only where it must: the owner's pip.conf (a proxy, a CA
+# bundle) still applies.
+vpip() { "$VENV_DIR/bin/python" -m pip --disable-pip-version-check --no-input "$@"; }
+
+# The dependencies from the lock file, every file checked against its sha256. The wheels are kept in
+# $WHEELS: the first run downloads them, a later run (an update, --reinstall) finds them all there and
+# does not touch the network.
+install_locked() {
+    local build=$1 pinned sys_numpy
+    pinned=$(sed -n 's/^numpy==\([^ ]*\).*/\1/p' "$LOCK")
+    if sys_numpy=$("$PYTHON" -c 'import numpy; print(numpy.__version__)' 2>/dev/null) && [ -n "$pinned" ] &&
+        [ "$sys_numpy" != "$pinned" ]; then
+        warn "the system's numpy is $sys_numpy but $LOCK pins $pinned: the venv gets its own numpy $pinned, which apt's picamera2 (simplejpeg) may not load with"
+    fi
+    mkdir -p "$WHEELS"
+    chmod 0755 "$WHEELS"
+    if vpip download --quiet --no-index --find-links "$WHEELS" --no-deps --require-hashes \
+        --only-binary=:all: --dest "$WHEELS" -r "$LOCK" >/dev/null 2>&1; then
+        say "all locked wheels are in $WHEELS: installing without the network"
+    else
+        say "downloading the locked wheels into $WHEELS (hashes checked)"
+        vpip download --quiet --no-deps --require-hashes --only-binary=:all: --dest "$WHEELS" -r "$LOCK" ||
+            die "could not download the wheels pinned in $LOCK (network? a file with a different hash?); nothing was changed in $VENV_DIR"
+    fi
+    say "installing the dependencies pinned in $(basename "$LOCK")"
+    vpip install --quiet --no-index --find-links "$WHEELS" --no-deps --require-hashes -r "$LOCK" ||
+        die "pip could not install from $LOCK with the wheels in $WHEELS (see above)"
+    # The build backend (setuptools) came from the lock too: no unpinned download at build time.
+    say "building and installing pitboard (no network, setuptools from the lock)"
+    vpip install --quiet --no-index --no-deps --no-build-isolation --force-reinstall "$build" ||
+        die "pip could not build pitboard from $REPO (see above)"
+}
+
+# No lock for this Python: pip resolves pyproject.toml's ranges, with numpy held at the system's version.
+install_unlocked() {
+    local build=$1 constraints system_numpy
+    warn "installing without a lock file: versions chosen by pip today, no hashes checked"
+    # Keep numpy at the system's version: apt's picamera2 imports apt's simplejpeg, which is compiled
+    # against it, and a numpy 2 pulled into the venv by a newer opencv wheel breaks it ("numpy.dtype
+    # size changed", raspberrypi/picamera2#1088). pip then picks the newest opencv-python-headless
+    # that accepts that numpy.
+    constraints=$build/pitboard-constraints.txt
+    : >"$constraints"
+    if system_numpy=$("$PYTHON" -c 'import numpy; print(numpy.__version__)' 2>/dev/null); then
+        say "holding numpy at the system's $system_numpy (picamera2's simplejpeg is built against it)"
+        printf 'numpy==%s\n' "$system_numpy" >"$constraints"
+    fi
+    vpip install --upgrade --constraint "$constraints" "$build"
+}
+
 # --- 5. virtual environment and the code -----------------------------------------------------------
 if [ "$VENV" -eq 1 ]; then
     [ -n "$PYTHON" ] || die "python3 not found (apt install python3-venv)"
@@ -301,12 +447,16 @@ if [ "$VENV" -eq 1 ]; then
         run rm -f "$STAMP"
     fi
     if [ "$PIP" -eq 1 ]; then
+        choose_lock
         want=$(source_hash)
         if [ "$REINSTALL" -eq 0 ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ]; then
             say "pitboard already installed from this source"
         else
             say "pip-installing pitboard from $REPO"
             if [ "$DRY" -eq 1 ]; then
+                if [ -n "$LOCK" ]; then
+                    say "would install the dependencies from $LOCK (hashes checked, wheels kept in $WHEELS)"
+                fi
                 run "$VENV_DIR/bin/python" -m pip install --upgrade "$REPO"
             else
                 # Build from a copy: an in-tree build would leave root-owned build/ and *.egg-info in
@@ -315,24 +465,19 @@ if [ "$VENV" -eq 1 ]; then
                 trap 'rm -rf "$build"' EXIT
                 tar -C "$REPO" --exclude=.git --exclude=out --exclude=build --exclude='*.egg-info' \
                     --exclude=__pycache__ --exclude=.venv --exclude=tests -cf - . | tar -C "$build" -xf -
-                # Keep numpy at the system's version: apt's picamera2 imports apt's simplejpeg, which
-                # is compiled against it, and a numpy 2 pulled into the venv by a newer opencv wheel
-                # breaks it ("numpy.dtype size changed", raspberrypi/picamera2#1088). pip then picks
-                # the newest opencv-python-headless that accepts that numpy.
-                constraints=$build/pitboard-constraints.txt
-                : >"$constraints"
-                if system_numpy=$("$PYTHON" -c 'import numpy; print(numpy.__version__)' 2>/dev/null); then
-                    say "holding numpy at the system's $system_numpy (picamera2's simplejpeg is built against it)"
-                    printf 'numpy==%s\n' "$system_numpy" >"$constraints"
+                if [ -n "$LOCK" ]; then
+                    install_locked "$build"
+                else
+                    install_unlocked "$build"
                 fi
-                run "$VENV_DIR/bin/python" -m pip install --disable-pip-version-check --no-input \
-                    --upgrade --constraint "$constraints" "$build"
                 printf '%s\n' "$want" >"$STAMP"
             fi
         fi
         if [ "$DRY" -eq 0 ] && [ "$SYSTEM" -eq 1 ]; then
-            "$VENV_DIR/bin/python" -c 'import picamera2, lgpio' 2>/dev/null ||
-                warn "the venv cannot import picamera2/lgpio from apt: camera or buttons will not work"
+            for mod in picamera2 lgpio; do
+                "$VENV_DIR/bin/python" -c "import $mod" 2>/dev/null ||
+                    warn "the venv cannot import $mod (from apt python3-$mod): $(without "python3-$mod")"
+            done
         fi
     else
         say "skipping pip install (--no-pip)"
@@ -354,7 +499,7 @@ fi
 write_file "$MODULES_CONF" 0644 "# Written by Pitboard's deploy/install.sh: /dev/i2c-* for the OLED screens.
 i2c-dev
 "
-if [ "$SYSTEM" -eq 1 ] && [ ! -e /sys/module/i2c_dev ]; then
+if [ "$SYSTEM" -eq 1 ] && [ -d /sys/module ] && [ ! -e /sys/module/i2c_dev ]; then
     run modprobe i2c-dev || warn "could not load i2c-dev now; it loads at the next boot"
 fi
 
@@ -434,8 +579,12 @@ if [ "$SYSTEM" -eq 1 ]; then
         fi
     else
         # In a chroot or an image build systemd is not running: enable offline, start at next boot.
-        say "systemd is not running here: enabling $UNIT_NAME for the next boot"
-        run systemctl --root=/ enable --quiet "$UNIT_NAME"
+        if systemctl --root=/ is-enabled --quiet "$UNIT_NAME" 2>/dev/null; then
+            say "systemd is not running here; $UNIT_NAME is enabled for the next boot"
+        else
+            say "systemd is not running here: enabling $UNIT_NAME for the next boot"
+            run systemctl --root=/ enable --quiet "$UNIT_NAME"
+        fi
     fi
 else
     say "skipping systemctl (--no-system): daemon-reload, enable and restart $UNIT_NAME yourself"
@@ -443,8 +592,45 @@ fi
 
 if [ "$DRY" -eq 1 ]; then
     say "dry run finished: $CHANGES change(s) would be made"
+    exit 0
+fi
+say "done${ROOT:+ (under $ROOT)}: $CHANGES change(s) made."
+say "next: edit /etc/pitboard/pitboard.toml, run 'pitboard check --config /etc/pitboard/pitboard.toml',"
+say "      then follow the service with 'journalctl -u pitboard -f'"
+
+# --- 10. the interactive wiring check (offered) ----------------------------------------------------
+# With someone at the table: each player's name on their screen to confirm, each button pressed in turn
+# (which GPIO answered), the camera's view saved with the calibration drawn. Run as the service user, so
+# its groups (gpio i2c video) are what is tested, with the service stopped (one program per device).
+CHECK_CMD="sudo systemctl stop pitboard; sudo -u $SERVICE_USER PITBOARD_DATA=/var/lib/pitboard pitboard check --interactive --config /etc/pitboard/pitboard.toml; sudo systemctl start pitboard"
+if [ "$OFFER_CHECK" -eq 0 ]; then
+    :
+elif [ "$SYSTEM" -eq 1 ] && [ "$VENV" -eq 1 ] && [ -x "$VENV_DIR/bin/pitboard" ] && [ -e "$ETC/pitboard.toml" ] &&
+    [ -t 0 ] && [ -t 1 ]; then
+    answer=
+    read -r -p "$PROG: check the wiring now, with you at the table (screens, buttons, camera)? [y/N] " answer || true
+    case ${answer,,} in
+        y | yes)
+            was_active=0
+            if [ -d /run/systemd/system ] && systemctl is-active --quiet "$UNIT_NAME"; then
+                was_active=1
+                say "stopping $UNIT_NAME for the check (screens, buttons and camera serve one program at a time)"
+                systemctl stop "$UNIT_NAME"
+            fi
+            check_status=0
+            runuser -u "$SERVICE_USER" -- env PITBOARD_DATA=/var/lib/pitboard "$VENV_DIR/bin/pitboard" check \
+                --interactive --config "$ETC/pitboard.toml" --camera-out /var/lib/pitboard/check-camera.png ||
+                check_status=$?
+            if [ "$was_active" -eq 1 ]; then
+                say "starting $UNIT_NAME again"
+                systemctl start "$UNIT_NAME"
+            fi
+            if [ "$check_status" -ne 0 ]; then
+                warn "the wiring check found problems (above); fix them and run it again: $CHECK_CMD"
+            fi
+            ;;
+        *) say "later, to check the wiring with you at the table: $CHECK_CMD" ;;
+    esac
 else
-    say "done${ROOT:+ (under $ROOT)}: $CHANGES change(s) made."
-    say "next: edit /etc/pitboard/pitboard.toml, run 'pitboard check --config /etc/pitboard/pitboard.toml',"
-    say "      then follow the service with 'journalctl -u pitboard -f'"
+    say "to check the wiring with you at the table (each screen's name, each button, the camera's view): $CHECK_CMD"
 fi

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Pitboard uninstaller: undoes deploy/install.sh.
 #
-# Removes the service, the virtual environment (/opt/pitboard), the /usr/local/bin/pitboard link and the
-# i2c-dev boot snippet. KEEPS the owner's games and calibration (/var/lib/pitboard), the configuration
+# Removes the service, the virtual environment (/opt/pitboard), the wheel cache (/var/cache/pitboard), the
+# /usr/local/bin/pitboard link and the i2c-dev boot snippet. KEEPS the owner's games and calibration (/var/lib/pitboard), the configuration
 # (/etc/pitboard) and the 'pitboard' user that owns them, unless --purge is given.
 # Leaves the apt packages (other programs may use them) and the lines in config.txt (harmless) alone.
 # Refuse `sh install.sh` early, before any bash-only line is parsed.
@@ -87,6 +87,7 @@ UNIT_DST=$ROOT/etc/systemd/system/$UNIT_NAME
 WANTS_LINK=$ROOT/etc/systemd/system/multi-user.target.wants/$UNIT_NAME
 MODULES_CONF=$ROOT/etc/modules-load.d/pitboard.conf
 BIN_LINK=$ROOT/usr/local/bin/pitboard
+WHEEL_CACHE=$ROOT/var/cache/pitboard
 
 CHANGES=0
 run() {
@@ -152,6 +153,7 @@ if [ -L "$BIN_LINK" ] && [ "$(readlink "$BIN_LINK")" = /opt/pitboard/venv/bin/pi
     remove "$BIN_LINK"
 fi
 remove "$OPT"
+remove "$WHEEL_CACHE" # the locked wheels install.sh kept for offline re-runs
 remove "$MODULES_CONF"
 
 # --- 3. the owner's data ---------------------------------------------------------------------------

@@ -81,7 +81,8 @@ def plan_windows(runs: dict[int, tuple[int, int]], *, command_cost: int = 6) -> 
     """
     pages = sorted(runs)
     n = len(pages)
-    best: list[tuple[int, list[Window]]] = [(0, [])] + [(1 << 30, [])] * n
+    none: list[Window] = []
+    best: list[tuple[int, list[Window]]] = [(0, none)] + [(1 << 30, none)] * n
     for k in range(1, n + 1):
         lo, hi = 1 << 30, -1
         for j in range(k - 1, -1, -1):

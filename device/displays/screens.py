@@ -45,21 +45,33 @@ class Driver(str, Enum):
         return 2 if self is Driver.SH1106 else 0
 
     def luma_class(self) -> type:
+        """luma.oled's driver class, with a ``display`` that does not need Pillow's ``Image.getdata``
+        (removed in Pillow 14): see :mod:`device.displays.compat`."""
         import luma.oled.device as d
 
-        return {Driver.SSD1306: d.ssd1306, Driver.SH1106: d.sh1106, Driver.SSD1309: d.ssd1309}[self]
+        from device.displays.compat import getdata_free
+
+        return getdata_free({Driver.SSD1306: d.ssd1306, Driver.SH1106: d.sh1106, Driver.SSD1309: d.ssd1309}[self])
 
 
 class ScreenSpecLike(Protocol):
-    """What a screen needs from configuration (``device.config.ScreenConfig`` has this shape)."""
+    """What a screen needs from configuration (``device.config.ScreenConfig`` has this shape; read-only, as
+    that frozen dataclass is)."""
 
-    player: str
-    driver: str
-    port: int
-    address: int
-    mux_address: int | None
-    mux_channel: int | None
-    rotate: int
+    @property
+    def player(self) -> str: ...
+    @property
+    def driver(self) -> str: ...
+    @property
+    def port(self) -> int: ...
+    @property
+    def address(self) -> int: ...
+    @property
+    def mux_address(self) -> int | None: ...
+    @property
+    def mux_channel(self) -> int | None: ...
+    @property
+    def rotate(self) -> int: ...
 
 
 #: One ``[[screens]]`` entry: the configuration's own dataclass, so a screen is described in one place.

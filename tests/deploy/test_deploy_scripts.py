@@ -190,6 +190,17 @@ def test_install_twice_changes_nothing(repo: Path, root: Path) -> None:
     assert "0 change(s) made" not in first.stdout
 
 
+def test_the_interactive_wiring_check_is_offered_at_the_end(repo: Path, root: Path) -> None:
+    """Not in a terminal (here: stdin is /dev/null), the installer prints the command instead of asking."""
+    proc = ok(install(repo, root))
+    last = proc.stdout.rstrip().splitlines()[-1]
+    assert "to check the wiring with you at the table" in last
+    assert "pitboard check --interactive --config /etc/pitboard/pitboard.toml" in last
+    assert "sudo systemctl stop pitboard" in last and "sudo -u pitboard" in last
+    assert "check --interactive" not in ok(install(repo, root, "--no-check")).stdout
+    assert "check --interactive" not in ok(install(repo, root, "--dry-run")).stdout
+
+
 def test_existing_owner_config_is_never_overwritten(repo: Path, root: Path) -> None:
     owner = root / "etc/pitboard/pitboard.toml"
     owner.parent.mkdir(parents=True)
@@ -347,9 +358,13 @@ def test_uninstall_keeps_games_and_config_without_purge(repo: Path, root: Path) 
     game.write_bytes(b"SQLite format 3\x00 and a race")
     config = root / "etc/pitboard/pitboard.toml"
     config_text = config.read_text()
+    wheels = root / "var/cache/pitboard/wheels"  # what a locked install keeps for offline re-runs
+    wheels.mkdir(parents=True)
+    (wheels / "pbdep-1.0-py3-none-any.whl").write_bytes(b"PK")
 
     proc = ok(uninstall(repo, root))
     assert not (root / "opt/pitboard").exists()
+    assert not (root / "var/cache/pitboard").exists()
     assert not (root / "etc/systemd/system/pitboard.service").exists()
     assert not (root / "etc/modules-load.d/pitboard.conf").exists()
     assert game.read_bytes() == b"SQLite format 3\x00 and a race"

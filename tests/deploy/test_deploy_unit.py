@@ -112,12 +112,74 @@ def test_devices_the_hardware_needs_are_allowed_and_nothing_else(service: list[t
     assert not any(v.startswith("block-") or v.startswith("/dev/mem") for v in allowed)
 
 
-def test_no_network_no_privileges(service: list[tuple[str, str]]) -> None:
+#: What libcamera and picamera2 open on a Raspberry Pi 5 (and 4), with the kernel's device class of each
+#: (the name in /proc/devices, which is what DeviceAllow=char-NAME matches). From libcamera's
+#: DmaBufAllocator/DmaHeap (linux,cma, reserved, system heaps), picamera2's dma_heap.py, rpicam-apps'
+#: dma_heaps.cpp (/dev/dma_heap/vidbuf_cached: the system heap on a Pi 5, CMA before), and the media
+#: graphs of rp1-cfe + pisp_be (Pi 5) or unicam + bcm2835-isp (Pi 4): /dev/media*, /dev/video*, and the
+#: sensor's /dev/v4l-subdev* (a video4linux node like /dev/video*).
+CAMERA_DEVICES = {
+    "/dev/media*": "media",
+    "/dev/video*": "video4linux",
+    "/dev/v4l-subdev*": "video4linux",
+    "/dev/dma_heap/vidbuf_cached": "dma_heap",
+    "/dev/dma_heap/linux,cma": "dma_heap",
+    "/dev/dma_heap/system": "dma_heap",
+    "/dev/dma_heap/reserved": "dma_heap",
+}
+#: The rest of the hardware: screens and multiplexer, buttons (lgpio; RPi.GPIO's gpiomem as fallback).
+OTHER_DEVICES = {"/dev/i2c-*": "i2c", "/dev/gpiochip*": "gpiochip", "/dev/gpiomem*": "*gpiomem*"}
+
+
+def device_acl(service: list[tuple[str, str]]) -> dict[str, str]:
+    """DeviceAllow= as {class: access}, e.g. {"video4linux": "rw"}."""
+    acl = {}
+    for v in values(service, "DeviceAllow"):
+        spec, _, access = v.partition(" ")
+        assert spec.startswith("char-"), f"DeviceAllow={v}: only whole character-device classes"
+        acl[spec.removeprefix("char-")] = access.strip() or "rwm"
+    return acl
+
+
+@pytest.mark.parametrize("path", sorted(CAMERA_DEVICES) + sorted(OTHER_DEVICES))
+def test_every_device_the_camera_and_hardware_open_is_allowed_read_write(
+    service: list[tuple[str, str]], path: str
+) -> None:
+    cls = CAMERA_DEVICES.get(path) or OTHER_DEVICES[path]
+    acl = device_acl(service)
+    assert cls in acl, f"{path} (class {cls}) is not in DeviceAllow=: picamera2/libcamera cannot open it"
+    assert set("rw") <= set(acl[cls]), f"{path} needs rw, DeviceAllow= gives {acl[cls]!r}"
+
+
+def test_the_device_list_is_exactly_the_hardware_and_the_comment_names_each(service: list[tuple[str, str]]) -> None:
+    acl = device_acl(service)
+    assert set(acl) == set(CAMERA_DEVICES.values()) | set(OTHER_DEVICES.values()), "no device class beyond these"
+    assert all(a == "rw" for a in acl.values()), "read/write, never mknod (m)"
+    header = UNIT.read_text().split("[Unit]")[0]
+    for path in ["/dev/media*", "/dev/video*", "/dev/v4l-subdev*", "/dev/dma_heap/*", "vidbuf_cached", "linux,cma"]:
+        assert path in header, f"the unit's comment should say why {path} is allowed"
+
+
+def test_network_is_the_local_network_only_and_no_privileges(service: list[tuple[str, str]]) -> None:
     families = set(one(service, "RestrictAddressFamilies").split())
-    assert families == {"AF_UNIX", "AF_NETLINK"}
-    assert one(service, "CapabilityBoundingSet") == ""
+    # AF_INET/AF_INET6 for the table's web page; the IP filter below keeps it on the local network.
+    assert families == {"AF_UNIX", "AF_NETLINK", "AF_INET", "AF_INET6"}
+    assert one(service, "IPAddressDeny") == "any"
+    allowed = one(service, "IPAddressAllow").split()
+    assert allowed == ["localhost", "link-local", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"]
+    assert not any(a in ("any", "0.0.0.0/0", "::/0") for a in allowed)
+    assert "PrivateNetwork" not in {k for k, _ in service} or one(service, "PrivateNetwork") == "no"
+    assert one(service, "CapabilityBoundingSet") == ""  # no CAP_NET_BIND_SERVICE: the page uses a port > 1023
     assert one(service, "NoNewPrivileges") == "yes"
     assert "@system-service" in values(service, "SystemCallFilter")
+
+
+@needs_systemd_analyze
+def test_the_ip_filter_is_what_systemd_reads() -> None:
+    """systemd-analyze sees the allow list (it names the non-localhost entries) and still rates <= 2.5."""
+    exposure, report = exposure_of(UNIT)
+    assert "IP address allow list with non-localhost entries" in report or "IPAddressDeny" in report
+    assert exposure <= MAX_EXPOSURE
 
 
 def test_installs_into_multi_user_target() -> None:

@@ -562,3 +562,141 @@ def test_terminal_renderers():
     assert screen.text.split("\n")[0][:2] == "▀▄"
     panel = compose_terminal({"Alice": image, "Bob": image}, columns=2)
     assert "Alice" in panel and "Bob" in panel and len(panel.split("\n")) == 18
+
+
+# -- Pillow 14: no Image.getdata ---------------------------------------------------------------------------------
+# luma.oled's display() walks Image.getdata(), deprecated in Pillow 12 and removed in Pillow 14. The drivers we
+# build (device.displays.compat.getdata_free) replace display() with a numpy packing that sends the same bytes.
+
+HAS_GETDATA = hasattr(Image.Image, "getdata")
+
+
+@pytest.mark.skipif(not HAS_GETDATA, reason="this Pillow has no Image.getdata: luma's own display() cannot run")
+@pytest.mark.parametrize("driver", ["ssd1306", "sh1106", "ssd1309"])
+@pytest.mark.parametrize("rotate", [0, 1, 2])
+def test_getdata_free_display_sends_exactly_what_lumas_own_sends(driver, rotate):
+    import luma.oled.device as d
+
+    from device.displays.compat import getdata_free
+
+    base = {"ssd1306": d.ssd1306, "sh1106": d.sh1106, "ssd1309": d.ssd1309}[driver]
+    ours, theirs = RecordingSerial(), RecordingSerial()
+    mine = getdata_free(base)(ours, width=128, height=64, rotate=rotate)
+    luma = base(theirs, width=128, height=64, rotate=rotate)
+    for seed in (3, 4):
+        image = scene(seed) if rotate % 2 == 0 else scene(seed).rotate(90, expand=True)
+        mine.display(image)
+        luma.display(image)
+    mine.clear()
+    luma.clear()
+    assert [(t.kind, bytes(t.payload)) for t in ours.transfers] == [(t.kind, bytes(t.payload)) for t in theirs.transfers]
+    assert type(mine).__name__ == base.__name__ and isinstance(mine, base)
+
+
+def _display_path_without_getdata(driver: str) -> None:
+    """Open a real-driver screen, show frames, blank and close it, with Image.getdata gone (as in Pillow 14)."""
+    serial = RecordingSerial()
+    screen = LumaScreen(ScreenSpec("P", driver=driver), lambda spec: serial)
+    screen.open()  # luma's __init__ clears the panel through display()
+    for seed in (1, 2):
+        screen.show(scene(seed))
+        assert np.array_equal(replay(serial.transfers, MODELS[driver]()), bits(scene(seed)))
+    screen.device.display(scene(5))  # a full frame through the driver itself
+    assert np.array_equal(replay(serial.transfers, MODELS[driver]()), bits(scene(5)))
+    screen.close(blank=True)  # clear() -> display()
+
+
+@pytest.mark.parametrize("driver", ["ssd1306", "sh1106", "ssd1309"])
+def test_display_path_works_without_image_getdata_as_on_pillow_14(driver, monkeypatch):
+    if HAS_GETDATA:
+        monkeypatch.delattr(Image.Image, "getdata")
+    with pytest.raises(AttributeError):
+        Image.new("1", (8, 8)).getdata()  # what luma's own display() would hit
+    _display_path_without_getdata(driver)
+
+
+def test_display_path_calls_no_deprecated_pillow_api():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        for driver in ("ssd1306", "sh1106"):
+            _display_path_without_getdata(driver)
+
+
+PILLOW_14 = "pillow>=14"
+
+
+def _pillow_from_registry(spec: str) -> str:
+    """A folder with ``spec`` pip-installed into it (``pip install --target``), kept between runs in
+    ~/.cache/pitboard-tests (outside the repository); pytest.skip with pip's reason when the registry
+    has no such Pillow (Pillow 14 is not released yet) or cannot be reached."""
+    import hashlib
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pitboard-tests"
+    target = cache / ("pillow-" + hashlib.sha256(spec.encode()).hexdigest()[:12])
+    if (target / "PIL" / "__init__.py").is_file():
+        return str(target)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--disable-pip-version-check", "--quiet", "--no-deps", "--retries", "1",
+         "--timeout", "10",
+         "--only-binary=:all:", "--target", str(target) + ".partial", spec],
+        capture_output=True, text=True, timeout=300)
+    if proc.returncode != 0:
+        import shutil
+
+        shutil.rmtree(str(target) + ".partial", ignore_errors=True)
+        reason = next((ln.strip() for ln in proc.stderr.splitlines() if "ERROR" in ln or "versions:" in ln),
+                      proc.stderr.strip()[-300:])
+        pytest.skip(f"cannot get {spec} from the package registry ({reason}); the display path was run without "
+                    "Image.getdata instead (test_display_path_works_without_image_getdata_as_on_pillow_14)")
+    os.replace(str(target) + ".partial", target)
+    return str(target)
+
+
+def _pillow_targets() -> list[str]:
+    """Other Pillow versions to run the display path under: folders made with
+    ``pip install --target DIR 'pillow==X'``, listed in $PITBOARD_PILLOW_TARGETS (':'-separated)."""
+    import os
+
+    return [p for p in os.environ.get("PITBOARD_PILLOW_TARGETS", "").split(":") if p]
+
+
+@pytest.mark.parametrize("target", [None, PILLOW_14, *_pillow_targets()])
+def test_display_path_under_each_available_pillow(target):
+    """The display path in a fresh interpreter (so that the Pillow first on sys.path is the one imported)
+    under: the installed Pillow; Pillow 14 from the registry, when it is there (skipped with the reason
+    when not); and each folder in $PITBOARD_PILLOW_TARGETS (see deploy/README.md)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    if target == PILLOW_14:
+        target = _pillow_from_registry(PILLOW_14)
+
+    repo = Path(__file__).resolve().parents[2]
+    code = (
+        "import sys, PIL; from PIL import Image\n"
+        "sys.path.insert(0, sys.argv[1]); sys.path.insert(0, sys.argv[2])\n"
+        "import importlib, test_displays as t\n"
+        "for d in ('ssd1306', 'sh1106', 'ssd1309'): t._display_path_without_getdata(d)\n"
+        "print(PIL.__version__, PIL.__file__)\n"
+    )
+    env = dict(os.environ)
+    if target is not None:
+        env["PYTHONPATH"] = target + os.pathsep + env.get("PYTHONPATH", "")
+    proc = subprocess.run([sys.executable, "-c", code, str(repo), str(Path(__file__).parent)],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    version, where = proc.stdout.split()[-2:]
+    if target is not None:  # the display path ran on that folder's Pillow, not the venv's
+        assert Path(where).resolve().is_relative_to(Path(target).resolve()), (version, where)
+    else:
+        import PIL
+
+        assert version == PIL.__version__

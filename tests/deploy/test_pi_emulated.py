@@ -1,0 +1,109 @@
+"""deploy/pi-emulated's own parts that run in seconds: its options, its scripts' hygiene, and the reduction
+of `vision read` / `dice read` output that decides "same results on arm64 as on x86-64".
+
+The full run (an arm64 root under qemu, tens of minutes, root and the network) is not a test: it is run
+by hand before a release, and its summary line is recorded in deploy/README.md.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+DEPLOY = REPO / "deploy"
+SCRIPT = DEPLOY / "pi-emulated"
+
+
+def load_data_module():
+    spec = importlib.util.spec_from_file_location("pi_emulated_data", DEPLOY / "pi_emulated_data.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("script", ["pi-emulated", "lock"])
+def test_scripts_are_shellcheck_clean_and_strict(script: str) -> None:
+    path = DEPLOY / script
+    text = path.read_text()
+    assert text.startswith("#!/usr/bin/env bash\n") and "set -Eeuo pipefail" in text
+    assert path.stat().st_mode & 0o111
+    shellcheck = shutil.which("shellcheck")
+    if shellcheck is None:
+        pytest.skip("shellcheck not installed (apt-get install shellcheck)")
+    proc = subprocess.run([shellcheck, "--shell=bash", str(path)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout
+
+
+def test_help_names_the_steps_and_options_and_the_cache_is_outside_the_repository() -> None:
+    proc = subprocess.run(["bash", str(SCRIPT), "--help"], capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 0, proc.stderr
+    for word in ("install", "offline", "check", "demo", "tests", "vision, dice", "--rebuild", "--skip-tests",
+                 "--keep", "mmdebstrap qemu-user-static binfmt-support", "/var/cache/pitboard-pi-emulated"):
+        assert word in proc.stdout, word
+
+
+def test_an_unknown_option_is_named_before_anything_is_done() -> None:
+    proc = subprocess.run(["bash", str(SCRIPT), "--fast"], capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 2
+    assert "unknown option '--fast'" in proc.stderr
+
+
+def test_documented_with_its_last_result() -> None:
+    readme = (DEPLOY / "README.md").read_text()
+    assert "deploy/pi-emulated" in readme
+    assert "RESULT_PLACEHOLDER" not in readme
+    assert "pi-emulated (bookworm arm64 under qemu" in readme  # the summary line of a real run
+
+
+VISION = {"image": "/x/table_2.png", "seconds": 0.41, "cars": [
+    {"id": "car2", "x_mm": 520.1234, "y_mm": 260.2, "heading": 0.3}, {"id": "car1", "x_mm": 250.0}],
+    "templates": [{"name": "hairpin", "hand": "left", "attached_to": "car2", "edge": "front", "x_mm": 3.3}],
+    "tokens": {"p1": 3, "p2": 1}}
+DICE = {"image": "/y/tray_0.png", "seconds": 2.5, "dice": [{"value": 4, "x": 10.2}, {"value": 2, "x": 50.9}]}
+
+
+def summarise(tmp_path: Path, rows: list[dict]) -> list[dict]:
+    data = load_data_module()
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows) + "not json: a log line\n")
+    import contextlib
+    import io
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert data.summary(path) == 0
+    return json.loads(buf.getvalue())
+
+
+def test_summary_keeps_what_must_be_equal_and_drops_timings_and_positions(tmp_path: Path) -> None:
+    here = summarise(tmp_path, [VISION, DICE])
+    moved = json.loads(json.dumps([VISION, DICE]))
+    moved[0]["seconds"], moved[0]["cars"][0]["x_mm"], moved[1]["dice"][0]["x"] = 9.9, 521.0, 11.0
+    moved[0]["image"], moved[1]["image"] = "/other/table_2.png", "/other/tray_0.png"  # another machine's folder
+    assert summarise(tmp_path, moved) == here
+    assert here == [
+        {"image": "table_2.png", "cars": ["car1", "car2"], "templates": ["hairpin/left/car2/front"],
+         "tokens": {"p1": 3, "p2": 1}},
+        {"image": "tray_0.png", "dice": ["2", "4"]},
+    ]
+
+
+@pytest.mark.parametrize("change", ["die", "token", "template", "car"])
+def test_summary_differs_when_a_result_differs(tmp_path: Path, change: str) -> None:
+    other = json.loads(json.dumps([VISION, DICE]))
+    if change == "die":
+        other[1]["dice"][0]["value"] = 5
+    elif change == "token":
+        other[0]["tokens"]["p1"] = 2
+    elif change == "template":
+        other[0]["templates"][0]["hand"] = "right"
+    else:
+        other[0]["cars"].pop()
+    assert summarise(tmp_path, other) != summarise(tmp_path, [VISION, DICE])
