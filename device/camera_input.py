@@ -500,8 +500,11 @@ def files_notice(problems: Sequence[VisionFileProblem]) -> str | None:
     parts = {p.part for p in problems if p.severe}
     if not parts:
         return None
-    if len(parts) > 1:
+    if parts == {"calibration", "face library"}:
         return "BAD FILES: calibration+faces"
+    if len(parts) > 1:
+        short = {"calibration": "calib", "face library": "faces", "dice models": "models"}
+        return "BAD: " + "+".join(short.get(p, p) for p in sorted(parts))[:23]
     return next(p.short for p in problems if p.severe)
 
 

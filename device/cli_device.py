@@ -38,6 +38,13 @@ def register(groups: dict[str, argparse._SubParsersAction]) -> None:
 
     p = top.add_parser("check", help="hardware self-test: each screen, each button, the camera; one line per part")
     p.add_argument("--config", default=str(DEFAULT_PATH), help=f"pitboard.toml (default {DEFAULT_PATH})")
+    p.add_argument("--interactive", action="store_true",
+                   help="then, with you at the table: each player's name on their screen to confirm, each button "
+                        "to press in turn (which GPIO answered), the camera's view saved with the calibration drawn")
+    p.add_argument("--camera-out", help="where --interactive saves the camera's view (default: "
+                                        "check-camera.png in the data folder)")
+    p.add_argument("--button-timeout", type=float, default=20.0,
+                   help="seconds --interactive waits for each button (default 20)")
     p.set_defaults(func=cmd_check)
 
     p = top.add_parser("sim", help="the appliance in the terminal: keys are the buttons, screens drawn as text",
@@ -293,6 +300,7 @@ def run_check(config: PitboardConfig, *, out: TextIO | None = None, pin_factory:
                                        f"{len(config.buttons.pins())} button(s), camera {config.camera.backend.value}")]
     lines.append(probe_game(config))
     lines.extend(probe_vision_files(config))
+    lines.append(report_models())
     if smbus_factory is None:
         try:
             from smbus2 import SMBus
@@ -316,7 +324,284 @@ def run_check(config: PitboardConfig, *, out: TextIO | None = None, pin_factory:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    return run_check(_load(args.config))
+    interactive = getattr(args, "interactive", False)
+    if interactive and not args.button_timeout > 0:  # also refuses nan
+        raise _user_error(f"--button-timeout {args.button_timeout:g}: give a number of seconds above 0, e.g. 20")
+    config = _load(args.config)
+    status = run_check(config)
+    if not interactive:
+        return status
+    print()
+    return max(status, run_interactive_check(
+        config, inp=sys.stdin, out=sys.stdout,
+        camera_out=Path(args.camera_out) if args.camera_out else None, button_timeout_s=args.button_timeout))
+
+
+# -- check --interactive ---------------------------------------------------------------------------------
+
+
+def name_card(player: str, width: int = 128, height: int = 64) -> Any:
+    """A 1-bit frame with the player's name as large as fits, framed, for "is this your screen?"."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    image = Image.new("1", (width, height))
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((0, 0, width - 1, height - 1), outline=1)
+    text = player[:16]
+    for size in (36, 30, 24, 20, 16, 13, 11):
+        font = ImageFont.load_default(size=size)
+        x0, y0, x1, y1 = draw.textbbox((0, 0), text, font=font)
+        if x1 - x0 <= width - 8 and y1 - y0 <= height - 20:
+            break
+    draw.text(((width - (x1 - x0)) // 2 - x0, (height - 14 - (y1 - y0)) // 2 - y0), text, font=font, fill=1)
+    small = ImageFont.load_default(size=11)
+    draw.text((4, height - 14), "pitboard check", font=small, fill=1)
+    return image
+
+
+def _ask(inp: TextIO, out: TextIO, question: str) -> str | None:
+    """One answer line (stripped, lower case), or None at the end of the input."""
+    out.write(question)
+    out.flush()
+    line = inp.readline()
+    if not line:
+        out.write("\n")
+        return None
+    return line.strip().lower()
+
+
+def check_screens_interactive(config: PitboardConfig, inp: TextIO, out: TextIO,
+                              screen_factory: Callable[[ScreenConfig], Any]) -> list[CheckLine]:
+    """Each screen shows its player's name; the person at the table says whether it is in front of them."""
+    lines: list[CheckLine] = []
+    for screen_cfg in config.screens:
+        part = f"screen {screen_cfg.player} ({screen_cfg.where})"
+        screen = None
+        try:
+            screen = screen_factory(screen_cfg)
+            screen.open()
+            screen.show(name_card(screen_cfg.player))
+        except Exception as exc:
+            lines.append(CheckLine("FAIL", part, f"cannot show the name ({exc}); run `pitboard check` for the wiring"))
+            if screen is not None:
+                with contextlib.suppress(Exception):
+                    screen.close()
+            continue
+        answer = _ask(inp, out, f"The screen at {screen_cfg.where} shows \"{screen_cfg.player}\". Is it in front of "
+                                f"{screen_cfg.player}'s seat? [y/n] ")
+        if answer in ("y", "yes"):
+            lines.append(CheckLine("OK", part, "confirmed at the right seat"))
+        elif answer is None:
+            lines.append(CheckLine("SKIP", part, "no answer (end of input)"))
+        else:
+            lines.append(CheckLine("FAIL", part, f"not at {screen_cfg.player}'s seat: swap the screens' cables (or "
+                                                 "their [[screens]] entries' address/mux_channel) and check again"))
+        with contextlib.suppress(Exception):
+            screen.close(blank=True)
+    return lines
+
+
+def check_buttons_interactive(config: PitboardConfig, out: TextIO, *, pin_factory: Any = None,
+                              timeout_s: float = 20.0, poll_s: float = 0.01,
+                              clock: Callable[[], float] = time.monotonic,
+                              sleep: Callable[[float], None] = time.sleep,
+                              on_prompt: Callable[[str, int], None] | None = None) -> list[CheckLine]:
+    """Ask for each button in turn and report which GPIO answered (a swapped or wrong wire shows as
+    another GPIO). ``on_prompt(name, pin)`` runs after each request (tests press mock pins there)."""
+    try:
+        from gpiozero import Button
+        from gpiozero.exc import BadPinFactory
+    except ImportError:
+        return [CheckLine("FAIL", "buttons", "gpiozero is not installed")]
+    pins = config.buttons.pins()
+    claimed: dict[int, Any] = {}
+    try:
+        for pin in pins.values():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                claimed[pin] = Button(pin, pull_up=True, bounce_time=None, pin_factory=pin_factory)
+    except BadPinFactory:
+        return [CheckLine("FAIL", "buttons", "no GPIO on this machine (gpiozero found no pin factory; on a Pi "
+                                             "install python3-lgpio and add the user to the gpio group)")]
+    except Exception as exc:
+        for b in claimed.values():
+            b.close()
+        return [CheckLine("FAIL", "buttons", f"a pin cannot be claimed ({exc}); is another program (the "
+                                             "service: sudo systemctl stop pitboard) using it?")]
+    by_pin = {pin: name for name, pin in pins.items()}
+    lines: list[CheckLine] = []
+    try:
+        stuck = [pin for pin, b in claimed.items() if b.is_pressed]
+        for name, pin in pins.items():
+            part = f"button {name.upper()} (GPIO{pin})"
+            if pin in stuck:
+                lines.append(CheckLine("FAIL", part, "reads PRESSED before asked: stuck, or wired to 3V3 instead "
+                                                     "of GND"))
+                continue
+            out.write(f"Press {name.upper()} (wired to GPIO{pin}) ... ")
+            out.flush()
+            if on_prompt is not None:
+                on_prompt(name, pin)
+            deadline = clock() + timeout_s
+            answered: int | None = None
+            while answered is None and clock() < deadline:
+                answered = next((p for p, b in claimed.items() if p not in stuck and b.is_pressed), None)
+                if answered is None:
+                    sleep(poll_s)
+            if answered is None:
+                out.write("nothing\n")
+                lines.append(CheckLine("FAIL", part, f"no GPIO answered in {timeout_s:g} s: check the button's wire "
+                                                     f"to GPIO{pin} and to GND"))
+                continue
+            out.write(f"GPIO{answered}\n")
+            if answered == pin:
+                lines.append(CheckLine("OK", part, f"GPIO{pin} answered"))
+            else:
+                lines.append(CheckLine("FAIL", part, f"GPIO{answered} answered, which is {by_pin[answered].upper()}'s "
+                                                     f"pin: the wires of {name.upper()} and {by_pin[answered].upper()} "
+                                                     "are swapped, or pitboard.toml [buttons] has them the wrong way"))
+            release = clock() + timeout_s  # wait for the release, so one press is not read twice
+            while claimed[answered].is_pressed and clock() < release:
+                sleep(poll_s)
+    finally:
+        for b in claimed.values():
+            with contextlib.suppress(Exception):
+                b.close()
+    return lines
+
+
+def draw_calibration(image: Any, calibration: Any) -> Any:
+    """A copy of a BGR frame with the mat outline, its corners and the zones (name, kind) drawn."""
+    import cv2
+    import numpy as np
+
+    canvas = image.copy()
+    if canvas.ndim == 2:
+        canvas = cv2.cvtColor(canvas, cv2.COLOR_GRAY2BGR)
+    w_mm, h_mm = calibration.mat_mm
+    corners = np.array([[0, 0], [w_mm, 0], [w_mm, h_mm], [0, h_mm]], dtype=float)
+    px = calibration.to_px(corners)
+    cv2.polylines(canvas, [np.round(px).astype(np.int32).reshape(-1, 1, 2)], True, (0, 255, 0), 2, cv2.LINE_AA)
+    for (x, y), label in zip(px, ("0,0", f"{w_mm:g},0", f"{w_mm:g},{h_mm:g}", f"0,{h_mm:g}")):
+        cv2.circle(canvas, (int(round(x)), int(round(y))), 8, (0, 255, 0), 2, cv2.LINE_AA)
+        cv2.putText(canvas, label, (int(x) + 10, int(y) - 10), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0, 255, 0), 2)
+    for zone in calibration.zones:
+        poly = calibration.to_px(np.array(zone.polygon, dtype=float))
+        colour = (255, 200, 0) if zone.kind == "dice_tray" else (0, 200, 255)
+        cv2.polylines(canvas, [np.round(poly).astype(np.int32).reshape(-1, 1, 2)], True, colour, 2, cv2.LINE_AA)
+        x, y = poly.mean(axis=0)
+        cv2.putText(canvas, f"{zone.name} ({'dice' if zone.kind == 'dice_tray' else 'tokens'})",
+                    (int(x) - 40, int(y)), cv2.FONT_HERSHEY_SIMPLEX, 0.6, colour, 2, cv2.LINE_AA)
+    return canvas
+
+
+def check_camera_view(config: PitboardConfig, out_path: Path, backend: Any = None) -> CheckLine:
+    """One frame from the camera, with the calibration drawn on it when there is one, saved as PNG."""
+    import cv2
+
+    from device.camera import CameraError, backend_from_config
+    from device.safe_files import write_atomic
+
+    backend = backend if backend is not None else backend_from_config(config.camera)
+    if backend is None:
+        return CheckLine("SKIP", "camera view", 'backend = "none": no camera to look through')
+    try:
+        backend.open()
+        image = None
+        for _ in range(5):
+            try:
+                image = backend.read()
+                break
+            except CameraError:
+                time.sleep(0.1)
+    except Exception as exc:
+        return CheckLine("FAIL", "camera view", f"no frame ({exc})")
+    finally:
+        with contextlib.suppress(Exception):
+            backend.close()
+    if image is None:
+        return CheckLine("FAIL", "camera view", "the camera opened but gave no frame")
+    cal, _lib, _problems = read_vision_files(config)
+    note = "nothing drawn: no usable calibration (see the calibration line)"
+    if cal is not None:
+        h, w = image.shape[:2]
+        if tuple(cal.image_size) != (w, h):
+            note = (f"nothing drawn: the calibration is for {cal.image_size[0]}x{cal.image_size[1]} frames, the camera "
+                    f"gives {w}x{h}; calibrate again")
+        else:
+            image = draw_calibration(image, cal)
+            note = f"mat corners and {len(cal.zones)} zone(s) drawn: check they sit on the mat's corners and zones"
+    ok, png = cv2.imencode(".png", image)
+    if not ok:
+        return CheckLine("FAIL", "camera view", "the frame could not be encoded as PNG")
+    try:
+        write_atomic(out_path, png.tobytes())
+    except OSError as exc:
+        return CheckLine("FAIL", "camera view", f"cannot write {out_path} ({exc.strerror or exc}); give --camera-out "
+                                                "a writable place")
+    return CheckLine("OK", "camera view", f"saved to {out_path}; {note}")
+
+
+def report_models() -> CheckLine:
+    """The dice networks shipped with the package: each one loaded (``vision.dice.check_models``), so a
+    missing, truncated or unloadable file - or no onnxruntime - is named with what to do."""
+    import vision.dice
+
+    folder = Path(vision.dice.__file__).parent
+    models = sorted(folder.glob("*.onnx"))
+    listed = ", ".join(f"{m.name} {m.stat().st_size / 1e6:.1f} MB" for m in models) or "no *.onnx"
+    try:
+        import onnxruntime
+    except ImportError:
+        return CheckLine("FAIL", "models", f"{folder}: {listed}; onnxruntime is not installed: dice cannot be "
+                                           "read; reinstall Pitboard (deploy/install.sh --reinstall)")
+    wrong = vision.dice.check_models()
+    if wrong:
+        return CheckLine("FAIL", "models", "; ".join(wrong))
+    return CheckLine("OK", "models", f"{folder}: {listed}; onnxruntime {onnxruntime.__version__}")
+
+
+def model_problems() -> list[Any]:
+    """The dice networks' faults as start-up problems (severe: the dice are then entered with the
+    buttons, and the screens say so), none when every network loads."""
+    from device.camera_input import VisionFileProblem
+
+    line = report_models()
+    if line.status == "OK":
+        return []
+    import vision.dice
+
+    return [VisionFileProblem("dice models", Path(vision.dice.__file__).parent, f"{line.detail}. Until then the "
+                              "camera does not read dice: enter them with the buttons.", "DICE MODELS BROKEN")]
+
+
+def run_interactive_check(config: PitboardConfig, *, inp: TextIO, out: TextIO, camera_out: Path | None = None,
+                          screen_factory: Callable[[ScreenConfig], Any] | None = None, pin_factory: Any = None,
+                          camera_backend: Any = None, button_timeout_s: float = 20.0,
+                          on_button_prompt: Callable[[str, int], None] | None = None,
+                          clock: Callable[[], float] = time.monotonic,
+                          sleep: Callable[[float], None] = time.sleep) -> int:
+    """``pitboard check --interactive``: screens confirmed by the players, buttons pressed in turn, the camera's
+    view with the calibration saved to a file, and the calibration, face library and models reported.
+    0 when nothing failed, 1 otherwise."""
+    from device.displays import build_screen
+    from device.paths import data_dir
+
+    out.write("Interactive check: answer at the table. Stop the service first (sudo systemctl stop pitboard): "
+              "screens, buttons and camera serve one program at a time.\n")
+    factory = screen_factory or (lambda cfg: build_screen(cfg, "i2c"))
+    lines = check_screens_interactive(config, inp, out, factory)
+    lines += check_buttons_interactive(config, out, pin_factory=pin_factory, timeout_s=button_timeout_s,
+                                       clock=clock, sleep=sleep, on_prompt=on_button_prompt)
+    lines.append(check_camera_view(config, camera_out or data_dir() / "check-camera.png", camera_backend))
+    lines.extend(probe_vision_files(config))
+    lines.append(report_models())
+    out.write("\n")
+    for line in lines:
+        out.write(f"{line}\n")
+    failed = sum(1 for line in lines if line.status == "FAIL")
+    out.write(f"{'interactive check: all OK' if not failed else f'interactive check: {failed} part(s) FAILED'}\n")
+    return 1 if failed else 0
 
 
 # -- run ----------------------------------------------------------------------------------------------
@@ -404,7 +689,10 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
             # A damaged calibration or face library never stops the appliance: it plays without table
             # reading (or with plain d6), says so on the screens and in the journal, and `check` names it.
             reader = VisionReader.from_files(config.vision.calibration, config.vision.faces,
-                                             car_tags_from_options(options), problems=problems)
+                                             car_tags_from_options(options), problems=problems,
+                                             dice_mm=config.vision.dice_mm, dice_region=config.camera.dice_region,
+                                             tokens=config.vision.tokens)
+            problems.extend(model_problems())
         except Exception:
             buttons.close()
             bank.close()

@@ -318,3 +318,25 @@ def test_cmd_run_with_a_damaged_calibration_starts(tmp_path: Path, monkeypatch: 
 
     assert cli_device.cmd_run(argparse.Namespace(config="x")) == 0
     assert built == [False]
+
+
+def test_broken_dice_models_are_named_at_start_and_by_check(tmp_path: Path, factory, monkeypatch) -> None:
+    """Issue 14, item 3: "a missing or unloadable model is a clear error at start (and `pitboard check`
+    names it), not a silent fallback"."""
+    import vision.dice as vd
+
+    monkeypatch.setattr(vd, "check_models", lambda: ["vision/dice/reader.onnx cannot be loaded (truncated); "
+                                                     "reinstall Pitboard"])
+    config = _config(tmp_path)
+    clock, logs = Clock(), []
+    appliance = build_appliance(config, pin_factory=factory, screen_backend="recording", clock=clock,
+                                log=logs.append, camera_backend=ReplayBackend(tmp_path / "frames"))
+    try:
+        warning = next(m for m in logs if "reader.onnx" in m)
+        assert warning.startswith("warning:") and "enter them with the buttons" in warning
+        assert all("BAD" in t or "DICE MODELS BROKEN" in t for t in _screen_alerts(appliance).values())
+        _plays(appliance, factory, clock)
+    finally:
+        appliance.close()
+    rc, lines = _check(config)
+    assert rc == 1 and any(l.startswith("FAIL  models:") and "reader.onnx cannot be loaded" in l for l in lines)
