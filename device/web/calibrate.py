@@ -9,14 +9,14 @@ The maths is ``vision.calibration``'s (pure); this module reads and writes the f
 
 from __future__ import annotations
 
-import secrets
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from device.web.waiting import Waiting
 
 #: Proposals kept waiting for a confirmation, and for how long.
 KEPT = 4
@@ -163,31 +163,15 @@ class Proposal:
     at: float
 
 
-class Proposals:
+class Proposals(Waiting[Proposal]):
     """Calibrations shown and waiting for their confirmation, by random token."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._items: dict[str, Proposal] = {}
+        super().__init__(KEPT, KEPT_S)
 
     def keep(self, image: np.ndarray, cal: Any) -> tuple[str, Proposal]:
         item = Proposal(cal, png(draw_calibration(image, cal)), summary(cal), time.monotonic())
-        token = secrets.token_urlsafe(12)
-        with self._lock:
-            now = time.monotonic()
-            self._items = {k: v for k, v in self._items.items() if now - v.at < KEPT_S}
-            self._items[token] = item
-            while len(self._items) > KEPT:
-                self._items.pop(next(iter(self._items)))
-        return token, item
-
-    def get(self, token: str) -> Proposal | None:
-        with self._lock:
-            return self._items.get(token)
-
-    def take(self, token: str) -> Proposal | None:
-        with self._lock:
-            return self._items.pop(token, None)
+        return self.put(item), item
 
 
 def save(cal: Any, path: Path | None) -> Path:

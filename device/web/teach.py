@@ -4,8 +4,6 @@ with the dice found in it, and only added to the owner's face library once confi
 
 from __future__ import annotations
 
-import secrets
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from device.web.hub import CameraShot
+from device.web.waiting import Waiting
 
 #: Crops kept waiting for a confirmation, and for how long.
 KEPT = 8
@@ -58,32 +57,16 @@ class Pending:
     at: float
 
 
-class Crops:
+class Crops(Waiting[Pending]):
     """Crops shown and waiting for their confirmation, by random token."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._items: dict[str, Pending] = {}
+        super().__init__(KEPT, KEPT_S)
 
     def keep(self, crop: np.ndarray, die: str, face: str) -> tuple[str, Pending]:
         png, n = drawn(crop)
-        token = secrets.token_urlsafe(12)
         item = Pending(crop, png, n, die, face, time.monotonic())
-        with self._lock:
-            now = time.monotonic()
-            self._items = {k: v for k, v in self._items.items() if now - v.at < KEPT_S}
-            self._items[token] = item
-            while len(self._items) > KEPT:
-                self._items.pop(next(iter(self._items)))
-        return token, item
-
-    def get(self, token: str) -> Pending | None:
-        with self._lock:
-            return self._items.get(token)
-
-    def take(self, token: str) -> Pending | None:
-        with self._lock:
-            return self._items.pop(token, None)
+        return self.put(item), item
 
 
 def check_names(die: str, face: str) -> str | None:
@@ -173,30 +156,14 @@ def learn_outline(image: np.ndarray, calibration: Any, name: str) -> tuple[Any, 
     return shape, (bytes(buf) if ok else b""), text
 
 
-class Outlines:
+class Outlines(Waiting[PendingOutline]):
     """Outlines shown and waiting for their confirmation, by random token."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._items: dict[str, PendingOutline] = {}
+        super().__init__(KEPT, KEPT_S)
 
     def keep(self, shape: Any, png: bytes, text: str) -> str:
-        token = secrets.token_urlsafe(12)
-        with self._lock:
-            now = time.monotonic()
-            self._items = {k: v for k, v in self._items.items() if now - v.at < KEPT_S}
-            self._items[token] = PendingOutline(shape, png, text, now)
-            while len(self._items) > KEPT:
-                self._items.pop(next(iter(self._items)))
-        return token
-
-    def get(self, token: str) -> PendingOutline | None:
-        with self._lock:
-            return self._items.get(token)
-
-    def take(self, token: str) -> PendingOutline | None:
-        with self._lock:
-            return self._items.pop(token, None)
+        return self.put(PendingOutline(shape, png, text, time.monotonic()))
 
 
 def save_outline(item: PendingOutline) -> str:
