@@ -130,12 +130,26 @@ def banner(
         return
     x0, y0, x1, y1 = box
     draw.rectangle(box, fill=ON)
+    if not text:
+        title, text = _split_to_fit(title, x1 - x0 - 6, title_sizes[-1])
     if text:
         mid = y0 + (y1 - y0) * 3 // 5
         fit_text(draw, (x0 + 3, y0 + 1, x1 - 3, mid), title, sizes=title_sizes, fill=OFF, align="center")
         fit_text(draw, (x0 + 3, mid + 1, x1 - 3, y1 - 1), text, sizes=(11, 10, 9), fill=OFF, align="center")
     else:
         fit_text(draw, (x0 + 3, y0 + 1, x1 - 3, y1 - 1), title, sizes=title_sizes, fill=OFF, align="center")
+
+
+def _split_to_fit(title: str, width: int, size: int) -> tuple[str, str]:
+    """A banner title too wide for one line at ``size`` is not cut ("DICE MODELS BRO…"): it is split at the
+    last space that leaves a head which fits, the rest going to the small line below.  ``(title, "")``
+    when it fits, or when no split helps."""
+    if text_width(title, size) <= width:
+        return title, ""
+    cuts = [i for i, ch in enumerate(title) if ch == " " and text_width(title[:i], size) <= width]
+    if not cuts:
+        return title, ""
+    return title[: cuts[-1]], title[cuts[-1] + 1:]
 
 
 def flag(draw: ImageDraw.ImageDraw, x: int, y: int, *, fill: int = ON) -> None:

@@ -185,3 +185,16 @@ def test_views_from_the_real_rules_engine_render():
     assert (lit(on) != lit(off)).any()
     for v in match.views():
         assert render_view("gaslands", v, blink_on=True).size == (128, 64)
+
+
+def test_a_long_alert_title_is_split_onto_two_lines_not_cut() -> None:
+    """A start-up notice ("DICE MODELS BROKEN", "TABLE NOT READ: CALIBRATION") is read whole on the screen:
+    the banner puts what does not fit on its small second line instead of ending it with "…"."""
+    from device.dashboards.common import _split_to_fit, text_width
+
+    width = 128 - 1 - 6
+    assert _split_to_fit("WIPEOUT!", width, 12) == ("WIPEOUT!", "")
+    head, tail = _split_to_fit("DICE MODELS BROKEN", width, 12)
+    assert (head, tail) == ("DICE MODELS", "BROKEN") and text_width(head, 12) <= width
+    assert _split_to_fit("TABLE NOT READ: CALIBRATION", width, 12) == ("TABLE NOT READ:", "CALIBRATION")
+    assert _split_to_fit("X" * 40, width, 12) == ("X" * 40, "")  # no space: cut with "…" as before
