@@ -304,6 +304,33 @@ class ThreadedBackend:
         self.inner.close()
 
 
+def first_frame(backend: Backend, *, tries: int = 5, wait_s: float = 0.1) -> tuple[np.ndarray | None,
+                                                                                   CameraError | None]:
+    """Open ``backend``, take the first frame it gives within ``tries`` reads (webcams drop their first
+    frames while exposure settles: a read's ``CameraError`` means "not yet", ``wait_s`` apart), and close
+    it again.  Returns ``(frame, None)``, or ``(None, the last read's error or None)``; an error while
+    opening is raised.  For one-off frames (``check``, ``teach --camera``), not the running loop."""
+    last: CameraError | None = None
+    try:
+        backend.open()
+        for attempt in range(tries):
+            try:
+                image = backend.read()
+            except CameraError as exc:
+                last = exc
+                if attempt < tries - 1 and wait_s > 0:
+                    time.sleep(wait_s)
+                continue
+            if image is not None:
+                return image, None
+        return None, last
+    finally:
+        try:
+            backend.close()
+        except Exception:  # closing a camera that failed must not hide why it failed
+            pass
+
+
 def backend_from_config(config: CameraConfig) -> Backend | None:
     """The backend the config names (None for ``backend = "none"``)."""
     if config.backend is BackendName.PICAMERA2:

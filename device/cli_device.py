@@ -217,32 +217,22 @@ def probe_buttons(config: PitboardConfig, pin_factory: Any = None) -> list[Check
 
 
 def probe_camera(config: PitboardConfig, backend: Any = None) -> CheckLine:
-    from device.camera import CameraError, backend_from_config
+    from device.camera import CameraError, backend_from_config, first_frame
 
     backend = backend if backend is not None else backend_from_config(config.camera)
     if backend is None:
         return CheckLine("SKIP", "camera", 'backend = "none": dice are typed with the buttons')
     part = f"camera ({backend.name})"
     try:
-        backend.open()
-        image = None
-        for _ in range(5):  # webcams often drop the first frames while they settle exposure
-            try:
-                image = backend.read()
-                break
-            except CameraError:
-                time.sleep(0.1)
-        if image is None:
-            return CheckLine("FAIL", part, "opened but gave no frame")
-        h, w = image.shape[:2]
-        return CheckLine("OK", part, f"gives {w}x{h} frames")
+        image, _ = first_frame(backend)
     except CameraError as exc:
         return CheckLine("FAIL", part, str(exc))
     except Exception as exc:
         return CheckLine("FAIL", part, f"failed: {exc}")
-    finally:
-        with contextlib.suppress(Exception):
-            backend.close()
+    if image is None:
+        return CheckLine("FAIL", part, "opened but gave no frame")
+    h, w = image.shape[:2]
+    return CheckLine("OK", part, f"gives {w}x{h} frames")
 
 
 def probe_game(config: PitboardConfig) -> CheckLine:
@@ -499,26 +489,16 @@ def check_camera_view(config: PitboardConfig, out_path: Path, backend: Any = Non
     """One frame from the camera, with the calibration drawn on it when there is one, saved as PNG."""
     import cv2
 
-    from device.camera import CameraError, backend_from_config
+    from device.camera import backend_from_config, first_frame
     from device.safe_files import write_atomic
 
     backend = backend if backend is not None else backend_from_config(config.camera)
     if backend is None:
         return CheckLine("SKIP", "camera view", 'backend = "none": no camera to look through')
     try:
-        backend.open()
-        image = None
-        for _ in range(5):
-            try:
-                image = backend.read()
-                break
-            except CameraError:
-                time.sleep(0.1)
+        image, _ = first_frame(backend)
     except Exception as exc:
         return CheckLine("FAIL", "camera view", f"no frame ({exc})")
-    finally:
-        with contextlib.suppress(Exception):
-            backend.close()
     if image is None:
         return CheckLine("FAIL", "camera view", "the camera opened but gave no frame")
     cal, _lib, _problems = read_vision_files(config)

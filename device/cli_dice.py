@@ -370,7 +370,7 @@ def _crop(name: str, img: np.ndarray, box: tuple[int, int, int, int] | None, con
 def _camera_frame(device: str | None, config) -> np.ndarray:
     """One frame from the appliance's camera stack: DEVICE (a webcam index or video file, OpenCV) when
     given; else the configured backend; else the Pi camera (picamera2) first, then webcam 0."""
-    from device.camera import CameraError, OpenCVBackend, Picamera2Backend, backend_from_config
+    from device.camera import OpenCVBackend, Picamera2Backend, backend_from_config, first_frame
 
     if device:
         backends = [OpenCVBackend(int(device) if device.isdigit() else device)]
@@ -381,24 +381,13 @@ def _camera_frame(device: str | None, config) -> np.ndarray:
     problems = []
     for backend in backends:
         try:
-            backend.open()
-            for attempt in range(5):  # webcams drop their first frames while exposure settles
-                try:
-                    image = backend.read()
-                except CameraError:
-                    if attempt == 4:
-                        raise
-                    continue
-                if image is not None:
-                    return image
-            raise CameraError("gave no frame")
+            image, last = first_frame(backend, wait_s=0.0)
         except Exception as exc:  # any backend failure is something the owner can fix (plug in, index)
             problems.append(f"{backend.name}: {exc}")
-        finally:
-            try:
-                backend.close()
-            except Exception:
-                pass
+            continue
+        if image is not None:
+            return image
+        problems.append(f"{backend.name}: {last or 'gave no frame'}")
     raise _user_error("cannot take a frame from the camera (" + "; ".join(problems) + "); check the camera, or "
                       "give --camera DEVICE (a webcam index) or IMAGE files")
 

@@ -230,3 +230,41 @@ def test_camera_treats_no_new_frame_as_waiting_not_failing() -> None:
     assert cam.poll(0.0) is None and cam.status is CameraStatus.DOWN and cam.failures == 0
     threaded.pump()
     assert cam.poll(0.1) is not None and cam.up
+
+
+def test_first_frame_waits_out_dropped_frames_and_always_closes() -> None:
+    """One-off frames (`check`, `teach dice --camera`): a webcam's first reads may fail while exposure
+    settles; the first frame it gives is taken, and the camera is closed whatever happened."""
+    import numpy as np
+
+    from device.camera import CameraError, first_frame
+
+    class Flaky:
+        name = "flaky"
+
+        def __init__(self, fails: int, open_error: Exception | None = None) -> None:
+            self.fails, self.open_error, self.closed, self.reads = fails, open_error, False, 0
+
+        def open(self) -> None:
+            if self.open_error is not None:
+                raise self.open_error
+
+        def read(self):
+            self.reads += 1
+            if self.reads <= self.fails:
+                raise CameraError(f"dropped frame {self.reads}")
+            return np.zeros((4, 6, 3), np.uint8)
+
+        def close(self) -> None:
+            self.closed = True
+
+    cam = Flaky(fails=3)
+    image, last = first_frame(cam, wait_s=0)
+    assert image is not None and image.shape == (4, 6, 3) and last is None and cam.reads == 4 and cam.closed
+    cam = Flaky(fails=9)
+    image, last = first_frame(cam, wait_s=0)
+    assert image is None and str(last) == "dropped frame 5" and cam.reads == 5 and cam.closed
+    cam = Flaky(fails=0, open_error=CameraError("no camera at index 0"))
+    with pytest.raises(CameraError, match="no camera at index 0"):
+        first_frame(cam, wait_s=0)
+    assert cam.closed
