@@ -19,11 +19,11 @@ import numpy as np
 from device.paths import data_dir
 from device.safe_files import FileProblem, write_atomic
 from device.safe_files import read_image as _read_image
-from device.setup_files import SetupFileError, read_json_object, read_text_file, read_toml_file
+from device.setup_files import SetupFileError, read_json_object, read_toml_file
 from vision.calibration import Calibration, CalibrationError, Zone
 from vision.markers import aruco_dictionary
 from vision.table import ConfigError, TableConfig, config_from_dict, default_tables, merge
-from vision.templates import ShapeDataError, TemplateShape, builtin_shapes, shapes_from_toml, shapes_to_toml
+from vision.templates import ShapeDataError, TemplateShape, builtin_shapes, shapes_from_dict, shapes_to_toml
 
 CALIBRATION_FILE = "table_calibration.json"
 CONFIG_FILE = "table.toml"
@@ -110,10 +110,9 @@ def _read_toml(p: Path, what: str, fix: str) -> dict:
 
 
 def _shapes(p: Path, what: str, fix: str) -> dict[str, TemplateShape]:
-    _read_toml(p, what, fix)  # every way the file cannot be read, named (folder, not UTF-8, nesting, ...)
+    data = _read_toml(p, what, fix)  # every way the file cannot be read, named (folder, not UTF-8, nesting, ...)
     try:
-        return shapes_from_toml(read_text_file(p, fix=fix, what=what, max_bytes=MAX_TABLE_FILE_BYTES)
-                                .encode("utf-8"))
+        return shapes_from_dict(data)
     except ShapeDataError as exc:
         raise TableFileError(f"{what} {p}: {exc}; {fix}") from exc
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError, IndexError) as exc:
