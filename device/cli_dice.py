@@ -113,9 +113,13 @@ def load_labels(data: Path) -> dict[str, list[Label]]:
         for n, row in enumerate(csv.DictReader(fh), start=2):
             try:
                 box = (int(row["x_min"]), int(row["y_min"]), int(row["x_max"]), int(row["y_max"]))
-                out.setdefault(row["image"], []).append(Label(box, int(row["value"])))
+                value = int(row["value"])
             except (KeyError, TypeError, ValueError):
                 raise _user_error(f"{csv_path} line {n} is not image,x_min,y_min,x_max,y_max,value") from None
+            if not 0 <= value <= 6:
+                raise _user_error(f"{csv_path} line {n}: a d6 value is 1..6, or 0 for a die whose honest reading "
+                                  f"is null (leaning, half hidden, moving), not {value}")
+            out.setdefault(row["image"], []).append(Label(box, value))
     return out
 
 

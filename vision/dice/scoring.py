@@ -8,6 +8,10 @@ correct nor a false die, but it does count against precision if it carries a val
 
 Split: an image is held out when ``crc32(file name) % 5 == 0`` (about 20 %).  A hash of the name, not a
 random draw, so the split is the same on every machine and for files added later.
+
+A label of value 0 is a die whose honest reading is **null** (leaning on a tray wall, half hidden, moving:
+``tools/dice_training/tray.py`` writes them): a null reading of it counts as correct, any value as wrong.
+The photo collections have no such labels.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Label:
     box: tuple[int, int, int, int]
-    value: int
+    value: int  # 1..6, or 0: the honest reading is null
 
 
 def fold(name: str) -> int:
@@ -44,7 +48,8 @@ class Tally:
     labelled: int = 0
     correct: int = 0
     wrong: int = 0
-    unreadable: int = 0  # matched a label, value None
+    unreadable: int = 0  # matched a label 1..6, value None
+    honest_null: int = 0  # matched a label 0 (leaning, hidden, moving), value None: counted correct
     matched: int = 0
     false_dice: int = 0
     duplicates: int = 0
@@ -79,7 +84,10 @@ class Tally:
                     + (cy - (labels[k].box[1] + labels[k].box[3]) / 2) ** 2)
             used.add(i)
             self.matched += 1
-            if r.value is None:
+            if r.value is None and labels[i].value == 0:
+                self.honest_null += 1
+                self.correct += 1
+            elif r.value is None:
                 self.unreadable += 1
             elif r.value == labels[i].value:
                 self.correct += 1
@@ -93,11 +101,12 @@ class Tally:
             "images": self.images,
             "labelled_dice": self.labelled,
             "accuracy": round(self.correct / lab, 4),
-            "precision": round(self.correct / max(1, self.reported_with_value), 4),
+            "precision": round((self.correct - self.honest_null) / max(1, self.reported_with_value), 4),
             "recall": round(self.matched / lab, 4),
             "correct": self.correct,
             "wrong": self.wrong,
             "unreadable": self.unreadable,
+            **({"honest_null": self.honest_null} if self.honest_null else {}),
             "false_dice": self.false_dice,
             "false_dice_rate": round(self.false_dice / lab, 4),
             "duplicates": self.duplicates,
