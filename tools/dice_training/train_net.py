@@ -104,16 +104,42 @@ def synthetic(rng: np.random.Generator, n: int) -> list[tuple[str, np.ndarray, n
     return out
 
 
+def tray_frames(rng: np.random.Generator, n: int) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """``n`` photo-like tray frames (tools/dice_training/tray.py) in the format of :func:`load`; a die
+    whose honest reading is null (leaning, half hidden, moving) has value ``NULL_DIE``."""
+    from tools.dice_training.tray import render_tray
+
+    out = []
+    for k in range(n):
+        img, dice = render_tray(rng)
+        if not dice:
+            continue
+        c = np.array([((d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2) for d in dice], np.float64)
+        s = np.array([d.side for d in dice], np.float64)
+        v = np.array([NULL_DIE if d.value is None else d.value for d in dice], np.int64)
+        out.append((f"tray_{k}", img, c, s, v))
+    return out
+
+
+#: The value of a die that is a die but whose reading must be null: the reader is taught an even spread
+#: over 1..6 for it (under READ_P: reported null, and not "not a die", so it is still reported).
+NULL_DIE = -1
+#: Share of training samples drawn from the tray frames (with ``--tray``).
+TRAY_SHARE = 0.4
+
+
 #: With ``--extra`` (a labelled folder of rendered table frames, see vision/synth/dice_frames.py) the
 #: synthetic share is this, half renders and half frames.
 SYNTH_SHARE_WITH_EXTRA = 0.35
 
 
 def pick(rng: np.random.Generator, imgs: list, synth: list, extra: list | None = None,
-         per_die: bool = False) -> tuple:
+         per_die: bool = False, tray: list | None = None) -> tuple:
     """A training image: a render some of the time, else a photo (``per_die``: a photo chosen in
     proportion to its dice, so each labelled die is drawn equally often — a photo of eight dice is not
     worth a photo of one)."""
+    if tray and rng.random() < TRAY_SHARE:
+        return tray[rng.integers(len(tray))]
     if synth and rng.random() < (SYNTH_SHARE_WITH_EXTRA if extra else SYNTH_SHARE):
         if extra and rng.random() < 0.5:
             return extra[rng.integers(len(extra))]
@@ -162,13 +188,14 @@ MINE_MAX = 0.5
 MINED_SHARE = 0.4
 
 
-def mine(imgs: list, detector: Path) -> list[tuple[np.ndarray, tuple[float, float], float]]:
+def mine(imgs: list, detector: Path, complete: bool = False) -> list[tuple[np.ndarray, tuple[float, float], float]]:
     """Hard negatives for the reader: what the detector finds on the training photos that is not a die
-    (a tray corner, a shadow, a hand), so the reader learns to say "not a die" to exactly those."""
+    (a tray corner, a shadow, a hand), so the reader learns to say "not a die" to exactly those
+    (``complete``: rendered frames, whose labels miss no die, so a sure detection is a negative too)."""
     out = []
     for _name, img, c, s, _v in imgs:
         for d in N.detect(img, MINE_P, weights=detector):
-            if d.score < MINE_MAX and np.all(np.hypot(*(c - d.center).T) > 0.5 * np.maximum(s, d.size)):
+            if (complete or d.score < MINE_MAX) and np.all(np.hypot(*(c - d.center).T) > 0.5 * np.maximum(s, d.size)):
                 out.append((img, d.center, d.size))
     return out
 
@@ -180,10 +207,12 @@ READER_COLOUR = {"grey": 0.0, "blur": 0.9}
 
 
 def reader_batch(rng: np.random.Generator, imgs: list, n: int, neg: float = 0.3,
-                 synth: list | None = None, hard: list | None = None) -> tuple[np.ndarray, np.ndarray]:
+                 synth: list | None = None, hard: list | None = None,
+                 tray: list | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Crops and their labels (0 not a die, 1..6, NULL_DIE: a die to report null)."""
     xs, ys = [], []
     while len(xs) < n:
-        name, img, c, s, v = pick(rng, imgs, synth or [], per_die=True)
+        name, img, c, s, v = pick(rng, imgs, synth or [], per_die=True, tray=tray)
         i = rng.integers(len(v))
         h, w = img.shape[:2]
         if hard and rng.random() < neg * MINED_SHARE:
@@ -216,6 +245,15 @@ def reader_batch(rng: np.random.Generator, imgs: list, n: int, neg: float = 0.3,
         xs.append(colour(rng, crop, **READER_COLOUR))
         ys.append(label)
     return np.stack(xs), np.array(ys, np.int64)
+
+
+def soft_targets(y: np.ndarray) -> np.ndarray:
+    """Class probabilities: one-hot for 0..6, an even spread over 1..6 for NULL_DIE."""
+    t = np.zeros((len(y), N.CLASSES), np.float32)
+    known = y >= 0
+    t[np.nonzero(known)[0], y[known]] = 1.0
+    t[~known, 1:] = 1.0 / (N.CLASSES - 1)
+    return t
 
 
 def reader_model():
@@ -254,7 +292,7 @@ def eval_reader_oracle(model, imgs: list) -> dict:
 
 
 def train_reader(data: Path, out: Path, folds: set[int], epochs: int, per_epoch: int, cal: set[int],
-                 mine_with: Path | None = None) -> None:
+                 mine_with: Path | None = None, trays: int = 0, init: Path | None = None) -> None:
     import torch
     from torch import nn
 
@@ -264,21 +302,29 @@ def train_reader(data: Path, out: Path, folds: set[int], epochs: int, per_epoch:
     imgs = load(data, folds)
     calib = load(data, cal) if cal else []
     synth = synthetic(rng, 600)
+    tray = tray_frames(np.random.default_rng(SEED + 7), trays) if trays else None
     hard = mine(imgs, mine_with) if mine_with else None
+    if hard is not None and tray:
+        hard += mine(tray, mine_with, complete=True)
     print(f"reader: {len(imgs)} images, {sum(len(i[4]) for i in imgs)} dice"
+          + (f", {len(tray)} tray frames" if tray else "")
           + (f", {len(hard)} mined negatives" if hard is not None else ""), file=sys.stderr)
     model = reader_model()
+    if init:
+        init_from_onnx(model, init, torch.from_numpy(N.reader_input(np.zeros((2, N.SIZE, N.SIZE, 3), np.uint8) + 90)))
     bs = 128
-    opt, sched = _optimiser(model, 4e-3, 5e-4, epochs * (per_epoch // bs))
+    opt, sched = _optimiser(model, 1e-3 if init else 4e-3, 5e-4, epochs * (per_epoch // bs))
     lossf = nn.CrossEntropyLoss(label_smoothing=0.02)
     t0 = time.time()
     for ep in range(epochs):
         model.train()
+        if init:
+            freeze_batch_norm(model)
         tot = 0.0
         for _ in range(per_epoch // bs):
-            xb, yb = reader_batch(rng, imgs, bs, synth=synth, hard=hard)
+            xb, yb = reader_batch(rng, imgs, bs, synth=synth, hard=hard, tray=tray)
             opt.zero_grad()
-            loss = lossf(model(torch.from_numpy(N.reader_input(xb))), torch.from_numpy(yb))
+            loss = lossf(model(torch.from_numpy(N.reader_input(xb))), torch.from_numpy(soft_targets(yb)))
             loss.backward()
             opt.step()
             sched.step()
@@ -289,6 +335,74 @@ def train_reader(data: Path, out: Path, folds: set[int], epochs: int, per_epoch:
             msg += f" calib {eval_reader_oracle(model, calib)}"
         print(msg, file=sys.stderr, flush=True)
     export(model, torch.zeros(1, 3, N.SIZE, N.SIZE), out, ["logits"], {"x": {0: "n"}, "logits": {0: "n"}})
+
+
+def init_from_onnx(model, path: Path, example) -> None:
+    """Start ``model`` from shipped weights: the ONNX export folded each batch norm into its convolution,
+    so each Conv (in the order the forward pass runs them) takes the folded weights, and its batch norm
+    becomes the identity plus the folded bias (mean 0, variance 1 - eps).  Checked: the model then gives
+    the ONNX file's outputs on ``example``."""
+    import onnx
+    import onnxruntime as ort
+    import torch
+    from onnx import numpy_helper
+    from torch import nn
+
+    g = onnx.load(str(path)).graph
+    inits = {i.name: numpy_helper.to_array(i) for i in g.initializer}
+    convs_onnx = [n for n in g.node if n.op_type == "Conv"]
+    gemm = [n for n in g.node if n.op_type == "Gemm"]
+    order: list = []
+    hooks = [m.register_forward_hook(lambda mod, _i, _o: order.append(mod)) for m in model.modules()
+             if isinstance(m, nn.Conv2d)]
+    model.eval()
+    with torch.no_grad():
+        model(example)
+    for h in hooks:
+        h.remove()
+    if len(order) != len(convs_onnx):
+        raise SystemExit(f"{path}: {len(convs_onnx)} convolutions, the model runs {len(order)}: not its weights")
+    after = {}  # conv -> the batch norm that follows it
+    mods = list(model.modules())
+    for k, m in enumerate(mods[:-1]):
+        if isinstance(m, nn.Conv2d) and isinstance(mods[k + 1], nn.BatchNorm2d):
+            after[m] = mods[k + 1]
+    with torch.no_grad():
+        for conv, node in zip(order, convs_onnx):
+            w = torch.from_numpy(inits[node.input[1]].copy())
+            b = torch.from_numpy(inits[node.input[2]].copy()) if len(node.input) > 2 else torch.zeros(w.shape[0])
+            if tuple(w.shape) != tuple(conv.weight.shape):
+                raise SystemExit(f"{path}: a convolution of {tuple(w.shape)}, the model's is {tuple(conv.weight.shape)}")
+            conv.weight.copy_(w)
+            bn = after.get(conv)
+            if bn is not None:
+                bn.weight.fill_(1.0)
+                bn.bias.copy_(b)
+                bn.running_mean.zero_()
+                bn.running_var.fill_(1.0 - bn.eps)
+            else:
+                conv.bias.copy_(b)
+        lin = [m for m in model.modules() if isinstance(m, nn.Linear)]
+        for m, node in zip(lin, gemm):
+            m.weight.copy_(torch.from_numpy(inits[node.input[1]].copy()))
+            m.bias.copy_(torch.from_numpy(inits[node.input[2]].copy()))
+        ours = model(example)
+    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    theirs = sess.run(None, {sess.get_inputs()[0].name: example.numpy()})
+    ours = ours if isinstance(ours, tuple) else (ours,)
+    err = max(float(np.abs(o.numpy() - t).max()) for o, t in zip(ours, theirs))
+    if err > 1e-3:
+        raise SystemExit(f"{path}: the model started from it differs from it by {err:.2g}")
+    print(f"started from {path} (largest difference {err:.1e})", file=sys.stderr)
+
+
+def freeze_batch_norm(model) -> None:
+    """Fine-tuning: batch norms keep their statistics (the folded ones), only their scale and shift learn."""
+    from torch import nn
+
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.eval()
 
 
 def _optimiser(model, lr: float, decay: float, steps: int) -> tuple:
@@ -314,7 +428,7 @@ PATCH = 192
 
 
 def detector_batch(rng: np.random.Generator, imgs: list, n: int, synth: list | None = None,
-                   extra: list | None = None) -> tuple[np.ndarray, ...]:
+                   extra: list | None = None, tray: list | None = None) -> tuple[np.ndarray, ...]:
     """Patches of the half-resolution images with CenterNet targets on the STRIDE grid."""
     g = PATCH // N.STRIDE
     xs = np.zeros((n, PATCH, PATCH, 3), np.uint8)
@@ -324,7 +438,7 @@ def detector_batch(rng: np.random.Generator, imgs: list, n: int, synth: list | N
     mask = np.zeros((n, 1, g, g), np.float32)
     yy, xx = np.mgrid[0:g, 0:g].astype(np.float32)
     for b in range(n):
-        name, img, c, s, v = pick(rng, imgs, synth or [], extra)
+        name, img, c, s, v = pick(rng, imgs, synth or [], extra, tray=tray)
         r = N.DETECT_SCALE * math.exp(rng.uniform(math.log(0.7), math.log(1.45)))
         small = cv2.resize(img, None, fx=r, fy=r, interpolation=cv2.INTER_AREA)
         h, w = small.shape[:2]
@@ -410,7 +524,7 @@ def focal(pred, gt):
 
 
 def train_detector(data: Path, out: Path, folds: set[int], epochs: int, per_epoch: int,
-                   extra: Path | None = None) -> None:
+                   extra: Path | None = None, trays: int = 0, init: Path | None = None) -> None:
     import torch
 
     torch.manual_seed(SEED)
@@ -419,16 +533,21 @@ def train_detector(data: Path, out: Path, folds: set[int], epochs: int, per_epoc
     imgs = load(data, folds)
     synth = synthetic(rng, 600)
     frames = load(extra, set(), every=True) if extra else None
+    tray = tray_frames(np.random.default_rng(SEED + 8), trays) if trays else None
     print(f"detector: {len(imgs)} images, {sum(len(i[4]) for i in imgs)} dice", file=sys.stderr)
     model = detector_model()
+    if init:
+        init_from_onnx(model, init, torch.rand(1, 3, 64, 96))
     bs = 16
-    opt, sched = _optimiser(model, 3e-3, 1e-4, epochs * (per_epoch // bs))
+    opt, sched = _optimiser(model, 1e-3 if init else 3e-3, 1e-4, epochs * (per_epoch // bs))
     t0 = time.time()
     for ep in range(epochs):
         model.train()
+        if init:
+            freeze_batch_norm(model)
         tot = np.zeros(3)
         for _ in range(per_epoch // bs):
-            xb, hb, sb, ob, mb = (torch.from_numpy(a) for a in detector_batch(rng, imgs, bs, synth, frames))
+            xb, hb, sb, ob, mb = (torch.from_numpy(a) for a in detector_batch(rng, imgs, bs, synth, frames, tray))
             heat, size, off = model(torch.from_numpy(N.to_tensor(xb.numpy())))
             npos = mb.sum().clamp(min=1)
             lh = focal(heat, hb)
@@ -449,7 +568,7 @@ def train_detector(data: Path, out: Path, folds: set[int], epochs: int, per_epoc
 
 
 def main(argv: list[str] | None = None) -> int:
-    global SEED
+    global SEED, TRAY_SHARE
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("net", choices=["reader", "detector"])
     ap.add_argument("--data", required=True, type=Path)
@@ -463,14 +582,21 @@ def main(argv: list[str] | None = None) -> int:
                     help="reader: a detector whose false detections on the training photos become negatives")
     ap.add_argument("--extra", type=Path, default=None,
                     help="detector: a labelled folder of rendered table frames (python -m vision.synth.dice_frames)")
+    ap.add_argument("--tray", type=int, default=0, metavar="N",
+                    help="N photo-like tray frames (tools/dice_training/tray.py) in the mix, TRAY_SHARE of the samples")
+    ap.add_argument("--init", type=Path, default=None, metavar="ONNX",
+                    help="fine-tune: start from these shipped weights (batch norms frozen, a lower learning rate)")
+    ap.add_argument("--tray-share", type=float, default=TRAY_SHARE, metavar="F",
+                    help=f"share of the samples drawn from the tray frames (default {TRAY_SHARE})")
     a = ap.parse_args(argv)
+    TRAY_SHARE = a.tray_share
     SEED = a.seed
     folds = {int(f) for f in a.folds.split(",") if f}
     cal = {int(f) for f in a.calibrate.split(",") if f}
     if a.net == "reader":
-        train_reader(a.data, a.out, folds, a.epochs or 36, a.per_epoch or 12800, cal, a.mine_with)
+        train_reader(a.data, a.out, folds, a.epochs or 36, a.per_epoch or 12800, cal, a.mine_with, a.tray, a.init)
     else:
-        train_detector(a.data, a.out, folds, a.epochs or 20, a.per_epoch or 4800, a.extra)
+        train_detector(a.data, a.out, folds, a.epochs or 20, a.per_epoch or 4800, a.extra, a.tray, a.init)
     return 0
 
 
