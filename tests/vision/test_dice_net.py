@@ -160,3 +160,19 @@ def test_an_unsure_reader_gives_null_not_a_guess(monkeypatch: pytest.MonkeyPatch
     readings = read_dice(img)
     assert len(readings) == 1  # the second detection is "not a die" and is dropped
     assert readings[0].value is None and readings[0].confidence == 0.0
+
+
+def test_a_die_with_no_value_is_reported_only_when_it_looks_like_a_die(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A leaning die reads as an even spread with "not a die" near 0 and is reported null; a keyboard key
+    that spreads its probability over "not a die" and the values, or a faint detector peak, is not a die
+    anyone rolled (the matteo_ photos' clutter, a tray's printed lines)."""
+    from vision.dice import NULL_DETECT_P, NULL_NOT_A_DIE_P, scale
+
+    leaning = [0.02] + [0.98 / 6] * 6
+    clutter = [NULL_NOT_A_DIE_P + 0.05] + [(0.95 - NULL_NOT_A_DIE_P) / 6] * 6
+    dets = [net.Detection((40.0, 40.0), 30.0, 0.8), net.Detection((120.0, 40.0), 30.0, 0.8),
+            net.Detection((200.0, 40.0), 30.0, NULL_DETECT_P - 0.05)]
+    monkeypatch.setattr(scale, "detect", lambda image, die_px=None: (dets, {}))
+    monkeypatch.setattr(net, "read", lambda image, ds, first_look=None: np.array([leaning, clutter, leaning]))
+    readings = read_dice(np.full((80, 240, 3), 90, np.uint8))
+    assert [(r.center, r.value) for r in readings] == [((40.0, 40.0), None)]
