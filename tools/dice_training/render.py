@@ -20,7 +20,8 @@ SKID_FACES: tuple[str, ...] = ("SHIFT", "HAZARD", "SLIDE", "SPIN")
 #: Thunder Road FX dice faces.
 FX_FACES: tuple[str, ...] = ("Road", "Stunt", "Shooting", "bump", "Direction", "Fire")
 
-_PIP_LAYOUT: dict[int, list[tuple[int, int]]] = {
+#: Where the pips of each face lie, in steps of the pip spacing from the face centre.
+PIP_LAYOUT: dict[int, list[tuple[int, int]]] = {
     1: [(0, 0)],
     2: [(-1, -1), (1, 1)],
     3: [(-1, -1), (0, 0), (1, 1)],
@@ -92,11 +93,11 @@ def face_image(face: int | str, side: int = 64, body: tuple[int, int, int] = (23
     img = np.zeros((side, side, 3), np.uint8)
     img[:] = body
     if isinstance(face, int):
-        if face not in _PIP_LAYOUT:
+        if face not in PIP_LAYOUT:
             raise ValueError(f"a d6 face is 1..6, not {face}")
         s = side * 0.27
         rr = max(2, int(round(side * 0.085)))
-        for gx, gy in _PIP_LAYOUT[face]:
+        for gx, gy in PIP_LAYOUT[face]:
             cv2.circle(img, (int(round(side / 2 + gx * s)), int(round(side / 2 + gy * s))), rr, ink, -1,
                        cv2.LINE_AA)
     else:

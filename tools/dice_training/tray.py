@@ -38,14 +38,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-_PIPS: dict[int, list[tuple[int, int]]] = {
-    1: [(0, 0)],
-    2: [(-1, -1), (1, 1)],
-    3: [(-1, -1), (0, 0), (1, 1)],
-    4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
-    5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
-    6: [(-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)],
-}
+from tools.dice_training.render import PIP_LAYOUT as _PIPS
 
 #: Oversampling of a die's own canvas (drawn at K x, shrunk with area averaging).
 K = 4
