@@ -1,7 +1,7 @@
 """The d6 reader on photo-like dice trays (``tools/dice_training/tray.py``): dark bodies with coloured pips,
 translucent, smoky and marbled dice, 20-90 px, lint, walls, warm light, JPEG; and dice whose honest reading
 is null (leaning on a wall, half hidden, moving).  Seed 4242 was never trained on (training drew seeds
-4328, 4329, 104 and 105) and is not the bench's (91).  Floors are regression guards a little under what the
+4328, 4329 and 104) and is not the bench's (91).  Floors are regression guards a little under what the
 shipped networks read here on 2026-12-02; the figures themselves come from ``pitboard bench dice`` on the
 240-frame bench folder (vision/dice/README.md)."""
 
