@@ -131,7 +131,8 @@ def _smooth_noise(rng: np.random.Generator, h: int, w: int, cells: float) -> np.
     return cv2.resize(g, (w, h), interpolation=cv2.INTER_CUBIC)
 
 
-def _table(rng: np.random.Generator, h: int, w: int) -> tuple[np.ndarray, str]:
+def _table(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    """The tray's floor: wood (15 % of the time) or felt with lint."""
     if rng.random() < 0.15:
         base = np.array(_WOOD[int(rng.integers(len(_WOOD)))], np.float32)
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
@@ -139,13 +140,11 @@ def _table(rng: np.random.Generator, h: int, w: int) -> tuple[np.ndarray, str]:
         u = xx * math.cos(ang) + yy * math.sin(ang) + 25 * _smooth_noise(rng, h, w, 120)
         grain = 0.5 + 0.5 * np.sin(u / rng.uniform(3, 9)) * (0.6 + 0.4 * _smooth_noise(rng, h, w, 60))
         img = base * (0.8 + 0.3 * grain[..., None])
-        kind = "wood"
     else:
         base = np.array(_FELT[int(rng.integers(len(_FELT)))], np.float32) * rng.uniform(0.75, 1.25)
         img = np.broadcast_to(base, (h, w, 3)).astype(np.float32).copy()
         img *= (1 + 0.08 * _smooth_noise(rng, h, w, rng.uniform(20, 80)))[..., None]
         img += rng.normal(0, rng.uniform(2, 7), (h, w, 1)).astype(np.float32)  # the felt's fibres
-        kind = "felt"
         # lint: light specks (some the size of a pip) and short fibres
         for _ in range(int(rng.integers(0, 30))):
             col = np.array(_any_colour(rng, 150, 256), np.float32) if rng.random() < 0.5 else np.full(3, rng.uniform(170, 250))
@@ -158,7 +157,7 @@ def _table(rng: np.random.Generator, h: int, w: int) -> tuple[np.ndarray, str]:
                 pts = np.cumsum(rng.normal(0, rng.uniform(1.5, 4), (n, 2)), 0) + [x, y]
                 cv2.polylines(img, [np.round(pts * 16).astype(np.int32)], False, col.tolist(),
                               int(rng.integers(1, 3)), cv2.LINE_8, 4)
-    return img, kind
+    return img
 
 
 def _walls(rng: np.random.Generator, h: int, w: int) -> list[tuple[str, int]]:
@@ -170,17 +169,16 @@ def _walls(rng: np.random.Generator, h: int, w: int) -> list[tuple[str, int]]:
     return out
 
 
+def _wall(side: str, t: int, h: int, w: int) -> tuple[slice, slice]:
+    """The rows and columns a wall of width ``t`` covers on ``side`` of an h x w frame."""
+    return {"top": (slice(0, t), slice(0, w)), "bottom": (slice(h - t, h), slice(0, w)),
+            "left": (slice(0, h), slice(0, t)), "right": (slice(0, h), slice(w - t, w))}[side]
+
+
 def _floor_mask(h: int, w: int, walls: list[tuple[str, int]]) -> np.ndarray:
     m = np.ones((h, w), bool)
     for side, t in walls:
-        if side == "top":
-            m[:t] = False
-        elif side == "bottom":
-            m[h - t:] = False
-        elif side == "left":
-            m[:, :t] = False
-        else:
-            m[:, w - t:] = False
+        m[_wall(side, t, h, w)] = False
     return m
 
 
@@ -189,14 +187,10 @@ def _draw_walls(rng: np.random.Generator, img: np.ndarray, walls: list[tuple[str
     col = np.array(_any_colour(rng, 20, 200), np.float32)
     for side, t in walls:
         ramp = np.linspace(1.25, 0.6, t, dtype=np.float32)  # lit rim to the shaded foot of the wall
-        if side == "top":
-            img[:t] = col * ramp[:, None, None]
-        elif side == "bottom":
-            img[h - t:] = col * ramp[::-1, None, None]
-        elif side == "left":
-            img[:, :t] = col * ramp[None, :, None]
-        else:
-            img[:, w - t:] = col * ramp[None, ::-1, None]
+        if side in ("bottom", "right"):
+            ramp = ramp[::-1]
+        across = ramp[:, None, None] if side in ("top", "bottom") else ramp[None, :, None]
+        img[_wall(side, t, h, w)] = col * across
 
 
 # ---------------------------------------------------------------------------------------------- a die
@@ -302,7 +296,7 @@ def render_tray(rng: np.random.Generator, *, size: tuple[int, int] | None = None
         w = int(np.clip(h * aspect, 3 * S, 1440))
     else:
         h, w = size
-    img, _kind = _table(rng, h, w)
+    img = _table(rng, h, w)
     walls = _walls(rng, h, w)
     floor = _floor_mask(h, w, walls)
     sch = _scheme(rng) if rng.random() < 0.5 else None  # half the frames: one set of dice
@@ -340,7 +334,7 @@ def render_tray(rng: np.random.Generator, *, size: tuple[int, int] | None = None
             if why == "" and not all(floor[int(np.clip(cy + dy, 0, h - 1)), int(np.clip(cx + dx, 0, w - 1))]
                                      for dx in (-0.75 * s, 0.75 * s) for dy in (-0.75 * s, 0.75 * s)):
                 continue
-            if all(math.hypot(cx - qx, cy - qy) > (qs + s) / 2 * 1.0 for qx, qy, qs in placed):
+            if all(math.hypot(cx - qx, cy - qy) > (qs + s) / 2 for qx, qy, qs in placed):
                 break
         else:
             continue
