@@ -29,14 +29,9 @@ pytestmark = pytest.mark.skipif(
 
 
 def _labels() -> dict[str, list[Label]]:
-    import csv
+    from device.cli_dice import load_labels  # the bench's own reader of the folder
 
-    out: dict[str, list[Label]] = {}
-    with (DICE / "labels.csv").open(newline="") as fh:
-        for row in csv.DictReader(fh):
-            box = (int(row["x_min"]), int(row["y_min"]), int(row["x_max"]), int(row["y_max"]))
-            out.setdefault(row["image"], []).append(Label(box, int(row["value"])))
-    return out
+    return load_labels(DICE)
 
 
 @pytest.fixture(scope="module")
