@@ -192,9 +192,11 @@ def _save_disagreements(folder: Path, name: str, img: np.ndarray, labels: list[L
 
 
 def run_bench(data: Path, *, limit: int | None = None, threads: int = 1, review: Path | None = None,
-              disagreements: Path | None = None) -> dict:
+              disagreements: Path | None = None, dev_only: bool = False) -> dict:
+    """The bench over every labelled photo in ``data`` (``dev_only``: the held-out split is not read, for
+    choices that must not look at it)."""
     labels = load_labels(data)
-    names = sorted(labels)
+    names = sorted(n for n in labels if not (dev_only and is_held_out(n)))
     if limit:
         names = names[:limit]
     if threads:

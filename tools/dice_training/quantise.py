@@ -12,7 +12,9 @@ only** (``fold(name) != 0``; every fourth photo, seeded order), never the held-o
     python -m tools.dice_training.quantise compare --data ../shared/data/dice-real --int8 /tmp/dice-int8
 
 reads every photo with the shipped fp32 networks and with the int8 ones (project venv is enough) and
-prints both figures and the ms per image on one core.
+prints both figures and the ms per image on one core.  ``--dev-only`` leaves the held-out photos unread
+(the choice "ship int8 or not" is made on the dev photos); ``--data`` may also be a rendered tray folder
+(``python -m tools.dice_training.tray``), which is where int8 must hold too.
 """
 
 from __future__ import annotations
@@ -83,8 +85,9 @@ def quantise(data: Path, out: Path) -> None:
         print(f"{out / src.name}: {mb:.2f} MB (fp32 {src.stat().st_size / 1e6:.2f} MB)")
 
 
-def compare(data: Path, int8: Path) -> dict:
-    """Bench figures with the shipped networks and with those in ``int8`` (same photos, one thread)."""
+def compare(data: Path, int8: Path, *, dev_only: bool = False) -> dict:
+    """Bench figures with the shipped networks and with those in ``int8`` (same photos, one thread;
+    ``dev_only``: the held-out photos are not read, so the choice does not look at them)."""
     from device.cli_dice import run_bench
 
     cv2.setNumThreads(1)
@@ -96,10 +99,11 @@ def compare(data: Path, int8: Path) -> dict:
             N.REQUIRED = (N.DETECTOR, N.READER, N.SECOND_READER)
             N._sessions.clear()
         t0 = time.perf_counter()
-        f = run_bench(data)
+        f = run_bench(data, dev_only=dev_only)
         out[label] = {k: f[k] for k in ("accuracy", "precision", "recall", "wrong", "unreadable", "false_dice",
                                         "median_ms", "p95_ms", "median_cpu_ms")}
-        out[label]["held_out"] = {k: f["held_out"][k] for k in ("accuracy", "precision", "false_dice")}
+        if not dev_only:
+            out[label]["held_out"] = {k: f["held_out"][k] for k in ("accuracy", "precision", "false_dice")}
         out[label]["dev"] = {k: f["dev"][k] for k in ("accuracy", "precision", "false_dice")}
         out[label]["run_s"] = round(time.perf_counter() - t0, 1)
     return out
@@ -111,11 +115,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", required=True, type=Path)
     ap.add_argument("--out", type=Path, default=Path("/tmp/dice-int8"))
     ap.add_argument("--int8", type=Path, default=None)
+    ap.add_argument("--dev-only", action="store_true", help="compare: leave the held-out photos unread")
     args = ap.parse_args(argv)
     if args.what == "quantise":
         quantise(args.data, args.out)
     else:
-        print(json.dumps(compare(args.data, args.int8 or args.out), indent=1))
+        print(json.dumps(compare(args.data, args.int8 or args.out, dev_only=args.dev_only), indent=1))
     return 0
 
 
