@@ -107,3 +107,34 @@ def test_an_honest_null_is_right_and_a_value_for_a_leaning_die_is_wrong() -> Non
     f = t.figures()
     assert (f["correct"], f["wrong"], f["honest_null"], f["unreadable"]) == (2, 1, 1, 0)
     assert f["precision"] == 0.5  # of the two values reported, one right: a null is not a value
+
+
+@pytest.mark.parametrize("value", range(1, 7))
+def test_the_side_faces_a_camera_sees_are_faces_a_real_die_has_beside_its_top(value: int) -> None:
+    """Opposite faces of a d6 sum to 7: a side face is neither the top nor the bottom, and the two side faces
+    seen together are not opposite each other."""
+    from tools.dice_training.tray import _side_values
+
+    for turn in range(4):
+        a, b = _side_values(value, turn)
+        assert {a, b}.isdisjoint({value, 7 - value}) and a + b != 7 and a != b
+
+
+def test_a_leaning_die_shows_the_pips_of_its_big_side_face() -> None:
+    """A leaning die's side face carries pips as on a real die (the reader must learn to refuse such a die,
+    not a die with a blank side)."""
+    import cv2
+
+    from tools.dice_training.tray import _die_tile
+
+    sch = {"kind": "opaque", "body": (235, 235, 235), "second": None, "alpha": 1.0, "pip": (15, 15, 15),
+           "pip_r": 0.1, "spacing": 0.27, "recessed": False, "round": 0.15, "big_one": False, "red_one": False,
+           "shine": 0.0}
+    side = 80.0
+    n = int(side * 2.2) | 1
+    col, cov, top = _die_tile(np.random.default_rng(3), 1, side, sch, (0.0, 0.4), 0.6,
+                              np.full((n, n, 3), 60, np.float32))
+    side_face = (cov > 0.95) & (top < 0.05)
+    dark = (side_face & (col.mean(axis=2) < 100)).astype(np.uint8)
+    pips = cv2.connectedComponents(dark)[0] - 1
+    assert pips in (2, 5)  # the face beside a 1 nearest the camera: one of the pair 2/5

@@ -9,8 +9,8 @@ and edges are anti-aliased the way a lens blurs them:
   yellow...); translucent and smoky (the felt shows through, a specular glint); marbled and pearl swirls;
 * pips: any size (0.055-0.13 of the side) and spacing (0.21-0.31), recessed (a dark rim) or flat, a big or
   red single pip on some 1s;
-* the side faces a camera off the die's axis sees (up to a quarter of the side), shading across the top
-  face, a soft shadow;
+* the side faces a camera off the die's axis sees (up to a quarter of the side), with their pips (faces a
+  real die has beside its top), shading across the top face, a soft shadow;
 * sides 20-90 px; dice apart or touching; felt (green, blue, red, black, grey, tan, purple) with lint specks
   and fibres, or wood; tray walls on some sides; uneven, warm or cool light; sensor noise, defocus, JPEG
   45-95;
@@ -264,6 +264,7 @@ def _die_tile(rng: np.random.Generator, value: int, side: float, sch: dict, lift
             cv2.ellipse(col, (int(px + 0.12 * pip_r), int(py + 0.12 * pip_r)), axes, 0, 0, 360, pip_col, -1)
         else:
             cv2.ellipse(col, (int(px), int(py)), axes, 0, 0, 360, pip_col, -1)
+    _side_pips(col, hull_m * (1 - top_m), value, sch, S, c, lift, squash, ang, pip_r, sides / np.maximum(field, 1))
     # translucency: the table shows through the body (not through the pips)
     if sch["alpha"] < 1.0:
         pip_m = np.zeros((N, N), np.float32)
@@ -280,6 +281,62 @@ def _die_tile(rng: np.random.Generator, value: int, side: float, sch: dict, lift
     cov = cv2.resize(hull_m, (n, n), interpolation=cv2.INTER_AREA)
     top = cv2.resize(top_m, (n, n), interpolation=cv2.INTER_AREA)
     return out, cov, top
+
+
+def _side_values(value: int, turn: int) -> tuple[int, int]:
+    """The values on the two side faces a camera sees of a die showing ``value``: one face of each
+    opposite pair that is not the top and bottom (pairs sum to 7), chosen by ``turn`` (0..3)."""
+    around = [u for u in range(1, 7) if u not in (value, 7 - value)]
+    first = (around[0], 7 - around[0])
+    second = tuple(u for u in around if u not in first)
+    return first[turn & 1], second[(turn >> 1) & 1]
+
+
+#: A side face narrower than this (in sides) is drawn without pips: they would be slivers.
+SIDE_PIPS_FROM = 0.1
+
+
+def _side_pips(col: np.ndarray, side_m: np.ndarray, value: int, sch: dict, S: float, c: float,
+               lift: tuple[float, float], squash: float, ang: float, pip_r: float, shade: np.ndarray) -> None:
+    """Pips on the side faces the camera sees between the base and the top face (a real die has them;
+    a leaning die shows a big one), foreshortened to the face's visible width and as dark as the side.
+    Drawn in place on ``col`` where ``side_m`` (the hull less the top face) is set.  No randomness: the
+    values follow from the top value and the print's angle, so frames of the same seed keep every other
+    pixel."""
+    lx, ly = lift[0] * S, lift[1] * S
+    half = S / 2
+    faces = []  # (visible width, foreshortened in y (else in x), corners from the base's edge to the top's)
+    up = ly + (1 - squash) * half  # the band above the top face (base edge at c - half)
+    down = -ly + (1 - squash) * half
+    tx0, tx1 = c + lx - half, c + lx + half
+    if up > 0:
+        faces.append((up, True, [(c - half, c - half), (c + half, c - half), (tx1, c + ly - squash * half),
+                           (tx0, c + ly - squash * half)]))
+    elif down > 0:
+        faces.append((down, True, [(tx0, c + ly + squash * half), (tx1, c + ly + squash * half), (c + half, c + half),
+                             (c - half, c + half)]))
+    ty0, ty1 = c + ly - squash * half, c + ly + squash * half
+    if lx > 0:
+        faces.append((lx, False, [(c - half, c - half), (tx0, ty0), (tx0, ty1), (c - half, c + half)]))
+    elif lx < 0:
+        faces.append((-lx, False, [(tx1, ty0), (c + half, c - half), (c + half, c + half), (tx1, ty1)]))
+    values = _side_values(value, int(ang) & 3)
+    unit = np.float32([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]])
+    layer = np.zeros(col.shape[:2], np.float32)
+    for (width, flat_y, quad), v in zip(faces, values):
+        if width < SIDE_PIPS_FROM * S:
+            continue
+        h = cv2.getPerspectiveTransform(unit, np.float32(quad))
+        a = math.radians(ang)
+        pts = np.float32([[(gx * math.cos(a) - gy * math.sin(a)) * sch["spacing"],
+                           (gx * math.sin(a) + gy * math.cos(a)) * sch["spacing"]] for gx, gy in _PIPS[v]])
+        along = min(1.0, width / S)
+        for px, py in cv2.perspectiveTransform(pts[None], h)[0]:
+            axes = (int(pip_r), max(1, int(pip_r * along))) if flat_y else (max(1, int(pip_r * along)), int(pip_r))
+            cv2.ellipse(layer, (int(px), int(py)), axes, 0, 0, 360, 1.0, -1)
+    m = (layer * side_m)[..., None]
+    pip = np.array(sch["pip"], np.float32) * shade
+    col[:] = col * (1 - m) + pip * m
 
 
 # -------------------------------------------------------------------------------------------- a frame
