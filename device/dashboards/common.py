@@ -132,12 +132,39 @@ def banner(
     draw.rectangle(box, fill=ON)
     if not text:
         title, text = _split_to_fit(title, x1 - x0 - 6, title_sizes[-1])
-    if text:
+    lines = _wrap_to_fit(text, x1 - x0 - 6, TEXT_SIZES[-1]) if text else []
+    if len(lines) == 2 and y1 - y0 >= 36:  # a reason too long for one line: two, under a smaller title
+        mid = y0 + (y1 - y0) * 2 // 5
+        fit_text(draw, (x0 + 3, y0 + 1, x1 - 3, mid), title, sizes=title_sizes[1:] or title_sizes, fill=OFF,
+                 align="center")
+        half = mid + (y1 - mid) // 2
+        fit_text(draw, (x0 + 3, mid + 1, x1 - 3, half), lines[0], sizes=TEXT_SIZES[1:], fill=OFF, align="center")
+        fit_text(draw, (x0 + 3, half + 1, x1 - 3, y1 - 1), lines[1], sizes=TEXT_SIZES[1:], fill=OFF, align="center")
+    elif text:
         mid = y0 + (y1 - y0) * 3 // 5
         fit_text(draw, (x0 + 3, y0 + 1, x1 - 3, mid), title, sizes=title_sizes, fill=OFF, align="center")
-        fit_text(draw, (x0 + 3, mid + 1, x1 - 3, y1 - 1), text, sizes=(11, 10, 9), fill=OFF, align="center")
+        fit_text(draw, (x0 + 3, mid + 1, x1 - 3, y1 - 1), text, sizes=TEXT_SIZES, fill=OFF, align="center")
     else:
         fit_text(draw, (x0 + 3, y0 + 1, x1 - 3, y1 - 1), title, sizes=title_sizes, fill=OFF, align="center")
+
+
+#: Sizes of a banner's small line (largest first).
+TEXT_SIZES = (11, 10, 9)
+
+
+def _wrap_to_fit(text: str, width: int, size: int) -> list[str]:
+    """``[text]`` when it fits one line of ``width`` at ``size``; else two lines split at the space that
+    best balances them, both fitting when any split does (the reason is never cut while two lines hold
+    it; beyond that the second line is cut with "…" by :func:`fit_text`)."""
+    if text_width(text, size) <= width:
+        return [text]
+    cuts = [i for i, ch in enumerate(text) if ch == " "]
+    if not cuts:
+        return [text]
+    fits = [i for i in cuts if text_width(text[:i], size) <= width and text_width(text[i + 1:], size) <= width]
+    pick = min(fits or cuts, key=lambda i: abs(text_width(text[:i], size) - text_width(text[i + 1:], size))
+               if fits else -text_width(text[:i], size) if text_width(text[:i], size) <= width else 10 ** 6)
+    return [text[:pick], text[pick + 1:]]
 
 
 def _split_to_fit(title: str, width: int, size: int) -> tuple[str, str]:

@@ -76,6 +76,23 @@ def test_banner_only_when_blink_on():
     assert lit(image, (0, 0, 127, 9)) == 0
 
 
+def test_a_banner_reason_too_long_for_one_line_is_wrapped_not_cut():
+    """The brief: every refusal's whole reason is visible on the player's screen ("LOST CONTROL: Alice's
+    Buggy, Bob turns it" lost "turns it" to an ellipsis)."""
+    from device.dashboards.common import TEXT_SIZES, _wrap_to_fit
+
+    reason = "Alice's Buggy, Bob turns it"
+    assert text_width(reason, TEXT_SIZES[-1]) > 122  # too long for the banner's one small line
+    lines = _wrap_to_fit(reason, 122, TEXT_SIZES[-1])
+    assert len(lines) == 2 and " ".join(lines) == reason
+    assert all(text_width(line, TEXT_SIZES[-1]) <= 122 for line in lines)
+    image, draw = canvas()
+    banner(draw, (0, 12, 127, 52), "LOST CONTROL", reason, blink_on=True)
+    dark_rows = [y for y in range(12, 53) if (~np.asarray(image, dtype=bool)[y, 3:125]).any()]
+    bands = 1 + sum(1 for a, b in zip(dark_rows, dark_rows[1:]) if b > a + 1)
+    assert bands == 3  # the title and two lines of reason
+
+
 def test_pixel_font_digits_are_distinct_and_refuse_letters():
     glyphs = set()
     for d in "0123456789":
