@@ -138,3 +138,14 @@ def test_a_leaning_die_shows_the_pips_of_its_big_side_face() -> None:
     dark = (side_face & (col.mean(axis=2) < 100)).astype(np.uint8)
     pips = cv2.connectedComponents(dark)[0] - 1
     assert pips in (2, 5)  # the face beside a 1 nearest the camera: one of the pair 2/5
+
+
+def test_outcomes_by_kind_count_every_die_once_under_all() -> None:
+    from tools.dice_training.tray import outcomes_by_kind, render_tray
+
+    rng = np.random.default_rng(7)
+    dice = [d for _ in range(3) for d in render_tray(rng)[1]]
+    got = outcomes_by_kind(3, 7)
+    assert sum(got["all"].values()) == len(dice)
+    assert sum(got["flat"].values()) == sum(d.value is not None for d in dice)
+    assert sum(v for k, c in got.items() if k.startswith("flat, look: ") for v in c.values()) == sum(got["flat"].values())

@@ -22,7 +22,8 @@ Write a labelled folder in the format of ``../shared/data/dice-real``::
 
     python -m tools.dice_training.tray --out /tmp/tray-test --frames 240 --seed 91
 
-Training draws its frames with other seeds (``train_net.py --tray N``).  All randomness comes from the
+Training draws its frames with other seeds (``train_net.py --tray N``).  ``--by-kind`` reads the trays
+with the shipped reader and prints the outcomes by look, size and why a die should read null.  All randomness comes from the
 ``numpy.random.Generator`` passed in.
 """
 
@@ -518,13 +519,60 @@ def write_folder(out: Path, frames: int, seed: int) -> dict:
     return counts
 
 
+def _outcome(die: TrayDie, got: object) -> str:
+    if got == "missed":
+        return "not found"
+    if die.value is None:
+        return "right" if got is None else "given a value"
+    return "right" if got == die.value else ("null" if got is None else "wrong")
+
+
+def outcomes_by_kind(frames: int, seed: int) -> dict[str, dict[str, int]]:
+    """The shipped d6 reader on ``frames`` trays of ``seed``, each die's outcome (right, wrong, null, not
+    found, given a value) counted by what it is: lying flat or why it should read null, its look (flat dice),
+    its size.  Frames are read as rendered (the bench reads the folder's copies, re-saved at JPEG 97, and
+    matches the same way, so totals differ by a die or two)."""
+    from vision.dice import read_dice
+
+    rng = np.random.default_rng(seed)
+    out: dict[str, dict[str, int]] = {}
+    for _ in range(frames):
+        img, dice = render_tray(rng)
+        got: dict[int, object] = {}
+        for r in read_dice(img):
+            cx, cy = r.center
+            free = [i for i, d in enumerate(dice) if i not in got
+                    and d.box[0] <= cx <= d.box[2] and d.box[1] <= cy <= d.box[3]]
+            if free:
+                got[min(free, key=lambda i: (cx - (dice[i].box[0] + dice[i].box[2]) / 2) ** 2
+                        + (cy - (dice[i].box[1] + dice[i].box[3]) / 2) ** 2)] = r.value
+        for i, d in enumerate(dice):
+            res = _outcome(d, got.get(i, "missed"))
+            keys = ["all", "null: " + d.why_null] if d.value is None else [
+                "all", "flat", "flat, look: " + d.look,
+                "flat, px: " + ("20-30" if d.side < 30 else "30-65" if d.side < 65 else "65-90")]
+            for k in keys:
+                out.setdefault(k, {}).setdefault(res, 0)
+                out[k][res] += 1
+    return dict(sorted(out.items()))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", required=True, type=Path)
+    ap.add_argument("--out", type=Path, help="write a labelled folder of trays here")
+    ap.add_argument("--by-kind", action="store_true",
+                    help="instead, read the trays with the shipped reader and print each kind's outcomes (JSON)")
     ap.add_argument("--frames", type=int, default=240)
     ap.add_argument("--seed", type=int, default=91)
     a = ap.parse_args(argv)
-    print(write_folder(a.out, a.frames, a.seed))
+    if a.by_kind:
+        import json
+
+        print(json.dumps(outcomes_by_kind(a.frames, a.seed), indent=1))
+    elif a.out is None:
+        ap.error("give --out DIR (a folder of trays) or --by-kind")
+    else:
+        print(write_folder(a.out, a.frames, a.seed))
     return 0
 
 
