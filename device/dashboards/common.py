@@ -162,8 +162,11 @@ def _wrap_to_fit(text: str, width: int, size: int) -> list[str]:
     if not cuts:
         return [text]
     fits = [i for i in cuts if text_width(text[:i], size) <= width and text_width(text[i + 1:], size) <= width]
-    pick = min(fits or cuts, key=lambda i: abs(text_width(text[:i], size) - text_width(text[i + 1:], size))
-               if fits else -text_width(text[:i], size) if text_width(text[:i], size) <= width else 10 ** 6)
+    if fits:  # the most even pair
+        pick = min(fits, key=lambda i: abs(text_width(text[:i], size) - text_width(text[i + 1:], size)))
+    else:  # the longest first line that fits; the rest is cut
+        heads = [i for i in cuts if text_width(text[:i], size) <= width]
+        pick = max(heads) if heads else cuts[0]
     return [text[:pick], text[pick + 1:]]
 
 
