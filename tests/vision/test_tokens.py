@@ -1,0 +1,93 @@
+"""Hazard tokens in piles, drawn with OpenCV (not the scene renderer): a token lying wholly inside the
+outline of the ones under it is counted by its rim, whichever side its shadow falls on, or with no
+shadow at all; a rim too faint to be sure of makes the zone "cannot count", never a count one short."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.calibration import Calibration, Zone
+from vision.tokens import TokenLook, count_tokens
+
+MAT_MM = (300.0, 200.0)
+PX_PER_MM = 1.6  # what a 1280x720 camera sees of an 800 mm mat
+SUPER = 4  # drawn this much finer, then shrunk as a lens and sensor would
+TOKEN_MM = 20.0
+YELLOW = (30, 200, 235)  # BGR
+ZONE = Zone("p1", "tokens", ((90.0, 40.0), (210.0, 40.0), (210.0, 160.0), (90.0, 160.0)))
+# four tokens flat in a square, touching; the middle of the square is bare mat
+SQUARE = [(140.0, 90.0), (160.0, 90.0), (140.0, 110.0), (160.0, 110.0)]
+
+
+def _px(x_mm: float, y_mm: float) -> tuple[int, int]:
+    s = PX_PER_MM * SUPER
+    return int(round(x_mm * s)), int(round(y_mm * s))
+
+
+def _token(img: np.ndarray, x: float, y: float, turn: float, shadow: tuple[float, float] | None = None,
+           edge: float = 1.0) -> None:
+    """A round token with a printed triangle.  One lying on others may cast a ``shadow`` (its offset in
+    mm) on them and show its edge, 0.7 mm wide, at ``edge`` times the face's brightness."""
+    s = PX_PER_MM * SUPER
+    r = int(round(TOKEN_MM / 2 * s))
+    if shadow is not None:
+        shade = img.copy()
+        cv2.circle(shade, _px(x + shadow[0], y + shadow[1]), r, (20, 20, 20), -1, cv2.LINE_AA)
+        img[:] = cv2.addWeighted(img, 0.5, shade, 0.5, 0)
+    cv2.circle(img, _px(x, y), r, tuple(int(c * edge) for c in YELLOW), -1, cv2.LINE_AA)
+    cv2.circle(img, _px(x, y), r - int(0.7 * s), YELLOW, -1, cv2.LINE_AA)
+    tri = [_px(x + 6.0 * math.cos(turn + k * 2 * math.pi / 3), y + 6.0 * math.sin(turn + k * 2 * math.pi / 3))
+           for k in range(3)]
+    cv2.polylines(img, [np.array(tri, np.int32)], True, (30, 30, 30), int(1.6 * s), cv2.LINE_AA)
+
+
+def _table(flat: list[tuple[float, float]], on_top: list[tuple[float, float]],
+           shadow: tuple[float, float] | None = (1.2, 1.4), edge: float = 0.6,
+           seed: int = 7) -> tuple[np.ndarray, Calibration]:
+    """A grey mat with black-and-white corner tags (the white balance) and the tokens, seen top-down."""
+    s = PX_PER_MM * SUPER
+    img = np.full((int(MAT_MM[1] * s), int(MAT_MM[0] * s), 3), 105, np.uint8)
+    for cx, cy in ((0, 0), (MAT_MM[0] - 50, 0), (MAT_MM[0] - 50, MAT_MM[1] - 50), (0, MAT_MM[1] - 50)):
+        cv2.rectangle(img, _px(cx, cy), _px(cx + 50, cy + 50), (235, 235, 235), -1)
+        cv2.rectangle(img, _px(cx + 12, cy + 12), _px(cx + 38, cy + 38), (25, 25, 25), -1)
+    rng = np.random.default_rng(seed)
+    for x, y in flat:
+        _token(img, x, y, float(rng.uniform(0, 2 * math.pi)))
+    for x, y in on_top:
+        _token(img, x, y, float(rng.uniform(0, 2 * math.pi)), shadow, edge)
+    small = cv2.resize(img, (int(MAT_MM[0] * PX_PER_MM), int(MAT_MM[1] * PX_PER_MM)), interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, (0, 0), 0.5)
+    small = np.clip(small + rng.normal(0, 2.0, small.shape), 0, 255).astype(np.uint8)
+    cal = Calibration(px_to_mm=np.diag([1 / PX_PER_MM, 1 / PX_PER_MM, 1.0]),
+                      image_size=(small.shape[1], small.shape[0]), mat_mm=MAT_MM, zones=(ZONE,))
+    return small, cal
+
+
+@pytest.mark.parametrize("shadow, edge", [((1.2, 1.4), 0.6), ((-1.2, -1.4), 0.6), (None, 0.6), ((1.2, 1.4), 1.0)],
+                         ids=["shadow down-right", "shadow up-left", "edge only", "shadow only"])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_token_lying_wholly_on_four_others_is_counted(shadow: tuple[float, float] | None, edge: float,
+                                                        seed: int) -> None:
+    img, cal = _table(SQUARE, [(150.0, 100.0)], shadow, edge, seed)
+    assert count_tokens(img, cal, TokenLook()) == {"p1": 5}
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
+def test_a_faint_rim_is_counted_or_cannot_be_never_one_short(seed: int) -> None:
+    img, cal = _table(SQUARE, [(150.0, 100.0)], shadow=None, edge=0.8, seed=seed)
+    assert count_tokens(img, cal, TokenLook())["p1"] in (5, None)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_four_touching_tokens_are_not_taken_for_five(seed: int) -> None:
+    img, cal = _table(SQUARE, [], seed=seed)
+    assert count_tokens(img, cal, TokenLook()) == {"p1": 4}
+
+
+def test_a_token_resting_partly_on_another_is_counted_once() -> None:
+    img, cal = _table([(130.0, 100.0), (165.0, 100.0)], [(143.0, 104.0)])
+    assert count_tokens(img, cal, TokenLook()) == {"p1": 3}
