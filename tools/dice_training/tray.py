@@ -533,19 +533,13 @@ def outcomes_by_kind(frames: int, seed: int) -> dict[str, dict[str, int]]:
     its size.  Frames are read as rendered (the bench reads the folder's copies, re-saved at JPEG 97, and
     matches the same way, so totals differ by a die or two)."""
     from vision.dice import read_dice
+    from vision.dice.scoring import match
 
     rng = np.random.default_rng(seed)
     out: dict[str, dict[str, int]] = {}
     for _ in range(frames):
         img, dice = render_tray(rng)
-        got: dict[int, object] = {}
-        for r in read_dice(img):
-            cx, cy = r.center
-            free = [i for i, d in enumerate(dice) if i not in got
-                    and d.box[0] <= cx <= d.box[2] and d.box[1] <= cy <= d.box[3]]
-            if free:
-                got[min(free, key=lambda i: (cx - (dice[i].box[0] + dice[i].box[2]) / 2) ** 2
-                        + (cy - (dice[i].box[1] + dice[i].box[3]) / 2) ** 2)] = r.value
+        got: dict[int, object] = {i: r.value for r, i in match([d.box for d in dice], read_dice(img)) if i >= 0}
         for i, d in enumerate(dice):
             res = _outcome(d, got.get(i, "missed"))
             keys = ["all", "null: " + d.why_null] if d.value is None else [

@@ -42,6 +42,29 @@ def is_held_out(name: str) -> bool:
     return fold(name) == 0
 
 
+#: What :func:`match` says of a reading that lies in no labelled box, or only in boxes already matched.
+FALSE_DIE, DUPLICATE = -1, -2
+
+
+def match(boxes: Sequence[tuple[int, int, int, int]], readings: Iterable[DieReading]) -> list[tuple[DieReading, int]]:
+    """Each reading with the index of the box it reads by the module's matching rule, or ``FALSE_DIE`` /
+    ``DUPLICATE``."""
+    used: set[int] = set()
+    out: list[tuple[DieReading, int]] = []
+    for r in readings:
+        cx, cy = r.center
+        inside = [i for i, b in enumerate(boxes) if b[0] <= cx <= b[2] and b[1] <= cy <= b[3]]
+        free = [i for i in inside if i not in used]
+        if not inside or not free:
+            out.append((r, FALSE_DIE if not inside else DUPLICATE))
+            continue
+        i = min(free, key=lambda k: (cx - (boxes[k][0] + boxes[k][2]) / 2) ** 2
+                + (cy - (boxes[k][1] + boxes[k][3]) / 2) ** 2)
+        used.add(i)
+        out.append((r, i))
+    return out
+
+
 @dataclass
 class Tally:
     images: int = 0
@@ -66,23 +89,15 @@ class Tally:
         if cpu_ms is not None:
             self.cpu_ms.append(cpu_ms)
         self.peak_bytes = max(self.peak_bytes, peak_bytes)
-        used: set[int] = set()
-        for r in readings:
-            cx, cy = r.center
+        for r, i in match([lab.box for lab in labels], readings):
             if r.value is not None:
                 self.reported_with_value += 1
-            inside = [i for i, lab in enumerate(labels)
-                      if lab.box[0] <= cx <= lab.box[2] and lab.box[1] <= cy <= lab.box[3]]
-            if not inside:
+            if i == FALSE_DIE:
                 self.false_dice += 1
                 continue
-            free = [i for i in inside if i not in used]
-            if not free:
+            if i == DUPLICATE:
                 self.duplicates += 1
                 continue
-            i = min(free, key=lambda k: (cx - (labels[k].box[0] + labels[k].box[2]) / 2) ** 2
-                    + (cy - (labels[k].box[1] + labels[k].box[3]) / 2) ** 2)
-            used.add(i)
             self.matched += 1
             if r.value is None and labels[i].value == 0:
                 self.honest_null += 1
