@@ -351,7 +351,10 @@ def token_mask(v: _ZoneView, look: TokenLook, zone: str) -> tuple[np.ndarray, np
     # ... and a dim, weakly coloured hand (dark skin on a dark mat) differs from the mat by little per
     # pixel but by the same little over its whole area: the chroma difference averaged over 7 x 7 mm
     # (tokens and their blended rims left out of the average, so a token does not smear into a halo)
-    w = (cv2.dilate(tok.astype(np.uint8), np.ones((7, 7), np.uint8)) == 0).astype(np.float32)
+    # (a hand's skin strays into the token colour pixel by pixel: such specks are no token and must not
+    # hollow the average out, so only token-sized pieces are left out)
+    solid = cv2.morphologyEx(tok.astype(np.uint8), cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    w = (cv2.dilate(solid, np.ones((7, 7), np.uint8)) == 0).astype(np.float32)
     wn = np.maximum(cv2.blur(w, (7, 7)), 1e-3)
     dr = cv2.blur(dr0 * w, (7, 7)) / wn
     dg = cv2.blur(dg0 * w, (7, 7)) / wn
@@ -610,7 +613,8 @@ def count_in_view(v: _ZoneView, look: TokenLook, zone: str, mm_per_px: float = Z
     if not np.isfinite(v.s).all():
         return None
     tok, foreign, bare = token_mask(v, look, zone)
-    grow = cv2.dilate(tok, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
+    solid = cv2.morphologyEx(tok, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))  # no skin specks
+    grow = cv2.dilate(solid, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
     if look.hand_test:
         f = foreign.copy()
         f[grow > 0] = 0
