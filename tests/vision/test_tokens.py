@@ -91,3 +91,18 @@ def test_four_touching_tokens_are_not_taken_for_five(seed: int) -> None:
 def test_a_token_resting_partly_on_another_is_counted_once() -> None:
     img, cal = _table([(130.0, 100.0), (165.0, 100.0)], [(143.0, 104.0)])
     assert count_tokens(img, cal, TokenLook()) == {"p1": 3}
+
+
+def _ring(n: int, turn: float) -> list[tuple[float, float]]:
+    """A token at (150, 100) and ``n`` flat tokens touching it around it, ``turn`` radians round."""
+    return [(150.0, 100.0)] + [(150.0 + TOKEN_MM * math.cos(turn + k * 2 * math.pi / 6),
+                                100.0 + TOKEN_MM * math.sin(turn + k * 2 * math.pi / 6)) for k in range(n)]
+
+
+@pytest.mark.parametrize("n", [3, 4, 5, 6])
+@pytest.mark.parametrize("turn", [0.0, 0.3])
+def test_a_token_ringed_by_touching_tokens_is_counted_once(n: int, turn: float) -> None:
+    """A token with touching tokens all round it is one token, not two discs in the gaps beside it
+    (the rendered frames in test_token_bench_frames.py are where that happened)."""
+    img, cal = _table(_ring(n, turn), [], seed=n)
+    assert count_tokens(img, cal, TokenLook())["p1"] in (n + 1, None)
