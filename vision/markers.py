@@ -44,7 +44,8 @@ def _detector(name: str) -> cv2.aruco.ArucoDetector:
     if det is None:
         params = cv2.aruco.DetectorParameters()
         # Sub-pixel corners: template heading comes from a 25 mm tag, so corner precision is heading
-        # precision (``refine_edges`` then re-finds them from the tag's edges).  Two threshold windows instead of OpenCV's three (3, 13, 23) cut a third of the time
+        # precision (``refine_edges`` then re-finds them from the tag's edges).  Two threshold windows
+        # instead of OpenCV's three (3, 13, 23) cut a third of the time
         # and lost no tag on our synthetic frames; smaller maxima lost tags at the edges.  The windows are
         # 7 and 27 px, not 3 and 23: a 3 px window sees nothing but noise inside a blurred edge.  On the
         # table bench's tuning seeds (11, 5) a 4 px motion blur hid 20 of 297 car and template tags
@@ -92,13 +93,13 @@ _EDGE_SPAN = (0.18, 0.82)
 
 def refine_edges(gray: np.ndarray, quads: np.ndarray) -> np.ndarray:
     """Tag corners (n x 4 x 2 pixels, ArUco order) re-found as the crossings of the tag's four outer
-    edges, each a straight line fitted through the points along it where the brightness crosses
-    halfway from the black border to the white margin.
+    edges, each a straight line fitted through 16 points along it: at each, where the brightness rises
+    from the black border to the white margin (the centroid of the rise around its halfway crossing).
 
     A corner found by its neighbourhood alone moves with blur and noise; an edge is seen along its whole
-    length (~40 px at 720p) and a symmetric blur (defocus, a nudged camera) leaves its halfway crossing
-    in place, so the tag's heading -- the direction of its sides -- is read from many points instead of
-    four.  A side that does not show a clean dark-to-light step along most of it (a finger over it, a
+    length (~40 px at 720p) and a symmetric blur (defocus, a nudged camera) leaves the middle of its
+    rise in place, so the tag's heading -- the direction of its sides -- is read from many points
+    instead of four.  A side that does not show a clean dark-to-light step along most of it (a finger over it, a
     tag cut by the frame) keeps the detector's corners, and so does a tag whose refined corners would
     move more than a tenth of its side."""
     import cv2
