@@ -30,7 +30,11 @@ How a zone is read (each step a pure function of the frame and what was learned 
    ``RIM_MM_PER_PX`` where the camera shows more than the zone view keeps.  A circle whose rim is seen on
    ``RIM_SEEN`` of its length is a token (and a disc of the fit whose rim is seen stays, even where
    others cover its area); one seen on less but on ``RIM_DOUBT`` or more leaves the zone ``None`` rather
-   than a count that may be one short.  No token lies over the mat seen between touching tokens.  A
+   than a count that may be one short.  No token lies over the mat seen between touching tokens.  Two
+   discs less than a radius apart that one disc explains as well are one token (the greedy fit can
+   straddle a token ringed by others); a disc the others explain is dropped only if it leaves no more
+   than a sliver of the blob, judged pixel by pixel (the thin crescent of a token under another is
+   not a sliver), and the zone is ``None`` when that cannot be told (``MERGE_LOST``, ``DROP_LOST``).  A
    blob the discs do not explain (a token cut by something, a shape no pile of tokens makes) makes the
    zone ``None``.  A disc counts for the zone holding its centre; a centre on the zone's edge makes the
    zone ``None``.
