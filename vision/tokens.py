@@ -34,7 +34,7 @@ How a zone is read (each step a pure function of the frame and what was learned 
    discs less than a radius apart that one disc explains as well are one token (the greedy fit can
    straddle a token ringed by others); a disc the others explain is dropped only if it leaves no more
    than a sliver of the blob, judged pixel by pixel (the thin crescent of a token under another is
-   not a sliver), and the zone is ``None`` when that cannot be told (``MERGE_LOST``, ``DROP_LOST``).  A
+   not a sliver), and the zone is ``None`` when that cannot be told (``DROP_LOST``, ``DROP_DOUBT``).  A
    blob the discs do not explain (a token cut by something, a shape no pile of tokens makes) makes the
    zone ``None``.  A disc counts for the zone holding its centre; a centre on the zone's edge makes the
    zone ``None``.
@@ -426,6 +426,7 @@ def _rims(v: _ZoneView, box: tuple[int, int, int, int], level: float, mm_per_px:
 
 
 _RIM_OFFSETS_MM = (-1.0, -0.5, 0.0, 0.5, 1.0)
+_REMAP_ROWS = 32000
 _RIM_DIRS = np.stack([np.cos(np.linspace(0, 2 * np.pi, 48, endpoint=False)),
                       np.sin(np.linspace(0, 2 * np.pi, 48, endpoint=False))], axis=1).astype(np.float32)
 
@@ -445,8 +446,12 @@ def _rim_support(rims: _Rims, xs: np.ndarray, ys: np.ndarray, radius: float) -> 
     px = (cx + ca * rr).reshape(-1, len(_RIM_DIRS))
     py = (cy + sa * rr).reshape(-1, len(_RIM_DIRS))
     shape = (len(_RIM_OFFSETS_MM), n, len(_RIM_DIRS))
-    ax = cv2.remap(rims.gx, px, py, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(shape)
-    ay = cv2.remap(rims.gy, px, py, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(shape)
+    # OpenCV's remap takes maps of fewer than 32767 rows: a zone-sized blob asks about ~10,000 centres
+    ax = np.concatenate([cv2.remap(rims.gx, px[k:k + _REMAP_ROWS], py[k:k + _REMAP_ROWS], cv2.INTER_LINEAR,
+                                   borderMode=cv2.BORDER_REPLICATE) for k in range(0, len(px), _REMAP_ROWS)])
+    ay = np.concatenate([cv2.remap(rims.gy, px[k:k + _REMAP_ROWS], py[k:k + _REMAP_ROWS], cv2.INTER_LINEAR,
+                                   borderMode=cv2.BORDER_REPLICATE) for k in range(0, len(px), _REMAP_ROWS)])
+    ax, ay = ax.reshape(shape), ay.reshape(shape)
     inward = -(ax * ca + ay * sa)
     along = np.abs(ay * ca - ax * sa)
     seen = (inward > RIM_STEP * rims.level) & (inward > along)
@@ -583,6 +588,8 @@ def _discs_in_blob(blob: np.ndarray, radius: float, rims: _Rims | None = None, m
     hidden = _hidden_tokens(rims, xs, ys, centres, radius, origin, None if bare is None else (blob > 0) & (bare > 0))
     if hidden is None:
         return None
+    # the discs are judged again with the hidden tokens among them: only this verdict's doubt counts
+    unsure = False
     centres = merged(fewest(centres + hidden, seen + hidden), seen + hidden)
     return None if unsure else (centres, unexplained(centres))
 

@@ -106,3 +106,27 @@ def test_a_token_ringed_by_touching_tokens_is_counted_once(n: int, turn: float) 
     (the rendered frames in test_token_bench_frames.py are where that happened)."""
     img, cal = _table(_ring(n, turn), [], seed=n)
     assert count_tokens(img, cal, TokenLook())["p1"] in (n + 1, None)
+
+
+def test_a_token_coloured_card_over_the_zone_is_not_counted_and_does_not_crash() -> None:
+    """A blob the size of the zone asks the rim test about ~10,000 centres: more than one OpenCV remap
+    takes at once (found in review; it raised cv2.error out of count_tokens)."""
+    from dataclasses import replace
+
+    from vision.tokens import learn_mats
+
+    empty, cal = _table([], [], seed=1)
+    mats, _ = learn_mats(empty, cal, TokenLook())
+    img = empty.copy()
+    cv2.rectangle(img, (int(80 * PX_PER_MM), int(30 * PX_PER_MM)), (int(220 * PX_PER_MM), int(170 * PX_PER_MM)),
+                  YELLOW, -1)
+    assert count_tokens(img, cal, replace(TokenLook(), mats=mats)) == {"p1": None}
+
+
+def test_a_doubt_the_second_look_settles_does_not_refuse_the_pile() -> None:
+    """The pile's discs are judged twice, the second time with the tokens found by their rims among
+    them; only the second verdict's doubt may make the zone "cannot count" (found in review: five flat
+    tokens and one on top read as "cannot count")."""
+    flat = [(150.0, 100.0), (167.97, 91.10), (177.17, 108.66), (159.33, 118.59), (137.23, 112.53)]
+    img, cal = _table(flat, [(156.23, 107.24)], seed=455)
+    assert count_tokens(img, cal, TokenLook()) == {"p1": 6}
