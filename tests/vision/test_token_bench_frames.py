@@ -1,7 +1,12 @@
 """Zones of the table bench's frames (``pitboard bench table``; tuning seeds 11 and 5 and the wider
-search seeds 12-21, never the report seed) that were once counted wrong, read again the way the bench reads them: the table calibrated from
-its empty frame, its mats learned, its tokens taught, then the frame read.  Each case names what went
-wrong, so a change that brings it back fails here and not only in the bench's figures."""
+search seeds 12-21, never the report seed) that were once counted wrong, by the code as it stood or by
+a version tried while choosing its thresholds, read again the way the bench reads them: the table
+calibrated from its empty frame, its mats learned, its tokens taught, then the frame read.  Each case
+names what went wrong, so a change that brings it back fails here and not only in the bench's
+figures.  Where "cannot count" is allowed, the pile is one the disc fit cannot tell (see DROP_DOUBT in
+vision/tokens.py).  The code before these cases counted those three right by dropping every disc the
+others nearly explain: right for the two spare discs, and for the stacked pile only until the
+calibration moved by a fraction of a pixel (then one short)."""
 
 from __future__ import annotations
 
