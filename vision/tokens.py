@@ -446,12 +446,14 @@ def _rim_support(rims: _Rims, xs: np.ndarray, ys: np.ndarray, radius: float) -> 
     px = (cx + ca * rr).reshape(-1, len(_RIM_DIRS))
     py = (cy + sa * rr).reshape(-1, len(_RIM_DIRS))
     shape = (len(_RIM_OFFSETS_MM), n, len(_RIM_DIRS))
-    # OpenCV's remap takes maps of fewer than 32767 rows: a zone-sized blob asks about ~10,000 centres
-    ax = np.concatenate([cv2.remap(rims.gx, px[k:k + _REMAP_ROWS], py[k:k + _REMAP_ROWS], cv2.INTER_LINEAR,
-                                   borderMode=cv2.BORDER_REPLICATE) for k in range(0, len(px), _REMAP_ROWS)])
-    ay = np.concatenate([cv2.remap(rims.gy, px[k:k + _REMAP_ROWS], py[k:k + _REMAP_ROWS], cv2.INTER_LINEAR,
-                                   borderMode=cv2.BORDER_REPLICATE) for k in range(0, len(px), _REMAP_ROWS)])
-    ax, ay = ax.reshape(shape), ay.reshape(shape)
+
+    def look(grad: np.ndarray) -> np.ndarray:
+        # OpenCV's remap takes maps of fewer than 32767 rows: a zone-sized blob asks about ~10,000 centres
+        return np.concatenate([cv2.remap(grad, px[k:k + _REMAP_ROWS], py[k:k + _REMAP_ROWS], cv2.INTER_LINEAR,
+                                         borderMode=cv2.BORDER_REPLICATE)
+                               for k in range(0, len(px), _REMAP_ROWS)]).reshape(shape)
+
+    ax, ay = look(rims.gx), look(rims.gy)
     inward = -(ax * ca + ay * sa)
     along = np.abs(ay * ca - ax * sa)
     seen = (inward > RIM_STEP * rims.level) & (inward > along)
@@ -537,12 +539,13 @@ def _discs_in_blob(blob: np.ndarray, radius: float, rims: _Rims | None = None, m
         while changed and len(cs) > 1:
             changed = False
             doubt = False
+            now = bare_left(cs)
             for k in range(len(cs)):
                 if cs[k] in keep:
                     continue
                 rest = cs[:k] + cs[k + 1:]
                 if unexplained(rest) <= 0.12:
-                    lost = (bare_left(rest) - bare_left(cs)) / unit
+                    lost = (bare_left(rest) - now) / unit
                     if lost <= DROP_LOST:
                         cs = rest
                         changed = True
@@ -560,6 +563,7 @@ def _discs_in_blob(blob: np.ndarray, radius: float, rims: _Rims | None = None, m
         done = False
         while not done:
             done = True
+            now = bare_left(cs)
             for i in range(len(cs)):
                 for j in range(i + 1, len(cs)):
                     (ax, ay), (bx, by) = cs[i], cs[j]
@@ -569,7 +573,7 @@ def _discs_in_blob(blob: np.ndarray, radius: float, rims: _Rims | None = None, m
                     mx, my = (ax + bx) / 2, (ay + by) / 2
                     u, c = min((unexplained(rest + [(mx + dx, my + dy)]), (mx + dx, my + dy))
                                for dx in (-3.0, -1.5, 0.0, 1.5, 3.0) for dy in (-3.0, -1.5, 0.0, 1.5, 3.0))
-                    if u <= 0.12 and bare_left(rest + [c]) - bare_left(cs) <= MERGE_LOST * unit:
+                    if u <= 0.12 and bare_left(rest + [c]) - now <= MERGE_LOST * unit:
                         cs, done = rest + [c], False
                         break
                 if not done:
