@@ -261,6 +261,7 @@ def read_table(image: np.ndarray, calibration: Calibration, config: TableConfig,
     blocked = np.zeros((gh, gw), np.uint8)  # explained already: not a template
 
     templates: list[TemplateObservation] = []
+    tagged: list[np.ndarray] = []  # the outlines (mm) of the templates found by their tags
     for sg in sightings:
         entry = config.template_tags.get(sg.id)
         if entry is None:
@@ -276,15 +277,19 @@ def read_table(image: np.ndarray, calibration: Calibration, config: TableConfig,
             continue  # a tag of the wrong printed size (or a misread): its pose would be wrong
         pl = placement_from_tag(shape, face, pose.centre_mm, pose.heading_deg)
         templates.append(describe(shape, pl, cars, geom, dist, ang, "tag", 1.0, sg.id))
-        _fill_mm(blocked, pl.world(shape.outline), s)
-    for car in cars:
-        _fill_mm(ignore, _car_hull_px(car, calibration, geom), s)
-    for z in calibration.zones:
-        _fill_mm(blocked, np.array(z.polygon), s)
-    for sg in sightings:  # corner markers and any unknown tag: paper, not acrylic
-        _fill_mm(blocked, calibration.to_mm(sg.corners_px), s)
+        tagged.append(pl.world(shape.outline))
 
-    if config.outlines:
+    if config.outlines:  # the masks serve the search for untagged templates only
+        for outline in tagged:
+            _fill_mm(blocked, outline, s)
+        for car in cars:
+            _fill_mm(ignore, _car_hull_px(car, calibration, geom), s)
+        for z in calibration.zones:
+            _fill_mm(blocked, np.array(z.polygon), s)
+        if sightings:  # corner markers and any unknown tag: paper, not acrylic (one lens lookup for all)
+            quads = calibration.to_mm(np.concatenate([sg.corners_px for sg in sightings])).reshape(-1, 4, 2)
+            for quad in quads:
+                _fill_mm(blocked, quad, s)
         top = calibration.warp_to_mm(image, s, (gw, gh))
         hsv = cv2.cvtColor(top, cv2.COLOR_BGR2HSV)
         tinted = cv2.inRange(hsv, (0, config.template_sat_min, config.template_val_min), (180, 255, 255))
