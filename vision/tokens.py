@@ -188,8 +188,8 @@ def paper_white(image: np.ndarray, calibration: Calibration, corner_mm: float = 
         z = Zone("corner", "tokens", ((x - 3, y - 3), (x + s + 3, y - 3), (x + s + 3, y + s + 3), (x - 3, y + s + 3)))
         crop, _ = rectify_zone(image, calibration, z, 1.0)
         crop = crop.reshape(-1, 3).astype(np.float32)
-        grey = crop.mean(axis=1)
-        lo, hi = np.percentile(grey, (15, 88))
+        grey = (crop[:, 0] + crop[:, 1] + crop[:, 2]) / np.float32(3)  # crop.mean(axis=1), several times faster
+        lo, hi = _percentiles(grey, (15, 88))
         if hi < 30 or hi < 1.8 * lo:
             continue  # no black-and-white tag here: covered or lost
         bright = crop[grey >= hi]
@@ -201,6 +201,22 @@ def paper_white(image: np.ndarray, calibration: Calibration, corner_mm: float = 
         bad = np.abs(ch - med).max(axis=1) > 0.04
         idx = np.flatnonzero(ok)[bad]
         out[idx] = np.nan
+    return out
+
+
+def _percentiles(a: np.ndarray, qs: tuple[float, ...]) -> list[float]:
+    """``np.percentile(a, qs)`` (linear, the same numbers) from one partial sort: a quarter of the time."""
+    n = a.size
+    at = [q / 100 * (n - 1) for q in qs]
+    kth = sorted({k for v in at for k in (int(math.floor(v)), min(int(math.floor(v)) + 1, n - 1))})
+    part = np.partition(a, kth)
+    out = []
+    for v in at:
+        f = int(math.floor(v))
+        t = v - f
+        lo, hi = float(part[f]), float(part[min(f + 1, n - 1)])
+        d = hi - lo
+        out.append(lo + d * t if t < 0.5 else hi - d * (1 - t))  # numpy's own interpolation, step by step
     return out
 
 
@@ -460,6 +476,9 @@ def _rim_support(rims: _Rims, xs: np.ndarray, ys: np.ndarray, radius: float) -> 
     return np.asarray(seen.mean(axis=2).max(axis=0), dtype=np.float64)
 
 
+_ELLIPSE5 = np.array([[0, 0, 1, 0, 0], [1, 1, 1, 1, 1], [1, 1, 1, 1, 1], [1, 1, 1, 1, 1], [0, 0, 1, 0, 0]], np.uint8)
+
+
 def _discs_in_blob(blob: np.ndarray, radius: float, rims: _Rims | None = None, max_discs: int = 40,
                    raw: np.ndarray | None = None, bare: np.ndarray | None = None,
                    origin: tuple[int, int] = (0, 0)) -> tuple[list[tuple[float, float]], float] | None:
@@ -487,17 +506,18 @@ def _discs_in_blob(blob: np.ndarray, radius: float, rims: _Rims | None = None, m
     gain = cv2.filter2D(resid, -1, kern, borderType=cv2.BORDER_CONSTANT)
     poke = unit - gain
     kr = kern.shape[0] // 2
+    pen, outside = 2.0 * poke, ~cand
     centres: list[tuple[float, float]] = []
     for _ in range(max_discs):
-        score = gain - 2.0 * poke
-        score[~cand] = -unit * 4
+        score = gain - pen
+        score[outside] = -unit * 4
         j = int(np.argmax(score))
         y, x = divmod(j, score.shape[1])
         if gain[y, x] < 0.22 * unit or poke[y, x] > 0.2 * unit:
             break
         # the centre of the plateau of near-best scores around it (a disc sliding in a slot)
         ys, xs = np.nonzero(score[max(0, y - 2):y + 3, max(0, x - 2):x + 3] >= score[y, x] - 0.01 * unit)
-        cy, cx = ys.mean() + max(0, y - 2), xs.mean() + max(0, x - 2)
+        cy, cx = float(ys.sum()) / len(ys) + max(0, y - 2), float(xs.sum()) / len(xs) + max(0, x - 2)  # means
         centres.append((cx - pad, cy - pad))
         icx, icy = int(round(cx)), int(round(cy))
         cv2.circle(resid, (icx, icy), int(round(radius)), 0.0, -1)
@@ -513,21 +533,21 @@ def _discs_in_blob(blob: np.ndarray, radius: float, rims: _Rims | None = None, m
         """What the discs ``cs`` leave of the blob, beyond thin rims (blur, the filled gaps between
         touching tokens) and specks, in tokens.  The gaps that touching tokens enclose were filled to
         keep the blob whole; they are no token's to explain (``raw``: the blob before filling)."""
-        left: Any = (b if raw_b is None else raw_b).astype(np.float32)
+        left = (b if raw_b is None else raw_b).copy()
         for cx, cy in cs:
-            cv2.circle(left, (int(round(cx + pad)), int(round(cy + pad))), int(round(radius)), 0.0, -1)
-        left = cv2.morphologyEx(left, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
-        return float(left.sum()) / unit
+            cv2.circle(left, (int(round(cx + pad)), int(round(cy + pad))), int(round(radius)), 0, -1)
+        left = cv2.morphologyEx(left, cv2.MORPH_OPEN, _ELLIPSE5)
+        return float(cv2.countNonZero(left)) / unit
 
     unsure = False  # a disc neither clearly a token nor clearly explained by the others
 
     def bare_left(cs: list[tuple[float, float]]) -> float:
         """Blob pixels no disc of ``cs`` covers (grown by a pixel: the blob's rim), every one of them; the
         gaps touching tokens enclose are no token's."""
-        left = (b if raw_b is None else raw_b).astype(np.float32)
+        left = (b if raw_b is None else raw_b).copy()
         for cx, cy in cs:
-            cv2.circle(left, (int(round(cx + pad)), int(round(cy + pad))), int(round(radius + 1.0)), 0.0, -1)
-        return float(left.sum())
+            cv2.circle(left, (int(round(cx + pad)), int(round(cy + pad))), int(round(radius + 1.0)), 0, -1)
+        return float(cv2.countNonZero(left))
 
     def fewest(cs: list[tuple[float, float]], keep: list[tuple[float, float]]) -> list[tuple[float, float]]:
         """The fewest of the discs ``cs`` that explain the blob: drop a disc the others already explain
@@ -604,10 +624,19 @@ def _rim_seen(rims: _Rims, xs: np.ndarray, ys: np.ndarray, centres: list[tuple[f
     tokens even where the others cover their area (one lying on them).  Two discs near each other are
     one token seen twice, whatever their rims say."""
     asked: list[tuple[int, np.ndarray]] = []  # (disc, the indices of its candidate centres)
+    if len(xs):  # where each candidate centre is listed (the candidates near a disc are at most 3 x 3 pixels)
+        x_lo, y_lo = int(xs.min()), int(ys.min())
+        index = np.full((int(ys.max()) - y_lo + 3, int(xs.max()) - x_lo + 3), -1, np.int64)
+        index[ys - y_lo + 1, xs - x_lo + 1] = np.arange(len(xs))
     for k, (cx, cy) in enumerate(centres):
         alone = all(math.hypot(cx - ox, cy - oy) > 0.8 * radius for i, (ox, oy) in enumerate(centres) if i != k)
-        near = np.flatnonzero(np.hypot(xs - cx, ys - cy) <= 1.0)
-        if alone and len(near):
+        if not alone or not len(xs):
+            continue
+        gx, gy = math.floor(cx) - x_lo + 1, math.floor(cy) - y_lo + 1  # the 2 x 2 pixels around (cx, cy) and
+        box = index[max(gy - 1, 0):max(gy + 3, 0), max(gx - 1, 0):max(gx + 3, 0)]  # one more each way
+        near = np.sort(box[box >= 0])
+        near = near[np.hypot(xs[near] - cx, ys[near] - cy) <= 1.0]
+        if len(near):
             asked.append((k, near))
     if not asked:
         return []
@@ -682,6 +711,25 @@ def _prepared_mask(v: _ZoneView, look: TokenLook, zone: str) -> np.ndarray:
     return _clean_mask(tok, look)
 
 
+_DIST_CACHE: dict[tuple[tuple[int, ...], bytes], tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _zone_distances(inside: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(distance to the zone's outline from inside, from outside) of a zone view's polygon mask (cached:
+    a zone's outline is the same in every frame)."""
+    import cv2
+
+    key = (inside.shape, inside.tobytes())
+    hit = _DIST_CACHE.get(key)
+    if hit is None:
+        hit = (cv2.distanceTransform(inside.astype(np.uint8), cv2.DIST_L2, 3),
+               cv2.distanceTransform((~inside).astype(np.uint8), cv2.DIST_L2, 3))
+        if len(_DIST_CACHE) > 64:
+            _DIST_CACHE.clear()
+        _DIST_CACHE[key] = hit
+    return hit
+
+
 def count_in_view(v: _ZoneView, look: TokenLook, zone: str, mm_per_px: float = ZONE_MM_PER_PX) -> int | None:
     """Count tokens whose centre lies in the zone; ``None`` when the count cannot be trusted."""
     import cv2
@@ -689,14 +737,16 @@ def count_in_view(v: _ZoneView, look: TokenLook, zone: str, mm_per_px: float = Z
     if not np.isfinite(v.s).all():
         return None
     tok, foreign, bare = token_mask(v, look, zone)
-    solid = cv2.morphologyEx(tok, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))  # no skin specks
-    grow = cv2.dilate(solid, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
     if look.hand_test:
+        solid = cv2.morphologyEx(tok, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))  # no skin specks
+        grow = cv2.dilate(solid, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
         f = foreign.copy()
         f[grow > 0] = 0
         f = cv2.morphologyEx(f, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
-        n, flab, stats, _ = cv2.connectedComponentsWithStats(f, connectivity=8)
-        big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] * mm_per_px ** 2 > 150.0]
+        big: list[int] = []
+        if cv2.countNonZero(f) * mm_per_px ** 2 > 150.0:  # else no piece of it is a hand (mostly nothing is)
+            n, flab, stats, _ = cv2.connectedComponentsWithStats(f, connectivity=8)
+            big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] * mm_per_px ** 2 > 150.0]
         if big:
             # only what reaches into the zone covers it (a car parked beside the zone does not)
             ins = flab[v.inside]
@@ -723,8 +773,7 @@ def count_in_view(v: _ZoneView, look: TokenLook, zone: str, mm_per_px: float = Z
     # a token's centre lies 0.85 radius inside its pile, so a rim a millimetre beyond the radius lies within
     # 0.15 radius + 1 mm of the pile; the blur and the gradient reach 2 px further
     reach = int(math.ceil(0.15 * radius + 1.0 / mm_per_px)) + 2
-    dist_in = cv2.distanceTransform(inside.astype(np.uint8), cv2.DIST_L2, 3)
-    dist_out = cv2.distanceTransform((~inside).astype(np.uint8), cv2.DIST_L2, 3)
+    dist_in, dist_out = _zone_distances(inside)
     edge_px = 2.5 / mm_per_px
     h, w = inside.shape
     total = 0
