@@ -11,7 +11,8 @@ zone, a wide lens at 1080p ...) the bench sets up ``tables`` tables the way an o
 2. **teach**: 5 tokens are laid in zone p1 and ``teach_look`` learns their colour, as
    ``pitboard teach tokens --zone p1 --count 5`` does (a failure is counted and the default look used);
 3. **play**: random game scenes on the same table (camera, mat and light unchanged) are read with
-   ``read_table`` and compared with the renderer's truth.
+   ``read_table`` and compared with the renderer's truth.  Before the first, the lens maps of the zones
+   are built (``vision.tokens.prepare``), as the appliance does when it loads a calibration.
 
 Per condition: tagged templates identified and attached, their position and heading error (median,
 p95), templates reported where none lies, token zones counted exactly / wrongly / "cannot count" (zones
@@ -62,7 +63,7 @@ def run_condition(cond: Any, tables: int, frames: int, seed: int, index: int,
     from vision.synth import render_scene
     from vision.synth.conditions import play_spec, setup_spec, table_spec, teach_spec
     from vision.table import default_config, read_table
-    from vision.tokens import TokenLookError, learn_mats, teach_look
+    from vision.tokens import TokenLookError, learn_mats, prepare, teach_look
 
     base = default_config()
     tm: dict[str, Any] = {"n": 0, "identified": 0, "attached": 0, "pos": [], "head": []}
@@ -92,6 +93,7 @@ def run_condition(cond: Any, tables: int, frames: int, seed: int, index: int,
         except TokenLookError:
             teach_failed += 1
         cfg = replace(base, tokens=look)
+        prepare(cal, look)
         for f in range(frames):
             spec = play_spec(cond, table, rng)
             img, truth = render_scene(spec, rng)

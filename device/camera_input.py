@@ -295,6 +295,10 @@ class VisionReader:
         from vision.stillness import StillnessDetector
 
         self._tray = StillnessDetector(max(2, still_frames))
+        if calibration is not None and table_config is not None:
+            from vision.tokens import prepare
+
+            prepare(calibration, table_config.tokens)  # the lens maps, once: the first frame is no slower
 
     def tray_still(self, image: Any) -> bool:
         return bool(self._tray.update(image))

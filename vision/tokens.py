@@ -178,14 +178,36 @@ def _has_colour(image: np.ndarray) -> bool:
     return image is not None and image.ndim == 3 and image.shape[2] == 3
 
 
+def _corner_zones(calibration: Calibration, corner_mm: float) -> list[Zone]:
+    """The squares (TL, TR, BR, BL) in which ``paper_white`` looks for each corner tag's paper."""
+    w, h = calibration.mat_mm
+    s = corner_mm
+    return [Zone("corner", "tokens", ((x - 3, y - 3), (x + s + 3, y - 3), (x + s + 3, y + s + 3), (x - 3, y + s + 3)))
+            for x, y in ((0.0, 0.0), (w - s, 0.0), (w - s, h - s), (0.0, h - s))]
+
+
+def prepare(calibration: Calibration, look: TokenLook) -> None:
+    """Build once what counting reuses in every frame: where each token zone's and corner's pixels lie
+    in the frame through the lens, and the zones' outline distances.  Counting builds them on first use
+    anyway; the appliance calls this when it loads a calibration, so the first frame read is as quick as
+    the rest (a wide lens's maps take tens of milliseconds)."""
+    w, h = (int(v) for v in calibration.image_size)
+    blank = np.zeros((h, w, 3), np.uint8)
+    for z in _corner_zones(calibration, look.corner_mm):
+        rectify_zone(blank, calibration, z, 1.0)
+    for z in calibration.zones:
+        if z.kind != "tokens":
+            continue
+        _, mask = rectify_zone(blank, calibration, z, ZONE_MM_PER_PX, ZONE_MARGIN_MM)
+        _zone_distances(mask > 0)
+        _fine_maps(calibration, z)
+
+
 def paper_white(image: np.ndarray, calibration: Calibration, corner_mm: float = 50.0) -> np.ndarray:
     """BGR of white paper at the four mat corners (rows TL, TR, BR, BL), from the corner tags' white
     cells and margin; a row is NaN where the tag is covered or unreadable (no clear black and white)."""
-    w, h = calibration.mat_mm
-    s = corner_mm
     out = np.full((4, 3), np.nan)
-    for i, (x, y) in enumerate(((0.0, 0.0), (w - s, 0.0), (w - s, h - s), (0.0, h - s))):
-        z = Zone("corner", "tokens", ((x - 3, y - 3), (x + s + 3, y - 3), (x + s + 3, y + s + 3), (x - 3, y + s + 3)))
+    for i, z in enumerate(_corner_zones(calibration, corner_mm)):
         crop, _ = rectify_zone(image, calibration, z, 1.0)
         crop = crop.reshape(-1, 3).astype(np.float32)
         grey = (crop[:, 0] + crop[:, 1] + crop[:, 2]) / np.float32(3)  # crop.mean(axis=1), several times faster
