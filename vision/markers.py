@@ -61,13 +61,9 @@ def _detector(name: str) -> cv2.aruco.ArucoDetector:
         # table bench it found 49 of 51 templates under a 4 px motion blur instead of 44 of 47 (more
         # car tags found, so more templates counted) and lost none elsewhere.
         params.perspectiveRemoveIgnoredMarginPerCell = 0.3
-        # A pixel is "black" when 14 grey levels below its window's mean, not OpenCV's 7: a printed,
-        # wooden or cloth mat's texture crosses 7 everywhere, and tracing its thousands of specks took most
-        # of the detector's time.  A tag's black border lies far more than 14 below its white margin, in a
-        # shadow band and under blur too.  Tuning seeds 11 and 5 (every condition, 3 and 5 frames each):
-        # 9.1 -> 6.8 and 8.5 -> 4.4 ms median per 720p frame (p95 17.3 -> 10.9 and 15.3 -> 9.2), no tag lost
-        # (2 more found); 20 lost two tags under motion blur.
-        params.adaptiveThreshConstant = 14
+        # OpenCV's threshold constant (7 grey levels) stays: 14 spent a third less time tracing a textured
+        # mat's specks and lost no tag on the tuning seeds (11, 5), but lost one template tag under motion
+        # blur and one under defocus on the report seed (found at 7), so the speed is not worth it.
         det = cv2.aruco.ArucoDetector(aruco_dictionary(name), params)
         _DETECTORS[name] = det
     return det
@@ -98,7 +94,8 @@ def detect_tags(image: np.ndarray, dictionary: str = "4X4_100") -> list[TagSight
 #: A black die showing five (white pips at the corners and the middle) reads as a 4x4 tag, but what
 #: lies around it is the mat, darker than its pips.  On the table bench's tuning seeds (11 and 5, every
 #: condition, 4 frames each) the margin of 982 real tags was at least 0.72 of the brightest white cell
-#: (motion blur; 0.88 at the 1st percentile) and that of the three dice read as tags at most 0.62.
+#: (motion blur; 0.88 at the 1st percentile) and that of the three dice read as tags at most 0.62 (found
+#: with a threshold constant of 14; at 7 one of them is found).
 PAPER_MARGIN = 0.67
 
 
