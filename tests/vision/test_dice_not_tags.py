@@ -9,12 +9,11 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
-from device.bench_table import _calibrate
+from bench_setup import taught_table
 from vision.markers import aruco_dictionary, detect_tags
 from vision.synth import render_scene
-from vision.synth.conditions import CONDITIONS, play_spec, setup_spec, table_spec, teach_spec
-from vision.table import default_config, read_table
-from vision.tokens import learn_mats, teach_look
+from vision.synth.conditions import play_spec
+from vision.table import read_table
 
 
 def _tag_on(background: int, margin_cells: float, tag_id: int = 35, cell_px: int = 8) -> np.ndarray:
@@ -38,15 +37,7 @@ def test_a_tag_on_paper_is_found_and_the_same_pattern_on_the_mat_is_not() -> Non
 def test_a_black_die_beside_the_track_is_no_template() -> None:
     """The table bench's frame (condition "hand over a zone", tuning seed 11, table 2, frame 4) in which a
     black die showing five was read as template tag 35 ("hard"): a template reported where none lay."""
-    base = default_config()
-    index, cond = next((i, c) for i, c in enumerate(CONDITIONS) if c.name == "hand_over_zone")
-    rng = np.random.default_rng([11, index, 2])
-    table = table_spec(cond, rng)
-    setup_img, _ = render_scene(setup_spec(table), rng)
-    cal = _calibrate(setup_img, table, base)
-    mats, _ = learn_mats(setup_img, cal, base.tokens)
-    look = teach_look(render_scene(teach_spec(table, "p1", 5), rng)[0], cal, replace(base.tokens, mats=mats),
-                      "p1", count=5)
+    cond, table, rng, cal, look, base = taught_table("hand_over_zone", 11, 2)
     for _ in range(5):
         img, truth = render_scene(play_spec(cond, table, rng), rng)
     obs = read_table(img, cal, replace(base, tokens=look))

@@ -12,14 +12,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import numpy as np
 import pytest
 
-from device.bench_table import _calibrate
+from bench_setup import taught_table
 from vision.synth import render_scene
-from vision.synth.conditions import CONDITIONS, play_spec, setup_spec, table_spec, teach_spec
-from vision.table import default_config, read_table
-from vision.tokens import learn_mats, teach_look
+from vision.synth.conditions import play_spec
+from vision.table import read_table
 
 EXACT, EXACT_OR_CANNOT = "the exact count", "the exact count or 'cannot count'"
 CASES = [
@@ -40,15 +38,7 @@ CASES = [
 def test_a_zone_once_counted_wrong_is_counted_right_or_not_at_all(cond_name: str, seed: int, table_no: int,
                                                                   frame_no: int, zone: str, why: str,
                                                                   right: str) -> None:
-    base = default_config()
-    index, cond = next((i, c) for i, c in enumerate(CONDITIONS) if c.name == cond_name)
-    rng = np.random.default_rng([seed, index, table_no])
-    table = table_spec(cond, rng)
-    setup_img, _ = render_scene(setup_spec(table), rng)
-    cal = _calibrate(setup_img, table, base)
-    mats, _ = learn_mats(setup_img, cal, base.tokens)
-    look = teach_look(render_scene(teach_spec(table, "p1", 5), rng)[0], cal, replace(base.tokens, mats=mats),
-                      "p1", count=5)
+    cond, table, rng, cal, look, base = taught_table(cond_name, seed, table_no)
     for _ in range(frame_no + 1):
         img, truth = render_scene(play_spec(cond, table, rng), rng)
     got = read_table(img, cal, replace(base, tokens=look)).tokens[zone]

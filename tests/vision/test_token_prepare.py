@@ -4,30 +4,19 @@ as the rest; what it prepares must be exactly what counting would have built on 
 
 from __future__ import annotations
 
-from dataclasses import replace
 
-import numpy as np
 import pytest
 
-from device.bench_table import _calibrate
+from bench_setup import taught_table
 from vision.calibration import Calibration
 from vision.synth import render_scene
-from vision.synth.conditions import CONDITIONS, play_spec, setup_spec, table_spec, teach_spec
-from vision.table import default_config
-from vision.tokens import count_tokens, learn_mats, prepare, teach_look
+from vision.synth.conditions import play_spec
+from vision.tokens import count_tokens, prepare
 
 
 def test_a_prepared_wide_lens_calibration_counts_without_building_anything(monkeypatch: pytest.MonkeyPatch) -> None:
-    base = default_config()
-    index, cond = next((i, c) for i, c in enumerate(CONDITIONS) if c.name == "wide_lens_1080p")
-    rng = np.random.default_rng([11, index, 0])
-    table = table_spec(cond, rng)
-    setup_img, _ = render_scene(setup_spec(table), rng)
-    cal = _calibrate(setup_img, table, base)
+    cond, table, rng, cal, look, _ = taught_table("wide_lens_1080p", 11, 0)
     assert not cal.lens.is_identity(), "the condition is meant to need a lens model"
-    mats, _ = learn_mats(setup_img, cal, base.tokens)
-    look = teach_look(render_scene(teach_spec(table, "p1", 5), rng)[0], cal, replace(base.tokens, mats=mats),
-                      "p1", count=5)
     img, truth = render_scene(play_spec(cond, table, rng), rng)
     fresh = Calibration.from_dict(cal.to_dict())  # nothing cached: counting builds its maps itself
     expected = count_tokens(img, fresh, look)
