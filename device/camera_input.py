@@ -298,7 +298,10 @@ class VisionReader:
         if calibration is not None and table_config is not None:
             from vision.tokens import prepare
 
-            prepare(calibration, table_config.tokens)  # the lens maps, once: the first frame is no slower
+            try:  # the lens maps, once: the first frame is no slower
+                prepare(calibration, table_config.tokens)
+            except Exception:  # noqa: BLE001 - a damaged zone: the frame read names it ("table not read")
+                pass  # and the appliance starts all the same
 
     def tray_still(self, image: Any) -> bool:
         return bool(self._tray.update(image))

@@ -8,8 +8,11 @@ from dataclasses import replace
 
 import cv2
 import numpy as np
+import pytest
 
 from bench_setup import taught_table
+import vision.markers as markers
+import vision.table as table_module
 from vision.markers import aruco_dictionary, detect_tags
 from vision.synth import render_scene
 from vision.synth.conditions import play_spec
@@ -34,14 +37,38 @@ def test_a_tag_on_paper_is_found_and_the_same_pattern_on_the_mat_is_not() -> Non
         assert detect_tags(_tag_on(background, 0.0)) == [], f"a die-like pattern on a mat of grey {background}"
 
 
-def test_a_black_die_beside_the_track_is_no_template() -> None:
+def test_a_black_die_beside_the_track_is_no_template(monkeypatch: pytest.MonkeyPatch) -> None:
     """The table bench's frame (condition "hand over a zone", tuning seed 11, table 2, frame 4) in which a
-    black die showing five was read as template tag 35 ("hard"): a template reported where none lay."""
+    black die showing five was read as template tag 35 ("hard"): a template reported where none lay.  The
+    detector finds that die at a threshold constant of 14 (tried for speed, not shipped; at 7 it happens
+    not to), so the test reads the frame with it: each of the two checks must refuse the die on its own."""
     cond, table, rng, cal, look, base = taught_table("hand_over_zone", 11, 2)
     for _ in range(5):
         img, truth = render_scene(play_spec(cond, table, rng), rng)
-    obs = read_table(img, cal, replace(base, tokens=look))
+    params = cv2.aruco.DetectorParameters()
+    for name in ("cornerRefinementMethod", "cornerRefinementWinSize", "adaptiveThreshWinSizeMin",
+                 "adaptiveThreshWinSizeMax", "adaptiveThreshWinSizeStep", "perspectiveRemoveIgnoredMarginPerCell"):
+        setattr(params, name, getattr(markers._detector("4X4_100").getDetectorParameters(), name))
+    params.adaptiveThreshConstant = 14
+    monkeypatch.setitem(markers._DETECTORS, "4X4_100", cv2.aruco.ArucoDetector(aruco_dictionary("4X4_100"), params))
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    _, ids, _ = markers._detector("4X4_100").detectMarkers(gray)
+    assert 35 in ids.ravel(), "the die is found as a tag (else this test proves nothing)"
     lying = [np.array(t["centre_mm"]) for t in truth["templates"]]
-    for t in obs.templates:
-        assert min(float(np.hypot(*(np.array(t.centre_mm) - c))) for c in lying) < 25.0, t
-    assert {c.id for c in obs.cars} == {c["id"] for c in truth["cars"]}
+
+    def false_templates() -> list[object]:
+        obs = read_table(img, cal, replace(base, tokens=look))
+        assert {c.id for c in obs.cars} == {c["id"] for c in truth["cars"]}
+        return [t for t in obs.templates if min(float(np.hypot(*(np.array(t.centre_mm) - c))) for c in lying) >= 25.0]
+
+    assert false_templates() == []
+    with monkeypatch.context() as m:  # the paper test alone
+        m.setattr(table_module, "TAG_SIZE_TOLERANCE", 10.0)
+        assert false_templates() == []
+    with monkeypatch.context() as m:  # the size check alone
+        m.setattr(markers, "on_paper", lambda gray, quads: np.ones(len(quads), bool))
+        assert false_templates() == []
+    with monkeypatch.context() as m:  # neither: the die is a template (the frame still shows the fault)
+        m.setattr(table_module, "TAG_SIZE_TOLERANCE", 10.0)
+        m.setattr(markers, "on_paper", lambda gray, quads: np.ones(len(quads), bool))
+        assert len(false_templates()) == 1
