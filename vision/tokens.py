@@ -236,8 +236,8 @@ def _percentiles(a: np.ndarray, qs: tuple[float, ...]) -> list[float]:
     for v in at:
         f = int(math.floor(v))
         t = v - f
-        a, b = part[f], part[min(f + 1, n - 1)]
-        lo, hi, d = float(a), float(b), float(b - a)  # the difference in the array's own type, as numpy
+        below, above = part[f], part[min(f + 1, n - 1)]
+        lo, hi, d = float(below), float(above), float(above - below)  # the difference in the array's type, as numpy
         out.append(lo + d * t if t < 0.5 else hi - d * (1 - t))  # numpy's own interpolation, step by step
     return out
 
