@@ -45,8 +45,8 @@ def _detector(name: str) -> cv2.aruco.ArucoDetector:
         params = cv2.aruco.DetectorParameters()
         # Sub-pixel corners: template heading comes from a 25 mm tag, so corner precision is heading
         # precision (``refine_edges`` then re-finds them from the tag's edges).  Two threshold windows
-        # instead of OpenCV's three (3, 13, 23) cut a third of the time
-        # and lost no tag on our synthetic frames; smaller maxima lost tags at the edges.  The windows are
+        # instead of OpenCV's three (3, 13, 23) cut a third of the time and lost no tag on our synthetic
+        # frames; smaller maxima lost tags at the edges.  The windows are
         # 7 and 27 px, not 3 and 23: a 3 px window sees nothing but noise inside a blurred edge.  On the
         # table bench's tuning seeds (11, 5) a 4 px motion blur hid 20 of 297 car and template tags
         # instead of 37 (defocus 8 of 300 instead of 9), no tag was lost in any other condition, and
@@ -99,21 +99,28 @@ def detect_tags(image: np.ndarray, dictionary: str = "4X4_100") -> list[TagSight
 PAPER_MARGIN = 0.67
 
 
+def _paper_points() -> np.ndarray:
+    """Where ``on_paper`` looks, in tag units (0-1 across the tag with its black border): the middles of
+    the 4 x 4 inner cells, then 8 points along each side half a cell outside the border."""
+    g = (np.arange(4) + 1.5) / 6.0
+    cells = np.stack(np.meshgrid(g, g), axis=-1).reshape(-1, 2)
+    t, o = np.linspace(0.1, 0.9, 8), -0.5 / 6.0
+    ring = np.concatenate([np.stack([t, np.full(8, o)], 1), np.stack([np.full(8, 1 - o), t], 1),
+                           np.stack([t, np.full(8, 1 - o)], 1), np.stack([np.full(8, o), t], 1)])
+    return np.concatenate([cells, ring])
+
+
+_PAPER_POINTS = _paper_points()  # the same for every tag of every frame
+
+
 def on_paper(gray: np.ndarray, quads: np.ndarray) -> np.ndarray:
     """For each tag (n x 4 x 2 corners, ArUco order): whether the ring half a cell outside its black border
     (its median over 32 points) is at least ``PAPER_MARGIN`` as bright as its brightest inner cell."""
     import cv2
 
-    n = len(quads)
-    if n == 0:
+    if len(quads) == 0:
         return np.zeros(0, bool)
-    g = (np.arange(4) + 1.5) / 6.0  # the middles of the 4 x 4 inner cells, in tag units
-    cells = np.stack(np.meshgrid(g, g), axis=-1).reshape(-1, 2)
-    t, o = np.linspace(0.1, 0.9, 8), -0.5 / 6.0
-    ring = np.concatenate([np.stack([t, np.full(8, o)], 1), np.stack([np.full(8, 1 - o), t], 1),
-                           np.stack([t, np.full(8, 1 - o)], 1), np.stack([np.full(8, o), t], 1)])
-    unit = np.concatenate([cells, ring])  # 16 + 32 points (u, v)
-    u, v = unit[:, 0][None, :, None], unit[:, 1][None, :, None]
+    u, v = _PAPER_POINTS[:, 0][None, :, None], _PAPER_POINTS[:, 1][None, :, None]
     a, b, c, d = (quads[:, i][:, None, :] for i in range(4))  # TL, TR, BR, BL
     # the bilinear map of the unit square onto the tag: exact on the straight lines of a tag seen in
     # perspective at the ends and near enough (<< a cell) in between for a tag of a few dozen pixels

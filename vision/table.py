@@ -262,12 +262,6 @@ def read_table(image: np.ndarray, calibration: Calibration, config: TableConfig,
     geom = config.cars
     dist, ang = config.max_attach_distance_mm, config.max_attach_angle_deg
 
-    s = config.mm_per_px
-    mw, mh = calibration.mat_mm
-    gw, gh = int(math.ceil(mw / s)), int(math.ceil(mh / s))
-    ignore = np.zeros((gh, gw), np.uint8)  # says nothing about templates
-    blocked = np.zeros((gh, gw), np.uint8)  # explained already: not a template
-
     templates: list[TemplateObservation] = []
     tagged: list[np.ndarray] = []  # the outlines (mm) of the templates found by their tags
     for sg in sightings:
@@ -287,7 +281,12 @@ def read_table(image: np.ndarray, calibration: Calibration, config: TableConfig,
         templates.append(describe(shape, pl, cars, geom, dist, ang, "tag", 1.0, sg.id))
         tagged.append(pl.world(shape.outline))
 
-    if config.outlines:  # the masks serve the search for untagged templates only
+    if config.outlines:  # the search for untagged templates, and the masks that serve it
+        s = config.mm_per_px
+        mw, mh = calibration.mat_mm
+        gw, gh = int(math.ceil(mw / s)), int(math.ceil(mh / s))
+        ignore = np.zeros((gh, gw), np.uint8)  # says nothing about templates
+        blocked = np.zeros((gh, gw), np.uint8)  # explained already: not a template
         for outline in tagged:
             _fill_mm(blocked, outline, s)
         for car in cars:
