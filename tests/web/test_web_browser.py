@@ -40,10 +40,17 @@ def shots(tmp_path: Path) -> Path:
 
 
 def wait_for(condition, timeout: float = 15.0, what: str = "") -> None:
+    """Poll ``condition`` until it holds.  While a page is being replaced (a form was sent, a link followed)
+    its elements vanish or go stale for a moment: that counts as "not yet", as in selenium's WebDriverWait."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+
     t0 = time.monotonic()
     while time.monotonic() - t0 < timeout:
-        if condition():
-            return
+        try:
+            if condition():
+                return
+        except (NoSuchElementException, StaleElementReferenceException):
+            pass
         time.sleep(0.02)
     raise AssertionError(f"timed out waiting for {what}")
 
