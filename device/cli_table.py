@@ -243,6 +243,8 @@ def cmd_read(args: argparse.Namespace) -> int:
                 where = f"against {t.attached_to}'s {t.edge}" if t.attached_to else "attached to no car"
                 print(f"  {t.name} {t.hand or ''} at ({t.centre_mm[0]:.0f}, {t.centre_mm[1]:.0f}) mm "
                       f"heading {t.heading_deg:.0f} deg, {where} [{t.source}]")
+            for m in obs.misfits:
+                print(f"  not used: {m.describe()}")
     return 0
 
 

@@ -130,6 +130,13 @@ def config_from_dict(data: Mapping[str, Any], shapes: Mapping[str, TemplateShape
         if isinstance(exc, ConfigError):
             raise
         raise ConfigError(f"table config is malformed ({exc}); compare with vision/data/table_defaults.toml") from exc
+    sizes = {"tags.corner_size_mm": cfg.corner_size_mm, "tags.car_size_mm": cfg.car_tag_size_mm,
+             "tokens.diameter_mm": cfg.tokens.diameter_mm, "cars.length_mm": cfg.cars.length_mm,
+             "cars.width_mm": cfg.cars.width_mm}
+    for key, mm in sizes.items():
+        if not (math.isfinite(mm) and mm > 0):  # a tag of 0 mm would make every tag a misfit, silently
+            raise ConfigError(f"{key} must be a size in mm above 0, got {mm}; measure it on the printed sheet "
+                              "(or compare with vision/data/table_defaults.toml)")
     for tid, (name, _) in cfg.template_tags.items():
         if name in cfg.shapes and cfg.shapes[name].tag is None:
             raise ConfigError(f"tag {tid} names {name!r} but its shape has no tag position; add tag = [u, v, size]")
@@ -165,12 +172,29 @@ def default_config(outlines: Mapping[str, TemplateShape] | None = None) -> Table
 
 
 @dataclass(frozen=True)
+class MisfitTag:
+    """A car's or template's tag that was seen but not used: it measures too far from its printed size
+    (a sheet printed "fit to page", a wrong ``car_size_mm`` in the config, or not a tag at all: a die)."""
+
+    tag_id: int
+    what: str  # "car <id>" or "template <name>"
+    measured_mm: float
+    printed_mm: float
+
+    def describe(self) -> str:
+        return (f"tag {self.tag_id} ({self.what}) measures {self.measured_mm:.0f} mm, not "
+                f"{self.printed_mm:.0f} mm: print the tag sheet at 100% (or fix the tag size in the table config)")
+
+
+@dataclass(frozen=True)
 class TableObservation:
-    """What one frame showed.  ``tokens``: zone -> count, ``None`` when the zone is not countable."""
+    """What one frame showed.  ``tokens``: zone -> count, ``None`` when the zone is not countable;
+    ``misfits``: car and template tags seen but not used, for their size."""
 
     cars: tuple[CarObservation, ...]
     templates: tuple[TemplateObservation, ...]
     tokens: Mapping[str, int | None]
+    misfits: tuple[MisfitTag, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -178,6 +202,8 @@ class TableObservation:
                       "heading_deg": round(c.heading_deg, 1), "tag_id": c.tag_id} for c in self.cars],
             "templates": [t.to_dict() for t in self.templates],
             "tokens": dict(self.tokens),
+            "misfit_tags": [{"tag_id": m.tag_id, "what": m.what, "measured_mm": round(m.measured_mm, 1),
+                             "printed_mm": m.printed_mm} for m in self.misfits],
         }
 
 
@@ -215,7 +241,9 @@ def _fill_mm(mask: np.ndarray, poly_mm: np.ndarray, s: float, value: int = 255) 
 TAG_SIZE_TOLERANCE = 0.15
 
 
-def read_cars(sightings: Sequence[TagSighting], calibration: Calibration, config: TableConfig) -> list[CarObservation]:
+def read_cars(sightings: Sequence[TagSighting], calibration: Calibration, config: TableConfig,
+              misfits: list[MisfitTag] | None = None) -> list[CarObservation]:
+    """The cars whose tags are seen; a car tag of the wrong size is no car, and is added to ``misfits``."""
     cars: dict[str, CarObservation] = {}
     for s in sightings:
         cid = config.car_tags.get(s.id)
@@ -223,7 +251,9 @@ def read_cars(sightings: Sequence[TagSighting], calibration: Calibration, config
             continue  # a car seen twice: the first sighting stands (duplicates are a setup mistake)
         pose = tag_pose(s, calibration, config.cars.tag_height_mm)
         if abs(pose.size_mm - config.car_tag_size_mm) > TAG_SIZE_TOLERANCE * config.car_tag_size_mm:
-            continue  # not the car's printed tag (a die read as one): no car there
+            if misfits is not None:  # not the car's printed tag (a die read as one, a misprint): no car there
+                misfits.append(MisfitTag(s.id, f"car {cid}", pose.size_mm, config.car_tag_size_mm))
+            continue
         cars[cid] = CarObservation(cid, pose.centre_mm, pose.heading_deg, s.id)
     return list(cars.values())
 
@@ -258,7 +288,8 @@ def read_table(image: np.ndarray, calibration: Calibration, config: TableConfig,
         raise ValueError(f"frame is {w_img}x{h_img} but the calibration was made at "
                          f"{calibration.image_size[0]}x{calibration.image_size[1]}; calibrate at this resolution")
     sightings = detect_tags(image, config.dictionary)
-    cars = read_cars(sightings, calibration, config)
+    misfits: list[MisfitTag] = []
+    cars = read_cars(sightings, calibration, config, misfits)
     geom = config.cars
     dist, ang = config.max_attach_distance_mm, config.max_attach_angle_deg
 
@@ -276,7 +307,9 @@ def read_table(image: np.ndarray, calibration: Calibration, config: TableConfig,
         # piece turned over, so the same height)
         pose = tag_pose(sg, calibration, shape.tag_height_mm)
         if abs(pose.size_mm - shape.tag[2]) > TAG_SIZE_TOLERANCE * shape.tag[2]:
-            continue  # a tag of the wrong printed size (or a misread, a die): its pose would be wrong
+            # a tag of the wrong printed size (or a misread, a die): its pose would be wrong
+            misfits.append(MisfitTag(sg.id, f"template {name}", pose.size_mm, shape.tag[2]))
+            continue
         pl = placement_from_tag(shape, face, pose.centre_mm, pose.heading_deg)
         templates.append(describe(shape, pl, cars, geom, dist, ang, "tag", 1.0, sg.id))
         tagged.append(pl.world(shape.outline))
@@ -345,7 +378,7 @@ def read_table(image: np.ndarray, calibration: Calibration, config: TableConfig,
         tokens = token_counter.update(image)
     else:
         tokens = count_tokens(image, calibration, config.tokens)
-    return TableObservation(tuple(cars), tuple(templates), tokens)
+    return TableObservation(tuple(cars), tuple(templates), tokens, tuple(misfits))
 
 
 def taught_outline(image: np.ndarray, calibration: Calibration, config: TableConfig, name: str) -> TemplateShape:
