@@ -8,7 +8,8 @@ tokens counted in their zones.  Game-agnostic: the game's menu says which roll i
   die that has not moved is not a new roll).  A die it cannot read, a hand over the tray, dice still
   tumbling: nothing is sent.
 * **Templates.**  When the menu takes a template, the one the camera sees attached to the active vehicle
-  is sent the same way (once per vehicle and template).
+  is sent the same way (once per vehicle and template).  When that vehicle's car is not seen, its
+  player's screen says why: its tag measures the wrong size, or a template lies attached to no car.
 * **Hazard tokens.**  Counts are compared with the log; a mismatch is a notice on the screens, never a
   command: the log is the truth and a person decides (long OK adds the extra tokens).
 """
@@ -36,7 +37,8 @@ class TableReader(Protocol):
         ...
 
     def read_table(self, image: Any) -> Any:
-        """An object with ``.templates`` (``name, hand, attached_to, edge``) and ``.tokens`` (zone → count)."""
+        """An object with ``.templates`` (``name, hand, attached_to, edge``) and ``.tokens`` (zone → count);
+        ``.cars`` (``id``) and ``.misfits`` (``what, measured_mm, printed_mm``) where the reader sees cars."""
         ...
 
 
@@ -120,6 +122,7 @@ class CameraInput:
         self.dice = Settle(settle_frames, same=same_dice)
         self.used_dice: tuple[tuple[Any, float, float], ...] | None = None  # the dice already used
         self.template = Settle(settle_frames)
+        self.unseen = Settle(settle_frames)  # why the active vehicle's car is not seen
         self.sent_templates: dict[str, tuple[Any, ...]] = {}
         self.tokens = Settle(settle_frames)
         self.tray_readings: list[Any] | None = None
@@ -133,6 +136,7 @@ class CameraInput:
     def camera_down(self) -> None:
         self.mismatches = []
         self.tokens.reset()
+        self.unseen.reset()
 
     # -- frames -----------------------------------------------------------------------------------
     def on_frame(self, frame: Frame, prompt: Prompt, menu: Menu, *, typing: bool, views: Sequence[Any],
@@ -150,7 +154,10 @@ class CameraInput:
             if table is None:
                 return
             if menu.template is not None:
-                self._template(table, prompt, menu, apply, now)
+                self._template(table, prompt, menu, apply, notify, withdraw, views, now)
+            else:
+                self.unseen.reset()
+                withdraw("car_unseen")
             self._tokens(table, views, notify, withdraw, now)
 
     def vision_die(self, die: str) -> str:
@@ -206,9 +213,11 @@ class CameraInput:
         if isinstance(result, Command):
             apply(result, source="camera", now=now)
 
-    def _template(self, table: Any, prompt: Prompt, menu: Menu, apply: Apply, now: float) -> None:
+    def _template(self, table: Any, prompt: Prompt, menu: Menu, apply: Apply, notify: Notify, withdraw: Withdraw,
+                  views: Sequence[Any], now: float) -> None:
         assert menu.template is not None
         vehicle = prompt.vehicle
+        self._car_unseen(table, prompt, notify, withdraw, views, now)
         seen = [t for t in getattr(table, "templates", ()) if getattr(t, "attached_to", None) == vehicle]
         if len(seen) != 1:
             self.template.reset()
@@ -222,6 +231,29 @@ class CameraInput:
         if vehicle is not None:
             self.sent_templates[vehicle] = key
         apply(menu.template(*key), source="camera", now=now)
+
+    def _car_unseen(self, table: Any, prompt: Prompt, notify: Notify, withdraw: Withdraw, views: Sequence[Any],
+                    now: float) -> None:
+        """While a template is awaited and the active vehicle's car is not seen, say why on its player's
+        screen once it has been so for ``settle_frames`` frames: its tag seen but of the wrong size (a
+        sheet printed "fit to page"), or a template lying there attached to no car (the car's tag hidden)."""
+        vehicle = prompt.vehicle
+        cars = {getattr(c, "id", None) for c in getattr(table, "cars", ())}
+        why = None
+        if vehicle is not None and vehicle not in cars and hasattr(table, "cars"):
+            misfit = next((m for m in getattr(table, "misfits", ()) if getattr(m, "what", None) == f"car {vehicle}"),
+                          None)
+            name = next((getattr(v, "name", vehicle) for view in views for v in getattr(view, "vehicles", ())
+                         if getattr(v, "id", None) == vehicle), vehicle)  # as the screens call it
+            if misfit is not None:
+                why = f"car not seen: {name}'s tag is {misfit.measured_mm:.0f} mm, not {misfit.printed_mm:.0f}"
+            elif any(getattr(t, "attached_to", "") is None for t in getattr(table, "templates", ())):
+                why = f"car not seen: Is {name}'s tag covered?"
+        if why is None:
+            self.unseen.reset()
+            withdraw("car_unseen")
+        elif self.unseen.feed(why) and self.unseen.count == self.unseen.need:
+            notify("car_unseen", why, prompt.player, until=None, now=now)
 
     def _tokens(self, table: Any, views: Sequence[Any], notify: Notify, withdraw: Withdraw, now: float) -> None:
         tokens = getattr(table, "tokens", None) or {}

@@ -47,8 +47,10 @@ from games.gaslands.state import PlayerView, VehicleView
 
 #: Alert kinds → the banner's big word, and which wins when several stand (lower first).
 ALERT_TITLES = {"wrecked": "WRECKED", "lost_control": "LOST CONTROL", "wipeout_coming": "WIPEOUT!",
-                "illegal_template": "NOT PERMITTED", "touch_move": "YOU PICK", "touch_move_place": "YOU PLACE"}
-ALERT_ORDER = ("wrecked", "lost_control", "wipeout_coming", "illegal_template", "touch_move", "touch_move_place")
+                "illegal_template": "NOT PERMITTED", "touch_move": "YOU PICK", "touch_move_place": "YOU PLACE",
+                "car_unseen": "CAR NOT SEEN"}
+ALERT_ORDER = ("wrecked", "lost_control", "wipeout_coming", "illegal_template", "touch_move", "touch_move_place",
+               "car_unseen")
 
 #: The rules' step names are for the log; the screen has ~20 characters.
 SHORT_STEPS = {

@@ -659,6 +659,31 @@ def test_templates_are_not_read_where_the_menu_takes_none(tmp_path: Path) -> Non
     assert rig.state.step == "place"
 
 
+def test_the_active_cars_tag_of_the_wrong_size_is_named_on_its_players_screen(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, camera=True)
+    t = SimpleNamespace
+    lying = [t(name="turn", hand="left", attached_to=None, edge=None)]  # laid, but against no car seen
+    rig.reader.table = t(cars=[], templates=lying, tokens={},
+                         misfits=[t(tag_id=12, what="car car", measured_mm=15.2, printed_mm=20.0)])
+    assert all(rig.step() == [] for _ in range(3))
+    text = "car not seen: Car's tag is 15 mm, not 20"  # the vehicle as the screens name it
+    ann, ben = rig.app.screen_views()
+    assert [a.text for a in ann.alerts if a.kind == "car_unseen"] == [text]
+    assert not [a for a in ben.alerts if a.kind == "car_unseen"]  # the active player's screen only
+    assert rig.page("Ann").alert == text
+    # its tag hidden instead: the template lies there, attached to no car
+    rig.reader.table = t(cars=[], templates=lying, tokens={}, misfits=[])
+    for _ in range(3):
+        rig.step()
+    assert [a.text for a in rig.app.screen_views()[0].alerts if a.kind == "car_unseen"] == [
+        "car not seen: Is Car's tag covered?"]
+    rig.reader.table = t(cars=[t(id="car")], templates=[t(name="gentle", hand="right", attached_to="car",
+                                                          edge="front")], tokens={}, misfits=[])
+    sent = [c for s in (rig.step() for _ in range(3)) for c in s]
+    assert sent == [{"type": "choose_template", "template": "gentle", "hand": "right", "edge": "front"}]
+    assert not [a for a in rig.app.screen_views()[0].alerts if a.kind == "car_unseen"]  # seen: the notice goes
+
+
 def test_hazard_count_mismatch_is_an_alert_not_a_command(tmp_path: Path) -> None:
     rig = Rig(tmp_path, camera=True, table_every=1)
     rig.reader.table = SimpleNamespace(templates=[], tokens={"car": 2, "p2": 0, "tray": None})
