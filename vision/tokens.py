@@ -307,7 +307,8 @@ def _view(image: np.ndarray, calibration: Calibration, zone: Zone, white: np.nda
 
     crop, mask = rectified or rectify_zone(image, calibration, zone, ZONE_MM_PER_PX, ZONE_MARGIN_MM)
     gain = np.ones(3, np.float32) if white is None else (WHITE_LEVEL / np.maximum(white, 8.0)).astype(np.float32)
-    crop = cv2.GaussianBlur(crop.astype(np.float32) * gain, (3, 3), 0.6)
+    # cv2.multiply by a per-channel scalar: numpy's broadcast over 3 channels is 8 times slower (same values)
+    crop = cv2.GaussianBlur(cv2.multiply(crop.astype(np.float32), (*gain.tolist(), 0.0)), (3, 3), 0.6)
 
     def fine(box: tuple[int, int, int, int]) -> np.ndarray:
         x, y, w, h = box
