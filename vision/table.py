@@ -183,7 +183,8 @@ class MisfitTag:
 
     def describe(self) -> str:
         return (f"tag {self.tag_id} ({self.what}) measures {self.measured_mm:.0f} mm, not "
-                f"{self.printed_mm:.0f} mm: print the tag sheet at 100% (or fix the tag size in the table config)")
+                f"{self.printed_mm:.0f} mm: a die read as a tag, or the sheet printed at another size than the "
+                "table config says (print the tag sheet at 100%, or fix the tag size in the table config)")
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ def test_a_car_tag_of_the_wrong_size_is_named_with_its_size() -> None:
     (m,) = [m for m in obs.misfits if m.tag_id == 10]
     assert m.what == "car car1" and m.printed_mm == 28.0 and abs(m.measured_mm - 20.0) < 1.0
     assert "tag 10 (car car1) measures 20 mm, not 28 mm" in m.describe()
-    assert "print the tag sheet at 100%" in m.describe()
+    assert "a die read as a tag, or the sheet printed at another size" in m.describe()
     assert obs.to_dict()["misfit_tags"][0]["tag_id"] == 10
 
 
