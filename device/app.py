@@ -71,6 +71,8 @@ __all__ = ["App", "Applied", "CameraInput", "Mismatch", "Notice", "Refusal", "Ta
 NOTICE_S = 4.0
 #: How long each page of a refusal's reason stays up (it is shown whole, page after page).
 REFUSAL_PAGE_S = 3.5
+#: A menu page's footer alert too long for its line shows a piece at a time, each this long.
+ALERT_PIECE_S = 2.0
 #: Alerts blink at 1 Hz (on for half a second).
 BLINK_S = 0.5
 #: After this long without a press the chooser's screen shows their dashboard again.
@@ -575,7 +577,8 @@ class App:
     def notify(self, kind: str, text: str, player: str | None, *, until: float | None | str = "auto",
                now: float | None = None) -> None:
         now = self.clock() if now is None else now
-        end = now + NOTICE_S if until == "auto" else until
+        # long enough to be read whole, where a menu page's footer shows it a piece at a time
+        end = now + max(NOTICE_S, ALERT_PIECE_S * len(pages.footer_pieces(text))) if until == "auto" else until
         if kind not in ("hazard_mismatch",):
             self.notices = [n for n in self.notices if not (n.kind == kind and n.player == player)]
         self.notices.append(Notice(kind, text, player, end))  # type: ignore[arg-type]
@@ -631,6 +634,8 @@ class App:
         if chooser not in (None, player):
             return None
         alert = self._alert_text(player, view)
+        pieces = pages.footer_pieces(alert)  # a long alert turns in the footer line, a piece at a time
+        alert = pieces[int(now / ALERT_PIECE_S) % len(pieces)]
         if self.entry is not None:
             e = self.entry
             return pages.DicePage(

@@ -13,7 +13,8 @@ Menu page::
     └──────────────────────────────┘
 
 Text is never cut: a line that does not fit is shrunk, and a text longer than a page is split into pages
-(``wrap`` / ``paginate``), each marked "1/3".
+(``wrap`` / ``paginate``), each marked "1/3"; an alert longer than the footer line is shown a piece at a
+time (``footer_pieces``: the app turns them).
 """
 
 from __future__ import annotations
@@ -138,14 +139,26 @@ def _mark(kind: str) -> str:
     return BRANCH_MARK if kind == "branch" else DICE_MARK if kind == "dice" else ""
 
 
+#: The footer line's alert: its box's width and the smallest size it is drawn at.
+FOOTER_WIDTH, FOOTER_MIN_SIZE = WIDTH - 3, 8
+
+
+def footer_pieces(alert: str) -> list[str]:
+    """An alert too long for the footer line, in pieces that each fit it (shown in turn, so that no word of
+    it is cut off); ``[alert]`` when it fits."""
+    if text_width(alert, FOOTER_MIN_SIZE) <= FOOTER_WIDTH:
+        return [alert]
+    return wrap(alert, width=FOOTER_WIDTH, size=FOOTER_MIN_SIZE)
+
+
 def _footer(draw: ImageDraw.ImageDraw, text: str, alert: str, blink_on: bool) -> None:
     box = (0, 53, WIDTH - 1, 63)
     if alert:
         if blink_on:
             draw.rectangle(box, fill=ON)
-            fit_text(draw, (1, 53, WIDTH - 2, 63), alert, sizes=(10, 9, 8), fill=OFF)
+            fit_text(draw, (1, 53, WIDTH - 2, 63), alert, sizes=(10, 9, FOOTER_MIN_SIZE), fill=OFF)
         else:
-            fit_text(draw, (1, 53, WIDTH - 2, 63), alert, sizes=(10, 9, 8))
+            fit_text(draw, (1, 53, WIDTH - 2, 63), alert, sizes=(10, 9, FOOTER_MIN_SIZE))
         return
     if text:
         draw.line((0, 52, WIDTH - 1, 52), fill=ON)
