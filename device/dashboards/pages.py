@@ -144,11 +144,12 @@ FOOTER_WIDTH, FOOTER_MIN_SIZE = WIDTH - 3, 8
 
 
 def footer_pieces(alert: str) -> list[str]:
-    """An alert too long for the footer line, in pieces that each fit it (shown in turn, so that no word of
-    it is cut off); ``[alert]`` when it fits."""
+    """An alert too long for the footer line, in pieces that each fit it at the body size (shown in turn,
+    so that no word of it is cut off; the smallest size is cramped on a 1-bit screen: "Rusl Buckel");
+    ``[alert]`` when it fits the line."""
     if text_width(alert, FOOTER_MIN_SIZE) <= FOOTER_WIDTH:
         return [alert]
-    return wrap(alert, width=FOOTER_WIDTH, size=FOOTER_MIN_SIZE)
+    return wrap(alert, width=FOOTER_WIDTH, size=BODY_SIZE)
 
 
 def _footer(draw: ImageDraw.ImageDraw, text: str, alert: str, blink_on: bool) -> None:
