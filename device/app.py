@@ -128,6 +128,7 @@ class Notice:
     text: str
     player: str | None = None
     until: float | None = None
+    since: float = 0.0  # when it was posted: a long one's pieces turn from its first
 
 
 @dataclass(frozen=True)
@@ -581,7 +582,7 @@ class App:
         end = now + max(NOTICE_S, ALERT_PIECE_S * len(pages.footer_pieces(text))) if until == "auto" else until
         if kind not in ("hazard_mismatch",):
             self.notices = [n for n in self.notices if not (n.kind == kind and n.player == player)]
-        self.notices.append(Notice(kind, text, player, end))  # type: ignore[arg-type]
+        self.notices.append(Notice(kind, text, player, end, now))  # type: ignore[arg-type]
         self._dirty = True
 
     def withdraw(self, kind: str) -> bool:
@@ -633,9 +634,9 @@ class App:
         chooser = self.chooser()
         if chooser not in (None, player):
             return None
-        alert = self._alert_text(player, view)
+        alert, since = self._alert_text(player, view)
         pieces = pages.footer_pieces(alert)  # a long alert turns in the footer line, a piece at a time
-        alert = pieces[int(now / ALERT_PIECE_S) % len(pieces)]
+        alert = pieces[int(max(0.0, now - since) / ALERT_PIECE_S) % len(pieces)]
         if self.entry is not None:
             e = self.entry
             return pages.DicePage(
@@ -652,12 +653,13 @@ class App:
         title = pages.fitting_path(cursor.menu.title, cursor.trail, f"{lv.cursor % len(lv.choices) + 1}/{len(lv.choices)}")
         return pages.MenuPage(title, entries, lv.cursor % len(lv.choices), cursor.menu.status, alert)
 
-    def _alert_text(self, player: str, view: Any) -> str:
+    def _alert_text(self, player: str, view: Any) -> tuple[str, float]:
+        """(the alert for ``player``'s menu page, when it was posted: 0 for the game's own alerts)"""
         for n in self.notices:
             if n.player in (None, player):
-                return n.text
+                return n.text, n.since
         alerts = getattr(view, "alerts", ())
-        return str(alerts[0].text) if alerts else ""
+        return (str(alerts[0].text) if alerts else ""), 0.0
 
     def screen_views(self) -> list[Any]:
         """The game's views with the app's notices added as alerts (for the dashboards)."""

@@ -122,7 +122,9 @@ class CameraInput:
         self.dice = Settle(settle_frames, same=same_dice)
         self.used_dice: tuple[tuple[Any, float, float], ...] | None = None  # the dice already used
         self.template = Settle(settle_frames)
-        self.unseen = Settle(settle_frames)  # why the active vehicle's car is not seen
+        self.unseen = Settle(settle_frames)  # why the active vehicle's car is not seen (its key)
+        self.unseen_shown: Any = None  # the key of the reason on the screens
+        self.unseen_misses = 0  # frames since with no reason
         self.sent_templates: dict[str, tuple[Any, ...]] = {}
         self.tokens = Settle(settle_frames)
         self.tray_readings: list[Any] | None = None
@@ -131,12 +133,14 @@ class CameraInput:
 
     def new_prompt(self) -> None:
         self.template.reset()
+        self.unseen.reset()  # a new step may be another player's: their notice settles afresh
         self.tray_readings = None
 
     def camera_down(self) -> None:
         self.mismatches = []
         self.tokens.reset()
         self.unseen.reset()
+        self.unseen_shown, self.unseen_misses = None, 0
 
     # -- frames -----------------------------------------------------------------------------------
     def on_frame(self, frame: Frame, prompt: Prompt, menu: Menu, *, typing: bool, views: Sequence[Any],
@@ -149,15 +153,16 @@ class CameraInput:
             try:
                 table = self.reader.read_table(frame.image)
             except Exception as exc:  # a frame vision cannot read (calibration lost ...) is no command
+                self.withdraw_unseen(withdraw)  # it says nothing of cars now
                 notify("vision", f"table not read: {exc}", None, now=now)
                 return
             if table is None:
+                self.withdraw_unseen(withdraw)
                 return
             if menu.template is not None:
                 self._template(table, prompt, menu, apply, notify, withdraw, views, now)
-            else:
-                self.unseen.reset()
-                withdraw("car_unseen")
+            elif self.unseen_shown is not None:
+                self.withdraw_unseen(withdraw)
             self._tokens(table, views, notify, withdraw, now)
 
     def vision_die(self, die: str) -> str:
@@ -234,26 +239,64 @@ class CameraInput:
 
     def _car_unseen(self, table: Any, prompt: Prompt, notify: Notify, withdraw: Withdraw, views: Sequence[Any],
                     now: float) -> None:
-        """While a template is awaited and the active vehicle's car is not seen, say why on its player's
-        screen once it has been so for ``settle_frames`` frames: its tag seen but of the wrong size (a
-        sheet printed "fit to page"), or a template lying there attached to no car (the car's tag hidden)."""
-        vehicle = prompt.vehicle
-        cars = {getattr(c, "id", None) for c in getattr(table, "cars", ())}
-        why = None
-        if vehicle is not None and vehicle not in cars and hasattr(table, "cars"):
-            misfit = next((m for m in getattr(table, "misfits", ()) if getattr(m, "what", None) == f"car {vehicle}"),
-                          None)
-            name = next((getattr(v, "name", vehicle) for view in views for v in getattr(view, "vehicles", ())
-                         if getattr(v, "id", None) == vehicle), vehicle)  # as the screens call it
-            if misfit is not None:
-                why = f"car not seen: {name}'s tag is {misfit.measured_mm:.0f} mm, not {misfit.printed_mm:.0f}"
-            elif any(getattr(t, "attached_to", "") is None for t in getattr(table, "templates", ())):
-                why = f"car not seen: Is {name}'s tag covered?"
+        """While a template is awaited and the active vehicle's car is not seen, say why on the screen of
+        the player laying the template once it has been so for ``settle_frames`` frames: its tag seen but
+        of the wrong size (a sheet printed "fit to page"; not a die in the dice tray), or a template lying
+        there attached to no car (the car's tag covered).  A vehicle with no tag in the table config is
+        never seen, so nothing is said of it; the notice goes after ``settle_frames`` frames without a
+        reason, so a reading that comes and goes does not make it flicker."""
+        why = self._unseen_reason(table, prompt, views)
         if why is None:
             self.unseen.reset()
-            withdraw("car_unseen")
-        elif self.unseen.feed(why) and self.unseen.count == self.unseen.need:
-            notify("car_unseen", why, prompt.player, until=None, now=now)
+            if self.unseen_shown is not None:
+                self.unseen_misses += 1
+                if self.unseen_misses >= self.unseen.need:
+                    self.withdraw_unseen(withdraw)
+            return
+        key, text = why
+        self.unseen_misses = 0
+        if key == self.unseen_shown:
+            return  # shown already: its words stay (a size jittering by a millimetre does not redraw it)
+        if self.unseen.feed(key):
+            withdraw("car_unseen")  # another player's, or another reason's
+            notify("car_unseen", text, prompt.player, until=None, now=now)
+            self.unseen_shown = key
+
+    def withdraw_unseen(self, withdraw: Withdraw) -> None:
+        self.unseen.reset()
+        self.unseen_shown, self.unseen_misses = None, 0
+        withdraw("car_unseen")
+
+    def _unseen_reason(self, table: Any, prompt: Prompt, views: Sequence[Any]) -> tuple[Any, str] | None:
+        """(a key that stays the same while the reason does, the words for the screen) or None."""
+        vehicle = prompt.vehicle
+        cars = getattr(table, "cars", None)
+        if vehicle is None or cars is None:
+            return None  # a reader that says nothing of cars
+        if vehicle in {getattr(c, "id", None) for c in cars}:
+            return None
+        tags = getattr(getattr(self.reader, "table_config", None), "car_tags", None)
+        if isinstance(tags, Mapping) and vehicle not in tags.values():
+            return None  # the vehicle has no tag: the camera is not asked to see it
+        name = next((getattr(v, "name", vehicle) for view in views for v in getattr(view, "vehicles", ())
+                     if getattr(v, "id", None) == vehicle), vehicle)  # as the screens call it
+        for m in getattr(table, "misfits", None) or ():
+            if getattr(m, "car_id", None) != vehicle or self._in_dice_tray(getattr(m, "centre_px", None)):
+                continue
+            measured, printed = getattr(m, "measured_mm", None), getattr(m, "printed_mm", None)
+            if isinstance(measured, (int, float)) and isinstance(printed, (int, float)):
+                return ((prompt.player, vehicle, "size", getattr(m, "tag_id", None)),
+                        f"car not seen: {name}'s tag reads {measured:.0f} mm, not {printed:.0f}")
+        if any(getattr(t, "attached_to", "") is None for t in getattr(table, "templates", None) or ()):
+            return (prompt.player, vehicle, "covered"), f"car not seen: Is {name}'s tag covered?"
+        return None
+
+    def _in_dice_tray(self, centre_px: Any) -> bool:
+        r = self.dice_region
+        if r is None or centre_px is None:
+            return False
+        x, y = centre_px
+        return bool(r.x <= x < r.x + r.width and r.y <= y < r.y + r.height)
 
     def _tokens(self, table: Any, views: Sequence[Any], notify: Notify, withdraw: Withdraw, now: float) -> None:
         tokens = getattr(table, "tokens", None) or {}

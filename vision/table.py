@@ -180,11 +180,13 @@ class MisfitTag:
     what: str  # "car <id>" or "template <name>"
     measured_mm: float
     printed_mm: float
+    centre_px: tuple[float, float]  # where in the frame (a die in the dice tray is no misprint)
+    car_id: str | None = None  # the car it would have been
 
     def describe(self) -> str:
         return (f"tag {self.tag_id} ({self.what}) measures {self.measured_mm:.0f} mm, not "
-                f"{self.printed_mm:.0f} mm: a die read as a tag, or the sheet printed at another size than the "
-                "table config says (print the tag sheet at 100%, or fix the tag size in the table config)")
+                f"{self.printed_mm:.0f} mm: a die read as a tag, or the sheet printed at a different size from "
+                "the one in the table config (print the tag sheet at 100%, or fix the tag size in the config)")
 
 
 @dataclass(frozen=True)
@@ -204,7 +206,9 @@ class TableObservation:
             "templates": [t.to_dict() for t in self.templates],
             "tokens": dict(self.tokens),
             "misfit_tags": [{"tag_id": m.tag_id, "what": m.what, "measured_mm": round(m.measured_mm, 1),
-                             "printed_mm": m.printed_mm} for m in self.misfits],
+                             "printed_mm": m.printed_mm, "centre_px": [round(m.centre_px[0], 1),
+                                                                       round(m.centre_px[1], 1)]}
+                            for m in self.misfits],
         }
 
 
@@ -242,6 +246,11 @@ def _fill_mm(mask: np.ndarray, poly_mm: np.ndarray, s: float, value: int = 255) 
 TAG_SIZE_TOLERANCE = 0.15
 
 
+def _centre_px(sighting: TagSighting) -> tuple[float, float]:
+    x, y = np.asarray(sighting.corners_px, dtype=np.float64).reshape(4, 2).mean(axis=0)
+    return float(x), float(y)
+
+
 def read_cars(sightings: Sequence[TagSighting], calibration: Calibration, config: TableConfig,
               misfits: list[MisfitTag] | None = None) -> list[CarObservation]:
     """The cars whose tags are seen; a car tag of the wrong size is no car, and is added to ``misfits``."""
@@ -253,7 +262,8 @@ def read_cars(sightings: Sequence[TagSighting], calibration: Calibration, config
         pose = tag_pose(s, calibration, config.cars.tag_height_mm)
         if abs(pose.size_mm - config.car_tag_size_mm) > TAG_SIZE_TOLERANCE * config.car_tag_size_mm:
             if misfits is not None:  # not the car's printed tag (a die read as one, a misprint): no car there
-                misfits.append(MisfitTag(s.id, f"car {cid}", pose.size_mm, config.car_tag_size_mm))
+                misfits.append(MisfitTag(s.id, f"car {cid}", pose.size_mm, config.car_tag_size_mm,
+                                         _centre_px(s), cid))
             continue
         cars[cid] = CarObservation(cid, pose.centre_mm, pose.heading_deg, s.id)
     return list(cars.values())
@@ -309,7 +319,7 @@ def read_table(image: np.ndarray, calibration: Calibration, config: TableConfig,
         pose = tag_pose(sg, calibration, shape.tag_height_mm)
         if abs(pose.size_mm - shape.tag[2]) > TAG_SIZE_TOLERANCE * shape.tag[2]:
             # a tag of the wrong printed size (or a misread, a die): its pose would be wrong
-            misfits.append(MisfitTag(sg.id, f"template {name}", pose.size_mm, shape.tag[2]))
+            misfits.append(MisfitTag(sg.id, f"template {name}", pose.size_mm, shape.tag[2], _centre_px(sg)))
             continue
         pl = placement_from_tag(shape, face, pose.centre_mm, pose.heading_deg)
         templates.append(describe(shape, pl, cars, geom, dist, ang, "tag", 1.0, sg.id))

@@ -664,13 +664,17 @@ def test_the_active_cars_tag_of_the_wrong_size_is_named_on_its_players_screen(tm
     t = SimpleNamespace
     lying = [t(name="turn", hand="left", attached_to=None, edge=None)]  # laid, but against no car seen
     rig.reader.table = t(cars=[], templates=lying, tokens={},
-                         misfits=[t(tag_id=12, what="car car", measured_mm=15.2, printed_mm=20.0)])
-    assert all(rig.step() == [] for _ in range(3))
-    text = "car not seen: Car's tag is 15 mm, not 20"  # the vehicle as the screens name it
+                         misfits=[t(tag_id=12, what="car car", car_id="car", measured_mm=15.2, printed_mm=20.0,
+                                    centre_px=(300.0, 200.0))])
+    for _ in range(2):
+        assert rig.step() == [] and not rig.app.notices  # not before it has held for 3 frames
+    assert rig.step() == []
+    text = "car not seen: Car's tag reads 15 mm, not 20"  # the vehicle as the screens name it
     ann, ben = rig.app.screen_views()
     assert [a.text for a in ann.alerts if a.kind == "car_unseen"] == [text]
     assert not [a for a in ben.alerts if a.kind == "car_unseen"]  # the active player's screen only
-    # on the menu page the footer line holds it a piece at a time: every word of it is shown in turn
+    # on the menu page the footer line holds it a piece at a time, from its first: every word shown in turn
+    assert rig.page("Ann").alert == pages.footer_pieces(text)[0]
     shown: list[str] = []
     for _ in range(50):
         piece = rig.page("Ann").alert

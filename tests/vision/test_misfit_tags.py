@@ -37,9 +37,11 @@ def test_a_car_tag_of_the_wrong_size_is_named_with_its_size() -> None:
     obs = read_table(img, cal, cfg)
     assert obs.cars == ()
     (m,) = [m for m in obs.misfits if m.tag_id == 10]
-    assert m.what == "car car1" and m.printed_mm == 28.0 and abs(m.measured_mm - 20.0) < 1.0
+    assert m.what == "car car1" and m.car_id == "car1" and m.printed_mm == 28.0 and abs(m.measured_mm - 20.0) < 1.0
+    car_px = cal.to_px(np.array([[300.0, 220.0]]))[0]  # the car's centre on the mat, in the frame
+    assert np.hypot(*(np.array(m.centre_px) - car_px)) < 40  # its roof tag, seen from above
     assert "tag 10 (car car1) measures 20 mm, not 28 mm" in m.describe()
-    assert "a die read as a tag, or the sheet printed at another size" in m.describe()
+    assert "a die read as a tag, or the sheet printed at a different size" in m.describe()
     assert obs.to_dict()["misfit_tags"][0]["tag_id"] == 10
 
 
@@ -68,7 +70,8 @@ def test_a_tag_size_of_zero_in_the_config_is_refused_naming_the_key() -> None:
 
     from vision.table import ConfigError
 
-    for key, section in (("car_size_mm", "tags"), ("corner_size_mm", "tags"), ("diameter_mm", "tokens")):
+    for key, section in (("car_size_mm", "tags"), ("corner_size_mm", "tags"), ("diameter_mm", "tokens"),
+                         ("length_mm", "cars"), ("width_mm", "cars")):
         with pytest.raises(ConfigError, match=rf"{section}\.{key} must be a size in mm above 0, got 0.0"):
             config_from_dict(merge(default_tables(), {section: {key: 0}}))
     with pytest.raises(ConfigError, match=r"tags\.car_size_mm must be a size in mm above 0, got nan"):
@@ -88,4 +91,4 @@ def test_the_appliance_names_the_misfit_car_tag_on_the_active_players_screen() -
     for _ in range(3):
         cam._car_unseen(obs, prompt, lambda kind, text, player, **kw: notices.append((kind, text, player)),
                         lambda kind: None, [], 0.0)
-    assert notices == [("car_unseen", "car not seen: car1's tag is 20 mm, not 28", "Ann")]
+    assert notices == [("car_unseen", "car not seen: car1's tag reads 20 mm, not 28", "Ann")]

@@ -45,14 +45,15 @@ def wait_for(condition, timeout: float = 15.0, what: str = "") -> None:
     from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 
     t0 = time.monotonic()
+    last: Exception | None = None
     while time.monotonic() - t0 < timeout:
         try:
             if condition():
                 return
-        except (NoSuchElementException, StaleElementReferenceException):
-            pass
+        except (NoSuchElementException, StaleElementReferenceException) as exc:
+            last = exc
         time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
+    raise AssertionError(f"timed out waiting for {what}") from last  # a wrong locator shows here
 
 
 def pair(driver, served: ServedSim, folder: Path | None = None) -> None:
