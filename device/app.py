@@ -340,6 +340,8 @@ class App:
         self._last_press = self.clock()  # a new step shows its menu for a while, pressed or not
         if self.vision is not None:
             self.vision.new_prompt()
+            if t.menu.template is None:  # no template awaited: "car not seen" is over at once
+                self.vision.withdraw_unseen(self.withdraw)
         self._dirty = True
 
     def _take(self, command: Command, path: tuple[str, ...], now: float) -> Outcome:

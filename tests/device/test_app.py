@@ -700,6 +700,18 @@ def test_the_active_cars_tag_of_the_wrong_size_is_named_on_its_players_screen(tm
     assert not [a for a in rig.app.screen_views()[0].alerts if a.kind == "car_unseen"]  # seen: the notice goes
 
 
+def test_car_not_seen_goes_as_soon_as_the_step_takes_no_template(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, camera=True, table_every=50)  # the table is read again only at the template step
+    t = SimpleNamespace
+    rig.reader.table = t(cars=[], templates=[t(name="turn", hand="left", attached_to=None, edge=None)],
+                         tokens={}, misfits=[])
+    for _ in range(3):
+        rig.step()
+    assert [n.kind for n in rig.app.notices] == ["car_unseen"]
+    rig.step("ok")  # the template is chosen by hand: the next step (placing it) takes no template
+    assert rig.state.step == "place" and not rig.app.notices
+
+
 def test_hazard_count_mismatch_is_an_alert_not_a_command(tmp_path: Path) -> None:
     rig = Rig(tmp_path, camera=True, table_every=1)
     rig.reader.table = SimpleNamespace(templates=[], tokens={"car": 2, "p2": 0, "tray": None})
