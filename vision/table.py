@@ -257,15 +257,16 @@ def read_cars(sightings: Sequence[TagSighting], calibration: Calibration, config
     cars: dict[str, CarObservation] = {}
     for s in sightings:
         cid = config.car_tags.get(s.id)
-        if cid is None or cid in cars:
-            continue  # a car seen twice: the first sighting stands (duplicates are a setup mistake)
+        if cid is None:
+            continue
         pose = tag_pose(s, calibration, config.cars.tag_height_mm)
         if abs(pose.size_mm - config.car_tag_size_mm) > TAG_SIZE_TOLERANCE * config.car_tag_size_mm:
             if misfits is not None:  # not the car's printed tag (a die read as one, a misprint): no car there
                 misfits.append(MisfitTag(s.id, f"car {cid}", pose.size_mm, config.car_tag_size_mm,
                                          _centre_px(s), cid))
             continue
-        cars[cid] = CarObservation(cid, pose.centre_mm, pose.heading_deg, s.id)
+        if cid not in cars:  # a car seen twice: the first sighting stands (duplicates are a setup mistake)
+            cars[cid] = CarObservation(cid, pose.centre_mm, pose.heading_deg, s.id)
     return list(cars.values())
 
 
