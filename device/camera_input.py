@@ -38,7 +38,7 @@ class TableReader(Protocol):
 
     def read_table(self, image: Any) -> Any:
         """An object with ``.templates`` (``name, hand, attached_to, edge``) and ``.tokens`` (zone → count);
-        ``.cars`` (``id``) and ``.misfits`` (``what, measured_mm, printed_mm``) where the reader sees cars."""
+        ``.cars`` (``id``) and ``.misfits`` (``car_id, measured_mm, printed_mm, centre_px``) where it sees cars."""
         ...
 
 
