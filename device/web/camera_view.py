@@ -126,6 +126,17 @@ def _draw_table(canvas: np.ndarray, table: Any, calibration: Any, shot: CameraSh
         x, y = calibration.to_px(np.array([t.centre_mm], dtype=float))[0]
         label = f"{t.name} {t.hand or ''} -> {t.attached_to or '?'}{_verdict(t.name, shot)}"
         cv2.putText(canvas, label, (int(x) - 60, int(y) - 12), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (255, 80, 255), 2)
+    for m in getattr(table, "misfits", None) or ():  # seen, not used: a misprinted tag or a die read as one
+        try:
+            x, y = (int(round(v)) for v in m.centre_px)
+            label = f"tag {m.tag_id} ({m.what}): {m.measured_mm:.0f} mm, not {m.printed_mm:.0f} - not used"
+        except (AttributeError, TypeError, ValueError):
+            continue
+        cv2.drawMarker(canvas, (x, y), (0, 0, 255), cv2.MARKER_TILTED_CROSS, 24, 3)
+        (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, 0.55, 2)
+        x0, y0 = x - 60, y + 40  # below the car, on a box of its own: legible over any car or mat
+        cv2.rectangle(canvas, (x0 - 3, y0 - th - 4), (x0 + tw + 3, y0 + 5), (0, 0, 200), -1)
+        cv2.putText(canvas, label, (x0, y0), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (255, 255, 255), 2)
     for zone, count in (getattr(table, "tokens", None) or {}).items():
         try:
             z = calibration.zone(zone)

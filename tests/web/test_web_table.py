@@ -267,3 +267,29 @@ def test_the_run_page_refuses_a_taken_port_by_its_config_key(tmp_path, monkeypat
 
     with Store(tmp_path / "games.sqlite") as again:  # the appliance was closed: its log is free
         assert again.games()
+
+
+def test_the_live_camera_frame_marks_a_tag_it_does_not_use_and_says_why():
+    """A car tag that measures far from its printed size is crossed out in red on the web page's camera
+    frame, with its size: what an owner setting up needs to see (the screens say it during a game)."""
+    from dataclasses import replace
+
+    from device.web.camera_view import _draw_table
+    from vision.calibration import CornerLayout, calibrate_from_markers
+    from vision.markers import detect_tags
+    from vision.synth import CarSpec
+    from vision.table import default_config, read_table
+
+    spec = SceneSpec(cars=[CarSpec("car1", 10, 300.0, 220.0, 20.0)])
+    image = scene(spec, 8)
+    det = {t.id: t.corners_px for t in detect_tags(image)}
+    cal = calibrate_from_markers(det, CornerLayout(mat_mm=spec.mat_mm), spec.image_size, spec.zone_list())
+    obs = read_table(image, cal, replace(default_config(), car_tag_size_mm=28.0))
+    (m,) = obs.misfits
+    drawn, plain = image.copy(), image.copy()
+    _draw_table(drawn, obs, cal, CameraShot(image, 1))
+    _draw_table(plain, replace(obs, misfits=()), cal, CameraShot(image, 1))
+    red = (drawn[:, :, 2] > 200) & (drawn[:, :, 1] < 60) & (drawn[:, :, 0] < 60)
+    red_before = (plain[:, :, 2] > 200) & (plain[:, :, 1] < 60) & (plain[:, :, 0] < 60)
+    x, y = (int(v) for v in m.centre_px)
+    assert red[y - 8:y + 9, x - 8:x + 9].sum() > 20 and red.sum() > red_before.sum() + 300  # the cross, the words
