@@ -509,8 +509,10 @@ def check_camera_view(config: PitboardConfig, out_path: Path, backend: Any = Non
             note = (f"nothing drawn: the calibration is for {cal.image_size[0]}x{cal.image_size[1]} frames, the camera "
                     f"gives {w}x{h}; calibrate again")
         else:
+            note = (f"mat corners and {len(cal.zones)} zone(s) drawn: check they sit on the mat's corners and zones"
+                    f"; {_cars_seen(image, cal)}")
             image = draw_calibration(image, cal)
-            note = f"mat corners and {len(cal.zones)} zone(s) drawn: check they sit on the mat's corners and zones"
+    misfit = "; not used: " in note
     ok, png = cv2.imencode(".png", image)
     if not ok:
         return CheckLine("FAIL", "camera view", "the frame could not be encoded as PNG")
@@ -519,7 +521,25 @@ def check_camera_view(config: PitboardConfig, out_path: Path, backend: Any = Non
     except OSError as exc:
         return CheckLine("FAIL", "camera view", f"cannot write {out_path} ({exc.strerror or exc}); give --camera-out "
                                                 "a writable place")
-    return CheckLine("OK", "camera view", f"saved to {out_path}; {note}")
+    return CheckLine("WARN" if misfit else "OK", "camera view", f"saved to {out_path}; {note}")
+
+
+def _cars_seen(image: Any, calibration: Any) -> str:
+    """Which cars the camera sees in this frame, and every car or template tag it does not use for its size
+    (a tag sheet printed "fit to page", a wrong size in the table config)."""
+    from device.camera_input import read_table_config
+    from vision.table import read_table
+
+    cfg, _problem = read_table_config()  # a damaged file is the table config line's to report
+    try:
+        obs = read_table(image, calibration, cfg)
+    except Exception as exc:  # a frame it cannot read: say so, the view is still saved
+        return f"the table could not be read ({exc})"
+    cars = ", ".join(sorted(c.id for c in obs.cars)) or "none"
+    said = f"cars seen: {cars}"
+    if obs.misfits:
+        said += "; not used: " + "; ".join(m.describe() for m in obs.misfits)
+    return said
 
 
 def report_models() -> CheckLine:

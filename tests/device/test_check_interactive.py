@@ -215,6 +215,7 @@ def test_camera_view_is_saved_with_corners_and_zones_drawn(tmp_path: Path, monke
                           pin_factory=MockFactory(), camera_out=view, camera_backend=StillBackend(img),
                           clock=clock, sleep=clock.sleep, button_timeout_s=0.01)
     assert f"OK    camera view: saved to {view}; mat corners and" in out.getvalue()
+    assert "cars seen: car1" in out.getvalue()
     saved = cv2.imread(str(view))
     assert saved.shape == img.shape
     expected = draw_calibration(img, cal)
@@ -279,3 +280,22 @@ def test_a_button_timeout_that_is_not_a_positive_number_is_refused_first(tmp_pat
     with pytest.raises(cli.UserError, match=r"--button-timeout .*: give a number of seconds above 0"):
         cli.run(["check", "--config", str(cfg), "--interactive", "--button-timeout", value])
     assert capsys.readouterr().out == ""  # refused before the plain check printed anything
+
+
+def test_camera_view_names_a_car_tag_it_does_not_use_for_its_size(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from device.camera import StillBackend
+    from device.cli_device import check_camera_view
+
+    img, cal = _calibrated_frame(tmp_path)
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "table_calibration.json").write_text(json.dumps(cal.to_dict()))
+    (data / "table.toml").write_text("[tags]\ncar_size_mm = 28.0\n")  # the sheet was printed at 20 mm
+    monkeypatch.setenv("PITBOARD_DATA", str(data))
+    line = check_camera_view(config(CONFIG.replace('backend = "none"', 'backend = "opencv"')),
+                             tmp_path / "view.png", backend=StillBackend(img))
+    assert line.status == "WARN" and "cars seen: none" in line.detail
+    assert "not used: tag 10 (car car1) measures 20 mm, not 28 mm" in line.detail
