@@ -370,6 +370,7 @@ class VisionReader:
         from vision.stillness import StillnessDetector
 
         self._tray = StillnessDetector(max(2, still_frames))
+        self._counts: Any = None  # the token counts' memo (vision.tokens.CountMemo), made at the first read
         if calibration is not None and table_config is not None:
             from vision.tokens import prepare
 
@@ -387,11 +388,18 @@ class VisionReader:
         return list(read_dice(image, die=die, library=self.faces, die_px=self.die_px))
 
     def read_table(self, image: Any) -> Any:
+        """Cars, templates and token counts in a frame; a token zone is counted again only when it has
+        changed since it was last counted (``vision.tokens.CountMemo``: most zones lie untouched)."""
         if self.calibration is None:
             return None
         from vision.table import read_table
+        from vision.tokens import CountMemo
 
-        return read_table(image, self.calibration, self.table_config)
+        look = self.table_config.tokens
+        memo = self._counts
+        if memo is None or memo.calibration is not self.calibration or memo.look is not look:
+            memo = self._counts = CountMemo(self.calibration, look)  # recalibrated or taught: afresh
+        return read_table(image, self.calibration, self.table_config, token_counter=memo)
 
     @classmethod
     def from_files(cls, calibration: Any | None, faces: Any | None, car_tags: Mapping[int, str] | None = None,

@@ -27,7 +27,7 @@ from vision.templates import (
     TEMPLATE_NAMES, CarGeometry, CarObservation, OutlineMatcher, TemplateObservation,
     TemplateShape, builtin_shapes, car_edges, describe, placement_from_tag, polygon_centroid,
 )
-from vision.tokens import TokenCounter, TokenLook, count_tokens, skin_mask
+from vision.tokens import CountMemo, TokenCounter, TokenLook, count_tokens, skin_mask
 
 __all__ = [
     "TableConfig", "TableObservation", "CarObservation", "TemplateObservation", "read_table", "default_config",
@@ -286,11 +286,12 @@ def _matcher(config: TableConfig) -> OutlineMatcher:
 
 
 def read_table(image: np.ndarray, calibration: Calibration, config: TableConfig,
-               token_counter: TokenCounter | None = None) -> TableObservation:
+               token_counter: TokenCounter | CountMemo | None = None) -> TableObservation:
     """Read cars, templates and tokens from one BGR frame taken by the calibrated camera.
 
-    Tokens are counted on this frame alone unless a ``token_counter`` is given, in which case its
-    stillness rule decides (feed it every frame by calling ``read_table`` on every frame)."""
+    Tokens are counted on this frame alone unless a ``token_counter`` is given, in which case it decides:
+    a ``TokenCounter``'s stillness rule (feed it every frame by calling ``read_table`` on every frame), or
+    a ``CountMemo``'s (a zone that has not changed since its last count keeps it)."""
     import cv2
 
     if image is None or image.ndim != 3 or image.shape[2] != 3:

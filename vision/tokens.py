@@ -1097,6 +1097,49 @@ class TokenCounter:
         return dict(self._still)
 
 
+@dataclass
+class CountMemo:
+    """Each zone's count as last counted, kept while the zone shows what it showed then.  At the table
+    most zones lie untouched for minutes, and counting is most of a frame's time (on a Pi several times
+    this machine's): a zone is counted again only when more than ``changed_px`` pixels of it (the
+    rectified zone with its margin, at ``ZONE_MM_PER_PX``) differ by more than ``grey_step`` grey levels
+    from the frame its count came from.  One token is ~300 such pixels at 1 mm a pixel, a finger more;
+    sensor noise and JPEG move a pixel by a few levels.  It is compared with the frame that was
+    counted, not the last one, so a slow drift adds up to a recount.  Use as ``read_table``'s
+    ``token_counter``; a new calibration or token look needs a new memo."""
+
+    calibration: Calibration
+    look: TokenLook = TokenLook()
+    grey_step: int = 25
+    changed_px: int = 30
+    counted: int = field(default=0, init=False)  # zone counts made (the rest came from the memo)
+    _memo: dict[str, tuple[np.ndarray, int | None]] = field(default_factory=dict, init=False, repr=False)
+
+    def update(self, frame: np.ndarray) -> dict[str, int | None]:
+        import cv2
+
+        zones = [z for z in self.calibration.zones if z.kind == "tokens"]
+        if not _has_colour(frame) or _is_grey(frame):
+            self._memo.clear()
+            return {z.name: None for z in zones}
+        whites: dict[str, np.ndarray | None] | None = None  # only when a zone is counted again
+        out: dict[str, int | None] = {}
+        for z in zones:
+            rectified = rectify_zone(frame, self.calibration, z, ZONE_MM_PER_PX, ZONE_MARGIN_MM)
+            grey = cv2.cvtColor(rectified[0], cv2.COLOR_BGR2GRAY)
+            hit = self._memo.get(z.name)
+            if hit is not None and hit[0].shape == grey.shape and cv2.countNonZero(
+                    (cv2.absdiff(grey, hit[0]) > self.grey_step).astype(np.uint8)) <= self.changed_px:
+                out[z.name] = hit[1]
+                continue
+            if whites is None:
+                whites = zone_whites(frame, self.calibration, self.look)
+            out[z.name] = _count_zone(frame, self.calibration, self.look, z, whites.get(z.name), rectified)
+            self._memo[z.name] = (grey, out[z.name])
+            self.counted += 1
+        return out
+
+
 def skin_mask(bgr: np.ndarray) -> np.ndarray:
     """Pixels that look like skin (YCrCb box rule).  Kept for the template search's hand test; the token
     zones judge hands against the learned mat instead (a tan or wooden mat passes this rule)."""
