@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -371,6 +372,7 @@ class VisionReader:
 
         self._tray = StillnessDetector(max(2, still_frames))
         self._counts: Any = None  # the token counts' memo (vision.tokens.CountMemo), made at the first read
+        self._counts_lock = threading.Lock()
         if calibration is not None and table_config is not None:
             from vision.tokens import prepare
 
@@ -395,11 +397,21 @@ class VisionReader:
         from vision.table import read_table
         from vision.tokens import CountMemo
 
-        look = self.table_config.tokens
-        memo = self._counts
-        if memo is None or memo.calibration is not self.calibration or memo.look is not look:
-            memo = self._counts = CountMemo(self.calibration, look)  # recalibrated or taught: afresh
-        return read_table(image, self.calibration, self.table_config, token_counter=memo)
+        with self._counts_lock:  # the loop's thread; another thread reads with read_table_fresh
+            look = self.table_config.tokens
+            memo = self._counts
+            if memo is None or memo.calibration is not self.calibration or memo.look is not look:
+                memo = self._counts = CountMemo(self.calibration, look)  # recalibrated or taught: afresh
+            return read_table(image, self.calibration, self.table_config, token_counter=memo)
+
+    def read_table_fresh(self, image: Any) -> Any:
+        """``read_table`` with every zone counted on this frame and the memo left alone: a pure function of
+        the image, for a reader on another thread (the web page's camera view)."""
+        if self.calibration is None:
+            return None
+        from vision.table import read_table
+
+        return read_table(image, self.calibration, self.table_config)
 
     @classmethod
     def from_files(cls, calibration: Any | None, faces: Any | None, car_tags: Mapping[int, str] | None = None,

@@ -3,8 +3,8 @@ chart's verdict for the active vehicle's gear, hazard-token counts per zone, the
 
 Drawn on the web's thread, only when a page asks and at most :data:`MIN_INTERVAL_S` apart, so a phone
 watching costs the loop nothing.  The dice are the loop's own reading (taken on its thread when the
-frame was handled); the table is read again here from the same frame with the loop's reader, a pure
-function of the image and the calibration.
+frame was handled); the table is read again here from the same frame with the loop's reader's
+``read_table_fresh``, a pure function of the image and the calibration (its count memo is the loop's).
 """
 
 from __future__ import annotations
@@ -92,7 +92,8 @@ def annotate(shot: CameraShot) -> bytes:
         except Exception:  # a calibration of another resolution: the frame is shown as it is
             pass
         try:
-            table = reader.read_table(shot.image)
+            read = getattr(reader, "read_table_fresh", None) or reader.read_table  # not the loop's memo
+            table = read(shot.image)
         except Exception:
             table = None
         if table is not None:

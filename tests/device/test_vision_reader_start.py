@@ -30,6 +30,7 @@ def test_the_appliance_counts_a_zone_again_only_when_it_changed_and_afresh_after
     det = {t.id: t.corners_px for t in detect_tags(img)}
     cal = calibrate_from_markers(det, CornerLayout(mat_mm=spec.mat_mm), spec.image_size, spec.zone_list())
     reader = VisionReader(calibration=cal, table_config=default_config())
+    assert reader.read_table_fresh(img).tokens["p1"] == 3 and reader._counts is None  # the web's: no memo
     assert reader.read_table(img).tokens["p1"] == 3
     assert reader.read_table(img).tokens["p1"] == 3
     assert reader._counts.counted == 4  # the second frame's zones came from the memo
