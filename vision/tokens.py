@@ -1101,19 +1101,22 @@ class TokenCounter:
 class CountMemo:
     """Each zone's count as last counted, kept while the zone shows what it showed then.  At the table
     most zones lie untouched for minutes, and counting is most of a frame's time (on a Pi several times
-    this machine's): a zone is counted again only when more than ``changed_px`` pixels of it (the
-    rectified zone with its margin, at ``ZONE_MM_PER_PX``) differ by more than ``grey_step`` grey levels
-    from the frame its count came from.  One token is ~300 such pixels at 1 mm a pixel, a finger more;
-    sensor noise and JPEG move a pixel by a few levels.  It is compared with the frame that was
-    counted, not the last one, so a slow drift adds up to a recount.  Use as ``read_table``'s
-    ``token_counter``; a new calibration or token look needs a new memo."""
+    this machine's): a zone is counted again when more than ``changed_px`` pixels of it (the rectified
+    zone with its margin, at ``ZONE_MM_PER_PX``, blurred 3 x 3) moved by more than ``luma_step`` in
+    brightness or ``chroma_step`` in either colour channel (YCrCb) since the frame its count came from.
+    Colour too: a yellow token on a tan mat is nearly the mat's grey.  One token is ~300 such pixels at
+    1 mm a pixel; sensor noise and JPEG move a few.  It is compared with the frame that was counted, not
+    the last one, so a slow drift adds up to a recount.  "Cannot count" is never kept: such a zone is
+    counted on every frame, as without the memo, so a count that comes clear is not missed.  Use as
+    ``read_table``'s ``token_counter``; a new calibration or token look needs a new memo."""
 
     calibration: Calibration
     look: TokenLook = TokenLook()
-    grey_step: int = 25
+    luma_step: int = 25
+    chroma_step: int = 12
     changed_px: int = 30
     counted: int = field(default=0, init=False)  # zone counts made (the rest came from the memo)
-    _memo: dict[str, tuple[np.ndarray, int | None]] = field(default_factory=dict, init=False, repr=False)
+    _memo: dict[str, tuple[np.ndarray, int]] = field(default_factory=dict, init=False, repr=False)
 
     def update(self, frame: np.ndarray) -> dict[str, int | None]:
         import cv2
@@ -1123,20 +1126,27 @@ class CountMemo:
             self._memo.clear()
             return {z.name: None for z in zones}
         whites: dict[str, np.ndarray | None] | None = None  # only when a zone is counted again
+        steps = (self.luma_step, self.chroma_step, self.chroma_step)
         out: dict[str, int | None] = {}
         for z in zones:
             rectified = rectify_zone(frame, self.calibration, z, ZONE_MM_PER_PX, ZONE_MARGIN_MM)
-            grey = cv2.cvtColor(rectified[0], cv2.COLOR_BGR2GRAY)
+            ycc = cv2.blur(cv2.cvtColor(rectified[0], cv2.COLOR_BGR2YCrCb), (3, 3))
             hit = self._memo.get(z.name)
-            if hit is not None and hit[0].shape == grey.shape and cv2.countNonZero(
-                    (cv2.absdiff(grey, hit[0]) > self.grey_step).astype(np.uint8)) <= self.changed_px:
-                out[z.name] = hit[1]
-                continue
+            if hit is not None and hit[0].shape == ycc.shape:
+                d = cv2.absdiff(ycc, hit[0])
+                moved = (d[..., 0] > steps[0]) | (d[..., 1] > steps[1]) | (d[..., 2] > steps[2])
+                if int(np.count_nonzero(moved)) <= self.changed_px:
+                    out[z.name] = hit[1]
+                    continue
             if whites is None:
                 whites = zone_whites(frame, self.calibration, self.look)
-            out[z.name] = _count_zone(frame, self.calibration, self.look, z, whites.get(z.name), rectified)
-            self._memo[z.name] = (grey, out[z.name])
+            n = _count_zone(frame, self.calibration, self.look, z, whites.get(z.name), rectified)
             self.counted += 1
+            out[z.name] = n
+            if n is None:
+                self._memo.pop(z.name, None)
+            else:
+                self._memo[z.name] = (ycc, n)
         return out
 
 
