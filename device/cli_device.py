@@ -503,16 +503,17 @@ def check_camera_view(config: PitboardConfig, out_path: Path, backend: Any = Non
         return CheckLine("FAIL", "camera view", "the camera opened but gave no frame")
     cal, _lib, _problems = read_vision_files(config)
     note = "nothing drawn: no usable calibration (see the calibration line)"
+    misfit = False
     if cal is not None:
         h, w = image.shape[:2]
         if tuple(cal.image_size) != (w, h):
             note = (f"nothing drawn: the calibration is for {cal.image_size[0]}x{cal.image_size[1]} frames, the camera "
                     f"gives {w}x{h}; calibrate again")
         else:
+            seen, misfit = _cars_seen(image, cal, config)
             note = (f"mat corners and {len(cal.zones)} zone(s) drawn: check they sit on the mat's corners and zones"
-                    f"; {_cars_seen(image, cal)}")
+                    f"; {seen}")
             image = draw_calibration(image, cal)
-    misfit = "; not used: " in note
     ok, png = cv2.imencode(".png", image)
     if not ok:
         return CheckLine("FAIL", "camera view", "the frame could not be encoded as PNG")
@@ -524,22 +525,35 @@ def check_camera_view(config: PitboardConfig, out_path: Path, backend: Any = Non
     return CheckLine("WARN" if misfit else "OK", "camera view", f"saved to {out_path}; {note}")
 
 
-def _cars_seen(image: Any, calibration: Any) -> str:
-    """Which cars the camera sees in this frame, and every car or template tag it does not use for its size
-    (a tag sheet printed "fit to page", a wrong size in the table config)."""
-    from device.camera_input import read_table_config
+def _cars_seen(image: Any, calibration: Any, config: PitboardConfig) -> tuple[str, bool]:
+    """(which cars the camera sees in this frame, by the setup's vehicle tags as the appliance names them,
+    and every car or template tag it does not use for its size -- a tag sheet printed "fit to page", a
+    wrong size in the table config; whether there is such a tag).  A die in the dice tray read as a tag
+    is no misprint: the appliance ignores it, and so does this."""
+    import dataclasses
+
+    from device.camera_input import car_tags_from_options, read_table_config
+    from games import game_package
     from vision.table import read_table
 
     cfg, _problem = read_table_config()  # a damaged file is the table config line's to report
     try:
+        tags = car_tags_from_options(read_setup(game_package(config.game.name), config.game.setup, config.source))
+    except Exception:  # noqa: BLE001 - a bad setup is the game line's to report: the config's own tags
+        tags = {}
+    if tags:
+        cfg = dataclasses.replace(cfg, car_tags=tags)
+    try:
         obs = read_table(image, calibration, cfg)
     except Exception as exc:  # a frame it cannot read: say so, the view is still saved
-        return f"the table could not be read ({exc})"
-    cars = ", ".join(sorted(c.id for c in obs.cars)) or "none"
-    said = f"cars seen: {cars}"
-    if obs.misfits:
-        said += "; not used: " + "; ".join(m.describe() for m in obs.misfits)
-    return said
+        return f"the table could not be read ({exc})", False
+    tray = config.camera.dice_region
+    misfits = [m for m in obs.misfits if tray is None or not (
+        tray.x <= m.centre_px[0] < tray.x + tray.width and tray.y <= m.centre_px[1] < tray.y + tray.height)]
+    said = "cars seen: " + (", ".join(sorted(c.id for c in obs.cars)) or "none")
+    if misfits:
+        said += "; not used: " + "; ".join(m.describe() for m in misfits)
+    return said, bool(misfits)
 
 
 def report_models() -> CheckLine:

@@ -135,7 +135,9 @@ def _draw_table(canvas: np.ndarray, table: Any, calibration: Any, shot: CameraSh
             continue
         cv2.drawMarker(canvas, (x, y), (0, 0, 255), cv2.MARKER_TILTED_CROSS, 24, 3)
         (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, 0.55, 2)
-        x0, y0 = x - 60, y + 40  # below the car, on a box of its own: legible over any car or mat
+        h_img, w_img = canvas.shape[:2]  # below the car, on a box of its own, kept inside the frame
+        x0 = min(max(3, x - 60), max(3, w_img - tw - 4))
+        y0 = y + 40 if y + 45 < h_img else max(th + 4, y - 40)
         cv2.rectangle(canvas, (x0 - 3, y0 - th - 4), (x0 + tw + 3, y0 + 5), (0, 0, 200), -1)
         cv2.putText(canvas, label, (x0, y0), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (255, 255, 255), 2)
     for zone, count in (getattr(table, "tokens", None) or {}).items():

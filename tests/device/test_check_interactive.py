@@ -215,7 +215,7 @@ def test_camera_view_is_saved_with_corners_and_zones_drawn(tmp_path: Path, monke
                           pin_factory=MockFactory(), camera_out=view, camera_backend=StillBackend(img),
                           clock=clock, sleep=clock.sleep, button_timeout_s=0.01)
     assert f"OK    camera view: saved to {view}; mat corners and" in out.getvalue()
-    assert "cars seen: car1" in out.getvalue()
+    assert "cars seen: rust" in out.getvalue()  # by the example setup's vehicle tags, as the appliance names them
     saved = cv2.imread(str(view))
     assert saved.shape == img.shape
     expected = draw_calibration(img, cal)
@@ -298,4 +298,23 @@ def test_camera_view_names_a_car_tag_it_does_not_use_for_its_size(tmp_path: Path
     line = check_camera_view(config(CONFIG.replace('backend = "none"', 'backend = "opencv"')),
                              tmp_path / "view.png", backend=StillBackend(img))
     assert line.status == "WARN" and "cars seen: none" in line.detail
-    assert "not used: tag 10 (car car1) measures 20 mm, not 28 mm" in line.detail
+    assert "not used: tag 10 (car rust) measures 20 mm, not 28 mm" in line.detail
+
+
+def test_camera_view_says_nothing_of_a_tag_in_the_dice_tray(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A die in the tray read as a tag is no misprint: the appliance ignores it, and so does the check."""
+    import json
+
+    from device.camera import StillBackend
+    from device.cli_device import check_camera_view
+
+    img, cal = _calibrated_frame(tmp_path)
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "table_calibration.json").write_text(json.dumps(cal.to_dict()))
+    (data / "table.toml").write_text("[tags]\ncar_size_mm = 28.0\n")
+    monkeypatch.setenv("PITBOARD_DATA", str(data))
+    h, w = img.shape[:2]
+    text = CONFIG.replace('backend = "none"', f'backend = "opencv"\ndice_region = [0, 0, {w}, {h}]')
+    line = check_camera_view(config(text), tmp_path / "view.png", backend=StillBackend(img))
+    assert line.status == "OK" and "not used" not in line.detail
