@@ -398,11 +398,11 @@ class VisionReader:
         from vision.tokens import CountMemo
 
         with self._counts_lock:  # the loop's thread; another thread reads with read_table_fresh
-            look = self.table_config.tokens
+            calibration, config = self.calibration, self.table_config  # one of each for this frame
             memo = self._counts
-            if memo is None or memo.calibration is not self.calibration or memo.look is not look:
-                memo = self._counts = CountMemo(self.calibration, look)  # recalibrated or taught: afresh
-            return read_table(image, self.calibration, self.table_config, token_counter=memo)
+            if memo is None or memo.calibration is not calibration or memo.look is not config.tokens:
+                memo = self._counts = CountMemo(calibration, config.tokens)  # recalibrated or taught: afresh
+            return read_table(image, calibration, config, token_counter=memo)
 
     def read_table_fresh(self, image: Any) -> Any:
         """``read_table`` with every zone counted on this frame and the memo left alone: a pure function of
