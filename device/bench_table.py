@@ -156,6 +156,30 @@ def run_condition(cond: Any, tables: int, frames: int, seed: int, index: int,
     }
 
 
+def reference_cpu_ms(reps: int = 15) -> float:
+    """CPU ms (one thread, median of ``reps``) of a fixed piece of work of the kind a frame read does -- a
+    720p frame's grey, blur, adaptive threshold and contours, and float maths on a zone-sized array.  The
+    machine's speed moves from hour to hour (here by a third within minutes): the bench's ms are
+    comparable between runs as a multiple of this, measured beside them."""
+    import cv2
+
+    rng = np.random.default_rng(0)
+    frame = rng.integers(0, 256, (720, 1280, 3), dtype=np.uint8)
+    zone = rng.random((148, 168, 3), dtype=np.float32)
+    times = []
+    for _ in range(reps):
+        c0 = time.thread_time()
+        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        binary = cv2.adaptiveThreshold(cv2.GaussianBlur(grey, (5, 5), 0), 255, cv2.ADAPTIVE_THRESH_MEAN_C,
+                                       cv2.THRESH_BINARY_INV, 27, 7)
+        cv2.findContours(binary, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+        for _ in range(40):
+            s = zone[..., 0] + zone[..., 1] + zone[..., 2] + np.float32(1.0)
+            np.sqrt(np.maximum(zone[..., 2] / s - 0.3, 0.0))
+        times.append((time.thread_time() - c0) * 1000.0)
+    return round(float(np.median(times)), 2)
+
+
 def run_table_bench(tables: int = 4, frames: int = 10, seed: int = REPORT_SEED, names: list[str] | None = None,
                     progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Every condition (or those ``names``): {"conditions": [rows], ...}."""
@@ -165,12 +189,15 @@ def run_table_bench(tables: int = 4, frames: int = 10, seed: int = REPORT_SEED, 
 
     cv2.setNumThreads(1)
     t0 = time.perf_counter()
+    before = reference_cpu_ms()
     rows = []
     for cond in conditions(names):
         index = [c.name for c in CONDITIONS].index(cond.name)
         rows.append(run_condition(cond, tables, frames, seed, index, progress))
     return {"seed": seed, "tuning_seed": TUNING_SEED, "tables_per_condition": tables, "frames_per_table": frames,
-            "threads": 1, "conditions": rows, "wall_s": round(time.perf_counter() - t0, 1)}
+            "threads": 1, "conditions": rows, "wall_s": round(time.perf_counter() - t0, 1),
+            # the same fixed work before and after: how fast this machine was while the figures were taken
+            "reference_cpu_ms": {"before": before, "after": reference_cpu_ms()}}
 
 
 def format_rows(rows: list[dict[str, Any]]) -> str:

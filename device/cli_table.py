@@ -453,7 +453,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         with _as_user_error(ValueError):
             res = run_table_bench(args.tables, args.frames, REPORT_SEED if args.seed is None else args.seed,
                                   args.condition, progress)
-        print(json.dumps(res) if args.json else format_rows(res["conditions"]))
+        ref = res["reference_cpu_ms"]
+        print(json.dumps(res) if args.json else format_rows(res["conditions"]) + (
+            f"\n\nreference work (`device.bench_table.reference_cpu_ms`, the machine's speed): "
+            f"{ref['before']} ms before, {ref['after']} ms after"))
         return 0
     if args.scenes < 1:
         raise _user_error("--scenes must be at least 1")

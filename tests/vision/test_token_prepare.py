@@ -44,3 +44,14 @@ def test_the_zone_views_white_balance_is_numpys_product_to_the_bit() -> None:
         crop = rng.integers(0, 256, (h, w, 3), dtype=np.uint8).astype(np.float32)
         gain = (200.0 / rng.uniform(8.0, 255.0, 3)).astype(np.float32)
         assert np.array_equal(cv2.multiply(crop, (*gain.tolist(), 0.0)), crop * gain)
+
+
+def test_the_disc_fits_5x5_ellipse_is_opencvs() -> None:
+    """``_ELLIPSE5`` is written out (made once, not per frame); it must stay the element OpenCV makes, which
+    the disc fit's thresholds were chosen with."""
+    import cv2
+    import numpy as np
+
+    from vision.tokens import _ELLIPSE5
+
+    assert np.array_equal(_ELLIPSE5, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))

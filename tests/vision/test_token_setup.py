@@ -172,6 +172,8 @@ def test_bench_table_reports_each_condition(data, capsys):
             assert key in r
         assert r["frames"] == 1 and r["token_zones"] + r["zones_under_hand"] == 4
     assert "| tan | 1280x720 |" in format_rows(rows)
+    ref = res["reference_cpu_ms"]  # the machine's speed beside the figures, before and after
+    assert 0 < ref["before"] < 10_000 and 0 < ref["after"] < 10_000
     from device.cli import UserError
 
     with pytest.raises(UserError, match="unknown condition"):
