@@ -293,11 +293,7 @@ class CameraInput:
         return None
 
     def _in_dice_tray(self, centre_px: Any) -> bool:
-        r = self.dice_region
-        if r is None or centre_px is None:
-            return False
-        x, y = centre_px
-        return bool(r.x <= x < r.x + r.width and r.y <= y < r.y + r.height)
+        return self.dice_region is not None and centre_px is not None and self.dice_region.contains(*centre_px)
 
     def _tokens(self, table: Any, views: Sequence[Any], notify: Notify, withdraw: Withdraw, now: float) -> None:
         tokens = getattr(table, "tokens", None) or {}

@@ -548,8 +548,7 @@ def _cars_seen(image: Any, calibration: Any, config: PitboardConfig) -> tuple[st
     except Exception as exc:  # a frame it cannot read: say so, the view is still saved
         return f"the table could not be read ({exc})", False
     tray = config.camera.dice_region
-    misfits = [m for m in obs.misfits if tray is None or not (
-        tray.x <= m.centre_px[0] < tray.x + tray.width and tray.y <= m.centre_px[1] < tray.y + tray.height)]
+    misfits = [m for m in obs.misfits if tray is None or not tray.contains(*m.centre_px)]
     said = "cars seen: " + (", ".join(sorted(c.id for c in obs.cars)) or "none")
     if misfits:
         said += "; not used: " + "; ".join(m.describe() for m in misfits)

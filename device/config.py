@@ -68,6 +68,10 @@ class Region:
     width: int
     height: int
 
+    def contains(self, x: float, y: float) -> bool:
+        """Whether the frame point (x, y) lies inside (the left and top edges in, the others out)."""
+        return self.x <= x < self.x + self.width and self.y <= y < self.y + self.height
+
 
 @dataclass(frozen=True)
 class GameConfig:
