@@ -538,8 +538,8 @@ class App:
             if status is CameraStatus.DOWN:
                 self.withdraw("camera_back")
                 self.withdraw("hazard_mismatch")  # stale once the camera is gone
-                self.withdraw("car_unseen")
                 if self.vision is not None:
+                    self.vision.withdraw_unseen(self.withdraw)
                     self.vision.camera_down()
                 self.notify("camera_down", "CAMERA OFF: enter dice with the buttons", None, until=None, now=t)
                 self.camera_message = message

@@ -140,8 +140,6 @@ class CameraInput:
     def camera_down(self) -> None:
         self.mismatches = []
         self.tokens.reset()
-        self.unseen.reset()
-        self.unseen_shown, self.unseen_misses = None, 0
 
     # -- frames -----------------------------------------------------------------------------------
     def on_frame(self, frame: Frame, prompt: Prompt, menu: Menu, *, typing: bool, views: Sequence[Any],

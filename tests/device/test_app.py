@@ -712,6 +712,19 @@ def test_car_not_seen_goes_as_soon_as_the_step_takes_no_template(tmp_path: Path)
     assert rig.state.step == "place" and not rig.app.notices
 
 
+def test_car_not_seen_goes_with_the_camera(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, camera=True)
+    t = SimpleNamespace
+    rig.reader.table = t(cars=[], templates=[t(name="turn", hand="left", attached_to=None, edge=None)],
+                         tokens={}, misfits=[])
+    for _ in range(3):
+        rig.step()
+    assert [n.kind for n in rig.app.notices] == ["car_unseen"]
+    rig.tray.unplugged = True
+    rig.step()
+    assert [n.kind for n in rig.app.notices] == ["camera_down"]  # the camera sees no car now: nothing to say
+
+
 def test_hazard_count_mismatch_is_an_alert_not_a_command(tmp_path: Path) -> None:
     rig = Rig(tmp_path, camera=True, table_every=1)
     rig.reader.table = SimpleNamespace(templates=[], tokens={"car": 2, "p2": 0, "tray": None})
