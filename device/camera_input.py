@@ -285,9 +285,9 @@ class CameraInput:
             measured, printed = getattr(m, "measured_mm", None), getattr(m, "printed_mm", None)
             if isinstance(measured, (int, float)) and isinstance(printed, (int, float)):
                 return ((prompt.player, vehicle, "size", getattr(m, "tag_id", None)),
-                        f"car not seen: {name}'s tag reads {measured:.0f} mm, not {printed:.0f}")
+                        f"car not seen: the tag on {name} reads {measured:.0f} mm, not {printed:.0f}")
         if any(getattr(t, "attached_to", "") is None for t in getattr(table, "templates", None) or ()):
-            return (prompt.player, vehicle, "covered"), f"car not seen: Is {name}'s tag covered?"
+            return (prompt.player, vehicle, "covered"), f"car not seen: Is the tag on {name} covered?"
         return None
 
     def _in_dice_tray(self, centre_px: Any) -> bool:

@@ -70,7 +70,7 @@ STATES: dict[str, tuple[PlayerView, bool]] = {
     "wrecked_blink_on": (view(vehicle(hull=0, wrecked=True), alerts=(WRECK,), step=Step.MOVE.value), True),
     "wrecked_blink_off": (view(vehicle(hull=0, wrecked=True), alerts=(WRECK,), step=Step.MOVE.value), False),
     "two_alerts_blink_on": (view(vehicle(hazards=7), alerts=(ILLEGAL, WIPEOUT)), True),
-    "car_not_seen_blink_on": (view(alerts=(Alert("car_unseen", "car not seen: Rust Bucket's tag is 15 mm, not 20",
+    "car_not_seen_blink_on": (view(alerts=(Alert("car_unseen", "car not seen: the tag on Rust Bucket reads 15 mm, not 20",
                                                  "Alice"),), step=Step.CHOOSE_TEMPLATE.value), True),
     "own_vehicles_named_by_type": (view(vehicle(name="Alice's Buggy"),
                                         vehicle(id="c", name="Alice's Car", gear=2, active=False),

@@ -669,7 +669,7 @@ def test_the_active_cars_tag_of_the_wrong_size_is_named_on_its_players_screen(tm
     for _ in range(2):
         assert rig.step() == [] and not rig.app.notices  # not before it has held for 3 frames
     assert rig.step() == []
-    text = "car not seen: Car's tag reads 15 mm, not 20"  # the vehicle as the screens name it
+    text = "car not seen: the tag on Car reads 15 mm, not 20"  # the vehicle as the screens name it
     ann, ben = rig.app.screen_views()
     assert [a.text for a in ann.alerts if a.kind == "car_unseen"] == [text]
     assert not [a for a in ben.alerts if a.kind == "car_unseen"]  # the active player's screen only
@@ -692,7 +692,7 @@ def test_the_active_cars_tag_of_the_wrong_size_is_named_on_its_players_screen(tm
     for _ in range(3):
         rig.step()
     assert [a.text for a in rig.app.screen_views()[0].alerts if a.kind == "car_unseen"] == [
-        "car not seen: Is Car's tag covered?"]
+        "car not seen: Is the tag on Car covered?"]
     rig.reader.table = t(cars=[t(id="car")], templates=[t(name="gentle", hand="right", attached_to="car",
                                                           edge="front")], tokens={}, misfits=[])
     sent = [c for s in (rig.step() for _ in range(3)) for c in s]

@@ -47,11 +47,11 @@ def test_a_size_that_jitters_or_a_reading_that_comes_and_goes_does_not_flicker()
     jitter = [t(cars=[], templates=[], misfits=[misfit(mm)]) for mm in (15.4, 15.6)]
     for k in range(3):
         feed(cam, screens, jitter[k % 2], 1)
-    assert screens.notices == {("car_unseen", "Ann"): "car not seen: Rust Bucket's tag reads 15 mm, not 20"}
+    assert screens.notices == {("car_unseen", "Ann"): "car not seen: the tag on Rust Bucket reads 15 mm, not 20"}
     seen = t(cars=[t(id="rust")], templates=[], misfits=[])
     for k in range(8):  # seen one frame in two: the notice stays, its words unchanged
         feed(cam, screens, jitter[k % 2] if k % 2 else seen, 1)
-        assert screens.notices == {("car_unseen", "Ann"): "car not seen: Rust Bucket's tag reads 15 mm, not 20"}
+        assert screens.notices == {("car_unseen", "Ann"): "car not seen: the tag on Rust Bucket reads 15 mm, not 20"}
     feed(cam, screens, seen, 2)
     assert screens.notices  # two frames seen: not yet
     feed(cam, screens, seen, 1)
@@ -62,10 +62,10 @@ def test_the_player_laying_the_template_gets_it_and_the_other_loses_it() -> None
     cam, screens = CameraInput(reader=None, settle_frames=3), Screens()  # type: ignore[arg-type]
     table = t(cars=[], templates=LYING, misfits=[])
     feed(cam, screens, table, 3, "Ann")
-    assert screens.notices == {("car_unseen", "Ann"): "car not seen: Is Rust Bucket's tag covered?"}
+    assert screens.notices == {("car_unseen", "Ann"): "car not seen: Is the tag on Rust Bucket covered?"}
     cam.new_prompt()  # touch-move: the same vehicle, the player on its left picks and lays the template
     feed(cam, screens, table, 3, "Ben")
-    assert screens.notices == {("car_unseen", "Ben"): "car not seen: Is Rust Bucket's tag covered?"}
+    assert screens.notices == {("car_unseen", "Ben"): "car not seen: Is the tag on Rust Bucket covered?"}
 
 
 def test_nothing_is_said_of_a_vehicle_without_a_tag_a_die_in_the_tray_or_a_reader_without_cars() -> None:

@@ -91,4 +91,4 @@ def test_the_appliance_names_the_misfit_car_tag_on_the_active_players_screen() -
     for _ in range(3):
         cam._car_unseen(obs, prompt, lambda kind, text, player, **kw: notices.append((kind, text, player)),
                         lambda kind: None, [], 0.0)
-    assert notices == [("car_unseen", "car not seen: car1's tag reads 20 mm, not 28", "Ann")]
+    assert notices == [("car_unseen", "car not seen: the tag on car1 reads 20 mm, not 28", "Ann")]
