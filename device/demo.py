@@ -72,8 +72,35 @@ class Table:
     tags: dict[str, int] = field(default_factory=dict)
 
 
+class DemoOutError(ValueError):
+    """``--out`` is not a folder the demo may empty: what is wrong and what to do."""
+
+
+def _demo_wrote(entry: Path) -> bool:
+    """Whether a file or folder is one the demo writes: the screens' GIFs, the frames, the logs."""
+    name = entry.name
+    if entry.is_dir():
+        return name == "frames" and all(f.is_file() and f.suffix == ".jpg" for f in entry.iterdir())
+    return (name.endswith(".gif") or name in ("events.jsonl", "game.sqlite", "game.sqlite-wal", "game.sqlite-shm",
+                                               "game.sqlite-journal"))
+
+
 def _fresh(out: Path) -> None:
+    """Empty ``out`` for a new demo: only a folder that holds nothing but what a demo writes (its GIFs,
+    frames and logs) is emptied; anything else there is the owner's, and the demo refuses to touch it."""
+    if out.exists() and not out.is_dir():
+        raise DemoOutError(f"--out {out} is a file, not a folder: give the demo a folder for its GIFs, frames and log")
     if out.exists():
+        here = Path.cwd().resolve()
+        where = out.resolve()
+        if where == here or where in here.parents:
+            raise DemoOutError(f"--out {out} is the folder you are in (or holds it); the demo empties its folder "
+                               "first, so give it a folder of its own, e.g. --out out/demo")
+        foreign = sorted(e.name for e in out.iterdir() if not _demo_wrote(e))
+        if foreign:
+            shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
+            raise DemoOutError(f"--out {out} holds files the demo did not write ({shown}); the demo empties its "
+                               "folder first, so give it a new or empty folder, or move those files away")
         shutil.rmtree(out)
     out.mkdir(parents=True)
 
