@@ -176,8 +176,18 @@ class CameraInput:
     def _dice(self, frame: Frame, prompt: Prompt, request: DiceRequest, apply: Apply, notify: Notify,
               now: float) -> None:
         tray = frame.crop(self.dice_region)
+        if self.dice_region is not None and min(tray.shape[:2]) < 16:  # a config for another camera
+            h, w = frame.image.shape[:2]
+            notify("vision", f"dice tray not in the picture: [camera] dice_region "
+                   f"{self.dice_region.misfit(w, h) or 'is empty'}; set it in pitboard.toml "
+                   "(pitboard check names it); enter the dice with the buttons", None, now=now)
+            return
         still_fn = getattr(self.reader, "tray_still", None)
-        still = still_fn(tray) if still_fn is not None else None
+        try:
+            still = still_fn(tray) if still_fn is not None else None
+        except Exception as exc:  # noqa: BLE001 - a tray vision cannot judge is no reason to stop the game
+            notify("vision", f"dice not read: {exc}", None, now=now)
+            return
         if still is False:  # dice rolling, a hand over the tray: nothing is read
             self.dice.reset()
             self.tray_readings = None

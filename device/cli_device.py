@@ -232,6 +232,11 @@ def probe_camera(config: PitboardConfig, backend: Any = None) -> CheckLine:
     if image is None:
         return CheckLine("FAIL", part, "opened but gave no frame")
     h, w = image.shape[:2]
+    tray = config.camera.dice_region
+    misfit = tray.misfit(w, h) if tray is not None else None
+    if misfit is not None:
+        return CheckLine("FAIL", part, f"gives {w}x{h} frames, but [camera] dice_region {misfit}: set dice_region "
+                                       "(and width/height) for this camera; until then no die is read")
     return CheckLine("OK", part, f"gives {w}x{h} frames")
 
 

@@ -72,6 +72,14 @@ class Region:
         """Whether the frame point (x, y) lies inside (the left and top edges in, the others out)."""
         return self.x <= x < self.x + self.width and self.y <= y < self.y + self.height
 
+    def misfit(self, width: int, height: int) -> str | None:
+        """What is wrong with this region in a ``width`` x ``height`` frame (it runs past the frame's
+        edge), in words for the owner; None when it fits."""
+        if self.x + self.width <= width and self.y + self.height <= height:
+            return None
+        return (f"[{self.x}, {self.y}, {self.width}, {self.height}] runs past the {width}x{height} frame the "
+                f"camera gives (it needs {self.x + self.width}x{self.y + self.height})")
+
 
 @dataclass(frozen=True)
 class GameConfig:

@@ -1,0 +1,73 @@
+"""A ``[camera] dice_region`` set for another camera.  The shipped pitboard.toml is for the Pi camera's
+2304x1296 frames; a USB webcam gives 1280x720, where the region [864, 796, 576, 480] starts below the
+picture.  The appliance crashed with an OpenCV traceback at the first roll (under systemd: a restart loop)
+while ``pitboard check`` said OK.  The brief: bad input gets a clear message naming what is wrong and what
+to do, on the player's screen; the game goes on with the buttons."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from device.app import App, VisionReader, open_match
+from device.buttons import ScriptedButtons
+from device.camera import Camera, StillBackend
+from device.cli_device import probe_camera
+from device.config import CameraBackend, CameraConfig, PitboardConfig, Region
+from device.store import Store
+from games import game_package
+from tools.dice_training.render import render_scene
+from vision.dice import FaceLibrary
+
+
+class Screens:
+    def show(self, player: str, image: Any) -> bool:
+        return True
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_region_misfit_names_the_frame_it_misses() -> None:
+    r = Region(864, 796, 576, 480)
+    assert r.misfit(2304, 1296) is None
+    assert r.misfit(1280, 720) == ("[864, 796, 576, 480] runs past the 1280x720 frame the camera gives "
+                                   "(it needs 1440x1276)")
+
+
+def test_a_tray_below_the_picture_is_said_on_the_screens_and_the_game_goes_on(tmp_path: Path) -> None:
+    module = game_package("thunder_road")
+    with Store(tmp_path / "tr.sqlite") as store:
+        _, match, _ = open_match(store, module, tomllib.loads(module.EXAMPLE_SETUP))
+        assert match.prompt().awaits == "dice"
+        image, _ = render_scene([3, 5, 1, 6], np.random.default_rng(4))  # a 1280x720-ish webcam picture
+        h, w = image.shape[:2]
+        clock = Clock()
+        app = App(module, match, buttons=ScriptedButtons(), displays=Screens(), clock=clock,
+                  camera=Camera(StillBackend(image), clock=clock, fps=10), reader=VisionReader(faces=FaceLibrary()),
+                  settle_frames=3, dice_region=Region(w + 10, h + 10, 576, 480))
+        for _ in range(10):
+            clock.now += 0.1
+            app.step(clock.now)  # no traceback
+        said = [n.text for n in app.notices if n.kind == "vision"]
+        assert said and said[-1].startswith("dice tray not in the picture: [camera] dice_region ")
+        assert f"runs past the {w}x{h} frame" in said[-1] and "enter the dice with the buttons" in said[-1]
+        assert not app.history  # nothing was read, nothing was made up
+
+
+def test_check_fails_a_dice_region_that_misses_the_cameras_frames() -> None:
+    picture = np.zeros((720, 1280, 3), np.uint8)
+    shipped = PitboardConfig(camera=CameraConfig(backend=CameraBackend.REPLAY, dice_region=Region(864, 796, 576, 480)))
+    line = probe_camera(shipped, backend=StillBackend(picture))
+    assert line.status == "FAIL"
+    assert "gives 1280x720 frames, but [camera] dice_region [864, 796, 576, 480] runs past" in line.detail
+    fits = PitboardConfig(camera=CameraConfig(backend=CameraBackend.REPLAY, dice_region=Region(300, 200, 576, 480)))
+    assert probe_camera(fits, backend=StillBackend(picture)).status == "OK"
