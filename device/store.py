@@ -116,7 +116,7 @@ class _WriterLock:
                 os.close(fd)
                 raise StoreError(
                     f"this log is in use by {holder}: {log} has one writer at a time. Nothing was written; stop "
-                    "that program first (or wait for it to finish), or give another --db. "
+                    "that program first (or wait for it to finish), or use another log (--db; the appliance: [store] path). "
                     "`pitboard log list/export` can read it meanwhile"
                 ) from None
             try:
@@ -206,13 +206,14 @@ class Store:
     def _damaged(self, why: str) -> StoreError:
         return StoreError(
             f"{self.path} is not a Pitboard game log or is damaged ({why}). {_KEEP}: move it aside (keep it — "
-            "`sqlite3 FILE .recover` may save its games) and start a new log with another --db."
+            "`sqlite3 FILE .recover` may save its games) and start a new log (another --db; the appliance: "
+            "[store] path in pitboard.toml)."
         )
 
     def _foreign(self, why: str) -> StoreError:
         return StoreError(
             f"{self.path} is another program's SQLite database, not a Pitboard game log ({why}). {_KEEP}; "
-            "give --db a new file for the game log."
+            "give the game log a new file (--db; the appliance: [store] path in pitboard.toml)."
         )
 
     def _check_header(self) -> None:
@@ -248,7 +249,7 @@ class Store:
             return StoreError(
                 f"{self.path} cannot be written here ({folder}: {exc.strerror}): it can still be read with "
                 "`pitboard log list/export`; to play on, copy it (with any -wal file) to a writable folder, "
-                "or give --db a file in one. Nothing was changed"
+                "and point --db (the appliance: [store] path in pitboard.toml) at it. Nothing was changed"
             )
         if exc.errno == errno.ENOSPC:
             return StoreError(f"the disk holding {self.path} is full: free some space and try again. Nothing was changed")
@@ -369,7 +370,8 @@ class Store:
     def _edited(self, why: str) -> StoreError:
         return StoreError(
             f"{self.path} is a Pitboard game log that was changed by hand or by another program: {why}. {_KEEP}; "
-            "restore it from a backup, or start a new log with another --db (export what is readable with "
+            "restore it from a backup, or start a new log (another --db; the appliance: [store] path in "
+            "pitboard.toml; export what is readable with "
             "`sqlite3 FILE .dump`)"
         )
 
