@@ -240,18 +240,37 @@ def probe_camera(config: PitboardConfig, backend: Any = None) -> CheckLine:
     return CheckLine("OK", part, f"gives {w}x{h} frames")
 
 
-def probe_game(config: PitboardConfig) -> CheckLine:
+def probe_game(config: PitboardConfig) -> list[CheckLine]:
+    """The game's setup (FAIL when the rules refuse it), then a WARN for each screen whose player is not at
+    the table (a misspelt name: that player sees nothing) and for each player with no screen."""
     from games import game_package
+    from games.core.match import replay
 
+    part = f"game {config.game.name}"
     try:
         module = game_package(config.game.name)
         options = read_setup(module, config.game.setup, config.source)
-        module.GAME.start(options)
+        state = replay(module.GAME, module.GAME.start(options))
+        players = list(dict.fromkeys(str(getattr(v, "player", "")) for v in module.GAME.views(state)))
     except Exception as exc:
         reason = getattr(exc, "reason", None) or str(exc)
-        return CheckLine("FAIL", f"game {config.game.name}", reason)
+        return [CheckLine("FAIL", part, reason)]
     source = str(config.game.setup) if config.game.setup else "example setup"
-    return CheckLine("OK", f"game {config.game.name}", f"{source} is a valid table")
+    lines = [CheckLine("OK", part, f"{source} is a valid table")]
+    if not config.screens:
+        return lines
+    screened = {s.player for s in config.screens}
+    for screen in config.screens:
+        if screen.player not in players:
+            lines.append(CheckLine("WARN", f"screen {screen.player}", f"{screen.player!r} is not at this table "
+                                   f"(players: {', '.join(players)}): the player's name in [[screens]] must be "
+                                   "spelt as in the game setup"))
+    unseen = [p for p in players if p not in screened]
+    if unseen:
+        who = "they have" if len(unseen) > 1 else "that player has"
+        lines.append(CheckLine("WARN", "screens", f"no [[screens]] for {', '.join(unseen)}: {who} no screen of "
+                                                  "their own (the others' screens still show the game)"))
+    return lines
 
 
 def probe_vision_files(config: PitboardConfig) -> list[CheckLine]:
@@ -293,7 +312,7 @@ def run_check(config: PitboardConfig, *, out: TextIO | None = None, pin_factory:
     out = out if out is not None else sys.stdout
     lines = [CheckLine("OK", "config", f"{config.source}: {len(config.screens)} screen(s), "
                                        f"{len(config.buttons.pins())} button(s), camera {config.camera.backend.value}")]
-    lines.append(probe_game(config))
+    lines.extend(probe_game(config))
     lines.extend(probe_vision_files(config))
     lines.append(report_models())
     if smbus_factory is None:

@@ -55,7 +55,7 @@ def files_check(game: str, setup: Path | None = None) -> list[Any]:
     from device.config import GameConfig, PitboardConfig
 
     config = PitboardConfig(source="pitboard sim", game=GameConfig(game, setup))
-    return [probe_game(config), *probe_vision_files(config)]
+    return [*probe_game(config), *probe_vision_files(config)]
 
 
 class WebService:

@@ -130,7 +130,7 @@ def run_with_web(config: Any, appliance: Any, stop: Callable[[], bool],
     from games import game_package
 
     def check() -> list[Any]:
-        return [probe_game(config), *probe_vision_files(config)]
+        return [*probe_game(config), *probe_vision_files(config)]
 
     try:
         try:
