@@ -14,7 +14,7 @@ from typing import Any
 from games.core import Event, Illegal, fields
 
 from games.thunder_road.state import EVENTS_VERSION, Board, Player, ThunderRoadState, Vehicle
-from games.thunder_road.tables import merge_rows, packaged_tables, tables_from
+from games.thunder_road.tables import check_overrides, check_packaged, merge_rows, packaged_tables, tables_from
 
 DEFAULT_FLEET = ("small", "medium", "large")
 SETUP_KEYS = ("players", "first_player", "board", "vehicle_types", "commands", "dice", "fire_die")
@@ -32,9 +32,9 @@ def normalise(options: Mapping[str, Any]) -> dict[str, Any]:
         raise Illegal("the setup must be a TOML table")
     fields.plain(options, "setup")
     fields.only_keys(options, SETUP_KEYS, "setup")
-    if options.get("fire_die") is not None:
-        fields.table(options["fire_die"], "setup: [fire_die]")
     base = packaged_tables()
+    check_packaged(base)
+    check_overrides(base, options)
     merged = {
         "vehicle_types": merge_rows(base["vehicle_types"], options.get("vehicle_types"), "vehicle_types"),
         "commands": merge_rows(base["commands"], options.get("commands"), "commands"),

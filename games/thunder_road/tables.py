@@ -2,7 +2,10 @@
 overrides from the setup, and parsed into :class:`~games.thunder_road.state.Tables`.
 
 A fact the sources do not give is ``"unknown"`` in the data; it parses to ``None`` and never makes the
-companion refuse anything.
+companion refuse anything.  A key none of these tables reads (a misspelt one, usually: ``damage_slot``) is
+refused when a game is set up, in the data files and in the setup's override tables alike, and so is an
+override row the data does not have (``[commands.nitroo]``): the owner's fact would otherwise be silently
+dropped (:func:`check_packaged`, :func:`check_overrides`).
 """
 
 from __future__ import annotations
@@ -12,11 +15,23 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
-from games.core import Illegal
+from games.core import Illegal, fields
 
 from games.thunder_road.state import CommandRule, FireEffect, FireFace, Tables, VehicleKind
 
 UNKNOWN = "unknown"
+
+#: the keys each row of a rule table may hold (what the parsers below read), by table
+ROW_KEYS: dict[str, tuple[str, ...]] = {
+    "vehicle_types": ("label", "short", "class", "size", "damage_slots", "out_of_service_at", "minor_damage"),
+    "commands": ("label", "dice", "board", "target", "adds_moves"),
+    "dice": ("faces",),
+}
+#: the keys of the [fire_die] table and of each of its faces
+FIRE_DIE_KEYS = ("faces",)
+FIRE_FACE_KEYS = ("label", "effect", "moves")
+#: the data file of each table
+DATA_FILES = {"vehicle_types": "vehicles", "commands": "commands", "dice": "dice", "fire_die": "fire_die"}
 
 
 def load_table(name: str) -> dict[str, Any]:
@@ -38,6 +53,43 @@ def merge_rows(base: Mapping[str, Any], override: Any, what: str) -> dict[str, A
         else:
             merged[key] = row
     return merged
+
+
+def _check_fire_keys(table: Mapping[str, Any], where: str) -> None:
+    fields.only_keys(table, FIRE_DIE_KEYS, where)
+    faces = table.get("faces")
+    for i, face in enumerate(faces if isinstance(faces, list) else [], 1):
+        if isinstance(face, Mapping):
+            label = face.get("label")
+            name = label if isinstance(label, str) and label else str(i)
+            fields.only_keys(face, FIRE_FACE_KEYS, f"{where} face {fields.show(name)}")
+
+
+def check_packaged(base: Mapping[str, Any]) -> None:
+    """Refuse a key of the data files that no table reads (``damage_slot`` for ``damage_slots``), naming the
+    file and the row.  The data says which rows there are: a row of its own is never refused."""
+    for what, keys in ROW_KEYS.items():
+        for name, row in base[what].items():
+            if isinstance(row, Mapping):
+                fields.only_keys(row, keys, f"games/thunder_road/data/{DATA_FILES[what]}.toml: [{name}]")
+    _check_fire_keys(base["fire_die"], "games/thunder_road/data/fire_die.toml")
+
+
+def check_overrides(base: Mapping[str, Any], options: Mapping[str, Any]) -> None:
+    """Refuse what an owner's override table in the setup would silently drop: a row the data does not have
+    (``[commands.nitroo]``, ``[vehicle_types.bigrig]``) or a key no table reads (``[vehicle_types.big_rig]
+    damage_slot``), with the likeliest meant name and all the known ones (:func:`games.core.fields.only_keys`).
+    """
+    for what, keys in ROW_KEYS.items():
+        override = options.get(what)
+        if override is None:
+            continue
+        fields.only_keys(fields.table(override, f"setup: [{what}]"), base[what], f"setup: [{what}]")
+        for name, row in override.items():
+            where = f"setup: [{what}.{name}]"
+            fields.only_keys(fields.table(row, where, required=True), keys, where)
+    if options.get("fire_die") is not None:
+        _check_fire_keys(fields.table(options["fire_die"], "setup: [fire_die]"), "setup: [fire_die]")
 
 
 def _int_or_unknown(value: Any, where: str, *, none_word: str = UNKNOWN) -> int | None:
