@@ -99,6 +99,9 @@ CONDITIONS: tuple[Condition, ...] = (
     Condition("hand_over_zone", "a hand and forearm over a token zone", _set(), play=_hand_over_zone),
     Condition("wide_lens_1080p", "barrel distortion of a wide lens at 1920x1080", _set(lens_k1=-0.18),
               image_size=(1920, 1080)),
+    # last, so that the conditions before it draw the same frames as before it was added (2026-12-03)
+    Condition("hand_over_tan", "a hand and forearm over a token zone of a tan mat (skin nearly the mat's colour)",
+              _mat("tan"), play=_hand_over_zone),
 )
 
 
