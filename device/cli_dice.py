@@ -16,7 +16,8 @@
 * ``teach dice --die NAME --face FACE IMAGE...`` (or ``--faces A,B,C`` naming each die in reading order;
   ``--camera [DEVICE]`` for one live frame from the appliance's camera stack, picamera2 first): crops to
   the dice region (``--box`` or the config's ``camera.dice_region``), refuses an image with more dice than
-  faces named, warns when an example disagrees with the face's taught examples, and adds the examples to
+  faces named or with no die (nothing in it stands out from the table), warns when an example disagrees
+  with the face's taught examples or when the whole crop was taken as one die, and adds the examples to
   the owner's face library (``<data folder>/faces.json``) only when every image passed.  ``teach dice
   --undo`` takes back the last teaching.
 """
@@ -356,21 +357,24 @@ def _teach_config(args: argparse.Namespace):
         raise _user_error(str(exc)) from None
 
 
-def _crop(name: str, img: np.ndarray, box: tuple[int, int, int, int] | None, config, *, frame: bool) -> np.ndarray:
+def _crop(name: str, img: np.ndarray, box: tuple[int, int, int, int] | None, config, *,
+          frame: bool) -> tuple[np.ndarray, str]:
     """The dice region of a teaching image: ``--box``; else the config's ``camera.dice_region`` for a
-    camera frame, or for a file of the camera's frame size; else the whole image."""
+    camera frame, or for a file of the camera's frame size; else the whole image.  Also the image's name
+    for messages, with the region cut (``img.jpg (box 0,0,40,40)``)."""
     h, w = img.shape[:2]
+    what = "box"
     if box is None and config is not None and config.camera.dice_region is not None:
         r = config.camera.dice_region
         if frame or (w, h) == (config.camera.width, config.camera.height):
-            box = (r.x, r.y, r.width, r.height)
+            box, what = (r.x, r.y, r.width, r.height), "dice_region"
     if box is None:
-        return img
+        return img, name
     x, y, bw, bh = box
     if x + bw > w or y + bh > h:
         raise _user_error(f"{name}: the dice region {x},{y},{bw},{bh} reaches outside the {w}x{h} image; give "
                           "--box inside it (X,Y,WIDTH,HEIGHT)")
-    return img[y:y + bh, x:x + bw]
+    return img[y:y + bh, x:x + bw], f"{name} ({what} {x},{y},{bw},{bh})"
 
 
 def _camera_frame(device: str | None, config) -> np.ndarray:
@@ -436,13 +440,13 @@ def cmd_teach(args: argparse.Namespace) -> int:
     examples: list[tuple[str, np.ndarray]] = []
     warnings: list[str] = []
     for name, img, frame in sources:
-        crop = _crop(name, img, box, config, frame=frame)
+        crop, where = _crop(name, img, box, config, frame=frame)
         try:
             plan = plan_teaching(library, args.die, faces, crop)
         except ValueError as exc:
-            raise _user_error(f"{name}: {exc}. Nothing was taught; {library_path()} is unchanged") from None
+            raise _user_error(f"{where}: {exc}. Nothing was taught; {library_path()} is unchanged") from None
         examples += plan.examples
-        warnings += [f"{name}: {w}" for w in plan.warnings]
+        warnings += [f"{where}: {w}" for w in plan.warnings]
         print(f"{name}: {len(plan.examples)} example(s): " + ", ".join(f for f, _ in plan.examples))
     library.add(args.die, examples)
     path = save_library(library)

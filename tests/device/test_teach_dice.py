@@ -163,3 +163,71 @@ def test_camera_without_a_configured_backend_tries_picamera2_first(tmp_path: Pat
     monkeypatch.setattr(camera, "OpenCVBackend", lambda *a, **k: Fake("opencv", False))
     assert _teach("--face", "SHIFT", "--camera") == 2
     assert "picamera2: no camera" in capsys.readouterr().err
+
+
+def _bare_mat(tmp: Path) -> tuple[str, np.ndarray]:
+    """A table frame with one skid die at the right; the left half is bare green mat."""
+    img, placed = render_scene(["SPIN"], np.random.default_rng(40), size=(240, 480), side=56)
+    img[:, :240] = img[5:6, 5:6]  # no die on the left half, only the mat (noise included)
+    img[:, :240] = np.clip(img[:, :240].astype(np.int16) + np.random.default_rng(41).normal(0, 3, (240, 240, 3)),
+                           0, 255).astype(np.uint8)
+    return _write(tmp, "mat.png", img), img
+
+
+def test_a_box_on_the_bare_mat_is_refused_and_the_library_kept(tmp_path: Path, data_dir: Path, capsys) -> None:
+    """An owner gave --box over the bare mat (no die in it): `teach dice` answered `saved ... SLIDE 1
+    example(s)`, rc 0, and the mat became a SLIDE face.  Now it is refused, naming the image and the box
+    and what to do, and faces.json stays byte for byte as it was."""
+    assert _teach("--face", "SLIDE", _one(tmp_path, "SLIDE", 42)) == 0
+    before = (data_dir / "faces.json").read_bytes()
+    path, _ = _bare_mat(tmp_path)
+    capsys.readouterr()
+    assert _teach("--face", "SLIDE", "--box", "60,60,80,80", path) == 2
+    err = capsys.readouterr().err
+    assert f"{path} (box 60,60,80,80): no die in the 80x80 picture" in err
+    assert "--box" in err and "unchanged" in err
+    assert (data_dir / "faces.json").read_bytes() == before
+    # with no library yet, none is written
+    (data_dir / "faces.json").unlink()
+    assert _teach("--face", "SLIDE", "--box", "60,60,80,80", path) == 2
+    assert not (data_dir / "faces.json").exists()
+
+
+def test_a_bare_mat_image_among_good_ones_teaches_nothing(tmp_path: Path, data_dir: Path) -> None:
+    """An owner taught three photos at once and one of them was a close crop of the empty tray: the two
+    good ones were kept with the mat as a third example.  Now the whole teaching is refused."""
+    assert _teach("--face", "SHIFT", _one(tmp_path, "SHIFT", 43)) == 0
+    before = (data_dir / "faces.json").read_bytes()
+    img = np.full((64, 64, 3), (60, 110, 40), np.uint8)
+    img = np.clip(img + np.random.default_rng(44).normal(0, 3, img.shape), 0, 255).astype(np.uint8)
+    mat = _write(tmp_path, "tray.png", img)
+    assert _teach("--face", "SHIFT", _one(tmp_path, "SHIFT", 45), mat, _one(tmp_path, "SHIFT", 46)) == 2
+    assert (data_dir / "faces.json").read_bytes() == before
+
+
+@pytest.mark.parametrize("face", ["SHIFT", "HAZARD", "SLIDE", "SPIN"])
+def test_a_real_skid_die_in_a_close_box_is_still_taught(tmp_path: Path, face: str, capsys) -> None:
+    """An owner's skid die (icons, not pips) boxed tightly, the die filling the box (30 and 56 px dice):
+    the finder sees no die against the table there (the box is all die), and the new "no die" refusal
+    must not turn the owner away: the die is taught."""
+    for side in (30, 56):
+        img, placed = render_scene([face], np.random.default_rng(60 + side), side=side)
+        cx, cy = (int(v) for v in placed[0].center)
+        r = side // 2
+        assert _teach("--face", face, "--box", f"{cx - r},{cy - r},{2 * r},{2 * r}",
+                      _write(tmp_path, f"{face}{side}.png", img)) == 0
+        out = capsys.readouterr().out
+        assert f"now has {face}" in out
+    lib = load_library()
+    assert len(lib.examples["skid"][face]) == 2
+
+
+def test_the_probe_box_with_a_banner_is_taught_with_a_warning(tmp_path: Path, capsys) -> None:
+    """The finder cannot tell a die that fills the box from a box on a banner or a car (both are marked,
+    nearly square and find no die against the table), so such a box is still taught, but the owner is
+    now told that the whole box was taken as one die and how to take it back."""
+    img = np.full((120, 120, 3), (40, 40, 40), np.uint8)
+    cv2.putText(img, "Rust", (8, 70), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (0, 220, 255), 3)
+    assert _teach("--face", "SPIN", _write(tmp_path, "banner.png", img)) == 0
+    out = capsys.readouterr().out
+    assert "no die found against the table in the 120x120 picture" in out and "--undo" in out

@@ -381,21 +381,41 @@ def reading_order(blobs: list[DieBlob]) -> list[DieBlob]:
     return [b for row in rows for b in sorted(row, key=lambda b: b.center[0])]
 
 
-def dice_to_teach(image: np.ndarray) -> list[DieBlob]:
-    """The dice of a teaching image in reading order; a close crop of one die (no die found against a
-    table, a nearly square picture) is that one die.  Raises ``ValueError`` when there is neither."""
-    img = _as_bgr(image)
-    blobs = reading_order(find_die_blobs(img))
+#: A picture taken as a close crop of one die must show markings: at least this fraction of it must differ
+#: from the table colour around it by BLOB_CONTRAST (the finder's own die-pixel contrast).  A bare mat, a
+#: blank wall or a speck has none or next to none (0-0.9 % on the probe photo's mat); the least among close
+#: crops (1-2 dice wide) of the bundled real photos and of rendered skid and FX dice is 3.6 %.
+CLOSE_CROP_MARKED = 0.01
+
+
+def _dice_to_teach(img: np.ndarray) -> tuple[list[DieBlob], bool]:
+    """:func:`dice_to_teach`, and whether the picture was taken as a close crop of one die (the finder
+    found none against a table)."""
+    blobs, contrast = find_die_blobs_and_contrast(img)
     if blobs:
-        return blobs
+        return reading_order(blobs), False
     h, w = img.shape[:2]
     if min(h, w) < 8:
         raise ValueError(f"image of {w}x{h} pixels is too small to hold a die face")
     if min(h, w) < 0.75 * max(h, w):
         raise ValueError(f"no die found in the {w}x{h} picture, and it is not a close crop of one die; crop it "
                          "to the dice (--box X,Y,W,H) or show the dice on the tray")
+    marked = float((contrast.dist >= BLOB_CONTRAST).mean())
+    if marked < CLOSE_CROP_MARKED:
+        raise ValueError(f"no die in the {w}x{h} picture: nothing in it stands out from the table (a bare "
+                         "mat); check that the box (--box X,Y,W,H) or the config's dice_region holds the die, or "
+                         "show the die on the tray")
     s = min(h, w)
-    return [DieBlob((w / 2, h / 2), float(s), 0.0, (0, 0, w, h))]
+    return [DieBlob((w / 2, h / 2), float(s), 0.0, (0, 0, w, h))], True
+
+
+def dice_to_teach(image: np.ndarray) -> list[DieBlob]:
+    """The dice of a teaching image in reading order; a close crop of one die (no die found against a
+    table, a nearly square picture with markings on it) is that one die.  Raises ``ValueError`` when there
+    is neither: a picture too small, not nearly square, or with nothing standing out from the table (the
+    finder cannot tell a die that fills the picture from a mat with a car or a banner on it, so a close
+    crop with markings is taken; :func:`plan_teaching` warns about it)."""
+    return _dice_to_teach(_as_bgr(image))[0]
 
 
 @dataclass(frozen=True)
@@ -411,11 +431,12 @@ class TeachingPlan:
 def plan_teaching(library: "FaceLibrary", die: str, faces: list[str], image: np.ndarray) -> TeachingPlan:
     """Check a teaching image before anything is added.  ``faces``: one face for an image of one die, or
     one face per die in reading order.  Raises ``ValueError`` (nothing added) when the image shows more
-    dice than faces were named (a mixed roll must not be taught as one face) or fewer."""
+    dice than faces were named (a mixed roll must not be taught as one face) or fewer, or no die at all
+    (:func:`dice_to_teach`).  A picture taken whole as a close crop of one die is warned about."""
     die = _name(die, "die")
     faces = [_name(f, "face") for f in faces]
     img = _as_bgr(image)
-    blobs = dice_to_teach(img)
+    blobs, close_crop = _dice_to_teach(img)
     if len(blobs) != len(faces):
         if len(faces) == 1:
             raise ValueError(f"{len(blobs)} dice seen where one was expected; teach one die at a time, or name "
@@ -429,6 +450,11 @@ def plan_teaching(library: "FaceLibrary", die: str, faces: list[str], image: np.
         why = library.agreement(die, f, p)
         if why is not None:
             warnings.append(f"die {k} of {len(blobs)} (at {int(b.center[0])},{int(b.center[1])}) taught as {f}: {why}")
+    if close_crop:
+        h, w = img.shape[:2]
+        warnings.append(f"no die found against the table in the {w}x{h} picture, so all of it was taught as one "
+                        f"die showing {faces[0]}; if the die does not fill it (a box on the mat, a car or a "
+                        "banner), that example is wrong")
     return TeachingPlan(examples, [b.box for b in blobs], warnings)
 
 
