@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any
 
 import numpy as np
+from test_app_camera_dice import Clock, Screens
 
 from device.app import App, VisionReader, open_match
 from device.buttons import ScriptedButtons
@@ -21,19 +21,6 @@ from device.store import Store
 from games import game_package
 from tools.dice_training.render import render_scene
 from vision.dice import FaceLibrary
-
-
-class Screens:
-    def show(self, player: str, image: Any) -> bool:
-        return True
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def test_region_misfit_names_the_frame_it_misses() -> None:
