@@ -494,7 +494,7 @@ def read_calibration_file(path: Any | None) -> tuple[Any, VisionFileProblem | No
     from pathlib import Path
 
     from device.paths import data_dir
-    from device.table_files import CALIBRATION_FILE
+    from device.table_files import CALIBRATION_FILE, not_a_calibration
     from vision.calibration import Calibration, CalibrationError
 
     configured = path is not None
@@ -506,7 +506,10 @@ def read_calibration_file(path: Any | None) -> tuple[Any, VisionFileProblem | No
                                        "(templates and tokens are entered with the buttons); run `pitboard "
                                        "calibrate IMAGE` to write it", short, severe=False)
     data, wrong = _read_json_file(p, "calibration", redo)
-    if wrong is None:
+    other = None if p.is_dir() else not_a_calibration(p, data if wrong is None else None)
+    if other is not None:  # another kind of file given as the calibration: say so, and never "write it again"
+        wrong = f"{p} is not a calibration: it looks like {other}; point [vision] calibration at the calibration file"
+    elif wrong is None:
         if not isinstance(data, dict):
             wrong = (f"{p} is not a calibration (a JSON {type(data).__name__}, not an object with px_to_mm, "
                      f"image_size, mat_mm); {redo}")

@@ -54,6 +54,27 @@ def _parse_points(text: str) -> list[tuple[float, float]]:
     return pts  # type: ignore[return-value]
 
 
+#: The horizontal fields of view ``--hfov`` takes, in degrees.  The value sets the focal length of the
+#: pinhole model the roof tags' height is corrected with (``vision.calibration.intrinsics``): a Camera
+#: Module 3 is 66, its Wide 102, a fisheye module or M12 lens up to ~160 (the barrel itself is the lens
+#: model's work, ``--lens``).  Below 20 is a telephoto no camera over a table has; at 180 and beyond the
+#: pinhole has no focal length at all.
+HFOV_RANGE_DEG = (20.0, 170.0)
+
+
+def _parse_hfov(text: str) -> float:
+    low, high = HFOV_RANGE_DEG
+    try:
+        deg = float(text)
+    except ValueError:
+        deg = float("nan")
+    if not low <= deg <= high:  # also NaN and inf
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a horizontal field of view a camera lens has: give degrees from {low:g} to {high:g} "
+            "(a Camera Module 3 is 66, the Wide 102; see the camera's data sheet)")
+    return deg
+
+
 def register(groups: dict) -> None:
     top = groups["top"]
     p = top.add_parser("calibrate", help="calibrate the table from a frame with the four corner tags (or given points)")
@@ -63,7 +84,8 @@ def register(groups: dict) -> None:
     p.add_argument("--points", type=_parse_points, default=None,
                    help="four mat corners in pixels 'x,y x,y x,y x,y' (TL TR BR BL) instead of corner tags")
     p.add_argument("--zones", default=None, help="TOML/JSON file with a list 'zones' of {name, kind, polygon}")
-    p.add_argument("--hfov", type=float, default=None, help="camera horizontal field of view, deg (default 66)")
+    p.add_argument("--hfov", type=_parse_hfov, default=None, help="camera horizontal field of view, deg, "
+                   f"{HFOV_RANGE_DEG[0]:g}-{HFOV_RANGE_DEG[1]:g} (default 66)")
     p.add_argument("--lens", choices=("auto", "none", "k1", "k1k2"), default="auto",
                    help="lens model: auto (from the corner tags, and the token-zone cards when they lie on the mat), "
                    "none (a pinhole), or force k1 / k1k2")
@@ -139,16 +161,30 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
     tf = _files()
     cfg = _config(args.config)
+    out = tf.calibration_path(args.out)
+    if out.is_dir():  # refused before any work, and in one line (not the writer's traceback)
+        named = f"--out {out}" if args.out else f"{out}, where the calibration is saved,"
+        raise _user_error(f"{named} is a folder; give the calibration a file name (for example "
+                          f"--out {out / tf.CALIBRATION_FILE})")
     with _as_user_error(tf.TableFileError):
         img = tf.read_image(args.image)
         previous = None
         try:
             previous = tf.load_calibration(args.out)
+        except tf.NotCalibrationError as exc:  # another file there (a face library ...): never written over
+            raise _user_error(f"{exc}; `pitboard calibrate` would write over it: give --out another file "
+                              "name") from None
         except tf.TableFileError:
             previous = None
         zones = tf.load_zones(args.zones) if args.zones else None
     mat = args.mat_mm or (previous.mat_mm if previous else (800.0, 450.0))
-    hfov = args.hfov or (previous.hfov_deg if previous else 66.0)
+    hfov = args.hfov
+    if hfov is None:
+        hfov = previous.hfov_deg if previous else 66.0
+        if not HFOV_RANGE_DEG[0] <= hfov <= HFOV_RANGE_DEG[1]:  # written before --hfov was checked
+            print(f"warning: the previous calibration's hfov_deg {hfov:g} is no real lens's; 66 is used "
+                  f"(give --hfov, {HFOV_RANGE_DEG[0]:g}-{HFOV_RANGE_DEG[1]:g})", file=sys.stderr)
+            hfov = 66.0
     if zones is None and previous is not None and previous.mat_mm == mat:
         zones = previous.zones
     size = (img.shape[1], img.shape[0])
@@ -164,7 +200,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         if cal is None:
             kept = f"; the last good calibration in {tf.calibration_path(args.out)} is kept" if previous else ""
             raise _user_error(f"{msg.replace(' - no calibration yet', '')}{kept}")
-    path = tf.save_calibration(cal, args.out)
+    with _as_user_error(tf.TableFileError):
+        path = tf.save_calibration(cal, args.out)
     from device.cli_tokens import learn_mats_at_calibration
 
     tokens_file, tokens_said = learn_mats_at_calibration(img, cal, cfg, args.tokens)

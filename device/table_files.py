@@ -11,6 +11,7 @@ Writes are atomic (temporary file, then rename) so a power cut never leaves half
 from __future__ import annotations
 
 import json
+import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -21,7 +22,6 @@ from device.safe_files import FileProblem, write_atomic
 from device.safe_files import read_image as _read_image
 from device.setup_files import SetupFileError, read_json_object, read_toml_file
 from vision.calibration import Calibration, CalibrationError, Zone
-from vision.markers import aruco_dictionary
 from vision.table import ConfigError, TableConfig, config_from_dict, default_tables, merge
 from vision.templates import ShapeDataError, TemplateShape, builtin_shapes, shapes_from_dict, shapes_to_toml
 
@@ -35,6 +35,67 @@ MAX_TABLE_FILE_BYTES = 4 * 1024 * 1024
 
 class TableFileError(Exception):
     """A table file is missing or unreadable; the message says which file and what to do."""
+
+
+class NotCalibrationError(TableFileError):
+    """The file named as the calibration is plainly another kind of file (a face library, an image, a token
+    look ...): the owner pointed at the wrong file, so nothing may advise moving or replacing it."""
+
+
+#: The first bytes of files an owner might give in place of the calibration, and what to call them.
+_MAGIC = ((b"PK\x03\x04", "a NumPy archive (the token look table_tokens.npz is one)"),
+          (b"PK\x05\x06", "a NumPy archive (the token look table_tokens.npz is one)"),
+          (b"\x93NUMPY", "a NumPy array"), (b"\x89PNG", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"),
+          (b"%PDF", "a PDF (the tag sheet is one)"), (b"SQLite format 3\x00", "an SQLite database (a game log is one)"))
+
+
+def _head(p: Path, n: int = 64) -> bytes:
+    try:
+        with p.open("rb") as fh:
+            return fh.read(n)
+    except OSError:
+        return b""
+
+
+def not_a_calibration(p: Path, data: object = None) -> str | None:
+    """What the file at ``p`` looks like when it is plainly not a calibration (``data``: its parsed JSON, when
+    it parsed); None when it may be a calibration, damaged or of another schema."""
+    head = _head(p)
+    for magic, what in _MAGIC:
+        if head.startswith(magic):
+            return what
+    if data is None:  # it did not parse as JSON
+        return _text_not_json(p)
+    if not isinstance(data, Mapping) or "schema" in data or "px_to_mm" in data:
+        return None
+    if data.get("format") == "pitboard-faces":
+        return "a face library (the dice faces `pitboard teach dice` keeps)"
+    if "zones" in data:
+        return "a zones file"
+    return "a JSON object with neither schema nor px_to_mm"
+
+
+def _text_not_json(p: Path) -> str | None:
+    """"TOML ..." or "text ..." for a text file that is no JSON at all; None for binary, empty or JSON-like
+    text (a calibration cut short or damaged still starts like JSON)."""
+    try:
+        raw = p.read_bytes()[:MAX_TABLE_FILE_BYTES]
+        text = raw.decode("utf-8").lstrip("\ufeff \t\r\n")
+    except (OSError, UnicodeDecodeError):
+        return None
+    try:
+        if tomllib.loads(text):
+            return "TOML (a setup or the table config)"
+    except Exception:  # noqa: BLE001 - any way it is not TOML says only that
+        pass
+    if text and text[0] not in "{[":  # a calibration is one JSON object: "{" comes first
+        return "text that is not JSON"
+    return None
+
+
+def _not_a_calibration_message(p: Path, what: str) -> str:
+    return (f"{p} is not a calibration: it looks like {what}; point --calibration or [vision] calibration at the "
+            f"calibration file (`pitboard calibrate IMAGE` writes {calibration_path(None)})")
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
@@ -63,11 +124,18 @@ def load_calibration(path: str | Path | None = None) -> Calibration:
     try:
         data = read_json_object(p, fix=again, what="calibration file", max_bytes=MAX_TABLE_FILE_BYTES)
     except SetupFileError as exc:
+        what = None if p.is_dir() else not_a_calibration(p)
+        if what is not None:  # another kind of file: never advise moving it
+            raise NotCalibrationError(_not_a_calibration_message(p, what)) from None
         raise TableFileError(str(exc)) from None
+    what = not_a_calibration(p, data)
+    if what is not None:
+        raise NotCalibrationError(_not_a_calibration_message(p, what))
     try:
         return Calibration.from_dict(data)
     except CalibrationError as exc:
-        raise TableFileError(f"calibration file {p}: {exc}; {again}") from exc
+        said = str(exc).removesuffix("; run `pitboard calibrate` again")  # said once, below
+        raise TableFileError(f"calibration file {p}: {said}; {again}") from exc
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError, IndexError) as exc:
         # a hand-edited or foreign JSON object: a field missing or of the wrong shape
         raise TableFileError(f"calibration file {p} is not a Pitboard calibration ({_what_broke(exc)}); "
@@ -165,11 +233,7 @@ def load_table_config(path: str | Path | None = None,
         raise TableFileError(f"table config {p}: {exc}") from exc
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
         raise TableFileError(f"table config {p}: {_what_broke(exc)}; {fix}") from None
-    try:
-        aruco_dictionary(cfg.dictionary)
-    except ValueError as exc:
-        raise TableFileError(f"table config {p}: tags.dictionary: {exc}") from None
-    return cfg
+    return cfg  # the dictionary, tag ids and sizes were checked by config_from_dict
 
 
 def read_image(path: str | Path) -> np.ndarray:

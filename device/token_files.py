@@ -27,6 +27,35 @@ class TokenFileError(Exception):
     """The token look file cannot be read or written; the message names the file and what to do."""
 
 
+#: What to do about a file that is not a token look at all (text, an image, another Pitboard file).
+FOREIGN = "run `pitboard teach tokens` again or fix [vision] tokens"
+
+#: How a token look file starts: it is a zip archive (NumPy ``.npz``); an empty archive starts PK 5 6.
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+
+
+def _not_a_look(p: Path) -> str | None:
+    """What the file at ``p`` is when it is plainly not a NumPy archive (None: it may be a token look)."""
+    with p.open("rb") as fh:
+        head = fh.read(64)
+    if not head or head.startswith(_ZIP_MAGIC):
+        return None  # empty (a damaged look) or an archive: np.load and the schema check judge it
+    if head.startswith(b"\x93NUMPY"):
+        return "a single NumPy array, not the archive `pitboard calibrate` and `pitboard teach tokens` write"
+    if head.startswith((b"\x89PNG", b"\xff\xd8\xff")):
+        return "an image, not the archive `pitboard calibrate` and `pitboard teach tokens` write"
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 3:  # not a multi-byte character cut by the 64 bytes
+            return "not a NumPy archive"
+    return "text, not the NumPy archive `pitboard calibrate` and `pitboard teach tokens` write"
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).split("\n")[0][:160] or type(exc).__name__
+
+
 def tokens_path(path: str | Path | None = None) -> Path:
     return Path(path) if path else data_dir() / TOKENS_FILE
 
@@ -42,6 +71,9 @@ def load_token_look(base: TokenLook, path: str | Path | None = None) -> TokenLoo
     try:
         if p.stat().st_size > MAX_BYTES:
             raise TokenFileError(f"{p} is too large to be a token look file; {redo}")
+        other = _not_a_look(p)
+        if other is not None:  # another file named as the token look: it is not ours to remove or redo
+            raise TokenFileError(f"{p} is not a token look file ({other}); {FOREIGN}")
         with np.load(p, allow_pickle=False) as data:
             arrays = {k: data[k] for k in data.files}
     except TokenFileError:
@@ -49,7 +81,10 @@ def load_token_look(base: TokenLook, path: str | Path | None = None) -> TokenLoo
     except OSError as exc:
         raise TokenFileError(f"cannot read {p} ({exc.strerror or exc}); {redo}") from exc
     except (ValueError, zipfile.BadZipFile, EOFError, KeyError) as exc:
-        raise TokenFileError(f"{p} is not a token look file ({exc}); {redo}") from exc
+        raise TokenFileError(f"{p} is not a token look file ({_first_line(exc)}); {redo}") from exc
+    if "schema" not in arrays:  # a NumPy archive, but not one Pitboard wrote
+        raise TokenFileError(f"{p} is not a token look file (a NumPy archive without the token look's schema); "
+                             f"{FOREIGN}")
     try:
         return look_from_arrays(arrays, base)
     except TokenLookError as exc:

@@ -81,33 +81,77 @@ def _flag(section: Mapping[str, Any], key: str, default: bool) -> bool:
     return v
 
 
+#: The table config schema this code reads (``schema = 1`` in ``vision/data/table_defaults.toml``).
+TABLE_SCHEMA = 1
+
+
+def _dictionary_size(name: str) -> int:
+    """How many tags the ArUco dictionary ``name`` has (their ids are 0 to size - 1)."""
+    from vision.markers import aruco_dictionary
+
+    try:
+        return int(aruco_dictionary(name).bytesList.shape[0])
+    except ValueError as exc:
+        raise ConfigError(f"tags.dictionary: {exc}") from None
+
+
+def _tag_id(key: str, where: str, dictionary: str, size: int, example: str) -> int:
+    """A tag id written as a key of ``[tags.cars]`` / ``[tags.templates]`` (TOML keys are text)."""
+    if not (key.isascii() and key.isdigit()) or int(key) >= size:
+        raise ConfigError(f"{where} key {key!r} must be a tag id, a whole number from 0 to {size - 1} (the "
+                          f"{dictionary} dictionary has {size} tags); write the number of the tag, e.g. {example}")
+    return int(key)
+
+
 def config_from_dict(data: Mapping[str, Any], shapes: Mapping[str, TemplateShape] | None = None,
                      outlines: Mapping[str, TemplateShape] | None = None) -> TableConfig:
     """Build a config from a parsed TOML document shaped like ``vision/data/table_defaults.toml``."""
     try:
+        schema = data.get("schema", TABLE_SCHEMA)
+        if isinstance(schema, bool) or schema != TABLE_SCHEMA:
+            raise ConfigError(f"schema must be {TABLE_SCHEMA} (the table config this Pitboard reads), got {schema!r}; "
+                              "the file was written for another version: compare with "
+                              "vision/data/table_defaults.toml")
         tags = _section(data, "tags")
         cars = _section(data, "cars")
         att = _section(data, "attachment")
         tok = _section(data, "tokens")
         look = _section(data, "templates_look")
-        car_tags = {int(k): str(v) for k, v in _section(tags, "cars").items()}
+        dictionary = str(tags.get("dictionary", "4X4_100"))
+        size = _dictionary_size(dictionary)
+        car_tags: dict[int, str] = {}
+        for k, v in _section(tags, "cars").items():
+            tid = _tag_id(k, "tags.cars", dictionary, size, '10 = "car1"')
+            if not isinstance(v, str) or not v.strip():
+                raise ConfigError(f"tags.cars.{k} must be the car's id as text in quotes, got {v!r}; "
+                                  f'e.g. {k} = "car1"')
+            car_tags[tid] = v
         template_tags: dict[int, tuple[str, str]] = {}
         for k, v in _section(tags, "templates").items():
+            tid = _tag_id(k, "tags.templates", dictionary, size, '33 = ["gentle", "a"]')
+            if not isinstance(v, (list, tuple)) or len(v) != 2:
+                raise ConfigError(f'tags.templates.{k} must be [template, face], e.g. {k} = ["gentle", "a"], '
+                                  f"got {v!r}")
             name, face = str(v[0]), str(v[1])
             if name not in TEMPLATE_NAMES:
                 raise ConfigError(f"tag {k}: unknown template {name!r}; names are {', '.join(TEMPLATE_NAMES)}")
             if face not in ("a", "b"):
                 raise ConfigError(f"tag {k}: face must be 'a' or 'b', got {face!r}")
-            template_tags[int(k)] = (name, face)
+            template_tags[tid] = (name, face)
         clash = set(car_tags) & set(template_tags)
-        corners = tuple(int(i) for i in tags.get("corners", (0, 1, 2, 3)))
+        raw_corners = tags.get("corners", (0, 1, 2, 3))
+        if isinstance(raw_corners, (str, bytes)) or not all(
+                isinstance(i, int) and not isinstance(i, bool) and 0 <= i < size for i in raw_corners):
+            raise ConfigError(f"tags.corners must list four tag ids, whole numbers from 0 to {size - 1} (the "
+                              f"{dictionary} dictionary has {size} tags), got {raw_corners!r}")
+        corners = tuple(int(i) for i in raw_corners)
         clash |= (set(car_tags) | set(template_tags)) & set(corners)
         if clash:
             raise ConfigError(f"tag ids {sorted(clash)} are used for more than one thing; give each tag one job")
         if len(corners) != 4:
             raise ConfigError("tags.corners must list exactly four ids (top-left, top-right, bottom-right, bottom-left)")
         cfg = TableConfig(
-            dictionary=str(tags.get("dictionary", "4X4_100")),
+            dictionary=dictionary,
             corner_ids=corners,
             corner_size_mm=float(tags.get("corner_size_mm", 50.0)),
             car_tag_size_mm=float(tags.get("car_size_mm", 20.0)),
@@ -137,6 +181,15 @@ def config_from_dict(data: Mapping[str, Any], shapes: Mapping[str, TemplateShape
         if not (math.isfinite(mm) and mm > 0):  # a tag of 0 mm would make every tag a misfit, silently
             raise ConfigError(f"{key} must be a size in mm above 0, got {mm}; measure it on the printed sheet "
                               "(or compare with vision/data/table_defaults.toml)")
+    dist = cfg.max_attach_distance_mm
+    if not (math.isfinite(dist) and dist > 0):  # below 0 no template would ever count as placed
+        raise ConfigError(f"attachment.max_distance_mm must be a distance in mm above 0, got {dist}; it is how far "
+                          "a template's end may lie from a car's edge and still count as against it (default 12.0)")
+    ang = cfg.max_attach_angle_deg
+    if not (math.isfinite(ang) and 0 < ang <= 180):
+        raise ConfigError(f"attachment.max_angle_deg must be an angle in degrees above 0 and at most 180, got {ang}; "
+                          "it is how far a template may turn from a car's edge and still count as against it "
+                          "(default 20.0)")
     for tid, (name, _) in cfg.template_tags.items():
         if name in cfg.shapes and cfg.shapes[name].tag is None:
             raise ConfigError(f"tag {tid} names {name!r} but its shape has no tag position; add tag = [u, v, size]")

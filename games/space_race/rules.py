@@ -35,10 +35,13 @@ def load_track_data() -> dict[str, Any]:
         return tomllib.load(fh)
 
 
-def _check_track(raw: Any, where: str) -> list[dict[str, Any]]:
-    """Normalise one track table (a list of boxes) or raise Illegal naming the bad box."""
+def _check_track(raw: Any, where: str, table: str) -> list[dict[str, Any]]:
+    """Normalise one track table (a list of boxes) or raise Illegal naming the bad box.  ``table``: the
+    TOML table one box is written as where the track comes from (``[[track]]`` in a setup)."""
     if not isinstance(raw, list) or len(raw) != TRACK_BOXES:
-        raise Illegal(f"{where}: the Space Race track has {TRACK_BOXES} boxes; give a list of {TRACK_BOXES} [[box]] tables")
+        given = f"{len(raw)} given" if isinstance(raw, list) else f"got {fields.show(raw)}"
+        raise Illegal(f"{where}: the Space Race track has {TRACK_BOXES} boxes; write {TRACK_BOXES} {table} tables, "
+                      f"one per box ({given})")
     out = []
     for i, box in enumerate(raw, start=1):
         if not isinstance(box, Mapping):
@@ -108,12 +111,12 @@ class SpaceRaceGame:
         editions = data["editions"]
         edition = fields.text(options, "edition", "setup", data.get("default", "deluxe"), what="an edition name", max_len=40)
         if "track" in options:
-            track = _check_track(options["track"], "setup [track]")
+            track = _check_track(options["track"], "setup [track]", "[[track]]")
             edition = fields.text(options, "edition", "setup", "owner", what="an edition name", max_len=40)
         else:
             if edition not in editions:
                 raise Illegal(f"edition {edition!r} is unknown; choose one of {', '.join(sorted(editions))} or give your own track")
-            track = _check_track(editions[edition]["box"], f"track.toml edition {edition}")
+            track = _check_track(editions[edition]["box"], f"track.toml edition {edition}", f"[[editions.{edition}.box]]")
         return [Event("race_set", {"edition": edition, "track": track})]
 
     # -- evolve --------------------------------------------------------------------------------------------

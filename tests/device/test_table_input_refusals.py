@@ -1,0 +1,249 @@
+"""Values an owner typed or files an owner pointed at that were taken without a word, or refused with a
+message naming the wrong thing (a bad-input probe of ``pitboard calibrate``, the table config, the token
+look, the calibration and the Space Race setup).  Each is now refused naming the file or option, the key
+and what is allowed, in one message (exit 2, no traceback)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from device import cli
+from device.table_files import TableFileError, load_calibration, load_table_config
+from device.token_files import TokenFileError, load_token_look
+from games.core import Illegal
+from games.space_race.rules import SpaceRaceGame, load_track_data
+from vision.tokens import TokenLook
+
+
+@pytest.fixture(autouse=True)
+def data_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    return tmp_path / "data"
+
+
+@pytest.fixture(scope="module")
+def frame(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A rendered table frame with the four corner tags in view: one good calibration image."""
+    import cv2
+
+    from vision.synth import SceneSpec, render_scene
+
+    img, _ = render_scene(SceneSpec(), np.random.default_rng(1))
+    path = tmp_path_factory.mktemp("frame") / "good.png"
+    cv2.imwrite(str(path), img)
+    return path
+
+
+def _main(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """``pitboard ARGV`` as the shell runs it: the exit code and what it printed to stderr."""
+    try:
+        code = cli.main(argv)
+    except SystemExit as exc:  # argparse refusing an option
+        code = int(exc.code or 0)
+    return code, capsys.readouterr().err
+
+
+# -- 1. pitboard calibrate --hfov --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["500", "-5", "0", "nan", "180"])
+def test_calibrate_refuses_a_field_of_view_no_lens_has(value: str, tmp_path: Path, frame: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """An owner typed `pitboard calibrate --hfov 500` (or -5): it exited 0 and stored "hfov_deg": 500.0."""
+    out = tmp_path / "cal.json"
+    code, err = _main(["calibrate", str(frame), "--hfov", value, "--out", str(out)], capsys)
+    assert code == 2 and not out.exists()
+    assert "--hfov" in err and "20 to 170" in err and "Traceback" not in err, err
+
+
+def test_calibrate_takes_the_wide_lenses_the_project_supports(tmp_path: Path, frame: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """An owner with a Camera Module 3 Wide (102 degrees) or a fisheye lens gives --hfov: it is kept."""
+    out = tmp_path / "cal.json"
+    for hfov in ("102", "160"):
+        code, err = _main(["calibrate", str(frame), "--hfov", hfov, "--out", str(out)], capsys)
+        assert code == 0, err
+        assert json.loads(out.read_text())["hfov_deg"] == float(hfov)
+
+
+# -- 2. pitboard calibrate --out FOLDER ----------------------------------------------------------------------
+
+
+def test_calibrate_out_a_folder_is_one_clear_message(tmp_path: Path, frame: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """An owner gave `--out /tmp/x` with /tmp/x a folder: a two-part traceback ending TableFileError."""
+    folder = tmp_path / "x"
+    folder.mkdir()
+    code, err = _main(["calibrate", str(frame), "--out", str(folder)], capsys)
+    assert code == 2 and "Traceback" not in err
+    assert err.strip() == (f"pitboard: --out {folder} is a folder; give the calibration a file name (for example "
+                           f"--out {folder / 'table_calibration.json'})")
+    assert list(folder.iterdir()) == []
+
+
+def test_calibrate_never_writes_over_a_file_that_is_not_a_calibration(tmp_path: Path, frame: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """An owner gave `--out faces.json` (their face library) by mistake: calibrate would have replaced it."""
+    faces = tmp_path / "faces.json"
+    faces.write_text(json.dumps({"format": "pitboard-faces", "version": 1, "dice": {}}))
+    before = faces.read_bytes()
+    code, err = _main(["calibrate", str(frame), "--out", str(faces)], capsys)
+    assert code == 2 and "face library" in err and "give --out another file name" in err, err
+    assert faces.read_bytes() == before
+
+
+# -- 3. the table config --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("toml, says", [
+    ("[attachment]\nmax_distance_mm = -5\n",
+     "attachment.max_distance_mm must be a distance in mm above 0, got -5.0"),
+    ("[attachment]\nmax_angle_deg = 0\n", "attachment.max_angle_deg must be an angle in degrees above 0"),
+    ('[tags.cars]\n5000 = "rust"\n', "tags.cars key '5000' must be a tag id, a whole number from 0 to 99 (the "
+                                      "4X4_100 dictionary has 100 tags)"),
+    ('[tags.cars]\n-1 = "rust"\n', "tags.cars key '-1' must be a tag id, a whole number from 0 to 99"),
+    ('[tags.cars]\nten = "rust"\n', "tags.cars key 'ten' must be a tag id, a whole number from 0 to 99"),
+    ("[tags.cars]\n10 = 5\n", "tags.cars.10 must be the car's id as text in quotes, got 5"),
+    ('[tags.templates]\n5000 = ["gentle", "a"]\n', "tags.templates key '5000' must be a tag id"),
+    ("[tags]\ncorners = [0, 1, 2, 500]\n", "tags.corners must list four tag ids, whole numbers from 0 to 99"),
+    ("schema = 2\n", "schema must be 1 (the table config this Pitboard reads), got 2"),
+])
+def test_table_config_refuses_what_no_table_has(toml: str, says: str, tmp_path: Path) -> None:
+    """An owner's table.toml with a negative attachment distance, a tag id the dictionary does not have
+    (5000, -1), a car id that is not text or an unknown schema was taken silently; `ten` as a tag id said
+    only "invalid literal for int() with base 10: 'ten'"."""
+    path = tmp_path / "table.toml"
+    path.write_text(toml)
+    with pytest.raises(TableFileError) as caught:
+        load_table_config(path)
+    message = str(caught.value)
+    assert message.startswith(f"table config {path}: {says}"), message
+    assert "invalid literal" not in message
+
+
+def test_tag_ids_follow_the_configured_dictionary(tmp_path: Path) -> None:
+    """An owner on the 6X6_250 dictionary numbers a car 200: that tag exists there, so it is taken."""
+    path = tmp_path / "table.toml"
+    path.write_text('[tags]\ndictionary = "6X6_250"\n[tags.cars]\n200 = "rust"\n')
+    assert load_table_config(path).car_tags == {200: "rust"}
+    path.write_text('[tags]\ndictionary = "6X6_250"\n[tags.cars]\n250 = "rust"\n')
+    with pytest.raises(TableFileError, match="from 0 to 249 \\(the 6X6_250 dictionary has 250 tags\\)"):
+        load_table_config(path)
+
+
+def test_markers_with_a_tag_the_dictionary_lacks_is_a_message(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """An owner ran `pitboard markers` with [tags.cars] 5000 = "rust": an OpenCV assertion traceback."""
+    path = tmp_path / "table.toml"
+    path.write_text('[tags.cars]\n5000 = "rust"\n')
+    code, err = _main(["markers", "--out", str(tmp_path / "sheet.png"), "--config", str(path)], capsys)
+    assert code == 2 and "Traceback" not in err and str(path) in err and "tags.cars key '5000'" in err, err
+
+
+# -- 4. Space Race [[track]] ------------------------------------------------------------------------------------
+
+
+def test_space_race_own_track_names_the_track_tables_the_owner_writes() -> None:
+    """An owner wrote 7 [[track]] tables: the refusal asked for "8 [[box]] tables", a key they never wrote."""
+    boxes = load_track_data()["editions"]["deluxe"]["box"][:7]
+    with pytest.raises(Illegal) as caught:
+        SpaceRaceGame().start({"track": boxes})
+    message = str(caught.value)
+    assert "write 8 [[track]] tables, one per box (7 given)" in message and "[[box]]" not in message, message
+
+
+# -- 5. a text file as the token look ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("content", [b"hello tokens\nline 2\n", b"\x89PNG\r\n\x1a\n....", b"\x93NUMPY\x01\x00"])
+def test_a_file_that_is_not_a_token_look_is_named_so(content: bytes, tmp_path: Path) -> None:
+    """An owner gave a text file as [vision] tokens: numpy's "...load it unsafely using the allow_pickle=
+    keyword..." was printed (and a lone .npy array was a TypeError)."""
+    path = tmp_path / "tokens.txt"
+    path.write_bytes(content)
+    with pytest.raises(TokenFileError) as caught:
+        load_token_look(TokenLook(), path)
+    message = str(caught.value)
+    assert message.startswith(f"{path} is not a token look file (")
+    assert message.endswith("); run `pitboard teach tokens` again or fix [vision] tokens"), message
+    assert "allow_pickle" not in message and "remove the file" not in message
+    assert path.read_bytes() == content
+
+
+def test_a_numpy_archive_that_is_not_a_token_look_is_not_ours_to_remove(tmp_path: Path) -> None:
+    """An owner gave some other .npz as [vision] tokens: it was called a damaged look, "remove the file"."""
+    path = tmp_path / "other.npz"
+    np.savez(path, a=np.zeros(3))
+    with pytest.raises(TokenFileError, match=r"without the token look's schema\); run `pitboard teach tokens` "
+                                             r"again or fix \[vision\] tokens$"):
+        load_token_look(TokenLook(), path)
+
+
+# -- 6. another Pitboard file as the calibration --------------------------------------------------------------------
+
+
+def test_a_face_library_given_as_the_calibration_is_named_and_not_to_be_moved(tmp_path: Path) -> None:
+    """An owner gave their face library as --calibration: "calibration schema None is not 1; run calibrate
+    again; move it aside and run calibrate again" - advice to move their face library aside."""
+    faces = tmp_path / "faces.json"
+    faces.write_text(json.dumps({"format": "pitboard-faces", "version": 1, "dice": {}}))
+    with pytest.raises(TableFileError) as caught:
+        load_calibration(faces)
+    message = str(caught.value)
+    assert message.startswith(f"{faces} is not a calibration: it looks like a face library"), message
+    assert "point --calibration or [vision] calibration at the calibration file" in message
+    assert "move it aside" not in message and "schema None" not in message
+
+
+@pytest.mark.parametrize("name, content, looks", [
+    ("table_tokens.npz", None, "a NumPy archive"),
+    ("frame.png", b"\x89PNG\r\n\x1a\n....", "a PNG image"),
+    ("setup.toml", b'[[players]]\nname = "Ana"\n', "TOML"),
+    ("notes.txt", b"my table notes\n", "text that is not JSON"),
+])
+def test_other_files_given_as_the_calibration_are_never_to_be_moved(name: str, content: bytes | None, looks: str,
+                                                                    tmp_path: Path) -> None:
+    """An owner pointed --calibration at the token look, a frame, a setup or a note: each was answered "move
+    it aside and run `pitboard calibrate` again"."""
+    path = tmp_path / name
+    if content is None:
+        np.savez(path, a=np.zeros(3))
+    else:
+        path.write_bytes(content)
+    with pytest.raises(TableFileError) as caught:
+        load_calibration(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path} is not a calibration: it looks like {looks}") and "move it" not in message
+
+
+def test_a_damaged_calibration_is_still_to_be_written_again(tmp_path: Path) -> None:
+    """A calibration cut short or of another schema is still one: moving it aside and calibrating again
+    stays the advice (said once, not twice)."""
+    cut = tmp_path / "cut.json"
+    cut.write_text('{"schema": 1, "px_to_mm": [[1, 0')
+    with pytest.raises(TableFileError, match="move it aside and run `pitboard calibrate` again"):
+        load_calibration(cut)
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"schema": 2, "px_to_mm": [[1, 0, 0]] * 3}))
+    with pytest.raises(TableFileError) as caught:
+        load_calibration(other)
+    assert str(caught.value) == (f"calibration file {other}: calibration schema 2 is not 1; move it aside and run "
+                                 "`pitboard calibrate` again")
+
+
+def test_the_appliance_names_a_face_library_given_as_its_calibration(tmp_path: Path) -> None:
+    """An owner set [vision] calibration to their face library: `pitboard run`/`check` said "calibration schema
+    None is not 1; run `pitboard calibrate` again"."""
+    from device.camera_input import read_calibration_file
+
+    faces = tmp_path / "faces.json"
+    faces.write_text(json.dumps({"format": "pitboard-faces", "version": 1, "dice": {}}))
+    cal, problem = read_calibration_file(faces)
+    assert cal is None and problem is not None
+    assert f"{faces} is not a calibration: it looks like a face library" in problem.message
+    assert "point [vision] calibration at the calibration file" in problem.message
+    assert "schema None" not in problem.message and "pitboard calibrate" not in problem.message
