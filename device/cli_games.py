@@ -1,8 +1,10 @@
 """``pitboard rules``, ``pitboard play`` and ``pitboard log``: the rules engines from the command line.
 
 ``play`` is how the rules are checked from outside: a setup file, a script of commands (one JSON object a
-line), a SQLite log.  Each line is decided, committed, and answered with one JSON line; a line that is not
-a command stops the run with its line number, and everything before it stays recorded.
+line), a SQLite log.  The setup and the whole script are read and checked first - a line that is not a
+command of the game (a field its command does not take included) stops the run with its line number before
+the log is opened, so nothing is begun or recorded.  Then each line is decided, committed, and answered
+with one JSON line.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from device.setup_files import SetupFileError, read_setup_file, setup_refused
 from device.store import Store, StoreError
 from games import REGISTRY, game_package, load_game
 from games.core import Command, Illegal, Match
+from games.core.match import check_fields
 
 
 def to_jsonable(obj: Any) -> Any:
@@ -70,42 +73,57 @@ def mark_finished(store: Store, game_id: int, match: Match[Any]) -> None:
         store.finish(game_id)
 
 
+def _bad_line(source: str, number: int, what: str, fix: str = "fix the line") -> Exception:
+    """A line of a script that is not a command: nothing of the script has been applied (it is read and
+    checked whole before its first command)."""
+    return _user_error(f"{source}:{number}: {what}. Nothing of the script was applied (it is checked whole "
+                       f"before its first command): {fix} and run it again")
+
+
 def _numbered(lines: Iterable[str | bytes], source: str) -> Iterable[tuple[int, str]]:
     """Number the lines; bytes are decoded one line at a time, so a line that is not UTF-8 is told by its own
-    number and every line before it has been applied."""
+    number."""
     for number, line in enumerate(lines, start=1):
         if isinstance(line, bytes):
             try:
                 line = line.decode("utf-8")
             except UnicodeDecodeError as exc:
-                before = (f"lines 1-{number - 1} before it were applied and their decisions are recorded"
-                          if number > 1 else "nothing of the script was applied")
-                raise _user_error(f"{source}:{number}: not UTF-8 text (byte {exc.start + 1} of the line); save the "
-                                  f"script as UTF-8 and run it from line {number}. {before}.") from None
+                raise _bad_line(source, number, f"not UTF-8 text (byte {exc.start + 1} of the line)",
+                                "save the script as UTF-8") from None
         yield number, line
 
 
-def apply_lines(match: Match[Any], lines: Iterable[str | bytes], out: TextIO, *, as_json: bool, source: str) -> int:
-    """Apply script lines; one answer per command.  Returns an exit code."""
-    for number, line in _numbered(lines, source):
-        text = line.strip()
-        if not text or text.startswith("#"):
-            continue
-        try:
-            command = Command.from_json(json.loads(text))
-        except json.JSONDecodeError as exc:
-            print(f"pitboard: {source}:{number}: not a JSON object ({exc.msg}); the {number - 1} lines before it "
-                  "are recorded. Fix the line and run the rest.", file=sys.stderr)
-            return 2
-        except (ValueError, RecursionError) as exc:  # a number too long to read, nesting too deep
-            what = ("nested too deeply" if isinstance(exc, RecursionError)
-                    else "a number too long to read (more than 4,300 digits)")
-            print(f"pitboard: {source}:{number}: {what}; the {number - 1} lines before it are recorded. Fix "
-                  "the line and run the rest.", file=sys.stderr)
-            return 2
-        except Illegal as exc:
-            print(f"pitboard: {source}:{number}: {exc.reason}; the lines before it are recorded", file=sys.stderr)
-            return 2
+def read_script(lines: Iterable[str | bytes], source: str, game: Any) -> list[tuple[int, Command]]:
+    """Every command of a script with its line number, read and checked before any is applied: a line that
+    is not a command of ``game`` - not UTF-8, not a JSON object, a value too long or too deep to read, no
+    "type", a field its command does not take (:func:`games.core.match.check_fields`: the game's own list)
+    - is a :class:`device.cli.UserError` naming ``source``, the line and what is wrong."""
+    commands: list[tuple[int, Command]] = []
+    try:
+        for number, line in _numbered(lines, source):
+            text = line.strip()
+            if not text or text.startswith("#"):
+                continue
+            try:
+                command = Command.from_json(json.loads(text))
+                check_fields(game, command)
+            except json.JSONDecodeError as exc:
+                raise _bad_line(source, number, f"not a JSON object ({exc.msg})") from None
+            except (ValueError, RecursionError) as exc:  # a number too long to read, nesting too deep
+                what = ("nested too deeply" if isinstance(exc, RecursionError)
+                        else "a number too long to read (more than 4,300 digits)")
+                raise _bad_line(source, number, what) from None
+            except Illegal as exc:
+                raise _bad_line(source, number, exc.reason) from None
+            commands.append((number, command))
+    except OSError as exc:
+        raise _user_error(f"cannot read the script {source}: {exc.strerror or exc}. Nothing of it was applied") from None
+    return commands
+
+
+def apply_commands(match: Match[Any], commands: Iterable[tuple[int, Command]], out: TextIO, *, as_json: bool) -> None:
+    """Apply script commands (from :func:`read_script`); one answer per command."""
+    for number, command in commands:
         outcome = match.apply(command)
         prompt = match.prompt()
         if as_json:
@@ -119,7 +137,33 @@ def apply_lines(match: Match[Any], lines: Iterable[str | bytes], out: TextIO, *,
             mark = "ok " if outcome.accepted else "NO "
             why = f"  ({outcome.reason})" if outcome.reason else ""
             print(f"{number:4d} {mark}{command.type}{why}\n       → {prompt.text}", file=out)
+
+
+def apply_lines(match: Match[Any], lines: Iterable[str | bytes], out: TextIO, *, as_json: bool, source: str) -> int:
+    """Apply script lines, once all of them read as commands; one answer per command.  Returns an exit code
+    (2, with the reason on standard error, when a line is not a command: nothing is applied then)."""
+    from device.cli import UserError
+
+    try:
+        commands = read_script(lines, source, match.game)
+    except UserError as exc:
+        print(f"pitboard: {exc}", file=sys.stderr)
+        return 2
+    apply_commands(match, commands, out, as_json=as_json)
     return 0
+
+
+def _read_script_arg(path: str, game: str) -> list[tuple[int, Command]]:
+    """``--script PATH`` (``-``: standard input) read and checked whole, before the log is opened."""
+    if path == "-":
+        return read_script(getattr(sys.stdin, "buffer", sys.stdin), path, load_game(game))
+    try:
+        script = open(path, "rb")
+    except OSError as exc:
+        raise _user_error(f"cannot read the script {path}: {exc.strerror or exc}; check the path (nothing was "
+                          "written to the game log)") from None
+    with script:
+        return read_script(script, path, load_game(game))
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
@@ -128,27 +172,22 @@ def _cmd_play(args: argparse.Namespace) -> int:
         return 0
     if not args.db:
         raise _user_error("play needs --db GAME.sqlite (the game log)")
+    # every argument is read and checked before the log is opened: a mistake in one begins no game
     setup = read_setup(Path(args.setup), args.game) if args.setup else None
+    commands = _read_script_arg(args.script, args.game) if args.script else None
     try:
         with Store(args.db) as store:
             game_id, match = open_match(args.game, store, setup, new=args.new, setup_path=args.setup)
-            if args.script:
+            if commands is not None:
                 try:
-                    script = getattr(sys.stdin, "buffer", sys.stdin) if args.script == "-" else open(args.script, "rb")
-                except OSError as exc:
-                    raise _user_error(f"cannot read the script {args.script}: {exc.strerror}") from None
-                try:
-                    with script:
-                        code = apply_lines(match, script, sys.stdout, as_json=args.json, source=args.script)
+                    apply_commands(match, commands, sys.stdout, as_json=args.json)
                 finally:
                     mark_finished(store, game_id, match)
-            else:
-                code = 0
             final = {"game_id": game_id, "prompt": match.prompt().to_json(), "views": to_jsonable(match.views())}
             print(json.dumps(final) if args.json else json.dumps(final, indent=2))
     except StoreError as exc:
         raise _user_error(str(exc)) from None
-    return code
+    return 0
 
 
 def _module_attr(game: str, attr: str) -> Any:

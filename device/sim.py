@@ -55,8 +55,10 @@ import numpy as np
 from device.app import App, VisionReader, setup_options
 from device.buttons import KeyboardButtons
 from device.camera import FRAME_SUFFIXES, Camera, StillBackend
+from device.setup_files import SetupFileError, read_setup_file, setup_refused
 from device.store import Store
 from games import game_package
+from games.core import Illegal
 
 HELP = __doc__.split("Keys (upper case = a long press):", 1)[1].split("The keys come", 1)[0]
 FIRST_FRAME_MARK = "PITBOARD-FIRST-FRAME"
@@ -200,6 +202,38 @@ def describe_key(key: str) -> str:
     return repr(key) if len(key) == 1 else key
 
 
+# -- the arguments, checked before the log is opened -------------------------------------------------
+
+
+def read_sim_setup(module: Any, setup: str | Path | None) -> dict[str, Any]:
+    """The table's options: the setup file (every fault a :class:`SetupFileError` naming it, as ``play``
+    says it), or the game's example setup when none is given."""
+    if setup is None:
+        return setup_options(module, None)
+    name = module.GAME.name
+    return read_setup_file(setup, fix=f"`pitboard play {name} --example-setup` prints one to start from")
+
+
+def check_listen(listen: str) -> tuple[str, int]:
+    """``--web HOST:PORT`` as ``(host, port)``, once the address is known to be one this machine can listen
+    on: a ValueError saying what to type otherwise (the server binds it again when it starts)."""
+    import socket
+
+    from device.web import parse_listen
+
+    host, port = parse_listen(listen)
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                                             flags=socket.AI_PASSIVE)[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server does
+            probe.bind(address)
+    except OSError as exc:
+        raise ValueError(f"--web {listen!r}: cannot listen on {host}:{port} ({exc.strerror or exc}); is the port "
+                         "taken, or the address not this machine's? give another, e.g. 127.0.0.1:8080") from None
+    return host, port
+
+
 # -- the log ------------------------------------------------------------------------------------------
 
 
@@ -306,7 +340,9 @@ class Sim:
                  size: Callable[[], tuple[int, int]] | None = None, web: str | None = None) -> None:
         self.module = game_package(game)
         self.game = self.module.GAME.name
-        self.options = setup_options(self.module, setup)
+        # Every argument is checked before the log is touched: a mistake in one begins no game, writes nothing.
+        self.options = read_sim_setup(self.module, setup)
+        listen = check_listen(web) if web is not None else None
         self.out = out if out is not None else sys.stdout
         self.live = live
         self.size = size
@@ -341,10 +377,15 @@ class Sim:
             path = Path(self._tmp.name) / "sim.sqlite"
         else:
             path = Path(db) if db is not None else default_log(self.game)
+        if new or not keep_log or not path.is_file() or path.stat().st_size == 0:  # the setup begins the game
+            self._check_setup()
         self._lock_fd = _lock(path) if keep_log else None
         try:
             self.store = Store(path)
-            self.game_id, match, self.resumed = self.store.open_match(self.module.GAME, self.options, new=new)
+            try:
+                self.game_id, match, self.resumed = self.store.open_match(self.module.GAME, self.options, new=new)
+            except Illegal as exc:
+                raise SetupFileError(setup_refused(self.setup_path, exc.reason)) from None
         except BaseException:
             if getattr(self, "store", None) is not None:
                 self.store.close()
@@ -374,16 +415,24 @@ class Sim:
         #: shows them and only the messages and the prompt are printed.
         self.print_screens = True
         self.note(self.log_text(start=True))
-        if web is not None:
-            self.start_web(web)
+        if listen is not None:
+            self.start_web(listen)
+
+    def _check_setup(self) -> None:
+        """The setup as the game would begin from it: a refusal names the file (and leaves no log behind)."""
+        try:
+            self.module.GAME.start(self.options)
+        except Illegal as exc:
+            self._release()
+            raise SetupFileError(setup_refused(self.setup_path, exc.reason)) from None
 
     # -- the web page (--web HOST:PORT) -----------------------------------------------------------
-    def start_web(self, listen: str) -> None:
+    def start_web(self, listen: str | tuple[str, int]) -> None:
         """Serve the web page beside this game (:mod:`device.web`) and say where, with the pairing code."""
         from device.web import WebService, files_check, parse_listen
 
         try:
-            host, port = parse_listen(listen)
+            host, port = parse_listen(listen) if isinstance(listen, str) else listen
             self.web = WebService(game=self.game, store_path=self.store.path, host=host, port=port,
                                   new_game=self._web_new_game,
                                   check=lambda: files_check(self.game, self.setup_path)).start()

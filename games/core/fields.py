@@ -107,9 +107,10 @@ def table(value: Any, where: str, *, required: bool = False) -> Mapping[str, Any
     return value
 
 
-def only_keys(source: Mapping[str, Any], allowed: Iterable[str], where: str) -> None:
+def only_keys(source: Mapping[str, Any], allowed: Iterable[str], where: str, *, noun: str = "key") -> None:
     """Refuse a key of ``source`` that is not in ``allowed`` (a misspelt one, usually), naming the
-    likeliest meant key and all the known ones."""
+    likeliest meant key and all the known ones.  ``noun`` is what a key is called here (a command's are
+    "field"s: ``undo: unknown field 'step' (did you mean 'steps'?); the fields here are steps``)."""
     allowed = sorted(allowed)
     for key in source:
         if key in allowed:
@@ -117,8 +118,8 @@ def only_keys(source: Mapping[str, Any], allowed: Iterable[str], where: str) -> 
         name = str(key)
         near = difflib.get_close_matches(name, allowed, n=1, cutoff=0.6)
         hint = f" (did you mean {near[0]!r}?)" if near else ""
-        known = ", ".join(allowed) if allowed else "none"
-        raise Illegal(f"{where}: unknown key {show(name)}{hint}; the keys here are {known}")
+        known = f"the {noun}s here are {', '.join(allowed)}" if allowed else f"it takes no {noun}s"
+        raise Illegal(f"{where}: unknown {noun} {show(name)}{hint}; {known}")
 
 
 def boolean(source: Mapping[str, Any], key: str, default: Any, where: str) -> bool:

@@ -15,12 +15,30 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from games.core import fields
 from games.core.model import Command, Decision, Event, Game, Illegal, Prompt, Record
 
 S = TypeVar("S")
 
 UNDONE = "undone"
 UNDO = "undo"
+#: The fields of ``undo``, the one command the core decides for every game.
+UNDO_FIELDS = ("steps",)
+
+
+def check_fields(game: Any, command: Command) -> None:
+    """Refuse a field ``command`` does not take, naming it and the likeliest meant one (``undo: unknown
+    field 'step' (did you mean 'steps'?); the fields here are steps``).  The fields are the game's own
+    declaration, ``game.commands`` (command type → the fields it takes; see :class:`games.core.Game`),
+    and :data:`UNDO_FIELDS` for undo.  A game that declares none, or a command type it does not declare,
+    is left to its ``decide``, which names the unknown command."""
+    declared: Mapping[str, Sequence[str]] | None = (
+        {UNDO: UNDO_FIELDS} if command.type == UNDO else getattr(game, "commands", None))
+    if declared is None or command.type not in declared:
+        return
+    fields.plain(command.args, command.type)  # a huge or deeply nested value is told as that first
+    fields.only_keys(command.args, declared[command.type], command.type, noun="field")
+
 
 #: ``sink(decision, events) -> records``: persist the events of one decision, return them as stored.
 Sink = Callable[[int, Sequence[Event]], Sequence[Record]]
@@ -93,7 +111,9 @@ class Match(Generic[S]):
 
     # -- deciding ---------------------------------------------------------------------------------
     def propose(self, command: Command) -> Decision:
-        """Ask the rules; nothing is recorded.  Raises :class:`Illegal`."""
+        """Ask the rules; nothing is recorded.  Raises :class:`Illegal` (a field the command does not take
+        included: :func:`check_fields`)."""
+        check_fields(self.game, command)
         if command.type == UNDO:
             steps = command.get("steps", 1)
             if not isinstance(steps, int) or isinstance(steps, bool) or steps < 1:

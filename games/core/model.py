@@ -154,7 +154,13 @@ class Alert:
 
 
 class Game(Protocol, Generic[S, V]):
-    """A game declared as pure functions.  ``S`` is its state type, ``V`` its per-player view type."""
+    """A game declared as pure functions.  ``S`` is its state type, ``V`` its per-player view type.
+
+    A game may also declare ``commands``: each command type it decides → the fields that command takes
+    (``{"hits": ("vehicle", "count", "cause"), "confirm": ()}``).  With it, a command carrying any other
+    field (a misspelt one, usually) is refused before ``decide`` is asked, naming the field and the
+    likeliest meant one (:func:`games.core.match.check_fields`); without it, the fields are not checked.
+    """
 
     name: str
 

@@ -48,6 +48,8 @@ class Gaslands:
     """The game declaration: start, decide, evolve, prompt, views."""
 
     name = "gaslands"
+    #: each command → the fields it takes (see :class:`games.core.Game`)
+    commands = rules.COMMAND_FIELDS
 
     def start(self, options: Mapping[str, Any]) -> Sequence[Event]:
         events = rules.start(options)

@@ -699,7 +699,7 @@ def decide(state: GaslandsState, cmd: Command) -> Decision:
     if cmd.type not in allowed:
         if step is Step.GAME_OVER:
             raise Illegal("the game is over")
-        known = {c for cs in STEP_COMMANDS.values() for c in cs} | {"set_fire", "end_game", "undo"}
+        known = {*COMMAND_FIELDS, "undo"}
         if cmd.type not in known:
             raise Illegal(f"unknown command {cmd.type!r}; Gaslands commands are {', '.join(sorted(known))}")
         raise Illegal(out_of_order(state, cmd.type))
@@ -999,6 +999,27 @@ def _end_game(draft: _Draft, cmd: Command) -> None:
         raise Illegal(f"winner must be one of the players: {', '.join(draft.state.players)}")
     draft.emit("game_over", reason="ended by the table", winner=winner)
 
+
+#: Every Gaslands command → the fields it takes (the README's vocabulary; ``undo`` is the core's).  A
+#: command with any other field is refused, naming it (:func:`games.core.match.check_fields`).
+COMMAND_FIELDS: dict[str, tuple[str, ...]] = {
+    "activate": ("vehicle",),
+    "choose_template": ("template", "hand", "edge"),
+    "place_template": (),
+    "skid_roll": ("faces",),
+    "push_it": ("reroll", "faces"),
+    "shift": ("use", "result"),
+    "end_shifts": (),
+    "confirm": (),
+    "collision": ("vehicle", "both_evaded", "kind"),
+    "hits": ("vehicle", "count", "cause"),
+    "attack": ("target", "dice", "evade"),
+    "gain_hazard": ("vehicle", "count", "cause"),
+    "flip_check": ("die",),
+    "skip_phase": ("confirm",),
+    "end_game": ("winner",),
+    "set_fire": ("vehicle", "on"),
+}
 
 _HANDLERS = {
     "activate": _activate,

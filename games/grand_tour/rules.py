@@ -88,6 +88,16 @@ def _team(state: GrandTourState, raw: Any) -> str:
 
 class GrandTourGame:
     name = "grand_tour"
+    #: each command → the fields it takes (the README's vocabulary; ``undo`` is the core's).  A command with
+    #: any other field is refused, naming it (:func:`games.core.match.check_fields`).
+    commands: Mapping[str, tuple[str, ...]] = {
+        "deal_specialties": ("team", "cards"),
+        "keep_specialty": ("team", "card", "rider"),
+        "finish_round": ("crossed", "pack"),
+        "cross": ("rider", "squares"),
+        "end_round": ("pack",),
+        "exhaustion": ("rider", "cards"),
+    }
 
     # -- start ---------------------------------------------------------------------------------------------
     def start(self, options: Mapping[str, Any]) -> Sequence[Event]:

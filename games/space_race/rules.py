@@ -100,6 +100,16 @@ class SpaceRaceGame:
     """The game object the core drives (see ``games.core.Game``)."""
 
     name = "space_race"
+    #: each command → the fields it takes (the README's vocabulary; ``undo`` is the core's).  A command with
+    #: any other field is refused, naming it (:func:`games.core.match.check_fields`).
+    commands: Mapping[str, tuple[str, ...]] = {
+        "begin_turn": (),
+        "attempt": ("side", "ops", "die"),
+        "roll": ("die",),
+        "grant_attempt": ("side",),
+        "event_advance": ("side",),
+        "end_turn": (),
+    }
 
     # -- start ---------------------------------------------------------------------------------------------
     def start(self, options: Mapping[str, Any]) -> Sequence[Event]:

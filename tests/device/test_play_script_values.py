@@ -23,5 +23,6 @@ def test_an_unreadable_value_is_named_by_its_line(tmp_path: Path, capsys: pytest
     code = main(["play", "space_race", "--setup", str(setup), "--script", str(script),
                  "--db", str(tmp_path / "g.sqlite"), "--json"])
     err = capsys.readouterr().err
-    assert code == 2 and f"s.jsonl:2: {said}" in err and "1 lines before it are recorded" in err
+    assert code == 2 and f"s.jsonl:2: {said}" in err and "Nothing of the script was applied" in err
+    assert not (tmp_path / "g.sqlite").exists()  # the whole script is read before the log is opened
     assert "Traceback" not in err
