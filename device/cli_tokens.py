@@ -102,11 +102,13 @@ def cmd_teach_tokens(args: argparse.Namespace) -> int:
 def learn_mats_at_calibration(img: Any, cal: Any, cfg: Any, path: str | Path | None = None) -> tuple[Path | None, str]:
     """After ``pitboard calibrate``: learn the bare mat of every token zone from the calibration frame and
     save it with the taught colour (if any).  Returns (file written or None, one sentence for the owner)."""
-    from device.token_files import TokenFileError, load_token_look, save_token_look, with_mats
+    from device.token_files import NotATokenFile, TokenFileError, load_token_look, save_token_look, with_mats
     from vision.tokens import learn_mats
 
     try:
         look = load_token_look(cfg.tokens, path)
+    except NotATokenFile as exc:  # another file named as the token look: never written over
+        return None, f"the bare mat was not learned: {exc} (give --tokens a token look file, or a new file name)"
     except TokenFileError as exc:
         look = cfg.tokens  # a damaged file is replaced by what this frame teaches
         note = f" (the old token look was unreadable and is replaced: {exc})"

@@ -27,6 +27,11 @@ class TokenFileError(Exception):
     """The token look file cannot be read or written; the message names the file and what to do."""
 
 
+class NotATokenFile(TokenFileError):
+    """The file named as the token look is another kind of file (text, an image, someone's archive): not
+    ours to write over, unlike a damaged token look."""
+
+
 #: What to do about a file that is not a token look at all (text, an image, another Pitboard file).
 FOREIGN = "run `pitboard teach tokens` again or fix [vision] tokens"
 
@@ -73,7 +78,7 @@ def load_token_look(base: TokenLook, path: str | Path | None = None) -> TokenLoo
             raise TokenFileError(f"{p} is too large to be a token look file; {redo}")
         other = _not_a_look(p)
         if other is not None:  # another file named as the token look: it is not ours to remove or redo
-            raise TokenFileError(f"{p} is not a token look file ({other}); {FOREIGN}")
+            raise NotATokenFile(f"{p} is not a token look file ({other}); {FOREIGN}")
         with np.load(p, allow_pickle=False) as data:
             arrays = {k: data[k] for k in data.files}
     except TokenFileError:
@@ -83,7 +88,7 @@ def load_token_look(base: TokenLook, path: str | Path | None = None) -> TokenLoo
     except (ValueError, zipfile.BadZipFile, EOFError, KeyError) as exc:
         raise TokenFileError(f"{p} is not a token look file ({_first_line(exc)}); {redo}") from exc
     if "schema" not in arrays:  # a NumPy archive, but not one Pitboard wrote
-        raise TokenFileError(f"{p} is not a token look file (a NumPy archive without the token look's schema); "
+        raise NotATokenFile(f"{p} is not a token look file (a NumPy archive without the token look's schema); "
                              f"{FOREIGN}")
     try:
         return look_from_arrays(arrays, base)

@@ -247,3 +247,19 @@ def test_the_appliance_names_a_face_library_given_as_its_calibration(tmp_path: P
     assert f"{faces} is not a calibration: it looks like a face library" in problem.message
     assert "point [vision] calibration at the calibration file" in problem.message
     assert "schema None" not in problem.message and "pitboard calibrate" not in problem.message
+
+
+@pytest.mark.parametrize("content", [b"lap times: 1:02, 0:58\n", b"\x89PNG\r\n\x1a\n...."])
+def test_calibration_never_writes_its_mats_over_a_file_that_is_not_a_token_look(content: bytes, tmp_path: Path) -> None:
+    """`pitboard calibrate IMG --tokens notes.txt`: calibration learns the bare mat and saves it with the token
+    look, replacing a damaged look file -- and so it replaced the owner's notes.  A file that is not a token
+    look is left as it was, and calibration says the mat was not learned."""
+    from device.cli_tokens import learn_mats_at_calibration
+    from vision.table import default_config
+
+    path = tmp_path / "notes.txt"
+    path.write_bytes(content)
+    written, said = learn_mats_at_calibration(np.zeros((8, 8, 3), np.uint8), None, default_config(), path)
+    assert written is None and path.read_bytes() == content
+    assert said.startswith(f"the bare mat was not learned: {path} is not a token look file (")
+    assert said.endswith("(give --tokens a token look file, or a new file name)")
