@@ -194,23 +194,32 @@ def test_play_marks_a_finished_game_and_reports_a_resumed_one(tmp_path, capsys):
         assert store.games()[0].finished and store.latest_unfinished("gaslands") is None
 
 
-def test_play_stops_at_a_bad_line_with_its_number_and_keeps_the_lines_before(tmp_path, capsys):
+def test_a_script_with_a_bad_line_is_refused_whole_and_the_recorded_game_is_kept(tmp_path, capsys):
     from device.cli import main
 
     setup = tmp_path / "setup.toml"
     setup.write_text(TWO_PLAYERS)
     script = tmp_path / "s.jsonl"
-    script.write_text('{"type": "choose_template", "template": "gentle"}\n{"type": "place_template"}\n{oops\n')
+    script.write_text('{"type": "choose_template", "template": "gentle"}\n{"type": "place_template"}\n')
     db = str(tmp_path / "g.sqlite")
-    assert main(["play", "gaslands", "--setup", str(setup), "--script", str(script), "--db", db, "--json"]) == 2
-    captured = capsys.readouterr()
-    assert "s.jsonl:3" in captured.err
-    lines = [json.loads(line) for line in captured.out.splitlines()]
-    assert [line.get("accepted") for line in lines[:2]] == [True, True]
-    assert "views" in lines[-1]  # the final views are printed even so
+    assert main(["play", "gaslands", "--setup", str(setup), "--script", str(script), "--db", db, "--json"]) == 0
+    capsys.readouterr()
     with Store(db) as store:
-        types = [r.event.type for r in store.records(1)]
-    assert "template_chosen" in types and types[-1] == "step_entered"
+        before = [r.event.type for r in store.records(1)]
+    assert "template_chosen" in before
+
+    # A good first line and a broken third: the script is checked whole, so nothing of it runs and the
+    # message names the line; the game already in the log is untouched.
+    script.write_text('{"type": "choose_template", "template": "gentle"}\n{"type": "place_template"}\n{oops\n')
+    assert main(["play", "gaslands", "--script", str(script), "--db", db, "--json"]) == 2
+    captured = capsys.readouterr()
+    assert "s.jsonl:3" in captured.err and "Nothing of the script was applied" in captured.err
+    assert not any(json.loads(line).get("accepted") for line in captured.out.splitlines() if line.strip())
+    with Store(db) as store:
+        assert [r.event.type for r in store.records(1)] == before
+
     script.write_bytes(b'{"type": "skid_roll", "faces": []}\n\xff\xfe\n')
     assert main(["play", "gaslands", "--script", str(script), "--db", db, "--json"]) == 2
     assert "not UTF-8" in capsys.readouterr().err
+    with Store(db) as store:
+        assert [r.event.type for r in store.records(1)] == before
