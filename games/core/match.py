@@ -11,6 +11,7 @@ event that was not committed first.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -27,16 +28,22 @@ UNDO_FIELDS = ("steps",)
 
 
 def check_fields(game: Any, command: Command) -> None:
-    """Refuse a field ``command`` does not take, naming it and the likeliest meant one (``undo: unknown
-    field 'step' (did you mean 'steps'?); the fields here are steps``).  The fields are the game's own
-    declaration, ``game.commands`` (command type → the fields it takes; see :class:`games.core.Game`),
-    and :data:`UNDO_FIELDS` for undo.  A game that declares none, or a command type it does not declare,
-    is left to its ``decide``, which names the unknown command."""
+    """Refuse a command type the game does not know, or a field ``command`` does not take, naming it and
+    the likeliest meant one (``undo: unknown field 'step' (did you mean 'steps'?); the fields here are
+    steps``; ``unknown command 'asign' (did you mean 'assign'?); the commands are ...``).  The fields are
+    the game's own declaration, ``game.commands`` (command type → the fields it takes; see
+    :class:`games.core.Game`), and :data:`UNDO_FIELDS` for undo.  A game that declares none is left to its
+    ``decide``, which names an unknown command."""
     declared: Mapping[str, Sequence[str]] | None = (
         {UNDO: UNDO_FIELDS} if command.type == UNDO else getattr(game, "commands", None))
-    if declared is None or command.type not in declared:
+    if declared is None:
         return
     fields.plain(command.args, command.type)  # a huge or deeply nested value is told as that first
+    if command.type not in declared:
+        known = sorted({*declared, UNDO})
+        near = difflib.get_close_matches(command.type, known, n=1, cutoff=0.6)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        raise Illegal(f"unknown command {fields.show(command.type)}{hint}; the commands are {', '.join(known)}")
     fields.only_keys(command.args, declared[command.type], command.type, noun="field")
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from games.core import Command, Decision, Event, Menu, Prompt
 from games.thunder_road import rules
+from games.thunder_road.deciders import COMMAND_FIELDS
 from games.thunder_road.state import PlayerView, Step, ThunderRoadState, VehicleView
 from games.thunder_road.views import views as _views
 
@@ -56,6 +57,7 @@ class ThunderRoad:
     """The game declaration: start, decide, evolve, prompt, views."""
 
     name = "thunder_road"
+    commands = COMMAND_FIELDS
 
     def start(self, options: Mapping[str, Any]) -> Sequence[Event]:
         return rules.start(options)

@@ -48,6 +48,31 @@ DECIDERS: dict[str, Callable[[ThunderRoadState, Command], list[Event]]] = {
 }
 
 
+#: Command type → the fields it takes, as the deciders read them; any other field is refused, naming it
+#: (:func:`games.core.match.check_fields`).  Dropped, a misspelt field changed the game without a
+#: word: ``"on_fier"`` made an ON FIRE! token a plain one, ``"occupid"`` a move without its collision.
+#: ``player`` is optional wherever it appears (the player whose turn it is, checked); ``command``'s
+#: ``command`` is the older spelling of its ``name``.
+COMMAND_FIELDS: dict[str, tuple[str, ...]] = {
+    "roll": ("player", "dice", "first"),
+    "assign": ("player", "vehicle", "die"),
+    "coast": ("player", "vehicle", "die"),
+    "command": ("player", "name", "command", "die", "vehicle"),
+    "pass": ("player",),
+    "fire": ("face",),
+    "fire_ruling": ("effect", "moves"),
+    "move": ("spaces", "occupied"),
+    "scroll": ("eliminated",),
+    "finish": (),
+    "bump": ("bump", "direction"),
+    "reroll": ("player", "bump", "direction"),
+    "placed": ("moved", "onto"),
+    "damage": ("vehicle", "on_fire"),
+    "ignite": ("vehicle",),
+    "road": ("player", "vehicle", "face"),
+}
+
+
 def decide(state: ThunderRoadState, command: Command) -> Decision:
     """The events ``command`` causes: its own, each followed by its consequences; or :class:`Illegal`.
 

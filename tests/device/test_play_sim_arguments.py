@@ -60,6 +60,11 @@ def gas_setup(tmp_path: Path) -> Path:
     ("grand_tour", ['{"type": "cross", "ridr": "red.rouleur"}'], 1,
      "cross: unknown field 'ridr' (did you mean 'rider'?)"),
     ("gaslands", ['{"type": "place_template", "now": true}'], 1, "place_template: unknown field 'now'; it takes no fields"),
+    ("gaslands", ['{"type": "activate"}', '{"type": "skid_rol", "faces": ["shift"]}'], 2,
+     "unknown command 'skid_rol' (did you mean 'skid_roll'?); the commands are activate, attack,"),
+    ("thunder_road", ['{"type": "roll", "player": "Ana", "dice": [1, 2, 3, 4]}',
+                      '{"type": "damage", "vehicel": "Ben/small", "on_fire": true}'], 2,
+     "damage: unknown field 'vehicel' (did you mean 'vehicle'?); the fields here are on_fire, vehicle"),
 ])
 def test_a_misspelt_field_in_a_script_is_refused_naming_line_and_field(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], gas_setup: Path,
@@ -115,6 +120,14 @@ def test_the_rules_refuse_a_misspelt_field_from_any_source() -> None:
     assert match.apply(Command.from_json({"type": "begin_turn"})).accepted
     outcome = match.apply(Command.from_json({"type": "attempt", "side": "USSR", "ops": 2, "dice": 4}))
     assert not outcome.accepted and outcome.reason is not None and "did you mean 'die'?" in outcome.reason
+    road = game_package("thunder_road")
+    match = Match.begin(road.GAME, tomllib.loads(road.EXAMPLE_SETUP))
+    # A misspelt field was dropped: "frist" left the setup's first player to go first, without a word.
+    outcome = match.apply(Command.from_json({"type": "damage", "vehicel": "Ben/small"}))
+    assert not outcome.accepted and outcome.reason is not None and "did you mean 'vehicle'?" in outcome.reason
+    outcome = match.apply(Command.from_json({"type": "roll", "player": "Ana", "dice": [1, 2, 3, 4], "frist": "Ben"}))
+    assert not outcome.accepted and outcome.reason is not None and "did you mean 'first'?" in outcome.reason
+    assert match.apply(Command.from_json({"type": "roll", "player": "Ana", "dice": [1, 2, 3, 4], "first": "Ben"})).accepted
 
 
 # -- 2. arguments checked before a game is begun --------------------------------------------------------

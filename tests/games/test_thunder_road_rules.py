@@ -825,3 +825,25 @@ def test_a_roll_naming_no_player_by_name_is_refused_not_a_crash():
     match = Match.begin(GAME, tomllib.loads(EXAMPLE_SETUP))
     outcome = match.apply(Command("roll", {"player": ["Ana"], "dice": [1, 2, 3, 4]}))
     assert not outcome.accepted and "whose dice" in (outcome.reason or "")
+
+
+def test_every_command_declares_its_fields_and_a_misspelt_one_is_refused() -> None:
+    """Every command the deciders take declares its fields; a field outside them is refused by the match,
+    naming it, instead of being dropped.  Dropped, they changed the game without a word: "on_fier" made
+    an ON FIRE! token a plain one, "occupid" a move with no collision, "ontto" a bump landing on an empty
+    space, "firts" left the setup's first player to go first."""
+    from games.thunder_road.deciders import COMMAND_FIELDS, DECIDERS
+
+    assert GAME.commands is COMMAND_FIELDS and COMMAND_FIELDS.keys() == DECIDERS.keys()
+    import tomllib
+
+    match = Match.begin(GAME, tomllib.loads(EXAMPLE_SETUP))
+    before = len(match.records)
+    outcome = match.apply(Command("roll", {"dice": {"Ana": [1, 2, 3, 4]}, "firts": "Ben"}))
+    assert not outcome.accepted and outcome.reason is not None
+    assert outcome.reason.startswith("roll: unknown field 'firts' (did you mean 'first'?)")
+    assert len(match.records) == before
+    outcome = match.apply(Command("damage", {"vehicle": "Ben/small", "on_fier": True}))
+    assert outcome.reason is not None and "unknown field 'on_fier' (did you mean 'on_fire'?)" in outcome.reason
+    outcome = match.apply(Command("finish", {"now": True}))
+    assert outcome.reason == "finish: unknown field 'now'; it takes no fields"
