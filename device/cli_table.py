@@ -18,6 +18,8 @@ from dataclasses import replace
 
 import numpy as np
 
+from vision.calibration import HFOV_RANGE_DEG
+
 
 def _user_error(msg: str) -> Exception:
     from device.cli import UserError
@@ -54,12 +56,6 @@ def _parse_points(text: str) -> list[tuple[float, float]]:
     return pts  # type: ignore[return-value]
 
 
-#: The horizontal fields of view ``--hfov`` takes, in degrees.  The value sets the focal length of the
-#: pinhole model the roof tags' height is corrected with (``vision.calibration.intrinsics``): a Camera
-#: Module 3 is 66, its Wide 102, a fisheye module or M12 lens up to ~160 (the barrel itself is the lens
-#: model's work, ``--lens``).  Below 20 is a telephoto no camera over a table has; at 180 and beyond the
-#: pinhole has no focal length at all.
-HFOV_RANGE_DEG = (20.0, 170.0)
 
 
 def _parse_hfov(text: str) -> float:
@@ -174,17 +170,18 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         except tf.NotCalibrationError as exc:  # another file there (a face library ...): never written over
             raise _user_error(f"{exc}; `pitboard calibrate` would write over it: give --out another file "
                               "name") from None
-        except tf.TableFileError:
+        except tf.TableFileError as exc:
             previous = None
+            if out.exists():  # damaged or refused (a field of view no lens has ...): nothing of it is carried over
+                said = str(exc).removesuffix("; move it aside and run `pitboard calibrate` again")
+                print(f"warning: the calibration being replaced cannot be read ({said}); its mat size and zones "
+                      f"are not carried over{'' if args.mat_mm else ': the mat is taken as 800x450 mm (give --mat-mm)'}",
+                      file=sys.stderr)
         zones = tf.load_zones(args.zones) if args.zones else None
     mat = args.mat_mm or (previous.mat_mm if previous else (800.0, 450.0))
     hfov = args.hfov
     if hfov is None:
-        hfov = previous.hfov_deg if previous else 66.0
-        if not HFOV_RANGE_DEG[0] <= hfov <= HFOV_RANGE_DEG[1]:  # written before --hfov was checked
-            print(f"warning: the previous calibration's hfov_deg {hfov:g} is no real lens's; 66 is used "
-                  f"(give --hfov, {HFOV_RANGE_DEG[0]:g}-{HFOV_RANGE_DEG[1]:g})", file=sys.stderr)
-            hfov = 66.0
+        hfov = previous.hfov_deg if previous else 66.0  # a stored one is in HFOV_RANGE_DEG (from_dict)
     if zones is None and previous is not None and previous.mat_mm == mat:
         zones = previous.zones
     size = (img.shape[1], img.shape[0])

@@ -365,6 +365,14 @@ def default_zones(mat_mm: tuple[float, float], players: int = 4) -> tuple[Zone, 
     return tuple(zones)
 
 
+#: The horizontal fields of view a calibration takes, in degrees (``pitboard calibrate --hfov``).  The value
+#: sets the focal length of the pinhole model the roof tags' height is corrected with (:func:`intrinsics`):
+#: a Camera Module 3 is 66, its Wide 102, a fisheye module or M12 lens up to ~160 (the barrel itself is the
+#: lens model's work).  Below 20 is a telephoto no camera over a table has; at 180 and beyond the pinhole
+#: has no focal length at all.
+HFOV_RANGE_DEG = (20.0, 170.0)
+
+
 def intrinsics(image_size: tuple[int, int], hfov_deg: float) -> np.ndarray:
     """Pinhole camera matrix for square pixels, principal point at the image centre."""
     w, h = image_size
@@ -559,7 +567,7 @@ class Calibration:
                 zones=tuple(Zone.from_dict(z) for z in d.get("zones", [])),
                 rms_px=float(d.get("rms_px", 0.0)),
                 rms_mm=float(d.get("rms_mm", 0.0)),
-                hfov_deg=float(d.get("hfov_deg", 66.0)),
+                hfov_deg=_stored_hfov(d.get("hfov_deg", 66.0)),
                 source=str(d.get("source", "markers")),
                 lens=LensModel.from_dict(d.get("lens")),
             )
@@ -568,6 +576,17 @@ class Calibration:
                 raise
             raise CalibrationError(f"calibration data is incomplete or malformed ({exc!r}); "
                                    "run `pitboard calibrate` again") from exc
+
+
+def _stored_hfov(value: Any) -> float:
+    """A calibration's ``hfov_deg``, refused unless a real lens's (an owner's edit, or a file written
+    before ``--hfov`` was checked: the roof tags' heights would be corrected with a nonsense focal length)."""
+    low, high = HFOV_RANGE_DEG
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= float(value) <= high:
+        raise CalibrationError(f"hfov_deg {value!r} is not a horizontal field of view a camera lens has "
+                               f"({low:g} to {high:g} degrees: a Camera Module 3 is 66, the Wide 102); "
+                               "run `pitboard calibrate` again")
+    return float(value)
 
 
 LENS_CHOICES = ("auto", "none", "k1", "k1k2")

@@ -263,3 +263,29 @@ def test_calibration_never_writes_its_mats_over_a_file_that_is_not_a_token_look(
     assert written is None and path.read_bytes() == content
     assert said.startswith(f"the bare mat was not learned: {path} is not a token look file (")
     assert said.endswith("(give --tokens a token look file, or a new file name)")
+
+
+@pytest.mark.parametrize("stored", [500.0, -5, "66", None])
+def test_a_stored_field_of_view_no_lens_has_is_refused_and_calibrate_replaces_it(
+        stored: object, tmp_path: Path, frame: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A calibration holding "hfov_deg": 500 (an owner's edit, or written before --hfov was checked) was read
+    as it was: the roof tags' heights were corrected with a nonsense focal length, and the web page's
+    calibrate reused the value.  It is now a damaged calibration, named; `calibrate` again replaces it, saying
+    that nothing of it is carried over."""
+    from device.camera_input import read_calibration_file
+    from vision.calibration import Calibration, CalibrationError
+
+    out = tmp_path / "cal.json"
+    code, err = _main(["calibrate", str(frame), "--out", str(out), "--mat-mm", "600x400"], capsys)
+    assert code == 0, err
+    data = json.loads(out.read_text())
+    data["hfov_deg"] = stored
+    out.write_text(json.dumps(data))
+    with pytest.raises(CalibrationError, match=r"hfov_deg .* is not a horizontal field of view a camera lens has"):
+        Calibration.from_dict(data)
+    cal, problem = read_calibration_file(str(out))
+    assert cal is None and problem is not None and str(out) in problem.message and "20 to 170" in problem.message
+    code, err = _main(["calibrate", str(frame), "--out", str(out)], capsys)
+    assert code == 0, err
+    assert "cannot be read" in err and "hfov_deg" in err and "give --mat-mm" in err and "move it aside" not in err
+    assert json.loads(out.read_text())["hfov_deg"] == 66.0
