@@ -324,6 +324,7 @@ class GrandTourGame:
         """Check one crosser against the stage so far and the crossers listed before it in this round."""
         if not isinstance(item, Mapping):
             raise Illegal('each crosser is {"rider": "team.role", "squares": N}')
+        fields.only_keys(item, ("rider", "squares"), "a crosser", noun="field")  # "sqaures" named, not "missing"
         rid = _rider_id(state, item.get("rider"))
         if state.rider(rid).crossed or rid in [c[0] for c in before]:
             raise Illegal(f"{rid} has already crossed the line in this stage")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from games.core import Command, Event, Illegal
+from games.core import Command, Event, Illegal, fields
 
 from games.thunder_road.common import MAX_SPACES, needs_step, resolve_vehicle, vehicle_words
 from games.thunder_road.state import Step, ThunderRoadState
@@ -43,6 +43,7 @@ def decide_move(state: ThunderRoadState, command: Command) -> list[Event]:
     for entry in occupied:
         if not isinstance(entry, Mapping):
             raise Illegal('each occupied space is {"at": SPACE, "vehicle": "Ben/large"}')
+        fields.only_keys(entry, ("at", "vehicle"), "an occupied space", noun="field")
         at = entry.get("at")
         if isinstance(at, bool) or not isinstance(at, int) or not 1 <= at <= spaces:
             raise Illegal(f"occupied space at={at!r}: count the spaces of the move from 1 to {spaces}")

@@ -346,6 +346,10 @@ def test_refusals_have_reasons() -> None:
     assert "finishing order" in refused(m, rnd(("red.rouleur", 1), ("blue.rouleur", 2)))
     assert "whole number" in refused(m, rnd(("red.rouleur", -1)))
     assert "already crossed" in refused(m, rnd(("red.rouleur", 1), ("red.rouleur", 1)))
+    # a misspelt field of a crosser is named (it was told as "squares ... missing"), and so is a wrong command
+    said = refused(m, {"type": "finish_round", "crossed": [{"rider": "red.rouleur", "sqaures": 2}]})
+    assert said.startswith("a crosser: unknown field 'sqaures' (did you mean 'squares'?)"), said
+    assert "did you mean 'finish_round'?" in refused(m, {"type": "finish_rund", "crossed": []})
     assert "between stages" in refused(m, {"type": "exhaustion", "rider": "red.rouleur", "cards": 2})
     assert "only before stage 1" in refused(m, {"type": "deal_specialties", "team": "red", "cards": ["1", "2"]})
     ok(m, rnd(("red.rouleur", 1)))

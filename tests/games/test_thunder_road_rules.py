@@ -847,3 +847,14 @@ def test_every_command_declares_its_fields_and_a_misspelt_one_is_refused() -> No
     assert outcome.reason is not None and "unknown field 'on_fier' (did you mean 'on_fire'?)" in outcome.reason
     outcome = match.apply(Command("finish", {"now": True}))
     assert outcome.reason == "finish: unknown field 'now'; it takes no fields"
+
+
+def test_a_misspelt_field_of_an_occupied_space_is_named():
+    """Each occupied space is {"at": SPACE, "vehicle": ...}: "vehicel" is named, not told as "name the
+    vehicle"."""
+    t = Table("Ana", "Ben")
+    t.roll(Ana=[4, 3, 1, 1], Ben=[1, 2, 3, 4])
+    t.ok("assign", vehicle="small", die=4)
+    reason = t.no("move", spaces=4, occupied=[{"at": 2, "vehicel": "Ben/small"}])
+    assert reason.startswith("an occupied space: unknown field 'vehicel' (did you mean 'vehicle'?)"), reason
+    t.ok("move", spaces=4, occupied=[{"at": 2, "vehicle": "Ben/small"}])
