@@ -298,8 +298,11 @@ def _fine_maps(calibration: Calibration, zone: Zone) -> tuple[np.ndarray, np.nda
     uu, vv = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64))
     px = calibration.to_px(np.stack([x0 + uu.ravel() * RIM_MM_PER_PX, y0 + vv.ravel() * RIM_MM_PER_PX], axis=1))
     maps = (px[:, 0].reshape(h, w).astype(np.float32), px[:, 1].reshape(h, w).astype(np.float32))
-    if len(_FINE_MAPS) > 64:
-        _FINE_MAPS.clear()
+    if len(_FINE_MAPS) > 64:  # other calibrations' maps go first: this one's were built by ``prepare``
+        for key in [k for k, v in _FINE_MAPS.items() if v[0] is not calibration]:
+            del _FINE_MAPS[key]
+        if len(_FINE_MAPS) > 64:
+            _FINE_MAPS.clear()
     _FINE_MAPS[(id(calibration), zone)] = (calibration, maps)
     return maps
 

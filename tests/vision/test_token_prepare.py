@@ -4,7 +4,6 @@ as the rest; what it prepares must be exactly what counting would have built on 
 
 from __future__ import annotations
 
-
 import pytest
 
 from bench_setup import taught_table
@@ -55,3 +54,20 @@ def test_the_disc_fits_5x5_ellipse_is_opencvs() -> None:
     from vision.tokens import _ELLIPSE5
 
     assert np.array_equal(_ELLIPSE5, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+
+
+def test_a_full_cache_of_other_tables_does_not_drop_the_prepared_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lens maps are cached up to 64 zones; filling it used to empty it whole, so a table prepared just
+    as the cache filled built its maps again on the first frame (seen as an order-dependent test)."""
+    import vision.tokens as tokens
+
+    cond, table, rng, cal, look, _ = taught_table("wide_lens_1080p", 11, 0)
+    img, _ = render_scene(play_spec(cond, table, rng), rng)
+    monkeypatch.setattr(tokens, "_FINE_MAPS", {})
+    others = [Calibration.from_dict(cal.to_dict()) for _ in range(16)]
+    for other in others:  # 16 tables x 4 zones: 64 entries, so preparing this one passes the cap
+        prepare(other, look)
+    assert len(tokens._FINE_MAPS) == 64
+    prepare(cal, look)
+    monkeypatch.setattr(Calibration, "to_px", lambda *a, **k: (_ for _ in ()).throw(AssertionError("rebuilt")))
+    count_tokens(img, cal, look)
