@@ -57,6 +57,8 @@ from vision.calibration import Calibration, Zone
 
 #: White paper maps to this grey level after white balance.
 WHITE_LEVEL = 200.0
+#: A paper white channel at or above this 8-bit level is taken as clipped (``_unclip``).
+CLIPPED = 250.0
 #: A patch of the zone whose chroma, averaged over 7 x 7 mm, is this far from the learned mat is foreign.
 FOREIGN_CHROMA = 0.035
 #: Texture: a patch of a learned mat whose brightness varies over 7 x 7 mm by at least this share of its
@@ -226,6 +228,7 @@ def paper_white(image: np.ndarray, calibration: Calibration, corner_mm: float = 
             continue  # no black-and-white tag here: covered or lost
         bright = crop[grey >= hi]
         out[i] = np.median(bright, axis=0)
+    out = _unclip(out)
     ok = ~np.isnan(out[:, 0])
     if ok.sum() >= 2:  # a corner whose "paper" has another colour than the others' is under a hand
         ch = out[ok] / out[ok].sum(axis=1, keepdims=True)
@@ -233,6 +236,31 @@ def paper_white(image: np.ndarray, calibration: Calibration, corner_mm: float = 
         bad = np.abs(ch - med).max(axis=1) > 0.04
         idx = np.flatnonzero(ok)[bad]
         out[idx] = np.nan
+    return out
+
+
+def _unclip(whites: np.ndarray) -> np.ndarray:
+    """Paper whites with a clipped channel rebuilt from the corners where nothing clipped.
+
+    A corner tag's paper in the brightest part of the light often saturates one channel (red under a
+    warm lamp): its white then reads too low in that channel, the zones near it are balanced too warm,
+    and the mat learned under one light no longer matches under another.  The light's colour is the
+    same across the table (its brightness is not: an uneven lamp, a shadow band), so a clipped channel is
+    the corner's unclipped channels times the channel ratios of the corners that did not clip.  With no
+    unclipped corner the whites are left as they are: a bias the set-up and the game share."""
+    seen = ~np.isnan(whites[:, 0])
+    clipped = seen[:, None] & (np.nan_to_num(whites) >= CLIPPED)
+    clean = seen & ~clipped.any(axis=1)
+    if not clipped.any() or not clean.any():
+        return whites
+    ratio = np.median(whites[clean] / np.maximum(whites[clean].sum(axis=1, keepdims=True), 1.0), axis=0)
+    out = whites.copy()
+    for i in np.flatnonzero(clipped.any(axis=1)):
+        keep = ~clipped[i]
+        if not keep.any():
+            continue  # every channel clipped: nothing to scale from
+        scale = whites[i, keep].sum() / max(float(ratio[keep].sum()), 1e-6)
+        out[i, clipped[i]] = np.maximum(whites[i, clipped[i]], scale * ratio[clipped[i]])
     return out
 
 

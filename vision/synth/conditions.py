@@ -102,6 +102,8 @@ CONDITIONS: tuple[Condition, ...] = (
     # last, so that the conditions before it draw the same frames as before it was added (2026-12-03)
     Condition("hand_over_tan", "a hand and forearm over a token zone of a tan mat (skin nearly the mat's colour)",
               _mat("tan"), play=_hand_over_zone),
+    Condition("light_change", "an oak table set up under cool light and played under warm light (a lamp goes "
+              "on after set-up)", _set(mat="wood", light_rgb=COOL), play=_set(light_rgb=WARM)),
 )
 
 
