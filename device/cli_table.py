@@ -56,8 +56,6 @@ def _parse_points(text: str) -> list[tuple[float, float]]:
     return pts  # type: ignore[return-value]
 
 
-
-
 def _parse_hfov(text: str) -> float:
     low, high = HFOV_RANGE_DEG
     try:
