@@ -97,7 +97,8 @@ def read_script(lines: Iterable[str | bytes], source: str, game: Any) -> list[tu
     """Every command of a script with its line number, read and checked before any is applied: a line that
     is not a command of ``game`` - not UTF-8, not a JSON object, a value too long or too deep to read, no
     "type", a type the game does not know, a field its command does not take
-    (:func:`games.core.match.check_fields`: the game's own list) - is a :class:`device.cli.UserError` naming ``source``, the line and what is wrong."""
+    (:func:`games.core.match.check_fields`: the game's own list) - is a :class:`device.cli.UserError`
+    naming ``source``, the line and what is wrong."""
     commands: list[tuple[int, Command]] = []
     try:
         for number, line in _numbered(lines, source):
