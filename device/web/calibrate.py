@@ -9,6 +9,7 @@ The maths is ``vision.calibration``'s (pure); this module reads and writes the f
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,7 +59,20 @@ def parse_points(text: str) -> list[tuple[float, float]] | None:
     if len(out) != 4:
         raise ValueError(f"{len(out)} corner(s) given: give four 'x,y' pixel pairs (top-left, top-right, "
                          "bottom-right, bottom-left), or leave the field empty to use the corner tags")
+    for name, (x, y) in zip(CORNER_NAMES, out, strict=True):
+        if not (math.isfinite(x) and math.isfinite(y)):
+            raise ValueError(f"the {name} corner ({x:g},{y:g}) is not a pixel position: type the corner's x,y as "
+                             "read off the frame, e.g. 102,80")
     return out
+
+
+def check_in_frame(points: list[tuple[float, float]], size: tuple[int, int]) -> None:
+    """ValueError naming the first typed corner that lies outside a ``size`` (width, height) frame."""
+    w, h = size
+    for name, (x, y) in zip(CORNER_NAMES, points, strict=True):
+        if not (0 <= x <= w and 0 <= y <= h):
+            raise ValueError(f"the {name} corner ({x:g},{y:g}) is outside the frame, which is {w}×{h} pixels: "
+                             f"type pixel positions read off the frame shown (x 0..{w}, y 0..{h})")
 
 
 def previous_calibration(path: Path | None) -> Any:
@@ -85,6 +99,7 @@ def calibrate_frame(image: np.ndarray, *, mat_mm: tuple[float, float] | None, po
     zones = previous.zones if previous is not None and tuple(previous.mat_mm) == tuple(mat) else None
     size = (int(image.shape[1]), int(image.shape[0]))
     if points is not None:
+        check_in_frame(points, size)
         try:
             return calibrate_from_points(points, mat, size, zones, hfov)
         except CalibrationError as exc:

@@ -164,23 +164,24 @@ def parse(fact: Fact, text: str) -> Any:
     raw = text.strip()
     if raw == "" or raw.lower() == UNKNOWN:
         return UNKNOWN
+    typed = raw if len(raw) <= 40 else raw[:40] + "…"  # what is quoted back: a pasted page is not
     if fact.kind == "adds" and raw.lower() == "die":
         return "die"
     if fact.kind == "dice":
         try:
             values = [int(v) for v in raw.replace(",", " ").split()]
         except ValueError:
-            raise ValueError(f"{fact.label}: {raw!r} is not die values (e.g. 4 5 6) or unknown") from None
+            raise ValueError(f"{fact.label}: {typed!r} is not die values (e.g. 4 5 6) or unknown") from None
         if not values or not all(1 <= v <= 6 for v in values):
-            raise ValueError(f"{fact.label}: die values are 1 to 6 (got {raw!r})")
+            raise ValueError(f"{fact.label}: die values are 1 to 6 (got {typed!r})")
         return sorted(set(values))
     try:
         number = int(raw)
     except ValueError:
         what = '"die", a whole number or unknown' if fact.kind == "adds" else "a whole number or unknown"
-        raise ValueError(f"{fact.label}: {raw!r} is not {what}") from None
+        raise ValueError(f"{fact.label}: {typed!r} is not {what}") from None
     if number < 0 or number > 200:
-        raise ValueError(f"{fact.label}: {number} is out of range (0 to 200)")
+        raise ValueError(f"{fact.label}: {typed} is out of range (0 to 200)")
     return number
 
 

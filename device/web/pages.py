@@ -180,16 +180,18 @@ def replay_page(game_id: int, decision: int, entry: Any, players: Sequence[str],
 
 
 def setup_page(game: str, games: Sequence[str], text: str, csrf: str, message: str = "", ok: bool = False,
-               can_start: bool = True) -> str:
+               can_start: bool = True, once: str = "") -> str:
+    """The set-up form; ``once``: this form's own token, so that the same form sent twice begins one game."""
     opts = "".join(f'<option{" selected" if g == game else ""}>{esc(g)}</option>' for g in games)
     msg = f'<p class="{"ok" if ok else "fail"}" id="setup-message">{esc(message)}</p>' if message else ""
     start = ('<button type=submit name=action value=start id=start>Start this game</button>' if can_start else
              "<span class=skip>(starting a game from the page: not wired for this host; save the file as the "
              "config's [game] setup and restart)</span>")
+    once_field = f'<input type="hidden" name="once" value="{esc(once)}">' if once else ""
     body = (f"<p>Players in seating order (clockwise), their vehicles, the scenario: the same TOML as "
             f"<code>pitboard play {esc(game)} --setup FILE</code>, checked by the game's own rules.</p>{msg}"
-            f'<form method=post action=/setup>{csrf_field(csrf)}<label>Game <select name=game id=game>{opts}</select>'
-            f"</label> <button type=submit name=action value=example>Example</button>"
+            f'<form method=post action=/setup>{csrf_field(csrf)}{once_field}<label>Game <select name=game id=game>'
+            f"{opts}</select></label> <button type=submit name=action value=example>Example</button>"
             f'<textarea name=setup id=setup spellcheck=false>{esc(text)}</textarea>'
             f"<button type=submit name=action value=check id=check>Check</button> {start}</form>")
     return layout("New game", body, here="/setup")

@@ -16,6 +16,7 @@ import json
 import secrets
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -78,10 +79,36 @@ def _session(ctx: WebContext, request: Request) -> Session | None:
     return ctx.pairing.session(request.cookies.get(SESSION_COOKIE))
 
 
+class BadForm(ValueError):
+    """A request body that is no form of these pages (an upload, JSON): ``status`` is its HTTP status."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
 async def _form(request: Request) -> dict[str, str]:
-    body = await request.body()
-    if len(body) > MAX_BODY:
-        raise ValueError(f"the form is larger than {MAX_BODY // 1024} KB")
+    """The posted form; BadForm saying what is wrong with a body that is not one.  A body larger than
+    MAX_BODY is refused before it is read whole (a phone's 40 MB photo is not held in the Pi's memory)."""
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind not in ("", "application/x-www-form-urlencoded"):
+        if kind.startswith("multipart/"):
+            raise BadForm("the page takes no file uploads: teaching and calibrating use the camera's live frame "
+                          "(to calibrate from a photo, run `pitboard calibrate IMAGE` on the Pitboard); open the "
+                          "page and use its form", 415)
+        raise BadForm(f"the page takes only its own forms, not a body of type {kind[:60]}: open the page and use "
+                      "its form", 415)
+    too_big = BadForm(f"the form is larger than {MAX_BODY // 1024} KB: send less (a setup file is a few KB)", 413)
+    length = request.headers.get("content-length", "")
+    if length.isdigit() and int(length) > MAX_BODY:
+        raise too_big
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise too_big
+        chunks.append(chunk)
+    body = b"".join(chunks)
     from urllib.parse import parse_qsl
 
     return dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
@@ -124,8 +151,8 @@ def create_app(ctx: WebContext) -> Starlette:
             if request.method == "POST":
                 try:
                     form = await _form(request)
-                except ValueError as exc:
-                    return PlainTextResponse(f"{exc}: send less", status_code=413)
+                except BadForm as exc:
+                    return PlainTextResponse(str(exc), status_code=exc.status)
                 token = request.headers.get("x-csrf-token") or form.get("csrf")
                 if not _same_origin(request) or not Pairing.csrf_ok(session, token):
                     return PlainTextResponse("the form's CSRF token is missing or wrong: reload the page and send "
@@ -147,8 +174,8 @@ def create_app(ctx: WebContext) -> Starlette:
     async def pair_post(request: Request) -> Response:
         try:
             form = await _form(request)
-        except ValueError as exc:
-            return PlainTextResponse(str(exc), status_code=413)
+        except BadForm as exc:
+            return PlainTextResponse(str(exc), status_code=exc.status)
         cookie = request.cookies.get(PAIR_COOKIE)
         token = form.get("csrf", "")
         if not cookie or not secrets.compare_digest(cookie.encode(), token.encode()) or not _same_origin(request):
@@ -271,6 +298,9 @@ def create_app(ctx: WebContext) -> Starlette:
 
         module, records = _records(gid)
         last = records[-1].decision if records else 0
+        if decision > last:
+            raise LookupError(f"game {gid} has steps 0 to {last}; there is no step {decision} (the timeline at "
+                              f"/log/{gid} lists them)")
         state = fold_until(module.GAME, records, decision)
         views = list(module.GAME.views(state))
         entry = next((e for e in timeline(module.GAME, records).entries if e.decision == decision), None)
@@ -291,6 +321,8 @@ def create_app(ctx: WebContext) -> Starlette:
 
         def draw() -> bytes:
             module, views, _players, _e, _l = _at(gid, d)
+            if i >= len(views):
+                raise LookupError(f"no screen {i}: game {gid}'s screens are 0..{len(views) - 1}")
             return png_bytes(render_still(module.GAME.name, views[i]))
 
         try:
@@ -303,6 +335,9 @@ def create_app(ctx: WebContext) -> Starlette:
         from device.web.timeline import export_csv, timeline
 
         gid, kind = int(request.path_params["gid"]), request.path_params["kind"]
+        if kind not in ("jsonl", "csv"):
+            return PlainTextResponse(f"there is no events.{kind}: the game's events are /log/{gid}/events.jsonl "
+                                     f"and /log/{gid}/events.csv", status_code=404)
 
         def run() -> str:
             with _open_store() as store:
@@ -323,14 +358,26 @@ def create_app(ctx: WebContext) -> Starlette:
         return Response(text, media_type=media, headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
     # -- set-up ---------------------------------------------------------------------------------
+    #: The set-up forms that have begun a game (each form carries its own ``once`` token): the same form
+    #: sent again (a double tap, a reload that posts again) must not begin a second game.
+    begun: deque[str] = deque(maxlen=64)
+
+    def setup_html(session: Session, game: str, text: str, message: str = "", *, ok: bool = False,
+                   status: int = 200, can_start: bool | None = None) -> Response:
+        from device.web.setup import game_names
+
+        start = ctx.new_game is not None if can_start is None else can_start
+        return html(pages.setup_page(game, game_names(), text, session.csrf, message, ok=ok, can_start=start,
+                                     once=secrets.token_urlsafe(12)), status)
+
     async def setup_get(request: Request, session: Session, form: dict[str, str]) -> Response:
         from device.web.setup import example_setup, game_names
 
         game = request.query_params.get("game", ctx.game)
         if game not in game_names():
-            game = ctx.game
-        return html(pages.setup_page(game, game_names(), example_setup(game), session.csrf,
-                                     can_start=ctx.new_game is not None))
+            return setup_html(session, ctx.game, example_setup(ctx.game), f"{game!r} is not a game; games are "
+                              f"{', '.join(game_names())} (choose one in the list)", status=404)
+        return setup_html(session, game, example_setup(game))
 
     async def setup_post(request: Request, session: Session, form: dict[str, str]) -> Response:
         from device.web.setup import check_setup, example_setup, game_names
@@ -339,23 +386,27 @@ def create_app(ctx: WebContext) -> Starlette:
         text = form.get("setup", "")
         action = form.get("action", "check")
         if game not in game_names():
-            return html(pages.setup_page(ctx.game, game_names(), text, session.csrf,
-                                         f"{game!r} is not a game; games are {', '.join(game_names())}"), 400)
+            return setup_html(session, ctx.game, text, f"{game!r} is not a game; games are "
+                              f"{', '.join(game_names())} (choose one in the list)", status=400)
         if action == "example":
-            return html(pages.setup_page(game, game_names(), example_setup(game), session.csrf,
-                                         can_start=ctx.new_game is not None))
+            return setup_html(session, game, example_setup(game))
         options, message = check_setup(game, text, ctx.chart_path)
         if options is None:
-            return html(pages.setup_page(game, game_names(), text, session.csrf, message,
-                                         can_start=ctx.new_game is not None), 400)
+            return setup_html(session, game, text, message, status=400)
         if action == "start":
             if ctx.new_game is None:
-                return html(pages.setup_page(game, game_names(), text, session.csrf,
-                                             "this host cannot start a game from the page", can_start=False), 400)
+                return setup_html(session, game, text, "this host cannot start a game from the page", status=400,
+                                  can_start=False)
+            once = form.get("once", "")
+            if once and once in begun:
+                return setup_html(session, game, text, "this form has begun its game already (it was sent twice: "
+                                  "a double tap, or the page reloaded); that game is on the Live page. To begin "
+                                  "another one, press Start this game again", status=409)
             result = ctx.new_game(game, options)
-            return html(pages.setup_page(game, game_names(), text, session.csrf, result, ok=True))
-        return html(pages.setup_page(game, game_names(), text, session.csrf, message, ok=True,
-                                     can_start=ctx.new_game is not None))
+            if once:
+                begun.append(once)
+            return setup_html(session, game, text, result, ok=True)
+        return setup_html(session, game, text, message, ok=True)
 
     async def rules_get(request: Request, session: Session, form: dict[str, str], message: str = "") -> Response:
         from device.web.setup import chart_view
@@ -447,7 +498,7 @@ def create_app(ctx: WebContext) -> Starlette:
         return Response(png, media_type="image/png", headers={"Cache-Control": "no-store"})
 
     async def teach_take(request: Request, session: Session, form: dict[str, str]) -> Response:
-        from device.web.teach import check_names, tray_crop
+        from device.web.teach import check_names, new_die_note, tray_crop
 
         die, face = form.get("die", "").strip(), form.get("face", "").strip()
         shot = hub.camera
@@ -456,7 +507,9 @@ def create_app(ctx: WebContext) -> Starlette:
             return await _teach_page(session, status=400, die=die, face=face, message=problem)
         assert shot is not None
         token, item = await asyncio.to_thread(lambda: _crops().keep(tray_crop(shot), die, face))
-        message = "" if item.dice else "no die found in the crop: it would be taught as one die filling it"
+        notes = [] if item.dice else ["no die found in the crop: it would be taught as one die filling it"]
+        notes.append(await asyncio.to_thread(new_die_note, die, ctx.faces_path))
+        message = "; ".join(n for n in notes if n)
         return await _teach_page(session, frame=shot.index, die=die, face=face, token=token, dice=item.dice,
                                  message=message)
 
@@ -577,11 +630,11 @@ def create_app(ctx: WebContext) -> Starlette:
             image = shot.image
             cal = await asyncio.to_thread(lambda: calibrate_frame(image, mat_mm=mat, points=points,
                                                                   path=ctx.calibration_path))
+            if ctx.proposals is None:
+                ctx.proposals = Proposals()
+            token, item = await asyncio.to_thread(ctx.proposals.keep, image, cal)
         except ValueError as exc:
             return await _calibrate_page(session, status=400, mat=mat_text, points=points_text, message=str(exc))
-        if ctx.proposals is None:
-            ctx.proposals = Proposals()
-        token, item = await asyncio.to_thread(ctx.proposals.keep, image, cal)
         return await _calibrate_page(session, mat=mat_text, points=points_text, token=token, text=item.text)
 
     async def calibrate_preview(request: Request, session: Session, form: dict[str, str]) -> Response:

@@ -143,6 +143,8 @@ def save_chart(path: Path, form: Mapping[str, str]) -> str:
 # -- Thunder Road: the Fire die's faces ------------------------------------------------------------------
 
 FIRE_FILE = "thunder_road-fire_die.toml"
+#: The most extra spaces a Fire die face may give (the same bound as the other facts' numbers).
+MAX_FIRE_MOVES = 200
 
 
 def read_fire(path: Path) -> tuple[list[dict[str, Any]], str]:
@@ -205,8 +207,11 @@ def save_fire(path: Path, form: Mapping[str, str]) -> str:
         try:
             moves = int(raw)
         except ValueError:
-            raise ValueError(f"the Fire die was not saved: face {label!r}: moves {raw!r} is not a whole number"
-                             ) from None
+            raise ValueError(f"the Fire die was not saved: face {label!r}: moves {raw[:20]!r} is not a whole "
+                             f"number; type the extra spaces the face gives, 1 to {MAX_FIRE_MOVES}") from None
+        if effect == "moves" and not 0 <= moves <= MAX_FIRE_MOVES:  # 0: the rules say "1 or more"
+            raise ValueError(f"the Fire die was not saved: face {label!r}: moves {moves} is out of range; type the "
+                             f"extra spaces the face gives, 1 to {MAX_FIRE_MOVES}")
         out.append({"label": label, "effect": effect, "moves": moves if effect == "moves" else 0})
     try:
         _parse_fire({"faces": out})

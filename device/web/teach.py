@@ -74,11 +74,26 @@ def check_names(die: str, face: str) -> str | None:
     die, face = die.strip(), face.strip()
     if not die or not face:
         return "give the die's name (e.g. skid) and the face shown (e.g. SHIFT)"
-    if die == "d6":
+    if die.lower() == "d6":
         return "d6 pips are read without teaching; teach custom dice under their own name (e.g. skid)"
     if len(die) > 40 or len(face) > 40:
         return "names of dice and faces are at most 40 characters"
     return None
+
+
+def new_die_note(die: str, path: Path | None) -> str:
+    """A word when ``die`` is not in the face library yet but others are (a misspelt "skdi" would be taught
+    as a die nobody reads), else ""."""
+    from device.dice_library_files import library_path, load_library
+
+    try:
+        known = list(load_library(path or library_path()).dice())
+    except Exception:  # noqa: BLE001 - a damaged library is told when confirming (teach)
+        return ""
+    if not known or die.strip() in known:
+        return ""
+    return (f"{die.strip()!r} is a new die: the face library knows {', '.join(known)}; if you meant one of those, "
+            "correct the name and take the crop again")
 
 
 def teach(item: Pending, path: Path | None) -> tuple[Any, str]:

@@ -1,0 +1,210 @@
+"""The web page given what a real table types and sends from a phone: uploads the page does not take, bodies
+far too large, corners typed off the frame, the same form sent twice, addresses that name nothing, numbers
+out of any range, a misspelt die.  Each is refused with a message naming what is wrong and what to do (4xx,
+never a 500), and nothing already recorded is touched."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+
+import numpy as np
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")
+
+from web_helpers import Table, paired_client  # noqa: E402
+
+from device.web.hub import CameraShot  # noqa: E402
+from device.web.server import MAX_BODY  # noqa: E402
+
+HTML = {"accept": "text/html"}
+
+
+@pytest.fixture
+def table(tmp_path, monkeypatch):
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    t = Table(tmp_path)
+    yield t
+    t.close()
+
+
+def logged(table: Table) -> list[tuple[str, int]]:
+    """Every table of the game log and its row count, read through a connection of its own."""
+    con = sqlite3.connect(f"file:{table.store.path}?mode=ro", uri=True)
+    try:
+        names = [n for (n,) in con.execute("select name from sqlite_master where type='table' order by name")]
+        return [(n, con.execute(f'select count(*) from "{n}"').fetchone()[0]) for n in names]
+    finally:
+        con.close()
+
+
+def message(html: str, where: str) -> str:
+    m = re.search(rf'id="?{where}"?>(.*?)</p>', html, re.S)
+    assert m, html[-800:]
+    return m.group(1)
+
+
+def with_camera(table: Table) -> None:
+    image = np.zeros((480, 640, 3), np.uint8)
+    image[200:260, 300:360] = 255
+    table.web.hub.camera = CameraShot(image, 1)
+
+
+def test_a_photo_uploaded_to_teach_or_calibrate_is_refused_saying_the_camera_is_used(table):
+    """An owner's phone sent a photo (a text file, an empty file, a file named ../../etc/passwd) to the teach
+    and calibrate pages as a file upload.  Before, the form's fields inside the upload were not read, so the
+    phone was told its CSRF token was wrong and to reload and send it again, which never helps."""
+    client, token = paired_client(table)
+    with_camera(table)
+    before = logged(table)
+    for path in ("/teach", "/calibrate", "/teach/template"):
+        for name, data in (("notes.txt", b"hello"), ("empty.jpg", b""), ("../../etc/passwd", b"\x89PNG")):
+            r = client.post(path, data={"csrf": token, "die": "skid", "face": "SHIFT"},
+                            files={"image": (name, data, "image/jpeg")}, headers={"x-csrf-token": token})
+            assert r.status_code == 415, (path, name, r.text)
+            assert "no file uploads" in r.text and "pitboard calibrate IMAGE" in r.text and "CSRF" not in r.text
+    assert logged(table) == before
+    assert not (table.store.path.parent / "calibration.json").exists()
+
+
+def test_a_json_body_is_refused_by_its_type_not_as_an_empty_button(table):
+    """A script on the owner's phone posted JSON to /press.  Before, its body was read as a form with no
+    fields and the answer was "'' is not a button", which says nothing about what was sent wrong."""
+    client, token = paired_client(table)
+    r = client.post("/press", json={"button": "ok"}, headers={"x-csrf-token": token})
+    assert r.status_code == 415 and "application/json" in r.text and "use its form" in r.text
+    assert table.web.hub.take_presses(0) == []
+
+
+def test_a_40_mb_body_is_refused_before_it_is_read_whole(table):
+    """A 40 MB photo posted to the calibrate page.  Before, the whole body was read into the Pi's memory and
+    only then refused; now a body announced (or streamed) larger than the limit is refused as it comes."""
+    client, token = paired_client(table)
+    before = logged(table)
+    r = client.post("/calibrate", content=b"x" * 10, headers={"x-csrf-token": token,
+                                                               "content-length": str(40 * 1024 * 1024)})
+    assert r.status_code == 413 and "larger than 64 KB" in r.text
+
+    def chunks():  # no Content-Length (chunked): counted as it comes, refused once past the limit
+        for _ in range(4 * MAX_BODY // 65536):
+            yield b"y" * 65536
+
+    r = client.post("/calibrate", content=chunks(), headers={"x-csrf-token": token})
+    assert r.status_code == 413 and "send less" in r.text
+    assert logged(table) == before
+
+
+def test_corners_typed_off_the_frame_or_not_numbers_are_refused_not_a_500(table):
+    """The owner typed the mat's corners as 1e308,1e308 -1e308,1e308 ... (or inf, nan, -3,-3).  Before, the
+    first crashed the page with a 500 ("cannot convert float NaN to integer") while drawing the preview, the
+    others were told "give exactly four corner points" although four were given."""
+    client, token = paired_client(table)
+    with_camera(table)
+    cases = {"1e308,1e308 -1e308,1e308 -1e308,-1e308 1e308,-1e308": "outside the frame, which is 640×480",
+             "-3,-3 -3,-3 -3,-3 -3,-3": "outside the frame",
+             "1e309,1e309 1,1 2,2 3,3": "top-left corner (inf,inf) is not a pixel position",
+             "10,10 nan,nan 600,400 10,400": "top-right corner (nan,nan) is not a pixel position"}
+    for points, said in cases.items():
+        r = client.post("/calibrate", data={"csrf": token, "mat": "800x450", "points": points})
+        assert r.status_code == 400, (points, r.text[-500:])
+        assert said in message(r.text, "calibrate-message"), points
+    assert not (table.store.path.parent / "calibration.json").exists()
+    good = client.post("/calibrate", data={"csrf": token, "mat": "800x450", "points": "10,10 600,10 600,400 10,400"})
+    assert good.status_code == 200 and "id=proposal>Calibrated" in good.text
+
+
+def test_the_same_setup_form_sent_twice_begins_one_game(tmp_path):
+    """The owner tapped "Start this game" twice (or reloaded the page the start answered with, which posts
+    the form again).  Before, each post began another new game: two games in the log, the first empty."""
+    started = []
+    t = Table(tmp_path, new_game=lambda game, options: started.append(options) or "a new game begins now")
+    try:
+        client, token = paired_client(t)
+        page = client.get("/setup", headers=HTML).text
+        once = re.search(r'name="once" value="([^"]+)"', page).group(1)
+        form = {"csrf": token, "once": once, "game": "gaslands", "action": "start", "setup": t.module.EXAMPLE_SETUP}
+        first = client.post("/setup", data=form)
+        assert first.status_code == 200 and "a new game begins now" in first.text and len(started) == 1
+        again = client.post("/setup", data=form)
+        assert again.status_code == 409 and len(started) == 1
+        assert "sent twice" in message(again.text, "setup-message") and "press Start this game again" in again.text
+        fresh = re.search(r'name="once" value="([^"]+)"', again.text).group(1)  # a deliberate second game
+        assert fresh != once
+        assert client.post("/setup", data={**form, "once": fresh}).status_code == 200 and len(started) == 2
+    finally:
+        t.close()
+
+
+def test_a_game_that_does_not_exist_in_the_setup_address_is_named(table):
+    """The owner opened /setup?game=chess (a link typed by hand).  Before, the page silently showed the
+    current game's form as if chess had been understood."""
+    client, _ = paired_client(table)
+    r = client.get("/setup?game=chess", headers=HTML)
+    assert r.status_code == 404
+    said = message(r.text, "setup-message")
+    assert "&#x27;chess&#x27; is not a game" in said and "gaslands" in said and "choose one" in said
+    r = client.get("/setup?game=../../etc/passwd", headers=HTML)
+    assert r.status_code == 404 and "is not a game" in r.text
+
+
+def test_log_addresses_that_name_nothing_are_404_with_what_there_is(table):
+    """Hand-typed log addresses: a step past the game's end, a screen that is not there, events.exe.
+    Before, step 99999 was shown as a page of blank screens, the screen answered "list index out of
+    range", and events.exe downloaded the CSV as pitboard-game-1.exe."""
+    client, _ = paired_client(table)
+    before = logged(table)
+    gid = table.game_id
+    r = client.get(f"/log/{gid}/at/99999", headers=HTML)
+    assert r.status_code == 404 and f"game {gid} has steps 0 to 0; there is no step 99999" in r.text
+    r = client.get(f"/log/{gid}/at/0/screen/99.png")
+    assert r.status_code == 404 and "no screen 99" in r.text and "index" not in r.text
+    r = client.get(f"/log/{gid}/events.exe")
+    assert r.status_code == 404 and "events.jsonl" in r.text and "attachment" not in r.headers.get(
+        "content-disposition", "")
+    assert client.get(f"/log/{gid}/events.csv").status_code == 200
+    assert logged(table) == before
+
+
+def test_fire_die_moves_out_of_any_range_are_refused(table):
+    """The owner typed moves 99999999999999999999 (or -3) for a Fire die face.  Before, the first was saved
+    (a number no TOML reader but Python's takes) and the second was told "moves must be a whole number"."""
+    client, token = paired_client(table)
+    fire = table.store.path.parent / "thunder_road-fire_die.toml"
+    r = client.post("/rules/fire", data={"csrf": token, "fire1.effect": "moves", "fire1.moves": "99999999999999999999"})
+    assert r.status_code == 400 and "out of range" in r.text and "1 to 200" in r.text
+    r = client.post("/rules/fire", data={"csrf": token, "fire1.effect": "moves", "fire1.moves": "-3"})
+    assert r.status_code == 400 and "moves -3 is out of range" in r.text
+    assert not fire.exists()
+    ok = client.post("/rules/fire", data={"csrf": token, "fire1.effect": "moves", "fire1.moves": "2"})
+    assert ok.status_code == 200 and fire.exists()
+
+
+def test_a_page_pasted_into_a_fact_is_not_quoted_back_whole(table):
+    """The owner pasted a long text into a number field of the rule facts.  Before, the refusal quoted all
+    of it back (5000 characters filling the phone's screen)."""
+    client, token = paired_client(table)
+    r = client.post("/rules/facts/thunder_road", data={"csrf": token, "vehicle_types.big_rig.damage_slots": "1" * 5000})
+    assert r.status_code == 400 and "is not a whole number or unknown" in r.text
+    assert len(message(r.text, "facts-thunder_road-message")) < 200
+
+
+def test_a_misspelt_die_is_pointed_out_before_it_is_taught(table, tmp_path):
+    """The owner, having taught "skid", typed "skdi" for the next face (and "D6" for the pips die).  Before,
+    the crop was offered for confirmation without a word and taught as a new die nobody reads."""
+    client, token = paired_client(table)
+    with_camera(table)
+    table.web.ctx.faces_path = tmp_path / "faces.json"
+    r = client.post("/teach", data={"csrf": token, "die": "skid", "face": "SHIFT"})
+    crop = re.search(r'name=token value="([^"]+)"', r.text).group(1)
+    assert "new die" not in r.text  # the library is empty: every die is new
+    assert client.post("/teach/confirm", data={"csrf": token, "token": crop}).status_code == 200
+    r = client.post("/teach", data={"csrf": token, "die": "skdi", "face": "SPIN"})
+    assert r.status_code == 200
+    said = message(r.text, "teach-message")
+    assert "&#x27;skdi&#x27; is a new die: the face library knows skid" in said and "correct the name" in said
+    r = client.post("/teach", data={"csrf": token, "die": "skid", "face": "SPIN"})
+    assert "new die" not in r.text
+    r = client.post("/teach", data={"csrf": token, "die": "D6", "face": "1"})
+    assert r.status_code == 400 and "without teaching" in r.text
