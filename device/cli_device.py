@@ -257,6 +257,7 @@ def probe_game(config: PitboardConfig) -> list[CheckLine]:
         return [CheckLine("FAIL", part, reason)]
     source = str(config.game.setup) if config.game.setup else "example setup"
     lines = [CheckLine("OK", part, f"{source} is a valid table")]
+    lines += _names_on_screens(players)
     if not config.screens:
         return lines
     screened = {s.player for s in config.screens}
@@ -271,6 +272,14 @@ def probe_game(config: PitboardConfig) -> list[CheckLine]:
         lines.append(CheckLine("WARN", "screens", f"no [[screens]] for {', '.join(unseen)}: {who} no screen of "
                                                   "their own (the others' screens still show the game)"))
     return lines
+
+
+def _names_on_screens(players: list[str]) -> list[CheckLine]:
+    """A WARN for each player's name the screens cannot draw or draw alike (``name_warnings``)."""
+    from device.dashboards.common import name_warnings
+
+    return [CheckLine("WARN", "players" if who is None else f"player {who}", text)
+            for who, text in name_warnings(players)]
 
 
 def probe_vision_files(config: PitboardConfig) -> list[CheckLine]:
@@ -361,7 +370,9 @@ def name_card(player: str, width: int = 128, height: int = 64) -> Any:
     image = Image.new("1", (width, height))
     draw = ImageDraw.Draw(image)
     draw.rectangle((0, 0, width - 1, height - 1), outline=1)
-    text = player[:16]
+    from device.dashboards.common import drawable
+
+    text = drawable(player)[:16]  # as the player's own screens draw the name ("Jörg": Jorg)
     for size in (36, 30, 24, 20, 16, 13, 11):
         font = ImageFont.load_default(size=size)
         x0, y0, x1, y1 = draw.textbbox((0, 0), text, font=font)

@@ -34,10 +34,77 @@ def font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     return ImageFont.load_default(size=size)
 
 
+#: What the screens draw for a character their font lacks.  Pillow's bundled font has ASCII and a few
+#: signs (· › ‹ ° …): "Jörg", "Søren" or "José" came out with a box for a letter, and a refusal's "—" too.
+#: Accented letters lose their accent (by Unicode decomposition); these have none to lose.
+SUBSTITUTES: dict[str, str] = {
+    "ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ø": "o", "Ø": "O", "ł": "l", "Ł": "L",
+    "đ": "d", "Đ": "D", "ð": "d", "Ð": "D", "þ": "th", "Þ": "Th", "ı": "i", "ħ": "h", "Ħ": "H",
+    "ŧ": "t", "Ŧ": "T", "ŋ": "n", "Ŋ": "N", "ĸ": "k", "—": "-", "–": "-", "‐": "-", "‑": "-", "−": "-",
+    "×": "x", "→": ">", "←": "<", "⇒": ">", "•": "·", "«": "<<", "»": ">>", "\u00a0": " ", "\u2009": " ",
+    "\u202f": " ", "✓": "v", "✔": "v", "✗": "x", "✘": "x",
+}
+#: A character the font lacks and no substitute covers (a Chinese name, an emoji) is drawn as this.
+UNDRAWABLE = "?"
+
+
+@lru_cache(maxsize=4096)
+def has_glyph(ch: str) -> bool:
+    """Whether the screens' font draws ``ch`` itself, not its "missing glyph" box."""
+    if ch in "\n\t ":
+        return True
+    f = font(12)
+    return _mask(f, ch) != _mask(f, "\U0010fffd")
+
+
+def _mask(f: ImageFont.FreeTypeFont | ImageFont.ImageFont, ch: str) -> tuple[tuple[int, int], bytes]:
+    m = f.getmask(ch, mode="1")
+    return m.size, bytes(m)
+
+
+@lru_cache(maxsize=4096)
+def drawable(text: str) -> str:
+    """``text`` as the screens can draw it: each character the font lacks becomes its substitute, or the
+    letter without its accent, or ``?`` ("Jörg" → "Jorg", "Søren" → "Soren", "a — b" → "a - b").  Every
+    text drawn on a screen passes through here, so what is measured is what is drawn."""
+    if text.isascii() and text.isprintable():
+        return text
+    import unicodedata
+
+    out = []
+    for ch in text:
+        if has_glyph(ch):
+            out.append(ch)
+        elif ch in SUBSTITUTES:
+            out.append(SUBSTITUTES[ch])
+        else:
+            base = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c))
+            out.append(base if base and base != ch and all(has_glyph(c) for c in base) else UNDRAWABLE)
+    return "".join(out)
+
+
+def name_warnings(names: list[str]) -> list[tuple[str | None, str]]:
+    """What a table should know before play about its players' names on the screens, as ``(the player or
+    None, what)``: a name with a character the font cannot draw ("李" is drawn "?"), and two names drawn
+    alike ("Jörg", "Jorg")."""
+    out: list[tuple[str | None, str]] = [
+        (name, f"the screens draw {name!r} as {drawable(name)!r}: their font has Latin letters, digits and "
+               "common signs only; give the name in Latin letters in the game setup")
+        for name in names if UNDRAWABLE in drawable(name) and UNDRAWABLE not in name]
+    seen: dict[str, str] = {}
+    for name in names:
+        other = seen.setdefault(drawable(name).casefold(), name)
+        if other != name:
+            out.append((None, f"{other!r} and {name!r} look the same on the screens ({drawable(name)!r}): give "
+                              "one of them another name"))
+    return out
+
+
 @lru_cache(maxsize=4096)
 def text_width(text: str, size: int, *, stroke: int = 0) -> int:
     """The width ``text`` really takes on a 1-bit screen: Pillow draws unhinted glyphs wider in mode "1"
     than ``getbbox`` says (120 px measured, 131 drawn), so the ink is measured."""
+    text = drawable(text)
     if not text:
         return 0
     image = Image.new("1", (8 * size * len(text) + 8 + 4 * stroke, size * 2 + 4 + 4 * stroke), 0)
@@ -81,7 +148,7 @@ def fit_text(
     anchor = {"left": "lm", "center": "mm", "right": "rm"}[align]
     x = {"left": x0, "center": (x0 + x1 + 1) // 2, "right": x1}[align]
     y = (y0 + y1 + 1) // 2
-    draw.text((x, y), shown, fill=fill, font=font(size), anchor=anchor, stroke_width=stroke,
+    draw.text((x, y), drawable(shown), fill=fill, font=font(size), anchor=anchor, stroke_width=stroke,
               stroke_fill=fill if stroke else None)
     return size
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from device.dashboards.common import OFF, ON, WIDTH, canvas, font, text_width
+from device.dashboards.common import OFF, ON, WIDTH, canvas, drawable, font, text_width
 
 
 def fit_text(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], text: str, *,
@@ -39,7 +39,7 @@ def fit_text(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], text: st
         shown = shown[:-2] + "…" if len(shown) > 1 else ""
     ink = text_width(shown, size)
     x = {"left": x0, "center": (x0 + x1 + 1 - ink) // 2, "right": x1 - ink}[align]
-    draw.text((x, (y0 + y1 + 1) // 2), shown, fill=fill, font=font(size), anchor="lm")
+    draw.text((x, (y0 + y1 + 1) // 2), drawable(shown), fill=fill, font=font(size), anchor="lm")
     return size
 
 TITLE = (0, 0, WIDTH - 1, 11)
@@ -211,7 +211,7 @@ def render_text(page: TextPage, *, blink_on: bool = True) -> Image.Image:
     f = font(page.size)
     pitch, rows = (LINE_PITCH, BODY_LINES) if page.size >= BODY_SIZE else (LEGEND_PITCH, LEGEND_LINES)
     for k, line in enumerate(page.lines[:rows]):
-        draw.text((1, 13 + k * pitch), line, fill=ON, font=f)
+        draw.text((1, 13 + k * pitch), drawable(line), fill=ON, font=f)
     return image
 
 

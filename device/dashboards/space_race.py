@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from PIL import Image, ImageDraw
 
-from device.dashboards.common import OFF, ON, WIDTH, banner, canvas, fit_text, font, text_width
+from device.dashboards.common import OFF, ON, WIDTH, banner, canvas, drawable, fit_text, font, text_width
 from games.core import Alert
 from games.space_race.views import SideView
 
@@ -113,14 +113,14 @@ def notice(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], alert: Ale
              sizes=(11,), fill=OFF, align="center", stroke=0)
     lines = wrap(alert.text, x1 - x0 - 4, 9)
     for i, line in enumerate(lines[: max(1, (y1 - y0 - 12) // 9)]):
-        draw.text((x0 + 2, y0 + 17 + i * 9), line, fill=OFF, font=font(9), anchor="lm")
+        draw.text((x0 + 2, y0 + 17 + i * 9), drawable(line), fill=OFF, font=font(9), anchor="lm")
 
 
 def drawn_width(text: str, size: int) -> int:
     """The width ``text`` really takes on a 1-bit image.  Pillow draws 1-bit text without antialiasing and
     with wider advances than ``getbbox`` measures (about 15 % at size 9), so wrapping measures by drawing."""
     scratch = Image.new("1", (max(8, text_width(text, size) * 2 + 16), size * 2 + 8), OFF)
-    ImageDraw.Draw(scratch).text((0, size), text, fill=ON, font=font(size), anchor="lm")
+    ImageDraw.Draw(scratch).text((0, size), drawable(text), fill=ON, font=font(size), anchor="lm")
     bbox = scratch.getbbox()
     return 0 if bbox is None else bbox[2]
 
@@ -134,7 +134,7 @@ def status_line(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], text:
     shown = text
     while shown and drawn_width(shown, size) > width:
         shown = shown[:-2] + "…"
-    draw.text((x0 + 1, (y0 + y1 + 1) // 2), shown, fill=OFF, font=font(size), anchor="lm")
+    draw.text((x0 + 1, (y0 + y1 + 1) // 2), drawable(shown), fill=OFF, font=font(size), anchor="lm")
 
 
 def wrap(text: str, width: int, size: int) -> list[str]:

@@ -64,13 +64,24 @@ def check_setup(game: str, text: str, chart_path: Path | None = None) -> tuple[d
         return None, setup_refused(None, exc.reason)
     except (TypeError, ValueError, KeyError, AttributeError) as exc:
         return None, setup_refused(None, str(exc))
-    players = []
-    data = dict(events[0].data) if events else {}
-    for p in data.get("players", ()) if isinstance(data.get("players"), list) else ():
-        if isinstance(p, dict) and p.get("name"):
-            players.append(str(p["name"]))
+    players = _players(game, events)
     who = f" for {', '.join(players)}" if players else ""
-    return options, f"a valid {game} table{who}{note}"
+    from device.dashboards.common import name_warnings
+
+    warned = "".join(f"; note: {text}" for _who, text in name_warnings(players))
+    return options, f"a valid {game} table{who}{note}{warned}"
+
+
+def _players(game: str, events: list[Any]) -> list[str]:
+    """The table's players in seating order, as their screens name them (the views of the started game)."""
+    from games.core.match import replay
+
+    module = game_package(game)
+    try:
+        views = module.GAME.views(replay(module.GAME, events))
+    except Exception:  # noqa: BLE001 - the names are only for the message; the rules accepted the table
+        return []
+    return [p for p in dict.fromkeys(str(getattr(v, "player", "") or "") for v in views) if p]
 
 
 def read_chart(path: Path) -> tuple[dict[str, list[str]], str]:

@@ -33,3 +33,18 @@ def test_screens_for_every_player_give_no_warning_and_a_warning_does_not_fail_ch
     text = out.getvalue()
     assert "WARN  screen Bobby: 'Bobby' is not at this table" in text
     assert "FAIL  game" not in text
+
+
+def test_names_the_screens_cannot_draw_or_draw_alike_are_warned(tmp_path) -> None:
+    """The screens' font has Latin letters, digits and common signs: "李" is drawn "?" on every screen
+    (``device.dashboards.common.drawable``), and "Jörg" and "Jorg" are both drawn "Jorg"."""
+    from device.config import GameConfig
+
+    setup = tmp_path / "setup.toml"
+    setup.write_text("".join(f'[[players]]\nname = "{n}"\n[[players.vehicles]]\ntype = "car"\n'
+                             for n in ("李", "Jörg", "Jorg", "Søren")), encoding="utf-8")
+    lines = probe_game(PitboardConfig(game=GameConfig(setup=setup)))
+    assert [(line.status, line.part) for line in lines] == [("OK", "game gaslands"), ("WARN", "player 李"),
+                                                           ("WARN", "players")]
+    assert "the screens draw '李' as '?'" in lines[1].detail and "Latin letters" in lines[1].detail
+    assert "'Jörg' and 'Jorg' look the same on the screens ('Jorg')" in lines[2].detail
