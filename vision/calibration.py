@@ -680,6 +680,14 @@ def _finish(src: np.ndarray, dst: np.ndarray, image_size: tuple[int, int], mat_m
     if cross <= 0:
         raise CalibrationError("the corners come out mirrored: the corner tags (or points) are in the wrong "
                                "order; place ids top-left, top-right, bottom-right, bottom-left")
+    # A camera sees a rectangular mat as a convex four-sided shape: a corner folded inward (a typed point
+    # off by hundreds of pixels) maps the mat through the horizon, and every position read is nonsense.
+    for i, name in enumerate(("top-left", "top-right", "bottom-right", "bottom-left")):
+        a, b = corners[(i + 1) % 4] - corners[i], corners[(i - 1) % 4] - corners[i]
+        if a[0] * b[1] - a[1] * b[0] <= 0:
+            raise CalibrationError(f"the four corners do not make a four-sided shape a camera could see of a mat: "
+                                   f"the {name} corner folds inward; check each corner's position (the points in "
+                                   "the order top-left, top-right, bottom-right, bottom-left)")
     if rms_mm > MAX_RMS_MM:
         raise CalibrationError(f"corner reprojection error {rms_mm:.1f} mm is too large: the corner tags are "
                                "not where the layout says (mat size wrong, or a tag moved); check and retry")

@@ -79,6 +79,12 @@ def test_four_points_by_hand(tilted):
         calibrate_from_points(corners_px[[1, 0, 3, 2]], spec.mat_mm, spec.image_size)
     with pytest.raises(CalibrationError, match="exactly four"):
         calibrate_from_points(corners_px[:3], spec.mat_mm, spec.image_size)
+    # a corner typed far off, folding the shape inward, was accepted (rms 0: four points fit any homography)
+    for folded, corner in (([(0, 0), (640, 0), (320, 1), (320, 480)], "bottom-right"),
+                           ([(100, 100), (500, 100), (300, 120), (120, 400)], "bottom-right"),
+                           ([(0, 0), (640, 0), (600, 400), (330, 60)], "bottom-left")):
+        with pytest.raises(CalibrationError, match=f"the {corner} corner folds inward"):
+            calibrate_from_points(folded, (800.0, 450.0), (640, 480))
 
 
 def test_round_trip_and_malformed_data(tilted):
