@@ -131,8 +131,8 @@ def start(options: Mapping[str, Any]) -> list[Event]:
         if not isinstance(given, str) or not given.strip():
             raise Illegal(f"setup: players[{i}] needs a name")
         name = given
+        fields.text(p, "name", "setup: [[players]]", max_len=40)  # first: a long name is not quoted whole
         fields.only_keys(p, PLAYER_KEYS, f"setup: [[players]] {name}")
-        fields.text(p, "name", f"setup: [[players]] {name}", max_len=40)
         if name in players:
             raise Illegal(f"setup: two players are called {name!r}; give each a different name")
         players.append(name)

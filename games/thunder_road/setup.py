@@ -56,8 +56,8 @@ def normalise(options: Mapping[str, Any]) -> dict[str, Any]:
         name = row.get("name")
         if not isinstance(name, str) or not name.strip() or "/" in name:
             raise Illegal(f"player {i} needs a name (without '/')")
+        fields.text(row, "name", "setup: [[players]]", max_len=40)  # first: a long name is not quoted whole
         fields.only_keys(row, PLAYER_KEYS, f"setup: [[players]] {name}")
-        fields.text(row, "name", f"setup: [[players]] {name}", max_len=40)
         fleet = row.get("vehicles", list(DEFAULT_FLEET))
         if not isinstance(fleet, list) or not fleet or len(fleet) > MAX_FLEET:
             raise Illegal(

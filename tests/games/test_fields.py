@@ -245,3 +245,14 @@ def test_finding_9_deeply_nested_command_arguments_are_refused(game):
     setups = {GASLANDS: GASLANDS_SETUP, THUNDER_ROAD: THUNDER_ROAD_SETUP, GRAND_TOUR: GRAND_TOUR_SETUP}
     m = Match.begin(game, tomllib.loads(setups[game]) if game in setups else {})
     assert "nested more than" in command_refusal(m, {"type": "undo_not", "x": nested(50_000)})
+
+
+@pytest.mark.parametrize("game", [GASLANDS, THUNDER_ROAD])
+def test_a_player_name_far_too_long_is_not_quoted_back_whole(game):
+    """A 200-character name (a paste gone wrong) was quoted whole twice in the refusal, 326 characters on a
+    phone and pages of an OLED; it is named by its place and shown cut."""
+    setups = {GASLANDS: GASLANDS_SETUP, THUNDER_ROAD: THUNDER_ROAD_SETUP}
+    base = tomllib.loads(setups[game])
+    base["players"][0]["name"] = "A" * 200
+    said = refusal(game, base)
+    assert said.startswith("setup: [[players]] name must be a text of 1 to 40 characters") and len(said) < 160, said
