@@ -169,21 +169,41 @@ def rectify_zone(image: np.ndarray, calibration: Calibration, zone: Zone, mm_per
     """Top-down crop of a zone (and ``margin_mm`` around it): (image, mask of the zone polygon)."""
     import cv2
 
-    poly = np.array(zone.polygon, dtype=np.float64)
-    x0, y0 = poly.min(axis=0) - margin_mm
-    x1, y1 = poly.max(axis=0) + margin_mm
-    w = max(1, int(math.ceil((x1 - x0) / mm_per_px)))
-    h = max(1, int(math.ceil((y1 - y0) / mm_per_px)))
+    x0, y0, w, h, zone_mask = _zone_grid(zone, mm_per_px, margin_mm)
     if calibration.lens.is_identity():
         shift = np.array([[1 / mm_per_px, 0, -x0 / mm_per_px], [0, 1 / mm_per_px, -y0 / mm_per_px], [0, 0, 1]])
         m = shift @ calibration.px_to_mm
         crop = cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     else:  # a wide lens bends the zone: follow it pixel by pixel (the maps are cached per zone)
-        crop = calibration.warp_to_mm(image, mm_per_px, (w, h), (float(x0), float(y0)))
+        crop = calibration.warp_to_mm(image, mm_per_px, (w, h), (x0, y0))
+    return crop, zone_mask.copy()
+
+
+_GRID_CACHE: dict[tuple[Zone, float, float], tuple[float, float, int, int, np.ndarray]] = {}
+
+
+def _zone_grid(zone: Zone, mm_per_px: float, margin_mm: float) -> tuple[float, float, int, int, np.ndarray]:
+    """(x0, y0 mm, width, height px, mask of the zone polygon) of ``rectify_zone``'s crop: the same in every
+    frame (cached; callers get a copy of the mask)."""
+    import cv2
+
+    key = (zone, float(mm_per_px), float(margin_mm))
+    hit = _GRID_CACHE.get(key)
+    if hit is not None:
+        return hit
+    poly = np.array(zone.polygon, dtype=np.float64)
+    x0, y0 = poly.min(axis=0) - margin_mm
+    x1, y1 = poly.max(axis=0) + margin_mm
+    w = max(1, int(math.ceil((x1 - x0) / mm_per_px)))
+    h = max(1, int(math.ceil((y1 - y0) / mm_per_px)))
     mask = np.zeros((h, w), np.uint8)
     q = (poly - [x0, y0]) / mm_per_px
     cv2.fillPoly(mask, [np.round(q * 16).astype(np.int32)], 255, shift=4)
-    return crop, mask
+    mask.flags.writeable = False
+    if len(_GRID_CACHE) > 256:
+        _GRID_CACHE.clear()
+    _GRID_CACHE[key] = hit = (float(x0), float(y0), w, h, mask)
+    return hit
 
 
 def _has_colour(image: np.ndarray) -> bool:
@@ -359,15 +379,34 @@ def _view(image: np.ndarray, calibration: Calibration, zone: Zone, white: np.nda
         return lum
 
     r, g, s = _features(crop)
-    # the margin of a zone at the mat's edge shows the table beyond: neither token nor hand
+    return _ZoneView(crop, mask > 0, r, g, s, fine, _on_mat(zone, mask.shape, tuple(calibration.mat_mm)))
+
+
+_ON_MAT_CACHE: dict[tuple[Zone, tuple[int, int], tuple[float, ...]], np.ndarray | None] = {}
+
+
+def _on_mat(zone: Zone, shape: tuple[int, ...], mat_mm: tuple[float, ...]) -> np.ndarray | None:
+    """Where a zone view (of ``shape``) lies on the mat; None when all of it does.  The margin of a zone
+    at the mat's edge shows the table beyond: neither token nor hand (cached: the same in every frame;
+    read only)."""
+    key = (zone, (int(shape[0]), int(shape[1])), mat_mm)
+    if key in _ON_MAT_CACHE:
+        return _ON_MAT_CACHE[key]
     poly = np.array(zone.polygon, dtype=np.float64)
     x0, y0 = poly.min(axis=0) - ZONE_MARGIN_MM
-    h, w = mask.shape
+    h, w = key[1]
     xs = x0 + (np.arange(w) + 0.5) * ZONE_MM_PER_PX
     ys = y0 + (np.arange(h) + 0.5) * ZONE_MM_PER_PX
-    mw, mh = calibration.mat_mm
-    on_mat = ((ys >= 1.0) & (ys <= mh - 1.0))[:, None] & ((xs >= 1.0) & (xs <= mw - 1.0))[None, :]
-    return _ZoneView(crop, mask > 0, r, g, s, fine, None if on_mat.all() else on_mat)
+    mw, mh = mat_mm
+    on_mat: np.ndarray | None = ((ys >= 1.0) & (ys <= mh - 1.0))[:, None] & ((xs >= 1.0) & (xs <= mw - 1.0))[None, :]
+    if on_mat is not None and on_mat.all():
+        on_mat = None
+    elif on_mat is not None:
+        on_mat.flags.writeable = False
+    if len(_ON_MAT_CACHE) > 256:
+        _ON_MAT_CACHE.clear()
+    _ON_MAT_CACHE[key] = on_mat
+    return on_mat
 
 
 def _token_distance(v: _ZoneView, c: TokenColour) -> np.ndarray:
@@ -588,9 +627,9 @@ def _discs_in_blob(blob: np.ndarray, radius: float, rims: _Rims | None = None, m
     kr = kern.shape[0] // 2
     pen, outside = 2.0 * poke, ~cand
     centres: list[tuple[float, float]] = []
+    score = gain - pen
+    score[outside] = -unit * 4
     for _ in range(max_discs):
-        score = gain - pen
-        score[outside] = -unit * 4
         j = int(np.argmax(score))
         y, x = divmod(j, score.shape[1])
         if gain[y, x] < 0.22 * unit or poke[y, x] > 0.2 * unit:
@@ -600,18 +639,32 @@ def _discs_in_blob(blob: np.ndarray, radius: float, rims: _Rims | None = None, m
         cy, cx = float(ys.sum()) / len(ys) + max(0, y - 2), float(xs.sum()) / len(xs) + max(0, x - 2)  # means
         centres.append((cx - pad, cy - pad))
         icx, icy = int(round(cx)), int(round(cy))
-        cv2.circle(resid, (icx, icy), int(round(radius)), 0.0, -1)
+        # the gain changes only within a disc's reach of the pixels the new disc takes: there it drops by
+        # the count of them under the disc.  resid and kern are 0/1, so filter2D's sums are whole counts
+        # (exact in float32) and the gain updated so is the gain computed afresh, to the last bit
+        ir = int(round(radius))
+        y0, y1 = max(0, icy - ir - 1 - kr), min(resid.shape[0], icy + ir + 2 + kr)
+        x0, x1 = max(0, icx - ir - 1 - kr), min(resid.shape[1], icx + ir + 2 + kr)
+        taken = resid[y0:y1, x0:x1].copy()
+        cv2.circle(resid, (icx, icy), ir, 0.0, -1)
         # no disc can cover more than what is left: with less left than a disc must cover, the next look
         # would stop the fit (a pixel to spare for filter2D's rounding), so it is not computed
         if cv2.countNonZero(resid) < 0.22 * unit - 1.0:
             break
-        # the gain changes only within two radii of the new disc
-        y0, y1 = max(0, icy - 2 * kr - 2), min(resid.shape[0], icy + 2 * kr + 3)
-        x0, x1 = max(0, icx - 2 * kr - 2), min(resid.shape[1], icx + 2 * kr + 3)
-        ry0, ry1 = max(0, y0 - kr), min(resid.shape[0], y1 + kr)
-        rx0, rx1 = max(0, x0 - kr), min(resid.shape[1], x1 + kr)
-        part = cv2.filter2D(resid[ry0:ry1, rx0:rx1], -1, kern, borderType=cv2.BORDER_CONSTANT)
-        gain[y0:y1, x0:x1] = part[y0 - ry0:y1 - ry0, x0 - rx0:x1 - rx0]
+        if min(y1 - y0, x1 - x0) >= kern.shape[0] + 2:
+            taken -= resid[y0:y1, x0:x1]
+            under_taken = cv2.filter2D(taken, -1, kern, borderType=cv2.BORDER_CONSTANT)
+            np.subtract(gain[y0:y1, x0:x1], under_taken, out=gain[y0:y1, x0:x1])
+        else:  # a sliver (never, a blob is padded): filter2D may take another road there, so ask it afresh
+            y0, y1 = max(0, icy - 2 * kr - 2), min(resid.shape[0], icy + 2 * kr + 3)
+            x0, x1 = max(0, icx - 2 * kr - 2), min(resid.shape[1], icx + 2 * kr + 3)
+            ry0, ry1 = max(0, y0 - kr), min(resid.shape[0], y1 + kr)
+            rx0, rx1 = max(0, x0 - kr), min(resid.shape[1], x1 + kr)
+            part = cv2.filter2D(resid[ry0:ry1, rx0:rx1], -1, kern, borderType=cv2.BORDER_CONSTANT)
+            gain[y0:y1, x0:x1] = part[y0 - ry0:y1 - ry0, x0 - rx0:x1 - rx0]
+        # ... and so does the score (gain - pen, very low off the candidates), only there
+        win = np.subtract(gain[y0:y1, x0:x1], pen[y0:y1, x0:x1], out=score[y0:y1, x0:x1])
+        win[outside[y0:y1, x0:x1]] = -unit * 4
 
     def unexplained(cs: list[tuple[float, float]]) -> float:
         """What the discs ``cs`` leave of the blob, beyond thin rims (blur, the filled gaps between
