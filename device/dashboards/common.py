@@ -77,6 +77,8 @@ def drawable(text: str) -> str:
             out.append(ch)
         elif ch in SUBSTITUTES:
             out.append(SUBSTITUTES[ch])
+        elif unicodedata.combining(ch):
+            continue  # an accent typed apart from its letter ("Jo\u0308rg", as some keyboards save it)
         else:
             base = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c))
             out.append(base if base and base != ch and all(has_glyph(c) for c in base) else UNDRAWABLE)

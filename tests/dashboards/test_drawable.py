@@ -24,7 +24,7 @@ from games.thunder_road import GAME
     ("Ægir", "AEgir"), ("Núria", "Nuria"), ("Çağla", "Cagla"), ("Bob 🚗", "Bob ?"), ("李", "?"),
     ("the road does not scroll any more — a vehicle", "the road does not scroll any more - a vehicle"),
     ("Gear phase 3 · round 1 › Gentle…", "Gear phase 3 · round 1 › Gentle…"),  # signs the font has stay
-    ("Ana", "Ana"),
+    ("Ana", "Ana"), ("Jo\u0308rg", "Jorg"),  # the accent apart from its letter (decomposed, as macOS saves)
 ])
 def test_what_the_font_lacks_is_drawn_as_its_nearest(name: str, shown: str) -> None:
     assert drawable(name) == shown
