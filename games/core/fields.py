@@ -107,6 +107,12 @@ def table(value: Any, where: str, *, required: bool = False) -> Mapping[str, Any
     return value
 
 
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """`` (did you mean 'steps'?)`` when one of ``known`` is near ``name`` (a misspelling), else ``""``."""
+    near = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return f" (did you mean {near[0]!r}?)" if near else ""
+
+
 def only_keys(source: Mapping[str, Any], allowed: Iterable[str], where: str, *, noun: str = "key") -> None:
     """Refuse a key of ``source`` that is not in ``allowed`` (a misspelt one, usually), naming the
     likeliest meant key and all the known ones.  ``noun`` is what a key is called here (a command's are
@@ -116,10 +122,8 @@ def only_keys(source: Mapping[str, Any], allowed: Iterable[str], where: str, *, 
         if key in allowed:
             continue
         name = str(key)
-        near = difflib.get_close_matches(name, allowed, n=1, cutoff=0.6)
-        hint = f" (did you mean {near[0]!r}?)" if near else ""
         known = f"the {noun}s here are {', '.join(allowed)}" if allowed else f"it takes no {noun}s"
-        raise Illegal(f"{where}: unknown {noun} {show(name)}{hint}; {known}")
+        raise Illegal(f"{where}: unknown {noun} {show(name)}{did_you_mean(name, allowed)}; {known}")
 
 
 def boolean(source: Mapping[str, Any], key: str, default: Any, where: str) -> bool:
@@ -159,10 +163,7 @@ def choice(source: Mapping[str, Any], key: str, options: Iterable[Any], where: s
     value = _get(source, key, default, where, expected)
     if isinstance(value, (Mapping, list)) or isinstance(value, bool) != any(isinstance(o, bool) for o in options) \
             or value not in options:
-        hint = ""
-        if isinstance(value, str):
-            near = difflib.get_close_matches(value, [str(o) for o in options], n=1, cutoff=0.6)
-            hint = f" (did you mean {near[0]!r}?)" if near else ""
+        hint = did_you_mean(value, (str(o) for o in options)) if isinstance(value, str) else ""
         raise _refuse(where, key, expected, value, hint)
     return value
 

@@ -11,7 +11,6 @@ event that was not committed first.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -41,9 +40,8 @@ def check_fields(game: Any, command: Command) -> None:
     fields.plain(command.args, command.type)  # a huge or deeply nested value is told as that first
     if command.type not in declared:
         known = sorted({*declared, UNDO})
-        near = difflib.get_close_matches(command.type, known, n=1, cutoff=0.6)
-        hint = f" (did you mean {near[0]!r}?)" if near else ""
-        raise Illegal(f"unknown command {fields.show(command.type)}{hint}; the commands are {', '.join(known)}")
+        raise Illegal(f"unknown command {fields.show(command.type)}{fields.did_you_mean(command.type, known)}; "
+                      f"the commands are {', '.join(known)}")
     fields.only_keys(command.args, declared[command.type], command.type, noun="field")
 
 
