@@ -243,15 +243,14 @@ def probe_camera(config: PitboardConfig, backend: Any = None) -> CheckLine:
 def probe_game(config: PitboardConfig) -> list[CheckLine]:
     """The game's setup (FAIL when the rules refuse it), then a WARN for each screen whose player is not at
     the table (a misspelt name: that player sees nothing) and for each player with no screen."""
+    from device.setup_files import seated_players
     from games import game_package
-    from games.core.match import replay
 
     part = f"game {config.game.name}"
     try:
         module = game_package(config.game.name)
         options = read_setup(module, config.game.setup, config.source)
-        state = replay(module.GAME, module.GAME.start(options))
-        players = list(dict.fromkeys(str(getattr(v, "player", "")) for v in module.GAME.views(state)))
+        players = seated_players(module, module.GAME.start(options))
     except Exception as exc:
         reason = getattr(exc, "reason", None) or str(exc)
         return [CheckLine("FAIL", part, reason)]

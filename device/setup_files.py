@@ -91,3 +91,12 @@ def setup_refused(path: str | Path | None, reason: str) -> str:
     if path is None:
         return f"setup: {reason}"
     return f"setup file {path}: {reason}"
+
+
+def seated_players(module: Any, events: Any) -> list[str]:
+    """The players of a game begun with ``events`` (its ``start``), in seating order, as their screens name
+    them: the views of the folded game."""
+    from games.core.match import replay
+
+    views = module.GAME.views(replay(module.GAME, events))
+    return [p for p in dict.fromkeys(str(getattr(v, "player", "") or "") for v in views) if p]

@@ -28,7 +28,7 @@ def example_setup(game: str) -> str:
 
 def check_setup(game: str, text: str, chart_path: Path | None = None) -> tuple[dict[str, Any] | None, str]:
     """``(options, "a valid table: ...")`` or ``(None, what is wrong and what to do)``."""
-    from device.setup_files import SetupFileError, _parsed, setup_refused
+    from device.setup_files import SetupFileError, _parsed, seated_players, setup_refused
     from games.core import Illegal
 
     try:  # the same reader and the same words as `pitboard play --setup FILE`, the file being the form
@@ -64,24 +64,15 @@ def check_setup(game: str, text: str, chart_path: Path | None = None) -> tuple[d
         return None, setup_refused(None, exc.reason)
     except (TypeError, ValueError, KeyError, AttributeError) as exc:
         return None, setup_refused(None, str(exc))
-    players = _players(game, events)
+    try:
+        players = seated_players(game_package(game), events)
+    except Exception:  # noqa: BLE001 - the names are only for the message; the rules accepted the table
+        players = []
     who = f" for {', '.join(players)}" if players else ""
     from device.dashboards.common import name_warnings
 
     warned = "".join(f"; note: {text}" for _who, text in name_warnings(players))
     return options, f"a valid {game} table{who}{note}{warned}"
-
-
-def _players(game: str, events: list[Any]) -> list[str]:
-    """The table's players in seating order, as their screens name them (the views of the started game)."""
-    from games.core.match import replay
-
-    module = game_package(game)
-    try:
-        views = module.GAME.views(replay(module.GAME, events))
-    except Exception:  # noqa: BLE001 - the names are only for the message; the rules accepted the table
-        return []
-    return [p for p in dict.fromkeys(str(getattr(v, "player", "") or "") for v in views) if p]
 
 
 def read_chart(path: Path) -> tuple[dict[str, list[str]], str]:
