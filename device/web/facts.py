@@ -160,28 +160,30 @@ def show(value: Any) -> str:
 
 
 def parse(fact: Fact, text: str) -> Any:
-    """The typed text as the setup's value; ValueError saying what to type."""
+    """The typed text as the setup's value; ValueError saying what to type (quoting it cut: a pasted page is
+    not quoted back whole)."""
+    from games.core.fields import show
+
     raw = text.strip()
     if raw == "" or raw.lower() == UNKNOWN:
         return UNKNOWN
-    typed = raw if len(raw) <= 40 else raw[:40] + "…"  # what is quoted back: a pasted page is not
     if fact.kind == "adds" and raw.lower() == "die":
         return "die"
     if fact.kind == "dice":
         try:
             values = [int(v) for v in raw.replace(",", " ").split()]
         except ValueError:
-            raise ValueError(f"{fact.label}: {typed!r} is not die values (e.g. 4 5 6) or unknown") from None
+            raise ValueError(f"{fact.label}: {show(raw)} is not die values (e.g. 4 5 6) or unknown") from None
         if not values or not all(1 <= v <= 6 for v in values):
-            raise ValueError(f"{fact.label}: die values are 1 to 6 (got {typed!r})")
+            raise ValueError(f"{fact.label}: die values are 1 to 6 (got {show(raw)})")
         return sorted(set(values))
     try:
         number = int(raw)
     except ValueError:
         what = '"die", a whole number or unknown' if fact.kind == "adds" else "a whole number or unknown"
-        raise ValueError(f"{fact.label}: {typed!r} is not {what}") from None
+        raise ValueError(f"{fact.label}: {show(raw)} is not {what}") from None
     if number < 0 or number > 200:
-        raise ValueError(f"{fact.label}: {typed} is out of range (0 to 200)")
+        raise ValueError(f"{fact.label}: {show(number)} is out of range (0 to 200)")
     return number
 
 

@@ -198,6 +198,7 @@ def save_fire(path: Path, form: Mapping[str, str]) -> str:
     parser of [fire_die], then written atomically."""
     from device.safe_files import write_atomic
     from games.core import Illegal
+    from games.core.fields import show
     from games.thunder_road.tables import _parse_fire
 
     faces, _effects, _problem = fire_view(path)
@@ -209,7 +210,7 @@ def save_fire(path: Path, form: Mapping[str, str]) -> str:
         try:
             moves = int(raw)
         except ValueError:
-            raise ValueError(f"the Fire die was not saved: face {label!r}: moves {raw[:20]!r} is not a whole "
+            raise ValueError(f"the Fire die was not saved: face {label!r}: moves {show(raw)} is not a whole "
                              f"number; type the extra spaces the face gives, 1 to {MAX_FIRE_MOVES}") from None
         if effect == "moves" and not 0 <= moves <= MAX_FIRE_MOVES:  # 0: the rules say "1 or more"
             raise ValueError(f"the Fire die was not saved: face {label!r}: moves {moves} is out of range; type the "
