@@ -398,11 +398,9 @@ def _on_mat(zone: Zone, shape: tuple[int, ...], mat_mm: tuple[float, ...]) -> np
     xs = x0 + (np.arange(w) + 0.5) * ZONE_MM_PER_PX
     ys = y0 + (np.arange(h) + 0.5) * ZONE_MM_PER_PX
     mw, mh = mat_mm
-    on_mat: np.ndarray | None = ((ys >= 1.0) & (ys <= mh - 1.0))[:, None] & ((xs >= 1.0) & (xs <= mw - 1.0))[None, :]
-    if on_mat is not None and on_mat.all():
-        on_mat = None
-    elif on_mat is not None:
-        on_mat.flags.writeable = False
+    inside = ((ys >= 1.0) & (ys <= mh - 1.0))[:, None] & ((xs >= 1.0) & (xs <= mw - 1.0))[None, :]
+    inside.flags.writeable = False
+    on_mat = None if inside.all() else inside
     if len(_ON_MAT_CACHE) > 256:
         _ON_MAT_CACHE.clear()
     _ON_MAT_CACHE[key] = on_mat
