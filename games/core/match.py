@@ -29,7 +29,7 @@ UNDO_FIELDS = ("steps",)
 def check_fields(game: Any, command: Command) -> None:
     """Refuse a command type the game does not know, or a field ``command`` does not take, naming it and
     the likeliest meant one (``undo: unknown field 'step' (did you mean 'steps'?); the fields here are
-    steps``; ``unknown command 'asign' (did you mean 'assign'?); the commands are ...``).  The fields are
+    steps``; ``unknown command 'asign' (did you mean 'assign'?)``, or the list of commands when none is near).  The fields are
     the game's own declaration, ``game.commands`` (command type → the fields it takes; see
     :class:`games.core.Game`), and :data:`UNDO_FIELDS` for undo.  A game that declares none is left to its
     ``decide``, which names an unknown command."""
@@ -40,8 +40,11 @@ def check_fields(game: Any, command: Command) -> None:
     fields.plain(command.args, command.type)  # a huge or deeply nested value is told as that first
     if command.type not in declared:
         known = sorted({*declared, UNDO})
-        raise Illegal(f"unknown command {fields.show(command.type)}{fields.did_you_mean(command.type, known)}; "
-                      f"the commands are {', '.join(known)}")
+        near = fields.did_you_mean(command.type, known)
+        # the likeliest meant command alone fits a player's screen; a list of all (Thunder Road has 17)
+        # takes three pages of it, so it is given only when no command is near
+        raise Illegal(f"unknown command {fields.show(command.type)}"
+                      + (near if near else f"; the commands are {', '.join(known)}"))
     fields.only_keys(command.args, declared[command.type], command.type, noun="field")
 
 
