@@ -42,6 +42,7 @@ import os
 import select
 import shutil
 import signal
+import socket
 import sys
 import tempfile
 import time
@@ -214,24 +215,29 @@ def read_sim_setup(module: Any, setup: str | Path | None) -> dict[str, Any]:
     return read_setup_file(setup, fix=f"`pitboard play {name} --example-setup` prints one to start from")
 
 
-def check_listen(listen: str) -> tuple[str, int]:
-    """``--web HOST:PORT`` as ``(host, port)``, once the address is known to be one this machine can listen
-    on: a ValueError saying what to type otherwise (the server binds it again when it starts)."""
-    import socket
-
+def check_listen(listen: str) -> socket.socket:
+    """``--web HOST:PORT`` bound: the socket the web page will serve on, so that nothing can take the port
+    between this check and the server's start.  A ValueError says what to type when the address is not
+    one this machine can listen on."""
     from device.web import parse_listen
 
     host, port = parse_listen(listen)
     try:
         family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
                                                              flags=socket.AI_PASSIVE)[0]
-        with socket.socket(family, kind, proto) as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server does
-            probe.bind(address)
+        sock = socket.socket(family, kind, proto)
     except OSError as exc:
+        raise ValueError(f"--web {listen!r}: cannot listen on {host}:{port} ({exc.strerror or exc}); give another, "
+                         "e.g. 127.0.0.1:8080") from None
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
+        sock.bind(address)
+        sock.listen()  # held from here: a second server's bind now fails, SO_REUSEADDR or not
+    except OSError as exc:
+        sock.close()
         raise ValueError(f"--web {listen!r}: cannot listen on {host}:{port} ({exc.strerror or exc}); is the port "
                          "taken, or the address not this machine's? give another, e.g. 127.0.0.1:8080") from None
-    return host, port
+    return sock
 
 
 # -- the log ------------------------------------------------------------------------------------------
@@ -342,7 +348,6 @@ class Sim:
         self.game = self.module.GAME.name
         # Every argument is checked before the log is touched: a mistake in one begins no game, writes nothing.
         self.options = read_sim_setup(self.module, setup)
-        listen = check_listen(web) if web is not None else None
         self.out = out if out is not None else sys.stdout
         self.live = live
         self.size = size
@@ -368,6 +373,8 @@ class Sim:
                 reader = VisionReader()
 
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        # bound now (before the log is opened: a taken port begins no game) and served on as it is
+        self._listener: socket.socket | None = check_listen(web) if web is not None else None
         self.kept = keep_log
         self.custom_db = db is not None
         self.setup_given = setup is not None
@@ -415,8 +422,8 @@ class Sim:
         #: shows them and only the messages and the prompt are printed.
         self.print_screens = True
         self.note(self.log_text(start=True))
-        if listen is not None:
-            self.start_web(listen)
+        if self._listener is not None:
+            self.start_web(self._listener)
 
     def _check_setup(self) -> None:
         """The setup as the game would begin from it: a refusal names the file (and leaves no log behind)."""
@@ -427,16 +434,22 @@ class Sim:
             raise SetupFileError(setup_refused(self.setup_path, exc.reason)) from None
 
     # -- the web page (--web HOST:PORT) -----------------------------------------------------------
-    def start_web(self, listen: str | tuple[str, int]) -> None:
-        """Serve the web page beside this game (:mod:`device.web`) and say where, with the pairing code."""
-        from device.web import WebService, files_check, parse_listen
+    def start_web(self, listen: str | socket.socket) -> None:
+        """Serve the web page beside this game (:mod:`device.web`) on ``HOST:PORT`` or a bound socket, and
+        say where, with the pairing code."""
+        from device.web import WebService, files_check
 
+        sock: socket.socket | None = None
         try:
-            host, port = parse_listen(listen) if isinstance(listen, str) else listen
-            self.web = WebService(game=self.game, store_path=self.store.path, host=host, port=port,
+            sock = check_listen(listen) if isinstance(listen, str) else listen
+            self._listener = None  # the server's now: it closes it when it stops
+            host, port = sock.getsockname()[:2]
+            self.web = WebService(game=self.game, store_path=self.store.path, host=host, port=port, sock=sock,
                                   new_game=self._web_new_game,
                                   check=lambda: files_check(self.game, self.setup_path)).start()
         except BaseException:
+            if sock is not None:
+                sock.close()  # a server that did not start leaves it open
             self.close()
             raise
         self.web.attach(self.app, self.game_id, self.options)
@@ -504,6 +517,9 @@ class Sim:
         self.store.finish(self.game_id)
 
     def _release(self) -> None:
+        if getattr(self, "_listener", None) is not None:
+            self._listener.close()  # type: ignore[union-attr]
+            self._listener = None
         if getattr(self, "_lock_fd", None) is not None:
             os.close(self._lock_fd)  # type: ignore[arg-type]
             self._lock_fd = None

@@ -10,6 +10,7 @@ player 1's screen.  The server itself (:mod:`device.web.server`) runs in a threa
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -64,7 +65,8 @@ class WebService:
     def __init__(self, *, game: str, store_path: Path | None, host: str, port: int,
                  chart_path: Path | None = None, new_game: Callable[[str, Mapping[str, Any]], str] | None = None,
                  check: Callable[[], Sequence[Any]] | None = None, pairing: Pairing | None = None,
-                 faces_path: Path | None = None, calibration_path: Path | None = None) -> None:
+                 faces_path: Path | None = None, calibration_path: Path | None = None,
+                 sock: socket.socket | None = None) -> None:
         from device.web.server import WebContext, WebServer
 
         if chart_path is None:
@@ -91,7 +93,7 @@ class WebService:
         self.ctx.on_outlines = lambda: self.hub.call_in_loop(self._use_outlines)
         self.options: Mapping[str, Any] = {}
         self.pairing.on_paired = lambda _session: self.hub.call_in_loop(self.hide_code)
-        self.server = WebServer(self.ctx, host, port)
+        self.server = WebServer(self.ctx, host, port, sock=sock)
 
     @property
     def code(self) -> str:

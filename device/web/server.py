@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
+import socket
 import threading
 import time
 from collections import deque
@@ -720,14 +721,17 @@ def render_still(game: str, view: Any) -> Any:
 
 
 class WebServer:
-    """uvicorn in a daemon thread.  ``start`` returns once it listens (or raises what stopped it)."""
+    """uvicorn in a daemon thread.  ``start`` returns once it listens (or raises what stopped it).  ``sock``:
+    a socket already bound to ``host``:``port`` to serve on (closed when the server stops), so that the
+    port cannot be taken between the caller's check and the start."""
 
-    def __init__(self, ctx: WebContext, host: str, port: int) -> None:
+    def __init__(self, ctx: WebContext, host: str, port: int, *, sock: socket.socket | None = None) -> None:
         import uvicorn
 
         self.ctx = ctx
         self.host = host
         self.port = port
+        self.sock = sock
         config = uvicorn.Config(create_app(ctx), host=host, port=port, log_level="warning", access_log=False,
                                 lifespan="off", timeout_graceful_shutdown=1, proxy_headers=False)
         self.server = uvicorn.Server(config)
@@ -736,7 +740,7 @@ class WebServer:
 
     def _run(self) -> None:
         try:
-            self.server.run()
+            self.server.run(sockets=None if self.sock is None else [self.sock])
         except BaseException as exc:  # noqa: BLE001 - reported by start()
             self.error = exc
 

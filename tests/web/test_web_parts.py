@@ -256,6 +256,61 @@ def test_a_bad_listen_address_leaves_no_log_open(tmp_path):
     Sim("gaslands", db=tmp_path / "s.sqlite", out=io.StringIO()).close()  # the log is free again
 
 
+def test_the_sims_web_port_is_held_from_its_check_to_the_page(tmp_path, monkeypatch):
+    """`--web` was bound to test it, let go, and bound again by the server after the log was opened: a
+    program taking the port in between was told after the game began.  Now the socket checked is the one
+    served on: nothing else can bind the port meanwhile, and the page answers on it."""
+    import socket
+    import urllib.request
+
+    import device.sim as sim_module
+    from device.sim import Sim
+
+    seen = {}
+    checked = sim_module.check_listen
+
+    def check_then_race(listen):
+        sock = checked(listen)
+        port = sock.getsockname()[1]
+        seen["port"] = port
+        with socket.socket() as rival:  # another program, between the check and the log
+            rival.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            with pytest.raises(OSError):
+                rival.bind(("127.0.0.1", port))
+        return sock
+
+    monkeypatch.setattr(sim_module, "check_listen", check_then_race)
+    sim = Sim("gaslands", db=tmp_path / "s.sqlite", out=io.StringIO(), web="127.0.0.1:0")
+    try:
+        assert sim.web.server.port == seen["port"]
+        with urllib.request.urlopen(f"http://127.0.0.1:{seen['port']}/", timeout=5) as page:
+            assert page.status == 200
+    finally:
+        sim.close()
+    with socket.socket() as again:  # closed with the sim
+        again.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        again.bind(("127.0.0.1", seen["port"]))
+
+
+def test_a_refused_setup_lets_the_web_port_go(tmp_path):
+    import socket
+
+    from device.setup_files import SetupFileError
+    from device.sim import Sim
+
+    setup = tmp_path / "bad.toml"
+    setup.write_text('players = ["Ana"]\n', encoding="utf-8")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(SetupFileError):
+        Sim("gaslands", setup=setup, db=tmp_path / "s.sqlite", out=io.StringIO(), web=f"127.0.0.1:{port}")
+    with socket.socket() as again:
+        again.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        again.bind(("127.0.0.1", port))
+        again.listen()
+
+
 def test_pitboard_bench_web_measures_a_press_reaching_the_page_within_250_ms():
     from device.web.bench import run_web_bench
 
