@@ -73,6 +73,42 @@ def image_size(path: str | Path) -> tuple[int, int] | None:
         return None
 
 
+def _jpeg_cut_short(data: np.ndarray) -> bool:
+    """A JPEG that stops before its end-of-image marker.  Its segments are walked from the start (an EXIF
+    thumbnail lies inside one and is skipped whole); after a start-of-scan the compressed data runs to the
+    next marker (a 0xFF inside it is followed by 0x00 or a restart marker).  What follows the end-of-image
+    marker (a phone's trailer, a second picture) is not looked at."""
+    raw = data.tobytes()
+    if not raw.startswith(b"\xff\xd8"):
+        return False
+    i, n = 2, len(raw)
+    while i + 1 < n:
+        if raw[i] != 0xFF:
+            return False  # not a marker where one must be: leave the verdict to the decoder
+        marker = raw[i + 1]
+        if marker == 0xD9:
+            return False  # end of image
+        if marker == 0xFF:  # fill byte
+            i += 1
+            continue
+        if 0xD0 <= marker <= 0xD7 or marker == 0x01:  # markers without a length
+            i += 2
+            continue
+        if i + 3 >= n:
+            return True
+        i += 2 + int.from_bytes(raw[i + 2:i + 4], "big")
+        if marker == 0xDA:  # start of scan: compressed data up to the next marker
+            while True:
+                i = raw.find(b"\xff", i)
+                if i < 0 or i + 1 >= n:
+                    return True
+                if raw[i + 1] == 0x00 or 0xD0 <= raw[i + 1] <= 0xD7:
+                    i += 2
+                    continue
+                break
+    return True
+
+
 def read_image(path: str | Path, *, what: str = "image") -> np.ndarray:
     """A BGR image from ``path``, refusing files that are missing, not images, or too large to decode."""
     import cv2
@@ -102,6 +138,14 @@ def read_image(path: str | Path, *, what: str = "image") -> np.ndarray:
         img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
     except (cv2.error, MemoryError):
         img = None
+    if img is not None and _jpeg_cut_short(data):
+        img = None  # libjpeg fills what is missing with grey and says nothing: half a photo is no photo
     if img is None:
+        if data.size == 0:
+            raise FileProblem(f"{what} {p} is empty (0 bytes); take or copy it again")
+        if size is not None:  # the header says an image: its picture data is what is broken
+            raise FileProblem(f"{what} {p} says it is a {size[0]} x {size[1]} image, but its picture cannot be "
+                              "decoded: the file is damaged or cut short (copied before it was whole?); take or "
+                              "copy it again")
         raise FileProblem(f"{p} is not an image Pitboard can read (PNG or JPEG expected)")
     return img

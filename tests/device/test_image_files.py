@@ -1,0 +1,78 @@
+"""``device.safe_files.read_image``: what an owner is told about an image file that cannot be used."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from device.safe_files import FileProblem, read_image
+
+
+def _jpeg(path: Path) -> bytes:
+    img = np.zeros((480, 640, 3), np.uint8)
+    cv2.circle(img, (320, 240), 100, (40, 200, 220), -1)
+    ok, buf = cv2.imencode(".jpg", img)
+    assert ok
+    return bytes(buf)
+
+
+def test_a_whole_jpeg_is_read(tmp_path: Path) -> None:
+    p = tmp_path / "roll.jpg"
+    p.write_bytes(_jpeg(p))
+    assert read_image(p).shape == (480, 640, 3)
+
+
+def test_a_jpeg_cut_short_is_told_as_damaged_not_as_no_image(tmp_path: Path) -> None:
+    """A photo copied before it was whole has a JPEG header: "not an image (PNG or JPEG expected)" sent
+    the owner looking for a format problem."""
+    p = tmp_path / "roll.jpg"
+    whole = _jpeg(p)
+    p.write_bytes(whole[:len(whole) // 2])  # libjpeg decodes it, the missing half grey, and says nothing
+    with pytest.raises(FileProblem) as e:
+        read_image(p)
+    said = str(e.value)
+    assert str(p) in said and "640 x 480" in said and "damaged or cut short" in said and "again" in said
+
+
+def test_an_empty_file_is_told_as_empty(tmp_path: Path) -> None:
+    p = tmp_path / "roll.jpg"
+    p.write_bytes(b"")
+    with pytest.raises(FileProblem, match=r"roll\.jpg is empty \(0 bytes\)"):
+        read_image(p)
+
+
+def test_a_text_file_is_not_an_image(tmp_path: Path) -> None:
+    p = tmp_path / "notes.jpg"
+    p.write_text("my notes\n", encoding="utf-8")
+    with pytest.raises(FileProblem, match="not an image Pitboard can read"):
+        read_image(p)
+
+
+def test_a_jpeg_with_a_thumbnail_and_a_trailer_is_whole(tmp_path: Path) -> None:
+    """A phone's photo: an EXIF thumbnail (a whole JPEG of its own) inside the header, and bytes after the
+    end of the picture.  Neither makes it look cut short."""
+    from io import BytesIO
+
+    from PIL import Image
+
+    picture = Image.new("RGB", (640, 480), (200, 180, 40))
+    thumb = BytesIO()
+    picture.resize((160, 120)).save(thumb, "JPEG")
+    exif = Image.Exif()
+    buf = BytesIO()
+    picture.save(buf, "JPEG", exif=exif.tobytes() + b"\xff\xd8\xff\xda" + thumb.getvalue()[:200])
+    p = tmp_path / "phone.jpg"
+    p.write_bytes(buf.getvalue() + b"SEFT\xff\xda\x00\x10trailer bytes")
+    assert read_image(p).shape == (480, 640, 3)
+
+
+@pytest.mark.parametrize("keep", [0.1, 0.5, 0.9, 0.99])
+def test_every_cut_of_a_jpeg_is_refused(tmp_path: Path, keep: float) -> None:
+    whole = _jpeg(tmp_path / "x.jpg")
+    p = tmp_path / "roll.jpg"
+    p.write_bytes(whole[:int(len(whole) * keep)])
+    with pytest.raises(FileProblem, match="damaged or cut short"):
+        read_image(p)
