@@ -129,6 +129,8 @@ def what_first(state: ThunderRoadState) -> str:
     assert turn is not None
     who = turn.player
     if s is Step.TURN:
+        if not state.player(who).dice:
+            return f"no vehicle is moving yet: {who} has no die left and passes first"
         if state.unmoved(who):
             return f"no vehicle is moving yet: {who} assigns a die to a vehicle first"
         if state.coastable(who) and not turn.commands:

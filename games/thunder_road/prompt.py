@@ -49,9 +49,12 @@ def prompt(state: ThunderRoadState) -> Prompt:
         p = state.player(who)
         unmoved = [v.id.split("/", 1)[1] for v in state.unmoved(who)]
         cmds: list[str] = []
-        if unmoved:
+        if unmoved and p.dice:
             text = f"{who}: assign a die ({dice_words(p.dice)}) to {', '.join(unmoved)}"
             cmds.append("assign")
+        elif unmoved:
+            text = f"{who}: no die left to move {', '.join(unmoved)}: pass"
+            cmds.append("pass")
         else:
             coast = [v.id.split("/", 1)[1] for v in state.coastable(who)]
             if coast and not turn.commands:

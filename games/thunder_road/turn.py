@@ -186,7 +186,9 @@ def decide_pass(state: ThunderRoadState, command: Command) -> list[Event]:
     needs_step(state, Step.TURN)
     who = turn_player(state, command)
     unmoved = state.unmoved(who)
-    if unmoved:
+    # With no unused die left (the last one went to a command, a Repair that put a car back in service)
+    # there is no die to assign: the turn can only end.
+    if unmoved and state.player(who).dice:
         names = ", ".join(x.id.split("/", 1)[1] for x in unmoved)
         raise Illegal(f"you must assign a die to a vehicle you have not moved: {names}")
     return [Event("passed", {"player": who})]

@@ -415,6 +415,35 @@ def test_repair_removes_one_damage_token():
     t.turn("small", 1)  # back in service: it can move
 
 
+def test_a_repair_with_the_last_die_ends_the_turn_instead_of_locking_it():
+    """"On your turn you must assign one unused movement die to an operable road vehicle you have not moved
+    this round." and "(A Repair command removes one. [V])" — a player whose last die (a 6) repairs a car
+    that was out of service has a car to move again but no die to move it with: the turn is over (pass),
+    it does not wait for an assignment that can never come."""
+    t = Table(("Ana", ["small", "medium"]), ("Ben", ["small"]))
+    t.ok("damage", vehicle="Ana/medium")
+    t.ok("damage", vehicle="Ana/medium")  # out of service: Ana has only her small car to move
+    t.roll(Ana=[1, 1, 1, 6], Ben=[1, 1, 1, 1])
+    t.turn("small", 1)
+    t.turn("small", 1)  # Ben
+    for _ in range(2):  # Ana and Ben coast twice each
+        t.ok("coast", vehicle="small", die=1)
+        t.ok("move")
+        t.ok("coast", vehicle="small", die=1)
+        t.ok("move")
+    assert t.state.turn.player == "Ana" and t.state.player("Ana").dice == (6,)
+    t.ok("command", name="repair", die=6, vehicle="medium")  # her last die: the medium car is back
+    assert t.state.unmoved("Ana") and t.state.player("Ana").dice == ()
+    p = t.match.prompt()
+    assert "pass" in p.commands and "assign" not in p.commands and "no die left" in p.text
+    t.ok("pass")
+    assert t.state.turn.player == "Ben"
+    # with a die left, passing is still refused while a vehicle has to move
+    t2 = Table("Ana", "Ben")
+    t2.roll()
+    assert "you must assign a die" in t2.no("pass")
+
+
 def test_big_rig_and_bikes_take_minor_damage():
     """"The Big Rig and the Final Five bikes take minor damage: the token fills a slot but has no effect.\""""
     t = Table(("Ana", ["big_rig", "bike", "bike"]), "Ben")
