@@ -29,8 +29,11 @@ def decide_bump(state: ThunderRoadState, command: Command) -> list[Event]:
 
 
 def larger_owner(state: ThunderRoadState, bump: Bump) -> tuple[str | None, str]:
-    """(owner of the larger vehicle or None, why).  Unknown sizes do not take the right away."""
+    """(owner of the larger vehicle or None, why).  Unknown sizes do not take the right away; two vehicles
+    of one kind (two bikes, two Big Rigs) are the same size whatever that size is."""
     ka, kb = state.kind_of(bump.a), state.kind_of(bump.b)
+    if ka.name == kb.name:
+        return None, "same"
     if ka.size is None or kb.size is None:
         return None, "unknown"
     if ka.size == kb.size:

@@ -361,6 +361,26 @@ def test_unknown_size_does_not_take_the_reroll_away():
     t.ok("reroll", bump="bump2", direction=4)
 
 
+def test_two_vehicles_of_one_kind_are_the_same_size_even_when_the_size_is_unknown():
+    """"If one vehicle is larger, its owner may ask for one re-roll of both dice." — two Final Five bikes (or
+    two Big Rigs) are the same kind: whatever the owner writes for their size, neither is larger, so nobody
+    may re-roll, even while the size is still "unknown"."""
+    t = Table(("Ana", ["bike", "bike"]), ("Ben", ["bike", "big_rig"]), ("Cy", ["big_rig"]))
+    t.roll()
+    _stack(t, "bike1", "Ben/bike")
+    t.ok("bump", bump="bump1", direction=3)
+    assert "reroll" not in t.match.prompt().commands and "re-roll" not in t.match.prompt().text
+    assert "same size: neither owner may re-roll" in t.no("reroll", bump="bump2", direction=1)
+    t.ok("placed", moved="Ben/bike")
+    _stack(t, "big_rig", "Cy/big_rig")  # Ben's Big Rig onto Cy's
+    t.ok("bump", bump="bump1", direction=3)
+    assert "same size" in t.no("reroll", bump="bump2", direction=1)
+    t.ok("placed", moved="Cy/big_rig")
+    _stack(t, "big_rig", "Ana/bike1")  # Cy's Big Rig onto a bike: sizes unknown, the right is kept
+    t.ok("bump", bump="bump1", direction=3)
+    t.ok("reroll", bump="bump2", direction=1)
+
+
 def test_chain_bumps_until_every_space_holds_one_vehicle():
     """"Keep resolving bumps, chain bumps included, until every space holds one vehicle.\""""
     t = Table("Ana", "Ben")
