@@ -72,6 +72,9 @@ def decide_placed(state: ThunderRoadState, command: Command) -> list[Event]:
         target = resolve_vehicle(state, onto)
         if target == moved:
             raise Illegal("a vehicle cannot land on itself")
+        if target in (b.a, b.b):  # the other vehicle of the pair: the dice move the vehicle off their space
+            mw, tw = vehicle_words(state, moved), vehicle_words(state, target)
+            raise Illegal(f"the bump moves {mw} off the space it shares with {tw}: it cannot land on {tw} again")
         if state.vehicle(target).eliminated:
             raise Illegal(f"{vehicle_words(state, target)} has been eliminated: it is not on the road")
         data["onto"] = target

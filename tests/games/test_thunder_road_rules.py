@@ -400,6 +400,25 @@ def test_chain_bumps_until_every_space_holds_one_vehicle():
     assert t.state.bumps == () and t.state.step is Step.TURN
 
 
+def test_a_bumped_vehicle_does_not_land_back_on_the_vehicle_it_shared_the_space_with():
+    """"When two vehicles share a space, roll the bump die and the direction die: they say which vehicle
+    moves and where." and "Keep resolving bumps, chain bumps included, until every space holds one
+    vehicle." — the vehicle the dice move leaves the shared space: landing "onto" the other vehicle of the
+    pair is no move and no chain bump (it used to queue the same bump again, the stack never resolving)."""
+    t = Table("Ana", "Ben")
+    t.roll()
+    _stack(t, "small", "Ben/small")
+    t.ok("bump", bump="bump1", direction=3)
+    reason = t.no("placed", moved="Ana/small", onto="Ben/small")
+    assert reason == (
+        "the bump moves Ana's small car off the space it shares with Ben's small car: it cannot land on "
+        "Ben's small car again"
+    )
+    assert "cannot land" in t.no("placed", moved="Ben/small", onto="Ana/small")
+    t.ok("placed", moved="Ben/small", onto="Ben/large")  # a chain bump onto a third vehicle
+    assert [(b.a, b.b) for b in t.state.bumps] == [("Ben/small", "Ben/large")]
+
+
 # --------------------------------------------------------------------------------------------------
 # Damage and fire
 # --------------------------------------------------------------------------------------------------
