@@ -201,6 +201,8 @@ def decide_road(state: ThunderRoadState, command: Command) -> list[Event]:
     vid = resolve_vehicle(state, command.get("vehicle"), who)
     if state.vehicle(vid).owner != who:
         raise Illegal(f"{vehicle_words(state, vid)} is not yours")
+    if state.vehicle(vid).eliminated:
+        raise Illegal(f"{vehicle_words(state, vid)} has been eliminated: it is not on the road")
     if state.kind_of(vid).cls == "big_rig" and "traction_drive" not in state.turn.commands:
         raise Illegal(
             "the Big Rig does not use the Road die unless its Traction Drive command is active this turn"

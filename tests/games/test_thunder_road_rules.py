@@ -282,6 +282,18 @@ def test_eliminated_vehicle_cannot_move():
     assert [v.eliminated for v in view.vehicles] == [True, False, False]
 
 
+def test_an_eliminated_vehicle_rolls_no_road_die():
+    """"remove the rear tile (vehicles on it are eliminated [V])" — an eliminated vehicle is off the road:
+    the Road die is not rolled for it (the Road die… menu offered it and the roll was recorded)."""
+    t = Table("Ana", "Ben")
+    t.roll()
+    t.ok("assign", vehicle="large", die=4)
+    t.ok("scroll", eliminated=["Ben/small"])
+    t.ok("move")
+    assert t.no("road", vehicle="small", face=1) == "Ben's small car has been eliminated: it is not on the road"
+    t.ok("road", vehicle="medium", face=1)
+
+
 def test_finish_line_of_the_final_tile_wins():
     """"Moving onto the finish line of the final tile ends the game: that player wins." [seed]"""
     t = Table("Ana", "Ben", tiles=4, on_board=3)
