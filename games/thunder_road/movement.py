@@ -54,6 +54,11 @@ def decide_move(state: ThunderRoadState, command: Command) -> list[Event]:
             raise Illegal("the moving vehicle cannot be in its own way")
         if state.vehicle(vid).eliminated:
             raise Illegal(f"{vehicle_words(state, vid)} has been eliminated: it is not on the road")
+        met = next((where for where, other in path if other == vid), None)
+        if met is not None:
+            raise Illegal(
+                f"{vehicle_words(state, vid)} stands on one space: it cannot be met at space {met} and again at space {at}"
+            )
         last = at
         path.append((at, vid))
     drift = "drift" in turn.commands

@@ -221,6 +221,20 @@ def test_drift_passes_the_first_occupied_space_but_ending_on_one_collides(drift,
     assert t.state.step is (Step.BUMP if bumps else Step.TURN)
 
 
+def test_a_vehicle_met_on_the_way_stands_on_one_space():
+    """"When two vehicles share a space, roll the bump die and the direction die: they say which vehicle
+    moves and where." — a vehicle stands on one space: a move that reports meeting the same vehicle at two
+    spaces is refused (it queued two bumps with it, and a Drift passed it and then hit it)."""
+    t = Table("Ana", "Ben")
+    t.roll(Ana=[4, 3, 1, 1], Ben=[1, 2, 3, 4])
+    t.ok("command", name="drift", die=3)
+    t.ok("assign", vehicle="small", die=4)
+    reason = t.no("move", spaces=4, occupied=[{"at": 2, "vehicle": "Ben/small"}, {"at": 4, "vehicle": "Ben/small"}])
+    assert reason == "Ben's small car stands on one space: it cannot be met at space 2 and again at space 4"
+    t.ok("move", spaces=4, occupied=[{"at": 2, "vehicle": "Ben/small"}, {"at": 4, "vehicle": "Ben/medium"}])
+    assert [(b.a, b.b) for b in t.state.bumps] == [("Ana/small", "Ben/medium")]
+
+
 def test_big_rig_uses_the_road_die_only_with_traction_drive():
     """"Big Rig: does not use the Road die unless its Traction Drive command (centre section) is active this
     turn.\""""
