@@ -55,6 +55,10 @@ def decide_reroll(state: ThunderRoadState, command: Command) -> list[Event]:
     who = command.get("player")
     if owner is not None and who is not None and who != owner:
         raise Illegal(f"only {owner}, owner of the larger vehicle, may ask for the re-roll")
+    owners = list(dict.fromkeys(state.vehicle(vid).owner for vid in (b.a, b.b)))
+    if owner is None and who is not None and who not in owners:  # sizes unknown: either owner, nobody else
+        plural = "s" if len(owners) > 1 else ""
+        raise Illegal(f"only {' or '.join(owners)}, owner{plural} of the stacked vehicles, may ask for the re-roll")
     bump = face_of(state, "bump", command.get("bump"))
     direction = face_of(state, "direction", command.get("direction"))
     return [Event("bump_rerolled", {"bump": bump, "direction": direction})]

@@ -387,6 +387,20 @@ def test_unknown_size_does_not_take_the_reroll_away():
     t.ok("reroll", bump="bump2", direction=4)
 
 
+def test_only_an_owner_of_the_stacked_vehicles_asks_for_the_reroll_when_sizes_are_unknown():
+    """"If one vehicle is larger, its owner may ask for one re-roll of both dice." — with the Big Rig's size
+    unknown the companion cannot tell which of the two owners that is, so either may ask; a third player,
+    who owns neither vehicle, owns no larger vehicle and may not."""
+    t = Table("Ana", ("Ben", ["large", "big_rig"]), "Cy")
+    t.roll()
+    _stack(t, "large", "Ben/big_rig")
+    t.ok("bump", bump="bump1", direction=3)
+    assert t.no("reroll", player="Cy", bump="bump2", direction=4) == (
+        "only Ana or Ben, owners of the stacked vehicles, may ask for the re-roll"
+    )
+    t.ok("reroll", player="Ana", bump="bump2", direction=4)
+
+
 def test_two_vehicles_of_one_kind_are_the_same_size_even_when_the_size_is_unknown():
     """"If one vehicle is larger, its owner may ask for one re-roll of both dice." — two Final Five bikes (or
     two Big Rigs) are the same kind: whatever the owner writes for their size, neither is larger, so nobody
