@@ -20,7 +20,7 @@ from importlib import resources
 from typing import Any
 
 from games.core import Command, Decision, Event, Illegal, Menu, Prompt, fields
-from games.space_race.state import ABILITIES, SIDES, Box, Pending, Side, SpaceRaceState
+from games.space_race.state import ABILITIES, AT_TURN_END, AT_TURN_START, SIDES, Box, Pending, Side, SpaceRaceState
 from games.space_race.views import NO_EVENT, SideView, build_views
 
 TRACK_BOXES = 8
@@ -141,16 +141,14 @@ class SpaceRaceGame:
         if state is None:
             raise ValueError(f"{event.type} before race_set")
         if event.type == "turn_begun":
-            reminders = [f"{s} reveals its headline first" for s in SIDES
-                         if state.holds(state.opponent(s).name, "opponent_headline_first")]
-            reminders += [f"{s} plays eight action rounds" for s in SIDES if state.holds(s, "eight_action_rounds")]
+            reminders = state.reminders(AT_TURN_START)
             return replace(
                 state, turn=d["turn"], in_turn=True,
                 sides=tuple(replace(s, used=0, granted=0) for s in state.sides),  # type: ignore[arg-type]
                 note="; ".join([f"turn {d['turn']} begun", *reminders]),
             )
         if event.type == "turn_ended":
-            reminders = [f"{s} may discard a held card" for s in SIDES if state.holds(s, "discard_held")]
+            reminders = state.reminders(AT_TURN_END)
             return replace(state, in_turn=False, note="; ".join([f"turn {d['turn']} ended", *reminders]))
         if event.type == "card_played":
             sides = tuple(replace(s, used=s.used + 1) if s.name == d["side"] else s for s in state.sides)

@@ -17,6 +17,10 @@ SIDES: tuple[str, str] = ("USA", "USSR")
 
 #: the ability keys the track data may use (shared/rules/space-race.md, the table's last column)
 ABILITIES: tuple[str, ...] = ("two_attempts", "opponent_headline_first", "discard_held", "eight_action_rounds")
+#: the abilities the table is reminded of when a turn begins (the headline, the action rounds) and when it
+#: ends (the discard); the words are the track's ``ability_text``, so each edition speaks its own rule
+AT_TURN_START: tuple[str, ...] = ("opponent_headline_first", "eight_action_rounds")
+AT_TURN_END: tuple[str, ...] = ("discard_held",)
 
 
 class Step(str, Enum):
@@ -124,6 +128,11 @@ class SpaceRaceState:
 
     def active_abilities(self, name: str) -> tuple[Box, ...]:
         return tuple(b for b in self.track if b.ability and self.holds(name, b.ability))
+
+    def reminders(self, abilities: tuple[str, ...]) -> list[str]:
+        """"USA: <the box's ability_text>" for each active ability among ``abilities``, in track order."""
+        return [f"{s}: {b.ability_text or b.ability}" for b in self.track for s in SIDES
+                if b.ability in abilities and self.holds(s, b.ability)]
 
     def allowance(self, name: str) -> int:
         """Attempts allowed this turn: one, two with the box-2 ability, plus any an event granted."""

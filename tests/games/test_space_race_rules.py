@@ -181,14 +181,34 @@ def test_abilities_take_effect_at_once_and_stack() -> None:
     reach(m, "USA", 8)
     assert [b.number for b in m.state.active_abilities("USA")] == [2, 4, 6, 8]
     ok(m, END)
-    assert "USA may discard a held card" in m.state.note
+    assert "USA: may discard one held card at end of turn" in m.state.note
     ok(m, BEGIN)
-    assert "USSR reveals its headline first" in m.state.note and "USA plays eight action rounds" in m.state.note
+    assert "USA: opponent reveals their headline first" in m.state.note
+    assert "USA: eight action rounds per turn" in m.state.note
     usa = m.views()[0]
     assert usa.abilities == (
         "two Space Race attempts per turn", "opponent reveals their headline first",
         "may discard one held card at end of turn", "eight action rounds per turn",
     )
+
+
+def test_turn_reminders_speak_the_editions_ability_words() -> None:
+    """"Editions differ: the track is data, with the Deluxe track as the default and the seed's naming
+    available as an edition." — the reminders at the start and end of a turn are the edition's own ability
+    words, not the Deluxe ones: the seed (6.4.4) "Достигнув клетки 6 (Орбитальная Космическая Станция),
+    игрок может сбросить свои удержанные карты по окончании хода в отбой" lets the player discard their
+    held cards (all of them), where the Deluxe box 6 discards one."""
+    m = new("seed")
+    reach(m, "USA", 8)
+    ok(m, END)
+    assert "USA: may discard held cards at end of turn" in m.state.note
+    assert "one held card" not in m.state.note and "a held card" not in m.state.note
+    ok(m, BEGIN)
+    assert "USA: sees the opponent's headline before choosing" in m.state.note
+    assert "USA: may play eight action rounds per turn" in m.state.note
+    reach(m, "USSR", 6)  # the USSR reaches box 6 too: the USA's discard ends, the others go on
+    ok(m, END)
+    assert "discard" not in m.state.note
 
 
 def test_seed_worked_example_ussr_reaches_box_4_before_usa_reaches_box_2() -> None:
