@@ -71,19 +71,26 @@ def _whole(value: Any, what: str, low: int, high: int | None = None) -> int:
     return value
 
 
+def _hint(raw: Any, known: Sequence[str]) -> str:
+    """`` (did you mean 'blue'?)`` for a misspelt name among ``known``."""
+    return fields.did_you_mean(raw.strip().lower(), known) if isinstance(raw, str) else ""
+
+
 def _rider_id(state: GrandTourState, raw: Any) -> str:
+    ids = [r.id for r in state.riders]
     if isinstance(raw, str):
         rid = raw.strip().lower()
-        if any(r.id == rid for r in state.riders):
+        if rid in ids:
             return rid
-    known = ", ".join(r.id for r in state.riders)
-    raise Illegal(f"rider {fields.show(raw)} is not in this tour; riders are named team.role: {known}")
+    raise Illegal(f"rider {fields.show(raw)} is not in this tour{_hint(raw, ids)}; riders are named team.role: "
+                  f"{', '.join(ids)}")
 
 
 def _team(state: GrandTourState, raw: Any) -> str:
-    if isinstance(raw, str) and any(t.name == raw.strip().lower() for t in state.teams):
+    names = [t.name for t in state.teams]
+    if isinstance(raw, str) and raw.strip().lower() in names:
         return raw.strip().lower()
-    raise Illegal(f"team {fields.show(raw)} is not in this tour; teams: {', '.join(t.name for t in state.teams)}")
+    raise Illegal(f"team {fields.show(raw)} is not in this tour{_hint(raw, names)}; teams: {', '.join(names)}")
 
 
 class GrandTourGame:
@@ -303,9 +310,11 @@ class GrandTourGame:
         card = str(command.get("card"))
         if card not in t.dealt:
             raise Illegal(f"{team} may keep one of its own cards {', '.join(t.dealt)}, not {card!r}")
-        role = command.get("rider")
+        raw = command.get("rider")
+        role = raw.strip().lower() if isinstance(raw, str) else raw
         if role not in ROLES:
-            raise Illegal(f'rider must be "rouleur" or "sprinteur" (the rider who gets the specialty), not {role!r}')
+            raise Illegal(f'rider must be "rouleur" or "sprinteur" (the rider who gets the specialty), not '
+                          f'{fields.show(raw)}{_hint(raw, ROLES)}')
         events = [Event("specialty_kept", {"team": team, "card": card, "rider": f"{team}.{role}", "discarded":
                                            [c for c in t.dealt if c != card][0]})]
         if all(x.kept is not None or x.name == team for x in state.teams):
@@ -346,6 +355,9 @@ class GrandTourGame:
             args["rider"] = state.crossing
             rid, squares = self._crosser(state, args, list(state.open_round))
             return Decision((Event("crossing_entered", {"rider": rid, "squares": squares}),))
+        if "rider" not in args:
+            raise Illegal("name the rider who crossed first: cross {rider}, then its squares past the line "
+                          "(or cross {rider, squares} at once)")
         if "squares" not in args:
             rid = _rider_id(state, args.get("rider"))
             if state.rider(rid).crossed or rid in [c[0] for c in state.open_round]:

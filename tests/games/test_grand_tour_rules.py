@@ -361,6 +361,33 @@ def test_refusals_have_reasons() -> None:
     assert "unknown command" in refused(m, {"type": "sprint"})
 
 
+def test_a_misspelt_team_or_rider_is_refused_with_did_you_mean() -> None:
+    """"A sheet of 9 specialty cards; before stage 1 each player gets 2, keeps 1, assigns it to the sprinteur
+    or the rouleur, discards the other." — a team, a rider or a role misspelt in a command is refused with
+    the name it most likely meant (the tour's own teams and riders), and the role takes any capitals as
+    the rider ids do."""
+    m = new(specialties=True)
+    said = refused(m, {"type": "deal_specialties", "team": "bleu", "cards": ["1", "2"]})
+    assert "team 'bleu' is not in this tour (did you mean 'blue'?)" in said and "red, blue" in said
+    ok(m, {"type": "deal_specialties", "team": "red", "cards": ["1", "2"]},
+       {"type": "deal_specialties", "team": "blue", "cards": ["3", "4"]})
+    said = refused(m, {"type": "keep_specialty", "team": "red", "card": "1", "rider": "sprinter"})
+    assert "(did you mean 'sprinteur'?)" in said
+    ok(m, {"type": "keep_specialty", "team": "red", "card": "1", "rider": "Sprinteur"},
+       {"type": "keep_specialty", "team": "blue", "card": "3", "rider": "rouleur"})
+    assert m.state.rider("red.sprinteur").specialty == "1"
+    said = refused(m, {"type": "cross", "rider": "blue.sprinter", "squares": 2})
+    assert "rider 'blue.sprinter' is not in this tour (did you mean 'blue.sprinteur'?)" in said
+
+
+def test_squares_before_a_crosser_is_named_says_so() -> None:
+    """The buttons name the crosser, then its squares: squares with no crosser named are refused with
+    that reason (not as a rider "None" unknown to the tour)."""
+    m = new()
+    said = refused(m, {"type": "cross", "squares": 2})
+    assert "None" not in said and "name the rider who crossed first" in said
+
+
 @pytest.mark.parametrize(
     "options, needle",
     [
