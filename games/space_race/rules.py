@@ -229,8 +229,7 @@ class SpaceRaceGame:
         if nxt is None:
             raise Illegal(f"{side} has reached the last box and may not play cards to the Space Race for the rest of the game")
         if state.attempts_left(side) == 0:
-            allowed = state.allowance(side)
-            raise Illegal(f"{side} has made {state.side(side).used} of {allowed} Space Race attempt{'s' if allowed > 1 else ''} allowed this turn")
+            raise Illegal(self._no_attempt_left(state, side))
         ops = _int(command, "ops", f"the operations value of the card, 1 to {MAX_OPS}")
         if not 1 <= ops <= MAX_OPS:
             raise Illegal(f"a card's operations value is 1 to {MAX_OPS}, not {ops} (scoring cards cannot go to the Space Race)")
@@ -240,6 +239,23 @@ class SpaceRaceGame:
         if command.get("die") is not None:
             events += self._resolve(state, side, _int(command, "die", "the d6 result, 1 to 6"))
         return Decision(tuple(events))
+
+    @staticmethod
+    def _no_attempt_left(state: SpaceRaceState, side: str) -> str:
+        """The refusal of one attempt too many, with the rule behind the count (6.4.2, 6.4.4)."""
+        allowed, me = state.allowance(side), state.side(side)
+        two = next((b for b in state.track if b.ability == "two_attempts"), None)
+        if two is not None and state.holds(side, "two_attempts"):
+            why = [f"two with box {two.number} {two.name}"]
+        else:
+            why = ["one card per turn for the Space Race"]
+            if two is not None and state.first_to(two.number) == side:
+                why.append(f"{state.opponent(side).name} reached box {two.number} {two.name} too: "
+                           f"{side}'s two attempts are cancelled")
+        if me.granted:
+            why.append(f"{me.granted} more by an event")
+        return (f"{side} has made {me.used} of {allowed} Space Race attempt{'s' if allowed > 1 else ''} allowed "
+                f"this turn ({'; '.join(why)})")
 
     def _resolve(self, state: SpaceRaceState, side: str, die: int) -> list[Event]:
         if not 1 <= die <= 6:

@@ -134,6 +134,29 @@ def test_an_event_may_allow_another_attempt() -> None:
     assert m.state.side("USA").box == 2
 
 
+def test_no_attempt_left_says_which_rule_limits_it() -> None:
+    """"One card per turn for the Space Race — except with the box-2 ability (two attempts) or events that
+    say so." "A special ability belongs only to the first player to reach its box and is **cancelled as soon
+    as the opponent reaches that box too**." — the refusal of one attempt too many names the rule that
+    allows this many: one card per turn, two with box 2, more by an event, or box 2's two attempts lost
+    the moment the opponent reached it too."""
+    m = new()
+    ok(m, BEGIN, att("USA", die=6))
+    assert "one card per turn for the Space Race" in refused(m, att("USA"))
+    m = new()
+    reach(m, "USSR", 1)
+    reach(m, "USA", 2)
+    ok(m, END, BEGIN, att("USA", die=6), att("USA", die=6))
+    said = refused(m, att("USA"))
+    assert "2 of 2" in said and "two with box 2 Animal in Space" in said
+    ok(m, END, BEGIN, att("USA", die=6), att("USSR", die=1))  # the USSR reaches box 2 too: cancelled at once
+    said = refused(m, att("USA"))
+    assert "1 of 1" in said and "one card per turn" in said
+    assert "USSR reached box 2 Animal in Space too" in said and "cancelled" in said
+    ok(m, {"type": "grant_attempt", "side": "USA"}, att("USA", die=6))
+    assert "1 more by an event" in refused(m, att("USA"))
+
+
 # -- [seed] 6.4.3 ------------------------------------------------------------------------------------------
 
 
