@@ -29,20 +29,13 @@ from device.dashboards.common import OFF, ON, WIDTH, banner, canvas, drawable, f
 from games.core import Alert
 from games.space_race.views import SideView
 
-ABILITY_CODES = {
-    "two Space Race attempts per turn": "2X",
-    "may play two Space Race cards per turn": "2X",
-    "opponent reveals their headline first": "HL",
-    "sees the opponent's headline before choosing": "HL",
-    "may discard one held card at end of turn": "DIS",
-    "may discard held cards at end of turn": "DIS",
-    "eight action rounds per turn": "8AR",
-    "may play eight action rounds per turn": "8AR",
-}
+#: each ability's code in the header, by its key (the words are the edition's and the owner's to edit)
+ABILITY_CODES = {"two_attempts": "2X", "opponent_headline_first": "HL", "discard_held": "DIS",
+                 "eight_action_rounds": "8AR"}
 
 
-def ability_code(text: str) -> str:
-    return ABILITY_CODES.get(text, text[:3].upper())
+def ability_code(key: str) -> str:
+    return ABILITY_CODES.get(key, key[:3].upper())
 
 
 #: the track as drawn: boxes, the pitch of a box and its height (the bottom rows of the screen)
@@ -55,7 +48,7 @@ def render(view: SideView, *, blink_on: bool) -> Image.Image:
     image, draw = canvas()
     # header: side, active abilities, turn
     fit_text(draw, (0, 0, 32, 11), view.side, sizes=(12,), stroke=0)
-    codes = " ".join(ability_code(a) for a in view.abilities)
+    codes = " ".join(ability_code(a) for a in view.ability_keys)
     if codes:
         fit_text(draw, (34, 0, 102, 11), codes, sizes=(10, 9), align="center")
     fit_text(draw, (104, 0, WIDTH - 1, 11), f"T{view.turn}" if view.turn else "T-", sizes=(12,), align="right")

@@ -39,6 +39,8 @@ class SideView:
     prompt: str
     note: str = ""
     alerts: tuple[Alert, ...] = field(default_factory=tuple)
+    #: the abilities' keys (``state.ABILITIES``), in the order of ``abilities`` (their words, the edition's)
+    ability_keys: tuple[str, ...] = ()
 
 
 def build_views(state: SpaceRaceState, prompt_text: str) -> tuple[SideView, ...]:
@@ -63,6 +65,7 @@ def build_views(state: SpaceRaceState, prompt_text: str) -> tuple[SideView, ...]
                 vp=side.vp,
                 opponent_vp=other.vp,
                 abilities=tuple(b.ability_text for b in state.active_abilities(name)),
+                ability_keys=tuple(b.ability for b in state.active_abilities(name)),
                 attempts_left=state.attempts_left(name),
                 next_box=nxt.number if nxt else None,
                 next_name=nxt.name if nxt else None,

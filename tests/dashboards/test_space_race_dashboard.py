@@ -113,3 +113,16 @@ def _golden(name: str, image: Image.Image) -> None:
         image.save(path)
     assert path.exists(), f"no golden image {path}; run with PITBOARD_REGOLD=1 to create it, then look at it"
     assert Image.open(path).convert("1").tobytes() == image.tobytes(), f"{name} differs from {path}"
+
+
+def test_the_header_codes_the_abilities_by_key_whatever_their_words() -> None:
+    """The header's codes (2X HL DIS 8AR) were looked up by the ability's words, so an edition's or an
+    owner's own words (``ability_text`` in the track data) fell back to their first three letters."""
+    from dataclasses import replace
+
+    view = next(v for v in _seed_example().views() if v.side == "USSR")
+    assert view.ability_keys and len(view.ability_keys) == len(view.abilities)
+    reworded = replace(view, abilities=tuple(f"house rule {i}" for i, _ in enumerate(view.abilities)))
+    assert render(reworded, blink_on=True).tobytes() == render(view, blink_on=True).tobytes()
+    no_abilities = replace(view, abilities=(), ability_keys=())
+    assert render(no_abilities, blink_on=True).tobytes() != render(view, blink_on=True).tobytes()
