@@ -936,6 +936,9 @@ def _attack(draft: _Draft, cmd: Command) -> None:
     state = draft.state
     act = state.activation
     assert act is not None
+    attacker = state.vehicle(act.vehicle)
+    if attacker.wrecked:  # wrecked by a hit in its own attack step: a wreck takes no further part
+        raise Illegal(f"{attacker.name} is wrecked: a wreck makes no attacks")
     target = _other_vehicle(state, cmd, "target")
     if target.id == act.vehicle:
         raise Illegal("a vehicle does not attack itself")

@@ -728,6 +728,22 @@ def test_wrecked_vehicles_do_not_lose_control_collide_or_spin():
     assert t.state.finished  # both wrecked: nobody is left to lose control or activate
 
 
+def test_a_vehicle_wrecked_in_its_attack_step_makes_no_more_attacks():
+    """"Hull points are lost one per uncancelled hit; at 0 the vehicle is wrecked." [V] — a vehicle wrecked
+    during its own attack step (a hit the table records on it) makes no further attack: the prompt stops
+    offering the attack and the rules refuse one sent anyway, saying why."""
+    t = Table(("Alice", ["drag_racer"]), ("Bob", ["truck"]))
+    t.to_skid_check()
+    t.ok("skid_roll", faces=[])
+    t.ok("confirm")
+    assert t.step == "2 attack step"
+    t.ok("attack", target="bob-1", dice=[4])
+    t.ok("hits", vehicle="alice-1", count=4)
+    assert t.v("alice-1").wrecked and "attack" not in GAME.prompt(t.state).commands
+    assert t.illegal("attack", target="bob-1", dice=[6, 6]) == "Alice's Drag Racer is wrecked: a wreck makes no attacks"
+    assert t.v("bob-1").hull == 12 - 1
+
+
 def test_a_vehicle_in_gear_1_loses_control_without_a_flip_check():
     """"Lose control: the vehicle drops to gear 1, the player on the left turns it to face any direction, all
     its hazard tokens are removed; then a flip check: roll a d6, if lower than the gear it had, the vehicle
