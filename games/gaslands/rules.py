@@ -784,9 +784,11 @@ def _push_it(draft: _Draft, cmd: Command) -> None:
     state = draft.state
     act = state.activation
     assert act is not None
+    if act.touch_move:  # the same words as at the steps that take no push_it (REFUSALS)
+        raise Illegal(REFUSALS[("push_it", TOUCH_MOVED)])
     if not state.settings.push_it:
         raise Illegal("push it (re-roll for a hazard token) is switched off at this table")
-    if act.touch_move or not act.skid_results:
+    if not act.skid_results:
         raise Illegal("there are no skid dice to re-roll")
     if act.pushed:
         raise Illegal("skid dice can be re-rolled only once per activation")

@@ -445,6 +445,21 @@ def test_touch_move_still_takes_the_trivial_icon():
     assert t.v("alice-1").gear == 2 and t.step == "1.7 move"
 
 
+def test_touch_move_push_it_at_the_trivial_shift_is_refused_for_the_touch_move():
+    """"the active vehicle then may not roll skid dice, but must still take the trivial / hazardous icon of
+    that template, which the active player resolves." [seed] — at 1.4, spending the trivial icon's free
+    SHIFT, a push it (a skid dice re-roll) is refused with the whole reason: the touch-move rule, not
+    merely "no dice"."""
+    options = setup()
+    options["chart"] = {"hard": ["not_permitted", "unknown", "unknown", "unknown", "not_permitted", "unknown"]}
+    t = Table.from_options(options)
+    assert t.send("choose_template", template="hard").refused
+    t.ok("choose_template", template="turn")  # trivial in gear 1
+    t.ok("place_template")
+    assert t.step == "1.4 apply SHIFT results"
+    assert t.illegal("push_it", reroll=[0], faces=["SHIFT"]) == "no skid dice this activation (touch-move)"
+
+
 def test_touch_move_still_takes_the_hazardous_icon():
     """"must still take the trivial / hazardous icon of that template" [seed]"""
     t = Table()
