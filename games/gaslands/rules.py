@@ -633,7 +633,7 @@ REFUSALS: dict[tuple[str, Step | str], str] = {
     ("collision", Step.ATTACK): "{name} has stopped: collisions come at 1.7 and 1.8",
     ("collision", Step.WIPEOUT_FLIP): "roll the flip check first: a flipped car collides as it moves",
     ("collision", ANY): "collisions come at 1.7, 1.8 and a flip's move",
-    ("hits", ANY): "hits come with collisions (1.7, 1.8) and attacks (2)",
+    ("hits", ANY): "hits come with collisions (1.7, 1.8, a flip's move) and attacks (2)",
     **{("attack", s): "attacks come at step 2, after {name} moves" for s in _BEFORE_ATTACK},
     ("attack", ANY): "the attack step is over for {name}",
     ("gain_hazard", Step.CHOOSE_VEHICLE): "hazards come during an activation: {player} chooses a vehicle first",

@@ -1055,6 +1055,17 @@ def test_refusal_reasons(step, kind, reason):
     assert _at_every_step()[step].illegal(kind) == reason
 
 
+def test_hits_refused_out_of_their_steps_name_the_flip_move_too():
+    """"then a flip check: roll a d6, if lower than the gear it had, the vehicle takes 2 hits and is moved a
+    Medium Straight." [P for the flip check] — the flipped vehicle's move takes collisions and hits like
+    1.7 and 1.8, so a hit refused elsewhere names it among the times hits come."""
+    tables = _at_every_step()
+    reason = "hits come with collisions (1.7, 1.8, a flip's move) and attacks (2)"
+    for step in ("1.2 place template", "1.6 resolve slide", "3 wipeout: flip check"):
+        assert tables[step].illegal("hits", vehicle="bob-1", count=1) == reason, step
+    tables["3 wipeout: flip move"].ok("hits", vehicle="bob-1", count=1)
+
+
 def test_the_generic_refusal_names_the_vehicle_and_the_step():
     """A command with no reason of its own at a step gets the table's fallback in words."""
     t = _at_every_step()["1.2 place template"]
