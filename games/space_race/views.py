@@ -65,7 +65,7 @@ def build_views(state: SpaceRaceState, prompt_text: str) -> tuple[SideView, ...]
                 vp=side.vp,
                 opponent_vp=other.vp,
                 abilities=tuple(b.ability_text for b in state.active_abilities(name)),
-                ability_keys=tuple(b.ability for b in state.active_abilities(name)),
+                ability_keys=tuple(b.ability for b in state.active_abilities(name) if b.ability),
                 attempts_left=state.attempts_left(name),
                 next_box=nxt.number if nxt else None,
                 next_name=nxt.name if nxt else None,
