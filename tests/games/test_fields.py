@@ -194,7 +194,7 @@ def test_finding_7_other_counts_are_bounded():
     assert "at most 20" in refusal(GASLANDS, gl)
     m = Match.begin(GASLANDS, tomllib.loads(GASLANDS_SETUP))
     reason = command_refusal(m, {"type": "gain_hazard", "vehicle": "rust", "count": 10**9})
-    assert "gain_hazard: count must be a whole number from 1 to 6 (got 1000000000)" in reason
+    assert "gain_hazard: count must be a whole number from 1 to 30 (got 1000000000)" in reason
 
 
 # -- finding 9: clear refusals, never tracebacks ----------------------------------------------------------

@@ -304,6 +304,16 @@ def test_collision_gives_two_hazards_each_or_one_each_if_both_evade():
     assert t.v("alice-1").hazards == 5
 
 
+def test_hazard_tokens_gained_at_once_have_no_limit_of_six():
+    """"Hazard tokens also come from: hazardous templates, collisions (+2 to each vehicle involved, +1 each
+    if both evaded), terrain, some weapons." [V] — no limit is set: the camera's "table 8, log 1" asks for 7
+    at once, which was refused as "from 1 to 6"."""
+    t = Table()
+    t.to_skid_check()
+    t.ok("gain_hazard", vehicle="bob-1", count=7, cause="counted on the table")
+    assert t.v("bob-1").hazards == 7
+
+
 @pytest.mark.parametrize("kind,expected", [("head_on", 5), ("t_bone", 3), ("sideswipe", 3), ("tailgate", 1)])
 def test_smash_attack_dice(kind, expected):
     """"Smash (collision) attack dice: head-on = both gears added; T-bone / sideswipe = attacker's gear;
