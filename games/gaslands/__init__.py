@@ -22,7 +22,7 @@ EXAMPLE_SETUP = """\
 # A Gaslands table: players in seating order (clockwise), each with their vehicles.
 [scenario]
 pole = "Alice"                       # who starts with pole position
-pole_passing = "clockwise_each_phase"  # or "clockwise_each_round", "never"
+pole_passing = "clockwise_each_phase"  # or "clockwise_every_gear_phase", "clockwise_each_round", "never"
 skid_dice = "skid"                   # or "d6": plain d6 as skid dice (1 HAZARD, 2 SPIN, 3 SLIDE, 4-6 SHIFT)
 push_it = true                       # re-roll skid dice once for a hazard token
 

@@ -33,7 +33,7 @@ from games.gaslands.state import (
     VehicleView,
 )
 
-POLE_PASSING = ("clockwise_each_phase", "clockwise_each_round", "never")
+POLE_PASSING = ("clockwise_each_phase", "clockwise_every_gear_phase", "clockwise_each_round", "never")
 SHIFT_USES = ("cancel", "gear_up", "gear_down", "discard_hazard", "discard")
 HANDS = ("left", "right")
 EDGES = ("front", "rear")
@@ -387,13 +387,16 @@ def _next_phase(draft: _Draft, **extra: Any) -> None:
     Pole passing: with ``clockwise_each_phase`` pole passes at the end of a gear phase in which somebody
     activated; a phase passed because nobody qualified does not move it (otherwise, with everyone in low
     gears, pole would go round the table several times a round and, with 2, 3 or 6 players, come back to
-    the same player every round).  With ``clockwise_each_round`` it passes when the round ends."""
+    the same player every round).  ``clockwise_every_gear_phase`` is the literal reading, for a table that
+    plays it so: pole passes at the end of all six gear phases, those nobody qualified for too.  With
+    ``clockwise_each_round`` it passes when the round ends."""
     s = draft.state
     end_of_round = s.phase == 6
     had_activations = any(v.activated_phase == (s.round, s.phase) for v in s.vehicles)
     passing = s.settings.pole_passing
     pole = s.pole
-    if (passing == "clockwise_each_phase" and had_activations) or (passing == "clockwise_each_round" and end_of_round):
+    if (passing == "clockwise_each_phase" and had_activations) or passing == "clockwise_every_gear_phase" or (
+            passing == "clockwise_each_round" and end_of_round):
         pole = _left_of(s, s.pole)
     rnd, phase = (s.round + 1, 1) if end_of_round else (s.round, s.phase + 1)
     draft.emit("gear_phase_started", round=rnd, phase=phase, pole=pole, turn=pole, **extra)

@@ -726,6 +726,25 @@ def test_pole_does_not_pass_in_phases_passed_because_nobody_qualified():
     assert t.state.round == 3 and t.state.players[t.state.pole] == "Alice"
 
 
+def test_pole_can_pass_at_every_gear_phase_for_a_table_that_reads_it_so():
+    """"The scenario decides who starts with pole and when it passes (default: passes clockwise at the end
+    of each gear phase)." [seed] [P for the default] — the literal reading is a setting: pole passes at the
+    end of all six gear phases, those nobody qualified for too (two players in gear 1: six passes a round,
+    so Alice keeps it)."""
+    t = Table(("Alice", ["buggy"]), ("Bob", ["buggy"]), pole_passing="clockwise_every_gear_phase")
+    t.whole_activation()
+    t.whole_activation()
+    assert t.state.round == 2 and t.state.players[t.state.pole] == "Alice" and t.active == "alice-1"
+    t = Table(("Alice", ["buggy"]), ("Bob", ["buggy"]), ("Cleo", ["buggy"]), pole_passing="clockwise_every_gear_phase")
+    for _ in range(3):
+        t.whole_activation()
+    assert t.state.round == 2 and t.state.players[t.state.pole] == "Alice"  # 6 passes round 3 seats
+    t.patch("alice-1", gear=2)
+    for _ in range(3):
+        t.whole_activation(template="gentle")
+    assert t.state.phase == 2 and t.state.players[t.state.pole] == "Bob"
+
+
 def test_skip_phase_passes_over_vehicles_only_when_confirmed():
     """"In phase N every vehicle whose current gear ≥ N activates once." [V] — skipping the rest of a gear
     phase is a table override that names who misses out and needs confirmation."""
