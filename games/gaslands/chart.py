@@ -57,6 +57,11 @@ def normalise_chart(override: Mapping[str, Any] | None = None) -> dict[str, list
         for gear, cell in zip(GEARS, row):
             if cell not in allowed:
                 raise Illegal(f"chart: {name} gear {gear} is {cell!r}; allowed: {', '.join(sorted(allowed))}")
+    for gear in GEARS:
+        if not any(TemplateStatus(row[gear - 1]).usable for row in chart.values()):
+            raise Illegal(f"chart: in gear {gear} every template is not_permitted, so a vehicle in gear {gear} "
+                          "could not move and the touch-move rule would have no template to pick; mark the ones "
+                          f"your templates allow in gear {gear} (or \"unknown\")")
     return chart
 
 

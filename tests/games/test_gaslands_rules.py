@@ -745,6 +745,18 @@ def test_pole_can_pass_at_every_gear_phase_for_a_table_that_reads_it_so():
     assert t.state.phase == 2 and t.state.players[t.state.pole] == "Bob"
 
 
+def test_a_chart_with_no_template_for_a_gear_is_refused():
+    """"A template may be chosen only if the vehicle's current gear is among its permitted gears." [seed] —
+    an owner's chart that permits nothing in a gear would leave a vehicle in that gear unable to move and
+    the touch-move rule ("the player on their left chooses and places any permitted template") nothing to
+    pick: it is refused when the game is set up, naming the gear."""
+    rows = {name: ["unknown"] * 5 + ["not_permitted"] for name in TEMPLATES}
+    with pytest.raises(Illegal, match="in gear 6 every template is not_permitted"):
+        normalise_chart(rows)
+    rows["hairpin"] = ["unknown"] * 6
+    assert normalise_chart(rows)["hairpin"][5] == "unknown"
+
+
 def test_skip_phase_passes_over_vehicles_only_when_confirmed():
     """"In phase N every vehicle whose current gear ≥ N activates once." [V] — skipping the rest of a gear
     phase is a table override that names who misses out and needs confirmation."""
