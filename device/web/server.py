@@ -762,8 +762,8 @@ class WebServer:
 
     @property
     def url(self) -> str:
-        host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
-        return f"http://{host}:{self.port}/"
+        host = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(self.host, self.host)
+        return f"http://[{host}]:{self.port}/" if ":" in host else f"http://{host}:{self.port}/"
 
     def stop(self) -> None:
         self.ctx.hub.close()

@@ -292,6 +292,18 @@ def test_the_sims_web_port_is_held_from_its_check_to_the_page(tmp_path, monkeypa
         again.bind(("127.0.0.1", seen["port"]))
 
 
+def test_the_page_address_of_an_ipv6_socket_is_bracketed():
+    """The sim names the address it bound; on a Pi "localhost" may bind ::1, and "http://::1:8080/" is no
+    address a browser takes."""
+    from device.web.server import WebServer
+
+    for host, url in (("::1", "http://[::1]:8080/"), ("::", "http://[::1]:8080/"), ("0.0.0.0", "http://127.0.0.1:8080/"),
+                      ("192.168.1.20", "http://192.168.1.20:8080/")):
+        server = WebServer.__new__(WebServer)
+        server.host, server.port = host, 8080
+        assert server.url == url
+
+
 def test_a_refused_setup_lets_the_web_port_go(tmp_path):
     import socket
 
