@@ -155,7 +155,9 @@ def _header(draw: ImageDraw.ImageDraw, view: PlayerView, main: VehicleView | Non
         flag(draw, right - 7, 1, fill=ink)
         right -= 10
     left = 9 if view.your_activation else 1
-    name = main.name if main is not None else view.player
+    # on its owner's screen a vehicle named "Dmitri's Bike with Sidecar" is "Bike with Sidecar": the owner's
+    # name took half the header and cut the type off ("Dmitri's Bike with Si…")
+    name = _own_name(view, main) if main is not None else view.player
     fit_text(draw, (left, 0, right - 1, 11), name, sizes=(11, 10, 9), fill=ink)
 
 
@@ -240,7 +242,9 @@ def _chips(draw: ImageDraw.ImageDraw, view: PlayerView, others: Sequence[Vehicle
         if v.hazards >= v.wipeout_at and not v.wrecked:
             draw.rectangle(box, fill=ON)
             ink = OFF
-        fit_text(draw, (box[0] + 2, top, box[0] + 9, top + 8), _own_name(view, v)[:1].upper(), sizes=(10,), fill=ink)
+        # 9 px for the initial: a wide letter (M, W) did not fit 7 px at size 10 and was cut to nothing
+        fit_text(draw, (box[0] + 1, top, box[0] + 10, top + 8), _own_name(view, v)[:1].upper(), sizes=(10, 9, 8),
+                 fill=ink)
         pixel_text(draw, (box[0] + 12, top + 1), str(v.gear)[-1], fill=ink)
         if v.wrecked:
             draw.line((box[0], box[3], box[2], box[1]), fill=ON)

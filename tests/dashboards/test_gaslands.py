@@ -200,3 +200,23 @@ def test_a_long_alert_title_is_split_onto_two_lines_not_cut() -> None:
     assert (head, tail) == ("DICE MODELS", "BROKEN") and text_width(head, 12) <= width
     assert _split_to_fit("TABLE NOT READ: CALIBRATION", width, 12) == ("TABLE NOT READ:", "CALIBRATION")
     assert _split_to_fit("X" * 40, width, 12) == ("X" * 40, "")  # no space: cut with "…" as before
+
+
+def test_the_header_names_an_own_vehicle_without_its_owners_name() -> None:
+    """A vehicle the setup left unnamed is "Dmitri's Bike with Sidecar"; on Dmitri's own screen the header
+    said "Dmitri's Bike with Si…", the type cut off.  There it is "Bike with Sidecar", whole."""
+    own = render(view(vehicle(name="Dmitri's Bike with Sidecar"), player="Dmitri"), blink_on=True)
+    plain = render(view(vehicle(name="Bike with Sidecar"), player="Dmitri"), blink_on=True)
+    assert own.tobytes() == plain.tobytes()
+
+
+@pytest.mark.parametrize("name", ["Monster Truck", "War Rig", "Mad Max"])
+def test_a_wide_initial_is_drawn_on_its_chip(name: str) -> None:
+    """A chip's initial had 7 px at size 10: an M or a W is 8-9 px wide and was cut to nothing, leaving
+    only the gear ("  1"), so the player could not tell which vehicle it was."""
+    v = view(vehicle(), vehicle(id="m", name=name, gear=1, active=False, activates_this_phase=False))
+    image = np.array(render(v, blink_on=True), dtype=bool)
+    from device.dashboards.gaslands import CHIPS_X, MIDDLE_TOP
+
+    initial = image[MIDDLE_TOP:MIDDLE_TOP + 9, CHIPS_X:CHIPS_X + 11]
+    assert initial.sum() >= 10, f"no initial drawn for {name!r}"
