@@ -64,6 +64,13 @@ def template_name(template: str) -> str:
     return template.replace("_", " ").title()
 
 
+def own_name(v: Vehicle) -> str:
+    """A vehicle's name for its owner: "Dmitri's Bike with Sidecar" is "Bike with Sidecar" on Dmitri's menu
+    (the owner's name pushed the gear off the line: "Dmitri's Ice Cream Truck (…")."""
+    mine = f"{v.owner}'s "
+    return v.name[len(mine):] if v.name.startswith(mine) and len(v.name) > len(mine) else v.name
+
+
 def _legal(state: GaslandsState) -> Callable[[Command], bool]:
     return accepted_by(rules.decide, state)
 
@@ -214,7 +221,7 @@ def menu(state: GaslandsState) -> Menu:
     dice: DiceRequest | None = None
     table_extra: list[Choice | None] = []
     if "activate" in commands:
-        choices += [leaf(f"{v.name} (gear {v.gear})", Command("activate", {"vehicle": v.id}))
+        choices += [leaf(f"{own_name(v)} (gear {v.gear})", Command("activate", {"vehicle": v.id}))
                     for v in rules.qualifying(state, state.turn)]
     if "choose_template" in commands and active is not None:
         choices += _templates(state, active)
