@@ -71,6 +71,30 @@ def own_name(v: Vehicle) -> str:
     return v.name[len(mine):] if v.name.startswith(mine) and len(v.name) > len(mine) else v.name
 
 
+def _counted(results: Sequence[str]) -> str:
+    """Skid results as few characters as a footer line needs: "HAZARD 2 SPIN"."""
+    counts = dict.fromkeys(results, 0)
+    for r in results:
+        counts[r] += 1
+    return " ".join(r if n == 1 else f"{n} {r}" for r, n in counts.items())
+
+
+#: A menu footer holds about this many characters at its smallest size.
+FOOTER_CHARS = 28
+
+
+def _shift_status(v: Vehicle, standing: Sequence[str]) -> str:
+    """The 1.4 footer: the results still standing first (what the SHIFTs may cancel; also the camera's
+    reading of the skid dice, which nothing else shows), then gear and hazard tokens as far as they fit."""
+    if not standing:
+        return f"{v.name} · gear {v.gear} · {v.hazards} haz"  # nothing to cancel: no Cancel… either
+    results = _counted(standing)
+    for text in (f"{results} · gear {v.gear} · {v.hazards} haz", f"{results} · {v.hazards} haz"):
+        if len(text) <= FOOTER_CHARS:
+            return text
+    return results
+
+
 def _legal(state: GaslandsState) -> Callable[[Command], bool]:
     return accepted_by(rules.decide, state)
 
@@ -214,6 +238,12 @@ def menu(state: GaslandsState) -> Menu:
     status = f"Gear phase {state.phase} · round {state.round}"
     if active is not None:
         status = f"{active.name} · gear {active.gear} · {active.hazards} haz"
+    if step == Step.SHIFTS.value and act is not None and active is not None:
+        # the SHIFTs to spend and the results they may cancel: the footer said only "gear 1 · 0 haz", so a
+        # roll read by the camera was never shown and the player had to remember what stood
+        left = act.shifts_left
+        title = f"1.4 Spend {left} SHIFT" if left else "1.4 No SHIFT left"
+        status = _shift_status(active, [f.value for f in act.uncancelled])
     hazard = _cars("Hazard token", cars, lambda v: Command("gain_hazard", {"vehicle": v.id, "count": 1,
                                                                           "cause": "table"}))
     collisions = "collision" in commands

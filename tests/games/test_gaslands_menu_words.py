@@ -19,3 +19,38 @@ def test_own_vehicles_are_offered_without_the_owners_name() -> None:
     assert _labels(t)[:2] == ["Bike with Sidecar (gear 1)", "Ice Cream Truck (gear 1)"]
     # what the command sends is unchanged
     assert menu(t.state).choices[1].command.args == {"vehicle": "dmitri-2"}
+
+
+def _to_shifts(faces: list[str]) -> Table:
+    t = Table(("Alice", ["buggy"]), ("Bob", ["truck"]))
+    assert t.step == "1.1 choose template"  # Alice's only vehicle activates at once
+    t.ok("choose_template", template="medium_straight")
+    t.ok("place_template")
+    t.ok("skid_roll", faces=faces)
+    return t
+
+
+def test_the_shift_step_says_how_many_shifts_and_which_results_stand() -> None:
+    """"Roll up to the vehicle's Handling in skid dice ... Each SHIFT may be spent on exactly one of: cancel
+    one rolled HAZARD, SLIDE or SPIN ...".  The 1.4 page said "1.4 SHIFT results" over "Rust Bucket · gear
+    1 · 0 haz": neither the SHIFTs to spend nor the results standing, and a roll read by the camera was
+    shown nowhere at all."""
+    t = _to_shifts(["SHIFT", "SHIFT", "HAZARD", "SPIN"])
+    m = menu(t.state)
+    assert m.title == "1.4 Spend 2 SHIFT"
+    assert m.status.startswith("HAZARD SPIN") and "gear 1" in m.status
+    t.ok("shift", use="cancel", result="SPIN")
+    m = menu(t.state)
+    assert m.title == "1.4 Spend 1 SHIFT" and m.status.startswith("HAZARD ·")
+
+
+def test_repeated_results_are_counted_to_fit_the_footer() -> None:
+    t = _to_shifts(["SHIFT", "SPIN", "SPIN", "HAZARD"])
+    status = menu(t.state).status
+    assert status.startswith("2 SPIN HAZARD") and len(status) <= 28
+
+
+def test_no_shift_rolled_is_said() -> None:
+    t = _to_shifts(["HAZARD", "SLIDE"])
+    m = menu(t.state)
+    assert m.title == "1.4 No SHIFT left" and m.status.startswith("HAZARD SLIDE")
