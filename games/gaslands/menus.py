@@ -244,6 +244,8 @@ def menu(state: GaslandsState) -> Menu:
         left = act.shifts_left
         title = f"1.4 Spend {left} SHIFT" if left else "1.4 No SHIFT left"
         status = _shift_status(active, [f.value for f in act.uncancelled])
+    if step == Step.WIPEOUT_TURN.value and act is not None and act.flipping is not None:
+        title = f"3 Turn {state.vehicle(act.flipping[0]).name}"  # the turner's menu said only "3 Wipeout"
     hazard = _cars("Hazard token", cars, lambda v: Command("gain_hazard", {"vehicle": v.id, "count": 1,
                                                                           "cause": "table"}))
     collisions = "collision" in commands

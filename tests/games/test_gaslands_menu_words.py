@@ -54,3 +54,22 @@ def test_no_shift_rolled_is_said() -> None:
     t = _to_shifts(["HAZARD", "SLIDE"])
     m = menu(t.state)
     assert m.title == "1.4 No SHIFT left" and m.status.startswith("HAZARD SLIDE")
+
+
+def test_the_turners_menu_names_the_vehicle_that_lost_control() -> None:
+    """"Lose control: the vehicle drops to gear 1, the player on the left turns it to face any direction".
+    The turner's menu said only "3 Wipeout" over "Turned it"; which vehicle was in a footer alert that
+    turned a piece at a time."""
+    t = Table(("Alice", ["buggy"]), ("Bob", ["truck"]))
+    assert t.step == "1.1 choose template"  # Alice's only vehicle activates at once
+    t.ok("choose_template", template="medium_straight")
+    t.ok("place_template")
+    t.ok("gain_hazard", vehicle="alice-1", count=6, cause="table")
+    t.ok("skid_roll", faces=[])
+    for _ in range(6):
+        if t.step.startswith("3"):
+            break
+        t.ok("end_shifts") if t.step.startswith("1.4") else t.ok("confirm")
+    assert t.step == "3 wipeout: lost control in gear 1", t.step
+    m = menu(t.state)
+    assert m.title == "3 Turn Alice's Buggy" and m.player == "Bob"
