@@ -9,14 +9,19 @@ blink_on=...)``, ``flag(draw, x, y)``, ``triangle(draw, x, y, h)``.
 Fonts are Pillow's bundled default (``load_default(size)``), so rendering is the same on every machine with
 this Pillow, which the golden-image tests rely on.  Glyphs are drawn without antialiasing on a 1-bit image;
 big numbers use a 1-pixel stroke so they stay bold enough at arm's length.  Small numbers are drawn with
-:func:`pixel_text`, a 5×7 pixel font: the bundled font's 6 and 8 merge below 13 px on a 1-bit screen.
+:func:`pixel_text`, a 5×7 pixel font, or in text whose 6 and 9 :func:`font` redraws: the bundled font's 6, 8
+and 9 merge below 14 px on a 1-bit screen.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 from PIL import Image, ImageDraw, ImageFont
+
+if TYPE_CHECKING:
+    import numpy as np
 
 WIDTH, HEIGHT = 128, 64
 ON, OFF = 1, 0
@@ -30,8 +35,90 @@ def canvas() -> tuple[Image.Image, ImageDraw.ImageDraw]:
 
 @lru_cache(maxsize=64)
 def font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    """Pillow's bundled font at ``size`` pixels (cached)."""
-    return ImageFont.load_default(size=size)
+    """Pillow's bundled font at ``size`` pixels (cached), its 6 and 9 redrawn where a 1-bit screen makes
+    them an 8 (:data:`CLEARER_DIGITS`)."""
+    base = ImageFont.load_default(size=size)
+    fixes = _clearer_digits(base, size) if isinstance(base, ImageFont.FreeTypeFont) else {}
+    if not fixes:
+        return base
+    clear = _ClearDigitsFont.__new__(_ClearDigitsFont)
+    clear.__dict__.update(base.__dict__)
+    clear.fixes = fixes
+    return clear
+
+
+def _rows(text: str) -> "np.ndarray":
+    import numpy as np
+
+    return np.array([[c == "#" for c in row] for row in text.split()], dtype=bool)
+
+
+#: The bundled font's 6 and 9 below 16 px, drawn without antialiasing, close into an 8: "1/6" read "1/8",
+#: "6 hazards" (a wipeout) "8 hazards", "d6" "d8".  Each glyph as Pillow draws it on a 1-bit screen (ink
+#: only) and as the screens draw it instead: the 6 open at its top right, the 9 at its bottom left.  A
+#: glyph is redrawn only where the font draws exactly the first (another Pillow's font is left alone).
+CLEARER_DIGITS: dict[tuple[int, ...], dict[str, tuple[str, str]]] = {
+    (8,): {"6": (".### ###. #..# #..# .##.", ".##. #... ###. #..# .##."),
+           "9": ("###. #..# .### #..# .##.", ".##. #..# .### ...# .##.")},
+    (9,): {"6": (".### ###. #..# #..# #..# .##.", "..## .#.. ###. #..# #..# .##."),
+           "9": (".##. #..# #..# .### #..# .##.", ".##. #..# #..# .### ...# .##.")},
+    (10, 11): {"6": (".###. .#..# #...# ####. #...# #...# #...# .###.",
+                     "..##. .#... #.... ####. #...# #...# #...# .###."),
+               "9": (".###. #...# #...# #...# .#### #...# #..#. .###.",
+                     ".###. #...# #...# #...# .#### ....# ...#. .##..")},
+    (12, 13): {"6": ("..###. .#..## #....# #.###. ##..## #....# #....# ##..## .####.",
+                     "..###. .#.... #..... #.###. ##..## #....# #....# ##..## .####."),
+               "9": (".####. ##..## #....# #....# ##..## .###.# #....# ##..#. .###..",
+                     ".####. ##..## #....# #....# ##..## .###.# .....# ....#. .###..")},
+}
+
+
+def _clearer_digits(base: ImageFont.FreeTypeFont, size: int) -> dict[str, tuple["np.ndarray", "np.ndarray"]]:
+    import numpy as np
+
+    out = {}
+    for sizes, glyphs in CLEARER_DIGITS.items():
+        if size not in sizes:
+            continue
+        for ch, (drawn, clearer) in glyphs.items():
+            try:
+                core, _ = ImageFont.FreeTypeFont.getmask2(base, ch, "1")
+                ink = np.asarray(Image.Image()._new(core)) > 0
+            except Exception:  # noqa: BLE001 - another Pillow's internals: its own glyphs, as they are
+                return {}
+            if not ink.any():
+                continue
+            ys, xs = np.nonzero(ink)
+            ink = ink[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+            want, new = _rows(drawn), _rows(clearer)
+            if ink.shape == want.shape == new.shape and (ink == want).all():
+                out[ch] = (want, new)
+    return out
+
+
+class _ClearDigitsFont(ImageFont.FreeTypeFont):
+    """The bundled font with its 6 and 9 redrawn in every text mask it makes (see :data:`CLEARER_DIGITS`)."""
+
+    fixes: dict[str, tuple["np.ndarray", "np.ndarray"]]
+
+    def getmask2(self, text: "str | bytes", mode: str = "", *args: Any, **kwargs: Any) -> tuple[Any, tuple[int, int]]:
+        import numpy as np
+        from numpy.lib.stride_tricks import sliding_window_view
+
+        core, offset = super().getmask2(text, mode, *args, **kwargs)
+        wanted = [self.fixes[ch] for ch in self.fixes if ch in str(text)]
+        if mode != "1" or not wanted or getattr(core, "mode", "L") != "L":
+            return core, offset
+        mask = np.asarray(Image.Image()._new(core)).copy()
+        ink = mask > 0
+        for drawn, clearer in wanted:
+            h, w = drawn.shape
+            if ink.shape[0] < h or ink.shape[1] < w:
+                continue
+            windows = sliding_window_view(ink, (h, w))
+            for y, x in zip(*np.nonzero((windows == drawn).all(axis=(2, 3)))):
+                mask[y:y + h, x:x + w] = np.where(clearer, 255, 0)
+        return Image.fromarray(mask, "L").im, offset
 
 
 #: What the screens draw for a character their font lacks.  Pillow's bundled font has ASCII and a few

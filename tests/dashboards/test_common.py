@@ -112,3 +112,32 @@ def test_icons_draw_inside_their_cells():
     triangle(draw, 30, 10, 10)
     assert lit(image, (10, 10, 16, 18)) > 0 and lit(image, (30, 10, 35, 19)) > 0
     assert lit(image) == lit(image, (10, 10, 16, 18)) + lit(image, (30, 10, 35, 19))
+
+
+def _ink(text: str, size: int) -> np.ndarray:
+    from PIL import Image, ImageDraw
+
+    from device.dashboards.common import font
+
+    image = Image.new("1", (12 * size, 3 * size), 0)
+    ImageDraw.Draw(image).text((size, size), text, font=font(size), fill=1)
+    a = np.asarray(image, dtype=bool)
+    ys, xs = np.nonzero(a)
+    return a[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+
+
+@pytest.mark.parametrize("size", [8, 9, 10, 11, 12, 13])
+def test_the_fonts_6_and_9_are_not_drawn_as_8(size: int) -> None:
+    """Pillow's bundled font, drawn without antialiasing on a 1-bit screen, closes a 6 and a 9 into an 8
+    below 14 px: Thunder Road's dice "1 3 4 6" read "1 3 4 8", "1/6" read "1/8", "d6" "d8".  A 6 keeps its
+    right side open above its middle, a 9 its left side below; an 8 has both closed."""
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    six, nine, eight = _ink("6", size), _ink("9", size), _ink("8", size)
+    h = six.shape[0]
+    assert not six[1: h // 2, -1].any() and not nine[h // 2 + 1: h - 1, 0].any()
+    assert eight[1: h // 2, -1].any() and eight[h // 2 + 1: h - 1, 0].any()
+    line = _ink("d6 1/6 9", size)  # the same glyphs inside a line of text
+    for glyph, times in ((six, 2), (nine, 1)):
+        windows = sliding_window_view(line, glyph.shape)
+        assert int((windows == glyph).all(axis=(2, 3)).sum()) == times
