@@ -64,29 +64,31 @@ def _road_command(vid: str) -> Callable[[Sequence[int | str]], Command]:
     return lambda faces: Command("road", {"vehicle": vid, "face": faces[0]})
 
 
-def _chain_bump_leaf(state: ThunderRoadState, moved: str, viewer: str | None) -> Callable[[Vehicle], Choice | None]:
+def _chain_bump_leaf(moved: str) -> Callable[[Vehicle, str], Choice | None]:
     """"``moved`` was placed onto this vehicle" (a chain bump), one leaf per vehicle it may land on."""
-    return lambda v: leaf(vehicle_name(state, v.id, viewer), Command("placed", {"moved": moved, "onto": v.id}))
+    return lambda v, name: leaf(name, Command("placed", {"moved": moved, "onto": v.id}))
 
 
 def _by_player(state: ThunderRoadState, vehicles: Sequence[Vehicle], viewer: str | None,
-               make: Callable[[Vehicle], Choice | None], first: Sequence[str] = ()) -> list[Choice | None]:
+               make: Callable[[Vehicle, str], Choice | None], first: Sequence[str] = ()) -> list[Choice | None]:
     """Choices for ``vehicles``: the ``first`` ones (the mover, the bumped pair) at the top, then the rest —
-    flat while they are few, else one list per player starting with ``viewer``."""
+    flat while they are few, else one list per player starting with ``viewer``.  ``make`` gets the vehicle
+    and the name to show: "Ben's Large car" in a flat list, "Large car" in Ben's own list (its title names
+    him already, and "Dominique's Medium car" would only fit the line in the smallest, unreadable size)."""
     ids = {v.id for v in vehicles}
     head = [state.vehicle(vid) for vid in dict.fromkeys(first) if vid in ids]
     rest = [v for v in vehicles if v not in head]
     if len(head) + len(rest) <= FLAT_VEHICLES:
-        return [make(v) for v in (*head, *rest)]
+        return [make(v, vehicle_name(state, v.id, viewer)) for v in (*head, *rest)]
     seats = [p.name for p in state.players]
     start = seats.index(viewer) if viewer in seats else 0
     order = seats[start:] + seats[:start]
-    out: list[Choice | None] = [make(v) for v in head]
+    out: list[Choice | None] = [make(v, vehicle_name(state, v.id, viewer)) for v in head]
     for name in order:
         mine = [v for v in rest if v.owner == name]
         if mine:
             label = "Your vehicles" if name == viewer else name
-            out.append(branch(label, [make(v) for v in mine]))
+            out.append(branch(label, [make(v, vehicle_name(state, v.id, v.owner)) for v in mine]))
     return out
 
 
@@ -95,9 +97,9 @@ def _damage(state: ThunderRoadState, viewer: str | None, first: Sequence[str]) -
     takes it), a damage token showing ON FIRE!, or a Fire space entered."""
     alive = [v for v in state.vehicles if not v.eliminated]
 
-    def kinds(v: Vehicle) -> Choice | None:
+    def kinds(v: Vehicle, name: str) -> Choice | None:
         can_burn = not state.kind_of(v.id).minor_damage and not v.on_fire
-        return branch(vehicle_name(state, v.id, viewer), [
+        return branch(name, [
             leaf("Damage token", Command("damage", {"vehicle": v.id, "on_fire": False}), default=True),
             leaf("ON FIRE! token", Command("damage", {"vehicle": v.id, "on_fire": True})) if can_burn else None,
             leaf("Fire space", Command("ignite", {"vehicle": v.id})) if not v.on_fire else None,
@@ -173,8 +175,7 @@ def _met(state: ThunderRoadState, who: str, mover: str, allowance: int, drift: b
     """Met a vehicle… → which vehicle → where: ending on it (a bump), or passing it at space k."""
     others = [v for v in state.vehicles if v.id != mover and not v.eliminated]
 
-    def where(v: Vehicle) -> Choice | None:
-        name = vehicle_name(state, v.id, who)
+    def where(v: Vehicle, name: str) -> Choice | None:
         spots = [leaf("Ended on it", Command("move", {"spaces": allowance,
                                                        "occupied": [{"at": allowance, "vehicle": v.id}]}),
                       default=True)]
@@ -204,8 +205,8 @@ def _move(state: ThunderRoadState, commands: Sequence[str]) -> list[Choice | Non
         others = [v for v in state.vehicles if not v.eliminated]
         out.append(branch("Road scrolls…", [
             leaf("Nobody off the road", Command("scroll", {"eliminated": []}), default=True),
-            *_by_player(state, others, who, lambda v: leaf(f"{vehicle_name(state, v.id, who)} off",
-                                                           Command("scroll", {"eliminated": [v.id]}))),
+            *_by_player(state, others, who, lambda v, name: leaf(f"{name} off",
+                                                                 Command("scroll", {"eliminated": [v.id]}))),
         ]))
     if "finish" in commands:
         out.append(leaf("Finish line", Command("finish")))
@@ -273,7 +274,7 @@ def menu(state: ThunderRoadState) -> Menu:
                 others = [v for v in state.vehicles if not v.eliminated and v.id not in (b.a, b.b)]
                 choices.append(branch("Chain bump…", [
                     branch(f"{vehicle_name(state, vid, who)} onto", _by_player(
-                        state, others, who, _chain_bump_leaf(state, vid, who)))
+                        state, others, who, _chain_bump_leaf(vid)))
                     for vid in (b.a, b.b)]))
         if "command" in commands:
             choices.append(_commands(state, who))

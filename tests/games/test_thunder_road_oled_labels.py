@@ -1,0 +1,61 @@
+"""Thunder Road's button menu as a player reads it on a 128x64 screen: with five players and nineteen
+vehicles every choice must stay readable (not shrunk to the smallest size, not cut), and what the dice
+said must be on the screen, not only in the terminal's prompt line."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from device.dashboards.common import text_width
+from games.core import Command
+from games.core import Match
+from games.core.table_input import Choice, leaves
+from games.thunder_road import GAME
+from games.thunder_road.menus import menu
+
+#: the menu line's room for the highlighted choice (pages.render_menu: x 3..WIDTH-3) and a readable size
+LINE, READABLE = 122, 10
+
+FIVE = {"first_player": "Ana", "players": [
+    {"name": "Ana", "vehicles": ["small", "medium", "large", "big_rig"]},
+    {"name": "Benedikt", "vehicles": ["small", "small", "medium", "large"]},
+    {"name": "Cy", "vehicles": ["small", "medium", "large", "bike"]},
+    {"name": "Dominique", "vehicles": ["small", "medium", "large", "bike"]},
+    {"name": "Eve", "vehicles": ["small", "medium", "large"]}],
+    "board": {"tiles": 5, "on_board": 3}}
+
+
+def match(setup: dict[str, Any] = FIVE) -> Match[Any]:
+    return Match.begin(GAME, setup)
+
+
+def ok(m: Match[Any], kind: str, **args: Any) -> None:
+    outcome = m.apply(Command(kind, args))
+    assert outcome.accepted, outcome.reason
+
+
+def rolled(m: Match[Any]) -> Match[Any]:
+    for name, dice in [("Ana", [1, 3, 4, 6]), ("Benedikt", [2, 2, 5, 6]), ("Cy", [3, 3, 4, 5]),
+                       ("Dominique", [1, 2, 3, 6]), ("Eve", [1, 4, 5, 6])]:
+        ok(m, "roll", player=name, dice=dice)
+    return m
+
+
+def under(choices: tuple[Choice, ...], *path: str) -> list[str]:
+    for label in path:
+        choices = next(c for c in choices if c.label == label).children
+    return [c.label for c in choices]
+
+
+def test_a_players_own_list_names_the_vehicles_without_the_player_again() -> None:
+    m = rolled(match())
+    m_ = menu(m.state)
+    assert under(m_.choices, "Damage…", "Dominique") == ["Small car", "Medium car", "Large car", "Bike"]
+    assert under(m_.choices, "Damage…", "Benedikt") == ["Small car 1", "Small car 2", "Medium car", "Large car"]
+    ok(m, "assign", vehicle="Ana/large", die=4)
+    m_ = menu(m.state)
+    assert under(m_.choices, "Met a vehicle…", "Dominique") == ["Small car", "Medium car", "Large car", "Bike"]
+    assert "Medium car off" in under(m_.choices, "Road scrolls…", "Dominique")
+    for lf in leaves(m_.choices):  # every list of a 19-vehicle table reads at a readable size
+        for label in lf.path:
+            assert text_width(label + " ›", READABLE) <= LINE, lf.path
