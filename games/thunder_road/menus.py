@@ -50,9 +50,26 @@ def vehicle_name(state: ThunderRoadState, vid: str, viewer: str | None = None) -
     return name if viewer == v.owner else f"{v.owner}'s {name}"
 
 
-def _short_name(state: ThunderRoadState, vid: str) -> str:
-    """"Ana's Large" for a status line, where "Ana's Large car / Cy's Big Rig" would not fit."""
-    return vehicle_name(state, vid).removesuffix(" car")
+def _short_name(state: ThunderRoadState, vid: str, viewer: str | None = None) -> str:
+    """"Ana's Large" for a status line, where "Ana's Large car / Cy's Big Rig" would not fit ("Large" for
+    the viewer's own)."""
+    return vehicle_name(state, vid, viewer).removesuffix(" car")
+
+
+def _moving_status(state: ThunderRoadState, who: str) -> str:
+    """The menu's status line while a vehicle moves: the vehicle, its allowance as the prompt says it
+    ("4+Nitro spaces": Nitro's spaces are not known; "1 space"), and a coast or a Drift, which change how
+    it moves ("Small car 2 · 2 spaces · Drift")."""
+    turn = state.turn
+    assert turn is not None and turn.vehicle is not None
+    n = "?" if turn.allowance is None else str(turn.allowance)
+    allowance = n + ("" if turn.allowance_known else "+Nitro")
+    parts = [vehicle_name(state, turn.vehicle, who), f"{allowance} space{'' if allowance == '1' else 's'}"]
+    if turn.action == "coast":
+        parts.append("coast")
+    if "drift" in turn.commands:
+        parts.append("Drift")
+    return " · ".join(parts)
 
 
 def _legal(state: ThunderRoadState) -> Callable[[Command], bool]:
@@ -146,7 +163,8 @@ def _assign(state: ThunderRoadState, who: str, kind: str, vehicles: Sequence[Veh
 
 
 def _movement_roll(player: str) -> DiceRequest:
-    return DiceRequest("movement", MOVEMENT_DICE, f"{player}'s {MOVEMENT_DICE} movement dice",
+    # the page's title says whose dice ("Benedikt's dice"): the label repeated the name and shrank to 8 px
+    return DiceRequest("movement", MOVEMENT_DICE, f"{MOVEMENT_DICE} movement dice",
                        lambda faces: Command("roll", {"player": player, "dice": list(faces)}))
 
 
@@ -218,13 +236,18 @@ def menu(state: ThunderRoadState) -> Menu:
     commands = p.commands
     step = state.step
     title = TITLES.get(step.value, step.value)
+    turn = state.turn
+    if step is Step.FIRE_RULING and turn is not None:
+        title = f"Fire die {turn.fire_face}: rule"  # the face read is shown, not only the terminal's prompt
+    elif step is Step.PLACE and state.bumps and state.bumps[0].roll:
+        roll_ = state.bumps[0].roll  # what the bump die and the direction die said: the table places by it
+        title = f"{roll_[0]} · direction {roll_[1]}"
     if step is Step.GAME_OVER:
         return Menu(title, (), p.player, p.text)
     who = p.player
     dice: DiceRequest | None = None
     choices: list[Choice | None] = []
     first: list[str] = []
-    turn = state.turn
     status = ""
     if step is Step.ROLL:
         waiting = [pl.name for pl in state.players if state.standing(pl.name) and not pl.rolled]
@@ -238,7 +261,7 @@ def menu(state: ThunderRoadState) -> Menu:
         status = f"{who} · dice {dice_left}"
         if turn.vehicle is not None:
             first.append(turn.vehicle)
-            status = f"{vehicle_name(state, turn.vehicle, who)} · {turn.allowance if turn.allowance is not None else '?'} spaces"
+            status = _moving_status(state, who)
         if step is Step.TURN:
             if "assign" in commands:
                 choices.append(_assign(state, who, "assign", state.unmoved(who), "Move a vehicle…", True))
@@ -262,7 +285,7 @@ def menu(state: ThunderRoadState) -> Menu:
         elif step in (Step.BUMP, Step.PLACE):
             b = state.bumps[0]
             first += [b.a, b.b]
-            status = f"Bump: {_short_name(state, b.a)} / {_short_name(state, b.b)}"
+            status = f"Bump: {_short_name(state, b.a, who)} / {_short_name(state, b.b, who)}"
             if step is Step.BUMP:
                 dice = _bump_roll(state, "bump")
                 choices.append(roll("Roll bump dice", _bump_entry("bump"), default=True))

@@ -59,3 +59,42 @@ def test_a_players_own_list_names_the_vehicles_without_the_player_again() -> Non
     for lf in leaves(m_.choices):  # every list of a 19-vehicle table reads at a readable size
         for label in lf.path:
             assert text_width(label + " ›", READABLE) <= LINE, lf.path
+
+
+def test_the_dice_read_and_the_allowance_are_on_the_menu_page() -> None:
+    m = rolled(match())
+    assert menu(match().state).dice.label == "4 movement dice"  # type: ignore[union-attr]  # title: whose
+    ok(m, "command", name="nitro", die=1)
+    ok(m, "assign", vehicle="Ana/big_rig", die=4)
+    assert menu(m.state).status == "Big Rig · 4+Nitro spaces"  # as the prompt says: Nitro's spaces unknown
+    ok(m, "move", spaces=4)
+    ok(m, "command", name="drift", die=5)
+    ok(m, "assign", vehicle="Benedikt/small2", die=2)
+    assert menu(m.state).status == "Small car 2 · 2 spaces · Drift"  # Drift changes how it moves
+    ok(m, "move", spaces=2)
+    ok(m, "assign", vehicle="Cy/large", die=3)
+    ok(m, "move", spaces=3, occupied=[{"at": 3, "vehicle": "Dominique/small"}])
+    assert menu(m.state).status == "Bump: Large / Dominique's Small"  # Cy's own: no name; it fits
+    ok(m, "bump", bump="bump2", direction=5)
+    assert menu(m.state).title == "bump2 · direction 5"  # the dice say where: the table places by them
+    ok(m, "placed", moved="Dominique/small")
+    ok(m, "damage", vehicle="Dominique/medium", on_fire=True)
+    ok(m, "assign", vehicle="Dominique/medium", die=3)
+    ok(m, "fire", face="fire3")
+    assert menu(m.state).title == "Fire die fire3: rule"  # the face read, not filled in: the table rules
+    ok(m, "fire_ruling", effect="nothing")
+    ok(m, "move", spaces=3)
+
+
+def test_a_coast_of_one_space_says_so() -> None:
+    m = match({"players": [{"name": "Ana", "vehicles": ["small"]}, {"name": "Ben", "vehicles": ["small"]}],
+               "board": {"tiles": 5, "on_board": 3}})
+    ok(m, "roll", player="Ana", dice=[2, 3, 5, 6])
+    ok(m, "roll", player="Ben", dice=[1, 1, 1, 1])
+    ok(m, "assign", vehicle="Ana/small", die=3)
+    ok(m, "move", spaces=3)
+    ok(m, "assign", vehicle="Ben/small", die=1)
+    ok(m, "move", spaces=1)
+    ok(m, "coast", vehicle="Ana/small", die=5)
+    assert menu(m.state).status == "Small car · 1 space · coast"  # not "1 spaces"
+    assert all(text_width(t, 8) <= 125 for t in ("Small car 2 · 2 spaces · Drift", "Big Rig · 4+Nitro spaces"))
