@@ -61,13 +61,33 @@ def _header(draw: ImageDraw.ImageDraw, view: PlayerView) -> None:
         fit_text(draw, (50, 0, WIDTH - 20, HEADER_BOTTOM), "YOUR TURN", sizes=(11, 10, 9, 8), fill=OFF, align="center")
         fit_text(draw, (WIDTH - 20, 0, WIDTH - 2, HEADER_BOTTOM), rnd, sizes=(11, 10), fill=OFF, align="right")
         return
-    fit_text(draw, (1, 0, 58, HEADER_BOTTOM), view.player, sizes=(11, 10, 9))
     turn = f"> {view.turn_player}" if view.turn_player else "roll dice"
     if not view.standing:
         turn = "out of race"
-    fit_text(draw, (60, 0, WIDTH - 22, HEADER_BOTTOM), turn, sizes=(11, 10, 9), align="center")
-    fit_text(draw, (WIDTH - 20, 0, WIDTH - 2, HEADER_BOTTOM), rnd, sizes=(11, 10), align="right")
+    if text_width(view.player, 11) <= 57 and text_width(turn, 9) <= 46:  # the usual boxes hold both
+        fit_text(draw, (1, 0, 58, HEADER_BOTTOM), view.player, sizes=(11, 10, 9))
+        fit_text(draw, (60, 0, WIDTH - 22, HEADER_BOTTOM), turn, sizes=(11, 10, 9), align="center")
+        fit_text(draw, (WIDTH - 20, 0, WIDTH - 2, HEADER_BOTTOM), rnd, sizes=(11, 10), align="right")
+    else:
+        _long_names(draw, view.player, turn, rnd)
     draw.line((0, HEADER_BOTTOM + 1, WIDTH - 1, HEADER_BOTTOM + 1), fill=ON)
+
+
+def _long_names(draw: ImageDraw.ImageDraw, player: str, turn: str, rnd: str) -> None:
+    """A header whose names do not fit the usual boxes ("Dominique" waiting for "> Benedikt" came out
+    "> Bened…"): the boxes take the names' own widths, at one size for both; the round gives way before a
+    name is cut (the turn player's lit header still shows it)."""
+    for with_round, size in ((True, 11), (True, 10), (False, 11), (False, 10), (True, 9), (False, 9)):
+        need = text_width(player, size) + 4 + text_width(turn, size) + (4 + text_width(rnd, size) if with_round else 0)
+        if need <= WIDTH - 3:
+            break
+    x = 1 + text_width(player, size) + 1
+    fit_text(draw, (1, 0, x, HEADER_BOTTOM), player, sizes=(size,))
+    right = WIDTH - 2
+    if with_round:
+        right -= text_width(rnd, size) + 4
+        fit_text(draw, (right + 3, 0, WIDTH - 2, HEADER_BOTTOM), rnd, sizes=(size,), align="right")
+    fit_text(draw, (x + 3, 0, right, HEADER_BOTTOM), turn, sizes=(size,), align="right")
 
 
 def _column(draw: ImageDraw.ImageDraw, v: VehicleView, x: int, w: int) -> None:
@@ -148,7 +168,10 @@ def _alert(draw: ImageDraw.ImageDraw, view: PlayerView, blink_on: bool) -> None:
     title = ALERT_TITLES.get(alert.kind, alert.kind.upper())
     text = alert.text
     if alert.kind == "out_of_service":
-        text = text.replace(f"{view.player}/", "").replace(" is out of service", "")
+        text = text.replace(" is out of service", "")
+    for v in view.vehicles:  # the rules' ids ("Ana/small2") as the rulebook names the vehicle ("Small car 2")
+        number = v.id.split("/", 1)[1][len(v.kind):]
+        text = text.replace(v.id, f"{v.label} {number}" if number else v.label)
     if not blink_on:
         return
     draw.rectangle((0, MIDDLE_TOP, WIDTH - 1, MIDDLE_BOTTOM), fill=ON)
