@@ -190,5 +190,7 @@ def _exhaustion(state: GrandTourState, legal: Callable[[Command], bool]) -> Menu
                       default=EXHAUSTION_DEFAULT in g)
 
     choices = keep_legal([group(g) for g in groups], legal)
-    return Menu(title="Exhaustion cards", choices=choices, player=rid.split(".")[0],
+    # the title names the rider: the status line under the list is covered by the team's flashing "count
+    # exhaustion cards" alert, so the rider whose cards are being entered was on no line of the screen
+    return Menu(title=rider_label(rid), choices=choices, player=rid.split(".")[0],
                 status=rider_label(rid))
