@@ -5,7 +5,8 @@
     ┌──────────────────────────────────┐  header: team, stage n/N
     │ RED                    St 2/3    │
     │ ██ pts        START              │  big: tour points; the team's place at the start line of the
-    │ ██            2                  │       next stage ("-" for stage 1: free)
+    │ ██            2                  │       next stage ("-" for stage 1: free); at the end PLACE: the
+    │                                  │       team's place in the final classification
     │ R +1:20   keep 3                 │  one line per rider: time gap to the leader ("lead" for the
     │ S lead    keep -                 │  leader, "x" once no longer tracked) and exhaustion cards kept
     └──────────────────────────────────┘
@@ -52,8 +53,12 @@ def render(view: TeamView, *, blink_on: bool) -> Image.Image:
     draw.line((0, 12, WIDTH - 1, 12), fill=ON)
     draw.text((0, 13), str(view.points), fill=ON, font=font(24), stroke_width=1, stroke_fill=ON)
     draw.text((44, 16), "pts", fill=ON, font=font(10))
-    draw.text((74, 14), "START", fill=ON, font=font(9))
-    start = str(view.start_position) if view.start_position else "-"
+    if view.phase == "tour over":  # the final classification: the team's place, not a next start line
+        draw.text((74, 14), "PLACE", fill=ON, font=font(9))
+        start = str(view.rank)
+    else:
+        draw.text((74, 14), "START", fill=ON, font=font(9))
+        start = str(view.start_position) if view.start_position else "-"
     draw.text((74, 23), start, fill=ON, font=font(16), stroke_width=1, stroke_fill=ON)
     for i, rider in enumerate(view.riders[:2]):
         y = 42 + i * 11

@@ -82,3 +82,17 @@ def test_app_status_line_and_refusal_notice() -> None:
         image.save(path)
     assert path.exists(), f"no golden image {path}; run with PITBOARD_REGOLD=1 to create it, then look at it"
     assert Image.open(path).convert("1").tobytes() == image.tobytes()
+
+
+def test_the_final_classification_shows_each_teams_place() -> None:
+    """At the tour's end the screen shows the team's place (the START of a next stage there is none of):
+    two teams with the same points but other places look different (found by the OLED audit)."""
+    from dataclasses import replace
+
+    from device.dashboards.grand_tour import render as draw_team
+    from games.grand_tour.views import TeamView
+
+    base = TeamView(player="red", team="red", points=4, rank=2, stage=2, stages=2, phase="tour over",
+                    start_position=None, riders=(), winner=False, cooperation=True, prompt="")
+    second, third = draw_team(base, blink_on=True), draw_team(replace(base, rank=3), blink_on=True)
+    assert second.tobytes() != third.tobytes()
