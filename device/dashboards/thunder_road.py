@@ -168,10 +168,7 @@ def _alert(draw: ImageDraw.ImageDraw, view: PlayerView, blink_on: bool) -> None:
     title = ALERT_TITLES.get(alert.kind, alert.kind.upper())
     text = alert.text
     if alert.kind == "out_of_service":
-        text = text.replace(" is out of service", "")
-    for v in view.vehicles:  # the rules' ids ("Ana/small2") as the rulebook names the vehicle ("Small car 2")
-        number = v.id.split("/", 1)[1][len(v.kind):]
-        text = text.replace(v.id, f"{v.label} {number}" if number else v.label)
+        text = text.replace(" is out of service", "")  # the title says it
     if not blink_on:
         return
     draw.rectangle((0, MIDDLE_TOP, WIDTH - 1, MIDDLE_BOTTOM), fill=ON)

@@ -38,9 +38,11 @@ def remove_die(dice: tuple[int, ...], value: int) -> tuple[int, ...]:
 
 
 def vehicle_words(state: ThunderRoadState, vid: str) -> str:
-    """``"Ana/small"`` → ``"Ana's small car"`` (``"Eve's bike2"`` for the second of several bikes)."""
+    """``"Ana/small"`` → ``"Ana's small car"`` (``"Eve's bike 2"`` for the second of several bikes, as the
+    screens' menus number them; the id's ``"bike2"`` read "bike2", and "small car1" on a refusal)."""
     v = state.vehicle(vid)
-    return f"{v.owner}'s {state.tables.kind(v.kind).label.lower()}{vid.split('/', 1)[1][len(v.kind):]}"
+    number = vid.split("/", 1)[1][len(v.kind):]
+    return f"{v.owner}'s {state.tables.kind(v.kind).label.lower()}" + (f" {number}" if number else "")
 
 
 def dice_words(dice: Sequence[int]) -> str:

@@ -8,14 +8,24 @@ from games.thunder_road.prompt import prompt
 from games.thunder_road.state import PlayerView, Step, ThunderRoadState, VehicleView
 
 
+def own_label(state: ThunderRoadState, vid: str) -> str:
+    """A vehicle as its owner's screen names it: "Small car", "Small car 2" for the second of two (the
+    rules' id "Ana/small2" is no word of the rulebook's)."""
+    v = state.vehicle(vid)
+    number = vid.split("/", 1)[1][len(v.kind):]
+    label = state.tables.kind(v.kind).label
+    return f"{label} {number}" if number else label
+
+
 def _alerts(state: ThunderRoadState, name: str) -> tuple[Alert, ...]:
     alerts: list[Alert] = []
     turn = state.turn
-    if state.step in (Step.FIRE, Step.FIRE_RULING) and turn is not None and turn.player == name:
-        alerts.append(Alert("fire_roll", f"roll the Fire die for {turn.vehicle}", name))
+    if state.step in (Step.FIRE, Step.FIRE_RULING) and turn is not None and turn.player == name and turn.vehicle:
+        what = "roll the Fire die" if state.step is Step.FIRE else "the table rules on the Fire die"
+        alerts.append(Alert("fire_roll", f"{what} for {own_label(state, turn.vehicle)}", name))
     for v in state.fleet(name):
         if state.out_of_service(v.id):
-            alerts.append(Alert("out_of_service", f"{v.id} is out of service", name))
+            alerts.append(Alert("out_of_service", f"{own_label(state, v.id)} is out of service", name))
     return tuple(alerts)
 
 

@@ -53,11 +53,11 @@ def test_whose_turn_is_never_cut_in_the_header(drawn: list[Any], player: str, tu
 
 
 def test_alerts_name_the_vehicle_as_the_rulebook_does(drawn: list[Any]) -> None:
-    dash.render(view("Ana", "Ana", (Alert("out_of_service", "Ana/small2 is out of service", "Ana"),)),
+    dash.render(view("Ana", "Ana", (Alert("out_of_service", "Small car 2 is out of service", "Ana"),)),
                 blink_on=True)
     assert "Small car 2" in [text for _, text, _ in drawn]
     drawn.clear()
-    dash.render(view("Ana", "Ana", (Alert("fire_roll", "roll the Fire die for Ana/medium", "Ana"),)),
+    dash.render(view("Ana", "Ana", (Alert("fire_roll", "roll the Fire die for Medium car", "Ana"),)),
                 blink_on=True)
     assert not any("Ana/" in text for _, text, _ in drawn)
     assert any(text.endswith("Medium car") for _, text, _ in drawn)

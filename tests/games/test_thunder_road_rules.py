@@ -473,7 +473,7 @@ def test_two_damage_tokens_put_a_car_out_of_service():
     t.ok("damage", vehicle="Ana/small")
     assert t.state.out_of_service("Ana/small")
     assert "all 2 damage slots filled" in t.no("damage", vehicle="Ana/small")
-    assert any(a.kind == "out_of_service" for a in t.view("Ana").alerts)
+    assert [a.text for a in t.view("Ana").alerts if a.kind == "out_of_service"] == ["Small car is out of service"]
     t.roll()
     assert "out of service" in t.no("assign", vehicle="small", die=1)
     from games.core.table_input import leaves
@@ -556,7 +556,7 @@ def test_on_fire_stays_and_demands_a_fire_die_roll_before_moving():
     t.ok("assign", vehicle="small", die=3)
     p = t.match.prompt()
     assert p.step == Step.FIRE.value and p.die == "fire"
-    assert any(a.kind == "fire_roll" for a in t.view("Ana").alerts)
+    assert [a.text for a in t.view("Ana").alerts if a.kind == "fire_roll"] == ["roll the Fire die for Small car"]
     with pytest.raises(AssertionError):
         t.ok("move")  # not before the Fire die
     assert "not a Fire die face" in t.no("fire", face="fire1")
