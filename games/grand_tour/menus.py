@@ -29,7 +29,7 @@ from statistics import median
 from games.core import Command
 from games.core.table_input import accepted_by, FIRST_LEVEL_MAX, Choice, Menu, branch, keep_legal, leaf, leaves
 from games.grand_tour.rules import BUTTON_MAX_EXHAUSTION, GAME, SPECIALTIES_DEALT
-from games.grand_tour.state import ROLES, GrandTourState, Phase
+from games.grand_tour.state import ROLES, GrandTourState, Phase, rider_label
 
 #: exhaustion cards: the count the cursor starts on (few cards are the rule), and the size of a group
 EXHAUSTION_DEFAULT = 2
@@ -40,12 +40,6 @@ SQUARES_DEFAULT = 2
 
 def _legal(state: GrandTourState) -> Callable[[Command], bool]:
     return accepted_by(GAME.decide, state)
-
-
-def rider_label(rid: str) -> str:
-    """``"red.sprinteur"`` → ``"red Sprinteur"`` (the rulebook's names for the riders)."""
-    team, role = rid.split(".", 1)
-    return f"{team} {role.capitalize()}"
 
 
 def fit_first_level(choices: Sequence[Choice], more: str) -> tuple[Choice, ...]:

@@ -41,7 +41,7 @@ from importlib import resources
 from typing import Any
 
 from games.core import Command, Decision, Event, Illegal, Menu, Prompt, fields
-from games.grand_tour.state import ROLES, GrandTourState, Phase, Rider, Scoring, Specialty, Team
+from games.grand_tour.state import ROLES, GrandTourState, Phase, Rider, Scoring, Specialty, Team, rider_label
 from games.grand_tour.timetrack import Marker, TimeTrack, finish_round
 from games.grand_tour.views import TeamView, build_views
 
@@ -260,7 +260,7 @@ class GrandTourGame:
         if kind == "cross":
             return self._cross(state, command)
         if state.crossing is not None and kind in ("finish_round", "end_round", "exhaustion"):
-            raise Illegal(f"{state.crossing} crossed: enter its squares past the line first (cross with squares)")
+            raise Illegal(f"{rider_label(state.crossing)} crossed: enter its squares past the line first (cross with squares)")
         if kind == "finish_round":
             return self._finish_round(state, command)
         if kind == "end_round":
@@ -336,10 +336,11 @@ class GrandTourGame:
         fields.only_keys(item, ("rider", "squares"), "a crosser", noun="field")  # "sqaures" named, not "missing"
         rid = _rider_id(state, item.get("rider"))
         if state.rider(rid).crossed or rid in [c[0] for c in before]:
-            raise Illegal(f"{rid} has already crossed the line in this stage")
+            raise Illegal(f"{rider_label(rid)} has already crossed the line in this stage")
         squares = _whole(item.get("squares"), f"squares past the line for {rid}", 0)
         if before and squares > before[-1][1]:
-            raise Illegal(f"list the crossers in finishing order: {rid} went farther ({squares}) than {before[-1][0]} ({before[-1][1]})")
+            raise Illegal(f"list the crossers in finishing order: {rider_label(rid)} went farther ({squares}) than "
+                          f"{rider_label(before[-1][0])} ({before[-1][1]})")
         return rid, squares
 
     def _cross(self, state: GrandTourState, command: Command) -> Decision:
@@ -349,9 +350,9 @@ class GrandTourGame:
         args = dict(command.args)
         if state.crossing is not None:
             if "rider" in args and _rider_id(state, args["rider"]) != state.crossing:
-                raise Illegal(f"{state.crossing} crossed: enter its squares past the line first")
+                raise Illegal(f"{rider_label(state.crossing)} crossed: enter its squares past the line first")
             if "squares" not in args:
-                raise Illegal(f"{state.crossing} is already named: give its squares past the line")
+                raise Illegal(f"{rider_label(state.crossing)} is already named: give its squares past the line")
             args["rider"] = state.crossing
             rid, squares = self._crosser(state, args, list(state.open_round))
             return Decision((Event("crossing_entered", {"rider": rid, "squares": squares}),))
@@ -361,7 +362,7 @@ class GrandTourGame:
         if "squares" not in args:
             rid = _rider_id(state, args.get("rider"))
             if state.rider(rid).crossed or rid in [c[0] for c in state.open_round]:
-                raise Illegal(f"{rid} has already crossed the line in this stage")
+                raise Illegal(f"{rider_label(rid)} has already crossed the line in this stage")
             return Decision((Event("crosser_named", {"rider": rid}),))
         rid, squares = self._crosser(state, args, list(state.open_round))
         return Decision((Event("crossing_entered", {"rider": rid, "squares": squares}),))
@@ -431,7 +432,7 @@ class GrandTourGame:
             raise Illegal("exhaustion cards are counted between stages, once every rider has crossed the line")
         rid = _rider_id(state, command.get("rider"))
         if state.rider(rid).exhaustion is not None:
-            raise Illegal(f"{rid}'s exhaustion cards are already entered (undo to correct them)")
+            raise Illegal(f"{rider_label(rid)}'s exhaustion cards are already entered (undo to correct them)")
         cards = _whole(command.get("cards"), f"exhaustion cards held by {rid}", 0, 60)
         keep = cards - cards // 2
         events = [Event("exhaustion_noted", {"rider": rid, "cards": cards, "discard": cards // 2, "keep": keep})]

@@ -106,3 +106,9 @@ class GrandTourState:
         if not self.results:
             return None
         return self.results[-1].index(rid) + 1
+
+
+def rider_label(rid: str) -> str:
+    """``"red.sprinteur"`` → ``"red Sprinteur"`` (the rulebook's names for the riders)."""
+    team, _, role = rid.partition(".")
+    return f"{team} {role.capitalize()}" if role else rid

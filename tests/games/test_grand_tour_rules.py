@@ -343,9 +343,11 @@ def test_example_setup_plays_a_tour_to_the_end() -> None:
 def test_refusals_have_reasons() -> None:
     m = new(stages=2)
     assert "not in this tour" in refused(m, rnd(("pink.rouleur", 1)))
-    assert "finishing order" in refused(m, rnd(("red.rouleur", 1), ("blue.rouleur", 2)))
+    # riders are named as the screens and the rulebook name them, not by the rules' ids ("blue.rouleur")
+    assert ("finishing order: blue Rouleur went farther (2) than red Rouleur (1)"
+            in refused(m, rnd(("red.rouleur", 1), ("blue.rouleur", 2))))
     assert "whole number" in refused(m, rnd(("red.rouleur", -1)))
-    assert "already crossed" in refused(m, rnd(("red.rouleur", 1), ("red.rouleur", 1)))
+    assert "red Rouleur has already crossed" in refused(m, rnd(("red.rouleur", 1), ("red.rouleur", 1)))
     # a misspelt field of a crosser is named (it was told as "squares ... missing"), and so is a wrong command
     said = refused(m, {"type": "finish_round", "crossed": [{"rider": "red.rouleur", "sqaures": 2}]})
     assert said.startswith("a crosser: unknown field 'sqaures' (did you mean 'squares'?)"), said
