@@ -216,8 +216,9 @@ class CameraInput:
             return  # the dice already used lie where they were: not a new roll
         values = [d[0] for d in dice]
         if len(values) > request.count:
-            notify("dice", f"{len(values)} dice on the tray: {request.label} is at most {request.count}",
-                   prompt.player, now=now)
+            extra = len(values) - request.count
+            notify("dice", f"{len(values)} dice on the tray, {request.count} wanted ({request.label}): take "
+                           f"{extra} off", prompt.player, now=now)
             return
         if request.exact and len(values) != request.count:
             return  # not all the dice are in yet
@@ -225,7 +226,12 @@ class CameraInput:
         self.used_dice = dice
         self.dice.reset()
         if isinstance(result, Command):
-            apply(result, source="camera", now=now)
+            outcome = apply(result, source="camera", now=now)
+            if getattr(outcome, "accepted", False):
+                # what the camera read, on the roller's screen: an accepted roll otherwise only moves the
+                # menu on (a Space Race die that failed changed nothing else a player could see)
+                notify("dice", f"camera read {request.label}: {' '.join(request.name_of(v) for v in values) or 'none'}",
+                       prompt.player, now=now)
 
     def _template(self, table: Any, prompt: Prompt, menu: Menu, apply: Apply, notify: Notify, withdraw: Withdraw,
                   views: Sequence[Any], now: float) -> None:

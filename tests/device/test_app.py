@@ -602,6 +602,9 @@ def test_settled_dice_reading_becomes_the_roll_once(tmp_path: Path) -> None:
     assert rig.step() == [] and rig.step() == []  # 2 identical readings: not yet settled
     assert rig.step() == [{"type": "skid_roll", "faces": ["SPIN", "HAZARD"]}]
     assert rig.app.history[-1].source == "camera"
+    # what the camera read is on the roller's screen, not only in the log
+    assert [(n.text, n.player) for n in rig.app.notices if n.kind == "dice"] == [
+        ("camera read skid dice: SPIN HAZARD", "Ann")]
     assert rig.reader.dice_calls[0] == ((48, 64, 3), "skid")  # read from the tray's region
     # At the next dice step the same dice lying still are NOT a new roll.
     rig.step("ok")
@@ -630,7 +633,7 @@ def test_a_die_the_camera_cannot_read_holds_the_roll(tmp_path: Path) -> None:
     assert all(rig.step() == [] for _ in range(5))
     rig.reader.dice = [Reading("SPIN", (30, 30)), Reading("SLIDE", (90, 90)), Reading("SLIDE", (150, 90))]
     assert all(rig.step() == [] for _ in range(4))  # 3 dice for a 2-dice roll: a notice, no command
-    assert rig.app.notices[-1].text == "3 dice on the tray: skid dice is at most 2"
+    assert rig.app.notices[-1].text == "3 dice on the tray, 2 wanted (skid dice): take 1 off"
     assert rig.app.notices[-1].player == "Ann"
 
 
