@@ -329,6 +329,9 @@ class App:
                 where, taken = self._last_taken
                 if where == (t.menu.title, t.menu.player) and len(taken) > 1:
                     path = taken
+        if key != self._prompt_key and any(n.kind == "info" for n in self.notices):
+            # a hint about the step just left ("all 2 dice are in: NEXT sends them") is stale on the next one
+            self.notices = [n for n in self.notices if n.kind != "info"]
         self._prompt_key = key
         self.cursor = MenuCursor(t.menu)
         if path:
@@ -638,6 +641,10 @@ class App:
             return None
         alert, since = self._alert_text(player, view)
         pieces = pages.footer_pieces(alert)  # a long alert turns in the footer line, a piece at a time
+        if alert and since == 0.0:
+            # the game's own alert stands as long as its cause (ON FIRE!, count exhaustion cards): the
+            # footer's own line (the vehicle's gear and hazards, the rider, the dice hint) takes its turn
+            pieces = [*pieces, ""]
         alert = pieces[int(max(0.0, now - since) / ALERT_PIECE_S) % len(pieces)]
         if self.entry is not None:
             e = self.entry

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from device.app import MENU_IDLE_S, REFUSAL_PAGE_S, App, open_match, plain_render, render_page, setup_options
+from device.app import ALERT_PIECE_S, MENU_IDLE_S, REFUSAL_PAGE_S, App, open_match, plain_render, render_page, setup_options
 from device.buttons import ButtonPanel, PressKind, ScriptedButtons
 from device.camera import Camera, CameraError
 from device.dashboards import pages
@@ -440,6 +440,8 @@ def test_dice_typed_with_the_buttons(tmp_path: Path) -> None:
     assert rig.screens.last("Ben").prompt == "Ann: skid check"  # the entry is on the chooser's screen only
     assert rig.step("next") == [{"type": "skid_roll", "faces": ["HAZARD", "SLIDE"]}]
     assert rig.state.hazards == 1 and rig.app.entry is None
+    # the hint was about the dice step: it does not stay on into the next one
+    assert not [n for n in rig.app.notices if n.text.startswith("all 2 dice are in")]
 
 
 def test_back_in_the_dice_entry_removes_a_die_then_closes_it(tmp_path: Path) -> None:
@@ -948,3 +950,27 @@ def test_gaslands_through_the_loop(tmp_path: Path) -> None:
     assert ("Gear up",) in paths
     assert app.chooser() is not None and screens.shows_page(app.chooser())
     store.close()
+
+
+def test_a_standing_alert_of_the_game_lets_the_footer_line_take_its_turn(tmp_path: Path, monkeypatch) -> None:
+    """A game's alert stands as long as its cause (a Fire die to roll, exhaustion cards to count): it took
+    the menu page's footer for the whole step, so the line under it (the vehicle's gear and hazards, the
+    rider whose cards are counted) was never seen.  The alert and the line now take turns."""
+    rig = Rig(tmp_path)
+    rig.press("ok")  # the menu is shown
+    status = rig.page("Ann").footer
+    assert status
+    monkeypatch.setattr(rig.app, "_alert_text", lambda player, view: ("roll the Fire die for Small car", 0.0))
+    seen = set()
+    for k in range(8):
+        rig.t = 100.0 + k * ALERT_PIECE_S
+        page = rig.page("Ann")
+        seen.add(page.alert)
+        assert page.footer == status
+    assert seen == {"roll the Fire die for Small car", ""}
+    # a notice (since > 0: posted now, for a while) keeps the footer until it goes
+    monkeypatch.setattr(rig.app, "_alert_text", lambda player, view: ("camera read skid dice: SPIN", 99.0))
+    for t in (100.0, 102.0, 104.0):
+        rig.t = t
+        assert rig.page("Ann").alert == "camera read skid dice: SPIN"
+
