@@ -360,7 +360,10 @@ class App:
         (:func:`device.menus.plan`): what the demo, the benchmark and the tests press."""
         if self.cursor is None:
             return None
-        return plan(self.cursor, path, reopened=self._reopened)
+        keys = plan(self.cursor, path, reopened=self._reopened)
+        if keys and not self.menu_shown and keys[0] in ("select", "ok"):
+            keys = ["select", *keys]  # the dashboard is showing: the first SELECT only brings the menu back
+        return keys
 
     def chooser(self) -> str | None:
         """Who chooses now (None: anybody)."""

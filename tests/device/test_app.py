@@ -974,3 +974,17 @@ def test_a_standing_alert_of_the_game_lets_the_footer_line_take_its_turn(tmp_pat
         rig.t = t
         assert rig.page("Ann").alert == "camera read skid dice: SPIN"
 
+
+def test_a_plan_made_while_the_dashboard_shows_counts_the_press_that_brings_the_menu_back(tmp_path: Path) -> None:
+    """After MENU_IDLE_S without a press the chooser's screen shows the dashboard again, and the first
+    SELECT or OK only brings the menu back: a plan made then landed one choice off."""
+    rig = Rig(tmp_path)
+    rig.t += MENU_IDLE_S + 1
+    rig.step()
+    assert not rig.app.menu_shown
+    leaf = rig.app.menu().choices[1]
+    keys = rig.app.plan((leaf.label,))
+    assert keys is not None and keys[0] == "select"
+    sent = rig.press(*keys)
+    assert sent and sent[-1] == leaf.command.to_json()
+
