@@ -33,7 +33,7 @@ LEGENDS: dict[str, tuple[tuple[str, str], ...]] = {
         ("OUT", "out of service"),
         ("X", "eliminated"),
         ("Bottom left", "your command this round"),
-        ("dice 1 3 5", "your unused movement dice"),
+        ("1 3 5 (bottom right)", "your unused movement dice"),
         ("Lit banner", "an alert: roll the Fire die, out of service"),
     ),
     "space_race": (
@@ -51,6 +51,7 @@ LEGENDS: dict[str, tuple[tuple[str, str], ...]] = {
         ("Top line", "your team, stage 2/3"),
         ("Big number pts", "your tour points"),
         ("START", "your place at the next start line (- : stage 1)"),
+        ("PLACE", "at the tour's end: your place in the final classification"),
         ("R, S", "your Rouleur and Sprinteur"),
         ("+1:20", "time behind the leader; lead: the leader; x: not tracked"),
         ("keep 3", "exhaustion cards kept into the next stage"),

@@ -22,6 +22,7 @@ from typing import Any
 from games.core import Command
 from games.core.table_input import accepted_by, Choice, DiceRequest, Menu, branch, keep_legal, leaf, roll
 from games.thunder_road import rules
+from games.thunder_road.bumps import larger_owner
 from games.thunder_road.state import MOVEMENT_DICE, Step, ThunderRoadState, Vehicle
 
 #: A flat list of vehicles holds at most this many; more are grouped by player.
@@ -293,7 +294,11 @@ def menu(state: ThunderRoadState) -> Menu:
                 choices += [leaf(f"Moved {vehicle_name(state, vid, who)}", Command("placed", {"moved": vid}),
                                  default=k == 0) for k, vid in enumerate((b.a, b.b))]
                 if "reroll" in commands:
-                    choices.append(roll("Re-roll (larger)", _bump_entry("reroll")))
+                    # whose right it is, on the screen of whoever holds the menu (the larger vehicle's owner;
+                    # either owner while the sizes are unknown)
+                    owner, _ = larger_owner(state, b)
+                    owners = [owner] if owner else list(dict.fromkeys(state.vehicle(v).owner for v in (b.a, b.b)))
+                    choices.append(roll(f"Re-roll ({' or '.join(owners)})", _bump_entry("reroll")))
                 others = [v for v in state.vehicles if not v.eliminated and v.id not in (b.a, b.b)]
                 choices.append(branch("Chain bump…", [
                     branch(f"{vehicle_name(state, vid, who)} onto", _by_player(

@@ -342,12 +342,12 @@ def test_thunder_road_collision_bump_and_larger_vehicles_reroll(tmp_path: Path) 
         "type": "move", "spaces": 2, "occupied": [{"at": 2, "vehicle": "Ana/small"}]}
     assert t.match.prompt().die == "bump" and t.app.menu().dice is not None
     assert t.type_dice(["bump2"], [5]) == [{"type": "bump", "bump": "bump2", "direction": 5}]
-    assert t.top[:3] == ["Moved Large car", "Moved Ana's Small car", "Re-roll (larger)"]
+    assert t.top[:3] == ["Moved Large car", "Moved Ana's Small car", "Re-roll (Ben)"]
     assert "Ana's Small car" not in t.under("Chain bump…", "Large car onto")  # the other stacked car: no chain
-    assert t.go("Re-roll (larger)") == []  # the re-roll opens a dice entry: the dice come first
+    assert t.go("Re-roll (Ben)") == []  # the re-roll opens a dice entry: the dice come first
     assert t.app.entry is not None and t.app.entry.request.die == "bump"
     assert t.type_dice(["bump6"], [1]) == [{"type": "reroll", "bump": "bump6", "direction": 1}]
-    assert t.match.state.bumps[0].rerolled and "Re-roll (larger)" not in t.top  # once per bump
+    assert t.match.state.bumps[0].rerolled and "Re-roll (Ben)" not in t.top  # once per bump
     assert t.choose("Chain bump…", "Ana's Small car onto", "Medium car") == {
         "type": "placed", "moved": "Ana/small", "onto": "Ben/medium"}
     assert t.match.prompt().die == "bump"  # the chain bump is resolved next

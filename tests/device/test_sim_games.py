@@ -153,7 +153,7 @@ def test_sim_thunder_road_with_keys(tmp_path: Path) -> None:
         t.choose(Command("move", {"spaces": 1, "occupied": [{"at": 1, "vehicle": "Ana/small"}]}))
         t.feed("25\n")  # the bump die and the direction die, typed
         # Ben's large car is the larger: he re-rolls, the bump die then the direction die on the buttons
-        assert t.open_roll("Re-roll (larger)") == "sso"
+        assert t.open_roll("Re-roll (Ben)") == "sso"
         t.enter_dice("bump6")
         t.enter_dice(1)
         t.choose(Command("placed", {"moved": "Ben/large"}))  # the table placed Ben's large car
@@ -184,7 +184,7 @@ def test_sim_thunder_road_dice_with_select_and_ok(tmp_path: Path) -> None:
 
 
 def test_sim_types_the_dice_of_an_entry_opened_in_the_menu(tmp_path: Path) -> None:
-    """Digits go to the dice entry a choice opened (Thunder Road's "Re-roll (larger)": the bump die, then the
+    """Digits go to the dice entry a choice opened (Thunder Road's "Re-roll (Ben)": the bump die, then the
     direction die), not only to the roll the step awaits."""
     with Table("thunder_road", tmp_path) as t:
         t.feed("1346\n" "1346\n" "1346\n")
@@ -193,7 +193,7 @@ def test_sim_types_the_dice_of_an_entry_opened_in_the_menu(tmp_path: Path) -> No
         t.choose(Command("assign", {"vehicle": "Ben/large", "die": 1}))
         t.choose(Command("move", {"spaces": 1, "occupied": [{"at": 1, "vehicle": "Ana/small"}]}))
         t.feed("25\n")
-        t.open_roll("Re-roll (larger)")
+        t.open_roll("Re-roll (Ben)")
         t.feed("6\n" "1\n")  # the bump die, then the direction die
         text, lines = t.out.getvalue(), t.lines
     assert "no dice are awaited now" not in text
