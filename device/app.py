@@ -663,7 +663,10 @@ class App:
         entries = tuple((c.label, "branch" if c.children else "dice" if c.dice is not None else "leaf")
                         for c in lv.choices)
         title = pages.fitting_path(cursor.menu.title, cursor.trail, f"{lv.cursor % len(lv.choices) + 1}/{len(lv.choices)}")
-        return pages.MenuPage(title, entries, lv.cursor % len(lv.choices), cursor.menu.status, alert)
+        at = lv.cursor % len(lv.choices)
+        # a highlighted label too long for its line ("Charlotte's Performance …") shows its end in turn
+        turn = int(now / pages.LABEL_TURN_S) % 2 if pages.label_is_cut(*entries[at]) else 0
+        return pages.MenuPage(title, entries, at, cursor.menu.status, alert, turn)
 
     def _alert_text(self, player: str, view: Any) -> tuple[str, float]:
         """(the alert for ``player``'s menu page, when it was posted: 0 for the game's own alerts)"""

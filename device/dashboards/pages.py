@@ -112,6 +112,30 @@ class MenuPage:
     cursor: int
     footer: str = ""
     alert: str = ""
+    #: 1: the highlighted label, too long for its line, shows its end ("…Performance Car") instead of its
+    #: start; the app turns it every ``LABEL_TURN_S`` so that a long name is read whole
+    turn: int = 0
+
+
+#: A highlighted label too long for its line shows its start, then its end, this long each.
+LABEL_TURN_S = 1.5
+#: The sizes a highlighted menu line is drawn at (largest first).
+HIGHLIGHT_SIZES = (12, 11, 10, 9, 8)
+_HIGHLIGHT_BOX = (3, WIDTH - 3)
+
+
+def label_is_cut(label: str, kind: str) -> bool:
+    """Whether a highlighted menu line cannot show ``label`` whole, even at its smallest size."""
+    return text_width(label + _mark(kind), HIGHLIGHT_SIZES[-1]) > _HIGHLIGHT_BOX[1] - _HIGHLIGHT_BOX[0]
+
+
+def _tail(text: str, size: int, width: int) -> str:
+    """The longest end of ``text`` that fits ``width`` after "…"."""
+    for k in range(len(text)):
+        shown = "…" + text[k:].lstrip()
+        if text_width(shown, size) <= width:
+            return shown
+    return "…"
 
 
 @dataclass(frozen=True)
@@ -184,7 +208,10 @@ def render_menu(page: MenuPage, *, blink_on: bool = True) -> Image.Image:
             text = label + _mark(kind)
             if highlighted:
                 draw.rectangle((0, y0, WIDTH - 1, y1), fill=ON)
-                fit_text(draw, (3, y0, WIDTH - 3, y1), text, sizes=(12, 11, 10, 9, 8), fill=OFF)
+                x0, x1 = _HIGHLIGHT_BOX
+                if page.turn % 2 and label_is_cut(label, kind):
+                    text = _tail(text, 9, x1 - x0)
+                fit_text(draw, (x0, y0, x1, y1), text, sizes=HIGHLIGHT_SIZES, fill=OFF)
             else:
                 fit_text(draw, (6, y0, WIDTH - 3, y1), text, sizes=(10, 9, 8))
     _footer(draw, page.footer, page.alert, blink_on)

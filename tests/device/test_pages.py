@@ -359,3 +359,20 @@ def test_the_notice_of_next_at_a_decision_fits_the_menu_page(tmp_path: Path, cut
     finally:
         t.close()
     assert cut_text == [], sorted(set(cut_text))
+
+
+def test_a_highlighted_label_too_long_for_its_line_shows_its_end_in_turn() -> None:
+    """Other players' vehicles in a 5-player Gaslands game ("Charlotte's Performance Car") were cut to
+    "Charlotte's Performance …" on the Attack and Hit lists, so which of her cars it was could not be
+    read.  The highlighted line shows the label's start, then its end ("…lotte's Performance Car")."""
+    from device.dashboards import pages as p
+
+    long = (("Charlotte's Performance Car", "dice"), ("Rust Bucket", "dice"))
+    assert p.label_is_cut(*long[0]) and not p.label_is_cut(*long[1])
+    start = p.render_menu(p.MenuPage("Attack…", long, 0, "Bob · gear 2", "", 0))
+    end = p.render_menu(p.MenuPage("Attack…", long, 0, "Bob · gear 2", "", 1))
+    assert start.tobytes() != end.tobytes()
+    assert p._tail("Charlotte's Performance Car", 9, 122).endswith("Performance Car")
+    short = (("Rust Bucket", "dice"), long[0])
+    assert (p.render_menu(p.MenuPage("Attack…", short, 0, "", "", 0)).tobytes()
+            == p.render_menu(p.MenuPage("Attack…", short, 0, "", "", 1)).tobytes())
