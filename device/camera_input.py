@@ -217,7 +217,7 @@ class CameraInput:
         values = [d[0] for d in dice]
         if len(values) > request.count:
             extra = len(values) - request.count
-            notify("dice", f"{len(values)} dice on the tray, {request.count} wanted ({request.label}): take "
+            notify("info", f"{len(values)} dice on the tray, {request.count} wanted ({request.label}): take "
                            f"{extra} off", prompt.player, now=now)
             return
         if request.exact and len(values) != request.count:

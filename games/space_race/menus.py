@@ -38,9 +38,11 @@ def _roll_command(faces: Sequence[Any]) -> Command | None:
     return Command("roll", {"die": faces[0]}) if len(faces) == 1 else None
 
 
-def die_request() -> DiceRequest:
-    """The d6 of an attempt, as the camera and the dice entry answer it."""
-    return DiceRequest(die="d6", count=1, label="d6", build=_roll_command)
+def die_request(side: str | None = None, box: int | None = None) -> DiceRequest:
+    """The d6 of an attempt, as the camera and the dice entry answer it; labelled with whose attempt and
+    for which box when known ("USA d6, box 3")."""
+    label = f"{side} d6, box {box}" if side is not None and box is not None else "d6"
+    return DiceRequest(die="d6", count=1, label=label, build=_roll_command)
 
 
 def _sides(kind: str) -> list[Choice]:
@@ -62,7 +64,7 @@ def menu(state: SpaceRaceState) -> Menu:
     if state.pending is not None:
         nxt = state.next_box(state.pending.side)
         assert nxt is not None
-        request = die_request()
+        request = die_request(state.pending.side, nxt.number)
         return Menu(title="Roll the d6", choices=(roll(ROLL_LABEL, request, default=True),), advance=(ROLL_LABEL,),
                     player=state.pending.side, status=f"Box {nxt.number}: {nxt.roll_text} succeeds", dice=request)
     if not state.in_turn:
@@ -86,5 +88,8 @@ def menu(state: SpaceRaceState) -> Menu:
         branch("Extra attempt (event)", _sides("grant_attempt")),
         branch("Event: advance", _sides("event_advance")),
     ], legal)
-    tries = f"Tries: USA {state.attempts_left('USA')} USSR {state.attempts_left('USSR')}"
-    return Menu(title=f"Turn {state.turn}", choices=choices, status=tries)
+    status = f"Tries: USA {state.attempts_left('USA')} USSR {state.attempts_left('USSR')}"
+    if state.last_roll is not None:  # the roll's verdict, until the next card: a failure changes nothing else
+        side, die, _, success = state.last_roll
+        status = f"{side} die {die}: {'made it' if success else 'failed'}"  # the box: on the dashboard
+    return Menu(title=f"Turn {state.turn}", choices=choices, status=status)

@@ -143,7 +143,7 @@ class SpaceRaceGame:
         if event.type == "turn_begun":
             reminders = state.reminders(AT_TURN_START)
             return replace(
-                state, turn=d["turn"], in_turn=True,
+                state, turn=d["turn"], in_turn=True, last_roll=None,
                 sides=tuple(replace(s, used=0, granted=0) for s in state.sides),  # type: ignore[arg-type]
                 note="; ".join([f"turn {d['turn']} begun", *reminders]),
             )
@@ -152,11 +152,12 @@ class SpaceRaceGame:
             return replace(state, in_turn=False, note="; ".join([f"turn {d['turn']} ended", *reminders]))
         if event.type == "card_played":
             sides = tuple(replace(s, used=s.used + 1) if s.name == d["side"] else s for s in state.sides)
-            return replace(state, sides=sides, pending=Pending(d["side"], d["ops"]),  # type: ignore[arg-type]
+            return replace(state, sides=sides, pending=Pending(d["side"], d["ops"]), last_roll=None,  # type: ignore[arg-type]
                            note=f"{d['side']} played a {d['ops']}-ops card to the race: {NO_EVENT}")
         if event.type == "die_rolled":
             verdict = "success" if d["success"] else "failure"
-            return replace(state, pending=None, note=f"{d['side']} rolled {d['die']} for box {d['box']}: {verdict}")
+            return replace(state, pending=None, note=f"{d['side']} rolled {d['die']} for box {d['box']}: {verdict}",
+                           last_roll=(d["side"], d["die"], d["box"], bool(d["success"])))
         if event.type == "attempt_granted":
             sides = tuple(replace(s, granted=s.granted + 1) if s.name == d["side"] else s for s in state.sides)
             return replace(state, sides=sides, note=f"{d['side']} may make one more attempt this turn")  # type: ignore[arg-type]

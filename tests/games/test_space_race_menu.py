@@ -134,12 +134,27 @@ def test_after_an_attempt_without_its_die_the_d6_is_awaited_and_the_default() ->
     m = _match({"type": "begin_turn"}, {"type": "attempt", "side": "USSR", "ops": 2})
     menu = check_menu(m.state)
     assert (menu.title, menu.player, menu.status) == ("Roll the d6", "USSR", "Box 1: 1-3 succeeds")
-    assert menu.dice is not None and menu.dice.label == "d6"
+    assert menu.dice is not None and menu.dice.label == "USSR d6, box 1"  # whose roll, for which box
     assert [c.label for c in menu.choices] == ["Roll the die"]
     assert menu.dice.command([2]) == Command("roll", {"die": 2})
     assert menu.dice.command([]) is None and menu.dice.command([1, 2]) is None
     out = m.apply(menu.dice.command([2]))  # type: ignore[arg-type]
     assert out.accepted and m.state.side("USSR").box == 1
+    assert check_menu(m.state).status == "USSR die 2: made it"
+
+
+def test_a_failed_roll_is_said_on_the_menu_until_the_next_card() -> None:
+    """A failed attempt changed nothing a player could see but the tries left: the menu's line now says
+    the roll and its verdict until the next card is played."""
+    m = _match({"type": "begin_turn"}, {"type": "attempt", "side": "USSR", "ops": 2})
+    m.apply(check_menu(m.state).dice.command([6]))  # type: ignore[union-attr]
+    assert m.state.side("USSR").box == 0 and check_menu(m.state).status == "USSR die 6: failed"
+    m.apply(Command("attempt", {"side": "USA", "ops": 2}))
+    m.apply(Command("roll", {"die": 5}))
+    assert check_menu(m.state).status == "USA die 5: failed"
+    m.apply(Command("end_turn"))
+    m.apply(Command("begin_turn"))
+    assert check_menu(m.state).status.startswith("Tries:")
 
 
 def test_no_event_choice_for_a_side_on_the_last_box() -> None:
