@@ -14,7 +14,7 @@ the log, and replaying the log never needs to re-run rules.  ``evolve`` is a pla
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -959,10 +959,14 @@ def _attack(draft: _Draft, cmd: Command) -> None:
     evade = _d6(cmd, "evade")
     if len(evade) > target.gear:
         raise Illegal(f"{target.name} is in gear {target.gear}: it rolls at most {target.gear} evade dice")
-    hits = sum(2 if d == 6 else 1 for d in dice if d >= 4)
-    net = max(0, hits - sum(1 for d in evade if d == 6))
+    net = max(0, attack_hits(dice) - sum(1 for d in evade if d == 6))
     if net:
         draft.emit("hits_taken", vehicle=target.id, count=net, cause=f"attack by {act.vehicle}")
+
+
+def attack_hits(dice: Sequence[int]) -> int:
+    """Hits of an attack roll: each die of 4+ hits, a 6 hits twice."""
+    return sum(2 if d == 6 else 1 for d in dice if d >= 4)
 
 
 def _gain_hazard(draft: _Draft, cmd: Command) -> None:

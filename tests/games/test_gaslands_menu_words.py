@@ -73,3 +73,19 @@ def test_the_turners_menu_names_the_vehicle_that_lost_control() -> None:
     assert t.step == "3 wipeout: lost control in gear 1", t.step
     m = menu(t.state)
     assert m.title == "3 Turn Alice's Buggy" and m.player == "Bob"
+
+
+def test_the_evade_dice_page_says_the_hits_to_evade() -> None:
+    """"Attack step: ... attacks are made (hits on 4+, a 6 is two hits; the target rolls evade dice equal to
+    its current gear, each 6 cancels one hit)." [V] — once the attack dice were in, the page asked for "evade
+    dice" without showing what they were for; it now says the hits they may cancel."""
+    t = Table()
+    t.patch("bob-1", gear=2)
+    t.to_skid_check()
+    t.ok("skid_roll", faces=[])
+    t.ok("confirm")
+    attack = next(c for c in menu(t.state).choices if c.label == "Attack…")
+    target = attack.children[0]
+    evade = target.dice.command([1, 3, 4, 5, 6])
+    assert evade.label.startswith("4 hits: ") and evade.label.endswith(" evade dice")
+    assert target.dice.command([4]).label.startswith("1 hit: ")
