@@ -63,14 +63,23 @@ def _title(draw: ImageDraw.ImageDraw, text: str, right: str = "") -> None:
     fit_text(draw, (1, 0, x1, 11), text, sizes=(10, 9, 8), fill=OFF)
 
 
+#: The smallest size a title bar's path is chosen at: at 8 px the font's t reads as l ("1.1 Templale ›
+#: Slraighls"), so a path is shortened before it would shrink that far.
+TITLE_MIN_SIZE = 9
+
+
 def fitting_path(title: str, trail: Sequence[str], right: str) -> str:
-    """The title bar's path: "1.1 Template › Gentle" when it fits beside ``right`` ("2/4") at the smallest
-    title size; else the lists opened without the step; else the deepest lists that fit ("… › Large car")."""
+    """The title bar's path: "1.1 Template › Gentle" when it fits beside ``right`` ("2/4") at
+    ``TITLE_MIN_SIZE``; else the step's number and the lists opened ("1.1 › Straights"); else the lists
+    opened without the step; else the deepest lists that fit ("… › Large car")."""
     room = WIDTH - 2 - text_width(right, 10) - 6
     candidates = [" › ".join((title, *trail))] if trail else [title]
+    number = title.split(" ", 1)[0]
+    if trail and number[:1].isdigit() and number != title:
+        candidates.append(" › ".join((number, *trail)))
     candidates += [" › ".join(trail[k:]) for k in range(len(trail))]
     for text in candidates:
-        if text_width(text, 8) <= room:
+        if text_width(text, TITLE_MIN_SIZE) <= room:
             return text
     return trail[-1] if trail else title
 

@@ -376,3 +376,13 @@ def test_a_highlighted_label_too_long_for_its_line_shows_its_end_in_turn() -> No
     short = (("Rust Bucket", "dice"), long[0])
     assert (p.render_menu(p.MenuPage("Attack…", short, 0, "", "", 0)).tobytes()
             == p.render_menu(p.MenuPage("Attack…", short, 0, "", "", 1)).tobytes())
+
+
+def test_a_path_too_long_for_the_title_keeps_the_steps_number_not_8_px() -> None:
+    """"1.1 Template › Straights" fitted the title bar only at 8 px, where the font's t reads as l
+    ("1.1 Templale › Slraighls").  The step's number stands for its name instead, at a readable size."""
+    from device.dashboards import pages as p
+
+    assert p.fitting_path("1.1 Template", ("Straights",), "1/6") == "1.1 › Straights"
+    assert p.fitting_path("1.1 Template", (), "1/8") == "1.1 Template"
+    assert p.fitting_path("Attack…", ("Charlotte's Performance Car",), "1/3") == "Charlotte's Performance Car"
