@@ -45,6 +45,15 @@ def vehicle_words(state: ThunderRoadState, vid: str) -> str:
     return f"{v.owner}'s {state.tables.kind(v.kind).label.lower()}" + (f" {number}" if number else "")
 
 
+def own_label(state: ThunderRoadState, vid: str) -> str:
+    """A vehicle as its owner's screen names it: "Small car", "Small car 2" for the second of two (the
+    rules' id "Ana/small2" is no word of the rulebook's)."""
+    v = state.vehicle(vid)
+    number = vid.split("/", 1)[1][len(v.kind):]
+    label = state.tables.kind(v.kind).label
+    return f"{label} {number}" if number else label
+
+
 def dice_words(dice: Sequence[int]) -> str:
     return ", ".join(str(d) for d in sorted(dice)) if dice else "none"
 

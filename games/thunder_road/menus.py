@@ -23,6 +23,7 @@ from games.core import Command
 from games.core.table_input import accepted_by, Choice, DiceRequest, Menu, branch, keep_legal, leaf, roll
 from games.thunder_road import rules
 from games.thunder_road.bumps import larger_owner
+from games.thunder_road.common import own_label
 from games.thunder_road.state import MOVEMENT_DICE, Step, ThunderRoadState, Vehicle
 
 #: A flat list of vehicles holds at most this many; more are grouped by player.
@@ -44,11 +45,8 @@ TITLES: dict[str, str] = {
 
 def vehicle_name(state: ThunderRoadState, vid: str, viewer: str | None = None) -> str:
     """"Small car" to its owner, "Ben's Small car" to anybody else; "Bike 2" when a fleet has several."""
-    v = state.vehicle(vid)
-    kind = state.kind_of(vid)
-    same = [w for w in state.fleet(v.owner) if w.kind == v.kind]
-    name = kind.label if len(same) == 1 else f"{kind.label} {same.index(v) + 1}"
-    return name if viewer == v.owner else f"{v.owner}'s {name}"
+    name, owner = own_label(state, vid), state.vehicle(vid).owner
+    return name if viewer == owner else f"{owner}'s {name}"
 
 
 def _short_name(state: ThunderRoadState, vid: str, viewer: str | None = None) -> str:

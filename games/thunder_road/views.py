@@ -4,17 +4,9 @@ from __future__ import annotations
 
 from games.core import Alert
 
+from games.thunder_road.common import own_label
 from games.thunder_road.prompt import prompt
 from games.thunder_road.state import PlayerView, Step, ThunderRoadState, VehicleView
-
-
-def own_label(state: ThunderRoadState, vid: str) -> str:
-    """A vehicle as its owner's screen names it: "Small car", "Small car 2" for the second of two (the
-    rules' id "Ana/small2" is no word of the rulebook's)."""
-    v = state.vehicle(vid)
-    number = vid.split("/", 1)[1][len(v.kind):]
-    label = state.tables.kind(v.kind).label
-    return f"{label} {number}" if number else label
 
 
 def _alerts(state: ThunderRoadState, name: str) -> tuple[Alert, ...]:
