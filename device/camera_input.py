@@ -230,8 +230,8 @@ class CameraInput:
             if getattr(outcome, "accepted", False):
                 # what the camera read, on the roller's screen: an accepted roll otherwise only moves the
                 # menu on (a Space Race die that failed changed nothing else a player could see)
-                notify("dice", f"camera read {request.label}: {' '.join(request.name_of(v) for v in values) or 'none'}",
-                       prompt.player, now=now)
+                notify("dice", f"camera: {' '.join(request.name_of(v) for v in values) or 'no dice'}", prompt.player,
+                       now=now)  # short: one footer line, not three pieces that outlast the step
 
     def _template(self, table: Any, prompt: Prompt, menu: Menu, apply: Apply, notify: Notify, withdraw: Withdraw,
                   views: Sequence[Any], now: float) -> None:

@@ -606,7 +606,7 @@ def test_settled_dice_reading_becomes_the_roll_once(tmp_path: Path) -> None:
     assert rig.app.history[-1].source == "camera"
     # what the camera read is on the roller's screen, not only in the log
     assert [(n.text, n.player) for n in rig.app.notices if n.kind == "dice"] == [
-        ("camera read skid dice: SPIN HAZARD", "Ann")]
+        ("camera: SPIN HAZARD", "Ann")]
     assert rig.reader.dice_calls[0] == ((48, 64, 3), "skid")  # read from the tray's region
     # At the next dice step the same dice lying still are NOT a new roll.
     rig.step("ok")
@@ -969,10 +969,10 @@ def test_a_standing_alert_of_the_game_lets_the_footer_line_take_its_turn(tmp_pat
         assert page.footer == status
     assert seen == {"roll the Fire die for Small car", ""}
     # a notice (since > 0: posted now, for a while) keeps the footer until it goes
-    monkeypatch.setattr(rig.app, "_alert_text", lambda player, view: ("camera read skid dice: SPIN", 99.0))
+    monkeypatch.setattr(rig.app, "_alert_text", lambda player, view: ("camera: SPIN", 99.0))
     for t in (100.0, 102.0, 104.0):
         rig.t = t
-        assert rig.page("Ann").alert == "camera read skid dice: SPIN"
+        assert rig.page("Ann").alert == "camera: SPIN"
 
 
 def test_a_plan_made_while_the_dashboard_shows_counts_the_press_that_brings_the_menu_back(tmp_path: Path) -> None:
