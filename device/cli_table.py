@@ -256,6 +256,12 @@ def cmd_read(args: argparse.Namespace) -> int:
     with _as_user_error(tf.TableFileError, TokenFileError):
         cal = tf.load_calibration(args.calibration)
         cfg = replace(cfg, tokens=load_token_look(cfg.tokens, args.tokens))
+    untaught = None
+    if any(z.kind == "tokens" for z in cal.zones) and not cfg.tokens.taught:
+        # the golden default colour: tokens of another colour answer "cannot count" everywhere, with no why
+        untaught = ("the token colour was never taught (golden tokens are assumed); if the zones read null, "
+                    "teach it: `pitboard teach tokens --image FRAME --zone p1 --count N`")
+        print(f"pitboard: warning: {untaught}", file=sys.stderr)
     cv2.setNumThreads(1)
     for path in args.images:
         with _as_user_error(tf.TableFileError):
@@ -267,6 +273,8 @@ def cmd_read(args: argparse.Namespace) -> int:
         d = obs.to_dict()
         d["image"] = str(path)
         d["ms"] = round(ms, 2)
+        if untaught is not None:
+            d["warnings"] = [untaught]
         if args.json:
             print(json.dumps(d))
         else:

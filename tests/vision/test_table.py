@@ -241,8 +241,12 @@ def test_vision_read_and_teach_commands(tmp_path, monkeypatch, capsys):
     capsys.readouterr()
     assert _run(["vision", "read", str(tmp_path / "play.png"), "--calibration",
                  str(tmp_path / "data" / "table_calibration.json"), "--json"]) == 0
-    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    said = capsys.readouterr()
+    out = json.loads(said.out.strip().splitlines()[-1])
     assert out["cars"][0]["id"] == "car2" and out["ms"] > 0
+    # no colour taught: golden tokens are assumed, and the owner is told so (tokens of another colour would
+    # read null in every zone with no why)
+    assert "token colour was never taught" in said.err and "pitboard teach tokens" in out["warnings"][0]
     (t,) = out["templates"]
     assert (t["name"], t["hand"], t["attached_to"], t["edge"]) == ("hairpin", "left", "car2", "front")
     assert out["tokens"]["p2"] == 2
