@@ -1087,20 +1087,33 @@ def teach_look(image: np.ndarray, calibration: Calibration, look: TokenLook, zon
     # how big a token looks in this camera's colour mask: the lone tokens of the frame
     tmask = _prepared_mask(_view(image, calibration, z, white), taught, zone)
     n, _, stats, _ = cv2.connectedComponentsWithStats(tmask, connectivity=8)
-    lone = []
+    round_blobs = []  # (area in token units, diameter in mm) of each round blob: a token lying alone
     for i in range(1, n):
         a, bw, bh = (int(stats[i, k]) for k in (cv2.CC_STAT_AREA, cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT))
-        if 0.6 * unit < a < 1.5 * unit and 0.85 < bw / max(bh, 1) < 1.18 and a / (bw * bh) > 0.68:
-            lone.append(2 * math.sqrt(a / math.pi) * ZONE_MM_PER_PX)
+        if 0.85 < bw / max(bh, 1) < 1.18 and a / (bw * bh) > 0.68:
+            round_blobs.append((a / unit, 2 * math.sqrt(a / math.pi) * ZONE_MM_PER_PX))
+    lone = [d for ratio, d in round_blobs if 0.6 < ratio < 1.5]
     if lone:
         seen = float(np.clip(np.median(lone), 0.85 * look.diameter_mm, 1.2 * look.diameter_mm))
         taught = replace(taught, seen_diameter_mm=seen)
+    elif count is not None and round_blobs:
+        # tokens lie alone, but none near the configured size: the tokens are smaller or larger than
+        # ``diameter_mm`` (15 mm tokens look half a 20 mm token's area).  When the round blobs agree on a
+        # size, it is taken, within what any token is; the count of the frame below must then come right
+        diameters = np.array([d for _, d in round_blobs])
+        mid = float(np.median(diameters))
+        if np.all(np.abs(diameters - mid) <= 0.15 * mid):
+            taught = replace(taught, seen_diameter_mm=float(np.clip(mid, 0.6 * look.diameter_mm, 1.5 * look.diameter_mm)))
     if count is not None:
         got = _count_zone(image, calibration, taught, z, white)
         if got != count:
+            sizes = ", ".join(f"{d:.0f}" for _, d in sorted(round_blobs, key=lambda x: x[1])[:8])
+            size_hint = (f"; tokens lying alone measure {sizes} mm here against {look.diameter_mm:g} mm expected: "
+                         "if yours are another size, set [tokens] diameter_mm in the table config"
+                         if round_blobs else "")
             raise TokenLookError(f"with the learned colour the zone {zone!r} reads {got if got is not None else 'as unclear'}"
                                  f", not {count}; lay the tokens apart, flat and wholly inside the zone, keep hands "
-                                 "away and take the frame again")
+                                 f"away and take the frame again{size_hint}")
     return taught
 
 

@@ -61,6 +61,28 @@ def test_teach_tokens_then_read_on_a_tan_mat_under_warm_light(data, tmp_path, ca
     assert _run(["teach", "tokens", "--forget"]) == 0
 
 
+@pytest.mark.parametrize("token_mm", [15.0, 25.0])
+def test_tokens_of_another_size_are_taught_from_the_frame(data, tmp_path, capsys, token_mm):
+    """An outside probe's 16.7 mm tokens (20 mm assumed) were refused by `teach tokens` ("reads as unclear,
+    not 5"), the message blaming the way they lay.  When the tokens lying alone agree on a size, that size
+    is taught with the colour; the count of the teach frame checks it."""
+    table, rng = _table("felt", 21)
+    table = replace(table, token_mm=token_mm)
+    frames = {"setup": setup_spec(table), "teach": teach_spec(table, "p1", 5),
+              "play": replace(setup_spec(table), tokens={"p1": 2, "p2": 4, "p3": 0, "p4": 6})}
+    for name, spec in frames.items():
+        img, _ = render_scene(spec, rng)
+        cv2.imwrite(str(tmp_path / f"{name}.png"), img)
+    assert _run(["calibrate", str(tmp_path / "setup.png")]) == 0
+    assert _run(["teach", "tokens", "--image", str(tmp_path / "teach.png"), "--zone", "p1", "--count", "5"]) == 0
+    capsys.readouterr()
+    assert _run(["vision", "read", str(tmp_path / "play.png"), "--json"]) == 0
+    got = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["tokens"]
+    truth = frames["play"].tokens
+    assert not [z for z, n in got.items() if n is not None and n != truth[z]]  # never a wrong count
+    assert sum(n is None for n in got.values()) <= 1  # "cannot count" at most once
+
+
 def test_teach_tokens_refuses_a_frame_without_tokens_and_a_wrong_count(data, tmp_path):
     from device.cli import UserError
 

@@ -147,6 +147,7 @@ class SceneSpec:
     light_seed: int | None = None  # fixes the uneven light's pattern (None: from the frame's rng)
     shadow_band: float = 0.0  # depth of a soft shadow band across the picture (0 = none, 0.5 = half light)
     token_stacked: float = 0.0  # share of the tokens that rest on another token (both partly visible)
+    token_mm: float = 20.0  # a token's diameter
     template_thickness_mm: float = 3.0  # tagged templates' tags lie on the acrylic, this far above the mat
     motion_blur_px: float = 0.0  # length of a straight motion blur
     defocus_px: float = 0.0  # radius of a disc (defocus) blur
@@ -713,11 +714,11 @@ def render_scene(spec: SceneSpec, rng: np.random.Generator) -> tuple[np.ndarray,
         n_tok = int(spec.tokens.get(z.name, 0))
         n_up = int(round(n_tok * spec.token_stacked)) if n_tok > 1 else 0
         n_up = max(0, min(n_up, n_tok - 1))
-        flat = _place_tokens(z, n_tok - n_up, 20.0, rng)
+        flat = _place_tokens(z, n_tok - n_up, spec.token_mm, rng)
         for pos in flat:
-            _draw_token(cv, pos, 20.0, spec.token_rgb, rng)
-        for pos in _place_on_top(z, flat, n_up, 20.0, rng):
-            _draw_token(cv, pos, 20.0, spec.token_rgb, rng, raised=True)
+            _draw_token(cv, pos, spec.token_mm, spec.token_rgb, rng)
+        for pos in _place_on_top(z, flat, n_up, spec.token_mm, rng):
+            _draw_token(cv, pos, spec.token_mm, spec.token_rgb, rng, raised=True)
         tok_truth[z.name] = n_tok
 
     # dice in the tray
