@@ -53,7 +53,7 @@ def _rows(text: str) -> "np.ndarray":
     return np.array([[c == "#" for c in row] for row in text.split()], dtype=bool)
 
 
-#: The bundled font's 6 and 9 below 16 px, drawn without antialiasing, close into an 8: "1/6" read "1/8",
+#: The bundled font's 6 and 9 below 14 px, drawn without antialiasing, close into an 8: "1/6" read "1/8",
 #: "6 hazards" (a wipeout) "8 hazards", "d6" "d8".  Each glyph as Pillow draws it on a 1-bit screen (ink
 #: only) and as the screens draw it instead: the 6 open at its top right, the 9 at its bottom left.  A
 #: glyph is redrawn only where the font draws exactly the first (another Pillow's font is left alone).
