@@ -92,8 +92,11 @@ def cmd_teach_tokens(args: argparse.Namespace) -> int:
     counts = count_tokens(img, cal, taught)
     c = taught.colour
     shown = ", ".join(f"{z} {'cannot count' if n is None else n}" for z, n in counts.items())
+    size = (f"size {taught.seen_diameter_mm:.1f} mm as the camera sees it" if taught.seen_diameter_mm is not None else
+            f"size not measured (no token lay alone): {taught.diameter_mm:g} mm assumed, so a pile of tokens of "
+            "another size may be miscounted; teach again with the tokens apart")
     print(f"taught the token colour from zone {args.zone} (chromaticity r {c.r:.3f} g {c.g:.3f}, lightness "
-          f"{c.lightness:.2f}); this frame reads: {shown}; saved to {path}")
+          f"{c.lightness:.2f}; {size}); this frame reads: {shown}; saved to {path}")
     if str(Path(path)) != str(tokens_path(None)):
         print("note: the appliance reads the data folder's table_tokens.npz; copy the file there to use it")
     return 0

@@ -75,12 +75,27 @@ def test_tokens_of_another_size_are_taught_from_the_frame(data, tmp_path, capsys
         cv2.imwrite(str(tmp_path / f"{name}.png"), img)
     assert _run(["calibrate", str(tmp_path / "setup.png")]) == 0
     assert _run(["teach", "tokens", "--image", str(tmp_path / "teach.png"), "--zone", "p1", "--count", "5"]) == 0
-    capsys.readouterr()
+    said = capsys.readouterr().out
+    assert " mm as the camera sees it" in said, said  # the size taught is said
     assert _run(["vision", "read", str(tmp_path / "play.png"), "--json"]) == 0
     got = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["tokens"]
     truth = frames["play"].tokens
     assert not [z for z, n in got.items() if n is not None and n != truth[z]]  # never a wrong count
     assert sum(n is None for n in got.values()) <= 1  # "cannot count" at most once
+
+
+def test_teach_tokens_says_when_no_token_lay_alone_to_measure(data, tmp_path, capsys):
+    """Tokens that all touch in the teach frame leave their size unmeasured: the configured 20 mm is kept,
+    and an outside probe's 23.5 mm tokens then read a pile of 5 as 6.  The owner is told, and how to fix it."""
+    table, rng = _table("felt", 4)
+    for name, spec in {"setup": setup_spec(table), "teach": teach_spec(table, "p1", 5)}.items():
+        img, _ = render_scene(spec, rng)
+        cv2.imwrite(str(tmp_path / f"{name}.png"), img)
+    assert _run(["calibrate", str(tmp_path / "setup.png")]) == 0
+    capsys.readouterr()
+    assert _run(["teach", "tokens", "--image", str(tmp_path / "teach.png"), "--zone", "p1", "--count", "5"]) == 0
+    said = capsys.readouterr().out
+    assert "size not measured (no token lay alone): 20 mm assumed" in said and "tokens apart" in said
 
 
 def test_teach_tokens_refuses_a_frame_without_tokens_and_a_wrong_count(data, tmp_path):
