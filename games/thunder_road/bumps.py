@@ -42,6 +42,12 @@ def larger_owner(state: ThunderRoadState, bump: Bump) -> tuple[str | None, str]:
     return state.vehicle(bigger).owner, "known"
 
 
+def pair_owners(state: ThunderRoadState, bump: Bump) -> list[str]:
+    """The owners of the two stacked vehicles (one name when one player owns both): while the sizes are
+    unknown, either may ask for the re-roll."""
+    return list(dict.fromkeys(state.vehicle(vid).owner for vid in (bump.a, bump.b)))
+
+
 def decide_reroll(state: ThunderRoadState, command: Command) -> list[Event]:
     needs_step(state, Step.PLACE)
     b = current_bump(state)
@@ -55,7 +61,7 @@ def decide_reroll(state: ThunderRoadState, command: Command) -> list[Event]:
     who = command.get("player")
     if owner is not None and who is not None and who != owner:
         raise Illegal(f"only {owner}, owner of the larger vehicle, may ask for the re-roll")
-    owners = list(dict.fromkeys(state.vehicle(vid).owner for vid in (b.a, b.b)))
+    owners = pair_owners(state, b)
     if owner is None and who is not None and who not in owners:  # sizes unknown: either owner, nobody else
         plural = "s" if len(owners) > 1 else ""
         raise Illegal(f"only {' or '.join(owners)}, owner{plural} of the stacked vehicles, may ask for the re-roll")

@@ -22,7 +22,7 @@ from typing import Any
 from games.core import Command
 from games.core.table_input import accepted_by, Choice, DiceRequest, Menu, branch, keep_legal, leaf, roll
 from games.thunder_road import rules
-from games.thunder_road.bumps import larger_owner
+from games.thunder_road.bumps import larger_owner, pair_owners
 from games.thunder_road.common import own_label
 from games.thunder_road.state import MOVEMENT_DICE, Step, ThunderRoadState, Vehicle
 
@@ -295,7 +295,7 @@ def menu(state: ThunderRoadState) -> Menu:
                     # whose right it is, on the screen of whoever holds the menu (the larger vehicle's owner;
                     # either owner while the sizes are unknown)
                     owner, _ = larger_owner(state, b)
-                    owners = [owner] if owner else list(dict.fromkeys(state.vehicle(v).owner for v in (b.a, b.b)))
+                    owners = [owner] if owner else pair_owners(state, b)
                     choices.append(roll(f"Re-roll ({' or '.join(owners)})", _bump_entry("reroll")))
                 others = [v for v in state.vehicles if not v.eliminated and v.id not in (b.a, b.b)]
                 choices.append(branch("Chain bump…", [
