@@ -43,7 +43,7 @@ from device.dashboards.common import (
     pixel_text_width,
     triangle,
 )
-from games.gaslands.state import PlayerView, VehicleView
+from games.gaslands.state import PlayerView, VehicleView, name_for_owner
 
 #: Alert kinds → the banner's big word, and which wins when several stand (lower first).
 ALERT_TITLES = {"wrecked": "WRECKED", "lost_control": "LOST CONTROL", "wipeout_coming": "WIPEOUT!",
@@ -222,8 +222,7 @@ def _wrecked(draw: ImageDraw.ImageDraw, v: VehicleView, geo: _Geometry) -> None:
 def _own_name(view: PlayerView, v: VehicleView) -> str:
     """A vehicle's name on its owner's screen: "Alice's Car" is just "Car" there (a chip's initial must
     tell Alice's Buggy from Alice's Car)."""
-    mine = f"{view.player}'s "
-    return v.name[len(mine):] if v.name.startswith(mine) and len(v.name) > len(mine) else (v.name or v.id)
+    return name_for_owner(v.name, view.player) or v.id
 
 
 def _chips(draw: ImageDraw.ImageDraw, view: PlayerView, others: Sequence[VehicleView]) -> None:

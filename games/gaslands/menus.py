@@ -25,7 +25,7 @@ from games.core import Command
 from games.core.table_input import accepted_by, Choice, DiceRequest, Menu, branch, keep_legal, leaf, roll
 from games.gaslands import rules
 from games.gaslands.chart import TEMPLATES, template_status
-from games.gaslands.state import GaslandsState, SkidFace, Step, Vehicle
+from games.gaslands.state import GaslandsState, SkidFace, Step, Vehicle, name_for_owner
 
 #: How the step is named at the top of the menu (a 128-pixel line).
 TITLES: dict[str, str] = {
@@ -65,10 +65,9 @@ def template_name(template: str) -> str:
 
 
 def own_name(v: Vehicle) -> str:
-    """A vehicle's name for its owner: "Dmitri's Bike with Sidecar" is "Bike with Sidecar" on Dmitri's menu
-    (the owner's name pushed the gear off the line: "Dmitri's Ice Cream Truck (…")."""
-    mine = f"{v.owner}'s "
-    return v.name[len(mine):] if v.name.startswith(mine) and len(v.name) > len(mine) else v.name
+    """A vehicle's name for its owner (the owner's name pushed the gear off the line: "Dmitri's Ice Cream
+    Truck (…")."""
+    return name_for_owner(v.name, v.owner)
 
 
 def _counted(results: Sequence[str]) -> str:

@@ -140,6 +140,13 @@ class GaslandsState:
 # -- views --------------------------------------------------------------------------------------------
 
 
+def name_for_owner(name: str, owner: str) -> str:
+    """A vehicle's name as its owner reads it: "Dmitri's Bike with Sidecar" is "Bike with Sidecar" to Dmitri
+    (on his menu and his dashboard the owner's name only pushes the rest off the line)."""
+    mine = f"{owner}'s "
+    return name[len(mine):] if name.startswith(mine) and len(name) > len(mine) else name
+
+
 @dataclass(frozen=True)
 class VehicleView:
     """One vehicle as the screens show it.  Everything a dashboard needs is here, so that no screen
