@@ -109,23 +109,14 @@ def notice(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], alert: Ale
         draw.text((x0 + 2, y0 + 17 + i * 9), drawable(line), fill=OFF, font=font(9), anchor="lm")
 
 
-def drawn_width(text: str, size: int) -> int:
-    """The width ``text`` really takes on a 1-bit image.  Pillow draws 1-bit text without antialiasing and
-    with wider advances than ``getbbox`` measures (about 15 % at size 9), so wrapping measures by drawing."""
-    scratch = Image.new("1", (max(8, text_width(text, size) * 2 + 16), size * 2 + 8), OFF)
-    ImageDraw.Draw(scratch).text((0, size), drawable(text), fill=ON, font=font(size), anchor="lm")
-    bbox = scratch.getbbox()
-    return 0 if bbox is None else bbox[2]
-
-
 def status_line(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], text: str) -> None:
     """The app's menu/dice-entry line, dark on a lit bar; cut with "…" to what really fits when drawn."""
     x0, y0, x1, y1 = box
     draw.rectangle(box, fill=ON)
     width = x1 - x0 - 2
-    size = 10 if drawn_width(text, 10) <= width else 9
+    size = 10 if text_width(text, 10) <= width else 9
     shown = text
-    while shown and drawn_width(shown, size) > width:
+    while shown and text_width(shown, size) > width:
         shown = shown[:-2] + "…"
     draw.text((x0 + 1, (y0 + y1 + 1) // 2), drawable(shown), fill=OFF, font=font(size), anchor="lm")
 
@@ -134,7 +125,7 @@ def wrap(text: str, width: int, size: int) -> list[str]:
     """Greedy word wrap to ``width`` pixels at font ``size`` (as drawn on the 1-bit screen)."""
     lines: list[str] = []
     for word in text.split():
-        if lines and drawn_width(lines[-1] + " " + word, size) <= width:
+        if lines and text_width(lines[-1] + " " + word, size) <= width:
             lines[-1] += " " + word
         else:
             lines.append(word)
