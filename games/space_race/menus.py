@@ -90,6 +90,6 @@ def menu(state: SpaceRaceState) -> Menu:
     ], legal)
     status = f"Tries: USA {state.attempts_left('USA')} USSR {state.attempts_left('USSR')}"
     if state.last_roll is not None:  # the roll's verdict, until the next card: a failure changes nothing else
-        side, die, _, success = state.last_roll
+        side, die, success = state.last_roll
         status = f"{side} die {die}: {'made it' if success else 'failed'}"  # the box: on the dashboard
     return Menu(title=f"Turn {state.turn}", choices=choices, status=status)

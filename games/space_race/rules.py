@@ -157,7 +157,7 @@ class SpaceRaceGame:
         if event.type == "die_rolled":
             verdict = "success" if d["success"] else "failure"
             return replace(state, pending=None, note=f"{d['side']} rolled {d['die']} for box {d['box']}: {verdict}",
-                           last_roll=(d["side"], d["die"], d["box"], bool(d["success"])))
+                           last_roll=(d["side"], d["die"], bool(d["success"])))
         if event.type == "attempt_granted":
             sides = tuple(replace(s, granted=s.granted + 1) if s.name == d["side"] else s for s in state.sides)
             return replace(state, sides=sides, note=f"{d['side']} may make one more attempt this turn")  # type: ignore[arg-type]

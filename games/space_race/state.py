@@ -86,8 +86,8 @@ class SpaceRaceState:
     in_turn: bool = False
     pending: Pending | None = None
     note: str = ""
-    #: the last attempt's roll until the next card or turn: (side, die, box, success)
-    last_roll: tuple[str, int, int, bool] | None = None
+    #: the last attempt's roll until the next card or turn: (side, die, success)
+    last_roll: tuple[str, int, bool] | None = None
 
     # -- lookups ------------------------------------------------------------------------------------------
     def side(self, name: str) -> Side:
