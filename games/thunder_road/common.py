@@ -40,9 +40,7 @@ def remove_die(dice: tuple[int, ...], value: int) -> tuple[int, ...]:
 def vehicle_words(state: ThunderRoadState, vid: str) -> str:
     """``"Ana/small"`` → ``"Ana's small car"`` (``"Eve's bike 2"`` for the second of several bikes, as the
     screens' menus number them; the id's ``"bike2"`` read "bike2", and "small car1" on a refusal)."""
-    v = state.vehicle(vid)
-    number = vid.split("/", 1)[1][len(v.kind):]
-    return f"{v.owner}'s {state.tables.kind(v.kind).label.lower()}" + (f" {number}" if number else "")
+    return f"{state.vehicle(vid).owner}'s {own_label(state, vid).lower()}"
 
 
 def own_label(state: ThunderRoadState, vid: str) -> str:
