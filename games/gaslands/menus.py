@@ -214,9 +214,10 @@ def _attack(state: GaslandsState, attacker: str, cars: Sequence[Vehicle]) -> Cho
 
     def request(target: Vehicle) -> DiceRequest:
         def evade(dice: Sequence[Any]) -> DiceRequest:
-            # the attack's hits on the evade dice page: the attack dice themselves were no longer shown
+            # the attack's hits on the evade dice page: the attack dice themselves were no longer shown (the
+            # page's title names the target: with its name here too the line was cut at 8 px)
             hits = rules.attack_hits([int(d) for d in dice])
-            return DiceRequest("d6", target.gear, f"{hits} hit{'' if hits == 1 else 's'}: {target.name} evade dice",
+            return DiceRequest("d6", target.gear, f"{hits} hit{'' if hits == 1 else 's'}: evade dice",
                                lambda ev: Command("attack", {"target": target.id, "dice": list(dice), "evade": list(ev)}),
                                exact=False)
 
