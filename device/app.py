@@ -642,11 +642,12 @@ class App:
         chooser = self.chooser()
         if chooser not in (None, player):
             return None
-        alert, since = self._alert_text(player, view)
+        alert, since, stands = self._alert_text(player, view)
         pieces = pages.footer_pieces(alert)  # a long alert turns in the footer line, a piece at a time
-        if alert and since == 0.0:
-            # the game's own alert stands as long as its cause (ON FIRE!, count exhaustion cards): the
-            # footer's own line (the vehicle's gear and hazards, the rider, the dice hint) takes its turn
+        if alert and stands:
+            # an alert standing as long as its cause (ON FIRE!, count exhaustion cards, CAMERA OFF, a
+            # hazard count that differs from the log): the footer's own line (the vehicle's gear and
+            # hazards, the rider, the dice hint) takes its turn
             pieces = [*pieces, ""]
         alert = pieces[int(max(0.0, now - since) / ALERT_PIECE_S) % len(pieces)]
         if self.entry is not None:
@@ -668,13 +669,14 @@ class App:
         turn = int(now / pages.LABEL_TURN_S) % 2 if pages.label_is_cut(*entries[at]) else 0
         return pages.MenuPage(title, entries, at, cursor.menu.status, alert, turn)
 
-    def _alert_text(self, player: str, view: Any) -> tuple[str, float]:
-        """(the alert for ``player``'s menu page, when it was posted: 0 for the game's own alerts)"""
+    def _alert_text(self, player: str, view: Any) -> tuple[str, float, bool]:
+        """(the alert for ``player``'s menu page, when it was posted (0 for the game's own alerts),
+        whether it stands until its cause goes: the game's own, and notices posted ``until=None``)"""
         for n in self.notices:
             if n.player in (None, player):
-                return n.text, n.since
+                return n.text, n.since, n.until is None
         alerts = getattr(view, "alerts", ())
-        return (str(alerts[0].text) if alerts else ""), 0.0
+        return (str(alerts[0].text) if alerts else ""), 0.0, bool(alerts)
 
     def screen_views(self) -> list[Any]:
         """The game's views with the app's notices added as alerts (for the dashboards)."""

@@ -681,7 +681,7 @@ def test_the_active_cars_tag_of_the_wrong_size_is_named_on_its_players_screen(tm
     # on the menu page the footer line holds it a piece at a time, from its first: every word shown in turn
     assert rig.page("Ann").alert == pages.footer_pieces(text)[0]
     shown: list[str] = []
-    for _ in range(50):
+    for _ in range(100):
         piece = rig.page("Ann").alert
         if not shown or shown[-1] != piece:
             shown.append(piece)
@@ -691,7 +691,8 @@ def test_the_active_cars_tag_of_the_wrong_size_is_named_on_its_players_screen(tm
     pieces = pages.footer_pieces(text)
     assert len(pieces) > 1 and " ".join(pieces) == text  # nothing of it left out
     assert all(text_width(p, pages.BODY_SIZE) <= pages.FOOTER_WIDTH for p in pieces)  # none cut, none cramped
-    assert set(shown) == set(pieces) and len(shown) > len(pieces)  # each shown, and round again
+    # each shown, then the footer's own line (the notice stands until its cause goes), and round again
+    assert set(shown) == {*pieces, ""} and len(shown) > len(pieces) + 1
     # its tag hidden instead: the template lies there, attached to no car
     rig.reader.table = t(cars=[], templates=lying, tokens={}, misfits=[])
     for _ in range(3):
@@ -960,7 +961,7 @@ def test_a_standing_alert_of_the_game_lets_the_footer_line_take_its_turn(tmp_pat
     rig.press("ok")  # the menu is shown
     status = rig.page("Ann").footer
     assert status
-    monkeypatch.setattr(rig.app, "_alert_text", lambda player, view: ("roll the Fire die for Small car", 0.0))
+    monkeypatch.setattr(rig.app, "_alert_text", lambda player, view: ("roll the Fire die for Small car", 0.0, True))
     seen = set()
     for k in range(8):
         rig.t = 100.0 + k * ALERT_PIECE_S
@@ -968,11 +969,29 @@ def test_a_standing_alert_of_the_game_lets_the_footer_line_take_its_turn(tmp_pat
         seen.add(page.alert)
         assert page.footer == status
     assert seen == {"roll the Fire die for Small car", ""}
-    # a notice (since > 0: posted now, for a while) keeps the footer until it goes
-    monkeypatch.setattr(rig.app, "_alert_text", lambda player, view: ("camera: SPIN", 99.0))
+    # a notice posted for a while keeps the footer until it goes
+    monkeypatch.setattr(rig.app, "_alert_text", lambda player, view: ("camera: SPIN", 99.0, False))
     for t in (100.0, 102.0, 104.0):
         rig.t = t
         assert rig.page("Ann").alert == "camera: SPIN"
+
+
+def test_a_notice_standing_until_its_cause_goes_lets_the_footer_line_take_its_turn(tmp_path: Path) -> None:
+    """CAMERA OFF, a hazard count that differs from the log, a car the camera cannot see, a damaged
+    file: notices that stand until their cause goes held the chooser's footer for the rest of the game,
+    so the line under it (the vehicle's gear and hazards) was never seen again.  They take turns now."""
+    rig = Rig(tmp_path)
+    rig.press("ok")  # the menu is shown
+    status = rig.page("Ann").footer
+    rig.app.notify("camera_down", "CAMERA OFF: enter dice with the buttons", None, until=None, now=rig.t)
+    seen = set()
+    start = rig.t
+    for k in range(8):
+        rig.t = start + k * ALERT_PIECE_S
+        page = rig.page("Ann")
+        seen.add(page.alert)
+        assert page.footer == status
+    assert seen == {"CAMERA OFF: enter dice", "with the buttons", ""}  # the footer's pieces, then its line
 
 
 def test_a_plan_made_while_the_dashboard_shows_counts_the_press_that_brings_the_menu_back(tmp_path: Path) -> None:
