@@ -70,13 +70,15 @@ TITLE_MIN_SIZE = 9
 
 def fitting_path(title: str, trail: Sequence[str], right: str) -> str:
     """The title bar's path: "1.1 Template › Gentle" when it fits beside ``right`` ("2/4") at
-    ``TITLE_MIN_SIZE``; else the step's number and the lists opened ("1.1 › Straights"); else the lists
-    opened without the step; else the deepest lists that fit ("… › Large car")."""
+    ``TITLE_MIN_SIZE``; else the step's number and the lists opened ("1.1 › Straights"); else the step's
+    number and the deepest lists that fit ("1.1 … Large car"); else the lists opened without the step;
+    else the deepest that fit."""
     room = WIDTH - 2 - text_width(right, 10) - 6
     candidates = [" › ".join((title, *trail))] if trail else [title]
     number = title.split(" ", 1)[0]
     if trail and number[:1].isdigit() and number != title:
         candidates.append(" › ".join((number, *trail)))
+        candidates += [f"{number} … " + " › ".join(trail[k:]) for k in range(1, len(trail))]
     candidates += [" › ".join(trail[k:]) for k in range(len(trail))]
     for text in candidates:
         if text_width(text, TITLE_MIN_SIZE) <= room:

@@ -386,3 +386,5 @@ def test_a_path_too_long_for_the_title_keeps_the_steps_number_not_8_px() -> None
     assert p.fitting_path("1.1 Template", ("Straights",), "1/6") == "1.1 › Straights"
     assert p.fitting_path("1.1 Template", (), "1/8") == "1.1 Template"
     assert p.fitting_path("Attack…", ("Charlotte's Performance Car",), "1/3") == "Charlotte's Performance Car"
+    # a list inside a list: the step's number stays, with the deepest list that fits beside it
+    assert p.fitting_path("1.1 Touch-move pick", ("Table…", "End game"), "1/3") == "1.1 … End game"
