@@ -226,6 +226,7 @@ class App:
         self._blink: bool | None = None
         self._last_images: dict[str, bytes] = {}
         self._camera_changes_seen = 0
+        self._screen_events_seen = 0
         #: The camera's last failure, as the backend worded it (the screens show a short notice).
         self.camera_message = ""
         #: Called on the loop's thread after each redraw pass with ``{player: image}`` of the screens drawn
@@ -270,6 +271,7 @@ class App:
         retry = getattr(self.displays, "poll", None)
         if retry is not None:
             retry()  # screens that went away are retried with the bank's own backoff
+        self._screen_notices()
         return self.history[before:]
 
     def run(self, *, max_iterations: int | None = None, idle_s: float = 0.01,
@@ -533,6 +535,24 @@ class App:
             self.notify("info", f"{request.label}: {len(faces)} dice make no roll", self.chooser(), now=now)
             return None
         return self.apply(result, source=source, now=now)
+
+    # -- screens ----------------------------------------------------------------------------------
+    def _screen_notices(self) -> None:
+        """A screen that does not answer (at the start, or unplugged mid-game) is told on every screen until
+        it answers again: its player's menu is drawn nowhere meanwhile, and the journal is not at the table."""
+        events = getattr(self.displays, "events", None)
+        if events is None or len(events) == self._screen_events_seen:
+            return
+        self._screen_events_seen = len(events)
+        down = [p for p, s in self.displays.status().items()  # type: ignore[attr-defined]
+                if getattr(s.state, "value", s.state) == "down"]
+        if not down:
+            self.withdraw("screen")
+            return
+        whose = ", ".join(down)
+        text = (f"{whose}'s screen is off: check its wires" if len(down) == 1
+                else f"screens off: {whose}; check their wires")
+        self.notify("screen", text, None, until=None)
 
     # -- camera -----------------------------------------------------------------------------------
     def _camera_notices(self) -> None:

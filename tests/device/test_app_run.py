@@ -119,3 +119,77 @@ def test_a_pin_in_use_is_a_user_error_and_nothing_is_left_claimed(tmp_path: Path
     appliance = build_appliance(_config(tmp_path), pin_factory=factory, screen_backend="recording", log=lambda m: None,
                                 camera_backend=ReplayBackend(tmp_path / "frames"))
     appliance.close()
+
+
+def _unplug(appliance, player: str) -> None:
+    """Pull the screen's cable: every transfer to it fails, now and on each reopen."""
+    from device.displays.transport import RecordingSerial
+
+    def dead(_spec: object) -> RecordingSerial:
+        return RecordingSerial(fail=True)
+
+    screen = appliance.bank.screen(player)
+    screen._serial_factory = dead
+    screen.serial.inner.fail = True
+
+
+def _plug(appliance, player: str) -> None:
+    from device.displays.transport import RecordingSerial
+
+    appliance.bank.screen(player)._serial_factory = lambda _spec: RecordingSerial()
+
+
+def test_a_screen_lost_mid_game_is_told_on_the_other_screens_and_withdrawn_when_it_is_back(
+        tmp_path: Path, factory) -> None:
+    # Seen before: Bob's screen stopped answering mid-game and only the journal said so; Alice's screen showed
+    # nothing, and with Bob the chooser the table waited at a blank screen without knowing why.
+    clock = Clock()
+    logs: list[str] = []
+    appliance = build_appliance(_config(tmp_path, camera={"backend": "none"}), pin_factory=factory,
+                                screen_backend="recording", clock=clock, log=logs.append)
+    try:
+        app = appliance.app
+        app.run(max_iterations=2, idle_s=0)
+        assert app.notices == []
+        _unplug(appliance, "Bob")
+        app.notify("info", "anything new on the screens", None)  # the next frame for Bob fails
+        for _ in range(3):
+            clock.t += 0.5
+            app.step()
+        shown = [n for n in app.notices if n.kind == "screen"]
+        assert len(shown) == 1 and shown[0].player is None and shown[0].until is None
+        assert "Bob" in shown[0].text and "wire" in shown[0].text  # whose screen, and what to check
+        views = {v.player: v for v in app.screen_views()}
+        assert any(a.kind == "screen" for a in views["Alice"].alerts)
+        assert any("stopped answering" in line for line in logs)
+        _plug(appliance, "Bob")
+        for _ in range(40):  # the retries back off: 1, 2, 4 ... s
+            clock.t += 1
+            app.step()
+        assert [n for n in app.notices if n.kind == "screen"] == []
+    finally:
+        appliance.close()
+
+
+def test_a_screen_missing_at_start_is_told_on_the_others_and_the_game_goes_on(tmp_path: Path, factory,
+                                                                              monkeypatch) -> None:
+    import device.displays as displays
+    from device.displays.transport import RecordingSerial
+
+    build_bank = displays.build_bank
+
+    def bank_with_bob_unplugged(specs, backend="i2c", **kw):
+        kw["serial_factory"] = lambda spec: RecordingSerial(fail=spec.player == "Bob")
+        return build_bank(specs, backend, **kw)
+
+    monkeypatch.setattr(displays, "build_bank", bank_with_bob_unplugged)
+    clock = Clock()
+    appliance = build_appliance(_config(tmp_path, camera={"backend": "none"}), pin_factory=factory,
+                                screen_backend="recording", clock=clock, log=lambda m: None)
+    try:
+        appliance.app.run(max_iterations=2, idle_s=0)
+        shown = [n.text for n in appliance.app.notices if n.kind == "screen"]
+        assert len(shown) == 1 and "Bob" in shown[0]
+        assert appliance.bank.screen("Alice").bytes_sent > 0
+    finally:
+        appliance.close()
