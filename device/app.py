@@ -772,7 +772,7 @@ def setup_options(game_module: Any, setup_path: Any | None) -> dict[str, Any]:
         return tomllib.loads(text)
     path = Path(setup_path)
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except FileNotFoundError:
         raise ValueError(f"setup file {path} does not exist") from None
     except tomllib.TOMLDecodeError as exc:

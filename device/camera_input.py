@@ -483,7 +483,7 @@ def _read_json_file(path: Any, what: str, redo: str) -> tuple[Any, str | None]:
         return None, (f"{path} cannot be read ({exc.strerror or exc}); give the user running Pitboard read "
                       "access to it")
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         return None, f"{path} is not a {what} (not UTF-8 text: a binary or damaged file); {redo}"
     try:

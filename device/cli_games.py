@@ -90,6 +90,8 @@ def _numbered(lines: Iterable[str | bytes], source: str) -> Iterable[tuple[int, 
             except UnicodeDecodeError as exc:
                 raise _bad_line(source, number, f"not UTF-8 text (byte {exc.start + 1} of the line)",
                                 "save the script as UTF-8") from None
+        if number == 1:
+            line = line.removeprefix("\ufeff")  # Notepad's byte order mark is no part of the first command
         yield number, line
 
 

@@ -205,7 +205,7 @@ def load_config(path: str | Path) -> PitboardConfig:
         raise ConfigError(str(path), "", f"cannot be read ({exc.strerror or exc}); give the user running "
                                          "Pitboard read access to it") from None
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")  # Notepad's byte order mark is no part of the text
     except UnicodeDecodeError as exc:
         raise ConfigError(str(path), "", f"is not UTF-8 text (byte {exc.start} cannot be read: a binary or damaged "
                                          f"file, or saved in another encoding); save it as UTF-8, or {fix}") from None

@@ -42,7 +42,7 @@ def read_text_file(path: str | Path, *, fix: str, what: str = "setup file",
         size = f"{max_bytes // (1024 * 1024)} MB" if max_bytes >= 1024 * 1024 else f"{max_bytes // 1024} KB"
         raise SetupFileError(f"{where} is larger than {size}, far more than one; is it the right file? {fix}")
     try:
-        return raw.decode("utf-8")
+        return raw.decode("utf-8-sig")  # Notepad's byte order mark is no part of the text
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise SetupFileError(f"{where}: line {line} is not UTF-8 text (a binary or damaged file, or saved in "
