@@ -772,8 +772,11 @@ def setup_options(game_module: Any, setup_path: Any | None) -> dict[str, Any]:
         return tomllib.loads(text)
     path = Path(setup_path)
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8-sig"))
+        text = path.read_text(encoding="utf-8-sig")
+        return tomllib.loads(text)
     except FileNotFoundError:
         raise ValueError(f"setup file {path} does not exist") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"setup file {path} is not valid TOML: {exc}") from None
+        from device.setup_files import toml_mistake
+
+        raise ValueError(f"setup file {path} is not valid TOML: {toml_mistake(exc, text)}; fix that line") from None

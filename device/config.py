@@ -21,6 +21,8 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from device.setup_files import toml_mistake
+
 #: I2C addresses a 128x64 SSD1306/SH1106/SSD1309 module answers on (set by its SA0 jumper).
 OLED_ADDRESSES: tuple[int, ...] = (0x3C, 0x3D)
 #: A TCA9548A's address range (A0..A2 straps).
@@ -212,7 +214,7 @@ def load_config(path: str | Path) -> PitboardConfig:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(name, "", f"is not valid TOML: {exc}") from None
+        raise ConfigError(name, "", f"is not valid TOML: {toml_mistake(exc, text)}; fix that line, or {fix}") from None
     except RecursionError:
         raise ConfigError(str(path), "", f"is nested too deeply to read (not a Pitboard configuration); {fix}") from None
     except ValueError:  # Python's limit on integer digits: no setting is 4300 digits long

@@ -9,6 +9,7 @@ nested too deeply, and - once the game's own rules have looked at it - any rule 
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,47 @@ def read_text_file(path: str | Path, *, fix: str, what: str = "setup file",
                              f"another encoding); {fix}") from None
 
 
+#: tomllib's words for the mistakes people make by hand, and what they mean.
+_TOML_MEANINGS = (
+    ("Cannot overwrite a value", "a key given a value twice; keep one of them"),
+    ("twice", "a [table] written twice; merge the two into one"),
+    ("Invalid value", "a value that is not a number, true/false, a [list] or a \"text\" in quotes"),
+    ("Illegal character '\\n'", "a text whose closing quote is missing"),
+    ("Unclosed array", "a list [ ... ] whose closing ] is missing"),
+)
+
+
+def _without_comment(line: str) -> str:
+    """``line`` without its trailing ``# comment`` (a # inside a quoted text stays)."""
+    for m in re.finditer(r"\s#", line):
+        if line[: m.start()].count('"') % 2 == 0 and line[: m.start()].count("'") % 2 == 0:
+            return line[: m.start()].rstrip()
+    return line
+
+
+def toml_mistake(exc: Exception, text: str) -> str:
+    """``exc`` (a :class:`tomllib.TOMLDecodeError`) in the owner's words: the line as written, what is wrong
+    and, for a text not in quotes, the line mended (``line 17 (name = Bob): ... write name = "Bob"``)."""
+    said = str(exc)
+    at = re.search(r"\s*\(at line (\d+), column \d+\)$", said)
+    what = said[: at.start()] if at else re.sub(r"\s*\(at end of document\)$", "", said)
+    meaning = next((m for words, m in _TOML_MEANINGS if words in what), None)
+    told = f"{what} ({meaning})" if meaning else what
+    if at is None:
+        return f"at the end of the file: {told}"
+    number = int(at.group(1))
+    lines = text.splitlines()
+    line = lines[number - 1].strip() if number <= len(lines) else ""
+    if not line:
+        return f"line {number}: {told}"
+    shown = _without_comment(line)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    bare = re.fullmatch(r"([A-Za-z0-9_.-]+)\s*=\s*([^\"'\[{#\s][^#]*?)\s*(#.*)?", line)
+    if what == "Invalid value" and bare:
+        return f"line {number} ({shown}): a text must be in quotes: write {bare.group(1)} = \"{bare.group(2)}\""
+    return f"line {number} ({shown}): {told}"
+
+
 def _parsed(where: str, what: str, fix: str, parse: Any, text: str) -> Any:
     try:
         return parse(text)
@@ -58,8 +100,9 @@ def _parsed(where: str, what: str, fix: str, parse: Any, text: str) -> Any:
         if "4300" in str(exc) or "int_max_str_digits" in str(exc):
             raise SetupFileError(f"{where} holds a number of more than 4300 digits; no value in a {what} needs "
                                  f"more than a few digits - {fix}") from None
-        raise SetupFileError(f"{where} is not valid {'TOML' if parse is tomllib.loads else 'JSON'}: {exc}; "
-                             f"fix that line ({fix})") from None
+        if parse is tomllib.loads:
+            raise SetupFileError(f"{where} is not valid TOML: {toml_mistake(exc, text)}; fix that line ({fix})") from None
+        raise SetupFileError(f"{where} is not valid JSON: {exc}; fix that line ({fix})") from None
 
 
 def read_toml_file(path: str | Path, *, fix: str, what: str = "setup file",

@@ -191,3 +191,21 @@ def test_screens_that_would_receive_each_others_frames_are_refused_naming_both(
 def test_a_direct_and_a_muxed_screen_apart_by_bus_or_address_are_accepted(second: str) -> None:
     config = parse_config(tomllib.loads(f'[[screens]]\nplayer = "Alice"\n[[screens]]\n{second}\n'))
     assert [s.player for s in config.screens] == ["Alice", "Bob"]
+
+
+@pytest.mark.parametrize("line, expected", [
+    # seen: 'pitboard.toml: is not valid TOML: Invalid value (at line 2, column 10)' - not what, not how
+    ('player = Alice', ['line 2', "player = Alice", 'player = "Alice"']),
+    # seen: 'Cannot overwrite a value (at line 3, column 9)' for a key written twice
+    ('player = "Alice"\nplayer = "Bob"', ['line 3', 'player = "Bob"', "twice"]),
+])
+def test_a_toml_mistake_names_the_line_says_what_is_wrong_and_how_to_mend_it(line: str, expected: list[str],
+                                                                            tmp_path: Path) -> None:
+    path = tmp_path / "pitboard.toml"
+    path.write_text(f"[[screens]]\n{line}\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    message = str(caught.value)
+    assert message.startswith("pitboard.toml: is not valid TOML")
+    for words in expected:
+        assert words in message, message

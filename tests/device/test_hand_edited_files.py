@@ -58,3 +58,23 @@ def test_a_calibration_and_a_face_library_opened_in_notepad_are_read(tmp_path: P
     faces.write_bytes(_as_notepad(json.dumps(FaceLibrary().to_dict())))
     _, problem = read_face_library(faces)
     assert problem is None
+
+
+def test_a_setup_with_a_text_not_in_quotes_says_so_at_play_and_at_run(tmp_path: Path, capsys) -> None:
+    # seen: 'setup file table.toml is not valid TOML: Invalid value (at line 17, column 8)'
+    module = game_package("gaslands")
+    setup = tmp_path / "table.toml"
+    setup.write_text(module.EXAMPLE_SETUP.replace('name = "Bob"', "name = Bob"), encoding="utf-8")
+    script = tmp_path / "night.jsonl"
+    script.write_text("", encoding="utf-8")
+    code = main(["play", "gaslands", "--setup", str(setup), "--script", str(script), "--db",
+                 str(tmp_path / "g.sqlite")])
+    assert code != 0
+    err = capsys.readouterr().err
+    assert "name = Bob" in err and 'name = "Bob"' in err and str(setup) in err, err
+    try:
+        read_setup(module, setup)
+    except ValueError as exc:
+        assert 'name = "Bob"' in str(exc) and str(setup) in str(exc), exc
+    else:
+        raise AssertionError("a setup that is not TOML was read")
