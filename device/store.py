@@ -529,6 +529,12 @@ class Store:
         except sqlite3.Error as exc:
             if db.in_transaction:
                 db.execute("ROLLBACK")
+            name = getattr(exc, "sqlite_errorname", "") or ""
+            free = _free_bytes(self.path.parent)
+            if name.startswith(("SQLITE_FULL", "SQLITE_READONLY", "SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_IOERR")) or (
+                    free is not None and free < _LOW_SPACE):
+                # a full disk, a card gone read-only, another program's lock: said so, with what to do
+                raise self._sqlite_problem(exc, "recording this step") from exc
             raise StoreError(f"could not write to the game log {self.path}: {exc}; nothing of this step was recorded") from exc
         return records
 

@@ -228,6 +228,38 @@ def test_a_healthy_log_on_a_full_disk_is_not_called_damaged(full_disk, tmp_path,
     assert digest(db) == before
 
 
+
+def test_a_disk_that_fills_mid_game_is_called_full_and_the_game_goes_on_once_space_is_freed(full_disk, tmp_path):
+    # seen: 'could not write to the game log games.sqlite: database or disk is full; nothing of this step was
+    # recorded' on the players' screen: SQLite's words, and nothing said what to do
+    import tomllib
+
+    from games import game_package
+    from games.core import Command
+
+    module = game_package("gaslands")
+    store = Store(full_disk / "games.sqlite")
+    try:
+        _, match, _ = store.open_match(module.GAME, tomllib.loads(TWO_PLAYERS))
+        first = match.apply(Command.from_json({"type": "choose_template", "template": "short_straight"}))
+        assert first.accepted
+        kept = len(match.records)
+        _fill(full_disk)
+        with pytest.raises(StoreError) as caught:
+            match.apply(Command.from_json({"type": "place_template"}))
+        said = str(caught.value)
+        assert "is full" in said and "free some space" in said and "database or disk is full" not in said[:40], said
+        assert len(match.records) == kept
+        (full_disk / "filler").unlink()
+        assert match.apply(Command.from_json({"type": "place_template"})).accepted
+    finally:
+        store.close()
+    reader = Store(full_disk / "games.sqlite", read_only=True)
+    try:
+        assert [g.events for g in reader.games()] == [kept + 1]
+    finally:
+        reader.close()
+
 # -- another program's files ---------------------------------------------------------------------------
 
 
