@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from device.setup_files import SetupFileError, read_setup_file, setup_refused
-from device.store import Store, StoreError
+from device.store import NoGameToResume, Store, StoreError
 from games import REGISTRY, game_package, load_game
 from games.core import Command, Illegal, Match
 from games.core.match import check_fields
@@ -59,8 +59,10 @@ def open_match(game_name: str, store: Store, setup: Mapping[str, Any] | None, *,
         game_id, match, resumed = store.open_match(load_game(game_name), setup, new=new)
     except Illegal as exc:
         raise _user_error(setup_refused(setup_path, exc.reason) if setup is not None else exc.reason) from None
+    except NoGameToResume as exc:
+        raise _user_error(f"{exc}; give --setup to start one") from None
     except StoreError as exc:
-        raise _user_error(f"{exc}{'; give --setup to start one' if setup is None else ''}") from None
+        raise _user_error(str(exc)) from None
     if resumed and setup is not None:
         print(f"pitboard: resuming unfinished {game_name} game {game_id} in {store.path}; the --setup file is "
               "not used (give --new to start another game)", file=sys.stderr)

@@ -68,6 +68,10 @@ class StoreError(Exception):
     """The log cannot be used as it is; the message says what is wrong and what to do."""
 
 
+class NoGameToResume(StoreError):
+    """The log holds no unfinished game of this kind and no setup was given to begin one."""
+
+
 @dataclass(frozen=True)
 class GameInfo:
     id: int
@@ -499,7 +503,7 @@ class Store:
                        f"its first events do not start a {game.name} game: {type(exc).__name__}: {exc}")
                 raise StoreError(f"{self.path}: game {game_id} cannot be replayed ({why}). {hint}") from None
         if options is None:
-            raise StoreError(f"{self.path} holds no unfinished {game.name} game, and no setup was given to start one")
+            raise NoGameToResume(f"{self.path} holds no unfinished {game.name} game, and no setup was given to start one")
         events = list(game.start(options))  # bad options: Illegal, before anything is written
         game_id, records = self.begin_game(game.name, events)
         return game_id, Match(game, records, sink=self.sink(game_id)), False

@@ -280,6 +280,20 @@ def test_log_list_leaves_another_programs_database_as_it_was(tmp_path, capsys):
     assert sqlite3.connect(other).execute("PRAGMA journal_mode").fetchone()[0] == "delete"
 
 
+def test_a_damaged_log_played_without_a_setup_is_not_told_to_give_one(tmp_path, capsys):
+    # seen: '... start a new log (another --db; the appliance: [store] path in pitboard.toml).; give --setup to
+    # start one': a setup would not mend a damaged log
+    db = make_log(tmp_path)
+    with open(db, "r+b") as fh:
+        fh.seek(8200)
+        fh.write(b"garbage!" * 3)
+    before = digest(db)
+    script = tmp_path / "more.jsonl"
+    script.write_text('{"type": "skid_roll", "faces": []}\n')
+    code, _, err = run(capsys, "play", "gaslands", "--script", str(script), "--db", str(db))
+    assert code == 2 and "damaged" in err and "--setup" not in err and ".;" not in err, err
+    assert digest(db) == before
+
 def test_an_empty_file_or_an_empty_database_gets_no_schema(tmp_path, capsys):
     empty = tmp_path / "empty.sqlite"
     empty.write_bytes(b"")
