@@ -758,8 +758,55 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
     return Appliance(app, store, game_id, resumed, buttons, bank, camera, tuple(problems))
 
 
+def not_started_page(message: str) -> Any:
+    """The page every screen keeps when ``pitboard run`` cannot start: the start of the reason (a file by its
+    name, without its folders: the screen is small) and where the whole of it is read."""
+    import re
+
+    from device.dashboards import pages
+    from device.dashboards.common import text_width
+
+    gist = re.sub(r"(?:/[^\s/:;,()]+)+/([^\s/:;,()]+)", r"\1", message)
+    gist = re.sub(r"^[^\s:]+: game: (?=setup file )", "", gist)  # the setup file names itself
+    lines = pages.wrap(gist)
+    room = pages.BODY_LINES - 1
+    if len(lines) > room:
+        lines = lines[:room]
+        while lines[-1] and text_width(lines[-1] + "…", pages.BODY_SIZE) > pages.WIDTH - 2:
+            lines[-1] = lines[-1][:-1]
+        lines[-1] += "…"
+    return pages.TextPage("NOT STARTED", (*lines, "more: pitboard check"), 1, 1)
+
+
+def show_not_started(config: PitboardConfig, message: str, *, screen_backend: str = "i2c") -> None:
+    """Best effort: ``message`` on every configured screen that answers; the frame stays up after the process
+    ends (the screens are not blanked), where the table sees it.  The terminal and the journal have it whole."""
+    from device import displays
+    from device.dashboards import pages
+
+    if not config.screens:
+        return
+    try:
+        bank = displays.build_bank(config.screens, screen_backend)
+        bank.open()
+        image = pages.render_text(not_started_page(message))
+        for player in bank.players:
+            bank.show(player, image)
+        bank.close()
+    except Exception:  # noqa: BLE001 - a screen that cannot show it changes nothing: the message is printed
+        pass
+
+
 def cmd_run(args: argparse.Namespace) -> int:
-    appliance = build_appliance(_load(args.config))
+    from device.cli import UserError
+
+    config = _load(args.config)
+    try:
+        appliance = build_appliance(config)
+    except UserError as exc:
+        # exit 2 is not restarted by systemd: without this the screens stay dark, or keep the last game's frame
+        show_not_started(config, str(exc))
+        raise
     stopping = False
 
     def stop(*_: Any) -> None:

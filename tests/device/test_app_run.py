@@ -193,3 +193,37 @@ def test_a_screen_missing_at_start_is_told_on_the_others_and_the_game_goes_on(tm
         assert appliance.bank.screen("Alice").bytes_sent > 0
     finally:
         appliance.close()
+
+
+def test_an_appliance_that_cannot_start_says_why_on_every_screen(tmp_path: Path, factory, monkeypatch) -> None:
+    # Seen: `pitboard run` with a setup file that is not TOML exited 2 with the reason in the journal only; the
+    # screens stayed dark (or kept the last game's frame), and systemd does not restart on exit 2.
+    from device import cli_device
+    from device.cli import main
+    from device.dashboards import pages
+    from device.displays import build_bank
+
+    setup = tmp_path / "table.toml"
+    setup.write_text("[[players]]\nname = Bob\n", encoding="utf-8")
+    config = tmp_path / "pitboard.toml"
+    config.write_text(f'[game]\nname = "gaslands"\nsetup = "{setup}"\n[camera]\nbackend = "none"\n'
+                      '[[screens]]\nplayer = "Alice"\n[[screens]]\nplayer = "Bob"\naddress = 0x3D\n'
+                      f'[store]\npath = "{tmp_path / "games.sqlite"}"\n', encoding="utf-8")
+    banks = []
+
+    def capture_bank(specs, backend="i2c", **kw):
+        bank = build_bank(specs, "capture", **kw)
+        banks.append(bank)
+        return bank
+
+    monkeypatch.setattr("device.displays.build_bank", capture_bank)
+    assert main(["run", "--config", str(config)]) == 2
+    assert banks, "no screen was told"
+    shown = {p: banks[-1].screen(p).frames[-1].image.tobytes() for p in ("Alice", "Bob")}
+    page = cli_device.not_started_page(f"pitboard.toml: game: setup file {setup} is not valid TOML: line 2 "
+                                       '(name = Bob): a text must be in quotes: write name = "Bob"; fix that line')
+    assert shown == {p: pages.render_text(page).tobytes() for p in ("Alice", "Bob")}
+    words = " ".join(page.lines)
+    assert page.title == "NOT STARTED" and "table.toml" in words and "line 2" in words
+    assert str(tmp_path) not in words  # the file's name, not its folders: the screen is small
+    assert "pitboard check" in page.lines[-1]  # where the owner finds the whole reason
