@@ -273,6 +273,57 @@ def probe_game(config: PitboardConfig) -> list[CheckLine]:
     return lines
 
 
+def probe_store(config: PitboardConfig) -> CheckLine:
+    """The game log ``run`` would resume, looked at read-only as ``pitboard log list`` does (never created,
+    never changed): FAIL for what would stop ``run`` - damaged, another program's, not replayable, a folder it
+    cannot write in."""
+    from device.paths import data_dir
+    from device.store import Store, StoreError
+    from games import game_package
+
+    path = config.store.path or data_dir() / "games.sqlite"
+    if not path.exists() or (path.is_file() and path.stat().st_size == 0):
+        if not path.parent.is_dir():
+            return CheckLine("FAIL", "game log", f"{path}: the folder {path.parent} does not exist; create it, or "
+                                                 f"correct [store] path in {config.source}")
+        if not os.access(path.parent, os.W_OK):
+            return CheckLine("FAIL", "game log", f"{path}: the folder {path.parent} cannot be written by this user; "
+                                                 "give the user running Pitboard write access to it")
+        return CheckLine("OK", "game log", f"{path}: none yet (the first game writes it)")
+    try:
+        store = Store(path, read_only=True)
+    except StoreError as exc:
+        return CheckLine("FAIL", "game log", str(exc))
+    try:
+        store.games()
+        game = game_package(config.game.name).GAME
+        game_id = store.latest_unfinished(game.name)
+        if game_id is None:
+            detail = f"no unfinished {game.name} game: run begins one"
+        else:
+            from games.core import Match
+
+            try:
+                Match(game, store.records(game_id))
+            except StoreError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - what open_match would refuse, in its words
+                reason = getattr(exc, "reason", None) or f"{type(exc).__name__}: {exc}"
+                raise StoreError(f"{path}: game {game_id} cannot be replayed ({reason}); see it with `pitboard log "
+                                 f"export --db {path} --game-id {game_id}`") from None
+            detail = f"run resumes the unfinished {game.name} game {game_id}"
+    except StoreError as exc:
+        return CheckLine("FAIL", "game log", str(exc))
+    except LookupError:
+        return CheckLine("SKIP", "game log", f"{path}: no game {config.game.name!r} to look for")
+    finally:
+        store.close()
+    if not os.access(path.parent, os.W_OK) or not os.access(path, os.W_OK):
+        return CheckLine("FAIL", "game log", f"{path} cannot be written by this user: run could not record a "
+                                             "move; give the user running Pitboard write access to it and its folder")
+    return CheckLine("OK", "game log", f"{path}: {detail}")
+
+
 def _names_on_screens(players: list[str]) -> list[CheckLine]:
     """A WARN for each player's name the screens cannot draw or draw alike (``name_warnings``)."""
     from device.dashboards.common import name_warnings
@@ -321,6 +372,7 @@ def run_check(config: PitboardConfig, *, out: TextIO | None = None, pin_factory:
     lines = [CheckLine("OK", "config", f"{config.source}: {len(config.screens)} screen(s), "
                                        f"{len(config.buttons.pins())} button(s), camera {config.camera.backend.value}")]
     lines.extend(probe_game(config))
+    lines.append(probe_store(config))
     lines.extend(probe_vision_files(config))
     lines.append(report_models())
     if smbus_factory is None:

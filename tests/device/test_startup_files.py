@@ -340,3 +340,32 @@ def test_broken_dice_models_are_named_at_start_and_by_check(tmp_path: Path, fact
         appliance.close()
     rc, lines = _check(config)
     assert rc == 1 and any(l.startswith("FAIL  models:") and "reader.onnx cannot be loaded" in l for l in lines)
+
+
+def _digest(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_check_names_a_game_log_that_run_would_refuse_and_leaves_it_as_it_was(tmp_path: Path, factory) -> None:
+    # Seen: a damaged games.sqlite stopped `pitboard run` ("is not a Pitboard game log or is damaged"), and
+    # `pitboard check`, the self-test the owner is sent to, said nothing about the game log at all.
+    config = _config(tmp_path)
+    rc, lines = _check(config)
+    assert any(l.startswith("OK    game log:") and "none yet" in l for l in lines), lines
+    assert not (tmp_path / "games.sqlite").exists()  # looking made no file
+    appliance = build_appliance(config, pin_factory=factory, screen_backend="recording", clock=Clock(),
+                                log=lambda m: None, camera_backend=ReplayBackend(tmp_path / "frames"))
+    appliance.close()
+    rc, lines = _check(config)
+    assert any(l.startswith("OK    game log:") and "unfinished gaslands game 1" in l for l in lines), lines
+    log = tmp_path / "games.sqlite"
+    with open(log, "r+b") as fh:
+        fh.seek(8200)  # inside the events' page
+        fh.write(b"garbage!" * 3)
+    before = _digest(log)
+    rc, lines = _check(config)
+    bad = [l for l in lines if l.startswith("FAIL  game log:")]
+    assert rc == 1 and len(bad) == 1 and "damaged" in bad[0] and str(log) in bad[0], lines
+    assert _digest(log) == before
