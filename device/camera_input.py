@@ -129,6 +129,8 @@ class CameraInput:
         self.sent_templates: dict[str, tuple[Any, ...]] = {}
         self.tokens = Settle(settle_frames)
         self.tray_readings: list[Any] | None = None
+        self.unreadable = Settle(settle_frames, same=same_dice)  # dice lying still with a die not read
+        self.unreadable_told: Any = None  # those dice, once the roller was told
         self.mismatches: list[Mismatch] = []
         self.frames_seen = 0
 
@@ -207,7 +209,18 @@ class CameraInput:
             return
         if any(r.value is None for r in readings):
             self.dice.reset()  # a die it cannot read (a hand, dice still tumbling): wait
+            seen = tuple(("?" if r.value is None else r.value, float(r.center[0]), float(r.center[1]))
+                         for r in readings)
+            if self.unreadable.feed(seen) and not (self.unreadable_told and same_dice(seen, self.unreadable_told)):
+                # lying still and still not read (cocked, face down, a die not taught): say so once
+                self.unreadable_told = seen
+                bad = sum(1 for r in readings if r.value is None)
+                which = "the die" if len(readings) == 1 else f"{bad} {'die' if bad == 1 else 'dice'}"
+                notify("dice", f"camera can't read {which}: lay {'it' if bad == 1 else 'them'} flat, or use the "
+                               "buttons", prompt.player, now=now)  # short: the dashboards' banner holds ~50 letters
             return
+        self.unreadable.reset()
+        self.unreadable_told = None
         dice = tuple((plain(r.value), float(r.center[0]), float(r.center[1]))
                      for r in sorted(readings, key=lambda r: (r.center[1], r.center[0])))
         if not self.dice.feed(dice):

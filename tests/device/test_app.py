@@ -639,6 +639,29 @@ def test_a_die_the_camera_cannot_read_holds_the_roll(tmp_path: Path) -> None:
     assert rig.app.notices[-1].player == "Ann"
 
 
+
+def test_a_die_the_camera_cannot_read_is_told_to_the_roller_once_it_lies_still(tmp_path: Path) -> None:
+    # Seen: a cocked die (or one the camera has not been taught) held the roll without a word: the roller's
+    # screen kept "Roll skid dice" and the table waited for a reading that never came.
+    rig = Rig(tmp_path, camera=True)
+    rig.step("ok")
+    rig.step("next")
+    rig.reader.dice = [Reading("SPIN", (30, 30)), Reading(None, (90, 90))]
+    rig.step()  # one frame: the die may still be tumbling, nothing is said
+    assert not [n for n in rig.app.notices if "can't read" in n.text]
+    for _ in range(4):
+        assert rig.step() == []
+    told = [n for n in rig.app.notices if "can't read" in n.text]
+    assert len(told) == 1 and told[0].player == "Ann"
+    assert told[0].text == "camera can't read 1 die: lay it flat, or use the buttons"  # what is wrong, what to do
+    rig.t += 30  # the notice is over; the die still lies there: it is not said again and again
+    for _ in range(5):
+        rig.step()
+    assert not [n for n in rig.app.notices if "can't read" in n.text]
+    rig.reader.dice = [Reading("SPIN", (30, 30)), Reading("SLIDE", (90, 90))]
+    sent = [c for _ in range(4) for c in rig.step()]
+    assert sent == [{"type": "skid_roll", "faces": ["SPIN", "SLIDE"]}]
+
 def test_template_seen_on_the_active_vehicle_is_chosen_once(tmp_path: Path) -> None:
     rig = Rig(tmp_path, camera=True)
     t = SimpleNamespace
