@@ -18,6 +18,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from device.paths import DataFolderError
+
 #: Modules that contribute sub-commands.  A module that is missing is an install fault, reported loudly.
 PLUGINS: tuple[str, ...] = (
     "device.cli_games",
@@ -94,6 +96,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return run(argv)
     except UserError as exc:
+        print(f"pitboard: {exc}", file=sys.stderr)
+        return 2
+    except DataFolderError as exc:  # any command that reads or writes the owner's files
         print(f"pitboard: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

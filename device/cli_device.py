@@ -281,7 +281,10 @@ def probe_store(config: PitboardConfig) -> CheckLine:
     from device.store import Store, StoreError
     from games import game_package
 
-    path = config.store.path or data_dir() / "games.sqlite"
+    try:
+        path = config.store.path or data_dir() / "games.sqlite"
+    except OSError as exc:
+        return CheckLine("FAIL", "game log", str(exc))
     if not path.exists() or (path.is_file() and path.stat().st_size == 0):
         if not path.parent.is_dir():
             return CheckLine("FAIL", "game log", f"{path}: the folder {path.parent} does not exist; create it, or "
@@ -851,11 +854,12 @@ def show_not_started(config: PitboardConfig, message: str, *, screen_backend: st
 
 def cmd_run(args: argparse.Namespace) -> int:
     from device.cli import UserError
+    from device.paths import DataFolderError
 
     config = _load(args.config)
     try:
         appliance = build_appliance(config)
-    except UserError as exc:
+    except (UserError, DataFolderError) as exc:
         # exit 2 is not restarted by systemd: without this the screens stay dark, or keep the last game's frame
         show_not_started(config, str(exc))
         raise

@@ -369,3 +369,30 @@ def test_check_names_a_game_log_that_run_would_refuse_and_leaves_it_as_it_was(tm
     bad = [l for l in lines if l.startswith("FAIL  game log:")]
     assert rc == 1 and len(bad) == 1 and "damaged" in bad[0] and str(log) in bad[0], lines
     assert _digest(log) == before
+
+
+@pytest.mark.parametrize("argv", [
+    ["teach", "dice", "--die", "skid", "--face", "SPIN", "IMAGE"],
+    ["vision", "read", "IMAGE"],
+    ["calibrate", "IMAGE"],
+    ["check", "--config", "CONFIG"],
+])
+def test_a_data_folder_that_cannot_be_made_is_named_not_a_traceback(argv: list[str], tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    # Seen: PITBOARD_DATA on a read-only card (or under a file) ended `teach dice`, `vision read`, `calibrate`
+    # and `check` in "NotADirectoryError: [Errno 20] Not a directory: '/.../data'" and a traceback.
+    from device.cli import main
+
+    in_the_way = tmp_path / "afile"
+    in_the_way.write_text("")
+    monkeypatch.setenv("PITBOARD_DATA", str(in_the_way / "data"))
+    image = tmp_path / "frame.png"
+    cv2.imwrite(str(image), np.full((48, 64, 3), 180, np.uint8))
+    config = tmp_path / "pitboard.toml"
+    config.write_text('[camera]\nbackend = "none"\n', encoding="utf-8")
+    argv = [str(image) if a == "IMAGE" else str(config) if a == "CONFIG" else a for a in argv]
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err, err
+    assert f"the data folder {in_the_way / 'data'} cannot be made" in err and "PITBOARD_DATA" in err, err
+    assert in_the_way.read_text() == ""
