@@ -764,12 +764,15 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
         reason = getattr(exc, "reason", None) or str(exc)
         raise _user_error(f"the game could not start: {reason}") from None
     players = {str(getattr(v, "player", "")) for v in match.views()}
-    for screen in config.screens:
-        if screen.player not in players:
-            log(f"warning: a screen for {screen.player!r}, who is not at this table (players: "
-                f"{', '.join(sorted(players))})")
+    strangers = [screen.player for screen in config.screens if screen.player not in players]
+    for stranger in strangers:
+        log(f"warning: a screen for {stranger!r}, who is not at this table (players: {', '.join(sorted(players))})")
     bank = build_bank(config.screens, screen_backend, clock=clock, on_event=lambda e: log(str(e)))
     bank.open()
+    for stranger in strangers:  # the game never draws on it: say why on the screen itself, not only in the journal
+        from device.dashboards import pages
+
+        bank.show(stranger, pages.render_text(not_at_table_page(stranger, sorted(players), config.source)))
     try:
         buttons = ButtonPanel(config.buttons.pins(), clock=clock, pin_factory=pin_factory,
                               long_press_ms=config.buttons.long_press_ms, debounce_ms=config.buttons.debounce_ms)
@@ -811,6 +814,17 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
         app.notify("files", notice, None, until=None)
     log(f"{'resumed' if resumed else 'started'} {module.GAME.name} game {game_id} ({store.path})")
     return Appliance(app, store, game_id, resumed, buttons, bank, camera, tuple(problems))
+
+
+def not_at_table_page(player: str, players: list[str], source: str) -> Any:
+    """The page a screen keeps whose ``[[screens]] player`` is nobody at the table (a misspelt name)."""
+    from device.dashboards import pages
+
+    text = f"{player!r} is not playing: fix [[screens]] player in {source}. Players: {', '.join(players)}"
+    lines = pages.wrap(text)
+    if len(lines) > pages.BODY_LINES:  # the players' names are the last to go
+        lines = [*lines[: pages.BODY_LINES - 1], lines[pages.BODY_LINES - 1].rstrip(",") + "…"]
+    return pages.TextPage(f"SCREEN {player}", tuple(lines), 1, 1)
 
 
 def not_started_page(message: str) -> Any:

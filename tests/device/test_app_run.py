@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 
@@ -227,3 +228,38 @@ def test_an_appliance_that_cannot_start_says_why_on_every_screen(tmp_path: Path,
     assert page.title == "NOT STARTED" and "table.toml" in words and "line 2" in words
     assert str(tmp_path) not in words  # the file's name, not its folders: the screen is small
     assert "pitboard check" in page.lines[-1]  # where the owner finds the whole reason
+
+
+def test_a_screen_for_a_player_not_at_the_table_says_so_on_itself(tmp_path: Path, factory, monkeypatch) -> None:
+    # Seen: [[screens]] player = "Bobb" (the setup says "Bob") left that screen dark all game; the warning was
+    # in the journal only, and the table saw a screen that did not work.
+    from device.displays import build_bank
+
+    banks = []
+
+    def capture_bank(specs, backend="i2c", **kw):
+        bank = build_bank(specs, "capture", **kw)
+        banks.append(bank)
+        return bank
+
+    monkeypatch.setattr("device.displays.build_bank", capture_bank)
+    logs: list[str] = []
+    config = _config(tmp_path, camera={"backend": "none"})
+    config = dataclasses.replace(config, screens=(config.screens[0],
+                                                  dataclasses.replace(config.screens[1], player="Bobb")))
+    appliance = build_appliance(config, pin_factory=factory, screen_backend="capture", clock=Clock(),
+                                log=logs.append)
+    try:
+        appliance.app.run(max_iterations=3, idle_s=0)
+        frames = banks[-1].screen("Bobb").frames
+        assert len(frames) == 1, "the screen was left dark"
+        assert any("'Bobb', who is not at this table" in m for m in logs)
+        from device.cli_device import not_at_table_page
+
+        page = not_at_table_page("Bobb", ["Alice", "Bob"], config.source)
+        assert "Bobb" in page.title + " ".join(page.lines) and "Alice, Bob" in " ".join(page.lines)
+        from device.dashboards import pages
+
+        assert frames[0].image.tobytes() == pages.render_text(page).tobytes()
+    finally:
+        appliance.close()
