@@ -537,6 +537,19 @@ class App:
         return self.apply(result, source=source, now=now)
 
     # -- screens ----------------------------------------------------------------------------------
+    def _dark_screens(self) -> set[str]:
+        """The players whose screen does not answer (unplugged, or missing since the start), and the chooser
+        when they have no screen at all."""
+        status = getattr(self.displays, "status", None)
+        if status is None:
+            return set()
+        screens = status()
+        dark = {p for p, s in screens.items() if getattr(s.state, "value", s.state) == "down"}
+        chooser = self.chooser()
+        if chooser is not None and chooser not in screens:
+            dark.add(chooser)  # no [[screens]] for this player at all
+        return dark
+
     def _screen_notices(self) -> None:
         """A screen that does not answer (at the start, or unplugged mid-game) is told on every screen until
         it answers again: its player's menu is drawn nowhere meanwhile, and the journal is not at the table."""
@@ -657,11 +670,12 @@ class App:
         if self.legend is not None:
             legend = self.legend_pages()
             return legend[min(self.legend, len(legend) - 1)]
-        if self.refusal is not None and self.refusal.player in (None, player):
+        dark = self._dark_screens()
+        if self.refusal is not None and (self.refusal.player in (None, player) or self.refusal.player in dark):
             return self.refusal.page_at(now)
         chooser = self.chooser()
-        if chooser not in (None, player):
-            return None
+        if chooser not in (None, player) and chooser not in dark:
+            return None  # (a chooser whose screen is off, or who has none: their menu is on every screen)
         alert, since, stands = self._alert_text(player, view)
         pieces = pages.footer_pieces(alert)  # a long alert turns in the footer line, a piece at a time
         if alert and stands:

@@ -14,6 +14,7 @@ from device.camera import ReplayBackend
 from device.cli import UserError
 from device.cli_device import build_appliance
 from device.config import parse_config
+from device.dashboards import pages
 
 
 @pytest.fixture()
@@ -261,5 +262,51 @@ def test_a_screen_for_a_player_not_at_the_table_says_so_on_itself(tmp_path: Path
         from device.dashboards import pages
 
         assert frames[0].image.tobytes() == pages.render_text(page).tobytes()
+    finally:
+        appliance.close()
+
+
+def test_the_chooser_s_menu_goes_to_the_other_screens_while_their_own_is_off(tmp_path: Path, factory) -> None:
+    # Seen: with Alice's screen unplugged at her step, her menu was drawn on it only: nobody could see what
+    # SELECT and OK would do, and the game could not go on until the cable was found.
+    from device.dashboards import pages
+
+    clock = Clock()
+    appliance = build_appliance(_config(tmp_path, camera={"backend": "none"}), pin_factory=factory,
+                                screen_backend="recording", clock=clock, log=lambda m: None)
+    try:
+        app = appliance.app
+        app.run(max_iterations=2, idle_s=0)
+        assert app.chooser() == "Alice"
+        views = {v.player: v for v in app.screen_views()}
+        assert app.page_for("Bob", views["Bob"], clock.t, True) is None  # Bob sees his dashboard
+        _unplug(appliance, "Alice")
+        app.notify("info", "anything new on the screens", None)
+        for _ in range(3):
+            clock.t += 0.5
+            app.step()
+        views = {v.player: v for v in app.screen_views()}
+        assert isinstance(app.page_for("Bob", views["Bob"], clock.t, True), pages.MenuPage)
+        _plug(appliance, "Alice")
+        for _ in range(40):
+            clock.t += 1
+            app.step()
+        views = {v.player: v for v in app.screen_views()}
+        assert app.page_for("Bob", views["Bob"], clock.t, True) is None
+    finally:
+        appliance.close()
+
+
+def test_the_menu_of_a_player_with_no_screen_is_on_the_others(tmp_path: Path, factory) -> None:
+    config = _config(tmp_path, camera={"backend": "none"})
+    config = dataclasses.replace(config, screens=(dataclasses.replace(config.screens[1], address=0x3C),))  # Bob's
+    appliance = build_appliance(config, pin_factory=factory, screen_backend="recording", clock=Clock(),
+                                log=lambda m: None)
+    try:
+        app = appliance.app
+        app.run(max_iterations=2, idle_s=0)
+        assert app.chooser() == "Alice"
+        views = {v.player: v for v in app.screen_views()}
+        assert isinstance(app.page_for("Bob", views["Bob"], 50.0, True), pages.MenuPage)
     finally:
         appliance.close()
