@@ -124,8 +124,8 @@ def start(options: Mapping[str, Any]) -> list[Event]:
     players: list[str] = []
     vehicles: list[dict[str, Any]] = []
     unnamed: list[tuple[dict[str, Any], str]] = []  # (vehicle, its type's label) of vehicles with no name
-    seen_ids: set[str] = set()
-    seen_tags: set[int] = set()
+    seen_ids: dict[str, str] = {}  # vehicle id -> its owner
+    seen_tags: dict[int, str] = {}  # marker id -> the vehicle carrying it
     for i, p in enumerate(players_opt):
         given = p.get("name") if isinstance(p, Mapping) else None
         if not isinstance(given, str) or not given.strip():
@@ -153,14 +153,16 @@ def start(options: Mapping[str, Any]) -> list[Event]:
             stats = _vehicle_stats(vtype, types[vtype])
             vid = str(v.get("id") or f"{name.lower().replace(' ', '-')}-{j + 1}")
             if vid in seen_ids:
-                raise Illegal(f"setup: vehicle id {vid!r} is used twice")
-            seen_ids.add(vid)
+                raise Illegal(f"setup: vehicle id {vid!r} is used twice ({seen_ids[vid]}'s and {name}'s): give each "
+                              "vehicle its own id, or leave id out")
+            seen_ids[vid] = name
             tag = v.get("tag")
             if tag is not None:
                 tag = _whole(tag, f"{vid}.tag (a marker id)", 0, 9999)
                 if tag in seen_tags:
-                    raise Illegal(f"setup: marker {tag} is on two vehicles")
-                seen_tags.add(tag)
+                    raise Illegal(f"setup: marker {tag} is on two vehicles, {seen_tags[tag]} and {vid}: give each car "
+                                  "its own tag (`pitboard markers` prints them)")
+                seen_tags[tag] = vid
             vehicles.append(
                 {
                     "id": vid,

@@ -144,6 +144,10 @@ class GrandTourGame:
             raise Illegal("[time_track] must be a table: columns, start_column, start_row")
         for key in override:
             if key not in ("columns", "start_column", "start_row"):
+                meant = fields.did_you_mean(str(key), ("columns", "start_column", "start_row"))
+                if meant or key not in tt:  # a misspelt key, not one of the seed's fixed facts
+                    raise Illegal(f"[time_track] unknown key {fields.show(key)}{meant}; the keys here are columns, "
+                                  "start_column, start_row")
                 raise Illegal(f"[time_track] {fields.show(key)} cannot be changed (the seed fixes 1 minute per column "
                               "and 10 s per row); the keys here are columns, start_column, start_row")
         tt.update(override)

@@ -690,6 +690,13 @@ def test_on_fire_is_a_status_set_and_cleared():
         (setup(("A", ["car"]), ("A", ["car"])), "two players are called"),
         ({**setup(), "scenario": {"pole": "Zed"}}, "not a player"),
         ({**setup(), "scenario": {"pole_passing": "sometimes"}}, "pole_passing"),
+        # seen: "marker 10 is on two vehicles" / "vehicle id 'rust' is used twice": which ones, and what to do?
+        ({"players": [{"name": "A", "vehicles": [{"type": "car", "id": "rust", "tag": 10}]},
+                      {"name": "B", "vehicles": [{"type": "car", "id": "brick", "tag": 10}]}]},
+         r"marker 10 is on two vehicles, rust and brick: give each car its own tag"),
+        ({"players": [{"name": "A", "vehicles": [{"type": "car", "id": "rust"}]},
+                      {"name": "B", "vehicles": [{"type": "car", "id": "rust"}]}]},
+         r"vehicle id 'rust' is used twice \(A's and B's\): give each vehicle its own id, or leave id out"),
     ],
 )
 def test_bad_setups_are_refused_with_a_reason(options, message):

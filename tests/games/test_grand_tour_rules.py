@@ -398,6 +398,9 @@ def test_squares_before_a_crosser_is_named_says_so() -> None:
         ({"stages": 2, "teams": ["red", "red"]}, "same name"),
         ({"stages": 2, "teams": ["red", "blue"], "time_track": {"seconds_per_row": 5}}, "cannot be changed"),
         ({"stages": 2, "teams": ["red", "blue"], "time_track": {"start_column": 99}}, "start_column"),
+        # seen: "[time_track] 'colums' cannot be changed (the seed fixes ...)" for a misspelt key
+        ({"stages": 2, "teams": ["red", "blue"], "time_track": {"colums": 20}},
+         r"unknown key 'colums' \(did you mean 'columns'\?\)"),
         ({"stages": 2, "teams": ["red", "blue"], "colour": 1}, "unknown key"),
     ],
 )
