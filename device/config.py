@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -220,7 +221,39 @@ def load_config(path: str | Path) -> PitboardConfig:
     except ValueError:  # Python's limit on integer digits: no setting is 4300 digits long
         raise ConfigError(str(path), "", f"holds a number of more than 4300 digits; no setting needs more than a few "
                                          f"- fix that value, or {fix}") from None
-    return parse_config(data, source=name, base=path.parent)
+    try:
+        return parse_config(data, source=name, base=path.parent)
+    except ConfigError as exc:
+        line = key_line(text, exc.key)
+        if line is None:
+            raise
+        raise ConfigError(exc.file, f"{exc.key} (line {line})", exc.message) from None
+
+
+def key_line(text: str, key: str) -> int | None:
+    """The line of ``key`` (``camera.fps``, ``screens[1].address``: the second ``[[screens]]``) in the TOML
+    ``text``, or the line of its table's header when the key is not written there (a key that is missing);
+    None when it cannot be told (a key written as a dotted key or in an inline table)."""
+    m = re.fullmatch(r"([A-Za-z_]+)(?:\[(\d+)\])?(?:\.([A-Za-z_0-9-]+))?", key)
+    if m is None:
+        return None
+    table, index, leaf = m.group(1), m.group(2), m.group(3)
+    seen, inside, header = -1, False, None
+    for n, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        h = re.match(r"^\[\[?\s*([A-Za-z_][A-Za-z_0-9.-]*)\s*\]\]?", line)
+        if h:
+            if h.group(1) == table:
+                seen += 1
+                inside = index is None or seen == int(index)
+                if inside and header is None:
+                    header = n
+            else:
+                inside = False
+            continue
+        if inside and leaf is not None and re.match(rf"^{re.escape(leaf)}\s*=", line):
+            return n
+    return header
 
 
 def parse_config(data: Mapping[str, Any], *, source: str = "pitboard.toml", base: Path | None = None) -> PitboardConfig:

@@ -209,3 +209,22 @@ def test_a_toml_mistake_names_the_line_says_what_is_wrong_and_how_to_mend_it(lin
     assert message.startswith("pitboard.toml: is not valid TOML")
     for words in expected:
         assert words in message, message
+
+
+@pytest.mark.parametrize("edit, expected", [
+    # seen: 'good.toml: camera.fps: must be a number, not 'ten'' - which of the 80 lines?
+    (("\nfps = 10\n", '\nfps = "ten"\n'), "pitboard.toml: camera.fps (line {n}): must be a number, not 'ten'"),
+    (("address = 0x3D", "address = 0x3E"), "pitboard.toml: screens[1].address (line {n}): 0x3E is not"),
+    (("\nfps = 10\n", "\nfsp = 10\n"), "pitboard.toml: camera.fsp (line {n}): unknown key"),
+])
+def test_a_wrong_value_in_the_file_names_its_line(edit: tuple[str, str], expected: str, tmp_path: Path) -> None:
+    text = EXAMPLE.read_text(encoding="utf-8")
+    old, new = edit
+    assert text.count(old) == 1
+    text = text.replace(old, new)
+    n = text[: text.index(new.lstrip("\n"))].count("\n") + 1
+    path = tmp_path / "pitboard.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert str(caught.value).startswith(expected.format(n=n)), str(caught.value)

@@ -312,7 +312,7 @@ def test_check_on_a_pc_without_gpio_or_i2c(capsys: pytest.CaptureFixture[str], m
 def test_check_with_a_bad_config_is_a_user_error(tmp_path: Path) -> None:
     bad = tmp_path / "pitboard.toml"
     bad.write_text("[[screens]]\nplayer = 'A'\naddress = 0x3E\n")
-    with pytest.raises(UserError, match=r"pitboard.toml: screens\[0\].address: 0x3E is not an I2C address"):
+    with pytest.raises(UserError, match=r"pitboard.toml: screens\[0\].address \(line 3\): 0x3E is not an I2C address"):
         _run(["check", "--config", str(bad)])
 
 
