@@ -309,7 +309,12 @@ class App:
         if not self._finished_reported and getattr(self.match.state, "finished", False):
             self._finished_reported = True
             if self.on_finished is not None:
-                self.on_finished()
+                try:
+                    self.on_finished()
+                except StoreError as exc:
+                    # the game's last events are recorded; only its "finished" mark is not (the next start
+                    # resumes it at its end): the table is told, the loop goes on
+                    self.notify("store", f"game over, not marked finished: {exc}", None, now=now)
         return outcome
 
     def _prompt_id(self, t: Turn) -> Any:

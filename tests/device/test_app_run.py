@@ -310,3 +310,27 @@ def test_the_menu_of_a_player_with_no_screen_is_on_the_others(tmp_path: Path, fa
         assert isinstance(app.page_for("Bob", views["Bob"], 50.0, True), pages.MenuPage)
     finally:
         appliance.close()
+
+
+def test_a_game_that_ends_on_a_full_disk_is_kept_and_the_loop_goes_on(tmp_path: Path, factory) -> None:
+    # store.finish (marking the game finished) raised StoreError out of App.apply on a full or read-only
+    # disk: `pitboard run` ended in a traceback at the last command of the game.
+    from device.store import StoreError
+    from games.core import Command
+
+    clock = Clock()
+    appliance = build_appliance(_config(tmp_path, camera={"backend": "none"}), pin_factory=factory,
+                                screen_backend="recording", clock=clock, log=lambda m: None)
+    try:
+        def full(game_id: int) -> None:
+            raise StoreError("the disk holding games.sqlite is full: marking game 1 finished failed. Nothing was "
+                             "changed; free some space and try again")
+
+        appliance.store.finish = full
+        outcome = appliance.app.apply(Command.from_json({"type": "end_game"}))
+        assert outcome.accepted
+        assert any("is full" in n.text for n in appliance.app.notices)
+        clock.t += 1
+        appliance.app.step()
+    finally:
+        appliance.close()
