@@ -268,6 +268,15 @@ class Store:
                 f"{self.path} is locked by another program (an open `sqlite3` shell or a copy tool?): {doing} "
                 "failed. Nothing was changed; close that program and try again"
             )
+        journal = self.path.with_name(self.path.name + "-journal")
+        if name == "SQLITE_READONLY_ROLLBACK" or (name.startswith("SQLITE_READONLY") and journal.exists()):
+            return StoreError(
+                f"{self.path} has {journal.name} beside it: a write cut short (a crash, a power cut) by a program "
+                "that keeps a rollback journal - another program, or another Pitboard version - which SQLite must "
+                f"roll back before the log is read: {doing} failed. {_KEEP}, and so was the journal: keep a copy of "
+                f"both, then let SQLite roll it back with `sqlite3 {self.path} 'PRAGMA integrity_check'` and try "
+                f"again. If {journal.name} is not this log's, move it aside"
+            )
         if name.startswith("SQLITE_FULL") or (free is not None and free < _LOW_SPACE):
             return StoreError(f"the disk holding {self.path} is full ({exc}): {doing} failed. Nothing was changed; "
                               "free some space and try again")

@@ -294,6 +294,21 @@ def test_a_damaged_log_played_without_a_setup_is_not_told_to_give_one(tmp_path, 
     assert code == 2 and "damaged" in err and "--setup" not in err and ".;" not in err, err
     assert digest(db) == before
 
+def test_a_journal_left_beside_the_log_is_named_not_called_read_only(tmp_path, capsys):
+    # seen: a games.sqlite-journal left by a write cut short (another program, another version) made `play`
+    # say "is read-only here (attempt to write a readonly database)" of a writable log in a writable folder,
+    # and advise copying the log "with any -wal file" - without the journal that write needs rolled back
+    db = make_log(tmp_path)
+    journal = db.with_name(db.name + "-journal")
+    journal.write_bytes(bytes(range(1, 256)) * 12)  # a first byte not 0: SQLite takes it for a hot journal
+    before = digest(db), digest(journal)
+    script = tmp_path / "more.jsonl"
+    script.write_text('{"type": "skid_roll", "faces": []}\n')
+    code, _, err = run(capsys, "play", "gaslands", "--script", str(script), "--db", str(db))
+    assert code == 2 and "read-only here" not in err, err
+    assert journal.name in err and "cut short" in err and "PRAGMA integrity_check" in err, err
+    assert (digest(db), digest(journal)) == before
+
 def test_an_empty_file_or_an_empty_database_gets_no_schema(tmp_path, capsys):
     empty = tmp_path / "empty.sqlite"
     empty.write_bytes(b"")
