@@ -210,8 +210,9 @@ def load_config(path: str | Path) -> PitboardConfig:
     try:
         text = raw.decode("utf-8-sig")  # Notepad's byte order mark is no part of the text
     except UnicodeDecodeError as exc:
-        raise ConfigError(str(path), "", f"is not UTF-8 text (byte {exc.start} cannot be read: a binary or damaged "
-                                         f"file, or saved in another encoding); save it as UTF-8, or {fix}") from None
+        line = raw[: exc.start].count(b"\n") + 1
+        raise ConfigError(str(path), "", f"line {line} is not UTF-8 text (a binary or damaged file, or saved in "
+                                         f"another encoding: an accented letter?); save it as UTF-8, or {fix}") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

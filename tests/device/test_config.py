@@ -228,3 +228,12 @@ def test_a_wrong_value_in_the_file_names_its_line(edit: tuple[str, str], expecte
     with pytest.raises(ConfigError) as caught:
         load_config(path)
     assert str(caught.value).startswith(expected.format(n=n)), str(caught.value)
+
+
+def test_a_byte_that_is_not_utf8_is_named_by_its_line(tmp_path: Path) -> None:
+    # seen: 'pitboard.toml: is not UTF-8 text (byte 1843 cannot be read ...)': nobody counts bytes
+    path = tmp_path / "pitboard.toml"
+    path.write_bytes('[game]\nname = "gaslands"\n\n[[screens]]\nplayer = "Zoë"\n'.encode("latin-1"))
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert "line 5 is not UTF-8 text" in str(caught.value), str(caught.value)
