@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -61,6 +62,8 @@ from device.menus import DiceEntry, MenuCursor, faces_of, plan
 from device.store import StoreError
 
 Clock = Callable[[], float]
+
+log = logging.getLogger("pitboard.app")
 
 #: The loop and its edges (the vision reader and the car tags are re-exported for the commands that build
 #: an App).
@@ -295,6 +298,7 @@ class App:
             # Nothing was folded (the match folds only what the store returned): the game stays as it was,
             # the table is told, and the loop goes on so that the owner can see and fix the disk.
             outcome = Outcome(False, f"NOT RECORDED: {exc}", ())
+            log.warning("not recorded: %s: %s", command.type, exc)  # the screen says it for seconds; the journal keeps it
         self.history.append(Applied(source, command, outcome))
         if outcome.accepted:
             self.refusal = None
@@ -315,6 +319,7 @@ class App:
                     # the game's last events are recorded; only its "finished" mark is not (the next start
                     # resumes it at its end): the table is told, the loop goes on
                     self.notify("store", f"game over, not marked finished: {exc}", None, now=now)
+                    log.warning("game over, not marked finished: %s", exc)
         return outcome
 
     def _prompt_id(self, t: Turn) -> Any:

@@ -334,3 +334,26 @@ def test_a_game_that_ends_on_a_full_disk_is_kept_and_the_loop_goes_on(tmp_path: 
         appliance.app.step()
     finally:
         appliance.close()
+
+
+def test_a_command_the_log_could_not_record_is_in_the_journal_too(tmp_path: Path, factory, caplog) -> None:
+    # seen: with the disk full, "NOT RECORDED: ..." was on the sender's screen for a few seconds and nowhere
+    # else: the owner reading `journalctl -u pitboard` afterwards found nothing
+    import logging
+
+    from device.store import StoreError
+    from games.core import Command
+
+    appliance = build_appliance(_config(tmp_path, camera={"backend": "none"}), pin_factory=factory,
+                                screen_backend="recording", clock=Clock(), log=lambda m: None)
+    try:
+        def full(*_: object) -> None:
+            raise StoreError("the disk holding games.sqlite is full")
+
+        appliance.store.append = full
+        with caplog.at_level(logging.WARNING):
+            outcome = appliance.app.apply(Command.from_json({"type": "choose_template", "template": "short_straight"}))
+        assert not outcome.accepted
+        assert any("not recorded" in r.getMessage() and "is full" in r.getMessage() for r in caplog.records)
+    finally:
+        appliance.close()
