@@ -60,10 +60,12 @@ def _check_track(raw: Any, where: str, table: str) -> list[dict[str, Any]]:
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in (low, high)) or not 1 <= low <= high <= 6:
             raise Illegal(f"{where}: box {i} roll must be [low, high] within 1..6, not {fields.show(box['roll'])}")
         if vp and (len(vp) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_VP for v in vp)):
-            raise Illegal(f"{where}: box {i} vp must be [first, second] (whole numbers 0 to {MAX_VP}) or [] for none")
+            raise Illegal(f"{where}: box {i} vp must be [first, second] (whole numbers 0 to {MAX_VP}) or [] for none, "
+                          f"not {fields.show(vp)}")
         ability = box.get("ability")
         if ability is not None and (not isinstance(ability, str) or ability not in ABILITIES):
-            raise Illegal(f"{where}: box {i} ability {fields.show(ability)} is unknown; use one of {', '.join(ABILITIES)}")
+            raise Illegal(f"{where}: box {i} ability {fields.show(ability)} is unknown; use one of {', '.join(ABILITIES)}, "
+                          "or leave ability out for none")
         at = f"{where} box {i}"
         out.append(
             {"number": i, "name": fields.text(box, "name", at, max_len=60), "ops": ops, "roll": [low, high], "vp": vp,

@@ -346,12 +346,20 @@ def test_editions_are_data_deluxe_by_default() -> None:
 # -- refusals ----------------------------------------------------------------------------------------------
 
 
+def _box(i: int) -> dict[str, Any]:
+    return {"number": i, "name": f"Box {i}", "ops": 2, "roll": [1, 3], "vp": [2, 1]}
+
+
 @pytest.mark.parametrize(
     "options, needle",
     [
         ({"edition": "third"}, "edition"),
         ({"colour": "red"}, "unknown key"),
         ({"track": [{"number": 1}]}, "8 boxes"),
+        # seen: a box with no ability written ability = "" was told "ability '' is unknown; use one of ..."
+        ({"track": [dict(_box(i), ability="") for i in range(1, 9)]}, r"or leave ability out for none"),
+        # seen: vp = ["2", 1] was told what vp must be, not what was written
+        ({"track": [dict(_box(i), vp=["2", 1]) for i in range(1, 9)]}, r"not \['2', 1\]"),
     ],
 )
 def test_bad_setup_is_refused_with_a_reason(options: dict[str, Any], needle: str) -> None:
