@@ -276,7 +276,16 @@ def probe_game(config: PitboardConfig) -> list[CheckLine]:
 def probe_store(config: PitboardConfig) -> CheckLine:
     """The game log ``run`` would resume, looked at read-only as ``pitboard log list`` does (never created,
     never changed): FAIL for what would stop ``run`` - damaged, another program's, not replayable, a folder it
-    cannot write in."""
+    cannot write in.  A log this user may not look at (the service's own folder, mode 0750) is a WARN."""
+    try:
+        return _probe_store(config)
+    except PermissionError as exc:
+        return CheckLine("WARN", "game log", f"{exc.filename or config.store.path} cannot be looked at by this user "
+                                             f"({exc.strerror}); run check as the service user to see it: sudo -u "
+                                             "pitboard PITBOARD_DATA=/var/lib/pitboard pitboard check --config FILE")
+
+
+def _probe_store(config: PitboardConfig) -> CheckLine:
     from device.paths import data_dir
     from device.store import Store, StoreError
     from games import game_package

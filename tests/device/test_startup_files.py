@@ -396,3 +396,20 @@ def test_a_data_folder_that_cannot_be_made_is_named_not_a_traceback(argv: list[s
     assert code == 2 and "Traceback" not in err, err
     assert f"the data folder {in_the_way / 'data'} cannot be made" in err and "PITBOARD_DATA" in err, err
     assert in_the_way.read_text() == ""
+
+
+def test_check_run_by_a_user_who_may_not_look_in_the_data_folder_says_so(tmp_path: Path, monkeypatch) -> None:
+    # The quick start runs `pitboard check` as the login user; /var/lib/pitboard is the service user's (0750):
+    # looking at the game log there raised PermissionError out of Path.exists
+    log = tmp_path / "private" / "games.sqlite"
+    config = _config(tmp_path, store={"path": str(log)})
+    real_stat = Path.stat
+
+    def stat(self: Path, *a, **k):
+        if str(self).startswith(str(log.parent)):
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_stat(self, *a, **k)
+
+    monkeypatch.setattr(Path, "stat", stat)
+    lines = [line for line in _check(config)[1] if "game log" in line]
+    assert len(lines) == 1 and lines[0].startswith("WARN  game log:") and "sudo -u pitboard" in lines[0], lines
