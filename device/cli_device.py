@@ -273,6 +273,11 @@ def probe_game(config: PitboardConfig) -> list[CheckLine]:
     return lines
 
 
+#: What to do when `check` runs as a user who may not look in the service's data folder (mode 0750).
+AS_SERVICE_USER = ("run check as the service user to see it: sudo -u pitboard PITBOARD_DATA=/var/lib/pitboard "
+                   "pitboard check --config FILE")
+
+
 def probe_store(config: PitboardConfig) -> CheckLine:
     """The game log ``run`` would resume, looked at read-only as ``pitboard log list`` does (never created,
     never changed): FAIL for what would stop ``run`` - damaged, another program's, not replayable, a folder it
@@ -281,8 +286,7 @@ def probe_store(config: PitboardConfig) -> CheckLine:
         return _probe_store(config)
     except PermissionError as exc:
         return CheckLine("WARN", "game log", f"{exc.filename or config.store.path} cannot be looked at by this user "
-                                             f"({exc.strerror}); run check as the service user to see it: sudo -u "
-                                             "pitboard PITBOARD_DATA=/var/lib/pitboard pitboard check --config FILE")
+                                             f"({exc.strerror}); {AS_SERVICE_USER}")
 
 
 def _probe_store(config: PitboardConfig) -> CheckLine:
@@ -348,7 +352,11 @@ def probe_vision_files(config: PitboardConfig) -> list[CheckLine]:
     """The calibration and the face library: OK, FAIL (damaged, unreadable, configured but missing: the
     camera reads without them), WARN when the camera is off (they are not used then) or no calibration
     was made yet."""
-    cal, lib, problems = read_vision_files(config)
+    try:
+        cal, lib, problems = read_vision_files(config)
+    except PermissionError as exc:
+        return [CheckLine("WARN", "calibration, face library", f"{exc.filename} cannot be looked at by this user "
+                                                               f"({exc.strerror}); {AS_SERVICE_USER}")]
     camera_on = config.camera.backend.value != "none"
     found = {p.part: p for p in problems}
     lines = []

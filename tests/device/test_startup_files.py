@@ -413,3 +413,7 @@ def test_check_run_by_a_user_who_may_not_look_in_the_data_folder_says_so(tmp_pat
     monkeypatch.setattr(Path, "stat", stat)
     lines = [line for line in _check(config)[1] if "game log" in line]
     assert len(lines) == 1 and lines[0].startswith("WARN  game log:") and "sudo -u pitboard" in lines[0], lines
+    # the calibration and face library in that folder too (they raised out of Path.is_dir)
+    config = _config(tmp_path, calibration=log.parent / "table_calibration.json", faces=log.parent / "faces.json")
+    lines = [line for line in _check(config)[1] if "calibration" in line]
+    assert len(lines) == 1 and lines[0].startswith("WARN  calibration, face library:"), lines
