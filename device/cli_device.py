@@ -21,6 +21,7 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -748,6 +749,10 @@ class Appliance:
         self.store.close()
 
 
+#: How long "resumed game N of DATE" stays on the screens at the start.
+RESUMED_NOTICE_S = 15.0
+
+
 def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_backend: str = "i2c",
                     clock: Callable[[], float] = time.monotonic, camera_backend: Any = None,
                     log: Callable[[str], None] = lambda m: print(f"pitboard: {m}", file=sys.stderr)) -> Appliance:
@@ -829,6 +834,14 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
     notice = files_notice(problems)
     if notice is not None:
         app.notify("files", notice, None, until=None)
+    if resumed:
+        # an old game under way is not what a table expects when it switches on: say which, and since when
+        created = next((g.created for g in store.games() if g.id == game_id), "")
+        try:
+            began = datetime.fromisoformat(created).strftime(" of %d %b").replace(" of 0", " of ")  # "of 3 Dec"
+        except ValueError:
+            began = ""
+        app.notify("resumed", f"resumed game {game_id}{began}", None, until=clock() + RESUMED_NOTICE_S)
     log(f"{'resumed' if resumed else 'started'} {module.GAME.name} game {game_id} ({store.path})")
     return Appliance(app, store, game_id, resumed, buttons, bank, camera, tuple(problems))
 

@@ -357,3 +357,25 @@ def test_a_command_the_log_could_not_record_is_in_the_journal_too(tmp_path: Path
         assert any("not recorded" in r.getMessage() and "is full" in r.getMessage() for r in caplog.records)
     finally:
         appliance.close()
+
+
+def test_a_resumed_game_says_so_on_every_screen_with_when_it_began(tmp_path: Path, factory) -> None:
+    # Seen: `pitboard run` resumed last week's unfinished game and said so in the journal only: the table saw
+    # a game under way without knowing it was an old one.
+    clock = Clock()
+    first = build_appliance(_config(tmp_path, camera={"backend": "none"}), pin_factory=factory,
+                            screen_backend="recording", clock=clock, log=lambda m: None)
+    assert not [n for n in first.app.notices if n.kind == "resumed"]
+    first.close()
+    again = build_appliance(_config(tmp_path, camera={"backend": "none"}), pin_factory=factory,
+                            screen_backend="recording", clock=clock, log=lambda m: None)
+    try:
+        told = [n for n in again.app.notices if n.kind == "resumed"]
+        from datetime import datetime
+
+        created = datetime.fromisoformat(again.store.games()[0].created)
+        assert len(told) == 1 and told[0].player is None
+        assert told[0].text == f"resumed game {again.game_id} of {created.day} {created.strftime('%b')}", told[0].text
+        assert told[0].until is not None and told[0].until - clock.t >= 10  # long enough to be seen at the start
+    finally:
+        again.close()
