@@ -92,9 +92,18 @@ def cmd_teach_tokens(args: argparse.Namespace) -> int:
     counts = count_tokens(img, cal, taught)
     c = taught.colour
     shown = ", ".join(f"{z} {'cannot count' if n is None else n}" for z, n in counts.items())
-    size = (f"size {taught.seen_diameter_mm:.1f} mm as the camera sees it" if taught.seen_diameter_mm is not None else
-            f"size not measured (no token lay alone): {taught.diameter_mm:g} mm assumed, so a pile of tokens of "
-            "another size may be miscounted; teach again with the tokens apart")
+    if taught.seen_diameter_mm is None and taught.size_source == "area agrees":
+        size = (f"size {taught.diameter_mm:g} mm as configured: no token lay alone to measure, and the "
+                f"{args.count} tokens' area agrees")
+    elif taught.seen_diameter_mm is None:
+        size = (f"size not measured (no token lay alone): {taught.diameter_mm:g} mm assumed, so a pile of tokens "
+                "of another size may be miscounted; teach again with the tokens apart" + (
+                    "" if args.count is not None else " and --count"))
+    elif taught.size_source == "area":
+        size = (f"size {taught.seen_diameter_mm:.1f} mm as the camera sees it, from the {args.count} tokens' area "
+                "(none lay alone; tokens resting on another make it small: teach again with them apart if any did)")
+    else:
+        size = f"size {taught.seen_diameter_mm:.1f} mm as the camera sees it"
     print(f"taught the token colour from zone {args.zone} (chromaticity r {c.r:.3f} g {c.g:.3f}, lightness "
           f"{c.lightness:.2f}; {size}); this frame reads: {shown}; saved to {path}")
     if str(Path(path)) != str(tokens_path(None)):

@@ -74,6 +74,11 @@ TEXTURE_LOST = 0.4
 #: Millimetres per pixel of the rectified zones, and the border around a zone that is looked at (a
 #: token whose centre is inside the zone is then seen whole).
 ZONE_MM_PER_PX = 1.0
+#: A token's diameter in the colour mask over the one that touching tokens' area gives per token
+#: (``teach_look``, when no token lies alone).
+TOUCHING_AREA_D = 0.975
+#: How far that size may stray from ``[tokens] diameter_mm`` and still be taken as agreeing with it.
+AREA_AGREES = 0.10
 ZONE_MARGIN_MM = 14.0
 #: Millimetres per pixel at which the rims of tokens lying on others are looked for: a rim is a line
 #: about a millimetre wide and a 1280x720 camera sees the mat at ~1.6 px per mm (a rim test on the
@@ -148,6 +153,10 @@ class TokenLook:
     taught: bool = False
     corner_mm: float = 50.0
     seen_diameter_mm: float | None = None  # as this camera's colour mask shows a token (learned by teaching)
+    #: how the teaching that just ran measured ``seen_diameter_mm``: "alone" (tokens lying alone), "area"
+    #: (none lay alone: the tokens' area over their count), "area agrees" (that area agrees with
+    #: ``diameter_mm``, which stands), "" (not measured); not saved
+    size_source: str = field(default="", compare=False)
 
     @property
     def mask_diameter_mm(self) -> float:
@@ -1093,28 +1102,55 @@ def teach_look(image: np.ndarray, calibration: Calibration, look: TokenLook, zon
         if 0.85 < bw / max(bh, 1) < 1.18 and a / (bw * bh) > 0.68:
             round_blobs.append((a / unit, 2 * math.sqrt(a / math.pi) * ZONE_MM_PER_PX))
     lone = [d for ratio, d in round_blobs if 0.6 < ratio < 1.5]
+    # the sizes to try, best first; the first that reads ``count`` tokens in the frame is kept
+    tries: list[TokenLook] = []
     if lone:
         seen = float(np.clip(np.median(lone), 0.85 * look.diameter_mm, 1.2 * look.diameter_mm))
-        taught = replace(taught, seen_diameter_mm=seen)
-    elif count is not None and round_blobs:
-        # tokens lie alone, but none near the configured size: the tokens are smaller or larger than
-        # ``diameter_mm`` (15 mm tokens look half a 20 mm token's area).  When the round blobs agree on a
-        # size, it is taken, within what any token is; the count of the frame below must then come right
+        tries.append(replace(taught, seen_diameter_mm=seen, size_source="alone"))
+    elif count is not None:
         diameters = np.array([d for _, d in round_blobs])
-        mid = float(np.median(diameters))
-        if np.all(np.abs(diameters - mid) <= 0.15 * mid):
-            taught = replace(taught, seen_diameter_mm=float(np.clip(mid, 0.6 * look.diameter_mm, 1.5 * look.diameter_mm)))
-    if count is not None:
-        got = _count_zone(image, calibration, taught, z, white)
-        if got != count:
-            sizes = ", ".join(f"{d:.0f}" for _, d in sorted(round_blobs, key=lambda x: x[1])[:8])
-            size_hint = (f"; tokens lying alone measure {sizes} mm here against {look.diameter_mm:g} mm expected: "
-                         "if yours are another size, set [tokens] diameter_mm in the table config"
-                         if round_blobs else "")
-            raise TokenLookError(f"with the learned colour the zone {zone!r} reads {got if got is not None else 'as unclear'}"
-                                 f", not {count}; lay the tokens apart, flat and wholly inside the zone, keep hands "
-                                 f"away and take the frame again{size_hint}")
-    return taught
+        if len(diameters) and np.all(np.abs(diameters - np.median(diameters)) <= 0.15 * np.median(diameters)):
+            # tokens lie alone, but none near the configured size: the tokens are smaller or larger than
+            # ``diameter_mm`` (15 mm tokens look half a 20 mm token's area).  When the round blobs agree on
+            # a size, it is taken, within what any token is; the count of the frame must then come right
+            mid = float(np.median(diameters))
+            tries.append(replace(taught, size_source="alone",
+                                 seen_diameter_mm=float(np.clip(mid, 0.6 * look.diameter_mm, 1.5 * look.diameter_mm))))
+        # No token lies alone (they touch): ``count`` tokens cover the mask's area, touching discs do not
+        # overlap.  Where tokens touch no mat shows between them, so the blur that trims a lone token's
+        # rim in the colour mask trims less there: on the tuning seeds' 144 teach frames the area of
+        # tokens that all touch gives 1.05 x the printed size (median; 0.99-1.11) where lone tokens show
+        # 1.025 x, hence ``TOUCHING_AREA_D``.  Tokens resting on another make it small.  Only good to
+        # ``AREA_AGREES`` (0.97-1.08 x after the correction there), so it is taken only when it says the
+        # tokens are another size than ``diameter_mm`` (an outside probe's 23.5 and 16.7 mm tokens:
+        # 1.12 and 0.75 x); within it the configured size stands (taken there, ~20.6 mm read 2 piles of
+        # 20 mm tokens wrong on seed 11's stacked tables, 0 with 20 mm).
+        area = float(np.count_nonzero(tmask)) * ZONE_MM_PER_PX ** 2
+        by_area = TOUCHING_AREA_D * 2 * math.sqrt(area / (count * math.pi))
+        if area > 0 and abs(by_area / look.diameter_mm - 1) > AREA_AGREES:
+            tries.append(replace(taught, size_source="area",
+                                 seen_diameter_mm=float(np.clip(by_area, 0.6 * look.diameter_mm, 1.5 * look.diameter_mm))))
+            tries.append(taught)  # the configured ``diameter_mm``
+        else:
+            tries.append(replace(taught, size_source="area agrees" if area > 0 else ""))
+    else:
+        tries.append(taught)
+    if count is None:
+        return tries[0]
+    got: int | None = None  # what the zone reads, said in the refusal: the first size that reads a number
+    for attempt in tries:
+        n_read = _count_zone(image, calibration, attempt, z, white)
+        if n_read == count:
+            return attempt
+        if got is None:
+            got = n_read
+    sizes = ", ".join(f"{d:.0f}" for _, d in sorted(round_blobs, key=lambda x: x[1])[:8])
+    size_hint = (f"; tokens lying alone measure {sizes} mm here against {look.diameter_mm:g} mm expected: "
+                 "if yours are another size, set [tokens] diameter_mm in the table config"
+                 if round_blobs else "")
+    raise TokenLookError(f"with the learned colour the zone {zone!r} reads {got if got is not None else 'as unclear'}"
+                         f", not {count}; lay the tokens apart, flat and wholly inside the zone, keep hands "
+                         f"away and take the frame again{size_hint}")
 
 
 LOOK_SCHEMA = 1

@@ -84,18 +84,53 @@ def test_tokens_of_another_size_are_taught_from_the_frame(data, tmp_path, capsys
     assert sum(n is None for n in got.values()) <= 1  # "cannot count" at most once
 
 
-def test_teach_tokens_says_when_no_token_lay_alone_to_measure(data, tmp_path, capsys):
-    """Tokens that all touch in the teach frame leave their size unmeasured: the configured 20 mm is kept,
-    and an outside probe's 23.5 mm tokens then read a pile of 5 as 6.  The owner is told, and how to fix it."""
+def test_tokens_that_all_touch_are_sized_from_their_area(data, tmp_path, capsys):
+    """Tokens that all touch in the teach frame left their size unmeasured: the configured 20 mm was kept,
+    and an outside probe's 23.5 mm tokens then read a pile of 5 as 6.  With ``--count`` the size is now the
+    tokens' area over their count (touching discs do not overlap), said as such; piles of 24 mm tokens
+    then read right (the 16 zones below, a third of their tokens resting on another: 16 exact with the
+    area's size; with 20 mm, 4 exact, 4 wrong and 8 "cannot count")."""
+    rng = np.random.default_rng(0)
+    table = replace(table_spec(conditions(["plain"])[0], rng), mat="felt", token_mm=24.0)
+    setup, _ = render_scene(setup_spec(table), rng)
+    teach, _ = render_scene(teach_spec(table, "p1", 5), rng)
+    cv2.imwrite(str(tmp_path / "setup.png"), setup)
+    cv2.imwrite(str(tmp_path / "teach.png"), teach)
+    assert _run(["calibrate", str(tmp_path / "setup.png")]) == 0
+    capsys.readouterr()
+    assert _run(["teach", "tokens", "--image", str(tmp_path / "teach.png"), "--zone", "p1", "--count", "5"]) == 0
+    said = capsys.readouterr().out
+    assert "from the 5 tokens' area (none lay alone" in said, said
+    size = float(said.split("size ")[1].split(" mm")[0])
+    assert 22.0 <= size <= 27.0, said  # 24 mm tokens, a little wider in the colour mask
+    wrong = exact = 0
+    for k in range(4):
+        toks = {"p1": 2 + k, "p2": 7 - k, "p3": 3, "p4": 5}
+        img, _ = render_scene(replace(setup_spec(table), tokens=toks, token_stacked=0.35), rng)
+        cv2.imwrite(str(tmp_path / f"play{k}.png"), img)
+        assert _run(["vision", "read", str(tmp_path / f"play{k}.png"), "--json"]) == 0
+        got = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["tokens"]
+        wrong += sum(n is not None and n != toks[z] for z, n in got.items())
+        exact += sum(n == toks[z] for z, n in got.items())
+    assert wrong == 0 and exact >= 15
+
+
+def test_teach_tokens_without_a_count_says_when_no_token_lay_alone(data, tmp_path, capsys):
+    """Without ``--count`` and with every token touching, the size cannot be measured: the configured
+    20 mm is kept and the owner is told how to fix it."""
     table, rng = _table("felt", 4)
     for name, spec in {"setup": setup_spec(table), "teach": teach_spec(table, "p1", 5)}.items():
         img, _ = render_scene(spec, rng)
         cv2.imwrite(str(tmp_path / f"{name}.png"), img)
     assert _run(["calibrate", str(tmp_path / "setup.png")]) == 0
     capsys.readouterr()
+    assert _run(["teach", "tokens", "--image", str(tmp_path / "teach.png"), "--zone", "p1"]) == 0
+    said = capsys.readouterr().out
+    assert "size not measured (no token lay alone): 20 mm assumed" in said and "tokens apart and --count" in said
+    # with the count, their area is measured: 20 mm tokens agree with the configured 20 mm, which stands
     assert _run(["teach", "tokens", "--image", str(tmp_path / "teach.png"), "--zone", "p1", "--count", "5"]) == 0
     said = capsys.readouterr().out
-    assert "size not measured (no token lay alone): 20 mm assumed" in said and "tokens apart" in said
+    assert "size 20 mm as configured: no token lay alone to measure, and the 5 tokens' area agrees" in said, said
 
 
 def test_teach_tokens_refuses_a_frame_without_tokens_and_a_wrong_count(data, tmp_path):
