@@ -26,7 +26,10 @@ figure{margin:0}figcaption{font-size:.9em;color:#aaa}
 img.oled{image-rendering:pixelated;image-rendering:crisp-edges;width:384px;max-width:100%;height:auto;
  background:#000;border:2px solid #333;display:block}
 .prompt{font-size:1.1em;margin:.6em 0}.refusal{color:#f88}.status{color:#cc8}
-.buttons button{font-size:1.1em;padding:.6em 1em;margin:.2em}
+.buttons{position:sticky;bottom:0;z-index:1;background:#111;border-top:1px solid #333;padding:.3em 0;
+ display:grid;grid-template-columns:repeat(12,1fr);gap:.3em}
+.buttons button{font-size:1em;padding:.55em .1em;grid-column:span 3;touch-action:manipulation}
+.buttons button.hold{font-size:.85em;grid-column:span 4}
 table{border-collapse:collapse}td,th{border:1px solid #444;padding:.25em .4em}
 .undone{text-decoration:line-through;color:#888}.refused{color:#f88}
 select{background:#222;color:#eee}textarea{width:100%;height:22em;background:#1a1a1a;color:#eee}
@@ -115,10 +118,12 @@ def live_page(snap: Snapshot, csrf: str, *, camera: int | None, game: str) -> st
         f'<figure><img class="oled" id="screen-{i}" alt="{esc(p)}\'s screen" width="128" height="64" '
         f'data-version="{snap.version}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
         f"<figcaption>{esc(p)}</figcaption></figure>" for i, (p, png) in enumerate(snap.screens))
-    buttons = "".join(f'<button type="submit" name="button" value="{v}" id="btn-{v.replace(":", "-")}">'
-                      f"{esc(t)}</button>"
-                      for v, t in (("select:long", "◀ SELECT (hold)"), ("select", "SELECT ▶"), ("ok", "OK"),
-                                   ("back", "BACK"), ("next", "NEXT"), ("back:long", "BACK (hold)"),
+    # The four buttons in one row, the held ones below: a bar kept at the foot of the phone's screen
+    # (with four or five screens mirrored, buttons after the last one were two screens' height away).
+    buttons = "".join(f'<button type="submit" name="button" value="{v}" id="btn-{v.replace(":", "-")}"'
+                      f'{" class=hold" if v.endswith(":long") else ""}>{esc(t)}</button>'
+                      for v, t in (("select", "SELECT ▶"), ("ok", "OK"), ("back", "BACK"), ("next", "NEXT"),
+                                   ("select:long", "◀ SELECT (hold)"), ("back:long", "BACK (hold)"),
                                    ("next:long", "NEXT (hold): legend")))
     commands = "".join(
         f'<li class="{"" if a else "refused"}">[{esc(s)}] {esc(c)}{"" if a else " -> REFUSED: " + esc(r)}</li>'

@@ -47,7 +47,8 @@ class ServedSim:
     """``pitboard sim GAME --web 127.0.0.1:0`` in this process: the loop on a thread of its own, keys
     pushed with :meth:`keys` (as typed at the terminal)."""
 
-    def __init__(self, tmp: Path, game: str = "gaslands", dice_images: Path | None = None) -> None:
+    def __init__(self, tmp: Path, game: str = "gaslands", dice_images: Path | None = None,
+                 setup: Path | None = None) -> None:
         self.out = io.StringIO()
         self._keys: queue.SimpleQueue[str | None] = queue.SimpleQueue()
         self._stop = False
@@ -55,17 +56,19 @@ class ServedSim:
         self.error: BaseException | None = None
         self.sim: Any = None
         # The sim is made, run and closed on one thread: the game log's SQLite connection belongs to it.
-        self.thread = threading.Thread(target=self._run, args=(tmp, game, dice_images), daemon=True)
+        self.thread = threading.Thread(target=self._run, args=(tmp, game, dice_images, setup),
+                                       daemon=True)
         self.thread.start()
         self._ready.wait(30)
         if self.sim is None:
             raise RuntimeError(f"the sim did not start: {self.error!r}")
 
-    def _run(self, tmp: Path, game: str, dice_images: Path | None) -> None:
+    def _run(self, tmp: Path, game: str, dice_images: Path | None, setup: Path | None) -> None:
         from device.sim import Sim
 
         try:
-            self.sim = Sim(game, db=tmp / "sim.sqlite", out=self.out, web="127.0.0.1:0", dice_images=dice_images)
+            self.sim = Sim(game, db=tmp / "sim.sqlite", out=self.out, web="127.0.0.1:0", dice_images=dice_images,
+                           setup=setup)
             self.sim.step()
         except BaseException as exc:  # noqa: BLE001 - reported by __init__
             self.error = exc

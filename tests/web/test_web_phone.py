@@ -1,0 +1,86 @@
+"""The web page as a phone at the table sees it: a 390 × 844 (and 360 × 740) viewport, five players.
+Skipped, saying why, where chromium, chromium-driver or selenium is missing."""
+
+from __future__ import annotations
+
+import pytest
+from browser_helpers import ServedSim, browser, missing
+from test_web_browser import pair, wait_for
+
+why = missing()
+pytestmark = pytest.mark.skipif(why is not None, reason=f"no browser for the web tests: {why}")
+
+FIVE = """
+[scenario]
+pole = "Alice"
+
+[[players]]
+name = "Alice"
+[[players.vehicles]]
+id = "rust"
+name = "Rust Bucket"
+type = "buggy"
+
+[[players]]
+name = "Bob"
+[[players.vehicles]]
+id = "brick"
+name = "The Brick"
+type = "truck"
+
+[[players]]
+name = "Carla"
+[[players.vehicles]]
+id = "hearse"
+name = "Widowmaker"
+type = "car"
+
+[[players]]
+name = "Dmitri"
+[[players.vehicles]]
+id = "bus"
+name = "School's Out"
+type = "bus"
+
+[[players]]
+name = "Eve"
+[[players.vehicles]]
+id = "ice"
+name = "Ice Cream Van"
+type = "car"
+"""
+
+
+@pytest.fixture
+def served(tmp_path, monkeypatch):
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    setup = tmp_path / "five.toml"
+    setup.write_text(FIVE, encoding="utf-8")
+    s = ServedSim(tmp_path, setup=setup)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def phone(tmp_path):
+    d = browser(tmp_path / "profile")
+    d.set_window_size(390, 844)
+    yield d
+    d.quit()
+
+
+def in_view(driver, element_id: str) -> bool:
+    return bool(driver.execute_script(
+        "var r = document.getElementById(arguments[0]).getBoundingClientRect();"
+        "return r.top >= 0 && r.bottom <= window.innerHeight && r.height > 0;", element_id))
+
+
+def test_the_buttons_stay_in_reach_with_five_screens(served, phone):
+    """Five mirrored screens fill two phone screens' height: the panel's buttons were below all of them, so
+    a player pressing OK could not see their own screen change."""
+    pair(phone, served)
+    wait_for(lambda: len(phone.find_elements("css selector", "img.oled")) == 5, what="five screens")
+    for y in (0, 600):
+        phone.execute_script("window.scrollTo(0, arguments[0])", y)
+        for button in ("btn-select", "btn-ok", "btn-back", "btn-next"):
+            assert in_view(phone, button), f"{button} is out of reach at scroll {y}"
