@@ -17,7 +17,7 @@ def esc(value: Any) -> str:
 
 
 CSS = """
-body{font-family:system-ui,sans-serif;margin:0;background:#111;color:#eee;font-size:16px}
+body{font-family:system-ui,sans-serif;margin:0;overflow-wrap:break-word;background:#111;color:#eee;font-size:16px}
 nav{background:#222;padding:.5em;display:flex;gap:1em;flex-wrap:wrap}
 a{color:#9cf}nav a{color:#9cf;text-decoration:none}nav a.on{color:#fff;font-weight:bold}
 main{padding:.6em;max-width:1100px}
@@ -30,7 +30,10 @@ img.oled{image-rendering:pixelated;image-rendering:crisp-edges;width:384px;max-w
  display:grid;grid-template-columns:repeat(12,1fr);gap:.3em}
 .buttons button{font-size:1em;padding:.55em .1em;grid-column:span 3;touch-action:manipulation}
 .buttons button.hold{font-size:.85em;grid-column:span 4}
-table{border-collapse:collapse}td,th{border:1px solid #444;padding:.25em .4em}
+table{border-collapse:collapse;display:block;overflow-x:auto;max-width:100%}
+td,th{border:1px solid #444;padding:.25em .4em}#check td{overflow-wrap:anywhere}
+#chart tr>th:first-child{position:sticky;left:0;background:#111}
+code{overflow-wrap:anywhere}
 .undone{text-decoration:line-through;color:#888}.refused{color:#f88}
 select{background:#222;color:#eee}textarea{width:100%;height:22em;background:#1a1a1a;color:#eee}
 .ok{color:#8f8}.fail{color:#f88}.warn{color:#fc6}.skip{color:#aaa}

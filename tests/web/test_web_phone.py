@@ -84,3 +84,14 @@ def test_the_buttons_stay_in_reach_with_five_screens(served, phone):
         phone.execute_script("window.scrollTo(0, arguments[0])", y)
         for button in ("btn-select", "btn-ok", "btn-back", "btn-next"):
             assert in_view(phone, button), f"{button} is out of reach at scroll {y}"
+
+
+def test_no_page_is_wider_than_the_phone(served, phone):
+    """The Gaslands chart (961 px), the check table (a data path as one word, 520 px) and the games table
+    (590 px) made the whole page pan sideways at 390 px, the nav and the text with it."""
+    pair(phone, served)
+    for page in ("", "log", "setup", "rules", "calibrate", "teach", "check", f"log/{served.sim.game_id}"):
+        phone.get(served.url + page)
+        wide = phone.execute_script("return [document.documentElement.scrollWidth, "
+                                    "document.documentElement.clientWidth]")
+        assert wide[0] <= wide[1], f"/{page} is {wide[0]} px wide in a {wide[1]} px phone"
