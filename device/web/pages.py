@@ -29,6 +29,7 @@ img.oled{image-rendering:pixelated;image-rendering:crisp-edges;width:384px;max-w
 .buttons{position:sticky;bottom:0;z-index:1;background:#111;border-top:1px solid #333;padding:.3em 0;
  display:grid;grid-template-columns:repeat(12,1fr);gap:.3em}
 .buttons button{font-size:1em;padding:.55em .1em;grid-column:span 3;touch-action:manipulation}
+.buttons .link{grid-column:1/-1;margin:0}
 .buttons button.hold{font-size:.85em;grid-column:span 4}
 table{border-collapse:collapse;display:block;overflow-x:auto;max-width:100%}
 td,th{border:1px solid #444;padding:.25em .4em}#check td{overflow-wrap:anywhere}
@@ -44,7 +45,15 @@ select{background:#222;color:#eee}textarea{width:100%;height:22em;background:#1a
 
 LIVE_JS = """
 (function(){
+  var link = document.getElementById('link');
+  function tell(text){ if (link) { link.textContent = text; link.hidden = !text; } }
   var es = new EventSource('/events');
+  es.onerror = function(){
+    tell(es.readyState === EventSource.CLOSED
+      ? 'The live view stopped (the Pitboard restarted, or this phone is no longer paired): reload the page.'
+      : 'Reconnecting to the Pitboard\u2026 (the screens shown may be old)');
+  };
+  es.onopen = function(){ tell(''); };
   es.addEventListener('snapshot', function(ev){
     var s = JSON.parse(ev.data);
     document.body.dataset.version = s.version;
@@ -83,7 +92,14 @@ LIVE_JS = """
       if (b.value.indexOf(':long') > 0) body.set('long', '1');
       body.set('csrf', f.querySelector('[name=csrf]').value);
       fetch('/press', {method: 'POST', body: body, credentials: 'same-origin',
-                       headers: {'X-CSRF-Token': f.querySelector('[name=csrf]').value}});
+                       headers: {'X-CSRF-Token': f.querySelector('[name=csrf]').value}})
+        .then(function(r){
+          if (r.ok) { if (es.readyState === EventSource.OPEN) tell(''); return; }
+          return r.text().then(function(t){ tell(b.textContent + ' was not pressed: ' + t); });
+        })
+        .catch(function(){
+          tell(b.textContent + ' did not reach the Pitboard: is this phone on the same network as the Pitboard? Press again.');
+        });
     });
   });
 })();
@@ -139,7 +155,8 @@ def live_page(snap: Snapshot, csrf: str, *, camera: int | None, game: str) -> st
             f'<p class="refusal" id="refusal">{"Last refusal: " + esc(snap.refusal) if snap.refusal else ""}</p>'
             f'<p class="warn" id="notices">{esc(" · ".join(snap.notices))}</p>'
             f'<div class="screens">{screens}</div>'
-            f'<form class="press buttons" method="post" action="/press">{csrf_field(csrf)}{buttons}</form>'
+            f'<form class="press buttons" method="post" action="/press">{csrf_field(csrf)}'
+            f'<p class="refusal link" id="link" role="status" hidden></p>{buttons}</form>'
             f"<h2>Last commands</h2><ul id=commands>{commands}</ul>{cam}")
     return layout(f"Live: {game}", body, here="/", script=True)
 

@@ -95,3 +95,19 @@ def test_no_page_is_wider_than_the_phone(served, phone):
         wide = phone.execute_script("return [document.documentElement.scrollWidth, "
                                     "document.documentElement.clientWidth]")
         assert wide[0] <= wide[1], f"/{page} is {wide[0]} px wide in a {wide[1]} px phone"
+
+
+def test_a_press_that_does_not_arrive_says_so(served, phone):
+    """After the Pitboard restarted (sessions live in memory), a tap on OK was refused with 401 and the page
+    said nothing: the tap simply did nothing, and the mirror stood still without a word."""
+    from selenium.webdriver.common.by import By
+
+    pair(phone, served)
+    wait_for(lambda: phone.execute_script("return document.body.dataset.version") is not None, what="the stream")
+    assert not phone.find_element(By.ID, "link").text
+    served.sim.web.pairing.sessions.clear()  # as after a restart: this phone's session is gone
+    phone.find_element(By.ID, "btn-ok").click()
+    wait_for(lambda: "not paired" in phone.find_element(By.ID, "link").text, what="the refused press told")
+    assert in_view(phone, "link")
+    served.sim.web.hub.close()  # the stream ends; the browser's reconnection is refused (not paired)
+    wait_for(lambda: "reload" in phone.find_element(By.ID, "link").text, what="the lost live view told")
