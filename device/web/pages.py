@@ -213,6 +213,7 @@ def setup_page(game: str, games: Sequence[str], text: str, csrf: str, message: s
              "<span class=skip>(starting a game from the page: not wired for this host; save the file as the "
              "config's [game] setup and restart)</span>")
     once_field = f'<input type="hidden" name="once" value="{esc(once)}">' if once else ""
+    once_field += f'<input type="hidden" name="shown" value="{esc(game)}">'  # the game the box's text is for
     body = (f"<p>Players in seating order (clockwise), their vehicles, the scenario: the same TOML as "
             f"<code>pitboard play {esc(game)} --setup FILE</code>, checked by the game's own rules.</p>{msg}"
             f'<form method=post action=/setup>{csrf_field(csrf)}{once_field}<label>Game <select name=game id=game>'

@@ -391,8 +391,18 @@ def create_app(ctx: WebContext) -> Starlette:
                               f"{', '.join(game_names())} (choose one in the list)", status=400)
         if action == "example":
             return setup_html(session, game, example_setup(game))
+        # The list was changed but the box still holds the other game's text (choosing in the list changes
+        # nothing in the box): its untouched example is swapped for this game's; a table typed is kept.
+        shown = form.get("shown", game)
+        other = shown != game and shown in game_names()
+        if other and text.strip() == example_setup(shown).strip():
+            return setup_html(session, game, example_setup(game), f"the box held the {shown} example: here is the "
+                              f"{game} example instead; edit it, then press Check", status=400)
         options, message = check_setup(game, text, ctx.chart_path)
         if options is None:
+            if other:
+                message += (f" (the box still holds the {shown} setup; for a {game} one, press Example, which "
+                            "replaces what is in the box)")
             return setup_html(session, game, text, message, status=400)
         if action == "start":
             if ctx.new_game is None:
