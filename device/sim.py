@@ -458,8 +458,9 @@ class Sim:
 
     def _web_new_game(self, game: str, options: Any) -> str:
         """The page's "Start this game": begun on the loop's thread at its next step."""
-        if game != self.game:
-            return (f"this sim plays {self.game}: quit it and start `pitboard sim {game} --web ...` to play {game}")
+        if game != self.game:  # a refusal (ValueError): the page says it as one, and nothing begins
+            raise ValueError(f"this sim plays {self.game}: quit it and start `pitboard sim {game} --web ...` to "
+                             f"play {game}")
         assert self.web is not None
         self.web.hub.call_in_loop(lambda: self.begin(options))
         return f"a new {game} game begins now (the unfinished one stays in the log)"

@@ -51,7 +51,8 @@ class WebContext:
     store_path: Path | None
     chart_path: Path
     pairing: Pairing = field(default_factory=Pairing)
-    #: Start a new game on the loop's thread: ``(game, options) -> message`` (None: this host cannot).
+    #: Start a new game on the loop's thread: ``(game, options) -> message``, ValueError saying why it will
+    #: not (another game than the host plays); None: this host cannot.
     new_game: NewGame | None = None
     #: The ``check`` lines (device.cli_device.CheckLine) for the check page.
     check: Callable[[], Sequence[Any]] | None = None
@@ -413,7 +414,10 @@ def create_app(ctx: WebContext) -> Starlette:
                 return setup_html(session, game, text, "this form has begun its game already (it was sent twice: "
                                   "a double tap, or the page reloaded); that game is on the Live page. To begin "
                                   "another one, press Start this game again", status=409)
-            result = ctx.new_game(game, options)
+            try:
+                result = ctx.new_game(game, options)
+            except ValueError as exc:  # this host does not begin that game: nothing began, the form stays usable
+                return setup_html(session, game, text, str(exc), status=400)
             if once:
                 begun.append(once)
             return setup_html(session, game, text, result, ok=True)

@@ -238,7 +238,8 @@ def test_a_new_game_from_the_page_begins_in_the_sim_on_its_loop(tmp_path):
         sim.step()
         first = sim.game_id
         options = tomllib.loads(sim.module.EXAMPLE_SETUP)
-        assert "quit it" in sim._web_new_game("space_race", options)
+        with pytest.raises(ValueError, match="quit it"):  # said on the page as a refusal
+            sim._web_new_game("space_race", options)
         assert "begins now" in sim._web_new_game("gaslands", options)
         assert sim.game_id == first  # nothing happens off the loop's thread
         sim.step()

@@ -4,6 +4,7 @@ this host does not play."""
 from __future__ import annotations
 
 import html as html_lib
+import io
 import re
 
 import pytest
@@ -81,3 +82,38 @@ def test_start_from_an_untouched_other_games_example_begins_nothing(tmp_path, mo
     finally:
         t.close()
 
+
+def test_a_game_the_host_cannot_start_is_said_as_a_refusal(tmp_path, monkeypatch):
+    """Seen in `pitboard sim gaslands --web`: New game, thunder_road, Example, Start this game answered in
+    green (the class of success) 'this sim plays gaslands: quit it and start ...', and the form's token
+    was spent as if a game had begun."""
+    from device.sim import Sim
+
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    sim = Sim("gaslands", db=tmp_path / "sim.sqlite", out=io.StringIO())
+    try:
+        with pytest.raises(ValueError, match="this sim plays gaslands"):
+            sim._web_new_game("thunder_road", {})
+    finally:
+        sim.close()
+
+    def new_game(game, options):
+        raise ValueError(f"this sim plays gaslands: quit it and start `pitboard sim {game} --web ...`")
+
+    (tmp_path / "t").mkdir()
+    t = Table(tmp_path / "t", new_game=new_game)
+    try:
+        client, token = paired_client(t)
+        from games import game_package
+
+        example = game_package("thunder_road").EXAMPLE_SETUP
+        form = {"csrf": token, "once": "abc", "game": "thunder_road", "shown": "thunder_road", "action": "start",
+                "setup": example}
+        r = client.post("/setup", data=form)
+        assert r.status_code == 400
+        kind, text = said(r.text)
+        assert kind == "fail" and "this sim plays gaslands" in text
+        again = client.post("/setup", data=form)  # not 'sent twice': nothing had begun
+        assert again.status_code == 400 and "sent twice" not in said(again.text)[1]
+    finally:
+        t.close()
