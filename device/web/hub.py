@@ -47,7 +47,7 @@ class Snapshot:
     status: str | None
     refusal: str | None
     notices: tuple[str, ...]
-    commands: tuple[tuple[str, str, bool, str], ...]  # (source, command JSON, accepted, reason)
+    commands: tuple[tuple[str, str, bool, str], ...]  # (source, command in words, accepted, reason)
     t: float
 
     def to_json(self) -> dict[str, Any]:
@@ -189,7 +189,9 @@ def snapshot_of(app: Any, screens: dict[str, bytes], version: int, players: Sequ
     prompt = app.prompt()
     refused = [a for a in app.history if not a.outcome.accepted]
     refusal = refused[-1].outcome.reason or "refused" if refused else None  # the last, shown or not
-    commands = tuple((a.source, _compact(a.command.to_json()), a.outcome.accepted, a.outcome.reason or "")
+    from device.web.timeline import command_words
+
+    commands = tuple((a.source, command_words(a.command), a.outcome.accepted, a.outcome.reason or "")
                      for a in app.history[-HISTORY_KEPT:])
     notices = tuple(n.text if not n.player or n.text.startswith(str(n.player)) else f"{n.player}: {n.text}"
                     for n in app.notices)
@@ -197,8 +199,3 @@ def snapshot_of(app: Any, screens: dict[str, bytes], version: int, players: Sequ
     return Snapshot(version, ordered, prompt.text, prompt.player, app.status_text(), refusal, notices, commands,
                     time.perf_counter())
 
-
-def _compact(obj: dict[str, Any]) -> str:
-    import json
-
-    return json.dumps(obj, separators=(", ", ": "), default=str)

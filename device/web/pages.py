@@ -70,7 +70,7 @@ LIVE_JS = """
       ul.innerHTML = '';
       s.commands.slice().reverse().slice(0, 10).forEach(function(c){
         var li = document.createElement('li');
-        li.textContent = '[' + c.source + '] ' + c.command + (c.accepted ? '' : ' -> REFUSED: ' + c.reason);
+        li.textContent = '[' + c.source + '] ' + c.command + (c.accepted ? '' : ' \\u2014 refused: ' + c.reason);
         if (!c.accepted) li.className = 'refused';
         ul.appendChild(li);
       });
@@ -145,7 +145,7 @@ def live_page(snap: Snapshot, csrf: str, *, camera: int | None, game: str) -> st
                                    ("select:long", "◀ SELECT (hold)"), ("back:long", "BACK (hold)"),
                                    ("next:long", "NEXT (hold): legend")))
     commands = "".join(
-        f'<li class="{"" if a else "refused"}">[{esc(s)}] {esc(c)}{"" if a else " -> REFUSED: " + esc(r)}</li>'
+        f'<li class="{"" if a else "refused"}">[{esc(s)}] {esc(c)}{"" if a else " — refused: " + esc(r)}</li>'
         for s, c, a, r in list(snap.commands)[::-1][:10])
     src = f' src="/camera.jpg?f={camera}"' if camera is not None else " hidden"
     cam = (f'<h2>Camera</h2><img class="cam" id="camera" alt="the camera\'s latest frame"{src}>'

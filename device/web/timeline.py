@@ -100,6 +100,21 @@ def describe(event: Event) -> str:
     return text if len(text) <= 160 else text[:159] + "…"
 
 
+def command_words(command: Any) -> str:
+    """A command as the live page's list says it: its type and values in words, a key the type already
+    names left out ("choose template: turn, hand left", not the JSON a player cannot read)."""
+    data = dict(command.to_json()) if hasattr(command, "to_json") else dict(command)
+    kind = str(data.pop("type", "command"))
+    name = kind.replace("_", " ")
+    parts = []
+    for key, value in data.items():
+        words = _value(value).replace("_", " ")
+        label = str(key).replace("_", " ")
+        parts.append(words if label in name else f"{label} {words}")
+    text = f"{name}: {', '.join(parts)}" if parts else name
+    return text if len(text) <= 160 else text[:159] + "…"
+
+
 def fold_until(game: Any, records: Sequence[Record], decision: int | None = None) -> Any:
     """The state after ``decision`` (None: after the whole log), folding the prefix as the match does."""
     stack: list[tuple[int, Any]] = []
