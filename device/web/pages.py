@@ -105,6 +105,15 @@ LIVE_JS = """
 })();
 """
 
+#: The games as their boxes name them (the program's ids, "thunder_road", stay in addresses and files).
+TITLES = {"gaslands": "Gaslands: Refuelled", "thunder_road": "Thunder Road: Vendetta",
+          "space_race": "Twilight Struggle Space Race", "grand_tour": "Flamme Rouge Grand Tour"}
+
+
+def title_of(game: str) -> str:
+    return TITLES.get(str(game), str(game))
+
+
 NAV = (("/", "Live"), ("/log", "Game log"), ("/setup", "New game"), ("/rules", "Rule facts"),
        ("/calibrate", "Calibrate"), ("/teach", "Teach"), ("/check", "Check"))
 
@@ -158,12 +167,12 @@ def live_page(snap: Snapshot, csrf: str, *, camera: int | None, game: str) -> st
             f'<form class="press buttons" method="post" action="/press">{csrf_field(csrf)}'
             f'<p class="refusal link" id="link" role="status" hidden></p>{buttons}</form>'
             f"<h2>Last commands</h2><ul id=commands>{commands}</ul>{cam}")
-    return layout(f"Live: {game}", body, here="/", script=True)
+    return layout(f"Live: {title_of(game)}", body, here="/", script=True)
 
 
 def games_page(games: Sequence[Any], where: str) -> str:
     rows = "".join(
-        f'<tr><td><a href="/log/{g.id}">game {g.id}</a></td><td>{esc(g.game)}</td><td>{esc(g.created)}</td>'
+        f'<tr><td><a href="/log/{g.id}">game {g.id}</a></td><td>{esc(title_of(g.game))}</td><td>{esc(g.created)}</td>'
         f'<td>{"finished" if g.finished else "playing"}</td><td>{g.events}</td>'
         f'<td><a href="/log/{g.id}/events.jsonl">JSON lines</a> · <a href="/log/{g.id}/events.csv">CSV</a></td></tr>'
         for g in reversed(games))
@@ -189,7 +198,7 @@ def timeline_page(game_id: int, tl: Any, refusals: Sequence[tuple[str, str]]) ->
     body = (f'<p><a href="/log/{game_id}/events.jsonl">export JSON lines</a> · '
             f'<a href="/log/{game_id}/events.csv">export CSV</a> · each # shows the dashboards after that step</p>'
             f'<div id="timeline">{"".join(parts)}</div>{refused}')
-    return layout(f"Game {game_id}: {tl.game}", body, here="/log")
+    return layout(f"Game {game_id}: {title_of(tl.game)}", body, here="/log")
 
 
 def replay_page(game_id: int, decision: int, entry: Any, players: Sequence[str], last: int) -> str:
@@ -207,7 +216,8 @@ def replay_page(game_id: int, decision: int, entry: Any, players: Sequence[str],
 def setup_page(game: str, games: Sequence[str], text: str, csrf: str, message: str = "", ok: bool = False,
                can_start: bool = True, once: str = "") -> str:
     """The set-up form; ``once``: this form's own token, so that the same form sent twice begins one game."""
-    opts = "".join(f'<option{" selected" if g == game else ""}>{esc(g)}</option>' for g in games)
+    opts = "".join(f'<option value="{esc(g)}"{" selected" if g == game else ""}>{esc(title_of(g))}</option>'
+                   for g in games)
     msg = f'<p class="{"ok" if ok else "fail"}" id="setup-message">{esc(message)}</p>' if message else ""
     start = ('<button type=submit name=action value=start id=start>Start this game</button>' if can_start else
              "<span class=skip>(starting a game from the page: not wired for this host; save the file as the "

@@ -39,3 +39,16 @@ def test_the_last_commands_are_in_words_not_json(table):
     assert "choose template: hairpin, hand left — refused: " in listed
     event = table.web.hub.snapshot.to_json()["commands"]
     assert event[0]["command"] == "choose template: turn, hand left"
+
+
+def test_the_games_are_called_by_their_names_not_their_ids(table):
+    """Seen at 390 px: 'Live: thunder_road', 'Live: grand_tour' as the page's heading, 'thunder_road' in the
+    game log and the New game list: the program's ids, not the names on the boxes."""
+    client, _ = paired_client(table)
+    assert "<h1>Live: Gaslands: Refuelled</h1>" in client.get("/", headers=HTML).text
+    setup = client.get("/setup", headers=HTML).text
+    assert '<option value="thunder_road">Thunder Road: Vendetta</option>' in setup
+    assert '<option value="gaslands" selected>Gaslands: Refuelled</option>' in setup
+    assert "<td>Gaslands: Refuelled</td>" in client.get("/log", headers=HTML).text
+    assert f"<h1>Game {table.game_id}: Gaslands: Refuelled</h1>" in client.get(f"/log/{table.game_id}",
+                                                                               headers=HTML).text

@@ -209,7 +209,7 @@ def test_pitboard_run_serves_the_page_when_web_is_enabled(tmp_path, monkeypatch)
         pair_token = re.search(r'value="([^"]+)"', client.get("/pair").text).group(1)
         live = client.post("/pair", data={"csrf": pair_token, "code": web.code}, follow_redirects=True)
         csrf = re.search(r'name="csrf" value="([^"]+)"', live.text).group(1)
-        assert "Live: gaslands" in live.text
+        assert "Live: Gaslands: Refuelled" in live.text
         status = web.hub.snapshot.status
         assert client.post("/press", data={"button": "ok"}, headers={"x-csrf-token": csrf}).status_code == 204
         deadline = time.monotonic() + 10
