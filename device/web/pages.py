@@ -114,13 +114,36 @@ def title_of(game: str) -> str:
     return TITLES.get(str(game), str(game))
 
 
+#: The New game page's script: what is typed in the box is kept by the phone (sessionStorage, per game) and
+#: put back when the page comes again without a result (a reload, New game again after Live): typing a
+#: table on a phone, a reload or a swapped-out tab lost it.  The box as the server sent it replaces the
+#: draft whenever it holds something else on purpose (Example, a check's result).
+SETUP_JS = """
+(function(){
+  var box = document.getElementById('setup');
+  if (!box || !window.sessionStorage) return;
+  var key = 'pitboard-setup-' + box.dataset.game;
+  var draft = null;
+  try { draft = sessionStorage.getItem(key); } catch (e) {}
+  if (box.dataset.restore === '1' && draft !== null && draft !== box.value) {
+    box.value = draft;
+    var note = document.getElementById('draft-note');
+    if (note) note.hidden = false;
+  }
+  function keep(){ try { sessionStorage.setItem(key, box.value); } catch (e) {} }
+  keep();
+  box.addEventListener('input', keep);
+})();
+"""
+
 NAV = (("/", "Live"), ("/log", "Game log"), ("/setup", "New game"), ("/rules", "Rule facts"),
        ("/calibrate", "Calibrate"), ("/teach", "Teach"), ("/check", "Check"))
 
 
-def layout(title: str, body: str, *, here: str = "", script: bool = False, nav: bool = True) -> str:
+def layout(title: str, body: str, *, here: str = "", script: bool | str = False, nav: bool = True) -> str:
     links = "".join(f'<a href="{h}"{" class=on" if h == here else ""}>{esc(t)}</a>' for h, t in NAV) if nav else ""
-    js = '<script src="/static/live.js" defer></script>' if script else ""
+    name = script if isinstance(script, str) else "live.js"
+    js = f'<script src="/static/{name}" defer></script>' if script else ""
     return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width,initial-scale=1">'
             f"<title>{esc(title)} · Pitboard</title><link rel=stylesheet href=/static/style.css>{js}</head>"
@@ -214,8 +237,10 @@ def replay_page(game_id: int, decision: int, entry: Any, players: Sequence[str],
 
 
 def setup_page(game: str, games: Sequence[str], text: str, csrf: str, message: str = "", ok: bool = False,
-               can_start: bool = True, once: str = "") -> str:
-    """The set-up form; ``once``: this form's own token, so that the same form sent twice begins one game."""
+               can_start: bool = True, once: str = "", restore: bool = False) -> str:
+    """The set-up form; ``once``: this form's own token, so that the same form sent twice begins one game;
+    ``restore``: the box holds only the example (the page asked for plainly), so the phone may put back what
+    was being typed in it (SETUP_JS)."""
     opts = "".join(f'<option value="{esc(g)}"{" selected" if g == game else ""}>{esc(title_of(g))}</option>'
                    for g in games)
     msg = f'<p class="{"ok" if ok else "fail"}" id="setup-message">{esc(message)}</p>' if message else ""
@@ -227,10 +252,12 @@ def setup_page(game: str, games: Sequence[str], text: str, csrf: str, message: s
     body = (f"<p>Players in seating order (clockwise), their vehicles, the scenario: the same TOML as "
             f"<code>pitboard play {esc(game)} --setup FILE</code>, checked by the game's own rules.</p>{msg}"
             f'<form method=post action=/setup>{csrf_field(csrf)}{once_field}<label>Game <select name=game id=game>'
-            f"{opts}</select></label> <button type=submit name=action value=example>Example</button>"
-            f'<textarea name=setup id=setup spellcheck=false>{esc(text)}</textarea>'
+            f"{opts}</select></label> <button type=submit name=action value=example id=example>Example</button>"
+            f'<p class=warn id=draft-note hidden>Your unsent typing is back (kept by this phone); Example starts '
+            f'again from the example.</p><textarea name=setup id=setup spellcheck=false data-game="{esc(game)}"'
+            f'{" data-restore=1" if restore else ""}>{esc(text)}</textarea>'
             f"<button type=submit name=action value=check id=check>Check</button> {start}</form>")
-    return layout("New game", body, here="/setup")
+    return layout("New game", body, here="/setup", script="setup.js")
 
 
 def chart_page(chart: dict[str, list[str]], saved: dict[str, list[str]], statuses: Sequence[str], gear: int,

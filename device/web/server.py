@@ -365,12 +365,12 @@ def create_app(ctx: WebContext) -> Starlette:
     begun: deque[str] = deque(maxlen=64)
 
     def setup_html(session: Session, game: str, text: str, message: str = "", *, ok: bool = False,
-                   status: int = 200, can_start: bool | None = None) -> Response:
+                   status: int = 200, can_start: bool | None = None, restore: bool = False) -> Response:
         from device.web.setup import game_names
 
         start = ctx.new_game is not None if can_start is None else can_start
         return html(pages.setup_page(game, game_names(), text, session.csrf, message, ok=ok, can_start=start,
-                                     once=secrets.token_urlsafe(12)), status)
+                                     once=secrets.token_urlsafe(12), restore=restore), status)
 
     async def setup_get(request: Request, session: Session, form: dict[str, str]) -> Response:
         from device.web.setup import example_setup, game_names
@@ -379,7 +379,7 @@ def create_app(ctx: WebContext) -> Starlette:
         if game not in game_names():
             return setup_html(session, ctx.game, example_setup(ctx.game), f"{game!r} is not a game; games are "
                               f"{', '.join(game_names())} (choose one in the list)", status=404)
-        return setup_html(session, game, example_setup(game))
+        return setup_html(session, game, example_setup(game), restore=True)
 
     async def setup_post(request: Request, session: Session, form: dict[str, str]) -> Response:
         from device.web.setup import check_setup, example_setup, game_names
@@ -678,10 +678,11 @@ def create_app(ctx: WebContext) -> Starlette:
         name = request.path_params["name"]
         if name == "style.css":
             return Response(pages.CSS, media_type="text/css", headers={"Cache-Control": "max-age=3600"})
-        if name == "live.js":
+        if name in ("live.js", "setup.js"):
             if _session(ctx, request) is None:
                 return PlainTextResponse("not paired", status_code=401)
-            return Response(pages.LIVE_JS, media_type="text/javascript", headers={"Cache-Control": "max-age=3600"})
+            script = pages.LIVE_JS if name == "live.js" else pages.SETUP_JS
+            return Response(script, media_type="text/javascript", headers={"Cache-Control": "max-age=3600"})
         return PlainTextResponse("not found", status_code=404)
 
     routes = [

@@ -111,3 +111,27 @@ def test_a_press_that_does_not_arrive_says_so(served, phone):
     assert in_view(phone, "link")
     served.sim.web.hub.close()  # the stream ends; the browser's reconnection is refused (not paired)
     wait_for(lambda: "reload" in phone.find_element(By.ID, "link").text, what="the lost live view told")
+
+
+def test_a_setup_being_typed_survives_a_reload(served, phone):
+    """Typed a table on the New game page, the phone reloaded it (pulled down, or the tab was swapped out):
+    the box was back to the example and the typing lost. After Check, going back to it from the live page
+    gave Chrome's 'Confirm Form Resubmission', and New game again showed the example."""
+    from selenium.webdriver.common.by import By
+
+    pair(phone, served)
+    phone.get(served.url + "setup")
+    phone.find_element(By.ID, "setup").send_keys("\n# my table XYZ\n")
+    phone.refresh()
+    wait_for(lambda: "XYZ" in phone.find_element(By.ID, "setup").get_attribute("value"), what="the typing back")
+    assert "kept by this phone" in phone.find_element(By.ID, "draft-note").text
+    phone.find_element(By.ID, "check").click()
+    wait_for(lambda: phone.find_elements(By.ID, "setup-message"), what="the check")
+    phone.get(served.url)
+    phone.get(served.url + "setup")  # New game again
+    wait_for(lambda: "XYZ" in phone.find_element(By.ID, "setup").get_attribute("value"), what="the checked text")
+    phone.find_element(By.ID, "example").click()  # Example: starts again from the example, kept as such
+    wait_for(lambda: "XYZ" not in phone.find_element(By.ID, "setup").get_attribute("value"), what="the example")
+    phone.refresh()
+    wait_for(lambda: phone.find_element(By.ID, "setup").get_attribute("value").strip(), what="the box")
+    assert "XYZ" not in phone.find_element(By.ID, "setup").get_attribute("value")
