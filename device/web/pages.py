@@ -114,6 +114,22 @@ def title_of(game: str) -> str:
     return TITLES.get(str(game), str(game))
 
 
+def spoken(key: Any) -> str:
+    """A file's key as the rulebook says it: "not_permitted" is "not permitted"."""
+    return str(key).replace("_", " ")
+
+
+def template_title(key: Any) -> str:
+    """A Gaslands template as the rulebook names it: "short_straight" is "Short Straight"."""
+    return spoken(key).title()
+
+
+def options(keys: Sequence[Any], selected: Any, label: Any = spoken) -> str:
+    """``<option>``s sending the key, showing it in words."""
+    return "".join(f'<option value="{esc(k)}"{" selected" if k == selected else ""}>{esc(label(k))}</option>'
+                   for k in keys)
+
+
 #: The New game page's script: what is typed in the box is kept by the phone (sessionStorage, per game) and
 #: put back when the page comes again without a result (a reload, New game again after Live): typing a
 #: table on a phone, a reload or a swapped-out tab lost it.  The box as the server sent it replaces the
@@ -267,13 +283,13 @@ def chart_page(chart: dict[str, list[str]], saved: dict[str, list[str]], statuse
     for name, row in chart.items():
         cells = []
         for g, cell in enumerate(row, start=1):
-            opts = "".join(f'<option{" selected" if s == cell else ""}>{esc(s)}</option>' for s in statuses)
+            opts = options(statuses, cell)
             cells.append(f'<td class="{esc(cell)}"><select name="{esc(name)}.{g}" id="cell-{esc(name)}-{g}">{opts}'
                          f"</select></td>")
         mark = " *" if name in saved else ""
-        rows.append(f"<tr><th>{esc(name)}{mark}</th>{''.join(cells)}</tr>")
-    vrows = "".join(f'<tr><td>{esc(n)}</td><td class="{esc(v)}" id="verdict-{esc(n)}">{esc(v)}</td></tr>'
-                    for n, v in verdicts)
+        rows.append(f"<tr><th>{esc(template_title(name))}{mark}</th>{''.join(cells)}</tr>")
+    vrows = "".join(f'<tr><td>{esc(template_title(n))}</td><td class="{esc(v)}" id="verdict-{esc(n)}">'
+                    f"{esc(spoken(v))}</td></tr>" for n, v in verdicts)
     gears = "".join(f'<option{" selected" if g == gear else ""}>{g}</option>' for g in range(1, 7))
     msg = f'<p class="ok" id="chart-message">{esc(message)}</p>' if message else ""
     body = (f"<h2>Gaslands: the permitted-gears chart</h2><p>Cells marked <i>unknown</i> are never flagged; fill them "
@@ -292,7 +308,7 @@ def fire_section(faces: Sequence[dict[str, Any]], effects: Sequence[str], csrf: 
     rows = []
     for f in faces:
         label = str(f.get("label", ""))
-        opts = "".join(f'<option{" selected" if e == f.get("effect") else ""}>{esc(e)}</option>' for e in effects)
+        opts = options(effects, f.get("effect"))
         rows.append(f'<tr><th>{esc(label)}</th><td class="{esc(f.get("effect"))}"><select name="{esc(label)}.effect" '
                     f'id="fire-{esc(label)}-effect">{opts}</select></td><td><input name="{esc(label)}.moves" '
                     f'id="fire-{esc(label)}-moves" type=number min=0 max=12 value="{int(f.get("moves", 0) or 0)}">'
@@ -353,7 +369,7 @@ def template_section(csrf: str, names: Sequence[str], *, frame: int | None, cali
     if frame is None or not calibrated:
         why = "the camera" if frame is None else "a calibration (the Calibrate page)"
         return f"{head}{msg}<p class=skip>Teaching a template from the live camera needs {why}.</p>"
-    opts = "".join(f'<option{" selected" if n == name else ""}>{esc(n)}</option>' for n in names)
+    opts = options(names, name, template_title)
     return (f"{head}{msg}<p>Lay the template alone on the mat, its end squarely against the FRONT of one tagged "
             f"car, turning right; nothing else on the mat.</p><form method=post action=/teach/template>"
             f"{csrf_field(csrf)}<label>template <select name=template id=template>{opts}</select></label> "
@@ -401,7 +417,7 @@ def facts_section(game: str, values: Sequence[tuple[Any, str]], cards: Sequence[
         out = []
         for c in cards:
             cid = esc(c.get("id"))
-            opts = "".join(f'<option{" selected" if t == c.get("timing") else ""}>{esc(t)}</option>' for t in timings)
+            opts = options(timings, c.get("timing"))
             out.append(f'<tr><th>{cid}</th><td><input name="card.{cid}.name" id="card-{cid}-name" '
                        f'value="{esc(c.get("name"))}" size=16></td><td class="{esc(c.get("timing"))}">'
                        f'<select name="card.{cid}.timing" id="card-{cid}-timing">{opts}</select></td>'

@@ -52,3 +52,21 @@ def test_the_games_are_called_by_their_names_not_their_ids(table):
     assert "<td>Gaslands: Refuelled</td>" in client.get("/log", headers=HTML).text
     assert f"<h1>Game {table.game_id}: Gaslands: Refuelled</h1>" in client.get(f"/log/{table.game_id}",
                                                                                headers=HTML).text
+
+
+def test_the_chart_and_the_teach_page_use_the_rulebooks_words(table):
+    """Seen on /rules and /teach at 390 px: rows 'short_straight', 'medium_straight', cells 'not_permitted',
+    a template list of 'short_straight' ...: the file's keys. The rulebook says Short Straight, not
+    permitted. The forms still send the keys."""
+    client, _ = paired_client(table)
+    rules = client.get("/rules", headers=HTML).text
+    assert "<th>Short Straight</th>" in rules and "short_straight<" not in rules
+    assert '<option value="not_permitted">not permitted</option>' in rules
+    assert 'name="short_straight.1"' in rules  # the form's field names are the chart's keys
+    assert '<option value="once_per_stage">once per stage</option>' in rules
+    verdicts = re.search(r"<table id=verdicts>(.*?)</table>", rules, re.S).group(1)
+    assert "<td>Medium Straight</td>" in verdicts and "_" not in re.sub(r'id="[^"]*"|class="[^"]*"', "", verdicts)
+    from device.web.pages import template_section
+
+    teach = template_section("x", ["short_straight", "hairpin"], frame=1, calibrated=True)
+    assert '<option value="short_straight">Short Straight</option>' in teach
