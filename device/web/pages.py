@@ -83,10 +83,18 @@ LIVE_JS = """
     }
   });
   if (cam) setInterval(function(){ if (!cam.hidden) cam.src = '/camera.jpg?t=' + Date.now(); }, 1000);
+  // OK, BACK and NEXT decide (BACK at the top undoes): a second tap before the screen has answered the
+  // first (a double tap) is dropped, so it acts once; SELECT only moves the cursor and stays quick.
+  var waitUntil = 0, waitVersion = null;
   document.querySelectorAll('form.press').forEach(function(f){
     f.addEventListener('submit', function(e){
       e.preventDefault();
       var b = e.submitter || f.querySelector('button');
+      if (/^(ok|back|next)/.test(b.value)) {
+        var now = Date.now();
+        if (now < waitUntil && document.body.dataset.version === waitVersion) return;
+        waitUntil = now + 700; waitVersion = document.body.dataset.version;
+      }
       var body = new URLSearchParams();
       body.set('button', b.value.split(':')[0]);
       if (b.value.indexOf(':long') > 0) body.set('long', '1');

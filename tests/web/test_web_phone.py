@@ -135,3 +135,25 @@ def test_a_setup_being_typed_survives_a_reload(served, phone):
     phone.refresh()
     wait_for(lambda: phone.find_element(By.ID, "setup").get_attribute("value").strip(), what="the box")
     assert "XYZ" not in phone.find_element(By.ID, "setup").get_attribute("value")
+
+
+def test_a_double_tap_on_ok_or_back_acts_once(served, phone):
+    """Seen at 390 px: two quick taps on OK over 'Turn' opened the Turn list and took its first choice, Left:
+    a template chosen by a phone's double-tap habit (and two BACKs undo two decisions). OK, BACK and NEXT
+    now wait for the screen to answer (or 0.7 s) before another press; SELECT stays quick."""
+    pair(phone, served)
+    wait_for(lambda: phone.execute_script("return document.body.dataset.version") is not None, what="the stream")
+    hub = served.sim.web.hub
+    sent: list[tuple[str, bool]] = []
+    press = hub.press
+    hub.press = lambda button, long=False: (sent.append((button, long)), press(button, long))[1]
+    phone.execute_script("var b = document.getElementById('btn-select'); b.click(); b.click();")
+    wait_for(lambda: len(sent) == 2, what="two SELECTs")
+    phone.execute_script("var b = document.getElementById('btn-ok'); b.click(); b.click();")
+    wait_for(lambda: len(sent) >= 3, what="the OK")
+    import time
+
+    time.sleep(1.0)
+    assert sent == [("select", False), ("select", False), ("ok", False)]
+    phone.find_element("id", "btn-back").click()  # a later, separate tap is a press again
+    wait_for(lambda: len(sent) == 4, what="the BACK")
