@@ -178,10 +178,12 @@ def csrf_field(token: str) -> str:
     return f'<input type="hidden" name="csrf" value="{esc(token)}">'
 
 
-def pair_page(token: str, message: str = "") -> str:
+def pair_page(token: str, message: str = "", first: str | None = None) -> str:
+    """``first``: player 1's name, whose screen shows the code."""
     msg = f'<p class="refusal" id="pair-message">{esc(message)}</p>' if message else ""
-    body = (f"<p>Type the six-digit code shown on player 1's screen (the terminal prints it under "
-            f"<code>pitboard sim</code>).</p>{msg}"
+    where = f"{esc(first)}'s screen (player 1)" if first else "player 1's screen"
+    body = (f"<p>Type the six-digit code shown on {where}. It is new each time the Pitboard starts "
+            f"(<code>pitboard sim</code> prints it too).</p>{msg}"
             f'<form method="post" action="/pair">{csrf_field(token)}'
             f'<input name="code" id="code" inputmode="numeric" autocomplete="one-time-code" maxlength="12" '
             f'autofocus> <button type="submit" id="pair">Pair</button></form>')

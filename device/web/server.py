@@ -165,11 +165,16 @@ def create_app(ctx: WebContext) -> Starlette:
         return wrapped
 
     # -- pairing --------------------------------------------------------------------------------
+    def _first_player() -> str | None:
+        """Player 1's name, from the snapshot the loop published (screens in seating order)."""
+        screens = hub.snapshot.screens
+        return screens[0][0] if screens else None
+
     async def pair_get(request: Request) -> Response:
         token = request.cookies.get(PAIR_COOKIE) or secrets.token_urlsafe(24)
         if ctx.on_pair_page is not None:
             ctx.on_pair_page()
-        resp = html(pages.pair_page(token))
+        resp = html(pages.pair_page(token, first=_first_player()))
         resp.set_cookie(PAIR_COOKIE, token, httponly=True, samesite="strict", max_age=3600)
         return resp
 
@@ -186,7 +191,10 @@ def create_app(ctx: WebContext) -> Starlette:
         session, message = ctx.pairing.pair(client_of(request), form.get("code", ""))
         if session is None:
             status = 429 if message.startswith("too many") else 403
-            return html(pages.pair_page(cookie, message), status)
+            first = _first_player()
+            if first:
+                message = message.replace("player 1's screen", f"{first}'s screen")
+            return html(pages.pair_page(cookie, message, first=first), status)
         resp = RedirectResponse("/", status_code=303)
         resp.set_cookie(SESSION_COOKIE, session.id, httponly=True, samesite="strict", path="/")
         resp.delete_cookie(PAIR_COOKIE)

@@ -54,7 +54,7 @@ def test_a_wrong_code_is_refused_with_what_to_do(table):
     wrong = "000000" if table.web.code != "000000" else "111111"
     r = client.post("/pair", data={"csrf": token, "code": wrong})
     assert r.status_code == 403
-    assert "player 1's screen" in r.text
+    assert "type the six digits shown on Alice&#x27;s screen" in r.text  # player 1, by name
     assert client.get("/", headers=HTML, follow_redirects=False).status_code == 303
 
 

@@ -70,3 +70,15 @@ def test_the_chart_and_the_teach_page_use_the_rulebooks_words(table):
 
     teach = template_section("x", ["short_straight", "hairpin"], frame=1, calibrated=True)
     assert '<option value="short_straight">Short Straight</option>' in teach
+
+
+def test_the_pairing_page_names_the_screen_the_code_is_on(table):
+    """Seen on a phone: 'Type the six-digit code shown on player 1's screen (the terminal prints it under
+    pitboard sim)': nobody at the table is called player 1, and at the table there is no terminal."""
+    from starlette.testclient import TestClient
+
+    from device.web.server import create_app
+
+    page = TestClient(create_app(table.web.ctx)).get("/pair", headers=HTML).text
+    assert "shown on Alice's screen" in html_lib.unescape(page)
+    assert "the terminal prints it under" not in page
