@@ -11,7 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +36,8 @@ class Entry:
     undone: bool = False
     undo_of: tuple[int, ...] = ()
     types: tuple[str, ...] = ()
+    #: The car's name ("Rust Bucket") where the log names it; ``vehicle`` stays the setup's id (the CSV's).
+    vehicle_name: str | None = None
 
     @property
     def heading(self) -> str:
@@ -46,7 +48,7 @@ class Entry:
     @property
     def activation(self) -> str:
         who = self.player or "the table"
-        return f"{who} · {self.vehicle}" if self.vehicle else who
+        return f"{who} · {self.vehicle_name or self.vehicle}" if self.vehicle else who
 
 
 @dataclass
@@ -87,15 +89,35 @@ def _value(v: Any) -> str:
     return str(v)
 
 
-def describe(event: Event) -> str:
-    """One event in words: its type and its data, short (the first event's rule tables are left out)."""
+def vehicle_names(records: Iterable[Record]) -> dict[str, str]:
+    """The cars' names by their setup ids ("rust" is "Rust Bucket"), from the events that list the vehicles."""
+    names: dict[str, str] = {}
+    for r in records:
+        vehicles = r.event.data.get("vehicles") if isinstance(r.event.data, Mapping) else None
+        if isinstance(vehicles, list):
+            for v in vehicles:
+                if isinstance(v, Mapping) and isinstance(v.get("id"), str) and v.get("name"):
+                    names.setdefault(v["id"], str(v["name"]))
+    return names
+
+
+def describe(event: Event, vehicles: Mapping[str, str] | None = None) -> str:
+    """One event in words: its type and its data, short (the first event's rule tables are left out); keys and
+    values in words ("touch move no", "short straight"), a car by its name (``vehicles``: id → name)."""
     name = event.type.replace("_", " ")
     data = dict(event.data)
     if event.type == "game_started":
         players = data.get("players")
         names = [p.get("name") for p in players if isinstance(p, dict)] if isinstance(players, list) else []
         return f"{name}: {', '.join(str(n) for n in names if n)}" if names else name
-    parts = [f"{k} {_value(v)}" for k, v in data.items() if not isinstance(v, dict)]
+    cars = vehicles or {}
+
+    def said(key: str, v: Any) -> str:
+        if isinstance(v, str) and ("vehicle" in key or key in ("target", "other")) and v in cars:
+            return cars[v]
+        return _value(v).replace("_", " ")
+
+    parts = [f"{k.replace('_', ' ')} {said(k, v)}" for k, v in data.items() if not isinstance(v, dict)]
     text = f"{name}: {', '.join(parts)}" if parts else name
     return text if len(text) <= 160 else text[:159] + "…"
 
@@ -140,6 +162,7 @@ def timeline(game: Any, records: Sequence[Record]) -> Timeline:
     out = Timeline(str(getattr(game, "name", "")))
     stack: list[tuple[int, Any]] = []
     by_decision: dict[int, Entry] = {}
+    cars = vehicle_names(records)
     for group in _decisions(records):
         d = group[0].decision
         seqs = tuple(r.seq for r in group)
@@ -158,7 +181,8 @@ def timeline(game: Any, records: Sequence[Record]) -> Timeline:
                                      prompt.player if prompt else None, prompt.vehicle if prompt else None,
                                      prompt.step if prompt else "",
                                      f"undo: took back decision{plural} {', '.join(map(str, targets))}",
-                                     undo_of=targets, types=types))
+                                     undo_of=targets, types=types,
+                                     vehicle_name=cars.get(prompt.vehicle) if prompt and prompt.vehicle else None))
             continue
         prompt = game.prompt(state) if state is not None else None
         new = state
@@ -169,8 +193,9 @@ def timeline(game: Any, records: Sequence[Record]) -> Timeline:
         entry = Entry(d, seqs, getattr(state, "round", None) if state is not None else None,
                       getattr(state, "phase", None) if state is not None else None,
                       prompt.player if prompt else None, prompt.vehicle if prompt else None,
-                      prompt.step if prompt else "start", "; ".join(describe(r.event) for r in group),
-                      refused=refused, types=types)
+                      prompt.step if prompt else "start", "; ".join(describe(r.event, cars) for r in group),
+                      refused=refused, types=types,
+                      vehicle_name=cars.get(prompt.vehicle) if prompt and prompt.vehicle else None)
         by_decision[d] = entry
         out.entries.append(entry)
     return out

@@ -136,7 +136,7 @@ def test_the_timeline_groups_by_round_and_activation_and_marks_undone(table):
     client, _ = paired_client(table)
     _play_a_little(table)
     page = client.get(f"/log/{table.game_id}", headers=HTML).text
-    assert "Round 1 · gear phase 1" in page and "Alice · rust" in page
+    assert "Round 1 · gear phase 1" in page and "Alice · Rust Bucket" in page
     assert "template chosen" in page and "(undone)" in page and "undo: took back decision" in page
     assert "game " in client.get("/log", headers=HTML).text
 

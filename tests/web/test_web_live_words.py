@@ -82,3 +82,18 @@ def test_the_pairing_page_names_the_screen_the_code_is_on(table):
     page = TestClient(create_app(table.web.ctx)).get("/pair", headers=HTML).text
     assert "shown on Alice's screen" in html_lib.unescape(page)
     assert "the terminal prints it under" not in page
+
+
+def test_the_timeline_names_the_cars_as_their_owners_do(table):
+    """Seen on /log/5 at 390 px: 'Alice · rust' as the heading of Alice's activation and 'template chosen:
+    edge front, hand left, status unknown, template short_straight, touch_move no, vehicle rust': the
+    setup's ids and the file's keys. The table calls that car Rust Bucket."""
+    from games.core import Command
+
+    client, _ = paired_client(table)
+    table.app.apply(Command("choose_template", {"template": "short_straight", "hand": "left"}))
+    table.step()
+    page = html_lib.unescape(client.get(f"/log/{table.game_id}", headers=HTML).text)
+    assert "<h3>Alice · Rust Bucket</h3>" in page and "Alice · rust<" not in page
+    assert "template short straight" in page and "touch move no" in page and "vehicle Rust Bucket" in page
+    assert "short_straight" not in page
