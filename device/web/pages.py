@@ -23,6 +23,7 @@ a{color:#9cf}nav a{color:#9cf;text-decoration:none}nav a.on{color:#fff;font-weig
 main{padding:.6em;max-width:1100px}
 .screens{display:flex;flex-wrap:wrap;gap:.8em}
 figure{margin:0}figcaption{font-size:.9em;color:#aaa}
+figure.active img.oled{border-color:#fc6}figure.active figcaption{color:#fc6;font-weight:bold}
 img.oled{image-rendering:pixelated;image-rendering:crisp-edges;width:384px;max-width:100%;height:auto;
  background:#000;border:2px solid #333;display:block}
 .prompt{font-size:1.1em;margin:.6em 0}.refusal{color:#f88}.status{color:#cc8}
@@ -60,6 +61,12 @@ LIVE_JS = """
     s.screens.forEach(function(sc, i){
       var img = document.getElementById('screen-' + i);
       if (img) { img.src = 'data:image/png;base64,' + sc.png; img.dataset.version = s.version; }
+    });
+    document.querySelectorAll('figure[data-player]').forEach(function(fig){
+      var on = fig.dataset.player === s.player;
+      fig.classList.toggle('active', on);
+      var cap = fig.querySelector('figcaption');
+      if (cap) cap.textContent = fig.dataset.player + (on ? ' \\u00b7 to act' : '');
     });
     document.getElementById('prompt').textContent = s.prompt;
     document.getElementById('status').textContent = s.status || '';
@@ -190,11 +197,17 @@ def pair_page(token: str, message: str = "", first: str | None = None) -> str:
     return layout("Pair this browser", body, nav=False)
 
 
+#: After the caption of the player whose step it is (the live script sets the same).
+TO_ACT = " · to act"
+
+
 def live_page(snap: Snapshot, csrf: str, *, camera: int | None, game: str) -> str:
     screens = "".join(
-        f'<figure><img class="oled" id="screen-{i}" alt="{esc(p)}\'s screen" width="128" height="64" '
+        f'<figure data-player="{esc(p)}"{" class=active" if p == snap.prompt_player else ""}>'
+        f'<img class="oled" id="screen-{i}" alt="{esc(p)}\'s screen" width="128" height="64" '
         f'data-version="{snap.version}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
-        f"<figcaption>{esc(p)}</figcaption></figure>" for i, (p, png) in enumerate(snap.screens))
+        f"<figcaption>{esc(p)}{TO_ACT if p == snap.prompt_player else ''}</figcaption></figure>"
+        for i, (p, png) in enumerate(snap.screens))
     # The four buttons in one row, the held ones below: a bar kept at the foot of the phone's screen
     # (with four or five screens mirrored, buttons after the last one were two screens' height away).
     buttons = "".join(f'<button type="submit" name="button" value="{v}" id="btn-{v.replace(":", "-")}"'

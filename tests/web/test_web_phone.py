@@ -157,3 +157,22 @@ def test_a_double_tap_on_ok_or_back_acts_once(served, phone):
     assert sent == [("select", False), ("select", False), ("ok", False)]
     phone.find_element("id", "btn-back").click()  # a later, separate tap is a press again
     wait_for(lambda: len(sent) == 4, what="the BACK")
+
+
+def test_the_screen_of_the_player_to_act_is_marked(served, phone):
+    """Five mirrored screens in identical frames, the names in small grey under them: on a phone, whose
+    step it is had to be read from the prompt line at the top, scrolled away. The active player's screen
+    is framed and captioned, and the mark follows the game."""
+    from selenium.webdriver.common.by import By
+
+    pair(phone, served)
+    wait_for(lambda: phone.execute_script("return document.body.dataset.version") is not None, what="the stream")
+    marked = phone.find_elements(By.CSS_SELECTOR, "figure.active")
+    assert [f.get_attribute("data-player") for f in marked] == ["Alice"]
+    assert "to act" in marked[0].find_element(By.TAG_NAME, "figcaption").text
+    hub = served.sim.web.hub
+    from dataclasses import replace
+
+    hub.publish(replace(hub.snapshot, version=hub.snapshot.version + 1, prompt_player="Carla"))
+    wait_for(lambda: [f.get_attribute("data-player") for f in phone.find_elements(By.CSS_SELECTOR, "figure.active")]
+             == ["Carla"], what="the mark to move to Carla")
