@@ -18,7 +18,7 @@ def esc(value: Any) -> str:
 
 CSS = """
 body{font-family:system-ui,sans-serif;margin:0;overflow-wrap:break-word;background:#111;color:#eee;font-size:16px}
-nav{background:#222;padding:.5em;display:flex;gap:1em;flex-wrap:wrap}
+nav{background:#222;padding:.5em;display:flex;gap:0 1em;flex-wrap:wrap;align-items:center}
 a{color:#9cf}nav a{color:#9cf;text-decoration:none}nav a.on{color:#fff;font-weight:bold}
 main{padding:.6em;max-width:1100px}
 .screens{display:flex;flex-wrap:wrap;gap:.8em}
@@ -37,7 +37,9 @@ td,th{border:1px solid #444;padding:.25em .4em}#check td{overflow-wrap:anywhere}
 #chart tr>th:first-child{position:sticky;left:0;background:#111}
 code{overflow-wrap:anywhere}
 .undone{text-decoration:line-through;color:#888}.refused{color:#f88}
-select{background:#222;color:#eee}textarea{width:100%;height:22em;background:#1a1a1a;color:#eee}
+select{background:#222;color:#eee}
+input,select,textarea,button{font-size:16px}button{padding:.4em .9em}input,button{min-height:44px}
+select{min-height:40px}nav a{padding:.3em 0}textarea{width:100%;height:22em;background:#1a1a1a;color:#eee}
 .ok{color:#8f8}.fail{color:#f88}.warn{color:#fc6}.skip{color:#aaa}
 .cam{max-width:100%;border:1px solid #444}
 .trivial{background:#264}.permitted{background:#245}.hazardous{background:#a60}.not_permitted{background:#822}

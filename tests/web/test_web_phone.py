@@ -176,3 +176,23 @@ def test_the_screen_of_the_player_to_act_is_marked(served, phone):
     hub.publish(replace(hub.snapshot, version=hub.snapshot.version + 1, prompt_player="Carla"))
     wait_for(lambda: [f.get_attribute("data-player") for f in phone.find_elements(By.CSS_SELECTOR, "figure.active")]
              == ["Carla"], what="the mark to move to Carla")
+
+
+def test_form_controls_are_thumb_sized_and_do_not_zoom_the_page(served, phone):
+    """Measured at 390 px: 'Pair', 'Check', 'Start this game', 'Example' 20-21 px high (a thumb needs about
+    44), and the code box, the setup box and the fields at 13.3 px: iOS Safari zooms the page into any field
+    under 16 px when it is touched, and leaves it zoomed."""
+    def controls(selector: str) -> list[tuple[str, float, float]]:
+        return phone.execute_script(
+            "return Array.from(document.querySelectorAll(arguments[0])).filter(e => e.offsetParent !== null)"
+            ".map(e => [e.id || e.name || e.tagName, e.getBoundingClientRect().height,"
+            " parseFloat(getComputedStyle(e).fontSize)]);", selector)
+
+    phone.get(served.url)
+    small = [c for c in controls("input:not([type=hidden]), button") if c[1] < 44 or c[2] < 16]
+    assert not small, f"/pair: {small}"
+    pair(phone, served)
+    for page in ("setup", "calibrate", "teach"):
+        phone.get(served.url + page)
+        small = [c for c in controls("input:not([type=hidden]), button, textarea, select") if c[1] < 40 or c[2] < 16]
+        assert not small, f"/{page}: {small}"
