@@ -196,3 +196,16 @@ def test_form_controls_are_thumb_sized_and_do_not_zoom_the_page(served, phone):
         phone.get(served.url + page)
         small = [c for c in controls("input:not([type=hidden]), button, textarea, select") if c[1] < 40 or c[2] < 16]
         assert not small, f"/{page}: {small}"
+
+
+def test_the_setup_box_keeps_each_toml_line_a_line(served, phone):
+    """Seen at 390 px: the example's 'pole = "Alice"   # who starts with pole position' wrapped, so 'who
+    starts with pole position' began a line of its own, like a key without '='; '"clockwise_each_round",
+    "never"' likewise. The box keeps lines whole and scrolls sideways."""
+    from selenium.webdriver.common.by import By
+
+    pair(phone, served)
+    phone.get(served.url + "setup")
+    box = phone.find_element(By.ID, "setup")
+    assert box.get_attribute("wrap") == "off"
+    assert phone.execute_script("var b = arguments[0]; return b.scrollWidth > b.clientWidth;", box)
