@@ -187,8 +187,9 @@ class WebButtons:
 def snapshot_of(app: Any, screens: dict[str, bytes], version: int, players: Sequence[str]) -> Snapshot:
     """The live page's content from the app, on the loop's thread."""
     prompt = app.prompt()
-    refused = [a for a in app.history if not a.outcome.accepted]
-    refusal = refused[-1].outcome.reason or "refused" if refused else None  # the last, shown or not
+    # The refusal stands until a command is taken, as on the sender's screen (the list below keeps it).
+    last = app.history[-1] if app.history else None
+    refusal = (last.outcome.reason or "refused") if last is not None and not last.outcome.accepted else None
     from device.web.timeline import command_words
 
     commands = tuple((a.source, command_words(a.command), a.outcome.accepted, a.outcome.reason or "")

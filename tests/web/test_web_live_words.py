@@ -97,3 +97,22 @@ def test_the_timeline_names_the_cars_as_their_owners_do(table):
     assert "<h3>Alice · Rust Bucket</h3>" in page and "Alice · rust<" not in page
     assert "template short straight" in page and "touch move no" in page and "vehicle Rust Bucket" in page
     assert "short_straight" not in page
+
+
+def test_a_refusal_is_shown_until_a_command_is_taken(table):
+    """Seen on the live page: after a refused template, the red 'Last refusal: touch-move: ...' stayed at
+    the top while the game went on (template placed, dice rolled), as if each new step were refused too.
+    The OLED shows a refusal until the next press; the page now until a command is taken (the list of last
+    commands keeps it)."""
+    from games.core import Command
+
+    client, _ = paired_client(table)
+    table.app.apply(Command("choose_template", {"template": "turn", "hand": "left"}))
+    table.app.apply(Command("choose_template", {"template": "hairpin", "hand": "left"}))
+    table.step()
+    assert "touch-move" in (table.web.hub.snapshot.refusal or "")
+    table.app.apply(Command("place_template"))
+    table.step()
+    assert table.web.hub.snapshot.refusal is None
+    page = client.get("/", headers=HTML).text
+    assert "Last refusal" not in page and "refused: touch-move" in html_lib.unescape(page)
