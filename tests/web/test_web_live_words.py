@@ -116,3 +116,18 @@ def test_a_refusal_is_shown_until_a_command_is_taken(table):
     assert table.web.hub.snapshot.refusal is None
     page = client.get("/", headers=HTML).text
     assert "Last refusal" not in page and "refused: touch-move" in html_lib.unescape(page)
+
+
+def test_the_replays_step_links_have_no_stray_separator(table):
+    """Seen on /log/5/at/0 at 390 px: '· timeline · step 1 ▶', a separator before nothing; the last step
+    ended in one after nothing."""
+    from games.core import Command
+
+    client, _ = paired_client(table)
+    table.app.apply(Command("choose_template", {"template": "turn", "hand": "left"}))
+    table.step()
+    first = client.get(f"/log/{table.game_id}/at/0", headers=HTML).text
+    last = client.get(f"/log/{table.game_id}/at/1", headers=HTML).text
+    for page in (first, last):
+        links = re.search(r"<main><h1>[^<]*</h1><p>(.*?)</p>", page, re.S).group(1)
+        assert not links.startswith("·") and not links.rstrip().endswith("·"), links
