@@ -59,6 +59,12 @@ LIVE_JS = """
   es.onopen = function(){ tell(''); };
   es.addEventListener('snapshot', function(ev){
     var s = JSON.parse(ev.data);
+    // Another game began (from another phone, or at the table): other players, other screens. The page
+    // is drawn again for them rather than leaving the old players' frames and names in place.
+    var shown = Array.prototype.map.call(document.querySelectorAll('figure[data-player]'),
+                                         function(f){ return f.dataset.player; }).join('\\n');
+    var playing = s.screens.map(function(sc){ return sc.player; }).join('\\n');
+    if (s.screens.length && shown !== playing) { es.close(); location.reload(); return; }
     document.body.dataset.version = s.version;
     s.screens.forEach(function(sc, i){
       var img = document.getElementById('screen-' + i);

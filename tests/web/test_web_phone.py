@@ -209,3 +209,21 @@ def test_the_setup_box_keeps_each_toml_line_a_line(served, phone):
     box = phone.find_element(By.ID, "setup")
     assert box.get_attribute("wrap") == "off"
     assert phone.execute_script("var b = arguments[0]; return b.scrollWidth > b.clientWidth;", box)
+
+
+def test_another_phone_starting_a_new_game_redraws_this_ones_screens(served, phone):
+    """Two phones: one watches the five-player game, the other starts the example game (Alice, Bob). The
+    watching phone's mirror took the two new screens into the first two frames and kept the other three
+    frames, with Carla's, Dmitri's and Eve's last pictures and names, as if they still played."""
+    import tomllib
+
+    from selenium.webdriver.common.by import By
+
+    pair(phone, served)
+    wait_for(lambda: len(phone.find_elements(By.CSS_SELECTOR, "img.oled")) == 5, what="five screens")
+    sim = served.sim
+    options = tomllib.loads(sim.module.EXAMPLE_SETUP)
+    sim.web.hub.call_in_loop(lambda: sim.begin(options))
+    served.keys("s")  # the loop runs a step (as it does on its own at the table)
+    wait_for(lambda: [f.get_attribute("data-player") for f in phone.find_elements(By.CSS_SELECTOR, "figure")]
+             == ["Alice", "Bob"], what="the new game's two screens only")
