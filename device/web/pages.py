@@ -38,7 +38,7 @@ td,th{border:1px solid #444;padding:.25em .4em}#check td{overflow-wrap:anywhere}
 code{overflow-wrap:anywhere}
 .undone{text-decoration:line-through;color:#888}.refused{color:#f88}
 select{background:#222;color:#eee}
-input,select,textarea,button{font-size:16px}button{padding:.4em .9em}input,button{min-height:44px}
+input,select,textarea,button{font-size:16px;max-width:100%;box-sizing:border-box}button{padding:.4em .9em}input,button{min-height:44px}
 select{min-height:40px}nav a{padding:.3em 0}textarea{width:100%;height:22em;background:#1a1a1a;color:#eee}
 .ok{color:#8f8}.fail{color:#f88}.warn{color:#fc6}.skip{color:#aaa}
 .cam{max-width:100%;border:1px solid #444}
@@ -426,7 +426,8 @@ def calibrate_page(csrf: str, *, frame: int | None, current: str, size: str = ""
         body = (f"{msg}<p>The four corner tags in view, nothing over them; or type the mat's four corners in "
                 f"pixels of the frame below (top-left, top-right, bottom-right, bottom-left). The same as "
                 f"<code>pitboard calibrate</code>, saved where it saves.</p>"
-                f'<img class=cam id=frame alt="the camera now" src="/calibrate/frame.jpg?f={frame}">'
+                f'<a href="/calibrate/frame.jpg?f={frame}"><img class=cam id=frame alt="the camera now" '
+                f'src="/calibrate/frame.jpg?f={frame}"></a>'
                 f"<p class=skip>{esc(size)}</p>"
                 f"<form method=post action=/calibrate>{csrf_field(csrf)}"
                 f'<label>mat (mm) <input name=mat id=mat value="{esc(mat)}" placeholder="800x450"></label> '

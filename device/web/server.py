@@ -623,7 +623,8 @@ def create_app(ctx: WebContext) -> Starlette:
         if cal is None:
             cal = await asyncio.to_thread(previous_calibration, ctx.calibration_path)
         current = summary(cal) if cal is not None else "not calibrated: the camera reads dice only"
-        size = (f"The frame is {shot.image.shape[1]}×{shot.image.shape[0]} pixels, shown at full size."
+        size = (f"The frame is {shot.image.shape[1]}×{shot.image.shape[0]} pixels; corners are counted in those "
+                "pixels, not in the picture drawn to fit this screen (tap it to open the frame at full size)."
                 if shot is not None else "")
         return html(pages.calibrate_page(session.csrf, frame=shot.index if shot else None, current=current,
                                          size=size, **kw), status)

@@ -227,3 +227,33 @@ def test_another_phone_starting_a_new_game_redraws_this_ones_screens(served, pho
     served.keys("s")  # the loop runs a step (as it does on its own at the table)
     wait_for(lambda: [f.get_attribute("data-player") for f in phone.find_elements(By.CSS_SELECTOR, "figure")]
              == ["Alice", "Bob"], what="the new game's two screens only")
+
+
+def test_the_calibrate_page_fits_a_small_phone_and_says_the_frame_is_scaled(tmp_path, monkeypatch, phone):
+    """Seen at 360 px with the camera on: the corners field (40 characters at 16 px) made the page 380 px
+    wide, and the page said 'The frame is 1280×720 pixels, shown at full size' over a frame drawn 320 px
+    wide: corners typed 'in pixels of the frame below' cannot be read off it."""
+    import cv2
+    import numpy as np
+    from selenium.webdriver.common.by import By
+
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    photos = tmp_path / "table"
+    photos.mkdir()
+    cv2.imwrite(str(photos / "table.png"), np.full((720, 1280, 3), 90, np.uint8))
+    served = ServedSim(tmp_path, dice_images=photos)
+    try:
+        phone.set_window_size(360, 740)
+        pair(phone, served)
+        served.keys("r")
+        wait_for(lambda: served.sim.web.hub.camera is not None and served.sim.web.hub.camera.image.shape[1] == 1280,
+                 what="the camera frame")
+        phone.get(served.url + "calibrate")
+        wait_for(lambda: phone.find_elements(By.ID, "points"), what="the corners field")
+        wide = phone.execute_script("return [document.documentElement.scrollWidth, "
+                                    "document.documentElement.clientWidth]")
+        assert wide[0] <= wide[1], f"/calibrate is {wide[0]} px wide in a {wide[1]} px phone"
+        text = phone.find_element(By.TAG_NAME, "main").text
+        assert "shown at full size" not in text and "1280×720" in text
+    finally:
+        served.close()
