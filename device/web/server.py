@@ -542,17 +542,37 @@ def create_app(ctx: WebContext) -> Starlette:
             return PlainTextResponse("that crop is gone: take it again", status_code=404)
         return Response(item.png, media_type="image/png")
 
+    async def _sent_again(store: Any, token: str) -> str | None:
+        """What the first confirmation of ``token`` said, waited for while it runs (a double tap sends the
+        second before the first has answered, and the phone shows the second's answer); None: not sent."""
+        if store is None:
+            return None
+        for _ in range(200):
+            known, message = store.done(token)
+            if not known:
+                return None
+            if message is not None:
+                return f"{message} (sent twice: done once)"
+            await asyncio.sleep(0.05)
+        return None
+
     async def teach_confirm(request: Request, session: Session, form: dict[str, str]) -> Response:
         from device.web.teach import teach
 
-        item = _crops().take(form.get("token", ""))
+        token = form.get("token", "")
+        item = _crops().take(token)
         if item is None:
+            again = await _sent_again(_crops(), token)
+            if again is not None:
+                return await _teach_page(session, message=again, ok=True)
             return await _teach_page(session, status=400, message="that crop is gone (confirmed already, or too "
                                      "old): take it again")
         try:
             library, message = await asyncio.to_thread(teach, item, ctx.faces_path)
         except ValueError as exc:
+            _crops().finish(token, None)
             return await _teach_page(session, status=400, die=item.die, face=item.face, message=str(exc))
+        _crops().finish(token, message)
         if ctx.on_library is not None:
             ctx.on_library(library)
         return await _teach_page(session, die=item.die, face=item.face, message=message, ok=True)
@@ -586,14 +606,20 @@ def create_app(ctx: WebContext) -> Starlette:
     async def teach_template_confirm(request: Request, session: Session, form: dict[str, str]) -> Response:
         from device.web.teach import save_outline
 
-        item = ctx.outlines.take(form.get("token", "")) if ctx.outlines is not None else None
+        token = form.get("token", "")
+        item = ctx.outlines.take(token) if ctx.outlines is not None else None
         if item is None:
+            again = await _sent_again(ctx.outlines, token)
+            if again is not None:
+                return await _teach_page(session, outline_message=again, outline_ok=True)
             return await _teach_page(session, outline_message="that outline is gone (added already, or too old): "
                                      "learn it again", status=400)
         try:
             message = await asyncio.to_thread(save_outline, item)
         except ValueError as exc:
+            ctx.outlines.finish(token, None)
             return await _teach_page(session, outline_message=str(exc), status=400)
+        ctx.outlines.finish(token, message)
         if ctx.on_outlines is not None:
             ctx.on_outlines()
         return await _teach_page(session, outline_message=message, outline_ok=True, name=item.shape.name)
@@ -670,18 +696,24 @@ def create_app(ctx: WebContext) -> Starlette:
     async def calibrate_confirm(request: Request, session: Session, form: dict[str, str]) -> Response:
         from device.web.calibrate import save
 
-        item = ctx.proposals.take(form.get("token", "")) if ctx.proposals is not None else None
+        token = form.get("token", "")
+        item = ctx.proposals.take(token) if ctx.proposals is not None else None
         if item is None:
+            again = await _sent_again(ctx.proposals, token)
+            if again is not None:
+                return await _calibrate_page(session, ok=True, message=again)
             return await _calibrate_page(session, status=400, message="that calibration is gone (saved already, or "
                                          "too old): calibrate again")
         try:
             path = await asyncio.to_thread(save, item.calibration, ctx.calibration_path)
         except ValueError as exc:
+            ctx.proposals.finish(token, None)
             return await _calibrate_page(session, status=500, message=str(exc))
         if ctx.on_calibration is not None:
             ctx.on_calibration(item.calibration)
-        return await _calibrate_page(session, ok=True, message=f"saved {path}: the table is read with it from the "
-                                     "next frame on")
+        message = f"saved {path}: the table is read with it from the next frame on"
+        ctx.proposals.finish(token, message)
+        return await _calibrate_page(session, ok=True, message=message)
 
     async def static(request: Request) -> Response:
         name = request.path_params["name"]

@@ -23,6 +23,9 @@ class Waiting(Generic[T]):
         self.kept, self.kept_s = kept, kept_s
         self._lock = threading.Lock()
         self._items: dict[str, T] = {}
+        #: What each recent confirmation said, by its token (None: being confirmed now): the same form sent
+        #: twice (a double tap) is answered with the first one's result, not "gone".
+        self._done: dict[str, str | None] = {}
 
     def put(self, item: T) -> str:
         """Keep ``item``; the token that fetches it."""
@@ -42,4 +45,23 @@ class Waiting(Generic[T]):
     def take(self, token: str) -> T | None:
         """The item, no longer kept (a confirmation uses it once)."""
         with self._lock:
-            return self._items.pop(token, None)
+            item = self._items.pop(token, None)
+            if item is not None:
+                self._done[token] = None
+                while len(self._done) > 64:
+                    self._done.pop(next(iter(self._done)))
+            return item
+
+    def finish(self, token: str, message: str | None) -> None:
+        """The confirmation of ``token`` said ``message`` (None: it failed, and a second try is told "gone")."""
+        with self._lock:
+            if message is None:
+                self._done.pop(token, None)
+            elif token in self._done:
+                self._done[token] = message
+
+    def done(self, token: str) -> tuple[bool, str | None]:
+        """``(True, message)`` for a token confirmed already, ``(True, None)`` while it is being confirmed,
+        ``(False, None)`` for a token never taken (or long ago)."""
+        with self._lock:
+            return token in self._done, self._done.get(token)

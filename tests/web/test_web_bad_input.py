@@ -208,3 +208,25 @@ def test_a_misspelt_die_is_pointed_out_before_it_is_taught(table, tmp_path):
     assert "new die" not in r.text
     r = client.post("/teach", data={"csrf": token, "die": "D6", "face": "1"})
     assert r.status_code == 400 and "without teaching" in r.text
+
+
+def test_a_confirmation_sent_twice_answers_with_what_the_first_did(table, tmp_path):
+    """A double tap on 'Add to the face library' (or 'Save this calibration'): the phone shows the answer
+    to the second post, which was the red 'that crop is gone (confirmed already, or too old): take it
+    again' although the face had just been taught: the owner took it again and taught it twice."""
+    client, token = paired_client(table)
+    with_camera(table)
+    table.web.ctx.faces_path = tmp_path / "faces.json"
+    r = client.post("/teach", data={"csrf": token, "die": "skid", "face": "SHIFT"})
+    crop = re.search(r'name=token value="([^"]+)"', r.text).group(1)
+    first = client.post("/teach/confirm", data={"csrf": token, "token": crop})
+    assert first.status_code == 200
+    said = message(first.text, "teach-message")
+    again = client.post("/teach/confirm", data={"csrf": token, "token": crop})
+    assert again.status_code == 200 and message(again.text, "teach-message").startswith(said)
+    assert "sent twice: done once" in again.text and 'class="ok" id="teach-message"' in again.text
+    from device.dice_library_files import load_library
+
+    assert len(load_library(tmp_path / "faces.json").examples["skid"]["SHIFT"]) == 1
+    never = client.post("/teach/confirm", data={"csrf": token, "token": "never-given"})
+    assert never.status_code == 400 and "take it again" in never.text

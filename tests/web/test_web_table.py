@@ -75,8 +75,10 @@ def test_calibrating_from_the_live_camera_is_drawn_then_saved_once_confirmed(tab
     assert table.app.reader.calibration is not None and table.app.reader.table_config is not None
     assert table.app.reader.table_config.car_tags == {10: "rust", 11: "brick"}  # the setup's cars
     assert table.app.reader.read_table(image) is not None  # the table is read now
-    again = client.post("/calibrate/confirm", data={"csrf": token, "token": preview_token})
-    assert again.status_code == 400 and "calibrate again" in again.text
+    again = client.post("/calibrate/confirm", data={"csrf": token, "token": preview_token})  # a double tap
+    assert again.status_code == 200 and "saved" in again.text and "sent twice: done once" in again.text
+    gone = client.post("/calibrate/confirm", data={"csrf": token, "token": "never-given"})
+    assert gone.status_code == 400 and "calibrate again" in gone.text
 
 
 def test_calibration_refusals_say_what_to_do(table):
