@@ -31,7 +31,7 @@ img.oled{image-rendering:pixelated;image-rendering:crisp-edges;width:384px;max-w
  display:grid;grid-template-columns:repeat(12,1fr);gap:.3em}
 .buttons button{font-size:1em;padding:.55em .1em;grid-column:span 3;touch-action:manipulation}
 .buttons .link{grid-column:1/-1;margin:0}
-.buttons button.hold{font-size:.85em;grid-column:span 4}
+.buttons button.hold{font-size:.8em;grid-column:span 3}
 table{border-collapse:collapse;display:block;overflow-x:auto;max-width:100%}
 td,th{border:1px solid #444;padding:.25em .4em}#check td{overflow-wrap:anywhere}
 #chart tr>th:first-child{position:sticky;left:0;background:#111}
@@ -221,8 +221,8 @@ def live_page(snap: Snapshot, csrf: str, *, camera: int | None, game: str) -> st
     buttons = "".join(f'<button type="submit" name="button" value="{v}" id="btn-{v.replace(":", "-")}"'
                       f'{" class=hold" if v.endswith(":long") else ""}>{esc(t)}</button>'
                       for v, t in (("select", "SELECT ▶"), ("ok", "OK"), ("back", "BACK"), ("next", "NEXT"),
-                                   ("select:long", "◀ SELECT (hold)"), ("back:long", "BACK (hold)"),
-                                   ("next:long", "NEXT (hold): legend")))
+                                   ("select:long", "◀ SELECT (hold)"), ("ok:long", "OK (hold): camera's tokens"),
+                                   ("back:long", "BACK (hold)"), ("next:long", "NEXT (hold): legend")))
     commands = "".join(
         f'<li class="{"" if a else "refused"}">[{esc(s)}] {esc(c)}{"" if a else " — refused: " + esc(r)}</li>'
         for s, c, a, r in list(snap.commands)[::-1][:10])

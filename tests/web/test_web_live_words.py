@@ -131,3 +131,17 @@ def test_the_replays_step_links_have_no_stray_separator(table):
     for page in (first, last):
         links = re.search(r"<main><h1>[^<]*</h1><p>(.*?)</p>", page, re.S).group(1)
         assert not links.startswith("·") and not links.rstrip().endswith("·"), links
+
+
+def test_the_page_has_every_press_the_panel_has(table):
+    """The panel's OK held adds the hazard tokens the camera counted beyond the log (README: 'OK ... hold:
+    add the hazard tokens the camera counted'); the page offered SELECT, BACK and NEXT held, not OK held."""
+    client, token = paired_client(table)
+    page = client.get("/", headers=HTML).text
+    for value in ("select", "ok", "back", "next", "select:long", "ok:long", "back:long", "next:long"):
+        assert f'value="{value}"' in page, value
+    sent = []
+    table.web.hub.press = lambda button, long=False: sent.append((button, long))
+    r = client.post("/press", data={"csrf": token, "button": "ok:long"}, follow_redirects=False)
+    assert r.status_code == 303
+    assert sent == [("ok", True)]
