@@ -97,7 +97,20 @@ LIVE_JS = """
       cam.hidden = false; document.getElementById('no-camera').hidden = true;
     }
   });
-  if (cam) setInterval(function(){ if (!cam.hidden) cam.src = '/camera.jpg?t=' + Date.now(); }, 1000);
+  if (cam) {
+    // The next frame once the last has arrived (or failed), at most one a second, none while the page is
+    // not looked at: on a slow link a frame takes longer than a second, and replacing it unfinished
+    // showed no frame ever (and kept the page loading).
+    var camBusy = !cam.hidden && !cam.complete;
+    var camDone = function(){ camBusy = false; };
+    cam.addEventListener('load', camDone);
+    cam.addEventListener('error', camDone);
+    setInterval(function(){
+      if (cam.hidden || camBusy || document.hidden) return;
+      camBusy = true;
+      cam.src = '/camera.jpg?t=' + Date.now();
+    }, 1000);
+  }
   // OK, BACK and NEXT decide (BACK at the top undoes): a second tap before the screen has answered the
   // first (a double tap) is dropped, so it acts once; SELECT only moves the cursor and stays quick.
   var waitUntil = 0, waitVersion = null;

@@ -257,3 +257,42 @@ def test_the_calibrate_page_fits_a_small_phone_and_says_the_frame_is_scaled(tmp_
         assert "shown at full size" not in text and "1280×720" in text
     finally:
         served.close()
+
+
+def test_the_camera_frame_arrives_on_a_slow_network(tmp_path, monkeypatch, phone):
+    """The live page asked for a new camera frame every second whatever became of the last one: where a
+    frame takes longer than a second to arrive (a phone at the far end of the Wi-Fi), each request was
+    replaced before it finished, so the camera never showed, and the Pi drew and encoded a frame a second
+    for nothing. The next frame is asked for once the last one has arrived."""
+    import time
+
+    import cv2
+    import numpy as np
+
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    photos = tmp_path / "table"
+    photos.mkdir()
+    cv2.imwrite(str(photos / "table.png"), np.full((480, 640, 3), 90, np.uint8))
+    served = ServedSim(tmp_path, dice_images=photos)
+    try:
+        view = served.sim.web.ctx.camera
+        drawn = []
+        jpeg = view.jpeg
+
+        def slow(shot):
+            drawn.append(time.monotonic())
+            time.sleep(1.6)  # a frame that takes longer than the page's second to arrive
+            return jpeg(shot)
+
+        view.jpeg = slow
+        phone.set_page_load_timeout(20)  # the page never finished loading before: fail, do not hang
+        pair(phone, served)
+        served.keys("r")
+        wait_for(lambda: phone.execute_script("var c = document.getElementById('camera');"
+                                              "return c && c.complete && c.naturalWidth > 0"), 12.0,
+                 what="a whole camera frame")
+        time.sleep(4.0)
+        span = drawn[-1] - drawn[0]
+        assert len(drawn) <= span / 1.6 + 2, f"{len(drawn)} frames drawn in {span:.1f} s"
+    finally:
+        served.close()
