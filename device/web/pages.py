@@ -298,13 +298,14 @@ def replay_page(game_id: int, decision: int, entry: Any, players: Sequence[str],
 
 
 def setup_page(game: str, games: Sequence[str], text: str, csrf: str, message: str = "", ok: bool = False,
-               can_start: bool = True, once: str = "", restore: bool = False) -> str:
+               can_start: bool = True, once: str = "", restore: bool = False, begun: bool = False) -> str:
     """The set-up form; ``once``: this form's own token, so that the same form sent twice begins one game;
     ``restore``: the box holds only the example (the page asked for plainly), so the phone may put back what
     was being typed in it (SETUP_JS)."""
     opts = "".join(f'<option value="{esc(g)}"{" selected" if g == game else ""}>{esc(title_of(g))}</option>'
                    for g in games)
-    msg = f'<p class="{"ok" if ok else "fail"}" id="setup-message">{esc(message)}</p>' if message else ""
+    live = ' <a href="/" id="to-live">Go to the Live page</a>' if begun else ""  # ``begun``: a game began
+    msg = f'<p class="{"ok" if ok else "fail"}" id="setup-message">{esc(message)}{live}</p>' if message else ""
     start = ('<button type=submit name=action value=start id=start>Start this game</button>' if can_start else
              "<span class=skip>(starting a game from the page: not wired for this host; save the file as the "
              "config's [game] setup and restart)</span>")

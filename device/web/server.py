@@ -373,12 +373,13 @@ def create_app(ctx: WebContext) -> Starlette:
     begun: deque[str] = deque(maxlen=64)
 
     def setup_html(session: Session, game: str, text: str, message: str = "", *, ok: bool = False,
-                   status: int = 200, can_start: bool | None = None, restore: bool = False) -> Response:
+                   status: int = 200, can_start: bool | None = None, restore: bool = False,
+                   begun_now: bool = False) -> Response:
         from device.web.setup import game_names
 
         start = ctx.new_game is not None if can_start is None else can_start
         return html(pages.setup_page(game, game_names(), text, session.csrf, message, ok=ok, can_start=start,
-                                     once=secrets.token_urlsafe(12), restore=restore), status)
+                                     once=secrets.token_urlsafe(12), restore=restore, begun=begun_now), status)
 
     async def setup_get(request: Request, session: Session, form: dict[str, str]) -> Response:
         from device.web.setup import example_setup, game_names
@@ -421,14 +422,14 @@ def create_app(ctx: WebContext) -> Starlette:
             if once and once in begun:
                 return setup_html(session, game, text, "this form has begun its game already (it was sent twice: "
                                   "a double tap, or the page reloaded); that game is on the Live page. To begin "
-                                  "another one, press Start this game again", status=409)
+                                  "another one, press Start this game again", status=409, begun_now=True)
             try:
                 result = ctx.new_game(game, options)
             except ValueError as exc:  # this host does not begin that game: nothing began, the form stays usable
                 return setup_html(session, game, text, str(exc), status=400)
             if once:
                 begun.append(once)
-            return setup_html(session, game, text, result, ok=True)
+            return setup_html(session, game, text, result, ok=True, begun_now=True)
         return setup_html(session, game, text, message, ok=True)
 
     async def rules_get(request: Request, session: Session, form: dict[str, str], message: str = "") -> Response:

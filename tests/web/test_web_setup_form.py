@@ -117,3 +117,20 @@ def test_a_game_the_host_cannot_start_is_said_as_a_refusal(tmp_path, monkeypatch
         assert again.status_code == 400 and "sent twice" not in said(again.text)[1]
     finally:
         t.close()
+
+
+def test_a_game_begun_from_the_page_leads_to_the_live_page(tmp_path, monkeypatch):
+    """After 'Start this game' the phone stayed on the form with 'a new gaslands game begins now': the owner
+    scrolled up for the nav (and the form, pressed again, says 'sent twice'). The answer links to Live;
+    a mere check does not."""
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    t = Table(tmp_path, new_game=lambda game, options: "a new gaslands game begins now")
+    try:
+        client, token = paired_client(t)
+        form = {"csrf": token, "game": "gaslands", "setup": t.module.EXAMPLE_SETUP}
+        checked = client.post("/setup", data={**form, "action": "check"}).text
+        assert 'id="to-live"' not in checked
+        begun = client.post("/setup", data={**form, "action": "start"}).text
+        assert re.search(r'id="setup-message">[^<]*begins now.*?<a href="/" id="to-live">', begun, re.S)
+    finally:
+        t.close()
