@@ -393,3 +393,19 @@ def pixel_text(
                         (gx + c * scale, y0 + r * scale, gx + (c + 1) * scale - 1, y0 + (r + 1) * scale - 1), fill=fill
                     )
     return pixel_text_width(text, scale)
+
+
+#: The banner title of each notice the app posts (``App.notify`` kinds; refusals are "refused"), for the
+#: dashboards that title a notice apart from its text.  An unknown kind is its words in capitals.
+NOTICE_TITLES = {"refused": "REFUSED", "camera_down": "CAMERA OFF", "camera_back": "CAMERA OK", "dice": "DICE",
+                 "vision": "CAMERA", "info": "INFO", "car_unseen": "CAR NOT SEEN", "hazard_mismatch": "HAZARDS",
+                 "files": "FILES", "screen": "SCREEN OFF", "store": "GAME LOG", "resumed": "RESUMED"}
+
+
+def notice_title(kind: str, text: str) -> tuple[str, str]:
+    """(the banner title of a notice of ``kind``, its text without the title it may begin with: "CAMERA OFF:
+    enter dice with the buttons" under CAMERA OFF is "enter dice with the buttons")."""
+    title = NOTICE_TITLES.get(kind, kind.replace("_", " ").upper())
+    if text.upper().startswith(title + ":"):
+        text = text[len(title) + 1:].strip()
+    return title, text

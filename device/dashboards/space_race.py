@@ -25,7 +25,8 @@ from __future__ import annotations
 
 from PIL import Image, ImageDraw
 
-from device.dashboards.common import OFF, ON, WIDTH, banner, canvas, drawable, fit_text, font, text_width
+from device.dashboards.common import (OFF, ON, WIDTH, banner, canvas, drawable, fit_text, font, notice_title,
+                                      text_width)
 from games.core import Alert
 from games.space_race.views import SideView
 
@@ -91,8 +92,6 @@ def track(draw: ImageDraw.ImageDraw, box: int, rival: int, *, top: int) -> None:
 
 #: alerts the rules raise (drawn as part of the screen); any other kind is an app notice, flashed.
 RULE_ALERTS = ("roll_die", "no_event")
-NOTICE_TITLES = {"refused": "REFUSED", "camera_down": "CAMERA OFF", "dice": "DICE", "vision": "CAMERA",
-                 "info": "INFO", "camera_back": "CAMERA OK"}
 
 
 def notice(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], alert: Alert, *, blink_on: bool) -> None:
@@ -102,9 +101,9 @@ def notice(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], alert: Ale
         return
     x0, y0, x1, y1 = box
     draw.rectangle(box, fill=ON)
-    fit_text(draw, (x0 + 2, y0 + 1, x1 - 2, y0 + 11), NOTICE_TITLES.get(alert.kind, alert.kind.upper()),
-             sizes=(11,), fill=OFF, align="center", stroke=0)
-    lines = wrap(alert.text, x1 - x0 - 4, 9)
+    title, text = notice_title(alert.kind, alert.text)
+    fit_text(draw, (x0 + 2, y0 + 1, x1 - 2, y0 + 11), title, sizes=(11,), fill=OFF, align="center", stroke=0)
+    lines = wrap(text, x1 - x0 - 4, 9)
     for i, line in enumerate(lines[: max(1, (y1 - y0 - 12) // 9)]):
         draw.text((x0 + 2, y0 + 17 + i * 9), drawable(line), fill=OFF, font=font(9), anchor="lm")
 

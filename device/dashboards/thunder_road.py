@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from PIL import Image, ImageDraw
 
-from device.dashboards.common import HEIGHT, OFF, ON, WIDTH, canvas, fit_text, text_width, triangle
+from device.dashboards.common import HEIGHT, OFF, ON, WIDTH, canvas, fit_text, notice_title, text_width, triangle
 from games.thunder_road.state import PlayerView, VehicleView
 
 #: Alert kinds → banner title; the first standing in this order is shown.
@@ -165,8 +165,9 @@ def _alert(draw: ImageDraw.ImageDraw, view: PlayerView, blink_on: bool) -> None:
         return
     ranked = sorted(view.alerts, key=lambda a: ALERT_ORDER.index(a.kind) if a.kind in ALERT_ORDER else 99)
     alert = ranked[0]
-    title = ALERT_TITLES.get(alert.kind, alert.kind.upper())
-    text = alert.text
+    # the game's own alerts by their titles; the app's notices ("camera_down") by theirs, not their ids
+    title, text = (ALERT_TITLES[alert.kind], alert.text) if alert.kind in ALERT_TITLES else notice_title(alert.kind,
+                                                                                                        alert.text)
     if alert.kind == "out_of_service":
         text = text.replace(" is out of service", "")  # the title says it
     if not blink_on:

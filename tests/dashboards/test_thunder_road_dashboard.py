@@ -190,3 +190,23 @@ def test_the_device_registry_finds_the_dashboard() -> None:
 
     image = render_view("thunder_road", your_turn(), blink_on=True)
     assert image.size == (128, 64)
+
+
+def test_the_apps_notices_are_titled_in_words_not_by_their_ids(monkeypatch) -> None:
+    """Thunder Road titled an app notice by its id: "CAMERA_DOWN" over "CAMERA OFF: enter dice with the
+    buttons", "HAZARD_MISMATCH", "SCREEN".  Every kind the app posts has a title in words, said once."""
+    import re
+
+    import device.dashboards.thunder_road as tr
+    from device.dashboards.common import NOTICE_TITLES
+
+    source = "\n".join(p.read_text() for p in Path("device").rglob("*.py"))
+    posted = set(re.findall(r'notify\(\s*"([a-z_]+)"', source))
+    assert posted and posted <= set(NOTICE_TITLES), posted - set(NOTICE_TITLES)
+    drawn: list[str] = []
+    real = tr.fit_text
+    monkeypatch.setattr(tr, "fit_text", lambda draw, box, text, **kw: (drawn.append(text), real(draw, box, text, **kw))[1])
+    view = replace(your_turn(), alerts=(Alert("camera_down", "CAMERA OFF: enter dice with the buttons", None),))
+    render(view, blink_on=True)
+    assert "CAMERA OFF" in drawn and "CAMERA_DOWN" not in drawn
+    assert any(t.startswith("enter dice") for t in drawn) and not any(t.startswith("CAMERA OFF:") for t in drawn)
