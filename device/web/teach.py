@@ -97,9 +97,13 @@ def new_die_note(die: str, path: Path | None) -> str:
 
 
 def teach(item: Pending, path: Path | None) -> tuple[Any, str]:
-    """Add the crop's dice to the face library at ``path`` (default the data folder's) and save it
-    atomically: ``(library, message)``; ValueError saying what to do when it cannot."""
+    """Add the crop's die to the face library at ``path`` (default the data folder's) and save it
+    atomically: ``(library, message)``; ValueError saying what to do when it cannot.  Checked as ``pitboard
+    teach dice`` checks (:func:`vision.dice.faces.plan_teaching`): a crop showing more than one die is
+    refused (one face is named, a mixed roll must not be taught as it), and an example unlike the face's
+    others is warned about."""
     from device.dice_library_files import library_path, load_library, save_library
+    from vision.dice.faces import dice_to_teach, plan_teaching
 
     path = path or library_path()
     try:
@@ -107,12 +111,19 @@ def teach(item: Pending, path: Path | None) -> tuple[Any, str]:
     except Exception as exc:  # a damaged library is never overwritten
         raise ValueError(str(exc)) from None
     try:
-        added = library.teach(item.die, item.face, item.crop)
+        seen = len(dice_to_teach(item.crop))
+        if seen != 1:
+            raise ValueError(f"{seen} dice seen in the tray where one was expected; leave one die there, "
+                             f"{item.face} up, and take the crop again")
+        plan = plan_teaching(library, item.die, [item.face], item.crop)
     except ValueError as exc:
-        raise ValueError(f"the crop was not taught: {exc}") from None
+        raise ValueError(f"the crop was not taught (the face library is unchanged): {exc}") from None
+    library.add(item.die, plan.examples)
     saved = save_library(library, path)
     n = len(library.examples[item.die.strip()][item.face.strip()])
-    return library, f"saved {saved}: {item.die} {item.face} now has {n} example(s) (+{added})"
+    warned = "".join(f"; warning: {w}: if the die was not showing {item.face}, take it back with `pitboard "
+                     "teach dice --undo`" for w in plan.warnings)
+    return library, f"saved {saved}: {item.die} {item.face} now has {n} example(s) (+{len(plan.examples)}){warned}"
 
 
 # -- templates: an untagged template's outline, taught from the live camera --------------------------------

@@ -230,3 +230,30 @@ def test_a_confirmation_sent_twice_answers_with_what_the_first_did(table, tmp_pa
     assert len(load_library(tmp_path / "faces.json").examples["skid"]["SHIFT"]) == 1
     never = client.post("/teach/confirm", data={"csrf": token, "token": "never-given"})
     assert never.status_code == 400 and "take it again" in never.text
+
+
+def test_a_crop_showing_several_dice_is_not_taught_as_one_face(table, tmp_path):
+    """The page's "Add to the face library" taught every die it found in the crop as the face named: with
+    no calibration the crop is the whole frame, and an outside audit saw the four corner tags outlined as
+    dice, each about to become an example of SHIFT.  `pitboard teach dice` refuses that; the page now does
+    too, and the library is left as it was."""
+    from device.dice_library_files import load_library
+
+    client, token = paired_client(table)
+    image = np.zeros((480, 640, 3), np.uint8)
+    for x in (100, 300, 500):  # three light squares on a dark mat: three dice
+        image[200:260, x:x + 60] = 255
+    table.web.hub.camera = CameraShot(image, 1)
+    table.web.ctx.faces_path = tmp_path / "faces.json"
+    r = client.post("/teach", data={"csrf": token, "die": "skid", "face": "SHIFT"})
+    crop = re.search(r'name=token value="([^"]+)"', r.text).group(1)
+    r = client.post("/teach/confirm", data={"csrf": token, "token": crop})
+    assert r.status_code == 400
+    said = message(r.text, "teach-message")
+    assert "not taught" in said and "3 dice seen in the tray where one was expected" in said, said
+    assert not (tmp_path / "faces.json").exists()
+    with_camera(table)  # one die: taught
+    r = client.post("/teach", data={"csrf": token, "die": "skid", "face": "SHIFT"})
+    crop = re.search(r'name=token value="([^"]+)"', r.text).group(1)
+    assert client.post("/teach/confirm", data={"csrf": token, "token": crop}).status_code == 200
+    assert len(load_library(tmp_path / "faces.json").examples["skid"]["SHIFT"]) == 1
