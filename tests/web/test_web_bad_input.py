@@ -22,14 +22,6 @@ from device.web.server import MAX_BODY  # noqa: E402
 HTML = {"accept": "text/html"}
 
 
-@pytest.fixture
-def table(tmp_path, monkeypatch):
-    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
-    t = Table(tmp_path)
-    yield t
-    t.close()
-
-
 def logged(table: Table) -> list[tuple[str, int]]:
     """Every table of the game log and its row count, read through a connection of its own."""
     con = sqlite3.connect(f"file:{table.store.path}?mode=ro", uri=True)

@@ -10,17 +10,9 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 
-from web_helpers import Table, paired_client  # noqa: E402
+from web_helpers import paired_client  # noqa: E402
 
 HTML = {"accept": "text/html"}
-
-
-@pytest.fixture
-def table(tmp_path, monkeypatch):
-    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
-    t = Table(tmp_path)
-    yield t
-    t.close()
 
 
 def test_the_last_commands_are_in_words_not_json(table):

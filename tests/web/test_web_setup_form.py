@@ -17,14 +17,6 @@ from web_helpers import Table, paired_client  # noqa: E402
 HTML = {"accept": "text/html"}
 
 
-@pytest.fixture
-def table(tmp_path, monkeypatch):
-    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
-    t = Table(tmp_path)
-    yield t
-    t.close()
-
-
 def said(page: str) -> tuple[str, str]:
     m = re.search(r'<p class="(\w+)" id="setup-message">(.*?)</p>', page, re.S)
     assert m, page[-800:]
