@@ -297,11 +297,15 @@ class App:
         except StoreError as exc:
             # Nothing was folded (the match folds only what the store returned): the game stays as it was,
             # the table is told, and the loop goes on so that the owner can see and fix the disk.
-            outcome = Outcome(False, f"NOT RECORDED: {exc}", ())
-            log.warning("not recorded: %s: %s", command.type, exc)  # the screen says it for seconds; the journal keeps it
+            # The screens get the few words (the sender's refusal, and every screen's notice until a step is
+            # recorded again: four pages of paths were the sender's alone, for seconds); the journal the whole.
+            outcome = Outcome(False, f"NOT RECORDED: {exc.short}", ())
+            log.warning("not recorded: %s: %s", command.type, exc)
+            self.notify("not_recorded", f"NOT RECORDED: {exc.short}", None, until=None, now=now)
         self.history.append(Applied(source, command, outcome))
         if outcome.accepted:
             self.refusal = None
+            self.withdraw("not_recorded")  # recorded again
         else:
             title = "NOT RECORDED" if (outcome.reason or "").startswith("NOT RECORDED") else "NOT ALLOWED"
             text = outcome.reason or "refused"

@@ -65,7 +65,12 @@ _LOW_SPACE = 256 * 1024  # below this many free bytes an I/O failure is called "
 
 
 class StoreError(Exception):
-    """The log cannot be used as it is; the message says what is wrong and what to do."""
+    """The log cannot be used as it is; the message says what is wrong and what to do.  ``short`` says it
+    in a few words for the players' screens (the whole message goes to the journal and the terminal)."""
+
+    def __init__(self, message: str, *, short: str | None = None) -> None:
+        super().__init__(message)
+        self.short = short or message
 
 
 class NoGameToResume(StoreError):
@@ -266,7 +271,8 @@ class Store:
         if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
             return StoreError(
                 f"{self.path} is locked by another program (an open `sqlite3` shell or a copy tool?): {doing} "
-                "failed. Nothing was changed; close that program and try again"
+                "failed. Nothing was changed; close that program and try again",
+                short="the game log is locked by another program: close it, then try again",
             )
         journal = self.path.with_name(self.path.name + "-journal")
         if name == "SQLITE_READONLY_ROLLBACK" or (name.startswith("SQLITE_READONLY") and journal.exists()):
@@ -275,22 +281,24 @@ class Store:
                 "that keeps a rollback journal - another program, or another Pitboard version - which SQLite must "
                 f"roll back before the log is read: {doing} failed. {_KEEP}, and so was the journal: keep a copy of "
                 f"both, then let SQLite roll it back with `sqlite3 {self.path} 'PRAGMA integrity_check'` and try "
-                f"again. If {journal.name} is not this log's, move it aside"
+                f"again. If {journal.name} is not this log's, move it aside",
+                short="the game log was left half-written: see pitboard check",
             )
         if name.startswith("SQLITE_FULL") or (free is not None and free < _LOW_SPACE):
             return StoreError(f"the disk holding {self.path} is full ({exc}): {doing} failed. Nothing was changed; "
-                              "free some space and try again")
+                              "free some space and try again", short="the disk is full: free some space, then try again")
         if name.startswith("SQLITE_READONLY") or (name.startswith("SQLITE_CANTOPEN") and not _writable(self.path.parent)):
             return StoreError(
                 f"{self.path} is read-only here ({exc}): {doing} failed. It can still be read with "
                 "`pitboard log list/export`; to play on, copy it (with any -wal file) to a writable folder. "
-                "Nothing was changed"
+                "Nothing was changed",
+                short="the game log is read-only here: see pitboard check",
             )
         if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
             return self._damaged(str(exc))
         if name.startswith("SQLITE_IOERR"):
             return StoreError(f"the disk holding {self.path} failed ({exc}): {doing} failed. Check the disk; nothing "
-                              "was changed")
+                              "was changed", short="the disk failed: check it, then try again")
         return self._damaged(str(exc))
 
     def _connect(self, mode: str) -> sqlite3.Connection:

@@ -399,7 +399,8 @@ def pixel_text(
 #: dashboards that title a notice apart from its text.  An unknown kind is its words in capitals.
 NOTICE_TITLES = {"refused": "REFUSED", "camera_down": "CAMERA OFF", "camera_back": "CAMERA OK", "dice": "DICE",
                  "vision": "CAMERA", "info": "INFO", "car_unseen": "CAR NOT SEEN", "hazard_mismatch": "HAZARDS",
-                 "files": "FILES", "screen": "SCREEN OFF", "store": "GAME LOG", "resumed": "RESUMED"}
+                 "files": "FILES", "screen": "SCREEN OFF", "store": "GAME LOG", "resumed": "RESUMED",
+                 "not_recorded": "NOT RECORDED"}
 
 
 def notice_title(kind: str, text: str) -> tuple[str, str]:

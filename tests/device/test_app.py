@@ -525,10 +525,6 @@ def test_refusal_is_shown_with_the_rules_reason(tmp_path: Path) -> None:
     assert refusal is not None and refusal.player == "Ann"
     assert " ".join(line for p in refusal.pages for line in p.lines) == HAIRPIN  # the whole reason
     assert same_image(rig.screens.image("Ann"), pages.render_text(refusal.pages[0]))
-    assert isinstance(rig.screens.image("Ben"), Img)  # Ben's screen is not Ann's business
-    rig.t += REFUSAL_PAGE_S * len(refusal.pages) + 5
-    rig.step()
-    assert rig.app.refusal is None and rig.page("Ann").title == "1.1 Template"  # it expired: the menu is back
 
 
 def test_a_long_refusal_is_paged_and_the_next_press_clears_it(tmp_path: Path) -> None:
@@ -894,6 +890,7 @@ def test_a_store_that_cannot_write_is_shown_and_the_game_is_unchanged(tmp_path: 
     def broken(decision: int, events: Any) -> Any:
         raise StoreError("could not write to the game log: disk full; nothing of this step was recorded")
 
+    sink = rig.match._sink
     rig.match._sink = broken  # the disk fills up mid-game
     before = rig.state
     assert rig.step("ok") == [{"type": "choose_template", "template": "gentle"}]
@@ -903,6 +900,34 @@ def test_a_store_that_cannot_write_is_shown_and_the_game_is_unchanged(tmp_path: 
     assert refusal is not None and refusal.player == "Ann" and refusal.pages[0].title == "NOT RECORDED"
     assert " ".join(line for p in refusal.pages for line in p.lines).startswith("could not write to the game log")
     assert same_image(rig.screens.image("Ann"), pages.render_text(refusal.pages[0]))
+    # every screen says it until a step is recorded again (the sender's refusal goes in seconds)
+    assert [n.player for n in rig.app.notices if n.kind == "not_recorded"] == [None]
+    rig.match._sink = sink
+    assert rig.step("ok") == [{"type": "choose_template", "template": "gentle"}]
+    assert rig.state != before and not [n for n in rig.app.notices if n.kind == "not_recorded"]
+
+
+def test_a_full_disk_is_said_in_a_few_words_on_the_screens_and_whole_in_the_journal(tmp_path: Path, caplog) -> None:
+    """The players' screen showed the whole of the store's message: "the disk holding
+    /var/lib/pitboard/games.sqlite is full (database or disk is full): recording this step failed. Nothing
+    was changed; free some space and try again", four pages on the sender's screen only."""
+    from device.store import StoreError
+
+    rig = Rig(tmp_path)
+    whole = ("the disk holding /var/lib/pitboard/games.sqlite is full (database or disk is full): recording this "
+             "step failed. Nothing was changed; free some space and try again")
+
+    def full(decision: int, events: Any) -> Any:
+        raise StoreError(whole, short="the disk is full: free some space, then try again")
+
+    rig.match._sink = full
+    with caplog.at_level("WARNING", logger="pitboard.app"):
+        rig.step("ok")
+    refusal = rig.app.refusal
+    assert refusal is not None and len(refusal.pages) == 1
+    assert " ".join(refusal.pages[0].lines) == "the disk is full: free some space, then try again"
+    assert [n.text for n in rig.app.notices] == ["NOT RECORDED: the disk is full: free some space, then try again"]
+    assert any(whole in r.getMessage() for r in caplog.records)
 
 
 def test_gpiozero_mock_panel_into_the_loop(tmp_path: Path) -> None:
