@@ -38,6 +38,7 @@ from device.dashboards.common import (
     fit_text,
     flag,
     font,
+    notice_title,
     pips,
     pixel_text,
     pixel_text_width,
@@ -267,8 +268,15 @@ def _alert(draw: ImageDraw.ImageDraw, view: PlayerView, blink_on: bool) -> None:
     rank = {k: i for i, k in enumerate(ALERT_ORDER)}
     mine.sort(key=lambda a: rank.get(a.kind, len(ALERT_ORDER)))
     top = mine[0]
-    title = ALERT_TITLES.get(top.kind, top.text.upper())
-    text = _without(top.text, title) if top.kind in ALERT_TITLES else ""
+    if top.kind in ALERT_TITLES:
+        title = ALERT_TITLES[top.kind]
+        text = _without(top.text, title)
+    else:
+        # an app notice is its words in capitals, or, when it begins with its title ("NOT RECORDED: the disk
+        # is full: ..."), the title over the rest: in capitals all of it was cut at the banner's end
+        title, text = notice_title(top.kind, top.text)
+        if text == top.text:
+            title, text = top.text.upper(), ""
     box = (0, MIDDLE_TOP - 1, WIDTH - 1, MIDDLE_BOTTOM)
     banner(draw, box, title, text, blink_on=blink_on)
     if blink_on and len(mine) > 1:

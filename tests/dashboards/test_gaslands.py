@@ -220,3 +220,19 @@ def test_a_wide_initial_is_drawn_on_its_chip(name: str) -> None:
 
     initial = image[MIDDLE_TOP:MIDDLE_TOP + 9, CHIPS_X:CHIPS_X + 11]
     assert initial.sum() >= 10, f"no initial drawn for {name!r}"
+
+
+def test_a_notice_beginning_with_its_title_is_that_title_over_the_rest(monkeypatch) -> None:
+    """"NOT RECORDED: the disk is full: free some space, then try again" was drawn in capitals as the
+    banner's title and cut at "THEN TRY…": the what-to-do was lost.  A notice that begins with its title
+    is drawn as that title over the rest; one without (a camera reading) is still its words in capitals."""
+    import device.dashboards.gaslands as gl
+
+    drawn: list[tuple[str, str]] = []
+    monkeypatch.setattr(gl, "banner", lambda draw, box, title, text, **kw: drawn.append((title, text)))
+    full = "NOT RECORDED: the disk is full: free some space, then try again"
+    render(view(alerts=(Alert("not_recorded", full, None),)), blink_on=True)
+    render(view(alerts=(Alert("camera_down", "CAMERA OFF: enter dice with the buttons", None),)), blink_on=True)
+    render(view(alerts=(Alert("dice", "camera: SPIN HAZARD", "Alice"),)), blink_on=True)
+    assert drawn == [("NOT RECORDED", "the disk is full: free some space, then try again"),
+                     ("CAMERA OFF", "enter dice with the buttons"), ("CAMERA: SPIN HAZARD", "")]
