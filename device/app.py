@@ -322,7 +322,7 @@ class App:
                 except StoreError as exc:
                     # the game's last events are recorded; only its "finished" mark is not (the next start
                     # resumes it at its end): the table is told, the loop goes on
-                    self.notify("store", f"game over, not marked finished: {exc}", None, now=now)
+                    self.notify("store", f"game over, not marked finished: {exc.short}", None, now=now)
                     log.warning("game over, not marked finished: %s", exc)
         return outcome
 
