@@ -788,23 +788,18 @@ def open_match(store: Any, game_module: Any, options: Mapping[str, Any] | None) 
     return store.open_match(game_module.GAME, options)
 
 
-def setup_options(game_module: Any, setup_path: Any | None) -> dict[str, Any]:
-    """The table's options: the setup TOML file, or the game's EXAMPLE_SETUP when none is given."""
+def setup_options(game_module: Any, setup_path: Any | None, *,
+                  fix: str = "correct it, or give another setup file") -> dict[str, Any]:
+    """The table's options: the setup TOML file, or the game's EXAMPLE_SETUP when none is given.  A file
+    that cannot be used is a ``ValueError`` (:class:`device.setup_files.SetupFileError`) naming it, what is
+    wrong (a folder, missing, not UTF-8, not TOML with its line, nested too deeply) and ``fix``."""
     import tomllib
-    from pathlib import Path
+
+    from device.setup_files import read_setup_file
 
     if setup_path is None:
         text = getattr(game_module, "EXAMPLE_SETUP", None)
         if text is None:
             raise ValueError(f"{game_module.GAME.name} has no example setup; give one with [game] setup = \"FILE\"")
         return tomllib.loads(text)
-    path = Path(setup_path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-        return tomllib.loads(text)
-    except FileNotFoundError:
-        raise ValueError(f"setup file {path} does not exist") from None
-    except tomllib.TOMLDecodeError as exc:
-        from device.setup_files import toml_mistake
-
-        raise ValueError(f"setup file {path} is not valid TOML: {toml_mistake(exc, text)}; fix that line") from None
+    return read_setup_file(setup_path, fix=fix)

@@ -98,24 +98,7 @@ def read_setup(module: Any, setup: Path | None, source: str = "pitboard.toml") -
 
     fix = f"give [game] setup in {source} the path of the table's setup TOML file (or remove the key to play " \
           "the game's example setup)"
-    if setup is not None:
-        path = Path(setup)
-        if path.is_dir():
-            raise ValueError(f"setup file {path} is a folder, not a setup file; {fix}")
-        try:
-            path.read_bytes().decode("utf-8")
-        except FileNotFoundError:
-            raise ValueError(f"setup file {path} does not exist; {fix}") from None
-        except UnicodeDecodeError:
-            raise ValueError(f"setup file {path} is not UTF-8 text (a binary or damaged file, or saved in another "
-                             "encoding); save it as UTF-8 TOML") from None
-        except OSError as exc:
-            raise ValueError(f"setup file {path} cannot be read ({exc.strerror or exc}); give the user running "
-                             "Pitboard read access to it") from None
-    try:
-        return setup_options(module, setup)
-    except RecursionError:
-        raise ValueError(f"setup file {setup} is nested too deeply to read (not a setup); {fix}") from None
+    return setup_options(module, setup, fix=fix)
 
 
 def read_vision_files(config: PitboardConfig) -> tuple[Any, Any, list[Any]]:
