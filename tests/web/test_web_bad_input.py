@@ -38,6 +38,12 @@ def message(html: str, where: str) -> str:
     return m.group(1)
 
 
+def take_crop(client, token: str, die: str, face: str) -> str:
+    """Take the camera's tray crop to teach ``die`` ``face``: the token its confirmation sends."""
+    r = client.post("/teach", data={"csrf": token, "die": die, "face": face})
+    return re.search(r'name=token value="([^"]+)"', r.text).group(1)
+
+
 def with_camera(table: Table) -> None:
     image = np.zeros((480, 640, 3), np.uint8)
     image[200:260, 300:360] = 255
@@ -209,8 +215,7 @@ def test_a_confirmation_sent_twice_answers_with_what_the_first_did(table, tmp_pa
     client, token = paired_client(table)
     with_camera(table)
     table.web.ctx.faces_path = tmp_path / "faces.json"
-    r = client.post("/teach", data={"csrf": token, "die": "skid", "face": "SHIFT"})
-    crop = re.search(r'name=token value="([^"]+)"', r.text).group(1)
+    crop = take_crop(client, token, "skid", "SHIFT")
     first = client.post("/teach/confirm", data={"csrf": token, "token": crop})
     assert first.status_code == 200
     said = message(first.text, "teach-message")
@@ -237,15 +242,13 @@ def test_a_crop_showing_several_dice_is_not_taught_as_one_face(table, tmp_path):
         image[200:260, x:x + 60] = 255
     table.web.hub.camera = CameraShot(image, 1)
     table.web.ctx.faces_path = tmp_path / "faces.json"
-    r = client.post("/teach", data={"csrf": token, "die": "skid", "face": "SHIFT"})
-    crop = re.search(r'name=token value="([^"]+)"', r.text).group(1)
+    crop = take_crop(client, token, "skid", "SHIFT")
     r = client.post("/teach/confirm", data={"csrf": token, "token": crop})
     assert r.status_code == 400
     said = message(r.text, "teach-message")
     assert "not taught" in said and "3 dice seen in the tray where one was expected" in said, said
     assert not (tmp_path / "faces.json").exists()
     with_camera(table)  # one die: taught
-    r = client.post("/teach", data={"csrf": token, "die": "skid", "face": "SHIFT"})
-    crop = re.search(r'name=token value="([^"]+)"', r.text).group(1)
+    crop = take_crop(client, token, "skid", "SHIFT")
     assert client.post("/teach/confirm", data={"csrf": token, "token": crop}).status_code == 200
     assert len(load_library(tmp_path / "faces.json").examples["skid"]["SHIFT"]) == 1
