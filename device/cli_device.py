@@ -25,7 +25,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from device.config import DEFAULT_PATH, ConfigError, PitboardConfig, ScreenConfig, load_config
+from device.config import DEFAULT_PATH, ConfigError, PitboardConfig, ScreenConfig, load_config, salvage_screens
 
 #: SSD1306 / SH1106 / SSD1309 "no operation" command: a harmless write that the controller must ACK.
 OLED_NOP = 0xE3
@@ -883,7 +883,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     from device.cli import UserError
     from device.paths import DataFolderError
 
-    config = _load(args.config)
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        # the file's own screens, those that can be read: a mistyped line must not leave the table dark
+        show_not_started(PitboardConfig(screens=salvage_screens(args.config)), str(exc))
+        raise _user_error(str(exc)) from None
     try:
         appliance = build_appliance(config)
     except (UserError, DataFolderError) as exc:

@@ -231,6 +231,39 @@ def load_config(path: str | Path) -> PitboardConfig:
         raise ConfigError(exc.file, f"{exc.key} (line {line})", exc.message) from None
 
 
+def salvage_screens(path: str | Path) -> tuple[ScreenConfig, ...]:
+    """The ``[[screens]]`` of a configuration that does not load, each read on its own, so that ``pitboard run``
+    can show on them why it did not start: a mistyped line elsewhere in the file must not leave the table's
+    screens dark.  A screen table that is itself damaged, or repeats an earlier one's player or place, is left
+    out; empty when none can be read."""
+    path = Path(path)
+    try:
+        text = path.read_bytes().decode("utf-8-sig", errors="replace")
+    except OSError:
+        return ()
+    blocks: list[list[str]] = []
+    current: list[str] | None = None
+    for line in text.splitlines():
+        if re.match(r"^\s*\[\[\s*screens\s*\]\]", line):
+            current = []
+            blocks.append(current)
+        elif re.match(r"^\s*\[", line):
+            current = None  # another table's lines
+        elif current is not None:
+            current.append(line)
+    v = _Validator(path.name, path.parent)
+    out: list[ScreenConfig] = []
+    for block in blocks:
+        try:
+            (screen,) = v.screens([tomllib.loads("\n".join(block))], ButtonsConfig())
+        except (tomllib.TOMLDecodeError, ConfigError, ValueError, RecursionError):
+            continue
+        place = (screen.port, screen.mux_address, screen.mux_channel, screen.address)
+        if all(s.player != screen.player and (s.port, s.mux_address, s.mux_channel, s.address) != place for s in out):
+            out.append(screen)
+    return tuple(out)
+
+
 def key_line(text: str, key: str) -> int | None:
     """The line of ``key`` (``camera.fps``, ``screens[1].address``: the second ``[[screens]]``) in the TOML
     ``text``, or the line of its table's header when the key is not written there (a key that is missing);

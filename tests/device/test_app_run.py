@@ -231,6 +231,52 @@ def test_an_appliance_that_cannot_start_says_why_on_every_screen(tmp_path: Path,
     assert "pitboard check" in page.lines[-1]  # where the owner finds the whole reason
 
 
+def test_a_mistyped_configuration_is_told_on_the_screens_it_names(tmp_path: Path, monkeypatch) -> None:
+    # Seen: a pitboard.toml with one line not TOML (backend = none, no quotes) left every screen dark: the
+    # configuration that names the screens is the file that did not load.  Its [[screens]] tables are read
+    # each on its own.
+    from device import cli_device
+    from device.cli import main
+    from device.dashboards import pages
+    from device.displays import build_bank
+
+    config = tmp_path / "pitboard.toml"
+    config.write_text('[game]\nname = "gaslands"\n[camera]\nbackend = none\n'
+                      '[[screens]]\nplayer = "Alice"\n[[screens]]\nplayer = "Bob"\naddress = 0x3D\n', encoding="utf-8")
+    banks = []
+
+    def capture_bank(specs, backend="i2c", **kw):
+        bank = build_bank(specs, "capture", **kw)
+        banks.append(bank)
+        return bank
+
+    monkeypatch.setattr("device.displays.build_bank", capture_bank)
+    assert main(["run", "--config", str(config)]) == 2
+    assert banks and banks[-1].players == ("Alice", "Bob"), "the screens were left dark"
+    message = ('pitboard.toml: is not valid TOML: line 4 (backend = none): a text must be in quotes: write backend = '
+               '"none"; fix that line, or copy firmware_config/pitboard.toml there and edit it')
+    page = cli_device.not_started_page(message)
+    assert "line 4" in " ".join(page.lines)
+    assert {p: banks[-1].screen(p).frames[-1].image.tobytes() for p in ("Alice", "Bob")} == \
+        {p: pages.render_text(page).tobytes() for p in ("Alice", "Bob")}
+
+
+def test_the_screens_of_a_damaged_configuration_are_read_each_on_its_own(tmp_path: Path) -> None:
+    from device.config import salvage_screens
+
+    path = tmp_path / "pitboard.toml"
+    path.write_text('[camera]\nfps = "fast\n'  # the mistake that stops the file loading
+                    '[[screens]]\nplayer = "Alice"\ndriver = "sh1106"\n'
+                    '[[screens]]\nplayer = Bob\naddress = 0x3D\n'  # damaged itself: left out
+                    '[buttons]\nnext = 5\n'  # not a screen's line
+                    '[[screens]]\nplayer = "Carol"\naddress = 0x3C\n'  # Alice's place: left out
+                    '[[screens]]\nplayer = "Dave"\nport = 3\n', encoding="utf-8")
+    assert [(s.player, s.driver, s.port) for s in salvage_screens(path)] == [("Alice", "sh1106", 1), ("Dave", "ssd1306", 3)]
+    assert salvage_screens(tmp_path / "missing.toml") == ()
+    (tmp_path / "binary.toml").write_bytes(b"\x00\xff[[screens]\x00")
+    assert salvage_screens(tmp_path / "binary.toml") == ()
+
+
 def test_a_screen_for_a_player_not_at_the_table_says_so_on_itself(tmp_path: Path, factory, monkeypatch) -> None:
     # Seen: [[screens]] player = "Bobb" (the setup says "Bob") left that screen dark all game; the warning was
     # in the journal only, and the table saw a screen that did not work.
