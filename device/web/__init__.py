@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from device.web.hub import WebButtons, WebHub, png_bytes, snapshot_of
+from device.web.hub import WebButtons, WebHub, png_bytes, snapshot_of, type_dice
 from device.web.security import Pairing
 
 __all__ = ["WebService", "files_check", "parse_listen"]
@@ -91,6 +91,7 @@ class WebService:
         self.ctx.calibration_path = calibration_path
         self.ctx.on_calibration = lambda cal: self.hub.call_in_loop(lambda: self._use_calibration(cal))
         self.ctx.on_outlines = lambda: self.hub.call_in_loop(self._use_outlines)
+        self.ctx.on_dice = lambda offer, places: self.hub.call_in_loop(lambda: self._type_dice(offer, places))
         self.options: Mapping[str, Any] = {}
         self.pairing.on_paired = lambda _session: self.hub.call_in_loop(self.hide_code)
         self.server = WebServer(self.ctx, host, port, sock=sock)
@@ -153,7 +154,7 @@ class WebService:
             self._pngs[player] = png_bytes(image)
         players = [str(getattr(v, "player", "")) for v in app.turn().views]
         snap = snapshot_of(app, self._pngs, self._version + 1, players)
-        key = (snap.screens, snap.prompt, snap.status, snap.refusal, snap.notices, snap.commands)
+        key = (snap.screens, snap.prompt, snap.status, snap.refusal, snap.notices, snap.commands, snap.dice)
         if key == self._last_key:
             return
         self._last_key = key
@@ -191,6 +192,11 @@ class WebService:
                 config = default_config()
             tags = car_tags_from_options(self.options)
             reader.table_config = dataclasses.replace(config, car_tags=tags) if tags else config
+
+    def _type_dice(self, offer: Any, places: list[int]) -> None:
+        """A roll typed on the page, entered as the simulator's typed dice are (the same rules, the same log)."""
+        if self.app is not None:
+            type_dice(self.app, offer, places, self.app.clock())
 
     def _use_outlines(self) -> None:
         """A template outline taught on the page: the loop's reader knows it from the next frame."""

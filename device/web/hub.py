@@ -37,6 +37,76 @@ def png_bytes(image: Any) -> bytes:
 
 
 @dataclass(frozen=True)
+class DiceOffer:
+    """The roll the page can enter: the dice awaited now (an open dice entry's, else the step's), its faces as
+    the screens name them.  The page sends faces by their place in ``names`` (1 = the first)."""
+
+    die: str
+    label: str
+    count: int
+    exact: bool
+    names: tuple[str, ...]
+    player: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"die": self.die, "label": self.label, "count": self.count, "exact": self.exact,
+                "names": list(self.names), "player": self.player, "title": self.title()}
+
+    def how_many(self) -> str:
+        """"exactly 4" or "at most 3": what the rules take."""
+        return f"exactly {self.count}" if self.exact else f"at most {self.count}"
+
+    def title(self) -> str:
+        """What the page's dice box asks for."""
+        whose = f"{self.player}'s roll" if self.player else "The roll"
+        return f"{whose}: {self.label}" + ("" if self.exact else f", at most {self.count}")
+
+    def places(self, text: str) -> list[int]:
+        """The faces typed (``"3 5 1"``, ``"3,5,1"``: places in ``names``), or ValueError saying what is wrong."""
+        words = text.replace(",", " ").split()
+        if not all(w.isdigit() and 1 <= int(w) <= len(self.names) for w in words):
+            bad = next(w for w in words if not (w.isdigit() and 1 <= int(w) <= len(self.names)))
+            raise ValueError(f"{bad!r} is no face of the {self.label}: give 1 to {len(self.names)} "
+                             f"({', '.join(f'{i} {n}' for i, n in enumerate(self.names, 1))})")
+        n = len(words)
+        if n > self.count or (self.exact and n != self.count):
+            raise ValueError(f"{n} {'die' if n == 1 else 'dice'} typed; this roll, {self.label}, takes {self.how_many()}")
+        return [int(w) for w in words]
+
+
+def dice_offer(app: Any) -> DiceOffer | None:
+    """The roll the app awaits now, if any (on the loop's thread)."""
+    entry = getattr(app, "entry", None)
+    request = entry.request if entry is not None else app.menu().dice
+    if request is None:
+        return None
+    faces = faces_of(app, request)
+    return DiceOffer(request.die, request.label, request.count, request.exact,
+                     tuple(request.name_of(f) for f in faces), app.prompt().player)
+
+
+def faces_of(app: Any, request: Any) -> list[Any]:
+    """The faces offered for a roll: the request's own, else every face of its die."""
+    return list(request.faces) or list(app.die_types.get(request.die, range(1, 7)))
+
+
+def type_dice(app: Any, offer: DiceOffer, places: Sequence[int], now: float | None = None) -> None:
+    """On the loop's thread: the roll typed on the page, if the app still awaits the roll the page offered.
+    The roller's screen says what the page sent (the screens are where the table reads it)."""
+    current = dice_offer(app)
+    if current is None or (current.die, current.label, current.names) != (offer.die, offer.label, offer.names):
+        awaited = f"the {current.label} are awaited now" if current is not None else "no dice are awaited now"
+        app.notify("info", f"phone's roll not taken: {awaited}", app.chooser(), now=now)
+        return
+    entry = getattr(app, "entry", None)
+    request = entry.request if entry is not None else app.menu().dice
+    faces = [faces_of(app, request)[i - 1] for i in places]
+    outcome = app.type_faces(faces, now, source="web")
+    if getattr(outcome, "accepted", False):
+        app.notify("dice", f"phone: {' '.join(request.name_of(f) for f in faces) or 'no dice'}", offer.player, now=now)
+
+
+@dataclass(frozen=True)
 class Snapshot:
     """What the live page shows, taken on the loop's thread: immutable, so the web reads it without locks."""
 
@@ -49,6 +119,7 @@ class Snapshot:
     notices: tuple[str, ...]
     commands: tuple[tuple[str, str, bool, str], ...]  # (source, command in words, accepted, reason)
     t: float
+    dice: DiceOffer | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -57,6 +128,7 @@ class Snapshot:
             "prompt": self.prompt, "player": self.prompt_player, "status": self.status,
             "refusal": self.refusal, "notices": list(self.notices),
             "commands": [{"source": s, "command": c, "accepted": a, "reason": r} for s, c, a, r in self.commands],
+            "dice": self.dice.to_json() if self.dice is not None else None,
         }
 
 
@@ -198,5 +270,5 @@ def snapshot_of(app: Any, screens: dict[str, bytes], version: int, players: Sequ
                     for n in app.notices)
     ordered = tuple((p, screens[p]) for p in players if p in screens)
     return Snapshot(version, ordered, prompt.text, prompt.player, app.status_text(), refusal, notices, commands,
-                    time.perf_counter())
+                    time.perf_counter(), dice_offer(app))
 

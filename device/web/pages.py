@@ -27,8 +27,8 @@ figure.active img.oled{border-color:#fc6}figure.active figcaption{color:#fc6;fon
 img.oled{image-rendering:pixelated;image-rendering:crisp-edges;width:384px;max-width:100%;height:auto;
  background:#000;border:2px solid #333;display:block}
 .prompt{font-size:1.1em;margin:.6em 0}.refusal{color:#f88}.status{color:#cc8}
-.buttons{position:sticky;bottom:0;z-index:1;background:#111;border-top:1px solid #333;padding:.3em 0;
- display:grid;grid-template-columns:repeat(12,1fr);gap:.3em}
+.dock{position:sticky;bottom:0;z-index:1;background:#111;border-top:1px solid #333}
+.buttons{padding:.3em 0;display:grid;grid-template-columns:repeat(12,1fr);gap:.3em}
 .buttons button{font-size:1em;padding:.55em .1em;grid-column:span 3;touch-action:manipulation}
 .buttons .link{grid-column:1/-1;margin:0}
 .buttons button.hold{font-size:.8em;grid-column:span 3}
@@ -44,6 +44,9 @@ select{min-height:40px}nav a{padding:.3em 0}textarea{width:100%;height:22em;back
 .cam{max-width:100%;border:1px solid #444}
 .trivial{background:#264}.permitted{background:#245}.hazardous{background:#a60}.not_permitted{background:#822}
 .unknown{background:#333}
+.dice{padding:.3em 0 0}.dice p{margin:.2em 0}
+.pad{display:flex;flex-wrap:wrap;gap:.3em;margin:.3em 0}.pad button{min-width:3.4em;touch-action:manipulation}
+#dice-typed{margin:0 .6em 0 0}
 """
 
 LIVE_JS = """
@@ -91,6 +94,57 @@ LIVE_JS = """
       });
     }
   });
+  // The roll awaited, typed on the page: one tap per die on its face, then Send (the panel's buttons take
+  // several presses a die). The faces go by their place in the list, the roll as a whole.
+  var dice = document.getElementById('dice'), typed = [];
+  function diceNames(){ return JSON.parse(dice.dataset.names || '[]'); }
+  function showTyped(){
+    var names = diceNames();
+    document.getElementById('dice-faces').value = typed.join(' ');
+    document.getElementById('dice-typed').textContent = typed.length
+      ? 'Typed: ' + typed.map(function(p){ return names[p - 1]; }).join(' \u00b7 ') : 'Tap each die\u2019s face';
+  }
+  function showDice(d){
+    if (!dice) return;
+    if (!d) { dice.hidden = true; typed = []; return; }
+    var key = [d.player, d.die, d.label].concat(d.names).join('|');  // another roller: a fresh box
+    if (dice.dataset.key !== key) {
+      dice.dataset.key = key; dice.dataset.names = JSON.stringify(d.names); dice.dataset.count = d.count;
+      dice.querySelector('[name=die]').value = d.die; dice.querySelector('[name=label]').value = d.label;
+      document.getElementById('dice-label').textContent = d.title;
+      var pad = document.getElementById('dice-pad');
+      pad.innerHTML = '';
+      d.names.forEach(function(n, i){
+        var b = document.createElement('button');
+        b.type = 'button'; b.dataset.place = i + 1; b.textContent = n; pad.appendChild(b);
+      });
+      typed = [];
+    }
+    dice.hidden = false;
+    showTyped();
+  }
+  if (dice) {
+    document.getElementById('dice-typing').hidden = true;  // the pad types; the box is for pages without script
+    document.getElementById('dice-pad').addEventListener('click', function(e){
+      var p = e.target.dataset && e.target.dataset.place;
+      if (!p) return;
+      if (typed.length >= +dice.dataset.count) { tell('That is all the dice this roll takes: Send, or Take back.'); return; }
+      typed.push(+p); tell(''); showTyped();
+    });
+    document.getElementById('dice-undo').addEventListener('click', function(){ typed.pop(); showTyped(); });
+    showTyped();
+    dice.addEventListener('submit', function(e){
+      e.preventDefault();
+      var csrf = dice.querySelector('[name=csrf]').value, body = new URLSearchParams(new FormData(dice));
+      fetch('/dice', {method: 'POST', body: body, credentials: 'same-origin', headers: {'X-CSRF-Token': csrf}})
+        .then(function(r){
+          if (r.ok) { typed = []; showTyped(); tell(''); return; }
+          return r.text().then(function(t){ tell('The roll was not sent: ' + t); });
+        })
+        .catch(function(){ tell('The roll did not reach the Pitboard: is this phone on its network? Send again.'); });
+    });
+  }
+  es.addEventListener('snapshot', function(ev){ showDice(JSON.parse(ev.data).dice); });
   var cam = document.getElementById('camera');
   es.addEventListener('snapshot', function(ev){
     if (cam && cam.hidden && JSON.parse(ev.data).camera !== null) {
@@ -222,6 +276,28 @@ def pair_page(token: str, message: str = "", first: str | None = None) -> str:
 TO_ACT = " · to act"
 
 
+def dice_form(offer: Any, csrf: str) -> str:
+    """The box that types a whole roll (hidden while none is awaited; the live script fills it in)."""
+    import json
+
+    names = list(offer.names) if offer is not None else []
+    key = "|".join([offer.player or "", offer.die, offer.label, *names]) if offer is not None else ""
+    pad = "".join(f'<button type="button" data-place="{i}">{esc(n)}</button>' for i, n in enumerate(names, 1))
+    listed = ", ".join(f"{i} {n}" for i, n in enumerate(names, 1))
+    return (f'<form class="dice" id="dice" method="post" action="/dice" data-key="{esc(key)}" '
+            f'data-names="{esc(json.dumps(names))}" data-count="{offer.count if offer else 0}"'
+            f'{"" if offer is not None else " hidden"}>{csrf_field(csrf)}'
+            f'<input type="hidden" name="die" value="{esc(offer.die if offer else "")}">'
+            f'<input type="hidden" name="label" value="{esc(offer.label if offer else "")}">'
+            f'<p id="dice-label">{esc(offer.title()) if offer is not None else ""}</p>'
+            f'<div class="pad" id="dice-pad">{pad}</div>'
+            f'<label id="dice-typing">The faces by their place ({esc(listed)}), e.g. 3 5 1: '
+            f'<input name="faces" id="dice-faces" inputmode="numeric" autocomplete="off"></label>'
+            f'<output id="dice-typed"></output>'
+            f'<button type="button" id="dice-undo">Take back</button> '
+            f'<button type="submit" id="dice-send">Send the roll</button></form>')
+
+
 def live_page(snap: Snapshot, csrf: str, *, camera: int | None, game: str) -> str:
     screens = "".join(
         f'<figure data-player="{esc(p)}"{" class=active" if p == snap.prompt_player else ""}>'
@@ -247,8 +323,9 @@ def live_page(snap: Snapshot, csrf: str, *, camera: int | None, game: str) -> st
             f'<p class="refusal" id="refusal">{"Last refusal: " + esc(snap.refusal) if snap.refusal else ""}</p>'
             f'<p class="warn" id="notices">{esc(" · ".join(snap.notices))}</p>'
             f'<div class="screens">{screens}</div>'
+            f'<div class="dock">{dice_form(snap.dice, csrf)}'
             f'<form class="press buttons" method="post" action="/press">{csrf_field(csrf)}'
-            f'<p class="refusal link" id="link" role="status" hidden></p>{buttons}</form>'
+            f'<p class="refusal link" id="link" role="status" hidden></p>{buttons}</form></div>'
             f"<h2>Last commands</h2><ul id=commands>{commands}</ul>{cam}")
     return layout(f"Live: {title_of(game)}", body, here="/", script=True)
 

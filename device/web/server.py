@@ -71,6 +71,8 @@ class WebContext:
     on_outlines: Callable[[], None] | None = None
     proposals: Any = None
     outlines: Any = None
+    #: A roll typed on the page: ``(the offer it answers, faces by place)``, queued for the loop (None: not taken).
+    on_dice: Callable[[Any, list[int]], None] | None = None
 
 
 def client_of(request: Request) -> str:
@@ -242,6 +244,25 @@ def create_app(ctx: WebContext) -> Starlette:
             hub.press(button, long)
         except ValueError as exc:
             return PlainTextResponse(f"{exc}", status_code=400)
+        if request.headers.get("x-csrf-token"):
+            return Response(status_code=204)
+        return RedirectResponse("/", status_code=303)
+
+    async def dice(request: Request, session: Session, form: dict[str, str]) -> Response:
+        """A whole roll typed on the page (faces by place: "3 5 1"), for the roll the page showed."""
+        offer = hub.snapshot.dice
+        if offer is None:
+            return PlainTextResponse("no dice are awaited now", status_code=409)
+        if (form.get("die", offer.die), form.get("label", offer.label)) != (offer.die, offer.label):
+            return PlainTextResponse(f"the roll awaited has changed: the {offer.label} now; enter them again",
+                                     status_code=409)
+        try:
+            places = offer.places(form.get("faces", ""))
+        except ValueError as exc:
+            return PlainTextResponse(str(exc), status_code=400)
+        if ctx.on_dice is None:
+            return PlainTextResponse("this Pitboard takes no rolls from the page: use the buttons", status_code=404)
+        ctx.on_dice(offer, places)
         if request.headers.get("x-csrf-token"):
             return Response(status_code=204)
         return RedirectResponse("/", status_code=303)
@@ -734,6 +755,7 @@ def create_app(ctx: WebContext) -> Starlette:
         Route("/", guard(live)),
         Route("/events", guard(events)),
         Route("/press", guard(press), methods=["POST"]),
+        Route("/dice", guard(dice), methods=["POST"]),
         Route("/screen/{i:int}.png", guard(screen_png)),
         Route("/camera.jpg", guard(camera_jpg)),
         Route("/log", guard(log_list)),

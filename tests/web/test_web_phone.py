@@ -296,3 +296,32 @@ def test_the_camera_frame_arrives_on_a_slow_network(tmp_path, monkeypatch, phone
         assert len(drawn) <= span / 1.6 + 2, f"{len(drawn)} frames drawn in {span:.1f} s"
     finally:
         served.close()
+
+
+def test_a_roll_is_typed_with_one_tap_a_die(tmp_path, monkeypatch, phone):
+    """Four movement dice took ~20 taps of the mirrored panel (SELECT to the face, OK, for each die). The
+    page offers the faces of the roll awaited: four taps and Send, and the next roller's box follows."""
+    from selenium.webdriver.common.by import By
+
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    served = ServedSim(tmp_path, game="thunder_road")
+    try:
+        pair(phone, served)
+        wait_for(lambda: phone.execute_script("return document.body.dataset.version") is not None, what="the stream")
+        box = phone.find_element(By.ID, "dice")
+        assert box.is_displayed() and "Ana" in phone.find_element(By.ID, "dice-label").text
+        assert not phone.find_element(By.ID, "dice-typing").is_displayed()  # the pad types, not the box
+        pad = {b.text: b for b in phone.find_elements(By.CSS_SELECTOR, "#dice-pad button")}
+        for face in ("3", "5", "1", "6"):
+            pad[face].click()
+        assert phone.find_element(By.ID, "dice-typed").text == "Typed: 3 · 5 · 1 · 6"
+        pad["2"].click()  # a fifth die: not typed, and said why
+        assert phone.find_element(By.ID, "dice-typed").text == "Typed: 3 · 5 · 1 · 6"
+        assert "all the dice" in phone.find_element(By.ID, "link").text
+        phone.find_element(By.ID, "dice-send").click()
+        wait_for(lambda: "Ben" in phone.find_element(By.ID, "dice-label").text, what="the next roller's box")
+        assert phone.find_element(By.ID, "dice-typed").text == "Tap each die’s face"
+        sent = [a for a in served.sim.app.history if a.source == "web"]
+        assert [a.command.to_json() for a in sent] == [{"type": "roll", "player": "Ana", "dice": [3, 5, 1, 6]}]
+    finally:
+        served.close()

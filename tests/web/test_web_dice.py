@@ -1,0 +1,73 @@
+"""A whole roll typed on the phone's page: one tap a die on its face, then Send.
+
+Seen: entering four movement dice from the page took about 20 taps of the mirrored panel buttons (SELECT to
+the face, OK, again for each die); the page now offers the faces of the roll awaited."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.web.web_helpers import Table, paired_client
+
+
+@pytest.fixture
+def road(tmp_path: Path):
+    table = Table(tmp_path, "thunder_road")
+    yield table
+    table.close()
+
+
+def test_the_roll_awaited_is_offered_with_its_faces(road: Table) -> None:
+    client, _ = paired_client(road)
+    page = client.get("/", headers={"accept": "text/html"}).text
+    assert 'id="dice"' in page and " hidden" not in page.split('id="dice"')[1].split(">")[0]
+    assert "Ana&#x27;s roll: 4 movement dice</p>" in page
+    assert [f'data-place="{i}">{i}</button>' in page for i in range(1, 7)] == [True] * 6
+
+
+def test_a_typed_roll_is_entered_and_told_on_the_rollers_screen(road: Table) -> None:
+    client, csrf = paired_client(road)
+    r = client.post("/dice", data={"csrf": csrf, "die": "movement", "label": "4 movement dice", "faces": "3 5 1 6"},
+                    headers={"x-csrf-token": csrf})
+    assert r.status_code == 204, r.text
+    road.step()
+    last = road.app.history[-1]
+    assert last.source == "web" and last.outcome.accepted
+    assert last.command.to_json() == {"type": "roll", "player": "Ana", "dice": [3, 5, 1, 6]}
+    assert road.app.prompt().text == "round 1: Ben, Cy roll 4 movement dice"  # the next roller's turn
+    told = [n for n in road.app.notices if n.text == "phone: 3 5 1 6"]
+    assert told and told[0].player == "Ana"  # the roller's screen shows what the phone sent
+
+
+@pytest.mark.parametrize("faces, words", [("3 5 1", "3 dice typed; this roll, 4 movement dice, takes exactly 4"),
+                                          ("3 5 1 7", "'7' is no face of the 4 movement dice: give 1 to 6"),
+                                          ("three", "'three' is no face")])
+def test_a_roll_the_rules_cannot_take_is_refused_with_why(road: Table, faces: str, words: str) -> None:
+    client, csrf = paired_client(road)
+    before = len(road.app.history)
+    r = client.post("/dice", data={"csrf": csrf, "die": "movement", "label": "4 movement dice", "faces": faces},
+                    headers={"x-csrf-token": csrf})
+    assert r.status_code == 400 and words in r.text
+    road.step()
+    assert len(road.app.history) == before  # nothing sent to the rules
+
+
+def test_a_roll_for_a_step_gone_by_is_not_entered(road: Table) -> None:
+    client, csrf = paired_client(road)
+    r = client.post("/dice", data={"csrf": csrf, "die": "skid", "label": "skid dice", "faces": "1"},
+                    headers={"x-csrf-token": csrf})
+    assert r.status_code == 409 and "4 movement dice now" in r.text
+
+
+def test_no_dice_box_while_no_roll_is_awaited(tmp_path: Path) -> None:
+    table = Table(tmp_path, "gaslands")
+    try:
+        client, csrf = paired_client(table)
+        page = client.get("/", headers={"accept": "text/html"}).text
+        assert 'id="dice"' in page and 'data-count="0" hidden' in page
+        r = client.post("/dice", data={"csrf": csrf, "faces": "1"}, headers={"x-csrf-token": csrf})
+        assert r.status_code == 409 and r.text == "no dice are awaited now"
+    finally:
+        table.close()
