@@ -72,7 +72,9 @@ def check_setup(game: str, text: str, chart_path: Path | None = None) -> tuple[d
     from device.dashboards.common import name_warnings
 
     warned = "".join(f"; note: {text}" for _who, text in name_warnings(players))
-    return options, f"a valid {game} table{who}{note}{warned}"
+    from device.web.pages import title_of
+
+    return options, f"{title_of(game)}: a valid table{who}{note}{warned}"
 
 
 def read_chart(path: Path) -> tuple[dict[str, list[str]], str]:

@@ -67,7 +67,7 @@ def test_the_web_pages_setup_check_notes_names_the_screens_cannot_draw() -> None
 
     text = "".join(f'[[players]]\nname = "{n}"\n[[players.vehicles]]\ntype = "car"\n' for n in ("李", "Ana"))
     options, message = check_setup("gaslands", text)
-    assert options is not None and message.startswith("a valid gaslands table for 李, Ana")
+    assert options is not None and message.startswith("Gaslands: Refuelled: a valid table for 李, Ana")
     assert "note: the screens draw '李' as '?'" in message
     _, plain = check_setup("gaslands", text.replace("李", "Li"))
     assert "note:" not in plain

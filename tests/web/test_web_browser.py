@@ -105,7 +105,7 @@ def test_the_chart_grid_changes_a_templates_verdict(served, driver, tmp_path):
     driver.get(served.url + "setup")
     driver.find_element(By.ID, "check").click()
     wait_for(lambda: driver.find_elements(By.ID, "setup-message"), what="the setup check")
-    assert "a valid gaslands table" in driver.find_element(By.ID, "setup-message").text
+    assert "Gaslands: Refuelled: a valid table" in driver.find_element(By.ID, "setup-message").text
     save_shot(driver, folder / "setup.png")
     driver.get(served.url + "check")
     save_shot(driver, folder / "check.png")

@@ -181,7 +181,7 @@ def test_setup_is_checked_by_the_games_own_rules(table):
     assert r.status_code == 400 and "not valid TOML" in r.text
     r = client.post("/setup", data={"csrf": token, "game": "gaslands", "action": "check",
                                     "setup": table.module.EXAMPLE_SETUP})
-    assert r.status_code == 200 and "a valid gaslands table" in r.text
+    assert r.status_code == 200 and "Gaslands: Refuelled: a valid table" in r.text
 
 
 def pages_text(text: str) -> str:
