@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -86,7 +87,14 @@ def _value(v: Any) -> str:
         return "[" + ", ".join(_value(x) for x in v) + "]"
     if isinstance(v, dict):
         return "{" + ", ".join(f"{k} {_value(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, str) and _TEAM_RIDER.fullmatch(v):
+        team, role = v.split(".")
+        return f"{team} {role.capitalize()}"  # "red.rouleur" is red's Rouleur, as the Grand Tour's screens say
     return str(v)
+
+
+#: A rider's id in the log: ``team.role`` (the Grand Tour's ``rider_label`` shows it as "red Rouleur").
+_TEAM_RIDER = re.compile(r"[a-z][a-z0-9_-]*\.[a-z]+")
 
 
 def vehicle_names(records: Iterable[Record]) -> dict[str, str]:

@@ -33,6 +33,18 @@ def test_the_last_commands_are_in_words_not_json(table):
     assert event[0]["command"] == "choose template: turn, hand left"
 
 
+def test_a_rider_is_named_as_the_grand_tours_screens_name_it():
+    """Seen under Last commands and in the game log: "exhaustion: rider red.rouleur" (the log's id)."""
+    from device.web.timeline import command_words, describe
+    from games.core import Event
+
+    assert command_words({"type": "exhaustion", "rider": "red.rouleur", "cards": 5}) == \
+        "exhaustion: rider red Rouleur, cards 5"
+    assert describe(Event("rider_moved", {"rider": "blue.sprinteur", "squares": 4})) == \
+        "rider moved: rider blue Sprinteur, squares 4"
+    assert command_words({"type": "x", "value": 1.5, "file": "a.toml1"}) == "x: value 1.5, file a.toml1"
+
+
 def test_the_games_are_called_by_their_names_not_their_ids(table):
     """Seen at 390 px: 'Live: thunder_road', 'Live: grand_tour' as the page's heading, 'thunder_road' in the
     game log and the New game list: the program's ids, not the names on the boxes."""
