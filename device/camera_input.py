@@ -138,6 +138,8 @@ class CameraInput:
         self.template.reset()
         self.unseen.reset()  # a new step may be another player's: their notice settles afresh
         self.tray_readings = None
+        self.unreadable.reset()  # a die still not read at a new roll is told to that roll's roller
+        self.unreadable_told = None
 
     def camera_down(self) -> None:
         self.mismatches = []

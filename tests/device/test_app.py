@@ -658,6 +658,26 @@ def test_a_die_the_camera_cannot_read_is_told_to_the_roller_once_it_lies_still(t
     sent = [c for _ in range(4) for c in rig.step()]
     assert sent == [{"type": "skid_roll", "faces": ["SPIN", "SLIDE"]}]
 
+
+def test_a_die_still_not_read_at_the_next_roll_is_told_again(tmp_path: Path) -> None:
+    # Seen: the notice was said once for dice lying in one place; the roller entered that roll with the
+    # buttons, and at the next skid check the same cocked die still held the tray without a word.
+    rig = Rig(tmp_path, camera=True)
+    rig.step("ok")
+    rig.step("next")
+    rig.reader.dice = [Reading("SPIN", (30, 30)), Reading(None, (90, 90))]
+    for _ in range(5):
+        rig.step()
+    assert len([n for n in rig.app.notices if "can't read" in n.text]) == 1
+    rig.app.type_faces(["SPIN"], rig.t, source="button")  # the roll entered with the buttons
+    rig.app.apply(Command("choose_template", {"template": "turn"}))
+    rig.app.apply(Command("confirm"))  # the next skid check: a new roll
+    rig.t += 30  # the first notice is over
+    for _ in range(5):
+        rig.step()
+    told = [n for n in rig.app.notices if "can't read" in n.text]
+    assert len(told) == 1 and told[0].player == "Ann" and told[0].since > 30
+
 def test_template_seen_on_the_active_vehicle_is_chosen_once(tmp_path: Path) -> None:
     rig = Rig(tmp_path, camera=True)
     t = SimpleNamespace
