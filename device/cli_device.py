@@ -879,22 +879,28 @@ def show_not_started(config: PitboardConfig, message: str, *, screen_backend: st
         pass
 
 
-def cmd_run(args: argparse.Namespace) -> int:
+def start_appliance(path: str) -> tuple[PitboardConfig, Appliance]:
+    """The configuration at ``path`` and the appliance built from it, for ``pitboard run`` (with or without the
+    page).  What stops it is said on the screens as well: exit 2 is not restarted by systemd, and without it
+    the screens stay dark, or keep the last game's frame."""
     from device.cli import UserError
     from device.paths import DataFolderError
 
     try:
-        config = load_config(args.config)
+        config = load_config(path)
     except ConfigError as exc:
         # the file's own screens, those that can be read: a mistyped line must not leave the table dark
-        show_not_started(PitboardConfig(screens=salvage_screens(args.config)), str(exc))
+        show_not_started(PitboardConfig(screens=salvage_screens(path)), str(exc))
         raise _user_error(str(exc)) from None
     try:
-        appliance = build_appliance(config)
+        return config, build_appliance(config)
     except (UserError, DataFolderError) as exc:
-        # exit 2 is not restarted by systemd: without this the screens stay dark, or keep the last game's frame
         show_not_started(config, str(exc))
         raise
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    _config, appliance = start_appliance(args.config)
     stopping = False
 
     def stop(*_: Any) -> None:

@@ -106,10 +106,9 @@ def cmd_sim_web(args: argparse.Namespace) -> int:
 
 def cmd_run_web(args: argparse.Namespace) -> int:
     """``pitboard run`` with the page: the same appliance and loop, the page's server in a thread."""
-    from device.cli_device import _load, build_appliance
+    from device.cli_device import start_appliance
 
-    config = _load(args.config)
-    appliance = build_appliance(config)
+    config, appliance = start_appliance(args.config)
     stopping = False
 
     def stop(*_: Any) -> None:

@@ -197,9 +197,12 @@ def test_a_screen_missing_at_start_is_told_on_the_others_and_the_game_goes_on(tm
         appliance.close()
 
 
-def test_an_appliance_that_cannot_start_says_why_on_every_screen(tmp_path: Path, factory, monkeypatch) -> None:
+@pytest.mark.parametrize("web", [False, True], ids=["run", "run with the page"])
+def test_an_appliance_that_cannot_start_says_why_on_every_screen(tmp_path: Path, factory, monkeypatch,
+                                                                 web: bool) -> None:
     # Seen: `pitboard run` with a setup file that is not TOML exited 2 with the reason in the journal only; the
-    # screens stayed dark (or kept the last game's frame), and systemd does not restart on exit 2.
+    # screens stayed dark (or kept the last game's frame), and systemd does not restart on exit 2.  With
+    # [web] enabled = true, run's other handler still left them dark.
     from device import cli_device
     from device.cli import main
     from device.dashboards import pages
@@ -210,7 +213,8 @@ def test_an_appliance_that_cannot_start_says_why_on_every_screen(tmp_path: Path,
     config = tmp_path / "pitboard.toml"
     config.write_text(f'[game]\nname = "gaslands"\nsetup = "{setup}"\n[camera]\nbackend = "none"\n'
                       '[[screens]]\nplayer = "Alice"\n[[screens]]\nplayer = "Bob"\naddress = 0x3D\n'
-                      f'[store]\npath = "{tmp_path / "games.sqlite"}"\n', encoding="utf-8")
+                      f'[store]\npath = "{tmp_path / "games.sqlite"}"\n'
+                      + ('[web]\nenabled = true\nhost = "127.0.0.1"\nport = 18999\n' if web else ""), encoding="utf-8")
     banks = []
 
     def capture_bank(specs, backend="i2c", **kw):
