@@ -312,7 +312,7 @@ def test_cmd_run_with_a_damaged_calibration_starts(tmp_path: Path, monkeypatch: 
         return appliance
 
     monkeypatch.setattr(cli_device.signal, "signal", lambda *a: None)  # keep pytest's own SIGTERM handler
-    monkeypatch.setattr(cli_device, "_load", lambda path: config)
+    monkeypatch.setattr(cli_device, "load_config", lambda path: config)
     monkeypatch.setattr(cli_device, "build_appliance", fake_build)
     import argparse
 
