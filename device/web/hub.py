@@ -64,10 +64,10 @@ class DiceOffer:
     def places(self, text: str) -> list[int]:
         """The faces typed (``"3 5 1"``, ``"3,5,1"``: places in ``names``), or ValueError saying what is wrong."""
         words = text.replace(",", " ").split()
-        if not all(w.isdigit() and 1 <= int(w) <= len(self.names) for w in words):
-            bad = next(w for w in words if not (w.isdigit() and 1 <= int(w) <= len(self.names)))
-            raise ValueError(f"{bad!r} is no face of the {self.label}: give 1 to {len(self.names)} "
-                             f"({', '.join(f'{i} {n}' for i, n in enumerate(self.names, 1))})")
+        for w in words:
+            if not (w.isdigit() and 1 <= int(w) <= len(self.names)):
+                raise ValueError(f"{w!r} is no face of the {self.label}: give 1 to {len(self.names)} "
+                                 f"({', '.join(f'{i} {n}' for i, n in enumerate(self.names, 1))})")
         n = len(words)
         if n > self.count or (self.exact and n != self.count):
             raise ValueError(f"{n} {'die' if n == 1 else 'dice'} typed; this roll, {self.label}, takes {self.how_many()}")
@@ -94,9 +94,9 @@ def type_dice(app: Any, offer: DiceOffer, places: Sequence[int], now: float | No
     """On the loop's thread: the roll typed on the page, if the app still awaits the roll the page offered.
     The roller's screen says what the page sent (the screens are where the table reads it)."""
     current = dice_offer(app)
-    if current is None or (current.die, current.label, current.names) != (offer.die, offer.label, offer.names):
-        awaited = f"the {current.label} are awaited now" if current is not None else "no dice are awaited now"
-        app.notify("info", f"phone's roll not taken: {awaited}", app.chooser(), now=now)
+    if current != offer:  # another roll, or the same dice now another player's: not this one's to enter
+        why = "the step moved on" if current is not None else "no dice are awaited now"
+        app.notify("info", f"phone's roll not taken: {why}", app.chooser(), now=now)  # short: a screen's banner
         return
     entry = getattr(app, "entry", None)
     request = entry.request if entry is not None else app.menu().dice

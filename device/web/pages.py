@@ -111,6 +111,7 @@ LIVE_JS = """
     if (dice.dataset.key !== key) {
       dice.dataset.key = key; dice.dataset.names = JSON.stringify(d.names); dice.dataset.count = d.count;
       dice.querySelector('[name=die]').value = d.die; dice.querySelector('[name=label]').value = d.label;
+      dice.querySelector('[name=player]').value = d.player || '';
       document.getElementById('dice-label').textContent = d.title;
       var pad = document.getElementById('dice-pad');
       pad.innerHTML = '';
@@ -289,6 +290,7 @@ def dice_form(offer: Any, csrf: str) -> str:
             f'{"" if offer is not None else " hidden"}>{csrf_field(csrf)}'
             f'<input type="hidden" name="die" value="{esc(offer.die if offer else "")}">'
             f'<input type="hidden" name="label" value="{esc(offer.label if offer else "")}">'
+            f'<input type="hidden" name="player" value="{esc(offer.player or "" if offer else "")}">'
             f'<p id="dice-label">{esc(offer.title()) if offer is not None else ""}</p>'
             f'<div class="pad" id="dice-pad">{pad}</div>'
             f'<label id="dice-typing">The faces by their place ({esc(listed)}), e.g. 3 5 1: '

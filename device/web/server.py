@@ -253,8 +253,9 @@ def create_app(ctx: WebContext) -> Starlette:
         offer = hub.snapshot.dice
         if offer is None:
             return PlainTextResponse("no dice are awaited now", status_code=409)
-        if (form.get("die", offer.die), form.get("label", offer.label)) != (offer.die, offer.label):
-            return PlainTextResponse(f"the roll awaited has changed: the {offer.label} now; enter them again",
+        sent = (form.get("die", offer.die), form.get("label", offer.label), form.get("player", offer.player or ""))
+        if sent != (offer.die, offer.label, offer.player or ""):
+            return PlainTextResponse(f"the roll awaited has changed: {offer.title()} now; enter it again",
                                      status_code=409)
         try:
             places = offer.places(form.get("faces", ""))

@@ -58,7 +58,26 @@ def test_a_roll_for_a_step_gone_by_is_not_entered(road: Table) -> None:
     client, csrf = paired_client(road)
     r = client.post("/dice", data={"csrf": csrf, "die": "skid", "label": "skid dice", "faces": "1"},
                     headers={"x-csrf-token": csrf})
-    assert r.status_code == 409 and "4 movement dice now" in r.text
+    assert r.status_code == 409 and "Ana's roll: 4 movement dice now" in r.text
+    # Ana's roll sent after the step moved on to Ben's (a slow network): not entered as Ben's
+    r = client.post("/dice", data={"csrf": csrf, "die": "movement", "label": "4 movement dice", "player": "Ana",
+                                   "faces": "1 1 1 1"}, headers={"x-csrf-token": csrf})
+    assert r.status_code == 204
+    road.step()
+    r = client.post("/dice", data={"csrf": csrf, "die": "movement", "label": "4 movement dice", "player": "Ana",
+                                   "faces": "2 2 2 2"}, headers={"x-csrf-token": csrf})
+    assert r.status_code == 409 and "Ben's roll" in r.text
+
+
+def test_a_roll_queued_for_a_step_that_moved_on_is_not_entered(road: Table) -> None:
+    from device.web.hub import dice_offer, type_dice
+
+    anas = dice_offer(road.app)
+    type_dice(road.app, anas, [3, 3, 3, 3], road.now)  # Ana's roll entered: Ben's is awaited now
+    before = len(road.app.history)
+    type_dice(road.app, anas, [6, 6, 6, 6], road.now)  # a second copy of Ana's, arriving late
+    assert len(road.app.history) == before
+    assert road.app.notices[-1].text == "phone's roll not taken: the step moved on"
 
 
 def test_no_dice_box_while_no_roll_is_awaited(tmp_path: Path) -> None:
