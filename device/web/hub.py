@@ -59,7 +59,8 @@ class DiceOffer:
     def title(self) -> str:
         """What the page's dice box asks for."""
         whose = f"{self.player}'s roll" if self.player else "The roll"
-        return f"{whose}: {self.label}" + ("" if self.exact else f", at most {self.count}")
+        said = self.exact or str(self.count) in self.label  # "4 movement dice", "skid dice (up to 4)"
+        return f"{whose}: {self.label}" + ("" if said else f", at most {self.count}")
 
     def places(self, text: str) -> list[int]:
         """The faces typed (``"3 5 1"``, ``"3,5,1"``: places in ``names``), or ValueError saying what is wrong."""
@@ -86,8 +87,11 @@ def dice_offer(app: Any) -> DiceOffer | None:
 
 
 def faces_of(app: Any, request: Any) -> list[Any]:
-    """The faces offered for a roll: the request's own, else every face of its die."""
-    return list(request.faces) or list(app.die_types.get(request.die, range(1, 7)))
+    """The faces offered for a roll, as the buttons offer them (each face once: a skid die has SHIFT three
+    times)."""
+    from device.menus import faces_of as offered
+
+    return list(offered(request, app.die_types))
 
 
 def type_dice(app: Any, offer: DiceOffer, places: Sequence[int], now: float | None = None) -> None:

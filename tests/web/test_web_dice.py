@@ -90,3 +90,26 @@ def test_no_dice_box_while_no_roll_is_awaited(tmp_path: Path) -> None:
         assert r.status_code == 409 and r.text == "no dice are awaited now"
     finally:
         table.close()
+
+
+def test_skid_dice_are_offered_each_face_once(tmp_path: Path) -> None:
+    """A skid die has SHIFT on three faces: the pad offers it once, as the buttons do."""
+    from games.core import Command
+
+    table = Table(tmp_path, "gaslands")
+    try:
+        for command in (Command("choose_template", {"template": "short_straight"}), Command("confirm")):
+            assert table.app.apply(command).accepted
+            table.step()
+        offer = table.web.hub.snapshot.dice
+        assert offer is not None and offer.names == ("SHIFT", "HAZARD", "SLIDE", "SPIN")
+        assert offer.title() == "Alice's roll: skid dice (up to 4)"
+        client, csrf = paired_client(table)
+        r = client.post("/dice", data={"csrf": csrf, "die": "skid", "label": offer.label, "player": "Alice",
+                                       "faces": "4 2"}, headers={"x-csrf-token": csrf})
+        assert r.status_code == 204
+        table.step()
+        assert table.app.history[-1].command.to_json()["faces"] == ["SPIN", "HAZARD"]
+        assert table.app.history[-1].outcome.accepted
+    finally:
+        table.close()
