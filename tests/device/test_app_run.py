@@ -197,8 +197,24 @@ def test_a_screen_missing_at_start_is_told_on_the_others_and_the_game_goes_on(tm
         appliance.close()
 
 
+@pytest.fixture
+def banks(monkeypatch) -> list:
+    """Every screen bank built from now on, on capture devices (the frames each screen was sent)."""
+    from device.displays import build_bank
+
+    built: list = []
+
+    def capture_bank(specs, backend="i2c", **kw):
+        bank = build_bank(specs, "capture", **kw)
+        built.append(bank)
+        return bank
+
+    monkeypatch.setattr("device.displays.build_bank", capture_bank)
+    return built
+
+
 @pytest.mark.parametrize("web", [False, True], ids=["run", "run with the page"])
-def test_an_appliance_that_cannot_start_says_why_on_every_screen(tmp_path: Path, factory, monkeypatch,
+def test_an_appliance_that_cannot_start_says_why_on_every_screen(tmp_path: Path, factory, banks: list,
                                                                  web: bool) -> None:
     # Seen: `pitboard run` with a setup file that is not TOML exited 2 with the reason in the journal only; the
     # screens stayed dark (or kept the last game's frame), and systemd does not restart on exit 2.  With
@@ -206,7 +222,6 @@ def test_an_appliance_that_cannot_start_says_why_on_every_screen(tmp_path: Path,
     from device import cli_device
     from device.cli import main
     from device.dashboards import pages
-    from device.displays import build_bank
 
     setup = tmp_path / "table.toml"
     setup.write_text("[[players]]\nname = Bob\n", encoding="utf-8")
@@ -215,14 +230,6 @@ def test_an_appliance_that_cannot_start_says_why_on_every_screen(tmp_path: Path,
                       '[[screens]]\nplayer = "Alice"\n[[screens]]\nplayer = "Bob"\naddress = 0x3D\n'
                       f'[store]\npath = "{tmp_path / "games.sqlite"}"\n'
                       + ('[web]\nenabled = true\nhost = "127.0.0.1"\nport = 18999\n' if web else ""), encoding="utf-8")
-    banks = []
-
-    def capture_bank(specs, backend="i2c", **kw):
-        bank = build_bank(specs, "capture", **kw)
-        banks.append(bank)
-        return bank
-
-    monkeypatch.setattr("device.displays.build_bank", capture_bank)
     assert main(["run", "--config", str(config)]) == 2
     assert banks, "no screen was told"
     shown = {p: banks[-1].screen(p).frames[-1].image.tobytes() for p in ("Alice", "Bob")}
@@ -235,26 +242,17 @@ def test_an_appliance_that_cannot_start_says_why_on_every_screen(tmp_path: Path,
     assert "pitboard check" in page.lines[-1]  # where the owner finds the whole reason
 
 
-def test_a_mistyped_configuration_is_told_on_the_screens_it_names(tmp_path: Path, monkeypatch) -> None:
+def test_a_mistyped_configuration_is_told_on_the_screens_it_names(tmp_path: Path, banks: list) -> None:
     # Seen: a pitboard.toml with one line not TOML (backend = none, no quotes) left every screen dark: the
     # configuration that names the screens is the file that did not load.  Its [[screens]] tables are read
     # each on its own.
     from device import cli_device
     from device.cli import main
     from device.dashboards import pages
-    from device.displays import build_bank
 
     config = tmp_path / "pitboard.toml"
     config.write_text('[game]\nname = "gaslands"\n[camera]\nbackend = none\n'
                       '[[screens]]\nplayer = "Alice"\n[[screens]]\nplayer = "Bob"\naddress = 0x3D\n', encoding="utf-8")
-    banks = []
-
-    def capture_bank(specs, backend="i2c", **kw):
-        bank = build_bank(specs, "capture", **kw)
-        banks.append(bank)
-        return bank
-
-    monkeypatch.setattr("device.displays.build_bank", capture_bank)
     assert main(["run", "--config", str(config)]) == 2
     assert banks and banks[-1].players == ("Alice", "Bob"), "the screens were left dark"
     message = ('pitboard.toml: is not valid TOML: line 4 (backend = none): a text must be in quotes: write backend = '
@@ -281,19 +279,10 @@ def test_the_screens_of_a_damaged_configuration_are_read_each_on_its_own(tmp_pat
     assert salvage_screens(tmp_path / "binary.toml") == ()
 
 
-def test_a_screen_for_a_player_not_at_the_table_says_so_on_itself(tmp_path: Path, factory, monkeypatch) -> None:
+def test_a_screen_for_a_player_not_at_the_table_says_so_on_itself(tmp_path: Path, factory, banks: list) -> None:
     # Seen: [[screens]] player = "Bobb" (the setup says "Bob") left that screen dark all game; the warning was
     # in the journal only, and the table saw a screen that did not work.
-    from device.displays import build_bank
 
-    banks = []
-
-    def capture_bank(specs, backend="i2c", **kw):
-        bank = build_bank(specs, "capture", **kw)
-        banks.append(bank)
-        return bank
-
-    monkeypatch.setattr("device.displays.build_bank", capture_bank)
     logs: list[str] = []
     config = _config(tmp_path, camera={"backend": "none"})
     config = dataclasses.replace(config, screens=(config.screens[0],
