@@ -178,6 +178,15 @@ def _free_bytes(folder: Path) -> int | None:
     return st.f_bavail * st.f_frsize
 
 
+def _hot(journal: Path) -> bool:
+    """A rollback journal SQLite would roll back (its header not zeroed: a write cut short)."""
+    try:
+        with journal.open("rb") as f:
+            return f.read(1) not in (b"", b"\x00")
+    except OSError:
+        return False
+
+
 def _writable(folder: Path) -> bool:
     return os.access(folder, os.W_OK)
 
@@ -316,6 +325,11 @@ class Store:
                 wal = self.path.with_name(self.path.name + "-wal")
                 name = getattr(exc, "sqlite_errorname", "") or ""
                 if not name.startswith(("SQLITE_CANTOPEN", "SQLITE_IOERR", "SQLITE_FULL", "SQLITE_READONLY")):
+                    raise self._sqlite_problem(exc, "reading it") from None
+                journal = self.path.with_name(self.path.name + "-journal")
+                if name == "SQLITE_READONLY_ROLLBACK" or _hot(journal):
+                    # a write cut short that SQLite must roll back first: read as it is, the file may hold
+                    # half of that write (the immutable read below would not look at the journal)
                     raise self._sqlite_problem(exc, "reading it") from None
                 if wal.exists() and wal.stat().st_size > 0:
                     if _writable(self.path.parent):

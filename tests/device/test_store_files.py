@@ -309,6 +309,22 @@ def test_a_journal_left_beside_the_log_is_named_not_called_read_only(tmp_path, c
     assert journal.name in err and "cut short" in err and "PRAGMA integrity_check" in err, err
     assert (digest(db), digest(journal)) == before
 
+def test_a_journal_left_beside_the_log_stops_its_readers_too(tmp_path, capsys):
+    # seen: with such a journal, `log list` and `log export` read the log as it lay (SQLite's immutable read,
+    # the fallback for a log on a read-only card, does not look at the journal): half of the write cut short
+    # could have been shown as the game
+    db = make_log(tmp_path)
+    journal = db.with_name(db.name + "-journal")
+    journal.write_bytes(bytes(range(1, 256)) * 12)
+    before = digest(db), digest(journal)
+    capsys.readouterr()  # the game's own moves, as make_log played them
+    for args in (["log", "list", "--db", str(db)], ["log", "export", "--db", str(db)]):
+        code, out, err = run(capsys, *args)
+        assert code == 2 and not out, (args, out)
+        assert journal.name in err and "cut short" in err and "PRAGMA integrity_check" in err, err
+    assert (digest(db), digest(journal)) == before
+
+
 def test_an_empty_file_or_an_empty_database_gets_no_schema(tmp_path, capsys):
     empty = tmp_path / "empty.sqlite"
     empty.write_bytes(b"")
