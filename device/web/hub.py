@@ -66,8 +66,9 @@ class DiceOffer:
         """The faces typed (``"3 5 1"``, ``"3,5,1"``: places in ``names``), or ValueError saying what is wrong."""
         words = text.replace(",", " ").split()
         for w in words:
-            if not (w.isdigit() and 1 <= int(w) <= len(self.names)):
-                raise ValueError(f"{w!r} is no face of the {self.label}: give 1 to {len(self.names)} "
+            if not (w.isdigit() and len(w) <= 3 and 1 <= int(w) <= len(self.names)):
+                shown = w if len(w) <= 12 else w[:12] + "…"
+                raise ValueError(f"{shown!r} is no face of the {self.label}: give 1 to {len(self.names)} "
                                  f"({', '.join(f'{i} {n}' for i, n in enumerate(self.names, 1))})")
         n = len(words)
         if n > self.count or (self.exact and n != self.count):

@@ -43,7 +43,9 @@ def test_a_typed_roll_is_entered_and_told_on_the_rollers_screen(road: Table) -> 
 
 @pytest.mark.parametrize("faces, words", [("3 5 1", "3 dice typed; this roll, 4 movement dice, takes exactly 4"),
                                           ("3 5 1 7", "'7' is no face of the 4 movement dice: give 1 to 6"),
-                                          ("three", "'three' is no face")])
+                                          ("three", "'three' is no face"),
+                                          ("9" * 5000, "'999999999999…' is no face"),
+                                          ("1 " * 5000, "5000 dice typed")])
 def test_a_roll_the_rules_cannot_take_is_refused_with_why(road: Table, faces: str, words: str) -> None:
     client, csrf = paired_client(road)
     before = len(road.app.history)
