@@ -393,6 +393,9 @@ def create_app(ctx: WebContext) -> Starlette:
     #: The set-up forms that have begun a game (each form carries its own ``once`` token): the same form
     #: sent again (a double tap, a reload that posts again) must not begin a second game.
     begun: deque[str] = deque(maxlen=64)
+    #: A check's result, shown by a GET after the POST (``/setup?checked=TOKEN``): Back or a reload after
+    #: Check then asks nothing (a page made by a POST made the phone's browser ask to send the form again).
+    checked: dict[str, tuple[str, str, str]] = {}
 
     def setup_html(session: Session, game: str, text: str, message: str = "", *, ok: bool = False,
                    status: int = 200, can_start: bool | None = None, restore: bool = False,
@@ -406,6 +409,10 @@ def create_app(ctx: WebContext) -> Starlette:
     async def setup_get(request: Request, session: Session, form: dict[str, str]) -> Response:
         from device.web.setup import example_setup, game_names
 
+        result = checked.get(request.query_params.get("checked", ""))
+        if result is not None:
+            game, text, message = result
+            return setup_html(session, game, text, message, ok=True)
         game = request.query_params.get("game", ctx.game)
         if game not in game_names():
             return setup_html(session, ctx.game, example_setup(ctx.game), f"{game!r} is not a game; games are "
@@ -452,7 +459,11 @@ def create_app(ctx: WebContext) -> Starlette:
             if once:
                 begun.append(once)
             return setup_html(session, game, text, result, ok=True, begun_now=True)
-        return setup_html(session, game, text, message, ok=True)
+        token = secrets.token_urlsafe(9)
+        checked[token] = (game, text, message)
+        while len(checked) > 32:  # the oldest results go first (a dict keeps its order)
+            del checked[next(iter(checked))]
+        return RedirectResponse(f"/setup?checked={token}", status_code=303)
 
     async def rules_get(request: Request, session: Session, form: dict[str, str], message: str = "") -> Response:
         from device.web.setup import chart_view

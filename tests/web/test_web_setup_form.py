@@ -126,3 +126,20 @@ def test_a_game_begun_from_the_page_leads_to_the_live_page(tmp_path, monkeypatch
         assert re.search(r'id="setup-message">[^<]*begins now.*?<a href="/" id="to-live">', begun, re.S)
     finally:
         t.close()
+
+
+def test_a_checked_setup_is_shown_by_a_page_that_back_and_reload_can_ask_again(table):
+    """Seen on a phone: Check, then Back (or a reload) asked "Confirm form resubmission": the result was the
+    answer to a POST.  The check now answers with a redirect to a page that shows the result."""
+    client, csrf = paired_client(table)
+    text = box(client.get("/setup", headers=HTML).text) + "\n# our table, checked\n"
+    r = client.post("/setup", data={"csrf": csrf, "game": "gaslands", "setup": text, "action": "check"},
+                    headers=HTML, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"].startswith("/setup?checked=")
+    for _ in range(2):  # and again, as Back or a reload asks for it
+        page = client.get(r.headers["location"], headers=HTML)
+        assert page.status_code == 200
+        kind, message = said(page.text)
+        assert kind == "ok" and message.startswith("Gaslands: Refuelled: a valid table for Alice")
+        assert box(page.text) == text  # the table as it was checked, not the example
+    assert "# our table" not in box(client.get("/setup?checked=unknown", headers=HTML).text)  # an old link: the example
