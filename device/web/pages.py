@@ -45,8 +45,9 @@ select{min-height:40px}nav a{padding:.3em 0}textarea{width:100%;height:22em;back
 .trivial{background:#264}.permitted{background:#245}.hazardous{background:#a60}.not_permitted{background:#822}
 .unknown{background:#333}
 .dice{padding:.3em 0 0}.dice p{margin:.2em 0}
-.pad{display:flex;flex-wrap:wrap;gap:.3em;margin:.3em 0}.pad button{min-width:3.4em;touch-action:manipulation}
-#dice-typed{margin:0 .6em 0 0}
+.pad{display:flex;flex-wrap:wrap;gap:.3em;margin:.3em 0}
+.pad button{min-width:2.9em;padding:.4em .45em;touch-action:manipulation}
+#dice-typed{display:block;margin:0 0 .2em}#dice-undo,#dice-send{padding:.3em .7em}
 """
 
 LIVE_JS = """
