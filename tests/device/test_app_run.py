@@ -123,6 +123,12 @@ def test_a_pin_in_use_is_a_user_error_and_nothing_is_left_claimed(tmp_path: Path
     appliance.close()
 
 
+def _cameraless(tmp_path: Path, factory, clock, log=lambda m: None):
+    """The appliance of ``_config`` with no camera, on recording screens (the loop's own clock: ``clock``)."""
+    return build_appliance(_config(tmp_path, camera={"backend": "none"}), pin_factory=factory,
+                           screen_backend="recording", clock=clock, log=log)
+
+
 def _unplug(appliance, player: str) -> None:
     """Pull the screen's cable: every transfer to it fails, now and on each reopen."""
     from device.displays.transport import RecordingSerial
@@ -147,8 +153,7 @@ def test_a_screen_lost_mid_game_is_told_on_the_other_screens_and_withdrawn_when_
     # nothing, and with Bob the chooser the table waited at a blank screen without knowing why.
     clock = Clock()
     logs: list[str] = []
-    appliance = build_appliance(_config(tmp_path, camera={"backend": "none"}), pin_factory=factory,
-                                screen_backend="recording", clock=clock, log=logs.append)
+    appliance = _cameraless(tmp_path, factory, clock, log=logs.append)
     try:
         app = appliance.app
         app.run(max_iterations=2, idle_s=0)
@@ -186,8 +191,7 @@ def test_a_screen_missing_at_start_is_told_on_the_others_and_the_game_goes_on(tm
 
     monkeypatch.setattr(displays, "build_bank", bank_with_bob_unplugged)
     clock = Clock()
-    appliance = build_appliance(_config(tmp_path, camera={"backend": "none"}), pin_factory=factory,
-                                screen_backend="recording", clock=clock, log=lambda m: None)
+    appliance = _cameraless(tmp_path, factory, clock)
     try:
         appliance.app.run(max_iterations=2, idle_s=0)
         shown = [n.text for n in appliance.app.notices if n.kind == "screen"]
@@ -311,8 +315,7 @@ def test_the_chooser_s_menu_goes_to_the_other_screens_while_their_own_is_off(tmp
     from device.dashboards import pages
 
     clock = Clock()
-    appliance = build_appliance(_config(tmp_path, camera={"backend": "none"}), pin_factory=factory,
-                                screen_backend="recording", clock=clock, log=lambda m: None)
+    appliance = _cameraless(tmp_path, factory, clock)
     try:
         app = appliance.app
         app.run(max_iterations=2, idle_s=0)
@@ -358,8 +361,7 @@ def test_a_game_that_ends_on_a_full_disk_is_kept_and_the_loop_goes_on(tmp_path: 
     from games.core import Command
 
     clock = Clock()
-    appliance = build_appliance(_config(tmp_path, camera={"backend": "none"}), pin_factory=factory,
-                                screen_backend="recording", clock=clock, log=lambda m: None)
+    appliance = _cameraless(tmp_path, factory, clock)
     try:
         def full(game_id: int) -> None:
             raise StoreError("the disk holding games.sqlite is full: marking game 1 finished failed. Nothing was "
@@ -383,8 +385,7 @@ def test_a_command_the_log_could_not_record_is_in_the_journal_too(tmp_path: Path
     from device.store import StoreError
     from games.core import Command
 
-    appliance = build_appliance(_config(tmp_path, camera={"backend": "none"}), pin_factory=factory,
-                                screen_backend="recording", clock=Clock(), log=lambda m: None)
+    appliance = _cameraless(tmp_path, factory, Clock())
     try:
         def full(*_: object) -> None:
             raise StoreError("the disk holding games.sqlite is full")
@@ -402,12 +403,10 @@ def test_a_resumed_game_says_so_on_every_screen_with_when_it_began(tmp_path: Pat
     # Seen: `pitboard run` resumed last week's unfinished game and said so in the journal only: the table saw
     # a game under way without knowing it was an old one.
     clock = Clock()
-    first = build_appliance(_config(tmp_path, camera={"backend": "none"}), pin_factory=factory,
-                            screen_backend="recording", clock=clock, log=lambda m: None)
+    first = _cameraless(tmp_path, factory, clock)
     assert not [n for n in first.app.notices if n.kind == "resumed"]
     first.close()
-    again = build_appliance(_config(tmp_path, camera={"backend": "none"}), pin_factory=factory,
-                            screen_backend="recording", clock=clock, log=lambda m: None)
+    again = _cameraless(tmp_path, factory, clock)
     try:
         told = [n for n in again.app.notices if n.kind == "resumed"]
         from datetime import datetime
