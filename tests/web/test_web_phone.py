@@ -7,48 +7,16 @@ import pytest
 from browser_helpers import ServedSim, browser, missing
 from test_web_browser import pair, wait_for
 
+from games.gaslands import EXAMPLE_SETUP
+
 why = missing()
 pytestmark = pytest.mark.skipif(why is not None, reason=f"no browser for the web tests: {why}")
 
-FIVE = """
-[scenario]
-pole = "Alice"
-
-[[players]]
-name = "Alice"
-[[players.vehicles]]
-id = "rust"
-name = "Rust Bucket"
-type = "buggy"
-
-[[players]]
-name = "Bob"
-[[players.vehicles]]
-id = "brick"
-name = "The Brick"
-type = "truck"
-
-[[players]]
-name = "Carla"
-[[players.vehicles]]
-id = "hearse"
-name = "Widowmaker"
-type = "car"
-
-[[players]]
-name = "Dmitri"
-[[players.vehicles]]
-id = "bus"
-name = "School's Out"
-type = "bus"
-
-[[players]]
-name = "Eve"
-[[players.vehicles]]
-id = "ice"
-name = "Ice Cream Van"
-type = "car"
-"""
+#: The example table (Alice, Bob) and three more players, each with one vehicle.
+FIVE = EXAMPLE_SETUP + "".join(
+    f'\n[[players]]\nname = "{player}"\n[[players.vehicles]]\nid = "{vid}"\nname = "{name}"\ntype = "{kind}"\n'
+    for player, vid, name, kind in (("Carla", "hearse", "Widowmaker", "car"), ("Dmitri", "bus", "School's Out", "bus"),
+                                    ("Eve", "ice", "Ice Cream Van", "car")))
 
 
 @pytest.fixture
