@@ -37,6 +37,18 @@ def phone(tmp_path):
     d.quit()
 
 
+def grey_table(tmp_path, monkeypatch, width: int, height: int) -> ServedSim:
+    """A simulator whose camera (its tray, r) shows one grey frame of ``width`` x ``height``."""
+    import cv2
+    import numpy as np
+
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    photos = tmp_path / "table"
+    photos.mkdir()
+    cv2.imwrite(str(photos / "table.png"), np.full((height, width, 3), 90, np.uint8))
+    return ServedSim(tmp_path, dice_images=photos)
+
+
 def in_view(driver, element_id: str) -> bool:
     return bool(driver.execute_script(
         "var r = document.getElementById(arguments[0]).getBoundingClientRect();"
@@ -201,15 +213,9 @@ def test_the_calibrate_page_fits_a_small_phone_and_says_the_frame_is_scaled(tmp_
     """Seen at 360 px with the camera on: the corners field (40 characters at 16 px) made the page 380 px
     wide, and the page said 'The frame is 1280×720 pixels, shown at full size' over a frame drawn 320 px
     wide: corners typed 'in pixels of the frame below' cannot be read off it."""
-    import cv2
-    import numpy as np
     from selenium.webdriver.common.by import By
 
-    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
-    photos = tmp_path / "table"
-    photos.mkdir()
-    cv2.imwrite(str(photos / "table.png"), np.full((720, 1280, 3), 90, np.uint8))
-    served = ServedSim(tmp_path, dice_images=photos)
+    served = grey_table(tmp_path, monkeypatch, 1280, 720)
     try:
         phone.set_window_size(360, 740)
         pair(phone, served)
@@ -234,14 +240,8 @@ def test_the_camera_frame_arrives_on_a_slow_network(tmp_path, monkeypatch, phone
     for nothing. The next frame is asked for once the last one has arrived."""
     import time
 
-    import cv2
-    import numpy as np
 
-    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
-    photos = tmp_path / "table"
-    photos.mkdir()
-    cv2.imwrite(str(photos / "table.png"), np.full((480, 640, 3), 90, np.uint8))
-    served = ServedSim(tmp_path, dice_images=photos)
+    served = grey_table(tmp_path, monkeypatch, 640, 480)
     try:
         view = served.sim.web.ctx.camera
         drawn = []
