@@ -533,10 +533,13 @@ class App:
         else:
             self.notify("info", f"these dice make no command: {self.prompt().text}", self.chooser(), now=now)
 
+    def awaited_roll(self) -> DiceRequest | None:
+        """The roll awaited now: the one being entered (a roll a menu choice opened), else the step's."""
+        return self.entry.request if self.entry is not None else self.menu().dice
+
     def type_faces(self, faces: Sequence[Any], now: float | None = None, *, source: str = "keyboard") -> Outcome | None:
-        """Send a whole roll at once (the simulator's typed digits): the roll being entered, else the roll
-        the step awaits."""
-        request = self.entry.request if self.entry is not None else self.menu().dice
+        """Send a whole roll at once (the simulator's typed digits, the phone's pad): the roll awaited."""
+        request = self.awaited_roll()
         if request is None:
             self.notify("info", "no dice are awaited now", self.chooser(), now=now)
             return None

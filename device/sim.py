@@ -605,8 +605,7 @@ class Sim:
     def type_digit(self, digit: int) -> None:
         """A digit types the face at that place of the die being entered: the open dice entry's (a roll a
         menu choice opened: a bump re-roll, a Road die) or else the roll the step awaits."""
-        entry = self.app.entry
-        request = entry.request if entry is not None else self.app.menu().dice
+        request = self.app.awaited_roll()
         if request is None:
             self.note("no dice are awaited now")
             return

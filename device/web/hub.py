@@ -78,8 +78,7 @@ class DiceOffer:
 
 def dice_offer(app: Any) -> DiceOffer | None:
     """The roll the app awaits now, if any (on the loop's thread)."""
-    entry = getattr(app, "entry", None)
-    request = entry.request if entry is not None else app.menu().dice
+    request = app.awaited_roll()
     if request is None:
         return None
     faces = faces_of(app, request)
@@ -103,8 +102,7 @@ def type_dice(app: Any, offer: DiceOffer, places: Sequence[int], now: float | No
         why = "the step moved on" if current is not None else "no dice are awaited now"
         app.notify("info", f"phone's roll not taken: {why}", app.chooser(), now=now)  # short: a screen's banner
         return
-    entry = getattr(app, "entry", None)
-    request = entry.request if entry is not None else app.menu().dice
+    request = app.awaited_roll()
     faces = [faces_of(app, request)[i - 1] for i in places]
     outcome = app.type_faces(faces, now, source="web")
     if getattr(outcome, "accepted", False):
