@@ -840,29 +840,30 @@ def not_at_table_page(player: str, players: list[str], source: str) -> Any:
     return pages.TextPage(f"SCREEN {player}", tuple(lines), 1, 1)
 
 
-def not_started_page(message: str) -> Any:
-    """The page every screen keeps when ``pitboard run`` cannot start: the start of the reason (a file by its
-    name, without its folders: the screen is small) and where the whole of it is read."""
+#: How long each page of a NOT STARTED reason stays up before the next (the screens page through it).
+NOT_STARTED_PAGE_S = 6.0
+
+
+def not_started_pages(message: str) -> list[Any]:
+    """The pages every screen shows when ``pitboard run`` cannot start: the whole reason, four lines a page (a
+    file by its name, without its folders: the screen is small), "NOT STARTED 1/3" on the title."""
     import re
 
     from device.dashboards import pages
-    from device.dashboards.common import text_width
 
     gist = re.sub(r"(?:/[^\s/:;,()]+)+/([^\s/:;,()]+)", r"\1", message)
     gist = re.sub(r"^[^\s:]+: game: (?=setup file )", "", gist)  # the setup file names itself
     lines = pages.wrap(gist)
-    room = pages.BODY_LINES - 1
-    if len(lines) > room:
-        lines = lines[:room]
-        while lines[-1] and text_width(lines[-1] + "…", pages.BODY_SIZE) > pages.WIDTH - 2:
-            lines[-1] = lines[-1][:-1]
-        lines[-1] += "…"
-    return pages.TextPage("NOT STARTED", (*lines, "more: pitboard check"), 1, 1)
+    chunks = [tuple(lines[k:k + pages.BODY_LINES]) for k in range(0, len(lines), pages.BODY_LINES)]
+    return [pages.TextPage("NOT STARTED", chunk, k + 1, len(chunks)) for k, chunk in enumerate(chunks)]
 
 
-def show_not_started(config: PitboardConfig, message: str, *, screen_backend: str = "i2c") -> None:
+def show_not_started(config: PitboardConfig, message: str, *, screen_backend: str = "i2c",
+                     hold: Callable[[float], bool] | None = None) -> None:
     """Best effort: ``message`` on every configured screen that answers; the frame stays up after the process
-    ends (the screens are not blanked), where the table sees it.  The terminal and the journal have it whole."""
+    ends (the screens are not blanked), where the table sees it.  A reason longer than a page is paged through
+    while ``hold(NOT_STARTED_PAGE_S)`` returns True (None: the first page is shown, and kept); the screens are
+    left on the first page.  The terminal and the journal have it whole."""
     from device import displays
     from device.dashboards import pages
 
@@ -871,12 +872,63 @@ def show_not_started(config: PitboardConfig, message: str, *, screen_backend: st
     try:
         bank = displays.build_bank(config.screens, screen_backend)
         bank.open()
-        image = pages.render_text(not_started_page(message))
-        for player in bank.players:
-            bank.show(player, image)
-        bank.close()
     except Exception:  # noqa: BLE001 - a screen that cannot show it changes nothing: the message is printed
+        return
+    images = [pages.render_text(page) for page in not_started_pages(message)]
+    shown = 0
+    try:
+        while True:
+            for player in bank.players:
+                bank.show(player, images[shown])
+            if hold is None or len(images) == 1 or not hold(NOT_STARTED_PAGE_S):
+                break
+            shown = (shown + 1) % len(images)
+    except KeyboardInterrupt:  # the service is stopped (KillSignal=SIGINT) or Ctrl-C at the terminal
         pass
+    except Exception:  # noqa: BLE001 - as above
+        pass
+    try:
+        if shown:
+            for player in bank.players:
+                bank.show(player, images[0])
+        bank.close()
+    except Exception:  # noqa: BLE001 - as above
+        pass
+
+
+def _not_started(config: PitboardConfig, message: str) -> bool:
+    """Say on the screens why ``run`` did not start; True when it was printed here as well.  Under systemd (which sets
+    ``INVOCATION_ID``) or at a terminal the process stays up paging a long reason until it is stopped: a frame
+    left after exit could show only its first page.  Elsewhere (a script, the tests) it shows the first page
+    and returns at once."""
+    if len(not_started_pages(message)) == 1 or not (os.environ.get("INVOCATION_ID") or _isatty(sys.stdin)):
+        show_not_started(config, message)
+        return False
+    print(f"pitboard: {message}", file=sys.stderr, flush=True)
+    print("pitboard: the screens show it page by page; stop with Ctrl-C (systemctl stop pitboard)",
+          file=sys.stderr, flush=True)
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop as SIGINT does
+    try:
+        show_not_started(config, message, hold=_sleep_true)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    return True
+
+
+#: What ``run`` exits with once the reason was printed whole before the screens paged through it.
+TOLD = "not started (the reason is above)"
+
+
+def _sleep_true(seconds: float) -> bool:
+    time.sleep(seconds)
+    return True
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def start_appliance(path: str) -> tuple[PitboardConfig, Appliance]:
@@ -890,12 +942,13 @@ def start_appliance(path: str) -> tuple[PitboardConfig, Appliance]:
         config = load_config(path)
     except ConfigError as exc:
         # the file's own screens, those that can be read: a mistyped line must not leave the table dark
-        show_not_started(PitboardConfig(screens=salvage_screens(path)), str(exc))
-        raise _user_error(str(exc)) from None
+        told = _not_started(PitboardConfig(screens=salvage_screens(path)), str(exc))
+        raise _user_error(TOLD if told else str(exc)) from None
     try:
         return config, build_appliance(config)
     except (UserError, DataFolderError) as exc:
-        show_not_started(config, str(exc))
+        if _not_started(config, str(exc)):
+            raise _user_error(TOLD) from None
         raise
 
 

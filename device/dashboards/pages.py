@@ -87,7 +87,8 @@ def fitting_path(title: str, trail: Sequence[str], right: str) -> str:
 
 
 def wrap(text: str, *, width: int = WIDTH - 2, size: int = BODY_SIZE) -> list[str]:
-    """``text`` in lines that fit ``width`` pixels at ``size``; a word longer than a line is split."""
+    """``text`` in lines that fit ``width`` pixels at ``size``; a word longer than a line is split (after a "/"
+    in it when there is one: a file's path)."""
     lines: list[str] = []
     for paragraph in str(text).split("\n"):
         line = ""
@@ -102,6 +103,8 @@ def wrap(text: str, *, width: int = WIDTH - 2, size: int = BODY_SIZE) -> list[st
                 cut = len(word)
                 while cut > 1 and text_width(word[:cut], size) > width:
                     cut -= 1
+                slash = word.rfind("/", 0, cut)  # a path splits after one of its folders where it can
+                cut = slash + 1 if slash > 0 else cut
                 lines.append(word[:cut])
                 word = word[cut:]
             line = word

@@ -141,3 +141,13 @@ def test_the_fonts_6_and_9_are_not_drawn_as_8(size: int) -> None:
     for glyph, times in ((six, 2), (nine, 1)):
         windows = sliding_window_view(line, glyph.shape)
         assert int((windows == glyph).all(axis=(2, 3)).sum()) == times
+
+
+def test_a_path_too_long_for_a_line_is_split_after_a_folder():
+    """Seen on NOT STARTED: "firmware_config/pitboar" / "d.toml"; a path is read by its folders."""
+    from device.dashboards.pages import WIDTH, wrap
+
+    lines = wrap("or copy firmware_config/pitboard.toml there")
+    assert "firmware_config/" in lines and "pitboard.toml there" in lines
+    lines = wrap("x" * 60)  # no folder to split after: cut where the line is full, nothing lost
+    assert "".join(lines) == "x" * 60 and len(lines) > 1 and all(text_width(ln, 10) <= WIDTH - 2 for ln in lines)

@@ -219,7 +219,7 @@ def banks(monkeypatch) -> list:
 
 @pytest.mark.parametrize("web", [False, True], ids=["run", "run with the page"])
 def test_an_appliance_that_cannot_start_says_why_on_every_screen(tmp_path: Path, factory, banks: list,
-                                                                 web: bool) -> None:
+                                                                 web: bool, capsys) -> None:
     # Seen: `pitboard run` with a setup file that is not TOML exited 2 with the reason in the journal only; the
     # screens stayed dark (or kept the last game's frame), and systemd does not restart on exit 2.  With
     # [web] enabled = true, run's other handler still left them dark.
@@ -237,13 +237,13 @@ def test_an_appliance_that_cannot_start_says_why_on_every_screen(tmp_path: Path,
     assert main(["run", "--config", str(config)]) == 2
     assert banks, "no screen was told"
     shown = {p: banks[-1].screen(p).frames[-1].image.tobytes() for p in ("Alice", "Bob")}
-    page = cli_device.not_started_page(f"pitboard.toml: game: setup file {setup} is not valid TOML: line 2 "
-                                       '(name = Bob): a text must be in quotes: write name = "Bob"; fix that line')
-    assert shown == {p: pages.render_text(page).tobytes() for p in ("Alice", "Bob")}
-    words = " ".join(page.lines)
-    assert page.title == "NOT STARTED" and "table.toml" in words and "line 2" in words
+    reason = capsys.readouterr().err.removeprefix("pitboard: ").strip()
+    shown_pages = cli_device.not_started_pages(reason)
+    assert shown == {p: pages.render_text(shown_pages[0]).tobytes() for p in ("Alice", "Bob")}
+    words = " ".join(line for page in shown_pages for line in page.lines)
+    assert {page.title for page in shown_pages} == {"NOT STARTED"} and "table.toml" in words
+    assert "line 2" in words and 'write name = "Bob"; fix that line' in words  # the whole reason, fix and all
     assert str(tmp_path) not in words  # the file's name, not its folders: the screen is small
-    assert "pitboard check" in page.lines[-1]  # where the owner finds the whole reason
 
 
 def test_a_mistyped_configuration_is_told_on_the_screens_it_names(tmp_path: Path, banks: list) -> None:
@@ -261,10 +261,61 @@ def test_a_mistyped_configuration_is_told_on_the_screens_it_names(tmp_path: Path
     assert banks and banks[-1].players == ("Alice", "Bob"), "the screens were left dark"
     message = ('pitboard.toml: is not valid TOML: line 4 (backend = none): a text must be in quotes: write backend = '
                '"none"; fix that line, or copy firmware_config/pitboard.toml there and edit it')
-    page = cli_device.not_started_page(message)
-    assert "line 4" in " ".join(page.lines)
+    first = cli_device.not_started_pages(message)[0]  # then the process ends: no systemd, no terminal
+    assert "line 4" in " ".join(first.lines)
     assert {p: banks[-1].screen(p).frames[-1].image.tobytes() for p in ("Alice", "Bob")} == \
-        {p: pages.render_text(page).tobytes() for p in ("Alice", "Bob")}
+        {p: pages.render_text(first).tobytes() for p in ("Alice", "Bob")}
+
+
+def test_a_long_reason_not_to_start_is_paged_through_whole_on_the_screens(tmp_path: Path, banks: list,
+                                                                           monkeypatch, capsys) -> None:
+    # Seen: NOT STARTED kept the start of a reason and "more: pitboard check"; a mistyped backend = none showed
+    # the line and the mistake, never the fix (write backend = "none"), which only the journal had.  Under
+    # systemd the process now stays up paging the whole reason until it is stopped.
+    from device import cli_device
+    from device.cli import main
+    from device.dashboards import pages
+
+    config = tmp_path / "pitboard.toml"
+    config.write_text('[game]\nname = "gaslands"\n[camera]\nbackend = none\n[[screens]]\nplayer = "Alice"\n',
+                      encoding="utf-8")
+    waits: list[float] = []
+
+    def sleep(seconds: float) -> bool:
+        waits.append(seconds)
+        if len(waits) == 5:
+            raise KeyboardInterrupt  # systemctl stop: KillSignal=SIGINT
+        return True
+
+    monkeypatch.setenv("INVOCATION_ID", "0123")  # what systemd sets for a service
+    monkeypatch.setattr(cli_device, "_sleep_true", sleep)
+    assert main(["run", "--config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert 'write backend = "none"' in err and err.count("line 4") == 1  # said once, whole, before the pages
+    shown = cli_device.not_started_pages(err.splitlines()[0].removeprefix("pitboard: "))
+    assert len(shown) == 3 and [(p.page, p.pages) for p in shown] == [(1, 3), (2, 3), (3, 3)]
+    assert 'write backend = "none"' in " ".join(line for page in shown for line in page.lines)
+    frames = [f.image.tobytes() for f in banks[-1].screen("Alice").frames]
+    images = [pages.render_text(page).tobytes() for page in shown]
+    cycle = [images[k % len(images)] for k in range(5)]  # stopped while the fifth is up
+    back = [images[0]] if 4 % len(images) else []
+    assert frames == [*cycle, *back], "each page in turn, then back to the first when stopped"
+    assert waits == [cli_device.NOT_STARTED_PAGE_S] * 5
+
+
+def test_a_reason_not_to_start_that_fits_one_page_does_not_hold_the_service(tmp_path: Path, banks: list,
+                                                                               monkeypatch) -> None:
+    from device import cli_device
+    from device.cli import main
+    from device.config import ConfigError
+
+    monkeypatch.setenv("INVOCATION_ID", "0123")
+    monkeypatch.setattr(cli_device, "_sleep_true", lambda s: pytest.fail("held with nothing more to show"))
+    monkeypatch.setattr(cli_device, "load_config", lambda path: (_ for _ in ()).throw(ConfigError(path, "camera", "no")))
+    config = tmp_path / "pitboard.toml"
+    config.write_text('[[screens]]\nplayer = "Alice"\n', encoding="utf-8")
+    assert main(["run", "--config", str(config)]) == 2
+    assert len(banks[-1].screen("Alice").frames) == 1
 
 
 def test_the_screens_of_a_damaged_configuration_are_read_each_on_its_own(tmp_path: Path) -> None:
