@@ -226,8 +226,32 @@ def _own_name(view: PlayerView, v: VehicleView) -> str:
     return name_for_owner(v.name, view.player) or v.id
 
 
+def chip_marks(view: PlayerView) -> dict[str, str]:
+    """Each of the player's vehicles' mark on a chip, by id: its initial ("Buggy" B), and where two share one,
+    the initial and its number or second letter ("Buggy" B, "Buggy 2" B2, "Bike" Bi), so that no two chips
+    read alike.  Taken over all the player's vehicles, so a vehicle keeps its mark whichever one is drawn big."""
+    names = {v.id: _own_name(view, v) for v in view.vehicles}
+    initial = {i: (n[:1] or "?").upper() for i, n in names.items()}
+    marks: dict[str, str] = {}
+    for i, n in names.items():
+        if sum(1 for j in initial.values() if j == initial[i]) == 1:
+            marks[i] = initial[i]
+            continue
+        last = n.rsplit(" ", 1)[-1]
+        marks[i] = initial[i] + (last if " " in n and last.isdigit() else n[1:2].lower())
+    for i in names:  # still alike ("Bus", "Buggy"): the initial and the place among its kind
+        alike = [j for j in names if marks[j] == marks[i]]
+        if len(alike) > 1:
+            for k, j in enumerate(alike, 1):
+                marks[j] = f"{initial[j]}{k}"
+    return marks
+
+
 def _chips(draw: ImageDraw.ImageDraw, view: PlayerView, others: Sequence[VehicleView]) -> None:
-    """The other vehicles: initial + gear, 10 px high each, in the right-hand column."""
+    """The other vehicles: mark (:func:`chip_marks`) + gear, 10 px high each, in the right-hand column."""
+    marks = chip_marks(view)
+    two = any(len(marks.get(v.id, "")) > 1 for v in others)
+    room, gap = (2, 3) if two else (0, 0)
     for y in range(MIDDLE_TOP - 1, MIDDLE_BOTTOM + 1, 2):
         draw.point((CHIPS_X - 2, y), fill=ON)
     shown = list(others[:MAX_CHIPS])
@@ -242,10 +266,11 @@ def _chips(draw: ImageDraw.ImageDraw, view: PlayerView, others: Sequence[Vehicle
         if v.hazards >= v.wipeout_at and not v.wrecked:
             draw.rectangle(box, fill=ON)
             ink = OFF
-        # 9 px for the initial: a wide letter (M, W) did not fit 7 px at size 10 and was cut to nothing
-        fit_text(draw, (box[0] + 1, top, box[0] + 10, top + 8), _own_name(view, v)[:1].upper(), sizes=(10, 9, 8),
+        # 9 px for the initial: a wide letter (M, W) did not fit 7 px at size 10 and was cut to nothing; marks of
+        # two (B2) take 12 px, and every gear moves to the right edge, apart from them
+        fit_text(draw, (box[0] + 1, top, box[0] + 10 + room, top + 8), marks.get(v.id, "?"), sizes=(10, 9, 8, 7),
                  fill=ink)
-        pixel_text(draw, (box[0] + 12, top + 1), str(v.gear)[-1], fill=ink)
+        pixel_text(draw, (box[0] + 12 + gap, top + 1), str(v.gear)[-1], fill=ink)
         if v.wrecked:
             draw.line((box[0], box[3], box[2], box[1]), fill=ON)
         if v.on_fire:

@@ -18,7 +18,8 @@ LEGENDS: dict[str, tuple[tuple[str, str], ...]] = {
         ("Bar 7/10", "hull left / hull"),
         ("FIRE", "on fire"),
         ("done", "activated this gear phase"),
-        ("Chips right", "your other vehicles: initial and gear; inverted: 6+ hazards; crossed: wrecked"),
+        ("Chips right", "your other vehicles: initial (B2: Buggy 2, Bi: Bike beside a Buggy) and gear; "
+                        "inverted: 6+ hazards; crossed: wrecked"),
         ("Bottom line", "the table's step (1.1 … 3)"),
         ("Lit banner", "an alert: NOT PERMITTED, YOU PICK, YOU PLACE, WIPEOUT!, LOST CONTROL, WRECKED"),
     ),

@@ -236,3 +236,29 @@ def test_a_notice_beginning_with_its_title_is_that_title_over_the_rest(monkeypat
     render(view(alerts=(Alert("dice", "camera: SPIN HAZARD", "Alice"),)), blink_on=True)
     assert drawn == [("NOT RECORDED", "the disk is full: free some space, then try again"),
                      ("CAMERA OFF", "enter dice with the buttons"), ("CAMERA: SPIN HAZARD", "")]
+
+
+def test_two_vehicles_with_one_initial_have_chips_that_read_apart() -> None:
+    """Seen: Alice's Buggy and Alice's Buggy 2 (or a Bike beside a Buggy) were both the chip "B": she could not
+    tell which chip was which vehicle's gear.  A shared initial takes the number or the second letter."""
+    from device.dashboards.gaslands import CHIPS_X, MIDDLE_TOP, chip_marks
+
+    idle = dict(active=False, activates_this_phase=False)
+    vs = (vehicle(id="car", name="Alice's Car"), vehicle(id="b1", name="Alice's Buggy", gear=2, **idle),
+          vehicle(id="b2", name="Alice's Buggy 2", gear=2, **idle), vehicle(id="bk", name="Alice's Bike", gear=2, **idle),
+          vehicle(id="rb", name="Rust Bucket", gear=2, **idle))
+    assert chip_marks(view(*vs)) == {"car": "C", "b1": "Bu", "b2": "B2", "bk": "Bi", "rb": "R"}
+    assert chip_marks(view(vehicle(id="x", name="Bus"), vehicle(id="y", name="Buggy"))) == {"x": "B1", "y": "B2"}
+    assert chip_marks(view(vehicle(id="x", name="Car"), vehicle(id="y", name="Truck"))) == {"x": "C", "y": "T"}
+    image = np.array(render(view(*vs), blink_on=True), dtype=bool)
+    chips = [image[MIDDLE_TOP + k * 10:MIDDLE_TOP + k * 10 + 9, CHIPS_X:] for k in range(3)]  # Bu, B2, Bi: gear 2
+    assert len({c.tobytes() for c in chips}) == 3, "two chips are drawn alike"
+
+
+def test_a_chip_keeps_its_mark_whichever_vehicle_is_drawn_big() -> None:
+    from device.dashboards.gaslands import chip_marks
+
+    idle = dict(active=False, activates_this_phase=False)
+    one = view(vehicle(id="b1", name="Buggy"), vehicle(id="b2", name="Buggy 2", **idle))
+    other = view(vehicle(id="b1", name="Buggy", **idle), vehicle(id="b2", name="Buggy 2"))
+    assert chip_marks(one) == chip_marks(other) == {"b1": "Bu", "b2": "B2"}
