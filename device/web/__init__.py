@@ -91,7 +91,8 @@ class WebService:
         self.ctx.calibration_path = calibration_path
         self.ctx.on_calibration = lambda cal: self.hub.call_in_loop(lambda: self._use_calibration(cal))
         self.ctx.on_outlines = lambda: self.hub.call_in_loop(self._use_outlines)
-        self.ctx.on_dice = lambda offer, places: self.hub.call_in_loop(lambda: self._type_dice(offer, places))
+        self.ctx.on_dice = lambda offer, places, draft: self.hub.call_in_loop(
+            lambda: self._type_dice(offer, places, draft))
         self.options: Mapping[str, Any] = {}
         self.pairing.on_paired = lambda _session: self.hub.call_in_loop(self.hide_code)
         self.server = WebServer(self.ctx, host, port, sock=sock)
@@ -193,10 +194,11 @@ class WebService:
             tags = car_tags_from_options(self.options)
             reader.table_config = dataclasses.replace(config, car_tags=tags) if tags else config
 
-    def _type_dice(self, offer: Any, places: list[int]) -> None:
-        """A roll typed on the page, entered as the simulator's typed dice are (the same rules, the same log)."""
+    def _type_dice(self, offer: Any, places: list[int], draft: bool = False) -> None:
+        """A roll typed on the page, entered as the simulator's typed dice are (the same rules, the same log);
+        a draft (the dice tapped before Send) is only shown on the roller's screen."""
         if self.app is not None:
-            type_dice(self.app, offer, places, self.app.clock())
+            type_dice(self.app, offer, places, self.app.clock(), draft=draft)
 
     def _use_outlines(self) -> None:
         """A template outline taught on the page: the loop's reader knows it from the next frame."""

@@ -62,8 +62,9 @@ class DiceOffer:
         said = self.exact or str(self.count) in self.label  # "4 movement dice", "skid dice (up to 4)"
         return f"{whose}: {self.label}" + ("" if said else f", at most {self.count}")
 
-    def places(self, text: str) -> list[int]:
-        """The faces typed (``"3 5 1"``, ``"3,5,1"``: places in ``names``), or ValueError saying what is wrong."""
+    def places(self, text: str, *, draft: bool = False) -> list[int]:
+        """The faces typed (``"3 5 1"``, ``"3,5,1"``: places in ``names``), or ValueError saying what is wrong.
+        ``draft``: a roll still being typed, which may hold fewer dice than it must."""
         words = text.replace(",", " ").split()
         for w in words:
             if not (w.isdigit() and len(w) <= 3 and 1 <= int(w) <= len(self.names)):
@@ -71,7 +72,7 @@ class DiceOffer:
                 raise ValueError(f"{shown!r} is no face of the {self.label}: give 1 to {len(self.names)} "
                                  f"({', '.join(f'{i} {n}' for i, n in enumerate(self.names, 1))})")
         n = len(words)
-        if n > self.count or (self.exact and n != self.count):
+        if n > self.count or (self.exact and n != self.count and not draft):
             raise ValueError(f"{n} {'die' if n == 1 else 'dice'} typed; this roll, {self.label}, takes {self.how_many()}")
         return [int(w) for w in words]
 
@@ -94,10 +95,21 @@ def faces_of(app: Any, request: Any) -> list[Any]:
     return list(offered(request, app.die_types))
 
 
-def type_dice(app: Any, offer: DiceOffer, places: Sequence[int], now: float | None = None) -> None:
+def type_dice(app: Any, offer: DiceOffer, places: Sequence[int], now: float | None = None, *,
+              draft: bool = False) -> None:
     """On the loop's thread: the roll typed on the page, if the app still awaits the roll the page offered.
-    The roller's screen says what the page sent (the screens are where the table reads it)."""
+    The roller's screen says what the page sent (the screens are where the table reads it).  ``draft``: the
+    dice tapped so far, before Send: the roller's screen shows them as they are typed, nothing is entered."""
     current = dice_offer(app)
+    if draft:
+        if current == offer:
+            request = app.awaited_roll()
+            faces = [faces_of(app, request)[i - 1] for i in places]
+            typed = " ".join(request.name_of(f) for f in faces) or "-"
+            n = len(places)
+            room = f"{n} of {offer.count}" if offer.exact else f"{n}, at most {offer.count}"
+            app.notify("dice", f"phone typing: {typed} ({room})", offer.player, now=now)
+        return
     if current != offer:  # another roll, or the same dice now another player's: not this one's to enter
         why = "the step moved on" if current is not None else "no dice are awaited now"
         app.notify("info", f"phone's roll not taken: {why}", app.chooser(), now=now)  # short: a screen's banner

@@ -131,14 +131,27 @@ LIVE_JS = """
       var p = e.target.dataset && e.target.dataset.place;
       if (!p) return;
       if (typed.length >= +dice.dataset.count) { tell('That is all the dice this roll takes: Send, or Take back.'); return; }
-      typed.push(+p); tell(''); showTyped();
+      typed.push(+p); tell(''); showTyped(); sendDraft();
     });
-    document.getElementById('dice-undo').addEventListener('click', function(){ typed.pop(); showTyped(); });
+    document.getElementById('dice-undo').addEventListener('click', function(){ typed.pop(); showTyped(); sendDraft(); });
     showTyped();
+    // each tap goes to the roller's screen too ("phone typing: 3 5"): the table sees the dice being entered.
+    // One request at a time, in order (the roll after its taps): a late tap must not show over a newer one.
+    var queued = Promise.resolve();
+    function post(body){
+      var csrf = dice.querySelector('[name=csrf]').value;
+      queued = queued.catch(function(){}).then(function(){
+        return fetch('/dice', {method: 'POST', body: body, credentials: 'same-origin', headers: {'X-CSRF-Token': csrf}});
+      });
+      return queued;
+    }
+    function sendDraft(){
+      var body = new URLSearchParams(new FormData(dice)); body.set('draft', '1');
+      post(body).catch(function(){});
+    }
     dice.addEventListener('submit', function(e){
       e.preventDefault();
-      var csrf = dice.querySelector('[name=csrf]').value, body = new URLSearchParams(new FormData(dice));
-      fetch('/dice', {method: 'POST', body: body, credentials: 'same-origin', headers: {'X-CSRF-Token': csrf}})
+      post(new URLSearchParams(new FormData(dice)))
         .then(function(r){
           if (r.ok) { typed = []; showTyped(); tell(''); return; }
           return r.text().then(function(t){ tell('The roll was not sent: ' + t); });

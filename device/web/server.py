@@ -72,7 +72,7 @@ class WebContext:
     proposals: Any = None
     outlines: Any = None
     #: A roll typed on the page: ``(the offer it answers, faces by place)``, queued for the loop (None: not taken).
-    on_dice: Callable[[Any, list[int]], None] | None = None
+    on_dice: Callable[[Any, list[int], bool], None] | None = None  # (offer, places, draft)
 
 
 def client_of(request: Request) -> str:
@@ -257,13 +257,14 @@ def create_app(ctx: WebContext) -> Starlette:
         if sent != (offer.die, offer.label, offer.player or ""):
             return PlainTextResponse(f"the roll awaited has changed: {offer.title()} now; enter it again",
                                      status_code=409)
+        draft = form.get("draft") == "1"  # the dice tapped so far, for the roller's screen; Send enters them
         try:
-            places = offer.places(form.get("faces", ""))
+            places = offer.places(form.get("faces", ""), draft=draft)
         except ValueError as exc:
             return PlainTextResponse(str(exc), status_code=400)
         if ctx.on_dice is None:
             return PlainTextResponse("this Pitboard takes no rolls from the page: use the buttons", status_code=404)
-        ctx.on_dice(offer, places)
+        ctx.on_dice(offer, places, draft)
         if request.headers.get("x-csrf-token"):
             return Response(status_code=204)
         return RedirectResponse("/", status_code=303)

@@ -41,6 +41,34 @@ def test_a_typed_roll_is_entered_and_told_on_the_rollers_screen(road: Table) -> 
     assert told and told[0].player == "Ana"  # the roller's screen shows what the phone sent
 
 
+def test_each_die_tapped_is_shown_on_the_rollers_screen_before_send(road: Table) -> None:
+    """The brief: every die being entered is visible on the player's OLED.  The pad's taps were the phone's
+    alone until Send; each tap (and each Take back) now goes to the roller's screen, nothing is entered."""
+    client, csrf = paired_client(road)
+    before, history = road.screens.images["Ana"].tobytes(), len(road.app.history)
+    for faces, told in (("3", "phone typing: 3 (1 of 4)"), ("3 5", "phone typing: 3 5 (2 of 4)"),
+                        ("3", "phone typing: 3 (1 of 4)"), ("", "phone typing: - (0 of 4)")):
+        r = client.post("/dice", data={"csrf": csrf, "die": "movement", "label": "4 movement dice", "player": "Ana",
+                                       "faces": faces, "draft": "1"}, headers={"x-csrf-token": csrf})
+        assert r.status_code == 204, r.text
+        road.step()
+        assert [(n.text, n.player) for n in road.app.notices if n.kind == "dice"] == [(told, "Ana")]
+        assert road.screens.images["Ana"].tobytes() != before, "the roller's screen does not show the taps"
+    assert len(road.app.history) == history  # a draft enters nothing
+    r = client.post("/dice", data={"csrf": csrf, "die": "movement", "label": "4 movement dice", "player": "Ana",
+                                   "faces": "3 5 1 6 2", "draft": "1"}, headers={"x-csrf-token": csrf})
+    assert r.status_code == 400 and "5 dice typed" in r.text  # more than the roll takes is refused, draft or not
+
+
+def test_a_draft_for_a_roll_gone_by_is_not_shown(road: Table) -> None:
+    from device.web.hub import dice_offer, type_dice
+
+    anas = dice_offer(road.app)
+    type_dice(road.app, anas, [3, 3, 3, 3], road.now)  # Ana's roll entered: Ben's is awaited now
+    type_dice(road.app, anas, [6], road.now, draft=True)  # a tap of Ana's arriving late
+    assert [n.text for n in road.app.notices if n.kind == "dice"] == ["phone: 3 3 3 3"]
+
+
 @pytest.mark.parametrize("faces, words", [("3 5 1", "3 dice typed; this roll, 4 movement dice, takes exactly 4"),
                                           ("3 5 1 7", "'7' is no face of the 4 movement dice: give 1 to 6"),
                                           ("three", "'three' is no face"),

@@ -283,6 +283,8 @@ def test_a_roll_is_typed_with_one_tap_a_die(tmp_path, monkeypatch, phone):
         for face in ("3", "5", "1", "6"):
             pad[face].click()
         assert phone.find_element(By.ID, "dice-typed").text == "Typed: 3 · 5 · 1 · 6"
+        wait_for(lambda: [(n.text, n.player) for n in served.sim.app.notices if n.kind == "dice"]
+                 == [("phone typing: 3 5 1 6 (4 of 4)", "Ana")], what="the taps on Ana's screen")
         pad["2"].click()  # a fifth die: not typed, and said why
         assert phone.find_element(By.ID, "dice-typed").text == "Typed: 3 · 5 · 1 · 6"
         assert "all the dice" in phone.find_element(By.ID, "link").text
@@ -291,5 +293,7 @@ def test_a_roll_is_typed_with_one_tap_a_die(tmp_path, monkeypatch, phone):
         assert phone.find_element(By.ID, "dice-typed").text == "Tap each die’s face"
         sent = [a for a in served.sim.app.history if a.source == "web"]
         assert [a.command.to_json() for a in sent] == [{"type": "roll", "player": "Ana", "dice": [3, 5, 1, 6]}]
+        wait_for(lambda: [n.text for n in served.sim.app.notices if n.kind == "dice"] == ["phone: 3 5 1 6"],
+                 what="what was sent on Ana's screen")
     finally:
         served.close()
