@@ -262,6 +262,22 @@ def test_tour_winner_tie_is_not_broken_by_time() -> None:
     assert tour_winners({"red": 6, "blue": 7}, last_stage) == ["blue"]
 
 
+def test_the_team_that_lost_the_tie_for_the_tour_is_not_shown_first_too() -> None:
+    """The winner's tie is broken by the last stage's place (above); the screens' PLACE, "your place in the final
+    classification", gave both tied teams 1 while one of them flashed WINNER."""
+    m = new(stages=1)
+    ok(m, rnd(("blue.sprinteur", 5), ("red.rouleur", 1)), rnd(("red.sprinteur", 4), ("blue.rouleur", 0)))
+    assert {t.name: t.points for t in m.state.teams} == {"red": 6, "blue": 6} and m.state.winners == ("blue",)
+    assert {v.team: (v.rank, v.winner) for v in m.views()} == {"blue": (1, True), "red": (2, False)}
+
+
+def test_equal_points_share_a_place_while_the_tour_goes_on() -> None:
+    m = new(stages=2)
+    ok(m, rnd(("blue.sprinteur", 5), ("red.rouleur", 1)), rnd(("red.sprinteur", 4), ("blue.rouleur", 0)))
+    assert {t.name: t.points for t in m.state.teams} == {"red": 3, "blue": 3}
+    assert {v.team: v.rank for v in m.views()} == {"blue": 1, "red": 1}
+
+
 # -- Specialties [seed] ------------------------------------------------------------------------------------
 
 
