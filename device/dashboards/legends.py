@@ -46,6 +46,7 @@ LEGENDS: dict[str, tuple[tuple[str, str], ...]] = {
         ("Boxes at the bottom", "the track, lit up to your marker; the block: the rival's marker"),
         ("2X HL DIS 8AR", "abilities: two attempts; rival shows headline first; discard a held card; "
                           "eight action rounds"),
+        ("1stHL", "the rival's ability: you reveal your headline first"),
         ("ROLL d6", "your die is awaited (the card's event does not happen)"),
     ),
     "grand_tour": (

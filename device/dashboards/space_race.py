@@ -18,7 +18,7 @@ While this side's die is awaited a lit "ROLL d6" banner flashes over the middle 
 the card triggers no event).  The app's messages (a refusal and its reason, camera trouble) flash the
 same way.  Abilities are short
 codes so they fit: 2X two attempts, HL opponent reveals headline first, DIS discard a held card, 8AR eight
-action rounds.
+action rounds; the rival's HL shows on this side's header as 1stHL (this side reveals its headline first).
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ from games.space_race.views import SideView
 #: each ability's code in the header, by its key (the words are the edition's and the owner's to edit)
 ABILITY_CODES = {"two_attempts": "2X", "opponent_headline_first": "HL", "discard_held": "DIS",
                  "eight_action_rounds": "8AR"}
+#: the rival's abilities that bind this side, as this side's header says them ("1stHL": reveal yours first)
+RIVAL_CODES = {"opponent_headline_first": "1stHL"}
 
 
 def ability_code(key: str) -> str:
@@ -49,7 +51,8 @@ def render(view: SideView, *, blink_on: bool) -> Image.Image:
     image, draw = canvas()
     # header: side, active abilities, turn
     fit_text(draw, (0, 0, 32, 11), view.side, sizes=(12,), stroke=0)
-    codes = " ".join(ability_code(a) for a in view.ability_keys)
+    codes = " ".join([*(ability_code(a) for a in view.ability_keys),
+                      *(RIVAL_CODES.get(a, ability_code(a).lower()) for a in view.rival_ability_keys)])
     if codes:
         fit_text(draw, (34, 0, 102, 11), codes, sizes=(10, 9), align="center")
     fit_text(draw, (104, 0, WIDTH - 1, 11), f"T{view.turn}" if view.turn else "T-", sizes=(12,), align="right")

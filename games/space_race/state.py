@@ -21,6 +21,8 @@ ABILITIES: tuple[str, ...] = ("two_attempts", "opponent_headline_first", "discar
 #: ends (the discard); the words are the track's ``ability_text``, so each edition speaks its own rule
 AT_TURN_START: tuple[str, ...] = ("opponent_headline_first", "eight_action_rounds")
 AT_TURN_END: tuple[str, ...] = ("discard_held",)
+#: the abilities that bind the other side (it must act on them), so its screen shows them too
+BINDS_OPPONENT: tuple[str, ...] = ("opponent_headline_first",)
 
 
 class Step(str, Enum):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from games.core import Alert
-from games.space_race.state import SIDES, SpaceRaceState, Step
+from games.space_race.state import BINDS_OPPONENT, SIDES, SpaceRaceState, Step
 
 #: the reminder every prompt and screen carries when a card is played to the race (rule 6.4.5)
 NO_EVENT = "a card played to the Space Race triggers no event: discard it"
@@ -41,6 +41,9 @@ class SideView:
     alerts: tuple[Alert, ...] = field(default_factory=tuple)
     #: the abilities' keys (``state.ABILITIES``), in the order of ``abilities`` (their words, the edition's)
     ability_keys: tuple[str, ...] = ()
+    #: the rival's abilities that bind this side (``state.BINDS_OPPONENT``: "opponent reveals their headline
+    #: first" is this side's to act on), by key
+    rival_ability_keys: tuple[str, ...] = ()
 
 
 def build_views(state: SpaceRaceState, prompt_text: str) -> tuple[SideView, ...]:
@@ -66,6 +69,8 @@ def build_views(state: SpaceRaceState, prompt_text: str) -> tuple[SideView, ...]
                 opponent_vp=other.vp,
                 abilities=tuple(b.ability_text for b in state.active_abilities(name)),
                 ability_keys=tuple(b.ability for b in state.active_abilities(name) if b.ability),
+                rival_ability_keys=tuple(b.ability for b in state.active_abilities(other.name)
+                                         if b.ability in BINDS_OPPONENT),
                 attempts_left=state.attempts_left(name),
                 next_box=nxt.number if nxt else None,
                 next_name=nxt.name if nxt else None,

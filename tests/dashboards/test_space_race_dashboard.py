@@ -126,3 +126,17 @@ def test_the_header_codes_the_abilities_by_key_whatever_their_words() -> None:
     assert render(reworded, blink_on=True).tobytes() == render(view, blink_on=True).tobytes()
     no_abilities = replace(view, abilities=(), ability_keys=())
     assert render(no_abilities, blink_on=True).tobytes() != render(view, blink_on=True).tobytes()
+
+
+def test_the_side_that_reveals_its_headline_first_is_told_on_its_own_screen() -> None:
+    """Box 4's ability: "opponent reveals their headline first".  Only its holder's header said HL; the side that
+    must act on it (the opponent) was shown nothing, and the turn's reminder went to a note no screen draws."""
+    from dataclasses import replace
+
+    m = _match(B, a("USSR"), E, B, a("USSR"), a("USSR"), E, B, a("USSR"), E, B)  # USSR reaches box 4
+    views = {v.side: v for v in m.views()}
+    assert "opponent_headline_first" in views["USSR"].ability_keys
+    assert views["USA"].rival_ability_keys == ("opponent_headline_first",) and views["USSR"].rival_ability_keys == ()
+    usa = views["USA"]
+    assert render(usa, blink_on=True).tobytes() != render(replace(usa, rival_ability_keys=()), blink_on=True).tobytes()
+    _golden("rival_headline_first", render(usa, blink_on=True))
