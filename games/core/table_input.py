@@ -88,6 +88,9 @@ class Choice:
     dice: DiceRequest | None = None
     children: tuple["Choice", ...] = ()
     default: bool = False
+    #: the rules refuse ``command`` and record what follows from it (Gaslands' touch-move: a template that is
+    #: not permitted was picked): offered all the same, since the table must be able to say it happened
+    recorded_refusal: bool = False
 
     def __post_init__(self) -> None:
         kinds = sum((self.command is not None, self.dice is not None, bool(self.children)))
@@ -130,8 +133,8 @@ class Menu:
         return replace(self, advance=(label,))
 
 
-def leaf(label: str, command: Command, *, default: bool = False) -> Choice:
-    return Choice(label, command=command, default=default)
+def leaf(label: str, command: Command, *, default: bool = False, recorded_refusal: bool = False) -> Choice:
+    return Choice(label, command=command, default=default, recorded_refusal=recorded_refusal)
 
 
 def branch(label: str, children: Sequence[Choice | None], *, default: bool = False) -> Choice | None:
@@ -161,7 +164,8 @@ def accepted_by(decide: Callable[[Any, Command], Any], state: Any) -> Callable[[
 def keep_legal(choices: Sequence[Choice | None], legal: Callable[[Command], bool]) -> tuple[Choice, ...]:
     """The choices whose commands the rules accept now (``legal(command)``), sub-menus pruned the same way
     and dropped when nothing is left under them.  Rolls are kept: their faces are not known yet, and the
-    game offers a roll only where it is allowed."""
+    game offers a roll only where it is allowed; so is a ``recorded_refusal`` (the game offers it only where
+    its refusal is recorded)."""
     out: list[Choice] = []
     for choice in choices:
         if choice is None:
@@ -170,7 +174,8 @@ def keep_legal(choices: Sequence[Choice | None], legal: Callable[[Command], bool
             kids = keep_legal(choice.children, legal)
             if kids:
                 out.append(Choice(choice.label, children=kids, default=choice.default))
-        elif choice.dice is not None or (choice.command is not None and legal(choice.command)):
+        elif choice.dice is not None or choice.recorded_refusal or (choice.command is not None
+                                                                     and legal(choice.command)):
             out.append(choice)
     return tuple(out)
 

@@ -22,7 +22,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from games.core import Command
-from games.core.table_input import accepted_by, Choice, DiceRequest, Menu, branch, keep_legal, leaf, roll
+from games.core.table_input import (FIRST_LEVEL_MAX, Choice, DiceRequest, Menu, accepted_by, branch, keep_legal, leaf,
+                                    roll)
 from games.gaslands import rules
 from games.gaslands.chart import TEMPLATES, template_status
 from games.gaslands.state import GaslandsState, SkidFace, Step, Vehicle, name_for_owner
@@ -259,6 +260,8 @@ def menu(state: GaslandsState) -> Menu:
                     for v in rules.qualifying(state, state.turn)]
     if "choose_template" in commands and active is not None:
         choices += _templates(state, active)
+        if step == Step.CHOOSE_TEMPLATE.value:
+            choices.append(_touched(state, active))  # under "Table…" when the first level has no room
         if step == Step.TOUCH_MOVE.value and active is not None:
             title = f"Pick for {active.name}"
     if "place_template" in commands:
@@ -292,8 +295,36 @@ def menu(state: GaslandsState) -> Menu:
     choices.append(_table(state, commands, cars, table_extra))
     template = _seen_template if "choose_template" in commands else None
     hazards = _counted_hazards if "gain_hazard" in commands else None
-    menu = Menu(title, keep_legal(choices, _legal(state)), p.player, status, dice, template, hazards)
+    kept = keep_legal(choices, _legal(state))
+    if len(kept) > FIRST_LEVEL_MAX:
+        kept = _touched_under_table(kept)
+    menu = Menu(title, kept, p.player, status, dice, template, hazards)
     return menu.with_advance(_usual(step, commands))
+
+
+def _touched_under_table(kept: tuple[Choice, ...]) -> tuple[Choice, ...]:
+    """The first level with "Touched one not permitted…" moved to the top of "Table…"."""
+    touched = [c for c in kept if c.label == TOUCHED]
+    rest = [c for c in kept if c.label != TOUCHED]
+    if not touched or not rest or rest[-1].label != "Table…":
+        return kept
+    table = rest[-1]
+    return (*rest[:-1], Choice(table.label, children=(*touched, *table.children), default=table.default))
+
+
+#: the 1.1 branch for a template that is not permitted but was touched (the touch-move rule)
+TOUCHED = "Touched one not permitted…"
+
+
+def _touched(state: GaslandsState, v: Vehicle) -> Choice | None:
+    """1.1's touch-move from the buttons: "If they pick a template that is not permitted, the player on their left
+    chooses and places any permitted template for that vehicle; the active vehicle then may not roll skid dice."
+    Only the camera could record such a pick; the menu listed the permitted templates alone, so a table without
+    it rolled the skid dice the rule takes away.  The templates the chart does not permit in this gear."""
+    chart = dict(state.chart)
+    barred = [t for t in TEMPLATES if not template_status(t, v.gear, chart, full_throttle=v.full_throttle).usable]
+    return branch(TOUCHED, [leaf(template_name(t), Command("choose_template", {"template": t}), recorded_refusal=True)
+                            for t in barred])
 
 
 def _usual(step: str, commands: Sequence[str]) -> str | None:

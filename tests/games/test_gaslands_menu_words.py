@@ -89,3 +89,43 @@ def test_the_evade_dice_page_says_the_hits_to_evade() -> None:
     evade = target.dice.command([1, 3, 4, 5, 6])
     assert evade.label.startswith("4 hits: ") and evade.label.endswith(" evade dice")
     assert target.dice.command([4]).label.startswith("1 hit: ")
+
+
+def test_a_touched_template_that_is_not_permitted_can_be_recorded_from_the_buttons() -> None:
+    """"If they pick a template that is not permitted, the player on their left chooses and places any permitted
+    template for that vehicle; the active vehicle then may not roll skid dice."  The 1.1 menu listed only the
+    permitted templates, so a table without the camera could not record the pick, and rolled the skid dice the
+    rule takes away."""
+    from dataclasses import replace
+
+    from games.core.table_input import FIRST_LEVEL_MAX, leaves
+    from games.gaslands.state import Step
+
+    t = Table(("A", ["car"]), ("B", ["buggy"]), pole="A")
+    t.state = replace(t.state, vehicles=tuple(replace(v, gear=5) if v.id == "a-1" else v for v in t.state.vehicles))
+    m = menu(t.state)
+    touched = {lf.choice.label: lf.choice for lf in leaves(m.choices) if lf.path[0] == "Touched one not permitted…"}
+    assert "Turn" in touched and "Gentle" not in touched  # gear 5: Gentle is permitted, Turn is not
+    d = t.send("choose_template", **touched["Turn"].command.args)
+    assert d.refused and "Touch-move: B (on the left) picks" in d.refused
+    assert t.state.activation.step is Step.TOUCH_MOVE and t.state.activation.touch_move
+    assert not any(lf.path[0] == "Touched one not permitted…" for lf in leaves(menu(t.state).choices))  # B's pick
+    for gear in range(1, 7):  # never more than the first level holds: then it waits under "Table…"
+        t = Table(("A", ["car"]), ("B", ["buggy"]), pole="A")
+        t.state = replace(t.state, vehicles=tuple(replace(v, gear=gear, max_gear=6) if v.id == "a-1" else v
+                                                  for v in t.state.vehicles))
+        assert len(menu(t.state).choices) <= FIRST_LEVEL_MAX
+
+
+def test_with_no_room_on_the_first_level_the_touched_templates_wait_under_table() -> None:
+    from dataclasses import replace
+
+    from games.core.table_input import FIRST_LEVEL_MAX, leaves
+
+    t = Table(("A", ["car"]), ("B", ["buggy"]), pole="A")  # gear 1; an owner's chart bars the Short Straight only
+    chart = tuple((name, ("not_permitted",) + row[1:]) if name == "short_straight" else (name, row)
+                  for name, row in t.state.chart)
+    m = menu(replace(t.state, chart=chart))
+    assert len(m.choices) <= FIRST_LEVEL_MAX and m.choices[-1].label == "Table…"
+    assert [lf.path for lf in leaves(m.choices) if lf.choice.recorded_refusal] == \
+        [("Table…", "Touched one not permitted…", "Short Straight")]

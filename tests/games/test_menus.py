@@ -57,7 +57,10 @@ def _check(match: Match[Any], module: Any) -> None:
     for lf in leaves(menu.choices):
         for label in lf.path:
             assert not CODE_WORD.search(label), f"a code word in the label {label!r}"
-        if lf.choice.command is not None:
+        if lf.choice.command is not None and lf.choice.recorded_refusal:
+            decision = match.propose(lf.choice.command)  # refused, and what follows is recorded
+            assert decision.refused and decision.events, f"{' › '.join(lf.path)} is no recorded refusal"
+        elif lf.choice.command is not None:
             assert _accepted(match, lf.choice.command), f"{' › '.join(lf.path)} is offered but refused"
 
 
@@ -70,7 +73,7 @@ def _play_leaf(match: Match[Any], module: Any, rng: random.Random) -> None:
     lf = pool[0] if rng.random() < 0.5 else rng.choice(pool)
     if lf.choice.command is not None:
         outcome = match.apply(lf.choice.command)
-        assert outcome.accepted, (lf.path, outcome.reason)
+        assert outcome.accepted or lf.choice.recorded_refusal, (lf.path, outcome.reason)
         return
     request: Any = lf.choice.dice
     faces_of = dict(getattr(module, "DIE_TYPES", {}) or {})
