@@ -189,19 +189,22 @@ def _bump_entry(kind: str) -> DiceRequest:
 
 
 def _met(state: ThunderRoadState, who: str, mover: str, allowance: int, drift: bool) -> Choice | None:
-    """Met a vehicle… → which vehicle → where: ending on it (a bump), or passing it at space k."""
+    """Met a vehicle… → which vehicle → where: ending on it, or hitting it at space k on the way (both a bump:
+    "the vehicle passes through the first space it reaches that holds another road vehicle without hitting it"
+    only with Drift, which "Drifted past it" says)."""
     others = [v for v in state.vehicles if v.id != mover and not v.eliminated]
 
     def where(v: Vehicle, name: str) -> Choice | None:
         spots = [leaf("Ended on it", Command("move", {"spaces": allowance,
                                                        "occupied": [{"at": allowance, "vehicle": v.id}]}),
                       default=True)]
-        spots += [leaf(f"Passed at space {k}", Command("move", {"spaces": allowance,
-                                                                 "occupied": [{"at": k, "vehicle": v.id}]}))
-                  for k in range(1, allowance)]
-        if drift:
-            spots.insert(1, leaf("Drifted past it", Command("move", {"spaces": allowance,
-                                                                      "occupied": [{"at": 1, "vehicle": v.id}]})))
+        if drift:  # the first vehicle met on the way is passed, wherever it stood
+            spots.append(leaf("Drifted past it", Command("move", {"spaces": allowance,
+                                                                   "occupied": [{"at": 1, "vehicle": v.id}]})))
+        else:
+            spots += [leaf(f"Hit it at space {k}", Command("move", {"spaces": allowance,
+                                                                     "occupied": [{"at": k, "vehicle": v.id}]}))
+                      for k in range(1, allowance)]
         return branch(name, spots)
 
     return branch("Met a vehicle…", _by_player(state, others, who, where))

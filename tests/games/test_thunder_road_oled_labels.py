@@ -98,3 +98,26 @@ def test_a_coast_of_one_space_says_so() -> None:
     ok(m, "coast", vehicle="Ana/small", die=5)
     assert menu(m.state).status == "Small car · 1 space · coast"  # not "1 spaces"
     assert all(text_width(t, 8) <= 125 for t in ("Small car 2 · 2 spaces · Drift", "Big Rig · 4+Nitro spaces"))
+
+
+def test_a_vehicle_met_on_the_way_is_hit_unless_the_mover_drifts() -> None:
+    """"Drift: the vehicle passes through the first space it reaches that holds another road vehicle without
+    hitting it."  Without Drift every such space is a hit; the menu said "Passed at space 1" and recorded a bump."""
+    m = rolled(match())
+    ok(m, "assign", vehicle="Ana/large", die=4)
+    spots = under(menu(m.state).choices, "Met a vehicle…", "Dominique", "Bike")
+    assert spots == ["Ended on it", "Hit it at space 1", "Hit it at space 2", "Hit it at space 3"]
+    leaf = next(c for c in next(c for c in next(c for c in menu(m.state).choices if c.label == "Met a vehicle…")
+                                .children if c.label == "Dominique").children if c.label == "Bike")
+    hit = next(c for c in leaf.children if c.label == "Hit it at space 2")
+    ok(m, hit.command.type, **hit.command.args)
+    assert m.state.bumps, "a vehicle hit on the way is a bump"
+
+
+def test_a_drifting_vehicle_is_offered_to_drift_past_the_one_it_meets() -> None:
+    m = match({"first_player": "Ana", "players": [{"name": "Ana"}, {"name": "Ben"}], "board": {"tiles": 5, "on_board": 3}})
+    ok(m, "roll", player="Ana", dice=[4, 3, 1, 1])
+    ok(m, "roll", player="Ben", dice=[1, 2, 3, 4])
+    ok(m, "command", name="drift", die=3)
+    ok(m, "assign", vehicle="Ana/small", die=4)
+    assert under(menu(m.state).choices, "Met a vehicle…", "Ben's Small car") == ["Ended on it", "Drifted past it"]
