@@ -235,7 +235,7 @@ class SpaceRaceGame:
             raise Illegal(self._no_attempt_left(state, side))
         ops = _int(command, "ops", f"the operations value of the card, 1 to {MAX_OPS}")
         if not 1 <= ops <= MAX_OPS:
-            raise Illegal(f"a card's operations value is 1 to {MAX_OPS}, not {ops} (scoring cards cannot go to the Space Race)")
+            raise Illegal(f"a card's operations value is 1 to {MAX_OPS}, not {ops}")
         if ops < nxt.ops:
             raise Illegal(f"box {nxt.number} {nxt.name} needs a card of {nxt.ops} ops or more; a {ops}-ops card cannot try it")
         events = [Event("card_played", {"side": side, "ops": ops})]
@@ -257,6 +257,9 @@ class SpaceRaceGame:
                            f"{side}'s two attempts are cancelled")
         if me.granted:
             why.append(f"{me.granted} more by an event")
+        if me.used > allowed:  # the ability that gave the second was cancelled after it was made
+            return (f"{side} has made {me.used} Space Race attempts this turn; {allowed} "
+                    f"{'is' if allowed == 1 else 'are'} allowed now ({'; '.join(why)})")
         return (f"{side} has made {me.used} of {allowed} Space Race attempt{'s' if allowed > 1 else ''} allowed "
                 f"this turn ({'; '.join(why)})")
 

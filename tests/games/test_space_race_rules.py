@@ -157,6 +157,26 @@ def test_no_attempt_left_says_which_rule_limits_it() -> None:
     assert "1 more by an event" in refused(m, att("USA"))
 
 
+def test_attempts_made_before_the_second_was_cancelled_are_not_counted_as_too_many() -> None:
+    """Both of box 2's attempts made, then the opponent reaches box 2: the refusal said "made 2 of 1 Space Race
+    attempt allowed", a count that cannot be."""
+    m = new()
+    reach(m, "USSR", 1)
+    reach(m, "USA", 2)
+    ok(m, END, BEGIN, att("USA", die=6), att("USA", die=6), att("USSR", die=1))
+    said = refused(m, att("USA"))
+    assert said.startswith("USA has made 2 Space Race attempts this turn; 1 is allowed now (") and "2 of 1" not in said
+    assert "USA's two attempts are cancelled" in said
+
+
+def test_a_card_out_of_the_ops_range_is_refused_in_the_rules_words() -> None:
+    """"plays a card whose operations value is ≥ the value printed on that box" — an impossible value is refused
+    for what it is; the aside on scoring cards (not in the rules) was added to every value out of range."""
+    m = new()
+    ok(m, BEGIN)
+    assert refused(m, att("USA", ops=5)) == "a card's operations value is 1 to 4, not 5"
+
+
 # -- [seed] 6.4.3 ------------------------------------------------------------------------------------------
 
 
