@@ -383,6 +383,17 @@ def _left_of(state: GaslandsState, seat: int) -> int:
     return (seat + 1) % len(state.players)
 
 
+def _pole_to(state: GaslandsState) -> int:
+    """Where pole passes: to the left, over any player whose vehicles are all wrecked (out of the race, they
+    would hold pole for nothing, and the player after them would go first twice running)."""
+    n = len(state.players)
+    for k in range(1, n + 1):
+        seat = (state.pole + k) % n
+        if any(v.owner == state.players[seat] and not v.wrecked for v in state.vehicles):
+            return seat
+    return _left_of(state, state.pole)
+
+
 def _next_phase(draft: _Draft, **extra: Any) -> None:
     """End the current gear phase and start the next (phase 6 → the next round's phase 1).
 
@@ -391,7 +402,8 @@ def _next_phase(draft: _Draft, **extra: Any) -> None:
     gears, pole would go round the table several times a round and, with 2, 3 or 6 players, come back to
     the same player every round).  ``clockwise_every_gear_phase`` is the literal reading, for a table that
     plays it so: pole passes at the end of all six gear phases, those nobody qualified for too.  With
-    ``clockwise_each_round`` it passes when the round ends."""
+    ``clockwise_each_round`` it passes when the round ends.  Clockwise: to the next player still in the race
+    (:func:`_pole_to`)."""
     s = draft.state
     end_of_round = s.phase == 6
     had_activations = any(v.activated_phase == (s.round, s.phase) for v in s.vehicles)
@@ -399,7 +411,7 @@ def _next_phase(draft: _Draft, **extra: Any) -> None:
     pole = s.pole
     if (passing == "clockwise_each_phase" and had_activations) or passing == "clockwise_every_gear_phase" or (
             passing == "clockwise_each_round" and end_of_round):
-        pole = _left_of(s, s.pole)
+        pole = _pole_to(s)
     rnd, phase = (s.round + 1, 1) if end_of_round else (s.round, s.phase + 1)
     draft.emit("gear_phase_started", round=rnd, phase=phase, pole=pole, turn=pole, **extra)
 

@@ -77,6 +77,23 @@ def test_pole_passes_clockwise_at_the_end_of_each_gear_phase_by_default():
     assert t.active == "alice-1"
 
 
+def test_pole_passes_over_a_player_whose_vehicles_are_all_wrecked():
+    """"The player holding pole position activates first in every gear phase; then play goes clockwise" —
+    passed to Bob, whose only buggy is wrecked, pole made Cleo first in two gear phases running and Bob's seat
+    held it for nothing.  It goes to the next player still in the race."""
+    t = Table(("Alice", ["buggy"]), ("Bob", ["buggy"]), ("Cleo", ["buggy"]), ("Dee", ["buggy"]), pole="Alice")
+    for vid in ("alice-1", "cleo-1", "dee-1"):
+        t.patch(vid, gear=3)
+    t.patch("bob-1", hull=0)  # wrecked
+    for _ in range(3):
+        t.whole_activation(template="gentle")
+    assert t.state.phase == 2
+    assert t.state.players[t.state.pole] == "Cleo" and t.active == "cleo-1"
+    for _ in range(3):
+        t.whole_activation(template="gentle")
+    assert t.state.players[t.state.pole] == "Dee" and t.active == "dee-1"  # not Cleo first again
+
+
 @pytest.mark.parametrize("passing,expected", [("never", "Alice"), ("clockwise_each_round", "Alice")])
 def test_pole_passing_is_a_scenario_option(passing, expected):
     """"The scenario decides who starts with pole and when it passes" [seed]"""
