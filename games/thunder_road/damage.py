@@ -25,9 +25,10 @@ def decide_damage(state: ThunderRoadState, command: Command) -> list[Event]:
         raise Illegal(
             f"{vehicle_words(state, vid)} has all {kind.damage_slots} damage slots filled: no slot for another token"
         )
-    # Minor damage "fills a slot but has no effect" [seed]: an ON FIRE! token drawn by a Big Rig or a
-    # bike fills a slot like any other and does not set it on fire.
-    return [Event("damaged", {"vehicle": vid, "on_fire": on_fire and not kind.minor_damage})]
+    # Whether an ON FIRE! damage token sets a vehicle that takes minor damage ("fills a slot but has no
+    # effect") on fire is not certain in the seed: the kind's damage_fire says (data); unknown, the table's
+    # entry decides (the menu offers the ON FIRE! token, and a plain token for a table that rules otherwise).
+    return [Event("damaged", {"vehicle": vid, "on_fire": on_fire and kind.damage_fire is not False})]
 
 
 def decide_ignite(state: ThunderRoadState, command: Command) -> list[Event]:

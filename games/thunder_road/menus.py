@@ -114,7 +114,7 @@ def _damage(state: ThunderRoadState, viewer: str | None, first: Sequence[str]) -
     alive = [v for v in state.vehicles if not v.eliminated]
 
     def kinds(v: Vehicle, name: str) -> Choice | None:
-        can_burn = not state.kind_of(v.id).minor_damage and not v.on_fire
+        can_burn = state.kind_of(v.id).damage_fire is not False and not v.on_fire
         return branch(name, [
             leaf("Damage token", Command("damage", {"vehicle": v.id, "on_fire": False}), default=True),
             leaf("ON FIRE! token", Command("damage", {"vehicle": v.id, "on_fire": True})) if can_burn else None,

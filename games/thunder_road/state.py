@@ -69,6 +69,8 @@ class VehicleKind:
     damage_slots: int | None
     out_of_service_at: int | None
     minor_damage: bool
+    #: an ON FIRE! damage token sets it on fire: True, False, or None (unknown: the table's entry decides)
+    damage_fire: bool | None = True
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,8 @@ UNKNOWN = "unknown"
 
 #: the keys each row of a rule table may hold (what the parsers below read), by table
 ROW_KEYS: dict[str, tuple[str, ...]] = {
-    "vehicle_types": ("label", "short", "class", "size", "damage_slots", "out_of_service_at", "minor_damage"),
+    "vehicle_types": ("label", "short", "class", "size", "damage_slots", "out_of_service_at", "minor_damage",
+                      "damage_fire"),
     "commands": ("label", "dice", "board", "target", "adds_moves"),
     "dice": ("faces",),
 }
@@ -100,6 +101,14 @@ def _int_or_unknown(value: Any, where: str, *, none_word: str = UNKNOWN) -> int 
     return value
 
 
+def _bool_or_unknown(value: Any, where: str) -> bool | None:
+    if value == UNKNOWN:
+        return None
+    if not isinstance(value, bool):
+        raise Illegal(f'{where} must be true, false or "{UNKNOWN}" (got {value!r})')
+    return value
+
+
 def _parse_kinds(table: Mapping[str, Any]) -> tuple[VehicleKind, ...]:
     kinds = []
     for name, row in table.items():
@@ -121,6 +130,8 @@ def _parse_kinds(table: Mapping[str, Any]) -> tuple[VehicleKind, ...]:
                     row.get("out_of_service_at", "none"), f"{where}: out_of_service_at", none_word="none"
                 ),
                 minor_damage=bool(row.get("minor_damage", False)),
+                damage_fire=_bool_or_unknown(row.get("damage_fire", not row.get("minor_damage", False)),
+                                             f"{where}: damage_fire"),
             )
         )
     return tuple(kinds)

@@ -527,10 +527,10 @@ def test_big_rig_and_bikes_take_minor_damage():
     """"The Big Rig and the Final Five bikes take minor damage: the token fills a slot but has no effect.\""""
     t = Table(("Ana", ["big_rig", "bike", "bike"]), "Ben")
     for _ in range(3):
-        t.ok("damage", vehicle="Ana/big_rig", on_fire=True)
+        t.ok("damage", vehicle="Ana/big_rig")
         t.ok("damage", vehicle="Ana/bike1")
     rig = t.state.vehicle("Ana/big_rig")
-    assert rig.damage == 3 and not rig.on_fire  # no effect: no fire either
+    assert rig.damage == 3 and not rig.on_fire
     assert not t.state.out_of_service("Ana/big_rig") and not t.state.out_of_service("Ana/bike1")
     assert t.view("Ana").vehicles[0].damage_slots is None  # unknown: shown as "?"
     t.roll()
@@ -541,6 +541,30 @@ def test_big_rig_and_bikes_take_minor_damage():
     t2.ok("damage", vehicle="Ana/big_rig")
     assert "all 2 damage slots filled" in t2.no("damage", vehicle="Ana/big_rig")
     assert not t2.state.out_of_service("Ana/big_rig")
+
+
+def test_whether_an_on_fire_damage_token_burns_a_big_rig_is_the_owners_data():
+    """"Le Big Rig et les motos Final Five subissent des dégâts mineurs (remplissent un emplacement, mais n'ont
+    aucun effet), tandis qu'un jeton EN FEU ! (provenant de dégâts EN FEU ! ou d'une case Feu) reste sur le
+    tableau de bord" [seed] — "whereas" an ON FIRE! token stays: whether it burns a vehicle that takes minor
+    damage is not certain, so it is data (``damage_fire``).  It was decided in code: never."""
+    from games.core.table_input import leaves
+    from games.thunder_road.menus import menu
+
+    t = Table(("Ana", ["big_rig", "bike"]), "Ben")  # shipped: unknown, the table's entry decides
+    assert t.state.kind_of("Ana/big_rig").damage_fire is None
+    t.ok("damage", vehicle="Ana/big_rig", on_fire=True)
+    assert t.state.vehicle("Ana/big_rig").on_fire and t.state.vehicle("Ana/big_rig").damage == 1
+    t.ok("damage", vehicle="Ana/bike")
+    assert not t.state.vehicle("Ana/bike").on_fire
+    offered = {lf.path for lf in leaves(menu(t.state).choices)}
+    assert ("Damage…", "Bike", "ON FIRE! token") in offered and ("Damage…", "Bike", "Damage token") in offered
+    t2 = Table(("Ana", ["big_rig"]), "Ben", vehicle_types={"big_rig": {"damage_fire": False}})
+    t2.ok("damage", vehicle="Ana/big_rig", on_fire=True)
+    assert not t2.state.vehicle("Ana/big_rig").on_fire  # the owner's ruling: the token only fills a slot
+    t3 = Table("Ana", "Ben")
+    t3.ok("damage", vehicle="Ana/small", on_fire=True)
+    assert t3.state.vehicle("Ana/small").on_fire  # a car: an ON FIRE! token burns it [seed]
 
 
 def test_on_fire_stays_and_demands_a_fire_die_roll_before_moving():

@@ -60,7 +60,7 @@ def test_a_misspelt_vehicle_type_key_is_refused_naming_the_meant_key():
     reason = _refusal("[vehicle_types.big_rig]\ndamage_slot = 3\n")
     assert reason == (
         "setup: [vehicle_types.big_rig]: unknown key 'damage_slot' (did you mean 'damage_slots'?); the keys "
-        "here are class, damage_slots, label, minor_damage, out_of_service_at, short, size"
+        "here are class, damage_fire, damage_slots, label, minor_damage, out_of_service_at, short, size"
     )
 
 
