@@ -116,7 +116,7 @@ class Panel:
 
     def every_choice_is_legal(self) -> None:
         for lf in leaves(self.app.menu().choices):
-            if lf.choice.command is not None:
+            if lf.choice.command is not None and not lf.choice.recorded_refusal:
                 assert self.match.propose(lf.choice.command).refused is None, lf.path
 
     def close(self) -> None:
@@ -149,6 +149,28 @@ def test_gaslands_templates_offer_each_hand_and_the_rear_edge_in_gear_1(tmp_path
     assert g.choose("Turn", "Right, reverse") == {"type": "choose_template", "template": "turn", "hand": "right",
                                                   "edge": "rear"}
     assert g.match.state.activation.hand == "right" and g.match.state.activation.edge == "rear"
+    g.close()
+
+
+def test_gaslands_a_touched_template_not_permitted_is_recorded_with_the_buttons(tmp_path: Path) -> None:
+    """"If they pick a template that is not permitted, the player on their left chooses and places any permitted
+    template for that vehicle; the active vehicle then may not roll skid dice."  The buttons listed permitted
+    templates only: a table without the camera could not record the pick.  (An owner's chart bars the Hairpin
+    in gear 1 here; the shipped chart leaves gear 1 unknown.)"""
+    options = tomllib.loads(game_package("gaslands").EXAMPLE_SETUP)
+    options["chart"] = {"hairpin": ["not_permitted", "unknown", "unknown", "unknown", "not_permitted", "unknown"]}
+    g = Panel(tmp_path, "gaslands", options)
+    _to_template_step(g)
+    assert "Hairpin" not in g.top and len(g.top) <= FIRST_LEVEL_MAX
+    assert g.under("Touched one not permitted…") == ["Hairpin"]
+    before = len(g.app.history)
+    g.go("Touched one not permitted…", "Hairpin")
+    sent = g.app.history[before:]
+    assert [a.command.to_json() for a in sent] == [{"type": "choose_template", "template": "hairpin"}]
+    assert not sent[0].outcome.accepted and "Touch-move: Bob (on the left) picks" in sent[0].outcome.reason
+    assert g.app.refusal is not None  # its whole reason on the sender's screen
+    assert g.match.state.activation.touch_move and g.match.prompt().player == "Bob"
+    assert "Touched one not permitted…" not in g.top  # Bob picks a permitted one
     g.close()
 
 
