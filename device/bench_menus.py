@@ -258,10 +258,11 @@ def _send_random(app: App, player: Player, menu: Menu, die_types: dict[str, Sequ
 
 
 def _rare(lf: Leaf) -> bool:
-    """Leaves the seeded table avoids: ending the game, passing a phase, damage and fire."""
+    """Leaves the seeded table avoids: ending the game, passing a phase, damage and fire, collisions, a touched
+    template that is not permitted."""
     words = " ".join(lf.path).lower()
     return any(w in words for w in ("end game", "skip", "damage", "fire", "eliminated", "off", "table…",
-                                    "crash", "hit", "finish", "scroll"))
+                                    "crash", "hit", "finish", "scroll", "touched"))
 
 
 def sessions() -> dict[str, list[tuple[str, str, list[dict[str, Any]] | None]]]:
