@@ -11,7 +11,8 @@ rider's time in ten-second steps: ``time = index * 10 s``.  With that numbering:
 - the bottom-right cell is the largest index, where a marker "stops being tracked"; a move right that would
   leave the sheet stops there too (the sheet has no cell further right);
 - the top-left cell is index 0; a move up cannot pass it, and reaching it moves every other marker one
-  column right at once.
+  column right at once (at the end of the round's crossings, so that a pack's riders, who all take the time
+  of its first, are not parted by it).
 
 Why one number rather than (column, row): the wrap and the gap to the leader become plain arithmetic, so
 the moves cannot disagree with the time the screens show.
@@ -61,25 +62,34 @@ class Marker:
     tracked: bool = True
 
 
-def move(track: TimeTrack, markers: dict[str, Marker], rider: str, target: int, why: str, log: list[str]) -> None:
-    """Move one marker (in place on the working dict) and apply the two corner rules.
+def move(track: TimeTrack, markers: dict[str, Marker], rider: str, target: int, why: str, log: list[str],
+         *, shift: bool = True) -> bool:
+    """Move one marker (in place on the working dict) and apply the two corner rules; True when it reached the
+    top-left cell (``shift=False``: the caller applies that rule itself, once the round's moves are made).
 
     An untracked marker (one that reached the bottom-right cell) never moves again.
     """
     m = markers[rider]
     if not m.tracked or target == m.index:
-        return
+        return False
     markers[rider] = Marker(rider, target, target != track.bottom_right)
     col, row = track.cell(target)
     log.append(f"{rider} {why} -> col {col} row {row}")
     if target == track.bottom_right:
         log.append(f"{rider} reached the bottom-right cell: no longer tracked")
     if target == track.top_left:
-        log.append(f"{rider} reached the top-left cell: every other marker moves one column right")
-        for other in list(markers):
-            if other != rider:
-                o = markers[other]
-                move(track, markers, other, track.right(o.index), "shifted right (top-left rule)", log)
+        log.append(f"{rider} reached the top-left cell" + (": every other marker moves one column right" if shift else ""))
+        if shift:
+            shift_right(track, markers, log, keep={rider})
+        return True
+    return False
+
+
+def shift_right(track: TimeTrack, markers: dict[str, Marker], log: list[str], *, keep: set[str]) -> None:
+    """The top-left rule: every marker but ``keep`` (those on the top-left cell) one column right."""
+    for other in list(markers):
+        if other not in keep:
+            move(track, markers, other, track.right(markers[other].index), "shifted right (top-left rule)", log)
 
 
 def finish_round(
@@ -99,8 +109,17 @@ def finish_round(
     log: list[str] = []
     for rider in still_racing:
         move(track, markers, rider, track.right(markers[rider].index), "did not cross: one column right", log)
+    # The crossers move first and the top-left rule follows, once, for every marker not on that cell: applied at
+    # the first arrival, it shifted the first of a pack right before its pack-mates had moved, and they ended a
+    # minute behind the time the pack rule gives them all.
+    reached = False
     for rider, rows in crossed:
-        move(track, markers, rider, track.up(markers[rider].index, rows), f"crossed: {rows} row(s) up", log)
+        reached |= move(track, markers, rider, track.up(markers[rider].index, rows), f"crossed: {rows} row(s) up",
+                        log, shift=False)
         if rider in bonus:
-            move(track, markers, rider, track.up(markers[rider].index, bonus_rows), "1st/2nd bonus: 10 s up", log)
+            reached |= move(track, markers, rider, track.up(markers[rider].index, bonus_rows),
+                            "1st/2nd bonus: 10 s up", log, shift=False)
+    if reached:
+        log.append("top-left rule: every marker not on the top-left cell moves one column right")
+        shift_right(track, markers, log, keep={r for r, m in markers.items() if m.index == track.top_left})
     return log

@@ -489,3 +489,14 @@ def test_the_prompt_lists_what_the_buttons_can_do() -> None:
     ok(m, {"type": "cross", "rider": "blue.sprinteur", "squares": 0})
     assert m.prompt().commands == ("end_round", "undo")
     assert m.prompt().options == ()  # the menus (GAME.menu) replace the flat option lists
+
+
+def test_a_pack_whose_first_reaches_the_top_left_cell_keeps_together() -> None:
+    """"If all riders who crossed are linked in an unbroken chain (a pack), they all take the time of the first
+    of them." and "When a marker reaches the top-left cell, every other marker moves one column right at once."
+    Applied at the first rider's arrival, the second rule shifted the pack-mate right before it moved: the pack
+    ended a minute apart.  The round's crossings are made, then every marker not on that cell moves right."""
+    m = new(start=(0, 3))
+    ok(m, rnd(("red.sprinteur", 3), ("blue.sprinteur", 3), pack=True))
+    assert cell(m, "red.sprinteur") == cell(m, "blue.sprinteur") == (0, 0)
+    assert cell(m, "red.rouleur") == cell(m, "blue.rouleur") == (2, 3)  # not crossed, then the top-left rule
