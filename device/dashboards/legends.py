@@ -21,6 +21,7 @@ LEGENDS: dict[str, tuple[tuple[str, str], ...]] = {
         ("Chips right", "your other vehicles: initial (B2: Buggy 2, Bi: Bike beside a Buggy) and gear; "
                         "inverted: 6+ hazards; crossed: wrecked"),
         ("Bottom line", "the table's step (1.1 … 3)"),
+        ("YOU WIN! / Ana wins", "at game over, on the top bar: the winner the table named"),
         ("Lit banner", "an alert: NOT PERMITTED, YOU PICK, YOU PLACE, WIPEOUT!, LOST CONTROL, WRECKED"),
     ),
     "thunder_road": (

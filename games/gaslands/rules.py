@@ -339,7 +339,7 @@ def evolve(state: GaslandsState | None, event: Event) -> GaslandsState:
         v = state.vehicle(d["vehicle"])
         return replace(_set_vehicle(state, v.id, activated_phase=(state.round, state.phase)), activation=None)
     if t == "game_over":
-        return replace(state, finished=True, activation=None)
+        return replace(state, finished=True, activation=None, winner=d.get("winner"))
     raise ValueError(f"unknown Gaslands event {t!r}")
 
 
@@ -1249,7 +1249,7 @@ def views(state: GaslandsState) -> list[PlayerView]:
             PlayerView(
                 player=player, seat=seat, round=state.round, gear_phase=state.phase, has_pole=seat == state.pole,
                 your_activation=p.player == player, vehicles=vehicles, step=step.value, prompt=p.text,
-                alerts=tuple(a for a in all_alerts if a.player in (None, player)),
+                alerts=tuple(a for a in all_alerts if a.player in (None, player)), winner=state.winner,
             )
         )
     return out

@@ -132,6 +132,7 @@ class GaslandsState:
     turn: int = 0  # seat index whose turn it is to activate
     activation: Activation | None = None
     finished: bool = False
+    winner: str | None = None  # the player the table named when it ended the game, if any
 
     def vehicle(self, vid: str) -> Vehicle:
         return find(self.vehicles, "id", vid)
@@ -186,3 +187,5 @@ class PlayerView:
     step: str
     prompt: str
     alerts: tuple[Alert, ...] = field(default_factory=tuple)
+    #: the game is over and the table named this player its winner
+    winner: str | None = None

@@ -262,3 +262,26 @@ def test_a_chip_keeps_its_mark_whichever_vehicle_is_drawn_big() -> None:
     one = view(vehicle(id="b1", name="Buggy"), vehicle(id="b2", name="Buggy 2", **idle))
     other = view(vehicle(id="b1", name="Buggy", **idle), vehicle(id="b2", name="Buggy 2"))
     assert chip_marks(one) == chip_marks(other) == {"b1": "Bu", "b2": "B2"}
+
+
+def test_the_winner_the_table_names_is_on_every_screen_at_game_over() -> None:
+    """`end_game` with a winner left every screen at "GAME OVER": nobody at the table saw who won."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "games"))
+    from gaslands_helpers import Table
+
+    from games.gaslands.rules import views
+
+    t = Table(("Alice", ["car"]), ("Bob", ["buggy"]), ("Dmitri", ["bike"]), pole="Alice")
+    t.ok("end_game", winner="Dmitri")
+    shown = {v.player: v for v in views(t.state)}
+    assert {p: v.winner for p, v in shown.items()} == {"Alice": "Dmitri", "Bob": "Dmitri", "Dmitri": "Dmitri"}
+    mine, theirs = render(shown["Dmitri"], blink_on=True), render(shown["Alice"], blink_on=True)
+    header = (0, 0, 128, 12)
+    assert np.array(mine.crop(header), dtype=bool).sum() > 0.6 * 128 * 12  # lit: YOU WIN!
+    assert np.array(theirs.crop(header), dtype=bool).sum() < 0.4 * 128 * 12
+    t2 = Table(("Alice", ["car"]), ("Bob", ["buggy"]), pole="Alice")
+    t2.ok("end_game")  # no winner named: the screens say GAME OVER only
+    assert all(v.winner is None for v in views(t2.state))
