@@ -183,18 +183,27 @@ def _hazards(draw: ImageDraw.ImageDraw, v: VehicleView, geo: _Geometry) -> None:
     y = MIDDLE_TOP + 2
     x = geo.right_x
     line = v.wipeout_at
-    end = pips(draw, x, y, min(v.hazards, line), slots=line, pitch=geo.pip_pitch, diameter=geo.pip_d)
+    over = v.hazards - line
+    pitch = geo.pip_pitch
+    if over > 0:  # the rings close up a little when what lies beyond the line would not fit ("+1" was cut to "+")
+        while pitch > geo.pip_d + 1 and x + line * pitch + 4 + _beyond_width(over, geo) - 1 > geo.right_end:
+            pitch -= 1
+    end = pips(draw, x, y, min(v.hazards, line), slots=line, pitch=pitch, diameter=geo.pip_d)
     line_x = end
     draw.rectangle((line_x, MIDDLE_TOP - 1, line_x + 1, y + geo.pip_d + 1), fill=ON)
-    over = v.hazards - line
     if over <= 0:
         return
     room = geo.right_end - (line_x + 4) + 1
-    pitch = geo.pip_d + 1
-    if over * pitch <= room:
-        pips(draw, line_x + 4, y, over, pitch=pitch, diameter=geo.pip_d)
+    if over * (geo.pip_d + 1) <= room:
+        pips(draw, line_x + 4, y, over, pitch=geo.pip_d + 1, diameter=geo.pip_d)
     else:
-        pixel_text(draw, (line_x + 4, y + (geo.pip_d - 7) // 2), f"+{over}")
+        text = f"+{over}" if pixel_text_width(f"+{over}") < room else str(over)  # "+10" loses its "+" first
+        pixel_text(draw, (line_x + 4, y + (geo.pip_d - 7) // 2), text)
+
+
+def _beyond_width(over: int, geo: _Geometry) -> int:
+    """What the tokens past the wipeout line take: their pips while up to two fit, else "+N" (or "N")."""
+    return min(over * (geo.pip_d + 1), pixel_text_width(f"+{over}" if over < 10 else str(over)) + 1)
 
 
 def _hull(draw: ImageDraw.ImageDraw, v: VehicleView, geo: _Geometry) -> None:

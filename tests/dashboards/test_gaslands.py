@@ -285,3 +285,19 @@ def test_the_winner_the_table_names_is_on_every_screen_at_game_over() -> None:
     t2 = Table(("Alice", ["car"]), ("Bob", ["buggy"]), pole="Alice")
     t2.ok("end_game")  # no winner named: the screens say GAME OVER only
     assert all(v.winner is None for v in views(t2.state))
+
+
+@pytest.mark.parametrize("hazards", [7, 8, 9, 12, 16, 20])
+def test_tokens_past_the_wipeout_line_stay_left_of_the_chips(hazards: int) -> None:
+    """Seen with two vehicles and 7 tokens: the "+1" past the wipeout line ran into the chips and read "+"."""
+    from device.dashboards.gaslands import CHIPS_X, MIDDLE_TOP
+
+    idle = dict(active=False, activates_this_phase=False)
+
+    def drawn(n: int) -> np.ndarray:
+        image = render(view(vehicle(hazards=n), vehicle(id="b", name="Alice's Bike", gear=2, **idle)), blink_on=True)
+        return np.array(image, dtype=bool)[MIDDLE_TOP:MIDDLE_TOP + 11]
+
+    full, at_the_line = drawn(hazards), drawn(6)
+    assert (full[:, :CHIPS_X - 2] & ~at_the_line[:, :CHIPS_X - 2]).sum() >= 6, "nothing drawn past the wipeout line"
+    assert np.array_equal(full[:, CHIPS_X - 2:], at_the_line[:, CHIPS_X - 2:]), "drawn over the chips"
