@@ -42,6 +42,7 @@ from device.dashboards.common import (
     pips,
     pixel_text,
     pixel_text_width,
+    text_width,
     triangle,
 )
 from games.gaslands.state import PlayerView, VehicleView, name_for_owner
@@ -299,7 +300,21 @@ def _chips(draw: ImageDraw.ImageDraw, view: PlayerView, others: Sequence[Vehicle
 def _footer(draw: ImageDraw.ImageDraw, view: PlayerView) -> None:
     for x in range(0, WIDTH, 2):
         draw.point((x, FOOTER[1] - 1), fill=ON)
-    fit_text(draw, (FOOTER[0], FOOTER[1], FOOTER[2], FOOTER[3]), short_step(view.step), sizes=(11, 10, 9))
+    fit_text(draw, (FOOTER[0], FOOTER[1], FOOTER[2], FOOTER[3]), footer_text(view), sizes=(11, 10, 9))
+
+
+def footer_text(view: PlayerView) -> str:
+    """The table's step; on the others' screens, whose it is ("Alice · 1.1 pick template", or "Alice · 1.1"
+    where the whole does not fit): "1.1 pick template" alone did not say who the table waits for."""
+    step = short_step(view.step)
+    who = view.acting
+    if who is None or who == view.player or view.winner is not None or step == "GAME OVER":
+        return step
+    whole = f"{who} · {step}"
+    if text_width(whole, 9) <= FOOTER[2] - FOOTER[0]:
+        return whole
+    number = step.split()[0]
+    return f"{who} · {number}" if number[:1].isdigit() else whole
 
 
 def _alert(draw: ImageDraw.ImageDraw, view: PlayerView, blink_on: bool) -> None:

@@ -1250,6 +1250,7 @@ def views(state: GaslandsState) -> list[PlayerView]:
                 player=player, seat=seat, round=state.round, gear_phase=state.phase, has_pole=seat == state.pole,
                 your_activation=p.player == player, vehicles=vehicles, step=step.value, prompt=p.text,
                 alerts=tuple(a for a in all_alerts if a.player in (None, player)), winner=state.winner,
+                acting=p.player,
             )
         )
     return out

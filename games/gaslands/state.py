@@ -189,3 +189,5 @@ class PlayerView:
     alerts: tuple[Alert, ...] = field(default_factory=tuple)
     #: the game is over and the table named this player its winner
     winner: str | None = None
+    #: the player the table waits for now (the prompt's), whoever's screen this is
+    acting: str | None = None

@@ -301,3 +301,21 @@ def test_tokens_past_the_wipeout_line_stay_left_of_the_chips(hazards: int) -> No
     full, at_the_line = drawn(hazards), drawn(6)
     assert (full[:, :CHIPS_X - 2] & ~at_the_line[:, :CHIPS_X - 2]).sum() >= 6, "nothing drawn past the wipeout line"
     assert np.array_equal(full[:, CHIPS_X - 2:], at_the_line[:, CHIPS_X - 2:]), "drawn over the chips"
+
+
+def test_the_others_screens_say_whose_step_it_is() -> None:
+    """Bob's footer read "1.1 pick template" while Charlotte picked: it did not say who the table waited for
+    (Thunder Road's says "> Ana")."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "games"))
+    from gaslands_helpers import Table
+
+    from device.dashboards.gaslands import footer_text
+    from games.gaslands.rules import views
+
+    t = Table(("Alice", ["car"]), ("Bob", ["buggy"]), ("Charlotte", ["bike"]), pole="Charlotte")
+    shown = {v.player: footer_text(v) for v in views(t.state)}
+    assert shown["Charlotte"] == "1.1 pick template"  # her own: the lit header says it is hers
+    assert shown["Bob"].startswith("Charlotte · 1.1") and shown["Alice"] == shown["Bob"]
