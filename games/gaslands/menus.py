@@ -83,11 +83,18 @@ def _counted(results: Sequence[str]) -> str:
 FOOTER_CHARS = 28
 
 
+def vehicle_status(v: Vehicle) -> str:
+    """The footer's "Rust Bucket · gear 3 · 2 haz"; a name too long for the line goes after the numbers
+    ("Big Momma Juggernaut · g…" hid the gear and the tokens each OK of "Hazard token" added)."""
+    whole = f"{v.name} · gear {v.gear} · {v.hazards} haz"
+    return whole if len(whole) <= FOOTER_CHARS else f"gear {v.gear} · {v.hazards} haz · {v.name}"
+
+
 def _shift_status(v: Vehicle, standing: Sequence[str]) -> str:
     """The 1.4 footer: the results still standing first (what the SHIFTs may cancel; also the camera's
     reading of the skid dice, which nothing else shows), then gear and hazard tokens as far as they fit."""
     if not standing:
-        return f"{v.name} · gear {v.gear} · {v.hazards} haz"  # nothing to cancel: no Cancel… either
+        return vehicle_status(v)  # nothing to cancel: no Cancel… either
     results = _counted(standing)
     for text in (f"{results} · gear {v.gear} · {v.hazards} haz", f"{results} · {v.hazards} haz"):
         if len(text) <= FOOTER_CHARS:
@@ -240,7 +247,7 @@ def menu(state: GaslandsState) -> Menu:
     cars = _order(state, p.vehicle)
     status = f"Gear phase {state.phase} · round {state.round}"
     if active is not None:
-        status = f"{active.name} · gear {active.gear} · {active.hazards} haz"
+        status = vehicle_status(active)
     if step == Step.SHIFTS.value and act is not None and active is not None:
         # the SHIFTs to spend and the results they may cancel: the footer said only "gear 1 · 0 haz", so a
         # roll read by the camera was never shown and the player had to remember what stood

@@ -129,3 +129,18 @@ def test_with_no_room_on_the_first_level_the_touched_templates_wait_under_table(
     assert len(m.choices) <= FIRST_LEVEL_MAX and m.choices[-1].label == "Table…"
     assert [lf.path for lf in leaves(m.choices) if lf.choice.recorded_refusal] == \
         [("Table…", "Touched one not permitted…", "Short Straight")]
+
+
+def test_a_long_vehicle_name_does_not_push_the_gear_and_tokens_off_the_footer() -> None:
+    """Seen: "Big Momma Juggernaut · g…" at 1.2 › Hazard token: each OK added a token and the footer showed no
+    change.  The numbers come first when the whole does not fit."""
+    from games.gaslands.menus import FOOTER_CHARS, vehicle_status
+
+    t = Table(("A", ["car"]), ("B", ["buggy"]), pole="A")
+    short, = [v for v in t.state.vehicles if v.id == "a-1"]
+    assert vehicle_status(short) == f"{short.name} · gear 1 · 0 haz"
+    from dataclasses import replace
+
+    long = replace(short, name="Big Momma Juggernaut", hazards=3)
+    said = vehicle_status(long)
+    assert said.startswith("gear 1 · 3 haz") and said[:FOOTER_CHARS].count("haz") == 1
