@@ -256,6 +256,13 @@ def menu(state: GaslandsState) -> Menu:
         status = _shift_status(active, [f.value for f in act.uncancelled])
     if step == Step.WIPEOUT_TURN.value and act is not None and act.flipping is not None:
         title = f"3 Turn {state.vehicle(act.flipping[0]).name}"  # the turner's menu said only "3 Wipeout"
+    # the flip check's odds and what a flip does, which only the log's prompt said ("flip check d6", "Flip
+    # move done" on the roller's screen)
+    flip_below = act.flipping[1] if act is not None and act.flipping is not None else None
+    if step == Step.WIPEOUT_FLIP.value and flip_below is not None:
+        status = f"d6 below {flip_below} flips"
+    if step == Step.WIPEOUT_MOVE.value and act is not None and act.flipping is not None:
+        status = "2 hits + Medium Straight"
     hazard = _cars("Hazard token", cars, lambda v: Command("gain_hazard", {"vehicle": v.id, "count": 1,
                                                                           "cause": "table"}))
     collisions = "collision" in commands
@@ -281,7 +288,8 @@ def menu(state: GaslandsState) -> Menu:
     if act is not None and {"shift", "end_shifts", "push_it"} & set(commands) and active is not None:
         choices += _shifts(state, active, commands)
     if "flip_check" in commands:
-        dice = DiceRequest("d6", 1, "flip check d6", lambda faces: Command("flip_check", {"die": faces[0]}))
+        label = f"d6, below {flip_below} flips" if flip_below is not None else "flip check d6"
+        dice = DiceRequest("d6", 1, label, lambda faces: Command("flip_check", {"die": faces[0]}))
         choices.append(roll("Roll the flip check", dice, default=True))
     if "confirm" in commands and "place_template" not in commands:
         choices.append(leaf(DONE_WORDS.get(step, "Done"), Command("confirm"), default=True))

@@ -144,3 +144,21 @@ def test_a_long_vehicle_name_does_not_push_the_gear_and_tokens_off_the_footer() 
     long = replace(short, name="Big Momma Juggernaut", hazards=3)
     said = vehicle_status(long)
     assert said.startswith("gear 1 · 3 haz") and said[:FOOTER_CHARS].count("haz") == 1
+
+
+def test_the_flip_check_says_its_odds_and_what_a_flip_does_on_the_rollers_screen() -> None:
+    """"a flip check: roll a d6, if lower than the gear it had, the vehicle takes 2 hits and is moved a Medium
+    Straight" — the roller's screen said "flip check d6" and "Flip move done"; only the log said "below 3"."""
+    from games.gaslands.state import Step
+
+    t = Table(("A", ["car"]), ("B", ["buggy"]), pole="A")
+    t.patch("a-1", gear=3, hazards=6)
+    t.ok("choose_template", template="short_straight")
+    t.ok("place_template")
+    t.ok("skid_roll", faces=[])
+    while t.state.activation.step is not Step.WIPEOUT_FLIP:
+        t.ok("confirm")
+    m = menu(t.state)
+    assert m.status == "d6 below 3 flips" and m.dice.label == "d6, below 3 flips"
+    t.ok("flip_check", die=1)
+    assert menu(t.state).status == "2 hits + Medium Straight"
