@@ -631,6 +631,10 @@ def calibrate_from_markers(
     return cal
 
 
+#: How far outside the frame (a share of its width or height) a corner given by hand may lie.
+POINT_SLACK = 0.25
+
+
 def calibrate_from_points(
     points_px: Sequence[Sequence[float]],
     mat_mm: tuple[float, float],
@@ -644,6 +648,13 @@ def calibrate_from_points(
     if src.shape != (4, 2) or not np.all(np.isfinite(src)):
         raise CalibrationError("give exactly four corner points 'x,y' in the order top-left, top-right, "
                                "bottom-right, bottom-left")
+    iw, ih = int(image_size[0]), int(image_size[1])
+    names = ("top-left", "top-right", "bottom-right", "bottom-left")
+    for name, (x, y) in zip(names, src):
+        # a corner may lie a little out of view; far outside the frame it is a mistyped value or the wrong frame
+        if not (-POINT_SLACK * iw <= x <= (1 + POINT_SLACK) * iw and -POINT_SLACK * ih <= y <= (1 + POINT_SLACK) * ih):
+            raise CalibrationError(f"the {name} corner point {x:g},{y:g} lies outside the {iw}x{ih} frame; give the "
+                                   "corners in pixels of that frame (or the frame the points were read from)")
     area = 0.5 * abs(np.dot(src[:, 0], np.roll(src[:, 1], 1)) - np.dot(src[:, 1], np.roll(src[:, 0], 1)))
     if area < 100:
         raise CalibrationError("the four corner points enclose almost no area; check their order and values")

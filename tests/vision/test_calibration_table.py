@@ -85,6 +85,12 @@ def test_four_points_by_hand(tilted):
                            ([(0, 0), (640, 0), (600, 400), (330, 60)], "bottom-left")):
         with pytest.raises(CalibrationError, match=f"the {corner} corner folds inward"):
             calibrate_from_points(folded, (800.0, 450.0), (640, 480))
+    # seen: points for a 1280x720 frame given with a 1x1 image were accepted and saved over a good calibration
+    with pytest.raises(CalibrationError, match="top-left corner point 10,10 lies outside the 1x1 frame"):
+        calibrate_from_points([(10, 10), (1270, 10), (1270, 710), (10, 710)], (800.0, 450.0), (1, 1))
+    with pytest.raises(CalibrationError, match="bottom-right corner point 99999,710 lies outside the 1280x720"):
+        calibrate_from_points([(10, 10), (1270, 10), (99999, 710), (10, 710)], (800.0, 450.0), (1280, 720))
+    calibrate_from_points([(-40, 10), (1300, 10), (1270, 730), (10, 710)], (800.0, 450.0), (1280, 720))  # a bit out
 
 
 def test_round_trip_and_malformed_data(tilted):
