@@ -247,15 +247,19 @@ def write_sheet(pages, out: str | Path, dpi: int) -> list[Path]:
     """Save tag sheet pages: ``.pdf`` -> one multi-page PDF; ``.png`` -> one PNG per page
     (``NAME.png``, ``NAME-2.png``, ...), each with its DPI recorded so it prints at true size."""
     p = Path(out)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    if p.suffix.lower() == ".pdf":
-        pages[0].save(p, "PDF", resolution=float(dpi), save_all=True, append_images=list(pages[1:]))
-        return [p]
-    if p.suffix.lower() != ".png":
+    if p.suffix.lower() not in (".pdf", ".png"):
         raise TableFileError(f"--out {p}: use a .png or .pdf file name")
-    written = []
-    for i, page in enumerate(pages):
-        q = p if i == 0 else p.with_name(f"{p.stem}-{i + 1}{p.suffix}")
-        page.save(q, "PNG", dpi=(dpi, dpi))
-        written.append(q)
-    return written
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if p.suffix.lower() == ".pdf":
+            pages[0].save(p, "PDF", resolution=float(dpi), save_all=True, append_images=list(pages[1:]))
+            return [p]
+        written = []
+        for i, page in enumerate(pages):
+            q = p if i == 0 else p.with_name(f"{p.stem}-{i + 1}{p.suffix}")
+            page.save(q, "PNG", dpi=(dpi, dpi))
+            written.append(q)
+        return written
+    except OSError as exc:  # a read-only card, a full disk, /proc: said in a line, not the writer's traceback
+        raise TableFileError(f"cannot write the tag sheet to {p}: {exc.strerror or exc}; give --out a file in "
+                             "a folder you can write to") from None

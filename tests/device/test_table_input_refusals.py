@@ -144,6 +144,14 @@ def test_markers_with_a_tag_the_dictionary_lacks_is_a_message(tmp_path: Path,
     assert code == 2 and "Traceback" not in err and str(path) in err and "tags.cars key '5000'" in err, err
 
 
+def test_markers_to_a_place_that_cannot_be_written_is_a_message(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """`pitboard markers --out` on a read-only card (or /proc) ended in the writer's OSError traceback."""
+    code, err = _main(["markers", "--out", "/proc/pitboard-sheet.png"], capsys)
+    assert code == 2 and "Traceback" not in err and "cannot write the tag sheet to /proc/pitboard-sheet.png" in err
+    assert "give --out a file in a folder you can write to" in err
+
+
 # -- 4. Space Race [[track]] ------------------------------------------------------------------------------------
 
 
