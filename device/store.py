@@ -525,7 +525,7 @@ class Store:
         game_id = None if new else self.latest_unfinished(game.name)
         if game_id is not None:
             hint = (f"Nothing was changed; export it with `pitboard log export --db {self.path} --game-id {game_id}` "
-                    "to inspect it, or start a new game (--new)")
+                    f"to inspect it, or {self._new_game(game.name)}")
             records = self.records(game_id)
             try:
                 return game_id, Match(game, records, sink=self.sink(game_id)), True
@@ -538,6 +538,19 @@ class Store:
         events = list(game.start(options))  # bad options: Illegal, before anything is written
         game_id, records = self.begin_game(game.name, events)
         return game_id, Match(game, records, sink=self.sink(game_id)), False
+
+    def _new_game(self, game: str) -> str:
+        """How an owner begins another game in this log (``pitboard run`` has no --new: it resumes the newest
+        unfinished game, which then is the new one)."""
+        return (f"begin a new game: `pitboard play {game} --new --setup FILE --db {self.path}` (or New game on the "
+                "phone page); `pitboard run` then resumes that one")
+
+    def _game_name(self, game_id: int) -> str:
+        try:
+            rows = self._query("SELECT game FROM games WHERE id = ?", (game_id,))
+        except StoreError:
+            rows = []
+        return str(rows[0][0]) if rows else "GAME"
 
     def finish(self, game_id: int) -> None:
         if self._db is None:
@@ -591,7 +604,7 @@ class Store:
         ):
             where = f"{self.path}: event {seq} of game {game_id}"
             todo = (f"Nothing was changed; see it with `pitboard log export --db {self.path} --game-id {game_id}`, "
-                    "or start a new game (--new)")
+                    f"or {self._new_game(self._game_name(game_id))}")
             try:
                 payload = json.loads(data)
             except (json.JSONDecodeError, TypeError) as exc:

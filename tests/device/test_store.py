@@ -223,3 +223,30 @@ def test_a_script_with_a_bad_line_is_refused_whole_and_the_recorded_game_is_kept
     assert "not UTF-8" in capsys.readouterr().err
     with Store(db) as store:
         assert [r.event.type for r in store.records(1)] == before
+
+
+def test_a_log_that_cannot_be_replayed_says_how_the_appliance_begins_another_game(tmp_path, capsys):
+    """`pitboard run` and `check` said "or start a new game (--new)": run has no --new.  The advice names the
+    command that does it, and that command works on this log."""
+    from device.cli import main
+
+    path = tmp_path / "log.sqlite"
+    store = Store(path)
+    gid = store.new_game("gaslands")
+    Match.begin(GAME, crash_writer.SETUP, sink=store.sink(gid))
+    store.close()
+    db = sqlite3.connect(path)
+    db.execute("UPDATE events SET data = 'not json' WHERE seq = (SELECT MAX(seq) FROM events)")
+    db.commit()
+    db.close()
+    with Store(path) as store, pytest.raises(StoreError) as caught:
+        store.open_match(GAME, None)
+    said = str(caught.value)
+    assert "(--new)" not in said and f"`pitboard play gaslands --new --setup FILE --db {path}`" in said
+    from games.gaslands import EXAMPLE_SETUP
+
+    setup = tmp_path / "table.toml"
+    setup.write_text(EXAMPLE_SETUP, encoding="utf-8")
+    assert main(["play", "gaslands", "--new", "--setup", str(setup), "--db", str(path)]) == 0
+    with Store(path) as store:
+        assert store.latest_unfinished("gaslands") == gid + 1  # what `pitboard run` resumes now
