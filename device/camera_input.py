@@ -607,7 +607,7 @@ def read_face_library(path: Any | None) -> tuple[Any, VisionFileProblem | None]:
     from pathlib import Path
 
     from device.dice_library_files import library_path
-    from vision.dice.faces import FaceLibrary
+    from vision.dice.faces import FaceLibrary, NewerLibraryError
 
     p = Path(path) if path is not None else library_path()
     if not p.exists() and not p.is_symlink():
@@ -618,6 +618,8 @@ def read_face_library(path: Any | None) -> tuple[Any, VisionFileProblem | None]:
     if wrong is None:
         try:
             return FaceLibrary.from_dict(data), None
+        except NewerLibraryError as exc:  # not damaged: teaching again would throw the owner's work away
+            wrong = f"{p}: {exc}; it was left untouched; upgrade Pitboard to use it"
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
             wrong = f"{p} is damaged ({exc}); it was left untouched; {redo}"
     return FaceLibrary(), VisionFileProblem("face library", p, f"the face library {wrong}. Until then dice are "

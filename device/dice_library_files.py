@@ -19,7 +19,7 @@ from pathlib import Path
 from device import paths
 from device.safe_files import FileProblem, write_atomic
 from device.setup_files import SetupFileError, read_json_object
-from vision.dice.faces import FaceLibrary
+from vision.dice.faces import FaceLibrary, NewerLibraryError
 
 FILE_NAME = "faces.json"
 #: A library of many taught faces is a few MB of small crops; far more is not a face library.
@@ -49,6 +49,9 @@ def load_library(path: Path | None = None) -> FaceLibrary:
         raise _user_error(str(exc)) from None
     try:
         return FaceLibrary.from_dict(data)
+    except NewerLibraryError as exc:  # not damaged: never advise teaching it again
+        raise _user_error(f"the face library {path}: {exc}; it was left untouched. Upgrade Pitboard to use it") \
+            from None
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError, IndexError, RecursionError) as exc:
         raise _user_error(f"the face library {path} is damaged ({str(exc).strip(chr(39))[:200]}); {fix}.") from None
 

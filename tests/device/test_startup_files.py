@@ -234,6 +234,29 @@ def test_both_files_damaged_fit_one_screen_line(tmp_path: Path) -> None:
     assert all(len(p.short) <= 28 for p in problems)
 
 
+def test_a_face_library_from_a_newer_pitboard_is_not_called_damaged(tmp_path: Path) -> None:
+    """Seen: a faces.json with "version": 2 was "damaged: move it aside and teach the faces again", advice that
+    throws the owner's work away; the game log says "upgrade Pitboard" for the same case."""
+    import json
+
+    from device.dice_library_files import load_library
+    from vision.dice.faces import FaceLibrary
+
+    faces = tmp_path / "faces.json"
+    data = FaceLibrary().to_dict()
+    faces.write_text(json.dumps({**data, "version": data["version"] + 1}), encoding="utf-8")
+    before = faces.read_bytes()
+    _, problem = read_face_library(faces)
+    assert problem is not None and "written by a newer Pitboard" in problem.message
+    assert "upgrade Pitboard" in problem.message and "teach the faces again" not in problem.message
+    with pytest.raises(UserError, match="newer Pitboard") as caught:
+        load_library(faces)
+    assert "teach the faces again" not in str(caught.value)
+    assert faces.read_bytes() == before
+    faces.write_text(json.dumps({**data, "version": "two"}), encoding="utf-8")  # that one is damaged
+    assert "teach the faces again" in read_face_library(faces)[1].message
+
+
 def test_from_files_without_a_problems_list_raises_a_user_error(tmp_path: Path) -> None:
     from device.camera_input import VisionReader
 

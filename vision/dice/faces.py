@@ -466,6 +466,10 @@ class FaceMatch:
     blob: DieBlob
 
 
+class NewerLibraryError(ValueError):
+    """A face library written by a newer Pitboard: not damaged; this one cannot read it."""
+
+
 @dataclass
 class FaceLibrary:
     """Taught faces: ``examples[die][face]`` is a list of normalised patches (see module doc)."""
@@ -621,8 +625,12 @@ class FaceLibrary:
         """Inverse of :meth:`to_dict`.  Raises ``ValueError`` saying what is wrong."""
         if not isinstance(data, dict) or data.get("format") != "pitboard-faces":
             raise ValueError("not a Pitboard face library (missing \"format\": \"pitboard-faces\")")
-        if data.get("version") != FORMAT_VERSION:
-            raise ValueError(f"face library version {data.get('version')!r} is not supported "
+        version = data.get("version")
+        if isinstance(version, int) and not isinstance(version, bool) and version > FORMAT_VERSION:
+            raise NewerLibraryError(f"face library version {version} was written by a newer Pitboard "
+                                    f"(this one reads version {FORMAT_VERSION})")
+        if version != FORMAT_VERSION:
+            raise ValueError(f"face library version {version!r} is not supported "
                              f"(this Pitboard reads version {FORMAT_VERSION})")
         if data.get("patch") != PATCH:
             raise ValueError(f"face library patch size {data.get('patch')!r} does not match {PATCH}")
