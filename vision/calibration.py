@@ -550,6 +550,10 @@ class Calibration:
             hmat = np.array(d["px_to_mm"], dtype=np.float64)
             if hmat.shape != (3, 3) or not np.all(np.isfinite(hmat)):
                 raise CalibrationError("px_to_mm must be a finite 3x3 matrix; run `pitboard calibrate` again")
+            if not np.isfinite(np.linalg.cond(hmat)) or np.linalg.cond(hmat) > 1e12:
+                # all zeros, or a hand edit that folds the frame onto a line: every reading would be nonsense
+                raise CalibrationError("px_to_mm is degenerate (it maps the frame onto a line or a point); "
+                                       "run `pitboard calibrate` again")
             size = d["image_size"]
             if (len(size) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in size)
                     or not all(16 <= v <= 20000 for v in size)):
@@ -574,7 +578,8 @@ class Calibration:
         except (KeyError, TypeError, IndexError, ValueError) as exc:
             if isinstance(exc, CalibrationError):
                 raise
-            raise CalibrationError(f"calibration data is incomplete or malformed ({exc!r}); "
+            what = f"the field {exc.args[0]!r} is missing" if isinstance(exc, KeyError) and exc.args else str(exc)
+            raise CalibrationError(f"calibration data is incomplete or malformed ({what}); "
                                    "run `pitboard calibrate` again") from exc
 
 

@@ -107,9 +107,16 @@ def test_round_trip_and_malformed_data(tilted):
                              ("image_size", [1280.5, 720], "image_size must be two whole numbers"),
                              ("image_size", [1280], "image_size must be two whole numbers"),
                              ("mat_mm", [0, 900], "mat_mm must be two sizes"),
-                             ("mat_mm", [float("inf"), 900], "mat_mm must be two sizes")):
+                             ("mat_mm", [float("inf"), 900], "mat_mm must be two sizes"),
+                             # seen: an all-zero matrix passed `pitboard check` and read nonsense with rc 0
+                             ("px_to_mm", [[0, 0, 0], [0, 0, 0], [0, 0, 0]], "px_to_mm is degenerate"),
+                             ("px_to_mm", [[1, 2, 0], [2, 4, 0], [0, 0, 1]], "px_to_mm is degenerate")):
         with pytest.raises(CalibrationError, match=says):
             Calibration.from_dict({**good, key: value})
+    missing = {k: v for k, v in good.items() if k != "px_to_mm"}
+    with pytest.raises(CalibrationError, match="the field 'px_to_mm' is missing") as caught:
+        Calibration.from_dict(missing)
+    assert "KeyError" not in str(caught.value)
 
 
 def _run(argv):
