@@ -363,10 +363,33 @@ def probe_vision_files(config: PitboardConfig) -> list[CheckLine]:
         lines.append(CheckLine("OK", "face library", f"{where}: {detail}"))
     else:
         lines.append(CheckLine("FAIL" if camera_on else "WARN", "face library", faces_problem.message))
+    lines.append(_token_look_line(config))
     if not camera_on:
         lines = [CheckLine(line.status if line.status != "OK" else "SKIP", line.part,
                            f"{line.detail} (not used: camera backend \"none\")") for line in lines]
     return lines
+
+
+def _token_look_line(config: PitboardConfig) -> CheckLine:
+    """``[vision] tokens`` (or the data folder's): the token colour and the bare mats taught at set-up.  WARN when
+    missing or damaged: tokens are then counted as golden tokens on an unlearned mat (the appliance still runs)."""
+    from device.camera_input import read_token_look
+    from device.token_files import tokens_path
+    from vision.table import default_config
+
+    base = default_config().tokens
+    where = tokens_path(config.vision.tokens)
+    try:
+        look, problem = read_token_look(base, config.vision.tokens)
+    except PermissionError as exc:
+        return CheckLine("WARN", "token look", f"{exc.filename} cannot be looked at by this user ({exc.strerror}); "
+                                               f"{AS_SERVICE_USER}")
+    if problem is not None:
+        return CheckLine("WARN", "token look", problem.message)
+    if not where.exists():
+        return CheckLine("OK", "token look", f"{where}: none taught yet (no file): golden tokens, the mat judged "
+                                             "from each frame; `pitboard calibrate` and `pitboard teach tokens` write it")
+    return CheckLine("OK", "token look", f"{where}: learned at set-up ({len(look.mats)} zone mat(s))")
 
 
 def run_check(config: PitboardConfig, *, out: TextIO | None = None, pin_factory: Any = None,

@@ -157,6 +157,24 @@ def test_a_damaged_calibration_never_stops_the_appliance(kind: str, tmp_path: Pa
     assert rc == 1
 
 
+def test_check_looks_at_the_token_look_too(tmp_path: Path, monkeypatch) -> None:
+    """`check` said nothing of [vision] tokens: pointed at a face library by mistake, no line at all, while the
+    appliance counted tokens as golden ones on an unlearned mat."""
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    faces = tmp_path / "faces.json"
+    faces.write_text('{"format": "pitboard-faces"}', encoding="utf-8")
+    import dataclasses
+
+    plain = _config(tmp_path)
+    config = dataclasses.replace(plain, vision=dataclasses.replace(plain.vision, tokens=str(faces)))
+    _, lines = _check(config)
+    line = next((line for line in lines if " token look:" in line), None)
+    assert line is not None and line.startswith("WARN") and str(faces) in line and "not a token look" in line, lines
+    config = plain
+    _, lines = _check(config)
+    assert any(" token look:" in line and "none taught yet" in line for line in lines), lines
+
+
 def test_a_configured_calibration_that_is_missing_is_reported(tmp_path: Path, factory) -> None:
     cal = tmp_path / "calibration.json"  # the old name of the shipped config: never written by calibrate
     config = _config(tmp_path, calibration=cal)
