@@ -517,7 +517,8 @@ class App:
         if entry is None:
             return
         if not entry.ready:
-            self.notify("info", f"{entry.request.label}: {entry.request.count} dice, {len(entry.entered)} entered",
+            n, got = entry.request.count, len(entry.entered)
+            self.notify("info", f"{entry.request.label}: {n} {'die' if n == 1 else 'dice'} to enter, {got} entered",
                         self.chooser(), now=now)
             return
         self.entry = None

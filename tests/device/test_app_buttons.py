@@ -428,3 +428,14 @@ def test_the_list_reopens_even_when_the_choice_just_taken_is_gone(tmp_path: Path
     assert t.app.cursor.trail == ("Damage…", "Medium car")  # the deepest list still offered reopens
     assert t.press("back") == [] and t.app.cursor.trail == ("Damage…",)  # so BACK goes up, it does not undo
     t.close()
+
+
+def test_a_roll_sent_short_says_how_many_dice_it_takes(tmp_path: Path) -> None:
+    """NEXT on a one-die roll with nothing entered said "the Fire die: 1 dice, 0 entered"."""
+    g = Panel(tmp_path, "thunder_road")
+    g.press("next")  # the round's movement dice: the entry opens
+    assert g.app.entry is not None
+    g.press("next")  # sent with no die entered
+    said = [n.text for n in g.app.notices if n.kind == "info"]
+    assert said and said[-1].endswith("4 dice to enter, 0 entered"), said
+    g.close()
