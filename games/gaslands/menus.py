@@ -84,10 +84,12 @@ FOOTER_CHARS = 28
 
 
 def vehicle_status(v: Vehicle) -> str:
-    """The footer's "Rust Bucket · gear 3 · 2 haz"; a name too long for the line goes after the numbers
-    ("Big Momma Juggernaut · g…" hid the gear and the tokens each OK of "Hazard token" added)."""
-    whole = f"{v.name} · gear {v.gear} · {v.hazards} haz"
-    return whole if len(whole) <= FOOTER_CHARS else f"gear {v.gear} · {v.hazards} haz · {v.name}"
+    """The footer's "Rust Bucket · gear 3 · 2 haz" (and "· ON FIRE": only the dashboard said so, not the menu
+    its owner reads during the activation); a name too long for the line goes after the numbers ("Big Momma
+    Juggernaut · g…" hid the gear and the tokens each OK of "Hazard token" added)."""
+    numbers = f"gear {v.gear} · {v.hazards} haz" + (" · ON FIRE" if v.on_fire else "")  # fire: the menu hid it
+    whole = f"{v.name} · {numbers}"
+    return whole if len(whole) <= FOOTER_CHARS else f"{numbers} · {v.name}"
 
 
 def _shift_status(v: Vehicle, standing: Sequence[str]) -> str:

@@ -162,3 +162,20 @@ def test_the_flip_check_says_its_odds_and_what_a_flip_does_on_the_rollers_screen
     assert m.status == "d6 below 3 flips" and m.dice.label == "d6, below 3 flips"
     t.ok("flip_check", die=1)
     assert menu(t.state).status == "2 hits + Medium Straight"
+
+
+def test_a_burning_vehicle_says_so_on_its_owners_menu() -> None:
+    """Through Alice's whole activation her menu's footer read "Rust Bucket · gear 3 · 7 haz": ON FIRE showed
+    only on the dashboard, which her screen does not show while she chooses."""
+    from dataclasses import replace
+
+    from games.gaslands.menus import vehicle_status
+
+    t = Table(("A", ["car"]), ("B", ["buggy"]), pole="A")
+    car, = [v for v in t.state.vehicles if v.id == "a-1"]
+    from games.gaslands.menus import FOOTER_CHARS
+
+    for name in ("Rust", "Big Momma Juggernaut"):
+        said = vehicle_status(replace(car, name=name, on_fire=True))
+        assert "gear 1 · 0 haz · ON FIRE" in said[:FOOTER_CHARS] and name in said
+    assert "FIRE" not in vehicle_status(car)
