@@ -256,6 +256,8 @@ def menu(state: GaslandsState) -> Menu:
         left = act.shifts_left
         title = f"1.4 Spend {left} SHIFT" if left else "1.4 No SHIFT left"
         status = _shift_status(active, [f.value for f in act.uncancelled])
+    if step == Step.PLACE_TEMPLATE.value and act is not None and act.template is not None:
+        status = f"place: {rules.placed_words(act)}"  # which template, hand and edge (the title says only 1.2)
     if step == Step.WIPEOUT_TURN.value and act is not None and act.flipping is not None:
         title = f"3 Turn {state.vehicle(act.flipping[0]).name}"  # the turner's menu said only "3 Wipeout"
     # the flip check's odds and what a flip does, which only the log's prompt said ("flip check d6", "Flip

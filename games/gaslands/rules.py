@@ -43,6 +43,17 @@ def _label(template: str) -> str:
     return template.replace("_", " ").title()
 
 
+def placed_words(act: Activation) -> str:
+    """The template chosen as it is placed: "Gentle, left", "Medium Straight, reverse" (the screens said only
+    "the Gentle", which hand and which edge being the prompt's alone)."""
+    words = [_label(act.template or "")]
+    if act.hand and not (act.template or "").endswith("_straight"):  # a straight has no hand
+        words.append(act.hand)
+    if act.edge == "rear":
+        words.append("reverse")
+    return ", ".join(words)
+
+
 # =====================================================================================================
 # start
 # =====================================================================================================
@@ -1195,7 +1206,7 @@ def alerts(state: GaslandsState) -> list[Alert]:
         if act.step is Step.TOUCH_MOVE:
             out.append(Alert("touch_move", f"YOU PICK for {v.name}", picker))
         else:
-            out.append(Alert("touch_move_place", f"YOU PLACE the {_label(act.template or '')}", picker))
+            out.append(Alert("touch_move_place", f"YOU PLACE the {placed_words(act)} for {v.name}", picker))
     if act is not None and act.flipping is not None and act.step in (Step.WIPEOUT_FLIP, Step.WIPEOUT_TURN):
         fv = state.vehicle(act.flipping[0])
         out.append(Alert("lost_control", f"LOST CONTROL: {fv.name}, {_turner(state, fv)} turns it"))

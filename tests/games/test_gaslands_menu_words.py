@@ -179,3 +179,20 @@ def test_a_burning_vehicle_says_so_on_its_owners_menu() -> None:
         said = vehicle_status(replace(car, name=name, on_fire=True))
         assert "gear 1 · 0 haz · ON FIRE" in said[:FOOTER_CHARS] and name in said
     assert "FIRE" not in vehicle_status(car)
+
+
+def test_the_template_to_place_is_named_with_its_hand_and_edge() -> None:
+    """"YOU PLACE the Gentle" (and the 1.2 screen's "Place template") left out which hand and which edge were
+    picked: a left Gentle placed right is another move."""
+    from games.gaslands.rules import views
+
+    t = Table(("A", ["car"]), ("B", ["buggy"]), pole="A")
+    t.ok("choose_template", template="gentle", hand="left", edge="rear")
+    assert menu(t.state).status == "place: Gentle, left, reverse"
+    t = Table(("A", ["car"]), ("B", ["buggy"]), pole="A")
+    t.patch("a-1", gear=5)
+    assert t.send("choose_template", template="turn").refused  # touch-move: B picks and places
+    t.ok("choose_template", template="gentle", hand="right")
+    placing = [a.text for v in views(t.state) for a in v.alerts if a.kind == "touch_move_place"]
+    car = t.state.vehicle("a-1").name
+    assert placing == [f"YOU PLACE the Gentle, right for {car}"]

@@ -973,7 +973,7 @@ def test_touch_move_the_player_on_the_left_also_places_the_template():
     assert p.text.startswith("Touch-move: Bob places the Long Straight at the front edge of Alice's Buggy")
     views = {v.player: v for v in GAME.views(t.state)}
     assert views["Bob"].your_activation and not views["Alice"].your_activation
-    assert Alert("touch_move_place", "YOU PLACE the Long Straight", "Bob") in views["Bob"].alerts
+    assert Alert("touch_move_place", "YOU PLACE the Long Straight for Alice's Buggy", "Bob") in views["Bob"].alerts
     assert not any(a.kind == "touch_move" for a in views["Bob"].alerts)
     assert any(a.kind == "illegal_template" for a in views["Alice"].alerts)
     assert not views["Cleo"].alerts
