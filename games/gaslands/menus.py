@@ -120,7 +120,15 @@ def _order(state: GaslandsState, first: str | None) -> list[Vehicle]:
 
 
 def _cars(label: str, cars: Sequence[Vehicle], make: Callable[[Vehicle], Command]) -> Choice | None:
-    return branch(label, [leaf(v.name, make(v)) for v in cars])
+    """``label`` › each car (the active one first, then round the table); with more than a list holds (5 players
+    × 2 cars made "Hazard token" ten long), the first stays on top and the rest go one list per player."""
+    if len(cars) <= FIRST_LEVEL_MAX:
+        return branch(label, [leaf(v.name, make(v)) for v in cars])
+    head, rest = cars[0], cars[1:]
+    owners = list(dict.fromkeys(v.owner for v in rest))
+    return branch(label, [leaf(head.name, make(head)),
+                          *(branch(owner, [leaf(own_name(v), make(v)) for v in rest if v.owner == owner])
+                            for owner in owners)])
 
 
 def _table(state: GaslandsState, commands: Sequence[str], cars: Sequence[Vehicle], extra: Sequence[Choice | None] = ()

@@ -196,3 +196,20 @@ def test_the_template_to_place_is_named_with_its_hand_and_edge() -> None:
     placing = [a.text for v in views(t.state) for a in v.alerts if a.kind == "touch_move_place"]
     car = t.state.vehicle("a-1").name
     assert placing == [f"YOU PLACE the Gentle, right for {car}"]
+
+
+def test_with_five_players_of_two_cars_a_list_of_cars_stays_within_eight() -> None:
+    """"at most eight choices a list": 5 players × 2 cars made "Hazard token" (and Crash, Hit…) ten long."""
+    from games.core.table_input import FIRST_LEVEL_MAX, leaves
+
+    t = Table(*((p, ["car", "buggy"]) for p in ("A", "B", "C", "D", "E")), pole="A")
+    t.ok("activate", vehicle="a-2")
+    t.ok("choose_template", template="short_straight")
+    m = menu(t.state)
+    hazard = next(c for c in m.choices if c.label == "Hazard token")
+    assert len(hazard.children) <= FIRST_LEVEL_MAX
+    first = hazard.children[0]
+    assert first.command is not None and first.command.args["vehicle"] == t.state.activation.vehicle  # on top
+    assert [c.label for c in hazard.children[1:]] == ["A", "B", "C", "D", "E"]
+    cars = {lf.choice.command.args["vehicle"] for lf in leaves((hazard,))}
+    assert cars == {v.id for v in t.state.vehicles}  # every car still reachable
