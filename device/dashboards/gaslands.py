@@ -218,12 +218,16 @@ def _hull(draw: ImageDraw.ImageDraw, v: VehicleView, geo: _Geometry) -> None:
 def _tags(draw: ImageDraw.ImageDraw, v: VehicleView, geo: _Geometry) -> None:
     top, bottom = MIDDLE_TOP + 27, MIDDLE_BOTTOM
     x = geo.right_x
+    done = v.activated_this_phase and not v.active
     if v.on_fire:
-        w = 44
+        # beside "done" in the narrow (several vehicles) layout, ON FIRE cut "done" to "d…": FIRE then
+        w, word = 44, "ON FIRE"
+        if done and x + w + 4 + text_width("done", 10) > geo.right_end:
+            w, word = 28, "FIRE"
         draw.rounded_rectangle((x, top, x + w, bottom), radius=2, fill=ON)
-        fit_text(draw, (x + 2, top, x + w - 2, bottom), "ON FIRE", sizes=(11, 10), fill=OFF, align="center")
+        fit_text(draw, (x + 2, top, x + w - 2, bottom), word, sizes=(11, 10), fill=OFF, align="center")
         x += w + 4
-    if v.activated_this_phase and not v.active:
+    if done:
         fit_text(draw, (x, top, geo.right_end, bottom), "done", sizes=(11, 10), align="right" if v.on_fire else "left")
 
 

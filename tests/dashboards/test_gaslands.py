@@ -319,3 +319,27 @@ def test_the_others_screens_say_whose_step_it_is() -> None:
     shown = {v.player: footer_text(v) for v in views(t.state)}
     assert shown["Charlotte"] == "1.1 pick template"  # her own: the lit header says it is hers
     assert shown["Bob"].startswith("Charlotte · 1.1") and shown["Alice"] == shown["Bob"]
+
+
+def test_done_beside_a_fire_is_not_cut_with_two_vehicles() -> None:
+    """Seen: "ON FIRE d…" with two vehicles: "done" (activated this gear phase) lost to the fire box."""
+    import device.dashboards.gaslands as gl
+    from device.dashboards.common import text_width
+
+    drawn: dict[str, tuple[int, int, int, int]] = {}
+    original = gl.fit_text
+
+    def spy(draw, box, text, **kw):
+        drawn[text] = box
+        return original(draw, box, text, **kw)
+
+    idle = dict(active=False, activates_this_phase=False)
+    v = view(vehicle(on_fire=True, activated_this_phase=True, **idle), vehicle(id="b", name="Alice's Bike", **idle))
+    gl.fit_text = spy
+    try:
+        render(v, blink_on=True)
+    finally:
+        gl.fit_text = original
+    assert "FIRE" in drawn and "done" in drawn
+    x0, _, x1, _ = drawn["done"]
+    assert text_width("done", 10) <= x1 - x0, "done is cut"
