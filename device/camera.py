@@ -136,6 +136,9 @@ class OpenCVBackend:
     def open(self) -> None:
         if isinstance(self.device, str) and not self.device.startswith("/dev/") and not Path(self.device).exists():
             raise CameraError(f"video file {self.device} does not exist")
+        if isinstance(self.device, str) and Path(self.device).is_dir():
+            raise CameraError(f"{self.device} is a folder, not a video: for a folder of frames use "
+                              "[camera] backend = \"replay\"")
         if self._factory is not None:
             cap = self._factory(self.device)
         else:
@@ -187,6 +190,9 @@ class ReplayBackend:
         self._i = 0
 
     def open(self) -> None:
+        if self.folder.exists() and not self.folder.is_dir():
+            raise CameraError(f"replay folder {self.folder} is a file, not a folder: give [camera] device a folder of "
+                              "frames (for a video file use backend = \"opencv\")")
         if not self.folder.is_dir():
             raise CameraError(f"replay folder {self.folder} does not exist")
         self._files = sorted(p for p in self.folder.iterdir() if p.suffix.lower() in FRAME_SUFFIXES)

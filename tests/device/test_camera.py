@@ -179,6 +179,18 @@ def test_replay_errors(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(CameraError, match="holds no frames"):
         ReplayBackend(tmp_path / "empty").open()
+    # seen: device set to a file said "replay folder … does not exist" (it exists: it is a file)
+    (tmp_path / "night.mp4").write_bytes(b"\x00")
+    with pytest.raises(CameraError, match='is a file, not a folder.*backend = "opencv"'):
+        ReplayBackend(tmp_path / "night.mp4").open()
+
+
+def test_the_opencv_backend_given_a_folder_points_to_replay(tmp_path: Path) -> None:
+    """Seen: backend "opencv" with a folder of frames: "did not open (unplugged, or used by another program?)"."""
+    from device.camera import OpenCVBackend
+
+    with pytest.raises(CameraError, match='is a folder, not a video.*backend = "replay"'):
+        OpenCVBackend(str(tmp_path)).open()
 
 
 def test_a_camera_that_disappears_and_comes_back_through_replay(tmp_path: Path) -> None:
