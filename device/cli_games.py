@@ -60,7 +60,7 @@ def open_match(game_name: str, store: Store, setup: Mapping[str, Any] | None, *,
     except Illegal as exc:
         raise _user_error(setup_refused(setup_path, exc.reason) if setup is not None else exc.reason) from None
     except NoGameToResume as exc:
-        raise _user_error(f"{exc}; give --setup to start one") from None
+        raise _user_error(str(exc) if new else f"{exc}; give --setup to start one") from None
     except StoreError as exc:
         raise _user_error(str(exc)) from None
     if resumed and setup is not None:

@@ -534,6 +534,10 @@ class Store:
                        f"its first events do not start a {game.name} game: {type(exc).__name__}: {exc}")
                 raise StoreError(f"{self.path}: game {game_id} cannot be replayed ({why}). {hint}") from None
         if options is None:
+            if new:  # the log may well hold an unfinished game: --new asked not to resume it
+                raise NoGameToResume(f"a new {game.name} game begins from a setup, and none was given: add "
+                                     "--setup FILE (or leave out --new to resume the unfinished game in "
+                                     f"{self.path}, if there is one)")
             raise NoGameToResume(f"{self.path} holds no unfinished {game.name} game, and no setup was given to start one")
         events = list(game.start(options))  # bad options: Illegal, before anything is written
         game_id, records = self.begin_game(game.name, events)

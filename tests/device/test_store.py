@@ -250,3 +250,22 @@ def test_a_log_that_cannot_be_replayed_says_how_the_appliance_begins_another_gam
     assert main(["play", "gaslands", "--new", "--setup", str(setup), "--db", str(path)]) == 0
     with Store(path) as store:
         assert store.latest_unfinished("gaslands") == gid + 1  # what `pitboard run` resumes now
+
+
+def test_new_without_a_setup_says_a_setup_is_what_is_missing(tmp_path, capsys):
+    """Seen: `play --new` without --setup on a log holding an unfinished game said the log "holds no unfinished
+    gaslands game"; it holds one, and --new asked not to resume it."""
+    from device.cli import main
+
+    db = tmp_path / "g.sqlite"
+    script = tmp_path / "none.jsonl"
+    script.write_text("", encoding="utf-8")
+    from games.gaslands import EXAMPLE_SETUP
+
+    setup = tmp_path / "table.toml"
+    setup.write_text(EXAMPLE_SETUP, encoding="utf-8")
+    assert main(["play", "gaslands", "--setup", str(setup), "--db", str(db), "--script", str(script)]) == 0
+    capsys.readouterr()
+    assert main(["play", "gaslands", "--new", "--db", str(db), "--script", str(script)]) == 2
+    err = capsys.readouterr().err
+    assert "holds no unfinished" not in err and "a new gaslands game begins from a setup" in err and "--setup FILE" in err
