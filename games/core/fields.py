@@ -68,8 +68,14 @@ def kind(value: Any) -> str:
 
 
 def show(value: Any) -> str:
-    """``value`` for a refusal: short, and never failing (huge numbers, deep nesting, long text)."""
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > MAX_BITS:
+    """``value`` for a refusal: short, and never failing (huge numbers, deep nesting, long text); in the
+    setup file's words: nothing given is "nothing (it is missing)", not Python's ``None``, and a true/false is
+    ``true``/``false`` as TOML and JSON write it, not ``True``."""
+    if value is None:
+        return "nothing (it is missing)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int) and value.bit_length() > MAX_BITS:
         digits = int((value.bit_length() - 1) * math.log10(2)) + 1
         return f"a whole number of about {digits} digits"
     try:

@@ -80,7 +80,9 @@ def _table(value: Any, where: str) -> Mapping[str, Any]:
 
 def _whole(value: Any, where: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise Illegal(f"setup: {where} must be a whole number from {low} to {high}, not {value!r}")
+        if value is None:
+            raise Illegal(f"setup: {where} is missing: give a whole number from {low} to {high}")
+        raise Illegal(f"setup: {where} must be a whole number from {low} to {high}, not {fields.show(value)}")
     return value
 
 

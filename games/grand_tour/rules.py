@@ -67,6 +67,8 @@ def load_specialty_data() -> list[dict[str, Any]]:
 def _whole(value: Any, what: str, low: int, high: int | None = None) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < low or (high is not None and value > high):
         span = f"{low} or more" if high is None else f"{low} to {high}"
+        if value is None:
+            raise Illegal(f"{what} is missing: give a whole number, {span}")
         raise Illegal(f"{what} must be a whole number, {span}, not {fields.show(value)}")
     return value
 
