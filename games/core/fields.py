@@ -69,10 +69,10 @@ def kind(value: Any) -> str:
 
 def show(value: Any) -> str:
     """``value`` for a refusal: short, and never failing (huge numbers, deep nesting, long text); in the
-    setup file's words: nothing given is "nothing (it is missing)", not Python's ``None``, and a true/false is
+    setup file's words: nothing given is "nothing", not Python's ``None``, and a true/false is
     ``true``/``false`` as TOML and JSON write it, not ``True``."""
     if value is None:
-        return "nothing (it is missing)"
+        return "nothing"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int) and value.bit_length() > MAX_BITS:
