@@ -924,7 +924,8 @@ def _not_started(config: PitboardConfig, message: str) -> bool:
     ``INVOCATION_ID``) or at a terminal the process stays up paging a long reason until it is stopped: a frame
     left after exit could show only its first page.  Elsewhere (a script, the tests) it shows the first page
     and returns at once."""
-    if len(not_started_pages(message)) == 1 or not (os.environ.get("INVOCATION_ID") or _isatty(sys.stdin)):
+    if (len(not_started_pages(message)) == 1 or not config.screens
+            or not (os.environ.get("INVOCATION_ID") or _isatty(sys.stdin))):
         show_not_started(config, message)
         return False
     print(f"pitboard: {message}", file=sys.stderr, flush=True)
