@@ -135,6 +135,15 @@ class LensModel:
         r2 = np.linspace(0.0, ((w / 2) ** 2 + (h / 2) ** 2) / float(w) ** 2 * 1.2, 64)
         return bool(np.all(1.0 + 3.0 * self.k1 * r2 + 5.0 * self.k2 * r2 * r2 > 0.05))
 
+    def plausible_over(self, image_size: tuple[int, int]) -> bool:
+        """One-to-one over the picture, and moving its corners by less than a factor of 4 either way: a stored
+        lens outside that (a hand edit such as k1 = 1e308) would send every reading off the table."""
+        w, h = image_size
+        r2 = ((w / 2) ** 2 + (h / 2) ** 2) / float(w) ** 2
+        with np.errstate(over="ignore", invalid="ignore"):
+            factor = 1.0 + self.k1 * r2 + self.k2 * r2 * r2
+            return bool(math.isfinite(factor) and 0.25 <= factor <= 4.0 and self.monotonic_over(image_size))
+
     def to_dict(self) -> dict[str, Any]:
         return {"model": "radial k1 k2, centre = image centre, f = image width", "k1": self.k1, "k2": self.k2}
 
@@ -564,6 +573,10 @@ class Calibration:
                     math.isfinite(v) and 0 < v <= 10000 for v in mat):
                 raise CalibrationError(f"mat_mm must be two sizes in mm (0-10000), not {d['mat_mm']!r}; "
                                        "run `pitboard calibrate` again")
+            lens = LensModel.from_dict(d.get("lens"))
+            if not lens.plausible_over((int(size[0]), int(size[1]))):
+                raise CalibrationError(f"lens k1 {lens.k1:g}, k2 {lens.k2:g} would fold or fling the picture "
+                                       "(no real lens bends it so); run `pitboard calibrate` again")
             return Calibration(
                 px_to_mm=hmat,
                 image_size=(int(size[0]), int(size[1])),
@@ -573,7 +586,7 @@ class Calibration:
                 rms_mm=float(d.get("rms_mm", 0.0)),
                 hfov_deg=_stored_hfov(d.get("hfov_deg", 66.0)),
                 source=str(d.get("source", "markers")),
-                lens=LensModel.from_dict(d.get("lens")),
+                lens=lens,
             )
         except (KeyError, TypeError, IndexError, ValueError) as exc:
             if isinstance(exc, CalibrationError):

@@ -113,6 +113,13 @@ def test_round_trip_and_malformed_data(tilted):
                              ("px_to_mm", [[1, 2, 0], [2, 4, 0], [0, 0, 1]], "px_to_mm is degenerate")):
         with pytest.raises(CalibrationError, match=says):
             Calibration.from_dict({**good, key: value})
+    import warnings
+
+    with warnings.catch_warnings():  # seen: numpy's overflow warning printed, then a read with rc 0
+        warnings.simplefilter("error")
+        for lens in ({"k1": 1e308, "k2": 0.0}, {"k1": -50.0, "k2": 0.0}, {"k1": 0.0, "k2": 1e300}):
+            with pytest.raises(CalibrationError, match="would fold or fling the picture"):
+                Calibration.from_dict({**good, "lens": lens})
     missing = {k: v for k, v in good.items() if k != "px_to_mm"}
     with pytest.raises(CalibrationError, match="the field 'px_to_mm' is missing") as caught:
         Calibration.from_dict(missing)
