@@ -101,24 +101,22 @@ def type_dice(app: Any, offer: DiceOffer, places: Sequence[int], now: float | No
     The roller's screen says what the page sent (the screens are where the table reads it).  ``draft``: the
     dice tapped so far, before Send: the roller's screen shows them as they are typed, nothing is entered."""
     current = dice_offer(app)
-    if draft:
-        if current == offer:
-            request = app.awaited_roll()
-            faces = [faces_of(app, request)[i - 1] for i in places]
-            typed = " ".join(request.name_of(f) for f in faces) or "-"
-            n = len(places)
-            room = f"{n} of {offer.count}" if offer.exact else f"{n}, at most {offer.count}"
-            app.notify("dice", f"phone typing: {typed} ({room})", offer.player, now=now)
-        return
     if current != offer:  # another roll, or the same dice now another player's: not this one's to enter
-        why = "the step moved on" if current is not None else "no dice are awaited now"
-        app.notify("info", f"phone's roll not taken: {why}", app.chooser(), now=now)  # short: a screen's banner
+        if not draft:  # a late tap is dropped; a late roll is told on the chooser's screen
+            why = "the step moved on" if current is not None else "no dice are awaited now"
+            app.notify("info", f"phone's roll not taken: {why}", app.chooser(), now=now)  # short: a screen's banner
         return
     request = app.awaited_roll()
     faces = [faces_of(app, request)[i - 1] for i in places]
+    typed = " ".join(request.name_of(f) for f in faces)
+    if draft:
+        n = len(places)
+        room = f"{n} of {offer.count}" if offer.exact else f"{n}, at most {offer.count}"
+        app.notify("dice", f"phone typing: {typed or '-'} ({room})", offer.player, now=now)
+        return
     outcome = app.type_faces(faces, now, source="web")
     if getattr(outcome, "accepted", False):
-        app.notify("dice", f"phone: {' '.join(request.name_of(f) for f in faces) or 'no dice'}", offer.player, now=now)
+        app.notify("dice", f"phone: {typed or 'no dice'}", offer.player, now=now)
 
 
 @dataclass(frozen=True)
