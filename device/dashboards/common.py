@@ -271,6 +271,15 @@ def pips(
     return x + n * pitch
 
 
+def winner_bar(draw: ImageDraw.ImageDraw, winner: str, player: str, bottom: int = 11) -> None:
+    """The top bar at game over: "YOU WIN!" lit on the winner's screen, "Ana wins" on the others'."""
+    won = winner == player
+    if won:
+        draw.rectangle((0, 0, WIDTH - 1, bottom), fill=ON)
+    fit_text(draw, (2, 0, WIDTH - 3, bottom), "YOU WIN!" if won else f"{winner} wins", sizes=(11, 10, 9),
+             fill=OFF if won else ON, align="center")
+
+
 def banner(
     draw: ImageDraw.ImageDraw,
     box: tuple[int, int, int, int],

@@ -44,6 +44,7 @@ from device.dashboards.common import (
     pixel_text_width,
     text_width,
     triangle,
+    winner_bar,
 )
 from games.gaslands.state import PlayerView, VehicleView, name_for_owner
 
@@ -145,11 +146,7 @@ def render(view: PlayerView, *, blink_on: bool) -> Image.Image:
 
 def _header(draw: ImageDraw.ImageDraw, view: PlayerView, main: VehicleView | None) -> None:
     if view.winner is not None:  # the game is over: who won, on every screen (lit on the winner's)
-        won = view.winner == view.player
-        if won:
-            draw.rectangle(HEADER, fill=ON)
-        fit_text(draw, (2, 0, WIDTH - 3, 11), "YOU WIN!" if won else f"{view.winner} wins", sizes=(11, 10, 9),
-                 fill=OFF if won else ON, align="center")
+        winner_bar(draw, view.winner, view.player, HEADER[3])
         return
     ink = ON
     if view.your_activation:

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from PIL import Image, ImageDraw
 
-from device.dashboards.common import HEIGHT, OFF, ON, WIDTH, canvas, fit_text, notice_title, text_width, triangle
+from device.dashboards.common import (HEIGHT, OFF, ON, WIDTH, canvas, fit_text, notice_title, text_width, triangle,
+                                      winner_bar)
 from games.thunder_road.state import PlayerView, VehicleView
 
 #: Alert kinds → banner title; the first standing in this order is shown.
@@ -48,11 +49,7 @@ def render(view: PlayerView, *, blink_on: bool) -> Image.Image:
 def _header(draw: ImageDraw.ImageDraw, view: PlayerView) -> None:
     rnd = f"R{view.round}"
     if view.winner is not None:
-        won = view.winner == view.player
-        if won:
-            draw.rectangle((0, 0, WIDTH - 1, HEADER_BOTTOM), fill=ON)
-        fit_text(draw, (2, 0, WIDTH - 3, HEADER_BOTTOM), "YOU WIN!" if won else f"{view.winner} wins",
-                 sizes=(11, 10, 9), fill=OFF if won else ON, align="center")
+        winner_bar(draw, view.winner, view.player, HEADER_BOTTOM)
         return
     if view.your_turn:
         draw.rectangle((0, 0, WIDTH - 1, HEADER_BOTTOM), fill=ON)
