@@ -62,10 +62,9 @@ class Marker:
     tracked: bool = True
 
 
-def move(track: TimeTrack, markers: dict[str, Marker], rider: str, target: int, why: str, log: list[str],
-         *, shift: bool = True) -> bool:
-    """Move one marker (in place on the working dict) and apply the two corner rules; True when it reached the
-    top-left cell (``shift=False``: the caller applies that rule itself, once the round's moves are made).
+def move(track: TimeTrack, markers: dict[str, Marker], rider: str, target: int, why: str, log: list[str]) -> bool:
+    """Move one marker (in place on the working dict); True when it reached the top-left cell, whose rule
+    (every other marker one column right) :func:`finish_round` applies once the round's moves are made.
 
     An untracked marker (one that reached the bottom-right cell) never moves again.
     """
@@ -78,18 +77,9 @@ def move(track: TimeTrack, markers: dict[str, Marker], rider: str, target: int, 
     if target == track.bottom_right:
         log.append(f"{rider} reached the bottom-right cell: no longer tracked")
     if target == track.top_left:
-        log.append(f"{rider} reached the top-left cell" + (": every other marker moves one column right" if shift else ""))
-        if shift:
-            shift_right(track, markers, log, keep={rider})
+        log.append(f"{rider} reached the top-left cell")
         return True
     return False
-
-
-def shift_right(track: TimeTrack, markers: dict[str, Marker], log: list[str], *, keep: set[str]) -> None:
-    """The top-left rule: every marker but ``keep`` (those on the top-left cell) one column right."""
-    for other in list(markers):
-        if other not in keep:
-            move(track, markers, other, track.right(markers[other].index), "shifted right (top-left rule)", log)
 
 
 def finish_round(
@@ -115,11 +105,13 @@ def finish_round(
     reached = False
     for rider, rows in crossed:
         reached |= move(track, markers, rider, track.up(markers[rider].index, rows), f"crossed: {rows} row(s) up",
-                        log, shift=False)
+                        log)
         if rider in bonus:
             reached |= move(track, markers, rider, track.up(markers[rider].index, bonus_rows),
-                            "1st/2nd bonus: 10 s up", log, shift=False)
-    if reached:
+                            "1st/2nd bonus: 10 s up", log)
+    if reached:  # moving right never reaches the top-left cell: the rule is applied once
         log.append("top-left rule: every marker not on the top-left cell moves one column right")
-        shift_right(track, markers, log, keep={r for r, m in markers.items() if m.index == track.top_left})
+        for other, m in list(markers.items()):
+            if m.index != track.top_left:
+                move(track, markers, other, track.right(m.index), "shifted right (top-left rule)", log)
     return log
