@@ -309,7 +309,7 @@ def footer_text(view: PlayerView) -> str:
     where the whole does not fit): "1.1 pick template" alone did not say who the table waits for."""
     step = short_step(view.step)
     who = view.acting
-    if who is None or who == view.player or view.winner is not None or step == "GAME OVER":
+    if who is None or who == view.player:  # nobody is waited for at game over
         return step
     whole = f"{who} · {step}"
     if text_width(whole, 9) <= FOOTER[2] - FOOTER[0]:

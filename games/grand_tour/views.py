@@ -54,6 +54,7 @@ class TeamView:
 def build_views(state: GrandTourState, prompt_text: str) -> tuple[TeamView, ...]:
     lead = state.leader_index
     out = []
+    ranks = _ranks(state)
     for team in state.teams:
         riders = []
         for r in state.riders:
@@ -71,7 +72,7 @@ def build_views(state: GrandTourState, prompt_text: str) -> tuple[TeamView, ...]
                     specialty_text=(spec.text if spec.known else "?") if spec else None,
                 )
             )
-        rank = _rank(state, team.name)
+        rank = ranks[team.name]
         alerts: list[Alert] = []
         if state.phase is Phase.BETWEEN_STAGES and any(r.exhaustion is None for r in riders):
             alerts.append(Alert("enter_exhaustion", "count exhaustion cards", team.name))
@@ -89,16 +90,15 @@ def build_views(state: GrandTourState, prompt_text: str) -> tuple[TeamView, ...]
     return tuple(out)
 
 
-def _rank(state: GrandTourState, team: str) -> int:
-    """The team's place by tour points, equal points sharing one; once the tour is finished, the final
+def _ranks(state: GrandTourState) -> dict[str, int]:
+    """Each team's place by tour points, equal points sharing one; once the tour is finished, the final
     classification: equal points are ordered by the better place in the last stage, as the winner is
     (:func:`games.grand_tour.rules.tour_winners`), so a team that lost the tie is not shown PLACE 1 too."""
-    def key(name: str) -> tuple[int, int]:
-        points = next(t.points for t in state.teams if t.name == name)
+    def key(team: str, points: int) -> tuple[int, int]:
         if state.phase is not Phase.FINISHED or not state.results:
             return (-points, 0)
-        places = [state.last_stage_place(r.id) for r in state.riders if r.team == name]
+        places = [state.last_stage_place(r.id) for r in state.riders if r.team == team]
         return (-points, min((p for p in places if p is not None), default=len(state.riders) + 1))
 
-    mine = key(team)
-    return 1 + sum(1 for t in state.teams if key(t.name) < mine)
+    keys = {t.name: key(t.name, t.points) for t in state.teams}
+    return {name: 1 + sum(1 for other in keys.values() if other < mine) for name, mine in keys.items()}
