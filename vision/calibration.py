@@ -559,7 +559,8 @@ class Calibration:
             hmat = np.array(d["px_to_mm"], dtype=np.float64)
             if hmat.shape != (3, 3) or not np.all(np.isfinite(hmat)):
                 raise CalibrationError("px_to_mm must be a finite 3x3 matrix; run `pitboard calibrate` again")
-            if not np.isfinite(np.linalg.cond(hmat)) or np.linalg.cond(hmat) > 1e12:
+            cond = np.linalg.cond(hmat)
+            if not np.isfinite(cond) or cond > 1e12:
                 # all zeros, or a hand edit that folds the frame onto a line: every reading would be nonsense
                 raise CalibrationError("px_to_mm is degenerate (it maps the frame onto a line or a point); "
                                        "run `pitboard calibrate` again")
