@@ -603,22 +603,24 @@ class Store:
 
     def records(self, game_id: int) -> list[Record]:
         out = []
+
+        def damaged(seq: Any, what: str) -> StoreError:
+            # said only for the event that is wrong: the advice reads the game's name (a query), not for every event
+            return StoreError(f"{self.path}: event {seq} of game {game_id} {what}; the log was edited by hand. Nothing "
+                              f"was changed; see it with `pitboard log export --db {self.path} --game-id {game_id}`, "
+                              f"or {self._new_game(self._game_name(game_id))}")
+
         for seq, decision, kind, data in self._query(
             "SELECT seq, decision, type, data FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
         ):
-            where = f"{self.path}: event {seq} of game {game_id}"
-            todo = (f"Nothing was changed; see it with `pitboard log export --db {self.path} --game-id {game_id}`, "
-                    f"or {self._new_game(self._game_name(game_id))}")
             try:
                 payload = json.loads(data)
             except (json.JSONDecodeError, TypeError) as exc:
-                raise StoreError(f"{where} is not valid JSON ({exc}); the log was edited by hand. {todo}") from None
+                raise damaged(seq, f"is not valid JSON ({exc})") from None
             if not isinstance(payload, dict):
-                raise StoreError(f"{where} has data that is not a JSON object ({type(payload).__name__}); the log was "
-                                 f"edited by hand. {todo}")
+                raise damaged(seq, f"has data that is not a JSON object ({type(payload).__name__})")
             if not isinstance(seq, int) or not isinstance(decision, int) or not isinstance(kind, str):
-                raise StoreError(f"{where} has a seq, decision or type of the wrong kind; the log was edited by "
-                                 f"hand. {todo}")
+                raise damaged(seq, "has a seq, decision or type of the wrong kind")
             out.append(Record(seq, decision, Event(kind, payload)))
         return out
 
