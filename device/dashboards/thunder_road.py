@@ -40,7 +40,7 @@ def render(view: PlayerView, *, blink_on: bool) -> Image.Image:
     if view.vehicles:
         width = WIDTH // len(view.vehicles)
         for i, v in enumerate(view.vehicles):
-            _column(draw, v, i * width, width, blink_on)
+            _column(draw, v, i * width, width)
     _footer(draw, view)
     _alert(draw, view, blink_on)
     return image
@@ -87,7 +87,7 @@ def _long_names(draw: ImageDraw.ImageDraw, player: str, turn: str, rnd: str) -> 
     fit_text(draw, (x + 3, 0, right, HEADER_BOTTOM), turn, sizes=(size,), align="right")
 
 
-def _column(draw: ImageDraw.ImageDraw, v: VehicleView, x: int, w: int, blink_on: bool = True) -> None:
+def _column(draw: ImageDraw.ImageDraw, v: VehicleView, x: int, w: int) -> None:
     x0, x1 = x + 1, x + w - 2
     # the vehicle's letter, boxed and lit while it is the one moving
     letter_box = (x0, MIDDLE_TOP, x1, MIDDLE_TOP + 11)
@@ -101,9 +101,7 @@ def _column(draw: ImageDraw.ImageDraw, v: VehicleView, x: int, w: int, blink_on:
     _slots(draw, v, x0, x1, MIDDLE_TOP + 13)
     _moves(draw, v, x0, x1, MIDDLE_TOP + 21)
     tag_box = (x0, MIDDLE_BOTTOM - 10, x1, MIDDLE_BOTTOM)
-    # on fire and out of service: the two words in turn (the column has room for one; FIRE alone hid that the
-    # vehicle cannot move)
-    if v.on_fire and (blink_on or not v.out_of_service):
+    if v.on_fire:
         draw.rectangle(tag_box, fill=ON)
         word = "FIRE" if text_width("FIRE", 8) <= x1 - x0 - 2 else "F!"
         fit_text(draw, (x0 + 1, tag_box[1] + 1, x1 - 1, tag_box[3] - 1), word, sizes=(10, 9, 8), fill=OFF, align="center")

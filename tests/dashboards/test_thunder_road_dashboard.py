@@ -210,22 +210,3 @@ def test_the_apps_notices_are_titled_in_words_not_by_their_ids(monkeypatch) -> N
     render(view, blink_on=True)
     assert "CAMERA OFF" in drawn and "CAMERA_DOWN" not in drawn
     assert any(t.startswith("enter dice") for t in drawn) and not any(t.startswith("CAMERA OFF:") for t in drawn)
-
-
-def test_a_vehicle_on_fire_and_out_of_service_shows_both_in_turn() -> None:
-    """Its column's one tag showed FIRE only: that the vehicle could not move was hidden (the banner aside)."""
-    from device.dashboards.thunder_road import MIDDLE_BOTTOM
-
-    view = your_turn()
-    both = replace(view, alerts=(), vehicles=(replace(view.vehicles[0], on_fire=True, out_of_service=True),
-                                              *view.vehicles[1:]))
-    fire = replace(both, vehicles=(replace(both.vehicles[0], out_of_service=False), *both.vehicles[1:]))
-    out = replace(both, vehicles=(replace(both.vehicles[0], on_fire=False), *both.vehicles[1:]))
-    tag = (0, MIDDLE_BOTTOM - 10, 128 // len(view.vehicles) - 1, MIDDLE_BOTTOM)
-
-    def crop(image: Image.Image) -> bytes:
-        return image.crop((tag[0], tag[1], tag[2] + 1, tag[3] + 1)).tobytes()
-
-    assert crop(render(both, blink_on=True)) == crop(render(fire, blink_on=True))
-    assert crop(render(both, blink_on=False)) == crop(render(out, blink_on=False))
-    assert crop(render(both, blink_on=True)) != crop(render(both, blink_on=False))
