@@ -262,7 +262,7 @@ def _rare(lf: Leaf) -> bool:
     template that is not permitted."""
     words = " ".join(lf.path).lower()
     return any(w in words for w in ("end game", "skip", "damage", "fire", "eliminated", "off", "table…",
-                                    "crash", "hit", "finish", "scroll", "touched"))
+                                    "crash", "hit", "finish", "scroll", "not permitted"))
 
 
 def sessions() -> dict[str, list[tuple[str, str, list[dict[str, Any]] | None]]]:

@@ -330,7 +330,7 @@ def menu(state: GaslandsState) -> Menu:
 
 
 def _touched_under_table(kept: tuple[Choice, ...]) -> tuple[Choice, ...]:
-    """The first level with "Touched one not permitted…" moved to the top of "Table…"."""
+    """The first level with "Not permitted…" moved to the top of "Table…"."""
     touched = [c for c in kept if c.label == TOUCHED]
     rest = [c for c in kept if c.label != TOUCHED]
     if not touched or not rest or rest[-1].label != "Table…":
@@ -340,7 +340,7 @@ def _touched_under_table(kept: tuple[Choice, ...]) -> tuple[Choice, ...]:
 
 
 #: the 1.1 branch for a template that is not permitted but was touched (the touch-move rule)
-TOUCHED = "Touched one not permitted…"
+TOUCHED = "Not permitted…"
 
 
 def _touched(state: GaslandsState, v: Vehicle) -> Choice | None:

@@ -162,15 +162,15 @@ def test_gaslands_a_touched_template_not_permitted_is_recorded_with_the_buttons(
     g = Panel(tmp_path, "gaslands", options)
     _to_template_step(g)
     assert "Hairpin" not in g.top and len(g.top) <= FIRST_LEVEL_MAX
-    assert g.under("Touched one not permitted…") == ["Hairpin"]
+    assert g.under("Not permitted…") == ["Hairpin"]
     before = len(g.app.history)
-    g.go("Touched one not permitted…", "Hairpin")
+    g.go("Not permitted…", "Hairpin")
     sent = g.app.history[before:]
     assert [a.command.to_json() for a in sent] == [{"type": "choose_template", "template": "hairpin"}]
     assert not sent[0].outcome.accepted and "Touch-move: Bob (on the left) picks" in sent[0].outcome.reason
     assert g.app.refusal is not None  # its whole reason on the sender's screen
     assert g.match.state.activation.touch_move and g.match.prompt().player == "Bob"
-    assert "Touched one not permitted…" not in g.top  # Bob picks a permitted one
+    assert "Not permitted…" not in g.top  # Bob picks a permitted one
     g.close()
 
 

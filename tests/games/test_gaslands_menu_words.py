@@ -104,12 +104,12 @@ def test_a_touched_template_that_is_not_permitted_can_be_recorded_from_the_butto
     t = Table(("A", ["car"]), ("B", ["buggy"]), pole="A")
     t.state = replace(t.state, vehicles=tuple(replace(v, gear=5) if v.id == "a-1" else v for v in t.state.vehicles))
     m = menu(t.state)
-    touched = {lf.choice.label: lf.choice for lf in leaves(m.choices) if lf.path[0] == "Touched one not permitted…"}
+    touched = {lf.choice.label: lf.choice for lf in leaves(m.choices) if lf.path[0] == "Not permitted…"}
     assert "Turn" in touched and "Gentle" not in touched  # gear 5: Gentle is permitted, Turn is not
     d = t.send("choose_template", **touched["Turn"].command.args)
     assert d.refused and "Touch-move: B (on the left) picks" in d.refused
     assert t.state.activation.step is Step.TOUCH_MOVE and t.state.activation.touch_move
-    assert not any(lf.path[0] == "Touched one not permitted…" for lf in leaves(menu(t.state).choices))  # B's pick
+    assert not any(lf.path[0] == "Not permitted…" for lf in leaves(menu(t.state).choices))  # B's pick
     for gear in range(1, 7):  # never more than the first level holds: then it waits under "Table…"
         t = Table(("A", ["car"]), ("B", ["buggy"]), pole="A")
         t.state = replace(t.state, vehicles=tuple(replace(v, gear=gear, max_gear=6) if v.id == "a-1" else v
@@ -128,7 +128,7 @@ def test_with_no_room_on_the_first_level_the_touched_templates_wait_under_table(
     m = menu(replace(t.state, chart=chart))
     assert len(m.choices) <= FIRST_LEVEL_MAX and m.choices[-1].label == "Table…"
     assert [lf.path for lf in leaves(m.choices) if lf.choice.recorded_refusal] == \
-        [("Table…", "Touched one not permitted…", "Short Straight")]
+        [("Table…", "Not permitted…", "Short Straight")]
 
 
 def test_a_long_vehicle_name_does_not_push_the_gear_and_tokens_off_the_footer() -> None:
