@@ -596,7 +596,8 @@ STEP_COMMANDS: dict[Step, tuple[str, ...]] = {
     Step.ATTACK: ("attack", "hits", "confirm", "gain_hazard"),
     Step.WIPEOUT_FLIP: ("flip_check",),
     Step.WIPEOUT_TURN: ("confirm",),
-    Step.WIPEOUT_MOVE: ("confirm", "collision", "hits"),
+    # a flip's Medium Straight can cross a wreck or terrain: hazards, as in 1.7 (re-checked when it ends)
+    Step.WIPEOUT_MOVE: ("confirm", "collision", "hits", "gain_hazard"),
     Step.GAME_OVER: (),
 }
 
@@ -667,7 +668,7 @@ REFUSALS: dict[tuple[str, Step | str], str] = {
     **{("attack", s): "attacks come at step 2, after {name} moves" for s in _BEFORE_ATTACK},
     ("attack", ANY): "the attack step is over for {name}",
     ("gain_hazard", Step.CHOOSE_VEHICLE): "hazards come during an activation: {player} chooses a vehicle first",
-    **{("gain_hazard", s): "{who} is wiping out: finish step 3 first" for s in _WIPEOUT},
+    **{("gain_hazard", s): "{who} is wiping out: finish step 3 first" for s in (Step.WIPEOUT_FLIP, Step.WIPEOUT_TURN)},
     ("flip_check", Step.CHOOSE_VEHICLE): "nobody is wiping out: flip checks come in step 3",
     ("flip_check", Step.WIPEOUT_TURN): "no flip check: {who} was in gear 1 (no d6 is lower)",
     ("flip_check", Step.WIPEOUT_MOVE): "the flip check is done: move {who} a Medium Straight",
@@ -1014,11 +1015,11 @@ def _flip_check(draft: _Draft, cmd: Command) -> None:
     vid, old_gear = act.flipping
     flipped = die < old_gear
     draft.emit("flip_checked", vehicle=vid, die=die, old_gear=old_gear, flipped=flipped)
-    if flipped:
-        if not draft.state.vehicle(vid).wrecked:
-            draft.emit("hits_taken", vehicle=vid, count=2, cause="flip")
+    if flipped and not draft.state.vehicle(vid).wrecked:
+        draft.emit("hits_taken", vehicle=vid, count=2, cause="flip")
+    if flipped and not draft.state.vehicle(vid).wrecked:
         draft.emit("step_entered", step=Step.WIPEOUT_MOVE.value)
-    else:
+    else:  # not flipped, or wrecked by the flip's hits: a wreck takes no further part, it is not moved
         _next_wipeout(draft)
 
 
@@ -1170,6 +1171,8 @@ def prompt(state: GaslandsState) -> Prompt:
     if step is Step.SPIN:
         return Prompt(f"{who}: 1.8 spin up to 90° either way (collisions now)", awaits="confirm", **base)
     if step is Step.ATTACK:
+        if v.wrecked:  # wrecked by a hit in its own attack step
+            return Prompt(f"{who}: wrecked, it makes no attacks: confirm to end step 2", awaits="confirm", **base)
         return Prompt(f"{who}: 2 attack step: assign crew, attack, then confirm", awaits="confirm", **base)
     if step is Step.WIPEOUT_TURN:
         assert act.flipping is not None
@@ -1191,6 +1194,9 @@ def prompt(state: GaslandsState) -> Prompt:
         )
     assert step is Step.WIPEOUT_MOVE and act.flipping is not None
     fv = state.vehicle(act.flipping[0])
+    if fv.wrecked:  # wrecked by a hit during its flip's move: it goes no further
+        return Prompt(f"{fv.name} flipped and is wrecked: it moves no further; confirm", awaits="confirm",
+                      **{**base, "vehicle": fv.id, "player": fv.owner})
     return Prompt(f"{fv.name} flipped: 2 hits, move it a Medium Straight", awaits="confirm",
                   **{**base, "vehicle": fv.id, "player": fv.owner})
 

@@ -906,6 +906,73 @@ def test_a_collision_during_the_flip_move_can_cause_another_wipeout():
     assert t.v("bob-1").hazards == 0 and t.v("bob-1").gear == 1  # Bob lost control too
 
 
+def test_a_flip_move_over_a_wreck_gains_hazards_and_they_are_checked_when_it_ends():
+    """"the vehicle takes 2 hits and is moved a Medium Straight" [P]; RULINGS: "a wreck is an obstacle: its
+    hazards are entered with gain_hazard" — a flip's Medium Straight can cross a wreck or terrain, so its
+    hazards are entered during the flip move (the collision is refused and said to use gain_hazard; before,
+    gain_hazard was refused too), and the vehicles are checked for a wipeout again when the move ends."""
+    t = Table(("Alice", ["truck"]), ("Bob", ["car"]), ("Cleo", ["buggy"]))
+    t.patch("alice-1", gear=4, hazards=6)
+    t.patch("cleo-1", hull=0)  # a wreck on the table
+    t.to_skid_check("gentle")
+    t.ok("skid_roll", faces=[])
+    t.ok("confirm")
+    t.ok("confirm")
+    t.ok("flip_check", die=1)
+    assert t.step == "3 wipeout: flip move"
+    assert "record its hazards with gain_hazard" in t.illegal("collision", vehicle="cleo-1")
+    assert "Hazard token" in [c.label for c in GAME.menu(t.state).choices]
+    t.ok("gain_hazard", vehicle="alice-1", count=6, cause="crossed the wreck")
+    assert t.v("alice-1").hazards == 6
+    t.ok("confirm")  # the move ends: Alice's truck (gear 1 now) is over the line again and loses control
+    assert t.step == "3 wipeout: lost control in gear 1" and t.v("alice-1").hazards == 0
+
+
+def test_a_vehicle_wrecked_by_its_flip_is_not_moved():
+    """"the vehicle takes 2 hits and is moved a Medium Straight" [P]; RULINGS: "A wrecked vehicle takes no
+    further part: it does not finish its movement" — a flip whose 2 hits wreck the vehicle leaves it where
+    it is (before, the table was told to move the wreck, then refused what it hit)."""
+    t = Table(("Alice", ["buggy"]), ("Bob", ["car"]))
+    t.patch("alice-1", gear=4, hazards=6, hull=2)
+    t.to_skid_check("gentle")
+    t.ok("skid_roll", faces=[])
+    t.ok("confirm")
+    t.ok("confirm")
+    t.ok("flip_check", die=1)
+    assert t.v("alice-1").wrecked
+    assert t.step != "3 wipeout: flip move" and t.active == "bob-1"
+
+
+def test_a_vehicle_wrecked_during_its_flip_move_is_not_told_to_move_on():
+    """RULINGS: "A wrecked vehicle takes no further part: it does not finish its movement" — hits during a
+    flip's move that wreck it: the prompt says it moves no further."""
+    t = Table(("Alice", ["buggy"]), ("Bob", ["car"]))
+    t.patch("alice-1", gear=4, hazards=6)
+    t.to_skid_check("gentle")
+    t.ok("skid_roll", faces=[])
+    t.ok("confirm")
+    t.ok("confirm")
+    t.ok("flip_check", die=1)
+    t.ok("hits", vehicle="alice-1", count=9)
+    text = GAME.prompt(t.state).text
+    assert "wrecked" in text and "Medium Straight" not in text
+    t.ok("confirm")
+    assert t.active == "bob-1"
+
+
+def test_a_vehicle_wrecked_in_its_own_attack_step_is_not_told_to_attack():
+    """RULINGS: "A wrecked vehicle takes no further part: it ... makes no attacks" — wrecked by hits at step
+    2, its prompt no longer says "attack"."""
+    t = Table(("Alice", ["buggy"]), ("Bob", ["car"]))
+    t.to_skid_check("gentle")
+    t.ok("skid_roll", faces=[])
+    t.ok("confirm")
+    t.ok("hits", vehicle="alice-1", count=6)
+    assert t.step == "2 attack step" and t.v("alice-1").wrecked
+    text = GAME.prompt(t.state).text
+    assert "no attacks" in text and "assign crew" not in text
+
+
 def test_end_game_records_the_winner():
     t = Table()
     assert "one of the players" in t.illegal("end_game", winner="Zed")
