@@ -274,7 +274,8 @@ def menu(state: GaslandsState) -> Menu:
     if step == Step.WIPEOUT_FLIP.value and flip_below is not None:
         status = f"d6 below {flip_below} flips"
     if step == Step.WIPEOUT_MOVE.value and act is not None and act.flipping is not None:
-        status = "2 hits + Medium Straight"
+        # wrecked by a hit during the move: a wreck goes no further (docs/RULINGS.md)
+        status = "wrecked: no further move" if state.vehicle(act.flipping[0]).wrecked else "2 hits + Medium Straight"
     hazard = _cars("Hazard token", cars, lambda v: Command("gain_hazard", {"vehicle": v.id, "count": 1,
                                                                           "cause": "table"}))
     collisions = "collision" in commands

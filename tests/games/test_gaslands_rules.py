@@ -956,6 +956,7 @@ def test_a_vehicle_wrecked_during_its_flip_move_is_not_told_to_move_on():
     t.ok("hits", vehicle="alice-1", count=9)
     text = GAME.prompt(t.state).text
     assert "wrecked" in text and "Medium Straight" not in text
+    assert GAME.menu(t.state).status == "wrecked: no further move"
     t.ok("confirm")
     assert t.active == "bob-1"
 
