@@ -63,7 +63,7 @@ def follow_up(draft: Draft, event: Event) -> None:
         s = draft.state
         if all(p.rolled for p in s.players if s.standing(p.name)):
             _next_turn(draft, None)
-    elif t == "passed":
+    elif t in ("passed", "turn_ended"):
         _end_turn(draft)
     elif t == "moved":
         if not d["collisions"]:

@@ -116,6 +116,9 @@ def _fold(state: ThunderRoadState, event: Event) -> ThunderRoadState:
         state = replace_player(state, d["player"], passed=True)
         return replace(state, note=f"{d['player']} passes for the rest of the round")
 
+    if t == "turn_ended":  # a command turn: no coast with it, the dice left wait for the next turn
+        return replace(state, note=f"{d['player']} ends the turn (a command turn cannot coast)")
+
     if t == "fire_rolled":
         vid = d["vehicle"]
         effect = FireEffect(d["effect"])

@@ -25,6 +25,7 @@ from games.thunder_road import rules
 from games.thunder_road.bumps import larger_owner, pair_owners
 from games.thunder_road.common import own_label
 from games.thunder_road.state import MOVEMENT_DICE, Step, ThunderRoadState, Vehicle
+from games.thunder_road.turn import command_turn_ends
 
 #: A flat list of vehicles holds at most this many; more are grouped by player.
 FLAT_VEHICLES = 6
@@ -198,7 +199,8 @@ def _met(state: ThunderRoadState, who: str, mover: str, allowance: int, drift: b
         spots = [leaf("Ended on it", Command("move", {"spaces": allowance,
                                                        "occupied": [{"at": allowance, "vehicle": v.id}]}),
                       default=True)]
-        if drift:  # the first vehicle met on the way is passed, wherever it stood
+        if drift and allowance > 1:  # the first vehicle met on the way is passed, wherever it stood (a move
+            # of 1 meets it only where it ends, and "if it ends its move on an occupied space it hits it anyway")
             spots.append(leaf("Drifted past it", Command("move", {"spaces": allowance,
                                                                    "occupied": [{"at": 1, "vehicle": v.id}]})))
         else:
@@ -270,7 +272,9 @@ def menu(state: ThunderRoadState) -> Menu:
             if "coast" in commands:
                 choices.append(_assign(state, who, "coast", state.coastable(who), "Coast 1…", True))
             if "pass" in commands:
-                choices.append(leaf("Pass", Command("pass"), default="coast" not in commands))
+                # after a command alone the turn only ends: the player is not out of the round
+                ends = "End turn" if command_turn_ends(state, who) else "Pass"
+                choices.append(leaf(ends, Command("pass"), default="coast" not in commands))
         elif step is Step.FIRE:
             dice = DiceRequest("fire", 1, "the Fire die", lambda f: Command("fire", {"face": f[0]}))
             choices.append(roll("Roll the Fire die", dice, default=True))
@@ -317,5 +321,6 @@ def menu(state: ThunderRoadState) -> Menu:
     elif step is Step.MOVE and turn is not None:
         usual = f"Moved {turn.allowance}"
     elif step is Step.TURN and "pass" in commands and "coast" not in commands:
-        usual = "Pass"  # nothing left to move and nothing to coast: passing is the way on
+        # nothing left to move and nothing to coast: passing (ending a command turn) is the way on
+        usual = "End turn" if turn is not None and command_turn_ends(state, turn.player) else "Pass"
     return Menu(title, keep_legal(choices, _legal(state)), who, status, dice).with_advance(usual)

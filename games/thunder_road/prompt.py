@@ -8,7 +8,7 @@ from games.core import Command, Illegal, Prompt
 from games.thunder_road.bumps import larger_owner
 from games.thunder_road.common import dice_words, vehicle_words
 from games.thunder_road.state import MOVEMENT_DICE, Step, ThunderRoadState
-from games.thunder_road.turn import decide_command
+from games.thunder_road.turn import command_turn_ends, decide_command
 
 #: Commands the table may send at any step of the race.
 ANYTIME = ("damage", "ignite", "undo")
@@ -60,6 +60,8 @@ def prompt(state: ThunderRoadState) -> Prompt:
             if coast and not turn.commands:
                 text = f"{who}: no vehicle left to move: coast {', '.join(coast)} or pass"
                 cmds.append("coast")
+            elif command_turn_ends(state, who):
+                text = f"{who}: a command turn cannot coast: end the turn (coast on a later one)"
             else:
                 text = f"{who}: nothing left to move: pass"
             cmds.append("pass")

@@ -100,9 +100,15 @@ def decide_assign(state: ThunderRoadState, command: Command) -> list[Event]:
         )
     if v.moved:
         others = [x.id.split("/", 1)[1] for x in state.unmoved(who)]
-        hint = (
-            f"assign your die to {', '.join(others)}" if others else f"coast it instead ({v.coasts} of 2 coasts used)"
-        )
+        turn = state.turn
+        if others:
+            hint = f"assign your die to {', '.join(others)}"
+        elif turn is not None and turn.commands:  # the hint must not send the player to a refused coast
+            hint = "a turn with a command cannot coast: end the turn, and coast on a later one"
+        elif v.coasts >= MAX_COASTS:
+            hint = f"it has coasted {MAX_COASTS} times this round, the limit"
+        else:
+            hint = f"coast it instead ({v.coasts} of {MAX_COASTS} coasts used)"
         raise Illegal(f"{vehicle_words(state, vid)} already moved this round: {hint}")
     return [Event("die_assigned", {"player": who, "vehicle": vid, "die": die})]
 
@@ -118,12 +124,18 @@ def decide_coast(state: ThunderRoadState, command: Command) -> list[Event]:
         )
     assert state.turn is not None
     if state.turn.commands:
-        raise Illegal("you used a command this turn: a turn with a command cannot be a coast turn")
+        raise Illegal("you used a command this turn: a turn with a command cannot be a coast turn; end the "
+                      "turn, and coast on a later one")
     player = state.player(who)
     if die not in player.dice:
         raise Illegal(f"you have no unused {die}: your unused dice are {dice_words(player.dice)}")
     if v.eliminated:
         raise Illegal(f"{vehicle_words(state, vid)} has been eliminated")
+    if not v.moved:  # a coast is for "a vehicle you already moved" [seed]
+        why = " and is out of service: a Repair puts it back in service, then a die moves it" \
+            if state.out_of_service(vid) else ": assign a die to it"
+        raise Illegal(f"{vehicle_words(state, vid)} has not moved this round{why} (a coast is for a vehicle "
+                      "that already moved)")
     if state.out_of_service(vid):
         raise Illegal(f"{vehicle_words(state, vid)} is out of service: it cannot coast until a Repair removes a token")
     if v.coasts >= MAX_COASTS:
@@ -191,7 +203,18 @@ def decide_pass(state: ThunderRoadState, command: Command) -> list[Event]:
     if unmoved and state.player(who).dice:
         names = ", ".join(x.id.split("/", 1)[1] for x in unmoved)
         raise Illegal(f"you must assign a die to a vehicle you have not moved: {names}")
+    if command_turn_ends(state, who):
+        return [Event("turn_ended", {"player": who})]
     return [Event("passed", {"player": who})]
+
+
+def command_turn_ends(state: ThunderRoadState, who: str) -> bool:
+    """A turn spent on a command alone, with nothing left to move: it cannot be a coast turn ("not on a turn
+    in which you coast" [seed]), so it only ends; the player keeps the dice and the coasts left for later
+    turns of the round (passing would have put them out of it)."""
+    turn = state.turn
+    return (turn is not None and turn.player == who and bool(turn.commands) and turn.action is None
+            and not state.unmoved(who) and bool(state.player(who).dice) and bool(state.coastable(who)))
 
 
 def decide_road(state: ThunderRoadState, command: Command) -> list[Event]:

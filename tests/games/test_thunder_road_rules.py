@@ -153,12 +153,60 @@ def test_one_command_per_round_never_on_a_coast_turn():
     t.ok("move")
     t.ok("command", name="airstrike", die=2)  # Ben: a command first...
     assert "cannot be a coast turn" in t.no("coast", vehicle="small", die=3)  # ...then no coast
-    t.ok("pass")  # Ben sets his last dice aside
+    t.ok("pass")  # Ben's command turn ends (he keeps his dice for a later turn)
     t.ok("coast", vehicle="small", die=3)  # Ana's last die
     t.ok("move")
+    t.ok("pass")  # Ben declines to coast: out for the round
     assert t.state.round == 2  # next round the command is free again
     t.roll(Ana=[1, 2, 3, 6], Ben=[1, 2, 3, 4])
     t.ok("command", name="airstrike", die=6)
+
+
+def test_a_command_turn_ends_the_turn_not_the_round():
+    """"If you have no such vehicle, you may instead assign a die to the coast (roue libre) space of a
+    vehicle you already moved — at most twice per vehicle per round ... Once per round you may also assign an
+    unused movement die to a command on your command board — but not on a turn in which you coast." — a turn
+    spent on a command alone cannot coast, so it only ends: the player keeps the dice and coasts left for
+    later turns (before, ending it was a pass that put him out of the round with two coasts unused)."""
+    t = Table("Ana", ("Ben", ["small"]))
+    t.roll(Ana=[1, 3, 5, 6], Ben=[2, 3, 4, 6])
+    t.turn("small", 1)  # Ana
+    t.turn("small", 2)  # Ben: his only car has moved
+    t.turn("medium", 3)  # Ana
+    t.ok("command", name="airstrike", die=4)  # Ben's command
+    assert "end the turn, and coast on a later one" in t.no("coast", vehicle="small", die=6)
+    assert "a turn with a command cannot coast" in t.no("assign", vehicle="small", die=6)
+    assert "end the turn" in t.match.prompt().text
+    assert "End turn" in [c.label for c in GAME.menu(t.state).choices if c is not None]
+    t.ok("pass")
+    assert not t.state.player("Ben").passed and t.state.player("Ben").dice == (3, 6)
+    t.turn("large", 5)  # Ana
+    t.ok("coast", vehicle="small", die=3)  # Ben coasts on his next turn
+    t.ok("move")
+    assert t.state.vehicle("Ben/small").coasts == 1
+
+
+def test_refusals_do_not_send_a_player_to_a_refused_coast():
+    """"you may instead assign a die to the coast (roue libre) space of a vehicle you already moved — at most
+    twice per vehicle per round" — a die refused on a car that has coasted twice does not say "coast it
+    instead", and an unmoved car out of service is not coasted (it is moved with a die once repaired)."""
+    t = Table("Ana", ("Ben", ["small"]))
+    t.roll(Ana=[1, 3, 5, 6], Ben=[2, 2, 4, 6])
+    for kind, car, die in [("assign", "small", 1), ("assign", "small", 2), ("assign", "medium", 3),
+                           ("coast", "small", 2), ("assign", "large", 5), ("coast", "small", 4), ("coast", "small", 6)]:
+        t.ok(kind, vehicle=car, die=die)
+        t.ok("move", spaces=1)
+    reason = t.no("assign", vehicle="small", die=6)
+    assert "coast it instead" not in reason and "the limit" in reason
+    t2 = Table("Ana", "Ben")
+    t2.ok("damage", vehicle="Ana/large")
+    t2.ok("damage", vehicle="Ana/large")  # out of service, not moved
+    t2.roll(Ana=[1, 3, 5, 6], Ben=[2, 2, 4, 6])
+    for car, die in [("small", 1), ("small", 2), ("medium", 3), ("medium", 2)]:
+        t2.ok("assign", vehicle=car, die=die)
+        t2.ok("move", spaces=1)
+    reason = t2.no("coast", vehicle="large", die=5)
+    assert "has not moved this round and is out of service" in reason and "Repair" in reason
 
 
 def test_command_die_limits():
