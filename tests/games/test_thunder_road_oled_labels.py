@@ -121,3 +121,15 @@ def test_a_drifting_vehicle_is_offered_to_drift_past_the_one_it_meets() -> None:
     ok(m, "command", name="drift", die=3)
     ok(m, "assign", vehicle="Ana/small", die=4)
     assert under(menu(m.state).choices, "Met a vehicle…", "Ben's Small car") == ["Ended on it", "Drifted past it"]
+
+
+def test_a_one_space_drift_is_not_offered_to_drift_past() -> None:
+    """"if it *ends* its move on an occupied space it hits it anyway": a move of 1 meets a vehicle only where
+    it ends, so "Drifted past it" (which sent the same move as "Ended on it" and recorded a bump) is not
+    offered."""
+    m = match({"first_player": "Ana", "players": [{"name": "Ana"}, {"name": "Ben"}], "board": {"tiles": 5, "on_board": 3}})
+    ok(m, "roll", player="Ana", dice=[1, 3, 5, 6])
+    ok(m, "roll", player="Ben", dice=[1, 2, 3, 4])
+    ok(m, "command", name="drift", die=3)
+    ok(m, "assign", vehicle="Ana/small", die=1)
+    assert under(menu(m.state).choices, "Met a vehicle…", "Ben's Small car") == ["Ended on it"]
