@@ -184,6 +184,7 @@ class SpaceRaceGame:
         fields.plain(command.args, command.type)
         kind = command.type
         if kind == "begin_turn":
+            self._no_pending(state, "the next turn")  # "end_turn first" would be refused the same way
             if state.in_turn:
                 raise Illegal(f"turn {state.turn} is still on: end_turn first")
             return Decision((Event("turn_begun", {"turn": state.turn + 1}),))

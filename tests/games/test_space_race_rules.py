@@ -395,6 +395,10 @@ def test_every_refusal_has_a_reason() -> None:
     assert "no turn is on" in refused(m, END)
     ok(m, BEGIN)
     assert "still on" in refused(m, BEGIN)
+    ok(m, att("USA", die=None, ops=2))  # a card waiting for its die: the way on is the die, not "end_turn first"
+    assert "waiting for its die: roll the d6 before the next turn" in refused(m, BEGIN)
+    m = new()
+    ok(m, BEGIN)
     assert "USA" in refused(m, {"type": "attempt", "side": "UN", "ops": 3})
     assert "1 to 4" in refused(m, att("USA", ops=0))
     assert "ops" in refused(m, {"type": "attempt", "side": "USA"})
