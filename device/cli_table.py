@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import resource
 import sys
 import time
@@ -18,7 +19,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from vision.calibration import HFOV_RANGE_DEG
+from vision.calibration import HFOV_RANGE_DEG, MAT_MM_MAX
 
 
 def _user_error(msg: str) -> Exception:
@@ -41,8 +42,9 @@ def _parse_mat(text: str) -> tuple[float, float]:
         w, h = (float(v) for v in text.lower().split("x"))
     except ValueError:
         raise argparse.ArgumentTypeError(f"mat size {text!r}: write WIDTHxHEIGHT in mm, e.g. 800x450") from None
-    if w <= 0 or h <= 0:
-        raise argparse.ArgumentTypeError("mat size must be positive")
+    if not all(math.isfinite(v) and 1 <= v <= MAT_MM_MAX for v in (w, h)):
+        raise argparse.ArgumentTypeError(f"mat size {text!r}: each side is a size in mm from 1 to {MAT_MM_MAX:g} "
+                                         "(a Gaslands mat is about 900x900)")
     return w, h
 
 

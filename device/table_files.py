@@ -110,8 +110,18 @@ def calibration_path(path: str | Path | None = None) -> Path:
 
 
 def save_calibration(cal: Calibration, path: str | Path | None = None) -> Path:
+    """Write ``cal`` (atomically) after reading it back as ``load_calibration`` will: a calibration that could
+    not be loaded (a mat of 1e308 mm, a matrix of NaN) is refused and the file already there is kept."""
     p = calibration_path(path)
-    _atomic_write(p, json.dumps(cal.to_dict(), indent=2).encode("utf-8"))
+    data = cal.to_dict()
+    try:
+        Calibration.from_dict(json.loads(json.dumps(data)))
+    except CalibrationError as exc:
+        said = str(exc).removesuffix("; run `pitboard calibrate` again")
+        kept = f"; {p} is kept as it was" if p.exists() else ""
+        raise TableFileError(f"this calibration could not be loaded again ({said}), so it was not saved{kept}; "
+                             "check --mat-mm and the corner points, then calibrate again") from None
+    _atomic_write(p, json.dumps(data, indent=2).encode("utf-8"))
     return p
 
 

@@ -36,6 +36,8 @@ import numpy as np
 
 CALIBRATION_SCHEMA = 1
 WARN_RMS_MM = 1.0  # a corner residual above this is reported (``Calibration.warning``)
+#: The largest mat side (mm) a calibration takes: 10 m, far beyond any table.
+MAT_MM_MAX = 10000.0
 MAX_RMS_MM = 5.0  # ... and above this the calibration is refused
 
 
@@ -571,8 +573,8 @@ class Calibration:
                                        "run `pitboard calibrate` again")
             mat = (float(d["mat_mm"][0]), float(d["mat_mm"][1]))
             if isinstance(d["mat_mm"][0], bool) or isinstance(d["mat_mm"][1], bool) or not all(
-                    math.isfinite(v) and 0 < v <= 10000 for v in mat):
-                raise CalibrationError(f"mat_mm must be two sizes in mm (0-10000), not {d['mat_mm']!r}; "
+                    math.isfinite(v) and 0 < v <= MAT_MM_MAX for v in mat):
+                raise CalibrationError(f"mat_mm must be two sizes in mm (0-{MAT_MM_MAX:g}), not {d['mat_mm']!r}; "
                                        "run `pitboard calibrate` again")
             lens = LensModel.from_dict(d.get("lens"))
             if not lens.plausible_over((int(size[0]), int(size[1]))):

@@ -152,3 +152,38 @@ def test_calibrate_command_saves_and_keeps_last_good(tmp_path, monkeypatch, caps
     assert saved.read_text() == before
     with pytest.raises(UserError, match="does not exist"):
         _run(["calibrate", str(tmp_path / "nope.png")])
+
+
+@pytest.mark.parametrize("mat", ["99999999x450", "1e308x450", "infx450", "nanx450", "0.1x450"])
+def test_a_mat_size_no_calibration_could_load_is_refused_and_the_good_file_kept(tmp_path, monkeypatch, capsys, mat):
+    """Seen: `calibrate --mat-mm 99999999x450` said "saved" and wrote over a good calibration a file that
+    every later command refused (mat_mm must be 0-10000), and 1e308 or inf one with a NaN matrix."""
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    grey = tmp_path / "grey.png"
+    cv2.imwrite(str(grey), np.full((720, 1280, 3), 128, np.uint8))
+    points = "100,80 1180,80 1180,660 100,660"
+    assert _run(["calibrate", str(grey), "--points", points, "--mat-mm", "800x450"]) == 0
+    saved = tmp_path / "data" / "table_calibration.json"
+    before = saved.read_text()
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        _run(["calibrate", str(grey), "--points", points, "--mat-mm", mat])
+    assert "each side is a size in mm from 1 to 10000" in capsys.readouterr().err
+    assert saved.read_text() == before
+
+
+def test_a_calibration_that_would_not_load_again_is_not_saved(tmp_path):
+    """The last guard: whatever made it, a calibration `load_calibration` would refuse is not written, and
+    the file already there is kept."""
+    from dataclasses import replace
+
+    from device import table_files as tf
+
+    cal = calibrate_from_points([(100, 80), (1180, 80), (1180, 660), (100, 660)], (800.0, 450.0), (1280, 720))
+    path = tmp_path / "cal.json"
+    tf.save_calibration(cal, path)
+    before = path.read_text()
+    with pytest.raises(tf.TableFileError, match=r"not saved; .*cal.json is kept as it was"):
+        tf.save_calibration(replace(cal, mat_mm=(1e308, 450.0)), path)
+    assert path.read_text() == before
+    assert tf.load_calibration(path).mat_mm == (800.0, 450.0)
