@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -103,6 +104,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `pitboard log export | head`: the reader has what it wanted
+        # Python would complain again while flushing stdout at exit: point it at nothing
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # as a shell reports a command stopped by SIGPIPE
 
 
 if __name__ == "__main__":  # pragma: no cover - `python -m device.cli`

@@ -31,6 +31,32 @@ from device.config import DEFAULT_PATH, ConfigError, PitboardConfig, ScreenConfi
 OLED_NOP = 0xE3
 
 
+
+#: The escapes ``--keys`` understands: a newline (Enter after typed dice), a tab, a backslash.
+_KEY_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\"}
+
+
+def keystrokes(text: str) -> str:
+    """``--keys`` as typed on a command line: ``\\n`` is Enter (and ``\\t``, ``\\r``, ``\\\\``); any other
+    backslash is refused with what it may be, and other characters (é too) are kept as they are."""
+    if any("\ud800" <= ch <= "\udfff" for ch in text):  # bytes that were not text in the terminal's encoding
+        raise _user_error("--keys: some of the keys are not text in this terminal's encoding (UTF-8 expected)")
+    out, i = [], 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\":
+            nxt = text[i + 1:i + 2]
+            if nxt not in _KEY_ESCAPES:
+                raise _user_error(f"--keys: '{text[i:i + 2]}' is not a key; a backslash goes before n (Enter), t, r "
+                                  "or another backslash, e.g. 'on354\\nn'")
+            out.append(_KEY_ESCAPES[nxt])
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
 def register(groups: dict[str, argparse._SubParsersAction]) -> None:
     top = groups["top"]
     p = top.add_parser("run", help="run the appliance: buttons, camera, screens (the systemd unit's command)")
@@ -1022,7 +1048,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
             print(FIRST_FRAME_MARK, flush=True)
             return 0
         if args.keys is not None:
-            sim.feed(args.keys.encode().decode("unicode_escape"))
+            sim.feed(keystrokes(args.keys))
         elif interactive:
             play_at_terminal(sim, sys.stdin)
         else:

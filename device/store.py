@@ -615,7 +615,7 @@ class Store:
         ):
             try:
                 payload = json.loads(data)
-            except (json.JSONDecodeError, TypeError) as exc:
+            except (json.JSONDecodeError, UnicodeDecodeError, TypeError) as exc:  # a BLOB: bytes that are not UTF-8
                 raise damaged(seq, f"is not valid JSON ({exc})") from None
             if not isinstance(payload, dict):
                 raise damaged(seq, f"has data that is not a JSON object ({type(payload).__name__})")
@@ -631,10 +631,12 @@ class Store:
         for seq, decision, kind, data, recorded in self._query(
             "SELECT seq, decision, type, data, recorded FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
         ):
+            # a log edited by another tool may hold BLOBs anywhere: shown as Python writes bytes, never a crash
+            seq, decision, kind, recorded = (repr(v) if isinstance(v, bytes) else v for v in (seq, decision, kind, recorded))
             line: dict[str, Any] = {"seq": seq, "decision": decision, "type": kind, "recorded": recorded}
             try:
                 line["data"] = json.loads(data)
-            except (json.JSONDecodeError, TypeError) as exc:
+            except (json.JSONDecodeError, UnicodeDecodeError, TypeError) as exc:
                 line["data"] = None
                 line["data_text"] = data if isinstance(data, str) else repr(data)
                 line["error"] = f"not valid JSON: {exc}"

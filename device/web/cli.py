@@ -63,6 +63,7 @@ def _web_enabled(args: argparse.Namespace) -> bool:
 
 
 def cmd_sim_web(args: argparse.Namespace) -> int:
+    from device.cli_device import keystrokes
     from device.sim import Sim, play_at_terminal, stream_chars
     from device.store import StoreError
 
@@ -90,7 +91,7 @@ def cmd_sim_web(args: argparse.Namespace) -> int:
             play_at_terminal(sim, sys.stdin, tick=0.05)
         else:
             if args.keys is not None:
-                sim.feed(args.keys.encode().decode("unicode_escape"))
+                sim.feed(keystrokes(args.keys))
             print("serving the web page; keys: s SELECT, o OK, b BACK, n NEXT, q quit (Ctrl-C stops)", flush=True)
             sim.serve(None if args.keys is not None else stream_chars(sys.stdin))
     except KeyboardInterrupt:

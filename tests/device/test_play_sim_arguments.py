@@ -219,3 +219,20 @@ def test_sim_with_a_refused_setup_still_resumes_the_unfinished_game(tmp_path: Pa
     assert code == 2 and f"setup file {bad}: Gaslands needs 2 to 6 players" in err
     with Store(db, read_only=True) as store:
         assert [g.id for g in store.games()] == [1]
+
+
+@pytest.mark.parametrize("keys,said", [("\\x", "'\\x' is not a key"), ("o\\u12", "'\\u' is not a key"),
+                                        ("\\N{foo}", "'\\N' is not a key"),
+                                        ("o\udcff", "not text in this terminal's encoding")])
+def test_sim_keys_with_a_bad_escape_are_refused_in_words(capsys: pytest.CaptureFixture[str], keys: str, said: str) -> None:
+    """Seen: `sim --keys '\\x'` ended in Python's unicodeescape traceback, and 'é' was read as '©'."""
+    assert main(["sim", "--no-log", "--keys", keys]) == 2
+    err = capsys.readouterr().err
+    assert said in err and "Traceback" not in err
+
+
+def test_sim_keys_keep_enter_and_other_letters() -> None:
+    from device.cli_device import keystrokes
+
+    assert keystrokes("on354\\nn") == "on354\nn"
+    assert keystrokes("é\\\\") == "é\\"

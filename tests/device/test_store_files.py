@@ -398,6 +398,8 @@ EDITS = {
     "dropped column": (["ALTER TABLE games DROP COLUMN finished"], "column finished of `games` is missing"),
     "data not an object": (["UPDATE events SET data = '[1, 2]' WHERE seq = 2"], "event 2 of game 1 has data that is not a JSON object"),
     "data not JSON": (["UPDATE events SET data = '{oops' WHERE seq = 2"], "event 2 of game 1 is not valid JSON"),
+    # another SQLite tool can store the data as a BLOB of bytes that are not UTF-8 (a traceback before)
+    "data a BLOB": (["UPDATE events SET data = x'ff00ff' WHERE seq = 2"], "event 2 of game 1 is not valid JSON"),
     "wrong first event": (["DELETE FROM events WHERE seq = 1"], "game 1 cannot be replayed"),
     "first event of another kind": (["UPDATE events SET type = 'template_chosen' WHERE seq = 1"],
                                     "game 1 cannot be replayed"),
@@ -416,6 +418,39 @@ def test_a_hand_edited_log_is_told_clearly_and_left_as_it_is(tmp_path, capsys, e
     assert code == 2 and expected in err and str(db) in err, err
     assert "Nothing was changed" in err or "left untouched" in err
     assert digest(db) == before and not lock_path(db).exists()
+
+
+@pytest.mark.parametrize("sql", ["UPDATE events SET data = x'ff00ff' WHERE seq = 2",
+                                 "UPDATE events SET type = x'ff00ff', data = x'7b7d' WHERE seq = 2"])
+def test_export_shows_a_blob_as_it_is_stored(tmp_path, capsys, sql):
+    db = make_log(tmp_path)
+    capsys.readouterr()
+    before = _edit(db, sql)
+    code, out, err = run(capsys, "log", "export", "--db", str(db), "--game-id", "1")
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert lines[0]["type"] == "game_started" and len(lines) > 2
+    assert "ff" in json.dumps(lines[1])  # the bytes, as they are
+    assert digest(db) == before
+
+
+def test_a_huge_game_id_is_refused_in_words(tmp_path, capsys):
+    db = make_log(tmp_path)
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        main(["log", "export", "--db", str(db), "--game-id", "99999999999999999999999"])
+    assert "is not a game number" in capsys.readouterr().err
+
+
+def test_export_into_a_closed_pipe_ends_quietly(tmp_path):
+    """`pitboard log export | head -1`: the reader stops reading; Python's BrokenPipeError traceback was shown."""
+    db = make_log(tmp_path)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    _edit(db, "INSERT INTO events SELECT game_id, 100000 + x, decision, type, data, recorded FROM events, "  # a log
+              "(WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3000) SELECT x FROM c) "
+              "WHERE seq = 1")  # long enough to outlast the pipe's buffer
+    proc = subprocess.run(f"{sys.executable} -m device.cli log export --db {db} | head -c 10", shell=True,
+                          capture_output=True, text=True, env=env, cwd=REPO)
+    assert len(proc.stdout) == 10 and "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
 
 
 def test_export_shows_an_undecodable_event_as_it_is_stored(tmp_path, capsys):
