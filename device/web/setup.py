@@ -124,15 +124,25 @@ def chart_toml(rows: Mapping[str, list[str]]) -> str:
 
 def save_chart(path: Path, form: Mapping[str, str]) -> str:
     """The grid's cells (``turn.1`` .. ``hairpin.6``) checked by the rules' own chart check, then written
-    atomically: only the rows that differ from the packaged chart."""
+    atomically: only the rows that differ from the packaged chart.  A cell the form does not send keeps what
+    is saved (a cut-off or empty form erased the owner's chart: every missing cell was written "unknown");
+    a form with no cell at all is refused."""
     from device.safe_files import write_atomic
     from games.core import Illegal
     from games.gaslands.chart import TEMPLATES, default_chart, normalise_chart
 
-    packaged = default_chart()
+    cells = [f"{name}.{g}" for name in TEMPLATES for g in range(1, 7)]
+    if not any(c in form for c in cells):
+        raise ValueError("the chart was not saved: the form sent none of its cells (cut off on the way?); "
+                         "reload the page and save again")
+    try:
+        current = normalise_chart(read_chart(path)[0])  # the packaged chart with the saved rows over it
+    except Illegal:  # a saved file the rules refuse: the form's cells replace it, the rest is the packaged chart
+        current = default_chart()
     rows: dict[str, list[str]] = {}
+    packaged = default_chart()
     for name in TEMPLATES:
-        row = [str(form.get(f"{name}.{g}", packaged[name][g - 1])) for g in range(1, 7)]
+        row = [str(form.get(f"{name}.{g}", current[name][g - 1])) for g in range(1, 7)]
         if row != packaged[name]:
             rows[name] = row
     try:

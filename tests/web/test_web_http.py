@@ -206,6 +206,14 @@ def test_the_chart_grid_is_saved_as_the_toml_the_rules_read_and_the_verdict_chan
     assert list(saved) == ["hard"]
     bad = client.post("/rules/chart", data={"csrf": token, "hard.2": "maybe"})
     assert bad.status_code == 400 and "allowed" in bad.text
+    # a second form with one cell keeps the first one's; a form with no cell (cut off) is refused, the file kept
+    client.post("/rules/chart", data={"csrf": token, "veer.3": "hazardous"})
+    saved = tomllib.loads((tmp_path / "chart.toml").read_text())["chart"]
+    assert saved["hard"][1] == "not_permitted" and saved["veer"][2] == "hazardous"
+    before = (tmp_path / "chart.toml").read_text()
+    empty = client.post("/rules/chart", data={"csrf": token})
+    assert empty.status_code == 400 and "none of its cells" in empty.text
+    assert (tmp_path / "chart.toml").read_text() == before
 
 
 def test_a_new_game_from_the_page_takes_the_saved_chart(tmp_path):
