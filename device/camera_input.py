@@ -463,7 +463,16 @@ class VisionReader:
         if cal is not None:
             cfg, cfg_problem = read_table_config()
             if car_tags:
-                cfg = dataclasses.replace(cfg, car_tags=dict(car_tags))
+                clashes = car_tag_clashes(car_tags, cfg)
+                if clashes:  # those cars go unseen rather than a corner or a template read as a car
+                    problem = VisionFileProblem("setup tags", None, car_tag_message(car_tags, clashes),
+                                                "CAR TAG CLASH")
+                    if problems is None:
+                        from device.cli import UserError
+
+                        raise UserError(problem.message)
+                    problems.append(problem)
+                cfg = dataclasses.replace(cfg, car_tags={t: v for t, v in car_tags.items() if t not in clashes})
             look, look_problem = read_token_look(cfg.tokens, tokens)
             cfg = dataclasses.replace(cfg, tokens=look)
             for problem in (cfg_problem, look_problem):
@@ -640,8 +649,62 @@ def files_notice(problems: Sequence[VisionFileProblem]) -> str | None:
     return next(p.short for p in problems if p.severe)
 
 
-def car_tags_from_options(options: Mapping[str, Any]) -> dict[int, str]:
-    """Tag id → vehicle id from a setup (``[[players.vehicles]] tag = 10``): how the camera names cars."""
+def car_tag_clashes(car_tags: Mapping[int, str], config: Any) -> dict[int, str]:
+    """Each setup car tag the camera cannot take as that car's, with why, by tag id: a tag outside the table's
+    dictionary, or one with another job (a corner tag, a template's, a token-zone card's).  The table config
+    refuses the same in its own tag list; a setup's ``tag = 0`` would otherwise have the camera take a
+    corner for a car (and the car never seen)."""
+    from vision.calibration import ZONE_CARD_IDS
+    from vision.table import _dictionary_size
+
+    try:
+        size = _dictionary_size(config.dictionary)
+    except Exception:  # noqa: BLE001 - an unknown dictionary is the table config's to report
+        size = None
+    cards = {i: f"token-zone card p{k + 1}'s" for k, ids in enumerate(ZONE_CARD_IDS) for i in ids}
+    out: dict[int, str] = {}
+    for tag in car_tags:
+        if size is not None and not 0 <= tag < size:
+            out[tag] = f"not a tag of the table's {config.dictionary} set (0 to {size - 1})"
+        elif tag in config.corner_ids:
+            out[tag] = "a corner tag's"
+        elif tag in config.template_tags:
+            name, face = config.template_tags[tag]
+            out[tag] = f"the {name} template's (face {face})"
+        elif tag in cards:
+            out[tag] = cards[tag]
+    return out
+
+
+def car_tag_message(car_tags: Mapping[int, str], clashes: Mapping[int, str]) -> str:
+    """The words for :func:`car_tag_clashes`: which car, which tag, why, and what to do."""
+    said = "; ".join(f"{car_tags[t]} has tag {t}, {why}" for t, why in sorted(clashes.items()))
+    return (f"the setup's car tags cannot be read: {said}. Give each car a tag of its own (the tag sheet, "
+            "`pitboard markers`, prints the car tags); until then those cars are not seen by the camera")
+
+
+def car_tags_of(state: Any) -> dict[int, str]:
+    """Tag id → vehicle id of a game's state (its vehicles' ``tag``, as the rules took them from the setup,
+    with the ids the rules gave vehicles the setup left without one)."""
+    out: dict[int, str] = {}
+    for v in getattr(state, "vehicles", ()) or ():
+        tag = getattr(v, "tag", None)
+        if isinstance(tag, int) and not isinstance(tag, bool):
+            out[tag] = str(v.id)
+    return out
+
+
+def car_tags_from_options(options: Mapping[str, Any], module: Any | None = None) -> dict[int, str]:
+    """Tag id → vehicle id from a setup (``[[players.vehicles]] tag = 10``): how the camera names cars.  With
+    the game's ``module`` the setup is started by its rules, so a vehicle without an ``id`` keeps its tag
+    under the id the rules give it (without, such a tag was dropped and the car never seen)."""
+    if module is not None:
+        try:
+            from games.core import Match
+
+            return car_tags_of(Match.begin(module.GAME, dict(options)).state)
+        except Exception:  # noqa: BLE001 - a setup the rules refuse is the game line's to report
+            return {}
     out: dict[int, str] = {}
     for player in options.get("players", []) or []:
         for v in (player.get("vehicles", []) if isinstance(player, Mapping) else []) or []:

@@ -266,6 +266,13 @@ def probe_game(config: PitboardConfig) -> list[CheckLine]:
         return [CheckLine("FAIL", part, reason)]
     source = str(config.game.setup) if config.game.setup else "example setup"
     lines = [CheckLine("OK", part, f"{source} is a valid table")]
+    if config.camera.backend.value != "none":
+        from device.camera_input import car_tag_clashes, car_tag_message, car_tags_from_options, read_table_config
+
+        tags = car_tags_from_options(options, module)
+        clashes = car_tag_clashes(tags, read_table_config()[0]) if tags else {}
+        if clashes:
+            lines.append(CheckLine("FAIL", "setup tags", car_tag_message(tags, clashes)))
     lines += _names_on_screens(players)
     if not config.screens:
         return lines
@@ -677,7 +684,8 @@ def _cars_seen(image: Any, calibration: Any, config: PitboardConfig) -> tuple[st
 
     cfg, _problem = read_table_config()  # a damaged file is the table config line's to report
     try:
-        tags = car_tags_from_options(read_setup(game_package(config.game.name), config.game.setup, config.source))
+        module = game_package(config.game.name)
+        tags = car_tags_from_options(read_setup(module, config.game.setup, config.source), module)
     except Exception:  # noqa: BLE001 - a bad setup is the game line's to report: the config's own tags
         tags = {}
     if tags:
@@ -791,7 +799,8 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
     """Game, store (resuming the latest unfinished game), screens, buttons, camera and the loop, from the
     config.  The hardware seams (pin factory, screen backend, camera backend, clock) are parameters so that
     the test suite builds the whole appliance on mock pins and recording screens."""
-    from device.app import App, VisionReader, car_tags_from_options, open_match
+    from device.app import App, VisionReader, open_match
+    from device.camera_input import car_tags_of
     from device.camera_input import files_notice
     from device.buttons import ButtonPanel
     from device.camera import Camera, ThreadedBackend, backend_from_config
@@ -807,8 +816,14 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
         options = read_setup(module, config.game.setup, config.source)
     except (LookupError, ValueError) as exc:
         raise _user_error(f"{config.source}: game: {exc}") from None
+    given = config.store.path
+    if given is not None and not given.exists() and not given.parent.is_dir():
+        # as `check` says: a mistyped folder would begin a new game there, and the unfinished one (in the
+        # folder meant) would not be resumed
+        raise _user_error(f"{given}: the folder {given.parent} does not exist; create it, or correct [store] path "
+                          f"in {config.source}")
     try:
-        store = Store(config.store.path or data_dir() / "games.sqlite")
+        store = Store(given or data_dir() / "games.sqlite")
     except StoreError as exc:
         raise _user_error(str(exc)) from None
     try:
@@ -848,7 +863,7 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
             # A damaged calibration or face library never stops the appliance: it plays without table
             # reading (or with plain d6), says so on the screens and in the journal, and `check` names it.
             reader = VisionReader.from_files(config.vision.calibration, config.vision.faces,
-                                             car_tags_from_options(options), problems=problems,
+                                             car_tags_of(match.state), problems=problems,
                                              dice_mm=config.vision.dice_mm, dice_region=config.camera.dice_region,
                                              tokens=config.vision.tokens)
             problems.extend(model_problems())
@@ -860,7 +875,7 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
     app = App(module, match, buttons=buttons, displays=bank, clock=clock, camera=camera, reader=reader,
               dice_region=config.camera.dice_region, settle_frames=config.camera.settle_frames,
               long_back_undo_steps=config.buttons.long_back_undo_steps,
-              on_finished=lambda: store.finish(game_id))
+              on_finished=lambda: store.finish(game_id), log=log)
     for problem in problems:
         log(f"{'warning' if problem.severe else 'note'}: {problem.message}")
     notice = files_notice(problems)

@@ -182,7 +182,7 @@ class WebService:
             return
         reader.calibration = calibration
         if getattr(reader, "table_config", None) is None:
-            from device.camera_input import car_tags_from_options
+            from device.camera_input import car_tags_of
             from device.table_files import TableFileError, load_table_config
 
             try:
@@ -191,7 +191,7 @@ class WebService:
                 from vision.table import default_config
 
                 config = default_config()
-            tags = car_tags_from_options(self.options)
+            tags = car_tags_of(getattr(getattr(self.app, "match", None), "state", None))
             reader.table_config = dataclasses.replace(config, car_tags=tags) if tags else config
 
     def _type_dice(self, offer: Any, places: list[int], draft: bool = False) -> None:

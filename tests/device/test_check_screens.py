@@ -48,3 +48,53 @@ def test_names_the_screens_cannot_draw_or_draw_alike_are_warned(tmp_path) -> Non
                                                            ("WARN", "players")]
     assert "the screens draw '李' as '?'" in lines[1].detail and "Latin letters" in lines[1].detail
     assert "'Jörg' and 'Jorg' look the same on the screens ('Jorg')" in lines[2].detail
+
+
+def test_a_setup_car_tag_with_another_job_fails_check_and_the_camera_does_not_take_it(tmp_path, monkeypatch) -> None:
+    """Seen: a setup giving a car `tag = 0` (a corner tag), a template's or a token-zone card's tag, or one
+    outside the 4X4_100 set, was "a valid table" in check, and the camera took that tag for the car; the
+    table config refuses the same tags in its own list."""
+    from device.camera_input import VisionReader, car_tag_clashes
+    from device.config import CameraBackend, CameraConfig, GameConfig
+    from vision.table import default_config
+
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    cfg = default_config()
+    assert car_tag_clashes({10: "a", 11: "b"}, cfg) == {}
+    clashes = car_tag_clashes({0: "a", 30: "b", 20: "c", 150: "d", 12: "e"}, cfg)
+    assert sorted(clashes) == [0, 20, 30, 150]
+    assert clashes[0] == "a corner tag's" and "token-zone card p1" in clashes[20]
+    assert "template" in clashes[30] and "0 to 99" in clashes[150]
+    setup = tmp_path / "setup.toml"
+    setup.write_text('[[players]]\nname = "Alice"\n[[players.vehicles]]\ntype = "car"\ntag = 0\n'
+                     '[[players]]\nname = "Bob"\n[[players.vehicles]]\ntype = "car"\ntag = 11\n')
+    camera = CameraConfig(backend=CameraBackend.REPLAY, device=str(tmp_path))
+    lines = probe_game(PitboardConfig(game=GameConfig(setup=setup), camera=camera))
+    bad = [line for line in lines if line.part == "setup tags"]
+    assert bad and bad[0].status == "FAIL" and "has tag 0, a corner tag's" in bad[0].detail
+    assert "pitboard markers" in bad[0].detail
+    # the appliance: the camera reads the other cars, the clash is said (screens, journal)
+    from vision.calibration import calibrate_from_points
+    from device import table_files as tf
+
+    cal = tmp_path / "cal.json"
+    tf.save_calibration(calibrate_from_points([(100, 80), (1180, 80), (1180, 660), (100, 660)], (800.0, 450.0),
+                                              (1280, 720)), cal)
+    problems: list = []
+    reader = VisionReader.from_files(cal, None, {0: "alice-1", 11: "bob-1"}, problems=problems)
+    assert reader.table_config.car_tags == {11: "bob-1"}
+    assert [p.short for p in problems if p.part == "setup tags"] == ["CAR TAG CLASH"]
+
+
+def test_a_setup_tag_on_a_vehicle_without_an_id_reaches_the_camera(tmp_path) -> None:
+    """A setup may leave a vehicle's id out (the rules call it "alice-1"); its tag was dropped on the way to
+    the camera (which needed the id written out), so the car was never seen."""
+    from device.camera_input import car_tags_from_options
+    from device.cli_device import read_setup
+    from games import game_package
+
+    setup = tmp_path / "setup.toml"
+    setup.write_text('[[players]]\nname = "Alice"\n[[players.vehicles]]\ntype = "car"\ntag = 10\n'
+                     '[[players]]\nname = "Bob"\n[[players.vehicles]]\nid = "brick"\ntype = "truck"\ntag = 11\n')
+    module = game_package("gaslands")
+    assert car_tags_from_options(read_setup(module, setup, None), module) == {10: "alice-1", 11: "brick"}
