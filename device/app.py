@@ -193,7 +193,10 @@ class App:
         long_back_undo_steps: int = 3,
         table_every: int = 5,
         on_finished: Callable[[], None] | None = None,
+        log: Callable[[str], None] | None = None,
     ) -> None:
+        #: the journal (``run``'s log): what the screens cannot say whole, such as why the camera was lost
+        self.log = log or (lambda line: None)
         self.module = game_module
         self.game = game_module.GAME
         self.match = match
@@ -600,10 +603,13 @@ class App:
                     self.vision.camera_down()
                 self.notify("camera_down", "CAMERA OFF: enter dice with the buttons", None, until=None, now=t)
                 self.camera_message = message
+                self.log(f"camera lost: {message}; dice are entered with the buttons until it is back "
+                         "(it is tried again by itself)")
             else:
                 had = self.withdraw("camera_down")
                 if had:
                     self.notify("camera_back", "camera back", None, now=t)
+                    self.log("camera back")
 
     def on_frame(self, frame: Frame, now: float) -> None:
         if self.vision is None:

@@ -144,8 +144,12 @@ def run_with_web(config: Any, appliance: Any, stop: Callable[[], bool],
         except OSError as exc:
             raise _user_error(f"{config.source}: [web] {exc}") from None
         web.attach(appliance.app, appliance.game_id, options)
+        first = web.first_player() or "player 1"
         log(f"web page on {web.url} (listening on {config.web.host}:{web.server.port}; pair with the code "
-            f"shown on {web.first_player() or 'player 1'}'s screen)")
+            f"shown on {first}'s screen)")
+        screen = appliance.bank.status().get(first)
+        if screen is None or screen.state.value != "ok":  # no screen can show it: the page could not be paired
+            log(f"{first}'s screen does not show anything, so the pairing code is said here: {web.code}")
         if started is not None:
             started(web)
         try:

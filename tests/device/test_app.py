@@ -820,7 +820,8 @@ def test_long_ok_adds_no_tokens_where_the_menu_takes_none(tmp_path: Path) -> Non
 
 
 def test_camera_down_means_manual_entry_and_a_notice_then_recovery(tmp_path: Path) -> None:
-    rig = Rig(tmp_path, camera=True)
+    journal: list[str] = []
+    rig = Rig(tmp_path, camera=True, log=journal.append)
     rig.step()
     rig.tray.unplugged = True
     rig.step()
@@ -841,6 +842,8 @@ def test_camera_down_means_manual_entry_and_a_notice_then_recovery(tmp_path: Pat
         rig.step()
     kinds = [a.kind for a in rig.screens.last("Ben").alerts]
     assert "camera_down" not in kinds and "camera_back" in kinds
+    # the journal says why it was lost (the screens only "CAMERA OFF"; the cause stayed in camera_message)
+    assert journal[0].startswith("camera lost: the camera gave no frame;") and journal[-1] == "camera back"
 
 
 class StillReader(FakeReader):

@@ -107,6 +107,12 @@ def test_bad_setups_are_user_errors(tmp_path: Path, factory) -> None:
     with pytest.raises(UserError, match="setup file .* does not exist"):
         build_appliance(_config(tmp_path, game={"name": "gaslands", "setup": str(tmp_path / "x.toml")}),
                         pin_factory=factory, screen_backend="recording")
+    # a mistyped [store] path: `check` said FAIL, `run` made the folder and began a new game there (the
+    # unfinished game in the folder meant was not resumed)
+    typo = tmp_path / "nodir" / "x" / "games.sqlite"
+    with pytest.raises(UserError, match=r"the folder .*nodir/x does not exist; create it, or correct \[store\] path"):
+        build_appliance(_config(tmp_path, store={"path": str(typo)}), pin_factory=factory, screen_backend="recording")
+    assert not (tmp_path / "nodir").exists()
 
 
 def test_a_pin_in_use_is_a_user_error_and_nothing_is_left_claimed(tmp_path: Path, factory) -> None:

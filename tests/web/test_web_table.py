@@ -295,3 +295,45 @@ def test_the_live_camera_frame_marks_a_tag_it_does_not_use_and_says_why():
     red_before = (plain[:, :, 2] > 200) & (plain[:, :, 1] < 60) & (plain[:, :, 0] < 60)
     x, y = (int(v) for v in m.centre_px)
     assert red[y - 8:y + 9, x - 8:x + 9].sum() > 20 and red.sum() > red_before.sum() + 300  # the cross, the words
+
+
+def test_with_no_screen_to_show_it_the_pairing_code_is_said_in_the_journal(tmp_path, monkeypatch):
+    """Seen: `run` with [web] enabled and no screen answering logged "pair with the code shown on Alice's
+    screen", and the code was shown nowhere: the page could never be paired.  With her screen answering, the
+    code stays off the journal."""
+    import dataclasses
+
+    from gpiozero.pins.mock import MockFactory
+
+    from device.camera import ReplayBackend
+    from device.cli_device import build_appliance
+    from device.config import WebConfig, parse_config
+    from device.displays.bank import ScreenState
+    from device.web.cli import run_with_web
+
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "f0.png"), np.full((48, 64, 3), 180, np.uint8))
+    doc = {"game": {"name": "gaslands"}, "camera": {"backend": "replay", "device": str(frames)},
+           "screens": [{"player": "Alice"}, {"player": "Bob", "address": 0x3D}],
+           "store": {"path": str(tmp_path / "games.sqlite")}}
+    config = dataclasses.replace(parse_config(doc, source="pitboard.toml"), web=WebConfig(True, "127.0.0.1", 0))
+    for down in (False, True):
+        factory = MockFactory()
+        appliance = build_appliance(config, pin_factory=factory, screen_backend="recording", log=lambda m: None,
+                                    camera_backend=ReplayBackend(frames))
+        if down:
+            real = appliance.bank.status
+            monkeypatch.setattr(appliance.bank, "status", lambda: {
+                p: dataclasses.replace(s, state=ScreenState.DOWN) for p, s in real().items()})
+        logs: list[str] = []
+        services: list = []
+        try:
+            run_with_web(config, appliance, lambda: True, logs.append, services.append)
+        finally:
+            factory.reset()
+        code = services[0].code
+        said = [line for line in logs if code in line]
+        assert said == ([f"Alice's screen does not show anything, so the pairing code is said here: {code}"]
+                        if down else [])
