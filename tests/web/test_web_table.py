@@ -324,8 +324,7 @@ def test_with_no_screen_to_show_it_the_pairing_code_is_said_in_the_journal(tmp_p
         appliance = build_appliance(config, pin_factory=factory, screen_backend="recording", log=lambda m: None,
                                     camera_backend=ReplayBackend(frames))
         if down:
-            real = appliance.bank.status
-            monkeypatch.setattr(appliance.bank, "status", lambda: {
+            monkeypatch.setattr(appliance.bank, "status", lambda real=appliance.bank.status: {
                 p: dataclasses.replace(s, state=ScreenState.DOWN) for p, s in real().items()})
         logs: list[str] = []
         services: list = []
