@@ -63,9 +63,13 @@ def image_size(path: str | Path) -> tuple[int, int] | None:
     """(width, height) from the file's header without decoding it, or None when Pillow cannot tell."""
     from PIL import Image
 
+    import warnings
+
     try:
-        with Image.open(path) as im:
-            return int(im.size[0]), int(im.size[1])
+        with warnings.catch_warnings():  # a big image: Pillow's warning names its own file; the size is told here
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(path) as im:
+                return int(im.size[0]), int(im.size[1])
     except Image.DecompressionBombError:
         # Pillow's own guard fired on the header: the image is far beyond any camera frame.
         return (MAX_IMAGE_PIXELS, 2)
@@ -117,7 +121,7 @@ def read_image(path: str | Path, *, what: str = "image") -> np.ndarray:
     if not p.exists():
         raise FileProblem(f"{what} {p} does not exist")
     if p.is_dir():
-        raise FileProblem(f"{what} {p} is a folder; give an image file (PNG or JPEG)")
+        raise FileProblem(f"{what} {p} is a folder; give an image file (PNG, JPEG, BMP, TIFF or WebP)")
     try:
         n_bytes = p.stat().st_size
     except OSError as exc:
@@ -134,10 +138,14 @@ def read_image(path: str | Path, *, what: str = "image") -> np.ndarray:
         data = np.fromfile(str(p), dtype=np.uint8)
     except OSError as exc:
         raise FileProblem(f"cannot read {what} {p}: {exc.strerror or exc}") from exc
-    try:
+    level = cv2.utils.logging.getLogLevel()
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)  # its "[ERROR:0@0.2] ... Assertion failed"
+    try:  # came before the words below, which say it
         img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
     except (cv2.error, MemoryError):
         img = None
+    finally:
+        cv2.utils.logging.setLogLevel(level)
     if img is not None and _jpeg_cut_short(data):
         img = None  # libjpeg fills what is missing with grey and says nothing: half a photo is no photo
     if img is None:
@@ -147,5 +155,5 @@ def read_image(path: str | Path, *, what: str = "image") -> np.ndarray:
             raise FileProblem(f"{what} {p} says it is a {size[0]} x {size[1]} image, but its picture cannot be "
                               "decoded: the file is damaged or cut short (copied before it was whole?); take or "
                               "copy it again")
-        raise FileProblem(f"{p} is not an image Pitboard can read (PNG or JPEG expected)")
+        raise FileProblem(f"{p} is not an image Pitboard can read (a PNG, JPEG, BMP, TIFF or WebP picture is)")
     return img

@@ -51,6 +51,19 @@ def test_a_text_file_is_not_an_image(tmp_path: Path) -> None:
         read_image(p)
 
 
+def test_a_gif_is_refused_in_our_words_only_and_the_words_name_what_is_read(tmp_path: Path, capfd) -> None:
+    """Seen: OpenCV's "[ERROR:0@0.235] global loadsave.cpp ... Assertion failed" came before the message,
+    which said "PNG or JPEG expected" while BMP, TIFF and WebP are read."""
+    p = tmp_path / "fake.png"
+    p.write_bytes(b"GIF89a\x01\x00\x01\x00\x00\x00\x00;")
+    with pytest.raises(FileProblem, match=r"a PNG, JPEG, BMP, TIFF or WebP picture is"):
+        read_image(p)
+    assert "ERROR" not in capfd.readouterr().err
+    for ext in (".bmp", ".tiff", ".webp"):
+        cv2.imwrite(str(tmp_path / f"x{ext}"), np.full((20, 30, 3), 90, np.uint8))
+        assert read_image(tmp_path / f"x{ext}").shape == (20, 30, 3)
+
+
 def test_a_jpeg_with_a_thumbnail_and_a_trailer_is_whole(tmp_path: Path) -> None:
     """A phone's photo: an EXIF thumbnail (a whole JPEG of its own) inside the header, and bytes after the
     end of the picture.  Neither makes it look cut short."""
