@@ -842,14 +842,26 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
         from device.dashboards import pages
 
         bank.show(stranger, pages.render_text(not_at_table_page(stranger, sorted(players), config.source)))
+    import warnings
+
+    fallbacks: list[str] = []
     try:
-        buttons = ButtonPanel(config.buttons.pins(), clock=clock, pin_factory=pin_factory,
-                              long_press_ms=config.buttons.long_press_ms, debounce_ms=config.buttons.debounce_ms)
+        with warnings.catch_warnings(record=True) as caught:  # gpiozero's PinFactoryFallback, with its file path
+            warnings.simplefilter("always")
+            try:
+                buttons = ButtonPanel(config.buttons.pins(), clock=clock, pin_factory=pin_factory,
+                                      long_press_ms=config.buttons.long_press_ms,
+                                      debounce_ms=config.buttons.debounce_ms)
+            finally:
+                fallbacks = [str(w.message) for w in caught]
     except Exception as exc:
         bank.close()
         store.close()
-        raise _user_error(f"the buttons could not be set up ({exc}); run `pitboard check` to see which "
-                          "part is missing") from None
+        tried = f"; tried: {'; '.join(fallbacks)}" if fallbacks else ""
+        raise _user_error(f"the buttons could not be set up ({exc}{tried}); on a Raspberry Pi install "
+                          "python3-lgpio; run `pitboard check` to see which part is missing") from None
+    for line in fallbacks:  # set up on another pin library than the first: worth a line, not a traceback-like dump
+        log(f"buttons: {line}")
     backend = camera_backend
     if backend is None:
         backend = backend_from_config(config.camera)
@@ -934,7 +946,8 @@ def show_not_started(config: PitboardConfig, message: str, *, screen_backend: st
     if not config.screens:
         return
     try:
-        bank = displays.build_bank(config.screens, screen_backend)
+        # a screen that does not answer was said when the appliance was built: not again, bare, here
+        bank = displays.build_bank(config.screens, screen_backend, on_event=lambda event: None)
         bank.open()
     except Exception:  # noqa: BLE001 - a screen that cannot show it changes nothing: the message is printed
         return

@@ -228,6 +228,7 @@ class DisplayBank:
     def _report(self, slot: _Slot, kind: ScreenEventKind, message: str, level: int) -> None:
         event = ScreenEvent(slot.player, kind, message)
         self.events.append(event)
-        log.log(level, message)
+        # the owner of ``on_event`` says it (the journal): logged again here it was printed twice, once bare
+        log.log(level if self._on_event is None else logging.DEBUG, message)
         if self._on_event is not None:
             self._on_event(event)

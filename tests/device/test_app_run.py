@@ -474,3 +474,28 @@ def test_a_resumed_game_says_so_on_every_screen_with_when_it_began(tmp_path: Pat
         assert told[0].until is not None and told[0].until - clock.t >= 10  # long enough to be seen at the start
     finally:
         again.close()
+
+
+def test_buttons_that_cannot_be_set_up_are_said_once_in_words(tmp_path: Path, monkeypatch, capsys) -> None:
+    """Seen on a PC: four gpiozero PinFactoryFallback warnings, each with its site-packages path, then the
+    error; and each screen that does not answer was printed twice (once bare, by the logging module)."""
+    import warnings
+
+    import device.buttons
+
+    class NoPins:
+        def __init__(self, *a, **k) -> None:
+            warnings.warn("Falling back from lgpio: No module named 'lgpio'", RuntimeWarning)
+            raise RuntimeError("Unable to load any default pin factory!")
+
+    monkeypatch.setattr(device.buttons, "ButtonPanel", NoPins)
+    logs: list[str] = []
+    with pytest.raises(UserError) as caught:
+        build_appliance(_config(tmp_path), screen_backend="i2c", log=logs.append)
+    said = str(caught.value)
+    assert "Unable to load any default pin factory!; tried: Falling back from lgpio" in said
+    assert "python3-lgpio" in said
+    err = capsys.readouterr().err
+    assert "warnings.warn" not in err and "PinFactoryFallback" not in err
+    answers = [line for line in logs if "does not answer" in line]
+    assert len(answers) == 2 and "does not answer" not in err  # Alice's and Bob's, each once, in the journal
