@@ -69,17 +69,6 @@ def open_match(game_name: str, store: Store, setup: Mapping[str, Any] | None, *,
     return game_id, match
 
 
-def _game_id(text: str) -> int:
-    """``--game-id``: a game's number as the log stores it (SQLite's whole numbers end at 2**63 - 1)."""
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a game number (log list shows them)") from None
-    if not 1 <= n < 2 ** 63:
-        raise argparse.ArgumentTypeError(f"{text} is not a game number: games are numbered from 1 (log list shows them)")
-    return n
-
-
 def mark_finished(store: Store, game_id: int, match: Match[Any]) -> None:
     """A game whose state says it is over is not resumed again."""
     if getattr(match.state, "finished", False):
@@ -263,7 +252,7 @@ def _cmd_log(args: argparse.Namespace) -> int:
                 if not games:
                     raise _user_error(f"{args.db} holds no games yet; nothing to export")
                 game_id = games[-1].id
-            elif not store.has_game(args.game_id):
+            elif not -2 ** 63 <= args.game_id < 2 ** 63 or not store.has_game(args.game_id):  # SQLite's whole numbers
                 ids = ", ".join(str(g.id) for g in games) or "none"
                 raise _user_error(f"{args.db} holds no game {args.game_id} (its games: {ids}); "
                                   f"`pitboard log list --db {args.db}` lists them")
@@ -307,5 +296,5 @@ def register(groups: dict[str, argparse._SubParsersAction]) -> None:
         p = log_sub.add_parser(what)
         p.add_argument("--db", required=True)
         if what == "export":
-            p.add_argument("--game-id", type=_game_id, help="the game's number (log list shows them); default the last")
+            p.add_argument("--game-id", type=int, help="the game's number (log list shows them); default the last")
         p.set_defaults(func=_cmd_log)

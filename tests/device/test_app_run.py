@@ -485,7 +485,7 @@ def test_buttons_that_cannot_be_set_up_are_said_once_in_words(tmp_path: Path, mo
 
     class NoPins:
         def __init__(self, *a, **k) -> None:
-            warnings.warn("Falling back from lgpio: No module named 'lgpio'", RuntimeWarning)
+            warnings.warn("Falling back from lgpio: No module named 'lgpio'", RuntimeWarning, stacklevel=2)
             raise RuntimeError("Unable to load any default pin factory!")
 
     monkeypatch.setattr(device.buttons, "ButtonPanel", NoPins)
