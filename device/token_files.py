@@ -49,6 +49,9 @@ def _not_a_look(p: Path) -> str | None:
         return "a single NumPy array, not the archive `pitboard calibrate` and `pitboard teach tokens` write"
     if head.startswith((b"\x89PNG", b"\xff\xd8\xff")):
         return "an image, not the archive `pitboard calibrate` and `pitboard teach tokens` write"
+    if head.startswith(b"SQLite format 3\x00"):  # its header is ASCII: it was called "text"
+        return "an SQLite database (a game log is one), not the archive `pitboard calibrate` and `pitboard teach " \
+               "tokens` write"
     try:
         head.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -190,6 +190,9 @@ def test_token_look_file_round_trips_and_a_damaged_one_is_named(data):
     p.write_bytes(b"not a zip file")
     with pytest.raises(TokenFileError, match="table_tokens.npz is not a token look file"):
         load_token_look(base)
+    p.write_bytes(b"SQLite format 3\x00" + bytes(100))  # a game log given by mistake: it was called "text"
+    with pytest.raises(TokenFileError, match=r"is not a token look file \(an SQLite database \(a game log is one\)"):
+        load_token_look(base)
     bad = look_to_arrays(look)
     bad["colour"] = np.array([2.0, 0.4, 0, 0, 0, 0.8])
     with pytest.raises(ValueError, match="out of range"):
