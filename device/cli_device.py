@@ -320,8 +320,7 @@ def _probe_store(config: PitboardConfig) -> CheckLine:
             return CheckLine("FAIL", "game log", f"{path}: the folder {path.parent} does not exist; create it, or "
                                                  f"correct [store] path in {config.source}")
         if not os.access(path.parent, os.W_OK):
-            return CheckLine("FAIL", "game log", f"{path}: the folder {path.parent} cannot be written by this user; "
-                                                 "give the user running Pitboard write access to it")
+            return CheckLine("FAIL", "game log", f"{path}: the folder {path.parent} {_unwritable(path.parent)}")
         return CheckLine("OK", "game log", f"{path}: none yet (the first game writes it)")
     try:
         store = Store(path, read_only=True)
@@ -352,9 +351,21 @@ def _probe_store(config: PitboardConfig) -> CheckLine:
     finally:
         store.close()
     if not os.access(path.parent, os.W_OK) or not os.access(path, os.W_OK):
-        return CheckLine("FAIL", "game log", f"{path} cannot be written by this user: run could not record a "
-                                             "move; give the user running Pitboard write access to it and its folder")
+        return CheckLine("FAIL", "game log", f"{path}: run could not record a move: it {_unwritable(path.parent)}")
     return CheckLine("OK", "game log", f"{path}: {detail}")
+
+
+def _unwritable(folder: Path) -> str:
+    """Why ``folder`` (or a file in it) cannot be written, and what to do: a read-only filesystem is no
+    matter of users."""
+    try:
+        read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        read_only = False
+    if read_only:
+        return ("is on a filesystem mounted read-only; mount it read-write, or correct [store] path to a "
+                "writable folder")
+    return "cannot be written by this user; give the user running Pitboard write access to it and its folder"
 
 
 def _names_on_screens(players: list[str]) -> list[CheckLine]:

@@ -263,6 +263,10 @@ class Store:
 
     def _os_problem(self, exc: OSError) -> StoreError:
         folder = self.path.parent
+        if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM) and not self.path.exists():
+            why = "a read-only filesystem" if exc.errno == errno.EROFS else exc.strerror
+            return StoreError(f"{self.path} cannot be made here ({folder}: {why}): give --db (the appliance: [store] "
+                              "path in pitboard.toml) a file in a folder this user can write. Nothing was changed")
         if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
             return StoreError(
                 f"{self.path} cannot be written here ({folder}: {exc.strerror}): it can still be read with "

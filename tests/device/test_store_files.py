@@ -477,3 +477,19 @@ def test_a_log_whose_marks_are_still_in_its_wal_opens(tmp_path):
         assert [g.id for g in store.games()] == [1]
     with Store(db) as store:
         assert [g.id for g in store.games()] == [1]
+
+
+def test_a_new_log_on_a_read_only_mount_is_not_said_to_be_readable(read_only_copy, capsys):
+    """Seen: `play --db ro/new.sqlite` said the missing file "can still be read with pitboard log list/export",
+    and check called a read-only filesystem "cannot be written by this user"."""
+    from device.cli_device import _probe_store
+    from device.config import PitboardConfig, StoreConfig
+
+    new = read_only_copy.parent / "new.sqlite"
+    code, out, err = run(capsys, "play", "gaslands", "--db", str(new), "--new")
+    assert code == 2 and "cannot be made here" in err and "read-only filesystem" in err
+    assert "can still be read" not in err and not new.exists()
+    line = _probe_store(PitboardConfig(store=StoreConfig(path=new)))
+    assert line.status == "FAIL" and "mounted read-only" in line.detail and "this user" not in line.detail
+    line = _probe_store(PitboardConfig(store=StoreConfig(path=read_only_copy)))
+    assert line.status == "FAIL" and "mounted read-only" in line.detail
