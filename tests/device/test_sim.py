@@ -548,3 +548,23 @@ def test_terminal_keys_from_a_pty() -> None:
     finally:
         stream.close()
         os.close(master)
+
+
+def test_a_choice_that_leaves_its_list_does_not_leave_the_cursor_on_another_car(tmp_path: Path) -> None:
+    """Seen: Hit › Rust Bucket, OK until it was wrecked: the list then held only The Brick, highlighted, and
+    the next OK took a hull point from Bob's car.  The same with Set on fire: the car set on fire leaves the
+    list.  The cursor goes back to the branch instead; OK opens it again."""
+    out = io.StringIO()
+    sim = Sim("gaslands", out=out, db=tmp_path / "sim.sqlite", clock=lambda: 0.0)
+    try:
+        sim.step()
+        if sim.app.prompt().awaits == "vehicle":
+            sim.feed("o")
+        assert sim.app.cursor.follow(("Table…", "Set on fire", "Rust Bucket"))
+        sim.feed("o")
+        assert "{'type': 'set_fire', 'vehicle': 'rust', 'on': True} -> ok" in out.getvalue()
+        assert sim.app.cursor.path == ("Table…", "Set on fire")
+        sim.feed("o")  # opens the list again: nothing else is set on fire
+        assert "'vehicle': 'brick'" not in out.getvalue()
+    finally:
+        sim.close()
