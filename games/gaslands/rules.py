@@ -1015,11 +1015,13 @@ def _flip_check(draft: _Draft, cmd: Command) -> None:
     vid, old_gear = act.flipping
     flipped = die < old_gear
     draft.emit("flip_checked", vehicle=vid, die=die, old_gear=old_gear, flipped=flipped)
-    if flipped and not draft.state.vehicle(vid).wrecked:
-        draft.emit("hits_taken", vehicle=vid, count=2, cause="flip")
-    if flipped and not draft.state.vehicle(vid).wrecked:
+    if flipped:
+        if not draft.state.vehicle(vid).wrecked:
+            draft.emit("hits_taken", vehicle=vid, count=2, cause="flip")
+        # wrecked by those hits, it is not moved (a wreck takes no further part), but the step stays for the
+        # table to see it and confirm: the prompt and the menu say "wrecked: no further move"
         draft.emit("step_entered", step=Step.WIPEOUT_MOVE.value)
-    else:  # not flipped, or wrecked by the flip's hits: a wreck takes no further part, it is not moved
+    else:
         _next_wipeout(draft)
 
 
@@ -1194,7 +1196,7 @@ def prompt(state: GaslandsState) -> Prompt:
         )
     assert step is Step.WIPEOUT_MOVE and act.flipping is not None
     fv = state.vehicle(act.flipping[0])
-    if fv.wrecked:  # wrecked by a hit during its flip's move: it goes no further
+    if fv.wrecked:  # wrecked by the flip's 2 hits or a hit during its move: it goes no further
         return Prompt(f"{fv.name} flipped and is wrecked: it moves no further; confirm", awaits="confirm",
                       **{**base, "vehicle": fv.id, "player": fv.owner})
     return Prompt(f"{fv.name} flipped: 2 hits, move it a Medium Straight", awaits="confirm",

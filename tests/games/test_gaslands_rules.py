@@ -931,7 +931,8 @@ def test_a_flip_move_over_a_wreck_gains_hazards_and_they_are_checked_when_it_end
 def test_a_vehicle_wrecked_by_its_flip_is_not_moved():
     """"the vehicle takes 2 hits and is moved a Medium Straight" [P]; RULINGS: "A wrecked vehicle takes no
     further part: it does not finish its movement" — a flip whose 2 hits wreck the vehicle leaves it where
-    it is (before, the table was told to move the wreck, then refused what it hit)."""
+    it is (before, the table was told to move the wreck, then refused what it hit); the step stays for the
+    table to see that and confirm (skipping it, the screens went from the flip's die to the next turn)."""
     t = Table(("Alice", ["buggy"]), ("Bob", ["car"]))
     t.patch("alice-1", gear=4, hazards=6, hull=2)
     t.to_skid_check("gentle")
@@ -939,8 +940,13 @@ def test_a_vehicle_wrecked_by_its_flip_is_not_moved():
     t.ok("confirm")
     t.ok("confirm")
     t.ok("flip_check", die=1)
-    assert t.v("alice-1").wrecked
-    assert t.step != "3 wipeout: flip move" and t.active == "bob-1"
+    assert t.v("alice-1").wrecked and t.step == "3 wipeout: flip move"
+    text = GAME.prompt(t.state).text
+    assert "wrecked: it moves no further" in text and "move it a Medium Straight" not in text
+    assert GAME.menu(t.state).status == "wrecked: no further move"
+    assert "does not move on" in t.illegal("collision", vehicle="bob-1")
+    t.ok("confirm")
+    assert t.active == "bob-1"
 
 
 def test_a_vehicle_wrecked_during_its_flip_move_is_not_told_to_move_on():
