@@ -267,6 +267,8 @@ def menu(state: ThunderRoadState) -> Menu:
             first.append(turn.vehicle)
             status = _moving_status(state, who)
         if step is Step.TURN:
+            if command_turn_ends(state, who):  # why "End turn" is the way on, and no Coast is offered
+                status = f"{who} · a command turn: no coast"
             if "assign" in commands:
                 choices.append(_assign(state, who, "assign", state.unmoved(who), "Move a vehicle…", True))
             if "coast" in commands:

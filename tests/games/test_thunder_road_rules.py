@@ -178,6 +178,7 @@ def test_a_command_turn_ends_the_turn_not_the_round():
     assert "a turn with a command cannot coast" in t.no("assign", vehicle="small", die=6)
     assert "end the turn" in t.match.prompt().text
     assert "End turn" in [c.label for c in GAME.menu(t.state).choices if c is not None]
+    assert GAME.menu(t.state).status == "Ben · a command turn: no coast"  # the reason, on the screen
     t.ok("pass")
     assert not t.state.player("Ben").passed and t.state.player("Ben").dice == (3, 6)
     t.turn("large", 5)  # Ana
