@@ -43,7 +43,7 @@ LEGENDS: dict[str, tuple[tuple[str, str], ...]] = {
         ("Big 3 /8", "the box you reached, of 8"),
         ("VP", "points scored in the race"),
         ("TRY", "attempts left this turn"),
-        ("next 2op 1-4 67%", "next box: Ops, winning roll, odds"),
+        ("next 2 Ops · 1-4 · 67%", "next box: Ops, winning roll, odds"),
         ("Boxes at the bottom", "the track, lit up to your marker; the block: the rival's marker"),
         ("2X HL DIS 8AR", "abilities: two attempts; rival shows headline first; discard a held card; "
                           "eight action rounds"),

@@ -6,7 +6,7 @@
     │ USSR        2X HL           T4   │
     │ ██      VP      TRY              │  big: the box reached (of 8), the VP scored from the race,
     │ ██ /8   5       1                │       the attempts left this turn
-    │ next 3op 1-3 50%                 │  the next box: ops needed, success roll, odds
+    │ next 3 Ops · 1-3 · 50%           │  the next box: Ops needed, success roll, odds
     │ ▐██▌▐██▌▐██▌▐██▌▐  ▌▐▄▄▌▐  ▌▐  ▌ │  the track: 8 boxes 15 px wide, yours lit up to your marker,
     └──────────────────────────────────┘  the rival's marker a block in its box (dark on a lit box)
 
@@ -68,7 +68,8 @@ def render(view: SideView, *, blink_on: bool) -> Image.Image:
     if view.finished:
         line = "last box: race over"
     else:
-        line = f"next {view.next_ops}op {view.next_roll} {view.odds_percent}%"
+        # "·" between the figures: a space of one pixel made "1-4 67%" read "1-467%"
+        line = f"next {view.next_ops} Ops · {view.next_roll} · {view.odds_percent}%"
     fit_text(draw, (0, 43, WIDTH - 1, 52), line, sizes=(11, 10, 9))
     track(draw, view.box, view.opponent_box, top=TRACK_TOP)
     if is_status(view.prompt):
