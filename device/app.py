@@ -373,7 +373,14 @@ class App:
         t = self.turn()
         self._memory[self._prompt_id(t)] = path
         self._last_taken = ((t.menu.title, t.menu.player), path)
-        return self.apply(command, source="button", now=now)
+        chooser = self.chooser()
+        outcome = self.apply(command, source="button", now=now)
+        after = self.turn()
+        if outcome.accepted and len(path) > 1 and after.prompt.step == t.prompt.step and self.chooser() == chooser:
+            # the step goes on and the menu stays (a damage token, a hit, a fire): nothing else on this screen
+            # says the press was taken, and one more OK would record it again
+            self.notify("recorded", "recorded: " + " › ".join(path[-2:]), chooser, now=now)
+        return outcome
 
     # -- buttons ----------------------------------------------------------------------------------
     def plan(self, path: Sequence[str]) -> list[str] | None:
