@@ -520,8 +520,8 @@ class App:
         self.apply(Command("undo", {"steps": steps}), now=now)
 
     # -- dice -------------------------------------------------------------------------------------
-    def open_entry(self, request: DiceRequest, *, trail: tuple[str, ...] = ()) -> None:
-        self.entry = DiceEntry(request, faces_of(request, self.die_types), trail=trail)
+    def open_entry(self, request: DiceRequest, *, trail: tuple[str, ...] = (), kept: tuple[str, ...] = ()) -> None:
+        self.entry = DiceEntry(request, faces_of(request, self.die_types), trail=trail, kept=kept)
         self._dirty = True
 
     def finish_entry(self, now: float) -> None:
@@ -535,8 +535,10 @@ class App:
             return
         self.entry = None
         result = entry.request.command(list(entry.entered))
-        if isinstance(result, DiceRequest):
-            self.open_entry(result, trail=entry.trail)  # a second roll (the target's evade dice)
+        if isinstance(result, DiceRequest):  # a second roll (the target's evade dice, the direction die)
+            faces = " ".join(str(entry.request.name_of(f)) for f in entry.entered) or "none"
+            self.open_entry(result, trail=entry.trail,
+                            kept=(*entry.kept, f"{entry.request.label.removeprefix('the ')} {faces}"))
         elif isinstance(result, Command):
             path = entry.trail
             if path:
@@ -723,7 +725,7 @@ class App:
                 title=" › ".join(e.trail) if e.trail else self.menu().title,
                 label=e.request.label, entered=tuple(e.request.name_of(f) for f in e.entered),
                 count=e.request.count, exact=e.request.exact, current=e.request.name_of(e.current),
-                ready=e.ready, alert=alert)
+                ready=e.ready, alert=alert, kept=" · ".join(e.kept), then_another=e.then_another)
         cursor = self.cursor
         if cursor is None or cursor.empty or not self.menu_shown:
             return None

@@ -110,6 +110,19 @@ class DiceEntry:
     cursor: int = 0
     #: The menu path that opened it ("Push it… › Re-roll all"), shown as the page's trail.
     trail: tuple[str, ...] = ()
+    #: The rolls entered before this one when one roll asks for another (a bump die, then the direction
+    #: die): "bump die 3", shown above this one's dice so the whole roll can be checked before it is sent.
+    kept: tuple[str, ...] = ()
+
+    @property
+    def then_another(self) -> bool:
+        """NEXT opens another roll rather than sending (the dice entered make a request for more dice)."""
+        if not self.ready:
+            return False
+        try:
+            return isinstance(self.request.command(list(self.entered)), DiceRequest)
+        except Exception:  # noqa: BLE001 - a roll the request refuses: NEXT says why when pressed
+            return False
 
     @property
     def current(self) -> Any:

@@ -409,7 +409,7 @@ def pixel_text(
 NOTICE_TITLES = {"refused": "REFUSED", "camera_down": "CAMERA OFF", "camera_back": "CAMERA OK", "dice": "DICE",
                  "vision": "CAMERA", "info": "INFO", "car_unseen": "CAR NOT SEEN", "hazard_mismatch": "HAZARDS",
                  "files": "FILES", "screen": "SCREEN OFF", "store": "GAME LOG", "resumed": "RESUMED",
-                 "not_recorded": "NOT RECORDED"}
+                 "not_recorded": "NOT RECORDED", "recorded": "RECORDED"}
 
 
 def notice_title(kind: str, text: str) -> tuple[str, str]:

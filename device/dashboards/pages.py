@@ -162,6 +162,10 @@ class DicePage:
     current: str
     ready: bool
     alert: str = ""
+    #: the rolls entered before this one in the same entry ("bump die 3"), shown before its dice
+    kept: str = ""
+    #: NEXT opens the next roll of the entry rather than sending it
+    then_another: bool = False
 
 
 @dataclass(frozen=True)
@@ -238,10 +242,13 @@ def render_dice(page: DicePage, *, blink_on: bool = True) -> Image.Image:
     _title(draw, page.title, limit)
     fit_text(draw, (1, 12, WIDTH - 2, 23), page.label, sizes=(10, 9, 8))
     got = " ".join(page.entered) if page.entered else "no dice yet"
+    if page.kept:  # the first roll of a two-roll entry stays in view while the second is entered
+        got = f"{page.kept} · {got}"
     fit_text(draw, (1, 24, WIDTH - 2, 34), got, sizes=(10, 9, 8))
     draw.rectangle((0, 36, WIDTH - 1, 50), fill=ON)
     fit_text(draw, (3, 36, WIDTH - 3, 50), f"‹ {page.current} ›", sizes=(13, 12, 11, 10), fill=OFF, align="center")
-    hint = "OK keep · NEXT send" if page.ready else "SEL face · OK keep"
+    hint = ("OK keep · NEXT next die" if page.then_another else "OK keep · NEXT send") if page.ready \
+        else "SEL face · OK keep"
     _footer(draw, hint, page.alert, blink_on)
     return image
 

@@ -1078,3 +1078,22 @@ def test_a_plan_made_while_the_dashboard_shows_counts_the_press_that_brings_the_
     sent = rig.press(*keys)
     assert sent and sent[-1] == leaf.command.to_json()
 
+
+
+def test_a_roll_that_asks_for_another_keeps_the_first_in_view_and_says_next_goes_on(tmp_path: Path) -> None:
+    """Seen (Thunder Road's bump: the bump die, then the direction die): the hint said "NEXT send" where NEXT
+    opened the direction die, and then the bump die kept was nowhere on the screen, so the roll could not be
+    checked before it was sent."""
+    rig = Rig(tmp_path)
+    rig.step()
+    second = DiceRequest("d6", 1, "the direction die", lambda d: Command("confirm", {"direction": d[0]}))
+    rig.app.open_entry(DiceRequest("d6", 1, "the bump die", lambda b: second), trail=("Roll bump dice",))
+    rig.press("select", "select", "ok")  # a 3 kept
+    page = rig.page("Ann")
+    assert page.ready and page.then_another and page.kept == ""
+    assert same_image(rig.screens.image("Ann"), pages.render_dice(page))
+    rig.step("next")
+    page = rig.page("Ann")
+    assert page.label == "the direction die" and page.kept == "bump die 3" and not page.then_another
+    rig.press("ok")
+    assert not rig.page("Ann").then_another  # the last roll: NEXT sends
