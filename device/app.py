@@ -235,6 +235,10 @@ class App:
         self._screen_events_seen = 0
         #: The camera's last failure, as the backend worded it (the screens show a short notice).
         self.camera_message = ""
+        #: when each of the game's own alerts was first shown on a player's screen (a long one turns in the
+        #: footer a piece at a time from its first piece: timed from 0, "roll the Fire die for Large car"
+        #: began with "car")
+        self._alert_first: dict[tuple[str, str], float] = {}
         #: Called on the loop's thread after each redraw pass with ``{player: image}`` of the screens drawn
         #: (possibly none), and after each camera frame was handled: the web page's mirror reads here.
         self.redraw_listeners: list[Callable[[App, dict[str, Any]], None]] = []
@@ -712,6 +716,10 @@ class App:
         if chooser not in (None, player) and chooser not in dark:
             return None  # (a chooser whose screen is off, or who has none: their menu is on every screen)
         alert, since, stands = self._alert_text(player, view)
+        if alert and not since:  # a game's own alert: its pieces start with the first from when it is first shown
+            if len(self._alert_first) > 256:
+                self._alert_first.clear()
+            since = self._alert_first.setdefault((player, alert), now)
         pieces = pages.footer_pieces(alert)  # a long alert turns in the footer line, a piece at a time
         if alert and stands:
             # an alert standing as long as its cause (ON FIRE!, count exhaustion cards, CAMERA OFF, a

@@ -1097,3 +1097,18 @@ def test_a_roll_that_asks_for_another_keeps_the_first_in_view_and_says_next_goes
     assert page.label == "the direction die" and page.kept == "bump die 3" and not page.then_another
     rig.press("ok")
     assert not rig.page("Ann").then_another  # the last roll: NEXT sends
+
+
+def test_a_long_alert_of_the_game_begins_with_its_first_piece(tmp_path: Path, monkeypatch) -> None:
+    """Seen: the Fire die's "roll the Fire die for Large car" first showed as "car": the game's own alerts
+    were paged from time 0, so a long one began wherever the clock happened to be."""
+    rig = Rig(tmp_path)
+    rig.press("ok")  # the menu is shown
+    text = "a long alert of the game: roll the Fire die for Large car, then move it"
+    pieces = pages.footer_pieces(text)
+    assert len(pieces) >= 3
+    for start in (37.3, 100.0 + ALERT_PIECE_S * 1.5):
+        monkeypatch.setattr(rig.app, "_alert_text", lambda player, view, t=f"{text} ({start})": (t, 0.0, True))
+        rig.t = start
+        first = rig.page("Ann").alert
+        assert first == pages.footer_pieces(f"{text} ({start})")[0], (start, first)
