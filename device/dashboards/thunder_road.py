@@ -25,8 +25,8 @@ from device.dashboards.common import (HEIGHT, OFF, ON, WIDTH, canvas, fit_text, 
 from games.thunder_road.state import PlayerView, VehicleView
 
 #: Alert kinds → banner title; the first standing in this order is shown.
-ALERT_TITLES = {"fire_roll": "ROLL FIRE DIE", "out_of_service": "OUT OF SERVICE"}
-ALERT_ORDER = ("fire_roll", "out_of_service")
+ALERT_TITLES = {"fire_roll": "ROLL FIRE DIE", "out_of_service": "OUT OF SERVICE", "reroll": "RE-ROLL?"}
+ALERT_ORDER = ("fire_roll", "reroll", "out_of_service")
 
 HEADER_BOTTOM = 11
 MIDDLE_TOP, MIDDLE_BOTTOM = 13, 52

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from games.core import Alert
 
+from games.thunder_road.bumps import larger_owner, pair_owners
 from games.thunder_road.common import own_label
 from games.thunder_road.prompt import prompt
 from games.thunder_road.state import PlayerView, Step, ThunderRoadState, VehicleView
@@ -15,6 +16,14 @@ def _alerts(state: ThunderRoadState, name: str) -> tuple[Alert, ...]:
     if state.step in (Step.FIRE, Step.FIRE_RULING) and turn is not None and turn.player == name and turn.vehicle:
         what = "roll the Fire die" if state.step is Step.FIRE else "the table rules on the Fire die"
         alerts.append(Alert("fire_roll", f"{what} for {own_label(state, turn.vehicle)}", name))
+    if state.step is Step.PLACE and state.bumps and turn is not None and turn.player != name:
+        # the re-roll is in the turn player's menu: an owner who may ask for it sees so on their own screen
+        b = state.bumps[0]
+        owner, why = larger_owner(state, b)
+        may = [owner] if owner else pair_owners(state, b) if why == "unknown" else []
+        if not b.rerolled and name in may:
+            alerts.append(Alert("reroll", f"you may re-roll the bump dice once: Re-roll in {turn.player}'s menu",
+                                name))
     for v in state.fleet(name):
         if state.out_of_service(v.id):
             alerts.append(Alert("out_of_service", f"{own_label(state, v.id)} is out of service", name))

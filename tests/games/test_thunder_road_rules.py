@@ -415,6 +415,11 @@ def test_the_larger_vehicles_owner_may_ask_for_one_reroll():
     _stack(t, "small", "Ben/large")
     t.ok("bump", bump="bump1", direction=3)
     assert "Ben (larger vehicle) may re-roll" in t.match.prompt().text
+    # the re-roll is in the turn player's (Ana's) menu: Ben's own screen says he may ask for it
+    ben = next(v for v in GAME.views(t.state) if v.player == "Ben")
+    assert [a.text for a in ben.alerts if a.kind == "reroll"] == [
+        "you may re-roll the bump dice once: Re-roll in Ana's menu"]
+    assert not [a for v in GAME.views(t.state) if v.player == "Ana" for a in v.alerts if a.kind == "reroll"]
     assert "only Ben" in t.no("reroll", player="Ana", bump="bump2", direction=1)
     t.ok("reroll", player="Ben", bump="bump2", direction=1)
     assert t.state.bumps[0].roll == ("bump2", "1")
