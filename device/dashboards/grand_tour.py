@@ -59,7 +59,8 @@ def render(view: TeamView, *, blink_on: bool) -> Image.Image:
     else:
         draw.text((74, 14), "START", fill=ON, font=font(9))
         start = str(view.start_position) if view.start_position else "-"
-    draw.text((74, 23), start, fill=ON, font=font(16), stroke_width=1, stroke_fill=ON)
+    # not bold: at 16-20 px the stroke closes a 5, 6 and 8 alike ("START 5" read 6); 24 px and up stay open
+    draw.text((74, 22), start, fill=ON, font=font(18))
     for i, rider in enumerate(view.riders[:2]):
         y = 42 + i * 11
         fit_text(draw, (0, y, 10, y + 9), ROLE_LETTER.get(rider.role, "?"), sizes=(11,))

@@ -61,9 +61,10 @@ def render(view: SideView, *, blink_on: bool) -> Image.Image:
     draw.text((0, 14), str(view.box), fill=ON, font=font(28), stroke_width=1, stroke_fill=ON)
     draw.text((22, 32), "/8", fill=ON, font=font(10))
     draw.text((46, 14), "VP", fill=ON, font=font(9))
-    draw.text((46, 22), str(view.vp), fill=ON, font=font(18), stroke_width=1, stroke_fill=ON)
+    # not bold: at 16-20 px the stroke closes a 5, 6 and 8 alike (24 px and up stay open)
+    draw.text((46, 21), str(view.vp), fill=ON, font=font(20))
     draw.text((92, 14), "TRY", fill=ON, font=font(9))
-    draw.text((92, 22), str(view.attempts_left), fill=ON, font=font(18), stroke_width=1, stroke_fill=ON)
+    draw.text((92, 21), str(view.attempts_left), fill=ON, font=font(20))
     # next attempt
     if view.finished:
         line = "last box: race over"
