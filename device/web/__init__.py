@@ -84,7 +84,7 @@ class WebService:
         self._shown_until = 0.0
         self.ctx = WebContext(self.hub, game, store_path, chart_path, self.pairing, new_game=new_game,
                               check=check if check is not None else lambda: files_check(self.ctx.game),
-                              game_id=lambda: self.game_id)
+                              game_id=lambda: self.game_id, in_progress=self.in_progress)
         self.ctx.on_pair_page = lambda: self.hub.call_in_loop(self.show_code)
         self.ctx.faces_path = faces_path
         self.ctx.on_library = lambda library: self.hub.call_in_loop(lambda: self._use_library(library))
@@ -132,6 +132,20 @@ class WebService:
                 lst.remove(fn)
         if isinstance(app.buttons, WebButtons):
             app.buttons = app.buttons.inner
+
+    def in_progress(self) -> str | None:
+        """The game at the table in words when starting another would leave it unfinished (moves made, not
+        over), else None.  Read from the page's thread: the match's state and stack are replaced, never
+        changed in place, so a read sees one whole state."""
+        app = self.app
+        match = getattr(app, "match", None) if app is not None else None
+        if match is None or match.undoable == 0 or getattr(match.state, "finished", False):
+            return None
+        from device.web.pages import title_of
+
+        number = f" (game {self.game_id})" if self.game_id is not None else ""
+        moves = match.undoable
+        return f"A {title_of(app.game.name)} game{number}, {moves} move{'s' if moves != 1 else ''} in,"
 
     def first_player(self) -> str | None:
         views = self.app.turn().views if self.app is not None else ()

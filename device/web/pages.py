@@ -391,14 +391,19 @@ def replay_page(game_id: int, decision: int, entry: Any, players: Sequence[str],
 
 
 def setup_page(game: str, games: Sequence[str], text: str, csrf: str, message: str = "", ok: bool = False,
-               can_start: bool = True, once: str = "", restore: bool = False, begun: bool = False) -> str:
+               can_start: bool = True, once: str = "", restore: bool = False, begun: bool = False,
+               playing: str | None = None) -> str:
     """The set-up form; ``once``: this form's own token, so that the same form sent twice begins one game;
     ``restore``: the box holds only the example (the page asked for plainly), so the phone may put back what
-    was being typed in it (SETUP_JS)."""
+    was being typed in it (SETUP_JS); ``playing``: the game being played, which Start this game would leave
+    unfinished: starting then needs the box "End the game in progress" ticked."""
     opts = "".join(f'<option value="{esc(g)}"{" selected" if g == game else ""}>{esc(title_of(g))}</option>'
                    for g in games)
     live = ' <a href="/" id="to-live">Go to the Live page</a>' if begun else ""  # ``begun``: a game began
     msg = f'<p class="{"ok" if ok else "fail"}" id="setup-message">{esc(message)}{live}</p>' if message else ""
+    replace = ("" if not playing or not can_start else
+               f'<p class=warn id=playing>{esc(playing)} is being played. <label><input type=checkbox name=replace '
+               f'value=1 id=replace> End the game in progress</label> (it stays in the game log)</p>')
     start = ('<button type=submit name=action value=start id=start>Start this game</button>' if can_start else
              "<span class=skip>(starting a game from the page: not wired for this host; save the file as the "
              "config's [game] setup and restart)</span>")
@@ -411,7 +416,7 @@ def setup_page(game: str, games: Sequence[str], text: str, csrf: str, message: s
             f'<p class=warn id=draft-note hidden>Your unsent typing is back (kept by this phone); Example starts '
             f'again from the example.</p><textarea name=setup id=setup spellcheck=false wrap=off autocapitalize=off autocomplete=off data-game="{esc(game)}"'
             f'{" data-restore=1" if restore else ""}>{esc(text)}</textarea>'
-            f"<button type=submit name=action value=check id=check>Check</button> {start}</form>")
+            f"{replace}<button type=submit name=action value=check id=check>Check</button> {start}</form>")
     return layout("New game", body, here="/setup", script="setup.js")
 
 

@@ -57,6 +57,9 @@ class WebContext:
     #: The ``check`` lines (device.cli_device.CheckLine) for the check page.
     check: Callable[[], Sequence[Any]] | None = None
     game_id: Callable[[], int | None] = lambda: None
+    #: The game being played, when Start this game would leave it unfinished ("the gaslands game 3, 12
+    #: decisions in"); None when there is none or it is over or nothing has been played yet.
+    in_progress: Callable[[], str | None] = lambda: None
     #: Somebody opened the pairing page: show the code on player 1's screen (queued for the loop).
     on_pair_page: Callable[[], None] | None = None
     camera: CameraView = field(default_factory=CameraView)
@@ -400,12 +403,14 @@ def create_app(ctx: WebContext) -> Starlette:
 
     def setup_html(session: Session, game: str, text: str, message: str = "", *, ok: bool = False,
                    status: int = 200, can_start: bool | None = None, restore: bool = False,
-                   begun_now: bool = False) -> Response:
+                   begun_now: bool = False, playing: str | None = None) -> Response:
         from device.web.setup import game_names
 
         start = ctx.new_game is not None if can_start is None else can_start
+        playing = ctx.in_progress() if playing is None and start else playing
         return html(pages.setup_page(game, game_names(), text, session.csrf, message, ok=ok, can_start=start,
-                                     once=secrets.token_urlsafe(12), restore=restore, begun=begun_now), status)
+                                     once=secrets.token_urlsafe(12), restore=restore, begun=begun_now,
+                                     playing=playing), status)
 
     async def setup_get(request: Request, session: Session, form: dict[str, str]) -> Response:
         from device.web.setup import example_setup, game_names
@@ -449,6 +454,12 @@ def create_app(ctx: WebContext) -> Starlette:
                 return setup_html(session, game, text, "this host cannot start a game from the page", status=400,
                                   can_start=False)
             once = form.get("once", "")
+            playing = ctx.in_progress()
+            if playing is not None and form.get("replace") != "1" and not (once and once in begun):
+                # one tap next to Check left the game at the table behind, with no word to anybody
+                return setup_html(session, game, text, f"{playing} is being played: starting this one leaves it "
+                                  "unfinished (it stays in the game log). Tick 'End the game in progress' and press "
+                                  "Start this game again to go on", status=409, playing=playing)
             if once and once in begun:
                 return setup_html(session, game, text, "this form has begun its game already (it was sent twice: "
                                   "a double tap, or the page reloaded); that game is on the Live page. To begin "

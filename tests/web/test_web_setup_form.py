@@ -12,6 +12,7 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 
+from games.core import Command  # noqa: E402
 from web_helpers import Table, paired_client  # noqa: E402
 
 HTML = {"accept": "text/html"}
@@ -143,3 +144,29 @@ def test_a_checked_setup_is_shown_by_a_page_that_back_and_reload_can_ask_again(t
         assert kind == "ok" and message.startswith("Gaslands: Refuelled: a valid table for Alice")
         assert box(page.text) == text  # the table as it was checked, not the example
     assert "# our table" not in box(client.get("/setup?checked=unknown", headers=HTML).text)  # an old link: the example
+
+
+def test_starting_a_game_over_one_being_played_asks_first(tmp_path, monkeypatch):
+    """Seen: one tap on Start this game (beside Check) left the game at the table unfinished, with no word
+    to anybody; the page had no way back to it.  With moves made, the page says which game is being played
+    and starts the new one only with 'End the game in progress' ticked."""
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    started = []
+    t = Table(tmp_path, new_game=lambda game, options: started.append(game) or "a new game begins now")
+    try:
+        client, token = paired_client(t)
+        form = {"csrf": token, "game": "gaslands", "setup": t.module.EXAMPLE_SETUP, "action": "start"}
+        assert t.web.in_progress() is None  # nothing played yet: nothing to lose
+        t.match.apply(Command("choose_template", {"template": "gentle", "hand": "left"}))
+        assert "1 move in" in t.web.in_progress()
+        page = client.get("/setup", headers=HTML).text
+        assert 'id=playing' in page and "End the game in progress" in page
+        refused = client.post("/setup", data=form)
+        assert refused.status_code == 409 and not started
+        kind, message = said(refused.text)
+        assert kind == "fail" and "is being played" in message and "End the game in progress" in message
+        assert box(refused.text).strip() == t.module.EXAMPLE_SETUP.strip()  # the typing is kept
+        begun = client.post("/setup", data={**form, "replace": "1"})
+        assert begun.status_code == 200 and started == ["gaslands"]
+    finally:
+        t.close()
