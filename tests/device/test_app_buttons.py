@@ -419,14 +419,17 @@ def test_thunder_road_unknown_fire_face_is_ruled_with_the_buttons(tmp_path: Path
     t.close()
 
 
-def test_the_list_reopens_even_when_the_choice_just_taken_is_gone(tmp_path: Path) -> None:
+def test_when_the_choice_just_taken_is_gone_the_cursor_waits_on_its_branch(tmp_path: Path) -> None:
+    """The list whose choice was just taken reopened on its first entry: after Hit › Rust Bucket wrecked it,
+    that was The Brick, and one more OK hit Bob's car.  Now the cursor waits on the branch (OK reopens it),
+    and BACK still goes up rather than undoing."""
     t = Panel(tmp_path, "thunder_road", tr_setup())
     roll_all(t, [1, 3, 4, 6], [2, 2, 5, 6])
     t.choose("Move a vehicle…", "Small car", "Die 1")
     t.choose("Damage…", "Medium car", "Fire space")  # on fire now: no Fire space for it any more
     assert ("Damage…", "Medium car", "Damage token") in t.paths  # but its list is still there
-    assert t.app.cursor.trail == ("Damage…", "Medium car")  # the deepest list still offered reopens
-    assert t.press("back") == [] and t.app.cursor.trail == ("Damage…",)  # so BACK goes up, it does not undo
+    assert t.app.cursor.path == ("Damage…", "Medium car")  # on the branch, not on its list's first entry
+    assert t.press("back") == [] and t.app.cursor.trail == ()  # BACK goes up, it does not undo
     t.close()
 
 
