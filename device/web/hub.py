@@ -109,6 +109,9 @@ def type_dice(app: Any, offer: DiceOffer, places: Sequence[int], now: float | No
     request = app.awaited_roll()
     faces = [faces_of(app, request)[i - 1] for i in places]
     typed = " ".join(request.name_of(f) for f in faces)
+    if draft and not places:  # a pad emptied (Take back of the last die, a page loaded anew): nothing typed
+        app.withdraw("dice")
+        return
     if draft:
         n = len(places)
         room = f"{n} of {offer.count}" if offer.exact else f"{n}, at most {offer.count}"

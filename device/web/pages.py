@@ -158,6 +158,10 @@ LIVE_JS = """
         })
         .catch(function(){ tell('The roll did not reach the Pitboard: is this phone on its network? Send again.'); });
     });
+    // a page loaded during a roll (a reload, a phone woken up) starts with an empty pad: the taps sent before
+    // are not in it, so the roller's screen must stop saying them ("phone typing: HAZARD SLIDE", and then
+    // Send sent only the dice tapped after the reload)
+    if (!dice.hidden && dice.dataset.key) sendDraft();
   }
   es.addEventListener('snapshot', function(ev){ showDice(JSON.parse(ev.data).dice); });
   var cam = document.getElementById('camera');
