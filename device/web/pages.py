@@ -191,6 +191,9 @@ LIVE_JS = """
     f.addEventListener('submit', function(e){
       e.preventDefault();
       var b = e.submitter || f.querySelector('button');
+      // a long BACK undoes several decisions at once (as on the panel, where holding it takes a moment): one
+      // tap on a phone did it with no word
+      if (b.value === 'back:long' && !window.confirm('A long BACK undoes the last few decisions at once. Undo them?')) return;
       if (/^(ok|back|next)/.test(b.value)) {
         var now = Date.now();
         if (now < waitUntil && document.body.dataset.version === waitVersion) return;
@@ -330,8 +333,10 @@ def live_page(snap: Snapshot, csrf: str, *, camera: int | None, game: str) -> st
     buttons = "".join(f'<button type="submit" name="button" value="{v}" id="btn-{v.replace(":", "-")}"'
                       f'{" class=hold" if v.endswith(":long") else ""}>{esc(t)}</button>'
                       for v, t in (("select", "SELECT ▶"), ("ok", "OK"), ("back", "BACK"), ("next", "NEXT"),
-                                   ("select:long", "◀ SELECT (hold)"), ("ok:long", "OK (hold): camera's tokens"),
-                                   ("back:long", "BACK (hold)"), ("next:long", "NEXT (hold): legend")))
+                                   # the camera counts hazard tokens in Gaslands only
+                                   ("select:long", "◀ SELECT (hold)"),
+                                   ("ok:long", "OK (hold): camera's tokens" if game == "gaslands" else "OK (hold)"),
+                                   ("back:long", "BACK (hold): undo several"), ("next:long", "NEXT (hold): legend")))
     commands = "".join(
         f'<li class="{"" if a else "refused"}">[{esc(s)}] {esc(c)}{"" if a else " — refused: " + esc(r)}</li>'
         for s, c, a, r in list(snap.commands)[::-1][:10])

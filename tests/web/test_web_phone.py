@@ -3,6 +3,8 @@ Skipped, saying why, where chromium, chromium-driver or selenium is missing."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from browser_helpers import ServedSim, browser, missing
 from test_web_browser import pair, wait_for
@@ -305,5 +307,32 @@ def test_a_roll_is_typed_with_one_tap_a_die(tmp_path, monkeypatch, phone):
         assert [a.command.to_json() for a in sent] == [{"type": "roll", "player": "Ana", "dice": [3, 5, 1, 6]}]
         wait_for(lambda: [n.text for n in served.sim.app.notices if n.kind == "dice"] == ["phone: 3 5 1 6"],
                  what="what was sent on Ana's screen")
+    finally:
+        served.close()
+
+
+def test_a_long_back_on_the_phone_asks_before_it_undoes_several_decisions(tmp_path, monkeypatch, phone):
+    """Seen: "BACK (hold)" is an ordinary button on the phone, and one tap undid the skid roll, the template
+    placed and the template chosen.  It says what it does now, and asks first."""
+    from selenium.webdriver.common.by import By
+
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    served = ServedSim(tmp_path)
+    try:
+        pair(phone, served)
+        wait_for(lambda: phone.execute_script("return document.body.dataset.version") is not None, what="the stream")
+        served.keys("oon")  # a template chosen and placed: two decisions
+        wait_for(lambda: served.sim.app.match.undoable >= 2, what="two decisions")
+        undone = served.sim.app.match.undoable
+        button = phone.find_element(By.ID, "btn-back-long")
+        assert "undo" in button.text
+        assert "OK (hold): camera's tokens" in phone.page_source  # Gaslands: the camera counts hazard tokens
+        button.click()
+        phone.switch_to.alert.dismiss()  # not now: nothing undone
+        time.sleep(1.0)
+        assert served.sim.app.match.undoable == undone
+        button.click()
+        phone.switch_to.alert.accept()
+        wait_for(lambda: served.sim.app.match.undoable < undone, what="the long BACK's undo")
     finally:
         served.close()

@@ -170,3 +170,15 @@ def test_starting_a_game_over_one_being_played_asks_first(tmp_path, monkeypatch)
         assert begun.status_code == 200 and started == ["gaslands"]
     finally:
         t.close()
+
+
+@pytest.mark.parametrize("game", ["gaslands", "thunder_road", "space_race", "grand_tour"])
+def test_the_held_ok_says_camera_tokens_only_where_the_camera_counts_them(game):
+    """Seen: "OK (hold): camera's tokens" on the Space Race and Grand Tour pages, which have no hazard tokens
+    (a tap answered "no extra hazard tokens to add")."""
+    from device.web.hub import EMPTY
+    from device.web.pages import live_page
+
+    page = live_page(EMPTY, "t", camera=None, game=game)
+    assert ("OK (hold): camera's tokens" in page) == (game == "gaslands")
+    assert "BACK (hold): undo several" in page
