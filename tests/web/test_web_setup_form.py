@@ -179,6 +179,6 @@ def test_the_held_ok_says_camera_tokens_only_where_the_camera_counts_them(game):
     from device.web.hub import EMPTY
     from device.web.pages import live_page
 
-    page = live_page(EMPTY, "t", camera=None, game=game)
+    page = html_lib.unescape(live_page(EMPTY, "t", camera=None, game=game))
     assert ("OK (hold): camera's tokens" in page) == (game == "gaslands")
     assert "BACK (hold): undo several" in page
