@@ -87,7 +87,16 @@ def toml_mistake(exc: Exception, text: str) -> str:
     shown = shown if len(shown) <= 60 else shown[:57] + "..."
     bare = re.fullmatch(r"([A-Za-z0-9_.-]+)\s*=\s*([^\"'\[{#\s][^#]*?)\s*(#.*)?", line)
     if what == "Invalid value" and bare:
-        return f"line {number} ({shown}): a text must be in quotes: write {bare.group(1)} = \"{bare.group(2)}\""
+        key, value = bare.group(1), bare.group(2)
+        curly = "\u201c\u201d\u2018\u2019"  # a phone keyboard's “smart” quotes
+        if value[:1] in curly:  # they are no quotes to TOML: the advice must not wrap them in more
+            plain = value.strip(curly)
+            return (f"line {number} ({shown}): “ and ” are not quotes in TOML (a phone keyboard types them): "
+                    f"write {key} = \"{plain}\" with straight quotes")
+        if value.lower() in ("true", "false", "yes", "no", "on", "off"):  # a yes/no: TOML's own words
+            word = "true" if value.lower() in ("true", "yes", "on") else "false"
+            return f"line {number} ({shown}): yes/no is written true or false, in small letters: write {key} = {word}"
+        return f"line {number} ({shown}): a text must be in quotes: write {key} = \"{value}\""
     return f"line {number} ({shown}): {told}"
 
 

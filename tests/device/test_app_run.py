@@ -499,3 +499,25 @@ def test_buttons_that_cannot_be_set_up_are_said_once_in_words(tmp_path: Path, mo
     assert "warnings.warn" not in err and "PinFactoryFallback" not in err
     answers = [line for line in logs if "does not answer" in line]
     assert len(answers) == 2 and "does not answer" not in err  # Alice's and Bob's, each once, in the journal
+
+
+@pytest.mark.parametrize("line,advice", [
+    ("push_it = True", "write push_it = true"),
+    ("push_it = yes", "write push_it = true"),
+    ("push_it = No", "write push_it = false"),
+    ("first_player = \u201cAna\u201d", 'write first_player = "Ana" with straight quotes'),
+    ("name = Bob", 'write name = "Bob"'),
+])
+def test_a_toml_mistake_is_mended_the_way_the_next_check_accepts(line: str, advice: str) -> None:
+    """Seen on the phone: `push_it = True` was told to write `push_it = "True"` (then refused as no true or
+    false), and a phone keyboard's “Ana” to write `"“Ana”"` (then refused as no player)."""
+    import tomllib
+
+    from device.setup_files import toml_mistake
+
+    with pytest.raises(tomllib.TOMLDecodeError) as caught:
+        tomllib.loads(line)
+    said = toml_mistake(caught.value, line)
+    assert said.endswith(advice), said
+    fixed = said.split("write ", 1)[1].removesuffix(" with straight quotes")
+    tomllib.loads(fixed)  # the advice itself is valid TOML
