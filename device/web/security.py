@@ -84,8 +84,16 @@ class Pairing:
             self._all_fails.append(now)
             if len(self._fails) > 1024:  # never grow without bound
                 self._fails.pop(next(iter(self._fails)))
-            why = "six digits" if not (typed.isdigit() and len(typed) == 6) else "not the code"
-            return None, f"{typed or 'nothing'!s:.12} is {why}: type the six digits shown on player 1's screen"
+            if typed.isdigit() and len(typed) == 6:
+                why = "not the code"
+            elif not typed:
+                why = "nothing typed"
+            elif typed.isdigit():  # "12345 is six digits" said the opposite of what it meant
+                why = f"{len(typed)} digits, not six" if len(typed) <= 12 else "far more than six digits"
+            else:
+                why = "not six digits"
+            shown = typed if len(typed) <= 12 else typed[:12] + "…"
+            return None, f"{shown + ': ' if shown else ''}{why}; type the six digits shown on player 1's screen"
         session = Session(secrets.token_urlsafe(32), secrets.token_urlsafe(32), client, self.clock())
         self.sessions[session.id] = session
         while len(self.sessions) > MAX_SESSIONS:

@@ -332,3 +332,17 @@ def test_pitboard_bench_web_measures_a_press_reaching_the_page_within_250_ms():
     assert figures["press_to_update_ms_median"] < 250 and figures["press_to_update_ms_p95"] < 250
     assert 0 < figures["page_weight_bytes"] < 64 * 1024  # a phone on a busy table's Wi-Fi
     assert figures["web_memory_on_top_kb"] > 0 and figures["rss_appliance_kb"] > figures["web_memory_on_top_kb"]
+
+
+def test_a_wrong_pairing_code_is_told_as_it_is() -> None:
+    """Seen: "12345 is six digits" for a code one digit short, and "651450651450 is six digits" for the code
+    typed twice (the form refilled it after Back)."""
+    from device.web.security import Pairing
+
+    p = Pairing(code="651450")
+    cases = {"12345": "12345: 5 digits, not six;", "651450651450": "651450651450: 12 digits, not six;",
+             "65145x": "65145x: not six digits;", "": "nothing typed;", "123456": "123456: not the code;"}
+    for typed, said in cases.items():
+        session, message = p.pair(f"client-{typed}", typed)
+        assert session is None and message.startswith(said), message
+    assert p.pair("other", " 651 450 ")[0] is not None  # spaces are no mistake
