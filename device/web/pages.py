@@ -33,7 +33,7 @@ img.oled{image-rendering:pixelated;image-rendering:crisp-edges;width:384px;max-w
 .buttons .link{grid-column:1/-1;margin:0}
 .buttons button.hold{font-size:.8em;grid-column:span 3}
 table{border-collapse:collapse;display:block;overflow-x:auto;max-width:100%}
-td,th{border:1px solid #444;padding:.25em .4em}#check td{overflow-wrap:anywhere}
+td,th{border:1px solid #444;padding:.25em .4em}#check{list-style:none;padding:0}#check li{margin:0 0 .6em;overflow-wrap:anywhere}
 #chart tr>th:first-child{position:sticky;left:0;background:#111}
 code{overflow-wrap:anywhere}
 .undone{text-decoration:line-through;color:#888}.refused{color:#f88}
@@ -475,10 +475,12 @@ def fire_section(faces: Sequence[dict[str, Any]], effects: Sequence[str], csrf: 
 
 
 def check_page(lines: Sequence[Any]) -> str:
-    rows = "".join(f'<tr><td class="{esc(c.status.lower())}">{esc(c.status)}</td><td>{esc(c.part)}</td>'
-                   f"<td>{esc(c.detail)}</td></tr>" for c in lines)
+    # one entry a line, the status and part above the words: as a three-column table at phone width the
+    # first two columns shrank to a letter wide ("W A R N", "cali brat ion")
+    rows = "".join(f'<li><b class="{esc(c.status.lower())}">{esc(c.status)}</b> <b>{esc(c.part)}</b>'
+                   f"<br>{esc(c.detail)}</li>" for c in lines)
     body = (f"<p>The files and parts the appliance reads. The bus and pin probes of <code>pitboard check</code> "
-            f"are not run here: the running appliance holds them.</p><table id=check>{rows}</table>")
+            f"are not run here: the running appliance holds them.</p><ul id=check>{rows}</ul>")
     return layout("Check", body, here="/check")
 
 
