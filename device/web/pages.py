@@ -492,19 +492,24 @@ def teach_page(csrf: str, *, frame: int | None, die: str = "", face: str = "", t
     head = "<h2>A die face</h2>"
     if token is not None:
         found = f"{dice} {'die' if dice == 1 else 'dice'} found"
-        body = (f"{msg}<p>The crop taken: {found} (outlined). Each one becomes an "
-                f"example of <b>{esc(die)} {esc(face)}</b> once you confirm.</p>"
-                f'<img class="cam" id="crop" alt="the crop to teach" src="/teach/crop/{esc(token)}.png">'
-                f'<form method=post action=/teach/confirm>{csrf_field(csrf)}<input type=hidden name=token '
-                f'value="{esc(token)}"><button type=submit id=confirm>Add to the face library</button> '
-                f'<a href="/teach">cancel</a></form>')
+        if dice == 1:
+            said = f"It becomes an example of <b>{esc(die)} {esc(face)}</b> once you confirm."
+            confirm = (f'<form method=post action=/teach/confirm>{csrf_field(csrf)}<input type=hidden name=token '
+                       f'value="{esc(token)}"><button type=submit id=confirm>Add to the face library</button> '
+                       f'<a href="/teach">cancel</a></form>')
+        else:  # the library is taught one die at a time (a mixed roll must not be taught as one face)
+            said = ("A face is taught one die at a time: leave one die on the tray, with the face to teach up, "
+                    "and take the crop again.")
+            confirm = '<p><a href="/teach" id=again>Take another crop</a></p>'
+        body = (f"{msg}<p>The crop taken: {found} (outlined). {said}</p>"
+                f'<img class="cam" id="crop" alt="the crop to teach" src="/teach/crop/{esc(token)}.png">{confirm}')
     elif frame is None:
         body = (f"{msg}<p class=skip>No camera frame: teaching from the live camera needs the camera "
                 f"(<code>pitboard sim GAME --dice-images FOLDER</code> puts photos on the tray with r). "
                 f"<code>pitboard teach dice --die NAME --face FACE IMAGES</code> teaches from photos.</p>")
     else:
-        body = (f"{msg}<p>Put dice of one kind on the tray, all showing the same face; take the crop, check it, "
-                f"then confirm.</p><img class=cam id=tray alt=\"the tray now\" src=\"/teach/tray.png?f={frame}\">"
+        body = (f"{msg}<p>Put one die on the tray, showing the face to teach; take the crop, check it, "
+                f"then confirm. Teach each face a few times, with the die turned and moved.</p><img class=cam id=tray alt=\"the tray now\" src=\"/teach/tray.png?f={frame}\">"
                 f'<form method=post action=/teach>{csrf_field(csrf)}{names} '
                 f'<button type=submit id=take>Take this crop</button></form>')
     return layout("Teach dice faces and templates", head + body + templates, here="/teach")

@@ -113,8 +113,8 @@ def teach(item: Pending, path: Path | None) -> tuple[Any, str]:
     try:
         seen = len(dice_to_teach(item.crop))
         if seen != 1:
-            raise ValueError(f"{seen} dice seen in the tray where one was expected; leave one die there, "
-                             f"{item.face} up, and take the crop again")
+            raise ValueError(f"{seen} dice seen in the tray where one was expected; leave one die there, with "
+                             f"its {item.face} face up, and take the crop again")
         plan = plan_teaching(library, item.die, [item.face], item.crop)
     except ValueError as exc:
         raise ValueError(f"the crop was not taught (the face library is unchanged): {exc}") from None

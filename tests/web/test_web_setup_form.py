@@ -182,3 +182,16 @@ def test_the_held_ok_says_camera_tokens_only_where_the_camera_counts_them(game):
     page = html_lib.unescape(live_page(EMPTY, "t", camera=None, game=game))
     assert ("OK (hold): camera's tokens" in page) == (game == "gaslands")
     assert "BACK (hold): undo several" in page
+
+
+def test_a_crop_of_several_dice_offers_no_confirm_that_would_be_refused():
+    """Seen: the Teach page said "put dice of one kind on the tray"; the crop said "4 dice found ... each one
+    becomes an example once you confirm"; Confirm then refused "4 dice seen where one was expected"."""
+    from device.web.pages import teach_page
+
+    many = html_lib.unescape(teach_page("t", frame=1, die="skid", face="SHIFT", token="k", dice=4))
+    assert "id=confirm" not in many and "one die at a time" in many and "becomes an example" not in many
+    one = html_lib.unescape(teach_page("t", frame=1, die="skid", face="SHIFT", token="k", dice=1))
+    assert "id=confirm" in one and "It becomes an example of" in one
+    start = html_lib.unescape(teach_page("t", frame=1))
+    assert "Put one die on the tray" in start and "dice of one kind" not in start
