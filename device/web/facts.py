@@ -187,6 +187,16 @@ def parse(fact: Fact, text: str) -> Any:
     return number
 
 
+def as_typed(game: str, path: Path, form: Mapping[str, str]) -> tuple[list[tuple[Fact, str]], list[dict[str, Any]]]:
+    """The facts and cards as the form had them typed (a refused save shows them again to be mended, not the
+    saved ones, which lost every entry of the form)."""
+    values, cards, _ = current(game, path)
+    values = [(fact, str(form.get(fact.field, value))) for fact, value in values]
+    cards = [{**c, **{k: str(form[f"card.{c['id']}.{k}"]) for k in ("name", "timing", "text")
+                      if f"card.{c['id']}.{k}" in form}} for c in cards]
+    return values, cards
+
+
 def facts_from_form(game: str, form: Mapping[str, str]) -> dict[str, Any]:
     """The setup tables the form fills in: only the facts not left unknown, and (Grand Tour) the cards."""
     out: dict[str, Any] = {}

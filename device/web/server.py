@@ -477,7 +477,9 @@ def create_app(ctx: WebContext) -> Starlette:
             del checked[next(iter(checked))]
         return RedirectResponse(f"/setup?checked={token}", status_code=303)
 
-    async def rules_get(request: Request, session: Session, form: dict[str, str], message: str = "") -> Response:
+    async def rules_get(request: Request, session: Session, form: dict[str, str], message: str = "",
+                        typed: tuple[str, Any, Any, str] | None = None, status: int = 200) -> Response:
+        """The rule facts page; ``typed``: (game, facts, cards, why not saved) of a refused save, shown as typed."""
         from device.web.setup import chart_view
 
         try:
@@ -498,10 +500,13 @@ def create_app(ctx: WebContext) -> Starlette:
             path = ctx.chart_path.parent / facts.file_name(game)
             values, cards, facts_problem = facts.current(game, path)
             saved_msg = "Facts saved." if request.query_params.get("facts") == game else facts_problem
-            more += pages.facts_section(game, values, cards, facts.TIMINGS, session.csrf, str(path), saved_msg,
-                                        ok=not facts_problem or bool(request.query_params.get("facts")))
+            ok = not facts_problem or bool(request.query_params.get("facts"))
+            if typed is not None and typed[0] == game:
+                _, values, cards, saved_msg = typed
+                ok = False
+            more += pages.facts_section(game, values, cards, facts.TIMINGS, session.csrf, str(path), saved_msg, ok=ok)
         return html(pages.chart_page(chart, saved, statuses, gear, verdicts, session.csrf, str(ctx.chart_path),
-                                     message or problem, more))
+                                     message or problem, more), status)
 
     async def chart_post(request: Request, session: Session, form: dict[str, str]) -> Response:
         from device.web.setup import save_chart
@@ -519,8 +524,9 @@ def create_app(ctx: WebContext) -> Starlette:
         try:
             save_fire(ctx.chart_path.parent / FIRE_FILE, form)
         except ValueError as exc:
-            return html(pages.layout("Rule facts", f"<p class=fail id=fire-message>{pages.esc(exc)}</p>",
-                                     here="/rules"), 400)
+            return html(pages.layout("Rule facts", f"<p class=fail id=fire-message>{pages.esc(exc)}</p><p>Go back "
+                                     "with the browser's Back to mend it (the faces typed are kept there), or "
+                                     '<a href="/rules#fire">see the saved faces</a>.</p>', here="/rules"), 400)
         return RedirectResponse("/rules?fire=1#fire", status_code=303)
 
     async def facts_post(request: Request, session: Session, form: dict[str, str]) -> Response:
@@ -530,12 +536,15 @@ def create_app(ctx: WebContext) -> Starlette:
         if game not in facts.GAMES:
             return PlainTextResponse(f"{game!r} has no facts edited here; games are {', '.join(facts.GAMES)}",
                                      status_code=404)
+        path = ctx.chart_path.parent / facts.file_name(game)
         try:
-            await asyncio.to_thread(facts.save_facts, game, ctx.chart_path.parent / facts.file_name(game), form)
+            await asyncio.to_thread(facts.save_facts, game, path, form)
         except ValueError as exc:
-            return html(pages.layout("Rule facts", f'<p class=fail id="facts-{pages.esc(game)}-message">'
-                                     f'{pages.esc(exc)}</p><p><a href="/rules#facts-{pages.esc(game)}">back to the '
-                                     f"rule facts</a></p>", here="/rules"), 400)
+            # the page again with what was typed and why it was not saved: the page of the message alone, and
+            # its link back to the saved values, lost every entry of the form
+            values, cards = facts.as_typed(game, path, form)
+            return await rules_get(request, session, form, typed=(game, values, cards, f"Not saved: {exc}"),
+                                   status=400)
         return RedirectResponse(f"/rules?facts={game}#facts-{game}", status_code=303)
 
     async def rules_saved(request: Request, session: Session, form: dict[str, str]) -> Response:

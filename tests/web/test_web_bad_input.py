@@ -257,3 +257,18 @@ def test_a_crop_showing_several_dice_is_not_taught_as_one_face(table, tmp_path):
     crop = take_crop(client, token, "skid", "SHIFT")
     assert client.post("/teach/confirm", data={"csrf": token, "token": crop}).status_code == 200
     assert len(load_library(tmp_path / "faces.json").examples["skid"]["SHIFT"]) == 1
+
+
+def test_a_refused_rule_facts_save_shows_what_was_typed(table):
+    """Seen: a Thunder Road facts form with one bad value among four: the answer was the message alone, and
+    its link back showed the saved values, so all four entries were lost."""
+    import html as html_lib
+
+    client, token = paired_client(table)
+    r = client.post("/rules/facts/thunder_road", data={"csrf": token, "vehicle_types.big_rig.damage_slots": "three",
+                                                       "vehicle_types.bike.damage_slots": "2"})
+    assert r.status_code == 400
+    page = html_lib.unescape(r.text)
+    assert message(r.text, "facts-thunder_road-message").startswith("Not saved:")
+    assert 'id="fact-vehicle_types.big_rig.damage_slots" value="three"' in page
+    assert 'id="fact-vehicle_types.bike.damage_slots" value="2"' in page
