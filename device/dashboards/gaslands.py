@@ -208,8 +208,8 @@ def _hull(draw: ImageDraw.ImageDraw, v: VehicleView, geo: _Geometry) -> None:
     top = MIDDLE_TOP + 15
     label = f"{v.hull}/{v.max_hull}"
     w = pixel_text_width(label)
-    bar(draw, (geo.right_x, top, geo.right_end - w - 3, top + 8), v.hull, v.max_hull)
-    pixel_text(draw, (geo.right_end - w + 1, top + 1), label)
+    bar(draw, (geo.right_x, top, geo.right_end - w - 4, top + 8), v.hull, v.max_hull)
+    pixel_text(draw, (geo.right_end - w, top + 1), label)  # a pixel further right cut the last digit's edge
 
 
 def _tags(draw: ImageDraw.ImageDraw, v: VehicleView, geo: _Geometry) -> None:
