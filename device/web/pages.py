@@ -121,6 +121,14 @@ LIVE_JS = """
         b.type = 'button'; b.dataset.place = i + 1; b.textContent = n; pad.appendChild(b);
       });
       typed = [];
+      dice.hidden = false;
+      // the roller's own screen, where the dice being entered show, must not sit under the buttons and the
+      // pad (at 360 px they take nearly half the phone's height)
+      var fig = d.player && document.querySelector('figure[data-player="' + CSS.escape(d.player) + '"]');
+      var dock = document.querySelector('.dock');
+      if (fig && dock && fig.getBoundingClientRect().bottom > window.innerHeight - dock.offsetHeight) {
+        fig.scrollIntoView({block: 'start'});
+      }
     }
     dice.hidden = false;
     showTyped();

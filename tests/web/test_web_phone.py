@@ -336,3 +336,32 @@ def test_a_long_back_on_the_phone_asks_before_it_undoes_several_decisions(tmp_pa
         wait_for(lambda: served.sim.app.match.undoable < undone, what="the long BACK's undo")
     finally:
         served.close()
+
+
+def test_the_rollers_screen_is_brought_above_the_dice_pad(tmp_path, monkeypatch):
+    """Seen at 360 x 740: the buttons and the dice pad took ~330 px at the foot of the page, and the screen of
+    the player rolling (where the dice being entered show) sat under them."""
+    from selenium.webdriver.common.by import By
+
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    served = ServedSim(tmp_path, game="thunder_road")
+    small = browser(tmp_path / "profile")
+    small.set_window_size(360, 740)
+    try:
+        pair(small, served)
+        wait_for(lambda: "Ana" in small.find_element(By.ID, "dice-label").text, what="Ana's roll")
+        for roller in ("Ben", "Cy"):  # each next roller's box: their screen in view above the dock
+            pad = {b.text: b for b in small.find_elements(By.CSS_SELECTOR, "#dice-pad button")}
+            for face in ("3", "5", "1", "6"):
+                pad[face].click()
+            small.find_element(By.ID, "dice-send").click()
+            wait_for(lambda r=roller: r in small.find_element(By.ID, "dice-label").text, what=f"{roller}'s roll")
+            time.sleep(0.3)
+            hidden = small.execute_script(
+                "var f = document.querySelector('figure[data-player=\"' + arguments[0] + '\"]');"
+                "var r = f.getBoundingClientRect(), dock = document.querySelector('.dock').getBoundingClientRect();"
+                "return r.bottom > dock.top || r.top < 0;", roller)
+            assert not hidden, f"{roller}'s screen is not in view above the dice pad"
+    finally:
+        small.quit()
+        served.close()
