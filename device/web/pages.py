@@ -39,7 +39,8 @@ code{overflow-wrap:anywhere}
 .undone{text-decoration:line-through;color:#888}.refused{color:#f88}
 select{background:#222;color:#eee}
 input,select,textarea,button{font-size:16px;max-width:100%;box-sizing:border-box}button{padding:.4em .9em}input,button{min-height:44px}
-select{min-height:40px}nav a{padding:.3em 0}textarea{width:100%;height:22em;background:#1a1a1a;color:#eee}
+select{min-height:44px}nav a{display:inline-flex;align-items:center;min-height:44px}
+td a,main>p>a{display:inline-block;padding:.75em .2em;white-space:nowrap}textarea{width:100%;height:22em;background:#1a1a1a;color:#eee}
 .ok{color:#8f8}.fail{color:#f88}.warn{color:#fc6}.skip{color:#aaa}
 .cam{max-width:100%;border:1px solid #444}
 .trivial{background:#264}.permitted{background:#245}.hazardous{background:#a60}.not_permitted{background:#822}
@@ -363,10 +364,26 @@ def live_page(snap: Snapshot, csrf: str, *, camera: int | None, game: str) -> st
     return layout(f"Live: {title_of(game)}", body, here="/", script=True)
 
 
+def _when(stamp: str) -> str:
+    """A game's start as a person reads it ("2026-12-03 21:45 UTC"; the log keeps ISO with milliseconds, which
+    a phone's column cut to "2026-12-03T21:45:51.668+00:")."""
+    from datetime import datetime, timezone
+
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except (TypeError, ValueError):
+        return stamp
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(timezone.utc)
+    return moment.strftime("%Y-%m-%d %H:%M") + (" UTC" if moment.tzinfo is not None else "")
+
+
 def games_page(games: Sequence[Any], where: str) -> str:
+    # the appliance resumes the newest unfinished game of its kind: an older one left unfinished is not played
+    current = {g.game: g.id for g in sorted(games, key=lambda g: g.id) if not g.finished}
     rows = "".join(
-        f'<tr><td><a href="/log/{g.id}">game {g.id}</a></td><td>{esc(title_of(g.game))}</td><td>{esc(g.created)}</td>'
-        f'<td>{"finished" if g.finished else "playing"}</td><td>{g.events}</td>'
+        f'<tr><td><a href="/log/{g.id}">game {g.id}</a></td><td>{esc(title_of(g.game))}</td><td>{esc(_when(g.created))}</td>'
+        f'<td>{"finished" if g.finished else "playing" if current.get(g.game) == g.id else "left unfinished"}</td><td>{g.events}</td>'
         f'<td><a href="/log/{g.id}/events.jsonl">JSON lines</a> · <a href="/log/{g.id}/events.csv">CSV</a></td></tr>'
         for g in reversed(games))
     body = (f"<p>{esc(where)}</p><table id=games><tr><th>game</th><th>kind</th><th>begun</th><th></th><th>events</th>"

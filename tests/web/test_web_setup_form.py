@@ -195,3 +195,20 @@ def test_a_crop_of_several_dice_offers_no_confirm_that_would_be_refused():
     assert "id=confirm" in one and "It becomes an example of" in one
     start = html_lib.unescape(teach_page("t", frame=1))
     assert "Put one die on the tray" in start and "dice of one kind" not in start
+
+
+def test_the_game_log_list_says_which_game_is_played_and_when_games_began():
+    """Seen at 360 px: the start read "2026-12-03T21:45:51.668+00:…" (cut), and a game left behind by a new
+    one read "playing" like the new one."""
+    from types import SimpleNamespace
+
+    from device.web.pages import games_page
+
+    games = [SimpleNamespace(id=1, game="gaslands", created="2026-12-03T21:45:51.668+00:00", finished=False, events=9),
+             SimpleNamespace(id=2, game="gaslands", created="2026-12-03T22:01:02.000+00:00", finished=False, events=3),
+             SimpleNamespace(id=3, game="space_race", created="2026-12-03T22:05:00+00:00", finished=True, events=40)]
+    page = games_page(games, "x.sqlite")
+    rows = re.findall(r"<tr><td><a href=\"/log/(\d)\">.*?</td><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td>", page)
+    assert rows == [("3", "Twilight Struggle Space Race", "2026-12-03 22:05 UTC", "finished"),
+                    ("2", "Gaslands: Refuelled", "2026-12-03 22:01 UTC", "playing"),
+                    ("1", "Gaslands: Refuelled", "2026-12-03 21:45 UTC", "left unfinished")]
