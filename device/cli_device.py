@@ -30,8 +30,6 @@ from device.config import DEFAULT_PATH, ConfigError, PitboardConfig, ScreenConfi
 #: SSD1306 / SH1106 / SSD1309 "no operation" command: a harmless write that the controller must ACK.
 OLED_NOP = 0xE3
 
-
-
 #: The escapes ``--keys`` understands: a newline (Enter after typed dice), a tab, a backslash.
 _KEY_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\"}
 
@@ -811,8 +809,7 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
     config.  The hardware seams (pin factory, screen backend, camera backend, clock) are parameters so that
     the test suite builds the whole appliance on mock pins and recording screens."""
     from device.app import App, VisionReader, open_match
-    from device.camera_input import car_tags_of
-    from device.camera_input import files_notice
+    from device.camera_input import car_tags_of, files_notice
     from device.buttons import ButtonPanel
     from device.camera import Camera, ThreadedBackend, backend_from_config
     from device.displays import build_bank

@@ -57,8 +57,8 @@ class WebContext:
     #: The ``check`` lines (device.cli_device.CheckLine) for the check page.
     check: Callable[[], Sequence[Any]] | None = None
     game_id: Callable[[], int | None] = lambda: None
-    #: The game being played, when Start this game would leave it unfinished ("the gaslands game 3, 12
-    #: decisions in"); None when there is none or it is over or nothing has been played yet.
+    #: The game being played, when Start this game would leave it unfinished ("A Gaslands: Refuelled game
+    #: (game 3), 12 moves in,"); None when there is none, it is over, or nothing has been played yet.
     in_progress: Callable[[], str | None] = lambda: None
     #: Somebody opened the pairing page: show the code on player 1's screen (queued for the loop).
     on_pair_page: Callable[[], None] | None = None
