@@ -38,7 +38,9 @@ Design choices where the sources are silent (the README lists the commands):
 * **Passing.**  "If you have no such vehicle, you *may* coast": a player with no operable unmoved vehicle
   may decline; ``pass`` then sets their remaining dice aside for the round (otherwise the turn order could
   never move on).  A player whose last die went to a command (a Repair putting a car back in service) has
-  no die to assign and passes too.
+  no die to assign and passes too.  But a turn spent on a command alone, with nothing left to move, cannot
+  coast ("not on a turn in which you coast"): ``pass`` then only ends that turn (``turn_ended``), and the
+  dice and coasts left wait for the player's next turn (menu: "End turn").
 * **Unknown Fire-die face.**  The roll is recorded and the table rules on it with ``fire_ruling``; the
   prompt tells the owner to fill the face in ``fire_die.toml`` so the question is not asked again.
 * **Consequences are events.**  The next turn (``turn_started``), the end of the round (``round_ended``),
