@@ -694,20 +694,13 @@ def car_tags_of(state: Any) -> dict[int, str]:
     return out
 
 
-def car_tags_from_options(options: Mapping[str, Any], module: Any | None = None) -> dict[int, str]:
-    """Tag id → vehicle id from a setup (``[[players.vehicles]] tag = 10``): how the camera names cars.  With
-    the game's ``module`` the setup is started by its rules, so a vehicle without an ``id`` keeps its tag
-    under the id the rules give it (without, such a tag was dropped and the car never seen)."""
-    if module is not None:
-        try:
-            from games.core import Match
+def car_tags_from_options(options: Mapping[str, Any], module: Any) -> dict[int, str]:
+    """Tag id → vehicle id from a setup (``[[players.vehicles]] tag = 10``): how the camera names cars.  The
+    setup is started by the game's rules (``module``), so a vehicle without an ``id`` keeps its tag under the
+    id the rules give it (read from the setup's own text, such a tag was dropped and the car never seen)."""
+    from games.core import Match
 
-            return car_tags_of(Match.begin(module.GAME, dict(options)).state)
-        except Exception:  # noqa: BLE001 - a setup the rules refuse is the game line's to report
-            return {}
-    out: dict[int, str] = {}
-    for player in options.get("players", []) or []:
-        for v in (player.get("vehicles", []) if isinstance(player, Mapping) else []) or []:
-            if isinstance(v, Mapping) and isinstance(v.get("tag"), int) and isinstance(v.get("id"), str):
-                out[v["tag"]] = v["id"]
-    return out
+    try:
+        return car_tags_of(Match.begin(module.GAME, dict(options)).state)
+    except Exception:  # noqa: BLE001 - a setup the rules refuse is the game line's to report
+        return {}

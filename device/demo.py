@@ -180,7 +180,7 @@ class GaslandsDemo:
         from vision.table import default_config
 
         config = default_config()
-        self.table_config = dataclasses.replace(config, car_tags=car_tags_from_options(self.options))
+        self.table_config = dataclasses.replace(config, car_tags=car_tags_from_options(self.options, self.module))
         image = self.scene()
         sightings = detect_tags(image, self.table_config.dictionary)
         self.calibration = calibrate_from_markers(
