@@ -48,6 +48,15 @@ def pair_owners(state: ThunderRoadState, bump: Bump) -> list[str]:
     return list(dict.fromkeys(state.vehicle(vid).owner for vid in (bump.a, bump.b)))
 
 
+def reroll_owners(state: ThunderRoadState, bump: Bump) -> list[str]:
+    """Who may still ask for the bump's one re-roll: the larger vehicle's owner, either owner while the sizes
+    are unknown, nobody for vehicles of one size or a bump re-rolled already."""
+    owner, why = larger_owner(state, bump)
+    if bump.rerolled or why == "same":
+        return []
+    return [owner] if owner else pair_owners(state, bump)
+
+
 def decide_reroll(state: ThunderRoadState, command: Command) -> list[Event]:
     needs_step(state, Step.PLACE)
     b = current_bump(state)

@@ -22,7 +22,7 @@ from typing import Any
 from games.core import Command
 from games.core.table_input import accepted_by, Choice, DiceRequest, Menu, branch, keep_legal, leaf, roll
 from games.thunder_road import rules
-from games.thunder_road.bumps import larger_owner, pair_owners
+from games.thunder_road.bumps import reroll_owners
 from games.thunder_road.common import own_label
 from games.thunder_road.state import MOVEMENT_DICE, Step, ThunderRoadState, Vehicle
 from games.thunder_road.turn import command_turn_ends
@@ -253,6 +253,7 @@ def menu(state: ThunderRoadState) -> Menu:
     choices: list[Choice | None] = []
     first: list[str] = []
     status = ""
+    pass_words = "Pass"
     if step is Step.ROLL:
         waiting = [pl.name for pl in state.players if state.standing(pl.name) and not pl.rolled]
         dice = _movement_roll(waiting[0])
@@ -261,22 +262,23 @@ def menu(state: ThunderRoadState) -> Menu:
         status = f"round {state.round}: {len(waiting)} to roll"
     elif turn is not None:
         who = turn.player
+        # after a command alone the turn only ends ("End turn"): the player is not out of the round
+        command_turn = step is Step.TURN and command_turn_ends(state, who)
+        pass_words = "End turn" if command_turn else "Pass"
         dice_left = " ".join(str(d) for d in sorted(state.player(who).dice)) or "none"
         status = f"{who} · dice {dice_left}"
         if turn.vehicle is not None:
             first.append(turn.vehicle)
             status = _moving_status(state, who)
         if step is Step.TURN:
-            if command_turn_ends(state, who):  # why "End turn" is the way on, and no Coast is offered
+            if command_turn:  # why "End turn" is the way on, and no Coast is offered
                 status = f"{who} · a command turn: no coast"
             if "assign" in commands:
                 choices.append(_assign(state, who, "assign", state.unmoved(who), "Move a vehicle…", True))
             if "coast" in commands:
                 choices.append(_assign(state, who, "coast", state.coastable(who), "Coast 1…", True))
             if "pass" in commands:
-                # after a command alone the turn only ends: the player is not out of the round
-                ends = "End turn" if command_turn_ends(state, who) else "Pass"
-                choices.append(leaf(ends, Command("pass"), default="coast" not in commands))
+                choices.append(leaf(pass_words, Command("pass"), default="coast" not in commands))
         elif step is Step.FIRE:
             dice = DiceRequest("fire", 1, "the Fire die", lambda f: Command("fire", {"face": f[0]}))
             choices.append(roll("Roll the Fire die", dice, default=True))
@@ -303,8 +305,7 @@ def menu(state: ThunderRoadState) -> Menu:
                 if "reroll" in commands:
                     # whose right it is, on the screen of whoever holds the menu (the larger vehicle's owner;
                     # either owner while the sizes are unknown)
-                    owner, _ = larger_owner(state, b)
-                    owners = [owner] if owner else pair_owners(state, b)
+                    owners = reroll_owners(state, b)
                     choices.append(roll(f"Re-roll ({' or '.join(owners)})", _bump_entry("reroll")))
                 others = [v for v in state.vehicles if not v.eliminated and v.id not in (b.a, b.b)]
                 choices.append(branch("Chain bump…", [
@@ -323,6 +324,5 @@ def menu(state: ThunderRoadState) -> Menu:
     elif step is Step.MOVE and turn is not None:
         usual = f"Moved {turn.allowance}"
     elif step is Step.TURN and "pass" in commands and "coast" not in commands:
-        # nothing left to move and nothing to coast: passing (ending a command turn) is the way on
-        usual = "End turn" if turn is not None and command_turn_ends(state, turn.player) else "Pass"
+        usual = pass_words  # nothing left to move and nothing to coast: passing (ending a command turn) is the way on
     return Menu(title, keep_legal(choices, _legal(state)), who, status, dice).with_advance(usual)

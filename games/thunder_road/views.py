@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from games.core import Alert
 
-from games.thunder_road.bumps import larger_owner, pair_owners
+from games.thunder_road.bumps import reroll_owners
 from games.thunder_road.common import own_label
 from games.thunder_road.prompt import prompt
 from games.thunder_road.state import PlayerView, Step, ThunderRoadState, VehicleView
@@ -18,10 +18,7 @@ def _alerts(state: ThunderRoadState, name: str) -> tuple[Alert, ...]:
         alerts.append(Alert("fire_roll", f"{what} for {own_label(state, turn.vehicle)}", name))
     if state.step is Step.PLACE and state.bumps and turn is not None and turn.player != name:
         # the re-roll is in the turn player's menu: an owner who may ask for it sees so on their own screen
-        b = state.bumps[0]
-        owner, why = larger_owner(state, b)
-        may = [owner] if owner else pair_owners(state, b) if why == "unknown" else []
-        if not b.rerolled and name in may:
+        if name in reroll_owners(state, state.bumps[0]):
             alerts.append(Alert("reroll", f"you may re-roll the bump dice once: Re-roll in {turn.player}'s menu",
                                 name))
     for v in state.fleet(name):
