@@ -572,6 +572,19 @@ class App:
             return None
         return self.apply(result, source=source, now=now)
 
+    def show_typing(self, faces: Sequence[Any], *, who: str, now: float | None = None) -> None:
+        """The dice typed so far for the awaited roll (the phone's pad, the simulator's digits), before they
+        are sent: on the roller's screen, so the table sees each die as it is entered.  No dice typed (the
+        last taken back, the roll sent): the line goes."""
+        request = self.awaited_roll()
+        if request is None or not faces:
+            self.withdraw("dice")
+            return
+        n = len(faces)
+        room = f"{n} of {request.count}" if request.exact else f"{n}, at most {request.count}"
+        typed = " ".join(str(request.name_of(f)) for f in faces)
+        self.notify("dice", f"{who} typing: {typed} ({room})", self.prompt().player, now=now)
+
     # -- screens ----------------------------------------------------------------------------------
     def _dark_screens(self) -> set[str]:
         """The players whose screen does not answer (unplugged, or missing since the start), and the chooser

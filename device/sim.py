@@ -582,7 +582,7 @@ class Sim:
             self.type_digit(int(key))
         elif key == "0":
             self.typed = []
-            self.app.type_faces([])
+            self.send_typed()
         elif key in ("Enter", "."):
             if self.typed:
                 self.send_typed()
@@ -617,6 +617,7 @@ class Sim:
         self._say_typed()
 
     def _say_typed(self) -> None:
+        self.app.show_typing(self.typed, who="keyboard")  # the roller's screen, where the table reads it
         if self.live:
             self._dirty = True  # shown under the prompt
         else:
@@ -624,6 +625,7 @@ class Sim:
 
     def send_typed(self) -> None:
         faces, self.typed = self.typed, []
+        self.app.show_typing([], who="keyboard")
         self.app.type_faces(faces)
 
     def roll_image(self) -> None:

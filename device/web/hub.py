@@ -109,13 +109,8 @@ def type_dice(app: Any, offer: DiceOffer, places: Sequence[int], now: float | No
     request = app.awaited_roll()
     faces = [faces_of(app, request)[i - 1] for i in places]
     typed = " ".join(request.name_of(f) for f in faces)
-    if draft and not places:  # a pad emptied (Take back of the last die, a page loaded anew): nothing typed
-        app.withdraw("dice")
-        return
-    if draft:
-        n = len(places)
-        room = f"{n} of {offer.count}" if offer.exact else f"{n}, at most {offer.count}"
-        app.notify("dice", f"phone typing: {typed or '-'} ({room})", offer.player, now=now)
+    if draft:  # a pad emptied (Take back of the last die, a page loaded anew) withdraws the line
+        app.show_typing(faces, who="phone", now=now)
         return
     outcome = app.type_faces(faces, now, source="web")
     if getattr(outcome, "accepted", False):

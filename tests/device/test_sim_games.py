@@ -267,3 +267,28 @@ def test_sim_grand_tour_with_keys(tmp_path: Path) -> None:
     assert lines[12:] == ok({"type": "end_round", "pack": False},
                             *({"type": "exhaustion", "rider": r, "cards": 0} for r in field[:3]))
     assert len(lines) == 16
+
+
+def test_sim_shows_each_typed_die_on_the_rollers_screen(tmp_path: Path) -> None:
+    """The brief: "every die being entered ... must be visible on the player's OLED; the terminal line of the
+    simulator is not a screen."  Each digit typed goes to the roller's screen before Enter (as the phone's
+    pad does); Backspace takes it back there too, and once the roll is sent the line goes."""
+    with Table("thunder_road", tmp_path) as t:
+        app, bank = t.sim.app, t.sim.bank
+        roller = app.prompt().player
+        assert roller == "Ana"
+        before = bank.frames[roller].tobytes()
+
+        def typing() -> list[tuple[str, str | None]]:
+            return [(n.text, n.player) for n in app.notices if n.kind == "dice"]
+
+        t.feed("13")
+        assert typing() == [("keyboard typing: 1 3 (2 of 4)", "Ana")]
+        assert bank.frames["Ana"].tobytes() != before, "Ana's screen does not show the dice typed"
+        t.feed("\x7f")
+        assert typing() == [("keyboard typing: 1 (1 of 4)", "Ana")]
+        t.feed("\x7f")
+        assert typing() == []  # nothing typed: nothing said
+        t.feed("1346\n")
+        assert typing() == []  # sent: the roll itself is what the screens show now
+        assert t.lines[-1] == "[keyboard] {'type': 'roll', 'player': 'Ana', 'dice': [1, 3, 4, 6]} -> ok"
