@@ -125,6 +125,14 @@ def read_setup(module: Any, setup: Path | None, source: str = "pitboard.toml") -
     return setup_options(module, setup, fix=fix)
 
 
+def _setup_refused(config: PitboardConfig, reason: str, options: Any) -> str:
+    """The rules' refusal of ``[game] setup``, naming the file, and the game it looks written for."""
+    from device.setup_files import setup_refused
+
+    return setup_refused(config.game.setup, reason, game=config.game.name, options=options,
+                         plays=f'[game] name = "{{game}}" in {config.source} plays it')
+
+
 def read_vision_files(config: PitboardConfig) -> tuple[Any, Any, list[Any]]:
     """``(calibration, face library, problems)`` of ``[vision]``: never raises for a damaged file."""
     from device.camera_input import read_calibration_file, read_face_library
@@ -258,10 +266,13 @@ def probe_game(config: PitboardConfig) -> list[CheckLine]:
     try:
         module = game_package(config.game.name)
         options = read_setup(module, config.game.setup, config.source)
+    except Exception as exc:
+        return [CheckLine("FAIL", part, str(exc))]
+    try:
         players = seated_players(module, module.GAME.start(options))
     except Exception as exc:
         reason = getattr(exc, "reason", None) or str(exc)
-        return [CheckLine("FAIL", part, reason)]
+        return [CheckLine("FAIL", part, _setup_refused(config, reason, options))]
     source = str(config.game.setup) if config.game.setup else "example setup"
     lines = [CheckLine("OK", part, f"{source} is a valid table")]
     if config.camera.backend.value != "none":
@@ -839,7 +850,7 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
     except Exception as exc:
         store.close()
         reason = getattr(exc, "reason", None) or str(exc)
-        raise _user_error(f"the game could not start: {reason}") from None
+        raise _user_error(f"the game could not start: {_setup_refused(config, reason, options)}") from None
     players = {str(getattr(v, "player", "")) for v in match.views()}
     strangers = [screen.player for screen in config.screens if screen.player not in players]
     for stranger in strangers:

@@ -58,7 +58,9 @@ def open_match(game_name: str, store: Store, setup: Mapping[str, Any] | None, *,
     try:
         game_id, match, resumed = store.open_match(load_game(game_name), setup, new=new)
     except Illegal as exc:
-        raise _user_error(setup_refused(setup_path, exc.reason) if setup is not None else exc.reason) from None
+        why = setup_refused(setup_path, exc.reason, game=game_name, options=setup,
+                            plays="`pitboard play {game}` with the same --setup plays it")
+        raise _user_error(why if setup is not None else exc.reason) from None
     except NoGameToResume as exc:
         raise _user_error(str(exc) if new else f"{exc}; give --setup to start one") from None
     except StoreError as exc:

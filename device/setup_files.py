@@ -137,12 +137,45 @@ def read_setup_file(path: str | Path, *, fix: str, what: str = "setup file") -> 
     return read_toml_file(path, fix=fix, what=what)
 
 
-def setup_refused(path: str | Path | None, reason: str) -> str:
-    """The message for a setup the rules refused: the file first, then the rules' own words."""
+def setup_refused(path: str | Path | None, reason: str, *, game: str | None = None, options: Any = None,
+                  plays: str = "") -> str:
+    """The message for a setup the rules refused: the file first, then the rules' own words.  With the
+    ``game`` it was given to and its ``options``: when its keys are another game's (a Thunder Road setup
+    given to Gaslands), that is said too, and ``plays`` (``{game}``, ``{title}``: the other game's) says how to
+    play it."""
     reason = reason.removeprefix("setup: ")
+    other = another_games_setup(game, options) if game is not None else None
+    if other is not None:
+        from device.web.pages import title_of
+
+        name, keys = other
+        said = " and ".join(keys) if len(keys) <= 2 else ", ".join(keys[:-1]) + " and " + keys[-1]
+        reason += (f"; this looks like a {title_of(name)} setup ({said} {'is its key' if len(keys) == 1 else 'are its keys'}, "
+                   f"not {title_of(game)}'s)")  # type: ignore[arg-type]
+        if plays:
+            reason += ": " + plays.format(game=name, title=title_of(name))
     if path is None:
         return f"setup: {reason}"
     return f"setup file {path}: {reason}"
+
+
+def another_games_setup(game: str, options: Any) -> tuple[str, list[str]] | None:
+    """The other game a setup refused by ``game`` was written for, and the keys that say so: its top-level
+    keys that ``game`` does not take and that game does (the most of them; None when no game has one)."""
+    from games import REGISTRY, game_package
+
+    if not isinstance(options, dict) or game not in REGISTRY:
+        return None
+    own = set(game_package(game).SETUP_KEYS)
+    strange = [k for k in options if isinstance(k, str) and k not in own]
+    best: tuple[str, list[str]] | None = None
+    for name in REGISTRY:
+        if name == game:
+            continue
+        theirs = [k for k in strange if k in game_package(name).SETUP_KEYS]
+        if theirs and (best is None or len(theirs) > len(best[1])):
+            best = (name, theirs)
+    return best
 
 
 def seated_players(module: Any, events: Any) -> list[str]:

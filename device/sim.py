@@ -392,7 +392,7 @@ class Sim:
             try:
                 self.game_id, match, self.resumed = self.store.open_match(self.module.GAME, self.options, new=new)
             except Illegal as exc:
-                raise SetupFileError(setup_refused(self.setup_path, exc.reason)) from None
+                raise SetupFileError(self._refused(exc.reason)) from None
         except BaseException:
             if getattr(self, "store", None) is not None:
                 self.store.close()
@@ -425,13 +425,17 @@ class Sim:
         if self._listener is not None:
             self.start_web(self._listener)
 
+    def _refused(self, reason: str) -> str:
+        return setup_refused(self.setup_path, reason, game=self.game, options=self.options,
+                             plays=f"`pitboard sim {{game}} --setup {self.setup_path}` plays it")
+
     def _check_setup(self) -> None:
         """The setup as the game would begin from it: a refusal names the file (and leaves no log behind)."""
         try:
             self.module.GAME.start(self.options)
         except Illegal as exc:
             self._release()
-            raise SetupFileError(setup_refused(self.setup_path, exc.reason)) from None
+            raise SetupFileError(self._refused(exc.reason)) from None
 
     # -- the web page (--web HOST:PORT) -----------------------------------------------------------
     def start_web(self, listen: str | socket.socket) -> None:

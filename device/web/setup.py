@@ -61,7 +61,8 @@ def check_setup(game: str, text: str, chart_path: Path | None = None) -> tuple[d
     try:
         events = list(game_package(game).GAME.start(options))
     except Illegal as exc:
-        return None, setup_refused(None, exc.reason)
+        return None, setup_refused(None, exc.reason, game=game, options=options,
+                                   plays="choose {title} in the game list and check again")
     except (TypeError, ValueError, KeyError, AttributeError) as exc:
         return None, setup_refused(None, str(exc))
     try:

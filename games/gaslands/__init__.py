@@ -73,8 +73,10 @@ class Gaslands:
 
 
 GAME = Gaslands()
+#: The keys of a setup file's top level.
+SETUP_KEYS = rules.SETUP_KEYS
 
 __all__ = [
-    "DIE_TYPES", "EXAMPLE_SETUP", "GAME", "GaslandsState", "PlayerView", "Step", "TEMPLATES", "TemplateStatus",
+    "DIE_TYPES", "EXAMPLE_SETUP", "GAME", "SETUP_KEYS", "GaslandsState", "PlayerView", "Step", "TEMPLATES", "TemplateStatus",
     "normalise_chart", "template_status", "vehicle_types",
 ]

@@ -6,6 +6,7 @@ results with buttons (no dice are read), so ``DIE_TYPES`` is empty.
 
 from games.grand_tour.rules import (
     GAME,
+    SETUP_KEYS,
     GrandTourGame,
     load_specialty_data,
     load_tour_data,
@@ -34,7 +35,7 @@ start_row = 0
 DIE_TYPES: dict[str, list[int]] = {}
 
 __all__ = [
-    "DIE_TYPES", "EXAMPLE_SETUP", "GAME", "ROLES", "GrandTourGame", "GrandTourState", "Marker", "Phase", "Rider",
+    "DIE_TYPES", "EXAMPLE_SETUP", "GAME", "ROLES", "SETUP_KEYS", "GrandTourGame", "GrandTourState", "Marker", "Phase", "Rider",
     "RiderView", "Team", "TeamView", "TimeTrack", "clock", "load_specialty_data", "load_tour_data", "menu",
     "start_order",
     "tour_winners",

@@ -95,6 +95,9 @@ def _team(state: GrandTourState, raw: Any) -> str:
     raise Illegal(f"team {fields.show(raw)} is not in this tour{_hint(raw, names)}; teams: {', '.join(names)}")
 
 
+#: The keys of a setup file's top level.
+SETUP_KEYS = ("stages", "teams", "specialties", "cooperation", "peloton", "time_track", "specialty")
+
 class GrandTourGame:
     name = "grand_tour"
     #: each command → the fields it takes (the README's vocabulary; ``undo`` is the core's).  A command with
@@ -113,7 +116,7 @@ class GrandTourGame:
         if not isinstance(options, Mapping):
             raise Illegal("the setup must be a table (TOML) with stages and teams")
         fields.plain(options, "setup")
-        fields.only_keys(options, ("stages", "teams", "specialties", "cooperation", "peloton", "time_track", "specialty"), "setup")
+        fields.only_keys(options, SETUP_KEYS, "setup")
         data = load_tour_data()
         stages = _whole(options.get("stages"), "stages (how many stages the tour has)", 1, 50)
         teams = options.get("teams")

@@ -4,7 +4,7 @@
 the camera reads for it (one d6 per attempt).
 """
 
-from games.space_race.rules import GAME, SpaceRaceGame, load_track_data
+from games.space_race.rules import GAME, SETUP_KEYS, SpaceRaceGame, load_track_data
 from games.space_race.menus import menu
 from games.space_race.state import SIDES, Box, Side, SpaceRaceState, Step
 from games.space_race.views import NO_EVENT, SideView
@@ -19,6 +19,6 @@ edition = "deluxe"
 DIE_TYPES: dict[str, list[int]] = {"d6": [1, 2, 3, 4, 5, 6]}
 
 __all__ = [
-    "DIE_TYPES", "EXAMPLE_SETUP", "GAME", "NO_EVENT", "SIDES", "Box", "Side", "SideView", "SpaceRaceGame",
+    "DIE_TYPES", "EXAMPLE_SETUP", "GAME", "NO_EVENT", "SETUP_KEYS", "SIDES", "Box", "Side", "SideView", "SpaceRaceGame",
     "SpaceRaceState", "Step", "load_track_data", "menu",
 ]

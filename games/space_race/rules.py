@@ -98,6 +98,9 @@ def _int(command: Command, key: str, what: str) -> int:
     return value
 
 
+#: The keys of a setup file's top level.
+SETUP_KEYS = ("edition", "track")
+
 class SpaceRaceGame:
     """The game object the core drives (see ``games.core.Game``)."""
 
@@ -118,7 +121,7 @@ class SpaceRaceGame:
         if not isinstance(options, Mapping):
             raise Illegal("the setup must be a table (TOML) with an optional edition = \"deluxe\" or \"seed\"")
         fields.plain(options, "setup")
-        fields.only_keys(options, ("edition", "track"), "setup")
+        fields.only_keys(options, SETUP_KEYS, "setup")
         data = load_track_data()
         editions = data["editions"]
         edition = fields.text(options, "edition", "setup", data.get("default", "deluxe"), what="an edition name", max_len=40)

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from games.core import Command, Decision, Event, Menu, Prompt
-from games.thunder_road import rules
+from games.thunder_road import rules, setup
 from games.thunder_road.deciders import COMMAND_FIELDS
 from games.thunder_road.state import PlayerView, Step, ThunderRoadState, VehicleView
 from games.thunder_road.views import views as _views
@@ -81,8 +81,10 @@ class ThunderRoad:
 
 
 GAME = ThunderRoad()
+#: The keys of a setup file's top level.
+SETUP_KEYS = setup.SETUP_KEYS
 
 __all__ = [
-    "DIE_TYPES", "EXAMPLE_SETUP", "GAME", "PlayerView", "Step",
+    "DIE_TYPES", "EXAMPLE_SETUP", "GAME", "SETUP_KEYS", "PlayerView", "Step",
     "ThunderRoadState", "VehicleView",
 ]

@@ -98,3 +98,28 @@ def test_a_setup_tag_on_a_vehicle_without_an_id_reaches_the_camera(tmp_path) -> 
                      '[[players]]\nname = "Bob"\n[[players.vehicles]]\nid = "brick"\ntype = "truck"\ntag = 11\n')
     module = game_package("gaslands")
     assert car_tags_from_options(read_setup(module, setup, None), module) == {10: "alice-1", 11: "brick"}
+
+
+def test_check_and_run_name_the_game_a_setup_was_written_for(tmp_path) -> None:
+    """[game] name = "gaslands" with the Thunder Road table as [game] setup: check FAILed with the rules'
+    "unknown key 'first_player' (did you mean 'players'?)"; it now says whose setup it is and what to change."""
+    import pytest
+
+    from device.cli import UserError
+    from device.cli_device import build_appliance
+    from device.config import parse_config
+    from games import game_package
+
+    setup = tmp_path / "road.toml"
+    setup.write_text(game_package("thunder_road").EXAMPLE_SETUP, encoding="utf-8")
+    config = parse_config({"game": {"name": "gaslands", "setup": str(setup)}, "screens": [{"player": "Alice"}],
+                           "store": {"path": str(tmp_path / "games.sqlite")}})
+    lines = probe_game(config)
+    assert [(line.status, line.part) for line in lines] == [("FAIL", "game gaslands")]
+    assert lines[0].detail.startswith(f"setup file {setup}: unknown key 'first_player'")
+    assert lines[0].detail.endswith("this looks like a Thunder Road: Vendetta setup (first_player and board are its "
+                                    "keys, not Gaslands: Refuelled's): [game] name = \"thunder_road\" in "
+                                    "pitboard.toml plays it")
+    with pytest.raises(UserError, match=r'the game could not start: .*Thunder Road: Vendetta setup .*\[game\] name = '
+                                        r'"thunder_road" in pitboard.toml plays it'):
+        build_appliance(config, screen_backend="recording", log=lambda m: None)

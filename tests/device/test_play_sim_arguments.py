@@ -236,3 +236,28 @@ def test_sim_keys_keep_enter_and_other_letters() -> None:
 
     assert keystrokes("on354\\nn") == "on354\nn"
     assert keystrokes("é\\\\") == "é\\"
+
+
+def test_another_games_setup_is_named_with_how_to_play_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A mistyped command line (`play gaslands` given the Thunder Road table) said only "unknown key
+    'first_player' (did you mean 'players'?)": a player renames keys until the setup is a broken
+    Gaslands one.  The keys say which game the file is for, and how to play it is said."""
+    setup = tmp_path / "road.toml"
+    setup.write_text(game_package("thunder_road").EXAMPLE_SETUP, encoding="utf-8")
+    db = tmp_path / "g.sqlite"
+    code, _, err = run(capsys, "play", "gaslands", "--setup", str(setup), "--db", str(db))
+    assert code == 2 and f"setup file {setup}: unknown key 'first_player'" in err
+    assert ("this looks like a Thunder Road: Vendetta setup (first_player and board are its keys, not Gaslands: "
+            "Refuelled's): `pitboard play thunder_road` with the same --setup plays it") in err
+    code, _, err = run(capsys, "sim", "gaslands", "--setup", str(setup), "--db", str(db), "--keys", "q")
+    assert code == 2 and f"`pitboard sim thunder_road --setup {setup}` plays it" in err
+    assert not db.exists()
+    space = tmp_path / "space.toml"
+    space.write_text(game_package("space_race").EXAMPLE_SETUP, encoding="utf-8")
+    code, _, err = run(capsys, "play", "grand_tour", "--setup", str(space), "--db", str(db))
+    assert code == 2 and "a Twilight Struggle Space Race setup (edition is its key, not Flamme Rouge Grand Tour's)" in err
+    # a key of no game's setup says nothing more than the rules do
+    typo = tmp_path / "typo.toml"
+    typo.write_text(game_package("gaslands").EXAMPLE_SETUP + "\nplayerz = 1\n", encoding="utf-8")
+    code, _, err = run(capsys, "play", "gaslands", "--setup", str(typo), "--db", str(db))
+    assert code == 2 and "unknown key 'playerz'" in err and "looks like" not in err

@@ -257,3 +257,17 @@ def test_a_player_name_far_too_long_is_not_quoted_back_whole(game):
     base["players"][0]["name"] = "A" * 200
     said = refusal(game, base)
     assert said.startswith("setup: [[players]] name must be a text of 1 to 40 characters") and len(said) < 160, said
+
+
+@pytest.mark.parametrize("name", ["gaslands", "thunder_road", "space_race", "grand_tour"])
+def test_each_game_names_the_keys_its_setup_takes(name: str) -> None:
+    """``SETUP_KEYS`` (which the device reads to say "this looks like a Thunder Road setup") is what the
+    game's ``start`` takes: a key beyond it is refused with that list, and its example uses only those."""
+    from games import game_package
+
+    pkg = game_package(name)
+    example = tomllib.loads(pkg.EXAMPLE_SETUP)
+    assert set(example) <= set(pkg.SETUP_KEYS)
+    with pytest.raises(Illegal) as refused:
+        pkg.GAME.start({**example, "zz_not_a_key": 1})
+    assert refused.value.reason.endswith(f"the keys here are {', '.join(sorted(pkg.SETUP_KEYS))}")

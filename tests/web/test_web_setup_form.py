@@ -212,3 +212,19 @@ def test_the_game_log_list_says_which_game_is_played_and_when_games_began():
     assert rows == [("3", "Twilight Struggle Space Race", "2026-12-03 22:05 UTC", "finished"),
                     ("2", "Gaslands: Refuelled", "2026-12-03 22:01 UTC", "playing"),
                     ("1", "Gaslands: Refuelled", "2026-12-03 21:45 UTC", "left unfinished")]
+
+
+def test_a_setup_pasted_under_the_wrong_game_is_named(table):
+    """A Thunder Road table pasted into the box with Gaslands chosen: "unknown key 'first_player' (did you mean
+    'players'?)" sent the owner renaming keys.  The page says whose setup it is and what to choose."""
+    from games import game_package
+
+    client, token = paired_client(table)
+    road = game_package("thunder_road").EXAMPLE_SETUP.replace("Ana", "Zoe")
+    r = client.post("/setup", data={"csrf": token, "game": "gaslands", "shown": "gaslands", "action": "check",
+                                    "setup": road})
+    kind, text = said(r.text)
+    assert kind == "fail" and "unknown key 'first_player'" in text
+    assert ("this looks like a Thunder Road: Vendetta setup (first_player and board are its keys, not Gaslands: "
+            "Refuelled's): choose Thunder Road: Vendetta in the game list and check again") in text
+    assert box(r.text) == road  # what was pasted is kept
