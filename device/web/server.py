@@ -303,9 +303,14 @@ def create_app(ctx: WebContext) -> Starlette:
             records = store.records(game_id)
         return game_package(info[0].game), records
 
-    def _problem(exc: Exception) -> Response:
-        return html(pages.layout("Game log", f'<p class=fail>{pages.esc(getattr(exc, "reason", None) or exc)}</p>',
-                                 here="/log"), 404 if isinstance(exc, LookupError) else 500)
+    def _problem(exc: Exception, gid: int | None = None) -> Response:
+        body = f'<p class=fail>{pages.esc(getattr(exc, "reason", None) or exc)}</p>'
+        if gid is not None and not isinstance(exc, LookupError):
+            # a log that cannot be replayed (edited by hand, damaged) still has its events: each as it is stored,
+            # from the phone too (the message's command needs a terminal on the box)
+            body += (f'<p id=damaged-export>What game {gid} holds, each event as it is stored (one that cannot be '
+                     f'read says so): <a href="/log/{gid}/events.jsonl">export JSON lines</a></p>')
+        return html(pages.layout("Game log", body, here="/log"), 404 if isinstance(exc, LookupError) else 500)
 
     async def log_list(request: Request, session: Session, form: dict[str, str]) -> Response:
         try:
@@ -323,7 +328,7 @@ def create_app(ctx: WebContext) -> Starlette:
             module, records = await asyncio.to_thread(_records, gid)
             tl = await asyncio.to_thread(timeline, module.GAME, records)
         except Exception as exc:
-            return _problem(exc)
+            return _problem(exc, gid)
         refusals = []
         if ctx.game_id() == gid:
             refusals = [(c, r) for _s, c, a, r in hub.snapshot.commands if not a]
@@ -347,7 +352,7 @@ def create_app(ctx: WebContext) -> Starlette:
         try:
             _m, _views, players, entry, last = await asyncio.to_thread(_at, gid, d)
         except Exception as exc:
-            return _problem(exc)
+            return _problem(exc, gid)
         return html(pages.replay_page(gid, d, entry, players, last))
 
     async def log_at_png(request: Request, session: Session, form: dict[str, str]) -> Response:

@@ -272,3 +272,26 @@ def test_a_refused_rule_facts_save_shows_what_was_typed(table):
     assert message(r.text, "facts-thunder_road-message").startswith("Not saved:")
     assert 'id="fact-vehicle_types.big_rig.damage_slots" value="three"' in page
     assert 'id="fact-vehicle_types.bike.damage_slots" value="2"' in page
+
+
+def test_a_damaged_log_still_offers_its_events_from_the_phone(table):
+    """A log edited by hand (an event that is not JSON): its Game log page said what is wrong and gave a
+    terminal command to export it, but no way to take the events from the phone, though the export works."""
+    from games.core import Command
+
+    assert table.app.apply(Command("choose_template", {"template": "turn", "hand": "right"}), source="web").accepted
+    con = sqlite3.connect(table.store.path)
+    con.execute("UPDATE events SET data = '{oops' WHERE seq = 2")
+    con.commit()
+    con.close()
+    before = logged(table)
+    client, _ = paired_client(table)
+    gid = table.game_id
+    for page in (f"/log/{gid}", f"/log/{gid}/at/1"):
+        r = client.get(page, headers=HTML)
+        assert "is not valid JSON" in r.text and "the log was edited by hand" in r.text
+        link = re.search(r'<p id=damaged-export>.*?<a href="([^"]+)">export JSON lines</a>', r.text)
+        assert link and link.group(1) == f"/log/{gid}/events.jsonl", r.text[-600:]
+    r = client.get(link.group(1))
+    assert r.status_code == 200 and '"data_text": "{oops"' in r.text and '"type": "game_started"' in r.text
+    assert logged(table) == before
