@@ -145,13 +145,13 @@ def setup_refused(path: str | Path | None, reason: str, *, game: str | None = No
     play it."""
     reason = reason.removeprefix("setup: ")
     other = another_games_setup(game, options) if game is not None else None
-    if other is not None:
+    if game is not None and other is not None:
         from device.web.pages import title_of
 
         name, keys = other
         said = " and ".join(keys) if len(keys) <= 2 else ", ".join(keys[:-1]) + " and " + keys[-1]
         reason += (f"; this looks like a {title_of(name)} setup ({said} {'is its key' if len(keys) == 1 else 'are its keys'}, "
-                   f"not {title_of(game)}'s)")  # type: ignore[arg-type]
+                   f"not {title_of(game)}'s)")
         if plays:
             reason += ": " + plays.format(game=name, title=title_of(name))
     if path is None:

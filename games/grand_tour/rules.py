@@ -98,6 +98,7 @@ def _team(state: GrandTourState, raw: Any) -> str:
 #: The keys of a setup file's top level.
 SETUP_KEYS = ("stages", "teams", "specialties", "cooperation", "peloton", "time_track", "specialty")
 
+
 class GrandTourGame:
     name = "grand_tour"
     #: each command → the fields it takes (the README's vocabulary; ``undo`` is the core's).  A command with

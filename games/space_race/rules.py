@@ -101,6 +101,7 @@ def _int(command: Command, key: str, what: str) -> int:
 #: The keys of a setup file's top level.
 SETUP_KEYS = ("edition", "track")
 
+
 class SpaceRaceGame:
     """The game object the core drives (see ``games.core.Game``)."""
 
