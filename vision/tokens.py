@@ -229,7 +229,7 @@ def _corner_zones(calibration: Calibration, corner_mm: float) -> list[Zone]:
 
 def prepare(calibration: Calibration, look: TokenLook) -> None:
     """Build once what counting reuses in every frame: where each token zone's and corner's pixels lie
-    in the frame through the lens, and the zones' outline distances.  Counting builds them on first use
+    in the frame through the lens, the zones' outline distances and their learned bare mats' colour and grain.  Counting builds them on first use
     anyway; the appliance calls this when it loads a calibration, so the first frame read is as quick as
     the rest (a wide lens's maps take tens of milliseconds)."""
     w, h = (int(v) for v in calibration.image_size)
@@ -242,6 +242,9 @@ def prepare(calibration: Calibration, look: TokenLook) -> None:
         _, mask = rectify_zone(blank, calibration, z, ZONE_MM_PER_PX, ZONE_MARGIN_MM)
         _zone_distances(mask > 0)
         _fine_maps(calibration, z)
+        ref = look.mats.get(z.name)
+        if ref is not None:
+            _ref_features(ref)
 
 
 def paper_white(image: np.ndarray, calibration: Calibration, corner_mm: float = 50.0) -> np.ndarray:

@@ -10,6 +10,7 @@ from bench_setup import taught_table
 from vision.calibration import Calibration
 from vision.synth import render_scene
 from vision.synth.conditions import play_spec
+from vision import tokens
 from vision.tokens import count_tokens, prepare
 
 
@@ -22,7 +23,10 @@ def test_a_prepared_wide_lens_calibration_counts_without_building_anything(monke
     counted = {z: n for z, n in expected.items() if n is not None}
     assert len(counted) >= 3 and all(n == truth["tokens"][z] for z, n in counted.items())
 
+    monkeypatch.setattr(tokens, "_REF_CACHE", {})
     prepare(cal, look)
+    # the learned bare mats' colour and grain too (~0.5 ms a zone, once per table)
+    assert look.mats and all(tokens._REF_CACHE[id(ref)][0] is ref for ref in look.mats.values())
 
     def no_lens_lookups(*args: object, **kwargs: object) -> None:
         raise AssertionError("a frame read went through the lens model: prepare left something to build")
