@@ -545,12 +545,15 @@ class App:
                             kept=(*entry.kept, f"{entry.request.label.removeprefix('the ')} {faces}"))
         elif isinstance(result, Command):
             path = entry.trail
-            if path:
-                self._take(result, path, now)
-            else:
-                self.apply(result, source="button", now=now)
+            outcome = self._take(result, path, now) if path else self.apply(result, source="button", now=now)
+            self._rolled_by_hand(outcome)
         else:
             self.notify("info", f"these dice make no command: {self.prompt().text}", self.chooser(), now=now)
+
+    def _rolled_by_hand(self, outcome: Outcome) -> None:
+        """A roll entered by hand was recorded: the dice lying in the tray are its, not the next roll's."""
+        if outcome.accepted and self.vision is not None:
+            self.vision.roll_entered(self.withdraw)
 
     def awaited_roll(self) -> DiceRequest | None:
         """The roll awaited now: the one being entered (a roll a menu choice opened), else the step's."""
@@ -570,7 +573,9 @@ class App:
         if result is None:
             self.notify("info", f"{request.label}: {len(faces)} dice make no roll", self.chooser(), now=now)
             return None
-        return self.apply(result, source=source, now=now)
+        outcome = self.apply(result, source=source, now=now)
+        self._rolled_by_hand(outcome)
+        return outcome
 
     def show_typing(self, faces: Sequence[Any], *, who: str, now: float | None = None) -> None:
         """The dice typed so far for the awaited roll (the phone's pad, the simulator's digits), before they

@@ -6,7 +6,9 @@ tokens counted in their zones.  Game-agnostic: the game's menu says which roll i
 * **Dice.**  When a roll is awaited, the reading of the dice tray (its region of the full frame) is used
   once it has been the same for ``settle_frames`` frames and the dice are not the ones already used (a
   die that has not moved is not a new roll).  A die it cannot read, a hand over the tray, dice still
-  tumbling: nothing is sent.
+  tumbling: nothing is sent.  A roll entered by hand (buttons, phone, keyboard) uses the dice lying in the
+  tray too, seen or not (:meth:`CameraInput.roll_entered`).  The used dice are forgotten only when the tray
+  is seen empty, looking as it did around them (a black, white or covered picture is no empty tray).
 * **Templates.**  When the menu takes a template, the one the camera sees attached to the active vehicle
   is sent the same way (once per vehicle and template).  When that vehicle's car is not seen, its
   player's screen says why: its tag measures the wrong size, or a template lies attached to no car.
@@ -77,23 +79,64 @@ class Settle:
 
 #: Two readings of a die are the same die if its centre moved less than this (pixels of the tray crop).
 SAME_DIE_PX = 12.0
+#: A die whose face is not known: one the camera could not read, or one a roll entered by hand used.
+ANY_FACE = "?"
 
 
 def same_dice(a: Sequence[tuple[Any, float, float]], b: Sequence[tuple[Any, float, float]],
-              tol: float = SAME_DIE_PX) -> bool:
+              tol: float = SAME_DIE_PX, *, any_face: bool = False) -> bool:
     """The same dice showing the same faces in (nearly) the same places — centre estimates jitter by a
-    pixel or two between frames, and a bumped tray moves dice a little without rolling them."""
+    pixel or two between frames, and a bumped tray moves dice a little without rolling them.  With
+    ``any_face``, a die of face :data:`ANY_FACE` matches any face in its place (a cocked die laid flat)."""
     if len(a) != len(b):
         return False
     left = list(b)
     for value, x, y in a:
         for k, (v2, x2, y2) in enumerate(left):
-            if value == v2 and abs(x - x2) <= tol and abs(y - y2) <= tol:
+            faces = value == v2 or (any_face and ANY_FACE in (value, v2))
+            if faces and abs(x - x2) <= tol and abs(y - y2) <= tol:
                 del left[k]
                 break
         else:
             return False
     return True
+
+
+#: The tray's look, compared where no die lay: a small grey picture of it (cells of the tray crop).
+TRAY_LOOK = (48, 36)
+#: Grey levels a cell of the tray's look may change by and still be the same tray (light flicker, noise,
+#: JPEG); a share of cells beyond it that makes it another picture (a hand, a black or white frame).
+TRAY_LOOK_LEVELS = 28
+TRAY_LOOK_SHARE = 0.1
+#: A look whose cells all lie within this many grey levels shows nothing (black, white, a lens cap).
+BLANK_LEVELS = 6
+
+
+def tray_look(tray: Any) -> Any:
+    """The tray's look (:data:`TRAY_LOOK`): grey, mean over each cell, whatever the crop's size."""
+    import cv2
+    import numpy as np
+
+    grey = tray if tray.ndim == 2 else cv2.cvtColor(np.ascontiguousarray(tray), cv2.COLOR_BGR2GRAY)
+    return cv2.resize(grey, TRAY_LOOK, interpolation=cv2.INTER_AREA).astype(np.int16)
+
+
+def looks_the_same(look: Any, before: Any, dice: Sequence[tuple[Any, float, float]], size: tuple[int, int]) -> bool:
+    """Whether the tray's look ``look`` is ``before``'s away from where ``dice`` lay (tray pixels of a crop
+    of ``size`` (h, w)): the dice gone and the rest as it was, not a black, white or covered picture."""
+    import numpy as np
+
+    h, w = size
+    cw, ch = TRAY_LOOK
+    keep = np.ones((ch, cw), bool)
+    r = max(2, int(round(0.08 * cw)))  # about a die and its shadow, in cells
+    for _v, x, y in dice:
+        cx, cy = int(x / max(w, 1) * cw), int(y / max(h, 1) * ch)
+        keep[max(0, cy - r):cy + r + 1, max(0, cx - r):cx + r + 1] = False
+    if not keep.any():
+        return False
+    changed = np.abs(look - before)[keep] > TRAY_LOOK_LEVELS
+    return float(changed.mean()) <= TRAY_LOOK_SHARE
 
 
 def plain(value: Any) -> Any:
@@ -122,6 +165,16 @@ class CameraInput:
         self.table_every = max(1, table_every)
         self.dice = Settle(settle_frames, same=same_dice)
         self.used_dice: tuple[tuple[Any, float, float], ...] | None = None  # the dice already used
+        self.used_any = False  # a roll entered by hand with no dice seen: the next dice seen are its
+        self.used_size: tuple[int, int] = (0, 0)  # the tray crop (h, w) the used dice were seen in
+        self.used_look: Any = None  # the tray's look then (:func:`tray_look`)
+        self.used_told: Any = None  # the used dice the roller was told about (once a step)
+        self.empty = Settle(settle_frames)  # the tray seen empty, looking as it did around the used dice
+        #: the dice on the tray at the last read: () seen empty, None not known (no read yet, the camera off,
+        #: a blank picture)
+        self.last_seen: tuple[tuple[Any, float, float], ...] | None = None
+        self.last_look: Any = None
+        self.last_size: tuple[int, int] = (0, 0)
         self.template = Settle(settle_frames)
         self.unseen = Settle(settle_frames)  # why the active vehicle's car is not seen (its key)
         self.unseen_shown: Any = None  # the key of the reason on the screens
@@ -131,6 +184,7 @@ class CameraInput:
         self.tray_readings: list[Any] | None = None
         self.unreadable = Settle(settle_frames, same=same_dice)  # dice lying still with a die not read
         self.unreadable_told: Any = None  # those dice, once the roller was told
+        self.cant_read_shown = False  # the "camera can't read" notice is up
         self.mismatches: list[Mismatch] = []
         self.frames_seen = 0
 
@@ -140,10 +194,31 @@ class CameraInput:
         self.tray_readings = None
         self.unreadable.reset()  # a die still not read at a new roll is told to that roll's roller
         self.unreadable_told = None
+        self.used_told = None
 
+    def roll_entered(self, withdraw: Withdraw) -> None:
+        """A roll was entered by hand (buttons, phone, keyboard): the dice lying in the tray are used too —
+        those seen last, any faces (a cocked die then laid flat is the same die); none seen (the camera was
+        off, or the roll was typed before they settled): the next dice the camera sees are this roll's.
+        The camera's "can't read" notice is over: the roll it was about is in."""
+        if self.cant_read_shown:
+            withdraw("dice")
+            self.cant_read_shown = False
+        self.unreadable.reset()
+        self.unreadable_told = None
+        self.dice.reset()
+        self.empty.reset()
+        if self.last_seen:
+            self.used_dice = tuple((ANY_FACE, x, y) for _v, x, y in self.last_seen)
+            self.used_look, self.used_size, self.used_any = self.last_look, self.last_size, False
+        elif self.last_seen is None:  # not known: the next dice seen are this roll's
+            self.used_dice, self.used_look, self.used_any = None, None, True
+        else:  # the tray seen empty: the roll was rolled elsewhere, and the next dice are a new roll
+            self.used_dice, self.used_look, self.used_any = None, None, False
     def camera_down(self) -> None:
         self.mismatches = []
         self.tokens.reset()
+        self.last_seen = None  # what lies on the tray meanwhile is not known
 
     # -- frames -----------------------------------------------------------------------------------
     def on_frame(self, frame: Frame, prompt: Prompt, menu: Menu, *, typing: bool, views: Sequence[Any],
@@ -151,6 +226,8 @@ class CameraInput:
         self.frames_seen += 1
         if menu.dice is not None and not typing:
             self._dice(frame, prompt, menu.dice, apply, notify, now)
+        elif menu.dice is not None:  # dice typed with the buttons: the tray is still watched, nothing is sent, so
+            self._tray(frame, menu.dice, notify, now)  # that the dice the typed roll used are known
         wants_template = menu.template is not None
         if wants_template or self.frames_seen % self.table_every == 0:
             try:
@@ -177,25 +254,26 @@ class CameraInput:
             return "d6"
         return die
 
-    def _dice(self, frame: Frame, prompt: Prompt, request: DiceRequest, apply: Apply, notify: Notify,
-              now: float) -> None:
+    def _tray(self, frame: Frame, request: DiceRequest, notify: Notify, now: float) -> tuple[list[Any], Any] | None:
+        """The dice on the tray now (None: not read: the tray is not in the picture, or moving, or vision
+        failed) and the tray's look; :attr:`last_seen` follows it (None when the picture shows nothing)."""
         tray = frame.crop(self.dice_region)
         if self.dice_region is not None and min(tray.shape[:2]) < 16:  # a config for another camera
             h, w = frame.image.shape[:2]
             notify("vision", f"dice tray not in the picture: [camera] dice_region "
                    f"{self.dice_region.misfit(w, h) or 'is empty'}; set it in pitboard.toml "
                    "(pitboard check names it); enter the dice with the buttons", None, now=now)
-            return
+            return None
         still_fn = getattr(self.reader, "tray_still", None)
         try:
             still = still_fn(tray) if still_fn is not None else None
         except Exception as exc:  # noqa: BLE001 - a tray vision cannot judge is no reason to stop the game
             notify("vision", f"dice not read: {exc}", None, now=now)
-            return
+            return None
         if still is False:  # dice rolling, a hand over the tray: nothing is read
             self.dice.reset()
             self.tray_readings = None
-            return
+            return None
         if still and self.tray_readings is not None:
             readings = self.tray_readings  # still since the last read: the same dice, no need to read again
         else:
@@ -203,19 +281,44 @@ class CameraInput:
                 readings = list(self.reader.read_dice(tray, self.vision_die(request.die)))
             except Exception as exc:
                 notify("vision", f"dice not read: {exc}", None, now=now)
-                return
+                return None
             self.tray_readings = readings if still else None
-        if not readings:
-            self.used_dice = None  # the tray was emptied: the next dice are a new roll
-            self.dice.reset()
+        look = tray_look(tray)
+        self.last_size = tray.shape[:2]
+        self.last_look = look
+        if readings:
+            self.last_seen = tuple((ANY_FACE if r.value is None else plain(r.value), float(r.center[0]),
+                                    float(r.center[1])) for r in readings)
+        else:  # seen empty; or a black, white or blank picture, which says nothing of the dice
+            self.last_seen = None if int(look.max()) - int(look.min()) < BLANK_LEVELS else ()
+        return readings, look
+
+    def _dice(self, frame: Frame, prompt: Prompt, request: DiceRequest, apply: Apply, notify: Notify,
+              now: float) -> None:
+        got = self._tray(frame, request, notify, now)
+        if got is None:
             return
+        readings, look = got
+        h, w = self.last_size
+        if not readings:
+            self.dice.reset()
+            # the tray was emptied (the next dice are a new roll) only when it is seen so, looking as it did
+            # around the used dice: a black, white or covered picture shows no dice either
+            if self.used_dice is not None and (
+                    self.used_look is None or looks_the_same(look, self.used_look, self._used_here(h, w), (h, w))):
+                if self.empty.feed(True):
+                    self.used_dice, self.used_look = None, None
+            else:
+                self.empty.reset()
+            return
+        self.empty.reset()
         if any(r.value is None for r in readings):
             self.dice.reset()  # a die it cannot read (a hand, dice still tumbling): wait
-            seen = tuple(("?" if r.value is None else r.value, float(r.center[0]), float(r.center[1]))
-                         for r in readings)
+            seen = self.last_seen or ()
             if self.unreadable.feed(seen) and not (self.unreadable_told and same_dice(seen, self.unreadable_told)):
                 # lying still and still not read (cocked, face down, a die not taught): say so once
                 self.unreadable_told = seen
+                self.cant_read_shown = True  # until a roll is in (the next step's roller may be another)
                 bad = sum(1 for r in readings if r.value is None)
                 which = "the die" if len(readings) == 1 else f"{bad} {'die' if bad == 1 else 'dice'}"
                 notify("dice", f"camera can't read {which}: lay {'it' if bad == 1 else 'them'} flat, or use the "
@@ -227,8 +330,16 @@ class CameraInput:
                      for r in sorted(readings, key=lambda r: (r.center[1], r.center[0])))
         if not self.dice.feed(dice):
             return
-        if self.used_dice is not None and same_dice(dice, self.used_dice):
-            return  # the dice already used lie where they were: not a new roll
+        if self.used_any:  # a roll entered by hand, its dice not seen then: these are its dice
+            self.used_any = False
+            self._use(dice, look, (h, w))
+        if self.used_dice is not None and same_dice(dice, self._used_here(h, w), any_face=True):
+            # the dice already used lie where they were: not a new roll (their look follows the light)
+            self._use(dice, look, (h, w))
+            if self.used_told is None:
+                self.used_told = dice
+                notify("dice", "tray holds the last roll: roll again", prompt.player, now=now)
+            return
         values = [d[0] for d in dice]
         if len(values) > request.count:
             extra = len(values) - request.count
@@ -238,15 +349,28 @@ class CameraInput:
         if request.exact and len(values) != request.count:
             return  # not all the dice are in yet
         result = request.command(values)
-        self.used_dice = dice
+        self._use(dice, look, (h, w))
         self.dice.reset()
         if isinstance(result, Command):
             outcome = apply(result, source="camera", now=now)
             if getattr(outcome, "accepted", False):
+                self.cant_read_shown = False  # replaced by what was read
                 # what the camera read, on the roller's screen: an accepted roll otherwise only moves the
                 # menu on (a Space Race die that failed changed nothing else a player could see)
                 notify("dice", f"camera: {' '.join(request.name_of(v) for v in values) or 'no dice'}", prompt.player,
                        now=now)  # short: one footer line, not three pieces that outlast the step
+
+    def _use(self, dice: tuple[tuple[Any, float, float], ...], look: Any, size: tuple[int, int]) -> None:
+        self.used_dice, self.used_look, self.used_size = dice, look, size
+        self.empty.reset()
+
+    def _used_here(self, h: int, w: int) -> tuple[tuple[Any, float, float], ...]:
+        """The used dice in the tray crop's pixels now (a camera back at another size: scaled)."""
+        assert self.used_dice is not None
+        uh, uw = self.used_size
+        if (uh, uw) in ((h, w), (0, 0)):
+            return self.used_dice
+        return tuple((v, x * w / uw, y * h / uh) for v, x, y in self.used_dice)
 
     def _template(self, table: Any, prompt: Prompt, menu: Menu, apply: Apply, notify: Notify, withdraw: Withdraw,
                   views: Sequence[Any], now: float) -> None:
