@@ -224,6 +224,9 @@ class App:
         self._finished_reported = False
         self._turn: Turn | None = None
         self._prompt_key: Any = None
+        #: when the step last moved on by something other than a button (the camera, the phone's dice): a
+        #: press that began before it was meant for the step before (:meth:`on_button`)
+        self._moved_at = float("-inf")
         self._reopened = False
         self._memory: dict[Any, tuple[str, ...]] = {}  # prompt → the path taken there (kept for undo)
         self._last_taken: tuple[tuple[str, str | None], tuple[str, ...]] | None = None
@@ -310,6 +313,7 @@ class App:
             log.warning("not recorded: %s: %s", command.type, exc)
             self.notify("not_recorded", f"NOT RECORDED: {exc.short}", None, until=None, now=now)
         self.history.append(Applied(source, command, outcome))
+        key = self._prompt_key
         if outcome.accepted:
             self.refusal = None
             self.withdraw("not_recorded")  # recorded again
@@ -321,6 +325,8 @@ class App:
             self.refusal = Refusal(sender, tuple(pages.text_pages(title, text)), now)
         self._dirty = True
         self._sync()
+        if source != "button" and self._prompt_key != key:
+            self._moved_at = now
         if not self._finished_reported and getattr(self.match.state, "finished", False):
             self._finished_reported = True
             if self.on_finished is not None:
@@ -405,6 +411,11 @@ class App:
     def on_button(self, event: ButtonEvent, now: float) -> None:
         self._dirty = True
         name, long = event.button, event.long
+        if event.began is not None and event.began < self._moved_at:
+            # the finger went down on the step before: the camera (or the phone) moved the game on meanwhile,
+            # and the press would act on a step its player never saw (OK placing a template, NEXT ending SHIFTs)
+            self.notify("info", "the step moved on while the button was down: press again", self.chooser(), now=now)
+            return
         self._last_press = now
         self.refusal = None  # read, or passed over: the next press clears it
         if self.legend is not None:

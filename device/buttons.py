@@ -19,15 +19,20 @@ Debounce rule, chosen for latency: a *press* counts once the contact has read pr
 because a press emits nothing by itself); a *release* of a counted press is taken on its first edge, so a
 short press reaches the loop the instant the finger lifts, and the bounces that follow the release are
 too short to count as a new press.  The one thing this cannot tell apart is a real tap shorter than
-``debounce_ms`` (30 ms) from a glitch; fingers take 60 ms or more.
+``debounce_ms`` (30 ms) from a glitch; fingers take 60 ms or more.  A contact that opens for a moment
+while the button is held (a worn switch, a knock: the contact back within ``REGRIP_MS``) is the same press
+going on: its first edge already decided it, so the rest of it decides nothing (one press, not two).
+Each event says when its press began (:attr:`ButtonEvent.began`), so the loop can drop a press that began
+before the step it would act on (the camera moved the game on while the button was down).
 """
 
 from __future__ import annotations
 
 import queue
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol
 
@@ -53,11 +58,13 @@ class Edge:
 
 @dataclass(frozen=True)
 class ButtonEvent:
-    """A decided press: ``button`` is ``next``/``back``/``select``/``ok``/``p1``.. ; ``t`` when it was decided."""
+    """A decided press: ``button`` is ``next``/``back``/``select``/``ok``/``p1``.. ; ``t`` when it was decided;
+    ``began`` when the finger went down (None: not known, a key or a page's button)."""
 
     button: str
     kind: PressKind
     t: float
+    began: float | None = field(default=None, compare=False)
 
     @property
     def long(self) -> bool:
@@ -71,6 +78,12 @@ class _KeyState:
     pressed: bool = False  # the debounced level
     pressed_at: float = 0.0
     long_fired: bool = False
+    released_at: float = -1e9  # when the last counted press was let go
+    silent: bool = False  # a press going on after a moment's opening of the contact: it decides nothing more
+
+
+#: A contact that opens for less than this while the button is held is the same press going on.
+REGRIP_MS = 15
 
 
 class PressDecoder:
@@ -85,6 +98,7 @@ class PressDecoder:
             raise ValueError("long_press_ms must be longer than debounce_ms, and debounce_ms 0 or more")
         self.long_s = long_press_ms / 1000.0
         self.debounce_s = debounce_ms / 1000.0
+        self.regrip_s = min(REGRIP_MS, debounce_ms) / 1000.0
         self._keys: dict[str, _KeyState] = {}
 
     def held(self, button: str) -> bool:
@@ -102,12 +116,11 @@ class PressDecoder:
         if not edge.pressed and k.pressed:
             # Release of a counted press: decided on the first edge (see the module docstring).
             k.pressed = False
-            if not k.long_fired:
-                if edge.t - k.pressed_at >= self.long_s:
-                    out.append(ButtonEvent(edge.button, PressKind.LONG, edge.t))
-                else:
-                    out.append(ButtonEvent(edge.button, PressKind.SHORT, edge.t))
+            if not k.long_fired and not k.silent:
+                kind = PressKind.LONG if edge.t - k.pressed_at >= self.long_s else PressKind.SHORT
+                out.append(ButtonEvent(edge.button, kind, edge.t, k.pressed_at))
             k.long_fired = False
+            k.released_at = edge.t
         if edge.pressed and self.debounce_s == 0:
             out.extend(self._settle(edge.t))
         return out
@@ -120,11 +133,14 @@ class PressDecoder:
         for name, k in self._keys.items():
             if k.raw and not k.pressed and now - k.raw_since >= self.debounce_s:
                 k.pressed = True
-                k.pressed_at = k.raw_since  # the press began at its last edge, not when it was noticed
+                # the contact back within REGRIP_MS of a release: the press that release decided goes on
+                k.silent = k.raw_since - k.released_at < self.regrip_s
+                if not k.silent:
+                    k.pressed_at = k.raw_since  # the press began at its last edge, not when it was noticed
                 k.long_fired = False
-            if k.pressed and not k.long_fired and now - k.pressed_at >= self.long_s:
+            if k.pressed and not k.long_fired and not k.silent and now - k.pressed_at >= self.long_s:
                 k.long_fired = True
-                out.append(ButtonEvent(name, PressKind.LONG, now))
+                out.append(ButtonEvent(name, PressKind.LONG, now, k.pressed_at))
         return out
 
 
@@ -157,6 +173,7 @@ class ButtonPanel:
 
         self.clock = clock
         self.edges: queue.SimpleQueue[Edge] = queue.SimpleQueue()
+        self._arrived = threading.Event()
         self.decoder = PressDecoder(long_press_ms=long_press_ms, debounce_ms=debounce_ms)
         self.buttons: dict[str, Any] = {}
         try:
@@ -170,8 +187,9 @@ class ButtonPanel:
             raise
 
     def _callback(self, name: str, pressed: bool) -> Callable[[], None]:
-        def put() -> None:  # runs on gpiozero's thread: stamp and enqueue, nothing more
+        def put() -> None:  # runs on gpiozero's thread: stamp, enqueue and wake the loop, nothing more
             self.edges.put(Edge(name, pressed, self.clock()))
+            self._arrived.set()
 
         return put
 
@@ -188,22 +206,15 @@ class ButtonPanel:
         return out
 
     def wait(self, timeout: float) -> None:
-        """Sleep until an edge arrives or ``timeout`` passes; the edge stays queued for :meth:`poll`."""
+        """Sleep until an edge arrives or ``timeout`` passes; the edges stay queued, in order, for :meth:`poll`
+        (taking one off and putting it back let an edge that came meanwhile overtake it: a short press read
+        as a long one held)."""
         if timeout <= 0:
             return
-        try:
-            edge = self.edges.get(timeout=timeout)
-        except queue.Empty:
+        self._arrived.clear()
+        if not self.edges.empty():  # one came since the last poll (before the clear)
             return
-        # Put it back in front of anything that arrived meanwhile: decode in order.
-        rest = [edge]
-        while True:
-            try:
-                rest.append(self.edges.get_nowait())
-            except queue.Empty:
-                break
-        for e in rest:
-            self.edges.put(e)
+        self._arrived.wait(timeout)
 
     def close(self) -> None:
         for button in self.buttons.values():

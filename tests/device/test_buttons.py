@@ -61,6 +61,30 @@ def test_press_time_is_counted_from_the_last_bounce() -> None:
     assert decode(edges, ticks=[1.86]) == [("next", LONG, 1.86)]
 
 
+def test_a_contact_opening_for_a_moment_while_held_is_one_press() -> None:
+    """Seen on the loop's edges: a 3 ms opening of a held NEXT made two presses (at 1.4, "end SHIFTs" and
+    then "slide placed" from one press).  The press is decided on the opening's first edge; the rest of it,
+    the contact back within REGRIP_MS, decides nothing."""
+    glitch = [("next", True, 1.0), ("next", False, 1.2), ("next", True, 1.203), ("next", False, 1.5)]
+    assert decode(glitch, ticks=[1.1, 1.3, 1.4, 2.0]) == [("next", SHORT, 1.2)]
+    held = [("back", True, 1.0), ("back", False, 1.3), ("back", True, 1.304), ("back", False, 2.5)]
+    assert decode(held, ticks=[1.1, 1.4, 1.9, 2.2, 3.0]) == [("back", SHORT, 1.3)]  # one event, not a LONG too
+    # a real second tap (a finger lifted and pressed again) is another press
+    taps = [("ok", True, 1.0), ("ok", False, 1.1), ("ok", True, 1.2), ("ok", False, 1.3)]
+    assert decode(taps, ticks=[1.05, 1.25, 2.0]) == [("ok", SHORT, 1.1), ("ok", SHORT, 1.3)]
+
+
+def test_each_press_says_when_it_began() -> None:
+    d = PressDecoder(long_press_ms=800, debounce_ms=30)
+    d.feed(Edge("ok", True, 1.0))
+    assert d.tick(1.05) == []
+    (short,) = d.feed(Edge("ok", False, 1.3))
+    assert short.began == 1.0
+    d.feed(Edge("back", True, 2.0))
+    (long,) = d.tick(2.9)
+    assert long.kind is LONG and long.began == 2.0
+
+
 def test_buttons_are_independent() -> None:
     edges = [("next", True, 1.0), ("ok", True, 1.1), ("next", False, 1.2), ("ok", False, 2.1)]
     assert decode(edges) == [("next", SHORT, 1.2), ("ok", LONG, 2.1)]
@@ -158,6 +182,41 @@ def test_panel_long_press_fires_on_poll_while_held(factory) -> None:
         factory.pin(27).drive_high()
         _wait_for_edges(panel, 1)
         assert panel.poll(101.6) == []
+    finally:
+        panel.close()
+
+
+def test_panel_wait_leaves_edges_in_the_order_they_came(factory) -> None:
+    """wait() took an edge off the queue and put it back: an edge arriving meanwhile overtook it, and one
+    short BACK became a long press still held (long BACK: undo 3).  It now only waits, taking nothing."""
+    clock = FakeClock()
+    panel = ButtonPanel({"back": 27}, clock=clock, pin_factory=factory, long_press_ms=800, debounce_ms=30)
+    try:
+        pin = factory.pin(27)
+        pin.drive_low()
+        _wait_for_edges(panel, 1)
+        clock.t = 100.2
+        pin.drive_high()
+        _wait_for_edges(panel, 2)
+        queued = panel.edges
+
+        class Watched:  # the panel's queue, but taking an edge off it is a failure
+            def get(self, *a: object, **k: object) -> None:
+                raise AssertionError("wait() took an edge off the queue")
+
+            get_nowait = get
+
+            def empty(self) -> bool:
+                return queued.empty()
+
+        panel.edges = Watched()  # type: ignore[assignment]
+        started = time.monotonic()
+        panel.wait(5.0)  # edges are queued: no waiting
+        assert time.monotonic() - started < 1.0
+        panel.edges = queued
+        assert panel.edges.qsize() == 2
+        assert panel.poll(100.3) == [ButtonEvent("back", SHORT, 100.2)]
+        assert panel.poll(102.0) == []
     finally:
         panel.close()
 

@@ -1,7 +1,9 @@
-"""The dice lying in the tray after a roll are that roll's: the camera must not record them again as the next
-player's.  Found by driving the loop through the edges of a real table (the camera unplugged mid-roll, a
-roll typed with the buttons, a black or covered picture): before, each of these recorded the dice left in
-the tray as the next player's roll, with nobody touching them."""
+"""The camera and the buttons at a real table's edges, found by driving the loop through them.
+
+The dice lying in the tray after a roll are that roll's: the camera must not record them again as the next
+player's (the camera unplugged mid-roll, a roll typed with the buttons, a black or covered picture: before,
+each of these recorded the dice left in the tray as the next player's roll, with nobody touching them).
+A press whose finger went down before the camera moved the game on is not taken on the new step."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from device.app import App, open_match
-from device.buttons import ScriptedButtons
+from device.buttons import ButtonEvent, PressKind, ScriptedButtons
 from device.camera import Camera, CameraError
 from device.store import Store
 from games import game_package
@@ -172,5 +174,26 @@ def test_dice_typed_with_the_entry_open_are_still_watched(tmp_path: Path) -> Non
         t.app.type_faces([3, 5, 1, 6], t.now, source="button")
         assert t.app.prompt().player == "Ben"
         assert t.frames(20) == []
+    finally:
+        t.close()
+
+
+def test_a_press_begun_before_the_camera_moved_the_step_on_is_not_taken(tmp_path: Path) -> None:
+    """Ana held OK on her dice while the camera read them: on release the OK landed on Ben's step (in
+    Gaslands it placed a template, NEXT threw away SHIFTs).  A press says when it began; one that began
+    before the step moved on is dropped, and the chooser is told to press again."""
+    t = Table(tmp_path)
+    try:
+        down = t.now + 0.05
+        t.lay(*ANAS)
+        assert t.frames(4) == [{"type": "roll", "player": "Ana", "dice": [3, 5, 1, 6]}]  # read while held
+        moved = t.app.turn().menu
+        t.app.on_button(ButtonEvent("ok", PressKind.SHORT, t.now, began=down), t.now)
+        assert t.app.turn().menu is moved and t.app.entry is None  # nothing chosen on Ben's step
+        assert [n.text for n in t.app.notices if n.kind == "info" and n.player == "Ben"] == [
+            "the step moved on while the button was down: press again"]
+        t.app.on_button(ButtonEvent("ok", PressKind.SHORT, t.now + 0.3, began=t.now + 0.1), t.now + 0.3)
+        assert t.app.entry is not None and t.app.entry.request.label == "4 movement dice"  # begun on Ben's step: taken
+        assert t.app.cursor is not None and t.app.cursor.path == ("Ben's dice",)
     finally:
         t.close()
