@@ -198,6 +198,11 @@ def load_config(path: str | Path) -> PitboardConfig:
     path = Path(path)
     name = path.name
     fix = "copy firmware_config/pitboard.toml there and edit it"
+    from device.safe_files import unreachable
+
+    closed = unreachable(path)
+    if closed:
+        raise ConfigError(str(path), "", closed)
     if path.is_dir():
         raise ConfigError(str(path), "", f"is a folder, not a configuration file; give the file's path, or {fix}")
     try:

@@ -29,6 +29,21 @@ class FileProblem(Exception):
     """A file cannot be written or read; the message names the file, what is wrong and what to do."""
 
 
+def unreachable(path: Path) -> str | None:
+    """Why ``path`` cannot be looked at (a folder on its way the user may not enter: ``Path.exists`` and
+    ``is_dir`` raise then, where a missing file only says False), or None."""
+    try:
+        path.stat()
+    except FileNotFoundError:
+        return None
+    except PermissionError as exc:
+        return (f"cannot be reached ({exc.strerror or exc}: a folder on its way is closed to this user); "
+                "give the user running Pitboard access to it, or copy the file somewhere it can read")
+    except OSError:
+        return None  # a dangling link, a name too long ...: the checks that follow say it
+    return None
+
+
 def write_atomic(path: str | Path, data: bytes, *, mode: int = 0o644) -> Path:
     """Replace ``path`` with ``data`` atomically: O_EXCL temporary file, fsync, rename.
 
@@ -118,6 +133,9 @@ def read_image(path: str | Path, *, what: str = "image") -> np.ndarray:
     import cv2
 
     p = Path(path)
+    closed = unreachable(p)
+    if closed:
+        raise FileProblem(f"{what} {p} {closed}")
     if not p.exists():
         raise FileProblem(f"{what} {p} does not exist")
     if p.is_dir():

@@ -27,8 +27,13 @@ def read_text_file(path: str | Path, *, fix: str, what: str = "setup file",
     """The UTF-8 text of the file at ``path``, or :class:`SetupFileError` naming the file and what is wrong
     (missing, a folder, unreadable, larger than ``max_bytes``, not UTF-8 - with its line); ``fix`` ends
     every message ("what to do")."""
+    from device.safe_files import unreachable
+
     p = Path(path)
     where = f"{what} {p}"
+    closed = unreachable(p)
+    if closed:
+        raise SetupFileError(f"{where} {closed}")
     if p.is_dir():
         raise SetupFileError(f"{where} is a folder, not a {what}; {fix}")
     try:

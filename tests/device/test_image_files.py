@@ -89,3 +89,37 @@ def test_every_cut_of_a_jpeg_is_refused(tmp_path: Path, keep: float) -> None:
     p.write_bytes(whole[:int(len(whole) * keep)])
     with pytest.raises(FileProblem, match="damaged or cut short"):
         read_image(p)
+
+
+@pytest.mark.parametrize("argv", [
+    ["calibrate", "{d}/frame.png"],
+    ["dice", "read", "{d}/frame.png"],
+    ["check", "--config", "{d}/pitboard.toml"],
+    ["play", "gaslands", "--setup", "{d}/setup.toml", "--db", "{tmp}/g.sqlite"],
+])
+def test_a_file_in_a_folder_closed_to_the_user_is_told_not_a_traceback(tmp_path: Path, monkeypatch, capsys,
+                                                                        argv: list[str]) -> None:
+    """`sudo -u pitboard pitboard calibrate ~/frame.png` (the deploy README's way): a home folder is 0700 on
+    Bookworm, and Python's Path.exists raises PermissionError there (it only says False for a missing file):
+    a traceback.  Root here passes every permission, so the refusal is made by a stand-in for the kernel."""
+    from device.cli import main
+
+    closed = tmp_path / "home"
+    real = Path.stat
+
+    def stat(self: Path, *a: object, **k: object) -> object:
+        if str(self).startswith(str(closed)):
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self, *a, **k)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "stat", stat)
+    args = [a.format(d=closed, tmp=tmp_path) for a in argv]
+    try:
+        code = main(args)
+    except SystemExit as exc:
+        code = exc.code
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err, err
+    assert f"{closed}/" in err and "cannot be reached (Permission denied" in err
+    assert "give the user running Pitboard access to it" in err
+    assert not (tmp_path / "g.sqlite").exists()
