@@ -653,8 +653,20 @@ def read_calibration_file(path: Any | None) -> tuple[Any, VisionFileProblem | No
 
     configured = path is not None
     p = Path(path) if configured else data_dir() / CALIBRATION_FILE
-    redo = "run `pitboard calibrate IMAGE` with the four corner tags in view to write it again"
+    # the file [vision] names: calibrate writes there only when told (its default is the data folder of the
+    # user running it, not the appliance's)
+    out = f" --out {p}" if configured else ""
+    redo = f"run `pitboard calibrate IMAGE{out}` with the four corner tags in view to write it"
+    if configured:
+        redo += f" (on an installed Pi: `sudo -u pitboard pitboard calibrate IMAGE{out}`)"
     short = "TABLE NOT READ: calibration"
+    if configured and not p.exists() and p.name == "calibration.json" and (p.parent / CALIBRATION_FILE).is_file():
+        # the name before table_calibration.json: an /etc/pitboard/pitboard.toml from then is never rewritten
+        return None, VisionFileProblem("calibration", p, f"the calibration {p} does not exist, but "
+                                       f"{p.parent / CALIBRATION_FILE} beside it does (calibrate writes that name): "
+                                       f"change [vision] calibration in pitboard.toml to {p.parent / CALIBRATION_FILE}. "
+                                       "Until then the table is not read: templates and tokens are entered with "
+                                       "the buttons.", short)
     if not configured and not p.exists():
         return None, VisionFileProblem("calibration", p, f"no calibration at {p} yet: the table is not read "
                                        "(templates and tokens are entered with the buttons); run `pitboard "

@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -398,7 +398,17 @@ def probe_vision_files(config: PitboardConfig) -> list[CheckLine]:
     found = {p.part: p for p in problems}
     lines = []
     cal_problem = found.get("calibration")
-    if cal_problem is None:
+    cam = config.camera
+    if cal_problem is None and cam.backend.value == "picamera2" and tuple(cal.image_size) != (cam.width, cam.height):
+        # the frames the appliance asks for are another size: every frame is refused ("table not read")
+        cw, ch = (int(v) for v in cal.image_size)
+        where = config.vision.calibration or "the data folder's calibration"
+        lines.append(CheckLine("FAIL", "calibration", f"{where} is for {cw}x{ch} frames, but [camera] asks the camera "
+                                                      f"for {cam.width}x{cam.height}: the table is not read until they "
+                                                      "agree; calibrate again from a frame of the camera's (`pitboard "
+                                                      "check --interactive` saves one), or set [camera] width = "
+                                                      f"{cw}, height = {ch}"))
+    elif cal_problem is None:
         where = config.vision.calibration or "the data folder's calibration"
         lines.append(CheckLine("OK", "calibration", f"{where}: the table is read "
                                                     f"({cal.mat_mm[0]:g}x{cal.mat_mm[1]:g} mm mat)"))
@@ -472,9 +482,19 @@ def run_check(config: PitboardConfig, *, out: TextIO | None = None, pin_factory:
     lines.append(probe_camera(config, camera_backend))
     for line in lines:
         out.write(f"{line}\n")
+    out.write(check_summary(lines) + "\n")
+    return 1 if any(line.status == "FAIL" for line in lines) else 0
+
+
+def check_summary(lines: Sequence[CheckLine]) -> str:
+    """The last line of a check: FAILs counted, and the WARNs (a warning is no failure, but "all parts OK"
+    under a warned misspelt player sent the owner to the table with a player who has no screen)."""
     failed = sum(1 for line in lines if line.status == "FAIL")
-    out.write(f"{'all parts OK' if not failed else f'{failed} part(s) FAILED'}\n")
-    return 1 if failed else 0
+    warned = sum(1 for line in lines if line.status == "WARN")
+    said = f"{failed} part(s) FAILED" if failed else "all parts OK"
+    if warned:
+        said += f"; {warned} warning(s) above: read them" if not failed else f", {warned} warning(s)"
+    return said
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -557,13 +577,28 @@ def check_screens_interactive(config: PitboardConfig, inp: TextIO, out: TextIO,
     return lines
 
 
+def _seated_count(config: PitboardConfig) -> int | None:
+    """How many players the configured setup seats (None: the setup does not start)."""
+    from device.setup_files import seated_players
+    from games import game_package
+
+    try:
+        module = game_package(config.game.name)
+        return len(seated_players(module, module.GAME.start(read_setup(module, config.game.setup, config.source))))
+    except Exception:  # noqa: BLE001 - the game's own line says what is wrong with it
+        return None
+
+
 def check_buttons_interactive(config: PitboardConfig, out: TextIO, *, pin_factory: Any = None,
                               timeout_s: float = 20.0, poll_s: float = 0.01,
                               clock: Callable[[], float] = time.monotonic,
                               sleep: Callable[[float], None] = time.sleep,
-                              on_prompt: Callable[[str, int], None] | None = None) -> list[CheckLine]:
+                              on_prompt: Callable[[str, int], None] | None = None,
+                              seated: int | None = None) -> list[CheckLine]:
     """Ask for each button in turn and report which GPIO answered (a swapped or wrong wire shows as
-    another GPIO). ``on_prompt(name, pin)`` runs after each request (tests press mock pins there)."""
+    another GPIO). ``on_prompt(name, pin)`` runs after each request (tests press mock pins there).
+    ``seated``: the players at the table; a player button beyond them is not asked for (SKIP): six optional
+    P buttons in the shipped file, two players, and the owner waited out four timeouts for nothing."""
     try:
         from gpiozero import Button
         from gpiozero.exc import BadPinFactory
@@ -590,6 +625,11 @@ def check_buttons_interactive(config: PitboardConfig, out: TextIO, *, pin_factor
         stuck = [pin for pin, b in claimed.items() if b.is_pressed]
         for name, pin in pins.items():
             part = f"button {name.upper()} (GPIO{pin})"
+            seat = int(name[1:]) if name.startswith("p") and name[1:].isdigit() else None
+            if seat is not None and seated is not None and seat > seated:
+                lines.append(CheckLine("SKIP", part, f"no player in seat {seat} at this table ({seated} seated): not "
+                                                     "asked for; it is used when one is"))
+                continue
             if pin in stuck:
                 lines.append(CheckLine("FAIL", part, "reads PRESSED before asked: stuck, or wired to 3V3 instead "
                                                      "of GND"))
@@ -669,12 +709,23 @@ def check_camera_view(config: PitboardConfig, out_path: Path, backend: Any = Non
         return CheckLine("FAIL", "camera view", "the camera opened but gave no frame")
     cal, _lib, _problems = read_vision_files(config)
     note = "nothing drawn: no usable calibration (see the calibration line)"
-    misfit = False
+    misfit = wrong_size = False
+    # the frame itself, as the camera gives it: what `pitboard calibrate` and `teach tokens` are given
+    frame_path = out_path.with_name(f"{out_path.stem}-frame.png")
+    ok, raw = cv2.imencode(".png", image)
+    try:
+        if ok:
+            write_atomic(frame_path, raw.tobytes())
+    except OSError as exc:
+        return CheckLine("FAIL", "camera view", f"cannot write {frame_path} ({exc.strerror or exc}); give --camera-out "
+                                                "a writable place")
     if cal is not None:
         h, w = image.shape[:2]
         if tuple(cal.image_size) != (w, h):
+            wrong_size = True
             note = (f"nothing drawn: the calibration is for {cal.image_size[0]}x{cal.image_size[1]} frames, the camera "
-                    f"gives {w}x{h}; calibrate again")
+                    f"gives {w}x{h}, so the table is not read; calibrate again from this frame: `pitboard calibrate "
+                    f"{frame_path}`")
         else:
             seen, misfit = _cars_seen(image, cal, config)
             note = (f"mat corners and {len(cal.zones)} zone(s) drawn: check they sit on the mat's corners and zones"
@@ -688,7 +739,8 @@ def check_camera_view(config: PitboardConfig, out_path: Path, backend: Any = Non
     except OSError as exc:
         return CheckLine("FAIL", "camera view", f"cannot write {out_path} ({exc.strerror or exc}); give --camera-out "
                                                 "a writable place")
-    return CheckLine("WARN" if misfit else "OK", "camera view", f"saved to {out_path}; {note}")
+    status = "FAIL" if wrong_size else "WARN" if misfit else "OK"
+    return CheckLine(status, "camera view", f"saved to {out_path} (the frame alone: {frame_path}); {note}")
 
 
 def _cars_seen(image: Any, calibration: Any, config: PitboardConfig) -> tuple[str, bool]:
@@ -772,6 +824,7 @@ def run_interactive_check(config: PitboardConfig, *, inp: TextIO, out: TextIO, c
     factory = screen_factory or (lambda cfg: build_screen(cfg, "i2c"))
     lines = check_screens_interactive(config, inp, out, factory)
     lines += check_buttons_interactive(config, out, pin_factory=pin_factory, timeout_s=button_timeout_s,
+                                       seated=_seated_count(config),
                                        clock=clock, sleep=sleep, on_prompt=on_button_prompt)
     lines.append(check_camera_view(config, camera_out or data_dir() / "check-camera.png", camera_backend))
     lines.extend(probe_vision_files(config))
@@ -779,9 +832,8 @@ def run_interactive_check(config: PitboardConfig, *, inp: TextIO, out: TextIO, c
     out.write("\n")
     for line in lines:
         out.write(f"{line}\n")
-    failed = sum(1 for line in lines if line.status == "FAIL")
-    out.write(f"{'interactive check: all OK' if not failed else f'interactive check: {failed} part(s) FAILED'}\n")
-    return 1 if failed else 0
+    out.write(f"interactive check: {check_summary(lines)}\n")
+    return 1 if any(line.status == "FAIL" for line in lines) else 0
 
 
 # -- run ----------------------------------------------------------------------------------------------

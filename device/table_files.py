@@ -216,6 +216,10 @@ def save_outline(shape: TemplateShape, path: str | Path | None = None) -> Path:
     return p
 
 
+#: The sections of pitboard.toml (device.config): a table config holding them is that file, given by mistake.
+APPLIANCE_SECTIONS = ("game", "screens", "buttons", "camera", "vision", "store", "web")
+
+
 def load_table_config(path: str | Path | None = None,
                       outlines: Mapping[str, TemplateShape] | None = None) -> TableConfig:
     """Shipped defaults, overridden by the owner's ``table.toml`` (or ``path``), the owner's edited
@@ -226,8 +230,16 @@ def load_table_config(path: str | Path | None = None,
         raise TableFileError(f"table config {p} does not exist")
     fix = "fix that key (vision/data/table_defaults.toml shows every key and its default) or move the file aside"
     if p.exists() or p.is_symlink():
+        owner = _read_toml(p, "table config", fix)
+        appliance = sorted(k for k in owner if k in APPLIANCE_SECTIONS and k not in data)
+        if path and appliance:  # the deploy README's --config /etc/pitboard/pitboard.toml, given to calibrate
+            raise TableFileError(
+                f"{p} is the appliance's configuration (its [{'], ['.join(appliance)}]), not a table config: here "
+                "--config takes table.toml (tag ids, sizes of the printed tags and templates); leave --config out. "
+                "What this command writes goes to the data folder ($PITBOARD_DATA), where the appliance reads it: "
+                "on an installed Pi run it as `sudo -u pitboard PITBOARD_DATA=/var/lib/pitboard pitboard ...`")
         try:
-            data = merge(data, _read_toml(p, "table config", fix))
+            data = merge(data, owner)
         except ConfigError as exc:
             raise TableFileError(f"table config {p}: {exc}") from exc
         except (TypeError, ValueError, AttributeError, OverflowError) as exc:

@@ -121,7 +121,7 @@ def test_screens_buttons_and_report_all_ok(tmp_path: Path, monkeypatch: pytest.M
     assert "SKIP  camera view" in text  # backend "none"
     assert "calibration" in text and "face library" in text
     assert "OK    models:" in text and "detector.onnx" in text and "onnxruntime" in text
-    assert text.rstrip().endswith("interactive check: all OK")
+    assert text.rstrip().splitlines()[-1].startswith("interactive check: all parts OK")
     # each screen was given its own player's name card, and its bytes went over that screen's bus
     for player in ("Alice", "Bob"):
         assert [np.asarray(im).tolist() for im in screens.shown[player]] == [np.asarray(name_card(player)).tolist()]
@@ -214,8 +214,10 @@ def test_camera_view_is_saved_with_corners_and_zones_drawn(tmp_path: Path, monke
     run_interactive_check(config(text), inp=io.StringIO("y\ny\n"), out=out, screen_factory=Screens(),
                           pin_factory=MockFactory(), camera_out=view, camera_backend=StillBackend(img),
                           clock=clock, sleep=clock.sleep, button_timeout_s=0.01)
-    assert f"OK    camera view: saved to {view}; mat corners and" in out.getvalue()
+    frame = tmp_path / "view-frame.png"
+    assert f"OK    camera view: saved to {view} (the frame alone: {frame}); mat corners and" in out.getvalue()
     assert "cars seen: rust" in out.getvalue()  # by the example setup's vehicle tags, as the appliance names them
+    assert np.array_equal(cv2.imread(str(frame)), img)  # the frame as the camera gave it, for calibrate
     saved = cv2.imread(str(view))
     assert saved.shape == img.shape
     expected = draw_calibration(img, cal)
@@ -318,3 +320,62 @@ def test_camera_view_says_nothing_of_a_tag_in_the_dice_tray(tmp_path: Path, monk
     text = CONFIG.replace('backend = "none"', f'backend = "opencv"\ndice_region = [0, 0, {w}, {h}]')
     line = check_camera_view(config(text), tmp_path / "view.png", backend=StillBackend(img))
     assert line.status == "OK" and "not used" not in line.detail
+
+
+def test_a_calibration_of_another_frame_size_fails_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Calibrated from a full-size still (rpicam-still's default) while the appliance asks the camera for
+    1280x720: check said OK twice and the appliance read no frame of the table all evening.  Plain check
+    compares with [camera]'s size; --interactive with the frame, which it saves for calibrate."""
+    import json
+
+    from device.camera import StillBackend
+    from device.cli_device import probe_vision_files
+
+    img, cal = _calibrated_frame(tmp_path)
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "table_calibration.json").write_text(json.dumps(cal.to_dict()))
+    monkeypatch.setenv("PITBOARD_DATA", str(data))
+    w, h = (int(v) for v in cal.image_size)
+    asks = CONFIG.replace('backend = "none"', 'backend = "picamera2"\nwidth = 2304\nheight = 1296')
+    line = probe_vision_files(config(asks))[0]
+    assert line.status == "FAIL" and line.part == "calibration"
+    assert f"is for {w}x{h} frames, but [camera] asks the camera for 2304x1296" in line.detail
+    assert f"set [camera] width = {w}, height = {h}" in line.detail
+    same = CONFIG.replace('backend = "none"', f'backend = "picamera2"\nwidth = {w}\nheight = {h}')
+    assert probe_vision_files(config(same))[0].status == "OK"
+    out = io.StringIO()
+    view = tmp_path / "view.png"
+    big = cv2.resize(img, (w * 2, h * 2))
+    clock = FakeClock()
+    run_interactive_check(config(CONFIG.replace('backend = "none"', 'backend = "opencv"')), inp=io.StringIO("y\ny\n"),
+                          out=out, screen_factory=Screens(), pin_factory=MockFactory(), camera_out=view,
+                          camera_backend=StillBackend(big), clock=clock, sleep=clock.sleep, button_timeout_s=0.01)
+    frame = tmp_path / "view-frame.png"
+    assert (f"FAIL  camera view: saved to {view} (the frame alone: {frame}); nothing drawn: the calibration is for "
+            f"{w}x{h} frames, the camera gives {w * 2}x{h * 2}, so the table is not read; calibrate again from this "
+            f"frame: `pitboard calibrate {frame}`") in out.getvalue()
+
+
+def test_player_buttons_beyond_the_seated_players_are_not_asked_for() -> None:
+    """The shipped file wires six optional player buttons; with the example's two players the owner waited
+    out four 20-second timeouts and read four FAILs.  A button for an empty seat is SKIPped, not asked for."""
+    factory = MockFactory()
+    clock = FakeClock()
+    asked: list[str] = []
+
+    def on_prompt(name: str, pin: int) -> None:
+        asked.append(name)
+        for p in (17, 27, 22, 23, 5, 6, 13, 19):
+            factory.pin(p).drive_high()
+        press(factory, pin)
+
+    six = config(CONFIG.replace("players = [5, 6]", "players = [5, 6, 13, 19]"))
+    lines = check_buttons_interactive(six, io.StringIO(), pin_factory=factory, timeout_s=2, clock=clock,
+                                      sleep=clock.sleep, on_prompt=on_prompt, seated=2)
+    got = {ln.part: (ln.status, ln.detail) for ln in lines}
+    assert asked == ["next", "back", "select", "ok", "p1", "p2"]
+    assert got["button P2 (GPIO6)"] == ("OK", "GPIO6 answered")
+    assert got["button P3 (GPIO13)"] == ("SKIP", "no player in seat 3 at this table (2 seated): not asked for; it is "
+                                                 "used when one is")
+    assert got["button P4 (GPIO19)"][0] == "SKIP"

@@ -123,3 +123,18 @@ def test_check_and_run_name_the_game_a_setup_was_written_for(tmp_path) -> None:
     with pytest.raises(UserError, match=r'the game could not start: .*Thunder Road: Vendetta setup .*\[game\] name = '
                                         r'"thunder_road" in pitboard.toml plays it'):
         build_appliance(config, screen_backend="recording", log=lambda m: None)
+
+
+def test_check_with_warnings_does_not_end_all_ok_without_them() -> None:
+    """A misspelt player ("bob") was WARNed, then check ended "all parts OK": read as all fine, that player
+    played the evening with no screen of their own."""
+    from device.cli_device import CheckLine, check_summary
+
+    ok, warn, fail = CheckLine("OK", "a", ""), CheckLine("WARN", "b", ""), CheckLine("FAIL", "c", "")
+    assert check_summary([ok, ok]) == "all parts OK"
+    assert check_summary([ok, warn]) == "all parts OK; 1 warning(s) above: read them"
+    assert check_summary([fail, warn, warn]) == "1 part(s) FAILED, 2 warning(s)"
+    out = io.StringIO()
+    bad = PitboardConfig(screens=(ScreenConfig("Alice"), ScreenConfig("Bobby", address=0x3D)))
+    assert run_check(bad, out=out, smbus_factory=_NoBus) == 1  # the screens' bus is missing here: FAIL
+    assert out.getvalue().rstrip().endswith("warning(s)")

@@ -458,3 +458,41 @@ def test_check_run_by_a_user_who_may_not_look_in_the_data_folder_says_so(tmp_pat
     config = _config(tmp_path, calibration=log.parent / "table_calibration.json", faces=log.parent / "faces.json")
     lines = [line for line in _check(config)[1] if "calibration" in line]
     assert len(lines) == 1 and lines[0].startswith("WARN  calibration, face library:"), lines
+
+
+def test_a_missing_configured_calibration_says_where_calibrate_must_write_it(tmp_path: Path) -> None:
+    """check said "run `pitboard calibrate IMAGE` ... to write it again": calibrate writes into the data folder
+    of the user running it, not the file [vision] names, so check went on failing.  The command now names
+    the file (--out), and a pitboard.toml from before, naming calibration.json, is told the new name."""
+    from device.table_files import CALIBRATION_FILE
+
+    configured = tmp_path / "var" / "table_calibration.json"
+    configured.parent.mkdir()
+    _, problem = read_calibration_file(configured)
+    assert problem is not None and f"{configured} does not exist" in problem.message
+    assert f"run `pitboard calibrate IMAGE --out {configured}`" in problem.message and "again" not in problem.message
+    old = tmp_path / "var" / "calibration.json"
+    configured.write_text(json.dumps(Calibration(px_to_mm=np.eye(3), image_size=(640, 480),
+                                                 mat_mm=(640.0, 480.0)).to_dict()))
+    _, problem = read_calibration_file(old)
+    assert problem is not None and CALIBRATION_FILE == configured.name
+    assert (f"the calibration {old} does not exist, but {configured} beside it does (calibrate writes that name): "
+            f"change [vision] calibration in pitboard.toml to {configured}") in problem.message
+
+
+def test_the_appliance_config_given_as_a_table_config_is_named(tmp_path: Path, capsys) -> None:
+    """The deploy README said to give calibrate `--config /etc/pitboard/pitboard.toml`: "unknown table
+    config key 'game'".  There --config is the table config; the refusal says which file it was given."""
+    from device.cli import main
+
+    shipped = Path(__file__).resolve().parents[2] / "firmware_config" / "pitboard.toml"
+    for argv in (["calibrate", str(tmp_path / "frame.png"), "--config", str(shipped)],
+                 ["markers", "--out", str(tmp_path / "m.pdf"), "--config", str(shipped)]):
+        try:
+            code = main(argv)
+        except SystemExit as exc:
+            code = exc.code
+        err = capsys.readouterr().err
+        assert code == 2 and f"{shipped} is the appliance's configuration (its [buttons]" in err
+        assert "here --config takes table.toml" in err and "sudo -u pitboard PITBOARD_DATA=/var/lib/pitboard" in err
+    assert not (tmp_path / "m.pdf").exists()
