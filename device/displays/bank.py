@@ -5,7 +5,9 @@ a ``logging`` warning and a :class:`ScreenEvent` handed to ``on_event`` so the a
 then left alone: the other screens go on drawing.  It is retried with an exponential backoff (1 s, 2 s,
 4 s … capped at 30 s by default; the clock is injected) from :meth:`DisplayBank.poll` or the next
 :meth:`DisplayBank.show` for it.  When it answers again it is re-initialised (the controller may have
-lost power and its settings) and the latest frame is sent whole, and that is reported too.
+lost power and its settings) and the latest frame is sent whole, and that is reported too.  A screen that
+has been sent nothing for ``ping_s`` (its picture did not change) is asked for a NOP from :meth:`poll`, so
+one unplugged while the game waits is told within seconds, not at the next picture drawn on it.
 """
 
 from __future__ import annotations
@@ -91,6 +93,7 @@ class _Slot:
         self.frames = 0
         self.bytes_sent = 0
         self.ever_ok = False
+        self.last_contact = 0.0
 
 
 class DisplayBank:
@@ -108,10 +111,12 @@ class DisplayBank:
         clock: Callable[[], float] = time.monotonic,
         backoff: Backoff = Backoff(),
         on_event: Callable[[ScreenEvent], None] | None = None,
+        ping_s: float = 2.0,
     ) -> None:
         self._slots = {player: _Slot(player, screen) for player, screen in screens.items()}
         self._clock = clock
         self._backoff = backoff
+        self._ping_s = ping_s
         self._on_event = on_event
         self.events: list[ScreenEvent] = []
 
@@ -137,10 +142,22 @@ class DisplayBank:
         return self._draw(slot)
 
     def poll(self) -> None:
-        """Retry the screens that are down and due; call it from the main loop now and then."""
+        """Retry the screens that are down and due, and ask the quiet ones whether they are still there;
+        call it from the main loop now and then."""
+        now = self._clock()
         for slot in self._slots.values():
             if slot.state is not ScreenState.OK:
                 self._retry(slot)
+            elif now - slot.last_contact >= self._ping_s:
+                ping = getattr(slot.screen, "ping", None)
+                if ping is None:
+                    continue
+                try:
+                    ping()
+                except BUS_ERRORS as exc:
+                    self._down(slot, exc)
+                    continue
+                slot.last_contact = now
 
     def status(self) -> dict[str, ScreenStatus]:
         now = self._clock()
@@ -187,6 +204,7 @@ class DisplayBank:
             return False
         was_down = slot.state is ScreenState.DOWN
         slot.state, slot.error, slot.failures = ScreenState.OK, None, 0
+        slot.last_contact = self._clock()
         if was_down:
             self._report(slot, ScreenEventKind.BACK, f"screen {slot.player} ({slot.screen.name}) answers again",
                          logging.INFO)
@@ -201,6 +219,7 @@ class DisplayBank:
             self._down(slot, exc)
             return False
         slot.frames += 1
+        slot.last_contact = self._clock()
         return True
 
     def _down(self, slot: _Slot, exc: BaseException) -> None:

@@ -168,6 +168,13 @@ class LumaScreen:
         if self.updater is not None:
             self.updater.invalidate()
 
+    def ping(self) -> None:
+        """One NOP on the bus: a screen unplugged while its picture does not change (nothing is sent to it)
+        answers with an OSError here, not when the next picture is drawn, maybe minutes later."""
+        if self.serial is None:
+            raise OSError(f"{self.name} is not open")
+        self.serial.command(NOP)
+
     def close(self, *, blank: bool = False) -> None:
         """Release the bus.  ``blank`` switches the panel off first (a clean stop: OLEDs burn in)."""
         if blank and self.device is not None:

@@ -702,3 +702,24 @@ def test_display_path_under_each_available_pillow(target):
         import PIL
 
         assert version == PIL.__version__
+
+
+def test_a_quiet_screen_unplugged_is_told_within_seconds():
+    """Seen driving the loop: the chooser's screen unplugged while her menu stood still was noticed after
+    20 s, when the idle timeout drew something new on it; meanwhile the table looked at a dark screen with
+    no word.  A screen sent nothing for 2 s is asked for a NOP by poll()."""
+    bank, serials, clock, events = make_bank("Alice", "Bob")
+    bank.open()
+    assert bank.show("Alice", scene(1)) and bank.show("Bob", scene(1))
+    sent = len(serials["Bob"].transfers)
+    clock.now += 1.0
+    bank.poll()
+    assert len(serials["Bob"].transfers) == sent  # drawn a second ago: not asked
+    clock.now += 1.5
+    bank.poll()
+    assert len(serials["Bob"].transfers) == sent + 1  # one NOP, a byte or two on the bus
+    serials["Bob"].fail = True  # unplugged; its picture does not change, nothing is drawn on it
+    clock.now += 2.0
+    bank.poll()
+    assert [(e.player, e.kind) for e in events] == [("Bob", ScreenEventKind.LOST)]
+    assert bank.status()["Bob"].state is ScreenState.DOWN and bank.status()["Alice"].state is ScreenState.OK
