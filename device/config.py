@@ -331,10 +331,15 @@ class _Validator:
         return value
 
     def keys(self, data: Mapping[str, Any], where: str, allowed: set[str]) -> None:
+        import difflib
+
         for key in data:
             if key not in allowed:
                 dotted = f"{where}.{key}" if where else key
-                raise self.fail(dotted, f"unknown key; allowed: {', '.join(sorted(allowed))}")
+                near = difflib.get_close_matches(str(key), sorted(allowed), n=1, cutoff=0.75)
+                what = "section" if not where and isinstance(data[key], (Mapping, list)) else "key"
+                meant = f" (did you mean {'[' + near[0] + ']' if what == 'section' else repr(near[0])}?)" if near else ""
+                raise self.fail(dotted, f"unknown {what}{meant}; allowed: {', '.join(sorted(allowed))}")
 
     def int_(self, data: Mapping[str, Any], where: str, key: str, default: int | None, *, lo: int | None = None,
              hi: int | None = None, allowed_text: str | None = None, as_hex: bool = False) -> int | None:
@@ -343,7 +348,14 @@ class _Validator:
             return default
         value = data[key]
         if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(dotted, f"must be a whole number, not {value!r}")
+            quoted = ""
+            if isinstance(value, str):
+                try:
+                    int(value.strip(), 0)
+                    quoted = f"; remove the quotes: {key} = {value.strip()}"
+                except ValueError:
+                    pass
+            raise self.fail(dotted, f"must be a whole number, not {value!r}{quoted}")
         if (lo is not None and value < lo) or (hi is not None and value > hi):
             shown = _hex(value) if as_hex else str(value)
             allowed = allowed_text or f"{lo}..{hi}"

@@ -208,10 +208,15 @@ def format_height_rows(rows: list[HeightBenchRow]) -> str:
 
 
 if __name__ == "__main__":  # python -m vision.lens_bench [frames] [seed]
-    import sys
+    import argparse
 
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 6
-    seed = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+    ap = argparse.ArgumentParser(prog="python -m vision.lens_bench",
+                                 description="positions through a wide lens, with and without the lens model; "
+                                             "template tags read flat and at their height")
+    ap.add_argument("frames", nargs="?", type=int, default=6, help="rendered frames (default 6)")
+    ap.add_argument("seed", nargs="?", type=int, default=0, help="random seed (default 0)")
+    args = ap.parse_args()
+    n, seed = args.frames, args.seed
     print(format_rows(lens_bench(n, seed)))
     print()
     print(format_height_rows(tag_height_bench(n, seed)))

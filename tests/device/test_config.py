@@ -74,7 +74,10 @@ def test_wrong_screen_address_names_file_key_and_allowed_values() -> None:
         ('[buttons]\nnext = 27', "pitboard.toml: buttons.back: GPIO27 is already used by buttons.next"),
         ('[buttons]\nplayers = [5, 17]', "pitboard.toml: buttons.players[1]: GPIO17 is already used by buttons.next"),
         ('[buttons]\nplayers = ["5"]', "pitboard.toml: buttons.players[0]: must be a BCM GPIO number"),
-        ('[buttons]\ndebounce = 30', "pitboard.toml: buttons.debounce: unknown key; allowed: back, debounce_ms"),
+        ('[buttons]\ndebounce = 30', "pitboard.toml: buttons.debounce: unknown key (did you mean 'debounce_ms'?); allowed: back"),
+        ('[buttons]\nnxt = 17', "pitboard.toml: buttons.nxt: unknown key (did you mean 'next'?); allowed: back"),
+        ('[[screens]]\nplayer = "A"\naddress = "0x3C"',
+         "pitboard.toml: screens[0].address: must be a whole number, not '0x3C'; remove the quotes: address = 0x3C"),
         ('[buttons]\nlong_press_ms = 100', "pitboard.toml: buttons.long_press_ms: 100 is out of range; allowed: 200..5000"),
         ('[buttons]\ndebounce_ms = 150\nlong_press_ms = 250', "pitboard.toml: buttons.debounce_ms: 150 ms is too long"),
         ('[camera]\nbackend = "usb"', "pitboard.toml: camera.backend: 'usb' is not known; allowed: picamera2, opencv, replay, none"),
@@ -98,7 +101,9 @@ def test_wrong_screen_address_names_file_key_and_allowed_values() -> None:
         ('[vision]\ndice_mm = 25', "pitboard.toml: vision.dice_mm: 25 is out of range; allowed: 12..19"),
         ('[vision]\ndice_mm = "16"', "pitboard.toml: vision.dice_mm: must be a number, not '16'"),
         ('[vision]\ndice_mm = nan', "pitboard.toml: vision.dice_mm: nan is out of range; allowed: 12..19"),
-        ('[screen]\nplayer = "A"', "pitboard.toml: screen: unknown key; allowed: buttons, camera, game, screens, store, vision"),
+        ('[screen]\nplayer = "A"', "pitboard.toml: screen: unknown section (did you mean [screens]?); allowed: buttons, "
+                                   "camera, game, screens, store, vision"),
+        ('[button]\nnext = 17', "pitboard.toml: button: unknown section (did you mean [buttons]?)"),
     ],
 )
 def test_errors_name_the_key_and_what_is_allowed(doc: str, expected: str) -> None:
