@@ -686,9 +686,29 @@ def draw_calibration(image: Any, calibration: Any) -> Any:
         colour = (255, 200, 0) if zone.kind == "dice_tray" else (0, 200, 255)
         cv2.polylines(canvas, [np.round(poly).astype(np.int32).reshape(-1, 1, 2)], True, colour, 2, cv2.LINE_AA)
         x, y = poly.mean(axis=0)
-        cv2.putText(canvas, f"{zone.name} ({'dice' if zone.kind == 'dice_tray' else 'tokens'})",
+        # the tray zone keeps the template search off the dice; the dice are read from [camera] dice_region
+        cv2.putText(canvas, f"{zone.name} ({'tray: no templates' if zone.kind == 'dice_tray' else 'tokens'})",
                     (int(x) - 40, int(y)), cv2.FONT_HERSHEY_SIMPLEX, 0.6, colour, 2, cv2.LINE_AA)
     return canvas
+
+
+def draw_dice_region(image: Any, region: Any) -> tuple[Any, str]:
+    """A copy of a frame with ``[camera] dice_region`` drawn (where the appliance reads the dice), and what to
+    say of it: the calibration's tray zone is not where the dice are read."""
+    import cv2
+
+    if region is None:
+        return image, "dice are read from the whole frame (no [camera] dice_region)"
+    canvas = image.copy()
+    h, w = canvas.shape[:2]
+    x, y, rw, rh = region.x, region.y, region.width, region.height
+    cv2.rectangle(canvas, (x, y), (x + rw - 1, y + rh - 1), (255, 0, 255), 3, cv2.LINE_AA)
+    cv2.putText(canvas, "dice read here ([camera] dice_region)", (x + 6, max(20, y - 8)), cv2.FONT_HERSHEY_SIMPLEX,
+                0.6, (255, 0, 255), 2, cv2.LINE_AA)
+    misfit = region.misfit(w, h)
+    if misfit:
+        return canvas, f"[camera] dice_region {misfit}"
+    return canvas, "the dice are read inside the magenta box ([camera] dice_region): the tray must sit in it"
 
 
 def check_camera_view(config: PitboardConfig, out_path: Path, backend: Any = None) -> CheckLine:
@@ -731,6 +751,8 @@ def check_camera_view(config: PitboardConfig, out_path: Path, backend: Any = Non
             note = (f"mat corners and {len(cal.zones)} zone(s) drawn: check they sit on the mat's corners and zones"
                     f"; {seen}")
             image = draw_calibration(image, cal)
+    image, region_note = draw_dice_region(image, config.camera.dice_region)
+    note += f"; {region_note}"
     ok, png = cv2.imencode(".png", image)
     if not ok:
         return CheckLine("FAIL", "camera view", "the frame could not be encoded as PNG")

@@ -379,3 +379,22 @@ def test_player_buttons_beyond_the_seated_players_are_not_asked_for() -> None:
     assert got["button P3 (GPIO13)"] == ("SKIP", "no player in seat 3 at this table (2 seated): not asked for; it is "
                                                  "used when one is")
     assert got["button P4 (GPIO19)"][0] == "SKIP"
+
+
+def test_the_camera_view_shows_where_the_dice_are_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The view drew the calibration's "tray (dice)" zone, but the dice are read from [camera] dice_region,
+    which it never drew: a tray set where the picture showed it gave no dice read.  The region is drawn."""
+    from device.camera import StillBackend
+    from device.cli_device import check_camera_view
+
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    img = np.full((240, 320, 3), 90, np.uint8)
+    text = CONFIG.replace('backend = "none"', 'backend = "opencv"\nwidth = 320\nheight = 240\n'
+                                                'dice_region = [200, 120, 100, 100]')
+    view = tmp_path / "view.png"
+    line = check_camera_view(config(text), view, StillBackend(img))
+    assert "the dice are read inside the magenta box ([camera] dice_region): the tray must sit in it" in line.detail
+    saved = cv2.imread(str(view))
+    assert (saved[120, 250] == (255, 0, 255)).all() and (saved[170, 250] == 90).all()  # its edge, not its inside
+    line = check_camera_view(config(CONFIG.replace('backend = "none"', 'backend = "opencv"')), view, StillBackend(img))
+    assert "dice are read from the whole frame (no [camera] dice_region)" in line.detail
