@@ -447,6 +447,28 @@ def read_table(image: np.ndarray, calibration: Calibration, config: TableConfig,
     return TableObservation(tuple(cars), tuple(templates), tokens, tuple(misfits))
 
 
+#: A printed tag's paper around its black square, as a factor of the square's size: the sheet's white
+#: quiet zone is one cell of the 6-cell square on each side (``vision.markers``: 8/6).
+TAG_QUIET = 8 / 6
+#: The arrow strip the sheet prints above a tag's top edge, mm (at most two lines of text: 7.4 mm).
+TAG_STRIP_MM = 7.4
+
+
+#: Paper in a teaching frame: bright and nearly colourless (HSV value, saturation on OpenCV's scales).
+PAPER_VALUE_MIN = 150
+PAPER_SAT_MAX = 60
+
+
+def tag_paper_mm(quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The paper of a cut-out tag (its black square's corners in mm, ArUco order: TL, TR, BR, BL): the
+    square with its quiet zone all round, and the arrow strip the sheet prints beyond its top edge."""
+    middle = quad.mean(axis=0)
+    q = middle + (quad - middle) * TAG_QUIET
+    up = (q[0] + q[1]) / 2 - (q[2] + q[3]) / 2
+    up = up / max(float(np.hypot(*up)), 1e-9)
+    return q, np.array([q[0] + up * TAG_STRIP_MM, q[1] + up * TAG_STRIP_MM, q[1], q[0]])
+
+
 def taught_outline(image: np.ndarray, calibration: Calibration, config: TableConfig, name: str) -> TemplateShape:
     """Learn a template's outline from a frame showing it alone, placed against the FRONT edge of one
     tagged car, as a right-hand maneuver (left-hand is accepted and mirrored).  The outline is stored
@@ -469,6 +491,17 @@ def taught_outline(image: np.ndarray, calibration: Calibration, config: TableCon
     tinted = cv2.inRange(hsv, (0, config.template_sat_min, config.template_val_min), (180, 255, 255))
     tok = config.tokens
     tinted[cv2.inRange(hsv, (tok.hue_min, tok.sat_min, tok.val_min), (tok.hue_max, 255, 255)) > 0] = 0
+    # A template's own tag is paper on the acrylic, not tinted: with its white margin it cut the outline to
+    # less than half (a tagged Gentle taught as 1,790 mm^2 of its 4,111).  It is part of the template.
+    # Its arrow strip, when kept, is paper too: filled where it shows paper (a strip cut off leaves the mat).
+    paper = cv2.inRange(hsv, (0, 0, PAPER_VALUE_MIN), (180, PAPER_SAT_MAX, 255))
+    for sg in sightings:
+        if sg.id in config.template_tags:
+            quiet, strip = tag_paper_mm(calibration.to_mm(np.asarray(sg.corners_px, dtype=np.float64)))
+            _fill_mm(tinted, quiet, s)
+            band = np.zeros_like(tinted)
+            _fill_mm(band, strip, s)
+            tinted[(band > 0) & (paper > 0)] = 255
     block = np.zeros_like(tinted)
     _fill_mm(block, _car_hull_px(cars[0], calibration, config.cars, margin=1.0), s)
     for z in calibration.zones:
