@@ -85,11 +85,19 @@ def cmd_teach_tokens(args: argparse.Namespace) -> int:
         taught = teach_look(img, cal, look, args.zone, args.count)
     except TokenLookError as exc:
         raise _user_error(f"{args.image}: {exc}") from exc
+    # what was learned must count the zone it was learned from: else it is not saved (the previous look stays)
+    counts = count_tokens(img, cal, taught)
+    read = counts.get(args.zone)
+    if read is None or (args.count is not None and read != args.count):
+        said = "cannot count it" if read is None else f"counts {read} there, not {args.count}"
+        raise _user_error(f"{args.image}: the look learned from zone {args.zone} {said} in this very frame, so it "
+                          "was not saved (the token look in use is unchanged); lay the tokens flat and apart in the "
+                          "zone, no hand over the mat, and teach again" + ("" if args.count is not None else
+                                                                           " with --count N (how many lie there)"))
     try:
         path = save_token_look(taught, args.out)
     except TokenFileError as exc:
         raise _user_error(str(exc)) from exc
-    counts = count_tokens(img, cal, taught)
     c = taught.colour
     shown = ", ".join(f"{z} {'cannot count' if n is None else n}" for z, n in counts.items())
     if taught.seen_diameter_mm is None and taught.size_source == "area agrees":

@@ -274,3 +274,30 @@ def test_the_appliance_reads_the_learned_look_and_survives_a_damaged_one(data):
     assert not reader.table_config.tokens.taught
     (problem,) = problems
     assert problem.part == "token look" and "table_tokens.npz" in problem.message and not problem.severe
+
+
+def test_a_look_that_cannot_count_its_own_teach_frame_is_not_saved(data, tmp_path, capsys, monkeypatch):
+    """`teach tokens` without --count on a frame of piled tokens printed "this frame reads: p1 cannot count",
+    saved that look and exited 0: the appliance then counted with it all evening.  What is learned must count
+    the zone it came from (the number given, with --count); else nothing is saved."""
+    import vision.tokens as vt
+    from device.cli import UserError
+
+    table, rng = _table("felt", 21)
+    for name, spec in {"setup": setup_spec(table), "teach": teach_spec(table, "p1", 5)}.items():
+        img, _ = render_scene(spec, rng)
+        cv2.imwrite(str(tmp_path / f"{name}.png"), img)
+    assert _run(["calibrate", str(tmp_path / "setup.png")]) == 0
+    before = (data / "table_tokens.npz").read_bytes()
+    real = vt.count_tokens
+    for says, argv in ((None, []), (4, ["--count", "5"])):
+        monkeypatch.setattr(vt, "count_tokens", lambda *a, said=says, **k: {**real(*a, **k), "p1": said})
+        with pytest.raises(UserError) as refused:
+            _run(["teach", "tokens", "--image", str(tmp_path / "teach.png"), "--zone", "p1", *argv])
+        err = str(refused.value)
+        assert "the look learned from zone p1 " + ("cannot count it" if says is None else "counts 4 there, not 5") in err
+        assert "so it was not saved (the token look in use is unchanged)" in err
+        assert (data / "table_tokens.npz").read_bytes() == before
+    monkeypatch.setattr(vt, "count_tokens", real)
+    assert _run(["teach", "tokens", "--image", str(tmp_path / "teach.png"), "--zone", "p1", "--count", "5"]) == 0
+    assert (data / "table_tokens.npz").read_bytes() != before
