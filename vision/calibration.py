@@ -639,6 +639,10 @@ def calibrate_from_markers(
         raise CalibrationError(
             f"corner markers {missing} not found (seen: {seen or 'none'}); make sure all four corner "
             f"tags (ids {list(layout.ids)}) are visible, flat and not covered, then try again")
+    swapped = swapped_corner_tags(layout.ids, [np.asarray(detections[i], dtype=np.float64).reshape(4, 2).mean(axis=0)
+                                               for i in layout.ids])
+    if swapped is not None:
+        raise CalibrationError(swapped)
     src = np.vstack([np.asarray(detections[i], dtype=np.float64).reshape(4, 2) for i in layout.ids])
     dst = np.vstack([ref[i] for i in layout.ids])
     card_obs = [(px, local) for _, px, local in _card_points(detections, cards)]
@@ -650,6 +654,43 @@ def calibrate_from_markers(
             names = {z.name for z in found}
             cal = cal.with_zones([z for z in cal.zones if z.name not in names] + list(found))
     return cal
+
+
+CORNER_NAMES = ("top-left", "top-right", "bottom-right", "bottom-left")
+
+
+def _seen_as_a_mat(pts: Sequence[np.ndarray]) -> bool:
+    """Four points (TL, TR, BR, BL) as a camera sees a mat's corners: convex, and not mirrored."""
+    for i in range(4):
+        a, b = pts[(i + 1) % 4] - pts[i], pts[(i - 1) % 4] - pts[i]
+        if a[0] * b[1] - a[1] * b[0] <= 0:
+            return False
+    return True
+
+
+def swapped_corner_tags(ids: Sequence[int], centres: Sequence[np.ndarray]) -> str | None:
+    """When the corner tags (``ids`` in the order TL, TR, BR, BL, seen at ``centres``) cannot be a mat as a
+    camera sees it but two of them exchanged can: which two, and where each goes (None otherwise: the mat
+    may be seen turned any way, which is no mistake)."""
+    pts = [np.asarray(c, dtype=np.float64) for c in centres]
+    if _seen_as_a_mat(pts):
+        return None
+    fixes = []
+    for i in range(4):
+        for j in range(i + 1, 4):
+            trial = list(pts)
+            trial[i], trial[j] = trial[j], trial[i]
+            if _seen_as_a_mat(trial):
+                # two diagonal tags swapped leave the mat mirrored, which the other diagonal's swap mends too
+                # (into the mat turned round): the swap that leaves it most nearly upright is the one made
+                top = trial[1] - trial[0]
+                fixes.append((abs(math.degrees(math.atan2(top[1], top[0]))), i, j))
+    if not fixes:
+        return None
+    _, i, j = min(fixes)
+    return (f"corner tags {ids[i]} and {ids[j]} look swapped: tag {ids[i]} goes on the mat's {CORNER_NAMES[i]} "
+            f"corner and tag {ids[j]} on its {CORNER_NAMES[j]} corner (the sheet prints where each goes); exchange "
+            "them and try again")
 
 
 #: How far outside the frame (a share of its width or height) a corner given by hand may lie.

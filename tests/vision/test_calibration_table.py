@@ -187,3 +187,27 @@ def test_a_calibration_that_would_not_load_again_is_not_saved(tmp_path):
         tf.save_calibration(replace(cal, mat_mm=(1e308, 450.0)), path)
     assert path.read_text() == before
     assert tf.load_calibration(path).mat_mm == (800.0, 450.0)
+
+
+@pytest.mark.parametrize(("a", "b"), [(0, 1), (1, 2), (2, 3), (3, 0), (0, 2), (1, 3)])
+def test_two_corner_tags_swapped_are_named(tilted, a, b):
+    """Tags 2 and 3 laid on each other's corners: "the bottom-right corner folds inward ... (the points in the
+    order ...)", about points the owner never typed.  Which two tags, and where each goes, is said."""
+    spec, img, _ = tilted
+    det = _detections(img)
+    det[a], det[b] = det[b], det[a]
+    with pytest.raises(CalibrationError) as refused:
+        calibrate_from_markers(det, CornerLayout(mat_mm=spec.mat_mm), spec.image_size)
+    names = ("top-left", "top-right", "bottom-right", "bottom-left")
+    lo, hi = min(a, b), max(a, b)
+    assert str(refused.value) == (f"corner tags {lo} and {hi} look swapped: tag {lo} goes on the mat's {names[lo]} "
+                                  f"corner and tag {hi} on its {names[hi]} corner (the sheet prints where each goes); "
+                                  "exchange them and try again")
+
+
+def test_a_mat_seen_turned_round_is_no_swap(tilted):
+    """A camera mounted the other way round sees the tags turned, not swapped: it calibrates."""
+    spec, img, _ = tilted
+    turned = cv2.rotate(img, cv2.ROTATE_180)
+    cal = calibrate_from_markers(_detections(turned), CornerLayout(mat_mm=spec.mat_mm), spec.image_size)
+    assert cal.rms_mm < 1.0
