@@ -189,11 +189,11 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         with _as_user_error(CalibrationError):
             cal = calibrate_from_points(args.points, mat, size, zones, hfov)
     else:
-        from vision.calibration import default_zone_cards
+        from vision.calibration import ZONE_CARD_IDS, default_zone_cards
 
         det = {t.id: t.corners_px for t in detect_tags(img, cfg.dictionary)}
         cal, msg = update_calibration(None, det, cfg.corner_layout(mat), size, zones, hfov,
-                                      cards=default_zone_cards(5), lens=args.lens)
+                                      cards=default_zone_cards(len(ZONE_CARD_IDS)), lens=args.lens)
         if cal is None:
             kept = f"; the last good calibration in {tf.calibration_path(args.out)} is kept" if previous else ""
             raise _user_error(f"{msg.replace(' - no calibration yet', '')}{kept}")

@@ -207,7 +207,9 @@ class TagCard:
         return tuple(int(t[0]) for t in self.tags)
 
 
-ZONE_CARD_IDS: tuple[tuple[int, int], ...] = ((20, 21), (22, 23), (24, 25), (26, 27), (28, 29))
+#: The tags of the token-zone cards p1..p6 (a table seats up to six; 30-48 are the templates' tags, so the
+#: sixth card's are 50 and 51).
+ZONE_CARD_IDS: tuple[tuple[int, int], ...] = ((20, 21), (22, 23), (24, 25), (26, 27), (28, 29), (50, 51))
 
 
 def token_zone_card(name: str, ids: tuple[int, int], tag_mm: float = 20.0,
@@ -225,7 +227,7 @@ def token_zone_card(name: str, ids: tuple[int, int], tag_mm: float = 20.0,
 
 
 def default_zone_cards(players: int = 4) -> tuple[TagCard, ...]:
-    """One token-zone card per player, named like ``default_zones`` (p1, p2, ...), tags 20-29."""
+    """One token-zone card per player, named like ``default_zones`` (p1, p2, ...): :data:`ZONE_CARD_IDS`."""
     n = max(0, min(int(players), len(ZONE_CARD_IDS)))
     return tuple(token_zone_card(f"p{i + 1}", ZONE_CARD_IDS[i]) for i in range(n))
 
