@@ -32,6 +32,10 @@ DRIVERS: tuple[str, ...] = ("ssd1306", "sh1106", "ssd1309")
 CAMERA_BACKENDS: tuple[str, ...] = ("picamera2", "opencv", "replay", "none")
 #: BCM GPIOs on the 40-pin header.  0/1 are the HAT EEPROM bus, 2/3 are I2C bus 1 (the screens).
 HEADER_GPIOS: tuple[int, ...] = tuple(range(0, 28))
+#: The 40-pin header's physical pin numbers that carry a GPIO, and its BCM number (pins 1-40).
+HEADER_PIN_GPIO: dict[int, int] = {3: 2, 5: 3, 7: 4, 8: 14, 10: 15, 11: 17, 12: 18, 13: 27, 15: 22, 16: 23, 18: 24,
+                                   19: 10, 21: 9, 22: 25, 23: 11, 24: 8, 26: 7, 27: 0, 28: 1, 29: 5, 31: 6, 32: 12,
+                                   33: 13, 35: 19, 36: 16, 37: 26, 38: 20, 40: 21}
 RESERVED_GPIOS: dict[int, str] = {
     0: "GPIO0 is the HAT EEPROM bus (ID_SD)",
     1: "GPIO1 is the HAT EEPROM bus (ID_SC)",
@@ -489,7 +493,10 @@ class _Validator:
         if value in RESERVED_GPIOS:
             raise self.fail(dotted, f"{RESERVED_GPIOS[value]}; allowed: GPIO4..GPIO27")
         if value not in HEADER_GPIOS:
-            raise self.fail(dotted, f"GPIO{value} is not on the 40-pin header; allowed: GPIO4..GPIO27 (BCM numbers)")
+            pin = HEADER_PIN_GPIO.get(value)
+            meant = f"; header pin {value} is GPIO{pin}: write {pin}" if pin is not None else ""
+            raise self.fail(dotted, f"GPIO{value} is not on the 40-pin header; allowed: GPIO4..GPIO27 (BCM numbers, "
+                                    f"not header pin numbers){meant}")
         return value
 
     def screens(self, raw: Any, buttons: ButtonsConfig) -> tuple[ScreenConfig, ...]:

@@ -71,6 +71,8 @@ def test_wrong_screen_address_names_file_key_and_allowed_values() -> None:
     [
         ('[buttons]\nnext = 2', "pitboard.toml: buttons.next: GPIO2 is SDA of I2C bus 1"),
         ('[buttons]\nnext = 40', "pitboard.toml: buttons.next: GPIO40 is not on the 40-pin header"),
+        ('[buttons]\nplayers = [29, 31]', "pitboard.toml: buttons.players[0]: GPIO29 is not on the 40-pin header; allowed: "
+                                        "GPIO4..GPIO27 (BCM numbers, not header pin numbers); header pin 29 is GPIO5: write 5"),
         ('[buttons]\nnext = 27', "pitboard.toml: buttons.back: GPIO27 is already used by buttons.next"),
         ('[buttons]\nplayers = [5, 17]', "pitboard.toml: buttons.players[1]: GPIO17 is already used by buttons.next"),
         ('[buttons]\nplayers = ["5"]', "pitboard.toml: buttons.players[0]: must be a BCM GPIO number"),
