@@ -231,3 +231,18 @@ def test_the_probe_box_with_a_banner_is_taught_with_a_warning(tmp_path: Path, ca
     assert _teach("--face", "SPIN", _write(tmp_path, "banner.png", img)) == 0
     out = capsys.readouterr().out
     assert "no die found against the table in the 120x120 picture" in out and "--undo" in out
+
+
+def test_a_webcam_that_does_not_open_is_told_in_our_words_only(capfd, tmp_path, monkeypatch) -> None:
+    """`teach dice --camera` with no webcam: OpenCV's own "[ WARN:0@0.2] global cap_v4l.cpp ... can't open
+    camera by index" lines came before the message that says it."""
+    from device.cli import main
+
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path))
+    try:
+        code = main(["teach", "dice", "--die", "skid", "--face", "HAZARD", "--camera", "63"])
+    except SystemExit as exc:
+        code = exc.code
+    err = capfd.readouterr().err
+    assert code == 2 and "webcam 63 did not open" in err
+    assert "[ WARN" not in err and "cap_v4l" not in err, err
