@@ -14,14 +14,14 @@ Three layers, so that the part that decides is a pure function of its inputs:
 3. **Events.**  :class:`ButtonEvent` (button, SHORT or LONG, time) is what the loop consumes.  The
    keyboard backend of the simulator produces the same events from keystrokes.
 
-Debounce rule, chosen for latency: a *press* counts once the contact has read pressed for
-``debounce_ms`` without a change (a glitch or bounce shorter than that is ignored, and costs nothing
-because a press emits nothing by itself); a *release* of a counted press is taken on its first edge, so a
-short press reaches the loop the instant the finger lifts, and the bounces that follow the release are
-too short to count as a new press.  The one thing this cannot tell apart is a real tap shorter than
-``debounce_ms`` (30 ms) from a glitch; fingers take 60 ms or more.  A contact that opens for a moment
-while the button is held (a worn switch, a knock: the contact back within ``REGRIP_MS``) is the same press
-going on: its first edge already decided it, so the rest of it decides nothing (one press, not two).
+Debounce rule: a *press* counts once the contact has read pressed for ``debounce_ms`` without a change
+(a glitch or bounce shorter than that is ignored, and costs nothing because a press emits nothing by
+itself); a *release* of a counted press is decided once the contact has stayed open ``REGRIP_MS`` (15 ms)
+after its first edge, and dated by that edge.  A contact that opens for a moment while the button is held
+(a worn switch, a knock) is so the same press going on, which can still become a long one: deciding on the
+first edge made a short press of it (BACK: undo one instead of the three held for) and then a second press.
+The bounces that follow a release are too short to count as a new press.  The one thing this cannot tell
+apart is a real tap shorter than ``debounce_ms`` (30 ms) from a glitch; fingers take 60 ms or more.
 Each event says when its press began (:attr:`ButtonEvent.began`), so the loop can drop a press that began
 before the step it would act on (the camera moved the game on while the button was down).
 """
@@ -78,8 +78,7 @@ class _KeyState:
     pressed: bool = False  # the debounced level
     pressed_at: float = 0.0
     long_fired: bool = False
-    released_at: float = -1e9  # when the last counted press was let go
-    silent: bool = False  # a press going on after a moment's opening of the contact: it decides nothing more
+    releasing: float | None = None  # the first edge of a release not decided yet (REGRIP_MS)
 
 
 #: A contact that opens for less than this while the button is held is the same press going on.
@@ -98,7 +97,7 @@ class PressDecoder:
             raise ValueError("long_press_ms must be longer than debounce_ms, and debounce_ms 0 or more")
         self.long_s = long_press_ms / 1000.0
         self.debounce_s = debounce_ms / 1000.0
-        self.regrip_s = min(REGRIP_MS, debounce_ms) / 1000.0
+        self.regrip_s = min(REGRIP_MS, debounce_ms) / 1000.0  # no debounce asked: none here either
         self._keys: dict[str, _KeyState] = {}
 
     def held(self, button: str) -> bool:
@@ -113,16 +112,11 @@ class PressDecoder:
             return out  # a repeated level (gpiozero can report one after a missed edge): nothing changes
         k.raw = edge.pressed
         k.raw_since = edge.t
-        if not edge.pressed and k.pressed:
-            # Release of a counted press: decided on the first edge (see the module docstring).
-            k.pressed = False
-            if not k.long_fired and not k.silent:
-                kind = PressKind.LONG if edge.t - k.pressed_at >= self.long_s else PressKind.SHORT
-                out.append(ButtonEvent(edge.button, kind, edge.t, k.pressed_at))
-            k.long_fired = False
-            k.released_at = edge.t
-        if edge.pressed and self.debounce_s == 0:
-            out.extend(self._settle(edge.t))
+        if not edge.pressed and k.pressed and k.releasing is None:
+            k.releasing = edge.t  # decided once the contact stays open REGRIP_MS (see the module docstring)
+        elif edge.pressed and k.releasing is not None:
+            k.releasing = None  # back within REGRIP_MS (else _settle above decided it): the press goes on
+        out.extend(self._settle(edge.t))
         return out
 
     def tick(self, now: float) -> list[ButtonEvent]:
@@ -131,14 +125,18 @@ class PressDecoder:
     def _settle(self, now: float) -> list[ButtonEvent]:
         out: list[ButtonEvent] = []
         for name, k in self._keys.items():
+            if k.releasing is not None and not k.raw and now - k.releasing >= self.regrip_s:
+                k.pressed = False
+                if not k.long_fired:
+                    kind = PressKind.LONG if k.releasing - k.pressed_at >= self.long_s else PressKind.SHORT
+                    out.append(ButtonEvent(name, kind, k.releasing, k.pressed_at))
+                k.long_fired = False
+                k.releasing = None
             if k.raw and not k.pressed and now - k.raw_since >= self.debounce_s:
                 k.pressed = True
-                # the contact back within REGRIP_MS of a release: the press that release decided goes on
-                k.silent = k.raw_since - k.released_at < self.regrip_s
-                if not k.silent:
-                    k.pressed_at = k.raw_since  # the press began at its last edge, not when it was noticed
+                k.pressed_at = k.raw_since  # the press began at its last edge, not when it was noticed
                 k.long_fired = False
-            if k.pressed and not k.long_fired and not k.silent and now - k.pressed_at >= self.long_s:
+            if k.pressed and k.releasing is None and not k.long_fired and now - k.pressed_at >= self.long_s:
                 k.long_fired = True
                 out.append(ButtonEvent(name, PressKind.LONG, now, k.pressed_at))
         return out

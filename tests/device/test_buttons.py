@@ -13,6 +13,7 @@ from device.buttons import (
     ButtonPanel,
     Edge,
     KeyboardButtons,
+    REGRIP_MS,
     PressDecoder,
     PressKind,
     ScriptedButtons,
@@ -25,6 +26,9 @@ def decode(edges: list[tuple[str, bool, float]], *, ticks: list[float] = (), lon
            debounce_ms: int = 30) -> list[tuple[str, PressKind, float]]:
     d = PressDecoder(long_press_ms=long_ms, debounce_ms=debounce_ms)
     items = [(t, 0, Edge(b, p, t)) for b, p, t in edges] + [(t, 1, None) for t in ticks]
+    last = max((t for _, _, t in edges), default=0.0)
+    if not any(t > last for t in ticks):  # the loop goes on ticking: a release is decided REGRIP_MS after it
+        items.append((last + REGRIP_MS / 1000 + 0.001, 1, None))
     out: list[ButtonEvent] = []
     for t, _, edge in sorted(items, key=lambda x: (x[0], x[1])):
         out += d.feed(edge) if edge is not None else d.tick(t)
@@ -42,7 +46,7 @@ def test_a_glitch_shorter_than_debounce_is_not_a_press() -> None:
 def test_bounces_on_press_and_release_give_one_press() -> None:
     edges = [("ok", True, 1.000), ("ok", False, 1.002), ("ok", True, 1.004),  # press bounce
              ("ok", False, 1.200), ("ok", True, 1.203), ("ok", False, 1.206)]  # release bounce
-    assert decode(edges, ticks=[1.1, 1.3, 2.0]) == [("ok", SHORT, 1.2)]
+    assert decode(edges, ticks=[1.1, 1.3, 2.0]) == [("ok", SHORT, 1.206)]  # the contact open for good
 
 
 def test_long_press_fires_while_held_and_release_adds_nothing() -> None:
@@ -66,9 +70,10 @@ def test_a_contact_opening_for_a_moment_while_held_is_one_press() -> None:
     then "slide placed" from one press).  The press is decided on the opening's first edge; the rest of it,
     the contact back within REGRIP_MS, decides nothing."""
     glitch = [("next", True, 1.0), ("next", False, 1.2), ("next", True, 1.203), ("next", False, 1.5)]
-    assert decode(glitch, ticks=[1.1, 1.3, 1.4, 2.0]) == [("next", SHORT, 1.2)]
+    assert decode(glitch, ticks=[1.1, 1.3, 1.4, 2.0]) == [("next", SHORT, 1.5)]
+    # a long BACK knocked 0.3 s in is still the long press held for (undo 3), not a short one (undo 1)
     held = [("back", True, 1.0), ("back", False, 1.3), ("back", True, 1.304), ("back", False, 2.5)]
-    assert decode(held, ticks=[1.1, 1.4, 1.9, 2.2, 3.0]) == [("back", SHORT, 1.3)]  # one event, not a LONG too
+    assert decode(held, ticks=[1.1, 1.4, 1.9, 2.2, 3.0]) == [("back", LONG, 1.9)]
     # a real second tap (a finger lifted and pressed again) is another press
     taps = [("ok", True, 1.0), ("ok", False, 1.1), ("ok", True, 1.2), ("ok", False, 1.3)]
     assert decode(taps, ticks=[1.05, 1.25, 2.0]) == [("ok", SHORT, 1.1), ("ok", SHORT, 1.3)]
@@ -78,8 +83,9 @@ def test_each_press_says_when_it_began() -> None:
     d = PressDecoder(long_press_ms=800, debounce_ms=30)
     d.feed(Edge("ok", True, 1.0))
     assert d.tick(1.05) == []
-    (short,) = d.feed(Edge("ok", False, 1.3))
-    assert short.began == 1.0
+    assert d.feed(Edge("ok", False, 1.3)) == []  # decided once the contact stays open
+    (short,) = d.tick(1.32)
+    assert short.began == 1.0 and short.t == 1.3
     d.feed(Edge("back", True, 2.0))
     (long,) = d.tick(2.9)
     assert long.kind is LONG and long.began == 2.0
