@@ -227,6 +227,8 @@ class App:
         #: when the step last moved on by something other than a button (the camera, the phone's dice): a
         #: press that began before it was meant for the step before (:meth:`on_button`)
         self._moved_at = float("-inf")
+        self._moved_by: str = ""
+        self._moved_from: str | None = None  # whose step it was (the press was most likely theirs)
         self._reopened = False
         self._memory: dict[Any, tuple[str, ...]] = {}  # prompt → the path taken there (kept for undo)
         self._last_taken: tuple[tuple[str, str | None], tuple[str, ...]] | None = None
@@ -326,7 +328,7 @@ class App:
         self._dirty = True
         self._sync()
         if source != "button" and self._prompt_key != key:
-            self._moved_at = now
+            self._moved_at, self._moved_by, self._moved_from = now, source, sender
         if not self._finished_reported and getattr(self.match.state, "finished", False):
             self._finished_reported = True
             if self.on_finished is not None:
@@ -414,7 +416,9 @@ class App:
         if event.began is not None and event.began < self._moved_at:
             # the finger went down on the step before: the camera (or the phone) moved the game on meanwhile,
             # and the press would act on a step its player never saw (OK placing a template, NEXT ending SHIFTs)
-            self.notify("info", "the step moved on while the button was down: press again", self.chooser(), now=now)
+            who = {"camera": "the camera", "web": "the phone"}.get(self._moved_by, "a roll typed")
+            self.notify("info", f"press not taken: {who} moved the game on while the button was down",
+                        self._moved_from, now=now)
             return
         self._last_press = now
         self.refusal = None  # read, or passed over: the next press clears it
@@ -573,6 +577,7 @@ class App:
     def type_faces(self, faces: Sequence[Any], now: float | None = None, *, source: str = "keyboard") -> Outcome | None:
         """Send a whole roll at once (the simulator's typed digits, the phone's pad): the roll awaited."""
         request = self.awaited_roll()
+        self.withdraw("typing")  # sent: the dice typed so far are no longer being typed
         if request is None:
             self.notify("info", "no dice are awaited now", self.chooser(), now=now)
             return None
@@ -594,12 +599,12 @@ class App:
         last taken back, the roll sent): the line goes."""
         request = self.awaited_roll()
         if request is None or not faces:
-            self.withdraw("dice")
+            self.withdraw("typing")  # its own kind: the camera's dice notices and other players' are not touched
             return
         n = len(faces)
         room = f"{n} of {request.count}" if request.exact else f"{n}, at most {request.count}"
         typed = " ".join(str(request.name_of(f)) for f in faces)
-        self.notify("dice", f"{who} typing: {typed} ({room})", self.prompt().player, now=now)
+        self.notify("typing", f"{who} typing: {typed} ({room})", self.prompt().player, now=now)
 
     # -- screens ----------------------------------------------------------------------------------
     def _dark_screens(self) -> set[str]:
@@ -660,7 +665,8 @@ class App:
             return
         t = self.turn()
         self.vision.on_frame(frame, t.prompt, t.menu, typing=self.entry is not None, views=t.views,
-                             apply=self.apply, notify=self.notify, withdraw=self.withdraw, now=now)
+                             apply=self.apply, notify=self.notify, withdraw=self.withdraw, now=now,
+                             entry=self.entry.request if self.entry is not None else None)
         for listener in self.frame_listeners:
             listener(self, frame)
 

@@ -108,8 +108,17 @@ TRAY_LOOK = (48, 36)
 #: JPEG); a share of cells beyond it that makes it another picture (a hand, a black or white frame).
 TRAY_LOOK_LEVELS = 28
 TRAY_LOOK_SHARE = 0.1
-#: A look whose cells all lie within this many grey levels shows nothing (black, white, a lens cap).
+#: A look whose cells all lie within this many grey levels, near black or near white, shows nothing (a lens
+#: covered, the light out, a lamp shining in): an evenly lit felt tray is as even, but not as dark or bright.
 BLANK_LEVELS = 6
+BLANK_DARK = 24
+BLANK_BRIGHT = 232
+
+
+def blank_look(look: Any) -> bool:
+    """A tray's look (:func:`tray_look`) that shows nothing: even, and black or white."""
+    lo, hi = int(look.min()), int(look.max())
+    return hi - lo < BLANK_LEVELS and (hi < BLANK_DARK or lo > BLANK_BRIGHT)
 
 
 def tray_look(tray: Any) -> Any:
@@ -222,12 +231,15 @@ class CameraInput:
 
     # -- frames -----------------------------------------------------------------------------------
     def on_frame(self, frame: Frame, prompt: Prompt, menu: Menu, *, typing: bool, views: Sequence[Any],
-                 apply: Apply, notify: Notify, withdraw: Withdraw, now: float) -> None:
+                 apply: Apply, notify: Notify, withdraw: Withdraw, now: float,
+                 entry: DiceRequest | None = None) -> None:
+        """``typing``: dice are being entered by hand, ``entry`` their roll (the step's, or one a menu choice
+        opened: attack dice, a re-roll)."""
         self.frames_seen += 1
         if menu.dice is not None and not typing:
             self._dice(frame, prompt, menu.dice, apply, notify, now)
-        elif menu.dice is not None:  # dice typed with the buttons: the tray is still watched, nothing is sent, so
-            self._tray(frame, menu.dice, notify, now)  # that the dice the typed roll used are known
+        elif typing and (entry or menu.dice) is not None:  # the tray is still watched, nothing is sent, so that
+            self._tray(frame, entry or menu.dice, notify, now)  # the dice the typed roll used are known
         wants_template = menu.template is not None
         if wants_template or self.frames_seen % self.table_every == 0:
             try:
@@ -289,8 +301,10 @@ class CameraInput:
         if readings:
             self.last_seen = tuple((ANY_FACE if r.value is None else plain(r.value), float(r.center[0]),
                                     float(r.center[1])) for r in readings)
-        else:  # seen empty; or a black, white or blank picture, which says nothing of the dice
-            self.last_seen = None if int(look.max()) - int(look.min()) < BLANK_LEVELS else ()
+        else:  # seen empty; or a black or white picture (a lens covered, a lamp in it): nothing of the dice
+            self.last_seen = None if blank_look(look) else ()
+            if self.last_seen == ():
+                self.used_any = False  # a typed roll's dice not seen, then the tray seen empty: they are gone
         return readings, look
 
     def _dice(self, frame: Frame, prompt: Prompt, request: DiceRequest, apply: Apply, notify: Notify,
@@ -315,6 +329,11 @@ class CameraInput:
         if any(r.value is None for r in readings):
             self.dice.reset()  # a die it cannot read (a hand, dice still tumbling): wait
             seen = self.last_seen or ()
+            if self.used_dice is not None and same_dice(seen, self._used_here(h, w), any_face=True):
+                # the last roll's dice, a cocked one among them, still lying there: that roll is in; it is
+                # not this roller's to lay flat
+                self._tell_used(seen, prompt, notify, now)
+                return
             if self.unreadable.feed(seen) and not (self.unreadable_told and same_dice(seen, self.unreadable_told)):
                 # lying still and still not read (cocked, face down, a die not taught): say so once
                 self.unreadable_told = seen
@@ -336,9 +355,7 @@ class CameraInput:
         if self.used_dice is not None and same_dice(dice, self._used_here(h, w), any_face=True):
             # the dice already used lie where they were: not a new roll (their look follows the light)
             self._use(dice, look, (h, w))
-            if self.used_told is None:
-                self.used_told = dice
-                notify("dice", "tray holds the last roll: roll again", prompt.player, now=now)
+            self._tell_used(dice, prompt, notify, now)
             return
         values = [d[0] for d in dice]
         if len(values) > request.count:
@@ -359,6 +376,11 @@ class CameraInput:
                 # menu on (a Space Race die that failed changed nothing else a player could see)
                 notify("dice", f"camera: {' '.join(request.name_of(v) for v in values) or 'no dice'}", prompt.player,
                        now=now)  # short: one footer line, not three pieces that outlast the step
+
+    def _tell_used(self, dice: Any, prompt: Prompt, notify: Notify, now: float) -> None:
+        if self.used_told is None:
+            self.used_told = dice
+            notify("dice", "tray holds the last roll: roll again", prompt.player, now=now)
 
     def _use(self, dice: tuple[tuple[Any, float, float], ...], look: Any, size: tuple[int, int]) -> None:
         self.used_dice, self.used_look, self.used_size = dice, look, size

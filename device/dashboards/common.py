@@ -407,6 +407,7 @@ def pixel_text(
 #: The banner title of each notice the app posts (``App.notify`` kinds; refusals are "refused"), for the
 #: dashboards that title a notice apart from its text.  An unknown kind is its words in capitals.
 NOTICE_TITLES = {"refused": "REFUSED", "camera_down": "CAMERA OFF", "camera_back": "CAMERA OK", "dice": "DICE",
+                 "typing": "DICE",
                  "vision": "CAMERA", "info": "INFO", "car_unseen": "CAR NOT SEEN", "hazard_mismatch": "HAZARDS",
                  "files": "FILES", "screen": "SCREEN OFF", "store": "GAME LOG", "resumed": "RESUMED",
                  "not_recorded": "NOT RECORDED", "recorded": "RECORDED"}

@@ -280,7 +280,7 @@ def test_sim_shows_each_typed_die_on_the_rollers_screen(tmp_path: Path) -> None:
         before = bank.frames[roller].tobytes()
 
         def typing() -> list[tuple[str, str | None]]:
-            return [(n.text, n.player) for n in app.notices if n.kind == "dice"]
+            return [(n.text, n.player) for n in app.notices if n.kind == "typing"]
 
         t.feed("13")
         assert typing() == [("keyboard typing: 1 3 (2 of 4)", "Ana")]

@@ -53,7 +53,7 @@ def test_each_die_tapped_is_shown_on_the_rollers_screen_before_send(road: Table)
         assert r.status_code == 204, r.text
         road.step()
         # an empty pad (the last die taken back, the page loaded anew) says nothing is being typed
-        assert [(n.text, n.player) for n in road.app.notices if n.kind == "dice"] == ([(told, "Ana")] if told else [])
+        assert [(n.text, n.player) for n in road.app.notices if n.kind == "typing"] == ([(told, "Ana")] if told else [])
         if told:
             assert road.screens.images["Ana"].tobytes() != before, "the roller's screen does not show the taps"
     assert len(road.app.history) == history  # a draft enters nothing
@@ -68,7 +68,7 @@ def test_a_draft_for_a_roll_gone_by_is_not_shown(road: Table) -> None:
     anas = dice_offer(road.app)
     type_dice(road.app, anas, [3, 3, 3, 3], road.now)  # Ana's roll entered: Ben's is awaited now
     type_dice(road.app, anas, [6], road.now, draft=True)  # a tap of Ana's arriving late
-    assert [n.text for n in road.app.notices if n.kind == "dice"] == ["phone: 3 3 3 3"]
+    assert [n.text for n in road.app.notices if n.kind in ("dice", "typing")] == ["phone: 3 3 3 3"]
 
 
 @pytest.mark.parametrize("faces, words", [("3 5 1", "3 dice typed; this roll, 4 movement dice, takes exactly 4"),

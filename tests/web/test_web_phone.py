@@ -285,17 +285,17 @@ def test_a_roll_is_typed_with_one_tap_a_die(tmp_path, monkeypatch, phone):
         for face in ("3", "5", "1", "6"):
             pad[face].click()
         assert phone.find_element(By.ID, "dice-typed").text == "Typed: 3 · 5 · 1 · 6"
-        wait_for(lambda: [(n.text, n.player) for n in served.sim.app.notices if n.kind == "dice"]
+        wait_for(lambda: [(n.text, n.player) for n in served.sim.app.notices if n.kind == "typing"]
                  == [("phone typing: 3 5 1 6 (4 of 4)", "Ana")], what="the taps on Ana's screen")
         # a reload (a phone woken up) empties the pad: the roller's screen stops saying the taps it lost, so
         # Send cannot send fewer dice than the screen showed
         phone.refresh()
-        wait_for(lambda: not [n for n in served.sim.app.notices if n.kind == "dice"], timeout=2.0,
+        wait_for(lambda: not [n for n in served.sim.app.notices if n.kind == "typing"], timeout=2.0,
                  what="the taps withdrawn (before the notice's own few seconds are up)")
         pad = {b.text: b for b in phone.find_elements(By.CSS_SELECTOR, "#dice-pad button")}
         for face in ("3", "5", "1", "6"):
             pad[face].click()
-        wait_for(lambda: [(n.text, n.player) for n in served.sim.app.notices if n.kind == "dice"]
+        wait_for(lambda: [(n.text, n.player) for n in served.sim.app.notices if n.kind == "typing"]
                  == [("phone typing: 3 5 1 6 (4 of 4)", "Ana")], what="the taps typed again")
         pad["2"].click()  # a fifth die: not typed, and said why
         assert phone.find_element(By.ID, "dice-typed").text == "Typed: 3 · 5 · 1 · 6"
@@ -305,7 +305,7 @@ def test_a_roll_is_typed_with_one_tap_a_die(tmp_path, monkeypatch, phone):
         assert phone.find_element(By.ID, "dice-typed").text == "Tap each die’s face"
         sent = [a for a in served.sim.app.history if a.source == "web"]
         assert [a.command.to_json() for a in sent] == [{"type": "roll", "player": "Ana", "dice": [3, 5, 1, 6]}]
-        wait_for(lambda: [n.text for n in served.sim.app.notices if n.kind == "dice"] == ["phone: 3 5 1 6"],
+        wait_for(lambda: [n.text for n in served.sim.app.notices if n.kind in ("dice", "typing")] == ["phone: 3 5 1 6"],
                  what="what was sent on Ana's screen")
     finally:
         served.close()
