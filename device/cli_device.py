@@ -753,6 +753,8 @@ def check_camera_view(config: PitboardConfig, out_path: Path, backend: Any = Non
             image = draw_calibration(image, cal)
     image, region_note = draw_dice_region(image, config.camera.dice_region)
     note += f"; {region_note}"
+    h, w = image.shape[:2]
+    region_off = config.camera.dice_region is not None and config.camera.dice_region.misfit(w, h) is not None
     ok, png = cv2.imencode(".png", image)
     if not ok:
         return CheckLine("FAIL", "camera view", "the frame could not be encoded as PNG")
@@ -761,7 +763,7 @@ def check_camera_view(config: PitboardConfig, out_path: Path, backend: Any = Non
     except OSError as exc:
         return CheckLine("FAIL", "camera view", f"cannot write {out_path} ({exc.strerror or exc}); give --camera-out "
                                                 "a writable place")
-    status = "FAIL" if wrong_size else "WARN" if misfit else "OK"
+    status = "FAIL" if wrong_size or region_off else "WARN" if misfit else "OK"
     return CheckLine(status, "camera view", f"saved to {out_path} (the frame alone: {frame_path}); {note}")
 
 

@@ -494,7 +494,8 @@ class _Validator:
             raise self.fail(dotted, f"{RESERVED_GPIOS[value]}; allowed: GPIO4..GPIO27")
         if value not in HEADER_GPIOS:
             pin = HEADER_PIN_GPIO.get(value)
-            meant = f"; header pin {value} is GPIO{pin}: write {pin}" if pin is not None else ""
+            meant = f"; header pin {value} is GPIO{pin}: write {pin}" if pin is not None and pin not in RESERVED_GPIOS \
+                else ""
             raise self.fail(dotted, f"GPIO{value} is not on the 40-pin header; allowed: GPIO4..GPIO27 (BCM numbers, "
                                     f"not header pin numbers){meant}")
         return value

@@ -398,3 +398,15 @@ def test_the_camera_view_shows_where_the_dice_are_read(tmp_path: Path, monkeypat
     assert (saved[120, 250] == (255, 0, 255)).all() and (saved[170, 250] == 90).all()  # its edge, not its inside
     line = check_camera_view(config(CONFIG.replace('backend = "none"', 'backend = "opencv"')), view, StillBackend(img))
     assert "dice are read from the whole frame (no [camera] dice_region)" in line.detail
+
+
+def test_a_dice_region_off_the_cameras_frame_fails_the_camera_view(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """(Found in review.)  The view said where the region runs past the frame but its line stayed OK."""
+    from device.camera import StillBackend
+    from device.cli_device import check_camera_view
+
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    text = CONFIG.replace('backend = "none"', 'backend = "opencv"\nwidth = 640\nheight = 480\n'
+                                                'dice_region = [500, 400, 100, 60]')
+    line = check_camera_view(config(text), tmp_path / "view.png", StillBackend(np.full((240, 320, 3), 90, np.uint8)))
+    assert line.status == "FAIL" and "[camera] dice_region [500, 400, 100, 60] runs past the 320x240 frame" in line.detail
