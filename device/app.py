@@ -319,6 +319,8 @@ class App:
         if outcome.accepted:
             self.refusal = None
             self.withdraw("not_recorded")  # recorded again
+            if command.type == "undo" and self.vision is not None:
+                self.vision.log_rewound()
         else:
             title = "NOT RECORDED" if (outcome.reason or "").startswith("NOT RECORDED") else "NOT ALLOWED"
             text = outcome.reason or "refused"
@@ -677,7 +679,7 @@ class App:
         if self.vision is None or not self.vision.mismatches:
             self.notify("info", "no extra hazard tokens to add", self.chooser(), now=now)
             return
-        commands = self.vision.extra_hazards(menu)
+        commands = self.vision.extra_hazards(menu, self.turn().views)
         if menu.hazards is None:
             self.notify("info", "hazard tokens are added during an activation", self.chooser(), now=now)
             return

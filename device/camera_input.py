@@ -55,6 +55,7 @@ class Mismatch:
     name: str
     table: int
     log: int
+    removed: int = 0  # of the table's tokens, those the rules took off (to go, not to add)
 
 
 @dataclass
@@ -185,11 +186,14 @@ class CameraInput:
         self.last_look: Any = None
         self.last_size: tuple[int, int] = (0, 0)
         self.template = Settle(settle_frames)
+        self.template_gone = Settle(settle_frames)  # the template sent for the active vehicle, no longer seen
         self.unseen = Settle(settle_frames)  # why the active vehicle's car is not seen (its key)
         self.unseen_shown: Any = None  # the key of the reason on the screens
         self.unseen_misses = 0  # frames since with no reason
         self.sent_templates: dict[str, tuple[Any, ...]] = {}
         self.tokens = Settle(settle_frames)
+        self.logged_before: dict[str, int] = {}  # zone -> the log's count at the last settled reading
+        self.removed: dict[str, int] = {}  # zone -> tokens the rules took off since, still lying there
         self.tray_readings: list[Any] | None = None
         self.unreadable = Settle(settle_frames, same=same_dice)  # dice lying still with a die not read
         self.unreadable_told: Any = None  # those dice, once the roller was told
@@ -224,6 +228,12 @@ class CameraInput:
             self.used_dice, self.used_look, self.used_any = None, None, True
         else:  # the tray seen empty: the roll was rolled elsewhere, and the next dice are a new roll
             self.used_dice, self.used_look, self.used_any = None, None, False
+    def log_rewound(self) -> None:
+        """An undo: counts the log lost are no tokens the rules took off (an undone gain is to be added
+        again, not taken off the table)."""
+        self.logged_before.clear()
+        self.removed.clear()
+
     def camera_down(self) -> None:
         self.mismatches = []
         self.tokens.reset()
@@ -398,8 +408,16 @@ class CameraInput:
                   views: Sequence[Any], now: float) -> None:
         assert menu.template is not None
         vehicle = prompt.vehicle
+        # What was sent for the other vehicles is over: their next activation is a new pick, even of the same
+        # template (kept, it let a Hairpin laid again in gear 5 go unflagged).
+        for other in [v for v in self.sent_templates if v != vehicle]:
+            del self.sent_templates[other]
         self._car_unseen(table, prompt, notify, withdraw, views, now)
         seen = [t for t in getattr(table, "templates", ()) if getattr(t, "attached_to", None) == vehicle]
+        if not seen and vehicle in self.sent_templates and self.template_gone.feed(True):
+            del self.sent_templates[vehicle]  # taken away: laid again, it is a new pick
+        if seen:
+            self.template_gone.reset()
         if len(seen) != 1:
             self.template.reset()
             return
@@ -481,24 +499,42 @@ class CameraInput:
         for zone, n in counted:
             if zone in logged:
                 player, name, expected, vehicle = logged[zone]
+                before = self.logged_before.get(zone)
+                if before is not None and expected < before:
+                    # the rules took tokens off (a wipeout, a SHIFT spent on one): those lying there are to go
+                    self.removed[zone] = self.removed.get(zone, 0) + before - expected
+                if n <= expected:
+                    self.removed.pop(zone, None)
+                self.logged_before[zone] = expected
                 if expected != n:
-                    fresh.append(Mismatch(zone, player, vehicle, name, n, expected))
+                    fresh.append(Mismatch(zone, player, vehicle, name, n, expected, self.removed.get(zone, 0)))
         self.mismatches = fresh
         withdraw("hazard_mismatch")
         for m in fresh:
             # short enough for a screen's footer line: "Alice: table 2, log 3" (+ how to add the extra ones)
-            hint = " (hold OK)" if m.vehicle is not None and m.table > m.log else ""
-            notify("hazard_mismatch", f"{m.name}: table {m.table}, log {m.log}{hint}",
-                   m.player, until=None, now=now)
+            if m.table > m.log and m.removed:
+                text = f"{m.name}: take {m.table - m.log} hazard tokens off (log {m.log})"
+            else:
+                hint = " (hold OK)" if m.vehicle is not None and m.table > m.log else ""
+                text = f"{m.name}: table {m.table}, log {m.log}{hint}"
+            notify("hazard_mismatch", text, m.player, until=None, now=now)
 
-    def extra_hazards(self, menu: Menu) -> list[Command]:
+    def extra_hazards(self, menu: Menu, views: Sequence[Any] | None = None) -> list[Command]:
         """Long OK: the table's extra hazard tokens as the game's commands (None of them when the game
         takes no hazard tokens now).  Fewer tokens on the table than in the log is never "fixed" this
-        way: tokens are removed by rules (a SHIFT, a wipeout), so that is for BACK or the rules."""
+        way: tokens are removed by rules (a SHIFT, a wipeout), so that is for BACK or the rules; nor are
+        tokens the rules took off and still lying there (added again, a wipeout came twice).  With the
+        ``views`` of now, the log's counts are taken as they are now (a token entered with the menu since
+        the table was read is not added twice)."""
         if menu.hazards is None:
             return []
-        return [menu.hazards(m.vehicle, m.table - m.log) for m in self.mismatches
-                if m.vehicle is not None and m.table > m.log]
+        logged = logged_hazards(views) if views is not None else {}
+        out = []
+        for m in self.mismatches:
+            log = logged[m.zone][2] if m.zone in logged else m.log
+            if m.vehicle is not None and m.table > log and not m.removed:
+                out.append(menu.hazards(m.vehicle, m.table - log))
+        return out
 
 
 def logged_hazards(views: Sequence[Any]) -> dict[str, tuple[str | None, str, int, str | None]]:

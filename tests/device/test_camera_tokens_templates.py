@@ -1,0 +1,99 @@
+"""The camera's templates and hazard tokens through ``CameraInput``, as an audit of the loop met them at a
+Gaslands table: a template sent once was never sent again for that vehicle (an illegal pick in a later gear
+went unflagged), tokens a wipeout took off were offered to be added again (a second wipeout), and a long OK
+added tokens by a count the log had overtaken."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace as NS
+from typing import Any
+
+from device.camera_input import CameraInput
+from games.core import Command
+
+
+class Calls:
+    def __init__(self) -> None:
+        self.applied: list[Command] = []
+        self.notices: dict[tuple[str, str | None], str] = {}
+
+    def apply(self, command: Command, **_: Any) -> Any:
+        self.applied.append(command)
+        return NS(accepted=True)
+
+    def notify(self, kind: str, text: str, player: str | None, **_: Any) -> None:
+        self.notices[(kind, player)] = text
+
+    def withdraw(self, kind: str) -> None:
+        self.notices = {k: v for k, v in self.notices.items() if k[0] != kind}
+
+
+def _template_menu() -> Any:
+    return NS(template=lambda name, hand, edge: Command("choose_template", {"template": name, "hand": hand}),
+              dice=None, hazards=None)
+
+
+def _lying(vehicle: str, name: str = "hairpin") -> Any:
+    return NS(templates=[NS(name=name, hand="left", attached_to=vehicle, edge="front")], tokens={}, cars=[],
+              misfits=[])
+
+
+def _frames(ci: CameraInput, calls: Calls, vehicle: str, table: Any, n: int) -> int:
+    before = len(calls.applied)
+    for _ in range(n):
+        ci._template(table, NS(vehicle=vehicle, player="Alice"), _template_menu(), calls.apply, calls.notify,
+                     calls.withdraw, (), 0.0)
+    return len(calls.applied) - before
+
+
+def test_a_template_is_sent_again_at_the_vehicles_next_activation() -> None:
+    ci, calls = CameraInput(NS(), settle_frames=3), Calls()
+    assert _frames(ci, calls, "rust", _lying("rust"), 6) == 1  # once while it lies there (a refusal stays)
+    # another vehicle's activation comes between: Rust Bucket's next pick is a new one, even of a Hairpin
+    assert _frames(ci, calls, "brick", _lying("brick", "turn"), 4) == 1
+    assert _frames(ci, calls, "rust", _lying("rust"), 4) == 1  # before: never sent again, never flagged
+    # taken away and laid again (one vehicle left, nobody between): a new pick too
+    empty = NS(templates=[], tokens={}, cars=[], misfits=[])
+    assert _frames(ci, calls, "rust", empty, 3) == 0
+    assert _frames(ci, calls, "rust", _lying("rust"), 4) == 1
+
+
+def _views(hazards: int) -> list[Any]:
+    return [NS(player="Alice", vehicles=[NS(id="rust", name="Rust Bucket", hazards=hazards)])]
+
+
+def _count(ci: CameraInput, calls: Calls, table: int, log: int) -> None:
+    for _ in range(3):
+        ci._tokens(NS(tokens={"rust": table}), _views(log), calls.notify, calls.withdraw, 0.0)
+
+
+def test_tokens_a_wipeout_took_off_are_to_go_not_to_add() -> None:
+    hazards = _template_menu()
+    hazards.hazards = lambda vehicle, n: Command("gain_hazard", {"vehicle": vehicle, "count": n})
+    ci, calls = CameraInput(NS(), settle_frames=3), Calls()
+    _count(ci, calls, 7, 7)
+    assert ci.mismatches == []
+    _count(ci, calls, 7, 0)  # the wipeout cleared the log; the tokens lie in the zone still
+    assert calls.notices[("hazard_mismatch", "Alice")] == "Rust Bucket: take 7 hazard tokens off (log 0)"
+    assert ci.extra_hazards(hazards, _views(0)) == []  # a long OK does not add them back (a second wipeout)
+    _count(ci, calls, 0, 0)  # taken off
+    assert ci.mismatches == [] and ("hazard_mismatch", "Alice") not in calls.notices
+    _count(ci, calls, 2, 0)  # tokens gained since, laid before they were entered: to add
+    assert calls.notices[("hazard_mismatch", "Alice")] == "Rust Bucket: table 2, log 0 (hold OK)"
+    assert [c.args["count"] for c in ci.extra_hazards(hazards, _views(0))] == [2]
+    # an undo of those two (the log back to 0) is no wipeout: they are to be added again, not taken off
+    _count(ci, calls, 2, 2)
+    ci.log_rewound()
+    _count(ci, calls, 2, 0)
+    assert calls.notices[("hazard_mismatch", "Alice")] == "Rust Bucket: table 2, log 0 (hold OK)"
+
+
+def test_a_long_ok_adds_what_the_log_lacks_now() -> None:
+    """Two tokens counted against a log of 0; one was entered with the menu since (the table is read every
+    fifth frame): a long OK added 2 (log 3 for 2 on the table).  It adds what the log lacks when OK is held."""
+    hazards = _template_menu()
+    hazards.hazards = lambda vehicle, n: Command("gain_hazard", {"vehicle": vehicle, "count": n})
+    ci, calls = CameraInput(NS(), settle_frames=3), Calls()
+    _count(ci, calls, 2, 0)
+    assert [c.args["count"] for c in ci.extra_hazards(hazards, _views(1))] == [1]
+    assert ci.extra_hazards(hazards, _views(2)) == []
