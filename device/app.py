@@ -679,12 +679,19 @@ class App:
         if self.vision is None or not self.vision.mismatches:
             self.notify("info", "no extra hazard tokens to add", self.chooser(), now=now)
             return
-        commands = self.vision.extra_hazards(menu, self.turn().views)
+        chooser = self.chooser()
+        commands = self.vision.extra_hazards(menu, self.turn().views, chooser)
         if menu.hazards is None:
-            self.notify("info", "hazard tokens are added during an activation", self.chooser(), now=now)
+            self.notify("info", "hazard tokens are added during an activation", chooser, now=now)
             return
         if not commands:
-            self.notify("info", "no extra hazard tokens to add", self.chooser(), now=now)
+            shared = [m for m in self.vision.mismatches if m.vehicle is None and m.table > m.log
+                      and m.player in (None, chooser)]
+            if shared:  # a seat's zone holds the tokens of several vehicles: which one's, the camera cannot say
+                self.notify("info", f"{shared[0].name}'s tokens are for several vehicles: enter them with the menu, "
+                                    "vehicle by vehicle", chooser, now=now)
+            else:
+                self.notify("info", "no extra hazard tokens to add", chooser, now=now)
             return
         for command in commands:
             self.apply(command, now=now)

@@ -265,7 +265,8 @@ class CameraInput:
                 self._template(table, prompt, menu, apply, notify, withdraw, views, now)
             elif self.unseen_shown is not None:
                 self.withdraw_unseen(withdraw)
-            self._tokens(table, views, notify, withdraw, now)
+            self._tokens(table, views, notify, withdraw, now, takes=menu.hazards is not None,
+                         chooser=menu.player if menu.player is not None else prompt.player)
 
     def vision_die(self, die: str) -> str:
         """The die as the camera should read it.  A die the owner taught is read by its taught faces; a
@@ -488,7 +489,10 @@ class CameraInput:
     def _in_dice_tray(self, centre_px: Any) -> bool:
         return self.dice_region is not None and centre_px is not None and self.dice_region.contains(*centre_px)
 
-    def _tokens(self, table: Any, views: Sequence[Any], notify: Notify, withdraw: Withdraw, now: float) -> None:
+    def _tokens(self, table: Any, views: Sequence[Any], notify: Notify, withdraw: Withdraw, now: float, *,
+                takes: bool = True, chooser: str | None = None) -> None:
+        """``takes``: the step takes hazard tokens now (a long OK adds them), ``chooser`` whose step it is: the
+        "(hold OK)" hint is theirs alone, and only then."""
         tokens = getattr(table, "tokens", None) or {}
         counted = tuple(sorted((str(z), n) for z, n in tokens.items() if n is not None))
         if not counted or not self.tokens.feed(counted):
@@ -511,26 +515,29 @@ class CameraInput:
         self.mismatches = fresh
         withdraw("hazard_mismatch")
         for m in fresh:
-            # short enough for a screen's footer line: "Alice: table 2, log 3" (+ how to add the extra ones)
+            # a screen's footer line, a piece at a time: "Alice: 2 hazard tokens seen, log 3" (+ how to add them)
             if m.table > m.log and m.removed:
                 text = f"{m.name}: take {m.table - m.log} hazard tokens off (log {m.log})"
             else:
-                hint = " (hold OK)" if m.vehicle is not None and m.table > m.log else ""
-                text = f"{m.name}: table {m.table}, log {m.log}{hint}"
+                mine = takes and m.vehicle is not None and m.table > m.log and chooser in (None, m.player)
+                text = f"{m.name}: {m.table} hazard tokens seen, log {m.log}{' (hold OK)' if mine else ''}"
             notify("hazard_mismatch", text, m.player, until=None, now=now)
 
-    def extra_hazards(self, menu: Menu, views: Sequence[Any] | None = None) -> list[Command]:
+    def extra_hazards(self, menu: Menu, views: Sequence[Any] | None = None, chooser: str | None = None) -> list[Command]:
         """Long OK: the table's extra hazard tokens as the game's commands (None of them when the game
         takes no hazard tokens now).  Fewer tokens on the table than in the log is never "fixed" this
         way: tokens are removed by rules (a SHIFT, a wipeout), so that is for BACK or the rules; nor are
         tokens the rules took off and still lying there (added again, a wipeout came twice).  With the
         ``views`` of now, the log's counts are taken as they are now (a token entered with the menu since
-        the table was read is not added twice)."""
+        the table was read is not added twice).  With the ``chooser``, only their zones: one player's long OK
+        does not enter another's tokens, which they may not have seen."""
         if menu.hazards is None:
             return []
         logged = logged_hazards(views) if views is not None else {}
         out = []
         for m in self.mismatches:
+            if chooser is not None and m.player not in (None, chooser):
+                continue
             log = logged[m.zone][2] if m.zone in logged else m.log
             if m.vehicle is not None and m.table > log and not m.removed:
                 out.append(menu.hazards(m.vehicle, m.table - log))

@@ -405,7 +405,7 @@ class GaslandsDemo:
                     self.camera_backend.show(self.scene())
                     self.run_until(lambda: bool(self.app.mismatches), "hazard count")
                     m = self.app.mismatches[0]
-                    self.log(f"  [camera] hazard tokens in Alice's zone: table {m.table}, log {m.log} -> alert "
+                    self.log(f"  [camera] hazard tokens in Alice's zone: {m.table} seen, log {m.log} -> alert "
                              "on her screen (not applied)")
                     self.show(self.scene(), "token_mismatch")
                     self.token_offset.clear()

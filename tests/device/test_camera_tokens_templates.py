@@ -79,13 +79,13 @@ def test_tokens_a_wipeout_took_off_are_to_go_not_to_add() -> None:
     _count(ci, calls, 0, 0)  # taken off
     assert ci.mismatches == [] and ("hazard_mismatch", "Alice") not in calls.notices
     _count(ci, calls, 2, 0)  # tokens gained since, laid before they were entered: to add
-    assert calls.notices[("hazard_mismatch", "Alice")] == "Rust Bucket: table 2, log 0 (hold OK)"
+    assert calls.notices[("hazard_mismatch", "Alice")] == "Rust Bucket: 2 hazard tokens seen, log 0 (hold OK)"
     assert [c.args["count"] for c in ci.extra_hazards(hazards, _views(0))] == [2]
     # an undo of those two (the log back to 0) is no wipeout: they are to be added again, not taken off
     _count(ci, calls, 2, 2)
     ci.log_rewound()
     _count(ci, calls, 2, 0)
-    assert calls.notices[("hazard_mismatch", "Alice")] == "Rust Bucket: table 2, log 0 (hold OK)"
+    assert calls.notices[("hazard_mismatch", "Alice")] == "Rust Bucket: 2 hazard tokens seen, log 0 (hold OK)"
 
 
 def test_a_long_ok_adds_what_the_log_lacks_now() -> None:
@@ -97,3 +97,14 @@ def test_a_long_ok_adds_what_the_log_lacks_now() -> None:
     _count(ci, calls, 2, 0)
     assert [c.args["count"] for c in ci.extra_hazards(hazards, _views(1))] == [1]
     assert ci.extra_hazards(hazards, _views(2)) == []
+
+
+def test_hold_ok_is_offered_only_where_it_works() -> None:
+    """"(hold OK)" stood on screens where a long OK answers "hazard tokens are added during an activation",
+    and on the screens of players whose step it was not (their long OK would not enter them)."""
+    ci, calls = CameraInput(NS(), settle_frames=3), Calls()
+    for takes, chooser, said in ((True, "Alice", " (hold OK)"), (False, "Alice", ""), (True, "Bob", "")):
+        for _ in range(3):
+            ci._tokens(NS(tokens={"rust": 2}), _views(0), calls.notify, calls.withdraw, 0.0, takes=takes,
+                       chooser=chooser)
+        assert calls.notices[("hazard_mismatch", "Alice")] == f"Rust Bucket: 2 hazard tokens seen, log 0{said}"

@@ -52,7 +52,7 @@ def test_gaslands_demo_sees_the_table_and_marshals_a_round(tmp_path):
     read = [sorted(ast.literal_eval(line.split("faces=")[1].split(" -> ")[0]))
             for line in lines if "[camera] skid_roll" in line and line.endswith("-> ok")]
     assert read == rolled
-    assert "hazard tokens in Alice's zone: table 4, log 5" in text
+    assert "hazard tokens in Alice's zone: 4 seen, log 5" in text
     assert "flip_check die=2 -> ok" in text
     types = [json.loads(line)["type"] for line in (out / "events.jsonl").read_text().splitlines()]
     for expected in ("template_refused", "skid_rolled", "lost_control", "flip_checked", "hits_taken"):
