@@ -793,10 +793,14 @@ class App:
     def _alert_text(self, player: str, view: Any) -> tuple[str, float, bool]:
         """(the alert for ``player``'s menu page, when it was posted (0 for the game's own alerts),
         whether it stands until its cause goes: the game's own, and notices posted ``until=None``)"""
+        alerts = getattr(view, "alerts", ())
         for n in self.notices:
             if n.player in (None, player):
+                if n.kind == "hazard_mismatch" and alerts:
+                    # the camera's count stands as long as its cause, and must not hide the game's own alert (LOST
+                    # CONTROL went unseen under "take 7 hazard tokens off"): the game's first, then the count
+                    return f"{alerts[0].text} · {n.text}", n.since, True
                 return n.text, n.since, n.until is None
-        alerts = getattr(view, "alerts", ())
         return (str(alerts[0].text) if alerts else ""), 0.0, bool(alerts)
 
     def screen_views(self) -> list[Any]:

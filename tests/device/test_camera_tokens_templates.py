@@ -108,3 +108,25 @@ def test_hold_ok_is_offered_only_where_it_works() -> None:
             ci._tokens(NS(tokens={"rust": 2}), _views(0), calls.notify, calls.withdraw, 0.0, takes=takes,
                        chooser=chooser)
         assert calls.notices[("hazard_mismatch", "Alice")] == f"Rust Bucket: 2 hazard tokens seen, log 0{said}"
+
+
+def test_a_standing_camera_notice_does_not_hide_the_games_alert(tmp_path) -> None:
+    """(From the audit.)  After a wipeout Alice's menu page showed only "take 7 hazard tokens off": the
+    game's own LOST CONTROL alert was never on her screen while the notice stood.  They take turns."""
+    from device.app import App, open_match, setup_options
+    from device.buttons import ScriptedButtons
+    from games.core import Alert
+    from device.store import Store
+    from games import game_package
+
+    module = game_package("gaslands")
+    with Store(tmp_path / "g.sqlite") as store:
+        _, match, _ = open_match(store, module, setup_options(module, None))
+        app = App(module, match, buttons=ScriptedButtons(), displays=NS(show=lambda p, i: True), clock=lambda: 0.0)
+        app.notify("hazard_mismatch", "Rust Bucket: take 7 hazard tokens off (log 0)", "Alice", until=None)
+        view = NS(alerts=(Alert("lost_control", "LOST CONTROL: Rust Bucket", "Alice"),))
+        text, _, stands = app._alert_text("Alice", view)
+        assert text == "LOST CONTROL: Rust Bucket · Rust Bucket: take 7 hazard tokens off (log 0)" and stands
+        app.notify("info", "nothing to choose now", "Alice")  # a passing notice still takes the line
+        app.withdraw("hazard_mismatch")
+        assert app._alert_text("Alice", view)[0] == "nothing to choose now"
