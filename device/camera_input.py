@@ -187,6 +187,8 @@ class CameraInput:
         self.last_size: tuple[int, int] = (0, 0)
         self.template = Settle(settle_frames)
         self.template_gone = Settle(settle_frames)  # the template sent for the active vehicle, no longer seen
+        self.template_words = Settle(settle_frames)  # why a template seen is not taken (two, another car's)
+        self.template_words_shown: Any = None
         self.unseen = Settle(settle_frames)  # why the active vehicle's car is not seen (its key)
         self.unseen_shown: Any = None  # the key of the reason on the screens
         self.unseen_misses = 0  # frames since with no reason
@@ -419,6 +421,7 @@ class CameraInput:
             del self.sent_templates[vehicle]  # taken away: laid again, it is a new pick
         if seen:
             self.template_gone.reset()
+        self._template_words(table, seen, vehicle, prompt, notify, withdraw, views, now)
         if len(seen) != 1:
             self.template.reset()
             return
@@ -431,6 +434,37 @@ class CameraInput:
         if vehicle is not None:
             self.sent_templates[vehicle] = key
         apply(menu.template(*key), source="camera", now=now)
+
+    def _template_words(self, table: Any, seen: Sequence[Any], vehicle: str | None, prompt: Prompt, notify: Notify,
+                        withdraw: Withdraw, views: Sequence[Any], now: float) -> None:
+        """What stops the camera taking a template, on the screen of the player laying it once it has held for
+        ``settle_frames`` reads: two templates against the active car, or one against another car only."""
+        def name(vid: Any) -> str:
+            return next((str(getattr(v, "name", vid)) for view in views for v in getattr(view, "vehicles", ())
+                         if getattr(v, "id", None) == vid), str(vid))
+
+        why: tuple[Any, str] | None = None
+        if len(seen) >= 2:
+            why = (vehicle, "two"), f"{len(seen)} templates at {name(vehicle)}: take away all but the one to use"
+        elif not seen:
+            others = [t for t in getattr(table, "templates", ()) or ()
+                      if getattr(t, "attached_to", None) not in (None, vehicle)]
+            if len(others) == 1:
+                t = others[0]
+                label = str(getattr(t, "name", "a template")).replace("_", " ")
+                why = ((vehicle, "other", t.attached_to),
+                       f"the {label} lies against {name(t.attached_to)}, not {name(vehicle)}")
+        if why is None:
+            self.template_words.reset()
+            if self.template_words_shown is not None:
+                withdraw("template_seen")
+                self.template_words_shown = None
+            return
+        key, text = why
+        if key != self.template_words_shown and self.template_words.feed(key):
+            withdraw("template_seen")
+            notify("template_seen", text, prompt.player, until=None, now=now)
+            self.template_words_shown = key
 
     def _car_unseen(self, table: Any, prompt: Prompt, notify: Notify, withdraw: Withdraw, views: Sequence[Any],
                     now: float) -> None:
@@ -458,9 +492,13 @@ class CameraInput:
             self.unseen_shown = key
 
     def withdraw_unseen(self, withdraw: Withdraw) -> None:
+        """The template step is over (or the camera says nothing of cars now): its words go."""
         self.unseen.reset()
         self.unseen_shown, self.unseen_misses = None, 0
         withdraw("car_unseen")
+        self.template_words.reset()
+        self.template_words_shown = None
+        withdraw("template_seen")
 
     def _unseen_reason(self, table: Any, prompt: Prompt, views: Sequence[Any]) -> tuple[Any, str] | None:
         """(a key that stays the same while the reason does, the words for the screen) or None."""

@@ -408,7 +408,8 @@ def pixel_text(
 #: dashboards that title a notice apart from its text.  An unknown kind is its words in capitals.
 NOTICE_TITLES = {"refused": "REFUSED", "camera_down": "CAMERA OFF", "camera_back": "CAMERA OK", "dice": "DICE",
                  "typing": "DICE",
-                 "vision": "CAMERA", "info": "INFO", "car_unseen": "CAR NOT SEEN", "hazard_mismatch": "HAZARDS",
+                 "vision": "CAMERA", "info": "INFO", "car_unseen": "CAR NOT SEEN",
+                 "template_seen": "TEMPLATE", "hazard_mismatch": "HAZARDS",
                  "files": "FILES", "screen": "SCREEN OFF", "store": "GAME LOG", "resumed": "RESUMED",
                  "not_recorded": "NOT RECORDED", "recorded": "RECORDED"}
 

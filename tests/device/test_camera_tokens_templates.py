@@ -130,3 +130,30 @@ def test_a_standing_camera_notice_does_not_hide_the_games_alert(tmp_path) -> Non
         app.notify("info", "nothing to choose now", "Alice")  # a passing notice still takes the line
         app.withdraw("hazard_mismatch")
         assert app._alert_text("Alice", view)[0] == "nothing to choose now"
+
+
+def test_a_template_the_camera_will_not_take_is_said_why() -> None:
+    """(From the audit.)  Two templates against the active car (the refused Hairpin left beside the new pick),
+    or one laid against another car: nothing was taken and nothing said."""
+    ci, calls = CameraInput(NS(), settle_frames=3), Calls()
+    views = [NS(player="Alice", vehicles=[NS(id="rust", name="Rust Bucket", hazards=0)]),
+             NS(player="Bob", vehicles=[NS(id="brick", name="The Brick", hazards=0)])]
+
+    def frames(table: Any, n: int) -> int:
+        before = len(calls.applied)
+        for _ in range(n):
+            ci._template(table, NS(vehicle="rust", player="Alice"), _template_menu(), calls.apply, calls.notify,
+                         calls.withdraw, views, 0.0)
+        return len(calls.applied) - before
+
+    two = NS(templates=[NS(name="hairpin", hand="left", attached_to="rust", edge="front"),
+                        NS(name="gentle", hand="right", attached_to="rust", edge="front")], cars=[], misfits=[])
+    assert frames(two, 2) == 0 and ("template_seen", "Alice") not in calls.notices  # not before it holds
+    assert frames(two, 1) == 0
+    assert calls.notices[("template_seen", "Alice")] == "2 templates at Rust Bucket: take away all but the one to use"
+    other = NS(templates=[NS(name="medium_straight", hand=None, attached_to="brick", edge="front")], cars=[],
+               misfits=[])
+    assert frames(other, 3) == 0
+    assert calls.notices[("template_seen", "Alice")] == "the medium straight lies against The Brick, not Rust Bucket"
+    assert frames(_lying("rust", "gentle"), 3) == 1  # laid right: taken, and the words go
+    assert ("template_seen", "Alice") not in calls.notices
