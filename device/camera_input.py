@@ -189,6 +189,7 @@ class CameraInput:
         self.template_gone = Settle(settle_frames)  # the template sent for the active vehicle, no longer seen
         self.template_words = Settle(settle_frames)  # why a template seen is not taken (two, another car's)
         self.template_words_shown: Any = None
+        self.templates_before: set[Any] | None = None  # other cars' templates lying there when the step began
         self.unseen = Settle(settle_frames)  # why the active vehicle's car is not seen (its key)
         self.unseen_shown: Any = None  # the key of the reason on the screens
         self.unseen_misses = 0  # frames since with no reason
@@ -205,6 +206,7 @@ class CameraInput:
 
     def new_prompt(self) -> None:
         self.template.reset()
+        self.templates_before = None
         self.unseen.reset()  # a new step may be another player's: their notice settles afresh
         self.tray_readings = None
         self.unreadable.reset()  # a die still not read at a new roll is told to that roll's roller
@@ -449,6 +451,10 @@ class CameraInput:
         elif not seen:
             others = [t for t in getattr(table, "templates", ()) or ()
                       if getattr(t, "attached_to", None) not in (None, vehicle)]
+            lying = {(getattr(t, "name", None), t.attached_to) for t in others}
+            if self.templates_before is None:  # left from another car's move before this step: not this pick
+                self.templates_before = lying
+            others = [t for t in others if (getattr(t, "name", None), t.attached_to) not in self.templates_before]
             if len(others) == 1:
                 t = others[0]
                 label = str(getattr(t, "name", "a template")).replace("_", " ")

@@ -153,7 +153,21 @@ def test_a_template_the_camera_will_not_take_is_said_why() -> None:
     assert calls.notices[("template_seen", "Alice")] == "2 templates at Rust Bucket: take away all but the one to use"
     other = NS(templates=[NS(name="medium_straight", hand=None, attached_to="brick", edge="front")], cars=[],
                misfits=[])
+    ci.new_prompt()
+    calls.withdraw("template_seen")
+    empty = NS(templates=[], cars=[], misfits=[])
+    assert frames(empty, 1) == 0  # the step begins with nothing lying there
     assert frames(other, 3) == 0
     assert calls.notices[("template_seen", "Alice")] == "the medium straight lies against The Brick, not Rust Bucket"
     assert frames(_lying("rust", "gentle"), 3) == 1  # laid right: taken, and the words go
     assert ("template_seen", "Alice") not in calls.notices
+
+
+def test_a_template_left_from_another_cars_move_is_not_taken_for_a_wrong_pick() -> None:
+    """The Brick's template from its own move, still lying when Rust Bucket's step begins, is no pick of Alice's."""
+    ci, calls = CameraInput(NS(), settle_frames=3), Calls()
+    left = NS(templates=[NS(name="turn", hand="left", attached_to="brick", edge="front")], cars=[], misfits=[])
+    for _ in range(6):
+        ci._template(left, NS(vehicle="rust", player="Alice"), _template_menu(), calls.apply, calls.notify,
+                     calls.withdraw, (), 0.0)
+    assert calls.applied == [] and ("template_seen", "Alice") not in calls.notices
