@@ -320,7 +320,7 @@ class App:
             self.refusal = None
             self.withdraw("not_recorded")  # recorded again
             if command.type == "undo" and self.vision is not None:
-                self.vision.log_rewound()
+                self.vision.log_rewound(self.turn().views)
         else:
             title = "NOT RECORDED" if (outcome.reason or "").startswith("NOT RECORDED") else "NOT ALLOWED"
             text = outcome.reason or "refused"
@@ -329,6 +329,10 @@ class App:
             self.refusal = Refusal(sender, tuple(pages.text_pages(title, text)), now)
         self._dirty = True
         self._sync()
+        after = self.turn()
+        if (outcome.accepted and command.type != "undo" and self.vision is not None and after.menu.template is not None
+                and t.menu.template is None):
+            self.vision.template_step_started(after.prompt.vehicle)  # a new activation: a new pick
         if source != "button" and self._prompt_key != key:
             self._moved_at, self._moved_by, self._moved_from = now, source, sender
         if not self._finished_reported and getattr(self.match.state, "finished", False):
@@ -378,6 +382,9 @@ class App:
         self._last_press = self.clock()  # a new step shows its menu for a while, pressed or not
         if self.vision is not None:
             self.vision.new_prompt()
+            # the hazard counts' hint is the new chooser's, at a step that takes tokens
+            self.vision.post_mismatches(self.notify, self.withdraw, self.clock(), takes=t.menu.hazards is not None,
+                                        chooser=t.menu.player if t.menu.player is not None else t.prompt.player)
             if t.menu.template is None:  # no template awaited: "car not seen" is over at once
                 self.vision.withdraw_unseen(self.withdraw)
         self._dirty = True
@@ -685,11 +692,15 @@ class App:
             self.notify("info", "hazard tokens are added during an activation", chooser, now=now)
             return
         if not commands:
-            shared = [m for m in self.vision.mismatches if m.vehicle is None and m.table > m.log
-                      and m.player in (None, chooser)]
+            extra = [m for m in self.vision.mismatches if m.table > m.log and not m.removed]
+            shared = [m for m in extra if m.vehicle is None and m.player in (None, chooser)]
+            others = [m for m in extra if m.player not in (None, chooser)]
             if shared:  # a seat's zone holds the tokens of several vehicles: which one's, the camera cannot say
                 self.notify("info", f"{shared[0].name}'s tokens are for several vehicles: enter them with the menu, "
                                     "vehicle by vehicle", chooser, now=now)
+            elif others:
+                self.notify("info", f"{others[0].name}'s extra tokens are {others[0].player}'s to add, at their step",
+                            chooser, now=now)
             else:
                 self.notify("info", "no extra hazard tokens to add", chooser, now=now)
             return
@@ -794,12 +805,14 @@ class App:
         """(the alert for ``player``'s menu page, when it was posted (0 for the game's own alerts),
         whether it stands until its cause goes: the game's own, and notices posted ``until=None``)"""
         alerts = getattr(view, "alerts", ())
+        # the game's own (the views drawn carry the app's notices too: those are not the game's)
+        own = [a for a in alerts if not any(a.kind == n.kind and a.text == n.text for n in self.notices)]
         for n in self.notices:
             if n.player in (None, player):
-                if n.kind == "hazard_mismatch" and alerts:
+                if n.kind == "hazard_mismatch" and own:
                     # the camera's count stands as long as its cause, and must not hide the game's own alert (LOST
                     # CONTROL went unseen under "take 7 hazard tokens off"): the game's first, then the count
-                    return f"{alerts[0].text} · {n.text}", n.since, True
+                    return f"{own[0].text} · {n.text}", n.since, True
                 return n.text, n.since, n.until is None
         return (str(alerts[0].text) if alerts else ""), 0.0, bool(alerts)
 

@@ -186,7 +186,6 @@ class CameraInput:
         self.last_look: Any = None
         self.last_size: tuple[int, int] = (0, 0)
         self.template = Settle(settle_frames)
-        self.template_gone = Settle(settle_frames)  # the template sent for the active vehicle, no longer seen
         self.template_words = Settle(settle_frames)  # why a template seen is not taken (two, another car's)
         self.template_words_shown: Any = None
         self.templates_before: set[Any] | None = None  # other cars' templates lying there when the step began
@@ -232,11 +231,18 @@ class CameraInput:
             self.used_dice, self.used_look, self.used_any = None, None, True
         else:  # the tray seen empty: the roll was rolled elsewhere, and the next dice are a new roll
             self.used_dice, self.used_look, self.used_any = None, None, False
-    def log_rewound(self) -> None:
+    def log_rewound(self, views: Sequence[Any]) -> None:
         """An undo: counts the log lost are no tokens the rules took off (an undone gain is to be added
-        again, not taken off the table)."""
-        self.logged_before.clear()
-        self.removed.clear()
+        again, not taken off the table): the log's counts after it are the new "before".  Tokens a wipeout
+        took off stay to go (an unrelated undo does not make them addable; undoing the wipeout itself puts
+        them back in the log, which clears them at the next reading)."""
+        self.logged_before = {zone: entry[2] for zone, entry in logged_hazards(views).items()}
+
+    def template_step_started(self, vehicle: str | None) -> None:
+        """A vehicle's activation begins (a template step entered from one that took none, not by an undo):
+        what was sent for it before is over, even a template laid early for this one."""
+        if vehicle is not None:
+            self.sent_templates.pop(vehicle, None)
 
     def camera_down(self) -> None:
         self.mismatches = []
@@ -419,10 +425,6 @@ class CameraInput:
             del self.sent_templates[other]
         self._car_unseen(table, prompt, notify, withdraw, views, now)
         seen = [t for t in getattr(table, "templates", ()) if getattr(t, "attached_to", None) == vehicle]
-        if not seen and vehicle in self.sent_templates and self.template_gone.feed(True):
-            del self.sent_templates[vehicle]  # taken away: laid again, it is a new pick
-        if seen:
-            self.template_gone.reset()
         self._template_words(table, seen, vehicle, prompt, notify, withdraw, views, now)
         if len(seen) != 1:
             self.template.reset()
@@ -557,14 +559,22 @@ class CameraInput:
                 if expected != n:
                     fresh.append(Mismatch(zone, player, vehicle, name, n, expected, self.removed.get(zone, 0)))
         self.mismatches = fresh
+        self.post_mismatches(notify, withdraw, now, takes=takes, chooser=chooser)
+
+    def post_mismatches(self, notify: Notify, withdraw: Withdraw, now: float, *, takes: bool,
+                        chooser: str | None) -> None:
+        """The counts that differ from the log, on their players' screens; posted again at each new step,
+        whose chooser and hazard hook decide the "(hold OK)" hint."""
         withdraw("hazard_mismatch")
-        for m in fresh:
+        for m in self.mismatches:
             # a screen's footer line, a piece at a time: "Alice: 2 hazard tokens seen, log 3" (+ how to add them)
             if m.table > m.log and m.removed:
-                text = f"{m.name}: take {m.table - m.log} hazard tokens off (log {m.log})"
+                n = m.table - m.log
+                text = f"{m.name}: take {n} hazard token{'' if n == 1 else 's'} off (log {m.log})"
             else:
                 mine = takes and m.vehicle is not None and m.table > m.log and chooser in (None, m.player)
-                text = f"{m.name}: {m.table} hazard tokens seen, log {m.log}{' (hold OK)' if mine else ''}"
+                text = (f"{m.name}: {m.table} hazard token{'' if m.table == 1 else 's'} seen, log {m.log}"
+                        f"{' (hold OK)' if mine else ''}")
             notify("hazard_mismatch", text, m.player, until=None, now=now)
 
     def extra_hazards(self, menu: Menu, views: Sequence[Any] | None = None, chooser: str | None = None) -> list[Command]:
@@ -604,7 +614,7 @@ def logged_hazards(views: Sequence[Any]) -> dict[str, tuple[str | None, str, int
             ids.append(str(v.id))
             out[str(v.id)] = (player, str(getattr(v, "name", v.id)), int(v.hazards), str(v.id))
         only = ids[0] if len(ids) == 1 else None
-        if player is not None:
+        if player is not None and ids:  # a game without hazard tokens (Thunder Road) has no token zones
             out.setdefault(str(player), (player, str(player), total, only))
             out.setdefault(f"p{seat}", (player, str(player), total, only))
     return out

@@ -783,6 +783,7 @@ def test_hazard_count_mismatch_is_an_alert_not_a_command(tmp_path: Path) -> None
     ann, ben = rig.app.screen_views()
     assert [a.text for a in ann.alerts if a.kind == "hazard_mismatch"] == [text]
     assert text.startswith(rig.page("Ann").alert) and rig.page("Ann").alert  # on the menu page over her dashboard
+    assert rig.app._alert_text("Ann", ann)[0] == text  # once (the notice is among the view's alerts too)
     assert not ben.alerts and not rig.screens.last("Ben").alerts
     rig.reader.table = SimpleNamespace(templates=[], tokens={"car": 0, "p2": 0})
     for _ in range(3):

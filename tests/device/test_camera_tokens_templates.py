@@ -52,9 +52,12 @@ def test_a_template_is_sent_again_at_the_vehicles_next_activation() -> None:
     # another vehicle's activation comes between: Rust Bucket's next pick is a new one, even of a Hairpin
     assert _frames(ci, calls, "brick", _lying("brick", "turn"), 4) == 1
     assert _frames(ci, calls, "rust", _lying("rust"), 4) == 1  # before: never sent again, never flagged
-    # taken away and laid again (one vehicle left, nobody between): a new pick too
+    # a hand over the refused Hairpin for a while is no new pick: it is not sent (and refused) again
     empty = NS(templates=[], tokens={}, cars=[], misfits=[])
-    assert _frames(ci, calls, "rust", empty, 3) == 0
+    assert _frames(ci, calls, "rust", empty, 5) == 0
+    assert _frames(ci, calls, "rust", _lying("rust"), 4) == 0
+    # the vehicle's next activation with nobody between (the one car left, gear 5 in phase 4): a new pick
+    ci.template_step_started("rust")
     assert _frames(ci, calls, "rust", _lying("rust"), 4) == 1
 
 
@@ -83,9 +86,17 @@ def test_tokens_a_wipeout_took_off_are_to_go_not_to_add() -> None:
     assert [c.args["count"] for c in ci.extra_hazards(hazards, _views(0))] == [2]
     # an undo of those two (the log back to 0) is no wipeout: they are to be added again, not taken off
     _count(ci, calls, 2, 2)
-    ci.log_rewound()
+    ci.log_rewound(_views(0))
     _count(ci, calls, 2, 0)
     assert calls.notices[("hazard_mismatch", "Alice")] == "Rust Bucket: 2 hazard tokens seen, log 0 (hold OK)"
+    # (from review) after a wipeout, an unrelated undo does not make its tokens addable again
+    _count(ci, calls, 2, 2)
+    _count(ci, calls, 7, 7)
+    _count(ci, calls, 7, 0)
+    ci.log_rewound(_views(0))  # e.g. a hazard given to the wrong car, taken back
+    _count(ci, calls, 7, 0)
+    assert calls.notices[("hazard_mismatch", "Alice")] == "Rust Bucket: take 7 hazard tokens off (log 0)"
+    assert ci.extra_hazards(hazards, _views(0)) == []
 
 
 def test_a_long_ok_adds_what_the_log_lacks_now() -> None:
@@ -171,3 +182,17 @@ def test_a_template_left_from_another_cars_move_is_not_taken_for_a_wrong_pick() 
         ci._template(left, NS(vehicle="rust", player="Alice"), _template_menu(), calls.apply, calls.notify,
                      calls.withdraw, (), 0.0)
     assert calls.applied == [] and ("template_seen", "Alice") not in calls.notices
+
+
+def test_the_hint_follows_the_step_and_games_without_tokens_have_no_zones() -> None:
+    """(From review.)  "(hold OK)" stood into the next player's step, where Alice's long OK is not hers to
+    give; a game with no hazard tokens (Thunder Road) read an object in a seat's zone as "1 hazard tokens"."""
+    from device.camera_input import logged_hazards
+
+    ci, calls = CameraInput(NS(), settle_frames=3), Calls()
+    _count(ci, calls, 1, 0)
+    assert calls.notices[("hazard_mismatch", "Alice")] == "Rust Bucket: 1 hazard token seen, log 0 (hold OK)"
+    ci.post_mismatches(calls.notify, calls.withdraw, 0.0, takes=True, chooser="Bob")  # Bob's step begins
+    assert calls.notices[("hazard_mismatch", "Alice")] == "Rust Bucket: 1 hazard token seen, log 0"
+    road = [NS(player="Ana", vehicles=[NS(id="Ana/small", name="Small car")])]  # vehicles without hazards
+    assert logged_hazards(road) == {}
