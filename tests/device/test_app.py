@@ -21,12 +21,14 @@ from PIL import Image
 
 from device.app import ALERT_PIECE_S, MENU_IDLE_S, REFUSAL_PAGE_S, App, open_match, plain_render, render_page, setup_options
 from device.buttons import ButtonPanel, PressKind, ScriptedButtons
-from device.camera import Camera, CameraError
+from device.camera import Camera
 from device.dashboards import pages
 from device.menus import plan
 from device.store import Store
 from games.core import Alert, Command, Decision, Event, Illegal, Prompt
 from games.core.table_input import DiceRequest, Menu, branch, keep_legal, leaf, leaves, roll
+
+from camera_doubles import Reading, UnpluggableTray
 
 SKID = ["SHIFT", "SHIFT", "SHIFT", "HAZARD", "SLIDE", "SPIN"]
 #: Long enough to take more than one page of a 128×64 screen.
@@ -222,12 +224,6 @@ def same_image(a: Any, b: Image.Image) -> bool:
     return isinstance(a, Image.Image) and a.size == b.size and a.tobytes() == b.tobytes()
 
 
-@dataclass(frozen=True)
-class Reading:
-    value: Any
-    center: tuple[float, float]
-
-
 class FakeReader:
     def __init__(self) -> None:
         self.dice: list[Reading] = []
@@ -242,27 +238,6 @@ class FakeReader:
         return self.table
 
 
-class Tray:
-    """A camera backend that can be unplugged."""
-
-    name = "tray"
-
-    def __init__(self) -> None:
-        self.unplugged = False
-
-    def open(self) -> None:
-        if self.unplugged:
-            raise CameraError("no camera")
-
-    def read(self) -> np.ndarray:
-        if self.unplugged:
-            raise CameraError("the camera gave no frame")
-        return np.zeros((120, 160, 3), np.uint8)
-
-    def close(self) -> None:
-        pass
-
-
 class Rig:
     """An app around the toy game with a fake clock; ``step()`` advances 0.1 s."""
 
@@ -274,7 +249,7 @@ class Rig:
         self.buttons = ScriptedButtons()
         self.screens = Screens()
         self.reader = reader or FakeReader()
-        self.tray = Tray()
+        self.tray = UnpluggableTray()
         cam = Camera(self.tray, clock=self.clock, fps=0, reopen_min_s=1.0) if camera else None
         self.app = App(module, self.match, buttons=self.buttons, displays=self.screens, clock=self.clock,
                        camera=cam, reader=self.reader if camera else None, render=renderer, settle_frames=3, **kw)
@@ -832,7 +807,7 @@ def test_camera_down_means_manual_entry_and_a_notice_then_recovery(tmp_path: Pat
     # dice wi…" before)
     pieces = pages.footer_pieces(down.text)
     assert rig.page("Ann").alert in pieces and " ".join(pieces) == down.text
-    assert rig.app.camera_message == "the camera gave no frame"
+    assert rig.app.camera_message == "the camera gave no frame (unplugged)"
     rig.step("ok")
     rig.step("next")
     rig.step("next")  # the roll's dice entry
@@ -844,7 +819,7 @@ def test_camera_down_means_manual_entry_and_a_notice_then_recovery(tmp_path: Pat
     kinds = [a.kind for a in rig.screens.last("Ben").alerts]
     assert "camera_down" not in kinds and "camera_back" in kinds
     # the journal says why it was lost (the screens only "CAMERA OFF"; the cause stayed in camera_message)
-    assert journal[0].startswith("camera lost: the camera gave no frame;") and journal[-1] == "camera back"
+    assert journal[0].startswith("camera lost: the camera gave no frame (unplugged);") and journal[-1] == "camera back"
 
 
 class StillReader(FakeReader):

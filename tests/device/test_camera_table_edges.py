@@ -8,7 +8,6 @@ A press whose finger went down before the camera moved the game on is not taken 
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,20 +15,16 @@ import numpy as np
 
 from device.app import App, open_match
 from device.buttons import ButtonEvent, PressKind, ScriptedButtons
-from device.camera import Camera, CameraError
+from device.camera import Camera
 from device.store import Store
 from games import game_package
+
+from camera_doubles import Reading, UnpluggableTray
 
 #: the tray as the camera sees it: felt with a wall and a shadow (a picture with something in it)
 TRAY = np.full((240, 320, 3), (40, 110, 60), np.uint8)
 TRAY[:, :30] = (90, 90, 100)
 TRAY[200:, :] = (25, 70, 40)
-
-
-@dataclass
-class Reading:
-    value: Any
-    center: tuple[float, float]
 
 
 class Reader:
@@ -45,26 +40,6 @@ class Reader:
         return None
 
 
-class Tray:
-    name = "tray"
-
-    def __init__(self) -> None:
-        self.image = TRAY.copy()
-        self.unplugged = False
-
-    def open(self) -> None:
-        if self.unplugged:
-            raise CameraError("no camera")
-
-    def read(self) -> np.ndarray:
-        if self.unplugged:
-            raise CameraError("the camera gave no frame (unplugged)")
-        return self.image
-
-    def close(self) -> None:
-        pass
-
-
 class Screens:
     def show(self, player: str, image: Any) -> bool:
         return True
@@ -76,7 +51,7 @@ class Table:
         self.store = Store(tmp / "tr.sqlite")
         _, match, _ = open_match(self.store, module, tomllib.loads(module.EXAMPLE_SETUP))
         self.now = 0.0
-        self.tray, self.reader = Tray(), Reader()
+        self.tray, self.reader = UnpluggableTray(TRAY.copy()), Reader()
         self.app = App(module, match, buttons=ScriptedButtons(), displays=Screens(), clock=lambda: self.now,
                        camera=Camera(self.tray, clock=lambda: self.now, fps=10), reader=self.reader,
                        settle_frames=3)
