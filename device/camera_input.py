@@ -231,6 +231,7 @@ class CameraInput:
             self.used_dice, self.used_look, self.used_any = None, None, True
         else:  # the tray seen empty: the roll was rolled elsewhere, and the next dice are a new roll
             self.used_dice, self.used_look, self.used_any = None, None, False
+
     def log_rewound(self, views: Sequence[Any]) -> None:
         """An undo: counts the log lost are no tokens the rules took off (an undone gain is to be added
         again, not taken off the table): the log's counts after it are the new "before".  Tokens a wipeout
