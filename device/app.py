@@ -426,8 +426,10 @@ class App:
             # the finger went down on the step before: the camera (or the phone) moved the game on meanwhile,
             # and the press would act on a step its player never saw (OK placing a template, NEXT ending SHIFTs)
             who = {"camera": "the camera", "web": "the phone"}.get(self._moved_by, "a roll typed")
-            self.notify("info", f"press not taken: {who} moved the game on while the button was down",
-                        self._moved_from, now=now)
+            # a page of its own on that player's screen, as a refusal is (a notice queued behind "camera: 3 5 1 6"
+            # on a dashboard was gone before its turn came)
+            text = f"{who} moved the game on while the button was down; look, then press again"
+            self.refusal = Refusal(self._moved_from, tuple(pages.text_pages("PRESS NOT TAKEN", text)), now)
             return
         self._last_press = now
         self.refusal = None  # read, or passed over: the next press clears it

@@ -167,9 +167,12 @@ def test_a_press_begun_before_the_camera_moved_the_step_on_is_not_taken(tmp_path
         moved = t.app.turn().menu
         t.app.on_button(ButtonEvent("ok", PressKind.SHORT, t.now, began=down), t.now)
         assert t.app.turn().menu is moved and t.app.entry is None  # nothing chosen on Ben's step
-        # said to Ana, whose step it was and whose finger it most likely was (Ben has not pressed anything)
-        assert [(n.text, n.player) for n in t.app.notices if n.kind == "info"] == [
-            ("press not taken: the camera moved the game on while the button was down", "Ana")]
+        # said to Ana, whose step it was and whose finger it most likely was (Ben has not pressed anything), on a
+        # page of its own
+        refusal = t.app.refusal
+        assert refusal is not None and refusal.player == "Ana" and refusal.pages[0].title == "PRESS NOT TAKEN"
+        assert " ".join(line for p in refusal.pages for line in p.lines) == (
+            "the camera moved the game on while the button was down; look, then press again")
         t.app.on_button(ButtonEvent("ok", PressKind.SHORT, t.now + 0.3, began=t.now + 0.1), t.now + 0.3)
         assert t.app.entry is not None and t.app.entry.request.label == "4 movement dice"  # begun on Ben's step: taken
         assert t.app.cursor is not None and t.app.cursor.path == ("Ben's dice",)
