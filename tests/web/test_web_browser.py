@@ -42,7 +42,7 @@ def shots(tmp_path: Path) -> Path:
 def wait_for(condition, timeout: float = 15.0, what: str = "") -> None:
     """Poll ``condition`` until it holds.  While a page is being replaced (a form was sent, a link followed)
     its elements vanish or go stale for a moment: that counts as "not yet", as in selenium's WebDriverWait."""
-    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, WebDriverException
 
     t0 = time.monotonic()
     last: Exception | None = None
@@ -51,6 +51,12 @@ def wait_for(condition, timeout: float = 15.0, what: str = "") -> None:
             if condition():
                 return
         except (NoSuchElementException, StaleElementReferenceException) as exc:
+            last = exc
+        except WebDriverException as exc:
+            # Chromium's own words for an element read while the page replaced it (a stale element by
+            # another name, seen once in CI): not yet, as the two above
+            if "does not belong to the document" not in str(exc):
+                raise
             last = exc
         time.sleep(0.02)
     raise AssertionError(f"timed out waiting for {what}") from last  # a wrong locator shows here
