@@ -213,6 +213,7 @@ class App:
                                    settle_frames=settle_frames, table_every=table_every)
                        if reader is not None else None)
         self.notices: list[Notice] = []
+        self._withdrawn: list[Notice] = []  # withdrawn during this step, in case they are posted again
         self.history: list[Applied] = []
         self.cursor: MenuCursor | None = None
         self.entry: DiceEntry | None = None
@@ -273,6 +274,7 @@ class App:
         """One iteration: read inputs, act, redraw what changed.  Returns the commands sent."""
         now = self.clock() if now is None else now
         self.iterations += 1
+        self._withdrawn = []
         before = len(self.history)
         for event in self.buttons.poll(now):
             self.on_button(event, now)
@@ -717,13 +719,22 @@ class App:
         now = self.clock() if now is None else now
         # long enough to be read whole, where a menu page's footer shows it a piece at a time
         end = now + max(NOTICE_S, ALERT_PIECE_S * len(pages.footer_pieces(text))) if until == "auto" else until
+        since = now
+        if until is None:
+            # a standing notice posted again in the same words (the camera's hazard counts, at every read of the
+            # table, withdrawn and posted whole) keeps its start: else its footer pieces began again at each read
+            # and only the first was ever seen ("Car: 2 hazard tokens", never "seen, log 0 (hold OK)")
+            same = [n.since for n in (*self.notices, *self._withdrawn)
+                    if (n.kind, n.player, n.text) == (kind, player, text) and n.until is None]
+            since = same[0] if same else now
         if kind not in ("hazard_mismatch",):
             self.notices = [n for n in self.notices if not (n.kind == kind and n.player == player)]
-        self.notices.append(Notice(kind, text, player, end, now))  # type: ignore[arg-type]
+        self.notices.append(Notice(kind, text, player, end, since))  # type: ignore[arg-type]
         self._dirty = True
 
     def withdraw(self, kind: str) -> bool:
         before = len(self.notices)
+        self._withdrawn += [n for n in self.notices if n.kind == kind]  # until the next step (see notify)
         self.notices = [n for n in self.notices if n.kind != kind]
         if len(self.notices) != before:
             self._dirty = True

@@ -766,6 +766,19 @@ def test_hazard_count_mismatch_is_an_alert_not_a_command(tmp_path: Path) -> None
     assert not rig.app.screen_views()[0].alerts and rig.page("Ann").alert == ""
 
 
+def test_a_hazard_count_read_again_and_again_pages_through_all_its_words(tmp_path: Path) -> None:
+    """Posted again (withdrawn and posted whole) at every read of the table, every half second, the count's
+    footer began again each time: over 12 s only "Car: 2 hazard tokens" was seen, never "seen, log 0 (hold
+    OK)".  A standing notice posted again in the same words keeps its start."""
+    rig = Rig(tmp_path, camera=True)  # the table read every fifth frame, as at the table
+    rig.reader.table = SimpleNamespace(templates=[], tokens={"car": 2, "p2": 0})
+    seen = set()
+    for _ in range(120):
+        rig.step()
+        seen.add(rig.page("Ann").alert)
+    assert {"Car: 2 hazard tokens", "seen, log 0 (hold OK)"} <= seen
+
+
 def test_long_ok_adds_the_extra_tokens_the_camera_counted(tmp_path: Path) -> None:
     rig = Rig(tmp_path, camera=True, table_every=1)
     rig.reader.table = SimpleNamespace(templates=[], tokens={"p1": 3, "p2": 1})  # seat zones; Ben has none logged

@@ -196,3 +196,4 @@ def test_the_hint_follows_the_step_and_games_without_tokens_have_no_zones() -> N
     assert calls.notices[("hazard_mismatch", "Alice")] == "Rust Bucket: 1 hazard token seen, log 0"
     road = [NS(player="Ana", vehicles=[NS(id="Ana/small", name="Small car")])]  # vehicles without hazards
     assert logged_hazards(road) == {}
+
