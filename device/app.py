@@ -54,6 +54,7 @@ from device.camera_input import (  # noqa: F401  (re-exported: the loop's edges)
     TableReader,
     VisionReader,
     car_tags_from_options,
+    chooser_of,
     same_dice,
 )
 from device.config import Region
@@ -305,7 +306,7 @@ class App:
         """Send one command through the rules and the store; a refusal is shown whole to its sender."""
         now = self.clock() if now is None else now
         t = self.turn()
-        sender = t.menu.player if t.menu.player is not None else t.prompt.player  # whose step it was
+        sender = chooser_of(t.menu, t.prompt)  # whose step it was
         try:
             outcome = self.match.apply(command)
         except StoreError as exc:
@@ -386,7 +387,7 @@ class App:
             self.vision.new_prompt()
             # the hazard counts' hint is the new chooser's, at a step that takes tokens
             self.vision.post_mismatches(self.notify, self.withdraw, self.clock(), takes=t.menu.hazards is not None,
-                                        chooser=t.menu.player if t.menu.player is not None else t.prompt.player)
+                                        chooser=chooser_of(t.menu, t.prompt))
             if t.menu.template is None:  # no template awaited: "car not seen" is over at once
                 self.vision.withdraw_unseen(self.withdraw)
         self._dirty = True
@@ -419,7 +420,7 @@ class App:
     def chooser(self) -> str | None:
         """Who chooses now (None: anybody)."""
         t = self.turn()
-        return t.menu.player if t.menu.player is not None else t.prompt.player
+        return chooser_of(t.menu, t.prompt)
 
     def on_button(self, event: ButtonEvent, now: float) -> None:
         self._dirty = True

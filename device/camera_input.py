@@ -277,7 +277,7 @@ class CameraInput:
             elif self.unseen_shown is not None:
                 self.withdraw_unseen(withdraw)
             self._tokens(table, views, notify, withdraw, now, takes=menu.hazards is not None,
-                         chooser=menu.player if menu.player is not None else prompt.player)
+                         chooser=chooser_of(menu, prompt))
 
     def vision_die(self, die: str) -> str:
         """The die as the camera should read it.  A die the owner taught is read by its taught faces; a
@@ -444,13 +444,10 @@ class CameraInput:
                         withdraw: Withdraw, views: Sequence[Any], now: float) -> None:
         """What stops the camera taking a template, on the screen of the player laying it once it has held for
         ``settle_frames`` reads: two templates against the active car, or one against another car only."""
-        def name(vid: Any) -> str:
-            return next((str(getattr(v, "name", vid)) for view in views for v in getattr(view, "vehicles", ())
-                         if getattr(v, "id", None) == vid), str(vid))
-
         why: tuple[Any, str] | None = None
         if len(seen) >= 2:
-            why = (vehicle, "two"), f"{len(seen)} templates at {name(vehicle)}: take away all but the one to use"
+            why = ((vehicle, "two"),
+                   f"{len(seen)} templates at {vehicle_name(views, vehicle)}: take away all but the one to use")
         elif not seen:
             others = [t for t in getattr(table, "templates", ()) or ()
                       if getattr(t, "attached_to", None) not in (None, vehicle)]
@@ -462,7 +459,8 @@ class CameraInput:
                 t = others[0]
                 label = str(getattr(t, "name", "a template")).replace("_", " ")
                 why = ((vehicle, "other", t.attached_to),
-                       f"the {label} lies against {name(t.attached_to)}, not {name(vehicle)}")
+                       f"the {label} lies against {vehicle_name(views, t.attached_to)}, not "
+                       f"{vehicle_name(views, vehicle)}")
         if why is None:
             self.template_words.reset()
             if self.template_words_shown is not None:
@@ -520,8 +518,7 @@ class CameraInput:
         tags = getattr(getattr(self.reader, "table_config", None), "car_tags", None)
         if isinstance(tags, Mapping) and vehicle not in tags.values():
             return None  # the vehicle has no tag: the camera is not asked to see it
-        name = next((getattr(v, "name", vehicle) for view in views for v in getattr(view, "vehicles", ())
-                     if getattr(v, "id", None) == vehicle), vehicle)  # as the screens call it
+        name = vehicle_name(views, vehicle)
         for m in getattr(table, "misfits", None) or ():
             if getattr(m, "car_id", None) != vehicle or self._in_dice_tray(getattr(m, "centre_px", None)):
                 continue
@@ -597,6 +594,17 @@ class CameraInput:
             if m.vehicle is not None and m.table > log and not m.removed:
                 out.append(menu.hazards(m.vehicle, m.table - log))
         return out
+
+
+def vehicle_name(views: Sequence[Any], vehicle: Any) -> str:
+    """A vehicle as the screens call it (its name in the views; its id when none names it)."""
+    return next((str(getattr(v, "name", vehicle)) for view in views for v in getattr(view, "vehicles", ())
+                 if getattr(v, "id", None) == vehicle), str(vehicle))
+
+
+def chooser_of(menu: Menu, prompt: Prompt) -> str | None:
+    """Whose step it is: the menu's player, else the prompt's (None: anybody)."""
+    return menu.player if menu.player is not None else prompt.player
 
 
 def logged_hazards(views: Sequence[Any]) -> dict[str, tuple[str | None, str, int, str | None]]:
