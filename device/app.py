@@ -697,7 +697,7 @@ class App:
             self.notify("info", "hazard tokens are added during an activation", chooser, now=now)
             return
         if not commands:
-            extra = [m for m in self.vision.mismatches if m.table > m.log and not m.removed]
+            extra = [m for m in self.vision.mismatches if m.extra]
             shared = [m for m in extra if m.vehicle is None and m.player in (None, chooser)]
             others = [m for m in extra if m.player not in (None, chooser)]
             if shared:  # a seat's zone holds the tokens of several vehicles: which one's, the camera cannot say

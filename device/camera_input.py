@@ -23,7 +23,7 @@ import json
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from games.core import Command, Prompt
 from games.core.table_input import DiceRequest, Menu
@@ -56,6 +56,12 @@ class Mismatch:
     table: int
     log: int
     removed: int = 0  # of the table's tokens, those the rules took off (to go, not to add)
+    due: int = 0  # tokens the rules add soon (Gaslands 1.5): laid already, they are not to add
+
+    @property
+    def extra(self) -> int:
+        """Tokens on the table that nothing will enter (a long OK's to add): none the rules took off."""
+        return 0 if self.removed else max(0, self.table - self.log - self.due)
 
 
 @dataclass
@@ -237,7 +243,7 @@ class CameraInput:
         again, not taken off the table): the log's counts after it are the new "before".  Tokens a wipeout
         took off stay to go (an unrelated undo does not make them addable; undoing the wipeout itself puts
         them back in the log, which clears them at the next reading)."""
-        self.logged_before = {zone: entry[2] for zone, entry in logged_hazards(views).items()}
+        self.logged_before = {zone: entry.hazards for zone, entry in logged_hazards(views).items()}
 
     def template_step_started(self, vehicle: str | None) -> None:
         """A vehicle's activation begins (a template step entered from one that took none, not by an undo):
@@ -546,7 +552,7 @@ class CameraInput:
         fresh: list[Mismatch] = []
         for zone, n in counted:
             if zone in logged:
-                player, name, expected, vehicle = logged[zone]
+                player, name, expected, vehicle, due = logged[zone]
                 before = self.logged_before.get(zone)
                 if before is not None and expected < before:
                     # the rules took tokens off (a wipeout, a SHIFT spent on one): those lying there are to go
@@ -554,8 +560,8 @@ class CameraInput:
                 if n <= expected:
                     self.removed.pop(zone, None)
                 self.logged_before[zone] = expected
-                if expected != n:
-                    fresh.append(Mismatch(zone, player, vehicle, name, n, expected, self.removed.get(zone, 0)))
+                if not expected <= n <= expected + due:  # tokens laid as the skid dice showed them: not extra
+                    fresh.append(Mismatch(zone, player, vehicle, name, n, expected, self.removed.get(zone, 0), due))
         self.mismatches = fresh
         self.post_mismatches(notify, withdraw, now, takes=takes, chooser=chooser)
 
@@ -570,9 +576,9 @@ class CameraInput:
                 n = m.table - m.log
                 text = f"{m.name}: take {n} hazard token{'' if n == 1 else 's'} off (log {m.log})"
             else:
-                mine = takes and m.vehicle is not None and m.table > m.log and chooser in (None, m.player)
+                mine = takes and m.vehicle is not None and m.extra > 0 and chooser in (None, m.player)
                 text = (f"{m.name}: {m.table} hazard token{'' if m.table == 1 else 's'} seen, log {m.log}"
-                        f"{' (hold OK)' if mine else ''}")
+                        f"{f' + {m.due} to gain' if m.due else ''}{' (hold OK)' if mine else ''}")
             notify("hazard_mismatch", text, m.player, until=None, now=now)
 
     def extra_hazards(self, menu: Menu, views: Sequence[Any] | None = None, chooser: str | None = None) -> list[Command]:
@@ -590,7 +596,8 @@ class CameraInput:
         for m in self.mismatches:
             if chooser is not None and m.player not in (None, chooser):
                 continue
-            log = logged[m.zone][2] if m.zone in logged else m.log
+            # tokens the rules add at 1.5 and already laid are theirs to add, not the long OK's (twice, else)
+            log = logged[m.zone].hazards + logged[m.zone].due if m.zone in logged else m.log + m.due
             if m.vehicle is not None and m.table > log and not m.removed:
                 out.append(menu.hazards(m.vehicle, m.table - log))
         return out
@@ -607,25 +614,36 @@ def chooser_of(menu: Menu, prompt: Prompt) -> str | None:
     return menu.player if menu.player is not None else prompt.player
 
 
-def logged_hazards(views: Sequence[Any]) -> dict[str, tuple[str | None, str, int, str | None]]:
-    """Zone name → (player, label, hazard tokens in the log, the one vehicle the zone is for or None).
-    A zone may be named after a vehicle (its id), a player (name) or a seat (``p1``..): a player's zone
-    holds all their vehicles' tokens."""
-    out: dict[str, tuple[str | None, str, int, str | None]] = {}
+class Logged(NamedTuple):
+    """A token zone as the log has it."""
+
+    player: str | None
+    label: str
+    hazards: int  # hazard tokens in the log
+    vehicle: str | None  # the one vehicle the zone is for (None: a zone shared by several vehicles)
+    due: int = 0  # tokens the rules will add soon (Gaslands 1.5): on the table already is not "more"
+
+
+def logged_hazards(views: Sequence[Any]) -> dict[str, Logged]:
+    """Zone name → what the log says of it.  A zone may be named after a vehicle (its id), a player (name)
+    or a seat (``p1``..): a player's zone holds all their vehicles' tokens."""
+    out: dict[str, Logged] = {}
     for seat, view in enumerate(views, start=1):
         player = getattr(view, "player", None)
-        total = 0
+        total = due = 0
         ids = []
         for v in getattr(view, "vehicles", ()):
             if not hasattr(v, "hazards"):
                 continue
+            mine = int(getattr(v, "hazards_due", 0) or 0)
             total += int(v.hazards)
+            due += mine
             ids.append(str(v.id))
-            out[str(v.id)] = (player, str(getattr(v, "name", v.id)), int(v.hazards), str(v.id))
+            out[str(v.id)] = Logged(player, str(getattr(v, "name", v.id)), int(v.hazards), str(v.id), mine)
         only = ids[0] if len(ids) == 1 else None
         if player is not None and ids:  # a game without hazard tokens (Thunder Road) has no token zones
-            out.setdefault(str(player), (player, str(player), total, only))
-            out.setdefault(f"p{seat}", (player, str(player), total, only))
+            out.setdefault(str(player), Logged(player, str(player), total, only, due))
+            out.setdefault(f"p{seat}", Logged(player, str(player), total, only, due))
     return out
 
 

@@ -1241,6 +1241,15 @@ def _turner(state: GaslandsState, v: Vehicle) -> str:
     return state.players[_left_of(state, state.players.index(v.owner))]
 
 
+def hazards_due(state: GaslandsState) -> int:
+    """Hazard tokens 1.5 will give the active vehicle: each uncancelled HAZARD, SLIDE and SPIN rolled, and one
+    for a hazardous template (as :func:`_gain_hazards` counts them); 0 outside 1.2-1.4, once they are gained."""
+    act = state.activation
+    if act is None or current_step(state) not in (Step.PLACE_TEMPLATE, Step.SKID_CHECK, Step.SHIFTS):
+        return 0
+    return len(act.uncancelled) + (1 if act.status is TemplateStatus.HAZARDOUS else 0)
+
+
 def views(state: GaslandsState) -> list[PlayerView]:
     """Each player's screen.  ``your_activation`` marks the player the step is waiting for, the prompt's
     player: the active player, but the player on the left while they pick and place a touch-move template,
@@ -1253,6 +1262,7 @@ def views(state: GaslandsState) -> list[PlayerView]:
     activates = set() if state.finished else {v.id for seat in range(len(state.players)) for v in qualifying(state, seat)}
     if act is not None:
         activates.add(act.vehicle)
+    due = hazards_due(state)
     out = []
     for seat, player in enumerate(state.players):
         vehicles = tuple(
@@ -1262,6 +1272,7 @@ def views(state: GaslandsState) -> list[PlayerView]:
                 activated_this_phase=v.activated_phase == (state.round, state.phase),
                 active=act is not None and act.vehicle == v.id,
                 activates_this_phase=v.id in activates, wipeout_at=WIPEOUT_AT,
+                hazards_due=due if act is not None and act.vehicle == v.id else 0,
             )
             for v in state.vehicles
             if v.owner == player

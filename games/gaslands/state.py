@@ -169,6 +169,10 @@ class VehicleView:
     active: bool
     activates_this_phase: bool = False
     wipeout_at: int = WIPEOUT_AT
+    #: hazard tokens the rules will give it at 1.5 (Gain hazard tokens) for the activation under way: one for
+    #: each uncancelled HAZARD, SLIDE and SPIN rolled so far, one for a hazardous template.  A table that lays
+    #: them as the dice show them is not "more than the log", and they are not entered twice.
+    hazards_due: int = 0
 
 
 @dataclass(frozen=True)

@@ -197,3 +197,43 @@ def test_the_hint_follows_the_step_and_games_without_tokens_have_no_zones() -> N
     road = [NS(player="Ana", vehicles=[NS(id="Ana/small", name="Small car")])]  # vehicles without hazards
     assert logged_hazards(road) == {}
 
+
+
+def test_tokens_laid_as_the_skid_dice_show_them_are_not_entered_twice() -> None:
+    """Gaslands 1.4: the skid dice show HAZARD and SLIDE, the table lays their two tokens (the rules give
+    them at 1.5).  The camera said "3 hazard tokens seen, log 1 (hold OK)", a long OK entered 2, and 1.5
+    gave 2 more: 5 in the log for 3 on the table."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "games"))
+    from gaslands_helpers import Table
+
+    from games.gaslands import GAME
+    from games.gaslands.rules import views
+
+    t = Table(("Alice", ["car"]), ("Bob", ["buggy"]), pole="Alice")
+    t.patch("alice-1", hazards=1)
+    t.to_skid_check("gentle")
+    t.ok("skid_roll", faces=["SHIFT", "HAZARD", "SLIDE"])
+    assert t.step == "1.4 apply SHIFT results"
+    ci, calls = CameraInput(NS(), settle_frames=3), Calls()
+    menu = GAME.menu(t.state)
+
+    def read(n: int) -> None:
+        for _ in range(3):
+            ci._tokens(NS(tokens={"alice-1": n}), views(t.state), calls.notify, calls.withdraw, 0.0, chooser="Alice")
+
+    read(3)  # laid as the dice show them
+    assert ci.mismatches == [] and ci.extra_hazards(menu, views(t.state), "Alice") == []
+    read(1)  # not laid yet: the log is right until 1.5
+    assert ci.mismatches == []
+    read(4)  # one more than the dice give (a collision's, say): that one is to add
+    assert calls.notices[("hazard_mismatch", "Alice")] == ("Alice's Car: 4 hazard tokens seen, log 1 + 2 "
+                                                          "to gain (hold OK)")
+    for command in ci.extra_hazards(menu, views(t.state), "Alice"):
+        t.ok(command.type, **command.args)
+    t.ok("end_shifts")
+    assert t.v("alice-1").hazards == 4  # 1 + the long OK's 1 + 1.5's 2 (before: 1 + 3 + 2 = 6, a wipeout)
+    read(4)
+    assert ci.mismatches == []

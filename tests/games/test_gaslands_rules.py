@@ -1311,3 +1311,26 @@ def test_a_vehicle_wiping_out_in_its_own_activation_still_activates_this_phase()
     t.ok("flip_check", die=6)
     bob = GAME.views(t.state)[1].vehicles[0]
     assert not bob.active and not bob.activates_this_phase and bob.activated_this_phase
+
+
+def test_hazards_due_at_1_5_are_in_the_views_until_gained():
+    """"1.5 gain a hazard token for each HAZARD, SLIDE and SPIN result" and "Hazard tokens also come from:
+    hazardous templates" [seed] [V] — the screens and the camera know the tokens 1.5 will give from the skid
+    dice's roll on (a table lays them as the dice show them; a long OK then entered them a second time)."""
+    from games.gaslands.rules import views
+
+    def due() -> int:
+        return next(v.hazards_due for view in views(t.state) for v in view.vehicles if v.id == "alice-1")
+
+    t = Table()
+    t.patch("alice-1", gear=4, hazards=1)
+    t.ok("choose_template", template="turn")  # hazardous in gear 4
+    assert t.step == "1.2 place template" and due() == 1
+    t.ok("place_template")
+    t.ok("skid_roll", faces=["SHIFT", "SHIFT", "HAZARD", "SLIDE"])
+    assert t.step == "1.4 apply SHIFT results" and due() == 3
+    t.ok("shift", use="cancel", result="HAZARD")
+    assert t.step == "1.4 apply SHIFT results" and due() == 2 and t.v("alice-1").hazards == 1
+    t.ok("end_shifts")
+    assert t.v("alice-1").hazards == 3 and due() == 0  # gained: in the log now, due no more
+    assert all(v.hazards_due == 0 for view in views(t.state) for v in view.vehicles)
