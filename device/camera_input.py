@@ -267,7 +267,7 @@ class CameraInput:
             self._dice(frame, prompt, menu.dice, apply, notify, now)
         elif typing and (entry or menu.dice) is not None:  # the tray is still watched, nothing is sent, so that
             self._tray(frame, entry or menu.dice, notify, now)  # the dice the typed roll used are known
-        wants_template = menu.template is not None
+        wants_template = menu.template is not None or menu.placing is not None
         if wants_template or self.frames_seen % self.table_every == 0:
             try:
                 table = self.reader.read_table(frame.image)
@@ -280,7 +280,12 @@ class CameraInput:
                 return
             if menu.template is not None:
                 self._template(table, prompt, menu, apply, notify, withdraw, views, now)
-            elif self.unseen_shown is not None:
+            elif menu.placing is not None:  # 1.2: the template picked is the one to place (touch-move)
+                self._car_unseen(table, prompt, notify, withdraw, views, now)
+                seen = [t for t in getattr(table, "templates", ()) if getattr(t, "attached_to", None) == prompt.vehicle]
+                self._template_words(table, seen, prompt.vehicle, prompt, notify, withdraw, views, now,
+                                     placing=menu.placing)
+            elif self.unseen_shown is not None or self.template_words_shown is not None:
                 self.withdraw_unseen(withdraw)
             self._tokens(table, views, notify, withdraw, now, takes=menu.hazards is not None,
                          chooser=chooser_of(menu, prompt))
@@ -447,11 +452,17 @@ class CameraInput:
         apply(menu.template(*key), source="camera", now=now)
 
     def _template_words(self, table: Any, seen: Sequence[Any], vehicle: str | None, prompt: Prompt, notify: Notify,
-                        withdraw: Withdraw, views: Sequence[Any], now: float) -> None:
+                        withdraw: Withdraw, views: Sequence[Any], now: float, *, placing: str | None = None) -> None:
         """What stops the camera taking a template, on the screen of the player laying it once it has held for
-        ``settle_frames`` reads: two templates against the active car, or one against another car only."""
+        ``settle_frames`` reads: two templates against the active car, or one against another car only; and
+        while the template ``placing`` is placed (1.2), another against the active car."""
         why: tuple[Any, str] | None = None
-        if len(seen) >= 2:
+        if len(seen) == 1 and placing is not None and getattr(seen[0], "name", None) != placing:
+            laid = template_label(getattr(seen[0], "name", None))
+            why = ((vehicle, "placing", laid),
+                   f"the {laid} lies at {vehicle_name(views, vehicle)}: the {template_label(placing)} was "
+                   "picked (touch-move: use it)")
+        elif len(seen) >= 2:
             why = ((vehicle, "two"),
                    f"{len(seen)} templates at {vehicle_name(views, vehicle)}: take away all but the one to use")
         elif not seen:
@@ -463,7 +474,7 @@ class CameraInput:
             others = [t for t in others if (getattr(t, "name", None), t.attached_to) not in self.templates_before]
             if len(others) == 1:
                 t = others[0]
-                label = str(getattr(t, "name", "a template")).replace("_", " ")
+                label = template_label(getattr(t, "name", None))
                 why = ((vehicle, "other", t.attached_to),
                        f"the {label} lies against {vehicle_name(views, t.attached_to)}, not "
                        f"{vehicle_name(views, vehicle)}")
@@ -601,6 +612,11 @@ class CameraInput:
             if m.vehicle is not None and m.table > log and not m.removed:
                 out.append(menu.hazards(m.vehicle, m.table - log))
         return out
+
+
+def template_label(name: Any) -> str:
+    """A template as printed on it (``medium_straight`` → ``Medium Straight``)."""
+    return str(name).replace("_", " ").title() if name else "template"
 
 
 def vehicle_name(views: Sequence[Any], vehicle: Any) -> str:

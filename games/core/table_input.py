@@ -122,6 +122,9 @@ class Menu:
     #: Hazard tokens the camera counted beside a vehicle that the log lacks, added because a person asked:
     #: (vehicle id, how many more) → the command (None: hazard tokens are not taken now).
     hazards: Callable[[str, int], Command] | None = field(default=None, compare=False)
+    #: The template picked for the active vehicle that is being placed now, by the name ``template`` takes
+    #: ("gentle"; None: no template is being placed).  Another laid against the vehicle is told (touch-move).
+    placing: str | None = None
     #: The path of the top-level choice NEXT takes: the step's usual way on ("Moved"); () where the step is a
     #: decision NEXT must not guess.
     advance: tuple[str, ...] = ()

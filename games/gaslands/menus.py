@@ -326,7 +326,8 @@ def menu(state: GaslandsState) -> Menu:
     kept = keep_legal(choices, _legal(state))
     if len(kept) > FIRST_LEVEL_MAX:
         kept = _touched_under_table(kept)
-    menu = Menu(title, kept, p.player, status, dice, template, hazards)
+    placing = act.template if step == Step.PLACE_TEMPLATE.value and act is not None else None
+    menu = Menu(title, kept, p.player, status, dice, template, hazards, placing)
     return menu.with_advance(_usual(step, commands))
 
 

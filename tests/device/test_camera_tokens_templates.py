@@ -169,7 +169,7 @@ def test_a_template_the_camera_will_not_take_is_said_why() -> None:
     empty = NS(templates=[], cars=[], misfits=[])
     assert frames(empty, 1) == 0  # the step begins with nothing lying there
     assert frames(other, 3) == 0
-    assert calls.notices[("template_seen", "Alice")] == "the medium straight lies against The Brick, not Rust Bucket"
+    assert calls.notices[("template_seen", "Alice")] == "the Medium Straight lies against The Brick, not Rust Bucket"
     assert frames(_lying("rust", "gentle"), 3) == 1  # laid right: taken, and the words go
     assert ("template_seen", "Alice") not in calls.notices
 
@@ -237,3 +237,46 @@ def test_tokens_laid_as_the_skid_dice_show_them_are_not_entered_twice() -> None:
     assert t.v("alice-1").hazards == 4  # 1 + the long OK's 1 + 1.5's 2 (before: 1 + 3 + 2 = 6, a wipeout)
     read(4)
     assert ci.mismatches == []
+
+
+def test_another_template_laid_at_1_2_than_the_one_picked_is_told() -> None:
+    """"Touch-move rule: once the player touches a permitted template at 1.1 they must use it." [seed]  The
+    Gentle picked at 1.1 (with the buttons, or seen), a Hairpin laid against the car at 1.2: the camera said
+    nothing, and the car moved by a template the log does not have."""
+    import sys
+    from pathlib import Path
+
+    import numpy as np
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "games"))
+    from gaslands_helpers import Table
+
+    from device.camera import Frame
+    from games.gaslands import GAME
+    from games.gaslands.rules import prompt as gaslands_prompt
+    from games.gaslands.rules import views
+
+    t = Table(("Alice", ["car"]), ("Bob", ["buggy"]), pole="Alice")
+    t.ok("choose_template", template="gentle")
+    assert t.step == "1.2 place template" and GAME.menu(t.state).placing == "gentle"
+    table = _lying("alice-1", "hairpin")
+    ci, calls = CameraInput(NS(read_table=lambda image: table), settle_frames=3), Calls()
+
+    def frames(n: int) -> None:
+        for i in range(n):
+            ci.on_frame(Frame(np.zeros((8, 8, 3), np.uint8), 0.0, i), gaslands_prompt(t.state), GAME.menu(t.state),
+                        typing=False, views=views(t.state), apply=calls.apply, notify=calls.notify,
+                        withdraw=calls.withdraw, now=0.0)
+
+    frames(3)
+    assert calls.notices[("template_seen", "Alice")] == ("the Hairpin lies at Alice's Car: the Gentle was picked "
+                                                         "(touch-move: use it)")
+    assert calls.applied == []  # told, nothing sent: the pick stands
+    table.templates[0].name = "gentle"
+    frames(3)
+    assert ("template_seen", "Alice") not in calls.notices
+    table.templates[0].name = "hairpin"
+    frames(3)
+    t.ok("place_template")  # on: the words go with the step
+    frames(1)
+    assert ("template_seen", "Alice") not in calls.notices
