@@ -86,6 +86,9 @@ class Settle:
 
 #: Two readings of a die are the same die if its centre moved less than this (pixels of the tray crop).
 SAME_DIE_PX = 12.0
+#: A token zone the camera has not been able to count for this long (seconds) is said to be so on its
+#: player's screen; a hand passing over it for less keeps its last count and says nothing.
+UNCLEAR_S = 6.0
 #: A die whose face is not known: one the camera could not read, or one a roll entered by hand used.
 ANY_FACE = "?"
 
@@ -200,6 +203,9 @@ class CameraInput:
         self.unseen_misses = 0  # frames since with no reason
         self.sent_templates: dict[str, tuple[Any, ...]] = {}
         self.tokens = Settle(settle_frames)
+        self.settled_counts: dict[str, int] = {}  # zone -> its count at the last settled reading
+        self.unclear_since: dict[str, float] = {}  # zone -> when the camera last could count it, not since
+        self.unclear: tuple[tuple[str, str | None], ...] = ()  # (label, player) of zones not counted for UNCLEAR_S
         self.logged_before: dict[str, int] = {}  # zone -> the log's count at the last settled reading
         self.removed: dict[str, int] = {}  # zone -> tokens the rules took off since, still lying there
         self.tray_readings: list[Any] | None = None
@@ -254,6 +260,7 @@ class CameraInput:
     def camera_down(self) -> None:
         self.mismatches = []
         self.tokens.reset()
+        self.settled_counts, self.unclear_since, self.unclear = {}, {}, ()
         self.last_seen = None  # what lies on the tray meanwhile is not known
 
     # -- frames -----------------------------------------------------------------------------------
@@ -554,12 +561,28 @@ class CameraInput:
                 takes: bool = True, chooser: str | None = None) -> None:
         """``takes``: the step takes hazard tokens now (a long OK adds them), ``chooser`` whose step it is: the
         "(hold OK)" hint is theirs alone, and only then."""
-        tokens = getattr(table, "tokens", None) or {}
-        counted = tuple(sorted((str(z), n) for z, n in tokens.items() if n is not None))
-        if not counted or not self.tokens.feed(counted):
-            return
-        self.mismatches = []
+        tokens = {str(z): n for z, n in (getattr(table, "tokens", None) or {}).items()}
         logged = logged_hazards(views)
+        for zone, n in tokens.items():
+            if n is None:
+                self.unclear_since.setdefault(zone, now)
+            else:
+                self.unclear_since.pop(zone, None)
+        long_unclear = sorted(z for z, t in self.unclear_since.items() if z in logged and now - t >= UNCLEAR_S)
+        unclear = tuple((logged[z].label, logged[z].player) for z in long_unclear)
+        # a zone not counted now (a hand over it, a moment's glare) keeps its last count, and its words, for
+        # UNCLEAR_S; then it is said to be not counted
+        counted = tuple(sorted((z, n if n is not None else self.settled_counts[z]) for z, n in tokens.items()
+                               if n is not None or (z in self.settled_counts and z not in long_unclear)))
+        if not counted or not self.tokens.feed(counted):
+            if unclear != self.unclear:  # said at once, settled or not; a zone said unclear has no count now
+                self.unclear = unclear
+                self.mismatches = [m for m in self.mismatches if m.zone not in long_unclear]
+                self.post_mismatches(notify, withdraw, now, takes=takes, chooser=chooser)
+            return
+        self.unclear = unclear
+        self.settled_counts = dict(counted)
+        self.mismatches = []
         fresh: list[Mismatch] = []
         for zone, n in counted:
             if zone in logged:
@@ -591,6 +614,9 @@ class CameraInput:
                 text = (f"{m.name}: {m.table} hazard token{'' if m.table == 1 else 's'} seen, log {m.log}"
                         f"{f' + {m.due} to gain' if m.due else ''}{' (hold OK)' if mine else ''}")
             notify("hazard_mismatch", text, m.player, until=None, now=now)
+        for label, player in self.unclear:
+            notify("hazard_mismatch", f"{label}: hazard tokens not counted: is their zone covered?", player,
+                   until=None, now=now)
 
     def extra_hazards(self, menu: Menu, views: Sequence[Any] | None = None, chooser: str | None = None) -> list[Command]:
         """Long OK: the table's extra hazard tokens as the game's commands (None of them when the game

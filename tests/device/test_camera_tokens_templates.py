@@ -280,3 +280,31 @@ def test_another_template_laid_at_1_2_than_the_one_picked_is_told() -> None:
     t.ok("place_template")  # on: the words go with the step
     frames(1)
     assert ("template_seen", "Alice") not in calls.notices
+
+
+def test_a_zone_under_a_hand_keeps_its_count_then_is_said_not_counted() -> None:
+    """A hand over a zone (the camera answers "cannot count") withdrew its count's words at once and they
+    came back when it lifted; a zone never counted again said nothing, so nobody knew the camera no longer
+    checked those tokens."""
+    from device.camera_input import UNCLEAR_S
+
+    ci, calls = CameraInput(NS(), settle_frames=3), Calls()
+
+    def read(n: int | None, now: float) -> None:
+        for k in range(3):
+            ci._tokens(NS(tokens={"rust": n}), _views(0), calls.notify, calls.withdraw, now + k * 0.1, chooser="Alice")
+
+    read(2, 0.0)
+    counted = "Rust Bucket: 2 hazard tokens seen, log 0 (hold OK)"
+    assert calls.notices[("hazard_mismatch", "Alice")] == counted
+    read(None, 1.0)  # a hand over the zone
+    assert calls.notices[("hazard_mismatch", "Alice")] == counted and len(ci.mismatches) == 1
+    read(2, 3.0)  # lifted: the same words, never gone
+    assert calls.notices[("hazard_mismatch", "Alice")] == counted
+    read(None, 4.0)
+    read(None, 4.0 + UNCLEAR_S)  # covered or unclear for long: said so, and its stale count goes
+    assert calls.notices[("hazard_mismatch", "Alice")] == ("Rust Bucket: hazard tokens not counted: is their zone "
+                                                           "covered?")
+    assert ci.mismatches == []
+    read(0, 20.0)
+    assert ("hazard_mismatch", "Alice") not in calls.notices
