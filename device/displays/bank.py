@@ -7,7 +7,10 @@ then left alone: the other screens go on drawing.  It is retried with an exponen
 :meth:`DisplayBank.show` for it.  When it answers again it is re-initialised (the controller may have
 lost power and its settings) and the latest frame is sent whole, and that is reported too.  A screen that
 has been sent nothing for ``ping_s`` (its picture did not change) is asked for a NOP from :meth:`poll`, so
-one unplugged while the game waits is told within seconds, not at the next picture drawn on it.
+one unplugged while the game waits is told within seconds, not at the next picture drawn on it.  Every
+``refresh_s`` one screen at a time is sent its controller's set-up again and its picture whole
+(``LumaScreen.refresh``): one whose power dropped between two transfers answers the bus all the same,
+reset and dark, and would stay dark all game.
 """
 
 from __future__ import annotations
@@ -94,6 +97,7 @@ class _Slot:
         self.bytes_sent = 0
         self.ever_ok = False
         self.last_contact = 0.0
+        self.last_refresh = 0.0
 
 
 class DisplayBank:
@@ -112,11 +116,13 @@ class DisplayBank:
         backoff: Backoff = Backoff(),
         on_event: Callable[[ScreenEvent], None] | None = None,
         ping_s: float = 2.0,
+        refresh_s: float = 10.0,
     ) -> None:
         self._slots = {player: _Slot(player, screen) for player, screen in screens.items()}
         self._clock = clock
         self._backoff = backoff
         self._ping_s = ping_s
+        self._refresh_s = refresh_s
         self._on_event = on_event
         self.events: list[ScreenEvent] = []
 
@@ -145,9 +151,20 @@ class DisplayBank:
         """Retry the screens that are down and due, and ask the quiet ones whether they are still there;
         call it from the main loop now and then."""
         now = self._clock()
+        refreshed = False
         for slot in self._slots.values():
             if slot.state is not ScreenState.OK:
                 self._retry(slot)
+            elif (not refreshed and now - slot.last_refresh >= self._refresh_s and slot.latest is not None
+                  and callable(getattr(slot.screen, "refresh", None))):
+                refreshed = True  # one a call: a whole picture is ~23 ms of a 400 kHz bus
+                slot.last_refresh = now
+                try:
+                    slot.screen.refresh()  # type: ignore[attr-defined]
+                except BUS_ERRORS as exc:
+                    self._down(slot, exc)
+                    continue
+                self._draw(slot)
             elif now - slot.last_contact >= self._ping_s:
                 ping = getattr(slot.screen, "ping", None)
                 if ping is None:
@@ -204,7 +221,7 @@ class DisplayBank:
             return False
         was_down = slot.state is ScreenState.DOWN
         slot.state, slot.error, slot.failures = ScreenState.OK, None, 0
-        slot.last_contact = self._clock()
+        slot.last_contact = slot.last_refresh = self._clock()
         if was_down:
             self._report(slot, ScreenEventKind.BACK, f"screen {slot.player} ({slot.screen.name}) answers again",
                          logging.INFO)

@@ -26,6 +26,8 @@ from device.displays.transport import CountingSerial, MuxedSerial, MuxRegistry, 
 WIDTH, HEIGHT = 128, 64
 #: "No operation" on SSD1306, SSD1309 and SH1106: probes that a controller acknowledges its address.
 NOP = 0xE3
+#: The same on the SSD1306, SSD1309 and SH1106.
+DISPLAY_OFF, DISPLAY_ON = 0xAE, 0xAF
 
 
 class Driver(str, Enum):
@@ -167,6 +169,21 @@ class LumaScreen:
     def invalidate(self) -> None:
         if self.updater is not None:
             self.updater.invalidate()
+
+    def refresh(self) -> None:
+        """Send the controller's set-up again, without switching it off, then switch it on; the next picture
+        is drawn whole.  A screen whose power dropped for a moment between two transfers (a loose wire) wakes
+        up reset, dark (display off, charge pump off) and blank, yet answers every transfer, so nothing else
+        notices it: its player would look at a black screen all game.  On a screen that did not lose power
+        the same settings change nothing and the whole picture is the one it shows."""
+        if self.serial is None:
+            raise OSError(f"{self.name} is not open")
+        for cmd in self.serial.setup:
+            cmd = cmd[1:] if cmd[:1] == (DISPLAY_OFF,) else cmd  # the init's first: a flash, else
+            if cmd:
+                self.serial.command(*cmd)
+        self.serial.command(DISPLAY_ON)
+        self.invalidate()
 
     def ping(self) -> None:
         """One NOP on the bus: a screen unplugged while its picture does not change (nothing is sent to it)

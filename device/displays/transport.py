@@ -93,16 +93,25 @@ class CountingSerial:
         self.command_bytes = 0
         self.data_bytes = 0
         self.transfers = 0
+        #: The commands sent before the first data (a controller's set-up: the luma device's init sequence
+        #: and contrast), kept so that they can be sent again to a screen that lost power (see LumaScreen).
+        self.setup: list[tuple[int, ...]] = []
+        self._setting_up = True
 
     def command(self, *cmd: int) -> None:
         self.inner.command(*cmd)
         self.command_bytes += len(cmd)
         self.transfers += 1
+        if self._setting_up:
+            self.setup.append(tuple(cmd))
 
     def data(self, data: Sequence[int]) -> None:
         self.inner.data(data)
         self.data_bytes += len(data)
         self.transfers += 1
+        if self._setting_up:
+            self._setting_up = False
+            self.setup.pop()  # the window the data went to (a column/page address) is no set-up
 
     def cleanup(self) -> None:
         self.inner.cleanup()

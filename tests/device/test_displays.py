@@ -723,3 +723,37 @@ def test_a_quiet_screen_unplugged_is_told_within_seconds():
     bank.poll()
     assert [(e.player, e.kind) for e in events] == [("Bob", ScreenEventKind.LOST)]
     assert bank.status()["Bob"].state is ScreenState.DOWN and bank.status()["Alice"].state is ScreenState.OK
+
+
+def test_a_screen_whose_power_dropped_between_transfers_is_set_up_again_and_redrawn_whole():
+    """A loose power wire: the controller resets (dark: display off, charge pump off; its memory lost) between
+    two transfers, then answers every NOP and every partial update, so nothing noticed and its player looked
+    at a black screen all game.  Every ``refresh_s`` one screen is sent its set-up again (never "display
+    off": no flash on a screen that was fine) and its picture whole."""
+    bank, serials, clock, events = make_bank("Alice", "Bob")
+    bank.open()
+    assert bank.show("Alice", scene(1)) and bank.show("Bob", scene(1))
+    init = [t.payload for t in serials["Bob"].transfers if t.kind == "command"][:3]
+    assert init[1][0] == 0xAE  # luma's init begins by switching the panel off
+    clock.now += 5.0
+    bank.poll()
+    serials["Alice"].clear(), serials["Bob"].clear()
+    clock.now += 5.0  # 10 s since they were opened: one screen a call (a whole picture is ~23 ms of bus)
+    bank.poll()
+    first = "Alice" if serials["Alice"].transfers else "Bob"
+    other = "Bob" if first == "Alice" else "Alice"
+    sent = serials[first].transfers
+    commands = [t.payload for t in sent if t.kind == "command"]
+    assert commands[:3] == [init[0], init[1][1:], init[2]]  # the set-up, without "display off"
+    assert bytes([0xAF]) in commands and not any(c[:1] == bytes([0xAE]) for c in commands)
+    assert sum(len(t.payload) for t in sent if t.kind == "data") == 128 * 64 // 8  # the picture, whole
+    assert [t for t in serials[other].transfers if t.kind == "data"] == []
+    bank.poll()  # the next call, the other one
+    assert sum(len(t.payload) for t in serials[other].transfers if t.kind == "data") == 128 * 64 // 8
+    serials[first].clear()
+    bank.poll()
+    assert serials[first].transfers == []  # not again before refresh_s
+    serials["Bob"].fail = True  # unplugged: its refresh fails like any transfer, and is told
+    clock.now += 10.0
+    bank.poll(), bank.poll()
+    assert [(e.player, e.kind) for e in events] == [("Bob", ScreenEventKind.LOST)]
