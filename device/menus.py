@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from games.core.table_input import Choice, DiceRequest, Menu, default_index
+from games.core.table_input import Choice, DiceRequest, Menu, choice_name, default_index
 
 
 @dataclass
@@ -90,6 +90,9 @@ class MenuCursor:
         for depth, label in enumerate(path):
             lv = self.level
             index = next((i for i, c in enumerate(lv.choices) if c.label == label), None)
+            if index is None:  # its reading changed ("The Brick · hull 6" after a hit): the same choice
+                index = next((i for i, c in enumerate(lv.choices) if choice_name(c.label) == choice_name(label)),
+                             None)
             if index is None:
                 return False
             lv.cursor = index

@@ -136,6 +136,16 @@ class Menu:
         return replace(self, advance=(label,))
 
 
+#: A choice's label may end with a reading after this ("The Brick · hull 7"): the words before it name the
+#: choice, so a cursor left on it finds it again when the reading has changed (one more hit taken).
+READING_SEP = " · "
+
+
+def choice_name(label: str) -> str:
+    """A label without its reading: ``The Brick · hull 7`` → ``The Brick``."""
+    return label.split(READING_SEP, 1)[0]
+
+
 def leaf(label: str, command: Command, *, default: bool = False, recorded_refusal: bool = False) -> Choice:
     return Choice(label, command=command, default=default, recorded_refusal=recorded_refusal)
 

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from games.core import Command
-from games.core.table_input import (FIRST_LEVEL_MAX, Choice, DiceRequest, Menu, accepted_by, branch, keep_legal, leaf,
+from games.core.table_input import (FIRST_LEVEL_MAX, READING_SEP, Choice, DiceRequest, Menu, accepted_by, branch, keep_legal, leaf,
                                     roll)
 from games.gaslands import rules
 from games.gaslands.chart import TEMPLATES, template_status
@@ -119,15 +119,20 @@ def _order(state: GaslandsState, first: str | None) -> list[Vehicle]:
     return sorted(alive, key=lambda v: (v.id != first, seats[v.owner]))
 
 
-def _cars(label: str, cars: Sequence[Vehicle], make: Callable[[Vehicle], Command]) -> Choice | None:
+def _cars(label: str, cars: Sequence[Vehicle], make: Callable[[Vehicle], Command],
+          reading: Callable[[Vehicle], str] | None = None) -> Choice | None:
     """``label`` › each car (the active one first, then round the table); with more than a list holds (5 players
-    × 2 cars made "Hazard token" ten long), the first stays on top and the rest go one list per player."""
+    × 2 cars made "Hazard token" ten long), the first stays on top and the rest go one list per player.
+    ``reading``: what each OK changes, after the car's name ("The Brick · hull 7"; the cursor follows the name)."""
+    def name(v: Vehicle, shown: str) -> str:
+        return f"{shown}{READING_SEP}{reading(v)}" if reading is not None else shown
+
     if len(cars) <= FIRST_LEVEL_MAX:
-        return branch(label, [leaf(v.name, make(v)) for v in cars])
+        return branch(label, [leaf(name(v, v.name), make(v)) for v in cars])
     head, rest = cars[0], cars[1:]
     owners = list(dict.fromkeys(v.owner for v in rest))
-    return branch(label, [leaf(head.name, make(head)),
-                          *(branch(owner, [leaf(own_name(v), make(v)) for v in rest if v.owner == owner])
+    return branch(label, [leaf(name(head, head.name), make(head)),
+                          *(branch(owner, [leaf(name(v, own_name(v)), make(v)) for v in rest if v.owner == owner])
                             for owner in owners)])
 
 
@@ -319,7 +324,9 @@ def menu(state: GaslandsState) -> Menu:
         choices.append(_cars("Crash", others, lambda v: Command("collision", {"vehicle": v.id, "both_evaded": False})))
         choices.append(_cars("Crash, evaded", others, lambda v: Command("collision", {"vehicle": v.id, "both_evaded": True})))
     if "hits" in commands:
-        choices.append(_cars("Hit", cars, lambda v: Command("hits", {"vehicle": v.id, "count": 1})))
+        # each OK is one hit: the hull points left are on the line, as the target's owner's dashboard has them
+        choices.append(_cars("Hit", cars, lambda v: Command("hits", {"vehicle": v.id, "count": 1}),
+                             lambda v: f"hull {v.hull}"))
     choices.append(_table(state, commands, cars, table_extra))
     template = _seen_template if "choose_template" in commands else None
     hazards = _counted_hazards if "gain_hazard" in commands else None

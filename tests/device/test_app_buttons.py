@@ -229,7 +229,7 @@ def test_gaslands_hazards_hits_and_collisions_from_the_menu(tmp_path: Path) -> N
     assert g.highlighted == ("Hazard token", "Rust Bucket")  # the list stays open: OK again adds another
     g.press("ok")
     assert rust().hazards == 2
-    g.choose("Hit", "Rust Bucket")
+    g.choose("Hit", f"Rust Bucket · hull {hull}")
     assert rust().hull == hull - 1
     brick = g.match.state.vehicle("brick").hazards
     assert g.choose("Crash", "The Brick") == {"type": "collision", "vehicle": "brick", "both_evaded": False}
@@ -252,12 +252,16 @@ def _to_attack_step(g: Panel) -> None:
 def test_gaslands_attack_step_records_hits_on_the_target(tmp_path: Path) -> None:
     g = Panel(tmp_path, "gaslands")
     _to_attack_step(g)
-    assert g.top[0] == "Attacks done" and ("Hit", "The Brick") in g.paths
-    assert not any(p[0].startswith("Crash") for p in g.paths)
     hull = g.match.state.vehicle("brick").hull
-    g.choose("Hit", "The Brick")
+    assert g.top[0] == "Attacks done" and ("Hit", f"The Brick · hull {hull}") in g.paths
+    assert not any(p[0].startswith("Crash") for p in g.paths)
+    g.choose("Hit", f"The Brick · hull {hull}")
+    # each OK is one hit, and the hull points left are on the line (they were on the target owner's dashboard
+    # only): the cursor stays on The Brick as its reading changes
+    assert g.highlighted == ("Hit", f"The Brick · hull {hull - 1}")
     g.press("ok", "ok")
     assert g.match.state.vehicle("brick").hull == hull - 3
+    assert g.highlighted == ("Hit", f"The Brick · hull {hull - 3}")
     g.close()
 
 
