@@ -147,7 +147,7 @@ def _road_die(state: ThunderRoadState, who: str) -> Choice | None:
         if not _legal(state)(Command("road", {"vehicle": v.id, "face": faces[0]})):
             continue
         request = DiceRequest("road", 1, f"Road die for {vehicle_name(state, v.id, who)}",
-                              _road_command(v.id))
+                              _road_command(v.id), faces=_faces(state, "road"))
         kids.append(roll(vehicle_name(state, v.id, who), request))
     return branch("Road die…", kids)
 
@@ -162,10 +162,18 @@ def _assign(state: ThunderRoadState, who: str, kind: str, vehicles: Sequence[Veh
     ], default=default)
 
 
-def _movement_roll(player: str) -> DiceRequest:
+def _faces(state: ThunderRoadState, die: str) -> tuple[int | str, ...]:
+    """The faces a die offers on the buttons: this game's own, the setup file's overrides included (the
+    packaged names were offered, and every one refused, with an owner's [fire_die] or [dice.bump])."""
+    faces = [f.label for f in state.tables.fire] if die == "fire" else state.tables.faces(die)
+    return tuple(dict.fromkeys(faces))
+
+
+def _movement_roll(state: ThunderRoadState, player: str) -> DiceRequest:
     # the page's title says whose dice ("Benedikt's dice"): the label repeated the name and shrank to 8 px
     return DiceRequest("movement", MOVEMENT_DICE, f"{MOVEMENT_DICE} movement dice",
-                       lambda faces: Command("roll", {"player": player, "dice": list(faces)}))
+                       lambda faces: Command("roll", {"player": player, "dice": list(faces)}),
+                       faces=_faces(state, "movement"))
 
 
 def _bump_roll(state: ThunderRoadState, kind: str) -> DiceRequest:
@@ -180,13 +188,15 @@ def _bump_roll(state: ThunderRoadState, kind: str) -> DiceRequest:
             direction = directions[bump_faces.index(str(direction))]  # the second die typed as a bump face
         return Command(kind, {"bump": faces[0], "direction": direction})
 
-    return DiceRequest("bump", 2, "the bump die, then the direction die", build)
+    return DiceRequest("bump", 2, "the bump die, then the direction die", build, faces=_faces(state, "bump"))
 
 
-def _bump_entry(kind: str) -> DiceRequest:
+def _bump_entry(state: ThunderRoadState, kind: str) -> DiceRequest:
     """The same roll on the buttons: the bump die, then the direction die with its own faces."""
+    directions = _faces(state, "direction")
     return DiceRequest("bump", 1, "the bump die", lambda b: DiceRequest(
-        "direction", 1, "the direction die", lambda d: Command(kind, {"bump": b[0], "direction": d[0]})))
+        "direction", 1, "the direction die", lambda d: Command(kind, {"bump": b[0], "direction": d[0]}),
+        faces=directions), faces=_faces(state, "bump"))
 
 
 def _met(state: ThunderRoadState, who: str, mover: str, allowance: int, drift: bool) -> Choice | None:
@@ -256,9 +266,9 @@ def menu(state: ThunderRoadState) -> Menu:
     pass_words = "Pass"
     if step is Step.ROLL:
         waiting = [pl.name for pl in state.players if state.standing(pl.name) and not pl.rolled]
-        dice = _movement_roll(waiting[0])
+        dice = _movement_roll(state, waiting[0])
         choices.append(roll(f"{waiting[0]}'s dice", dice, default=True))
-        choices += [roll(f"{name}'s dice", _movement_roll(name)) for name in waiting[1:]]
+        choices += [roll(f"{name}'s dice", _movement_roll(state, name)) for name in waiting[1:]]
         status = f"round {state.round}: {len(waiting)} to roll"
     elif turn is not None:
         who = turn.player
@@ -280,7 +290,8 @@ def menu(state: ThunderRoadState) -> Menu:
             if "pass" in commands:
                 choices.append(leaf(pass_words, Command("pass"), default="coast" not in commands))
         elif step is Step.FIRE:
-            dice = DiceRequest("fire", 1, "the Fire die", lambda f: Command("fire", {"face": f[0]}))
+            dice = DiceRequest("fire", 1, "the Fire die", lambda f: Command("fire", {"face": f[0]}),
+                               faces=_faces(state, "fire"))
             choices.append(roll("Roll the Fire die", dice, default=True))
         elif step is Step.FIRE_RULING:
             choices += [
@@ -298,7 +309,7 @@ def menu(state: ThunderRoadState) -> Menu:
             status = f"Bump: {_short_name(state, b.a, who)} / {_short_name(state, b.b, who)}"
             if step is Step.BUMP:
                 dice = _bump_roll(state, "bump")
-                choices.append(roll("Roll bump dice", _bump_entry("bump"), default=True))
+                choices.append(roll("Roll bump dice", _bump_entry(state, "bump"), default=True))
             else:
                 choices += [leaf(f"Moved {vehicle_name(state, vid, who)}", Command("placed", {"moved": vid}),
                                  default=k == 0) for k, vid in enumerate((b.a, b.b))]
@@ -306,7 +317,7 @@ def menu(state: ThunderRoadState) -> Menu:
                     # whose right it is, on the screen of whoever holds the menu (the larger vehicle's owner;
                     # either owner while the sizes are unknown)
                     owners = reroll_owners(state, b)
-                    choices.append(roll(f"Re-roll ({' or '.join(owners)})", _bump_entry("reroll")))
+                    choices.append(roll(f"Re-roll ({' or '.join(owners)})", _bump_entry(state, "reroll")))
                 others = [v for v in state.vehicles if not v.eliminated and v.id not in (b.a, b.b)]
                 choices.append(branch("Chain bump…", [
                     branch(f"{vehicle_name(state, vid, who)} onto", _by_player(

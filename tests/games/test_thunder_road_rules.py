@@ -1044,3 +1044,35 @@ def test_a_misspelt_field_of_an_occupied_space_is_named():
     reason = t.no("move", spaces=4, occupied=[{"at": 2, "vehicel": "Ben/small"}])
     assert reason.startswith("an occupied space: unknown field 'vehicel' (did you mean 'vehicle'?)"), reason
     t.ok("move", spaces=4, occupied=[{"at": 2, "vehicle": "Ben/small"}])
+
+
+def test_the_owners_own_dice_faces_are_the_ones_the_buttons_offer():
+    """"The faces are the owner's data" (fire_die.toml: "override this whole table from the setup file:
+    [fire_die]") — with the owner's Fire die or bump die in the setup file, the buttons offered the packaged
+    faces (fire1..fire6, bump1..bump6) and the game refused every one: a burning vehicle never moved."""
+    from device.menus import faces_of
+    from games.thunder_road import DIE_TYPES
+    from games.thunder_road.menus import menu
+
+    t = Table("Ana", "Ben", fire_die=KNOWN_FIRE)
+    t.ok("ignite", vehicle="Ana/small")
+    t.roll()
+    t.ok("assign", vehicle="small", die=2)
+    request = menu(t.state).dice
+    assert request is not None and request.die == "fire"
+    assert faces_of(request, DIE_TYPES) == ("flare", "doused", "inferno", "smoke", "mystery")
+    command = request.command(["doused"])
+    t.ok(command.type, **command.args)
+    assert not t.state.vehicle("Ana/small").on_fire
+
+    bump = {"faces": ["Mover", "Mover", "Mover", "Other", "Other", "Other"]}
+    t = Table("Ana", "Ben", dice={"bump": bump})
+    t.roll()
+    t.ok("assign", vehicle="small", die=2)
+    t.ok("move", spaces=2, occupied=[{"at": 2, "vehicle": "Ben/small"}])
+    entry = next(c.dice for c in menu(t.state).choices if c.dice is not None and c.dice.die == "bump")
+    assert faces_of(entry, DIE_TYPES) == ("Mover", "Other")  # each face once
+    direction = entry.command(["Other"])
+    assert faces_of(direction, DIE_TYPES) == (1, 2, 3, 4, 5, 6)
+    command = direction.command([4])
+    t.ok(command.type, **command.args)
