@@ -84,7 +84,8 @@ def decide_placed(state: ThunderRoadState, command: Command) -> list[Event]:
     b = current_bump(state)
     moved = resolve_vehicle(state, command.get("moved"))
     if moved not in (b.a, b.b):
-        raise Illegal(f"the bump moves one of the two stacked vehicles: {b.a} or {b.b}")
+        raise Illegal(f"the bump moves one of the two stacked vehicles: {vehicle_words(state, b.a)} or "
+                      f"{vehicle_words(state, b.b)}")
     onto = command.get("onto")
     data: dict[str, Any] = {"moved": moved, "onto": None}
     if onto is not None:

@@ -43,6 +43,12 @@ def vehicle_words(state: ThunderRoadState, vid: str) -> str:
     return f"{state.vehicle(vid).owner}'s {own_label(state, vid).lower()}"
 
 
+def own_words(state: ThunderRoadState, vehicles: Sequence[Any]) -> str:
+    """One player's vehicles in a sentence for them: "small car, bike 1, bike 2" (not the ids' "small,
+    bike1, bike2")."""
+    return ", ".join(own_label(state, v.id).lower() for v in vehicles)
+
+
 def own_label(state: ThunderRoadState, vid: str) -> str:
     """A vehicle as its owner's screen names it: "Small car", "Small car 2" for the second of two (the
     rules' id "Ana/small2" is no word of the rulebook's)."""

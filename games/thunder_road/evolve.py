@@ -145,7 +145,7 @@ def _fold(state: ThunderRoadState, event: Event) -> ThunderRoadState:
         bumps = tuple(Bump(d["vehicle"], hit) for hit in d["collisions"])
         note = f"{vehicle_words(state, d['vehicle'])} moved {d['spaces']}"
         if d.get("passed"):
-            note += f", drifted past {d['passed']}"
+            note += f", drifted past {vehicle_words(state, d['passed'])}"
         if bumps:
             return replace(state, step=Step.BUMP, bumps=bumps, note=note + f": {len(bumps)} bump(s)")
         return replace(state, note=note)
@@ -154,7 +154,7 @@ def _fold(state: ThunderRoadState, event: Event) -> ThunderRoadState:
         for vid in d["eliminated"]:
             state = replace_vehicle(state, vid, eliminated=True)
         board = replace(state.board, lead=state.board.lead + 1)
-        gone = ", ".join(d["eliminated"]) or "nobody"
+        gone = ", ".join(vehicle_words(state, vid) for vid in d["eliminated"]) or "nobody"
         return replace(state, board=board, note=f"road scrolled: tile {d['lead']} leads; eliminated: {gone}")
 
     if t == "finished":
@@ -178,7 +178,8 @@ def _fold(state: ThunderRoadState, event: Event) -> ThunderRoadState:
         rest = state.bumps[1:]
         if d["onto"] is not None:
             rest = (Bump(d["moved"], d["onto"]),) + rest  # a chain bump is resolved next
-        note = f"{d['moved']} placed" + (f" on {d['onto']}: chain bump" if d["onto"] else "")
+        note = f"{vehicle_words(state, d['moved'])} placed" + (
+            f" on {vehicle_words(state, d['onto'])}: chain bump" if d["onto"] else "")
         return replace(state, step=Step.BUMP if rest else state.step, bumps=rest, note=note)
 
     if t == "damaged":

@@ -6,7 +6,7 @@ from __future__ import annotations
 from games.core import Command, Illegal, Prompt
 
 from games.thunder_road.bumps import larger_owner
-from games.thunder_road.common import dice_words, vehicle_words
+from games.thunder_road.common import dice_words, own_words, vehicle_words
 from games.thunder_road.state import MOVEMENT_DICE, Step, ThunderRoadState
 from games.thunder_road.turn import command_turn_ends, decide_command
 
@@ -47,18 +47,18 @@ def prompt(state: ThunderRoadState) -> Prompt:
     who = turn.player
     if s is Step.TURN:
         p = state.player(who)
-        unmoved = [v.id.split("/", 1)[1] for v in state.unmoved(who)]
+        unmoved = own_words(state, state.unmoved(who))
         cmds: list[str] = []
         if unmoved and p.dice:
-            text = f"{who}: assign a die ({dice_words(p.dice)}) to {', '.join(unmoved)}"
+            text = f"{who}: assign a die ({dice_words(p.dice)}) to {unmoved}"
             cmds.append("assign")
         elif unmoved:
-            text = f"{who}: no die left to move {', '.join(unmoved)}: pass"
+            text = f"{who}: no die left to move {unmoved}: pass"
             cmds.append("pass")
         else:
-            coast = [v.id.split("/", 1)[1] for v in state.coastable(who)]
+            coast = state.coastable(who)
             if coast and not turn.commands:
-                text = f"{who}: no vehicle left to move: coast {', '.join(coast)} or pass"
+                text = f"{who}: no vehicle left to move: coast {own_words(state, coast)} or pass"
                 cmds.append("coast")
             elif command_turn_ends(state, who):
                 text = f"{who}: a command turn cannot coast: end the turn (coast on a later one)"
@@ -96,7 +96,7 @@ def prompt(state: ThunderRoadState) -> Prompt:
     b = state.bumps[0]
     if s is Step.BUMP:
         return Prompt(
-            f"bump {b.a} / {b.b}: roll the bump and direction dice ({len(state.bumps)} to resolve)",
+            f"bump {vehicle_words(state, b.a)} / {vehicle_words(state, b.b)}: roll the bump and direction dice ({len(state.bumps)} to resolve)",
             s.value, "dice", player=who, vehicle=b.a, die="bump", count=2, commands=("bump",) + ANYTIME,
         )
     owner, why = larger_owner(state, b)

@@ -23,6 +23,7 @@ from games.thunder_road.common import (
     face_of,
     movement_die,
     needs_step,
+    own_words,
     nitro_bonus,
     resolve_vehicle,
     turn_player,
@@ -99,10 +100,10 @@ def decide_assign(state: ThunderRoadState, command: Command) -> list[Event]:
             "Repair removes a token"
         )
     if v.moved:
-        others = [x.id.split("/", 1)[1] for x in state.unmoved(who)]
+        others = own_words(state, state.unmoved(who))
         turn = state.turn
         if others:
-            hint = f"assign your die to {', '.join(others)}"
+            hint = f"assign your die to {others}"
         elif turn is not None and turn.commands:  # the hint must not send the player to a refused coast
             hint = "a turn with a command cannot coast: end the turn, and coast on a later one"
         elif v.coasts >= MAX_COASTS:
@@ -117,7 +118,7 @@ def decide_coast(state: ThunderRoadState, command: Command) -> list[Event]:
     who, die, vid, v = _die_for_own_vehicle(state, command, "coast")
     unmoved = state.unmoved(who)
     if unmoved:
-        names = ", ".join(x.id.split("/", 1)[1] for x in unmoved)
+        names = own_words(state, unmoved)
         raise Illegal(
             f"you still have a vehicle to move ({names}): assign a die to it; coasting is only for when "
             "every operable vehicle has moved"
@@ -201,7 +202,7 @@ def decide_pass(state: ThunderRoadState, command: Command) -> list[Event]:
     # With no unused die left (the last one went to a command, a Repair that put a car back in service)
     # there is no die to assign: the turn can only end.
     if unmoved and state.player(who).dice:
-        names = ", ".join(x.id.split("/", 1)[1] for x in unmoved)
+        names = own_words(state, unmoved)
         raise Illegal(f"you must assign a die to a vehicle you have not moved: {names}")
     if command_turn_ends(state, who):
         return [Event("turn_ended", {"player": who})]

@@ -403,7 +403,7 @@ def test_sharing_a_space_rolls_the_bump_and_direction_dice():
     assert "not a face of the bump die" in t.no("bump", bump="sideways", direction=1)
     assert "not a face of the direction die" in t.no("bump", bump="bump1", direction=7)
     t.ok("bump", bump="bump1", direction=3)
-    assert "Ana/small or Ben/small" in t.no("placed", moved="Ana/medium")
+    assert "Ana's small car or Ben's small car" in t.no("placed", moved="Ana/medium")
     t.ok("placed", moved="Ben/small")
     assert t.state.step is Step.TURN and t.state.turn.player == "Ben"
 
@@ -1076,3 +1076,22 @@ def test_the_owners_own_dice_faces_are_the_ones_the_buttons_offer():
     assert faces_of(direction, DIE_TYPES) == (1, 2, 3, 4, 5, 6)
     command = direction.command([4])
     t.ok(command.type, **command.args)
+
+
+def test_prompts_refusals_and_notes_name_vehicles_in_the_rulebooks_words():
+    """The rules' ids ("Ana/bike2", "big_rig") are no word of the rulebook's: the prompt said "assign a die
+    (1, 2, 3, 4) to big_rig, bike1, bike2", a refusal "assign your die to big_rig, bike1, bike2", a bump
+    "bump Ana/bike2 / Ben/large"."""
+    t = Table(("Ana", ["small", "big_rig", "bike", "bike"]), "Ben")
+    t.roll()
+    t.turn("small", 1)
+    assert t.match.prompt().text == "Ben: assign a die (1, 2, 3, 4) to small car, medium car, large car"
+    t.turn("small", 1)
+    prompt = t.match.prompt().text
+    assert prompt == "Ana: assign a die (2, 3, 4) to big rig, bike 1, bike 2", prompt
+    why = t.no("assign", vehicle="small", die=2)
+    assert why.endswith("already moved this round: assign your die to big rig, bike 1, bike 2"), why
+    why = t.no("pass")
+    assert why.endswith("you must assign a die to a vehicle you have not moved: big rig, bike 1, bike 2"), why
+    for text in (prompt, why):
+        assert "_" not in text and "bike1" not in text
