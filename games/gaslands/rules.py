@@ -411,7 +411,7 @@ def _next_phase(draft: _Draft, **extra: Any) -> None:
     """End the current gear phase and start the next (phase 6 → the next round's phase 1).
 
     Pole passing: with ``clockwise_each_phase`` pole passes at the end of a gear phase in which somebody
-    activated; a phase passed because nobody qualified does not move it (otherwise, with everyone in low
+    activated or qualified (a phase the table passed over with ``skip_phase``); a phase passed because nobody qualified does not move it (otherwise, with everyone in low
     gears, pole would go round the table several times a round and, with 2, 3 or 6 players, come back to
     the same player every round).  ``clockwise_every_gear_phase`` is the literal reading, for a table that
     plays it so: pole passes at the end of all six gear phases, those nobody qualified for too.  With
@@ -419,7 +419,8 @@ def _next_phase(draft: _Draft, **extra: Any) -> None:
     (:func:`_pole_to`)."""
     s = draft.state
     end_of_round = s.phase == 6
-    had_activations = any(v.activated_phase == (s.round, s.phase) for v in s.vehicles)
+    # a phase the table passed over with vehicles still to activate (skip_phase) was a phase all the same
+    had_activations = any(v.activated_phase == (s.round, s.phase) for v in s.vehicles) or bool(extra.get("passed_over"))
     passing = s.settings.pole_passing
     pole = s.pole
     if (passing == "clockwise_each_phase" and had_activations) or passing == "clockwise_every_gear_phase" or (

@@ -788,8 +788,11 @@ def test_skip_phase_passes_over_vehicles_only_when_confirmed():
     reason = t.illegal("skip_phase")
     assert "Buggy" in reason and "Car" in reason and "confirm" in reason
     t.ok("skip_phase", confirm=True)
-    # nobody activated in the skipped phase, so pole stayed with Alice
-    assert t.state.round == 2 and t.step == "choose vehicle" and t.state.players[t.state.turn] == "Alice"
+    # "(default: passes clockwise at the end of each gear phase)" [P]: vehicles qualified for the
+    # phase the table passed over, so it was a gear phase and pole passed to Bob (docs/RULINGS.md exempts only
+    # phases nobody qualified for; it stayed with Alice, who then went first again)
+    assert t.state.round == 2 and t.step == "1.1 choose template" and t.state.players[t.state.turn] == "Bob"
+    assert t.state.players[t.state.pole] == "Bob"
     assert t.events[0].data["passed_over"] == ["alice-1", "alice-2", "bob-1"]
 
 
