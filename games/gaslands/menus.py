@@ -281,6 +281,8 @@ def menu(state: GaslandsState) -> Menu:
     if step == Step.WIPEOUT_MOVE.value and act is not None and act.flipping is not None:
         # wrecked by a hit during the move: a wreck goes no further (docs/RULINGS.md)
         status = "wrecked: no further move" if state.vehicle(act.flipping[0]).wrecked else "2 hits + Medium Straight"
+    if step in (Step.MOVE.value, Step.SPIN.value) and active is not None and active.wrecked:
+        status = "wrecked: no further move"  # the prompt said "move to the final position" to a wreck
     hazard = _cars("Hazard token", cars, lambda v: Command("gain_hazard", {"vehicle": v.id, "count": 1,
                                                                           "cause": "table"}))
     collisions = "collision" in commands

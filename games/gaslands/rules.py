@@ -624,6 +624,7 @@ STEP_TASKS: dict[Step, str] = {
 #: Wildcards of :data:`REFUSALS`: any command, any step; and "this activation is under the touch-move rule".
 ANY = "*"
 TOUCH_MOVED = "touch-move"
+NO_SHIFT = "1.4 with no SHIFT to spend"  # no SHIFT rolled (or all spent): push it or carry on
 
 _BEFORE_MOVE = (Step.CHOOSE_TEMPLATE, Step.TOUCH_MOVE, Step.PLACE_TEMPLATE, Step.SKID_CHECK, Step.SHIFTS, Step.SLIDE)
 _BEFORE_ATTACK = (*_BEFORE_MOVE, Step.MOVE, Step.SPIN)
@@ -659,6 +660,7 @@ REFUSALS: dict[tuple[str, Step | str], str] = {
     ("confirm", Step.CHOOSE_TEMPLATE): "nothing to confirm: choose a template for {name} (1.1)",
     ("confirm", Step.TOUCH_MOVE): "nothing to confirm: {picker} picks a permitted template",
     ("confirm", Step.SKID_CHECK): "roll the skid dice to go on (0 dice is a roll)",
+    ("confirm", NO_SHIFT): "no SHIFT to spend: push it (re-roll for a hazard token) or carry on",
     ("confirm", Step.SHIFTS): "spend the SHIFTs, or end them, to go on",
     ("confirm", Step.WIPEOUT_FLIP): "roll the flip check d6 for {who} first",
     **{("collision", s): "{name} has not moved yet: collisions come at 1.7 (move)" for s in _BEFORE_MOVE},
@@ -684,6 +686,8 @@ def out_of_order(state: GaslandsState, command: str) -> str:
     keys: list[tuple[str, Step | str]] = []
     if act is not None and act.touch_move:
         keys.append((command, TOUCH_MOVED))
+    if act is not None and step is Step.SHIFTS and act.shifts_left == 0:
+        keys.append((command, NO_SHIFT))
     keys += [(command, step), (ANY, step), (command, ANY), (ANY, ANY)]
     reason = next(REFUSALS[k] for k in keys if k in REFUSALS)
     name = who = picker = template = ""
@@ -1169,6 +1173,8 @@ def prompt(state: GaslandsState) -> Prompt:
         )
     if step is Step.SLIDE:
         return Prompt(f"{who}: 1.6 place the Slide template at the skid-exit notch", awaits="confirm", **base)
+    if step in (Step.MOVE, Step.SPIN) and v.wrecked:  # wrecked by a hit during its move (docs/RULINGS.md)
+        return Prompt(f"{who}: wrecked, it moves no further: confirm to go on", awaits="confirm", **base)
     if step is Step.MOVE:
         return Prompt(f"{who}: 1.7 move to the final position (collisions now)", awaits="confirm", **base)
     if step is Step.SPIN:

@@ -1337,3 +1337,35 @@ def test_hazards_due_at_1_5_are_in_the_views_until_gained():
     t.ok("end_shifts")
     assert t.v("alice-1").hazards == 3 and due() == 0  # gained: in the log now, due no more
     assert all(v.hazards_due == 0 for view in views(t.state) for v in view.vehicles)
+
+
+def test_confirm_at_1_4_with_no_shift_says_what_can_be_done():
+    """"Optional re-roll ("push it"): take one hazard token to re-roll any number of skid dice once." [P] —
+    a roll with no SHIFT stops at 1.4 for the push; confirm there was refused with "spend the SHIFTs, or
+    end them", SHIFTs there were none of."""
+    t = Table()
+    t.to_skid_check("gentle")
+    t.ok("skid_roll", faces=["SPIN"])
+    assert t.step == "1.4 apply SHIFT results"
+    assert t.illegal("confirm") == "no SHIFT to spend: push it (re-roll for a hazard token) or carry on"
+    t2 = Table()
+    t2.to_skid_check("gentle")
+    t2.ok("skid_roll", faces=["SHIFT", "SPIN"])
+    assert t2.illegal("confirm") == "spend the SHIFTs, or end them, to go on"
+
+
+def test_a_vehicle_wrecked_during_its_move_is_not_told_to_move():
+    """"Wrecks. A wrecked vehicle takes no further part: it does not finish its movement" (docs/RULINGS.md) —
+    wrecked by hits at 1.7, its prompt still read "1.7 move to the final position (collisions now)" while a
+    collision was refused for it."""
+    from games.gaslands import GAME
+
+    t = Table()
+    t.to_skid_check("gentle")
+    t.ok("skid_roll", faces=[])
+    assert t.step == "1.7 move"
+    t.ok("hits", vehicle="alice-1", count=20)
+    prompt = GAME.prompt(t.state).text
+    assert "wrecked, it moves no further" in prompt and "final position" not in prompt
+    assert GAME.menu(t.state).status == "wrecked: no further move"
+    assert "wrecked" in t.illegal("collision", vehicle="bob-1")
