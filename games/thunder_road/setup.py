@@ -73,7 +73,10 @@ def normalise(options: Mapping[str, Any]) -> dict[str, Any]:
     expansion = any(tables.kind(k).cls in ("big_rig", "bike") for p in players for k in p["vehicles"])
     if len(players) < 2:
         raise Illegal("Thunder Road needs 2 to 4 players (5 with the Big Rig and the Final Five)")
-    if len(players) > 5 or (len(players) == 5 and not expansion):
+    if len(players) > 5:
+        raise Illegal(f"{len(players)} players: Thunder Road takes 2 to 4 players, 5 at most with the Maximum "
+                      "Chrome Big Rig or Final Five")
+    if len(players) == 5 and not expansion:
         raise Illegal(
             f"{len(players)} players: the base game takes 2 to 4 players; a 5th needs the Maximum Chrome "
             "Big Rig or Final Five (give a player vehicles = [..., \"big_rig\"] or bikes)"

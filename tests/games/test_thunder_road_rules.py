@@ -36,7 +36,8 @@ def test_two_to_four_players_five_with_the_expansions():
         GAME.start(setup(*[f"P{i}" for i in range(5)]))
     GAME.start(setup("A", "B", "C", "D", ("E", ["big_rig"])))
     GAME.start(setup("A", "B", "C", "D", ("E", ["bike"] * 5)))
-    with pytest.raises(Illegal):
+    # a sixth player with a Big Rig at the table is told the limit, not to bring a Big Rig (they have one)
+    with pytest.raises(Illegal, match="6 players: Thunder Road takes 2 to 4 players, 5 at most with"):
         GAME.start(setup("A", "B", "C", "D", "E", ("F", ["big_rig"])))
 
 
