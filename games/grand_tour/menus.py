@@ -36,6 +36,8 @@ EXHAUSTION_DEFAULT = 2
 EXHAUSTION_GROUP = 5
 #: squares past the line the cursor starts on for the first crosser of a round (the middle of 0..5)
 SQUARES_DEFAULT = 2
+#: One line of the screens' small font on 128 px: the status line under the list.
+STATUS_CHARS = 21
 
 
 def _legal(state: GrandTourState) -> Callable[[Command], bool]:
@@ -107,7 +109,12 @@ def _crossers(state: GrandTourState, legal: Callable[[Command], bool]) -> Menu:
     teams = [(t.name, [r.id for r in racing if r.team == t.name]) for t in state.teams]
     choices = keep_legal(_fold_teams([(t, rids) for t, rids in teams if rids], ends), legal)
     if state.open_round:
-        status = f"{len(state.open_round)} crossed, last +{state.open_round[-1][1]}"
+        # who crossed last, and how far past the line (the next crosser is never farther): "+3" alone did not
+        # say whose 3 it was
+        rid, squares = state.open_round[-1]
+        status = f"{rider_label(rid)} +{squares} ({len(state.open_round)} in)"
+        if len(status) > STATUS_CHARS:
+            status = f"{rider_label(rid)} +{squares}"  # the count goes first: it is on the log page too
     else:
         status = f"Stage {state.stage}/{state.stages}: {len(racing)} racing"
     return Menu(title="Who crossed the line", choices=choices, status=status)

@@ -125,13 +125,14 @@ def test_a_crosser_is_named_then_its_squares_follow() -> None:
     take(m, "3")
     menu = check_menu(m.state)
     assert [c.label for c in menu.choices if c.default] == ["End round"]  # one crosser: no pack to tell
-    assert "blue Sprinteur" not in labels(menu) and menu.status == "1 crossed, last +3"
+    assert "blue Sprinteur" not in labels(menu) and menu.status == "blue Sprinteur +3"  # whose +3
     take(m, "red Rouleur")
     menu = check_menu(m.state)
     assert labels(menu) == ["0", "1", "2", "3"]  # never farther than the crosser before
     assert [c.label for c in menu.choices if c.default] == ["3"]
     take(m, "3")
     menu = check_menu(m.state)
+    assert menu.status == "red Rouleur +3 (2 in)"  # the count too, where the line has room
     end = next(c for c in menu.choices if c.label == "End round")
     assert end.default and [(c.label, c.default) for c in end.children] == [("Pack", True), ("No pack", False)]
     take(m, "End round", "Pack")
