@@ -40,7 +40,9 @@ code{overflow-wrap:anywhere}
 select{background:#222;color:#eee}
 input,select,textarea,button{font-size:16px;max-width:100%;box-sizing:border-box}button{padding:.4em .9em}input,button{min-height:44px}
 select{min-height:44px}nav a{display:inline-flex;align-items:center;min-height:44px}
-td a,main>p>a{display:inline-block;padding:.75em .2em;white-space:nowrap}textarea{width:100%;height:22em;background:#1a1a1a;color:#eee}
+td a,main>p>a{display:inline-block;padding:.75em .2em;white-space:nowrap}
+#timeline li a,#prev,#next{display:inline-block;min-width:44px;min-height:44px;line-height:44px;padding:0 .2em;
+ box-sizing:border-box;text-align:center}textarea{width:100%;height:22em;background:#1a1a1a;color:#eee}
 .ok{color:#8f8}.fail{color:#f88}.warn{color:#fc6}.skip{color:#aaa}
 .cam{max-width:100%;border:1px solid #444}
 .trivial{background:#264}.permitted{background:#245}.hazardous{background:#a60}.not_permitted{background:#822}

@@ -374,3 +374,33 @@ def test_the_rollers_screen_is_brought_above_the_dice_pad(tmp_path, monkeypatch)
     finally:
         small.quit()
         served.close()
+
+
+def test_the_game_logs_step_links_are_thumb_sized(served, phone):
+    """Stop 30's phone audit: the timeline's "#12" links (19 px high, 20 px wide) and the replay's "◀ step" /
+    "step ▶" links are what a player taps through a game's log; a thumb needs about 44 px."""
+    pair(phone, served)
+    wait_for(lambda: len(phone.find_elements("css selector", "img.oled")) == 5, what="five screens")
+    for _ in range(2):  # a decision (the first OK opens a list): a step to go back to, and one to go on to
+        phone.find_element("id", "btn-ok").click()
+        time.sleep(0.3)
+    gid = served.sim.game_id
+
+    def sizes(selector: str) -> list[tuple[str, float, float]]:
+        return phone.execute_script(
+            "return Array.from(document.querySelectorAll(arguments[0])).map(e => [e.textContent,"
+            " e.getBoundingClientRect().height, e.getBoundingClientRect().width]);", selector)
+
+    def timeline() -> list[tuple[str, float, float]]:
+        phone.get(f"{served.url}log/{gid}")
+        return sizes("#timeline li a")
+
+    wait_for(lambda: len(timeline()) >= 2, what="the decision in the log")
+    links = timeline()
+    assert not [s for s in links if s[1] < 44 or s[2] < 44], links
+    links = []
+    for step in (0, 1):
+        phone.get(f"{served.url}log/{gid}/at/{step}")
+        links += sizes("#prev, #next")
+    assert [s[0] for s in links] == ["step 1 ▶", "◀ step 0"]
+    assert not [s for s in links if s[1] < 44 or s[2] < 44], links
