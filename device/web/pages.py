@@ -29,7 +29,8 @@ img.oled{image-rendering:pixelated;image-rendering:crisp-edges;width:384px;max-w
 .prompt{font-size:1.1em;margin:.6em 0}.refusal{color:#f88}.status{color:#cc8}
 .dock{position:sticky;bottom:0;z-index:1;background:#111;border-top:1px solid #333}
 .buttons{padding:.3em 0;display:grid;grid-template-columns:repeat(12,1fr);gap:.3em}
-.buttons button{font-size:1em;padding:.55em .1em;grid-column:span 3;touch-action:manipulation}
+.buttons button{font-size:min(1em,4vw);padding:.55em .1em;grid-column:span 3;touch-action:manipulation}
+.buttons button:not(.hold){white-space:nowrap}
 .buttons .link{grid-column:1/-1;margin:0}
 .buttons button.hold{font-size:.8em;grid-column:span 3}
 table{border-collapse:collapse;display:block;overflow-x:auto;max-width:100%}
@@ -48,6 +49,8 @@ td a,main>p>a{display:inline-block;padding:.75em .2em;white-space:nowrap}
 .trivial{background:#264}.permitted{background:#245}.hazardous{background:#a60}.not_permitted{background:#822}
 .unknown{background:#333}
 .dice{padding:.3em 0 0}.dice p{margin:.2em 0}
+.dock .dice:not([hidden])~.press .hold:not(#btn-back-long){display:none}
+.dock .dice:not([hidden])~.press #btn-back-long{grid-column:1/-1}
 .pad{display:flex;flex-wrap:wrap;gap:.3em;margin:.3em 0}
 .pad button{min-width:2.9em;padding:.4em .45em;touch-action:manipulation}
 #dice-typed{display:block;margin:0 0 .2em}#dice-undo,#dice-send{padding:.3em .7em}
