@@ -25,11 +25,12 @@ teams = ["red", "blue", "green"]   # 2-4 teams; 5-6 with the Peloton expansion (
 specialties = false                # the optional specialty cards (deal 2, keep 1)
 cooperation = true                 # table talk and alliances allowed (nothing to enforce)
 
-# Your printed time-track sheet (the seed does not give its size): columns and where "start" is.
-[time_track]
-columns = 20
-start_column = 2
-start_row = 0
+# Your printed time-track sheet (the seed does not give its size) is the owner's data: the Rule facts page
+# or games/grand_tour/data/tour.toml.  To give another sheet for this tour only, take the # off these lines:
+# [time_track]
+# columns = 20
+# start_column = 2
+# start_row = 0
 """
 
 DIE_TYPES: dict[str, list[int]] = {}

@@ -343,3 +343,26 @@ def test_every_form_of_every_page_is_refused_without_the_csrf_token(table):
         html = client.get(page, headers=HTML).text
         assert html.count("<form method=post") + html.count('<form class="press buttons" method="post"') + \
             html.count('<form class="dice" id="dice" method="post"') == html.count(f'name="csrf" value="{token}"'), page
+
+
+def test_the_grand_tour_example_takes_the_owners_time_track_sheet(tmp_path):
+    """RULINGS: the time-track sheet's size is the owner's data.  The example setup repeated the shipped
+    placeholders ([time_track] columns = 20 ...), and a setup's own keys come first: a table starting from the
+    example (the New game page's, `--example-setup`) played on a 20-column sheet whatever the owner saved."""
+    from games import game_package
+
+    started = []
+    t = Table(tmp_path, new_game=lambda game, options: started.append(options) or "begun")
+    try:
+        client, token = paired_client(t)
+        r = client.post("/rules/facts/grand_tour", data={"csrf": token, "time_track.columns": "30",
+                                                         "time_track.start_column": "5", "time_track.start_row": "1"},
+                        follow_redirects=True)
+        assert r.status_code == 200 and "Facts saved." in r.text
+        example = game_package("grand_tour").EXAMPLE_SETUP
+        r = client.post("/setup", data={"csrf": token, "game": "grand_tour", "action": "start", "setup": example})
+        assert r.status_code == 200
+        track = started[-1]["time_track"]
+        assert (track["columns"], track["start_column"], track["start_row"]) == (30, 5, 1)
+    finally:
+        t.close()
