@@ -28,12 +28,15 @@ from statistics import median
 
 from games.core import Command
 from games.core.table_input import accepted_by, FIRST_LEVEL_MAX, Choice, Menu, branch, keep_legal, leaf, leaves
-from games.grand_tour.rules import BUTTON_MAX_EXHAUSTION, GAME, SPECIALTIES_DEALT
+from games.grand_tour.rules import GAME, SPECIALTIES_DEALT
 from games.grand_tour.state import ROLES, GrandTourState, Phase, rider_label
 
 #: exhaustion cards: the count the cursor starts on (few cards are the rule), and the size of a group
 EXHAUSTION_DEFAULT = 2
 EXHAUSTION_GROUP = 5
+#: the buttons offer 0..this many exhaustion cards, each within eight presses (a typed command, up to
+#: rules.MAX_EXHAUSTION)
+BUTTON_MAX_EXHAUSTION = 40
 #: squares past the line the cursor starts on for the first crosser of a round (the middle of 0..5)
 SQUARES_DEFAULT = 2
 #: One line of the screens' small font on 128 px: the status line under the list.
@@ -172,15 +175,19 @@ def _squares(state: GrandTourState, legal: Callable[[Command], bool]) -> Menu:
 
 
 def _exhaustion(state: GrandTourState, legal: Callable[[Command], bool]) -> Menu:
-    """The exhaustion cards of the rider the prompt names: 0 to BUTTON_MAX_EXHAUSTION in groups of five
-    ("0-4" ... ; the last group takes the rest), the cursor on the group of EXHAUSTION_DEFAULT, in the middle
-    of it."""
+    """The exhaustion cards of the rider the prompt names: 0 to 20 in groups of five ("0-4" ...; the last takes
+    the rest), the cursor on the group of EXHAUSTION_DEFAULT, in the middle of it; 21 to BUTTON_MAX_EXHAUSTION
+    under "21-40 cards…" (a tired deck carrying its exhaustion over stages holds more than 20).  Every count
+    is at most eight presses away."""
     rid = next(r.id for r in state.riders if r.exhaustion is None)
-    counts = list(range(0, BUTTON_MAX_EXHAUSTION + 1))
-    groups: list[list[int]] = [counts[i:i + EXHAUSTION_GROUP] for i in range(0, len(counts), EXHAUSTION_GROUP)]
-    if len(groups) > 1 and len(groups[-1]) < EXHAUSTION_GROUP:
-        rest = groups.pop()
-        groups[-1] = groups[-1] + rest
+
+    def groups(first: int, last: int) -> list[list[int]]:
+        counts = list(range(first, last + 1))
+        out = [counts[i:i + EXHAUSTION_GROUP] for i in range(0, len(counts), EXHAUSTION_GROUP)]
+        if len(out) > 1 and len(out[-1]) < EXHAUSTION_GROUP:
+            rest = out.pop()
+            out[-1] = out[-1] + rest
+        return out
 
     def count(n: int, *, default: bool) -> Choice:
         return leaf(str(n), Command("exhaustion", {"rider": rid, "cards": n}), default=default)
@@ -190,7 +197,8 @@ def _exhaustion(state: GrandTourState, legal: Callable[[Command], bool]) -> Menu
         return branch(f"{g[0]}-{g[-1]} cards", [count(n, default=n == start) for n in g],
                       default=EXHAUSTION_DEFAULT in g)
 
-    choices = keep_legal([group(g) for g in groups], legal)
+    more = branch(f"21-{BUTTON_MAX_EXHAUSTION} cards…", [group(g) for g in groups(21, BUTTON_MAX_EXHAUSTION)])
+    choices = keep_legal([*(group(g) for g in groups(0, 20)), more], legal)
     # the title names the rider: the status line under the list is covered by the team's flashing "count
     # exhaustion cards" alert, so the rider whose cards are being entered was on no line of the screen
     return Menu(title=rider_label(rid), choices=choices, player=rid.split(".")[0],

@@ -47,8 +47,9 @@ from games.grand_tour.views import TeamView, build_views
 
 _TEAM_NAME = re.compile(r"^[a-z][a-z0-9_]{0,11}$")
 SPECIALTIES_DEALT = 2
-#: the button menu offers 0..this many exhaustion cards (a scripted count may be higher)
-BUTTON_MAX_EXHAUSTION = 20
+#: the most exhaustion cards a rider may hold (a bound on typing errors, not a rule); the buttons offer every
+#: count up to it: with carry-over a tired deck holds more than 20 (12 a stage: 12, keep 6, 18, keep 9, 21)
+MAX_EXHAUSTION = 60
 
 
 def _load(name: str) -> dict[str, Any]:
@@ -443,7 +444,7 @@ class GrandTourGame:
         rid = _rider_id(state, command.get("rider"))
         if state.rider(rid).exhaustion is not None:
             raise Illegal(f"{rider_label(rid)}'s exhaustion cards are already entered (undo to correct them)")
-        cards = _whole(command.get("cards"), f"exhaustion cards held by {rid}", 0, 60)
+        cards = _whole(command.get("cards"), f"exhaustion cards held by {rider_label(rid)}", 0, MAX_EXHAUSTION)
         keep = cards - cards // 2
         events = [Event("exhaustion_noted", {"rider": rid, "cards": cards, "discard": cards // 2, "keep": keep})]
         if all(r.exhaustion is not None or r.id == rid for r in state.riders):

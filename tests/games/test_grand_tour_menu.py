@@ -18,7 +18,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 from games.core import Command, Illegal, Match
 from games.core.table_input import FIRST_LEVEL_MAX, Choice, Menu, find_leaf, leaves
 from games.grand_tour import GAME, GrandTourState
-from games.grand_tour.rules import BUTTON_MAX_EXHAUSTION
+from games.grand_tour.menus import BUTTON_MAX_EXHAUSTION
 
 MAX_PRESSES = 8
 MEDIAN_PRESSES = 4
@@ -49,7 +49,11 @@ def check_menu(state: GrandTourState) -> Menu:
     assert set(prompt.commands) - {"undo"} <= {lf.choice.command.type for lf in found}, (prompt, menu)  # type: ignore[union-attr]
     if found:
         presses = [lf.presses for lf in found]
-        assert max(presses) <= MAX_PRESSES and statistics.median(presses) <= MEDIAN_PRESSES, presses
+        # 41 exhaustion counts (a deck carrying its exhaustion over stages holds more than 20): the fifth entry,
+        # "21-40 cards…", costs 15-20 the wrap that kept the list's median at 4; the median is 5 there, knowingly
+        exhaustion = any(lf.choice.command.type == "exhaustion" for lf in found)  # type: ignore[union-attr]
+        median = MEDIAN_PRESSES + 1 if exhaustion else MEDIAN_PRESSES
+        assert max(presses) <= MAX_PRESSES and statistics.median(presses) <= median, presses
     else:
         assert state.finished and prompt.commands == ("undo",)
     for level in _lists(menu.choices):
@@ -159,16 +163,19 @@ def test_six_teams_fold_some_teams_to_fit_the_first_level() -> None:
 
 
 def test_exhaustion_cards_in_groups_of_five_for_the_rider_the_prompt_names() -> None:
+    """The buttons stopped at 20, and a deck carrying its exhaustion over stages holds more ("decks get more
+    tired as the tour goes on"; 12 a stage: 12, 18, 21): up to 40 now, within eight presses."""
     m = new(teams=2, stages=2)
     m.apply(Command("finish_round", {"crossed": [{"rider": r.id, "squares": 0} for r in m.state.riders]}))
     menu = check_menu(m.state)
     prompt = GAME.prompt(m.state)
     assert (menu.title, menu.status, menu.player) == ("red Rouleur", "red Rouleur", "red")
     assert "red.rouleur" in prompt.text and prompt.player == "red"
-    assert [c.label for c in menu.choices] == ["0-4 cards", "5-9 cards", "10-14 cards", "15-20 cards"]
+    assert [c.label for c in menu.choices] == ["0-4 cards", "5-9 cards", "10-14 cards", "15-20 cards", "21-40 cards…"]
     assert menu.choices[0].default and menu.choices[0].children[2].default  # 2 cards
     found = {lf.choice.command.get("cards"): lf.presses for lf in leaves(menu.choices)}  # type: ignore[union-attr]
     assert sorted(found) == list(range(BUTTON_MAX_EXHAUSTION + 1)) and found[2] == min(found.values())
+    assert max(found.values()) <= 8
     take(m, "5-9 cards", "7")
     assert m.state.rider("red.rouleur").keep == 4  # 7 held: 3 discarded
     assert check_menu(m.state).status == "red Sprinteur"
