@@ -218,7 +218,8 @@ class GrandTourGame:
         if event.type == "specialty_kept":
             teams = tuple(replace(t, kept=d["card"]) if t.name == d["team"] else t for t in state.teams)
             riders = tuple(replace(r, specialty=d["card"]) if r.id == d["rider"] else r for r in state.riders)
-            return replace(state, teams=teams, riders=riders, note=f"{d['rider']} takes specialty {d['card']}")
+            return replace(state, teams=teams, riders=riders,
+                           note=f"{rider_label(d['rider'])} takes specialty {state.card(d['card']).name}")
         if event.type == "stage_started":
             riders = tuple(replace(r, crossed=False) for r in state.riders)
             return replace(state, phase=Phase.RACING, stage=d["stage"], round=0, order=(), riders=riders,
@@ -317,10 +318,11 @@ class GrandTourGame:
         if len(t.dealt) < SPECIALTIES_DEALT:
             raise Illegal(f"deal {team} its {SPECIALTIES_DEALT} specialty cards first (deal_specialties)")
         if t.kept is not None:
-            raise Illegal(f"{team} already kept specialty {t.kept} (undo to change it)")
+            raise Illegal(f"{team} already kept specialty {state.card(t.kept).name} (undo to change it)")
         card = str(command.get("card"))
         if card not in t.dealt:
-            raise Illegal(f"{team} may keep one of its own cards {', '.join(t.dealt)}, not {card!r}")
+            raise Illegal(f"{team} may keep one of its own cards {' or '.join(t.dealt)} "
+                          f"({' or '.join(state.card(c).name for c in t.dealt)}), not {fields.show(command.get('card'))}")
         raw = command.get("rider")
         role = raw.strip().lower() if isinstance(raw, str) else raw
         if role not in ROLES:
@@ -348,7 +350,7 @@ class GrandTourGame:
         rid = _rider_id(state, item.get("rider"))
         if state.rider(rid).crossed or rid in [c[0] for c in before]:
             raise Illegal(f"{rider_label(rid)} has already crossed the line in this stage")
-        squares = _whole(item.get("squares"), f"squares past the line for {rid}", 0)
+        squares = _whole(item.get("squares"), f"squares past the line for {rider_label(rid)}", 0)
         if before and squares > before[-1][1]:
             raise Illegal(f"list the crossers in finishing order: {rider_label(rid)} went farther ({squares}) than "
                           f"{rider_label(before[-1][0])} ({before[-1][1]})")
@@ -467,23 +469,26 @@ class GrandTourGame:
                                   awaits="choice", player=t.name, commands=("deal_specialties", "undo"))
             for t in state.teams:
                 if t.kept is None:
-                    return Prompt(text=f"{t.name}: keep 1 of {', '.join(t.dealt)} and give it to a rider",
+                    cards = " or ".join(state.card(c).name for c in t.dealt)
+                    return Prompt(text=f"{t.name}: keep {cards} and give it to a rider",
                                   step="specialties", awaits="choice", player=t.name,
                                   commands=("keep_specialty", "undo"))
         if state.phase is Phase.BETWEEN_STAGES:
             todo = [r.id for r in state.riders if r.exhaustion is None]
-            return Prompt(text=f"after stage {state.stage}: count exhaustion cards of {todo[0]} (half are discarded, rounded down)",
+            return Prompt(text=f"after stage {state.stage}: count exhaustion cards of {rider_label(todo[0])} (half are "
+                               "discarded, rounded down)",
                           step="between stages", awaits="count", player=todo[0].split(".")[0],
                           commands=("exhaustion", "undo"))
         if state.crossing is not None:
             top = min(state.open_round[-1][1], state.scoring.max_squares) if state.open_round else state.scoring.max_squares
-            return Prompt(text=f"stage {state.stage}: {state.crossing} crossed; how many squares past the line (0 to {top}"
+            return Prompt(text=f"stage {state.stage}: {rider_label(state.crossing)} crossed; how many squares past the "
+                               f"line (0 to {top}"
                                f"{'+' if top == state.scoring.max_squares else ''})?",
                           step="racing", awaits="squares", commands=("cross", "undo"))
         if state.open_round:
             entered = {rid for rid, _ in state.open_round}
             more = any(not r.crossed and r.id not in entered for r in state.riders)
-            text = (f"stage {state.stage}: crossed so far {', '.join(f'{r} +{q}' for r, q in state.open_round)}; "
+            text = (f"stage {state.stage}: crossed so far {', '.join(f'{rider_label(r)} +{q}' for r, q in state.open_round)}; "
                     + ("add the next crosser or end the round" if more else "every rider is in: end the round"))
             return Prompt(text=text, step="racing", awaits="finish",
                           commands=(("cross",) if more else ()) + ("end_round", "undo"))

@@ -170,7 +170,7 @@ def test_exhaustion_cards_in_groups_of_five_for_the_rider_the_prompt_names() -> 
     menu = check_menu(m.state)
     prompt = GAME.prompt(m.state)
     assert (menu.title, menu.status, menu.player) == ("red Rouleur", "red Rouleur", "red")
-    assert "red.rouleur" in prompt.text and prompt.player == "red"
+    assert "red Rouleur" in prompt.text and prompt.player == "red"  # its name, not the id "red.rouleur"
     assert [c.label for c in menu.choices] == ["0-4 cards", "5-9 cards", "10-14 cards", "15-20 cards", "21-40 cards…"]
     assert menu.choices[0].default and menu.choices[0].children[2].default  # 2 cards
     found = {lf.choice.command.get("cards"): lf.presses for lf in leaves(menu.choices)}  # type: ignore[union-attr]

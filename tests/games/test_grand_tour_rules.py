@@ -500,3 +500,24 @@ def test_a_pack_whose_first_reaches_the_top_left_cell_keeps_together() -> None:
     ok(m, rnd(("red.sprinteur", 3), ("blue.sprinteur", 3), pack=True))
     assert cell(m, "red.sprinteur") == cell(m, "blue.sprinteur") == (0, 0)
     assert cell(m, "red.rouleur") == cell(m, "blue.rouleur") == (2, 3)  # not crossed, then the top-left rule
+
+
+def test_prompts_refusals_and_notes_name_riders_and_cards_as_the_table_does():
+    """A rules audit: the ids reached the screens and the log ("count exhaustion cards of red.rouleur", "red:
+    keep 1 of 1, 2", "red.sprinteur takes specialty 1"), and a missing card read "not 'None'"."""
+    m = Match.begin(GAME, {"stages": 2, "teams": ["red", "blue"], "specialties": True})
+    m.apply(Command("deal_specialties", {"team": "red", "cards": ["1", "2"]}))
+    m.apply(Command("deal_specialties", {"team": "blue", "cards": ["3", "4"]}))
+    names = [m.state.card(c).name for c in ("1", "2")]
+    prompt = GAME.prompt(m.state).text
+    assert prompt == f"red: keep {names[0]} or {names[1]} and give it to a rider", prompt
+    out = m.apply(Command("keep_specialty", {"team": "red", "rider": "sprinteur"}))
+    assert not out.accepted and "not nothing" in out.reason and "None" not in out.reason, out.reason
+    out = m.apply(Command("keep_specialty", {"team": "red", "card": "1", "rider": "sprinteur"}))
+    assert out.accepted and m.state.note == f"red Sprinteur takes specialty {names[0]}"
+    m.apply(Command("keep_specialty", {"team": "blue", "card": "3", "rider": "rouleur"}))
+    m.apply(Command("finish_round", {"crossed": [{"rider": r.id, "squares": 0} for r in m.state.riders]}))
+    prompt = GAME.prompt(m.state).text
+    assert "red Rouleur" in prompt and "red.rouleur" not in prompt, prompt
+    out = m.apply(Command("exhaustion", {"rider": "red.rouleur", "cards": 99}))
+    assert "exhaustion cards held by red Rouleur" in out.reason, out.reason
