@@ -12,7 +12,9 @@ from games.space_race.views import NO_EVENT, SideView
 EXAMPLE_SETUP = """\
 # Twilight Struggle Space Race: choose the track edition printed on your board.
 #   "deluxe" (default): Deluxe edition names.  "seed": the names of the owner's Russian rules translation.
-# Or give your own track as 8 [[track]] tables (number, name, ops, roll = [low, high], vp = [first, second]).
+# Or give your own track as 8 [[track]] tables (number, name, ops, roll = [low, high], vp = [first, second];
+# a box with a special ability adds ability = "two_attempts", "opponent_headline_first", "discard_held" or
+# "eight_action_rounds", and ability_text = its words on your board).
 edition = "deluxe"
 """
 

@@ -35,6 +35,14 @@ def load_track_data() -> dict[str, Any]:
         return tomllib.load(fh)
 
 
+def _ability_words(ability: str | None) -> str:
+    """The packaged Deluxe track's words for ``ability`` ("" for none)."""
+    if ability is None:
+        return ""
+    boxes = load_track_data()["editions"]["deluxe"]["box"]
+    return next((str(b.get("ability_text", "")) for b in boxes if b.get("ability") == ability), ability.replace("_", " "))
+
+
 def _check_track(raw: Any, where: str, table: str) -> list[dict[str, Any]]:
     """Normalise one track table (a list of boxes) or raise Illegal naming the bad box.  ``table``: the
     TOML table one box is written as where the track comes from (``[[track]]`` in a setup)."""
@@ -67,9 +75,12 @@ def _check_track(raw: Any, where: str, table: str) -> list[dict[str, Any]]:
             raise Illegal(f"{where}: box {i} ability {fields.show(ability)} is unknown; use one of {', '.join(ABILITIES)}, "
                           "or leave ability out for none")
         at = f"{where} box {i}"
+        # an ability given without its words takes the packaged Deluxe track's (the note and the reminders said
+        # "gains: " and the key "opponent_headline_first" to the table)
+        text = fields.text(box, "ability_text", at, "", max_len=300, empty=True) or _ability_words(ability)
         out.append(
             {"number": i, "name": fields.text(box, "name", at, max_len=60), "ops": ops, "roll": [low, high], "vp": vp,
-             "ability": ability, "ability_text": fields.text(box, "ability_text", at, "", max_len=300, empty=True)}
+             "ability": ability, "ability_text": text}
         )
     return out
 
@@ -310,7 +321,7 @@ class SpaceRaceGame:
             nxt = state.next_box(s)
             parts.append(f"{s} {state.attempts_left(s)} left" + (f" (box {nxt.number}: {nxt.ops}+ ops, {nxt.roll_text})" if nxt else " (done)"))
         return Prompt(
-            text=f"turn {state.turn}: attempt with a card ({'; '.join(parts)}); {NO_EVENT}; or end_turn",
+            text=f"turn {state.turn}: attempt with a card ({'; '.join(parts)}); {NO_EVENT}; or end the turn",
             step="turn", awaits="choice",
             commands=(("attempt",) if able else ()) + ("end_turn",)
             + (("grant_attempt", "event_advance") if racing else ()) + ("undo",),

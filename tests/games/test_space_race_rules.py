@@ -420,3 +420,25 @@ def test_views_show_box_vp_abilities_attempts_and_odds() -> None:
     reach(m, "USA", 1)
     usa = m.views()[0]
     assert (usa.box, usa.box_name, usa.vp, usa.odds_percent) == (1, "Earth Satellite", 2, 67)
+
+
+def test_an_owners_track_with_an_ability_but_no_words_speaks_the_rulebooks() -> None:
+    """A rules audit: an owner's [[track]] giving box 2 ``ability = "two_attempts"`` without ``ability_text``
+    was taken, and the table read "gains: " (nothing) when a side reached it; the example did not say the
+    keys exist.  The packaged Deluxe words stand in."""
+    boxes = [dict(b) for b in load_track_data()["editions"]["deluxe"]["box"]]
+    for b in boxes:
+        b.pop("ability_text", None)
+    m = Match.begin(GAME, {"track": boxes})
+    assert "ability" in EXAMPLE_SETUP and "ability_text" in EXAMPLE_SETUP
+    m.apply(Command("begin_turn"))
+    for box in (1, 2):
+        out = m.apply(Command("attempt", {"side": "USSR", "ops": 4}))
+        assert out.accepted, out.reason
+        out = m.apply(Command("roll", {"die": 1}))
+        assert out.accepted, out.reason
+        if box == 1:
+            m.apply(Command("end_turn"))
+            m.apply(Command("begin_turn"))
+    assert m.state.note.endswith("gains: two Space Race attempts per turn"), m.state.note
+    assert "or end the turn" in GAME.prompt(m.state).text
