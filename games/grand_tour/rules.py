@@ -155,6 +155,9 @@ class GrandTourGame:
                 if meant or key not in tt:  # a misspelt key, not one of the seed's fixed facts
                     raise Illegal(f"[time_track] unknown key {fields.show(key)}{meant}; the keys here are columns, "
                                   "start_column, start_row")
+                if key == "known":  # the data file's mark on its placeholders, not a fact of the sheet
+                    raise Illegal("[time_track] known: leave it out here; the columns, start_column and start_row "
+                                  "a setup gives are taken as your sheet's")
                 raise Illegal(f"[time_track] {fields.show(key)} cannot be changed (the seed fixes 1 minute per column "
                               "and 10 s per row); the keys here are columns, start_column, start_row")
         tt.update(override)

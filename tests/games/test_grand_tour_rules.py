@@ -418,6 +418,9 @@ def test_squares_before_a_crosser_is_named_says_so() -> None:
         ({"stages": 2, "teams": ["red", "blue"], "time_track": {"colums": 20}},
          r"unknown key 'colums' \(did you mean 'columns'\?\)"),
         ({"stages": 2, "teams": ["red", "blue"], "colour": 1}, "unknown key"),
+        # a rules audit: "known = true" (the data file's mark) was refused as a seed fact that cannot be changed
+        ({"stages": 2, "teams": ["red", "blue"], "time_track": {"columns": 24, "known": True}},
+         r"known: leave it out here; the columns, start_column and start_row a setup gives are taken as your sheet's"),
     ],
 )
 def test_bad_setup_is_refused(options: dict[str, Any], needle: str) -> None:
