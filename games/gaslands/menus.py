@@ -213,15 +213,18 @@ def _skid_die(state: GaslandsState) -> tuple[str, tuple[tuple[Any, str], ...]]:
 
 
 def _push_it(state: GaslandsState) -> list[Choice | None]:
-    """Push it: a hazard token to re-roll skid dice — the dice that are not SHIFT, or all of them."""
+    """Push it: a hazard token to "re-roll any number of skid dice" — the dice that are not SHIFT, all of them,
+    or one die of a result (keep a HAZARD, re-roll the SPIN; the buttons offered the first two only)."""
     act = state.activation
     assert act is not None
     die, names = _skid_die(state)
     results = list(act.skid_results)
     not_shift = [i for i, f in enumerate(results) if f is not SkidFace.SHIFT]
+    ones = [(f"Re-roll one {f.value}", [results.index(f)]) for f in dict.fromkeys(results) if f is not SkidFace.SHIFT]
     out: list[Choice | None] = []
-    for label, positions in (("Re-roll non-SHIFT", not_shift), ("Re-roll all", list(range(len(results))))):
-        if not positions or (label == "Re-roll all" and positions == not_shift):
+    for label, positions in (("Re-roll non-SHIFT", not_shift), ("Re-roll all", list(range(len(results)))), *ones):
+        if not positions or (label == "Re-roll all" and positions == not_shift) or (
+                label.startswith("Re-roll one") and positions == not_shift):
             continue
 
         def build(faces: Sequence[Any], positions: list[int] = positions) -> Command:

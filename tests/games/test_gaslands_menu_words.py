@@ -213,3 +213,29 @@ def test_with_five_players_of_two_cars_a_list_of_cars_stays_within_eight() -> No
     assert [c.label for c in hazard.children[1:]] == ["A", "B", "C", "D", "E"]
     cars = {lf.choice.command.args["vehicle"] for lf in leaves((hazard,))}
     assert cars == {v.id for v in t.state.vehicles}  # every car still reachable
+
+
+def test_push_it_on_the_buttons_re_rolls_one_die_of_a_result_too() -> None:
+    """"Optional re-roll ("push it"): take one hazard token to re-roll any number of skid dice once." [P] —
+    the buttons offered the non-SHIFT dice or all of them: a player keeping the HAZARD and re-rolling the SPIN
+    could not say so."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from gaslands_helpers import Table
+
+    from games.gaslands import GAME
+
+    t = Table()
+    t.to_skid_check("gentle")
+    t.ok("skid_roll", faces=["SHIFT", "HAZARD", "SPIN"])
+    push = next(c for c in GAME.menu(t.state).choices if c.label == "Push it…")
+    assert [c.label for c in push.children] == ["Re-roll non-SHIFT", "Re-roll all", "Re-roll one HAZARD",
+                                                "Re-roll one SPIN"]
+    roll = next(c for c in push.children if c.label == "Re-roll one SPIN").dice
+    assert roll is not None and roll.count == 1
+    command = roll.command(["SHIFT"])
+    assert command.to_json() == {"type": "push_it", "reroll": [2], "faces": ["SHIFT"]}
+    t.ok(command.type, **command.args)
+    assert [f.value for f in t.state.activation.skid_results] == ["SHIFT", "HAZARD", "SHIFT"]
