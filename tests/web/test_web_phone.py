@@ -427,7 +427,7 @@ def test_the_dock_leaves_the_screens_room_while_a_roll_is_typed(tmp_path, monkey
         assert phone.find_element(By.ID, "btn-back-long").is_displayed()
         assert phone.find_element(By.ID, "btn-ok").is_displayed()
         for roller in ("Ana", "Ben", "Cy"):  # every roll typed: the pad closes, the held buttons are back
-            wait_for(lambda: roller in phone.find_element(By.ID, "dice-label").text, what=f"{roller}'s pad")
+            wait_for(lambda r=roller: r in phone.find_element(By.ID, "dice-label").text, what=f"{roller}'s pad")
             pad = {b.text: b for b in phone.find_elements(By.CSS_SELECTOR, "#dice-pad button")}
             for face in ("3", "5", "1", "6"):
                 pad[face].click()
