@@ -315,13 +315,14 @@ def test_the_other_games_unknown_facts_are_saved_as_setup_tables_and_a_new_game_
                                                           "time_track.start_column": "30"})
         assert bad.status_code == 400 and "start_column" in bad.text  # the rules' own refusal
         example = game_package("grand_tour").EXAMPLE_SETUP
-        r = client.post("/setup", data={"csrf": token, "game": "grand_tour", "action": "check", "setup": example})
+        # a setup giving its own sheet: its values are used, and said to be
+        own_sheet = example + "[time_track]\ncolumns = 20\nstart_column = 2\nstart_row = 0\n"
+        r = client.post("/setup", data={"csrf": token, "game": "grand_tour", "action": "check", "setup": own_sheet})
         assert pages_text("the setup's own time_track.columns, time_track.start_column, time_track.start_row are "
                           "used, not the saved facts") in r.text
-        own_sheet = example.split("[time_track]")[0]  # the example without its own time sheet
-        r = client.post("/setup", data={"csrf": token, "game": "grand_tour", "action": "start", "setup": own_sheet})
+        r = client.post("/setup", data={"csrf": token, "game": "grand_tour", "action": "start", "setup": example})
         assert r.status_code == 200 and started[-1]["specialty"][0]["name"] == "Breakaway"
-        assert started[-1]["time_track"]["columns"] == 24
+        assert started[-1]["time_track"]["columns"] == 24  # the example itself takes the saved sheet
     finally:
         t.close()
 
