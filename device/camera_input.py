@@ -204,6 +204,8 @@ class CameraInput:
         self.sent_templates: dict[str, tuple[Any, ...]] = {}
         self.tokens = Settle(settle_frames)
         self.settled_counts: dict[str, int] = {}  # zone -> its count at the last settled reading
+        self.settled_log: dict[str, tuple[int, int]] = {}  # zone -> the log's (hazards, due) then
+        self.uncounted: set[str] = set()  # zones the camera could not count in the latest reading
         self.unclear_since: dict[str, float] = {}  # zone -> when the camera last could count it, not since
         self.unclear: tuple[tuple[str, str | None], ...] = ()  # (label, player) of zones not counted for UNCLEAR_S
         self.logged_before: dict[str, int] = {}  # zone -> the log's count at the last settled reading
@@ -260,7 +262,8 @@ class CameraInput:
     def camera_down(self) -> None:
         self.mismatches = []
         self.tokens.reset()
-        self.settled_counts, self.unclear_since, self.unclear = {}, {}, ()
+        self.settled_counts, self.settled_log, self.unclear_since, self.unclear = {}, {}, {}, ()
+        self.uncounted = set()
         self.last_seen = None  # what lies on the tray meanwhile is not known
 
     # -- frames -----------------------------------------------------------------------------------
@@ -570,18 +573,27 @@ class CameraInput:
                 self.unclear_since.pop(zone, None)
         long_unclear = sorted(z for z, t in self.unclear_since.items() if z in logged and now - t >= UNCLEAR_S)
         unclear = tuple((logged[z].label, logged[z].player) for z in long_unclear)
-        # a zone not counted now (a hand over it, a moment's glare) keeps its last count, and its words, for
-        # UNCLEAR_S; then it is said to be not counted
+        self.uncounted = {z for z, n in tokens.items() if n is None}
+
+        def kept(z: str) -> bool:
+            """A zone not counted now (a hand over it, a moment's glare) keeps its last count, and its words, for
+            UNCLEAR_S, then it is said to be not counted; and only while the log says of it what it said then
+            (1.5 gave tokens, an undo took some: the old count says nothing of the new log)."""
+            now_log = (logged[z].hazards, logged[z].due) if z in logged else None
+            return z in self.settled_counts and z not in long_unclear and self.settled_log.get(z) == now_log
+
         counted = tuple(sorted((z, n if n is not None else self.settled_counts[z]) for z, n in tokens.items()
-                               if n is not None or (z in self.settled_counts and z not in long_unclear)))
+                               if n is not None or kept(z)))
         if not counted or not self.tokens.feed(counted):
-            if unclear != self.unclear:  # said at once, settled or not; a zone said unclear has no count now
+            stale = [m for m in self.mismatches if m.zone in self.uncounted and not kept(m.zone)]
+            if unclear != self.unclear or stale:  # said at once, settled or not; a zone not kept has no count now
                 self.unclear = unclear
-                self.mismatches = [m for m in self.mismatches if m.zone not in long_unclear]
+                self.mismatches = [m for m in self.mismatches if m not in stale]
                 self.post_mismatches(notify, withdraw, now, takes=takes, chooser=chooser)
             return
         self.unclear = unclear
         self.settled_counts = dict(counted)
+        self.settled_log = {z: (logged[z].hazards, logged[z].due) for z, _ in counted if z in logged}
         self.mismatches = []
         fresh: list[Mismatch] = []
         for zone, n in counted:
@@ -606,13 +618,14 @@ class CameraInput:
         withdraw("hazard_mismatch")
         for m in self.mismatches:
             # a screen's footer line, a piece at a time: "Alice: 2 hazard tokens seen, log 3" (+ how to add them)
-            if m.table > m.log and m.removed:
-                n = m.table - m.log
-                text = f"{m.name}: take {n} hazard token{'' if n == 1 else 's'} off (log {m.log})"
+            due = f" + {m.due} to gain" if m.due else ""
+            if m.table > m.log + m.due and m.removed:
+                n = m.table - m.log - m.due
+                text = f"{m.name}: take {n} hazard token{'' if n == 1 else 's'} off (log {m.log}{due})"
             else:
                 mine = takes and m.vehicle is not None and m.extra > 0 and chooser in (None, m.player)
-                text = (f"{m.name}: {m.table} hazard token{'' if m.table == 1 else 's'} seen, log {m.log}"
-                        f"{f' + {m.due} to gain' if m.due else ''}{' (hold OK)' if mine else ''}")
+                text = (f"{m.name}: {m.table} hazard token{'' if m.table == 1 else 's'} seen, log {m.log}{due}"
+                        f"{' (hold OK)' if mine else ''}")
             notify("hazard_mismatch", text, m.player, until=None, now=now)
         for label, player in self.unclear:
             notify("hazard_mismatch", f"{label}: hazard tokens not counted: is their zone covered?", player,
@@ -632,6 +645,8 @@ class CameraInput:
         out = []
         for m in self.mismatches:
             if chooser is not None and m.player not in (None, chooser):
+                continue
+            if m.zone in self.uncounted:  # a hand over it now: its count is an old one
                 continue
             # tokens the rules add at 1.5 and already laid are theirs to add, not the long OK's (twice, else)
             log = logged[m.zone].hazards + logged[m.zone].due if m.zone in logged else m.log + m.due

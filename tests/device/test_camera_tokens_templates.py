@@ -308,3 +308,39 @@ def test_a_zone_under_a_hand_keeps_its_count_then_is_said_not_counted() -> None:
     assert ci.mismatches == []
     read(0, 20.0)
     assert ("hazard_mismatch", "Alice") not in calls.notices
+
+
+def _views_due(hazards: int, due: int = 0) -> list[Any]:
+    return [NS(player="Alice", vehicles=[NS(id="rust", name="Rust Bucket", hazards=hazards, hazards_due=due)])]
+
+
+def test_a_count_kept_under_a_hand_is_not_judged_against_a_log_that_moved() -> None:
+    """(from review) A zone's last count is kept while a hand is over it, but only while the log says of it what
+    it said then: 1.5 gave 2 tokens while the hand laid them, and the screen said "1 hazard token seen, log
+    3"; after an undo of a gain with a hand over the zone, "3 seen, log 2 (hold OK)", and a long OK entered 1."""
+    menu = NS(hazards=lambda v, n: Command("gain_hazard", {"vehicle": v, "count": n}))
+    ci, calls = CameraInput(NS(), settle_frames=3), Calls()
+
+    def read(n: int | None, views: list[Any], now: float) -> None:
+        for k in range(3):
+            ci._tokens(NS(tokens={"rust": n}), views, calls.notify, calls.withdraw, now + k * 0.1, chooser="Alice")
+
+    read(1, _views_due(1, 2), 0.0)  # 1.4: the two tokens 1.5 gives not laid yet (the log is right)
+    assert ci.mismatches == []
+    read(None, _views_due(3), 1.0)  # 1.5 gave them while a hand lays them
+    assert ("hazard_mismatch", "Alice") not in calls.notices and ci.mismatches == []
+    read(3, _views_due(3), 2.0)
+    assert ci.mismatches == []
+    ci.log_rewound(_views_due(2))  # an undo of a gain, a hand taking the token back off
+    read(None, _views_due(2), 3.0)
+    assert ("hazard_mismatch", "Alice") not in calls.notices and ci.extra_hazards(menu, _views_due(2), "Alice") == []
+
+
+def test_tokens_to_take_off_count_those_still_to_gain() -> None:
+    """(from review) Log 3, the skid dice show a HAZARD (1 to gain), 4 tokens laid; a SHIFT discards a hazard
+    token (log 2): one token is to go, not two."""
+    ci, calls = CameraInput(NS(), settle_frames=3), Calls()
+    for views in (_views_due(3, 1), _views_due(2, 1)):
+        for k in range(3):
+            ci._tokens(NS(tokens={"rust": 4}), views, calls.notify, calls.withdraw, k * 0.1, chooser="Alice")
+    assert calls.notices[("hazard_mismatch", "Alice")] == "Rust Bucket: take 1 hazard token off (log 2 + 1 to gain)"
