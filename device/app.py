@@ -711,8 +711,8 @@ class App:
             return
         for command in commands:
             self.apply(command, now=now)
-        self.vision.mismatches = []
-        self.withdraw("hazard_mismatch")
+        self.vision.mismatches = []  # until the next reading; the zones not counted still say so
+        self.vision.post_mismatches(self.notify, self.withdraw, now, takes=menu.hazards is not None, chooser=chooser)
 
     # -- notices and screens ----------------------------------------------------------------------
     def notify(self, kind: str, text: str, player: str | None, *, until: float | None | str = "auto",

@@ -277,7 +277,7 @@ class CameraInput:
             self._dice(frame, prompt, menu.dice, apply, notify, now)
         elif typing and (entry or menu.dice) is not None:  # the tray is still watched, nothing is sent, so that
             self._tray(frame, entry or menu.dice, notify, now)  # the dice the typed roll used are known
-        wants_template = menu.template is not None or menu.placing is not None
+        wants_template = menu.template is not None  # at 1.2 (placing) the table is read as at other steps
         if wants_template or self.frames_seen % self.table_every == 0:
             try:
                 table = self.reader.read_table(frame.image)

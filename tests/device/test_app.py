@@ -1101,3 +1101,18 @@ def test_a_long_alert_of_the_game_begins_with_its_first_piece(tmp_path: Path, mo
         rig.t = start
         first = rig.page("Ann").alert
         assert first == pages.footer_pieces(f"{text} ({start})")[0], (start, first)
+
+
+def test_a_long_ok_leaves_the_words_of_a_zone_not_counted(tmp_path: Path) -> None:
+    """(from review) A long OK withdrew every hazard notice, "not counted" too, and with no zone countable
+    they came back only at the next step."""
+    from device.camera_input import UNCLEAR_S
+
+    rig = Rig(tmp_path, camera=True, table_every=1)
+    rig.reader.table = SimpleNamespace(templates=[], tokens={"car": 2, "p2": None})
+    for _ in range(int(UNCLEAR_S / 0.1) + 5):
+        rig.step()
+    words = "Ben: hazard tokens not counted: is their zone covered?"
+    assert words in [n.text for n in rig.app.notices]
+    assert rig.step("ok", long=True)  # Ann's 2 tokens entered
+    assert words in [n.text for n in rig.app.notices]

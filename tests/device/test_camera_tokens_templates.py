@@ -260,9 +260,11 @@ def test_another_template_laid_at_1_2_than_the_one_picked_is_told() -> None:
     t.ok("choose_template", template="gentle")
     assert t.step == "1.2 place template" and GAME.menu(t.state).placing == "gentle"
     table = _lying("alice-1", "hairpin")
-    ci, calls = CameraInput(NS(read_table=lambda image: table), settle_frames=3), Calls()
+    # the table is read every fifth frame at 1.2, as at other steps (at 1.1 every frame: a pick is awaited)
+    ci, calls = CameraInput(NS(read_table=lambda image: table), settle_frames=3, table_every=5), Calls()
 
     def frames(n: int) -> None:
+        n *= 5
         for i in range(n):
             ci.on_frame(Frame(np.zeros((8, 8, 3), np.uint8), 0.0, i), gaslands_prompt(t.state), GAME.menu(t.state),
                         typing=False, views=views(t.state), apply=calls.apply, notify=calls.notify,
