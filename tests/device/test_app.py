@@ -1114,5 +1114,6 @@ def test_a_long_ok_leaves_the_words_of_a_zone_not_counted(tmp_path: Path) -> Non
         rig.step()
     words = "Ben: hazard tokens not counted: is their zone covered?"
     assert words in [n.text for n in rig.app.notices]
-    assert rig.step("ok", long=True)  # Ann's 2 tokens entered
-    assert words in [n.text for n in rig.app.notices]
+    rig.app.accept_table_hazards(rig.clock())  # Ann's long OK: her 2 tokens entered
+    assert rig.state.hazards == 2
+    assert words in [n.text for n in rig.app.notices]  # at once, not at the next reading (or step)
