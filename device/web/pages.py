@@ -49,8 +49,6 @@ td a,main>p>a{display:inline-block;padding:.75em .2em;white-space:nowrap}
 .trivial{background:#264}.permitted{background:#245}.hazardous{background:#a60}.not_permitted{background:#822}
 .unknown{background:#333}
 .dice{padding:.3em 0 0}.dice p{margin:.2em 0}
-.dock .dice:not([hidden])~.press .hold:not(#btn-back-long){display:none}
-.dock .dice:not([hidden])~.press #btn-back-long{grid-column:1/-1}
 .pad{display:flex;flex-wrap:wrap;gap:.3em;margin:.3em 0}
 .pad button{min-width:2.9em;padding:.4em .45em;touch-action:manipulation}
 #dice-typed{display:block;margin:0 0 .2em}#dice-undo,#dice-send{padding:.3em .7em}
