@@ -194,6 +194,12 @@ def start(options: Mapping[str, Any]) -> list[Event]:
             if not vehicles[-1]["name"]:
                 unnamed.append((vehicles[-1], stats["label"]))
     _name_unnamed(unnamed, {v["name"] for v in vehicles if v["name"]})
+    named: dict[str, str] = {}
+    for v in vehicles:  # the screens, the menus and the camera's words name vehicles by name, never by id
+        if v["name"] in named:
+            raise Illegal(f"setup: two vehicles are named {v['name']!r} ({named[v['name']]}'s and {v['owner']}'s): give "
+                          "each vehicle a different name, or leave name out")
+        named[v["name"]] = v["owner"]
     scenario = _table(options.get("scenario"), "scenario")
     fields.only_keys(scenario, SCENARIO_KEYS, "setup: [scenario]")
     pole = scenario.get("pole", players[0])

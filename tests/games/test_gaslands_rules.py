@@ -1369,3 +1369,16 @@ def test_a_vehicle_wrecked_during_its_move_is_not_told_to_move():
     assert "wrecked, it moves no further" in prompt and "final position" not in prompt
     assert GAME.menu(t.state).status == "wrecked: no further move"
     assert "wrecked" in t.illegal("collision", vehicle="bob-1")
+
+
+def test_two_vehicles_with_one_name_are_refused():
+    """(review) Names are what the screens, the menus ("Hit › Interceptor · hull 10") and the camera's words
+    show: with Alice's and Bob's cars both "Interceptor" the menus listed two alike, and the cursor kept after
+    a hit could land on the other one, so the next OK hit the wrong car."""
+    options = setup(("Alice", ["car"]), ("Bob", ["car"]))
+    for p in options["players"]:
+        p["vehicles"][0]["name"] = "Interceptor"
+    with pytest.raises(Illegal, match=r"two vehicles are named 'Interceptor' \(Alice's and Bob's\)"):
+        GAME.start(options)
+    options["players"][1]["vehicles"][0]["name"] = "Interceptor II"
+    assert GAME.start(options)
