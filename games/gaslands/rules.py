@@ -856,7 +856,7 @@ def _shift(draft: _Draft, cmd: Command) -> None:
     assert act is not None
     v = state.vehicle(act.vehicle)
     if act.shifts_left <= 0:
-        raise Illegal("no SHIFT to spend: push it (re-roll) or end the shifts")
+        raise Illegal("no SHIFT to spend: push it (re-roll for a hazard token) or carry on")
     use = cmd.get("use")
     if use not in SHIFT_USES:
         raise Illegal(f"shift needs use: one of {', '.join(SHIFT_USES)}")

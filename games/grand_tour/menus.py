@@ -7,7 +7,7 @@
     racing          the riders still racing: red Rouleur, red Sprinteur, ... (some by team when they do not
                     fit: blue → Rouleur / Sprinteur) · End round (after two crossers: → Pack / No pack)
     a crosser named Squares past the line: 0 1 2 3 4 5+
-    between stages  Exhaustion cards of the rider the prompt names: 0-4 → 0..4, 5-9, 10-14, 15-20
+    between stages  Exhaustion cards of the rider the prompt names: 0-4 → 0..4, 5-9, 10-14, 15-20, 21-40 cards…
 
 Why a crosser is two steps (rider, then squares) and not one tree rider → squares: a round's menu would hold
 every racing rider times six squares (48 leaves for four teams), and no tree of eight-wide lists reaches
@@ -15,7 +15,8 @@ half of those in four presses.  Named first (``cross {rider}``), the squares are
 (``cross {squares}``), the way a die follows a card in the Space Race.
 
 Why exhaustion cards come in groups of five: 21 counts (0 to 20) in one wrapping list cost up to 11 presses;
-in four groups of five no count costs more than 6 and half cost 4 or fewer.
+in groups of five, with 21-40 folded into a fifth entry (a deck carrying its exhaustion over stages holds
+more than 20), no count costs more than 8 and half cost 5 or fewer.
 
 Every leaf is checked against the rules (``keep_legal`` through ``GAME.decide``).
 """

@@ -1222,7 +1222,7 @@ def test_a_shift_with_no_shift_left_says_what_can_be_done():
     t.to_skid_check()
     t.ok("skid_roll", faces=["SPIN"])
     assert t.step == "1.4 apply SHIFT results"
-    assert t.illegal("shift", use="discard") == "no SHIFT to spend: push it (re-roll) or end the shifts"
+    assert t.illegal("shift", use="discard") == "no SHIFT to spend: push it (re-roll for a hazard token) or carry on"
 
 
 # --------------------------------------------------------------------------------------------------
