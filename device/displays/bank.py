@@ -160,11 +160,12 @@ class DisplayBank:
                 refreshed = True  # one a call: a whole picture is ~23 ms of a 400 kHz bus
                 slot.last_refresh = now
                 try:
-                    slot.screen.refresh()  # type: ignore[attr-defined]
+                    slot.bytes_sent += slot.screen.refresh(slot.latest)  # type: ignore[attr-defined]
                 except BUS_ERRORS as exc:
                     self._down(slot, exc)
                     continue
-                self._draw(slot)
+                slot.frames += 1
+                slot.last_contact = now
             elif now - slot.last_contact >= self._ping_s:
                 ping = getattr(slot.screen, "ping", None)
                 if ping is None:

@@ -170,20 +170,24 @@ class LumaScreen:
         if self.updater is not None:
             self.updater.invalidate()
 
-    def refresh(self) -> None:
-        """Send the controller's set-up again, without switching it off, then switch it on; the next picture
-        is drawn whole.  A screen whose power dropped for a moment between two transfers (a loose wire) wakes
+    def refresh(self, image: Image.Image) -> int:
+        """Send the controller's set-up again, without switching it off, draw ``image`` whole, then switch it
+        on (after the picture: a panel that did reset shows no noise from its memory meanwhile); the bytes
+        sent.  A screen whose power dropped for a moment between two transfers (a loose wire) wakes
         up reset, dark (display off, charge pump off) and blank, yet answers every transfer, so nothing else
         notices it: its player would look at a black screen all game.  On a screen that did not lose power
         the same settings change nothing and the whole picture is the one it shows."""
         if self.serial is None:
             raise OSError(f"{self.name} is not open")
+        before = self.serial.total_bytes
         for cmd in self.serial.setup:
             cmd = cmd[1:] if cmd[:1] == (DISPLAY_OFF,) else cmd  # the init's first: a flash, else
             if cmd:
                 self.serial.command(*cmd)
-        self.serial.command(DISPLAY_ON)
         self.invalidate()
+        self.show(image)
+        self.serial.command(DISPLAY_ON)
+        return self.serial.total_bytes - before
 
     def ping(self) -> None:
         """One NOP on the bus: a screen unplugged while its picture does not change (nothing is sent to it)
