@@ -102,3 +102,35 @@ def test_bench_reports_each_scale(tmp_path: Path, capsys, monkeypatch: pytest.Mo
         assert f["labelled_dice"] == 6 and f["accuracy"] >= 5 / 6 and f["duplicates"] == 0
         assert "held_out" in f and "median_ms" in f
     assert cli.main(["bench", "dice", "--data", str(tmp_path / "set"), "--scales", "0,x"]) == 2
+
+
+def test_pips_read_1_do_not_set_the_size_at_the_images_own_level() -> None:
+    """Seen on a dev photo at 3x (dice ~110 px): at the image's own size the detector took three pips for dice,
+    read 1 (~39 px), and one real die read 5 (79 px); the median of all four, 40 px, looked "plainly right",
+    no search was made, and every pip of the roll was reported as a die (12 duplicates on the dev photos).
+    The size that counts is that of the dice read 2-6."""
+    pips_and_a_die = scale._Level(1.0, [79.0, 40.0, 39.0, 37.0], ones=3, rejected=0, valued=(79.0,))
+    assert not scale._plainly_right(pips_and_a_die, [])
+    dice = scale._Level(1.0, [41.0, 38.0, 40.0], ones=1, rejected=0, valued=(41.0, 38.0))
+    assert scale._plainly_right(dice, [])
+
+
+def test_a_real_photo_at_3x_reads_its_dice_not_their_pips() -> None:
+    """The dev photo itself (not a held-out one), when the shared data is here."""
+    import os
+
+    from vision.dice.scoring import FALSE_DIE, is_held_out, match
+
+    data = Path(os.environ.get("PITBOARD_SHARED_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
+    name = "matteo_five_48.jpg"
+    path = data / "dice-real" / "images" / name
+    if not path.is_file():
+        pytest.skip(f"{path} not found (set PITBOARD_SHARED_DATA to the folder holding dice-real/)")
+    assert not is_held_out(name)
+    from device.cli_dice import load_labels
+
+    boxes = [tuple(int(3 * v) for v in lab.box) for lab in load_labels(data / "dice-real")[name]]
+    big = cv2.resize(cv2.imread(str(path)), None, fx=3, fy=3, interpolation=cv2.INTER_LINEAR)
+    matched = [i for _, i in match(boxes, read_dice(big))]
+    assert sorted(i for i in matched if i >= 0) == list(range(len(boxes)))  # every die once
+    assert [i for i in matched if i < 0 and i != FALSE_DIE] == []  # no duplicates

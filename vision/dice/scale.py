@@ -128,6 +128,7 @@ class _Level:
     sizes: list[float]  # input pixels of the dice read with a sure value
     ones: int  # ... of which read 1
     rejected: int  # sure detections the reader calls "not a die's top face"
+    valued: tuple[float, ...] = ()  # input pixels of those read 2-6 (a pip seen as a die reads 1)
 
     @property
     def score(self) -> tuple[int, int, float]:
@@ -148,14 +149,15 @@ def _level(img: np.ndarray, dets: list[net.Detection], f: float, looked: dict[ne
     k = np.argmax(p, axis=1)
     ok = (k > 0) & (p.max(axis=1) >= CONFIRM_P)
     return _Level(f, [d.size for d, good in zip(sure, ok) if good], int((ok & (k == 1)).sum()),
-                  int((p[:, 0] >= 0.5).sum()))
+                  int((p[:, 0] >= 0.5).sum()), tuple(d.size for d, good, v in zip(sure, ok, k) if good and v > 1))
 
 
 def _plainly_right(level: _Level, dets: list[net.Detection]) -> bool:
     """Level 1 needs no search: the reader is sure of every die it looked at, some read 2-6 (not only
-    1s: pips seen as dice read 1), their size is one the networks know well, and there are fewer
-    detections too small to trust than such dice (four tiny dice side by side look like a 4)."""
-    med = float(np.median(level.sizes)) if level.sizes else 0.0
+    1s: pips seen as dice read 1), the size of those is one the networks know well (not the 1s': at 3x a
+    photo's pips, read 1, set the size for one real die read 5, and every pip of its dice was a die), and
+    there are fewer detections too small to trust than such dice (four tiny dice side by side look like a 4)."""
+    med = float(np.median(level.valued)) if level.valued else 0.0
     small = sum(1 for d in dets if d.size < BAND[0])
     return (level.rejected == 0 and len(level.sizes) - level.ones >= 1 and small < len(level.sizes)
             and 1 / COMFORT <= med / TARGET_PX <= COMFORT)
