@@ -111,7 +111,8 @@ class CountingSerial:
         self.transfers += 1
         if self._setting_up:
             self._setting_up = False
-            self.setup.pop()  # the window the data went to (a column/page address) is no set-up
+            if self.setup:
+                self.setup.pop()  # the window the data went to (a column/page address) is no set-up
 
     def cleanup(self) -> None:
         self.inner.cleanup()
