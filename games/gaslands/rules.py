@@ -417,9 +417,9 @@ def _next_phase(draft: _Draft, **extra: Any) -> None:
     """End the current gear phase and start the next (phase 6 → the next round's phase 1).
 
     Pole passing: with ``clockwise_each_phase`` pole passes at the end of a gear phase in which somebody
-    activated or qualified (a phase the table passed over with ``skip_phase``); a phase passed because nobody qualified does not move it (otherwise, with everyone in low
-    gears, pole would go round the table several times a round and, with 2, 3 or 6 players, come back to
-    the same player every round).  ``clockwise_every_gear_phase`` is the literal reading, for a table that
+    activated or qualified (a phase the table passed over with ``skip_phase``); a phase passed because
+    nobody qualified does not move it (otherwise, with everyone in low gears, pole would go round the table
+    several times a round and, with 2, 3 or 6 players, come back to the same player every round).  ``clockwise_every_gear_phase`` is the literal reading, for a table that
     plays it so: pole passes at the end of all six gear phases, those nobody qualified for too.  With
     ``clockwise_each_round`` it passes when the round ends.  Clockwise: to the next player still in the race
     (:func:`_pole_to`)."""

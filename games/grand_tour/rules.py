@@ -47,8 +47,8 @@ from games.grand_tour.views import TeamView, build_views
 
 _TEAM_NAME = re.compile(r"^[a-z][a-z0-9_]{0,11}$")
 SPECIALTIES_DEALT = 2
-#: the most exhaustion cards a rider may hold (a bound on typing errors, not a rule); the buttons offer every
-#: count up to it: with carry-over a tired deck holds more than 20 (12 a stage: 12, keep 6, 18, keep 9, 21)
+#: the most exhaustion cards a rider may hold (a bound on typing errors, not a rule: with carry-over a tired
+#: deck holds more than 20; 12 a stage: 12, keep 6, 18, keep 9, 21); the buttons offer up to 40 (menus.py)
 MAX_EXHAUSTION = 60
 
 
