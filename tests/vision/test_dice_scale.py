@@ -109,9 +109,9 @@ def test_pips_read_1_do_not_set_the_size_at_the_images_own_level() -> None:
     read 1 (~39 px), and one real die read 5 (79 px); the median of all four, 40 px, looked "plainly right",
     no search was made, and every pip of the roll was reported as a die (12 duplicates on the dev photos).
     The size that counts is that of the dice read 2-6."""
-    pips_and_a_die = scale._Level(1.0, [79.0, 40.0, 39.0, 37.0], ones=3, rejected=0, valued=(79.0,))
+    pips_and_a_die = scale._Level(1.0, [79.0, 40.0, 39.0, 37.0], rejected=0, valued=(79.0,))  # three read 1
     assert not scale._plainly_right(pips_and_a_die, [])
-    dice = scale._Level(1.0, [41.0, 38.0, 40.0], ones=1, rejected=0, valued=(41.0, 38.0))
+    dice = scale._Level(1.0, [41.0, 38.0, 40.0], rejected=0, valued=(41.0, 38.0))  # one read 1
     assert scale._plainly_right(dice, [])
 
 

@@ -126,9 +126,13 @@ def _detect_at(img: np.ndarray, f: float) -> list[net.Detection]:
 class _Level:
     f: float
     sizes: list[float]  # input pixels of the dice read with a sure value
-    ones: int  # ... of which read 1
     rejected: int  # sure detections the reader calls "not a die's top face"
     valued: tuple[float, ...] = ()  # input pixels of those read 2-6 (a pip seen as a die reads 1)
+
+    @property
+    def ones(self) -> int:
+        """Of the dice read with a sure value, those read 1."""
+        return len(self.sizes) - len(self.valued)
 
     @property
     def score(self) -> tuple[int, int, float]:
@@ -141,15 +145,15 @@ def _level(img: np.ndarray, dets: list[net.Detection], f: float, looked: dict[ne
     a size it knows; "not a die" is p >= 0.5, as ``read_dice`` drops such detections."""
     sure = [d for d in dets if d.score >= SURE_P and BAND[0] <= d.size * f <= BAND[1]]
     if not sure:
-        return _Level(f, [], 0, 0)
+        return _Level(f, [], 0)
     crops = np.stack([net.reader_crop(img, d.center, d.size) for d in sure])
     p = net.turned_probabilities(net.session(net.READER), crops, turns=(0,))
     if f == 1.0:
         looked.update(zip(sure, p))
     k = np.argmax(p, axis=1)
     ok = (k > 0) & (p.max(axis=1) >= CONFIRM_P)
-    return _Level(f, [d.size for d, good in zip(sure, ok) if good], int((ok & (k == 1)).sum()),
-                  int((p[:, 0] >= 0.5).sum()), tuple(d.size for d, good, v in zip(sure, ok, k) if good and v > 1))
+    return _Level(f, [d.size for d, good in zip(sure, ok) if good], int((p[:, 0] >= 0.5).sum()),
+                  tuple(d.size for d, good, v in zip(sure, ok, k) if good and v > 1))
 
 
 def _plainly_right(level: _Level, dets: list[net.Detection]) -> bool:
