@@ -385,9 +385,7 @@ class App:
         self._last_press = self.clock()  # a new step shows its menu for a while, pressed or not
         if self.vision is not None:
             self.vision.new_prompt()
-            # the hazard counts' hint is the new chooser's, at a step that takes tokens
-            self.vision.post_mismatches(self.notify, self.withdraw, self.clock(), takes=t.menu.hazards is not None,
-                                        chooser=chooser_of(t.menu, t.prompt))
+            self._post_counts(self.clock())  # the hazard counts' hint is the new chooser's
             if t.menu.template is None:  # no template awaited: "car not seen" is over at once
                 self.vision.withdraw_unseen(self.withdraw)
         self._dirty = True
@@ -712,7 +710,15 @@ class App:
         for command in commands:
             self.apply(command, now=now)
         self.vision.mismatches = []  # until the next reading; the zones not counted still say so
-        self.vision.post_mismatches(self.notify, self.withdraw, now, takes=menu.hazards is not None, chooser=chooser)
+        self._post_counts(now)
+
+    def _post_counts(self, now: float) -> None:
+        """The camera's hazard counts on their players' screens, the "(hold OK)" hint for the chooser of the
+        step now, at a step that takes tokens."""
+        assert self.vision is not None
+        t = self.turn()
+        self.vision.post_mismatches(self.notify, self.withdraw, now, takes=t.menu.hazards is not None,
+                                    chooser=chooser_of(t.menu, t.prompt))
 
     # -- notices and screens ----------------------------------------------------------------------
     def notify(self, kind: str, text: str, player: str | None, *, until: float | None | str = "auto",

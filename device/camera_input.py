@@ -292,9 +292,8 @@ class CameraInput:
                 self._template(table, prompt, menu, apply, notify, withdraw, views, now)
             elif menu.placing is not None:  # 1.2: the template picked is the one to place (touch-move)
                 self._car_unseen(table, prompt, notify, withdraw, views, now)
-                seen = [t for t in getattr(table, "templates", ()) if getattr(t, "attached_to", None) == prompt.vehicle]
-                self._template_words(table, seen, prompt.vehicle, prompt, notify, withdraw, views, now,
-                                     placing=menu.placing)
+                self._template_words(table, laid_against(table, prompt.vehicle), prompt.vehicle, prompt, notify,
+                                     withdraw, views, now, placing=menu.placing)
             elif self.unseen_shown is not None or self.template_words_shown is not None:
                 self.withdraw_unseen(withdraw)
             self._tokens(table, views, notify, withdraw, now, takes=menu.hazards is not None,
@@ -446,7 +445,7 @@ class CameraInput:
         for other in [v for v in self.sent_templates if v != vehicle]:
             del self.sent_templates[other]
         self._car_unseen(table, prompt, notify, withdraw, views, now)
-        seen = [t for t in getattr(table, "templates", ()) if getattr(t, "attached_to", None) == vehicle]
+        seen = laid_against(table, vehicle)
         self._template_words(table, seen, vehicle, prompt, notify, withdraw, views, now)
         if len(seen) != 1:
             self.template.reset()
@@ -653,6 +652,11 @@ class CameraInput:
             if m.vehicle is not None and m.table > log and not m.removed:
                 out.append(menu.hazards(m.vehicle, m.table - log))
         return out
+
+
+def laid_against(table: Any, vehicle: str | None) -> list[Any]:
+    """The templates the camera sees attached to ``vehicle``."""
+    return [t for t in getattr(table, "templates", ()) if getattr(t, "attached_to", None) == vehicle]
 
 
 def template_label(name: Any) -> str:
