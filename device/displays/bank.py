@@ -159,13 +159,7 @@ class DisplayBank:
                   and callable(getattr(slot.screen, "refresh", None))):
                 refreshed = True  # one a call: a whole picture is ~23 ms of a 400 kHz bus
                 slot.last_refresh = now
-                try:
-                    slot.bytes_sent += slot.screen.refresh(slot.latest)  # type: ignore[attr-defined]
-                except BUS_ERRORS as exc:
-                    self._down(slot, exc)
-                    continue
-                slot.frames += 1
-                slot.last_contact = now
+                self._draw(slot, slot.screen.refresh)  # type: ignore[attr-defined]
             elif now - slot.last_contact >= self._ping_s:
                 ping = getattr(slot.screen, "ping", None)
                 if ping is None:
@@ -229,10 +223,12 @@ class DisplayBank:
         slot.ever_ok = True
         return True
 
-    def _draw(self, slot: _Slot) -> bool:
+    def _draw(self, slot: _Slot, send: Callable[[Image.Image], int] | None = None) -> bool:
+        """The latest picture sent by ``send`` (the screen's ``show``: only what changed; its ``refresh``: set
+        up again and whole)."""
         assert slot.latest is not None
         try:
-            slot.bytes_sent += slot.screen.show(slot.latest)
+            slot.bytes_sent += (send or slot.screen.show)(slot.latest)
         except BUS_ERRORS as exc:
             self._down(slot, exc)
             return False
