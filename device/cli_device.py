@@ -317,7 +317,7 @@ def probe_store(config: PitboardConfig) -> CheckLine:
 
 def _probe_store(config: PitboardConfig) -> CheckLine:
     from device.paths import data_dir
-    from device.store import Store, StoreError
+    from device.store import Store, StoreError, check_not_orphaned
     from games import game_package
 
     try:
@@ -325,6 +325,10 @@ def _probe_store(config: PitboardConfig) -> CheckLine:
     except OSError as exc:
         return CheckLine("FAIL", "game log", str(exc))
     if not path.exists() or (path.is_file() and path.stat().st_size == 0):
+        try:
+            check_not_orphaned(path)
+        except StoreError as exc:
+            return CheckLine("FAIL", "game log", str(exc))
         if not path.parent.is_dir():
             return CheckLine("FAIL", "game log", f"{path}: the folder {path.parent} does not exist; create it, or "
                                                  f"correct [store] path in {config.source}")

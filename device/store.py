@@ -191,6 +191,27 @@ def _writable(folder: Path) -> bool:
     return os.access(folder, os.W_OK)
 
 
+def check_not_orphaned(path: Path) -> None:
+    """Refuse a missing or 0-byte log with a -wal file or a hot journal beside it: that is no new log, those
+    files hold its games (a crash, a copy that missed the main file), and SQLite would delete a -wal file
+    beside an empty database the moment it was opened."""
+    if path.is_file() and path.stat().st_size > 0:
+        return
+    wal = path.with_name(path.name + "-wal")
+    journal = path.with_name(path.name + "-journal")
+    left = next((f for f in (wal, journal) if f.is_file() and f.stat().st_size > 0 and (f is wal or _hot(f))), None)
+    if left is None:
+        return
+    what = "empty (0 bytes)" if path.exists() else "missing"
+    raise StoreError(
+        f"{path} is {what} but {left.name} beside it holds {left.stat().st_size} bytes: that file holds the "
+        f"log's games (a crash, or a copy that missed {path.name}). Nothing was changed: keep both files "
+        f"together, put {path.name} back beside it if it was copied without it, or move both aside and start a "
+        "new log (another --db; the appliance: [store] path in pitboard.toml)",
+        short="the game log is missing beside its -wal file: see pitboard check",
+    )
+
+
 class Store:
     """One SQLite file holding any number of games.  ``clock`` is injected for tests.
 
@@ -206,9 +227,11 @@ class Store:
         if self.path.is_dir():
             raise StoreError(f"{self.path} is a folder; give a file path for the game log")
         exists = self.path.exists()
+        empty = not exists or self.path.stat().st_size == 0
+        if empty:
+            check_not_orphaned(self.path)
         if read_only and not exists:
             raise StoreError(f"there is no game log {self.path}: check the path (nothing was created)")
-        empty = not exists or self.path.stat().st_size == 0
         if not empty:
             self._check_header()
         if not read_only:

@@ -23,6 +23,7 @@ import pytest
 from device import store as store_module
 from device.cli import main
 from device.store import Store, StoreError, lock_path
+from games.gaslands import GAME
 
 REPO = Path(__file__).resolve().parents[2]
 TWO_PLAYERS = (
@@ -493,3 +494,32 @@ def test_a_new_log_on_a_read_only_mount_is_not_said_to_be_readable(read_only_cop
     assert line.status == "FAIL" and "mounted read-only" in line.detail and "this user" not in line.detail
     line = _probe_store(PitboardConfig(store=StoreConfig(path=read_only_copy)))
     assert line.status == "FAIL" and "mounted read-only" in line.detail
+
+
+def test_an_empty_log_beside_its_wal_file_is_refused_and_the_wal_kept(tmp_path, capsys):
+    """A log emptied (or not copied) beside the -wal file a crash left: the -wal holds its games, and SQLite
+    deletes a -wal beside a 0-byte database as soon as it opens it. Play, sim, log and check refuse it."""
+    live = Store(tmp_path / "live.sqlite")
+    live.begin_game("gaslands", list(GAME.start({"players": [
+        {"name": "A", "vehicles": [{"type": "buggy"}]}, {"name": "B", "vehicles": [{"type": "car"}]}]})))
+    wal = tmp_path / "crashed.sqlite-wal"
+    shutil.copy(tmp_path / "live.sqlite-wal", wal)  # a crash: the game is in the -wal, not yet in the file
+    live.close()
+    assert wal.stat().st_size > 0
+    db = tmp_path / "crashed.sqlite"
+    db.write_bytes(b"")
+    before = digest(wal)
+    (tmp_path / "setup.toml").write_text(TWO_PLAYERS)
+    for args in (["play", "gaslands", "--setup", str(tmp_path / "setup.toml"), "--db", str(db)],
+                 ["log", "list", "--db", str(db)], ["sim", "gaslands", "--db", str(db), "--keys", "o"]):
+        code, out, err = run(capsys, *args)
+        assert code == 2 and "empty (0 bytes) but crashed.sqlite-wal beside it" in err, (args, out, err)
+        assert digest(wal) == before and db.read_bytes() == b"", args
+    db.unlink()  # the main file not copied at all
+    code, _, err = run(capsys, "log", "list", "--db", str(db))
+    assert code == 2 and "is missing but crashed.sqlite-wal" in err and digest(wal) == before
+    cfg = tmp_path / "pitboard.toml"
+    cfg.write_text(f'[store]\npath = "{db}"\n')
+    code, out, _ = run(capsys, "check", "--config", str(cfg))
+    assert f"FAIL  game log: {db} is missing but crashed.sqlite-wal beside it" in out, out
+    assert digest(wal) == before
