@@ -76,13 +76,37 @@ class DemoOutError(ValueError):
     """``--out`` is not a folder the demo may empty: what is wrong and what to do."""
 
 
-def _demo_wrote(entry: Path) -> bool:
+_LOG = "game.sqlite"
+_LOG_FILES = (_LOG, f"{_LOG}-wal", f"{_LOG}-shm", f"{_LOG}-journal")
+
+
+def _demo_log(out: Path) -> bool:
+    """Whether ``out``'s game log is the demo's own: one game, and (when the demo got as far as writing it)
+    exactly the events of its ``events.jsonl``.  A log an owner played on with ``--db`` (another game, or
+    moves after the demo's) is theirs, and so is one that cannot be read."""
+    from device.store import Store, StoreError
+
+    try:
+        with Store(out / _LOG, read_only=True) as store:
+            games = store.games()
+            if len(games) != 1:
+                return False
+            exported = out / "events.jsonl"
+            if not exported.is_file():
+                return True  # a demo cut short before its export
+            return list(store.export_jsonl(games[0].id)) == exported.read_text(encoding="utf-8").splitlines()
+    except (StoreError, OSError, UnicodeDecodeError):
+        return False
+
+
+def _demo_wrote(entry: Path, log_is_demo: bool) -> bool:
     """Whether a file or folder is one the demo writes: the screens' GIFs, the frames, the logs."""
     name = entry.name
     if entry.is_dir():
         return name == "frames" and all(f.is_file() and f.suffix == ".jpg" for f in entry.iterdir())
-    return (name.endswith(".gif") or name in ("events.jsonl", "game.sqlite", "game.sqlite-wal", "game.sqlite-shm",
-                                               "game.sqlite-journal"))
+    if name in _LOG_FILES:
+        return log_is_demo
+    return name.endswith(".gif") or name == "events.jsonl"
 
 
 def _fresh(out: Path) -> None:
@@ -96,11 +120,15 @@ def _fresh(out: Path) -> None:
         if where == here or where in here.parents:
             raise DemoOutError(f"--out {out} is the folder you are in (or holds it); the demo empties its folder "
                                "first, so give it a folder of its own, e.g. --out out/demo")
-        foreign = sorted(e.name for e in out.iterdir() if not _demo_wrote(e))
+        has_log = any((out / n).exists() for n in _LOG_FILES)
+        log_is_demo = has_log and (out / _LOG).is_file() and _demo_log(out)
+        foreign = sorted(e.name for e in out.iterdir() if not _demo_wrote(e, log_is_demo))
         if foreign:
             shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
-            raise DemoOutError(f"--out {out} holds files the demo did not write ({shown}); the demo empties its "
-                               "folder first, so give it a new or empty folder, or move those files away")
+            played = (f"; its {_LOG} holds games or moves the demo did not write (played on with --db?)"
+                      if has_log and not log_is_demo else "")
+            raise DemoOutError(f"--out {out} holds files the demo did not write ({shown}){played}; the demo empties "
+                               "its folder first, so give it a new or empty folder, or move those files away")
         shutil.rmtree(out)
     out.mkdir(parents=True)
 

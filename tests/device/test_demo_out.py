@@ -42,13 +42,45 @@ def test_a_file_given_as_the_folder_is_named(tmp_path: Path) -> None:
 
 def test_a_previous_demos_folder_is_emptied_and_a_new_one_made(tmp_path: Path) -> None:
     out = tmp_path / "demo"
-    (out / "frames").mkdir(parents=True)
-    for name in ("Alice.gif", "Bob.gif", "events.jsonl", "game.sqlite", "game.sqlite-wal", "frames/f001.jpg"):
+    assert main(["demo", "space_race", "--out", str(out)]) == 0  # its game.sqlite and events.jsonl
+    (out / "frames").mkdir()
+    for name in ("Alice.gif", "frames/f001.jpg"):
         (out / name).write_text("old")
     _fresh(out)
     assert out.is_dir() and list(out.iterdir()) == []
     _fresh(tmp_path / "new" / "deeper")
     assert (tmp_path / "new" / "deeper").is_dir()
+
+
+def test_a_demo_log_played_on_is_the_owners_and_is_kept(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A demo's game.sqlite an owner then played a game of their own in (``--db out/demo/game.sqlite``) or
+    carried the demo's game on in is not the demo's to delete: the next demo refuses, the log untouched."""
+    out = tmp_path / "demo"
+    assert main(["demo", "space_race", "--out", str(out)]) == 0
+    setup = tmp_path / "setup.toml"
+    setup.write_text('[[players]]\nname = "A"\n[[players.vehicles]]\ntype = "buggy"\n'
+                     '[[players]]\nname = "B"\n[[players.vehicles]]\ntype = "car"\n')
+    script = tmp_path / "moves.jsonl"
+    script.write_text('{"type": "choose_template", "template": "gentle"}\n')
+    log = out / "game.sqlite"
+    assert main(["play", "gaslands", "--new", "--setup", str(setup), "--script", str(script), "--db", str(log)]) == 0
+    before = log.read_bytes()
+    capsys.readouterr()
+    assert main(["demo", "space_race", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "holds files the demo did not write (game.sqlite" in err and "played on with --db" in err, err
+    assert log.read_bytes() == before and (out / "events.jsonl").exists()
+    # a demo log whose own game was carried on past the demo's events
+    other = tmp_path / "demo2"
+    assert main(["demo", "space_race", "--out", str(other)]) == 0
+    lines = (other / "events.jsonl").read_text().splitlines()
+    (other / "events.jsonl").write_text("\n".join(lines[:-1]) + "\n")  # the log now holds one event more
+    with pytest.raises(DemoOutError, match="game.sqlite"):
+        _fresh(other)
+    assert (other / "game.sqlite").exists()
+    (other / "events.jsonl").unlink()  # a demo cut short before its export: one game, the demo's
+    _fresh(other)
+    assert list(other.iterdir()) == []
 
 
 def test_a_frames_folder_holding_other_things_is_not_the_demos(tmp_path: Path) -> None:
