@@ -21,7 +21,7 @@ from device.paths import data_dir
 from device.safe_files import FileProblem, write_atomic
 from device.safe_files import read_image as _read_image
 from device.setup_files import SetupFileError, read_json_object, read_toml_file
-from vision.calibration import Calibration, CalibrationError, Zone
+from vision.calibration import Calibration, CalibrationError, Zone, unique_zones
 from vision.table import ConfigError, TableConfig, config_from_dict, default_tables, merge
 from vision.templates import ShapeDataError, TemplateShape, builtin_shapes, shapes_from_dict, shapes_to_toml
 
@@ -166,12 +166,12 @@ def load_zones(path: str | Path) -> tuple[Zone, ...]:
     except SetupFileError as exc:
         raise TableFileError(str(exc)) from None
     try:
-        return tuple(Zone.from_dict(z) for z in data["zones"])
+        return unique_zones([Zone.from_dict(z) for z in data["zones"]])
+    except CalibrationError as exc:  # a ValueError: said whole, before the malformed file's words
+        raise TableFileError(f"{p}: {exc}") from exc
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError, IndexError) as exc:
         raise TableFileError(f"zones file {p}: expected a list 'zones' of {{name, kind, polygon}} "
                              f"({_what_broke(exc)})") from None
-    except CalibrationError as exc:
-        raise TableFileError(f"{p}: {exc}") from exc
 
 
 def _what_broke(exc: BaseException) -> str:

@@ -39,6 +39,8 @@ WARN_RMS_MM = 1.0  # a corner residual above this is reported (``Calibration.war
 #: The largest mat side (mm) a calibration takes: 10 m, far beyond any table.
 MAT_MM_MAX = 10000.0
 MAX_RMS_MM = 5.0  # ... and above this the calibration is refused
+#: The widest zone (mm) a calibration takes: a tray or a token zone is a fraction of it.
+ZONE_MM_MAX = 1000.0
 
 
 class CalibrationError(ValueError):
@@ -69,7 +71,25 @@ class Zone:
             raise CalibrationError(f"zone {name!r} has kind {kind!r}; use 'dice_tray' or 'tokens'")
         if len(poly) < 3:
             raise CalibrationError(f"zone {name!r} needs at least 3 polygon points, got {len(poly)}")
+        if not all(math.isfinite(v) and abs(v) <= MAT_MM_MAX for pt in poly for v in pt):
+            raise CalibrationError(f"zone {name!r} has a point that is not a place on the table ({list(poly)!r}); "
+                                   f"each point is [x_mm, y_mm] from the mat's top-left corner")
+        xs, ys = [pt[0] for pt in poly], [pt[1] for pt in poly]
+        if max(max(xs) - min(xs), max(ys) - min(ys)) > ZONE_MM_MAX:
+            raise CalibrationError(f"zone {name!r} is {max(xs) - min(xs):g} x {max(ys) - min(ys):g} mm; a dice tray "
+                                   f"or a player's token zone is at most {ZONE_MM_MAX:g} mm across: check its points "
+                                   "(millimetres, not pixels)")
         return Zone(name, kind, poly)
+
+
+def unique_zones(zones: Sequence[Zone]) -> tuple[Zone, ...]:
+    """``zones``, refused when two share a name (the second would never be counted, or counted as the first)."""
+    seen: set[str] = set()
+    for z in zones:
+        if z.name in seen:
+            raise CalibrationError(f"two zones are called {z.name!r}; give each zone its own name")
+        seen.add(z.name)
+    return tuple(zones)
 
 
 @dataclass(frozen=True)
@@ -586,7 +606,7 @@ class Calibration:
                 px_to_mm=hmat,
                 image_size=(int(size[0]), int(size[1])),
                 mat_mm=mat,
-                zones=tuple(Zone.from_dict(z) for z in d.get("zones", [])),
+                zones=unique_zones([Zone.from_dict(z) for z in d.get("zones", [])]),
                 rms_px=float(d.get("rms_px", 0.0)),
                 rms_mm=float(d.get("rms_mm", 0.0)),
                 hfov_deg=_stored_hfov(d.get("hfov_deg", 66.0)),

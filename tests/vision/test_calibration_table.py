@@ -211,3 +211,46 @@ def test_a_mat_seen_turned_round_is_no_swap(tilted):
     turned = cv2.rotate(img, cv2.ROTATE_180)
     cal = calibrate_from_markers(_detections(turned), CornerLayout(mat_mm=spec.mat_mm), spec.image_size)
     assert cal.rms_mm < 1.0
+
+
+@pytest.mark.parametrize("polygon, said", [
+    ("[[0, 0], [nan, 0], [100, 100]]", "not a place on the table"),
+    ("[[0, 0], [inf, 0], [100, 100]]", "not a place on the table"),
+    ("[[0, 0], [1e9, 0], [1e9, 1e9]]", "not a place on the table"),
+    ("[[0, 0], [5000, 0], [5000, 3000]]", "at most 1000 mm across"),
+])
+def test_a_zone_no_table_has_is_refused_and_the_good_calibration_kept(tmp_path, monkeypatch, polygon, said):
+    """Seen: a zones file with a NaN point replaced a good calibration by one holding NaN and then crashed
+    (``cannot convert float NaN to integer``); one 1e9 mm wide asked for 888 PiB."""
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    grey = tmp_path / "grey.png"
+    cv2.imwrite(str(grey), np.full((720, 1280, 3), 128, np.uint8))
+    points = "100,80 1180,80 1180,660 100,660"
+    assert _run(["calibrate", str(grey), "--points", points]) == 0
+    saved = tmp_path / "data" / "table_calibration.json"
+    before = saved.read_text()
+    zones = tmp_path / "zones.toml"
+    zones.write_text(f'[[zones]]\nname = "p1"\nkind = "tokens"\npolygon = {polygon}\n')
+    from device.cli import UserError
+
+    with pytest.raises(UserError) as refused:
+        _run(["calibrate", str(grey), "--points", points, "--zones", str(zones)])
+    err = str(refused.value)
+    assert said in err and "zone 'p1'" in err and str(zones) in err, err
+    assert saved.read_text() == before
+    # the same zone written into a calibration file by hand is refused when the file is read
+    data = json.loads(before)
+    data["zones"] = [{"name": "p1", "kind": "tokens", "polygon": json.loads(polygon.replace("nan", "NaN")
+                                                                                 .replace("inf", "Infinity"))}]
+    with pytest.raises(CalibrationError, match=said):
+        Calibration.from_dict(data)
+
+
+def test_two_zones_with_one_name_are_refused(tmp_path):
+    from device import table_files as tf
+
+    zones = tmp_path / "zones.toml"
+    zones.write_text('[[zones]]\nname = "p1"\nkind = "tokens"\npolygon = [[0, 0], [100, 0], [100, 100]]\n'
+                     '[[zones]]\nname = "p1"\nkind = "tokens"\npolygon = [[200, 0], [300, 0], [300, 100]]\n')
+    with pytest.raises(tf.TableFileError, match="two zones are called 'p1'"):
+        tf.load_zones(zones)
