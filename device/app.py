@@ -804,11 +804,13 @@ class App:
         alert = pieces[int(max(0.0, now - since) / ALERT_PIECE_S) % len(pieces)]
         if self.entry is not None:
             e = self.entry
-            return pages.DicePage(
+            page = pages.DicePage(
                 title=" › ".join(e.trail) if e.trail else self.menu().title,
                 label=e.request.label, entered=tuple(e.request.name_of(f) for f in e.entered),
                 count=e.request.count, exact=e.request.exact, current=e.request.name_of(e.current),
                 ready=e.ready, alert=alert, kept=" · ".join(e.kept), then_another=e.then_another)
+            # a dice line too long for the screen shows its pieces in turn (every die is read before NEXT)
+            return dataclasses.replace(page, turn=int(now / pages.LABEL_TURN_S) % len(pages.dice_line_pieces(page)))
         cursor = self.cursor
         if cursor is None or cursor.empty or not self.menu_shown:
             return None

@@ -166,6 +166,8 @@ class DicePage:
     kept: str = ""
     #: NEXT opens the next roll of the entry rather than sending it
     then_another: bool = False
+    #: which piece of a dice line too long for its line is shown (``dice_line_pieces``): they take turns
+    turn: int = 0
 
 
 @dataclass(frozen=True)
@@ -236,15 +238,35 @@ def render_menu(page: MenuPage, *, blink_on: bool = True) -> Image.Image:
     return image
 
 
+#: The dice line's box: its width.
+DICE_LINE_WIDTH = WIDTH - 3
+
+
+def dice_line(page: DicePage) -> str:
+    """The dice entered so far, after the entry's earlier roll when it has one."""
+    got = " ".join(page.entered) if page.entered else "no dice yet"
+    return f"{page.kept} · {got}" if page.kept else got
+
+
+def dice_line_pieces(page: DicePage) -> list[str]:
+    """The dice line whole when it fits at 9 px; else in pieces that fit at the body size, shown in turn, each
+    but the last ending "…" and each but the first beginning "…", so that every die is read before NEXT
+    sends them ("SHIFT HAZARD SPIN SHIFT…" hid the fifth; at 8 px a 1-bit screen draws "attack" "allack")."""
+    line = dice_line(page)
+    if text_width(line, 9) <= DICE_LINE_WIDTH:
+        return [line]
+    room = DICE_LINE_WIDTH - 2 * text_width("…", BODY_SIZE) - 2
+    parts = wrap(line, width=room, size=BODY_SIZE)
+    return [("…" if i else "") + part + ("…" if i < len(parts) - 1 else "") for i, part in enumerate(parts)]
+
+
 def render_dice(page: DicePage, *, blink_on: bool = True) -> Image.Image:
     image, draw = canvas()
     limit = f"{len(page.entered)}/{page.count}"
     _title(draw, page.title, limit)
     fit_text(draw, (1, 12, WIDTH - 2, 23), page.label, sizes=(10, 9, 8))
-    got = " ".join(page.entered) if page.entered else "no dice yet"
-    if page.kept:  # the first roll of a two-roll entry stays in view while the second is entered
-        got = f"{page.kept} · {got}"
-    fit_text(draw, (1, 24, WIDTH - 2, 34), got, sizes=(10, 9, 8))
+    pieces = dice_line_pieces(page)
+    fit_text(draw, (1, 24, WIDTH - 2, 34), pieces[page.turn % len(pieces)], sizes=(10, 9))
     draw.rectangle((0, 36, WIDTH - 1, 50), fill=ON)
     fit_text(draw, (3, 36, WIDTH - 3, 50), f"‹ {page.current} ›", sizes=(13, 12, 11, 10), fill=OFF, align="center")
     hint = ("OK keep · NEXT next die" if page.then_another else "OK keep · NEXT send") if page.ready \

@@ -388,3 +388,52 @@ def test_a_path_too_long_for_the_title_keeps_the_steps_number_not_8_px() -> None
     assert p.fitting_path("Attack…", ("Charlotte's Performance Car",), "1/3") == "Charlotte's Performance Car"
     # a list inside a list: the step's number stays, with the deepest list that fits beside it
     assert p.fitting_path("1.1 Touch-move pick", ("Table…", "End game"), "1/3") == "1.1 … End game"
+
+
+def test_a_dice_line_too_long_for_the_screen_shows_every_die_in_turn() -> None:
+    """A Bike's five skid dice read "SHIFT HAZARD SPIN SHIFT…" at 8 px: the fifth die could not be checked
+    before NEXT sent the roll ("every die being entered must be visible"). The line now shows its pieces in
+    turn, at a readable size, each marked "…" where it goes on."""
+    from dataclasses import replace
+
+    from device.dashboards import pages as p
+    from device.dashboards.common import text_width
+
+    five = p.DicePage("Eve · 1.3 Skid check", "5 skid dice", ("SHIFT", "HAZARD", "SPIN", "SHIFT", "SLIDE"), 5,
+                      False, "SHIFT", True)
+    pieces = p.dice_line_pieces(five)
+    assert len(pieces) == 2 and pieces[0].endswith("…") and pieces[1].startswith("…")
+    assert " ".join(x.strip("…") for x in pieces).split() == list(five.entered)
+    assert all(text_width(x, p.BODY_SIZE) <= p.DICE_LINE_WIDTH for x in pieces)
+    assert p.render_dice(five).tobytes() != p.render_dice(replace(five, turn=1)).tobytes()
+    evade = p.DicePage("Bob · Attack", "3 hits: evade dice", ("1", "2"), 4, False, "6", True,
+                       kept="attack dice 6 4 2")
+    assert " ".join(x.strip("…") for x in p.dice_line_pieces(evade)).split() == "attack dice 6 4 2 · 1 2".split()
+    two = p.DicePage("Cy · 1.3 Skid check", "3 skid dice", ("SHIFT", "HAZARD"), 3, False, "SHIFT", False)
+    assert p.dice_line_pieces(two) == ["SHIFT HAZARD"]
+
+
+def test_the_app_turns_a_long_dice_line() -> None:
+    """Through the loop: a Bike's skid roll of five dice shows its first dice, then the rest, as time passes."""
+    from device.app import App
+    from games import gaslands
+    from games.core import Match
+
+    setup = {"players": [{"name": "Eve", "vehicles": [{"type": "bike", "name": "Sand Flea"}]},
+                         {"name": "Bob", "vehicles": [{"type": "car"}]}]}
+    match = Match.begin(gaslands.GAME, setup)
+    app = App(gaslands, match, buttons=ScriptedButtons(), displays=Screens(), clock=lambda: 0.0)
+    for command in (Command("choose_template", {"template": "gentle", "hand": "left"}), Command("place_template")):
+        assert app.apply(command, now=0.0).accepted  # Eve's Sand Flea activates first (pole position)
+    request = app.menu().dice
+    assert request is not None and request.count == 5
+    app.open_entry(request)
+    entry = app.entry
+    for face in ("SHIFT", "HAZARD", "SPIN", "SHIFT", "SLIDE"):
+        while entry.request.name_of(entry.current) != face:
+            entry.select()
+        entry.keep()
+    view = next(v for v in app.turn().views if v.player == "Eve")
+    shown = [app.page_for("Eve", view, now, True) for now in (0.0, pages.LABEL_TURN_S)]
+    lines = [pages.dice_line_pieces(page)[page.turn] for page in shown]
+    assert lines[0].startswith("SHIFT HAZARD") and lines[1].endswith("SHIFT SLIDE"), lines
