@@ -233,6 +233,7 @@ class App:
         self._moved_from: str | None = None  # whose step it was (the press was most likely theirs)
         self._reopened = False
         self._memory: dict[Any, tuple[str, ...]] = {}  # prompt → the path taken there (kept for undo)
+        self._taken: dict[int, tuple[str, ...]] = {}  # decision → the menu path that took it (said when undone)
         self._last_taken: tuple[tuple[str, str | None], tuple[str, ...]] | None = None
         self._last_press = clock()
         self._dirty = True
@@ -397,6 +398,8 @@ class App:
         self._last_taken = ((t.menu.title, t.menu.player), path)
         chooser = self.chooser()
         outcome = self.apply(command, source="button", now=now)
+        if outcome.accepted and outcome.records:
+            self._taken[outcome.records[0].decision] = path
         after = self.turn()
         if outcome.accepted and len(path) > 1 and after.prompt.step == t.prompt.step and self.chooser() == chooser:
             # the step goes on and the menu stays (a damage token, a hit, a fire): nothing else on this screen
@@ -547,8 +550,21 @@ class App:
             self.finish_entry(now)
 
     def undo(self, steps: int, now: float) -> None:
+        """BACK at the top (long BACK: several): the last decisions are undone, and every screen says which
+        ("UNDONE: Attack… › Widowmaker"); a "recorded" notice of what was undone goes with it."""
         steps = min(steps, self.match.undoable) or 1
-        self.apply(Command("undo", {"steps": steps}), now=now)
+        targets = self.match.undo_targets(steps)
+        outcome = self.apply(Command("undo", {"steps": steps}), now=now)
+        if not outcome.accepted or not targets:
+            return
+        self.withdraw("recorded")
+        from device.web.timeline import describe, vehicle_names
+
+        names = vehicle_names(self.match.records)
+        # a choice taken in the menu as the player took it; any other (the camera's, the phone's) in the log's words
+        words = "; ".join(" › ".join(self._taken[d][-2:]) if d in self._taken else describe(events[0], names)
+                          for d, events in targets if events)
+        self.notify("undone", f"UNDONE: {words}", None, now=now)
 
     # -- dice -------------------------------------------------------------------------------------
     def open_entry(self, request: DiceRequest, *, trail: tuple[str, ...] = (), kept: tuple[str, ...] = ()) -> None:

@@ -106,6 +106,11 @@ class Match(Generic[S]):
         """How many decisions undo can still retire (the start of the game is not one of them)."""
         return max(0, len(self._stack) - 1)
 
+    def undo_targets(self, steps: int = 1) -> list[tuple[int, list[Event]]]:
+        """The decisions an undo of ``steps`` would retire, the newest first: (decision, its events)."""
+        targets = [decision for decision, _ in self._stack[::-1][: min(steps, self.undoable)]]
+        return [(d, [r.event for r in self.records if r.decision == d]) for d in targets]
+
     def prompt(self) -> Prompt:
         return self.game.prompt(self.state)
 

@@ -397,6 +397,28 @@ def test_after_a_command_at_the_same_step_the_same_list_reopens(tmp_path: Path) 
     assert rig.path == ("Hazard token",) and rig.match.undoable == 2
 
 
+def test_back_at_the_top_says_on_every_screen_what_it_undid(tmp_path: Path) -> None:
+    """BACK at the top undoes the last decision. It said nothing, and the footer still read "recorded: Attack… ›
+    Widowmaker" over a wreck that was gone: every screen now says what was undone, in the words it was taken
+    in (the menu's path; a camera's or phone's command in the log's words), and "recorded" goes with it."""
+    rig = Rig(tmp_path)
+    rig.choose("Hazard token", "Car")
+    rig.step("ok")  # a second token
+    assert [n.text for n in rig.app.notices if n.kind == "recorded"] == ["recorded: Hazard token › Car"]
+    rig.step("back")  # up to the top: no undo yet
+    assert rig.state.hazards == 2 and not [n for n in rig.app.notices if n.kind == "undone"]
+    assert rig.step("back") == [{"type": "undo", "steps": 1}]
+    assert rig.state.hazards == 1
+    assert [n.text for n in rig.app.notices if n.kind in ("undone", "recorded")] == ["UNDONE: Hazard token › Car"]
+    assert rig.page("Ann").alert == "UNDONE: Hazard token › Car"  # the chooser's menu page
+    assert any(a.text == "UNDONE: Hazard token › Car" for a in rig.screens.last("Ben").alerts)  # and the others'
+    # a decision the camera took, undone with a long BACK together with the token before it
+    assert rig.app.apply(Command("choose_template", {"template": "turn"}), source="camera", now=rig.t).accepted
+    rig.step("back", long=True)
+    undone = [n.text for n in rig.app.notices if n.kind == "undone"]
+    assert undone == ["UNDONE: template chosen: template turn; Hazard token › Car"], undone
+
+
 def test_dice_typed_with_the_buttons(tmp_path: Path) -> None:
     rig = Rig(tmp_path)
     rig.step("ok")
