@@ -861,6 +861,8 @@ class App:
             player = getattr(view, "player", None)
             extra = tuple(Alert(n.kind, n.text, n.player) for n in self.notices
                           if n.player is None or n.player == player)
+            if self.entry is not None:  # a roll entered by another: who rolls it is told on their screen
+                extra += tuple(Alert("roll", text, who) for who, text in self.entry.request.tell if who == player)
             if extra and hasattr(view, "alerts") and dataclasses.is_dataclass(view):
                 view = dataclasses.replace(view, alerts=tuple(view.alerts) + extra)
             out.append(view)

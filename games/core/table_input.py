@@ -51,7 +51,7 @@ class DiceRequest:
     Handling).  ``label`` names the dice as the rulebook does ("skid dice", "Fire die").  ``faces``, when
     given, are the faces offered on the buttons (else all faces of the die); ``face_names`` are words to
     show for faces that are not self-explanatory (a d6 standing in for skid dice: ``{1: "HAZARD"}``).
-    ``build`` turns the faces into the command.
+    ``build`` turns the faces into the command.  ``tell``: what the players who roll them are told.
     """
 
     die: str
@@ -61,6 +61,9 @@ class DiceRequest:
     exact: bool = True
     faces: tuple[Any, ...] = ()
     face_names: tuple[tuple[Any, str], ...] = ()
+    #: (player, words) for players who roll these dice while another enters them (the target's evade dice):
+    #: shown on their own screens while the roll is entered
+    tell: tuple[tuple[str, str], ...] = ()
 
     def name_of(self, face: Any) -> str:
         """How a face is shown on the screen ("4 SHIFT" for a d6 skid stand-in, else the face itself)."""

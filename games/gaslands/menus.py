@@ -243,9 +243,13 @@ def _attack(state: GaslandsState, attacker: str, cars: Sequence[Vehicle]) -> Cho
             # the attack's hits on the evade dice page: the attack dice themselves were no longer shown (the
             # page's title names the target: with its name here too the line was cut at 8 px)
             hits = rules.attack_hits([int(d) for d in dice])
-            return DiceRequest("d6", target.gear, f"{hits} hit{'' if hits == 1 else 's'}: evade dice",
+            said = f"{hits} hit{'' if hits == 1 else 's'}"
+            # the target's owner rolls them, the attacker enters them: told on the owner's own screen
+            tell = () if target.owner == state.vehicle(attacker).owner else (
+                (target.owner, f"{target.name}: {said}: roll {target.gear} evade {'die' if target.gear == 1 else 'dice'}"),)
+            return DiceRequest("d6", target.gear, f"{said}: evade dice",
                                lambda ev: Command("attack", {"target": target.id, "dice": list(dice), "evade": list(ev)}),
-                               exact=False)
+                               exact=False, tell=tell)
 
         return DiceRequest("d6", MAX_ATTACK_DICE, "attack dice", lambda dice: evade(dice) if dice else None, exact=False)
 

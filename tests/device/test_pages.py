@@ -437,3 +437,33 @@ def test_the_app_turns_a_long_dice_line() -> None:
     shown = [app.page_for("Eve", view, now, True) for now in (0.0, pages.LABEL_TURN_S)]
     lines = [pages.dice_line_pieces(page)[page.turn] for page in shown]
     assert lines[0].startswith("SHIFT HAZARD") and lines[1].endswith("SHIFT SLIDE"), lines
+
+
+def test_the_targets_owner_is_told_to_roll_the_evade_dice() -> None:
+    """Gaslands: "the target rolls evade dice equal to its current gear". The attacker enters them, and Bob,
+    whose bus it is, saw only "Alice · 2 attack" on his screen: he is now told on his own screen."""
+    from device.app import App
+    from games import gaslands
+    from games.core import Match
+
+    setup = {"players": [{"name": "Alice", "vehicles": [{"type": "car", "name": "Rust Bucket"}]},
+                         {"name": "Bob", "vehicles": [{"type": "bus", "name": "Big Yellow Schoolbus"}]}]}
+    match = Match.begin(gaslands.GAME, setup)
+    app = App(gaslands, match, buttons=ScriptedButtons(), displays=Screens(), clock=lambda: 0.0)
+    for command in (Command("choose_template", {"template": "gentle", "hand": "left"}), Command("place_template"),
+                    Command("skid_roll", {"faces": []}), Command("confirm")):
+        assert app.apply(command, now=0.0).accepted, command
+    assert app.prompt().step.startswith("2")
+    attack = next(c for c in app.menu().choices if c.label == "Attack…")
+    bus = next(c for c in attack.children if "Big Yellow" in c.label)
+    app.open_entry(bus.dice)
+    app.entry.entered[:] = [6, 4, 2]
+    app.finish_entry(0.0)  # the evade dice's entry opens on Alice's screen
+    assert app.entry is not None and app.entry.request.label == "3 hits: evade dice"
+    bob = {v.player: v for v in app.screen_views()}["Bob"]
+    assert [a.text for a in bob.alerts if a.kind == "roll"] == ["Big Yellow Schoolbus: 3 hits: roll 1 evade die"]
+    alice = {v.player: v for v in app.screen_views()}["Alice"]
+    assert not [a for a in alice.alerts if a.kind == "roll"]
+    app.entry.entered[:] = [6]
+    app.finish_entry(0.0)
+    assert app.entry is None and not [a for v in app.screen_views() for a in v.alerts if a.kind == "roll"]
