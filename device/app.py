@@ -323,6 +323,9 @@ class App:
         if outcome.accepted:
             self.refusal = None
             self.withdraw("not_recorded")  # recorded again
+            # "recorded: Cancel… › Cancel HAZARD" is stale once anything newer is: it hid the footer's gear
+            # through three gear changes (a choice in a list posts its own again, App._take)
+            self.withdraw("recorded")
             if command.type == "undo" and self.vision is not None:
                 self.vision.log_rewound(self.turn().views)
         else:
@@ -556,8 +559,7 @@ class App:
         targets = self.match.undo_targets(steps)
         outcome = self.apply(Command("undo", {"steps": steps}), now=now)
         if not outcome.accepted or not targets:
-            return
-        self.withdraw("recorded")
+            return  # (an accepted undo withdrew the "recorded" notice of what it undid: App.apply)
         from device.web.timeline import describe, vehicle_names
 
         names = vehicle_names(self.match.records)

@@ -419,6 +419,18 @@ def test_back_at_the_top_says_on_every_screen_what_it_undid(tmp_path: Path) -> N
     assert undone == ["UNDONE: template chosen: template turn; Hazard token › Car"], undone
 
 
+def test_a_recorded_notice_goes_when_a_newer_choice_is_taken(tmp_path: Path) -> None:
+    """Gaslands 1.4: "recorded: Cancel… › Cancel HAZARD" stayed in the footer through three gear changes taken
+    at the top of the menu (which post no notice), hiding the gear the footer shows."""
+    rig = Rig(tmp_path)
+    rig.choose("Hazard token", "Car")
+    assert [n.text for n in rig.app.notices if n.kind == "recorded"] == ["recorded: Hazard token › Car"]
+    rig.step("back")
+    assert rig.choose("Turn") == [{"type": "choose_template", "template": "turn"}]
+    assert not [n for n in rig.app.notices if n.kind == "recorded"]
+    assert rig.page("Ann").alert == ""
+
+
 def test_dice_typed_with_the_buttons(tmp_path: Path) -> None:
     rig = Rig(tmp_path)
     rig.step("ok")
