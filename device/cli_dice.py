@@ -18,7 +18,8 @@
   the dice region (``--box`` or the config's ``camera.dice_region``), refuses an image with more dice than
   faces named or with no die (nothing in it stands out from the table), warns when an example disagrees
   with the face's taught examples or when the whole crop was taken as one die, and adds the examples to
-  the owner's face library (``<data folder>/faces.json``) only when every image passed.  ``teach dice
+  the owner's face library (the config's ``[vision] faces``, else ``<data folder>/faces.json``) only when
+  every image passed.  ``teach dice
   --undo`` takes back the last teaching.
 """
 
@@ -402,16 +403,22 @@ def _camera_frame(device: str | None, config) -> np.ndarray:
                       "give --camera DEVICE (a webcam index) or IMAGE files")
 
 
+def _faces_file(config) -> Path:
+    """The face library the appliance reads: the config's ``[vision] faces``, else the data folder's."""
+    return Path(config.vision.faces) if config is not None and config.vision.faces else library_path()
+
+
 def cmd_teach(args: argparse.Namespace) -> int:
     if args.undo:
         if args.images or args.camera is not None or args.face or args.faces:
             raise _user_error("--undo takes back the last teaching on its own; give no IMAGE, --camera or --face")
-        library = load_library()
+        faces_file = _faces_file(_teach_config(args))
+        library = load_library(faces_file)
         try:
             removed = library.undo()
         except ValueError as exc:
-            raise _user_error(f"{library_path()}: {exc}") from None
-        path = save_library(library)
+            raise _user_error(f"{faces_file}: {exc}") from None
+        path = save_library(library, faces_file)
         for die, face, n in removed:
             left = len(library.examples.get(die, {}).get(face, []))
             print(f"removed {n} example(s) of {die} {face} ({left} left)")
@@ -432,7 +439,8 @@ def cmd_teach(args: argparse.Namespace) -> int:
         raise _user_error("give IMAGE files showing the face, or --camera to take one frame")
     box = _parse_box(args.box) if args.box else None
     config = _teach_config(args)
-    library = load_library()  # a damaged file stops here, untouched
+    faces_file = _faces_file(config)  # the file `pitboard run` reads with this config
+    library = load_library(faces_file)  # a damaged file stops here, untouched
     sources: list[tuple[str, np.ndarray, bool]] = [(n, _load_image(Path(n)), False) for n in args.images]
     if args.camera is not None:
         sources.append(("camera frame", _camera_frame(args.camera or None, config), True))
@@ -444,12 +452,12 @@ def cmd_teach(args: argparse.Namespace) -> int:
         try:
             plan = plan_teaching(library, args.die, faces, crop)
         except ValueError as exc:
-            raise _user_error(f"{where}: {exc}. Nothing was taught; {library_path()} is unchanged") from None
+            raise _user_error(f"{where}: {exc}. Nothing was taught; {faces_file} is unchanged") from None
         examples += plan.examples
         warnings += [f"{where}: {w}" for w in plan.warnings]
         print(f"{name}: {len(plan.examples)} example(s): " + ", ".join(f for f, _ in plan.examples))
     library.add(args.die, examples)
-    path = save_library(library)
+    path = save_library(library, faces_file)
     for w in warnings:
         print(f"warning: {w}; if that die was not showing the face named, take it back with "
               "`pitboard teach dice --undo`")
@@ -493,6 +501,7 @@ def register(groups: dict[str, argparse._SubParsersAction]) -> None:
     td.add_argument("--box", default=None, metavar="X,Y,W,H",
                     help="the dice region of the images (default: camera.dice_region of the config)")
     td.add_argument("--config", default=None, metavar="FILE",
-                    help="pitboard.toml for the camera and its dice region (default /etc/pitboard/pitboard.toml)")
+                    help="pitboard.toml for the camera, its dice region and the face library ([vision] faces) "
+                         "(default /etc/pitboard/pitboard.toml)")
     td.add_argument("--undo", action="store_true", help="take back the last teaching")
     td.set_defaults(func=cmd_teach)

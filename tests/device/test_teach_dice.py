@@ -246,3 +246,18 @@ def test_a_webcam_that_does_not_open_is_told_in_our_words_only(capfd, tmp_path, 
     err = capfd.readouterr().err
     assert code == 2 and "webcam 63 did not open" in err
     assert "[ WARN" not in err and "cap_v4l" not in err, err
+
+
+def test_teaching_with_a_config_writes_the_library_that_config_reads(tmp_path: Path, data_dir: Path, capsys) -> None:
+    """`teach dice --config F` wrote the data folder's faces.json while F's `[vision] faces` named another
+    file: `pitboard run` with F never read what was taught. Teaching and its undo use F's file."""
+    own = tmp_path / "table" / "my-faces.json"
+    own.parent.mkdir()
+    cfg = tmp_path / "pitboard.toml"
+    cfg.write_text(f'[camera]\nbackend = "none"\n[vision]\nfaces = "{own}"\n')
+    assert _teach("--face", "SHIFT", "--config", str(cfg), _one(tmp_path, "SHIFT", 30)) == 0
+    assert f"saved {own}" in capsys.readouterr().out
+    assert {f: len(v) for f, v in load_library(own).examples["skid"].items()} == {"SHIFT": 1}
+    assert not (data_dir / "faces.json").exists()
+    assert cli.main(["teach", "dice", "--undo", "--config", str(cfg)]) == 0
+    assert load_library(own).dice() == []
