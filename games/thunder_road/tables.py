@@ -31,6 +31,9 @@ ROW_KEYS: dict[str, tuple[str, ...]] = {
 #: the keys of the [fire_die] table and of each of its faces
 FIRE_DIE_KEYS = ("faces",)
 FIRE_FACE_KEYS = ("label", "effect", "moves")
+#: The most spaces an owner's command or Fire die face may add to a move: a bound on a typing slip (-99, 600),
+#: not a rule (the road is a few tiles long).
+MAX_ADDED_MOVES = 20
 #: the data file of each table
 DATA_FILES = {"vehicle_types": "vehicles", "commands": "commands", "dice": "dice", "fire_die": "fire_die"}
 
@@ -158,8 +161,10 @@ def _parse_commands(table: Mapping[str, Any]) -> tuple[CommandRule, ...]:
         adds = row.get("adds_moves")
         if adds == UNKNOWN:
             adds = None
-        elif adds is not None and adds != "die" and (isinstance(adds, bool) or not isinstance(adds, int)):
-            raise Illegal(f'command {name!r}: adds_moves must be "die", a number or "unknown"')
+        elif adds is not None and adds != "die" and (isinstance(adds, bool) or not isinstance(adds, int)
+                                                     or not 0 <= adds <= MAX_ADDED_MOVES):
+            raise Illegal(f'command {name!r}: adds_moves must be "die", a number of spaces 0-{MAX_ADDED_MOVES} '
+                          f'or "unknown", not {adds!r}')
         rules.append(CommandRule(name, str(row.get("label", name)), dice, board, target, adds))
     return tuple(rules)
 
@@ -180,8 +185,9 @@ def _parse_fire(table: Mapping[str, Any]) -> tuple[FireFace, ...]:
                 + ", ".join(e.value for e in FireEffect)
             ) from None
         moves = row.get("moves", 0)
-        if isinstance(moves, bool) or not isinstance(moves, int) or moves < 0:
-            raise Illegal(f"Fire die face {row['label']!r}: moves must be a whole number")
+        if isinstance(moves, bool) or not isinstance(moves, int) or not 0 <= moves <= MAX_ADDED_MOVES:
+            raise Illegal(f"Fire die face {row['label']!r}: moves must be a whole number of spaces 0-{MAX_ADDED_MOVES}, "
+                          f"not {moves!r}")
         if effect is FireEffect.MOVES and moves < 1:
             raise Illegal(f"Fire die face {row['label']!r}: effect \"moves\" needs moves = 1 or more")
         out.append(FireFace(row["label"], effect, moves))

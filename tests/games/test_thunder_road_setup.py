@@ -74,6 +74,16 @@ def test_a_key_no_command_has_is_refused_naming_the_meant_key():
     )
 
 
+@pytest.mark.parametrize("value", ["-99", "600", "2.5", "true"])
+def test_added_moves_out_of_range_are_refused(value: str) -> None:
+    """"override them in the setup (... [commands.nitro] adds_moves = "die", ...)" — ``adds_moves = -99`` was
+    taken: Nitro would have moved a car back 99 spaces. A number of spaces is 0-20 (a typing slip's bound)."""
+    assert _refusal(f"[commands.nitro]\nadds_moves = {value}\n").startswith(
+        'command \'nitro\': adds_moves must be "die", a number of spaces 0-20 or "unknown"')
+    faces = f'[fire_die]\nfaces = [{{label = "Boost", effect = "moves", moves = {value}}}]\n'
+    assert "moves must be a whole number of spaces 0-20" in _refusal(faces)
+
+
 def test_a_command_the_game_does_not_have_is_refused():
     """"override them in the setup (... [commands.nitro] adds_moves = "die", ...)" — ``[commands.nitroo]``
     overrides no command: refused, with or without keys in it."""
