@@ -261,3 +261,19 @@ def test_teaching_with_a_config_writes_the_library_that_config_reads(tmp_path: P
     assert not (data_dir / "faces.json").exists()
     assert cli.main(["teach", "dice", "--undo", "--config", str(cfg)]) == 0
     assert load_library(own).dice() == []
+
+
+def test_a_damaged_undo_record_undoes_nothing_and_says_so(tmp_path: Path, data_dir: Path, capsys) -> None:
+    """A faces.json whose last teaching says -3 examples: `teach dice --undo` printed "removed -3 example(s)
+    of skid SHIFT (1 left)" and dropped the record. It now says the record is damaged and changes nothing."""
+    assert _teach("--face", "SHIFT", _one(tmp_path, "SHIFT", 30)) == 0
+    path = data_dir / "faces.json"
+    data = json.loads(path.read_text())
+    data["teachings"][-1][0][2] = -3
+    path.write_text(json.dumps(data))
+    before = path.read_bytes()
+    capsys.readouterr()
+    assert cli.main(["teach", "dice", "--undo"]) == 2
+    err = capsys.readouterr().err
+    assert "it says it added -3 example(s) of skid SHIFT" in err and "nothing was undone" in err, err
+    assert path.read_bytes() == before

@@ -518,6 +518,9 @@ class FaceLibrary:
             raise ValueError("nothing to undo: no teaching is recorded in this face library")
         last = self.teachings[-1]
         for die, face, n in last:
+            if n < 1:  # a hand-edited or damaged file: "removed -3 example(s)" took nothing back and said it had
+                raise ValueError(f"cannot undo the last teaching: it says it added {n} example(s) of {die} {face}; "
+                                 "its record in the library is damaged, and nothing was undone")
             if len(self.examples.get(die, {}).get(face, [])) < n:
                 raise ValueError(f"cannot undo the last teaching: {die} {face} no longer holds the {n} "
                                  "example(s) it added")
