@@ -827,9 +827,12 @@ class VisionFileProblem:
 
 def _read_json_file(path: Any, what: str, redo: str) -> tuple[Any, str | None]:
     """``(data, None)`` or ``(None, what is wrong and what to do)`` for a JSON file expected to be there."""
-    if path.is_dir():
-        return None, (f"{path} is a folder, not a {what} file; give the file's path (or remove the folder) and "
-                      f"{redo}")
+    if path.is_dir():  # (never "remove the folder": it may be the data folder, holding the game log)
+        example = "faces.json" if what == "face library" else "table_calibration.json"
+        if path.name == example:  # a folder in the file's own place
+            return None, f"{path} is a folder where the {what} file belongs: rename that folder, then {redo}"
+        return None, (f"{path} is a folder, not a {what} file: give the file's path in pitboard.toml [vision] "
+                      f"(e.g. {path / example})")
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -841,6 +844,9 @@ def _read_json_file(path: Any, what: str, redo: str) -> tuple[Any, str | None]:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         return None, f"{path} is not a {what} (not UTF-8 text: a binary or damaged file); {redo}"
+    if not text.strip():
+        return None, (f"{path} is empty ({'0 bytes' if not raw else 'nothing but blanks'}): a crash or a power cut "
+                      f"while it was being written can leave it so; {redo}")
     try:
         return json.loads(text), None
     except json.JSONDecodeError as exc:

@@ -130,6 +130,10 @@ def read_json_object(path: str | Path, *, fix: str, what: str, max_bytes: int = 
     """The parsed JSON object (``{...}``) in the file at ``path``; anything else (a list, a number, broken
     JSON, ...) is a :class:`SetupFileError` naming the file."""
     text = read_text_file(path, fix=fix, what=what, max_bytes=max_bytes)
+    if not text.strip():  # "Expecting value: line 1 column 1 ...; fix that line" told an owner nothing
+        size = "0 bytes" if not text else "nothing but blanks"
+        raise SetupFileError(f"{what} {path} is empty ({size}): a crash or a power cut while it was being written "
+                             f"can leave it so; {fix}")
     data = _parsed(f"{what} {path}", what, fix, json.loads, text)
     if not isinstance(data, dict):
         raise SetupFileError(f"{what} {path} holds a JSON {type(data).__name__ if data is not None else 'null'}, "

@@ -78,3 +78,44 @@ def test_a_setup_with_a_text_not_in_quotes_says_so_at_play_and_at_run(tmp_path: 
         assert 'name = "Bob"' in str(exc) and str(setup) in str(exc), exc
     else:
         raise AssertionError("a setup that is not TOML was read")
+
+
+def test_an_empty_calibration_or_face_library_is_called_empty(tmp_path: Path, capsys) -> None:
+    """A power cut can leave a file at 0 bytes: "is not valid JSON: Expecting value: line 1 column 1 (char 0);
+    fix that line" told the owner nothing. Now: it is empty, and what to do."""
+    from device.camera_input import read_calibration_file, read_face_library
+
+    for text in ("", "  \n"):
+        calibration = tmp_path / "table_calibration.json"
+        calibration.write_text(text)
+        _, problem = read_calibration_file(calibration)
+        said = problem.message if problem is not None else ""
+        assert f"{calibration} is empty" in said and "power cut" in said and "fix that line" not in said, said
+        faces = tmp_path / "faces.json"
+        faces.write_text(text)
+        _, problem = read_face_library(faces)
+        said = problem.message if problem is not None else ""
+        assert f"{faces} is empty" in said and "Expecting value" not in said, said
+
+
+def test_a_folder_given_as_a_vision_file_is_never_to_be_removed(tmp_path: Path) -> None:
+    """[vision] faces pointing at the data folder (which holds the game log) was told "give the file's path
+    (or remove the folder) and move it aside (mv DATA DATA.bad)": the advice would have moved the game log
+    away. A folder is named as one, with a file path to give instead."""
+    from device.camera_input import read_calibration_file, read_face_library
+    from device.token_files import TokenFileError, load_token_look
+    from vision.tokens import TokenLook
+
+    data = tmp_path / "data"
+    data.mkdir()
+    for read, example in ((read_face_library, "faces.json"), (read_calibration_file, "table_calibration.json")):
+        _, problem = read(data)
+        said = problem.message if problem is not None else ""
+        assert "is a folder" in said and f"e.g. {data / example}" in said, said
+        assert "remove" not in said and "mv " not in said and "move it aside" not in said, said
+    try:
+        load_token_look(TokenLook(), data)
+    except TokenFileError as exc:
+        assert "is a folder" in str(exc) and "remove" not in str(exc), exc
+    else:
+        raise AssertionError("a folder was read as a token look")
