@@ -286,6 +286,10 @@ class Store:
 
     def _os_problem(self, exc: OSError) -> StoreError:
         folder = self.path.parent
+        lock = lock_path(self.path)
+        if lock.is_dir():  # the lock file's place is taken by a folder: it, not the log, is what is wrong
+            return StoreError(f"{lock} is a folder where the game log's lock file belongs: rename or remove that "
+                              f"folder (the log {self.path.name} itself was not touched)")
         if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM) and not self.path.exists():
             why = "a read-only filesystem" if exc.errno == errno.EROFS else exc.strerror
             return StoreError(f"{self.path} cannot be made here ({folder}: {why}): give --db (the appliance: [store] "
@@ -379,6 +383,8 @@ class Store:
                 raise self._sqlite_problem(exc, "reading it") from None
             return
         # a writer: known to be ours read-only first, then opened for writing
+        sides = [self.path.with_name(self.path.name + end) for end in ("-wal", "-shm")]
+        there = {f for f in sides if f.exists()}
         try:
             probe = self._connect("ro")
         except sqlite3.Error as exc:
@@ -387,7 +393,16 @@ class Store:
             self._db = probe
             self._verify()
         except sqlite3.Error as exc:
-            raise self._sqlite_problem(exc, "opening it") from None
+            problem = self._sqlite_problem(exc, "opening it")
+            probe.close()
+            # a damaged file is "left untouched": the empty -wal and the -shm the probe made beside it go too
+            # (this writer holds the log's lock, and an empty -wal holds nothing)
+            wal = sides[0]
+            if wal not in there and (not wal.exists() or wal.stat().st_size == 0):
+                for f in sides:
+                    if f not in there:
+                        f.unlink(missing_ok=True)
+            raise problem from None
         finally:
             probe.close()
             self._db = None

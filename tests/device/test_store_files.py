@@ -523,3 +523,30 @@ def test_an_empty_log_beside_its_wal_file_is_refused_and_the_wal_kept(tmp_path, 
     code, out, _ = run(capsys, "check", "--config", str(cfg))
     assert f"FAIL  game log: {db} is missing but crashed.sqlite-wal beside it" in out, out
     assert digest(wal) == before
+
+
+def test_a_folder_in_the_lock_files_place_is_named(tmp_path, capsys):
+    """A folder called LOG-lock was blamed on the log: "cannot open the game log lk.sqlite: Is a directory"."""
+    db = make_log(tmp_path, "lk.sqlite")
+    before = digest(db)
+    lock_path(db).mkdir()
+    script = tmp_path / "more.jsonl"
+    script.write_text('{"type": "place_template"}\n')
+    code, _, err = run(capsys, "play", "gaslands", "--script", str(script), "--db", str(db))
+    assert code == 2 and f"{lock_path(db)} is a folder where the game log's lock file belongs" in err, err
+    assert digest(db) == before
+
+
+def test_a_damaged_log_gets_no_side_files_from_the_probe(tmp_path, capsys):
+    """A log cut short (its first 8000 bytes) was "left untouched", yet an empty -wal and a 32 KB -shm stood
+    beside it afterwards: the read-only probe made them. They go with the refusal."""
+    db = make_log(tmp_path)
+    cut = tmp_path / "cut.sqlite"
+    cut.write_bytes(db.read_bytes()[:8000])
+    before = digest(cut)
+    script = tmp_path / "more.jsonl"
+    script.write_text('{"type": "place_template"}\n')
+    code, _, err = run(capsys, "play", "gaslands", "--script", str(script), "--db", str(cut))
+    assert code == 2 and "damaged" in err, err
+    assert digest(cut) == before
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("cut.sqlite")) == ["cut.sqlite"]
