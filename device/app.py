@@ -839,7 +839,11 @@ class App:
         at = lv.cursor % len(lv.choices)
         # a highlighted label too long for its line ("Charlotte's Performance …") shows its end in turn
         turn = int(now / pages.LABEL_TURN_S) % 2 if pages.label_is_cut(*entries[at]) else 0
-        return pages.MenuPage(title, entries, at, cursor.menu.status, alert, turn)
+        # a status line too long for the footer ("Medium car · 3 spaces · co…" lost the coast) turns, a piece
+        # at a time, as a long alert does
+        status = pages.footer_pieces(cursor.menu.status)
+        footer = status[int(now / ALERT_PIECE_S) % len(status)]
+        return pages.MenuPage(title, entries, at, footer, alert, turn)
 
     def _alert_text(self, player: str, view: Any) -> tuple[str, float, bool]:
         """(the alert for ``player``'s menu page, when it was posted (0 for the game's own alerts),

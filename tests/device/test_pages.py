@@ -467,3 +467,22 @@ def test_the_targets_owner_is_told_to_roll_the_evade_dice() -> None:
     app.entry.entered[:] = [6]
     app.finish_entry(0.0)
     assert app.entry is None and not [a for v in app.screen_views() for a in v.alerts if a.kind == "roll"]
+
+
+def test_a_status_line_too_long_for_the_footer_turns_instead_of_being_cut() -> None:
+    """Thunder Road's "Medium car · 3 spaces · coast" showed as "Medium car · 3 spaces · co…" (the coast,
+    which changes how the car moves, lost), Gaslands' "gear 1 · 0 haz · Big Yellow S…": the status line's
+    pieces now take turns in the footer, each whole, as a long alert's do."""
+    from device.app import ALERT_PIECE_S, App
+    from games import gaslands
+    from games.core import Match
+
+    setup = {"players": [{"name": "Bob", "vehicles": [{"type": "bus", "name": "Big Yellow Schoolbus"}]},
+                         {"name": "Alice", "vehicles": [{"type": "car"}]}]}
+    app = App(gaslands, Match.begin(gaslands.GAME, setup), buttons=ScriptedButtons(), displays=Screens(),
+              clock=lambda: 0.0)
+    status = app.menu().status
+    assert "Big Yellow Schoolbus" in status and len(pages.footer_pieces(status)) == 2, status
+    view = next(v for v in app.turn().views if v.player == "Bob")
+    shown = [app.page_for("Bob", view, k * ALERT_PIECE_S, True).footer for k in range(2)]
+    assert " ".join(shown).split() == status.split(), shown
