@@ -113,8 +113,7 @@ def _crossers(state: GrandTourState, legal: Callable[[Command], bool]) -> Menu:
     teams = [(t.name, [r.id for r in racing if r.team == t.name]) for t in state.teams]
     choices = keep_legal(_fold_teams([(t, rids) for t, rids in teams if rids], ends), legal)
     if state.open_round:
-        # who crossed last, and how far past the line (the next crosser is never farther): "+3" alone did not
-        # say whose 3 it was
+        # the hindmost crosser so far, and how far past the line: "+3" alone did not say whose 3 it was
         rid, squares = state.open_round[-1]
         status = f"{rider_label(rid)} +{squares} ({len(state.open_round)} in)"
         if len(status) > STATUS_CHARS:
@@ -161,15 +160,15 @@ def _fold_teams(teams: Sequence[tuple[str, Sequence[str]]], ends: Sequence[Choic
 
 
 def _squares(state: GrandTourState, legal: Callable[[Command], bool]) -> Menu:
-    """Squares past the line for the named crosser: 0 up to 5 ("5+": five or more count as five), never
-    more than the crosser before it in this round.  The cursor starts on the previous crosser's squares
-    (the same square or the one just behind are the likeliest), else on the middle of the list."""
+    """Squares past the line for the named crosser: 0 up to 5 ("5+": five or more count as five), whatever the
+    crossers before it went (riders are moved front to back: a later one may go farther; the round keeps them
+    in finishing order).  The cursor starts on the hindmost crosser's squares so far (the same square or the
+    one just behind are the likeliest), else on the middle of the list."""
     cap = state.scoring.max_squares
-    top = min(state.open_round[-1][1], cap) if state.open_round else cap
-    start = top if state.open_round else min(SQUARES_DEFAULT, top)
+    start = min(state.open_round[-1][1], cap) if state.open_round else min(SQUARES_DEFAULT, cap)
     choices = keep_legal([
         leaf(f"{n}+" if n == cap else str(n), Command("cross", {"squares": n}), default=n == start)
-        for n in range(0, top + 1)
+        for n in range(0, cap + 1)
     ], legal)
     assert state.crossing is not None
     return Menu(title="Squares past the line", choices=choices, status=rider_label(state.crossing))

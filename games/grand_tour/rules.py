@@ -8,10 +8,11 @@ Input model (one command per thing the table sees):
 - ``deal_specialties {team, cards}`` / ``keep_specialty {team, card, rider}`` before stage 1 when the
   specialties are on;
 - ``finish_round {crossed: [{rider, squares}], pack}`` at the end of every round in which riders crossed
-  the line, crossers in finishing order, ``squares`` = squares travelled past the line, ``pack`` = all the
+  the line, crossers in any order (kept in finishing order: farthest first, a tie in the order given),
+  ``squares`` = squares travelled past the line, ``pack`` = all the
   crossers of this round form one unbroken chain;
 - or, with the buttons, the same round one crosser at a time: ``cross {rider, squares}`` for each, in
-  finishing order, then ``end_round {pack}``.  ``squares`` may follow on its own: ``cross {rider}`` names
+  any order (as the riders move), then ``end_round {pack}``.  ``squares`` may follow on its own: ``cross {rider}`` names
   the crosser, then ``cross {squares}`` gives its squares (the way the button menus enter it: one short
   list of riders, then one short list of squares, rather than every rider × every square at once);
 - ``exhaustion {rider, cards}`` between stages: the exhaustion cards the rider holds; half (rounded down)
@@ -99,6 +100,13 @@ def _team(state: GrandTourState, raw: Any) -> str:
 #: The keys of a setup file's top level.
 SETUP_KEYS = ("stages", "teams", "specialties", "cooperation", "peloton", "time_track", "specialty")
 
+
+
+def in_finishing_order(crossed: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """Crossers (rider, squares past the line) in finishing order: the farthest first; riders on the same
+    square in the order they were given (the first to reach a square holds its right lane, ahead).  A table
+    enters them as they move, front to back, and a rider moved later may go farther: any order is taken."""
+    return sorted(crossed, key=lambda c: -c[1])  # sorted() is stable
 
 class GrandTourGame:
     name = "grand_tour"
@@ -230,8 +238,8 @@ class GrandTourGame:
         if event.type == "crosser_named":
             return replace(state, crossing=d["rider"], note=f"{d['rider']} crossed: squares past the line?")
         if event.type == "crossing_entered":
-            return replace(state, open_round=state.open_round + ((d["rider"], d["squares"]),), crossing=None,
-                           note=f"{d['rider']} crossed, {d['squares']} past the line")
+            return replace(state, open_round=tuple(in_finishing_order([*state.open_round, (d["rider"], d["squares"])])),
+                           crossing=None, note=f"{d['rider']} crossed, {d['squares']} past the line")
         if event.type == "round_finished":
             crossed = {c["rider"] for c in d["crossed"]}
             cells = d["cells"]
@@ -354,9 +362,6 @@ class GrandTourGame:
         if state.rider(rid).crossed or rid in [c[0] for c in before]:
             raise Illegal(f"{rider_label(rid)} has already crossed the line in this stage")
         squares = _whole(item.get("squares"), f"squares past the line for {rider_label(rid)}", 0)
-        if before and squares > before[-1][1]:
-            raise Illegal(f"list the crossers in finishing order: {rider_label(rid)} went farther ({squares}) than "
-                          f"{rider_label(before[-1][0])} ({before[-1][1]})")
         return rid, squares
 
     def _cross(self, state: GrandTourState, command: Command) -> Decision:
@@ -398,7 +403,9 @@ class GrandTourGame:
         return Decision(tuple(self._round_events(state, crossed, fields.boolean(command.args, "pack", False, command.type))))
 
     def _round_events(self, state: GrandTourState, crossed: list[tuple[str, int]], pack: bool) -> list[Event]:
-        """The end of a round in which ``crossed`` crossed the line (finishing order, squares checked)."""
+        """The end of a round in which ``crossed`` crossed the line (squares checked), in any order: the
+        finishing order is the farthest first, riders on the same square in the order given."""
+        crossed = in_finishing_order(crossed)
         cap = state.scoring.max_squares
         lead_rows = min(crossed[0][1], cap)
         moves = [(rid, lead_rows if pack else min(sq, cap)) for rid, sq in crossed]
@@ -483,10 +490,8 @@ class GrandTourGame:
                           step="between stages", awaits="count", player=todo[0].split(".")[0],
                           commands=("exhaustion", "undo"))
         if state.crossing is not None:
-            top = min(state.open_round[-1][1], state.scoring.max_squares) if state.open_round else state.scoring.max_squares
             return Prompt(text=f"stage {state.stage}: {rider_label(state.crossing)} crossed; how many squares past the "
-                               f"line (0 to {top}"
-                               f"{'+' if top == state.scoring.max_squares else ''})?",
+                               f"line (0 to {state.scoring.max_squares}+)?",
                           step="racing", awaits="squares", commands=("cross", "undo"))
         if state.open_round:
             entered = {rid for rid, _ in state.open_round}
