@@ -73,6 +73,8 @@ __all__ = ["App", "Applied", "CameraInput", "Mismatch", "Notice", "Refusal", "Ta
 
 #: How long a one-off notice stays on the screens.
 NOTICE_S = 4.0
+#: How long a game's news stays on every screen (a stage's points, an ability gained): read across the table.
+NEWS_S = 12.0
 #: How long each page of a refusal's reason stays up (it is shown whole, page after page).
 REFUSAL_PAGE_S = 3.5
 #: A menu page's footer alert too long for its line shows a piece at a time, each this long.
@@ -323,6 +325,12 @@ class App:
         if outcome.accepted:
             self.refusal = None
             self.withdraw("not_recorded")  # recorded again
+            # what the decision settled that everybody is told (a stage's points, an ability gained): the
+            # games' views carry it as ``news``; shown on every screen long enough to be read whole
+            news = next((str(v.news) for v in self.turn().views if getattr(v, "news", "")), "")
+            if news and command.type != "undo":
+                turns = max(len(pages.footer_pieces(news)), len(pages.notice_pieces(news)))
+                self.notify("news", news, None, until=now + max(NEWS_S, 2 * ALERT_PIECE_S * turns), now=now)
             # "recorded: Cancel… › Cancel HAZARD" is stale once anything newer is: it hid the footer's gear
             # through three gear changes (a choice in a list posts its own again, App._take)
             self.withdraw("recorded")
@@ -860,12 +868,21 @@ class App:
                 return n.text, n.since, n.until is None
         return (str(alerts[0].text) if alerts else ""), 0.0, bool(alerts)
 
-    def screen_views(self) -> list[Any]:
-        """The game's views with the app's notices added as alerts (for the dashboards)."""
+    def screen_views(self, now: float | None = None) -> list[Any]:
+        """The game's views with the app's notices added as alerts (for the dashboards).  A game's news too
+        long for a dashboard's notice box shows its pieces in turn (``pages.notice_pieces``)."""
+        now = self.clock() if now is None else now
+
+        def shown(n: Notice) -> str:
+            if n.kind != "news":
+                return n.text
+            pieces = pages.notice_pieces(n.text)
+            return pieces[int(max(0.0, now - n.since) / ALERT_PIECE_S) % len(pieces)]
+
         out = []
         for view in self.turn().views:
             player = getattr(view, "player", None)
-            extra = tuple(Alert(n.kind, n.text, n.player) for n in self.notices
+            extra = tuple(Alert(n.kind, shown(n), n.player) for n in self.notices
                           if n.player is None or n.player == player)
             if self.entry is not None:  # a roll entered by another: who rolls it is told on their screen
                 extra += tuple(Alert("roll", text, who) for who, text in self.entry.request.tell if who == player)
@@ -888,7 +905,7 @@ class App:
         drawn = []
         shown: dict[str, Any] = {}
         known = getattr(self.displays, "players", None)  # a bank draws only the players it has screens for
-        for view in self.screen_views():
+        for view in self.screen_views(now):
             player = str(getattr(view, "player", ""))
             if known is not None and player not in known:
                 continue

@@ -210,6 +210,17 @@ def _footer(draw: ImageDraw.ImageDraw, text: str, alert: str, blink_on: bool) ->
         fit_text(draw, (1, 53, WIDTH - 2, 63), text, sizes=(10, 9, 8))
 
 
+#: A dashboard's notice box: its text's width and size, and the lines it holds under its title.
+NOTICE_TEXT_WIDTH, NOTICE_SIZE, NOTICE_LINES = WIDTH - 5, 9, 3
+
+
+def notice_pieces(text: str) -> list[str]:
+    """``text`` in pieces that each fill at most a dashboard notice box's lines (shown in turn: "USSR reached
+    box 2 Animal in Space first; gains: two Space Race" lost "attempts per turn")."""
+    lines = wrap(text, width=NOTICE_TEXT_WIDTH, size=NOTICE_SIZE)
+    return [" ".join(lines[i:i + NOTICE_LINES]) for i in range(0, len(lines), NOTICE_LINES)] or [text]
+
+
 def render_menu(page: MenuPage, *, blink_on: bool = True) -> Image.Image:
     image, draw = canvas()
     n = len(page.entries)

@@ -223,6 +223,9 @@ class GrandTourGame:
             )
         if state is None:
             raise ValueError(f"{event.type} before tour_set")
+        told = state.news  # (the last stage's points, which the tour's end in the same decision keeps)
+        if told:
+            state = replace(state, news="")  # told once: the next event has its own (or none)
         if event.type == "specialties_dealt":
             teams = tuple(replace(t, dealt=tuple(d["cards"])) if t.name == d["team"] else t for t in state.teams)
             return replace(state, teams=teams, note=f"{d['team']} dealt {', '.join(d['cards'])}")
@@ -259,15 +262,22 @@ class GrandTourGame:
                 riders=tuple(replace(r, exhaustion=None, keep=None) for r in state.riders),
                 start_order=tuple(d.get("next_start_order", ())),
                 note=f"stage {d['stage']} won by {d['order'][0]}",
+                news=f"Stage {d['stage']} won by {rider_label(d['order'][0])}: " + ", ".join(
+                    f"{team} +{pts} pts" for team, pts in sorted(d["points"].items(), key=lambda tp: -tp[1]) if pts),
             )
         if event.type == "exhaustion_noted":
             riders = tuple(replace(r, exhaustion=d["cards"], keep=d["keep"]) if r.id == d["rider"] else r
                            for r in state.riders)
-            return replace(state, riders=riders, note=f"{d['rider']}: keeps {d['keep']} of {d['cards']} exhaustion cards")
+            return replace(state, riders=riders, note=f"{d['rider']}: keeps {d['keep']} of {d['cards']} exhaustion cards",
+                           news=f"{rider_label(d['rider'])} keeps {d['keep']} of {d['cards']} exhaustion cards")
         if event.type == "tour_finished":
             teams = tuple(replace(t, points=t.points + d["time_points"].get(t.name, 0)) for t in state.teams)
+            best = ", ".join(f"{team} +{pts}" for team, pts in sorted(d["time_points"].items(), key=lambda tp: -tp[1])
+                             if pts)
             return replace(state, teams=teams, phase=Phase.FINISHED, time_ranking=tuple(d["time_ranking"]),
-                           winners=tuple(d["winners"]), note=f"tour won by {', '.join(d['winners'])}")
+                           winners=tuple(d["winners"]), note=f"tour won by {', '.join(d['winners'])}",
+                           news=(f"{told}. " if told else "") + f"Tour won by {' and '.join(d['winners'])}"
+                           + (f"; best time points: {best}" if best else ""))
         raise ValueError(f"unknown event {event.type!r}")
 
     # -- decide --------------------------------------------------------------------------------------------

@@ -83,6 +83,9 @@ class GrandTourState:
     time_ranking: tuple[str, ...] = ()
     winners: tuple[str, ...] = ()
     note: str = ""
+    #: what the last event decided that every team must be told (a stage's points, the cards a rider keeps,
+    #: the tour's winner), in the rulebook's words; "" after any other event
+    news: str = ""
 
     def team(self, name: str) -> Team:
         return find(self.teams, "name", name)

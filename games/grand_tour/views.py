@@ -49,6 +49,8 @@ class TeamView:
     prompt: str
     note: str = ""
     alerts: tuple[Alert, ...] = field(default_factory=tuple)
+    #: what the last decision settled that every team is told (``GrandTourState.news``)
+    news: str = ""
 
 
 def build_views(state: GrandTourState, prompt_text: str) -> tuple[TeamView, ...]:
@@ -84,7 +86,7 @@ def build_views(state: GrandTourState, prompt_text: str) -> tuple[TeamView, ...]
                 phase=state.phase.value,
                 start_position=(state.start_order.index(team.name) + 1) if team.name in state.start_order else None,
                 riders=tuple(riders), winner=team.name in state.winners, cooperation=state.cooperation,
-                prompt=prompt_text, note=state.note, alerts=tuple(alerts),
+                prompt=prompt_text, note=state.note, alerts=tuple(alerts), news=state.news,
             )
         )
     return tuple(out)

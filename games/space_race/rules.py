@@ -157,16 +157,19 @@ class SpaceRaceGame:
             )
         if state is None:
             raise ValueError(f"{event.type} before race_set")
+        if state.news:
+            state = replace(state, news="")  # told once: the next event has its own (or none)
         if event.type == "turn_begun":
             reminders = state.reminders(AT_TURN_START)
             return replace(
                 state, turn=d["turn"], in_turn=True, last_roll=None,
                 sides=tuple(replace(s, used=0, granted=0) for s in state.sides),  # type: ignore[arg-type]
-                note="; ".join([f"turn {d['turn']} begun", *reminders]),
+                note="; ".join([f"turn {d['turn']} begun", *reminders]), news="; ".join(reminders),
             )
         if event.type == "turn_ended":
             reminders = state.reminders(AT_TURN_END)
-            return replace(state, in_turn=False, note="; ".join([f"turn {d['turn']} ended", *reminders]))
+            return replace(state, in_turn=False, note="; ".join([f"turn {d['turn']} ended", *reminders]),
+                           news="; ".join(reminders))
         if event.type == "card_played":
             sides = tuple(replace(s, used=s.used + 1) if s.name == d["side"] else s for s in state.sides)
             return replace(state, sides=sides, pending=Pending(d["side"], d["ops"]), last_roll=None,  # type: ignore[arg-type]
@@ -186,12 +189,14 @@ class SpaceRaceGame:
             if d["arrival"] == "first":
                 firsts = firsts + ((d["box"], d["side"]),)
             box = state.box(d["box"])
-            note = f"{d['side']} reached box {d['box']} {box.name} {d['arrival']}: +{d['vp']} VP"
+            note = f"{d['side']} reached box {d['box']} {box.name} {d['arrival']}" + (f": +{d['vp']} VP" if d["vp"] else "")
             if box.ability and d["arrival"] == "first":
                 note += f"; gains: {box.ability_text}"
             elif box.ability:
                 note += f"; cancels {state.opponent(d['side']).name}'s {box.ability_text}"
-            return replace(state, sides=sides, first_arrivals=firsts, note=note)  # type: ignore[arg-type]
+            # a box and its VP are on the screens; an ability gained or cancelled is what changes play
+            news = note if box.ability else ""
+            return replace(state, sides=sides, first_arrivals=firsts, note=note, news=news)  # type: ignore[arg-type]
         raise ValueError(f"unknown event {event.type!r}")
 
     # -- decide --------------------------------------------------------------------------------------------

@@ -88,6 +88,9 @@ class SpaceRaceState:
     in_turn: bool = False
     pending: Pending | None = None
     note: str = ""
+    #: what the last event settled that both sides are told (a box reached, an ability gained or cancelled, an
+    #: ability to act on now the turn begins or ends); "" after any other event
+    news: str = ""
     #: the last attempt's roll until the next card or turn: (side, die, success)
     last_roll: tuple[str, int, bool] | None = None
 

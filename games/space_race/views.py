@@ -44,6 +44,8 @@ class SideView:
     #: the rival's abilities that bind this side (``state.BINDS_OPPONENT``: "opponent reveals their headline
     #: first" is this side's to act on), by key
     rival_ability_keys: tuple[str, ...] = ()
+    #: what the last decision settled that both sides are told (``SpaceRaceState.news``)
+    news: str = ""
 
 
 def build_views(state: SpaceRaceState, prompt_text: str) -> tuple[SideView, ...]:
@@ -84,6 +86,7 @@ def build_views(state: SpaceRaceState, prompt_text: str) -> tuple[SideView, ...]
                 prompt=prompt_text,
                 note=state.note,
                 alerts=tuple(alerts),
+                news=state.news,
             )
         )
     return tuple(out)

@@ -486,3 +486,44 @@ def test_a_status_line_too_long_for_the_footer_turns_instead_of_being_cut() -> N
     view = next(v for v in app.turn().views if v.player == "Bob")
     shown = [app.page_for("Bob", view, k * ALERT_PIECE_S, True).footer for k in range(2)]
     assert " ".join(shown).split() == status.split(), shown
+
+
+def test_a_stages_result_is_told_on_every_screen() -> None:
+    """Grand Tour: after the last "End round" of a stage the screens went straight to the exhaustion count; no
+    screen said who won the stage or who scored. The game's news is a notice on every screen, for long enough
+    to be read across the table."""
+    from device.app import NEWS_S, App
+    from games import grand_tour
+    from games.core import Match
+
+    match = Match.begin(grand_tour.GAME, {"teams": ["red", "blue"], "stages": 2, "specialties": False})
+    app = App(grand_tour, match, buttons=ScriptedButtons(), displays=Screens(), clock=lambda: 0.0)
+    crossed = [{"rider": r, "squares": 0} for r in ("red.sprinteur", "blue.rouleur", "red.rouleur", "blue.sprinteur")]
+    assert app.apply(Command("finish_round", {"crossed": crossed}), now=10.0).accepted
+    said = "Stage 1 won by red Sprinteur: red +4 pts, blue +2 pts"
+    assert [(n.text, n.player) for n in app.notices if n.kind == "news"] == [(said, None)]
+    assert all(any(a.text == said for a in v.alerts) for v in app.screen_views())
+    assert next(n for n in app.notices if n.kind == "news").until >= 10.0 + NEWS_S
+
+
+def test_news_too_long_for_a_dashboards_notice_box_shows_its_pieces_in_turn() -> None:
+    """Space Race: "USSR reached box 2 Animal in Space first; gains: two Space Race" — the notice box holds
+    three lines and "attempts per turn" was never drawn. The news turns, each piece whole."""
+    from device.app import ALERT_PIECE_S, App
+    from device.dashboards.space_race import wrap as dashboard_wrap
+    from games import space_race
+    from games.core import Match
+
+    app = App(space_race, Match.begin(space_race.GAME, {}), buttons=ScriptedButtons(), displays=Screens(),
+              clock=lambda: 0.0)
+    for c in ({"type": "begin_turn"}, {"type": "attempt", "side": "USSR", "ops": 4, "die": 1}, {"type": "end_turn"},
+              {"type": "begin_turn"}, {"type": "attempt", "side": "USSR", "ops": 4, "die": 1}):
+        assert app.apply(Command.from_json(c), now=0.0).accepted
+    said = "USSR reached box 2 Animal in Space first; gains: two Space Race attempts per turn"
+    assert [n.text for n in app.notices if n.kind == "news"] == [said]
+    shown = []
+    for k in range(2):
+        usa = next(v for v in app.screen_views(now=k * ALERT_PIECE_S) if v.player == "USA")
+        shown.append(next(a.text for a in usa.alerts if a.kind == "news"))
+    assert " ".join(shown) == said and shown[0] != shown[1]
+    assert all(len(dashboard_wrap(piece, 123, 9)) <= 3 for piece in shown)  # as the notice box wraps it

@@ -537,3 +537,16 @@ def test_crossers_are_taken_in_the_order_they_move_and_kept_in_finishing_order()
     c = new(teams=("red", "blue", "green"))  # the one-shot round in moving order: the same
     ok(c, rnd(("red.rouleur", 2), ("green.rouleur", 2), ("blue.rouleur", 4)))
     assert c.state.order == a.state.order and [r.index for r in c.state.riders] == [r.index for r in a.state.riders]
+
+
+def test_a_stages_points_the_cards_kept_and_the_winner_are_news_for_every_team() -> None:
+    """"Each stage: 1st place 3 points, 2nd 2, 3rd 1." and "Each player discards only half of their exhaustion
+    cards, rounded down" — no screen said who won the stage, who got which points or how many cards a rider
+    keeps: they are the views' ``news`` (every team is told)."""
+    m = new(teams=("red", "blue", "green"), stages=2)
+    ok(m, rnd(("red.sprinteur", 3), ("blue.rouleur", 2)))
+    assert {v.news for v in m.views()} == {""}
+    ok(m, rnd(("green.rouleur", 1), ("blue.sprinteur", 0), ("red.rouleur", 0), ("green.sprinteur", 0)))
+    assert {v.news for v in m.views()} == {"Stage 1 won by red Sprinteur: red +3 pts, blue +2 pts, green +1 pts"}
+    ok(m, {"type": "exhaustion", "rider": "red.rouleur", "cards": 25})
+    assert {v.news for v in m.views()} == {"red Rouleur keeps 13 of 25 exhaustion cards"}

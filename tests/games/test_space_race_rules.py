@@ -442,3 +442,23 @@ def test_an_owners_track_with_an_ability_but_no_words_speaks_the_rulebooks() -> 
             m.apply(Command("begin_turn"))
     assert m.state.note.endswith("gains: two Space Race attempts per turn"), m.state.note
     assert "or end the turn" in GAME.prompt(m.state).text
+
+
+def test_an_ability_gained_or_cancelled_and_the_turns_reminders_are_news_for_both_screens() -> None:
+    """"A special ability belongs only to the first player to reach its box and is cancelled as soon as the
+    opponent reaches that box too. Abilities take effect at once" — the screens said only "USA die 4: made
+    it" while the USSR lost its two attempts: what changes play is the views' ``news`` (every screen is told)."""
+    m = new()
+    reach(m, "USSR", 1)
+    assert {v.news for v in m.views()} == {""}  # box 1 has no ability: its VP are on the screens
+    reach(m, "USSR", 2)
+    assert {v.news for v in m.views()} == {"USSR reached box 2 Animal in Space first; gains: two Space Race "
+                                           "attempts per turn"}
+    ok(m, END)
+    assert {v.news for v in m.views()} == {""}
+    reach(m, "USA", 2)
+    news = m.views()[0].news
+    assert news.startswith("USA reached box 2") and "cancels USSR's two Space Race attempts per turn" in news
+    reach(m, "USA", 6)
+    ok(m, END)
+    assert m.views()[1].news == "USA: may discard one held card at end of turn"
