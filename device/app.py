@@ -235,7 +235,7 @@ class App:
         self._moved_from: str | None = None  # whose step it was (the press was most likely theirs)
         self._reopened = False
         self._memory: dict[Any, tuple[str, ...]] = {}  # prompt → the path taken there (kept for undo)
-        self._taken: dict[int, tuple[str, ...]] = {}  # decision → the menu path that took it (said when undone)
+        self._taken: dict[int, tuple[str, ...]] = {}  # decision → the menu's title and path that took it (said when undone)
         self._last_taken: tuple[tuple[str, str | None], tuple[str, ...]] | None = None
         self._last_press = clock()
         self._dirty = True
@@ -402,15 +402,21 @@ class App:
                 self.vision.withdraw_unseen(self.withdraw)
         self._dirty = True
 
-    def _take(self, command: Command, path: tuple[str, ...], now: float) -> Outcome:
-        """Send a command chosen in the menu, remembering where it was chosen (BACK comes back there)."""
+    def _take(self, command: Command, path: tuple[str, ...], now: float, *, dice: str = "") -> Outcome:
+        """Send a command chosen in the menu, remembering where it was chosen (BACK comes back there).
+        ``dice``: the faces entered for it, said with the path when it is undone."""
         t = self.turn()
         self._memory[self._prompt_id(t)] = path
         self._last_taken = ((t.menu.title, t.menu.player), path)
         chooser = self.chooser()
         outcome = self.apply(command, source="button", now=now)
         if outcome.accepted and outcome.records:
-            self._taken[outcome.records[0].decision] = path
+            # said when undone: the menu's title names whose step it was ("red Rouleur › 21-25 cards › 25",
+            # not "21-25 cards › 25"), and a roll its dice ("Roll the die: 2")
+            who = t.menu.player
+            title = f"{who}: {t.menu.title}" if who and who not in t.menu.title else t.menu.title
+            self._taken[outcome.records[0].decision] = (
+                title, *path[-2:-1], path[-1] + (f": {dice}" if dice else "")) if path else (title,)
         after = self.turn()
         if outcome.accepted and len(path) > 1 and after.prompt.step == t.prompt.step and self.chooser() == chooser:
             # the step goes on and the menu stays (a damage token, a hit, a fire): nothing else on this screen
@@ -572,7 +578,7 @@ class App:
 
         names = vehicle_names(self.match.records)
         # a choice taken in the menu as the player took it; any other (the camera's, the phone's) in the log's words
-        words = "; ".join(" › ".join(self._taken[d][-2:]) if d in self._taken else describe(events[0], names)
+        words = "; ".join(" › ".join(self._taken[d]) if d in self._taken else describe(events[0], names)
                           for d, events in targets if events)
         self.notify("undone", f"UNDONE: {words}", None, now=now)
 
@@ -598,7 +604,8 @@ class App:
                             kept=(*entry.kept, f"{entry.request.label.removeprefix('the ')} {faces}"))
         elif isinstance(result, Command):
             path = entry.trail
-            outcome = self._take(result, path, now) if path else self.apply(result, source="button", now=now)
+            dice = " · ".join((*entry.kept, " ".join(str(entry.request.name_of(f)) for f in entry.entered) or "none"))
+            outcome = self._take(result, path, now, dice=dice) if path else self.apply(result, source="button", now=now)
             self._rolled_by_hand(outcome)
         else:
             self.notify("info", f"these dice make no command: {self.prompt().text}", self.chooser(), now=now)

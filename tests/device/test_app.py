@@ -409,14 +409,15 @@ def test_back_at_the_top_says_on_every_screen_what_it_undid(tmp_path: Path) -> N
     assert rig.state.hazards == 2 and not [n for n in rig.app.notices if n.kind == "undone"]
     assert rig.step("back") == [{"type": "undo", "steps": 1}]
     assert rig.state.hazards == 1
-    assert [n.text for n in rig.app.notices if n.kind in ("undone", "recorded")] == ["UNDONE: Hazard token › Car"]
-    assert rig.page("Ann").alert == "UNDONE: Hazard token › Car"  # the chooser's menu page
-    assert any(a.text == "UNDONE: Hazard token › Car" for a in rig.screens.last("Ben").alerts)  # and the others'
+    assert [n.text for n in rig.app.notices if n.kind in ("undone", "recorded")] == ["UNDONE: Ann: 1.1 Template › Hazard token › Car"]
+    said = "UNDONE: Ann: 1.1 Template › Hazard token › Car"
+    assert rig.page("Ann").alert == pages.footer_pieces(said)[0]  # the chooser's menu page, a piece at a time
+    assert any(a.text == "UNDONE: Ann: 1.1 Template › Hazard token › Car" for a in rig.screens.last("Ben").alerts)  # and the others'
     # a decision the camera took, undone with a long BACK together with the token before it
     assert rig.app.apply(Command("choose_template", {"template": "turn"}), source="camera", now=rig.t).accepted
     rig.step("back", long=True)
     undone = [n.text for n in rig.app.notices if n.kind == "undone"]
-    assert undone == ["UNDONE: template chosen: template turn; Hazard token › Car"], undone
+    assert undone == ["UNDONE: template chosen: template turn; Ann: 1.1 Template › Hazard token › Car"], undone
 
 
 def test_a_recorded_notice_goes_when_a_newer_choice_is_taken(tmp_path: Path) -> None:

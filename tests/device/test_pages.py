@@ -527,3 +527,31 @@ def test_news_too_long_for_a_dashboards_notice_box_shows_its_pieces_in_turn() ->
         shown.append(next(a.text for a in usa.alerts if a.kind == "news"))
     assert " ".join(shown) == said and shown[0] != shown[1]
     assert all(len(dashboard_wrap(piece, 123, 9)) <= 3 for piece in shown)  # as the notice box wraps it
+
+
+def test_an_undone_roll_says_whose_it_was_and_its_dice() -> None:
+    """Space Race: BACK after a roll said "UNDONE: Roll the die" on both screens: not whose roll, nor what it
+    was. It says the side, the step and the die."""
+    from device.app import App
+    from device.buttons import PressKind
+    from games import space_race
+    from games.core import Match
+
+    clock = [0.0]
+    buttons = ScriptedButtons()
+    app = App(space_race, Match.begin(space_race.GAME, {}), buttons=buttons, displays=Screens(),
+              clock=lambda: clock[0])
+
+    def press(key: str) -> None:
+        buttons.press(key, PressKind.SHORT)
+        clock[0] += 0.1
+        app.step(clock[0])
+
+    press("ok")  # Begin turn 1
+    while app.entry is None:
+        press("ok")  # USSR attempt › 2 Ops › Roll the die
+    app.entry.entered[:] = [2]
+    app.finish_entry(clock[0])
+    assert app.match.state.side("USSR").box == 1
+    press("back")
+    assert [n.text for n in app.notices if n.kind == "undone"] == ["UNDONE: USSR: Roll the d6 › Roll the die: 2"]
