@@ -92,4 +92,8 @@ def menu(state: SpaceRaceState) -> Menu:
     if state.last_roll is not None:  # the roll's verdict, until the next card: a failure changes nothing else
         side, die, success = state.last_roll
         status = f"{side} die {die}: {'made it' if success else 'failed'}"  # the box: on the dashboard
-    return Menu(title=f"Turn {state.turn}", choices=choices, status=status)
+    if all(state.next_box(s) is None for s in SIDES):  # the menu said nothing of it: only the idle dashboard
+        status = "Space Race over"
+    menu = Menu(title=f"Turn {state.turn}", choices=choices, status=status)
+    # no attempt is left to either side: ending the turn is the step's usual way on (NEXT said "Choose")
+    return menu.with_advance("End turn") if likely is None else menu

@@ -237,7 +237,7 @@ def test_sim_space_race_with_keys(tmp_path: Path) -> None:
         assert t.enter_dice(3) == "sso" "n"  # the d6 shows 3: SELECT twice to "3", OK, NEXT sends it
         assert t.choose(Command("attempt", {"side": "USSR", "ops": 2})) == "on"  # USSR attempt, NEXT: 2 Ops
         t.feed("6\n")  # the d6 typed: 6
-        assert t.choose(Command("end_turn")) == "o"
+        assert t.choose(Command("end_turn")) == "n"  # no attempt left: NEXT ends the turn
         assert t.choose(Command("begin_turn")) == "n"
         lines, state = t.lines, t.sim.app.match.state
     assert lines == [

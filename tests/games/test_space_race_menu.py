@@ -128,6 +128,7 @@ def test_a_side_without_attempts_left_has_no_attempt_and_end_turn_becomes_the_de
     menu = check_menu(m.state)
     assert [c.label for c in menu.choices if c.default] == ["End turn"]
     assert not any("attempt" in c.label and "Extra" not in c.label for c in menu.choices)
+    assert menu.advance == ("End turn",)  # NEXT ends the turn (it said "Choose: SELECT, then OK")
 
 
 def test_after_an_attempt_without_its_die_the_d6_is_awaited_and_the_default() -> None:
@@ -169,6 +170,7 @@ def test_no_event_choice_for_a_side_on_the_last_box() -> None:
     assert m.state.finished
     menu = check_menu(m.state)
     assert labels(menu) == ["End turn"]  # the race is over; the turns of Twilight Struggle go on
+    assert menu.status == "Space Race over" and menu.advance == ("End turn",)
     assert GAME.prompt(m.state).commands == ("end_turn", "undo")
 
 
