@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from PIL import Image
 
-from device.dashboards.common import ON, WIDTH, banner, canvas, fit_text, font
+from device.dashboards.common import ON, WIDTH, banner, canvas, fit_text, font, text_width
 from device.dashboards.space_race import is_status, notice, status_line
 from games.grand_tour.views import RiderView, TeamView
 
@@ -47,8 +47,12 @@ def render(view: TeamView, *, blink_on: bool) -> Image.Image:
     header_lit = counting and blink_on
     if header_lit:
         draw.rectangle((0, 0, WIDTH - 1, 11), fill=ON)
-    fit_text(draw, (1, 0, 74, 11), view.team.upper(), sizes=(12, 11, 10), fill=0 if header_lit else ON)
     right = "END" if view.phase == "tour over" else f"St {view.stage}/{view.stages}"
+    # the team's name takes what the stage number leaves (a 12-letter name the setup allows was cut at 74 px:
+    # "INEOS_GREN…")
+    right_size = 12 if text_width(right, 12) <= WIDTH - 78 else 11  # as fit_text below draws it
+    team_right = max(74, WIDTH - 2 - text_width(right, right_size) - 4)
+    fit_text(draw, (1, 0, team_right, 11), view.team.upper(), sizes=(12, 11, 10, 9), fill=0 if header_lit else ON)
     fit_text(draw, (76, 0, WIDTH - 2, 11), right, sizes=(12, 11), align="right", fill=0 if header_lit else ON)
     draw.line((0, 12, WIDTH - 1, 12), fill=ON)
     draw.text((0, 13), str(view.points), fill=ON, font=font(24), stroke_width=1, stroke_fill=ON)

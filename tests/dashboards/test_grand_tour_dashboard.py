@@ -96,3 +96,29 @@ def test_the_final_classification_shows_each_teams_place() -> None:
                     start_position=None, riders=(), winner=False, cooperation=True, prompt="")
     second, third = draw_team(base, blink_on=True), draw_team(replace(base, rank=3), blink_on=True)
     assert second.tobytes() != third.tobytes()
+
+
+def test_a_twelve_letter_team_name_is_shown_whole() -> None:
+    """The setup takes team names of up to 12 letters, and "INEOS_GRENAD" showed as "INEOS_GREN…": the name
+    takes the header's room the stage number leaves."""
+    import dataclasses
+
+    from device.dashboards import grand_tour as dash
+
+    drawn: list[str] = []
+    real = dash.fit_text
+
+    def spy(draw: Any, box: Any, text: str, **kw: Any) -> int:
+        size = real(draw, box, text, **kw)
+        from device.dashboards.common import text_width
+
+        drawn.append(text if text_width(text, size) <= box[2] - box[0] else text + " (cut)")
+        return size
+
+    view = dataclasses.replace(_match(R1).views()[0], team="ineos_grenad")
+    try:
+        dash.fit_text = spy
+        dash.render(view, blink_on=True)
+    finally:
+        dash.fit_text = real
+    assert "INEOS_GRENAD" in drawn and "St 1/2" in drawn, drawn
