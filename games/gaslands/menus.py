@@ -221,18 +221,58 @@ def _push_it(state: GaslandsState) -> list[Choice | None]:
     results = list(act.skid_results)
     not_shift = [i for i, f in enumerate(results) if f is not SkidFace.SHIFT]
     ones = [(f"Re-roll one {f.value}", [results.index(f)]) for f in dict.fromkeys(results) if f is not SkidFace.SHIFT]
+    def reroll(label: str, positions: list[int]) -> Choice:
+        def build(faces: Sequence[Any], positions: list[int] = positions) -> Command:
+            return Command("push_it", {"reroll": positions, "faces": list(faces)})
+
+        # the entry names the dice it re-rolls, where they fit its line ("3 skid dice" did not say which)
+        said = _reroll_words(results, positions)
+        words = f"re-roll {said}" if len(said) <= 16 else f"re-roll {len(positions)} skid dice"
+        return roll(label, DiceRequest(die, len(positions), words, build, face_names=names))
+
     out: list[Choice | None] = []
     for label, positions in (("Re-roll non-SHIFT", not_shift), ("Re-roll all", list(range(len(results)))), *ones):
         if not positions or (label == "Re-roll all" and positions == not_shift) or (
                 label.startswith("Re-roll one") and positions == not_shift):
             continue
-
-        def build(faces: Sequence[Any], positions: list[int] = positions) -> Command:
-            return Command("push_it", {"reroll": positions, "faces": list(faces)})
-
-        out.append(roll(label, DiceRequest(die, len(positions), f"{len(positions)} skid dice", build,
-                                           face_names=names)))
+        out.append(reroll(label, positions))
+    # "any number": two or more of the results but not all of them (keep the HAZARD, re-roll SPIN and SLIDE)
+    some = _sub_rolls(results, not_shift)
+    if some:
+        by_size: dict[int, list[Choice]] = {}
+        for positions in some:
+            by_size.setdefault(len(positions), []).append(reroll(_reroll_words(results, positions), positions))
+        flat = [c for size in sorted(by_size) for c in by_size[size]]
+        if len(flat) <= FIRST_LEVEL_MAX:
+            out.append(branch("Re-roll some…", flat))
+        else:  # a Bike's five dice: a list per number of dice, each within the eight a list holds
+            out.append(branch("Re-roll some…", [branch(f"{size} dice", by_size[size]) for size in sorted(by_size)]))
     return out
+
+
+def _sub_rolls(results: Sequence[SkidFace], not_shift: Sequence[int]) -> list[list[int]]:
+    """The ways to re-roll two or more of the non-SHIFT results but not all of them, each once (HAZARD and
+    SPIN is one way whichever HAZARD): positions of the first dice of each result."""
+    from itertools import product
+
+    counts: dict[SkidFace, list[int]] = {}
+    for i in not_shift:
+        counts.setdefault(results[i], []).append(i)
+    kinds = list(counts)
+    out = []
+    for taken in product(*(range(len(counts[k]) + 1) for k in kinds)):
+        n = sum(taken)
+        if 2 <= n < len(not_shift):
+            out.append(sorted(i for k, t in zip(kinds, taken) for i in counts[k][:t]))
+    return out
+
+
+def _reroll_words(results: Sequence[SkidFace], positions: Sequence[int]) -> str:
+    """"HAZARD + SPIN", "2 HAZARD + SLIDE": the results a choice re-rolls."""
+    seen: dict[str, int] = {}
+    for i in positions:
+        seen[results[i].value] = seen.get(results[i].value, 0) + 1
+    return " + ".join(f"{n} {face}" if n > 1 else face for face, n in seen.items())
 
 
 def _attack(state: GaslandsState, attacker: str, cars: Sequence[Vehicle]) -> Choice | None:

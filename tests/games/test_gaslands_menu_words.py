@@ -239,3 +239,40 @@ def test_push_it_on_the_buttons_re_rolls_one_die_of_a_result_too() -> None:
     assert command.to_json() == {"type": "push_it", "reroll": [2], "faces": ["SHIFT"]}
     t.ok(command.type, **command.args)
     assert [f.value for f in t.state.activation.skid_results] == ["SHIFT", "HAZARD", "SHIFT"]
+
+
+def test_push_it_offers_any_number_of_the_skid_dice() -> None:
+    """"Optional re-roll ("push it"): take one hazard token to re-roll any number of skid dice once." The
+    buttons offered the non-SHIFT dice, all, or one die of a result: keeping the HAZARD and re-rolling the SPIN
+    and the SLIDE could not be said. "Re-roll some…" holds every two or more (not all) of the results, and
+    each entry names the dice it re-rolls (it said "3 skid dice")."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from gaslands_helpers import Table
+
+    from games.core.table_input import FIRST_LEVEL_MAX
+    from games.gaslands import GAME
+
+    t = Table(("Eve", ["buggy"]), ("Bob", ["car"]))
+    t.to_skid_check("gentle")
+    t.ok("skid_roll", faces=["HAZARD", "SPIN", "SLIDE", "SHIFT"])
+    push = next(c for c in GAME.menu(t.state).choices if c.label == "Push it…")
+    some = next(c for c in push.children if c.label == "Re-roll some…")
+    assert [c.label for c in some.children] == ["SPIN + SLIDE", "HAZARD + SLIDE", "HAZARD + SPIN"]
+    roll = next(c for c in some.children if c.label == "SPIN + SLIDE").dice
+    assert roll is not None and roll.label == "re-roll SPIN + SLIDE" and roll.count == 2
+    assert roll.command(["SHIFT", "HAZARD"]).to_json() == {"type": "push_it", "reroll": [1, 2],
+                                                            "faces": ["SHIFT", "HAZARD"]}
+    t.ok("push_it", reroll=[1, 2], faces=["SHIFT", "HAZARD"])
+    assert [f.value for f in t.state.activation.skid_results] == ["HAZARD", "SHIFT", "HAZARD", "SHIFT"]
+    # a Bike's five dice, two results twice: a list per number of dice, none over eight
+    b = Table(("Eve", ["bike"]), ("Bob", ["car"]))
+    b.to_skid_check("gentle")
+    b.ok("skid_roll", faces=["HAZARD", "HAZARD", "SPIN", "SPIN", "SLIDE"])
+    push = next(c for c in GAME.menu(b.state).choices if c.label == "Push it…")
+    some = next(c for c in push.children if c.label == "Re-roll some…")
+    assert [c.label for c in some.children] == ["2 dice", "3 dice", "4 dice"]
+    assert all(len(c.children) <= FIRST_LEVEL_MAX for c in some.children)
+    assert "2 HAZARD + SPIN" in [c.label for c in some.children[1].children]
