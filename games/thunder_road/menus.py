@@ -234,11 +234,20 @@ def _move(state: ThunderRoadState, commands: Sequence[str]) -> list[Choice | Non
     out.append(branch("Other distance…", [leaf(f"Moved {n}", Command("move", {"spaces": n}))
                                           for n in range(top, -1, -1) if n != a]))
     if "scroll" in commands:
-        others = [v for v in state.vehicles if not v.eliminated]
+        others = [v for v in state.vehicles if not v.eliminated and v.id != mover]
+
+        def two_off(first: Vehicle, name: str) -> Choice | None:
+            # "remove the rear tile (vehicles on it are eliminated)": two on it were one scroll each, the
+            # second recorded as one more tile removed
+            rest = [v for v in others if v.id != first.id]
+            return branch(name, _by_player(state, rest, who, lambda v, second: leaf(
+                f"and {second}", Command("scroll", {"eliminated": [first.id, v.id]}))))
+
         out.append(branch("Road scrolls…", [
             leaf("Nobody off the road", Command("scroll", {"eliminated": []}), default=True),
             *_by_player(state, others, who, lambda v, name: leaf(f"{name} off",
                                                                  Command("scroll", {"eliminated": [v.id]}))),
+            branch("Two off…", _by_player(state, others, who, two_off)) if len(others) >= 2 else None,
         ]))
     if "finish" in commands:
         out.append(leaf("Finish line", Command("finish")))

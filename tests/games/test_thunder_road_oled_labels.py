@@ -133,3 +133,22 @@ def test_a_one_space_drift_is_not_offered_to_drift_past() -> None:
     ok(m, "command", name="drift", die=3)
     ok(m, "assign", vehicle="Ana/small", die=1)
     assert under(menu(m.state).choices, "Met a vehicle…", "Ben's Small car") == ["Ended on it"]
+
+
+def test_two_vehicles_on_the_rear_tile_go_off_in_one_scroll() -> None:
+    """"remove the rear tile (vehicles on it are eliminated)" — the buttons took one vehicle off a scroll: a
+    second on the same tile could only go in as another scroll, recording a second tile removed. "Two off…"
+    names both (the phone and the sim take any number)."""
+    m = rolled(match())
+    ok(m, "assign", vehicle="Ana/large", die=4)
+    m_ = menu(m.state)
+    assert "Large car off" not in under(m_.choices, "Road scrolls…", "Your vehicles")  # the mover leaves the front
+    second = under(m_.choices, "Road scrolls…", "Two off…", "Dominique", "Medium car", "Cy")
+    assert "and Small car" in second
+    path = ("Road scrolls…", "Two off…", "Dominique", "Medium car", "Cy", "and Small car")
+    lf = next(lf for lf in leaves(m_.choices) if lf.path == path)
+    assert lf.choice.command == Command("scroll", {"eliminated": ["Dominique/medium", "Cy/small"]})
+    tiles = m.state.board.rear
+    ok(m, "scroll", **lf.choice.command.args)
+    assert {v.id for v in m.state.vehicles if v.eliminated} == {"Dominique/medium", "Cy/small"}
+    assert m.state.board.rear == tiles + 1  # one tile removed
