@@ -222,6 +222,9 @@ def load_config(path: str | Path) -> PitboardConfig:
         line = raw[: exc.start].count(b"\n") + 1
         raise ConfigError(str(path), "", f"line {line} is not UTF-8 text (a binary or damaged file, or saved in "
                                          f"another encoding: an accented letter?); save it as UTF-8, or {fix}") from None
+    if not text.strip():  # all defaults: no screens, no buttons - an appliance that shows nothing, and "OK"
+        raise ConfigError(str(path), "", f"is empty ({'0 bytes' if not raw else 'nothing but blanks'}): a crash or a "
+                                         f"power cut while it was written can leave it so; {fix}")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -138,3 +138,17 @@ def test_check_with_warnings_does_not_end_all_ok_without_them() -> None:
     bad = PitboardConfig(screens=(ScreenConfig("Alice"), ScreenConfig("Bobby", address=0x3D)))
     assert run_check(bad, out=out, smbus_factory=_NoBus) == 1  # the screens' bus is missing here: FAIL
     assert out.getvalue().rstrip().endswith("warning(s)")
+
+
+def test_an_empty_config_file_is_refused_not_passed(tmp_path) -> None:
+    """A 0-byte pitboard.toml (a power cut while it was written) passed as "OK config: 0 screen(s)", and `run`
+    started with no screens and no buttons. It is refused by name, as a mistyped one is."""
+    import pytest
+
+    from device.config import ConfigError, load_config
+
+    for text in ("", "\n  \n"):
+        empty = tmp_path / "pitboard.toml"
+        empty.write_text(text)
+        with pytest.raises(ConfigError, match="is empty .*power cut.*copy firmware_config/pitboard.toml"):
+            load_config(empty)
