@@ -18,11 +18,13 @@ LEGENDS: dict[str, tuple[tuple[str, str], ...]] = {
         ("Bar 7/10", "hull left / hull"),
         ("FIRE", "on fire"),
         ("done", "activated this gear phase"),
-        ("Chips right", "your other vehicles: initial (B2: Buggy 2, Bi: Bike beside a Buggy) and gear; "
-                        "inverted: 6+ hazards; crossed: wrecked"),
+        ("Chips right", "your other vehicles: initial (B2: Buggy 2, Bi: Bike beside a Buggy) and gear"),
+        ("Chips right", "inverted: 6+ hazards; crossed: wrecked"),
         ("Bottom line", "the table's step (1.1 … 3); on the others' screens, whose: Ana · 1.1"),
         ("YOU WIN! / Ana wins", "at game over, on the top bar: the winner the table named"),
-        ("Lit banner", "an alert: NOT PERMITTED, YOU PICK, YOU PLACE, WIPEOUT!, LOST CONTROL, WRECKED"),
+        # two entries: one ran over a page, "WRECKED" alone on the next
+        ("Lit banner", "an alert: NOT PERMITTED, YOU PICK, YOU PLACE"),
+        ("Lit banner", "an alert: WIPEOUT!, LOST CONTROL, WRECKED"),
     ),
     "thunder_road": (
         ("Lit top bar", "YOUR TURN (else whose turn)"),
@@ -45,8 +47,11 @@ LEGENDS: dict[str, tuple[tuple[str, str], ...]] = {
         ("TRY", "attempts left this turn"),
         ("next 2 Ops · 1-4 · 67%", "next box: Ops, winning roll, odds"),
         ("Boxes at the bottom", "the track, lit up to your marker; the block: the rival's marker"),
-        ("2X HL DIS 8AR", "abilities: two attempts; rival shows headline first; discard a held card; "
-                          "eight action rounds"),
+        # one entry a code: the four on one entry ran over a page, "rounds" alone on the next
+        ("2X", "ability: two Space Race attempts a turn"),
+        ("HL", "ability: the rival reveals their headline first"),
+        ("DIS", "ability: discard a held card at turn end"),
+        ("8AR", "ability: eight action rounds a turn"),
         ("1stHL", "the rival's ability: you reveal your headline first"),
         ("ROLL d6", "your die is awaited (the card's event does not happen)"),
     ),

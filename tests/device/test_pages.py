@@ -333,6 +333,17 @@ def test_no_text_on_the_pages_is_cut(game: str, tmp_path: Path, cut_text: list[s
 
 
 @pytest.mark.parametrize("game", GAMES)
+def test_no_legend_entry_runs_over_a_page(game: str) -> None:
+    """Gaslands' "Lit banner: ... LOST CONTROL," ended a page and "WRECKED" stood alone on the next; the Space
+    Race's abilities left "rounds" alone: every entry fits one page, whole."""
+    from device.dashboards.legends import legend
+
+    long = [symbol for symbol, meaning in legend(game)
+            if len(pages.wrap(f"{symbol}: {meaning}", size=pages.LEGEND_SIZE)) > pages.LEGEND_LINES]
+    assert long == []
+
+
+@pytest.mark.parametrize("game", GAMES)
 def test_the_legend_uses_only_characters_the_screen_font_has(game: str) -> None:
     from PIL import ImageDraw
 
