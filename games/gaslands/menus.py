@@ -10,7 +10,7 @@ first level never holds more than eight choices:
 * 1.2 — Template placed; Hazard token…; Table…          1.3 — Roll skid dice; Hazard token…; Table…
 * 1.4 — Gear up, Gear down, Cancel…, Discard a hazard token, Discard… (All SHIFTs left: NEXT), Push it…,
   Hazard token…, Table…
-* 1.6 / 1.7 / 1.8 / flip move — Done; Hazard token…; Crash…; Crash, evaded…; Hit…; Table…
+* 1.6 / 1.7 / 1.8 / flip move — Done; Hazard token…; Crash… (vehicle › Head-on / T-bone / Sideswipe / Tailgate, with its smash dice); Crash, evaded…; Hit…; Table…
 * 2 attack — Attacks done; Attack… (target, then the attack dice and the evade dice); Hit…; Hazard…; Table…
 * 3 wipeout — Roll the flip check
 * Table… — Set on fire…, Put out fire…, Skip rest of phase, End game…
@@ -120,20 +120,39 @@ def _order(state: GaslandsState, first: str | None) -> list[Vehicle]:
 
 
 def _cars(label: str, cars: Sequence[Vehicle], make: Callable[[Vehicle], Command],
-          reading: Callable[[Vehicle], str] | None = None) -> Choice | None:
+          reading: Callable[[Vehicle], str] | None = None, *,
+          then: Callable[[Vehicle], Sequence[Choice | None]] | None = None) -> Choice | None:
     """``label`` › each car (the active one first, then round the table); with more than a list holds (5 players
     × 2 cars made "Hazard token" ten long), the first stays on top and the rest go one list per player.
-    ``reading``: what each OK changes, after the car's name ("The Brick · hull 7"; the cursor follows the name)."""
-    def name(v: Vehicle, shown: str) -> str:
-        return f"{shown}{READING_SEP}{reading(v)}" if reading is not None else shown
+    ``reading``: what each OK changes, after the car's name ("The Brick · hull 7"; the cursor follows the name).
+    ``then``: each car opens these choices instead of sending ``make``'s command."""
+    def item(v: Vehicle, shown: str) -> Choice | None:
+        if then is not None:
+            return branch(shown, then(v))
+        return leaf(f"{shown}{READING_SEP}{reading(v)}" if reading is not None else shown, make(v))
 
     if len(cars) <= FIRST_LEVEL_MAX:
-        return branch(label, [leaf(name(v, v.name), make(v)) for v in cars])
+        return branch(label, [item(v, v.name) for v in cars])
     head, rest = cars[0], cars[1:]
     owners = list(dict.fromkeys(v.owner for v in rest))
-    return branch(label, [leaf(name(head, head.name), make(head)),
-                          *(branch(owner, [leaf(name(v, own_name(v)), make(v)) for v in rest if v.owner == owner])
+    return branch(label, [item(head, head.name),
+                          *(branch(owner, [item(v, own_name(v)) for v in rest if v.owner == owner])
                             for owner in owners)])
+
+
+#: The kinds of collision as the rulebook names them (``rules.SMASH_KINDS``).
+SMASH_WORDS = {"head_on": "Head-on", "t_bone": "T-bone", "sideswipe": "Sideswipe", "tailgate": "Tailgate"}
+
+
+def _smash(mover: Vehicle, other: Vehicle) -> list[Choice | None]:
+    """A collision's kind, with the smash attack dice it gives before the weight classes' +/- dice (which the
+    table adds): the buttons recorded no kind, so the dice were never worked out."""
+    out: list[Choice | None] = []
+    for kind in rules.SMASH_KINDS:
+        n = rules.smash_dice(kind, mover.gear, other.gear)
+        out.append(leaf(f"{SMASH_WORDS[kind]}{READING_SEP}{n} {'die' if n == 1 else 'dice'}",
+                        Command("collision", {"vehicle": other.id, "both_evaded": False, "kind": kind})))
+    return out
 
 
 def _table(state: GaslandsState, commands: Sequence[str], cars: Sequence[Vehicle], extra: Sequence[Choice | None] = ()
@@ -370,7 +389,8 @@ def menu(state: GaslandsState) -> Menu:
     if collisions:
         mover = act.flipping[0] if act is not None and act.flipping and step == Step.WIPEOUT_MOVE.value else p.vehicle
         others = [v for v in cars if v.id != mover]
-        choices.append(_cars("Crash", others, lambda v: Command("collision", {"vehicle": v.id, "both_evaded": False})))
+        choices.append(_cars("Crash", others, lambda v: Command("collision", {"vehicle": v.id, "both_evaded": False}),
+                             then=lambda v: _smash(state.vehicle(mover), v) if mover is not None else []))
         choices.append(_cars("Crash, evaded", others, lambda v: Command("collision", {"vehicle": v.id, "both_evaded": True})))
     if "hits" in commands:
         # each OK is one hit: the hull points left are on the line, as the target's owner's dashboard has them
