@@ -269,3 +269,27 @@ def test_new_without_a_setup_says_a_setup_is_what_is_missing(tmp_path, capsys):
     assert main(["play", "gaslands", "--new", "--db", str(db), "--script", str(script)]) == 2
     err = capsys.readouterr().err
     assert "holds no unfinished" not in err and "a new gaslands game begins from a setup" in err and "--setup FILE" in err
+
+
+def test_bytes_slipped_into_a_page_are_found_not_read_as_no_events(tmp_path):
+    """Four bytes inserted into a log (a copy gone wrong, a bad card) shifted a page: `log list` read "game 1:
+    0 events" (or 55 of 66) with no error, and play would have resumed that. SQLite's quick check at opening
+    finds it, and the log is refused as damaged, untouched."""
+    good = tmp_path / "good.sqlite"
+    store = Store(good)
+    gid = store.new_game("gaslands")
+    match = Match.begin(GAME, crash_writer.SETUP, sink=store.sink(gid))
+    for n in range(30):
+        match.apply(crash_writer.next_command(match, n))
+    store.close()
+    data = good.read_bytes()
+    offsets = range(4096, len(data) - 4096, 211)
+    assert len(offsets) > 30
+    for off in offsets:
+        bad = tmp_path / f"bad{off}.sqlite"
+        bad.write_bytes(data[:off] + b"\xff\xfe\xc3\x28" + data[off:])
+        before = bad.read_bytes()
+        for read_only in (True, False):
+            with pytest.raises(StoreError, match="damaged"):
+                Store(bad, read_only=read_only)
+        assert bad.read_bytes() == before
