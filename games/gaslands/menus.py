@@ -298,10 +298,12 @@ def _attack(state: GaslandsState, attacker: str, cars: Sequence[Vehicle]) -> Cho
     """Attack: the target, then the attack dice, then the target's evade dice (at most its gear)."""
 
     def request(target: Vehicle) -> DiceRequest:
-        def evade(dice: Sequence[Any]) -> DiceRequest:
+        def evade(dice: Sequence[Any]) -> DiceRequest | Command:
             # the attack's hits on the evade dice page: the attack dice themselves were no longer shown (the
             # page's title names the target: with its name here too the line was cut at 8 px)
             hits = rules.attack_hits([int(d) for d in dice])
+            if not hits:  # nothing to evade: recorded at once (the target was told "0 hits: roll 1 evade die")
+                return Command("attack", {"target": target.id, "dice": list(dice), "evade": []})
             said = f"{hits} hit{'' if hits == 1 else 's'}"
             # the target's owner rolls them, the attacker enters them: told on the owner's own screen
             tell = () if target.owner == state.vehicle(attacker).owner else (

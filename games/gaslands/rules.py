@@ -253,6 +253,17 @@ def _act(state: GaslandsState, **changes: Any) -> GaslandsState:
 def evolve(state: GaslandsState | None, event: Event) -> GaslandsState:
     d = event.data
     t = event.type
+    if state is not None and state.news and not (t == "hits_taken" and str(d.get("cause", "")).startswith("attack by")):
+        state = replace(state, news="")  # told once: an attack's news stands through the hits it gives
+    if t == "attack_rolled":
+        target = state.vehicle(d["target"]) if state is not None else None
+        if state is None or target is None:
+            raise ValueError("attack_rolled before game_started")
+        hits, net = d["hits"], d["net"]
+        said = (f"{target.name}: no hit" if not hits else
+                f"{target.name}: {net} hit{'' if net == 1 else 's'}" + (f", {hits - net} evaded" if hits > net else "")
+                + f" · hull {max(0, target.hull - net)}")
+        return replace(state, news=said)
     if t == "game_started":
         s = d["settings"]
         settings = Settings(
@@ -998,7 +1009,10 @@ def _attack(draft: _Draft, cmd: Command) -> None:
     evade = _d6(cmd, "evade")
     if len(evade) > target.gear:
         raise Illegal(f"{target.name} is in gear {target.gear}: it rolls at most {target.gear} evade dice")
-    net = max(0, attack_hits(dice) - sum(1 for d in evade if d == 6))
+    hits = attack_hits(dice)
+    net = max(0, hits - sum(1 for d in evade if d == 6))
+    # the roll and what it did, for every screen (the hits came off the target's hull and nothing said how many)
+    draft.emit("attack_rolled", attacker=act.vehicle, target=target.id, dice=dice, evade=evade, hits=hits, net=net)
     if net:
         draft.emit("hits_taken", vehicle=target.id, count=net, cause=f"attack by {act.vehicle}")
 
@@ -1295,7 +1309,7 @@ def views(state: GaslandsState) -> list[PlayerView]:
                 player=player, seat=seat, round=state.round, gear_phase=state.phase, has_pole=seat == state.pole,
                 your_activation=p.player == player, vehicles=vehicles, step=step.value, prompt=p.text,
                 alerts=tuple(a for a in all_alerts if a.player in (None, player)), winner=state.winner,
-                acting=p.player,
+                acting=p.player, news=state.news,
             )
         )
     return out

@@ -133,6 +133,8 @@ class GaslandsState:
     activation: Activation | None = None
     finished: bool = False
     winner: str | None = None  # the player the table named when it ended the game, if any
+    #: what the last decision settled that every player is told (an attack's hits, evaded and hull left)
+    news: str = ""
 
     def vehicle(self, vid: str) -> Vehicle:
         return find(self.vehicles, "id", vid)
@@ -195,3 +197,5 @@ class PlayerView:
     winner: str | None = None
     #: the player the table waits for now (the prompt's), whoever's screen this is
     acting: str | None = None
+    #: what the last decision settled that every player is told (``GaslandsState.news``)
+    news: str = ""

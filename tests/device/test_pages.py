@@ -566,3 +566,38 @@ def test_an_undone_roll_says_whose_it_was_and_its_dice() -> None:
     assert app.match.state.side("USSR").box == 1
     press("back")
     assert [n.text for n in app.notices if n.kind == "undone"] == ["UNDONE: USSR: Roll the d6 › Roll the die: 2"]
+
+
+def test_an_attacks_hits_evaded_and_hull_left_are_told_on_every_screen() -> None:
+    """"hits on 4+, a 6 is two hits; the target rolls evade dice equal to its current gear, each 6 cancels one
+    hit" — after an attack the attacker saw "recorded: Attack… › Big…" and the target's hull bar shrank; no
+    screen said how many hits, how many were evaded or what hull was left. An attack with no hit asks no evade
+    dice (Bob was told "0 hits: roll 1 evade die")."""
+    from device.app import App
+    from games import gaslands
+    from games.core import Match
+
+    setup = {"players": [{"name": "Alice", "vehicles": [{"type": "car", "name": "Rust Bucket"}]},
+                         {"name": "Bob", "vehicles": [{"type": "bus", "name": "Big Yellow Schoolbus"}]}]}
+    app = App(gaslands, Match.begin(gaslands.GAME, setup), buttons=ScriptedButtons(), displays=Screens(),
+              clock=lambda: 0.0)
+    for command in (Command("choose_template", {"template": "gentle", "hand": "left"}), Command("place_template"),
+                    Command("skid_roll", {"faces": []}), Command("confirm")):
+        assert app.apply(command, now=0.0).accepted, command
+    bus = next(c for c in next(c for c in app.menu().choices if c.label == "Attack…").children
+               if "Big Yellow" in c.label)
+    app.open_entry(bus.dice)
+    app.entry.entered[:] = [6, 4, 2]
+    app.finish_entry(0.0)
+    app.entry.entered[:] = [6]
+    app.finish_entry(0.0)
+    said = "Big Yellow Schoolbus: 2 hits, 1 evaded · hull 14"
+    assert [n.text for n in app.notices if n.kind == "news"] == [said]
+    assert all(any(a.text == said for a in v.alerts) for v in app.screen_views())
+    app.open_entry(bus.dice)
+    app.entry.entered[:] = [1, 2, 3]
+    app.finish_entry(1.0)  # no hit: nothing to evade, recorded at once
+    assert app.entry is None and app.history[-1].command.args == {"target": "bob-1", "dice": [1, 2, 3], "evade": []}
+    assert [n.text for n in app.notices if n.kind == "news"] == ["Big Yellow Schoolbus: no hit"]
+    app.apply(Command("hits", {"vehicle": "bob-1", "count": 1}), now=2.0)  # a later hit: not the attack's news
+    assert [v.news for v in app.turn().views] == ["", ""]
