@@ -328,7 +328,9 @@ class App:
             # what the decision settled that everybody is told (a stage's points, an ability gained): the
             # games' views carry it as ``news``; shown on every screen long enough to be read whole
             news = next((str(v.news) for v in self.turn().views if getattr(v, "news", "")), "")
-            if news and command.type != "undo":
+            if command.type == "undo":
+                self.withdraw("news")  # "Stage 1 won by ..." stood on over a stage no longer over
+            elif news:
                 turns = max(len(pages.footer_pieces(news)), len(pages.notice_pieces(news)))
                 self.notify("news", news, None, until=now + max(NEWS_S, 2 * ALERT_PIECE_S * turns), now=now)
             # "recorded: Cancel… › Cancel HAZARD" is stale once anything newer is: it hid the footer's gear
@@ -864,15 +866,17 @@ class App:
         """(the alert for ``player``'s menu page, when it was posted (0 for the game's own alerts),
         whether it stands until its cause goes: the game's own, and notices posted ``until=None``)"""
         alerts = getattr(view, "alerts", ())
-        # the game's own (the views drawn carry the app's notices too: those are not the game's)
-        own = [a for a in alerts if not any(a.kind == n.kind and a.text == n.text for n in self.notices)]
+        # the game's own (the views drawn carry the app's notices too, a long news a piece of it: not the game's)
+        own = [a for a in alerts if not any(a.kind == n.kind for n in self.notices)]
         for n in self.notices:
             if n.player in (None, player):
                 if n.kind == "hazard_mismatch" and own:
                     # the camera's count stands as long as its cause, and must not hide the game's own alert (LOST
                     # CONTROL went unseen under "take 7 hazard tokens off"): the game's first, then the count
                     return f"{own[0].text} · {n.text}", n.since, True
-                return n.text, n.since, n.until is None
+                # a game's news takes turns with the footer's own line, as a standing alert does: for 12 s it hid
+                # the status of each exhaustion count and "Space Race over"
+                return n.text, n.since, n.until is None or n.kind == "news"
         return (str(alerts[0].text) if alerts else ""), 0.0, bool(alerts)
 
     def screen_views(self, now: float | None = None) -> list[Any]:

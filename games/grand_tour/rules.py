@@ -236,8 +236,9 @@ class GrandTourGame:
                            note=f"{rider_label(d['rider'])} takes specialty {state.card(d['card']).name}")
         if event.type == "stage_started":
             riders = tuple(replace(r, crossed=False) for r in state.riders)
+            # the last rider's exhaustion count starts the stage in the same decision: its news stands
             return replace(state, phase=Phase.RACING, stage=d["stage"], round=0, order=(), riders=riders,
-                           start_order=tuple(d["start_order"]), note=f"stage {d['stage']}: race")
+                           start_order=tuple(d["start_order"]), note=f"stage {d['stage']}: race", news=told)
         if event.type == "crosser_named":
             return replace(state, crossing=d["rider"], note=f"{d['rider']} crossed: squares past the line?")
         if event.type == "crossing_entered":
@@ -263,7 +264,8 @@ class GrandTourGame:
                 start_order=tuple(d.get("next_start_order", ())),
                 note=f"stage {d['stage']} won by {d['order'][0]}",
                 news=f"Stage {d['stage']} won by {rider_label(d['order'][0])}: " + ", ".join(
-                    f"{team} +{pts} pts" for team, pts in sorted(d["points"].items(), key=lambda tp: -tp[1]) if pts),
+                    f"{team} +{pts} pt{'' if pts == 1 else 's'}" for team, pts in sorted(d["points"].items(),
+                                                                           key=lambda tp: -tp[1]) if pts),
             )
         if event.type == "exhaustion_noted":
             riders = tuple(replace(r, exhaustion=d["cards"], keep=d["keep"]) if r.id == d["rider"] else r
@@ -404,7 +406,7 @@ class GrandTourGame:
             raise Illegal("a round is being entered crosser by crosser: add the rest with cross, then end_round")
         raw = command.get("crossed")
         if not isinstance(raw, list):
-            raise Illegal('finish_round needs "crossed": the riders who crossed, in finishing order, e.g. [{"rider": "red.sprinteur", "squares": 3}]')
+            raise Illegal('finish_round needs "crossed": the riders who crossed, in any order, e.g. [{"rider": "red.sprinteur", "squares": 3}]')
         if not raw:
             raise Illegal("nobody crossed: the time track moves only at the end of a round in which riders crossed the line")
         crossed: list[tuple[str, int]] = []

@@ -503,7 +503,7 @@ def test_a_stages_result_is_told_on_every_screen() -> None:
     """Grand Tour: after the last "End round" of a stage the screens went straight to the exhaustion count; no
     screen said who won the stage or who scored. The game's news is a notice on every screen, for long enough
     to be read across the table."""
-    from device.app import NEWS_S, App
+    from device.app import ALERT_PIECE_S, NEWS_S, App
     from games import grand_tour
     from games.core import Match
 
@@ -515,6 +515,12 @@ def test_a_stages_result_is_told_on_every_screen() -> None:
     assert [(n.text, n.player) for n in app.notices if n.kind == "news"] == [(said, None)]
     assert all(any(a.text == said for a in v.alerts) for v in app.screen_views())
     assert next(n for n in app.notices if n.kind == "news").until >= 10.0 + NEWS_S
+    # on the menu page the news takes turns with the footer's own line (for 12 s it hid each count's status)
+    red = next(v for v in app.screen_views() if v.player == "red")
+    footers = {app.page_for("red", red, 10.0 + k * ALERT_PIECE_S, True).alert for k in range(4)}
+    assert "" in footers and any(f.startswith("Stage 1 won") for f in footers), footers
+    app.undo(1, 12.0)  # the stage is no longer over: its news goes
+    assert not [n for n in app.notices if n.kind == "news"] and app.match.state.phase.value == "racing"
 
 
 def test_news_too_long_for_a_dashboards_notice_box_shows_its_pieces_in_turn() -> None:

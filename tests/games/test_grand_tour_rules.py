@@ -547,6 +547,10 @@ def test_a_stages_points_the_cards_kept_and_the_winner_are_news_for_every_team()
     ok(m, rnd(("red.sprinteur", 3), ("blue.rouleur", 2)))
     assert {v.news for v in m.views()} == {""}
     ok(m, rnd(("green.rouleur", 1), ("blue.sprinteur", 0), ("red.rouleur", 0), ("green.sprinteur", 0)))
-    assert {v.news for v in m.views()} == {"Stage 1 won by red Sprinteur: red +3 pts, blue +2 pts, green +1 pts"}
+    assert {v.news for v in m.views()} == {"Stage 1 won by red Sprinteur: red +3 pts, blue +2 pts, green +1 pt"}
     ok(m, {"type": "exhaustion", "rider": "red.rouleur", "cards": 25})
     assert {v.news for v in m.views()} == {"red Rouleur keeps 13 of 25 exhaustion cards"}
+    for rider in ("red.sprinteur", "blue.rouleur", "blue.sprinteur", "green.rouleur"):
+        ok(m, {"type": "exhaustion", "rider": rider, "cards": 2})
+    ok(m, {"type": "exhaustion", "rider": "green.sprinteur", "cards": 5})  # the last: stage 2 starts with it
+    assert m.state.stage == 2 and {v.news for v in m.views()} == {"green Sprinteur keeps 3 of 5 exhaustion cards"}
