@@ -40,6 +40,9 @@ EXHAUSTION_GROUP = 5
 BUTTON_MAX_EXHAUSTION = 40
 #: squares past the line the cursor starts on for the first crosser of a round (the middle of 0..5)
 SQUARES_DEFAULT = 2
+#: How many values "5+…" offers from the five-square limit up: 5, 6, 7 and "8+" (two riders both 8 or more past
+#: the line are rare enough to be entered farthest first; more values put the median choice over 4 presses).
+SQUARES_BEYOND = 4
 #: One line of the screens' small font on 128 px: the status line under the list.
 STATUS_CHARS = 21
 
@@ -165,10 +168,15 @@ def _squares(state: GrandTourState, legal: Callable[[Command], bool]) -> Menu:
     in finishing order).  The cursor starts on the hindmost crosser's squares so far (the same square or the
     one just behind are the likeliest), else on the middle of the list."""
     cap = state.scoring.max_squares
-    start = min(state.open_round[-1][1], cap) if state.open_round else min(SQUARES_DEFAULT, cap)
+    start = state.open_round[-1][1] if state.open_round else min(SQUARES_DEFAULT, cap)
+    # "5+…" holds 5 and up, each its own: all count as five rows, but the farther rider finishes ahead (entered in
+    # any order, two riders both past 5 were ordered as they were entered)
+    top = cap + SQUARES_BEYOND - 1
+    beyond = [leaf(f"{n}+" if n == top else str(n), Command("cross", {"squares": n}),
+                   default=n == min(start, top)) for n in range(cap, top + 1)]
     choices = keep_legal([
-        leaf(f"{n}+" if n == cap else str(n), Command("cross", {"squares": n}), default=n == start)
-        for n in range(0, cap + 1)
+        *(leaf(str(n), Command("cross", {"squares": n}), default=n == start) for n in range(0, cap)),
+        branch(f"{cap}+…", beyond, default=start >= cap),
     ], legal)
     assert state.crossing is not None
     return Menu(title="Squares past the line", choices=choices, status=rider_label(state.crossing))

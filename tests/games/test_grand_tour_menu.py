@@ -123,7 +123,7 @@ def test_a_crosser_is_named_then_its_squares_follow() -> None:
     take(m, "blue Sprinteur")
     menu = check_menu(m.state)
     assert (menu.title, menu.status) == ("Squares past the line", "blue Sprinteur")
-    assert labels(menu) == ["0", "1", "2", "3", "4", "5+"]
+    assert labels(menu) == ["0", "1", "2", "3", "4", "5+… > 5", "5+… > 6", "5+… > 7", "5+… > 8+"]
     assert find_leaf(menu, Command("cross", {"squares": 2})).presses == cheapest_press(menu)  # type: ignore[union-attr]
     assert GAME.prompt(m.state).awaits == "squares"
     take(m, "3")
@@ -132,7 +132,7 @@ def test_a_crosser_is_named_then_its_squares_follow() -> None:
     assert "blue Sprinteur" not in labels(menu) and menu.status == "blue Sprinteur +3"  # whose +3
     take(m, "red Rouleur")
     menu = check_menu(m.state)
-    assert labels(menu) == ["0", "1", "2", "3", "4", "5+"]  # a rider moved later may go farther
+    assert labels(menu) == ["0", "1", "2", "3", "4", "5+… > 5", "5+… > 6", "5+… > 7", "5+… > 8+"]  # a rider moved later may go farther
     assert [c.label for c in menu.choices if c.default] == ["3"]
     take(m, "3")
     menu = check_menu(m.state)
@@ -143,13 +143,17 @@ def test_a_crosser_is_named_then_its_squares_follow() -> None:
     assert m.state.order == ("blue.sprinteur", "red.rouleur") and m.state.open_round == ()
 
 
-def test_five_or_more_squares_is_one_choice() -> None:
+def test_five_or_more_squares_count_as_five_but_order_the_crossers() -> None:
+    """"riders who crossed move one row up per square they travelled past the line (up to 5 squares)": 5, 6,
+    7 and 8+ move the marker alike, but with crossers taken in any order the farther one finishes ahead
+    (entered as 5+ both, the first entered was put ahead of the rider moved later who went farther)."""
     m = new(teams=2)
     take(m, "red Rouleur")
-    take(m, "5+")
-    assert m.state.open_round == (("red.rouleur", 5),)
+    take(m, "5+…", "5")
     take(m, "blue Rouleur")
-    assert labels(check_menu(m.state))[-1] == "5+"
+    assert labels(check_menu(m.state))[-4:] == ["5+… > 5", "5+… > 6", "5+… > 7", "5+… > 8+"]
+    take(m, "5+…", "7")
+    assert m.state.open_round == (("blue.rouleur", 7), ("red.rouleur", 5))
 
 
 def test_six_teams_fold_some_teams_to_fit_the_first_level() -> None:
