@@ -254,7 +254,7 @@ def test_sim_grand_tour_with_keys(tmp_path: Path) -> None:
     with Table("grand_tour", tmp_path) as t:
         # a crosser is named first, then the squares past the line (the cursor starts on 2)
         assert t.choose(Command("cross", {"rider": "red.rouleur"})) == "o"
-        assert t.choose(Command("cross", {"squares": 5})) == "ssso"  # "5+"
+        assert t.choose(Command("cross", {"squares": 5})) == "ssson"  # "5+…", NEXT takes its 5
         for rider in field[1:]:  # the rest of the field, 4 squares each
             assert t.choose(Command("cross", {"rider": rider})) == "so"  # past "End round" to the next rider
             t.choose(Command("cross", {"squares": 4}))
