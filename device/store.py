@@ -208,7 +208,8 @@ def check_not_orphaned(path: Path) -> None:
         f"log's games (a crash, or a copy that missed {path.name}). Nothing was changed: keep both files "
         f"together, put {path.name} back beside it if it was copied without it, or move both aside and start a "
         "new log (another --db; the appliance: [store] path in pitboard.toml)",
-        short="the game log is missing beside its -wal file: see pitboard check",
+        short=f"the game log is {'empty' if path.exists() else 'missing'} beside its {left.name.rsplit('-', 1)[-1]} "
+              "file: see pitboard check",
     )
 
 
@@ -392,8 +393,8 @@ class Store:
         try:
             self._db = probe
             self._verify()
-        except sqlite3.Error as exc:
-            problem = self._sqlite_problem(exc, "opening it")
+        except (sqlite3.Error, StoreError) as exc:  # damaged, another program's, a newer Pitboard's
+            problem = exc if isinstance(exc, StoreError) else self._sqlite_problem(exc, "opening it")
             probe.close()
             # a damaged file is "left untouched": the empty -wal and the -shm the probe made beside it go too
             # (this writer holds the log's lock, and an empty -wal holds nothing)

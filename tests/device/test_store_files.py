@@ -550,3 +550,31 @@ def test_a_damaged_log_gets_no_side_files_from_the_probe(tmp_path, capsys):
     assert code == 2 and "damaged" in err, err
     assert digest(cut) == before
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("cut.sqlite")) == ["cut.sqlite"]
+
+
+def test_a_log_refused_for_its_version_gets_no_side_files_either(tmp_path, capsys):
+    """Review: the probe's -wal and -shm stayed beside a log refused as a newer Pitboard's ("left untouched")."""
+    db = make_log(tmp_path)
+    sql = sqlite3.connect(db)
+    sql.execute("PRAGMA user_version=999")
+    sql.commit()
+    sql.close()
+    before = digest(db)
+    with pytest.raises(StoreError, match="newer Pitboard"):
+        Store(db)
+    assert digest(db) == before
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("g.sqlite")) == ["g.sqlite"]
+
+
+def test_the_screens_words_for_a_log_beside_its_wal_or_journal_say_which(tmp_path):
+    """The screens' few words said "missing beside its -wal file" for a 0-byte log and for a hot journal."""
+    db = tmp_path / "x.sqlite"
+    db.write_bytes(b"")
+    (tmp_path / "x.sqlite-journal").write_bytes(b"\xd9\xd5\x05\xf9 a hot journal header" * 4)
+    with pytest.raises(StoreError) as refused:
+        Store(db)
+    assert refused.value.short == "the game log is empty beside its journal file: see pitboard check"
+    db.unlink()
+    with pytest.raises(StoreError) as refused:
+        Store(db, read_only=True)
+    assert refused.value.short == "the game log is missing beside its journal file: see pitboard check"
