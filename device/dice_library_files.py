@@ -41,6 +41,8 @@ def load_library(path: Path | None = None) -> FaceLibrary:
     path = path or library_path()
     if not path.exists() and not path.is_symlink():
         return FaceLibrary()
+    if path.is_dir():  # never "move it aside": it may be the data folder, with the game log in it
+        raise _user_error(f"{path} is a folder, not a face library file: give a file's path (e.g. {path / FILE_NAME})")
     fix = (f"the library is damaged and was left untouched. Move it aside (e.g. `mv {path} {path}.bad`) and teach the faces again, "
            "or restore a backup copy")
     try:

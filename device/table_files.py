@@ -130,6 +130,8 @@ def load_calibration(path: str | Path | None = None) -> Calibration:
     if not p.exists():
         raise TableFileError(f"no calibration at {p}; run `pitboard calibrate IMAGE` with the four corner tags "
                              "in view (or give --calibration FILE)")
+    if p.is_dir():  # never "move it aside": it may be the data folder, with the game log in it
+        raise TableFileError(f"{p} is a folder, not a calibration file: give a file's path (e.g. {p / CALIBRATION_FILE})")
     again = "move it aside and run `pitboard calibrate` again"
     try:
         data = read_json_object(p, fix=again, what="calibration file", max_bytes=MAX_TABLE_FILE_BYTES)

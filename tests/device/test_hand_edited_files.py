@@ -119,3 +119,24 @@ def test_a_folder_given_as_a_vision_file_is_never_to_be_removed(tmp_path: Path) 
         assert "is a folder" in str(exc) and "remove" not in str(exc), exc
     else:
         raise AssertionError("a folder was read as a token look")
+
+
+def test_a_folder_given_to_teach_dice_or_a_command_reading_the_calibration_is_not_to_be_moved(tmp_path: Path,
+                                                                                                capsys) -> None:
+    """Review: `teach dice` (which reads [vision] faces) and the commands loading the calibration said of a
+    folder "the library is damaged ... mv DATA DATA.bad" / "move it aside": the data folder and its game log."""
+    import pytest
+
+    from device.cli import UserError
+    from device.dice_library_files import load_library
+    from device.table_files import TableFileError, load_calibration
+
+    data = tmp_path / "data"
+    data.mkdir()
+    with pytest.raises(UserError) as refused:
+        load_library(data)
+    assert "is a folder, not a face library file" in str(refused.value) and "mv " not in str(refused.value)
+    with pytest.raises(TableFileError) as refused_cal:
+        load_calibration(data)
+    said = str(refused_cal.value)
+    assert "is a folder, not a calibration file" in said and "move it aside" not in said, said
