@@ -238,10 +238,15 @@ def _move(state: ThunderRoadState, commands: Sequence[str]) -> list[Choice | Non
 
         def two_off(first: Vehicle, name: str) -> Choice | None:
             # "remove the rear tile (vehicles on it are eliminated)": two on it were one scroll each, the
-            # second recorded as one more tile removed
-            rest = [v for v in others if v.id != first.id]
-            return branch(name, _by_player(state, rest, who, lambda v, second: leaf(
-                f"and {second}", Command("scroll", {"eliminated": [first.id, v.id]}))))
+            # second recorded as one more tile removed.  Each pair once: the second is seated after the first.
+            rest = others[others.index(first) + 1:]
+            if not rest:
+                return None
+            # the second by its owner's list, named as its owner names it ("Dominique's Medium car" with the
+            # list's arrow overran the line)
+            owners = list(dict.fromkeys(v.owner for v in rest))
+            return branch(name, [branch(owner, [leaf(vehicle_name(state, v.id, owner), Command(
+                "scroll", {"eliminated": [first.id, v.id]})) for v in rest if v.owner == owner]) for owner in owners])
 
         out.append(branch("Road scrolls…", [
             leaf("Nobody off the road", Command("scroll", {"eliminated": []}), default=True),

@@ -143,11 +143,15 @@ def test_two_vehicles_on_the_rear_tile_go_off_in_one_scroll() -> None:
     ok(m, "assign", vehicle="Ana/large", die=4)
     m_ = menu(m.state)
     assert "Large car off" not in under(m_.choices, "Road scrolls…", "Your vehicles")  # the mover leaves the front
-    second = under(m_.choices, "Road scrolls…", "Two off…", "Dominique", "Medium car", "Cy")
-    assert "and Small car" in second
-    path = ("Road scrolls…", "Two off…", "Dominique", "Medium car", "Cy", "and Small car")
+    second = under(m_.choices, "Road scrolls…", "Two off…", "Cy", "Small car", "Dominique")
+    assert "Medium car" in second
+    path = ("Road scrolls…", "Two off…", "Cy", "Small car", "Dominique", "Medium car")
     lf = next(lf for lf in leaves(m_.choices) if lf.path == path)
-    assert lf.choice.command == Command("scroll", {"eliminated": ["Dominique/medium", "Cy/small"]})
+    assert lf.choice.command == Command("scroll", {"eliminated": ["Cy/small", "Dominique/medium"]})
+    pairs = [tuple(sorted(x.choice.command.args["eliminated"])) for x in leaves(m_.choices)
+             if x.path[:2] == ("Road scrolls…", "Two off…")]
+    n = sum(1 for v in m.state.vehicles if not v.eliminated) - 1  # besides the mover
+    assert len(pairs) == len(set(pairs)) == n * (n - 1) // 2  # each pair once
     tiles = m.state.board.rear
     ok(m, "scroll", **lf.choice.command.args)
     assert {v.id for v in m.state.vehicles if v.eliminated} == {"Dominique/medium", "Cy/small"}
