@@ -233,7 +233,9 @@ def _skid_die(state: GaslandsState) -> tuple[str, tuple[tuple[Any, str], ...]]:
 
 def _push_it(state: GaslandsState) -> list[Choice | None]:
     """Push it: a hazard token to "re-roll any number of skid dice" — the dice that are not SHIFT, all of them,
-    or one die of a result (keep a HAZARD, re-roll the SPIN; the buttons offered the first two only)."""
+    one die of a result (keep a HAZARD, re-roll the SPIN), or "Re-roll some…" two or more of the non-SHIFT
+    results.  A SHIFT is re-rolled only with all the dice: a mix of a SHIFT and a hazard result is not offered
+    (nobody throws a SHIFT away to keep a HAZARD); the phone and the sim take any positions."""
     act = state.activation
     assert act is not None
     die, names = _skid_die(state)
