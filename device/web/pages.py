@@ -126,16 +126,24 @@ LIVE_JS = """
       });
       typed = [];
       dice.hidden = false;
-      // the roller's own screen, where the dice being entered show, must not sit under the buttons and the
-      // pad (at 360 px they take nearly half the phone's height)
-      var fig = d.player && document.querySelector('figure[data-player="' + CSS.escape(d.player) + '"]');
-      var dock = document.querySelector('.dock');
-      if (fig && dock && fig.getBoundingClientRect().bottom > window.innerHeight - dock.offsetHeight) {
-        fig.scrollIntoView({block: 'start'});
-      }
+      showRoller(d.player);
     }
     dice.hidden = false;
     showTyped();
+  }
+  // the roller's own screen, where the dice being entered show, must not sit under the buttons and the pad
+  // (at 360 px they take nearly half the phone's height): for each new roll, and for a page loaded during one
+  function showRoller(player){
+    var fig = player && document.querySelector('figure[data-player="' + CSS.escape(player) + '"]');
+    var dock = document.querySelector('.dock');
+    if (fig && dock && fig.getBoundingClientRect().bottom > window.innerHeight - dock.offsetHeight) {
+      fig.scrollIntoView({block: 'start'});
+    }
+  }
+  if (dice && !dice.hidden) {
+    // the browser's own restoring of the old scroll comes after this script: it would undo the scroll
+    if ('scrollRestoration' in history) history.scrollRestoration = 'manual';
+    showRoller(dice.querySelector('[name=player]').value);
   }
   if (dice) {
     document.getElementById('dice-typing').hidden = true;  // the pad types; the box is for pages without script
@@ -163,6 +171,9 @@ LIVE_JS = """
     }
     dice.addEventListener('submit', function(e){
       e.preventDefault();
+      // one tap on Send with nothing tapped entered a roll of no dice (a skid check passed by): asked first
+      if (!document.getElementById('dice-faces').value.trim() &&
+          !window.confirm('Send the roll with no dice at all?')) return;
       post(new URLSearchParams(new FormData(dice)))
         .then(function(r){
           if (r.ok) { typed = []; showTyped(); tell(''); return; }

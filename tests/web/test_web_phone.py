@@ -4,6 +4,7 @@ Skipped, saying why, where chromium, chromium-driver or selenium is missing."""
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pytest
 from browser_helpers import ServedSim, browser, missing
@@ -371,9 +372,29 @@ def test_the_rollers_screen_is_brought_above_the_dice_pad(tmp_path, monkeypatch)
             except AssertionError:
                 raise AssertionError(f"{roller}'s screen is not above the dice pad: image top, bottom, dock top "
                                      f"{where}") from None
+        # a page loaded during a roll (a reload, a second phone) brought it into view too (it scrolled only
+        # when the roll changed, and the roller's screen sat under the pad)
+        small.execute_script("window.scrollTo(0, 0)")
+        small.refresh()
+        wait_for(in_view, timeout=3.0, what="Cy's screen above the dice pad after a reload")
+        # Send with nothing tapped asks first (one tap entered a roll of no dice)
+        sent = len(served.sim.app.history)
+        small.find_element(By.ID, "dice-send").click()
+        wait_for(lambda: _alert_text(small) == "Send the roll with no dice at all?", timeout=3.0, what="the question")
+        small.switch_to.alert.dismiss()
+        assert len(served.sim.app.history) == sent
     finally:
         small.quit()
         served.close()
+
+
+def _alert_text(driver: Any) -> str | None:
+    from selenium.common.exceptions import NoAlertPresentException
+
+    try:
+        return str(driver.switch_to.alert.text)
+    except NoAlertPresentException:
+        return None
 
 
 def test_the_game_logs_step_links_are_thumb_sized(served, phone):
