@@ -463,11 +463,15 @@ class Sim:
     def _web_new_game(self, game: str, options: Any) -> str:
         """The page's "Start this game": begun on the loop's thread at its next step."""
         if game != self.game:  # a refusal (ValueError): the page says it as one, and nothing begins
-            raise ValueError(f"this sim plays {self.game}: quit it and start `pitboard sim {game} --web ...` to "
-                             f"play {game}")
+            from device.web.pages import title_of
+
+            raise ValueError(f"this sim plays {title_of(self.game)}: quit it and start `pitboard sim {game} --web ...` "
+                             f"to play {title_of(game)}")
         assert self.web is not None
         self.web.hub.call_in_loop(lambda: self.begin(options))
-        return f"a new {game} game begins now (the unfinished one stays in the log)"
+        from device.web.pages import title_of
+
+        return f"a new {title_of(game)} game begins now (the unfinished one stays in the log)"
 
     def begin(self, options: Any) -> None:
         """Begin a new game of this kind with ``options`` on the same log, screens redrawn for its players."""

@@ -446,8 +446,8 @@ def create_app(ctx: WebContext) -> Starlette:
         shown = form.get("shown", game)
         other = shown != game and shown in game_names()
         if other and text.strip() == example_setup(shown).strip():
-            return setup_html(session, game, example_setup(game), f"the box held the {shown} example: here is the "
-                              f"{game} example instead; edit it, then press Check", status=400)
+            return setup_html(session, game, example_setup(game), f"the box held the {pages.title_of(shown)} example: here "
+                              f"is the {pages.title_of(game)} example instead; edit it, then press Check", status=400)
         options, message = check_setup(game, text, ctx.chart_path)
         if options is None:
             if other:

@@ -138,7 +138,7 @@ class SpaceRaceGame:
         editions = data["editions"]
         edition = fields.text(options, "edition", "setup", data.get("default", "deluxe"), what="an edition name", max_len=40)
         if "track" in options:
-            track = _check_track(options["track"], "setup [track]", "[[track]]")
+            track = _check_track(options["track"], "setup: [track]", "[[track]]")
             edition = fields.text(options, "edition", "setup", "owner", what="an edition name", max_len=40)
         else:
             if edition not in editions:

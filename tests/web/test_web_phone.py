@@ -78,6 +78,10 @@ def test_no_page_is_wider_than_the_phone(served, phone):
         wide = phone.execute_script("return [document.documentElement.scrollWidth, "
                                     "document.documentElement.clientWidth]")
         assert wide[0] <= wide[1], f"/{page} is {wide[0]} px wide in a {wide[1]} px phone"
+    # the games table itself too: it scrolled sideways inside the page, its export links out of sight
+    phone.get(served.url + "log")
+    table = phone.execute_script("var t = document.getElementById('games'); return [t.scrollWidth, t.clientWidth];")
+    assert table[0] <= table[1], f"the games table is {table[0]} px wide in {table[1]} px"
 
 
 def test_a_press_that_does_not_arrive_says_so(served, phone):

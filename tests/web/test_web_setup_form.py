@@ -49,7 +49,7 @@ def test_choosing_another_game_in_the_list_brings_its_example(table):
     r = client.post("/setup", data={"csrf": token, "game": "thunder_road", "shown": "gaslands", "action": "check",
                                     "setup": untouched})
     kind, text = said(r.text)
-    assert kind == "fail" and "thunder_road example" in text and "Check" in text
+    assert kind == "fail" and "Thunder Road: Vendetta example" in text and "Check" in text
     assert box(r.text).strip() == game_package("thunder_road").EXAMPLE_SETUP.strip()
     assert shown_field(r.text) == "thunder_road"
     # the owner had typed their own gaslands table: it is kept, and the check says what is in the box
@@ -85,7 +85,7 @@ def test_a_game_the_host_cannot_start_is_said_as_a_refusal(tmp_path, monkeypatch
     monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
     sim = Sim("gaslands", db=tmp_path / "sim.sqlite", out=io.StringIO())
     try:
-        with pytest.raises(ValueError, match="this sim plays gaslands"):
+        with pytest.raises(ValueError, match="this sim plays Gaslands: Refuelled"):
             sim._web_new_game("thunder_road", {})
     finally:
         sim.close()
@@ -208,10 +208,11 @@ def test_the_game_log_list_says_which_game_is_played_and_when_games_began():
              SimpleNamespace(id=2, game="gaslands", created="2026-12-03T22:01:02.000+00:00", finished=False, events=3),
              SimpleNamespace(id=3, game="space_race", created="2026-12-03T22:05:00+00:00", finished=True, events=40)]
     page = games_page(games, "x.sqlite")
-    rows = re.findall(r"<tr><td><a href=\"/log/(\d)\">.*?</td><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td>", page)
-    assert rows == [("3", "Twilight Struggle Space Race", "2026-12-03 22:05 UTC", "finished"),
-                    ("2", "Gaslands: Refuelled", "2026-12-03 22:01 UTC", "playing"),
-                    ("1", "Gaslands: Refuelled", "2026-12-03 21:45 UTC", "left unfinished")]
+    rows = re.findall(r"<tr><td><a href=\"/log/(\d)\">game \d</a><br>(.*?)</td><td>(.*?)<br>(.*?)<br>(\d+) events</td>",
+                      page)
+    assert rows == [("3", "Twilight Struggle Space Race", "finished", "2026-12-03 22:05 UTC", "40"),
+                    ("2", "Gaslands: Refuelled", "playing", "2026-12-03 22:01 UTC", "3"),
+                    ("1", "Gaslands: Refuelled", "left unfinished", "2026-12-03 21:45 UTC", "9")]
 
 
 def test_a_setup_pasted_under_the_wrong_game_is_named(table):
