@@ -53,7 +53,7 @@ def test_the_games_are_called_by_their_names_not_their_ids(table):
     setup = client.get("/setup", headers=HTML).text
     assert '<option value="thunder_road">Thunder Road: Vendetta</option>' in setup
     assert '<option value="gaslands" selected>Gaslands: Refuelled</option>' in setup
-    assert "<td>Gaslands: Refuelled</td>" in client.get("/log", headers=HTML).text
+    assert "<br>Gaslands: Refuelled</td>" in client.get("/log", headers=HTML).text
     assert f"<h1>Game {table.game_id}: Gaslands: Refuelled</h1>" in client.get(f"/log/{table.game_id}",
                                                                                headers=HTML).text
 
