@@ -40,6 +40,7 @@ code{overflow-wrap:anywhere}
 .undone{text-decoration:line-through;color:#888}.refused{color:#f88}
 select{background:#222;color:#eee}
 input,select,textarea,button{font-size:16px;max-width:100%;box-sizing:border-box}button{padding:.4em .9em}input,button{min-height:44px}
+label.tick{display:inline-flex;align-items:center;gap:.4em;min-height:44px}input[type=checkbox]{width:28px;height:28px;margin:0}
 select{min-height:44px}nav a{display:inline-flex;align-items:center;min-height:44px}
 td a,main>p>a{display:inline-block;padding:.75em .2em;white-space:nowrap}
 #timeline li a,#prev,#next{display:inline-block;min-width:44px;min-height:44px;line-height:44px;padding:0 .2em;
@@ -443,7 +444,7 @@ def replay_page(game_id: int, decision: int, entry: Any, players: Sequence[str],
 
 def setup_page(game: str, games: Sequence[str], text: str, csrf: str, message: str = "", ok: bool = False,
                can_start: bool = True, once: str = "", restore: bool = False, begun: bool = False,
-               playing: str | None = None) -> str:
+               playing: str | None = None, ticked: bool = False) -> str:
     """The set-up form; ``once``: this form's own token, so that the same form sent twice begins one game;
     ``restore``: the box holds only the example (the page asked for plainly), so the phone may put back what
     was being typed in it (SETUP_JS); ``playing``: the game being played, which Start this game would leave
@@ -453,8 +454,9 @@ def setup_page(game: str, games: Sequence[str], text: str, csrf: str, message: s
     live = ' <a href="/" id="to-live">Go to the Live page</a>' if begun else ""  # ``begun``: a game began
     msg = f'<p class="{"ok" if ok else "fail"}" id="setup-message">{esc(message)}{live}</p>' if message else ""
     replace = ("" if not playing or not can_start else
-               f'<p class=warn id=playing>{esc(playing)} is being played. <label><input type=checkbox name=replace '
-               f'value=1 id=replace> End the game in progress</label> (it stays in the game log)</p>')
+               f'<p class=warn id=playing>{esc(playing)} is being played. <label class=tick><input type=checkbox '
+               f'name=replace value=1 id=replace{" checked" if ticked else ""}> End the game in progress</label> '
+               '(it stays in the game log)</p>')
     start = ('<button type=submit name=action value=start id=start>Start this game</button>' if can_start else
              "<span class=skip>(starting a game from the page: not wired for this host; save the file as the "
              "config's [game] setup and restart)</span>")

@@ -408,14 +408,14 @@ def create_app(ctx: WebContext) -> Starlette:
 
     def setup_html(session: Session, game: str, text: str, message: str = "", *, ok: bool = False,
                    status: int = 200, can_start: bool | None = None, restore: bool = False,
-                   begun_now: bool = False, playing: str | None = None) -> Response:
+                   begun_now: bool = False, playing: str | None = None, ticked: bool = False) -> Response:
         from device.web.setup import game_names
 
         start = ctx.new_game is not None if can_start is None else can_start
         playing = ctx.in_progress() if playing is None and start else playing
         return html(pages.setup_page(game, game_names(), text, session.csrf, message, ok=ok, can_start=start,
                                      once=secrets.token_urlsafe(12), restore=restore, begun=begun_now,
-                                     playing=playing), status)
+                                     playing=playing, ticked=ticked), status)
 
     async def setup_get(request: Request, session: Session, form: dict[str, str]) -> Response:
         from device.web.setup import example_setup, game_names
@@ -451,9 +451,10 @@ def create_app(ctx: WebContext) -> Starlette:
         options, message = check_setup(game, text, ctx.chart_path)
         if options is None:
             if other:
-                message += (f" (the box still holds the {shown} setup; for a {game} one, press Example, which "
-                            "replaces what is in the box)")
-            return setup_html(session, game, text, message, status=400)
+                message += (f" (the box still holds the {pages.title_of(shown)} setup; for a {pages.title_of(game)} "
+                            "one, press Example, which replaces what is in the box)")
+            # "End the game in progress" stays ticked: the owner mends the setup and starts again
+            return setup_html(session, game, text, message, status=400, ticked=form.get("replace") == "1")
         if action == "start":
             if ctx.new_game is None:
                 return setup_html(session, game, text, "this host cannot start a game from the page", status=400,

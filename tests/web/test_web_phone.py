@@ -183,6 +183,14 @@ def test_form_controls_are_thumb_sized_and_do_not_zoom_the_page(served, phone):
         phone.get(served.url + page)
         small = [c for c in controls("input:not([type=hidden]), button, textarea, select") if c[1] < 40 or c[2] < 16]
         assert not small, f"/{page}: {small}"
+    # "End the game in progress" (shown while a game is played): a 13 px box in a 38 px label
+    served.keys("ooo")  # OK on the template, on its hand: a move made
+    wait_for(lambda: served.sim.app.match.undoable > 0, what="a move made")
+    phone.get(served.url + "setup")
+    tick = phone.execute_script("var b = document.getElementById('replace').getBoundingClientRect(),"
+                                " l = document.querySelector('label.tick').getBoundingClientRect();"
+                                " return [b.width, b.height, l.height];")
+    assert tick[0] >= 24 and tick[1] >= 24 and tick[2] >= 44, tick
 
 
 def test_the_setup_box_keeps_each_toml_line_a_line(served, phone):

@@ -58,7 +58,7 @@ def test_choosing_another_game_in_the_list_brings_its_example(table):
                                     "setup": mine})
     kind, text = said(r.text)
     assert kind == "fail" and "unknown key 'scenario'" in text
-    assert "gaslands setup" in text and "Example" in text
+    assert "Gaslands: Refuelled setup" in text and "Example" in text
     assert box(r.text) == mine
 
 
@@ -166,6 +166,12 @@ def test_starting_a_game_over_one_being_played_asks_first(tmp_path, monkeypatch)
         kind, message = said(refused.text)
         assert kind == "fail" and "is being played" in message and "End the game in progress" in message
         assert box(refused.text).strip() == t.module.EXAMPLE_SETUP.strip()  # the typing is kept
+        # a mistake in the setup with the box ticked: refused, and the box stays ticked (it was cleared, and
+        # the owner had to find it again)
+        bad = t.module.EXAMPLE_SETUP.replace('type = "', 'type = "spaceship', 1)
+        mistake = client.post("/setup", data={**form, "setup": bad, "replace": "1"})
+        assert mistake.status_code == 400 and not started and "id=replace checked" in mistake.text
+        assert "id=replace checked" not in client.post("/setup", data={**form, "setup": bad}).text
         begun = client.post("/setup", data={**form, "replace": "1"})
         assert begun.status_code == 200 and started == ["gaslands"]
     finally:
