@@ -46,14 +46,20 @@ def test_events_are_committed_before_the_state_changes(tmp_path):
     assert match.state == before
 
 
-def test_resume_gives_the_same_state_and_undo_goes_back_to_the_start(tmp_path):
-    path = tmp_path / "log.sqlite"
+def _played(path, moves: int):  # type: ignore[no-untyped-def]
+    """A log at ``path`` holding one Gaslands game played ``moves`` commands in (closed): (game id, match)."""
     store = Store(path)
     gid = store.new_game("gaslands")
     match = Match.begin(GAME, crash_writer.SETUP, sink=store.sink(gid))
-    for n in range(40):
+    for n in range(moves):
         match.apply(crash_writer.next_command(match, n))
     store.close()
+    return gid, match
+
+
+def test_resume_gives_the_same_state_and_undo_goes_back_to_the_start(tmp_path):
+    path = tmp_path / "log.sqlite"
+    gid, match = _played(path, 40)
     store2 = Store(path)
     resumed = Match(GAME, store2.records(gid), sink=store2.sink(gid))
     assert resumed.state == match.state
@@ -276,12 +282,7 @@ def test_bytes_slipped_into_a_page_are_found_not_read_as_no_events(tmp_path):
     0 events" (or 55 of 66) with no error, and play would have resumed that. SQLite's quick check at opening
     finds it, and the log is refused as damaged, untouched."""
     good = tmp_path / "good.sqlite"
-    store = Store(good)
-    gid = store.new_game("gaslands")
-    match = Match.begin(GAME, crash_writer.SETUP, sink=store.sink(gid))
-    for n in range(30):
-        match.apply(crash_writer.next_command(match, n))
-    store.close()
+    _played(good, 30)
     data = good.read_bytes()
     offsets = range(4096, len(data) - 4096, 211)
     assert len(offsets) > 30
