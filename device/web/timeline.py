@@ -121,12 +121,21 @@ def describe(event: Event, vehicles: Mapping[str, str] | None = None) -> str:
     cars = vehicles or {}
 
     def said(key: str, v: Any) -> str:
-        if isinstance(v, str) and ("vehicle" in key or key in ("target", "other")) and v in cars:
+        if isinstance(v, str) and ("vehicle" in key or key in ("target", "other", "attacker")) and v in cars:
             return cars[v]
         return _value(v).replace("_", " ")
 
-    parts = [f"{k.replace('_', ' ')} {said(k, v)}" for k, v in data.items() if not isinstance(v, dict)]
+    # whose it is first ("Rust Bucket: template chosen: …", "blue Sprinteur: rider moved: …"); a value that says
+    # nothing left out ("status unknown"); the key the event's name begins with, its value alone and first
+    # ("template chosen: gentle, …", not "… template gentle")
+    who = next((k for k in ("vehicle", "rider", "side", "player") if isinstance(data.get(k), str)), None)
+    subject = said(who, data.pop(who)) if who is not None else ""
+    kept = {k: v for k, v in data.items() if not isinstance(v, dict) and v not in (None, "", "unknown", [])}
+    head = name.split()[0]
+    parts = ([said(head, kept.pop(head))] if head in kept else []) + [
+        f"{k.replace('_', ' ')} {said(k, v)}" for k, v in kept.items()]
     text = f"{name}: {', '.join(parts)}" if parts else name
+    text = f"{subject}: {text}" if subject else text
     return text if len(text) <= 160 else text[:159] + "…"
 
 

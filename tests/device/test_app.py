@@ -417,7 +417,7 @@ def test_back_at_the_top_says_on_every_screen_what_it_undid(tmp_path: Path) -> N
     assert rig.app.apply(Command("choose_template", {"template": "turn"}), source="camera", now=rig.t).accepted
     rig.step("back", long=True)
     undone = [n.text for n in rig.app.notices if n.kind == "undone"]
-    assert undone == ["UNDONE: template chosen: template turn; Ann: 1.1 Template › Hazard token › Car"], undone
+    assert undone == ["UNDONE: template chosen: turn; Ann: 1.1 Template › Hazard token › Car"], undone
 
 
 def test_a_recorded_notice_goes_when_a_newer_choice_is_taken(tmp_path: Path) -> None:

@@ -41,7 +41,7 @@ def test_a_rider_is_named_as_the_grand_tours_screens_name_it():
     assert command_words({"type": "exhaustion", "rider": "red.rouleur", "cards": 5}) == \
         "exhaustion: rider red Rouleur, cards 5"
     assert describe(Event("rider_moved", {"rider": "blue.sprinteur", "squares": 4})) == \
-        "rider moved: rider blue Sprinteur, squares 4"
+        "blue Sprinteur: rider moved: squares 4"
     assert command_words({"type": "x", "value": 1.5, "file": "a.toml1"}) == "x: value 1.5, file a.toml1"
 
 
@@ -99,8 +99,9 @@ def test_the_timeline_names_the_cars_as_their_owners_do(table):
     table.step()
     page = html_lib.unescape(client.get(f"/log/{table.game_id}", headers=HTML).text)
     assert "<h3>Alice · Rust Bucket</h3>" in page and "Alice · rust<" not in page
-    assert "template short straight" in page and "touch move no" in page and "vehicle Rust Bucket" in page
-    assert "short_straight" not in page
+    # the car first, the template as the event's own word, nothing that says nothing ("status unknown")
+    assert "Rust Bucket: template chosen: short straight, edge front, hand left, touch move no" in page
+    assert "short_straight" not in page and "status unknown" not in page
 
 
 def test_a_refusal_is_shown_until_a_command_is_taken(table):
