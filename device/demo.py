@@ -86,8 +86,11 @@ def _demo_log(out: Path) -> bool:
     moves after the demo's) is theirs, and so is one that cannot be read."""
     from device.store import Store, StoreError
 
+    log, wal = out / _LOG, out / f"{_LOG}-wal"
+    if log.stat().st_size == 0 and not (wal.is_file() and wal.stat().st_size > 0):
+        return True  # a demo stopped before its first game was written: nothing in it to keep
     try:
-        with Store(out / _LOG, read_only=True) as store:
+        with Store(log, read_only=True) as store:
             games = store.games()
             if len(games) != 1:
                 return False

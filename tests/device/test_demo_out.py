@@ -89,3 +89,19 @@ def test_a_frames_folder_holding_other_things_is_not_the_demos(tmp_path: Path) -
     (out / "frames" / "holiday.png").write_text("x")
     with pytest.raises(DemoOutError, match="frames"):
         _fresh(out)
+
+
+def test_a_demo_stopped_before_its_game_was_written_is_emptied(tmp_path: Path) -> None:
+    """Review: Ctrl-C before the demo's first game left a 0-byte game.sqlite, and the next `./dev demo` refused
+    the folder as one "played on with --db?"; nothing is in it to keep. A -wal beside it with games is kept."""
+    out = tmp_path / "demo"
+    out.mkdir()
+    (out / "game.sqlite").write_bytes(b"")
+    (out / "Alice.gif").write_bytes(b"GIF89a")
+    _fresh(out)
+    assert list(out.iterdir()) == []
+    (out / "game.sqlite").write_bytes(b"")
+    (out / "game.sqlite-wal").write_bytes(b"frames of a game")
+    with pytest.raises(DemoOutError, match="game.sqlite"):
+        _fresh(out)
+    assert (out / "game.sqlite-wal").read_bytes() == b"frames of a game"
