@@ -41,6 +41,7 @@ code{overflow-wrap:anywhere}
 select{background:#222;color:#eee}
 input,select,textarea,button{font-size:16px;max-width:100%;box-sizing:border-box}button{padding:.4em .9em}input,button{min-height:44px}
 label.tick{display:inline-flex;align-items:center;gap:.4em;min-height:44px}input[type=checkbox]{width:28px;height:28px;margin:0}
+a.cancel{display:inline-block;min-width:44px;min-height:44px;line-height:44px;padding:0 .6em;text-align:center}
 select{min-height:44px}nav a{display:inline-flex;align-items:center;min-height:44px}
 td a,main>p>a{display:inline-block;padding:.75em .2em;white-space:nowrap}
 #timeline li a,#prev,#next{display:inline-block;min-width:44px;min-height:44px;line-height:44px;padding:0 .2em;
@@ -540,7 +541,7 @@ def teach_page(csrf: str, *, frame: int | None, die: str = "", face: str = "", t
             said = f"It becomes an example of <b>{esc(die)} {esc(face)}</b> once you confirm."
             confirm = (f'<form method=post action=/teach/confirm>{csrf_field(csrf)}<input type=hidden name=token '
                        f'value="{esc(token)}"><button type=submit id=confirm>Add to the face library</button> '
-                       f'<a href="/teach">cancel</a></form>')
+                       f'<a class=cancel href="/teach">cancel</a></form>')
         else:  # the library is taught one die at a time (a mixed roll must not be taught as one face)
             said = ("A face is taught one die at a time: leave one die on the tray, with the face to teach up, "
                     "and take the crop again.")
@@ -569,7 +570,7 @@ def template_section(csrf: str, names: Sequence[str], *, frame: int | None, cali
                 f"template's edge.</p><img class=cam id=outline alt=\"the outline learnt\" "
                 f'src="/teach/outline/{esc(token)}.png"><form method=post action=/teach/template/confirm>'
                 f'{csrf_field(csrf)}<input type=hidden name=token value="{esc(token)}"><button type=submit '
-                f"id=confirm-outline>Add to the taught outlines</button> <a href=/teach#templates>cancel</a></form>")
+                f"id=confirm-outline>Add to the taught outlines</button> <a class=cancel href=/teach#templates>cancel</a></form>")
     if frame is None or not calibrated:
         why = "the camera" if frame is None else "a calibration (the Calibrate page)"
         return f"{head}{msg}<p class=skip>Teaching a template from the live camera needs {why}.</p>"
@@ -590,7 +591,7 @@ def calibrate_page(csrf: str, *, frame: int | None, current: str, size: str = ""
                 f"zones lie. Save it once it fits.</p><img class=cam id=preview alt=\"the calibration drawn on the "
                 f'frame" src="/calibrate/preview/{esc(token)}.png"><form method=post action=/calibrate/confirm>'
                 f'{csrf_field(csrf)}<input type=hidden name=token value="{esc(token)}"><button type=submit '
-                f"id=confirm-calibration>Save this calibration</button> <a href=/calibrate>cancel</a></form>{now}")
+                f"id=confirm-calibration>Save this calibration</button> <a class=cancel id=cancel-calibration href=/calibrate>cancel</a></form>{now}")
     elif frame is None:
         body = (f"{msg}<p class=skip>No camera frame: calibrating from the live camera needs the camera. "
                 f"<code>pitboard calibrate IMAGE</code> calibrates from a photo.</p>{now}")

@@ -244,6 +244,14 @@ def test_the_calibrate_page_fits_a_small_phone_and_says_the_frame_is_scaled(tmp_
         assert wide[0] <= wide[1], f"/calibrate is {wide[0]} px wide in a {wide[1]} px phone"
         text = phone.find_element(By.TAG_NAME, "main").text
         assert "shown at full size" not in text and "1280×720" in text
+        # the preview's cancel (a 52 x 19 px link beside Save) is a thumb's target
+        phone.find_element(By.ID, "mat").send_keys("800x450")
+        phone.find_element(By.ID, "points").send_keys("100,80 1180,80 1180,660 100,660")
+        phone.find_element(By.ID, "calibrate").click()
+        wait_for(lambda: phone.find_elements(By.ID, "cancel-calibration"), what="the calibration's preview")
+        size = phone.execute_script("var r = document.getElementById('cancel-calibration').getBoundingClientRect();"
+                                    "return [r.width, r.height];")
+        assert size[0] >= 44 and size[1] >= 44, size
     finally:
         served.close()
 
