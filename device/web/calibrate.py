@@ -42,9 +42,18 @@ def parse_mat(text: str) -> tuple[float, float]:
     return w, h
 
 
-def parse_points(text: str) -> list[tuple[float, float]] | None:
+def _example(size: tuple[int, int] | None) -> str:
+    """Four corners as they might be typed, inside a frame of ``size`` (a 1280×720 one's when not known): the
+    example for a 250×167 frame lay outside it."""
+    w, h = size or (1280, 720)
+    return " ".join(f"{round(w * fx)},{round(h * fy)}" for fx, fy in ((0.08, 0.11), (0.92, 0.1), (0.93, 0.9),
+                                                                     (0.07, 0.91)))
+
+
+def parse_points(text: str, size: tuple[int, int] | None = None) -> list[tuple[float, float]] | None:
     """Four corners typed as ``"x,y x,y x,y x,y"`` (top-left, top-right, bottom-right, bottom-left) → the
-    points; an empty text → None (the corner tags are used); ValueError saying what to type."""
+    points; an empty text → None (the corner tags are used); ValueError saying what to type (its example inside
+    a frame of ``size``, width × height, when given)."""
     if not text.strip():
         return None
     pairs = text.replace(";", " ").split()
@@ -55,14 +64,14 @@ def parse_points(text: str) -> list[tuple[float, float]] | None:
             out.append((float(x), float(y)))
     except ValueError:
         raise ValueError(f"the corners {text!r} are not four 'x,y' pixel pairs (top-left, top-right, "
-                         "bottom-right, bottom-left), e.g. 102,80 1180,75 1190,650 95,655") from None
+                         f"bottom-right, bottom-left), e.g. {_example(size)}") from None
     if len(out) != 4:
         raise ValueError(f"{len(out)} corner(s) given: give four 'x,y' pixel pairs (top-left, top-right, "
                          "bottom-right, bottom-left), or leave the field empty to use the corner tags")
     for name, (x, y) in zip(CORNER_NAMES, out, strict=True):
         if not (math.isfinite(x) and math.isfinite(y)):
             raise ValueError(f"the {name} corner ({x:g},{y:g}) is not a pixel position: type the corner's x,y as "
-                             "read off the frame, e.g. 102,80")
+                             f"read off the frame, e.g. {_example(size).split()[0]}")
     return out
 
 

@@ -737,8 +737,8 @@ def create_app(ctx: WebContext) -> Starlette:
             if shot is None:
                 raise ValueError("no camera frame to calibrate from: is the camera on?")
             mat = parse_mat(mat_text) if mat_text else None
-            points = parse_points(points_text)
             image = shot.image
+            points = parse_points(points_text, (int(image.shape[1]), int(image.shape[0])))
             cal = await asyncio.to_thread(lambda: calibrate_frame(image, mat_mm=mat, points=points,
                                                                   path=ctx.calibration_path))
             if ctx.proposals is None:

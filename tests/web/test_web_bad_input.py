@@ -106,7 +106,9 @@ def test_corners_typed_off_the_frame_or_not_numbers_are_refused_not_a_500(table)
     cases = {"1e308,1e308 -1e308,1e308 -1e308,-1e308 1e308,-1e308": "outside the frame, which is 640×480",
              "-3,-3 -3,-3 -3,-3 -3,-3": "outside the frame",
              "1e309,1e309 1,1 2,2 3,3": "top-left corner (inf,inf) is not a pixel position",
-             "10,10 nan,nan 600,400 10,400": "top-right corner (nan,nan) is not a pixel position"}
+             "10,10 nan,nan 600,400 10,400": "top-right corner (nan,nan) is not a pixel position",
+             # the example inside this 640 x 480 frame (it was a 1280 x 720 frame's, off a small one)
+             "10;10 600 400": "e.g. 51,53 589,48 595,432 45,437"}
     for points, said in cases.items():
         r = client.post("/calibrate", data={"csrf": token, "mat": "800x450", "points": points})
         assert r.status_code == 400, (points, r.text[-500:])
