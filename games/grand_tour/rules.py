@@ -101,12 +101,12 @@ def _team(state: GrandTourState, raw: Any) -> str:
 SETUP_KEYS = ("stages", "teams", "specialties", "cooperation", "peloton", "time_track", "specialty")
 
 
-
 def in_finishing_order(crossed: list[tuple[str, int]]) -> list[tuple[str, int]]:
     """Crossers (rider, squares past the line) in finishing order: the farthest first; riders on the same
     square in the order they were given (the first to reach a square holds its right lane, ahead).  A table
     enters them as they move, front to back, and a rider moved later may go farther: any order is taken."""
     return sorted(crossed, key=lambda c: -c[1])  # sorted() is stable
+
 
 class GrandTourGame:
     name = "grand_tour"
