@@ -119,16 +119,17 @@ def _order(state: GaslandsState, first: str | None) -> list[Vehicle]:
     return sorted(alive, key=lambda v: (v.id != first, seats[v.owner]))
 
 
-def _cars(label: str, cars: Sequence[Vehicle], make: Callable[[Vehicle], Command],
+def _cars(label: str, cars: Sequence[Vehicle], make: Callable[[Vehicle], Command] | None = None,
           reading: Callable[[Vehicle], str] | None = None, *,
           then: Callable[[Vehicle], Sequence[Choice | None]] | None = None) -> Choice | None:
     """``label`` › each car (the active one first, then round the table); with more than a list holds (5 players
     × 2 cars made "Hazard token" ten long), the first stays on top and the rest go one list per player.
     ``reading``: what each OK changes, after the car's name ("The Brick · hull 7"; the cursor follows the name).
-    ``then``: each car opens these choices instead of sending ``make``'s command."""
+    ``then``: each car opens these choices (instead of sending ``make``'s command)."""
     def item(v: Vehicle, shown: str) -> Choice | None:
         if then is not None:
             return branch(shown, then(v))
+        assert make is not None
         return leaf(f"{shown}{READING_SEP}{reading(v)}" if reading is not None else shown, make(v))
 
     if len(cars) <= FIRST_LEVEL_MAX:
@@ -393,8 +394,7 @@ def menu(state: GaslandsState) -> Menu:
     if collisions:
         mover = act.flipping[0] if act is not None and act.flipping and step == Step.WIPEOUT_MOVE.value else p.vehicle
         others = [v for v in cars if v.id != mover]
-        choices.append(_cars("Crash", others, lambda v: Command("collision", {"vehicle": v.id, "both_evaded": False}),
-                             then=lambda v: _smash(state.vehicle(mover), v) if mover is not None else []))
+        choices.append(_cars("Crash", others, then=lambda v: _smash(state.vehicle(mover), v) if mover is not None else []))
         choices.append(_cars("Crash, evaded", others, lambda v: Command("collision", {"vehicle": v.id, "both_evaded": True})))
     if "hits" in commands:
         # each OK is one hit: the hull points left are on the line, as the target's owner's dashboard has them

@@ -87,15 +87,16 @@ def _chain_bump_leaf(moved: str) -> Callable[[Vehicle, str], Choice | None]:
 
 
 def _by_player(state: ThunderRoadState, vehicles: Sequence[Vehicle], viewer: str | None,
-               make: Callable[[Vehicle, str], Choice | None], first: Sequence[str] = ()) -> list[Choice | None]:
+               make: Callable[[Vehicle, str], Choice | None], first: Sequence[str] = (), *,
+               grouped: bool = False) -> list[Choice | None]:
     """Choices for ``vehicles``: the ``first`` ones (the mover, the bumped pair) at the top, then the rest —
-    flat while they are few, else one list per player starting with ``viewer``.  ``make`` gets the vehicle
+    flat while they are few (unless ``grouped``), else one list per player starting with ``viewer``.  ``make`` gets the vehicle
     and the name to show: "Ben's Large car" in a flat list, "Large car" in Ben's own list (its title names
     him already, and "Dominique's Medium car" would only fit the line in the smallest, unreadable size)."""
     ids = {v.id for v in vehicles}
     head = [state.vehicle(vid) for vid in dict.fromkeys(first) if vid in ids]
     rest = [v for v in vehicles if v not in head]
-    if len(head) + len(rest) <= FLAT_VEHICLES:
+    if not grouped and len(head) + len(rest) <= FLAT_VEHICLES:
         return [make(v, vehicle_name(state, v.id, viewer)) for v in (*head, *rest)]
     seats = [p.name for p in state.players]
     start = seats.index(viewer) if viewer in seats else 0
@@ -242,11 +243,10 @@ def _move(state: ThunderRoadState, commands: Sequence[str]) -> list[Choice | Non
             rest = others[others.index(first) + 1:]
             if not rest:
                 return None
-            # the second by its owner's list, named as its owner names it ("Dominique's Medium car" with the
-            # list's arrow overran the line)
-            owners = list(dict.fromkeys(v.owner for v in rest))
-            return branch(name, [branch(owner, [leaf(vehicle_name(state, v.id, owner), Command(
-                "scroll", {"eliminated": [first.id, v.id]})) for v in rest if v.owner == owner]) for owner in owners])
+            # the second in its owner's list, named as its owner names it, even when few are left ("Dominique's
+            # Medium car" with the list's arrow overran the line)
+            return branch(name, _by_player(state, rest, who, lambda v, second: leaf(
+                second, Command("scroll", {"eliminated": [first.id, v.id]})), grouped=True))
 
         out.append(branch("Road scrolls…", [
             leaf("Nobody off the road", Command("scroll", {"eliminated": []}), default=True),
