@@ -825,14 +825,15 @@ class VisionFileProblem:
     severe: bool = True
 
 
-def _read_json_file(path: Any, what: str, redo: str) -> tuple[Any, str | None]:
-    """``(data, None)`` or ``(None, what is wrong and what to do)`` for a JSON file expected to be there."""
-    if path.is_dir():  # (never "remove the folder": it may be the data folder, holding the game log)
-        example = "faces.json" if what == "face library" else "table_calibration.json"
-        if path.name == example:  # a folder in the file's own place
+def _read_json_file(path: Any, what: str, name: str, redo: str) -> tuple[Any, str | None]:
+    """``(data, None)`` or ``(None, what is wrong and what to do)`` for a JSON file expected to be there
+    (``name``: its usual file name)."""
+    if path.is_dir():
+        if path.name == name:  # a folder in the file's own place
             return None, f"{path} is a folder where the {what} file belongs: rename that folder, then {redo}"
-        return None, (f"{path} is a folder, not a {what} file: give the file's path in pitboard.toml [vision] "
-                      f"(e.g. {path / example})")
+        from device.safe_files import folder_given
+
+        return None, f"{folder_given(path, what, name)}, in pitboard.toml [vision]"
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -884,7 +885,7 @@ def read_calibration_file(path: Any | None) -> tuple[Any, VisionFileProblem | No
         return None, VisionFileProblem("calibration", p, f"no calibration at {p} yet: the table is not read "
                                        "(templates and tokens are entered with the buttons); run `pitboard "
                                        "calibrate IMAGE` to write it", short, severe=False)
-    data, wrong = _read_json_file(p, "calibration", redo)
+    data, wrong = _read_json_file(p, "calibration", CALIBRATION_FILE, redo)
     other = None if p.is_dir() else not_a_calibration(p, data if wrong is None else None)
     if other is not None:  # another kind of file given as the calibration: say so, and never "write it again"
         wrong = f"{p} is not a calibration: it looks like {other}; point [vision] calibration at the calibration file"
@@ -964,7 +965,7 @@ def read_face_library(path: Any | None) -> tuple[Any, VisionFileProblem | None]:
     touched."""
     from pathlib import Path
 
-    from device.dice_library_files import library_path
+    from device.dice_library_files import FILE_NAME, library_path
     from vision.dice.faces import FaceLibrary, NewerLibraryError
 
     p = Path(path) if path is not None else library_path()
@@ -972,7 +973,7 @@ def read_face_library(path: Any | None) -> tuple[Any, VisionFileProblem | None]:
         return FaceLibrary(), None
     redo = (f"move it aside (`mv {p} {p}.bad`) and teach the faces again with `pitboard teach`, or restore a "
             "backup copy")
-    data, wrong = _read_json_file(p, "face library", redo)
+    data, wrong = _read_json_file(p, "face library", FILE_NAME, redo)
     if wrong is None:
         try:
             return FaceLibrary.from_dict(data), None

@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 
 from device import paths
-from device.safe_files import FileProblem, write_atomic
+from device.safe_files import FileProblem, folder_given, write_atomic
 from device.setup_files import SetupFileError, read_json_object
 from vision.dice.faces import FaceLibrary, NewerLibraryError
 
@@ -41,8 +41,8 @@ def load_library(path: Path | None = None) -> FaceLibrary:
     path = path or library_path()
     if not path.exists() and not path.is_symlink():
         return FaceLibrary()
-    if path.is_dir():  # never "move it aside": it may be the data folder, with the game log in it
-        raise _user_error(f"{path} is a folder, not a face library file: give a file's path (e.g. {path / FILE_NAME})")
+    if path.is_dir():
+        raise _user_error(folder_given(path, "face library", FILE_NAME))
     fix = (f"the library is damaged and was left untouched. Move it aside (e.g. `mv {path} {path}.bad`) and teach the faces again, "
            "or restore a backup copy")
     try:

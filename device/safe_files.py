@@ -44,6 +44,12 @@ def unreachable(path: Path) -> str | None:
     return None
 
 
+def folder_given(path: Path, what: str, name: str) -> str:
+    """What to say of a folder given where a ``what`` file is read: give a file's path (``name`` in it as the
+    example).  Never "move it aside" or "remove it": it may be the data folder, with the game log in it."""
+    return f"{path} is a folder, not a {what} file: give a file's path (e.g. {path / name})"
+
+
 def write_atomic(path: str | Path, data: bytes, *, mode: int = 0o644) -> Path:
     """Replace ``path`` with ``data`` atomically: O_EXCL temporary file, fsync, rename.
 

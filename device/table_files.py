@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from device.paths import data_dir
-from device.safe_files import FileProblem, write_atomic
+from device.safe_files import FileProblem, folder_given, write_atomic
 from device.safe_files import read_image as _read_image
 from device.setup_files import SetupFileError, read_json_object, read_toml_file
 from vision.calibration import Calibration, CalibrationError, Zone, unique_zones
@@ -130,8 +130,8 @@ def load_calibration(path: str | Path | None = None) -> Calibration:
     if not p.exists():
         raise TableFileError(f"no calibration at {p}; run `pitboard calibrate IMAGE` with the four corner tags "
                              "in view (or give --calibration FILE)")
-    if p.is_dir():  # never "move it aside": it may be the data folder, with the game log in it
-        raise TableFileError(f"{p} is a folder, not a calibration file: give a file's path (e.g. {p / CALIBRATION_FILE})")
+    if p.is_dir():
+        raise TableFileError(folder_given(p, "calibration", CALIBRATION_FILE))
     again = "move it aside and run `pitboard calibrate` again"
     try:
         data = read_json_object(p, fix=again, what="calibration file", max_bytes=MAX_TABLE_FILE_BYTES)

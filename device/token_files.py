@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from device.paths import data_dir
-from device.safe_files import FileProblem, write_atomic
+from device.safe_files import FileProblem, folder_given, write_atomic
 from vision.tokens import TokenLook, TokenLookError, look_from_arrays, look_to_arrays
 
 TOKENS_FILE = "table_tokens.npz"
@@ -74,8 +74,8 @@ def load_token_look(base: TokenLook, path: str | Path | None = None) -> TokenLoo
     if not p.exists():
         return base
     redo = "run `pitboard calibrate IMAGE` and `pitboard teach tokens` again (or remove the file)"
-    if p.is_dir():  # a folder given by mistake is the owner's: never "remove" it
-        raise TokenFileError(f"{p} is a folder, not a token look file: give a file's path (e.g. {p / TOKENS_FILE})")
+    if p.is_dir():
+        raise TokenFileError(folder_given(p, "token look", TOKENS_FILE))
     try:
         if p.stat().st_size > MAX_BYTES:
             raise TokenFileError(f"{p} is too large to be a token look file; {redo}")
