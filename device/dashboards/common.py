@@ -288,29 +288,41 @@ def banner(
     *,
     blink_on: bool,
     title_sizes: tuple[int, ...] = (16, 14, 12),
+    more: str = "",
 ) -> None:
     """A flashing alert: when ``blink_on`` a lit box with dark ``title`` (big) and ``text`` (small) over
-    whatever is under ``box``; when off, nothing is drawn, so the screen underneath shows through."""
+    whatever is under ``box``; when off, nothing is drawn, so the screen underneath shows through.
+    ``more`` ("+1": alerts waiting behind this one) is drawn small in the top right corner, and the title
+    keeps clear of it (it was drawn over the title's last letters)."""
     if not blink_on:
         return
     x0, y0, x1, y1 = box
     draw.rectangle(box, fill=ON)
+    tx0, tx1 = x0 + 3, x1 - 3
+    if more:  # the title keeps clear of the marker: centred (giving up its width on both sides) when it fits so
+        side = pixel_text_width(more) + 2
+        tx1 -= side
+        head = title if text else _split_to_fit(title, tx1 - tx0 - side, title_sizes[-1])[0]
+        if text_width(head, title_sizes[-1]) <= tx1 - tx0 - side:
+            tx0 += side
     if not text:
-        title, text = _split_to_fit(title, x1 - x0 - 6, title_sizes[-1])
+        title, text = _split_to_fit(title, tx1 - tx0, title_sizes[-1])
     lines = _wrap_to_fit(text, x1 - x0 - 6, TEXT_SIZES[-1]) if text else []
+    if more:
+        pixel_text(draw, (x1 - 1 - pixel_text_width(more), y0 + 2), more, fill=OFF)
     if len(lines) == 2 and y1 - y0 >= 36:  # a reason too long for one line: two, under a smaller title
         mid = y0 + (y1 - y0) * 2 // 5
-        fit_text(draw, (x0 + 3, y0 + 1, x1 - 3, mid), title, sizes=title_sizes[1:] or title_sizes, fill=OFF,
+        fit_text(draw, (tx0, y0 + 1, tx1, mid), title, sizes=title_sizes[1:] or title_sizes, fill=OFF,
                  align="center")
         half = mid + (y1 - mid) // 2
         fit_text(draw, (x0 + 3, mid + 1, x1 - 3, half), lines[0], sizes=TEXT_SIZES[1:], fill=OFF, align="center")
         fit_text(draw, (x0 + 3, half + 1, x1 - 3, y1 - 1), lines[1], sizes=TEXT_SIZES[1:], fill=OFF, align="center")
     elif text:
         mid = y0 + (y1 - y0) * 3 // 5
-        fit_text(draw, (x0 + 3, y0 + 1, x1 - 3, mid), title, sizes=title_sizes, fill=OFF, align="center")
+        fit_text(draw, (tx0, y0 + 1, tx1, mid), title, sizes=title_sizes, fill=OFF, align="center")
         fit_text(draw, (x0 + 3, mid + 1, x1 - 3, y1 - 1), text, sizes=TEXT_SIZES, fill=OFF, align="center")
     else:
-        fit_text(draw, (x0 + 3, y0 + 1, x1 - 3, y1 - 1), title, sizes=title_sizes, fill=OFF, align="center")
+        fit_text(draw, (tx0, y0 + 1, tx1, y1 - 1), title, sizes=title_sizes, fill=OFF, align="center")
 
 
 #: Sizes of a banner's small line (largest first).
@@ -341,10 +353,14 @@ def _split_to_fit(title: str, width: int, size: int) -> tuple[str, str]:
     when it fits, or when no split helps."""
     if text_width(title, size) <= width:
         return title, ""
-    cuts = [i for i, ch in enumerate(title) if ch == " " and text_width(title[:i], size) <= width]
+    cuts = [i for i, ch in enumerate(title) if ch == " " and text_width(title[:i].rstrip(" ·"), size) <= width]
     if not cuts:
         return title, ""
-    return title[: cuts[-1]], title[cuts[-1] + 1:]
+    # at a " · " between two facts when one fits ("THE BRICK: 1 HIT" over "HULL 11"), and the dot is
+    # dropped: it separates what now lies on two lines ("THE BRICK: 1 HIT ·" over "HULL 11")
+    dots = [i for i in cuts if title.startswith(" · ", i)]
+    cut = (dots or cuts)[-1]
+    return title[:cut].rstrip(" ·"), title[cut + 1:].lstrip(" ·")
 
 
 def flag(draw: ImageDraw.ImageDraw, x: int, y: int, *, fill: int = ON) -> None:

@@ -335,10 +335,7 @@ def _alert(draw: ImageDraw.ImageDraw, view: PlayerView, blink_on: bool) -> None:
         if text == top.text:
             title, text = top.text.upper(), ""
     box = (0, MIDDLE_TOP - 1, WIDTH - 1, MIDDLE_BOTTOM)
-    banner(draw, box, title, text, blink_on=blink_on)
-    if blink_on and len(mine) > 1:
-        more = f"+{len(mine) - 1}"
-        pixel_text(draw, (WIDTH - 2 - pixel_text_width(more), box[1] + 2), more, fill=OFF)
+    banner(draw, box, title, text, blink_on=blink_on, more=f"+{len(mine) - 1}" if len(mine) > 1 else "")
 
 
 def _without(text: str, title: str) -> str:

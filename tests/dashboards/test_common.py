@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from PIL import ImageDraw
 import pytest
 
 from device.dashboards.common import (
@@ -151,3 +152,43 @@ def test_a_path_too_long_for_a_line_is_split_after_a_folder():
     assert "firmware_config/" in lines and "pitboard.toml there" in lines
     lines = wrap("x" * 60)  # no folder to split after: cut where the line is full, nothing lost
     assert "".join(lines) == "x" * 60 and len(lines) > 1 and all(text_width(ln, 10) <= WIDTH - 2 for ln in lines)
+
+
+def test_a_banners_waiting_count_keeps_clear_of_its_title():
+    """"+1" (one more alert behind this one) was drawn over the title's last letters: the Gaslands news
+    "THE BRICK: 1 HIT ·" lost its end under it on Bob's screen in the demo (phase 2)."""
+    box = (0, 12, 127, 52)
+    title, reason = "THE BRICK: 1 HIT", "HULL 11"
+    more = "+1"
+    mark_x = box[2] - 1 - pixel_text_width(more)
+    image, draw = canvas()
+    banner(draw, box, title, reason, blink_on=True)
+    dark = ~np.asarray(image, dtype=bool)
+    assert dark[box[1]:box[1] + 10, mark_x - 1:box[2]].any(), "the long title reaches the corner by itself"
+    image, draw = canvas()
+    banner(draw, box, title, reason, blink_on=True, more=more)
+    with_more = ~np.asarray(image, dtype=bool)
+    marker, _ = canvas()
+    pixel_text(ImageDraw.Draw(marker), (mark_x, box[1] + 2), more)
+    marker_px = np.asarray(marker, dtype=bool)
+    # in the corner there is the "+1" and nothing of the title; the whole title is still there (not cut
+    # to "THE BRICK: 1 H…" to stay centred)
+    corner = with_more[box[1]:box[1] + 10, mark_x - 1:box[2]]
+    assert (corner == marker_px[box[1]:box[1] + 10, mark_x - 1:box[2]]).all()
+    cols = np.flatnonzero(with_more[box[1] + 1:box[1] + 16, :mark_x - 1].any(axis=0))
+    assert len(cols) and cols[-1] - cols[0] + 1 >= text_width(title, 12) - 2
+    # a title with room to spare stays centred beside the marker
+    image, draw = canvas()
+    banner(draw, box, "WIPEOUT!", "Rust Bucket", blink_on=True, more=more)
+    cols = np.flatnonzero((~np.asarray(image, dtype=bool))[box[1] + 1:box[1] + 16, :mark_x - 1].any(axis=0))
+    assert abs((cols[0] - box[0]) - (box[2] - cols[-1])) <= 3
+
+
+def test_a_long_banner_title_breaks_between_its_facts_without_the_dot():
+    """A news title too long for one line ("THE BRICK: 1 HIT · HULL 11") was split at its last space that
+    fits, leaving "THE BRICK: 1 HIT ·" over "HULL 11": it breaks at the " · " and drops it."""
+    from device.dashboards.common import _split_to_fit
+
+    assert _split_to_fit("THE BRICK: 1 HIT · HULL 11", 122, 12) == ("THE BRICK: 1 HIT", "HULL 11")
+    head, rest = _split_to_fit("DICE MODELS BROKEN: ENTER DICE WITH THE BUTTONS", 122, 12)  # no dot: as before
+    assert (head, rest) == ("DICE MODELS", "BROKEN: ENTER DICE WITH THE BUTTONS")
