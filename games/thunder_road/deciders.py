@@ -16,7 +16,7 @@ from games.thunder_road.consequences import Draft, follow_up
 from games.thunder_road.damage import decide_damage, decide_ignite
 from games.thunder_road.evolve import evolve
 from games.thunder_road.fire import decide_fire, decide_fire_ruling
-from games.thunder_road.movement import decide_finish, decide_move, decide_scroll
+from games.thunder_road.movement import decide_finish, decide_met, decide_move, decide_scroll
 from games.thunder_road.state import Step, ThunderRoadState
 from games.thunder_road.turn import (
     decide_assign,
@@ -36,6 +36,7 @@ DECIDERS: dict[str, Callable[[ThunderRoadState, Command], list[Event]]] = {
     "pass": decide_pass,
     "fire": decide_fire,
     "fire_ruling": decide_fire_ruling,
+    "met": decide_met,
     "move": decide_move,
     "scroll": decide_scroll,
     "finish": decide_finish,
@@ -61,6 +62,7 @@ COMMAND_FIELDS: dict[str, tuple[str, ...]] = {
     "pass": ("player",),
     "fire": ("face",),
     "fire_ruling": ("effect", "moves"),
+    "met": ("vehicle", "at"),
     "move": ("spaces", "occupied"),
     "scroll": ("eliminated",),
     "finish": (),

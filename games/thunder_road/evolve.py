@@ -141,6 +141,12 @@ def _fold(state: ThunderRoadState, event: Event) -> ThunderRoadState:
             return replace(state, step=Step.MOVE, turn=turn, note=f"Fire die: +{d['moves']} moves")
         return replace(state, step=Step.MOVE, turn=turn, note="Fire die: no effect, still burning")
 
+    if t == "vehicle_met":
+        turn = state.turn
+        assert turn is not None
+        return replace(state, turn=replace(turn, met=turn.met + ((d["at"], d["vehicle"]),)),
+                       note=f"{vehicle_words(state, d['mover'])} met {vehicle_words(state, d['vehicle'])} at space {d['at']}")
+
     if t == "moved":
         bumps = tuple(Bump(d["vehicle"], hit) for hit in d["collisions"])
         note = f"{vehicle_words(state, d['vehicle'])} moved {d['spaces']}"

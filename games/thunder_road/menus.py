@@ -69,6 +69,7 @@ def _moving_status(state: ThunderRoadState, who: str) -> str:
         parts.append("coast")
     if "drift" in turn.commands:
         parts.append("Drift")
+    parts += [f"met {_short_name(state, vid, who)} at {at}" for at, vid in turn.met]  # reported before the move
     return " · ".join(parts)
 
 
@@ -203,21 +204,35 @@ def _bump_entry(state: ThunderRoadState, kind: str) -> DiceRequest:
 def _met(state: ThunderRoadState, who: str, mover: str, allowance: int, drift: bool) -> Choice | None:
     """Met a vehicle… → which vehicle → where: ending on it, or hitting it at space k on the way (both a bump:
     "the vehicle passes through the first space it reaches that holds another road vehicle without hitting it"
-    only with Drift, which "Drifted past it" says)."""
-    others = [v for v in state.vehicles if v.id != mover and not v.eliminated]
+    only with Drift, which "Drifted past it" says).  A move through two or more vehicles: "Then met another…"
+    → where this one stood reports it alone (``met``), and the menu comes back for the next one or the move;
+    the vehicles met so far are on the status line, and each later one stood further on."""
+    turn = state.turn
+    assert turn is not None
+    met = turn.met
+    after = met[-1][0] if met else 0  # a vehicle met next stood beyond the last one met
+    passing = drift and not met  # Drift passes the first occupied space only
+    others = [v for v in state.vehicles if v.id != mover and not v.eliminated and v.id not in {vid for _, vid in met}]
 
     def where(v: Vehicle, name: str) -> Choice | None:
-        spots = [leaf("Ended on it", Command("move", {"spaces": allowance,
-                                                       "occupied": [{"at": allowance, "vehicle": v.id}]}),
-                      default=True)]
-        if drift and allowance > 1:  # the first vehicle met on the way is passed, wherever it stood (a move
-            # of 1 meets it only where it ends, and "if it ends its move on an occupied space it hits it anyway")
-            spots.append(leaf("Drifted past it", Command("move", {"spaces": allowance,
-                                                                   "occupied": [{"at": 1, "vehicle": v.id}]})))
-        else:
-            spots += [leaf(f"Hit it at space {k}", Command("move", {"spaces": allowance,
-                                                                     "occupied": [{"at": k, "vehicle": v.id}]}))
-                      for k in range(1, allowance)]
+        def move(at: int) -> Command:
+            return Command("move", {"spaces": allowance, "occupied": [{"at": at, "vehicle": v.id}]})
+
+        def met_at(at: int) -> Command:
+            return Command("met", {"vehicle": v.id, "at": at})
+
+        spots: list[Choice | None] = [leaf("Ended on it", move(allowance), default=True)]
+        then: list[Choice | None] = []
+        if passing and allowance > after + 1:  # the first vehicle met on the way is passed, wherever it stood
+            # (a move of 1 meets it only where it ends, and "if it ends its move on an occupied space it hits it
+            # anyway")
+            spots.append(leaf("Drifted past it", move(after + 1)))
+            then.append(leaf("Drifted past it", met_at(after + 1)))
+        elif not passing:
+            spots += [leaf(f"Hit it at space {k}", move(k)) for k in range(after + 1, allowance)]
+            then += [leaf(f"Hit it at space {k}", met_at(k)) for k in range(after + 1, allowance)]
+        if len(others) > 1 and then:  # another vehicle is still there to meet beyond it
+            spots.append(branch("Then met another…", then))
         return branch(name, spots)
 
     return branch("Met a vehicle…", _by_player(state, others, who, where))

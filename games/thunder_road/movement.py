@@ -5,6 +5,8 @@ path) that held another road vehicle when the mover reached them, and which vehi
 companion applies the collision rule: every occupied space reached is a collision, except that a Drift
 passes the first one — and ending the move on an occupied space collides anyway, even when that is the
 first one [seed].  Each collision stacks two vehicles: a bump to resolve (:mod:`games.thunder_road.bumps`).
+``met`` reports one vehicle met on the way before the move (the buttons enter a move through two or more
+vehicles one vehicle at a time); ``move`` counts those first.
 
 "When a vehicle leaves the front of the board and the lead tile was not the final tile: remove the rear
 tile (vehicles on it are eliminated), slide the tiles back, draw a new lead tile ...  Moving onto the finish
@@ -38,8 +40,14 @@ def decide_move(state: ThunderRoadState, command: Command) -> list[Event]:
     occupied = command.get("occupied", [])
     if not isinstance(occupied, list):
         raise Illegal('occupied must be a list like [{"at": 3, "vehicle": "Ben/large"}]')
-    last = 0
-    path: list[tuple[int, str]] = []
+    # the vehicles reported met one at a time (``met``) come first; one since taken off the road (the rear
+    # tile removed) is no longer there to hit
+    path = [(at, vid) for at, vid in turn.met if not state.vehicle(vid).eliminated]
+    if turn.met and spaces < turn.met[-1][0]:
+        at, vid = turn.met[-1]
+        raise Illegal(f"{vehicle_words(state, mover)} met {vehicle_words(state, vid)} at space {at}: it moved at "
+                      f"least {at} space{'' if at == 1 else 's'}, not {spaces}")
+    last = turn.met[-1][0] if turn.met else 0
     for entry in occupied:
         if not isinstance(entry, Mapping):
             raise Illegal('each occupied space is {"at": SPACE, "vehicle": "Ben/large"}')
@@ -48,17 +56,9 @@ def decide_move(state: ThunderRoadState, command: Command) -> list[Event]:
         if isinstance(at, bool) or not isinstance(at, int) or not 1 <= at <= spaces:
             raise Illegal(f"occupied space at={at!r}: count the spaces of the move from 1 to {spaces}")
         if at <= last:
-            raise Illegal("list the occupied spaces in the order the vehicle reached them, each once")
-        vid = resolve_vehicle(state, entry.get("vehicle"))
-        if vid == mover:
-            raise Illegal("the moving vehicle cannot be in its own way")
-        if state.vehicle(vid).eliminated:
-            raise Illegal(f"{vehicle_words(state, vid)} has been eliminated: it is not on the road")
-        met = next((where for where, other in path if other == vid), None)
-        if met is not None:
-            raise Illegal(
-                f"{vehicle_words(state, vid)} stands on one space: it cannot be met at space {met} and again at space {at}"
-            )
+            raise Illegal("list the occupied spaces in the order the vehicle reached them, each once"
+                          + (f" (after space {last}, met already)" if turn.met and at <= turn.met[-1][0] else ""))
+        vid = _met_vehicle(state, entry.get("vehicle"), at, path)
         last = at
         path.append((at, vid))
     drift = "drift" in turn.commands
@@ -71,6 +71,47 @@ def decide_move(state: ThunderRoadState, command: Command) -> list[Event]:
             continue
         collisions.append(vid)  # ending on an occupied space "hits it anyway"
     return [Event("moved", {"vehicle": mover, "spaces": spaces, "collisions": collisions, "passed": passed})]
+
+
+def _met_vehicle(state: ThunderRoadState, ref: object, at: int, path: list[tuple[int, str]]) -> str:
+    """The vehicle ``ref`` met at space ``at`` of the move, after ``path``: on the road, not the mover, not met
+    already."""
+    assert state.turn is not None
+    vid = resolve_vehicle(state, ref)
+    if vid == state.turn.vehicle:
+        raise Illegal("the moving vehicle cannot be in its own way")
+    if state.vehicle(vid).eliminated:
+        raise Illegal(f"{vehicle_words(state, vid)} has been eliminated: it is not on the road")
+    met = next((where for where, other in path if other == vid), None)
+    if met is not None:
+        raise Illegal(
+            f"{vehicle_words(state, vid)} stands on one space: it cannot be met at space {met} and again at space {at}"
+        )
+    return vid
+
+
+def decide_met(state: ThunderRoadState, command: Command) -> list[Event]:
+    """One vehicle met on the way, reported before the move (the buttons report a move through two or more
+    vehicles so, one at a time): the space it stood on (counted 1, 2, ... along the move) and which vehicle.
+    The move itself, reported after, ends beyond it or on the last one met; a vehicle met where the move ends
+    is reported with the move (``occupied``)."""
+    needs_step(state, Step.MOVE)
+    turn = state.turn
+    assert turn is not None and turn.vehicle is not None and turn.allowance is not None
+    at = command.get("at")
+    last = turn.met[-1][0] if turn.met else 0
+    if isinstance(at, bool) or not isinstance(at, int) or not 1 <= at <= MAX_SPACES:
+        raise Illegal(f"at={at!r}: the space the vehicle was met on, counted along the move from 1")
+    if at <= last:
+        _, before = turn.met[-1]
+        raise Illegal(f"{vehicle_words(state, before)} was met at space {last}: a vehicle met after it stood "
+                      f"further on (space {last + 1} or more)")
+    if turn.allowance_known and at >= turn.allowance:
+        raise Illegal(f"{vehicle_words(state, turn.vehicle)} moves at most {turn.allowance} space"
+                      f"{'' if turn.allowance == 1 else 's'}: a vehicle at space {at} is met where the move ends — "
+                      "report it with the move (ended on it)")
+    vid = _met_vehicle(state, command.get("vehicle"), at, list(turn.met))
+    return [Event("vehicle_met", {"vehicle": vid, "at": at, "mover": turn.vehicle})]
 
 
 def decide_scroll(state: ThunderRoadState, command: Command) -> list[Event]:

@@ -30,6 +30,18 @@ def command_possible(state: ThunderRoadState, who: str) -> bool:
     return False
 
 
+def meet_another(state: ThunderRoadState) -> bool:
+    """Whether the move can still report a vehicle met on the way before another (``met``): two vehicles not
+    met yet are on the road besides the mover, and there is room beyond the last one met for one more."""
+    turn = state.turn
+    if turn is None or turn.vehicle is None or turn.allowance is None:
+        return False
+    met = {vid for _, vid in turn.met}
+    left = [v for v in state.vehicles if v.id != turn.vehicle and not v.eliminated and v.id not in met]
+    after = turn.met[-1][0] if turn.met else 0
+    return len(left) > 1 and turn.allowance > after + 1
+
+
 def prompt(state: ThunderRoadState) -> Prompt:
     s = state.step
     if s is Step.GAME_OVER:
@@ -84,8 +96,12 @@ def prompt(state: ThunderRoadState) -> Prompt:
     if s is Step.MOVE:
         allowance = f"{turn.allowance}" + ("" if turn.allowance_known else "+Nitro")
         extra = " (Drift: pass the first occupied space)" if "drift" in turn.commands else ""
+        if turn.met:  # reported one at a time so far: the move is reported after them
+            extra += "; met " + ", ".join(f"{vehicle_words(state, vid)} at space {at}" for at, vid in turn.met)
         # leaving the front scrolls the road, unless the lead tile is the final one: then it is the finish
         cmds = ["move", "finish" if state.board.lead_is_final else "scroll"]
+        if meet_another(state):
+            cmds.insert(1, "met")
         if turn.action == "move" and command_possible(state, who):
             cmds.append("command")
         cmds.append("road")

@@ -32,6 +32,8 @@ Design choices where the sources are silent (the README lists the commands):
   vehicle was there.  The companion applies the collision rule: every occupied space reached is a
   collision, except that a Drift passes the first one — and ending the move on an occupied space collides
   anyway, even when that is the first one [seed].  Each collision stacks two vehicles: a bump to resolve.
+  A vehicle met on the way may also be reported before the move, one at a time (``met``: the buttons
+  report a move through two or more vehicles so); the move then counts them first.
 * **Bumps.**  The table rolls the bump and direction dice and places the models; the companion keeps the
   queue of bumps still to resolve (chain bumps join the front of the queue) and the one re-roll right of
   the larger vehicle's owner.
@@ -76,7 +78,7 @@ from games.thunder_road.damage import decide_damage, decide_ignite
 from games.thunder_road.deciders import DECIDERS, decide
 from games.thunder_road.evolve import RETIRED, evolve
 from games.thunder_road.fire import decide_fire, decide_fire_ruling, fire_face_label
-from games.thunder_road.movement import decide_finish, decide_move, decide_scroll
+from games.thunder_road.movement import decide_finish, decide_met, decide_move, decide_scroll
 from games.thunder_road.prompt import ANYTIME, command_possible, prompt
 from games.thunder_road.setup import DEFAULT_FLEET, initial, normalise, start
 from games.thunder_road.state import (
@@ -130,7 +132,7 @@ __all__ = [
     "MOVEMENT_DICE", "Player", "RETIRED", "Step", "Tables", "ThunderRoadState", "Turn", "UNKNOWN", "Vehicle",
     "VehicleKind", "command_possible", "current_bump", "decide", "decide_assign", "decide_bump",
     "decide_coast", "decide_command", "decide_damage", "decide_finish", "decide_fire", "decide_fire_ruling",
-    "decide_ignite", "decide_move", "decide_pass", "decide_placed", "decide_reroll", "decide_road",
+    "decide_ignite", "decide_met", "decide_move", "decide_pass", "decide_placed", "decide_reroll", "decide_road",
     "decide_roll", "decide_scroll", "dice_words", "evolve", "face_of", "fire_face_label",
     "follow_up", "initial", "larger_owner", "load_table", "merge_rows", "movement_die",
     "needs_step", "nitro_bonus", "normalise", "packaged_tables",

@@ -127,6 +127,8 @@ class Turn:
     bonus: int = 0  # spaces added by a command before the die went to the vehicle (Nitro)
     commands: tuple[str, ...] = ()  # commands used this turn (command board and Big Rig sections)
     fire_face: str | None = None  # the Fire-die face awaiting a table ruling
+    #: (space, vehicle) met on the way so far, reported one at a time (``met``) before the move itself
+    met: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass(frozen=True)

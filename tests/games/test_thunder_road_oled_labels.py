@@ -106,7 +106,7 @@ def test_a_vehicle_met_on_the_way_is_hit_unless_the_mover_drifts() -> None:
     m = rolled(match())
     ok(m, "assign", vehicle="Ana/large", die=4)
     spots = under(menu(m.state).choices, "Met a vehicle…", "Dominique", "Bike")
-    assert spots == ["Ended on it", "Hit it at space 1", "Hit it at space 2", "Hit it at space 3"]
+    assert spots == ["Ended on it", "Hit it at space 1", "Hit it at space 2", "Hit it at space 3", "Then met another…"]
     leaf = next(c for c in next(c for c in next(c for c in menu(m.state).choices if c.label == "Met a vehicle…")
                                 .children if c.label == "Dominique").children if c.label == "Bike")
     hit = next(c for c in leaf.children if c.label == "Hit it at space 2")
@@ -120,7 +120,8 @@ def test_a_drifting_vehicle_is_offered_to_drift_past_the_one_it_meets() -> None:
     ok(m, "roll", player="Ben", dice=[1, 2, 3, 4])
     ok(m, "command", name="drift", die=3)
     ok(m, "assign", vehicle="Ana/small", die=4)
-    assert under(menu(m.state).choices, "Met a vehicle…", "Ben's Small car") == ["Ended on it", "Drifted past it"]
+    assert under(menu(m.state).choices, "Met a vehicle…", "Ben's Small car") == ["Ended on it", "Drifted past it",
+                                                                               "Then met another…"]
 
 
 def test_a_one_space_drift_is_not_offered_to_drift_past() -> None:
@@ -156,3 +157,80 @@ def test_two_vehicles_on_the_rear_tile_go_off_in_one_scroll() -> None:
     ok(m, "scroll", **lf.choice.command.args)
     assert {v.id for v in m.state.vehicles if v.eliminated} == {"Dominique/medium", "Cy/small"}
     assert m.state.board.rear == tiles + 1  # one tile removed
+
+
+def choose(m: Match[Any], *path: str) -> None:
+    """Send the command at the end of ``path`` in the menu as it stands."""
+    choices = menu(m.state).choices
+    for label in path:
+        chosen = next(c for c in choices if c.label == label)
+        choices = chosen.children
+    assert chosen.command is not None, path
+    ok(m, chosen.command.type, **chosen.command.args)
+
+
+def test_a_move_through_two_vehicles_is_entered_on_the_buttons() -> None:
+    """"the vehicle passes through the first space it reaches that holds another road vehicle without hitting
+    it (even if that would have been its first collision)": a move meets more than one vehicle.  The buttons
+    offered one vehicle per move: hitting Ben's car and ending on Cy's could not be entered."""
+    m = match({"first_player": "Ana", "players": [{"name": "Ana", "vehicles": ["large"]}, {"name": "Ben", "vehicles": ["small"]},
+                                                  {"name": "Cy", "vehicles": ["medium"]}], "board": {"tiles": 5, "on_board": 3}})
+    ok(m, "roll", player="Ana", dice=[4, 3, 1, 1])
+    ok(m, "roll", player="Ben", dice=[1, 2, 3, 4])
+    ok(m, "roll", player="Cy", dice=[1, 2, 3, 4])
+    ok(m, "assign", vehicle="Ana/large", die=4)
+    assert under(menu(m.state).choices, "Met a vehicle…", "Ben's Small car", "Then met another…") == [
+        "Hit it at space 1", "Hit it at space 2", "Hit it at space 3"]
+    choose(m, "Met a vehicle…", "Ben's Small car", "Then met another…", "Hit it at space 2")
+    assert m.state.step.value == "move the vehicle" and not m.state.bumps  # nothing resolved before the move is whole
+    status = menu(m.state).status
+    assert status.endswith("met Ben's Small at 2"), status  # what was entered so far, on the screen
+    # Ben's car is not met twice; Cy's stood further on
+    assert under(menu(m.state).choices, "Met a vehicle…") == ["Cy's Medium car"]
+    assert under(menu(m.state).choices, "Met a vehicle…", "Cy's Medium car") == ["Ended on it", "Hit it at space 3"]
+    choose(m, "Met a vehicle…", "Cy's Medium car", "Ended on it")
+    assert [(b.a, b.b) for b in m.state.bumps] == [("Ana/large", "Ben/small"), ("Ana/large", "Cy/medium")]
+
+
+def test_a_drift_passes_the_first_vehicle_and_hits_the_next() -> None:
+    m = match({"first_player": "Ana", "players": [{"name": "Ana", "vehicles": ["large"]}, {"name": "Ben", "vehicles": ["small"]},
+                                                  {"name": "Cy", "vehicles": ["medium"]}], "board": {"tiles": 5, "on_board": 3}})
+    ok(m, "roll", player="Ana", dice=[4, 3, 1, 1])
+    ok(m, "roll", player="Ben", dice=[1, 2, 3, 4])
+    ok(m, "roll", player="Cy", dice=[1, 2, 3, 4])
+    ok(m, "command", name="drift", die=3)
+    ok(m, "assign", vehicle="Ana/large", die=4)
+    choose(m, "Met a vehicle…", "Ben's Small car", "Then met another…", "Drifted past it")
+    # only the first occupied space is passed: the next vehicle is hit, wherever it stood
+    assert under(menu(m.state).choices, "Met a vehicle…", "Cy's Medium car") == [
+        "Ended on it", "Hit it at space 2", "Hit it at space 3"]
+    choose(m, "Met a vehicle…", "Cy's Medium car", "Hit it at space 3")
+    assert [(b.a, b.b) for b in m.state.bumps] == [("Ana/large", "Cy/medium")]
+    moved = [e for e in m.live_events() if e.type == "moved"][-1]
+    assert moved.data["passed"] == "Ben/small" and moved.data["spaces"] == 4
+
+
+def test_vehicles_met_one_at_a_time_are_checked_as_a_move_is() -> None:
+    m = match({"first_player": "Ana", "players": [{"name": "Ana", "vehicles": ["large"]}, {"name": "Ben", "vehicles": ["small"]},
+                                                  {"name": "Cy", "vehicles": ["medium"]}], "board": {"tiles": 5, "on_board": 3}})
+    ok(m, "roll", player="Ana", dice=[4, 3, 1, 1])
+    ok(m, "roll", player="Ben", dice=[1, 2, 3, 4])
+    ok(m, "roll", player="Cy", dice=[1, 2, 3, 4])
+    ok(m, "assign", vehicle="Ana/large", die=4)
+
+    def refused(kind: str, **args: Any) -> str:
+        outcome = m.apply(Command(kind, args))
+        assert not outcome.accepted
+        return str(outcome.reason)
+
+    assert "report it with the move" in refused("met", vehicle="Ben/small", at=4)  # where it ends: the move
+    assert "own way" in refused("met", vehicle="Ana/large", at=1)
+    ok(m, "met", vehicle="Ben/small", at=2)
+    assert "further on" in refused("met", vehicle="Cy/medium", at=2)
+    assert "met at space 2 and again" in refused("met", vehicle="Ben/small", at=3)
+    assert "at least 2 spaces, not 1" in refused("move", spaces=1)
+    assert "met already" in refused("move", spaces=4, occupied=[{"at": 1, "vehicle": "Cy/medium"}])
+    assert "met Ben's small car at space 2" in m.prompt().text
+    ok(m, "undo")  # undo takes the vehicle met back: the move is as before
+    ok(m, "move", spaces=4)
+    assert not m.state.bumps
