@@ -44,9 +44,9 @@ def decide_move(state: ThunderRoadState, command: Command) -> list[Event]:
     # tile removed) is no longer there to hit
     path = [(at, vid) for at, vid in turn.met if not state.vehicle(vid).eliminated]
     if turn.met and spaces < turn.met[-1][0]:
-        at, vid = turn.met[-1]
-        raise Illegal(f"{vehicle_words(state, mover)} met {vehicle_words(state, vid)} at space {at}: it moved at "
-                      f"least {at} space{'' if at == 1 else 's'}, not {spaces}")
+        reached, vid = turn.met[-1]
+        raise Illegal(f"{vehicle_words(state, mover)} met {vehicle_words(state, vid)} at space {reached}: it moved "
+                      f"at least {reached} space{'' if reached == 1 else 's'}, not {spaces}")
     last = turn.met[-1][0] if turn.met else 0
     for entry in occupied:
         if not isinstance(entry, Mapping):
