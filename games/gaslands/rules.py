@@ -795,8 +795,9 @@ def _choose_template(draft: _Draft, cmd: Command) -> None:
     if edge not in EDGES:
         raise Illegal("edge must be front, or rear to reverse")
     status = template_status(template, v.gear, dict(state.chart), full_throttle=v.full_throttle)
-    if edge == "rear" and v.gear != 1:
-        raise Illegal(f"{v.name} is in gear {v.gear}: a vehicle reverses only in gear 1")
+    # a template not permitted in this gear is a touch-move whichever edge it was laid against (checked
+    # first: a Turn in gear 5 picked to reverse was refused as a reverse, and the player picked again, skid
+    # dice and all); a permitted one laid at the rear above gear 1 is refused as a reverse (RULINGS)
     if not status.usable:
         reason = f"{_label(template)} is not permitted in gear {v.gear}"
         if act.touch_move:
@@ -808,6 +809,8 @@ def _choose_template(draft: _Draft, cmd: Command) -> None:
             "no skid dice this activation"
         )
         return
+    if edge == "rear" and v.gear != 1:
+        raise Illegal(f"{v.name} is in gear {v.gear}: a vehicle reverses only in gear 1")
     draft.emit(
         "template_chosen", vehicle=v.id, template=template, hand=hand, edge=edge, status=status.value,
         touch_move=act.touch_move,

@@ -531,6 +531,18 @@ def test_reverse_only_in_gear_1_on_the_rear_edge():
     assert "reverses only in gear 1" in t2.illegal("choose_template", template="gentle", edge="rear")
 
 
+def test_a_template_not_permitted_laid_at_the_rear_is_a_touch_move_not_a_reverse_refusal():
+    """"If they pick a template that is not permitted, the player on their left chooses and places any
+    permitted template for that vehicle; the active vehicle then may not roll skid dice" [seed] — whichever
+    edge it was laid against.  A Turn in gear 5 laid at the rear was refused as a reverse, nothing recorded,
+    and the player picked again and kept the skid dice."""
+    t = Table()
+    t.patch("alice-1", gear=5)
+    d = t.send("choose_template", template="turn", edge="rear")
+    assert d.refused and "Touch-move: Bob (on the left) picks" in d.refused
+    assert t.state.activation.touch_move
+
+
 def test_reversing_vehicles_skid_check_shift_and_collide_as_usual():
     """"Reversing vehicles skid-check, shift and collide as usual. Shifting up out of gear 1 ends the
     possibility to reverse." [seed] [V]"""
