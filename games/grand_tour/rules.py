@@ -426,7 +426,7 @@ class GrandTourGame:
         markers = {r.id: Marker(r.id, r.index, r.tracked) for r in state.riders}
         crossers = {rid for rid, _ in crossed}
         still = [r.id for r in state.riders if not r.crossed and r.id not in crossers]
-        log = finish_round(state.track, markers, still, moves, bonus, state.scoring.bonus_rows)
+        log = finish_round(state.track, markers, still, moves, bonus, state.scoring.bonus_rows, pack=pack)
         round_no = state.round + 1
         events = [Event("round_finished", {
             "stage": state.stage, "round": round_no, "pack": pack,

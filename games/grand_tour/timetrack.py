@@ -89,29 +89,41 @@ def finish_round(
     crossed: list[tuple[str, int]],
     bonus: set[str],
     bonus_rows: int,
+    *,
+    pack: bool = False,
 ) -> list[str]:
     """The end of a round in which riders crossed the line; updates ``markers`` in place, returns the log.
 
     ``still_racing``: riders that have not crossed (they move one column right).  ``crossed``: (rider, rows
     up) in finishing order, the pack rule and the 5-square limit already applied.  ``bonus``: crossers who
-    took 1st or 2nd place of the stage (one more row up each).
+    took 1st or 2nd place of the stage (one more row up each).  ``pack``: the crossers are one pack.
+
+    "When a marker reaches the top-left cell, every other marker moves one column right at once": a rider
+    crossing alone who reaches it shifts every other marker at once, the crossers still to move included (a
+    rider two squares behind took the winner's time when the rule waited for the round's end).  A pack
+    arrives together, "all take the time of the first of them": its crossings are made, then the rule, once
+    (applied at the first's arrival it shifted the pack-mates before they moved, a minute behind).
     """
     log: list[str] = []
     for rider in still_racing:
         move(track, markers, rider, track.right(markers[rider].index), "did not cross: one column right", log)
-    # The crossers move first and the top-left rule follows, once, for every marker not on that cell: applied at
-    # the first arrival, it shifted the first of a pack right before its pack-mates had moved, and they ended a
-    # minute behind the time the pack rule gives them all.
-    reached = False
-    for rider, rows in crossed:
-        reached |= move(track, markers, rider, track.up(markers[rider].index, rows), f"crossed: {rows} row(s) up",
-                        log)
-        if rider in bonus:
-            reached |= move(track, markers, rider, track.up(markers[rider].index, bonus_rows),
-                            "1st/2nd bonus: 10 s up", log)
-    if reached:  # moving right never reaches the top-left cell: the rule is applied once
+
+    def top_left_rule() -> None:  # moving right never reaches the top-left cell: no rule follows from it
         log.append("top-left rule: every marker not on the top-left cell moves one column right")
         for other, m in list(markers.items()):
             if m.index != track.top_left:
                 move(track, markers, other, track.right(m.index), "shifted right (top-left rule)", log)
+
+    reached = False
+    for rider, rows in crossed:
+        arrived = move(track, markers, rider, track.up(markers[rider].index, rows), f"crossed: {rows} row(s) up",
+                       log)
+        if rider in bonus:
+            arrived |= move(track, markers, rider, track.up(markers[rider].index, bonus_rows),
+                            "1st/2nd bonus: 10 s up", log)
+        if arrived and not pack:
+            top_left_rule()
+        reached |= arrived
+    if reached and pack:
+        top_left_rule()
     return log

@@ -500,6 +500,19 @@ def test_a_pack_whose_first_reaches_the_top_left_cell_keeps_together() -> None:
     assert cell(m, "red.rouleur") == cell(m, "blue.rouleur") == (2, 3)  # not crossed, then the top-left rule
 
 
+def test_a_rider_crossing_after_one_who_reached_the_top_left_cell_is_shifted_first() -> None:
+    """"When a marker reaches the top-left cell, every other marker moves one column right at once." — at once:
+    the rule waited for the round's crossings, and a rider two squares behind the winner, not in a pack, took
+    the winner's time (both on the top-left cell, the log saying both reached it)."""
+    m = new(teams=("red", "blue"), start=(0, 3))
+    ok(m, rnd(("red.sprinteur", 5), ("blue.sprinteur", 3)))
+    assert cell(m, "red.sprinteur") == (0, 0)
+    # shifted right at once (0,3) -> (1,3), then its own 3 rows up and the 2nd's 10 s: (1,0) -> (0,5)
+    assert cell(m, "blue.sprinteur") == (0, 5)
+    log = m.live_events()[-1].data["log"]
+    assert sum("reached the top-left cell" in line for line in log) == 1
+
+
 def test_prompts_refusals_and_notes_name_riders_and_cards_as_the_table_does():
     """A rules audit: the ids reached the screens and the log ("count exhaustion cards of red.rouleur", "red:
     keep 1 of 1, 2", "red.sprinteur takes specialty 1"), and a missing card read "not 'None'"."""
