@@ -19,6 +19,13 @@ MAX_SPACES = 40  # a sanity bound on a typed number of spaces, not a rule
 # -- the state, changed one vehicle or player at a time ---------------------------------------------------
 
 
+def board_command_this_turn(state: ThunderRoadState) -> bool:
+    """Whether a command of the command board was used this turn: "not on a turn in which you coast" [seed]
+    is a rule of those (a Big Rig section's, Traction Drive, goes with a coast)."""
+    turn = state.turn
+    return turn is not None and any(state.tables.command(name).board == "command_board" for name in turn.commands)
+
+
 def replace_vehicle(state: ThunderRoadState, vid: str, **changes: Any) -> ThunderRoadState:
     return replace(state, vehicles=tuple(replace(v, **changes) if v.id == vid else v for v in state.vehicles))
 
@@ -148,7 +155,7 @@ def what_first(state: ThunderRoadState) -> str:
             return f"no vehicle is moving yet: {who} has no die left and passes first"
         if state.unmoved(who):
             return f"no vehicle is moving yet: {who} assigns a die to a vehicle first"
-        if state.coastable(who) and not turn.commands:
+        if state.coastable(who) and not board_command_this_turn(state):
             return f"no vehicle is moving yet: {who} coasts a vehicle or passes first"
         return f"no vehicle is moving yet: {who} passes first"
     assert turn.vehicle is not None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from games.core import Command, Illegal, Prompt
 
 from games.thunder_road.bumps import larger_owner
-from games.thunder_road.common import dice_words, own_words, vehicle_words
+from games.thunder_road.common import board_command_this_turn, dice_words, own_words, vehicle_words
 from games.thunder_road.state import MOVEMENT_DICE, Step, ThunderRoadState
 from games.thunder_road.turn import command_turn_ends, decide_command
 
@@ -69,7 +69,7 @@ def prompt(state: ThunderRoadState) -> Prompt:
             cmds.append("pass")
         else:
             coast = state.coastable(who)
-            if coast and not turn.commands:
+            if coast and not board_command_this_turn(state):
                 text = f"{who}: no vehicle left to move: coast {own_words(state, coast)} or pass"
                 cmds.append("coast")
             elif command_turn_ends(state, who):

@@ -19,6 +19,7 @@ from typing import Any
 from games.core import Command, Event, Illegal
 
 from games.thunder_road.common import (
+    board_command_this_turn,
     dice_words,
     face_of,
     movement_die,
@@ -101,10 +102,9 @@ def decide_assign(state: ThunderRoadState, command: Command) -> list[Event]:
         )
     if v.moved:
         others = own_words(state, state.unmoved(who))
-        turn = state.turn
         if others:
             hint = f"assign your die to {others}"
-        elif turn is not None and turn.commands:  # the hint must not send the player to a refused coast
+        elif board_command_this_turn(state):  # the hint must not send the player to a refused coast
             hint = "a turn with a command cannot coast: end the turn, and coast on a later one"
         elif v.coasts >= MAX_COASTS:
             hint = f"it has coasted {MAX_COASTS} times this round, the limit"
@@ -124,7 +124,7 @@ def decide_coast(state: ThunderRoadState, command: Command) -> list[Event]:
             "every operable vehicle has moved"
         )
     assert state.turn is not None
-    if state.turn.commands:
+    if board_command_this_turn(state):
         raise Illegal("you used a command this turn: a turn with a command cannot be a coast turn; end the "
                       "turn, and coast on a later one")
     player = state.player(who)
@@ -156,7 +156,7 @@ def decide_command(state: ThunderRoadState, command: Command) -> list[Event]:
     rule = state.tables.command(name)
     die = movement_die(command.get("die"))
     player = state.player(who)
-    if turn.action == "coast":
+    if turn.action == "coast" and rule.board == "command_board":  # a Big Rig section's goes with a coast
         raise Illegal(f"you are coasting this turn: no {rule.label} (a command cannot go with a coast)")
     if rule.board == "command_board" and player.command is not None:
         used = state.tables.command(player.command).label
@@ -214,7 +214,7 @@ def command_turn_ends(state: ThunderRoadState, who: str) -> bool:
     in which you coast" [seed]), so it only ends; the player keeps the dice and the coasts left for later
     turns of the round (passing would have put them out of it)."""
     turn = state.turn
-    return (turn is not None and turn.player == who and bool(turn.commands) and turn.action is None
+    return (turn is not None and turn.player == who and board_command_this_turn(state) and turn.action is None
             and not state.unmoved(who) and bool(state.player(who).dice) and bool(state.coastable(who)))
 
 

@@ -304,6 +304,30 @@ def test_big_rig_uses_the_road_die_only_with_traction_drive():
     assert "Traction Drive" in t.no("road", vehicle="big_rig", face=1)
 
 
+def test_traction_drive_goes_with_a_coast_the_command_board_does_not():
+    """"Once per round you may also assign an unused movement die to a command on your command board — but not
+    on a turn in which you coast." [seed] — a rule of the command board: Traction Drive is on the Big Rig's
+    centre section.  It was refused on a coast turn, and a turn with it could not coast."""
+    t = Table(("Ana", ["big_rig"]), ("Ben", ["small"]))
+    t.roll(Ana=[1, 3, 4, 6], Ben=[1, 2, 3, 4])
+    t.turn("big_rig", 4)
+    t.turn("small", 1)  # Ben
+    t.ok("coast", vehicle="big_rig", die=1)
+    t.ok("command", name="traction_drive", die=3)  # on the coast turn
+    t2 = Table(("Ana", ["big_rig"]), ("Ben", ["small"]))
+    t2.roll(Ana=[1, 3, 4, 6], Ben=[1, 2, 3, 4])
+    t2.turn("big_rig", 4)
+    t2.turn("small", 1)
+    t2.ok("command", name="traction_drive", die=3)
+    t2.ok("coast", vehicle="big_rig", die=1)  # Traction Drive first, then the coast
+    t3 = Table(("Ana", ["big_rig"]), ("Ben", ["small"]))
+    t3.roll(Ana=[1, 3, 4, 6], Ben=[1, 2, 3, 4])
+    t3.turn("big_rig", 4)
+    t3.turn("small", 1)
+    t3.ok("coast", vehicle="big_rig", die=1)
+    assert "coasting this turn" in t3.no("command", name="airstrike", die=3)  # the command board's stays refused
+
+
 def test_traction_drive_needs_a_big_rig():
     """"Big Rig: does not use the Road die unless its Traction Drive command (centre section) is active this
     turn." — a player without a Big Rig has no Traction Drive."""
