@@ -171,10 +171,14 @@ def _faces(state: ThunderRoadState, die: str) -> tuple[int | str, ...]:
     return tuple(dict.fromkeys(faces))
 
 
-def _movement_roll(state: ThunderRoadState, player: str) -> DiceRequest:
+def _movement_roll(state: ThunderRoadState, player: str, first: str | None = None) -> DiceRequest:
+    """``player``'s movement dice (``first``: who goes first this round, said with the round's first roll)."""
     # the page's title says whose dice ("Benedikt's dice"): the label repeated the name and shrank to 8 px
-    return DiceRequest("movement", MOVEMENT_DICE, f"{MOVEMENT_DICE} movement dice",
-                       lambda faces: Command("roll", {"player": player, "dice": list(faces)}),
+    said = {} if first is None else {"first": first}
+    # under "Another goes first… › Cy first" the page's title names who goes first: the label says whose dice
+    label = f"{MOVEMENT_DICE} movement dice" if first is None else f"{player}'s {MOVEMENT_DICE} movement dice"
+    return DiceRequest("movement", MOVEMENT_DICE, label,
+                       lambda faces: Command("roll", {"player": player, "dice": list(faces), **said}),
                        faces=_faces(state, "movement"))
 
 
@@ -298,7 +302,15 @@ def menu(state: ThunderRoadState) -> Menu:
         dice = _movement_roll(state, waiting[0])
         choices.append(roll(f"{waiting[0]}'s dice", dice, default=True))
         choices += [roll(f"{name}'s dice", _movement_roll(state, name)) for name in waiting[1:]]
+        first_name = state.players[state.first].name
         status = f"round {state.round}: {len(waiting)} to roll"
+        title = f"{title}: {first_name} first"  # the title has room; the status line had not ("… · Ana first" at 9 px)
+        if not any(pl.rolled for pl in state.players):
+            # who goes first is said with the round's first roll (``roll {first}``): the buttons could not say it,
+            # so a table passing the first turn round the table was stuck with the setup's first player
+            choices.append(branch("Another goes first…", [
+                roll(f"{pl.name} first", _movement_roll(state, waiting[0], first=pl.name))
+                for pl in state.players if pl.name != first_name and state.standing(pl.name)]))
     elif turn is not None:
         who = turn.player
         # after a command alone the turn only ends ("End turn"): the player is not out of the round

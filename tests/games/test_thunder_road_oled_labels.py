@@ -234,3 +234,24 @@ def test_vehicles_met_one_at_a_time_are_checked_as_a_move_is() -> None:
     ok(m, "undo")  # undo takes the vehicle met back: the move is as before
     ok(m, "move", spaces=4)
     assert not m.state.bumps
+
+
+def test_who_goes_first_in_a_round_is_said_on_the_buttons() -> None:
+    """``roll {first}``: who goes first this round, said with the round's first roll (default: as last round).
+    The buttons could not say it: a table passing the first turn round the table was stuck with Ana."""
+    m = match({"first_player": "Ana", "players": [{"name": "Ana"}, {"name": "Ben"}, {"name": "Cy"}],
+               "board": {"tiles": 5, "on_board": 3}})
+    assert menu(m.state).title == "Roll: Ana first"
+    assert under(menu(m.state).choices, "Another goes first…") == ["Ben first", "Cy first"]
+    entry = next(c for c in next(c for c in menu(m.state).choices if c.label == "Another goes first…").children
+                 if c.label == "Cy first")
+    assert entry.dice is not None and entry.dice.count == 4
+    assert entry.dice.label == "Ana's 4 movement dice"  # the page's title says "… › Cy first": whose dice these are
+    command = entry.dice.command([1, 2, 3, 4])
+    assert isinstance(command, Command)
+    ok(m, command.type, **command.args)
+    assert menu(m.state).title == "Roll: Cy first"
+    assert "Another goes first…" not in [c.label for c in menu(m.state).choices]  # said with the first roll only
+    ok(m, "roll", player="Ben", dice=[1, 2, 3, 4])
+    ok(m, "roll", player="Cy", dice=[1, 2, 3, 4])
+    assert m.state.turn is not None and m.state.turn.player == "Cy"
