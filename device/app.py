@@ -417,13 +417,16 @@ class App:
             # not "21-25 cards › 25"), and a roll its dice ("Roll the die: 2")
             who = t.menu.player
             title = f"{who}: {t.menu.title}" if who and who not in t.menu.title else t.menu.title
+            # the whole path: its last two words alone lost whose vehicle it was and what was done ("Medium car ›
+            # Ended on it" was Cy's, met by Ana's move; "Dee › Medium car" was a scroll taking two off); a long
+            # notice turns in pieces on the screens
             self._taken[outcome.records[0].decision] = (
-                title, *path[-2:-1], path[-1] + (f": {dice}" if dice else "")) if path else (title,)
+                title, *path[:-1], path[-1] + (f": {dice}" if dice else "")) if path else (title,)
         after = self.turn()
         if outcome.accepted and len(path) > 1 and after.prompt.step == t.prompt.step and self.chooser() == chooser:
             # the step goes on and the menu stays (a damage token, a hit, a fire): nothing else on this screen
             # says the press was taken, and one more OK would record it again
-            self.notify("recorded", "recorded: " + " › ".join(path[-2:]), chooser, now=now)
+            self.notify("recorded", "recorded: " + " › ".join(path), chooser, now=now)
         return outcome
 
     # -- buttons ----------------------------------------------------------------------------------

@@ -456,3 +456,19 @@ def test_a_roll_sent_short_says_how_many_dice_it_takes(tmp_path: Path) -> None:
     said = [n.text for n in g.app.notices if n.kind == "info"]
     assert said and said[-1].endswith("4 dice to enter, 0 entered"), said
     g.close()
+
+
+def test_an_undone_or_recorded_choice_is_said_with_its_whole_path(tmp_path: Path) -> None:
+    """BACK at the top said "UNDONE: Ben: Move › Ana's Small car › Ended on it" without "Met a vehicle…", and a
+    car in a player's own list lost its owner ("Medium car › Ended on it" was Cy's): the path's last two words
+    were kept, a long notice now turns in pieces on the screens."""
+    t = Panel(tmp_path, "thunder_road", tr_setup())
+    roll_all(t, [1, 3, 4, 6], [2, 2, 5, 6])
+    t.choose("Move a vehicle…", "Small car", "Die 1")
+    t.press("next")
+    t.choose("Move a vehicle…", "Large car", "Die 2")
+    t.choose("Met a vehicle…", "Ana's Small car", "Ended on it")
+    t.press("back")
+    undone = [n.text for n in t.app.notices if n.kind == "undone"]
+    assert undone == ["UNDONE: Ben: Move › Met a vehicle… › Ana's Small car › Ended on it"], undone
+    t.close()
