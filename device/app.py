@@ -426,7 +426,8 @@ class App:
         if outcome.accepted and len(path) > 1 and after.prompt.step == t.prompt.step and self.chooser() == chooser:
             # the step goes on and the menu stays (a damage token, a hit, a fire): nothing else on this screen
             # says the press was taken, and one more OK would record it again
-            self.notify("recorded", "recorded: " + " › ".join(path), chooser, now=now)
+            # with the dice entered for it ("Road die… › Big Rig: 2": the face was on no screen)
+            self.notify("recorded", "recorded: " + " › ".join(path) + (f": {dice}" if dice else ""), chooser, now=now)
         return outcome
 
     # -- buttons ----------------------------------------------------------------------------------

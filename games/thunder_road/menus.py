@@ -20,7 +20,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from games.core import Command
-from games.core.table_input import accepted_by, Choice, DiceRequest, Menu, branch, keep_legal, leaf, roll
+from games.core.table_input import (
+    READING_SEP, Choice, DiceRequest, Menu, accepted_by, branch, keep_legal, leaf, roll,
+)
 from games.thunder_road import rules
 from games.thunder_road.bumps import reroll_owners
 from games.thunder_road.common import own_label
@@ -69,8 +71,26 @@ def _moving_status(state: ThunderRoadState, who: str) -> str:
         parts.append("coast")
     if "drift" in turn.commands:
         parts.append("Drift")
-    parts += [f"met {_short_name(state, vid, who)} at {at}" for at, vid in turn.met]  # reported before the move
+    parts += met_words(state, who, short=True)  # the vehicles reported met before the move
+    if state.road_roll is not None and state.road_roll[0] == turn.vehicle:  # the face entered, on the screen
+        parts.append(f"Road die {state.road_roll[1]}")
     return " · ".join(parts)
+
+
+def met_words(state: ThunderRoadState, viewer: str | None, *, short: bool = False) -> list[str]:
+    """The vehicles reported met on the way so far, as the rule treats them: "drifted past Ben's Medium" (a
+    Drift passes the first occupied space), "hit Cy's Large at 3"; one since taken off the road is left out."""
+    turn = state.turn
+    if turn is None:
+        return []
+    name = _short_name if short else vehicle_name
+    out = []
+    for i, (at, vid) in enumerate(turn.met):
+        if state.vehicle(vid).eliminated:
+            continue
+        passed = i == 0 and "drift" in turn.commands
+        out.append(f"drifted past {name(state, vid, viewer)}" if passed else f"hit {name(state, vid, viewer)} at {at}")
+    return out
 
 
 def _legal(state: ThunderRoadState) -> Callable[[Command], bool]:
@@ -150,7 +170,8 @@ def _road_die(state: ThunderRoadState, who: str) -> Choice | None:
             continue
         request = DiceRequest("road", 1, f"Road die for {vehicle_name(state, v.id, who)}",
                               _road_command(v.id), faces=_faces(state, "road"))
-        kids.append(roll(vehicle_name(state, v.id, who), request))
+        rolled = f"{READING_SEP}rolled {state.road_roll[1]}" if state.road_roll and state.road_roll[0] == v.id else ""
+        kids.append(roll(vehicle_name(state, v.id, who) + rolled, request))
     return branch("Road die…", kids)
 
 

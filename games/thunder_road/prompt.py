@@ -96,13 +96,16 @@ def prompt(state: ThunderRoadState) -> Prompt:
     if s is Step.MOVE:
         allowance = f"{turn.allowance}" + ("" if turn.allowance_known else "+Nitro")
         extra = " (Drift: pass the first occupied space)" if "drift" in turn.commands else ""
-        if turn.met:  # reported one at a time so far: the move is reported after them
-            extra += "; met " + ", ".join(f"{vehicle_words(state, vid)} at space {at}" for at, vid in turn.met)
+        met = [(i, at, vid) for i, (at, vid) in enumerate(turn.met) if not state.vehicle(vid).eliminated]
+        if met:  # reported one at a time so far: the move is reported after them
+            extra += "; " + ", ".join(
+                f"drifted past {vehicle_words(state, vid)}" if i == 0 and "drift" in turn.commands
+                else f"hit {vehicle_words(state, vid)} at space {at}" for i, at, vid in met)
         # leaving the front scrolls the road, unless the lead tile is the final one: then it is the finish
         cmds = ["move", "finish" if state.board.lead_is_final else "scroll"]
         if meet_another(state):
             cmds.insert(1, "met")
-        if turn.action == "move" and command_possible(state, who):
+        if command_possible(state, who):  # a coast takes none of the command board's, but Traction Drive
             cmds.append("command")
         cmds.append("road")
         return Prompt(

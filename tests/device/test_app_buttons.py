@@ -472,3 +472,14 @@ def test_an_undone_or_recorded_choice_is_said_with_its_whole_path(tmp_path: Path
     undone = [n.text for n in t.app.notices if n.kind == "undone"]
     assert undone == ["UNDONE: Ben: Move › Met a vehicle… › Ana's Small car › Ended on it"], undone
     t.close()
+
+
+def test_a_roll_recorded_while_the_menu_stays_is_said_with_its_dice(tmp_path: Path) -> None:
+    """"recorded: Road die… › Small car" said nothing of the face rolled, which was on no screen."""
+    t = Panel(tmp_path, "thunder_road", tr_setup())
+    roll_all(t, [1, 3, 4, 6], [2, 2, 5, 6])
+    t.go("Road die…", "Small car")
+    t.type_dice([2])
+    recorded = [n.text for n in t.app.notices if n.kind == "recorded"]
+    assert recorded == ["recorded: Road die… › Small car: 2"], recorded
+    t.close()

@@ -184,7 +184,7 @@ def test_a_move_through_two_vehicles_is_entered_on_the_buttons() -> None:
     choose(m, "Met a vehicle…", "Ben's Small car", "Then met another…", "Hit it at space 2")
     assert m.state.step.value == "move the vehicle" and not m.state.bumps  # nothing resolved before the move is whole
     status = menu(m.state).status
-    assert status.endswith("met Ben's Small at 2"), status  # what was entered so far, on the screen
+    assert status.endswith("hit Ben's Small at 2"), status  # what was entered so far, on the screen
     # Ben's car is not met twice; Cy's stood further on
     assert under(menu(m.state).choices, "Met a vehicle…") == ["Cy's Medium car"]
     assert under(menu(m.state).choices, "Met a vehicle…", "Cy's Medium car") == ["Ended on it", "Hit it at space 3"]
@@ -230,7 +230,7 @@ def test_vehicles_met_one_at_a_time_are_checked_as_a_move_is() -> None:
     assert "met at space 2 and again" in refused("met", vehicle="Ben/small", at=3)
     assert "at least 2 spaces, not 1" in refused("move", spaces=1)
     assert "met already" in refused("move", spaces=4, occupied=[{"at": 1, "vehicle": "Cy/medium"}])
-    assert "met Ben's small car at space 2" in m.prompt().text
+    assert "hit Ben's small car at space 2" in m.prompt().text
     ok(m, "undo")  # undo takes the vehicle met back: the move is as before
     ok(m, "move", spaces=4)
     assert not m.state.bumps
@@ -255,3 +255,40 @@ def test_who_goes_first_in_a_round_is_said_on_the_buttons() -> None:
     ok(m, "roll", player="Ben", dice=[1, 2, 3, 4])
     ok(m, "roll", player="Cy", dice=[1, 2, 3, 4])
     assert m.state.turn is not None and m.state.turn.player == "Cy"
+
+
+def test_traction_drive_is_offered_on_the_buttons_after_a_coast_and_the_road_die_is_shown() -> None:
+    """Traction Drive goes with a coast (the coast rule is the command board's), but after Coast 1… the move
+    menu had no Command…: only BACK got out.  And the Road die's face was on no screen."""
+    m = match({"first_player": "Ana", "players": [{"name": "Ana", "vehicles": ["medium", "big_rig"]},
+                                                  {"name": "Ben", "vehicles": ["small"]}], "board": {"tiles": 5, "on_board": 3}})
+    ok(m, "roll", player="Ana", dice=[1, 3, 4, 6])
+    ok(m, "roll", player="Ben", dice=[1, 2, 3, 4])
+    ok(m, "assign", vehicle="Ana/medium", die=4)
+    ok(m, "move", spaces=4)
+    ok(m, "assign", vehicle="Ben/small", die=1)
+    ok(m, "move", spaces=1)
+    ok(m, "assign", vehicle="Ana/big_rig", die=6)
+    ok(m, "move", spaces=6)
+    ok(m, "coast", vehicle="Ben/small", die=2)
+    ok(m, "move", spaces=1)
+    ok(m, "coast", vehicle="Ana/big_rig", die=1)
+    assert under(menu(m.state).choices, "Command…") == ["Traction Drive"]
+    ok(m, "command", name="traction_drive", die=3)
+    assert "Big Rig" in under(menu(m.state).choices, "Road die…")
+    ok(m, "road", vehicle="Ana/big_rig", face=2)
+    assert menu(m.state).status.endswith("Road die 2")
+    assert "Big Rig · rolled 2" in under(menu(m.state).choices, "Road die…")
+
+
+def test_a_drift_past_is_said_so_not_as_a_hit_at_a_space_nobody_entered() -> None:
+    m = match({"first_player": "Ana", "players": [{"name": "Ana", "vehicles": ["large"]}, {"name": "Ben", "vehicles": ["small"]},
+                                                  {"name": "Cy", "vehicles": ["medium"]}], "board": {"tiles": 5, "on_board": 3}})
+    ok(m, "roll", player="Ana", dice=[4, 3, 1, 1])
+    ok(m, "roll", player="Ben", dice=[1, 2, 3, 4])
+    ok(m, "roll", player="Cy", dice=[1, 2, 3, 4])
+    ok(m, "command", name="drift", die=3)
+    ok(m, "assign", vehicle="Ana/large", die=4)
+    choose(m, "Met a vehicle…", "Ben's Small car", "Then met another…", "Drifted past it")
+    assert menu(m.state).status.endswith("drifted past Ben's Small"), menu(m.state).status
+    assert m.prompt().text.endswith("drifted past Ben's small car")

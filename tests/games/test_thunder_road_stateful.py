@@ -76,13 +76,19 @@ class ThunderRoadTable(RuleBasedStateMachine):
             if e.type == "command_used":
                 if before.tables.command(e.data["command"]).board == "command_board":
                     assert before.player(e.data["player"]).command is None, f"a second command this round: {obj}"
-                assert before.turn is not None and before.turn.action != "coast", f"a command on a coast turn: {obj}"
+                # "not on a turn in which you coast": the command board's rule (Traction Drive, on the Big Rig's
+                # centre section, goes with a coast)
+                board = before.tables.command(e.data["command"]).board == "command_board"
+                assert before.turn is not None and not (board and before.turn.action == "coast"), \
+                    f"a command-board command on a coast turn: {obj}"
             if e.type == "die_assigned":
                 v = e.data["vehicle"]
                 assert not before.vehicle(v).moved and before.operable(v), f"not an unmoved operable vehicle: {obj}"
             if e.type == "coasted":
                 assert not before.unmoved(e.data["player"]), f"coasted while a vehicle had to move: {obj}"
-                assert before.turn is not None and not before.turn.commands, f"coasted after a command: {obj}"
+                assert before.turn is not None and not [
+                    c for c in before.turn.commands if before.tables.command(c).board == "command_board"
+                ], f"coasted after a command-board command: {obj}"
 
     def _vehicle(self, data: st.DataObject, owner: str | None = None) -> str:
         pool = [v.id for v in self.state.vehicles if owner is None or v.owner == owner]
