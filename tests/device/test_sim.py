@@ -565,7 +565,7 @@ def test_a_choice_that_leaves_its_list_does_not_leave_the_cursor_on_another_car(
         assert "{'type': 'set_fire', 'vehicle': 'rust', 'on': True} -> ok" in out.getvalue()
         assert sim.app.cursor.path == ("Table…", "Set on fire")
         # the chooser's screen says what was recorded (the menu stays: nothing else showed the press taken)
-        assert [n.text for n in sim.app.notices if n.kind == "recorded"] == ["recorded: Set on fire › Rust Bucket"]
+        assert [n.text for n in sim.app.notices if n.kind == "recorded"] == ["recorded: Table… › Set on fire › Rust Bucket"]
         sim.feed("o")  # opens the list again: nothing else is set on fire
         assert "'vehicle': 'brick'" not in out.getvalue()
     finally:
