@@ -57,6 +57,20 @@ class CorruptLog(Exception):
     refuses to fold).  Raised with the offending sequence number so the owner can find it."""
 
 
+#: What a fold, a prompt or the views raise on a state an edited or damaged event left wrong (a player's name
+#: that is not at the table, a number written as words).
+_BAD_STATE = (KeyError, ValueError, TypeError, AttributeError, IndexError, Illegal)
+
+
+def _fault(exc: BaseException) -> str:
+    """What an event held wrong, in words: a ``KeyError`` said only "'turn'"."""
+    if isinstance(exc, Illegal):
+        return exc.reason
+    if isinstance(exc, KeyError):
+        return f"{exc.args[0]!r} is missing, or is not a name this game knows" if exc.args else "a field is missing"
+    return f"{type(exc).__name__}: {exc}"
+
+
 @dataclass(frozen=True)
 class Outcome:
     """What happened to one command: accepted (events recorded) or refused with a reason.  A refusal can
@@ -81,6 +95,17 @@ class Match(Generic[S]):
             group.append(record)
         if group:
             self._fold(group)
+        if self._stack and self.records:
+            # the events folded, but a state an edited event left wrong may still break the prompt or the views
+            # (a turn given to a player not at the table): said here, naming the last event, not as a crash of
+            # whatever shows the game first
+            last = self.records[-1]
+            try:
+                game.prompt(self.state)
+                game.views(self.state)
+            except _BAD_STATE as exc:
+                raise CorruptLog(f"the game as its events leave it (up to event {last.seq}, {last.event.type}) cannot "
+                                 f"be shown: {_fault(exc)}") from exc
 
     # -- starting ---------------------------------------------------------------------------------
     @classmethod
@@ -145,12 +170,32 @@ class Match(Generic[S]):
             return Outcome(False, exc.reason, ())
         records: tuple[Record, ...] = ()
         if decision.events:
+            try:
+                self._check_takes(list(decision.events))
+            except CorruptLog as exc:  # nothing written: the table is told why
+                return Outcome(False, f"NOT RECORDED: {exc}", ())
             records = tuple(self._record(self._next_decision(), list(decision.events)))
         return Outcome(decision.refused is None, decision.refused, records)
 
     # -- internals --------------------------------------------------------------------------------
     def _next_decision(self) -> int:
         return (self.records[-1].decision + 1) if self.records else 0
+
+    def _check_takes(self, events: list[Event]) -> None:
+        """Fold ``events`` on a copy before they are written: an event this state cannot take (an edited event
+        earlier in the log left it wrong) raises :class:`CorruptLog`, rather than being written and then left
+        unfolded, a log every later start fails on."""
+        if self._stack and events and events[0].type != UNDONE:
+            state = self._stack[-1][1]
+            event = events[0]
+            try:
+                for event in events:
+                    state = self.game.evolve(state, event)
+                self.game.prompt(state)  # ... and the state it leaves can be shown: the game goes on from it
+                self.game.views(state)
+            except _BAD_STATE as exc:
+                raise CorruptLog(f"the game's state cannot take {event.type} ({_fault(exc)}); nothing was "
+                                 "written: an event earlier in the log may have been edited or damaged") from exc
 
     def _record(self, decision: int, events: list[Event]) -> Sequence[Record]:
         if self._sink is not None:
@@ -179,8 +224,8 @@ class Match(Generic[S]):
         for record in group:
             try:
                 state = self.game.evolve(state, record.event)
-            except (KeyError, ValueError, TypeError, Illegal) as exc:
-                raise CorruptLog(f"event {record.seq} ({record.event.type}) cannot be replayed: {exc}") from exc
+            except _BAD_STATE as exc:
+                raise CorruptLog(f"event {record.seq} ({record.event.type}) cannot be replayed: {_fault(exc)}") from exc
             self.records.append(record)
         assert state is not None
         self._stack.append((group[0].decision, state))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from device.store import Store, StoreError
-from games.core import Command, Event, Match
+from games.core import Command, Event, Match, Record
 from games.gaslands import GAME
 
 REPO = Path(__file__).resolve().parents[2]
@@ -294,3 +295,57 @@ def test_bytes_slipped_into_a_page_are_found_not_read_as_no_events(tmp_path):
             with pytest.raises(StoreError, match="damaged"):
                 Store(bad, read_only=read_only)
         assert bad.read_bytes() == before
+
+
+def test_events_that_fold_into_a_state_nothing_can_show_are_refused_at_opening(tmp_path):
+    """A turn given by hand to a player not at the table ("Anna") folded, then `pitboard run` crashed with a
+    traceback where the screens were first drawn (a restart loop under systemd) and `check` said OK: the log is
+    refused at opening, naming the last event and what is wrong, and left as it is."""
+    from device.cli import UserError
+    from device.cli_games import open_match
+    from games.core import Command
+    from games.thunder_road import GAME as TR
+
+    path = tmp_path / "log.sqlite"
+    store = Store(path)
+    gid = store.new_game("thunder_road")
+    m = Match.begin(TR, {"first_player": "Ana", "players": [{"name": "Ana"}, {"name": "Ben"}],
+                         "board": {"tiles": 5, "on_board": 3}}, sink=store.sink(gid))
+    for command in ({"type": "roll", "player": "Ana", "dice": [1, 2, 3, 4]},
+                    {"type": "roll", "player": "Ben", "dice": [1, 2, 3, 4]}):
+        assert m.apply(Command(command.pop("type"), command)).accepted
+    last_turn = max(r.seq for r in store.records(gid) if r.event.type == "turn_started")
+    store.close()
+    con = sqlite3.connect(path)
+    con.execute("UPDATE events SET data = ? WHERE seq = ?", (json.dumps({"player": "Anna"}), last_turn))
+    con.commit()
+    con.close()
+    store = Store(path)
+    before = len(store.records(gid))
+    with pytest.raises(UserError, match=rf"game {gid} cannot be replayed \(the game as its events leave it \(up to event "
+                                        rf"{last_turn}, turn_started\) cannot be shown: 'Anna' is missing, or is not a name"):
+        open_match("thunder_road", store, None)
+    assert len(store.records(gid)) == before  # nothing was deleted or written
+
+
+def test_a_command_whose_events_the_state_cannot_take_writes_nothing():
+    """An edited event can leave a state that folds but cannot take the next event (a turn number written as
+    text): the next command's event was written, then failed to fold, and every later start crashed on it.  It
+    is folded before it is written, and refused with nothing written."""
+    from games.core import Command
+    from games.space_race import GAME as SR
+
+    written: list[Event] = []
+
+    def sink(decision, events):
+        start = len(written) + 1
+        written.extend(events)
+        return [Record(start + i, decision, e) for i, e in enumerate(events)]
+
+    m = Match.begin(SR, {}, sink=sink)
+    assert m.apply(Command("begin_turn", {})).accepted
+    m._stack[-1] = (m._stack[-1][0], dataclasses.replace(m.state, turn="3"))  # what an edited event left
+    before = len(written)
+    outcome = m.apply(Command("end_turn", {}))
+    assert not outcome.accepted and outcome.reason.startswith("NOT RECORDED: the game's state cannot take")
+    assert len(written) == before
