@@ -851,9 +851,10 @@ def _push_it(draft: _Draft, cmd: Command) -> None:
     if act.cancelled or act.shifts_left != sum(1 for f in act.skid_results if f is SkidFace.SHIFT) + act.free_shifts:
         raise Illegal("re-roll before spending any SHIFT")
     reroll = cmd.get("reroll")
-    if not isinstance(reroll, list) or not reroll or len(set(reroll)) != len(reroll) or not all(
+    # the positions checked before they are put in a set: a nested list ([[1]]) was unhashable, a crash
+    if not isinstance(reroll, list) or not reroll or not all(
         isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(act.skid_results) for i in reroll
-    ):
+    ) or len(set(reroll)) != len(reroll):
         raise Illegal(f"push_it needs reroll: the positions (0..{len(act.skid_results) - 1}) of the dice re-rolled")
     faces = _faces(state, cmd.get("faces"), "push_it")
     if len(faces) != len(reroll):

@@ -620,6 +620,16 @@ def test_push_it_costs_one_hazard_and_rerolls_once():
     assert "switched off" in t2.illegal("push_it", reroll=[0], faces=["SHIFT"])
 
 
+@pytest.mark.parametrize("reroll", [[[1]], [{"a": 1}], [0, 0], [5], ["0"], [True]])
+def test_push_it_positions_that_are_no_positions_are_refused_not_a_crash(reroll):
+    """A nested list of positions ([[1]]) crashed `play` ("unhashable type: 'list'") and lost the rest of
+    the script."""
+    t = Table()
+    t.to_skid_check("gentle")
+    t.ok("skid_roll", faces=["SHIFT", "HAZARD"])
+    assert "push_it needs reroll" in t.illegal("push_it", reroll=reroll, faces=["SHIFT"])
+
+
 @pytest.mark.parametrize(
     "use,expect_gear,expect_hazards",
     [("gear_up", 3, 2), ("gear_down", 1, 2), ("discard_hazard", 2, 0), ("discard", 2, 1)],
