@@ -425,9 +425,11 @@ class _Validator:
         device: int | str = 0
         if "device" in t:
             raw = t["device"]
-            if isinstance(raw, bool) or not isinstance(raw, (int, str)) or (isinstance(raw, int) and raw < 0):
-                raise self.fail("camera.device", f"{raw!r} is not usable; allowed: a webcam index (0, 1 ..) "
-                                                 "or a path in quotes (video file, or a folder of frames for replay)")
+            # an index is /dev/videoN: a huge one was taken, then failed in OpenCV's words at every retry
+            if isinstance(raw, bool) or not isinstance(raw, (int, str)) or (isinstance(raw, int) and not 0 <= raw <= 255):
+                raise self.fail("camera.device", f"{raw!r} is not usable; allowed: a webcam index (0 to 255, as in "
+                                                 "/dev/video0) or a path in quotes (video file, or a folder of frames "
+                                                 "for replay)")
             device = raw
             if isinstance(raw, str) and self.base is not None and not Path(raw).is_absolute() and not raw.startswith("/dev/"):
                 device = str(self.base / raw)

@@ -84,6 +84,8 @@ def test_wrong_screen_address_names_file_key_and_allowed_values() -> None:
         ('[buttons]\ndebounce_ms = 150\nlong_press_ms = 250', "pitboard.toml: buttons.debounce_ms: 150 ms is too long"),
         ('[camera]\nbackend = "usb"', "pitboard.toml: camera.backend: 'usb' is not known; allowed: picamera2, opencv, replay, none"),
         ('[camera]\nbackend = "replay"\ndevice = 0', "pitboard.toml: camera.device: the replay backend needs a folder"),
+        ('[camera]\nbackend = "opencv"\ndevice = 99999999999999999999', "pitboard.toml: camera.device: 99999999999999999999 is not usable"),
+        ('[camera]\nbackend = "opencv"\ndevice = 256', "pitboard.toml: camera.device: 256 is not usable; allowed: a webcam index (0 to 255"),
         ('[camera]\ndice_region = [0, 0, 10]', "pitboard.toml: camera.dice_region: [0, 0, 10] is not a region"),
         ('[camera]\nwidth = 640\nheight = 480\ndice_region = [600, 0, 100, 100]',
          "pitboard.toml: camera.dice_region: [600, 0, 100, 100] reaches outside the 640x480 frame"),
