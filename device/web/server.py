@@ -434,7 +434,8 @@ def create_app(ctx: WebContext) -> Starlette:
         from device.web.setup import check_setup, example_setup, game_names
 
         game = form.get("game", ctx.game)
-        text = form.get("setup", "")
+        # a browser sends a text box's lines ended CRLF: the untouched example below was never recognised
+        text = form.get("setup", "").replace("\r\n", "\n")
         action = form.get("action", "check")
         if game not in game_names():
             return setup_html(session, ctx.game, text, f"{game!r} is not a game; games are "

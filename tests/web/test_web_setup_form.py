@@ -52,6 +52,10 @@ def test_choosing_another_game_in_the_list_brings_its_example(table):
     assert kind == "fail" and "Thunder Road: Vendetta example" in text and "Check" in text
     assert box(r.text).strip() == game_package("thunder_road").EXAMPLE_SETUP.strip()
     assert shown_field(r.text) == "thunder_road"
+    # as a browser sends the box: its lines ended CRLF (the untouched example was never recognised on a phone)
+    r = client.post("/setup", data={"csrf": token, "game": "thunder_road", "shown": "gaslands", "action": "check",
+                                    "setup": untouched.replace("\n", "\r\n")})
+    assert "Thunder Road: Vendetta example" in said(r.text)[1]
     # the owner had typed their own gaslands table: it is kept, and the check says what is in the box
     mine = untouched.replace("Alice", "Zoe")
     r = client.post("/setup", data={"csrf": token, "game": "thunder_road", "shown": "gaslands", "action": "check",
