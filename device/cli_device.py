@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -341,7 +341,8 @@ def _probe_store(config: PitboardConfig) -> CheckLine:
         return CheckLine("FAIL", "game log", str(exc))
     try:
         store.games()
-        game = game_package(config.game.name).GAME
+        package = game_package(config.game.name)
+        game = (_resumed_kind(store, package) or package).GAME  # the newest unfinished game, of any kind
         game_id = store.latest_unfinished(game.name)
         if game_id is None:
             detail = f"no unfinished {game.name} game: run begins one"
@@ -925,22 +926,20 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
         store = Store(given or data_dir() / "games.sqlite")
     except StoreError as exc:
         raise _user_error(str(exc)) from None
+    other = _resumed_kind(store, module)
+    if other is not None:  # a game begun from the phone page, of another kind than the config's: it goes on
+        log(f"resuming the unfinished {other.GAME.name} game (begun from the web page); [game] name "
+            f"{config.game.name!r} begins when the log holds no unfinished game")
+        module, options = other, None
     try:
         game_id, match, resumed = open_match(store, module, options)
     except Exception as exc:
         store.close()
         reason = getattr(exc, "reason", None) or str(exc)
-        raise _user_error(f"the game could not start: {_setup_refused(config, reason, options)}") from None
-    players = {str(getattr(v, "player", "")) for v in match.views()}
-    strangers = [screen.player for screen in config.screens if screen.player not in players]
-    for stranger in strangers:
-        log(f"warning: a screen for {stranger!r}, who is not at this table (players: {', '.join(sorted(players))})")
+        raise _user_error(f"the game could not start: {_setup_refused(config, reason, options or {})}") from None
     bank = build_bank(config.screens, screen_backend, clock=clock, on_event=lambda e: log(str(e)))
     bank.open()
-    for stranger in strangers:  # the game never draws on it: say why on the screen itself, not only in the journal
-        from device.dashboards import pages
-
-        bank.show(stranger, pages.render_text(not_at_table_page(stranger, sorted(players), config.source)))
+    _screens_of_strangers(config, bank, match, log)
     import warnings
 
     fallbacks: list[str] = []
@@ -1002,6 +1001,66 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
         app.notify("resumed", f"resumed game {game_id}{began}", None, until=clock() + RESUMED_NOTICE_S)
     log(f"{'resumed' if resumed else 'started'} {module.GAME.name} game {game_id} ({store.path})")
     return Appliance(app, store, game_id, resumed, buttons, bank, camera, tuple(problems))
+
+
+def _resumed_kind(store: Any, module: Any) -> Any:
+    """The package of the game ``pitboard run`` resumes when it is not ``module``'s: the newest unfinished game
+    in the log is of another kind (begun from the phone page, which starts any game).  None: ``module``'s."""
+    from games import game_package
+
+    kind = store.newest_unfinished_kind()
+    if kind is None or kind == module.GAME.name:
+        return None
+    try:
+        return game_package(kind)
+    except LookupError:  # a kind this Pitboard does not know (a log from a newer one): the config's game
+        return None
+
+
+def _screens_of_strangers(config: PitboardConfig, bank: Any, match: Any, log: Callable[[str], None]) -> None:
+    """A screen whose ``[[screens]] player`` is nobody at this game's table: the game never draws on it, so it
+    says why on itself, not only in the journal."""
+    from device.dashboards import pages
+
+    players = {str(getattr(v, "player", "")) for v in match.views()}
+    for stranger in [screen.player for screen in config.screens if screen.player not in players]:
+        log(f"warning: a screen for {stranger!r}, who is not at this table (players: {', '.join(sorted(players))})")
+        bank.show(stranger, pages.render_text(not_at_table_page(stranger, sorted(players), config.source)))
+
+
+def begin_from_page(appliance: Appliance, config: PitboardConfig, game: str, options: Mapping[str, Any], *,
+                    log: Callable[[str], None]) -> Any:
+    """A new game of ``game`` begun from the phone page's "Start this game" (on the loop's thread), on the same
+    log, screens, buttons and camera: the new game's App replaces ``appliance.app`` (whose loop then ends, see
+    :func:`device.web.cli.run_with_web`) and is returned.  ``options`` were checked by the page; the game in
+    progress stays in the log, unfinished.  The screens are the config's: a player without one has the menu
+    on every screen, and a screen whose player is not at this table says so (as at start)."""
+    from device.app import App, VisionReader
+    from device.camera_input import car_tags_of, files_notice
+    from games import game_package
+
+    old = appliance.app
+    module = game_package(game)
+    game_id, match, _ = appliance.store.open_match(module.GAME, options, new=True)
+    _screens_of_strangers(config, appliance.bank, match, log)
+    reader = None
+    problems: list[Any] = []
+    if appliance.camera is not None:  # the new game's cars are the camera's: their tags come from its setup
+        reader = VisionReader.from_files(config.vision.calibration, config.vision.faces, car_tags_of(match.state),
+                                         problems=problems, dice_mm=config.vision.dice_mm,
+                                         dice_region=config.camera.dice_region, tokens=config.vision.tokens)
+        problems.extend(model_problems())
+    store = appliance.store
+    app = App(module, match, buttons=appliance.buttons, displays=appliance.bank, clock=old.clock,
+              camera=appliance.camera, reader=reader, dice_region=config.camera.dice_region,
+              settle_frames=config.camera.settle_frames, long_back_undo_steps=config.buttons.long_back_undo_steps,
+              on_finished=lambda: store.finish(game_id), log=log)
+    notice = files_notice(problems)
+    if notice is not None:
+        app.notify("files", notice, None, until=None)
+    appliance.app, appliance.game_id, appliance.resumed = app, game_id, False
+    log(f"started {module.GAME.name} game {game_id} from the web page ({store.path})")
+    return app
 
 
 def not_at_table_page(player: str, players: list[str], source: str) -> Any:

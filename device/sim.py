@@ -468,10 +468,11 @@ class Sim:
             raise ValueError(f"this sim plays {title_of(self.game)}: quit it and start `pitboard sim {game} --web ...` "
                              f"to play {title_of(game)}")
         assert self.web is not None
+        playing = self.web.in_progress()  # nothing played, or the game over: nothing is left unfinished
         self.web.hub.call_in_loop(lambda: self.begin(options))
         from device.web.pages import title_of
 
-        return f"a new {title_of(game)} game begins now (the unfinished one stays in the log)"
+        return f"a new {title_of(game)} game begins now{' (the unfinished one stays in the log)' if playing else ''}"
 
     def begin(self, options: Any) -> None:
         """Begin a new game of this kind with ``options`` on the same log, screens redrawn for its players."""

@@ -557,6 +557,15 @@ class Store:
     def has_game(self, game_id: int) -> bool:
         return bool(self._query("SELECT 1 FROM games WHERE id = ?", (game_id,)))
 
+    def newest_unfinished_kind(self) -> str | None:
+        """The kind of game ("gaslands") of the newest unfinished game in the log, of whatever kind: the one
+        ``pitboard run`` resumes (a game begun from the phone page may be of another kind than the config's)."""
+        rows = self._query(
+            "SELECT game FROM games WHERE finished = 0 "
+            "AND EXISTS (SELECT 1 FROM events WHERE events.game_id = games.id) ORDER BY id DESC LIMIT 1"
+        )
+        return None if not rows else str(rows[0][0])
+
     def latest_unfinished(self, game: str) -> int | None:
         rows = self._query(
             "SELECT id FROM games WHERE game = ? AND finished = 0 "

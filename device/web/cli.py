@@ -125,22 +125,46 @@ def run_with_web(config: Any, appliance: Any, stop: Callable[[], bool],
                  started: Callable[[Any], None] | None = None) -> int:
     """Serve the page of ``appliance`` on ``[web] host:port`` while its loop runs until ``stop()``; the
     appliance is closed at the end, whatever happens.  ``started`` is told the running service (tests)."""
-    from device.cli_device import probe_game, probe_vision_files, read_setup
+    from device.cli_device import begin_from_page, probe_game, probe_vision_files, read_setup
     from device.web import WebService
+    from device.web.pages import title_of
     from games import game_package
 
     def check() -> list[Any]:
         return [*probe_game(config), *probe_vision_files(config)]
+
+    web: Any = None
+
+    def new_game(game: str, options: Any) -> str:
+        """The page's "Start this game" (on the page's thread): begun on the loop's thread at its next step, on
+        the same screens and buttons; ``pitboard run`` resumes it after a restart (the newest unfinished game)."""
+        playing = web.in_progress()
+
+        def begin() -> None:
+            try:
+                app = begin_from_page(appliance, config, game, options, log=log)
+            except Exception as exc:  # noqa: BLE001 - the table goes on with the game it had, and is told why
+                reason = getattr(exc, "reason", None) or str(exc)
+                log(f"the game from the web page could not begin: {reason}")
+                appliance.app.notify("not_started", f"NOT STARTED: {title_of(game)}: {reason}", None)
+                return
+            web.attach(app, appliance.game_id, options)
+
+        web.hub.call_in_loop(begin)
+        left = " (the unfinished one stays in the log)" if playing is not None else ""
+        return f"a new {title_of(game)} game begins now{left}"
 
     try:
         try:
             options = read_setup(game_package(config.game.name), config.game.setup, config.source)
         except ValueError:
             options = {}  # build_appliance read it already: it cannot fail here but for a race with an edit
+        if appliance.app.game.name != config.game.name:
+            options = {}  # a game of another kind resumed (begun from the page): its cars are in its log
         try:
-            web = WebService(game=config.game.name, store_path=appliance.store.path, host=config.web.host,
+            web = WebService(game=appliance.app.game.name, store_path=appliance.store.path, host=config.web.host,
                              port=config.web.port, check=check, faces_path=config.vision.faces,
-                             calibration_path=config.vision.calibration).start()
+                             calibration_path=config.vision.calibration, new_game=new_game).start()
         except OSError as exc:
             raise _user_error(f"{config.source}: [web] {exc}") from None
         web.attach(appliance.app, appliance.game_id, options)
@@ -153,7 +177,11 @@ def run_with_web(config: Any, appliance: Any, stop: Callable[[], bool],
         if started is not None:
             started(web)
         try:
-            appliance.app.run(stop=stop)
+            while True:  # a game begun from the page replaces the app: its loop ends and the new one's runs
+                current = appliance.app
+                current.run(stop=lambda current=current: stop() or appliance.app is not current)
+                if stop() or appliance.app is current:
+                    break
         except KeyboardInterrupt:
             pass
         finally:

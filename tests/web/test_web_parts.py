@@ -240,7 +240,9 @@ def test_a_new_game_from_the_page_begins_in_the_sim_on_its_loop(tmp_path):
         options = tomllib.loads(sim.module.EXAMPLE_SETUP)
         with pytest.raises(ValueError, match="quit it"):  # said on the page as a refusal
             sim._web_new_game("space_race", options)
-        assert "begins now" in sim._web_new_game("gaslands", options)
+        said = sim._web_new_game("gaslands", options)
+        # nothing was played of the game at the table: nothing is left unfinished to say so of
+        assert "begins now" in said and "stays in the log" not in said, said
         assert sim.game_id == first  # nothing happens off the loop's thread
         sim.step()
         assert sim.game_id == first + 1 and sim.web.app is sim.app and sim.web.game_id == sim.game_id

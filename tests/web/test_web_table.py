@@ -336,3 +336,78 @@ def test_with_no_screen_to_show_it_the_pairing_code_is_said_in_the_journal(tmp_p
         said = [line for line in logs if code in line]
         assert said == ([f"Alice's screen does not show anything, so the pairing code is said here: {code}"]
                         if down else [])
+
+
+def test_pitboard_run_begins_any_game_from_the_page_and_resumes_it_after_a_restart(tmp_path, monkeypatch):
+    """Under `pitboard run` the set-up page only checked ("starting a game from the page: not wired for this
+    host"): a table could not start tonight's game from a phone.  Start this game begins it on the same screens
+    and buttons, of any kind, and a restart resumes it (the newest unfinished game), as a power cut would."""
+    import httpx
+    from gpiozero.pins.mock import MockFactory
+
+    from device.cli_device import build_appliance, probe_store
+    from device.config import WebConfig, parse_config
+    from device.web.cli import run_with_web
+    from games.thunder_road import EXAMPLE_SETUP
+
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    doc = {"game": {"name": "gaslands"}, "screens": [{"player": "Ana"}, {"player": "Ben", "address": 0x3D}],
+           "store": {"path": str(tmp_path / "games.sqlite")}, "vision": {"faces": str(tmp_path / "faces.json")},
+           "web": {"enabled": True, "host": "127.0.0.1", "port": 8080}}
+    config = dataclasses.replace(parse_config(doc, source="pitboard.toml"), web=WebConfig(True, "127.0.0.1", 0))
+    factory = MockFactory()
+    stopping = threading.Event()
+    services: list = []
+    appliances: list = []
+    logs: list[str] = []
+
+    def run() -> None:
+        appliance = build_appliance(config, pin_factory=factory, screen_backend="recording", log=logs.append)
+        appliances.append(appliance)
+        run_with_web(config, appliance, stopping.is_set, logs.append, services.append)
+
+    setup = ('first_player = "Ana"\n[[players]]\nname = "Ana"\n[[players]]\nname = "Ben"\n'
+             '[board]\ntiles = 5\non_board = 3\n')
+    assert "[[players]]" in EXAMPLE_SETUP  # the same form as the example's
+    runner = threading.Thread(target=run, daemon=True)
+    runner.start()
+    try:
+        deadline = time.monotonic() + 20
+        while not services and time.monotonic() < deadline:
+            time.sleep(0.01)
+        (web,) = services
+        (appliance,) = appliances
+        assert appliance.app.game.name == "gaslands"
+        client = httpx.Client(base_url=web.url, headers=HTML)
+        pair_token = re.search(r'value="([^"]+)"', client.get("/pair").text).group(1)
+        client.post("/pair", data={"csrf": pair_token, "code": web.code}, follow_redirects=True)
+        page = client.get("/setup?game=thunder_road").text
+        assert "not wired" not in page and 'id=start' in page
+        csrf = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
+        said = client.post("/setup", data={"csrf": csrf, "game": "thunder_road", "shown": "thunder_road",
+                                           "setup": setup.replace("\n", "\r\n"), "action": "start"}).text
+        assert "a new Thunder Road: Vendetta game begins now" in said, said
+        assert "stays in the log" not in said  # nothing was played of the Gaslands game: nothing is left unfinished
+        deadline = time.monotonic() + 10
+        while appliance.app.game.name != "thunder_road" and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert appliance.app.game.name == "thunder_road"
+        while "movement dice" not in web.hub.snapshot.prompt and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert "Ana" in web.hub.snapshot.prompt  # the page watches the new game
+        game_id = appliance.game_id
+        client.close()
+    finally:
+        stopping.set()
+        runner.join(timeout=20)
+        factory.reset()
+    assert not runner.is_alive()
+    # a restart (a power cut) resumes the game begun from the page, though [game] name says gaslands
+    probe = probe_store(config)
+    assert f"resumes the unfinished thunder_road game {game_id}" in probe.detail, probe
+    again = build_appliance(config, pin_factory=MockFactory(), screen_backend="recording", log=logs.append)
+    try:
+        assert again.app.game.name == "thunder_road" and again.resumed and again.game_id == game_id
+        assert any("begun from the web page" in line for line in logs)
+    finally:
+        again.close()
