@@ -42,8 +42,9 @@ select{background:#222;color:#eee}
 input,select,textarea,button{font-size:16px;max-width:100%;box-sizing:border-box}button{padding:.4em .9em}input,button{min-height:44px}
 label.tick{display:inline-flex;align-items:center;gap:.4em;min-height:44px}input[type=checkbox]{width:28px;height:28px;margin:0}
 a.cancel{display:inline-block;min-width:44px;min-height:44px;line-height:44px;padding:0 .6em;text-align:center}
-select{min-height:44px}nav a{display:inline-flex;align-items:center;min-height:44px}
-td a,main>p>a{display:inline-block;padding:.75em .2em;white-space:nowrap}
+select{min-height:44px}nav a{display:inline-flex;align-items:center;justify-content:center;min-height:44px;min-width:44px}
+td a,main>p>a{display:inline-block;min-height:44px;min-width:44px;line-height:44px;padding:0 .2em;white-space:nowrap;
+ box-sizing:border-box;text-align:center}
 #timeline li a,#prev,#next{display:inline-block;min-width:44px;min-height:44px;line-height:44px;padding:0 .2em;
  box-sizing:border-box;text-align:center}textarea{width:100%;height:22em;background:#1a1a1a;color:#eee}
 .ok{color:#8f8}.fail{color:#f88}.warn{color:#fc6}.skip{color:#aaa}

@@ -447,6 +447,30 @@ def test_the_game_logs_step_links_are_thumb_sized(served, phone):
     assert not [s for s in links if s[1] < 44 or s[2] < 44], links
 
 
+def test_the_log_lists_links_and_the_nav_are_thumb_sized(served, phone):
+    """Stop 34's phone audit: the nav's "Live" (33-37 px wide), the game log's "game N", "JSON lines" and
+    "CSV" (39 x 43) and the export links (43 px high) were just short of a thumb's 44 px."""
+    pair(phone, served)
+    wait_for(lambda: len(phone.find_elements("css selector", "img.oled")) == 5, what="five screens")
+    phone.find_element("id", "btn-ok").click()
+    time.sleep(0.3)
+    gid = served.sim.game_id
+
+    def sizes(selector: str) -> list[tuple[str, float, float]]:
+        return phone.execute_script(
+            "return Array.from(document.querySelectorAll(arguments[0])).map(e => [e.textContent,"
+            " e.getBoundingClientRect().height, e.getBoundingClientRect().width]);", selector)
+
+    phone.get(f"{served.url}log")
+    links = sizes("nav a") + sizes("td a")
+    assert any(s[0] == "CSV" for s in links) and any(s[0] == "Live" for s in links), links
+    assert not [s for s in links if s[1] < 44 or s[2] < 44], links
+    phone.get(f"{served.url}log/{gid}")
+    links = sizes("main > p > a")
+    assert any("export CSV" in s[0] for s in links), links
+    assert not [s for s in links if s[1] < 44 or s[2] < 44], links
+
+
 def test_the_dock_leaves_the_screens_room_while_a_roll_is_typed(tmp_path, monkeypatch, phone):
     """Stop 30's phone audit, at 360 px: with a roll's pad open the dock (pad, Take back / Send, the four
     buttons and the four held ones) took 284 of the 597 px the page has (48%), "SELECT ▶" wrapped onto two
