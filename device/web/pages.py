@@ -468,10 +468,13 @@ def setup_page(game: str, games: Sequence[str], text: str, csrf: str, message: s
             f"<code>pitboard play {esc(game)} --setup FILE</code>, checked by the game's own rules.</p>{msg}"
             f'<form method=post action=/setup>{csrf_field(csrf)}{once_field}<label>Game <select name=game id=game>'
             f"{opts}</select></label> <button type=submit name=action value=example id=example>Example</button>"
+            # above the 22em box: "Tick 'End the game in progress'" was said at the top of a phone's screen while
+            # the box to tick lay a screen further down, under the text box
+            f"{replace}"
             f'<p class=warn id=draft-note hidden>Your unsent typing is back (kept by this phone); Example starts '
             f'again from the example.</p><textarea name=setup id=setup spellcheck=false wrap=off autocapitalize=off autocomplete=off data-game="{esc(game)}"'
             f'{" data-restore=1" if restore else ""}>{esc(text)}</textarea>'
-            f"{replace}<button type=submit name=action value=check id=check>Check</button> {start}</form>")
+            f"<button type=submit name=action value=check id=check>Check</button> {start}</form>")
     return layout("New game", body, here="/setup", script="setup.js")
 
 

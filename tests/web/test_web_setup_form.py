@@ -170,6 +170,8 @@ def test_starting_a_game_over_one_being_played_asks_first(tmp_path, monkeypatch)
         kind, message = said(refused.text)
         assert kind == "fail" and "is being played" in message and "End the game in progress" in message
         assert box(refused.text).strip() == t.module.EXAMPLE_SETUP.strip()  # the typing is kept
+        # the box to tick is above the 22em text box, on the phone's screen with the message asking for it
+        assert refused.text.index("id=replace") < refused.text.index("<textarea")
         # a mistake in the setup with the box ticked: refused, and the box stays ticked (it was cleared, and
         # the owner had to find it again)
         bad = t.module.EXAMPLE_SETUP.replace('type = "', 'type = "spaceship', 1)
