@@ -427,7 +427,8 @@ NOTICE_TITLES = {"refused": "REFUSED", "camera_down": "CAMERA OFF", "camera_back
                  "vision": "CAMERA", "info": "INFO", "car_unseen": "CAR NOT SEEN",
                  "template_seen": "TEMPLATE", "hazard_mismatch": "HAZARDS",
                  "files": "FILES", "screen": "SCREEN OFF", "store": "GAME LOG", "resumed": "RESUMED",
-                 "not_recorded": "NOT RECORDED", "recorded": "RECORDED", "undone": "UNDONE", "roll": "ROLL", "news": "NOTE"}
+                 "not_recorded": "NOT RECORDED", "recorded": "RECORDED", "undone": "UNDONE", "roll": "ROLL", "news": "NOTE",
+                 "not_started": "NOT STARTED"}
 
 
 def notice_title(kind: str, text: str) -> tuple[str, str]:
