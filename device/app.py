@@ -388,9 +388,10 @@ class App:
             self.notices = [n for n in self.notices if n.kind != "info"]
         self._prompt_key = key
         self.cursor = MenuCursor(t.menu)
-        if path and not self.cursor.follow(path) and len(path) == len(self.cursor.trail) + 1:
-            # the choice just taken left its list (a car wrecked by the hit, set on fire): the list's first
-            # entry is another car, where one more OK would record the same for it.  Back to the branch.
+        if path and not self.cursor.follow(path) and self.cursor.trail:
+            # the choice just taken left its list (a car wrecked by the hit, set on fire; a command used this
+            # turn, with its dice below it): the list's first entry is another car or command, where one more OK
+            # would record the same for it, or open another command.  Back to the branch.
             self.cursor.back()
         # A list the loop reopened by itself: NEXT is still the step's usual way on until the player moves.
         self._reopened = bool(self.cursor.trail)

@@ -483,3 +483,16 @@ def test_a_roll_recorded_while_the_menu_stays_is_said_with_its_dice(tmp_path: Pa
     recorded = [n.text for n in t.app.notices if n.kind == "recorded"]
     assert recorded == ["recorded: Road die… › Small car: 2"], recorded
     t.close()
+
+
+def test_a_command_taken_leaves_the_cursor_on_its_branch_not_on_another_command(tmp_path: Path) -> None:
+    """Command… › Drift › Die 3 left the cursor in the Command… list on "Airstrike": one more OK opened another
+    command.  The choice taken is gone from its list (a command used this turn): back to the branch, as for a
+    car a hit took out of its list."""
+    t = Panel(tmp_path, "thunder_road", tr_setup(players=[{"name": "Ana", "vehicles": ["small", "big_rig"]},
+                                                          {"name": "Ben"}]))
+    roll_all(t, [1, 3, 4, 6], [2, 2, 5, 6])
+    t.choose("Command…", "Drift", "Die 3")
+    assert "Traction Drive" in t.under("Command…")  # the list is still there, with another command in it
+    assert t.app.cursor is not None and t.app.cursor.path == ("Command…",), t.app.cursor.path
+    t.close()
