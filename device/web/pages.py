@@ -170,7 +170,10 @@ LIVE_JS = """
     }
     function sendDraft(){
       var body = new URLSearchParams(new FormData(dice)); body.set('draft', '1');
-      post(body).catch(function(){});
+      // another phone entering this roll: its taps stand on the roller's screen, so this pad is emptied and says why
+      post(body).then(function(r){
+        if (r.status === 409) return r.text().then(function(t){ typed = []; showTyped(); tell(t); });
+      }).catch(function(){});
     }
     dice.addEventListener('submit', function(e){
       e.preventDefault();

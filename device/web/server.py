@@ -37,6 +37,9 @@ from device.web.security import PAIR_COOKIE, SESSION_COOKIE, Pairing, Session
 HEARTBEAT_S = 15.0
 #: Largest form body accepted (a setup file is a few KB).
 MAX_BODY = 64 * 1024
+#: A phone that tapped dice for the roll awaited holds it this long after its last tap: another phone's taps
+#: and Send are refused meanwhile (a phone put down mid-roll does not hold the roll for good).
+TYPING_HELD_S = 60.0
 PUBLIC = ("/pair", "/static/style.css")
 
 NewGame = Callable[[str, Mapping[str, Any]], str]
@@ -251,6 +254,10 @@ def create_app(ctx: WebContext) -> Starlette:
             return Response(status_code=204)
         return RedirectResponse("/", status_code=303)
 
+    # The phone typing the roll awaited: (the roll, its session, how many dice tapped, when).  Two phones typed
+    # one roll: the roller's screen showed one phone's taps, Send entered the other's, and neither was told.
+    typing: list[Any] = [None]
+
     async def dice(request: Request, session: Session, form: dict[str, str]) -> Response:
         """A whole roll typed on the page (faces by place: "3 5 1"), for the roll the page showed."""
         offer = hub.snapshot.dice
@@ -267,6 +274,14 @@ def create_app(ctx: WebContext) -> Starlette:
             return PlainTextResponse(str(exc), status_code=400)
         if ctx.on_dice is None:
             return PlainTextResponse("this Pitboard takes no rolls from the page: use the buttons", status_code=404)
+        now = time.monotonic()
+        held = typing[0]
+        if (held is not None and held[0] == offer and held[1] != session.id and held[2] > 0
+                and now - held[3] < TYPING_HELD_S):
+            return PlainTextResponse(f"another phone is entering this roll ({held[2]} "
+                                     f"{'die' if held[2] == 1 else 'dice'} tapped there): Send it there, or Take "
+                                     "back its dice, then enter it here", status_code=409)
+        typing[0] = (offer, session.id, len(places), now) if draft and places else None
         ctx.on_dice(offer, places, draft)
         if request.headers.get("x-csrf-token"):
             return Response(status_code=204)

@@ -145,3 +145,45 @@ def test_skid_dice_are_offered_each_face_once(tmp_path: Path) -> None:
         assert table.app.history[-1].outcome.accepted
     finally:
         table.close()
+
+
+def test_a_second_phone_cannot_type_over_a_roll_another_phone_is_entering(road: Table) -> None:
+    """Two phones typed one roll: the roller's screen showed the second phone's taps, Send on the other
+    entered its own, and neither phone was told.  The phone that tapped first holds the roll until it sends
+    or takes its dice back."""
+    from starlette.testclient import TestClient
+
+    from device.web.server import create_app
+    from tests.web.web_helpers import pair_token
+
+    server = create_app(road.web.ctx)  # one page, two phones
+
+    def phone() -> tuple[TestClient, str]:
+        client = TestClient(server)
+        page = client.get("/pair", headers={"accept": "text/html"})
+        client.post("/pair", data={"csrf": pair_token(page.text), "code": road.web.code}, follow_redirects=False)
+        return client, pair_token(client.get("/", headers={"accept": "text/html"}).text)
+
+    first, csrf1 = phone()
+    second, csrf2 = phone()
+
+    def post(client, csrf, faces, draft=True):
+        data = {"csrf": csrf, "die": "movement", "label": "4 movement dice", "player": "Ana", "faces": faces}
+        return client.post("/dice", data={**data, **({"draft": "1"} if draft else {})}, headers={"x-csrf-token": csrf})
+
+    assert post(first, csrf1, "3 5").status_code == 204
+    refused = post(second, csrf2, "6")
+    assert refused.status_code == 409 and "another phone is entering this roll (2 dice tapped there)" in refused.text
+    assert post(second, csrf2, "6 6 6 6", draft=False).status_code == 409  # nor Send there
+    road.step()
+    assert [n.text for n in road.app.notices if n.kind == "typing"] == ["phone typing: 3 5 (2 of 4)"]
+    assert post(first, csrf1, "3 5 1 6", draft=False).status_code == 204  # the first phone sends its roll
+    road.step()
+    assert road.app.history[-1].command.to_json() == {"type": "roll", "player": "Ana", "dice": [3, 5, 1, 6]}
+    # Ben's roll now: nobody holds it
+    data = {"csrf": csrf2, "die": "movement", "label": "4 movement dice", "player": "Ben", "faces": "2", "draft": "1"}
+    assert second.post("/dice", data=data, headers={"x-csrf-token": csrf2}).status_code == 204
+    # a phone that takes all its dice back lets go of the roll
+    assert second.post("/dice", data={**data, "faces": ""}, headers={"x-csrf-token": csrf2}).status_code == 204
+    data1 = {**data, "csrf": csrf1, "faces": "4"}
+    assert first.post("/dice", data=data1, headers={"x-csrf-token": csrf1}).status_code == 204
