@@ -114,7 +114,13 @@ LIVE_JS = """
   }
   function showDice(d){
     if (!dice) return;
-    if (!d) { dice.hidden = true; typed = []; return; }
+    if (!d) {
+      // the roll is in and the pad goes: the page stayed scrolled down at the roller's screen, the new step's
+      // prompt above the top of a phone's screen
+      var prompt = document.getElementById('prompt');
+      if (!dice.hidden && prompt && prompt.getBoundingClientRect().top < 0) prompt.scrollIntoView({block: 'start'});
+      dice.hidden = true; typed = []; return;
+    }
     var key = [d.player, d.die, d.label].concat(d.names).join('|');  // another roller: a fresh box
     if (dice.dataset.key !== key) {
       dice.dataset.key = key; dice.dataset.names = JSON.stringify(d.names); dice.dataset.count = d.count;

@@ -332,6 +332,29 @@ def test_a_roll_is_typed_with_one_tap_a_die(tmp_path, monkeypatch, phone):
         served.close()
 
 
+def test_the_prompt_is_in_view_when_the_last_roll_is_in(tmp_path, monkeypatch, phone):
+    """At 360 px the page stayed scrolled down at the roller's screen after the pad closed: the new step's
+    prompt and status were above the top of the phone's screen."""
+    from selenium.webdriver.common.by import By
+
+    phone.set_window_size(360, 740)
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    served = ServedSim(tmp_path, game="thunder_road")
+    try:
+        pair(phone, served)
+        for roller in ("Ana", "Ben", "Cy"):
+            wait_for(lambda roller=roller: roller in phone.find_element(By.ID, "dice-label").text, what=f"{roller}'s pad")
+            pad = {b.text: b for b in phone.find_elements(By.CSS_SELECTOR, "#dice-pad button")}
+            for face in ("3", "5", "1", "6"):
+                pad[face].click()
+            phone.find_element(By.ID, "dice-send").click()
+        wait_for(lambda: not phone.find_element(By.ID, "dice").is_displayed(), what="the pad gone")
+        top = phone.execute_script("return document.getElementById('prompt').getBoundingClientRect().top")
+        assert top >= 0, top
+    finally:
+        served.close()
+
+
 def test_a_long_back_on_the_phone_asks_before_it_undoes_several_decisions(tmp_path, monkeypatch, phone):
     """Seen: "BACK (hold)" is an ordinary button on the phone, and one tap undid the skid roll, the template
     placed and the template chosen.  It says what it does now, and asks first."""
