@@ -40,9 +40,9 @@ def decide_move(state: ThunderRoadState, command: Command) -> list[Event]:
     occupied = command.get("occupied", [])
     if not isinstance(occupied, list):
         raise Illegal('occupied must be a list like [{"at": 3, "vehicle": "Ben/large"}]')
-    # the vehicles reported met one at a time (``met``) come first; one since taken off the road (the rear
-    # tile removed) is no longer there to hit
-    path = [(at, vid) for at, vid in turn.met if not state.vehicle(vid).eliminated]
+    # the vehicles reported met one at a time (``met``) come first (one since taken off the road, the rear tile
+    # removed, is no longer there to hit, but its space was still the first a Drift passed)
+    path = list(turn.met)
     if turn.met and spaces < turn.met[-1][0]:
         reached, vid = turn.met[-1]
         raise Illegal(f"{vehicle_words(state, mover)} met {vehicle_words(state, vid)} at space {reached}: it moved "
@@ -69,7 +69,8 @@ def decide_move(state: ThunderRoadState, command: Command) -> list[Event]:
         if drift and i == 0 and not ends_here:
             passed = vid  # "passes through the first space it reaches that holds another road vehicle"
             continue
-        collisions.append(vid)  # ending on an occupied space "hits it anyway"
+        if not state.vehicle(vid).eliminated:
+            collisions.append(vid)  # ending on an occupied space "hits it anyway"
     return [Event("moved", {"vehicle": mover, "spaces": spaces, "collisions": collisions, "passed": passed})]
 
 

@@ -292,3 +292,21 @@ def test_a_drift_past_is_said_so_not_as_a_hit_at_a_space_nobody_entered() -> Non
     choose(m, "Met a vehicle…", "Ben's Small car", "Then met another…", "Drifted past it")
     assert menu(m.state).status.endswith("drifted past Ben's Small"), menu(m.state).status
     assert m.prompt().text.endswith("drifted past Ben's small car")
+
+
+def test_a_drift_still_passes_the_first_vehicle_met_when_a_scroll_took_it_off_the_road() -> None:
+    """Review: a scroll that took the vehicle drifted past off the road made the next one the first met, passed
+    instead of hit, while the prompt said "hit Cy's medium car at space 2"."""
+    m = match({"first_player": "Ana", "players": [{"name": "Ana", "vehicles": ["large"]}, {"name": "Ben", "vehicles": ["small", "medium"]},
+                                                  {"name": "Cy", "vehicles": ["medium"]}], "board": {"tiles": 5, "on_board": 3}})
+    ok(m, "roll", player="Ana", dice=[4, 3, 1, 1])
+    ok(m, "roll", player="Ben", dice=[1, 2, 3, 4])
+    ok(m, "roll", player="Cy", dice=[1, 2, 3, 4])
+    ok(m, "command", name="drift", die=3)
+    ok(m, "assign", vehicle="Ana/large", die=4)
+    ok(m, "met", vehicle="Ben/small", at=1)
+    ok(m, "met", vehicle="Cy/medium", at=2)
+    ok(m, "scroll", eliminated=["Ben/small"])
+    ok(m, "move", spaces=4)
+    moved = [e for e in m.live_events() if e.type == "moved"][-1]
+    assert moved.data["passed"] == "Ben/small" and moved.data["collisions"] == ["Cy/medium"]
