@@ -11,8 +11,8 @@ rider's time in ten-second steps: ``time = index * 10 s``.  With that numbering:
 - the bottom-right cell is the largest index, where a marker "stops being tracked"; a move right that would
   leave the sheet stops there too (the sheet has no cell further right);
 - the top-left cell is index 0; a move up cannot pass it, and reaching it moves every other marker one
-  column right at once (at the end of the round's crossings, so that a pack's riders, who all take the time
-  of its first, are not parted by it).
+  column right at once (the round's later crossers included; a pack's riders, who all take the time of its
+  first, arrive together: the rule follows their crossings, so that it does not part them).
 
 Why one number rather than (column, row): the wrap and the gap to the leader become plain arithmetic, so
 the moves cannot disagree with the time the screens show.
@@ -64,7 +64,8 @@ class Marker:
 
 def move(track: TimeTrack, markers: dict[str, Marker], rider: str, target: int, why: str, log: list[str]) -> bool:
     """Move one marker (in place on the working dict); True when it reached the top-left cell, whose rule
-    (every other marker one column right) :func:`finish_round` applies once the round's moves are made.
+    (every other marker one column right) :func:`finish_round` applies: at once for a rider crossing alone,
+    after the pack's crossings for a pack.
 
     An untracked marker (one that reached the bottom-right cell) never moves again.
     """
