@@ -356,9 +356,14 @@ def _split_to_fit(title: str, width: int, size: int) -> tuple[str, str]:
     cuts = [i for i, ch in enumerate(title) if ch == " " and text_width(title[:i].rstrip(" ·"), size) <= width]
     if not cuts:
         return title, ""
-    # at a " · " between two facts when one fits ("THE BRICK: 1 HIT" over "HULL 11"), and the dot is
-    # dropped: it separates what now lies on two lines ("THE BRICK: 1 HIT ·" over "HULL 11")
-    dots = [i for i in cuts if title.startswith(" · ", i)]
+    # at a " · " between two facts when one fits ("THE BRICK: 1 HIT" over "HULL 11") and what follows it still
+    # fits the small lines below (an early dot pushed all the rest there, to be cut), and the dot is dropped: it
+    # separates what now lies on two lines ("THE BRICK: 1 HIT ·" over "HULL 11")
+    def rest_fits(i: int) -> bool:
+        lines = _wrap_to_fit(title[i + 1:].lstrip(" ·"), width, TEXT_SIZES[-1])
+        return len(lines) <= 2 and all(text_width(line, TEXT_SIZES[-1]) <= width for line in lines)
+
+    dots = [i for i in cuts if title.startswith(" · ", i) and rest_fits(i)]
     cut = (dots or cuts)[-1]
     return title[:cut].rstrip(" ·"), title[cut + 1:].lstrip(" ·")
 

@@ -190,5 +190,9 @@ def test_a_long_banner_title_breaks_between_its_facts_without_the_dot():
     from device.dashboards.common import _split_to_fit
 
     assert _split_to_fit("THE BRICK: 1 HIT · HULL 11", 122, 12) == ("THE BRICK: 1 HIT", "HULL 11")
+    # an early dot whose rest would not fit the small lines below: the split that fits, as before (review)
+    title = "BOB · THE BRICK TAKES 3 HITS AND IS NOW ON FIRE HULL 2"
+    head, rest = _split_to_fit(title, 122, 12)
+    assert head != "BOB" and f"{head} {rest}" == title
     head, rest = _split_to_fit("DICE MODELS BROKEN: ENTER DICE WITH THE BUTTONS", 122, 12)  # no dot: as before
     assert (head, rest) == ("DICE MODELS", "BROKEN: ENTER DICE WITH THE BUTTONS")
