@@ -900,8 +900,7 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
     """Game, store (resuming the latest unfinished game), screens, buttons, camera and the loop, from the
     config.  The hardware seams (pin factory, screen backend, camera backend, clock) are parameters so that
     the test suite builds the whole appliance on mock pins and recording screens."""
-    from device.app import App, VisionReader, open_match
-    from device.camera_input import car_tags_of, files_notice
+    from device.app import open_match
     from device.buttons import ButtonPanel
     from device.camera import Camera, ThreadedBackend, backend_from_config
     from device.displays import build_bank
@@ -965,32 +964,19 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
         backend = backend_from_config(config.camera)
         if backend is not None:
             backend = ThreadedBackend(backend)  # a blocking frame read must not hold a button press
-    camera = reader = None
-    problems: list[Any] = []
+    camera = None
     if backend is not None:
         camera = Camera(backend, clock=clock, fps=config.camera.fps, reopen_max_s=config.camera.reopen_max_s)
-        try:
-            # A damaged calibration or face library never stops the appliance: it plays without table
-            # reading (or with plain d6), says so on the screens and in the journal, and `check` names it.
-            reader = VisionReader.from_files(config.vision.calibration, config.vision.faces,
-                                             car_tags_of(match.state), problems=problems,
-                                             dice_mm=config.vision.dice_mm, dice_region=config.camera.dice_region,
-                                             tokens=config.vision.tokens)
-            problems.extend(model_problems())
-        except Exception:
-            buttons.close()
-            bank.close()
-            store.close()
-            raise
-    app = App(module, match, buttons=buttons, displays=bank, clock=clock, camera=camera, reader=reader,
-              dice_region=config.camera.dice_region, settle_frames=config.camera.settle_frames,
-              long_back_undo_steps=config.buttons.long_back_undo_steps,
-              on_finished=lambda: store.finish(game_id), log=log)
+    try:
+        app, problems = _game_app(config, module, match, store, game_id, buttons=buttons, bank=bank, camera=camera,
+                                  clock=clock, log=log)
+    except Exception:
+        buttons.close()
+        bank.close()
+        store.close()
+        raise
     for problem in problems:
         log(f"{'warning' if problem.severe else 'note'}: {problem.message}")
-    notice = files_notice(problems)
-    if notice is not None:
-        app.notify("files", notice, None, until=None)
     if resumed:
         # an old game under way is not what a table expects when it switches on: say which, and since when
         created = next((g.created for g in store.games() if g.id == game_id), "")
@@ -1028,38 +1014,54 @@ def _screens_of_strangers(config: PitboardConfig, bank: Any, match: Any, log: Ca
         bank.show(stranger, pages.render_text(not_at_table_page(stranger, sorted(players), config.source)))
 
 
-def begin_from_page(appliance: Appliance, config: PitboardConfig, game: str, options: Mapping[str, Any], *,
-                    log: Callable[[str], None]) -> Any:
-    """A new game of ``game`` begun from the phone page's "Start this game" (on the loop's thread), on the same
-    log, screens, buttons and camera: the new game's App replaces ``appliance.app`` (whose loop then ends, see
-    :func:`device.web.cli.run_with_web`) and is returned.  ``options`` were checked by the page; the game in
-    progress stays in the log, unfinished.  The screens are the config's: a player without one has the menu
-    on every screen, and a screen whose player is not at this table says so (as at start)."""
+def _game_app(config: PitboardConfig, module: Any, match: Any, store: Any, game_id: int, *, buttons: Any, bank: Any,
+              camera: Any, clock: Callable[[], float], log: Callable[[str], None]) -> tuple[Any, list[Any]]:
+    """The loop of one game on the appliance's screens, buttons and camera (at start, and for a game begun from
+    the page), with what is wrong with the camera's files: ``(app, problems)``."""
     from device.app import App, VisionReader
     from device.camera_input import car_tags_of, files_notice
+
+    reader = None
+    problems: list[Any] = []
+    if camera is not None:
+        # A damaged calibration or face library never stops the appliance: it plays without table reading (or
+        # with plain d6), says so on the screens and in the journal, and `check` names it.  The cars the camera
+        # looks for are this game's (their tags come from its setup).
+        reader = VisionReader.from_files(config.vision.calibration, config.vision.faces, car_tags_of(match.state),
+                                         problems=problems, dice_mm=config.vision.dice_mm,
+                                         dice_region=config.camera.dice_region, tokens=config.vision.tokens)
+        problems.extend(model_problems())
+    app = App(module, match, buttons=buttons, displays=bank, clock=clock, camera=camera, reader=reader,
+              dice_region=config.camera.dice_region, settle_frames=config.camera.settle_frames,
+              long_back_undo_steps=config.buttons.long_back_undo_steps,
+              on_finished=lambda: store.finish(game_id), log=log)
+    notice = files_notice(problems)
+    if notice is not None:
+        app.notify("files", notice, None, until=None)
+    return app, problems
+
+
+def begin_from_page(appliance: Appliance, config: PitboardConfig, game: str, options: Mapping[str, Any], *,
+                    log: Callable[[str], None]) -> Any:
+    """A new game of ``game`` begun from the phone page's "Start this game", on the same log, screens, buttons
+    and camera: the new game's App replaces ``appliance.app`` and is returned.  Called between two runs of the
+    loop (:func:`device.web.cli.run_with_web`): begun inside the old loop's step, the presses of that step
+    went to the old game.  ``options`` were checked by the page; the game in progress stays in the log,
+    unfinished.  The screens are the config's: a player without one has the menu on every screen, and a
+    screen whose player is not at this table says so (as at start)."""
     from games import game_package
 
     old = appliance.app
     module = game_package(game)
     game_id, match, _ = appliance.store.open_match(module.GAME, options, new=True)
     _screens_of_strangers(config, appliance.bank, match, log)
-    reader = None
-    problems: list[Any] = []
-    if appliance.camera is not None:  # the new game's cars are the camera's: their tags come from its setup
-        reader = VisionReader.from_files(config.vision.calibration, config.vision.faces, car_tags_of(match.state),
-                                         problems=problems, dice_mm=config.vision.dice_mm,
-                                         dice_region=config.camera.dice_region, tokens=config.vision.tokens)
-        problems.extend(model_problems())
-    store = appliance.store
-    app = App(module, match, buttons=appliance.buttons, displays=appliance.bank, clock=old.clock,
-              camera=appliance.camera, reader=reader, dice_region=config.camera.dice_region,
-              settle_frames=config.camera.settle_frames, long_back_undo_steps=config.buttons.long_back_undo_steps,
-              on_finished=lambda: store.finish(game_id), log=log)
-    notice = files_notice(problems)
-    if notice is not None:
-        app.notify("files", notice, None, until=None)
+    app, _ = _game_app(config, module, match, appliance.store, game_id, buttons=appliance.buttons,
+                       bank=appliance.bank, camera=appliance.camera, clock=old.clock, log=log)
+    # the camera's story so far was told by the old loop: only what is still so (the camera off) is carried
+    app._camera_changes_seen = old._camera_changes_seen
+    app.notices.extend(n for n in old.notices if n.kind == "camera_down")
     appliance.app, appliance.game_id, appliance.resumed = app, game_id, False
-    log(f"started {module.GAME.name} game {game_id} from the web page ({store.path})")
+    log(f"started {module.GAME.name} game {game_id} from the web page ({appliance.store.path})")
     return app
 
 

@@ -599,6 +599,10 @@ class Store:
                                      f"{self.path}, if there is one)")
             raise NoGameToResume(f"{self.path} holds no unfinished {game.name} game, and no setup was given to start one")
         events = list(game.start(options))  # bad options: Illegal, before anything is written
+        try:  # ... and a game that starts but cannot be shown (Match checks its prompt and views) is not written
+            Match(game, [Record(i + 1, 0, e) for i, e in enumerate(events)])
+        except CorruptLog as exc:
+            raise Illegal(f"the setup starts a game that cannot be played: {exc}") from None
         game_id, records = self.begin_game(game.name, events)
         return game_id, Match(game, records, sink=self.sink(game_id)), False
 

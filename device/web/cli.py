@@ -134,25 +134,28 @@ def run_with_web(config: Any, appliance: Any, stop: Callable[[], bool],
         return [*probe_game(config), *probe_vision_files(config)]
 
     web: Any = None
+    # A game the page asked for, begun by the loop between two runs (see below): begun inside the old loop's
+    # step, the presses and the camera reading of that step went to the old game, and its redraw came after
+    # the new game's.
+    asked: list[tuple[str, Any]] = []
 
     def new_game(game: str, options: Any) -> str:
-        """The page's "Start this game" (on the page's thread): begun on the loop's thread at its next step, on
-        the same screens and buttons; ``pitboard run`` resumes it after a restart (the newest unfinished game)."""
+        """The page's "Start this game" (on the page's thread); ``pitboard run`` resumes the game after a restart
+        (the newest unfinished game)."""
         playing = web.in_progress()
-
-        def begin() -> None:
-            try:
-                app = begin_from_page(appliance, config, game, options, log=log)
-            except Exception as exc:  # noqa: BLE001 - the table goes on with the game it had, and is told why
-                reason = getattr(exc, "reason", None) or str(exc)
-                log(f"the game from the web page could not begin: {reason}")
-                appliance.app.notify("not_started", f"NOT STARTED: {title_of(game)}: {reason}", None)
-                return
-            web.attach(app, appliance.game_id, options)
-
-        web.hub.call_in_loop(begin)
+        asked.append((game, options))
         left = " (the unfinished one stays in the log)" if playing is not None else ""
         return f"a new {title_of(game)} game begins now{left}"
+
+    def begin(game: str, options: Any) -> None:
+        try:
+            app = begin_from_page(appliance, config, game, options, log=log)
+        except Exception as exc:  # noqa: BLE001 - the table goes on with the game it had, and is told why
+            reason = getattr(exc, "reason", None) or str(exc)
+            log(f"the game from the web page could not begin: {reason}")
+            appliance.app.notify("not_started", f"NOT STARTED: {title_of(game)}: {reason}", None)
+            return
+        web.attach(app, appliance.game_id, options)
 
     try:
         try:
@@ -177,11 +180,10 @@ def run_with_web(config: Any, appliance: Any, stop: Callable[[], bool],
         if started is not None:
             started(web)
         try:
-            while True:  # a game begun from the page replaces the app: its loop ends and the new one's runs
-                current = appliance.app
-                current.run(stop=lambda current=current: stop() or appliance.app is not current)
-                if stop() or appliance.app is current:
-                    break
+            while not stop():  # a game asked for on the page: this loop ends, and the new game's runs
+                appliance.app.run(stop=lambda: stop() or bool(asked))
+                while asked and not stop():
+                    begin(*asked.pop(0))
         except KeyboardInterrupt:
             pass
         finally:
