@@ -557,22 +557,24 @@ class Store:
     def has_game(self, game_id: int) -> bool:
         return bool(self._query("SELECT 1 FROM games WHERE id = ?", (game_id,)))
 
+    def _newest_unfinished(self, game: str | None) -> tuple[int, str] | None:
+        """(id, kind) of the newest unfinished game with events, of kind ``game`` (None: of whatever kind)."""
+        rows = self._query(
+            "SELECT id, game FROM games WHERE finished = 0 " + ("AND game = ? " if game is not None else "")
+            + "AND EXISTS (SELECT 1 FROM events WHERE events.game_id = games.id) ORDER BY id DESC LIMIT 1",
+            (game,) if game is not None else (),
+        )
+        return None if not rows else (int(rows[0][0]), str(rows[0][1]))
+
     def newest_unfinished_kind(self) -> str | None:
         """The kind of game ("gaslands") of the newest unfinished game in the log, of whatever kind: the one
         ``pitboard run`` resumes (a game begun from the phone page may be of another kind than the config's)."""
-        rows = self._query(
-            "SELECT game FROM games WHERE finished = 0 "
-            "AND EXISTS (SELECT 1 FROM events WHERE events.game_id = games.id) ORDER BY id DESC LIMIT 1"
-        )
-        return None if not rows else str(rows[0][0])
+        newest = self._newest_unfinished(None)
+        return None if newest is None else newest[1]
 
     def latest_unfinished(self, game: str) -> int | None:
-        rows = self._query(
-            "SELECT id FROM games WHERE game = ? AND finished = 0 "
-            "AND EXISTS (SELECT 1 FROM events WHERE events.game_id = games.id) ORDER BY id DESC LIMIT 1",
-            (game,),
-        )
-        return None if not rows else int(rows[0][0])
+        newest = self._newest_unfinished(game)
+        return None if newest is None else newest[0]
 
     def open_match(
         self, game: Game[Any, Any], options: Mapping[str, Any] | None, *, new: bool = False
