@@ -84,6 +84,13 @@ class ThunderRoadTable(RuleBasedStateMachine):
             if e.type == "die_assigned":
                 v = e.data["vehicle"]
                 assert not before.vehicle(v).moved and before.operable(v), f"not an unmoved operable vehicle: {obj}"
+            if e.type == "moved":
+                # a vehicle off the road is hit by nobody; a Drift passes the first vehicle met, wherever it is now
+                assert not [v for v in e.data["collisions"] if before.vehicle(v).eliminated], f"hit a vehicle off the road: {obj}"
+                assert before.turn is not None
+                met = before.turn.met
+                if met and "drift" in before.turn.commands and met[0][0] < e.data["spaces"]:
+                    assert e.data["passed"] == met[0][1], f"a Drift passed another than the first met: {obj}"
             if e.type == "coasted":
                 assert not before.unmoved(e.data["player"]), f"coasted while a vehicle had to move: {obj}"
                 assert before.turn is not None and not [
@@ -135,7 +142,11 @@ class ThunderRoadTable(RuleBasedStateMachine):
             effect = data.draw(st.sampled_from(["moves", "out", "eliminate", "nothing"]))
             return {"type": "fire_ruling", "effect": effect, "moves": data.draw(st.integers(1, 3))}
         if step is Step.MOVE:
-            choice = data.draw(st.sampled_from(["move", "move", "move", "scroll", "finish", "command"]))
+            choice = data.draw(st.sampled_from(["move", "move", "move", "met", "scroll", "finish", "command"]))
+            if choice == "met":  # a vehicle met on the way, reported before the move (the buttons' way)
+                others = [v.id for v in s.vehicles if not v.eliminated and v.id != turn.vehicle]
+                return {"type": "met", "vehicle": data.draw(st.sampled_from(others or [turn.vehicle])),
+                        "at": data.draw(st.integers(1, max(turn.allowance or 1, 1)))}
             if choice == "scroll":
                 others = [v.id for v in s.vehicles if not v.eliminated and v.id != turn.vehicle]
                 return {"type": "scroll", "eliminated": data.draw(st.lists(st.sampled_from(others), max_size=2, unique=True))}
