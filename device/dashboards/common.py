@@ -302,7 +302,9 @@ def banner(
     if more:  # the title keeps clear of the marker: centred (giving up its width on both sides) when it fits so
         side = pixel_text_width(more) + 2
         tx1 -= side
-        head = title if text else _split_to_fit(title, tx1 - tx0 - side, title_sizes[-1])[0]
+        # the head as the room beside the marker splits it ("THE BRICK: 1 HIT", not the centred room's shorter
+        # "THE BRICK: 1" over "HIT · HULL 11"), centred only when that head fits centred
+        head = title if text else _split_to_fit(title, tx1 - tx0, title_sizes[-1])[0]
         if text_width(head, title_sizes[-1]) <= tx1 - tx0 - side:
             tx0 += side
     if not text:

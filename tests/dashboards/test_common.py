@@ -184,6 +184,18 @@ def test_a_banners_waiting_count_keeps_clear_of_its_title():
     assert abs((cols[0] - box[0]) - (box[2] - cols[-1])) <= 3
 
 
+def test_a_split_title_beside_the_waiting_count_keeps_its_first_fact_whole():
+    """Bob's screen in the demo: "THE BRICK: 1" over "HIT · HULL 11" beside the "+1": the title was split for
+    the narrower, centred room although the room beside the marker holds "THE BRICK: 1 HIT"."""
+    box = (0, 12, 127, 52)
+    image, draw = canvas()
+    banner(draw, box, "THE BRICK: 1 HIT · HULL 11", blink_on=True, more="+1")
+    dark = ~np.asarray(image, dtype=bool)
+    mark_x = box[2] - 1 - pixel_text_width("+1")
+    cols = np.flatnonzero(dark[box[1] + 1:box[1] + 16, :mark_x - 1].any(axis=0))
+    assert cols[-1] - cols[0] + 1 >= text_width("THE BRICK: 1 HIT", 12) - 2
+
+
 def test_a_long_banner_title_breaks_between_its_facts_without_the_dot():
     """A news title too long for one line ("THE BRICK: 1 HIT · HULL 11") was split at its last space that
     fits, leaving "THE BRICK: 1 HIT ·" over "HULL 11": it breaks at the " · " and drops it."""
