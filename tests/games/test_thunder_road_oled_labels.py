@@ -169,16 +169,25 @@ def choose(m: Match[Any], *path: str) -> None:
     ok(m, chosen.command.type, **chosen.command.args)
 
 
-def test_a_move_through_two_vehicles_is_entered_on_the_buttons() -> None:
-    """"the vehicle passes through the first space it reaches that holds another road vehicle without hitting
-    it (even if that would have been its first collision)": a move meets more than one vehicle.  The buttons
-    offered one vehicle per move: hitting Ben's car and ending on Cy's could not be entered."""
-    m = match({"first_player": "Ana", "players": [{"name": "Ana", "vehicles": ["large"]}, {"name": "Ben", "vehicles": ["small"]},
+def traffic(*, drift: bool = False, ben: tuple[str, ...] = ("small",)) -> Match[Any]:
+    """Ana's Large car moving 4 (with Drift) through Ben's and Cy's cars."""
+    m = match({"first_player": "Ana", "players": [{"name": "Ana", "vehicles": ["large"]},
+                                                  {"name": "Ben", "vehicles": list(ben)},
                                                   {"name": "Cy", "vehicles": ["medium"]}], "board": {"tiles": 5, "on_board": 3}})
     ok(m, "roll", player="Ana", dice=[4, 3, 1, 1])
     ok(m, "roll", player="Ben", dice=[1, 2, 3, 4])
     ok(m, "roll", player="Cy", dice=[1, 2, 3, 4])
+    if drift:
+        ok(m, "command", name="drift", die=3)
     ok(m, "assign", vehicle="Ana/large", die=4)
+    return m
+
+
+def test_a_move_through_two_vehicles_is_entered_on_the_buttons() -> None:
+    """"the vehicle passes through the first space it reaches that holds another road vehicle without hitting
+    it (even if that would have been its first collision)": a move meets more than one vehicle.  The buttons
+    offered one vehicle per move: hitting Ben's car and ending on Cy's could not be entered."""
+    m = traffic()
     assert under(menu(m.state).choices, "Met a vehicle…", "Ben's Small car", "Then met another…") == [
         "Hit it at space 1", "Hit it at space 2", "Hit it at space 3"]
     choose(m, "Met a vehicle…", "Ben's Small car", "Then met another…", "Hit it at space 2")
@@ -193,13 +202,7 @@ def test_a_move_through_two_vehicles_is_entered_on_the_buttons() -> None:
 
 
 def test_a_drift_passes_the_first_vehicle_and_hits_the_next() -> None:
-    m = match({"first_player": "Ana", "players": [{"name": "Ana", "vehicles": ["large"]}, {"name": "Ben", "vehicles": ["small"]},
-                                                  {"name": "Cy", "vehicles": ["medium"]}], "board": {"tiles": 5, "on_board": 3}})
-    ok(m, "roll", player="Ana", dice=[4, 3, 1, 1])
-    ok(m, "roll", player="Ben", dice=[1, 2, 3, 4])
-    ok(m, "roll", player="Cy", dice=[1, 2, 3, 4])
-    ok(m, "command", name="drift", die=3)
-    ok(m, "assign", vehicle="Ana/large", die=4)
+    m = traffic(drift=True)
     choose(m, "Met a vehicle…", "Ben's Small car", "Then met another…", "Drifted past it")
     # only the first occupied space is passed: the next vehicle is hit, wherever it stood
     assert under(menu(m.state).choices, "Met a vehicle…", "Cy's Medium car") == [
@@ -211,12 +214,7 @@ def test_a_drift_passes_the_first_vehicle_and_hits_the_next() -> None:
 
 
 def test_vehicles_met_one_at_a_time_are_checked_as_a_move_is() -> None:
-    m = match({"first_player": "Ana", "players": [{"name": "Ana", "vehicles": ["large"]}, {"name": "Ben", "vehicles": ["small"]},
-                                                  {"name": "Cy", "vehicles": ["medium"]}], "board": {"tiles": 5, "on_board": 3}})
-    ok(m, "roll", player="Ana", dice=[4, 3, 1, 1])
-    ok(m, "roll", player="Ben", dice=[1, 2, 3, 4])
-    ok(m, "roll", player="Cy", dice=[1, 2, 3, 4])
-    ok(m, "assign", vehicle="Ana/large", die=4)
+    m = traffic()
 
     def refused(kind: str, **args: Any) -> str:
         outcome = m.apply(Command(kind, args))
@@ -282,13 +280,7 @@ def test_traction_drive_is_offered_on_the_buttons_after_a_coast_and_the_road_die
 
 
 def test_a_drift_past_is_said_so_not_as_a_hit_at_a_space_nobody_entered() -> None:
-    m = match({"first_player": "Ana", "players": [{"name": "Ana", "vehicles": ["large"]}, {"name": "Ben", "vehicles": ["small"]},
-                                                  {"name": "Cy", "vehicles": ["medium"]}], "board": {"tiles": 5, "on_board": 3}})
-    ok(m, "roll", player="Ana", dice=[4, 3, 1, 1])
-    ok(m, "roll", player="Ben", dice=[1, 2, 3, 4])
-    ok(m, "roll", player="Cy", dice=[1, 2, 3, 4])
-    ok(m, "command", name="drift", die=3)
-    ok(m, "assign", vehicle="Ana/large", die=4)
+    m = traffic(drift=True)
     choose(m, "Met a vehicle…", "Ben's Small car", "Then met another…", "Drifted past it")
     assert menu(m.state).status.endswith("drifted past Ben's Small"), menu(m.state).status
     assert m.prompt().text.endswith("drifted past Ben's small car")
@@ -297,13 +289,7 @@ def test_a_drift_past_is_said_so_not_as_a_hit_at_a_space_nobody_entered() -> Non
 def test_a_drift_still_passes_the_first_vehicle_met_when_a_scroll_took_it_off_the_road() -> None:
     """Review: a scroll that took the vehicle drifted past off the road made the next one the first met, passed
     instead of hit, while the prompt said "hit Cy's medium car at space 2"."""
-    m = match({"first_player": "Ana", "players": [{"name": "Ana", "vehicles": ["large"]}, {"name": "Ben", "vehicles": ["small", "medium"]},
-                                                  {"name": "Cy", "vehicles": ["medium"]}], "board": {"tiles": 5, "on_board": 3}})
-    ok(m, "roll", player="Ana", dice=[4, 3, 1, 1])
-    ok(m, "roll", player="Ben", dice=[1, 2, 3, 4])
-    ok(m, "roll", player="Cy", dice=[1, 2, 3, 4])
-    ok(m, "command", name="drift", die=3)
-    ok(m, "assign", vehicle="Ana/large", die=4)
+    m = traffic(drift=True, ben=("small", "medium"))
     ok(m, "met", vehicle="Ben/small", at=1)
     ok(m, "met", vehicle="Cy/medium", at=2)
     ok(m, "scroll", eliminated=["Ben/small"])

@@ -440,6 +440,13 @@ def _alert_text(driver: Any) -> str | None:
         return None
 
 
+def sizes(phone, selector: str) -> list[tuple[str, float, float]]:
+    """(text, height, width) of each element the page's ``selector`` finds."""
+    return phone.execute_script(
+        "return Array.from(document.querySelectorAll(arguments[0])).map(e => [e.textContent,"
+        " e.getBoundingClientRect().height, e.getBoundingClientRect().width]);", selector)
+
+
 def test_the_game_logs_step_links_are_thumb_sized(served, phone):
     """Stop 30's phone audit: the timeline's "#12" links (19 px high, 20 px wide) and the replay's "◀ step" /
     "step ▶" links are what a player taps through a game's log; a thumb needs about 44 px."""
@@ -450,14 +457,10 @@ def test_the_game_logs_step_links_are_thumb_sized(served, phone):
         time.sleep(0.3)
     gid = served.sim.game_id
 
-    def sizes(selector: str) -> list[tuple[str, float, float]]:
-        return phone.execute_script(
-            "return Array.from(document.querySelectorAll(arguments[0])).map(e => [e.textContent,"
-            " e.getBoundingClientRect().height, e.getBoundingClientRect().width]);", selector)
 
     def timeline() -> list[tuple[str, float, float]]:
         phone.get(f"{served.url}log/{gid}")
-        return sizes("#timeline li a")
+        return sizes(phone, "#timeline li a")
 
     wait_for(lambda: len(timeline()) >= 2, what="the decision in the log")
     links = timeline()
@@ -465,7 +468,7 @@ def test_the_game_logs_step_links_are_thumb_sized(served, phone):
     links = []
     for step in (0, 1):
         phone.get(f"{served.url}log/{gid}/at/{step}")
-        links += sizes("#prev, #next")
+        links += sizes(phone, "#prev, #next")
     assert [s[0] for s in links] == ["step 1 ▶", "◀ step 0"]
     assert not [s for s in links if s[1] < 44 or s[2] < 44], links
 
@@ -479,17 +482,13 @@ def test_the_log_lists_links_and_the_nav_are_thumb_sized(served, phone):
     time.sleep(0.3)
     gid = served.sim.game_id
 
-    def sizes(selector: str) -> list[tuple[str, float, float]]:
-        return phone.execute_script(
-            "return Array.from(document.querySelectorAll(arguments[0])).map(e => [e.textContent,"
-            " e.getBoundingClientRect().height, e.getBoundingClientRect().width]);", selector)
 
     phone.get(f"{served.url}log")
-    links = sizes("nav a") + sizes("td a")
+    links = sizes(phone, "nav a") + sizes(phone, "td a")
     assert any(s[0] == "CSV" for s in links) and any(s[0] == "Live" for s in links), links
     assert not [s for s in links if s[1] < 44 or s[2] < 44], links
     phone.get(f"{served.url}log/{gid}")
-    links = sizes("main > p > a")
+    links = sizes(phone, "main > p > a")
     assert any("export CSV" in s[0] for s in links), links
     assert not [s for s in links if s[1] < 44 or s[2] < 44], links
 
