@@ -20,13 +20,15 @@ from __future__ import annotations
 
 from PIL import Image, ImageDraw
 
-from device.dashboards.common import (HEIGHT, OFF, ON, WIDTH, canvas, fit_text, notice_title, text_width, triangle,
-                                      winner_bar)
+from device.dashboards.common import (HEIGHT, OFF, ON, WIDTH, canvas, fit_text, notice_title, pixel_text,
+                                      pixel_text_width, text_width, triangle, winner_bar)
 from games.thunder_road.state import PlayerView, VehicleView
 
 #: Alert kinds → banner title; the first standing in this order is shown.
 ALERT_TITLES = {"fire_roll": "ROLL FIRE DIE", "out_of_service": "OUT OF SERVICE", "reroll": "RE-ROLL?"}
-ALERT_ORDER = ("fire_roll", "reroll", "out_of_service")
+#: The app's notices of an undo and of a move not recorded come before OUT OF SERVICE, which stands as long as a
+#: car is out of service (turns on end): under it its owner never saw "UNDONE: …" meant for every screen.
+ALERT_ORDER = ("fire_roll", "reroll", "not_recorded", "undone", "out_of_service")
 
 HEADER_BOTTOM = 11
 MIDDLE_TOP, MIDDLE_BOTTOM = 13, 52
@@ -170,7 +172,12 @@ def _alert(draw: ImageDraw.ImageDraw, view: PlayerView, blink_on: bool) -> None:
     if not blink_on:
         return
     draw.rectangle((0, MIDDLE_TOP, WIDTH - 1, MIDDLE_BOTTOM), fill=ON)
-    fit_text(draw, (2, MIDDLE_TOP, WIDTH - 3, MIDDLE_TOP + 12), title, sizes=(13, 12, 11), fill=OFF, align="center")
+    right = WIDTH - 3
+    if len(ranked) > 1:  # others wait behind this one: said in the corner, the title keeping clear of it
+        more = f"+{len(ranked) - 1}"
+        pixel_text(draw, (WIDTH - 2 - pixel_text_width(more), MIDDLE_TOP + 2), more, fill=OFF)
+        right -= pixel_text_width(more) + 2
+    fit_text(draw, (2, MIDDLE_TOP, right, MIDDLE_TOP + 12), title, sizes=(13, 12, 11), fill=OFF, align="center")
     lines = _wrap(text, WIDTH - 16, 9, 3)
     for i, line in enumerate(lines):
         top = MIDDLE_TOP + 13 + i * 9

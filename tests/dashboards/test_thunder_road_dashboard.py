@@ -210,3 +210,21 @@ def test_the_apps_notices_are_titled_in_words_not_by_their_ids(monkeypatch) -> N
     render(view, blink_on=True)
     assert "CAMERA OFF" in drawn and "CAMERA_DOWN" not in drawn
     assert any(t.startswith("enter dice") for t in drawn) and not any(t.startswith("CAMERA OFF:") for t in drawn)
+
+
+def test_an_undo_shows_over_a_standing_out_of_service_and_a_waiting_alert_is_counted() -> None:
+    """OUT OF SERVICE stands as long as a car is out of service: under it its owner never saw "UNDONE: …" meant
+    for every screen (a walkthrough: Ben's car out of service, the scroll undone), and nothing said another alert
+    waited behind the one shown."""
+    view = out_of_service()
+    undone = replace(view, alerts=view.alerts + (Alert("undone", "UNDONE: Ana: Move › Road scrolls… › Nobody off", None),))
+    shown = render(undone, blink_on=True)
+    assert shown.tobytes() != render(view, blink_on=True).tobytes()
+    text = "UNDONE: Ana: Move › Road scrolls… › Nobody off"
+    # the title drawn is UNDONE's: the same as beside any other waiting alert (a refusal, ranked after it)
+    beside_other = replace(view, alerts=(Alert("undone", text, None), Alert("refused", "no", "Ben")))
+    title_rows = (0, 14, 127, 26)
+    assert not _differ(shown.crop(title_rows), render(beside_other, blink_on=True).crop(title_rows))
+    alone = replace(view, alerts=(Alert("undone", text, None),))
+    corner = (110, 14, 127, 22)
+    assert _differ(shown.crop(corner), render(alone, blink_on=True).crop(corner))  # "+1": one more waits
