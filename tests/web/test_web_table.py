@@ -4,10 +4,13 @@ frame drawn with the calibration; and ``pitboard run`` serving the page when ``[
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import re
 import threading
 import time
+from collections.abc import Iterator
+from typing import Any
 
 import cv2
 import numpy as np
@@ -162,12 +165,10 @@ def test_the_live_camera_frame_shows_the_calibrations_corners_and_zones(table):
 
 def test_pitboard_run_serves_the_page_when_web_is_enabled(tmp_path, monkeypatch):
     import httpx
-    from gpiozero.pins.mock import MockFactory
 
     from device.camera import ReplayBackend
-    from device.cli_device import build_appliance
     from device.config import WebConfig, load_config, parse_config
-    from device.web.cli import _web_enabled, run_with_web
+    from device.web.cli import _web_enabled
 
     monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
     frames = tmp_path / "frames"
@@ -185,15 +186,43 @@ def test_pitboard_run_serves_the_page_when_web_is_enabled(tmp_path, monkeypatch)
     assert _web_enabled(type("Args", (), {"config": str(toml)})()) is True
     config = parse_config(doc, source="pitboard.toml")
     config = dataclasses.replace(config, web=WebConfig(True, "127.0.0.1", 0))  # any free port in the test
+    with _running_with_page(config, camera_backend=ReplayBackend(frames)) as (web, appliance, logs):
+        assert "web page on http://127.0.0.1:" in logs[0] and "Alice's screen" in logs[0]
+        assert any(web.code in text for text in _screen_notices(appliance))
+        client, live = _paired(web)
+        csrf = re.search(r'name="csrf" value="([^"]+)"', live).group(1)
+        assert "Live: Gaslands: Refuelled" in live
+        status = web.hub.snapshot.status
+        assert client.post("/press", data={"button": "ok"}, headers={"x-csrf-token": csrf}).status_code == 204
+        deadline = time.monotonic() + 10
+        while web.hub.snapshot.status == status and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert web.hub.snapshot.status != status  # the appliance's own loop took the page's press
+        assert client.get("/check").status_code == 200
+        client.close()
+    with pytest.raises(httpx.HTTPError):
+        httpx.get(web.url + "pair", timeout=1)
+
+
+@contextlib.contextmanager
+def _running_with_page(config: Any, **build: Any) -> Iterator[tuple[Any, Any, list[str]]]:
+    """`pitboard run` with the page, on mock pins and recording screens: the appliance is built, run and closed
+    on a thread of its own (its SQLite log belongs to it).  Yields (the page's service, the appliance, what
+    `run_with_web` logged); stopped, joined and its pins reset at the end."""
+    from gpiozero.pins.mock import MockFactory
+
+    from device.cli_device import build_appliance
+    from device.web.cli import run_with_web
+
     factory = MockFactory()
     stopping = threading.Event()
-    services: list = []
+    services: list[Any] = []
+    appliances: list[Any] = []
     logs: list[str] = []
-    appliances: list = []
 
-    def run() -> None:  # the appliance is built, run and closed on one thread (its SQLite log belongs to it)
+    def run() -> None:
         appliance = build_appliance(config, pin_factory=factory, screen_backend="recording", log=lambda m: None,
-                                    camera_backend=ReplayBackend(frames))
+                                    **build)
         appliances.append(appliance)
         run_with_web(config, appliance, stopping.is_set, logs.append, services.append)
 
@@ -205,28 +234,22 @@ def test_pitboard_run_serves_the_page_when_web_is_enabled(tmp_path, monkeypatch)
             time.sleep(0.01)
         (web,) = services
         (appliance,) = appliances
-        assert "web page on http://127.0.0.1:" in logs[0] and "Alice's screen" in logs[0]
-        assert any(web.code in text for text in _screen_notices(appliance))
-        client = httpx.Client(base_url=web.url, headers=HTML)
-        pair_token = re.search(r'value="([^"]+)"', client.get("/pair").text).group(1)
-        live = client.post("/pair", data={"csrf": pair_token, "code": web.code}, follow_redirects=True)
-        csrf = re.search(r'name="csrf" value="([^"]+)"', live.text).group(1)
-        assert "Live: Gaslands: Refuelled" in live.text
-        status = web.hub.snapshot.status
-        assert client.post("/press", data={"button": "ok"}, headers={"x-csrf-token": csrf}).status_code == 204
-        deadline = time.monotonic() + 10
-        while web.hub.snapshot.status == status and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert web.hub.snapshot.status != status  # the appliance's own loop took the page's press
-        assert client.get("/check").status_code == 200
-        client.close()
+        yield web, appliance, logs
     finally:
         stopping.set()
         runner.join(timeout=20)
         factory.reset()
     assert not runner.is_alive()
-    with pytest.raises(httpx.HTTPError):
-        httpx.get(web.url + "pair", timeout=1)
+
+
+def _paired(web: Any) -> tuple[Any, str]:
+    """An HTTP client paired with the page's code, and the Live page it was sent to."""
+    import httpx
+
+    client = httpx.Client(base_url=web.url, headers=HTML)
+    pair_token = re.search(r'value="([^"]+)"', client.get("/pair").text).group(1)
+    live = client.post("/pair", data={"csrf": pair_token, "code": web.code}, follow_redirects=True)
+    return client, live.text
 
 
 def _screen_notices(appliance) -> list[str]:
@@ -342,12 +365,10 @@ def test_pitboard_run_begins_any_game_from_the_page_and_resumes_it_after_a_resta
     """Under `pitboard run` the set-up page only checked ("starting a game from the page: not wired for this
     host"): a table could not start tonight's game from a phone.  Start this game begins it on the same screens
     and buttons, of any kind, and a restart resumes it (the newest unfinished game), as a power cut would."""
-    import httpx
     from gpiozero.pins.mock import MockFactory
 
     from device.cli_device import build_appliance, probe_store
     from device.config import WebConfig, parse_config
-    from device.web.cli import run_with_web
     from games.thunder_road import EXAMPLE_SETUP
 
     monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
@@ -355,32 +376,12 @@ def test_pitboard_run_begins_any_game_from_the_page_and_resumes_it_after_a_resta
            "store": {"path": str(tmp_path / "games.sqlite")}, "vision": {"faces": str(tmp_path / "faces.json")},
            "web": {"enabled": True, "host": "127.0.0.1", "port": 8080}}
     config = dataclasses.replace(parse_config(doc, source="pitboard.toml"), web=WebConfig(True, "127.0.0.1", 0))
-    factory = MockFactory()
-    stopping = threading.Event()
-    services: list = []
-    appliances: list = []
-    logs: list[str] = []
-
-    def run() -> None:
-        appliance = build_appliance(config, pin_factory=factory, screen_backend="recording", log=logs.append)
-        appliances.append(appliance)
-        run_with_web(config, appliance, stopping.is_set, logs.append, services.append)
-
     setup = ('first_player = "Ana"\n[[players]]\nname = "Ana"\n[[players]]\nname = "Ben"\n'
              '[board]\ntiles = 5\non_board = 3\n')
     assert "[[players]]" in EXAMPLE_SETUP  # the same form as the example's
-    runner = threading.Thread(target=run, daemon=True)
-    runner.start()
-    try:
-        deadline = time.monotonic() + 20
-        while not services and time.monotonic() < deadline:
-            time.sleep(0.01)
-        (web,) = services
-        (appliance,) = appliances
+    with _running_with_page(config) as (web, appliance, _):
         assert appliance.app.game.name == "gaslands"
-        client = httpx.Client(base_url=web.url, headers=HTML)
-        pair_token = re.search(r'value="([^"]+)"', client.get("/pair").text).group(1)
-        client.post("/pair", data={"csrf": pair_token, "code": web.code}, follow_redirects=True)
+        client, _ = _paired(web)
         page = client.get("/setup?game=thunder_road").text
         assert "not wired" not in page and 'id=start' in page
         csrf = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
@@ -397,14 +398,10 @@ def test_pitboard_run_begins_any_game_from_the_page_and_resumes_it_after_a_resta
         assert "Ana" in web.hub.snapshot.prompt  # the page watches the new game
         game_id = appliance.game_id
         client.close()
-    finally:
-        stopping.set()
-        runner.join(timeout=20)
-        factory.reset()
-    assert not runner.is_alive()
     # a restart (a power cut) resumes the game begun from the page, though [game] name says gaslands
     probe = probe_store(config)
     assert f"resumes the unfinished thunder_road game {game_id}" in probe.detail, probe
+    logs: list[str] = []
     again = build_appliance(config, pin_factory=MockFactory(), screen_backend="recording", log=logs.append)
     try:
         assert again.app.game.name == "thunder_road" and again.resumed and again.game_id == game_id
