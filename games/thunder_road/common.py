@@ -19,6 +19,16 @@ MAX_SPACES = 40  # a sanity bound on a typed number of spaces, not a rule
 # -- the state, changed one vehicle or player at a time ---------------------------------------------------
 
 
+def met_on_the_way(state: ThunderRoadState) -> list[tuple[bool, int, str]]:
+    """The vehicles reported met so far this move (``met``), as the rule treats them: (passed by the Drift, the
+    space, the vehicle).  A Drift passes the first occupied space; one since taken off the road is left out."""
+    turn = state.turn
+    if turn is None:
+        return []
+    drift = "drift" in turn.commands
+    return [(i == 0 and drift, at, vid) for i, (at, vid) in enumerate(turn.met) if not state.vehicle(vid).eliminated]
+
+
 def board_command_this_turn(state: ThunderRoadState) -> bool:
     """Whether a command of the command board was used this turn: "not on a turn in which you coast" [seed]
     is a rule of those (a Big Rig section's, Traction Drive, goes with a coast)."""

@@ -25,7 +25,8 @@ from games.core.table_input import (
 )
 from games.thunder_road import rules
 from games.thunder_road.bumps import reroll_owners
-from games.thunder_road.common import own_label
+from games.thunder_road.common import met_on_the_way, own_label
+from games.thunder_road.prompt import meet_another
 from games.thunder_road.state import MOVEMENT_DICE, Step, ThunderRoadState, Vehicle
 from games.thunder_road.turn import command_turn_ends
 
@@ -71,26 +72,12 @@ def _moving_status(state: ThunderRoadState, who: str) -> str:
         parts.append("coast")
     if "drift" in turn.commands:
         parts.append("Drift")
-    parts += met_words(state, who, short=True)  # the vehicles reported met before the move
+    # the vehicles reported met before the move: "drifted past Ben's Medium", "hit Cy's Large at 3"
+    parts += [f"drifted past {_short_name(state, vid, who)}" if passed else f"hit {_short_name(state, vid, who)} at {at}"
+              for passed, at, vid in met_on_the_way(state)]
     if state.road_roll is not None and state.road_roll[0] == turn.vehicle:  # the face entered, on the screen
         parts.append(f"Road die {state.road_roll[1]}")
     return " · ".join(parts)
-
-
-def met_words(state: ThunderRoadState, viewer: str | None, *, short: bool = False) -> list[str]:
-    """The vehicles reported met on the way so far, as the rule treats them: "drifted past Ben's Medium" (a
-    Drift passes the first occupied space), "hit Cy's Large at 3"; one since taken off the road is left out."""
-    turn = state.turn
-    if turn is None:
-        return []
-    name = _short_name if short else vehicle_name
-    out = []
-    for i, (at, vid) in enumerate(turn.met):
-        if state.vehicle(vid).eliminated:
-            continue
-        passed = i == 0 and "drift" in turn.commands
-        out.append(f"drifted past {name(state, vid, viewer)}" if passed else f"hit {name(state, vid, viewer)} at {at}")
-    return out
 
 
 def _legal(state: ThunderRoadState) -> Callable[[Command], bool]:
@@ -256,7 +243,7 @@ def _met(state: ThunderRoadState, who: str, mover: str, allowance: int, drift: b
         elif not passing:
             spots += [leaf(f"Hit it at space {k}", move(k)) for k in range(after + 1, allowance)]
             then += [leaf(f"Hit it at space {k}", met_at(k)) for k in range(after + 1, allowance)]
-        if len(others) > 1 and then:  # another vehicle is still there to meet beyond it
+        if meet_another(state):  # another vehicle is still there to meet beyond it (the prompt's own rule)
             spots.append(branch("Then met another…", then))
         return branch(name, spots)
 

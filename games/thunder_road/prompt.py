@@ -6,7 +6,7 @@ from __future__ import annotations
 from games.core import Command, Illegal, Prompt
 
 from games.thunder_road.bumps import larger_owner
-from games.thunder_road.common import board_command_this_turn, dice_words, own_words, vehicle_words
+from games.thunder_road.common import board_command_this_turn, dice_words, met_on_the_way, own_words, vehicle_words
 from games.thunder_road.state import MOVEMENT_DICE, Step, ThunderRoadState
 from games.thunder_road.turn import command_turn_ends, decide_command
 
@@ -96,11 +96,10 @@ def prompt(state: ThunderRoadState) -> Prompt:
     if s is Step.MOVE:
         allowance = f"{turn.allowance}" + ("" if turn.allowance_known else "+Nitro")
         extra = " (Drift: pass the first occupied space)" if "drift" in turn.commands else ""
-        met = [(i, at, vid) for i, (at, vid) in enumerate(turn.met) if not state.vehicle(vid).eliminated]
+        met = met_on_the_way(state)
         if met:  # reported one at a time so far: the move is reported after them
-            extra += "; " + ", ".join(
-                f"drifted past {vehicle_words(state, vid)}" if i == 0 and "drift" in turn.commands
-                else f"hit {vehicle_words(state, vid)} at space {at}" for i, at, vid in met)
+            extra += "; " + ", ".join(f"drifted past {vehicle_words(state, vid)}" if passed
+                                      else f"hit {vehicle_words(state, vid)} at space {at}" for passed, at, vid in met)
         # leaving the front scrolls the road, unless the lead tile is the final one: then it is the finish
         cmds = ["move", "finish" if state.board.lead_is_final else "scroll"]
         if meet_another(state):
