@@ -259,8 +259,8 @@ class App:
     def turn(self) -> Turn:
         key = len(self.match.records)
         if self._turn is None or self._turn.key != key:
-            state = self.match.state
-            self._turn = Turn(key, self.game.prompt(state), self.game.menu(state), tuple(self.game.views(state)))
+            # the match's prompt and views: shown once already when the decision was checked before it was written
+            self._turn = Turn(key, self.match.prompt(), self.game.menu(self.match.state), tuple(self.match.views()))
         return self._turn
 
     def prompt(self) -> Prompt:

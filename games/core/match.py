@@ -87,6 +87,9 @@ class Match(Generic[S]):
         self.records: list[Record] = []
         self._stack: list[tuple[int, S]] = []
         self._sink = sink
+        #: (state, its prompt, its views) as last shown by the checks below: the newest state's, read again by
+        #: whoever shows the game next (the loop, after every press), is not computed twice
+        self._shown: tuple[S, Prompt, Sequence[Any]] | None = None
         group: list[Record] = []
         for record in records:
             if group and record.decision != group[0].decision:
@@ -101,8 +104,7 @@ class Match(Generic[S]):
             # whatever shows the game first
             last = self.records[-1]
             try:
-                game.prompt(self.state)
-                game.views(self.state)
+                self._show(self.state)
             except _BAD_STATE as exc:
                 raise CorruptLog(f"the game as its events leave it (up to event {last.seq}, {last.event.type}) cannot "
                                  f"be shown: {_fault(exc)}") from exc
@@ -137,10 +139,12 @@ class Match(Generic[S]):
         return [(d, [r.event for r in self.records if r.decision == d]) for d in targets]
 
     def prompt(self) -> Prompt:
-        return self.game.prompt(self.state)
+        state = self.state
+        return self._shown[1] if self._shown is not None and self._shown[0] is state else self.game.prompt(state)
 
     def views(self) -> Sequence[Any]:
-        return self.game.views(self.state)
+        state = self.state
+        return self._shown[2] if self._shown is not None and self._shown[0] is state else self.game.views(state)
 
     def live_events(self) -> list[Event]:
         """The events of the live decisions in order: folding them from scratch gives :attr:`state`."""
@@ -171,43 +175,51 @@ class Match(Generic[S]):
         records: tuple[Record, ...] = ()
         if decision.events:
             try:
-                self._check_takes(list(decision.events))
+                folded = self._check_takes(list(decision.events))
             except CorruptLog as exc:  # nothing written: the table is told why
                 return Outcome(False, f"NOT RECORDED: {exc}", ())
-            records = tuple(self._record(self._next_decision(), list(decision.events)))
+            records = tuple(self._record(self._next_decision(), list(decision.events), folded))
         return Outcome(decision.refused is None, decision.refused, records)
 
     # -- internals --------------------------------------------------------------------------------
     def _next_decision(self) -> int:
         return (self.records[-1].decision + 1) if self.records else 0
 
-    def _check_takes(self, events: list[Event]) -> None:
-        """Fold ``events`` on a copy before they are written: an event this state cannot take (an edited event
-        earlier in the log left it wrong) raises :class:`CorruptLog`, rather than being written and then left
-        unfolded, a log every later start fails on."""
-        if self._stack and events and events[0].type != UNDONE:
-            state = self._stack[-1][1]
-            event = events[0]
-            try:
-                for event in events:
-                    state = self.game.evolve(state, event)
-                self.game.prompt(state)  # ... and the state it leaves can be shown: the game goes on from it
-                self.game.views(state)
-            except _BAD_STATE as exc:
-                raise CorruptLog(f"the game's state cannot take {event.type} ({_fault(exc)}); nothing was "
-                                 "written: an event earlier in the log may have been edited or damaged") from exc
+    def _check_takes(self, events: list[Event]) -> S | None:
+        """Fold ``events`` before they are written, and show the state they leave: an event this state cannot
+        take (an edited event earlier in the log left it wrong) raises :class:`CorruptLog`, rather than being
+        written and then left unfolded, a log every later start fails on.  Returns the folded state (None for an
+        undo, which folds nothing), which the fold after writing takes as it is."""
+        if not self._stack or not events or events[0].type == UNDONE:
+            return None
+        state = self._stack[-1][1]
+        event = events[0]
+        try:
+            for event in events:
+                state = self.game.evolve(state, event)
+            self._show(state)  # ... and the state it leaves can be shown: the game goes on from it
+        except _BAD_STATE as exc:
+            raise CorruptLog(f"the game's state cannot take {event.type} ({_fault(exc)}); nothing was "
+                             "written: an event earlier in the log may have been edited or damaged") from exc
+        return state
 
-    def _record(self, decision: int, events: list[Event]) -> Sequence[Record]:
+    def _show(self, state: S) -> None:
+        """The prompt and the views of ``state`` (raising what they raise), kept for :meth:`prompt` and
+        :meth:`views` while it is the newest state."""
+        self._shown = (state, self.game.prompt(state), self.game.views(state))
+
+    def _record(self, decision: int, events: list[Event], folded: S | None = None) -> Sequence[Record]:
         if self._sink is not None:
             records = list(self._sink(decision, events))
         else:
             start = self.records[-1].seq + 1 if self.records else 1
             records = [Record(start + i, decision, e) for i, e in enumerate(events)]
-        self._fold(records)
+        self._fold(records, folded)
         return records
 
-    def _fold(self, group: Sequence[Record]) -> None:
-        """Fold the events of one decision (all undo events, or all game events)."""
+    def _fold(self, group: Sequence[Record], folded: S | None = None) -> None:
+        """Fold the events of one decision (all undo events, or all game events); ``folded``: the state they
+        leave, folded already (:meth:`_check_takes`)."""
         expected = self.records[-1].seq + 1 if self.records else group[0].seq
         for offset, record in enumerate(group):
             if record.seq != expected + offset:
@@ -219,6 +231,10 @@ class Match(Generic[S]):
                     raise CorruptLog(f"event {record.seq}: undoes decision {target}, which is not the newest live one")
                 self._stack.pop()
                 self.records.append(record)
+            return
+        if folded is not None:
+            self.records.extend(group)
+            self._stack.append((group[0].decision, folded))
             return
         state: S | None = self._stack[-1][1] if self._stack else None
         for record in group:
