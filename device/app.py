@@ -761,6 +761,12 @@ class App:
                                     chooser=chooser_of(t.menu, t.prompt))
 
     # -- notices and screens ----------------------------------------------------------------------
+    def follow_camera_of(self, old: "App") -> None:
+        """Take over the camera from ``old``, the loop of the game this one replaces (a game begun from the
+        page): its changes so far were told by it, and only what is still so (the camera off) is carried."""
+        self._camera_changes_seen = old._camera_changes_seen
+        self.notices.extend(n for n in old.notices if n.kind == "camera_down")
+
     def notify(self, kind: str, text: str, player: str | None, *, until: float | None | str = "auto",
                now: float | None = None) -> None:
         now = self.clock() if now is None else now

@@ -1057,9 +1057,7 @@ def begin_from_page(appliance: Appliance, config: PitboardConfig, game: str, opt
     _screens_of_strangers(config, appliance.bank, match, log)
     app, _ = _game_app(config, module, match, appliance.store, game_id, buttons=appliance.buttons,
                        bank=appliance.bank, camera=appliance.camera, clock=old.clock, log=log)
-    # the camera's story so far was told by the old loop: only what is still so (the camera off) is carried
-    app._camera_changes_seen = old._camera_changes_seen
-    app.notices.extend(n for n in old.notices if n.kind == "camera_down")
+    app.follow_camera_of(old)
     appliance.app, appliance.game_id, appliance.resumed = app, game_id, False
     log(f"started {module.GAME.name} game {game_id} from the web page ({appliance.store.path})")
     return app
