@@ -851,7 +851,10 @@ class App:
         if self.entry is not None:
             e = self.entry
             page = pages.DicePage(
-                title=" › ".join(e.trail) if e.trail else self.menu().title,
+                # the path as the menu's title bar fits it ("Another goes first… › Cy first" was cut to "… › Cy…" at
+                # 8 px, losing who goes first): the deepest lists that fit at a readable size
+                title=pages.fitting_path(e.trail[0], e.trail[1:], f"{len(e.entered)}/{e.request.count}")
+                if e.trail else self.menu().title,
                 label=e.request.label, entered=tuple(e.request.name_of(f) for f in e.entered),
                 count=e.request.count, exact=e.request.exact, current=e.request.name_of(e.current),
                 ready=e.ready, alert=alert, kept=" · ".join(e.kept), then_another=e.then_another)

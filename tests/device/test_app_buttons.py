@@ -496,3 +496,14 @@ def test_a_command_taken_leaves_the_cursor_on_its_branch_not_on_another_command(
     assert "Traction Drive" in t.under("Command…")  # the list is still there, with another command in it
     assert t.app.cursor is not None and t.app.cursor.path == ("Command…",), t.app.cursor.path
     t.close()
+
+
+def test_a_dice_page_under_a_long_path_says_its_last_choice_readably(tmp_path: Path) -> None:
+    """"Another goes first… › Cy first" over the first roll's dice was cut to "Another goes first… › Cy…" at 8 px:
+    who goes first was lost.  The title is fitted as the menu's is: the deepest lists that fit, readable."""
+    t = Panel(tmp_path, "thunder_road", tr_setup(players=[{"name": "Ana"}, {"name": "Ben"}, {"name": "Cy"}]))
+    t.go("Another goes first…", "Cy first")
+    views = {v.player: v for v in t.app.screen_views(0.0)}
+    page = t.app.page_for("Ana", views["Ana"], 0.0, True)
+    assert page.title == "Cy first" and page.label == "Ana's 4 movement dice"
+    t.close()
