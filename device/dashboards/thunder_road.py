@@ -8,8 +8,8 @@ Read at arm's length, so one column per vehicle, each with the same few things i
     |  ##     #.     ..     ##?        |   damage slots: filled = token; "?" = slot count unknown
     |  v oo   v o.   . ..              |   v = moved this round, two rings = coasts used (of 2)
     | FIRE          OUT                |   FIRE = ON FIRE! token; OUT = out of service; X = eliminated
-    | Nitro              dice 1 3 5    |   footer: the command used this round, the unused dice
-    +----------------------------------+
+    | Nitro              dice 1 3 5    |   footer: the command used this round, the unused dice (while a
+    +----------------------------------+           bump waits: "bump M" to its owners, else "bumps 1")
 
 Alerts (Fire-die roll required, a car out of service, and the app's notices such as a refusal with its
 reason) cover the middle as a lit banner while ``blink_on``, so they flash over the columns; the most urgent
@@ -26,9 +26,10 @@ from games.thunder_road.state import PlayerView, VehicleView
 
 #: Alert kinds → banner title; the first standing in this order is shown.
 ALERT_TITLES = {"fire_roll": "ROLL FIRE DIE", "out_of_service": "OUT OF SERVICE", "reroll": "RE-ROLL?"}
-#: The app's notices of an undo and of a move not recorded come before OUT OF SERVICE, which stands as long as a
-#: car is out of service (turns on end): under it its owner never saw "UNDONE: …" meant for every screen.
-ALERT_ORDER = ("fire_roll", "reroll", "not_recorded", "undone", "out_of_service")
+#: The app's notices (``"*"``: any kind not named; an undo and a move not recorded first) come before OUT OF
+#: SERVICE, which stands as long as a car is out of service (turns on end, and its column says OUT): under it
+#: its owner never saw "UNDONE: …", "recorded: …", RESUMED or the game's news meant for every screen.
+ALERT_ORDER = ("fire_roll", "reroll", "not_recorded", "undone", "*", "out_of_service")
 
 HEADER_BOTTOM = 11
 MIDDLE_TOP, MIDDLE_BOTTOM = 13, 52
@@ -155,14 +156,16 @@ def _footer(draw: ImageDraw.ImageDraw, view: PlayerView) -> None:
     fit_text(draw, (1, FOOTER_TOP, 58, HEIGHT - 1), command, sizes=(10, 9))
     dice = " ".join(str(d) for d in view.dice) if view.dice else "-"
     if view.bumps:
-        dice = f"bumps {view.bumps}"
+        # whose vehicles (their columns above) the bump dice are for: an owner saw "bumps 1", not that it was theirs
+        mine = " ".join(v.short for v in view.vehicles if v.bumped)
+        dice = f"bump {mine}" if mine else f"bumps {view.bumps}"
     fit_text(draw, (60, FOOTER_TOP, WIDTH - 2, HEIGHT - 1), dice, sizes=(10, 9), align="right")
 
 
 def _alert(draw: ImageDraw.ImageDraw, view: PlayerView, blink_on: bool) -> None:
     if not view.alerts:
         return
-    ranked = sorted(view.alerts, key=lambda a: ALERT_ORDER.index(a.kind) if a.kind in ALERT_ORDER else 99)
+    ranked = sorted(view.alerts, key=lambda a: ALERT_ORDER.index(a.kind if a.kind in ALERT_ORDER else "*"))
     alert = ranked[0]
     # the game's own alerts by their titles; the app's notices ("camera_down") by theirs, not their ids
     title, text = (ALERT_TITLES[alert.kind], alert.text) if alert.kind in ALERT_TITLES else notice_title(alert.kind,

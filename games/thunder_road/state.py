@@ -258,6 +258,7 @@ class VehicleView:
     moved: bool
     coasts: int
     moving: bool  # the vehicle moving this turn
+    bumped: bool = False  # in a bump still to resolve (stacked on one space with another)
 
 
 @dataclass(frozen=True)

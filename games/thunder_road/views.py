@@ -31,6 +31,7 @@ def views(state: ThunderRoadState) -> list[PlayerView]:
     text = prompt(state).text
     turn_player = state.turn.player if state.turn else None
     moving = state.turn.vehicle if state.turn else None
+    bumped = {v for b in state.bumps for v in (b.a, b.b)}
     out = []
     for p in state.players:
         vehicles = []
@@ -51,6 +52,7 @@ def views(state: ThunderRoadState) -> list[PlayerView]:
                     moved=v.moved,
                     coasts=v.coasts,
                     moving=v.id == moving,
+                    bumped=v.id in bumped,
                 )
             )
         out.append(

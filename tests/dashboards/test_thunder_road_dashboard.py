@@ -228,3 +228,44 @@ def test_an_undo_shows_over_a_standing_out_of_service_and_a_waiting_alert_is_cou
     alone = replace(view, alerts=(Alert("undone", text, None),))
     corner = (110, 14, 127, 22)
     assert _differ(shown.crop(corner), render(alone, blink_on=True).crop(corner))  # "+1": one more waits
+
+
+@pytest.mark.parametrize("kind, text", [("info", "RESUMED: Ana's turn"), ("news", "Round 3: Ben first"),
+                                        ("recorded", "recorded: Ana: Move › Die 2"),
+                                        ("camera_down", "CAMERA OFF: enter dice with the buttons")])
+def test_every_app_notice_shows_over_a_standing_out_of_service(kind: str, text: str, monkeypatch) -> None:
+    """Only the undo and NOT RECORDED came before OUT OF SERVICE: a resumed game's RESUMED, the round's news and
+    "recorded: …" (each for a few seconds) were never seen by a player whose car stood out of service, turns on
+    end. The column's "OUT" still says it; the banner counts it ("+1")."""
+    import device.dashboards.thunder_road as tr
+
+    drawn: list[str] = []
+    real = tr.fit_text
+    monkeypatch.setattr(tr, "fit_text", lambda draw, box, t, **kw: (drawn.append(t), real(draw, box, t, **kw))[1])
+    view = out_of_service()
+    render(replace(view, alerts=view.alerts + (Alert(kind, text, None),)), blink_on=True)
+    assert "OUT OF SERVICE" not in drawn
+    words = " ".join(drawn)
+    assert all(w.strip(":") in words for w in text.split()[1:3]), (text, drawn)
+
+
+def test_a_bumped_vehicles_owner_reads_that_the_bump_is_theirs(monkeypatch) -> None:
+    """"When two vehicles share a space, roll the bump die and the direction die: they say which vehicle moves and
+    where" (rules/thunder-road.md, Bumps): both owners wait on those dice. Every screen said "bumps 1"; the owner of the vehicle that was there did not read that one of
+    the two was theirs (a walkthrough)."""
+    import device.dashboards.thunder_road as tr
+
+    m = _table(["Ana", "Ben"], ROLL, {"type": "assign", "vehicle": "small", "die": 1},
+               {"type": "move", "spaces": 1, "occupied": [{"at": 1, "vehicle": "Ben/medium"}]})
+    ben, ana = _view(m, "Ben"), _view(m, "Ana")
+    assert ben.bumps == 1 and [v.short for v in ben.vehicles if v.bumped] == ["M"]
+    drawn: list[str] = []
+    real = tr.fit_text
+    monkeypatch.setattr(tr, "fit_text", lambda draw, box, t, **kw: (drawn.append(t), real(draw, box, t, **kw))[1])
+    render(ben, blink_on=False)
+    assert "bump M" in drawn
+    drawn.clear()
+    render(ana, blink_on=False)
+    assert "bump S" in drawn
+    m.apply(Command.from_json({"type": "undo"}))
+    assert not any(v.bumped for v in _view(m, "Ben").vehicles)
