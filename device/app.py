@@ -431,6 +431,17 @@ class App:
             self.notify("recorded", "recorded: " + " › ".join(path) + (f": {dice}" if dice else ""), chooser, now=now)
         return outcome
 
+    def words_of(self, applied: Applied) -> str:
+        """A command the loop sent, as a person reads it: a choice taken in the menu in the menu's words, as the
+        screens said it ("Ana: Move a vehicle… › Small car › Die 3"); any other (the camera's, the phone's, a
+        refusal) in its type and values ("choose template: turn, hand left")."""
+        from device.web.timeline import command_words
+
+        records = applied.outcome.records
+        if applied.outcome.accepted and records and records[0].decision in self._taken:
+            return " › ".join(self._taken[records[0].decision])
+        return command_words(applied.command)
+
     # -- buttons ----------------------------------------------------------------------------------
     def plan(self, path: Sequence[str]) -> list[str] | None:
         """The presses from the cursor as it is now to the choice at ``path`` and taking it
@@ -588,6 +599,8 @@ class App:
         words = "; ".join(" › ".join(self._taken[d]) if d in self._taken else describe(events[0], names)
                           for d, events in targets if events)
         self.notify("undone", f"UNDONE: {words}", None, now=now)
+        if outcome.records:  # the phone's list says it as the screens did, not "undo: steps 1"
+            self._taken[outcome.records[0].decision] = (f"UNDONE: {words}",)
 
     # -- dice -------------------------------------------------------------------------------------
     def open_entry(self, request: DiceRequest, *, trail: tuple[str, ...] = (), kept: tuple[str, ...] = ()) -> None:

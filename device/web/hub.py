@@ -273,9 +273,9 @@ def snapshot_of(app: Any, screens: dict[str, bytes], version: int, players: Sequ
     # The refusal stands until a command is taken, as on the sender's screen (the list below keeps it).
     last = app.history[-1] if app.history else None
     refusal = (last.outcome.reason or "refused") if last is not None and not last.outcome.accepted else None
-    from device.web.timeline import command_words
-
-    commands = tuple((a.source, command_words(a.command), a.outcome.accepted, a.outcome.reason or "")
+    # a button's choice in the menu's words, as the screens said it ("undo: steps 1" and "assign: vehicle
+    # small, die 3" were the program's)
+    commands = tuple((a.source, app.words_of(a), a.outcome.accepted, a.outcome.reason or "")
                      for a in app.history[-HISTORY_KEPT:])
     notices = tuple(n.text if not n.player or n.text.startswith(str(n.player)) else f"{n.player}: {n.text}"
                     for n in app.notices)

@@ -150,3 +150,24 @@ def test_the_page_has_every_press_the_panel_has(table):
     r = client.post("/press", data={"csrf": token, "button": "ok:long"}, follow_redirects=False)
     assert r.status_code == 303
     assert sent == [("ok", True)]
+
+
+def test_a_choice_taken_on_the_buttons_is_listed_in_the_menus_words(table):
+    """Seen on the live page after a player took Straights › Short and then undid it on the buttons: "choose
+    template: short straight" and "undo: steps 1" under Last commands, where every OLED had said "UNDONE: …
+    › Straights › Short". A button's choice is listed as the screens said it."""
+    from device.buttons import PressKind
+
+    client, _ = paired_client(table)
+    for key in table.app.plan(("Straights", "Short")):
+        table.buttons.press(key.removesuffix("_long"), PressKind.LONG if key.endswith("_long") else PressKind.SHORT)
+        table.step(0.3)
+    assert table.app.history and table.app.history[-1].outcome.accepted
+    table.buttons.press("back", PressKind.SHORT)
+    table.step(0.3)
+    undone = next(n.text for n in table.app.notices if n.kind == "undone")
+    table.step(0.3)
+    listed = html_lib.unescape(re.search(r"<ul id=commands>(.*?)</ul>", client.get("/", headers=HTML).text,
+                                         re.S).group(1))
+    assert "choose template" not in listed and "undo: steps" not in listed, listed
+    assert f"[button] {undone}" in listed and "Straights › Short</li>" in listed, listed
