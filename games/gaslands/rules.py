@@ -1140,7 +1140,9 @@ def prompt(state: GaslandsState) -> Prompt:
         if state.vehicle(mover).wrecked or not any(not v.wrecked and v.id != mover for v in state.vehicles):
             commands = tuple(c for c in commands if c not in ("attack", "collision"))
     if step is Step.GAME_OVER:
-        return Prompt("Game over", step.value, "nothing", commands=("undo",))
+        # the winner the table named, in words on the phone's page and the simulator's line as on the screens
+        text = f"Game over: {state.winner} wins" if state.winner else "Game over"
+        return Prompt(text, step.value, "nothing", commands=("undo",))
     if step is Step.CHOOSE_VEHICLE:
         player = state.players[state.turn]
         choosing = qualifying(state, state.turn)

@@ -1011,6 +1011,12 @@ def test_end_game_records_the_winner():
     t.ok("end_game", winner="Bob")
     assert t.state.finished and t.step == "game over"
     assert "game is over" in t.illegal("choose_template", template="gentle")
+    # the prompt (the phone's page, the simulator's line) names the winner, as the screens' bar does; it said
+    # "Game over" alone
+    assert GAME.prompt(t.state).text == "Game over: Bob wins"
+    nobody = Table()
+    nobody.ok("end_game")
+    assert GAME.prompt(nobody.state).text == "Game over"
 
 
 @pytest.mark.parametrize(
