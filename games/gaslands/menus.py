@@ -145,13 +145,15 @@ def _cars(label: str, cars: Sequence[Vehicle], make: Callable[[Vehicle], Command
 SMASH_WORDS = {"head_on": "Head-on", "t_bone": "T-bone", "sideswipe": "Sideswipe", "tailgate": "Tailgate"}
 
 
-def _smash(mover: Vehicle, other: Vehicle) -> list[Choice | None]:
-    """A collision's kind, with the smash attack dice it gives before the weight classes' +/- dice (which the
-    table adds): the buttons recorded no kind, so the dice were never worked out."""
+def _smash(state: GaslandsState, mover: Vehicle, other: Vehicle) -> list[Choice | None]:
+    """A collision's kind, with the smash attack dice it gives (the buttons recorded no kind, so the dice were
+    never worked out): the weight classes' +/- dice included when the owner's setup gives them; when it does not
+    and the weights differ, "± weight" says the table adjusts the count (it read as the whole count)."""
     out: list[Choice | None] = []
     for kind in rules.SMASH_KINDS:
-        n = rules.smash_dice(kind, mover.gear, other.gear)
-        out.append(leaf(f"{SMASH_WORDS[kind]}{READING_SEP}{n} {'die' if n == 1 else 'dice'}",
+        n, weight = rules.smash_attack(state, kind, mover, other)
+        out.append(leaf(f"{SMASH_WORDS[kind]}{READING_SEP}{n} {'die' if n == 1 else 'dice'}"
+                        + (" ± weight" if weight is None else ""),
                         Command("collision", {"vehicle": other.id, "both_evaded": False, "kind": kind})))
     return out
 
@@ -394,7 +396,7 @@ def menu(state: GaslandsState) -> Menu:
     if collisions:
         mover = act.flipping[0] if act is not None and act.flipping and step == Step.WIPEOUT_MOVE.value else p.vehicle
         others = [v for v in cars if v.id != mover]
-        choices.append(_cars("Crash", others, then=lambda v: _smash(state.vehicle(mover), v) if mover is not None else []))
+        choices.append(_cars("Crash", others, then=lambda v: _smash(state, state.vehicle(mover), v) if mover is not None else []))
         choices.append(_cars("Crash, evaded", others, lambda v: Command("collision", {"vehicle": v.id, "both_evaded": True})))
     if "hits" in commands:
         # each OK is one hit: the hull points left are on the line, as the target's owner's dashboard has them

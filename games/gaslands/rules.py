@@ -64,7 +64,10 @@ DEFAULT_D6_FACES = {"1": "HAZARD", "2": "SPIN", "3": "SLIDE", "4": "SHIFT", "5":
 
 
 SETUP_KEYS = ("players", "vehicle_types", "scenario", "chart")
-SCENARIO_KEYS = ("pole", "pole_passing", "skid_dice", "d6_faces", "push_it")
+SCENARIO_KEYS = ("pole", "pole_passing", "skid_dice", "d6_faces", "push_it", "weight_dice")
+#: ``[scenario.weight_dice]``: the smash attack dice a weight-class difference adds (the rules file: "+/− dice for
+#: weight classes" [V], with no numbers): the owner gives them; a difference not given stays unknown.
+WEIGHT_DICE_KEYS = ("heavier_by_1", "heavier_by_2", "lighter_by_1", "lighter_by_2")
 PLAYER_KEYS = ("name", "vehicles")
 VEHICLE_KEYS = ("id", "name", "type", "tag")
 VEHICLE_TYPE_KEYS = ("label", "weight", "hull", "handling", "max_gear", "crew", "full_throttle")
@@ -216,6 +219,9 @@ def start(options: Mapping[str, Any]) -> list[Event]:
     ):
         raise Illegal("setup: scenario.d6_faces must map each of 1..6 to SHIFT, HAZARD, SLIDE or SPIN")
     push_it = fields.boolean(scenario, "push_it", True, "setup: [scenario]")
+    weight_opt = _table(scenario.get("weight_dice"), "scenario.weight_dice")
+    fields.only_keys(weight_opt, WEIGHT_DICE_KEYS, "setup: [scenario.weight_dice]")
+    weight_dice = {k: _whole(v, f"scenario.weight_dice.{k}", -12, 12) for k, v in weight_opt.items()}
     chart = options.get("chart")
     return [
         Event(
@@ -230,6 +236,7 @@ def start(options: Mapping[str, Any]) -> list[Event]:
                     "skid_dice": skid,
                     "d6_faces": {str(k): v for k, v in d6_faces.items()},
                     "push_it": push_it,
+                    "weight_dice": weight_dice,
                 },
             },
         )
@@ -271,6 +278,7 @@ def evolve(state: GaslandsState | None, event: Event) -> GaslandsState:
             skid_dice=s["skid_dice"],
             d6_faces=tuple(sorted((int(k), v) for k, v in s["d6_faces"].items())),
             push_it=s["push_it"],
+            weight_dice=tuple(sorted(s.get("weight_dice", {}).items())),  # logs from before it: all unknown
         )
         vehicles = tuple(
             Vehicle(
@@ -963,7 +971,9 @@ def _collision(draft: _Draft, cmd: Command) -> None:
         if kind not in SMASH_KINDS:
             raise Illegal(f"collision kind is one of {', '.join(SMASH_KINDS)}")
         data["kind"] = kind
-        data["smash_dice"] = smash_dice(kind, state.vehicle(mover).gear, other.gear)
+        dice, weight = smash_attack(state, kind, state.vehicle(mover), other)
+        data["smash_dice"] = dice
+        data["weight_dice"] = "unknown" if weight is None else weight
     draft.emit("collided", **data)
 
 
@@ -976,13 +986,31 @@ SMASH_KINDS = ("head_on", "t_bone", "sideswipe", "tailgate")
 
 def smash_dice(kind: str, mover_gear: int, other_gear: int) -> int:
     """Smash attack dice before weight-class modifiers: head-on = both gears added; T-bone and sideswipe =
-    the active (moving) vehicle's gear; tailgate = the difference of the gears.  The weight-class +/- dice
-    are not known exactly ([?] in the rules file), so the table adds them itself."""
+    the active (moving) vehicle's gear; tailgate = the difference of the gears.  The weight classes' +/- dice
+    are the owner's data (:func:`smash_attack`)."""
     if kind == "head_on":
         return mover_gear + other_gear
     if kind in ("t_bone", "sideswipe"):
         return mover_gear
     return abs(mover_gear - other_gear)
+
+
+def weight_dice(state: GaslandsState, mover: Vehicle, other: Vehicle) -> int | None:
+    """The smash attack dice the mover's weight class adds against ``other``'s (negative: takes away); 0 for one
+    class; None when the owner has not given the number for this difference (``[scenario.weight_dice]``)."""
+    diff = WEIGHTS.index(mover.weight) - WEIGHTS.index(other.weight)
+    if diff == 0:
+        return 0
+    key = f"heavier_by_{diff}" if diff > 0 else f"lighter_by_{-diff}"
+    return dict(state.settings.weight_dice).get(key)
+
+
+def smash_attack(state: GaslandsState, kind: str, mover: Vehicle, other: Vehicle) -> tuple[int, int | None]:
+    """(the mover's smash attack dice, the weight classes' part of them or None when unknown): with the weight
+    dice known, the whole count (never below 0); unknown, the count before them, which the table adjusts."""
+    base = smash_dice(kind, mover.gear, other.gear)
+    weight = weight_dice(state, mover, other)
+    return (base if weight is None else max(0, base + weight)), weight
 
 
 def _hits(draft: _Draft, cmd: Command) -> None:

@@ -118,6 +118,9 @@ class Settings:
     skid_dice: str = "skid"  # or "d6": the plain-d6 stand-in
     d6_faces: tuple[tuple[int, str], ...] = ((1, "HAZARD"), (2, "SPIN"), (3, "SLIDE"), (4, "SHIFT"), (5, "SHIFT"), (6, "SHIFT"))
     push_it: bool = True
+    #: Smash attack dice added (or, negative, taken away) by weight class: "heavier_by_1" .. "lighter_by_2" →
+    #: dice, as the owner's setup gives them ([scenario.weight_dice]); a difference not given is unknown.
+    weight_dice: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)

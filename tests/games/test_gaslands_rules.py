@@ -344,6 +344,43 @@ def test_smash_attack_dice(kind, expected):
     t.ok("skid_roll", faces=[])
     t.ok("collision", vehicle="bob-1", kind=kind)
     assert t.events[-1].data["smash_dice"] == expected
+    assert t.events[-1].data["weight_dice"] == "unknown"  # a Buggy (light) against a Truck (middle)
+
+
+def _crash_labels(t: Table, other: str) -> list[str]:
+    from games.gaslands.menus import menu
+
+    crash = next(c for c in menu(t.state).choices if c is not None and c.label == "Crash")
+    return [c.label for c in next(c for c in crash.children if c.label == other).children]
+
+
+def test_the_weight_classes_smash_dice_are_the_owners_data():
+    """"+/− dice for weight classes" [V], with no numbers in the rules file: the collision's dice were shown and
+    logged as the whole count ("Head-on · 5 dice") for a Buggy hitting a Truck. The owner gives them in
+    [scenario.weight_dice]; until then the count says "± weight" and the log "weight_dice: unknown"."""
+    def crash(**scenario):
+        t = Table(**scenario)
+        t.patch("alice-1", gear=3)
+        t.patch("bob-1", gear=2)
+        t.to_skid_check("gentle")
+        t.ok("skid_roll", faces=[])
+        return t
+
+    t = crash()
+    assert _crash_labels(t, "Bob's Truck")[0] == "Head-on · 5 dice ± weight"
+    t = crash(weight_dice={"lighter_by_1": -1, "heavier_by_1": 2})
+    assert _crash_labels(t, "Bob's Truck") == ["Head-on · 4 dice", "T-bone · 2 dice", "Sideswipe · 2 dice",
+                                               "Tailgate · 0 dice"]  # never below none
+    t.ok("collision", vehicle="bob-1", kind="head_on")
+    assert (t.events[-1].data["smash_dice"], t.events[-1].data["weight_dice"]) == (4, -1)
+    same = Table(("Alice", ["car"]), ("Bob", ["truck"]))  # both middle: no weight dice to give
+    same.to_skid_check("gentle")
+    same.ok("skid_roll", faces=[])
+    assert not any("weight" in label for label in _crash_labels(same, "Bob's Truck"))
+    with pytest.raises(Exception, match="heavier_by_3"):
+        Table(weight_dice={"heavier_by_3": 1})
+    with pytest.raises(Exception, match="weight_dice.lighter_by_1 must be a whole number"):
+        Table(weight_dice={"lighter_by_1": "one"})
 
 
 # --------------------------------------------------------------------------------------------------
