@@ -478,6 +478,13 @@ def taught_outline(image: np.ndarray, calibration: Calibration, config: TableCon
 
     if name not in TEMPLATE_NAMES:
         raise ValueError(f"unknown template {name!r}; names are {', '.join(TEMPLATE_NAMES)}")
+    h_img, w_img = image.shape[:2]
+    if (w_img, h_img) != tuple(calibration.image_size):
+        # a frame of another size was read through the calibration's pixels: no car fell on the mat, and the
+        # owner was told "found 0" tagged cars beside the car in plain view
+        raise ValueError(f"the frame is {w_img}x{h_img} but the table was calibrated on "
+                         f"{calibration.image_size[0]}x{calibration.image_size[1]} frames: take the frame with the "
+                         "calibrated camera at its resolution, or calibrate again at this one")
     sightings = detect_tags(image, config.dictionary)
     cars = read_cars(sightings, calibration, config)
     if len(cars) != 1:

@@ -300,3 +300,16 @@ def test_a_template_taught_with_its_tag_on_keeps_its_whole_outline(name):
     shipped = cv2.contourArea(cfg.shapes[name].outline.astype(np.float32))
     assert abs(areas[False] / shipped - 1) < 0.03
     assert abs(areas[True] / shipped - 1) < 0.04, (areas, shipped)
+
+
+def test_teaching_a_template_on_a_frame_of_another_size_says_so(cfg):
+    """Seen on the Teach page: a frame of another size than the calibration's was answered "teaching needs exactly
+    one tagged car on the mat, found 0" with the car in plain view. It names the two sizes."""
+    import cv2
+
+    spec = SceneSpec(cars=[CarSpec("car1", 10, 330.0, 150.0, 0.0)],
+                     templates=[TemplateSpec("gentle", "right", attach_to="car1", tagged=False)])
+    img, _, cal = _render(spec, 7)
+    smaller = cv2.resize(img, (img.shape[1] // 2, img.shape[0] // 2))
+    with pytest.raises(ValueError, match=r"the frame is 640x360 but the table was calibrated on 1280x720 frames"):
+        taught_outline(smaller, cal, cfg, "gentle")
