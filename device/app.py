@@ -328,11 +328,14 @@ class App:
             # what the decision settled that everybody is told (a stage's points, an ability gained): the
             # games' views carry it as ``news``; shown on every screen long enough to be read whole
             news = next((str(v.news) for v in self.turn().views if getattr(v, "news", "")), "")
-            if command.type == "undo":
-                self.withdraw("news")  # "Stage 1 won by ..." stood on over a stage no longer over
-            elif news:
+            if news and command.type != "undo":
                 turns = max(len(pages.footer_pieces(news)), len(pages.notice_pieces(news)))
                 self.notify("news", news, None, until=now + max(NEWS_S, 2 * ALERT_PIECE_S * turns), now=now)
+            else:
+                # news is what the last decision settled: an undo's ("Stage 1 won by ..." stood on over a stage no
+                # longer over), and any later decision's (Space Race: "… gains: two Space Race attempts" stood
+                # for 12 s over the next box reached and the next roll made)
+                self.withdraw("news")
             # "recorded: Cancel… › Cancel HAZARD" is stale once anything newer is: it hid the footer's gear
             # through three gear changes (a choice in a list posts its own again, App._take)
             self.withdraw("recorded")
@@ -375,6 +378,7 @@ class App:
         key = self._prompt_id(t)
         if key == self._prompt_key and self.cursor is not None and self.cursor.menu is t.menu:
             return
+        just_taken = False  # the cursor goes back where a choice was just taken, in a list that stays open
         if key == self._prompt_key and self.cursor is not None:
             path = self.cursor.path  # the same prompt, a new menu object: stay where the cursor was
         else:
@@ -382,7 +386,7 @@ class App:
             if not path and self._last_taken is not None:
                 where, taken = self._last_taken
                 if where == (t.menu.title, t.menu.player) and len(taken) > 1:
-                    path = taken
+                    path, just_taken = taken, True
         if key != self._prompt_key and any(n.kind == "info" for n in self.notices):
             # a hint about the step just left ("all 2 dice are in: NEXT sends them") is stale on the next one
             self.notices = [n for n in self.notices if n.kind != "info"]
@@ -393,6 +397,10 @@ class App:
             # turn, with its dice below it): the list's first entry is another car or command, where one more OK
             # would record the same for it, or open another command.  Back to the branch.
             self.cursor.back()
+        elif just_taken and self.cursor.trail and self.cursor.current.once:
+            # a choice that is not taken twice running (a collision: the line reads the same after it, and a second
+            # OK crashed the two cars again): back to its first-level branch, closed, where OK opens the list again
+            self.cursor.follow(path[:1])
         # A list the loop reopened by itself: NEXT is still the step's usual way on until the player moves.
         self._reopened = bool(self.cursor.trail)
         self.entry = None

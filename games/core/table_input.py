@@ -94,6 +94,9 @@ class Choice:
     #: the rules refuse ``command`` and record what follows from it (Gaslands' touch-move: a template that is
     #: not permitted was picked): offered all the same, since the table must be able to say it happened
     recorded_refusal: bool = False
+    #: taken, the cursor does not stay on it (it goes back to its first-level branch): in a list that stays open
+    #: one more OK would record it again, and the line reads the same after it (Gaslands' collision)
+    once: bool = False
 
     def __post_init__(self) -> None:
         kinds = sum((self.command is not None, self.dice is not None, bool(self.children)))
@@ -149,8 +152,9 @@ def choice_name(label: str) -> str:
     return label.split(READING_SEP, 1)[0]
 
 
-def leaf(label: str, command: Command, *, default: bool = False, recorded_refusal: bool = False) -> Choice:
-    return Choice(label, command=command, default=default, recorded_refusal=recorded_refusal)
+def leaf(label: str, command: Command, *, default: bool = False, recorded_refusal: bool = False,
+         once: bool = False) -> Choice:
+    return Choice(label, command=command, default=default, recorded_refusal=recorded_refusal, once=once)
 
 
 def branch(label: str, children: Sequence[Choice | None], *, default: bool = False) -> Choice | None:

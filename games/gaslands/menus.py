@@ -121,16 +121,17 @@ def _order(state: GaslandsState, first: str | None) -> list[Vehicle]:
 
 def _cars(label: str, cars: Sequence[Vehicle], make: Callable[[Vehicle], Command] | None = None,
           reading: Callable[[Vehicle], str] | None = None, *,
-          then: Callable[[Vehicle], Sequence[Choice | None]] | None = None) -> Choice | None:
+          then: Callable[[Vehicle], Sequence[Choice | None]] | None = None, once: bool = False) -> Choice | None:
     """``label`` › each car (the active one first, then round the table); with more than a list holds (5 players
     × 2 cars made "Hazard token" ten long), the first stays on top and the rest go one list per player.
     ``reading``: what each OK changes, after the car's name ("The Brick · hull 7"; the cursor follows the name).
-    ``then``: each car opens these choices (instead of sending ``make``'s command)."""
+    ``then``: each car opens these choices (instead of sending ``make``'s command); ``once``: a car's line is not
+    taken twice running (``Choice.once``)."""
     def item(v: Vehicle, shown: str) -> Choice | None:
         if then is not None:
             return branch(shown, then(v))
         assert make is not None
-        return leaf(f"{shown}{READING_SEP}{reading(v)}" if reading is not None else shown, make(v))
+        return leaf(f"{shown}{READING_SEP}{reading(v)}" if reading is not None else shown, make(v), once=once)
 
     if len(cars) <= FIRST_LEVEL_MAX:
         return branch(label, [item(v, v.name) for v in cars])
@@ -154,7 +155,7 @@ def _smash(state: GaslandsState, mover: Vehicle, other: Vehicle) -> list[Choice 
         n, weight = rules.smash_attack(state, kind, mover, other)
         out.append(leaf(f"{SMASH_WORDS[kind]}{READING_SEP}{n} {'die' if n == 1 else 'dice'}"
                         + (" ± weight" if weight is None else ""),
-                        Command("collision", {"vehicle": other.id, "both_evaded": False, "kind": kind})))
+                        Command("collision", {"vehicle": other.id, "both_evaded": False, "kind": kind}), once=True))
     return out
 
 
@@ -397,7 +398,8 @@ def menu(state: GaslandsState) -> Menu:
         mover = act.flipping[0] if act is not None and act.flipping and step == Step.WIPEOUT_MOVE.value else p.vehicle
         others = [v for v in cars if v.id != mover]
         choices.append(_cars("Crash", others, then=lambda v: _smash(state, state.vehicle(mover), v) if mover is not None else []))
-        choices.append(_cars("Crash, evaded", others, lambda v: Command("collision", {"vehicle": v.id, "both_evaded": True})))
+        choices.append(_cars("Crash, evaded", others, lambda v: Command("collision", {"vehicle": v.id, "both_evaded": True}),
+                             once=True))
     if "hits" in commands:
         # each OK is one hit: the hull points left are on the line, as the target's owner's dashboard has them
         choices.append(_cars("Hit", cars, lambda v: Command("hits", {"vehicle": v.id, "count": 1}),

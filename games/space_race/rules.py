@@ -194,9 +194,9 @@ class SpaceRaceGame:
                 note += f"; gains: {box.ability_text}"
             elif box.ability:
                 note += f"; cancels {state.opponent(d['side']).name}'s {box.ability_text}"
-            # a box and its VP are on the screens; an ability gained or cancelled is what changes play
-            news = note if box.ability else ""
-            return replace(state, sides=sides, first_arrivals=firsts, note=note, news=news)  # type: ignore[arg-type]
+            # told on both screens: the box's name, first or second, its VP (a side's VP is on its own screen alone,
+            # and only once the menu has gone) and an ability gained or cancelled
+            return replace(state, sides=sides, first_arrivals=firsts, note=note, news=note)  # type: ignore[arg-type]
         raise ValueError(f"unknown event {event.type!r}")
 
     # -- decide --------------------------------------------------------------------------------------------

@@ -607,3 +607,23 @@ def test_an_attacks_hits_evaded_and_hull_left_are_told_on_every_screen() -> None
     assert [n.text for n in app.notices if n.kind == "news"] == ["Big Yellow Schoolbus: no hit"]
     app.apply(Command("hits", {"vehicle": "bob-1", "count": 1}), now=2.0)  # a later hit: not the attack's news
     assert [v.news for v in app.turn().views] == ["", ""]
+
+
+def test_news_is_the_last_decisions_and_goes_with_the_next_one() -> None:
+    """Space Race walkthrough: "… gains: two Space Race attempts per turn" stood on both screens for 12 s over the
+    next card played and the next box reached ("USSR reached box 3" was never told). News says what the last
+    decision settled: a later decision with none takes it away."""
+    from device.app import App
+    from games import space_race
+    from games.core import Match
+
+    app = App(space_race, Match.begin(space_race.GAME, {}), buttons=ScriptedButtons(), displays=Screens(),
+              clock=lambda: 0.0)
+    for c in ({"type": "begin_turn"}, {"type": "attempt", "side": "USSR", "ops": 4, "die": 1}, {"type": "end_turn"},
+              {"type": "begin_turn"}, {"type": "attempt", "side": "USSR", "ops": 4, "die": 1}):
+        assert app.apply(Command.from_json(c), now=0.0).accepted
+    assert [n.text for n in app.notices if n.kind == "news"][0].endswith("gains: two Space Race attempts per turn")
+    assert app.apply(Command.from_json({"type": "attempt", "side": "USSR", "ops": 4}), now=1.0).accepted
+    assert not [n for n in app.notices if n.kind == "news"]  # a card played: nothing settled yet
+    assert app.apply(Command.from_json({"type": "roll", "die": 1}), now=2.0).accepted
+    assert [n.text for n in app.notices if n.kind == "news"] == ["USSR reached box 3 Man in Space first: +2 VP"]

@@ -450,7 +450,9 @@ def test_an_ability_gained_or_cancelled_and_the_turns_reminders_are_news_for_bot
     it" while the USSR lost its two attempts: what changes play is the views' ``news`` (every screen is told)."""
     m = new()
     reach(m, "USSR", 1)
-    assert {v.news for v in m.views()} == {""}  # box 1 has no ability: its VP are on the screens
+    # box 1 has no ability: its name, the arrival and its VP are told all the same (the VP were on the side's own
+    # screen alone, once the menu had gone; an ability's news stood on over this box for 12 s)
+    assert {v.news for v in m.views()} == {"USSR reached box 1 Earth Satellite first: +2 VP"}
     reach(m, "USSR", 2)
     assert {v.news for v in m.views()} == {"USSR reached box 2 Animal in Space first; gains: two Space Race "
                                            "attempts per turn"}
