@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from games.core import Alert, Command, Match, Outcome, Prompt
-from games.core.table_input import Choice, DiceRequest, Menu
+from games.core.table_input import Choice, DiceRequest, Menu, choice_name
 
 from device.buttons import ButtonEvent, ButtonSource
 from device.camera import Camera, CameraStatus, Frame
@@ -170,6 +170,18 @@ class Turn:
     prompt: Prompt
     menu: Menu
     views: tuple[Any, ...]
+
+
+def _as_now(menu: Menu, path: Sequence[str]) -> tuple[str, ...]:
+    """``path`` with each label as ``menu`` has it now (its reading after the choice was taken: "Red Fury · hull
+    6"); a label no longer there, without its reading."""
+    out: list[str] = []
+    choices: Sequence[Choice] = menu.choices
+    for label in path:
+        now = next((c for c in choices if choice_name(c.label) == choice_name(label)), None)
+        out.append(now.label if now is not None else choice_name(label))
+        choices = now.children if now is not None else ()
+    return tuple(out)
 
 
 class App:
@@ -429,14 +441,21 @@ class App:
             # the whole path: its last two words alone lost whose vehicle it was and what was done ("Medium car ›
             # Ended on it" was Cy's, met by Ana's move; "Dee › Medium car" was a scroll taking two off); a long
             # notice turns in pieces on the screens
+            # A reading is what the choice was before it ("Red Fury · hull 7"): said when undone later it read as
+            # the car's hull (5 by then). Without it.
+            bare = tuple(choice_name(p) for p in path)
             self._taken[outcome.records[0].decision] = (
-                title, *path[:-1], path[-1] + (f": {dice}" if dice else "")) if path else (title,)
+                title, *bare[:-1], bare[-1] + (f": {dice}" if dice else "")) if bare else (title,)
         after = self.turn()
         if outcome.accepted and len(path) > 1 and after.prompt.step == t.prompt.step and self.chooser() == chooser:
             # the step goes on and the menu stays (a damage token, a hit, a fire): nothing else on this screen
             # says the press was taken, and one more OK would record it again
             # with the dice entered for it ("Road die… › Big Rig: 2": the face was on no screen)
-            self.notify("recorded", "recorded: " + " › ".join(path) + (f": {dice}" if dice else ""), chooser, now=now)
+            # (a reading as the line reads now: "Hit › Red Fury · hull 6", not the hull before the hit)
+            shown = _as_now(after.menu, path)
+            if dice:  # the dice say it ("Small car: 2", not "Small car · rolled 2: 2")
+                shown = (*shown[:-1], choice_name(shown[-1]))
+            self.notify("recorded", "recorded: " + " › ".join(shown) + (f": {dice}" if dice else ""), chooser, now=now)
         return outcome
 
     def words_of(self, applied: Applied) -> str:

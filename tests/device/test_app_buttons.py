@@ -231,6 +231,13 @@ def test_gaslands_hazards_hits_and_collisions_from_the_menu(tmp_path: Path) -> N
     assert rust().hazards == 2
     g.choose("Hit", f"Rust Bucket · hull {hull}")
     assert rust().hull == hull - 1
+    # the line's reading as it is after the hit, not before it (a walkthrough: a tail "Hit › Red Fury · hull 7"
+    # read with the car at 5); undone, no reading at all
+    assert [n.text for n in g.app.notices if n.kind == "recorded"] == [f"recorded: Hit › Rust Bucket · hull {hull - 1}"]
+    g.press("back", "back")
+    assert rust().hull == hull
+    assert [n.text for n in g.app.notices if n.kind == "undone"] == ["UNDONE: Alice: 1.7 Move › Hit › Rust Bucket"]
+    g.choose("Hit", f"Rust Bucket · hull {hull}")
     brick = g.match.state.vehicle("brick").hazards
     # the kind of collision, with its smash attack dice: head-on both gears, T-bone and sideswipe the mover's
     # gear, tailgate the difference (the buttons recorded no kind, so the dice were never worked out)
