@@ -267,9 +267,12 @@ def evolve(state: GaslandsState | None, event: Event) -> GaslandsState:
         if state is None or target is None:
             raise ValueError("attack_rolled before game_started")
         hits, net = d["hits"], d["net"]
+        # "3 hits, 1 evaded: 2 taken", not "2 hits, 1 evaded" (read as one of the two evaded); a wreck said so
+        left = max(0, target.hull - net)
         said = (f"{target.name}: no hit" if not hits else
-                f"{target.name}: {net} hit{'' if net == 1 else 's'}" + (f", {hits - net} evaded" if hits > net else "")
-                + f" · hull {max(0, target.hull - net)}")
+                f"{target.name}: {hits} hit{'' if hits == 1 else 's'}"
+                + (f", {hits - net} evaded: {net} taken" if hits > net else "")
+                + (" · WRECKED" if net and left == 0 else f" · hull {left}"))
         return replace(state, news=said)
     if t == "game_started":
         s = d["settings"]

@@ -597,7 +597,7 @@ def test_an_attacks_hits_evaded_and_hull_left_are_told_on_every_screen() -> None
     app.finish_entry(0.0)
     app.entry.entered[:] = [6]
     app.finish_entry(0.0)
-    said = "Big Yellow Schoolbus: 2 hits, 1 evaded · hull 14"
+    said = "Big Yellow Schoolbus: 3 hits, 1 evaded: 2 taken · hull 14"  # read "2 hits, 1 evaded": one of two?
     assert [n.text for n in app.notices if n.kind == "news"] == [said]
     assert all(any(a.text == said for a in v.alerts) for v in app.screen_views())
     app.open_entry(bus.dice)
