@@ -12,7 +12,7 @@
     └──────────────────────────────────┘
 
 Between stages a rider whose exhaustion cards are not counted yet shows "count" and the header flashes;
-at the end the winners' screens flash "WINNER".  The app's messages (a refusal and its reason) flash over
+at the end the winners' screens flash "WINNER" and the others' headers say who won ("black won").  The app's messages (a refusal and its reason) flash over
 the middle, and the app's menu line ("> red Sprinteur (2/8) OK") replaces the bottom line.
 """
 
@@ -48,12 +48,21 @@ def render(view: TeamView, *, blink_on: bool) -> Image.Image:
     if header_lit:
         draw.rectangle((0, 0, WIDTH - 1, 11), fill=ON)
     right = "END" if view.phase == "tour over" else f"St {view.stage}/{view.stages}"
+    if view.phase == "tour over" and view.winners and not view.winner:
+        # who won, on every screen: the winners' alone flashed WINNER and nothing named them on the others'
+        right = f"{' & '.join(view.winners)} won"
     # the team's name takes what the stage number leaves (a 12-letter name the setup allows was cut at 74 px:
     # "INEOS_GREN…")
     right_size = 12 if text_width(right, 12) <= WIDTH - 78 else 11  # as fit_text below draws it
     team_right = max(74, WIDTH - 2 - text_width(right, right_size) - 4)
+    right_left = 76
+    if view.winners and not view.winner:  # "black won" beside "RED": the two share the line, the winner whole
+        right_size = next((z for z in (12, 11, 10, 9) if text_width(right, z) <= WIDTH - 40), 9)
+        right_left = max(40, WIDTH - 2 - text_width(right, right_size))
+        team_right = right_left - 4
     fit_text(draw, (1, 0, team_right, 11), view.team.upper(), sizes=(12, 11, 10, 9), fill=0 if header_lit else ON)
-    fit_text(draw, (76, 0, WIDTH - 2, 11), right, sizes=(12, 11), align="right", fill=0 if header_lit else ON)
+    fit_text(draw, (right_left, 0, WIDTH - 2, 11), right, sizes=(12, 11, 10, 9) if view.winners else (12, 11),
+             align="right", fill=0 if header_lit else ON)
     draw.line((0, 12, WIDTH - 1, 12), fill=ON)
     draw.text((0, 13), str(view.points), fill=ON, font=font(24), stroke_width=1, stroke_fill=ON)
     draw.text((44, 16), "pts", fill=ON, font=font(10))

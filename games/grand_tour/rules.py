@@ -276,9 +276,15 @@ class GrandTourGame:
             teams = tuple(replace(t, points=t.points + d["time_points"].get(t.name, 0)) for t in state.teams)
             best = ", ".join(f"{team} +{pts}" for team, pts in sorted(d["time_points"].items(), key=lambda tp: -tp[1])
                              if pts)
+            # the winner's points, and on equal points why ("better place in the last stage"): red's screen read
+            # 6 pts PLACE 2 beside black's 6 with nothing saying why
+            top = max(t.points for t in teams)
+            level = [t.name for t in teams if t.points == top and t.name not in d["winners"]]
+            why = (f" ({top} pts, as {' and '.join(level)}: better place in the last stage)" if level
+                   else f" with {top} pts")
             return replace(state, teams=teams, phase=Phase.FINISHED, time_ranking=tuple(d["time_ranking"]),
                            winners=tuple(d["winners"]), note=f"tour won by {', '.join(d['winners'])}",
-                           news=(f"{told}. " if told else "") + f"Tour won by {' and '.join(d['winners'])}"
+                           news=(f"{told}. " if told else "") + f"Tour won by {' and '.join(d['winners'])}{why}"
                            + (f"; best time points: {best}" if best else ""))
         raise ValueError(f"unknown event {event.type!r}")
 

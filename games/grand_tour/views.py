@@ -51,6 +51,8 @@ class TeamView:
     alerts: tuple[Alert, ...] = field(default_factory=tuple)
     #: what the last decision settled that every team is told (``GrandTourState.news``)
     news: str = ""
+    #: the tour's winners, once it is over (every screen names them, not the winners' alone)
+    winners: tuple[str, ...] = ()
 
 
 def build_views(state: GrandTourState, prompt_text: str) -> tuple[TeamView, ...]:
@@ -86,7 +88,7 @@ def build_views(state: GrandTourState, prompt_text: str) -> tuple[TeamView, ...]
                 phase=state.phase.value,
                 start_position=(state.start_order.index(team.name) + 1) if team.name in state.start_order else None,
                 riders=tuple(riders), winner=team.name in state.winners, cooperation=state.cooperation,
-                prompt=prompt_text, note=state.note, alerts=tuple(alerts), news=state.news,
+                prompt=prompt_text, note=state.note, alerts=tuple(alerts), news=state.news, winners=state.winners,
             )
         )
     return tuple(out)

@@ -122,3 +122,31 @@ def test_a_twelve_letter_team_name_is_shown_whole() -> None:
     finally:
         dash.fit_text = real
     assert "INEOS_GRENAD" in drawn and "St 1/2" in drawn, drawn
+
+
+def test_every_screen_names_the_tours_winner_and_why_on_equal_points() -> None:
+    """A walkthrough: at the tour's end black's screen flashed WINNER, red's (6 pts, as black) read PLACE 2 and
+    nothing named black or said why ("Most tour points; equal points: better place in the last stage"); the news
+    turned for ~15 s and went. The other screens' headers say who won; the news says why."""
+    import dataclasses
+
+    from device.dashboards import grand_tour as dash
+
+    m = _match(R1, R2, R3, *EX, *S2)
+    over = m.views()
+    winner = next(v for v in over if v.winner).team
+    drawn: list[str] = []
+    real = dash.fit_text
+    try:
+        dash.fit_text = lambda draw, box, text, **kw: (drawn.append(text), real(draw, box, text, **kw))[1]
+        for v in over:
+            drawn.clear()
+            dash.render(v, blink_on=False)
+            assert (f"{winner} won" in drawn) is (not v.winner), (v.team, drawn)
+        drawn.clear()  # the longest names the setup takes share the header whole
+        dash.render(dataclasses.replace(over[2], team="peloton_blue", winners=("ineos_grenad",)), blink_on=False)
+        assert "PELOTON_BLUE" in drawn and "ineos_grenad won" in drawn
+    finally:
+        dash.fit_text = real
+    points = {v.team: v.points for v in over}
+    assert f"Tour won by {winner} with {points[winner]} pts;" in over[0].news

@@ -269,6 +269,8 @@ def test_the_team_that_lost_the_tie_for_the_tour_is_not_shown_first_too() -> Non
     ok(m, rnd(("blue.sprinteur", 5), ("red.rouleur", 1)), rnd(("red.sprinteur", 4), ("blue.rouleur", 0)))
     assert {t.name: t.points for t in m.state.teams} == {"red": 6, "blue": 6} and m.state.winners == ("blue",)
     assert {v.team: (v.rank, v.winner) for v in m.views()} == {"blue": (1, True), "red": (2, False)}
+    # every screen is told why red, with as many points, is second (a walkthrough: nothing said it)
+    assert "Tour won by blue (6 pts, as red: better place in the last stage)" in m.views()[0].news
 
 
 def test_equal_points_share_a_place_while_the_tour_goes_on() -> None:
