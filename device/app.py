@@ -351,6 +351,10 @@ class App:
             # "recorded: Cancel… › Cancel HAZARD" is stale once anything newer is: it hid the footer's gear
             # through three gear changes (a choice in a list posts its own again, App._take)
             self.withdraw("recorded")
+            if command.type != "undo":
+                # "UNDONE: … › End round › No pack" stood on after the round was ended again, its tail "pack" read
+                # as what was just recorded: once the table decides again, the undo is history
+                self.withdraw("undone")
             if command.type == "undo" and self.vision is not None:
                 self.vision.log_rewound(self.turn().views)
         else:

@@ -627,3 +627,20 @@ def test_news_is_the_last_decisions_and_goes_with_the_next_one() -> None:
     assert not [n for n in app.notices if n.kind == "news"]  # a card played: nothing settled yet
     assert app.apply(Command.from_json({"type": "roll", "die": 1}), now=2.0).accepted
     assert [n.text for n in app.notices if n.kind == "news"] == ["USSR reached box 3 Man in Space first: +2 VP"]
+
+
+def test_an_undo_notice_goes_when_the_table_decides_again() -> None:
+    """Grand Tour walkthrough: End round › No pack, BACK, End round › No pack again — every footer still read
+    "pack", the tail of "UNDONE: Who crossed the line › End round › No pack", as if a pack had been recorded."""
+    from device.app import App
+    from games import grand_tour
+    from games.core import Match
+
+    match = Match.begin(grand_tour.GAME, {"teams": ["red", "blue"], "stages": 2, "specialties": False})
+    app = App(grand_tour, match, buttons=ScriptedButtons(), displays=Screens(), clock=lambda: 0.0)
+    assert app.apply(Command("cross", {"rider": "red.sprinteur", "squares": 1}), now=0.0).accepted
+    assert app.apply(Command("end_round", {"pack": False}), now=0.5).accepted
+    app.undo(1, 1.0)
+    assert [n.kind for n in app.notices if n.kind == "undone"] == ["undone"]
+    assert app.apply(Command("end_round", {"pack": False}), now=1.5).accepted
+    assert not [n for n in app.notices if n.kind == "undone"]
