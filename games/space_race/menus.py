@@ -46,7 +46,8 @@ def die_request(side: str | None = None, box: int | None = None) -> DiceRequest:
 
 
 def _sides(kind: str) -> list[Choice]:
-    return [leaf(s, Command(kind, {"side": s})) for s in SIDES]
+    # taken, the cursor does not stay on the side: one more OK granted a second extra attempt (a walkthrough)
+    return [leaf(s, Command(kind, {"side": s}), once=True) for s in SIDES]
 
 
 def _likeliest_attempt(state: SpaceRaceState) -> str | None:

@@ -520,3 +520,15 @@ def test_a_dice_page_under_a_long_path_says_its_last_choice_readably(tmp_path: P
     page = t.app.page_for("Ana", views["Ana"], 0.0, True)
     assert page.title == "Cy first" and page.label == "Ana's 4 movement dice"
     t.close()
+
+
+def test_a_space_race_events_extra_attempt_is_not_granted_twice_by_one_more_ok(tmp_path: Path) -> None:
+    """A walkthrough: after "Extra attempt (event) › USSR" the cursor stayed on USSR, the list open and reading the
+    same: one more OK granted a second extra attempt. It goes back to the branch, closed."""
+    g = Panel(tmp_path, "space_race")
+    g.press("ok")  # Begin turn 1
+    assert g.choose("Extra attempt (event)", "USSR") == {"type": "grant_attempt", "side": "USSR"}
+    assert g.highlighted == ("Extra attempt (event)",)
+    assert g.press("ok") == []  # opens the list again: nothing recorded
+    assert g.match.state.side("USSR").granted == 1
+    g.close()
