@@ -167,6 +167,20 @@ def faces_of(request: DiceRequest, die_types: dict[str, Sequence[Any]] | None) -
     return tuple(dict.fromkeys(faces))
 
 
+def _labels_now(choices: Sequence[Choice], path: Sequence[str]) -> tuple[str, ...]:
+    """``path`` with each label as the menu has it: a label given without its reading ("Turn" for "Turn ·
+    trivial", a script's or the demo's path) is the choice of that name when one has it; else left as given."""
+    out: list[str] = []
+    for label in path:
+        match = next((c for c in choices if c.label == label), None)
+        if match is None:
+            named = [c for c in choices if choice_name(c.label) == label]
+            match = named[0] if len(named) == 1 else None
+        out.append(match.label if match is not None else label)
+        choices = match.children if match is not None else ()
+    return tuple(out)
+
+
 def plan(cursor: MenuCursor, path: Sequence[str], *, reopened: bool = False) -> list[str] | None:
     """The presses that take ``cursor`` (as it is now) to the choice at ``path`` and take it: ``"back"``
     up to the list in common, ``"select"`` / ``"select_long"`` along each list, ``"ok"`` at each level, and
@@ -178,6 +192,7 @@ def plan(cursor: MenuCursor, path: Sequence[str], *, reopened: bool = False) -> 
     top = cursor.levels[0].choices
     if not top:
         return None
+    path = _labels_now(top, path)
     advance = cursor.menu.advance
     if (not cursor.trail or reopened) and advance:
         first = next((c for c in top if c.label == advance[0]), None)

@@ -26,7 +26,7 @@ from games.core.table_input import (FIRST_LEVEL_MAX, READING_SEP, Choice, DiceRe
                                     roll)
 from games.gaslands import rules
 from games.gaslands.chart import TEMPLATES, template_status
-from games.gaslands.state import GaslandsState, SkidFace, Step, Vehicle, name_for_owner
+from games.gaslands.state import GaslandsState, SkidFace, Step, TemplateStatus, Vehicle, name_for_owner
 
 #: How the step is named at the top of the menu (a 128-pixel line).
 TITLES: dict[str, str] = {
@@ -176,8 +176,20 @@ def _table(state: GaslandsState, commands: Sequence[str], cars: Sequence[Vehicle
     return branch("Table…", kids)
 
 
+#: A template's icon under the vehicle's gear, said after its name: "trivial (gives one free SHIFT result) or
+#: hazardous (the vehicle gains one extra hazard token)" — the chart is the owner's, the screen the only place a
+#: player reads it (a walkthrough: "Turn" read the same in gear 1, trivial, and gear 4, hazardous)
+ICON_WORDS = {TemplateStatus.TRIVIAL: "trivial", TemplateStatus.HAZARDOUS: "hazardous"}
+
+
+def _icon(status: TemplateStatus | None) -> str:
+    return f"{READING_SEP}{ICON_WORDS[status]}" if status in ICON_WORDS else ""
+
+
 def _templates(state: GaslandsState, v: Vehicle) -> list[Choice | None]:
-    usable = [t for t in TEMPLATES if template_status(t, v.gear, dict(state.chart), full_throttle=v.full_throttle).usable]
+    chart = dict(state.chart)
+    status = {t: template_status(t, v.gear, chart, full_throttle=v.full_throttle) for t in TEMPLATES}
+    usable = [t for t in TEMPLATES if status[t].usable]
     edges = ("front", "rear") if v.gear == 1 else ("front",)
 
     def variants(t: str, straight: bool) -> list[Choice]:
@@ -192,7 +204,8 @@ def _templates(state: GaslandsState, v: Vehicle) -> list[Choice | None]:
                 if edge == "rear":
                     args["edge"] = "rear"
                     words.append("reverse")
-                out.append(leaf(", ".join(words), Command("choose_template", args)))
+                out.append(leaf(", ".join(words) + (_icon(status[t]) if straight else ""),
+                                Command("choose_template", args)))
         return out
 
     only = len(usable) == 1
@@ -203,7 +216,7 @@ def _templates(state: GaslandsState, v: Vehicle) -> list[Choice | None]:
         out.append(branch("Straights", straights, default=only))
     for t in usable:
         if t not in STRAIGHTS:
-            out.append(branch(template_name(t), variants(t, False), default=only))
+            out.append(branch(template_name(t) + _icon(status[t]), variants(t, False), default=only))
     return out
 
 
@@ -344,7 +357,8 @@ def menu(state: GaslandsState) -> Menu:
         title = f"1.4 Spend {left} SHIFT" if left else "1.4 No SHIFT left"
         status = _shift_status(active, [f.value for f in act.uncancelled])
     if step == Step.PLACE_TEMPLATE.value and act is not None and act.template is not None:
-        status = f"place: {rules.placed_words(act)}"  # which template, hand and edge (the title says only 1.2)
+        # which template, hand and edge (the title says only 1.2), and its icon in this gear
+        status = f"place: {rules.placed_words(act)}{_icon(act.status)}"
     if step == Step.WIPEOUT_TURN.value and act is not None and act.flipping is not None:
         title = f"3 Turn {state.vehicle(act.flipping[0]).name}"  # the turner's menu said only "3 Wipeout"
     # the flip check's odds and what a flip does, which only the log's prompt said ("flip check d6", "Flip

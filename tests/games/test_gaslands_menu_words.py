@@ -276,3 +276,23 @@ def test_push_it_offers_any_number_of_the_skid_dice() -> None:
     assert [c.label for c in some.children] == ["2 dice", "3 dice", "4 dice"]
     assert all(len(c.children) <= FIRST_LEVEL_MAX for c in some.children)
     assert "2 HAZARD + SPIN" in [c.label for c in some.children[1].children]
+
+
+def test_a_templates_icon_in_the_vehicles_gear_is_said_after_its_name() -> None:
+    """"Under each permitted gear the template shows an icon: trivial (gives one free SHIFT result) or hazardous
+    (the vehicle gains one extra hazard token)" — a walkthrough: "Turn" read the same in gear 1 and in gear 4, and
+    a hazard token came from a Hard with nothing saying why. The chart is the owner's; the list says its icon."""
+    from gaslands_helpers import setup
+
+    options = setup(("Alice", ["buggy"]), ("Bob", ["truck"]))
+    options["chart"] = {"short_straight": ["trivial", "permitted", "hazardous", "permitted", "permitted", "permitted"]}
+    t = Table(options=options)
+    t.patch("alice-1", gear=3)
+    labels = _labels(t)
+    assert "Turn" in labels and "Turn · trivial" not in labels  # permitted in gear 3: no icon
+    straights = next(c for c in menu(t.state).choices if c.label == "Straights")
+    assert [c.label for c in straights.children][0] == "Short · hazardous"
+    t.patch("alice-1", gear=4)
+    assert "Turn · hazardous" in _labels(t)
+    t.ok("choose_template", template="turn", hand="left")
+    assert menu(t.state).status.startswith("place: Turn, left · hazardous")
