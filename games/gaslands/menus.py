@@ -238,7 +238,9 @@ def _shifts(state: GaslandsState, v: Vehicle, commands: Sequence[str]) -> list[C
     elif "end_shifts" in commands:
         out.append(leaf("Carry on", Command("end_shifts"), default=True))
     if "push_it" in commands:
-        out.append(branch("Push it…", _push_it(state)))
+        # its price on the line: "take one hazard token to re-roll any number of skid dice once" (the list said
+        # which dice, never the token a walkthrough saw appear)
+        out.append(branch(f"{PUSH_IT}{READING_SEP}+1 hazard", _push_it(state)))
     return out
 
 
@@ -246,6 +248,9 @@ def _skid_die(state: GaslandsState) -> tuple[str, tuple[tuple[Any, str], ...]]:
     if state.settings.skid_dice == "d6":
         return "d6", tuple(state.settings.d6_faces)
     return "skid", ()
+
+
+PUSH_IT = "Push it…"
 
 
 def _push_it(state: GaslandsState) -> list[Choice | None]:

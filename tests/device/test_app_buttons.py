@@ -309,13 +309,13 @@ def test_gaslands_push_it_with_the_buttons(tmp_path: Path) -> None:
     g.choose("Straights", "Short")
     g.press("next")
     assert g.type_dice(["SHIFT", "HAZARD", "SLIDE"])[0]["type"] == "skid_roll"
-    assert g.under("Push it…") == ["Re-roll non-SHIFT", "Re-roll all", "Re-roll one HAZARD", "Re-roll one SLIDE"]
-    assert g.go("Push it…", "Re-roll non-SHIFT") == [] and g.app.entry is not None
+    assert g.under("Push it… · +1 hazard") == ["Re-roll non-SHIFT", "Re-roll all", "Re-roll one HAZARD", "Re-roll one SLIDE"]
+    assert g.go("Push it… · +1 hazard", "Re-roll non-SHIFT") == [] and g.app.entry is not None
     assert g.app.entry.request.count == 2  # the 2 non-SHIFT dice
     assert g.type_dice(["SHIFT", "SPIN"]) == [{"type": "push_it", "reroll": [1, 2], "faces": ["SHIFT", "SPIN"]}]
     act = g.match.state.activation
     assert act.pushed and g.match.state.vehicle("rust").hazards == 1
-    assert "Push it…" not in g.top  # once per activation
+    assert "Push it… · +1 hazard" not in g.top  # once per activation
     g.close()
 
 

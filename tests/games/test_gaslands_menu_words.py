@@ -230,7 +230,7 @@ def test_push_it_on_the_buttons_re_rolls_one_die_of_a_result_too() -> None:
     t = Table()
     t.to_skid_check("gentle")
     t.ok("skid_roll", faces=["SHIFT", "HAZARD", "SPIN"])
-    push = next(c for c in GAME.menu(t.state).choices if c.label == "Push it…")
+    push = next(c for c in GAME.menu(t.state).choices if c.label == "Push it… · +1 hazard")
     assert [c.label for c in push.children] == ["Re-roll non-SHIFT", "Re-roll all", "Re-roll one HAZARD",
                                                 "Re-roll one SPIN"]
     roll = next(c for c in push.children if c.label == "Re-roll one SPIN").dice
@@ -258,7 +258,7 @@ def test_push_it_offers_any_number_of_the_skid_dice() -> None:
     t = Table(("Eve", ["buggy"]), ("Bob", ["car"]))
     t.to_skid_check("gentle")
     t.ok("skid_roll", faces=["HAZARD", "SPIN", "SLIDE", "SHIFT"])
-    push = next(c for c in GAME.menu(t.state).choices if c.label == "Push it…")
+    push = next(c for c in GAME.menu(t.state).choices if c.label == "Push it… · +1 hazard")
     some = next(c for c in push.children if c.label == "Re-roll some…")
     assert [c.label for c in some.children] == ["SPIN + SLIDE", "HAZARD + SLIDE", "HAZARD + SPIN"]
     roll = next(c for c in some.children if c.label == "SPIN + SLIDE").dice
@@ -271,7 +271,7 @@ def test_push_it_offers_any_number_of_the_skid_dice() -> None:
     b = Table(("Eve", ["bike"]), ("Bob", ["car"]))
     b.to_skid_check("gentle")
     b.ok("skid_roll", faces=["HAZARD", "HAZARD", "SPIN", "SPIN", "SLIDE"])
-    push = next(c for c in GAME.menu(b.state).choices if c.label == "Push it…")
+    push = next(c for c in GAME.menu(b.state).choices if c.label == "Push it… · +1 hazard")
     some = next(c for c in push.children if c.label == "Re-roll some…")
     assert [c.label for c in some.children] == ["2 dice", "3 dice", "4 dice"]
     assert all(len(c.children) <= FIRST_LEVEL_MAX for c in some.children)
