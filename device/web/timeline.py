@@ -114,6 +114,8 @@ def describe(event: Event, vehicles: Mapping[str, str] | None = None) -> str:
     values in words ("touch move no", "short straight"), a car by its name (``vehicles``: id → name)."""
     name = event.type.replace("_", " ")
     data = dict(event.data)
+    if event.type == "told" and isinstance(data.get("text"), str):  # what a decision settled, in words already
+        return data["text"] if len(data["text"]) <= 160 else data["text"][:159] + "…"
     if event.type == "game_started":
         players = data.get("players")
         names = [p.get("name") for p in players if isinstance(p, dict)] if isinstance(players, list) else []

@@ -142,8 +142,7 @@ def _cars(label: str, cars: Sequence[Vehicle], make: Callable[[Vehicle], Command
                             for owner in owners)])
 
 
-#: The kinds of collision as the rulebook names them (``rules.SMASH_KINDS``).
-SMASH_WORDS = {"head_on": "Head-on", "t_bone": "T-bone", "sideswipe": "Sideswipe", "tailgate": "Tailgate"}
+SMASH_WORDS = rules.COLLISION_WORDS
 
 
 def _smash(state: GaslandsState, mover: Vehicle, other: Vehicle) -> list[Choice | None]:

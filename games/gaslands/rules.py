@@ -358,7 +358,14 @@ def evolve(state: GaslandsState | None, event: Event) -> GaslandsState:
         for vid in (d["vehicle"], d["other"]):
             v = s2.vehicle(vid)
             s2 = _set_vehicle(s2, vid, hazards=v.hazards + d["hazards_each"])
-        return s2
+        # the other car's owner is told too (they saw two pips fill in; the kind and dice were the mover's alone)
+        how = (f" ({COLLISION_WORDS.get(d['kind'], d['kind'])} · {d['smash_dice']} smash dice"
+               + (" ± weight" if d.get("weight_dice") == "unknown" else "") + ")") if d.get("kind") else ""
+        evaded = ", both evaded" if d["both_evaded"] else ""
+        return replace(s2, news=f"{state.vehicle(d['vehicle']).name} crashed into {state.vehicle(d['other']).name}"
+                                f"{how}{evaded}: +{d['hazards_each']} hazard each")
+    if t == "told":  # what the decision settled, said last (its events' own words would be cleared by the next)
+        return replace(state, news=d["text"])
     if t == "hits_taken":
         v = state.vehicle(d["vehicle"])
         s2 = _set_vehicle(state, v.id, hull=max(0, v.hull - d["count"]))
@@ -985,6 +992,8 @@ def _collision(draft: _Draft, cmd: Command) -> None:
 #: after tokens went unrecorded.  The bound only refuses a mistyped count.
 MAX_HAZARDS_GAINED = 30
 SMASH_KINDS = ("head_on", "t_bone", "sideswipe", "tailgate")
+#: The kinds of collision as the rulebook names them.
+COLLISION_WORDS = {"head_on": "Head-on", "t_bone": "T-bone", "sideswipe": "Sideswipe", "tailgate": "Tailgate"}
 
 
 def smash_dice(kind: str, mover_gear: int, other_gear: int) -> int:
@@ -1075,14 +1084,22 @@ def _flip_check(draft: _Draft, cmd: Command) -> None:
     vid, old_gear = act.flipping
     flipped = die < old_gear
     draft.emit("flip_checked", vehicle=vid, die=die, old_gear=old_gear, flipped=flipped)
+    name = draft.state.vehicle(vid).name
     if flipped:
         if not draft.state.vehicle(vid).wrecked:
             draft.emit("hits_taken", vehicle=vid, count=2, cause="flip")
         # wrecked by those hits, it is not moved (a wreck takes no further part), but the step stays for the
         # table to see it and confirm: the prompt and the menu say "wrecked: no further move"
         draft.emit("step_entered", step=Step.WIPEOUT_MOVE.value)
+        after = ("WRECKED" if draft.state.vehicle(vid).wrecked
+                 else f"hull {draft.state.vehicle(vid).hull}, moved a Medium Straight")
+        told = f"{name} FLIPS ({die} below gear {old_gear}): 2 hits · {after}"
     else:
         _next_wipeout(draft)
+        told = f"{name} does not flip ({die}, not below gear {old_gear})"
+    # every screen is told (the flipped car's owner alone read "2 hits + Medium Straight"; a car that did not flip
+    # went on with no word)
+    draft.emit("told", text=told)
 
 
 def _skip_phase(draft: _Draft, cmd: Command) -> None:
