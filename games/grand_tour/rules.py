@@ -232,13 +232,17 @@ class GrandTourGame:
         if event.type == "specialty_kept":
             teams = tuple(replace(t, kept=d["card"]) if t.name == d["team"] else t for t in state.teams)
             riders = tuple(replace(r, specialty=d["card"]) if r.id == d["rider"] else r for r in state.riders)
-            return replace(state, teams=teams, riders=riders,
-                           note=f"{rider_label(d['rider'])} takes specialty {state.card(d['card']).name}")
+            # every team is told who took what (the keeping team's screen went straight to its dashboard)
+            took = f"{rider_label(d['rider'])} takes specialty {state.card(d['card']).name}"
+            return replace(state, teams=teams, riders=riders, note=took, news=took)
         if event.type == "stage_started":
             riders = tuple(replace(r, crossed=False) for r in state.riders)
             # the last rider's exhaustion count starts the stage in the same decision: its news stands
+            # and the start line's order (fewest points first), which no screen said
+            start = f"Stage {d['stage']} start line: {', '.join(d['start_order'])}" if d["stage"] > 1 else ""
             return replace(state, phase=Phase.RACING, stage=d["stage"], round=0, order=(), riders=riders,
-                           start_order=tuple(d["start_order"]), note=f"stage {d['stage']}: race", news=told)
+                           start_order=tuple(d["start_order"]), note=f"stage {d['stage']}: race",
+                           news="; ".join(w for w in (told, start) if w))
         if event.type == "crosser_named":
             return replace(state, crossing=d["rider"], note=f"{d['rider']} crossed: squares past the line?")
         if event.type == "crossing_entered":

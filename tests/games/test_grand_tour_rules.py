@@ -300,8 +300,11 @@ def test_specialties_deal_two_keep_one_assign_to_a_rider() -> None:
     assert "rouleur" in refused(m, {"type": "keep_specialty", "team": "red", "card": "2", "rider": "captain"})
     ok(m, {"type": "keep_specialty", "team": "red", "card": "2", "rider": "sprinteur"})
     assert m.state.phase.value == "specialties"
+    # every team is told who took what (the keeping team's screen went straight to its dashboard)
+    assert {v.news for v in m.views()} == {"red Sprinteur takes specialty Specialty 2"}
     ok(m, {"type": "keep_specialty", "team": "blue", "card": "3", "rider": "rouleur"})
     assert m.state.phase.value == "racing" and m.state.stage == 1
+    assert {v.news for v in m.views()} == {"blue Rouleur takes specialty Specialty 3"}  # stage 1: no start line
     assert m.state.rider("red.sprinteur").specialty == "2" and m.state.rider("red.rouleur").specialty is None
     assert m.live_events()[-2].data["discarded"] == "4"
     with pytest.raises(Illegal, match="9 cards"):
@@ -568,4 +571,6 @@ def test_a_stages_points_the_cards_kept_and_the_winner_are_news_for_every_team()
     for rider in ("red.sprinteur", "blue.rouleur", "blue.sprinteur", "green.rouleur"):
         ok(m, {"type": "exhaustion", "rider": rider, "cards": 2})
     ok(m, {"type": "exhaustion", "rider": "green.sprinteur", "cards": 5})  # the last: stage 2 starts with it
-    assert m.state.stage == 2 and {v.news for v in m.views()} == {"green Sprinteur keeps 3 of 5 exhaustion cards"}
+    # and the next stage's start line, fewest points first, which no screen said (a walkthrough)
+    assert m.state.stage == 2 and {v.news for v in m.views()} == {
+        "green Sprinteur keeps 3 of 5 exhaustion cards; Stage 2 start line: green, blue, red"}
