@@ -28,7 +28,8 @@ from itertools import combinations
 from statistics import median
 
 from games.core import Command
-from games.core.table_input import accepted_by, FIRST_LEVEL_MAX, Choice, Menu, branch, keep_legal, leaf, leaves
+from games.core.table_input import (FIRST_LEVEL_MAX, READING_SEP, Choice, Menu, accepted_by, branch, keep_legal, leaf,
+                                    leaves)
 from games.grand_tour.rules import GAME, SPECIALTIES_DEALT
 from games.grand_tour.state import ROLES, GrandTourState, Phase, rider_label
 
@@ -109,9 +110,11 @@ def _crossers(state: GrandTourState, legal: Callable[[Command], bool]) -> Menu:
     if len(state.open_round) == 1:
         ends.append(leaf("End round", Command("end_round", {"pack": False}), default=True))
     elif state.open_round:
+        # what each means, on its line: "if all the riders who crossed this round are linked in one unbroken
+        # chain, they all get the same time as the first" (a walkthrough: "Pack" was the default, unexplained)
         ends.append(Choice("End round", default=True, children=(
-            leaf("Pack", Command("end_round", {"pack": True}), default=True),
-            leaf("No pack", Command("end_round", {"pack": False})),
+            leaf(f"Pack{READING_SEP}all 1st's time", Command("end_round", {"pack": True}), default=True),
+            leaf(f"No pack{READING_SEP}own times", Command("end_round", {"pack": False})),
         )))
     teams = [(t.name, [r.id for r in racing if r.team == t.name]) for t in state.teams]
     choices = keep_legal(_fold_teams([(t, rids) for t, rids in teams if rids], ends), legal)
@@ -172,8 +175,8 @@ def _squares(state: GrandTourState, legal: Callable[[Command], bool]) -> Menu:
     # "5+…" holds 5 and up, each its own: all count as five rows, but the farther rider finishes ahead (entered in
     # any order, two riders both past 5 were ordered as they were entered)
     top = cap + SQUARES_BEYOND - 1
-    beyond = [leaf(f"{n}+" if n == top else str(n), Command("cross", {"squares": n}),
-                   default=n == min(start, top)) for n in range(cap, top + 1)]
+    beyond = [leaf((f"{n}+" if n == top else str(n)) + (f"{READING_SEP}counts {cap}" if n > cap else ""),
+                   Command("cross", {"squares": n}), default=n == min(start, top)) for n in range(cap, top + 1)]
     choices = keep_legal([
         *(leaf(str(n), Command("cross", {"squares": n}), default=n == start) for n in range(0, cap)),
         branch(f"{cap}+…", beyond, default=start >= cap),

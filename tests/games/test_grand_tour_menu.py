@@ -123,7 +123,9 @@ def test_a_crosser_is_named_then_its_squares_follow() -> None:
     take(m, "blue Sprinteur")
     menu = check_menu(m.state)
     assert (menu.title, menu.status) == ("Squares past the line", "blue Sprinteur")
-    assert labels(menu) == ["0", "1", "2", "3", "4", "5+… > 5", "5+… > 6", "5+… > 7", "5+… > 8+"]
+    # past 5 each says it counts as 5 ("up to 5 squares": a walkthrough read "5+… › 6" as six rows)
+    assert labels(menu) == ["0", "1", "2", "3", "4", "5+… > 5", "5+… > 6 · counts 5", "5+… > 7 · counts 5",
+                            "5+… > 8+ · counts 5"]
     assert find_leaf(menu, Command("cross", {"squares": 2})).presses == cheapest_press(menu)  # type: ignore[union-attr]
     assert GAME.prompt(m.state).awaits == "squares"
     take(m, "3")
@@ -132,14 +134,18 @@ def test_a_crosser_is_named_then_its_squares_follow() -> None:
     assert "blue Sprinteur" not in labels(menu) and menu.status == "blue Sprinteur +3"  # whose +3
     take(m, "red Rouleur")
     menu = check_menu(m.state)
-    assert labels(menu) == ["0", "1", "2", "3", "4", "5+… > 5", "5+… > 6", "5+… > 7", "5+… > 8+"]  # a rider moved later may go farther
+    # a rider moved later may go farther; past 5 each says it counts as 5 ("up to 5 squares")
+    assert labels(menu) == ["0", "1", "2", "3", "4", "5+… > 5", "5+… > 6 · counts 5", "5+… > 7 · counts 5",
+                            "5+… > 8+ · counts 5"]
     assert [c.label for c in menu.choices if c.default] == ["3"]
     take(m, "3")
     menu = check_menu(m.state)
     assert menu.status == "red Rouleur +3 (2 in)"  # the count too, where the line has room
     end = next(c for c in menu.choices if c.label == "End round")
-    assert end.default and [(c.label, c.default) for c in end.children] == [("Pack", True), ("No pack", False)]
-    take(m, "End round", "Pack")
+    # each says what it means ("…in one unbroken chain, they all get the same time as the first")
+    assert end.default and [(c.label, c.default) for c in end.children] == [("Pack · all 1st's time", True),
+                                                                            ("No pack · own times", False)]
+    take(m, "End round", "Pack · all 1st's time")
     assert m.state.order == ("blue.sprinteur", "red.rouleur") and m.state.open_round == ()
 
 
@@ -151,8 +157,9 @@ def test_five_or_more_squares_count_as_five_but_order_the_crossers() -> None:
     take(m, "red Rouleur")
     take(m, "5+…", "5")
     take(m, "blue Rouleur")
-    assert labels(check_menu(m.state))[-4:] == ["5+… > 5", "5+… > 6", "5+… > 7", "5+… > 8+"]
-    take(m, "5+…", "7")
+    assert labels(check_menu(m.state))[-4:] == ["5+… > 5", "5+… > 6 · counts 5", "5+… > 7 · counts 5",
+                                                "5+… > 8+ · counts 5"]
+    take(m, "5+…", "7 · counts 5")
     assert m.state.open_round == (("blue.rouleur", 7), ("red.rouleur", 5))
 
 
