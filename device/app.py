@@ -441,7 +441,8 @@ class App:
             # said when undone: the menu's title names whose step it was ("red Rouleur › 21-25 cards › 25",
             # not "21-25 cards › 25"), and a roll its dice ("Roll the die: 2")
             who = t.menu.player
-            title = f"{who}: {t.menu.title}" if who and who not in t.menu.title else t.menu.title
+            named = choice_name(t.menu.title)  # a title's reading is for the page ("Roll d6 · no event")
+            title = f"{who}: {named}" if who and who not in named else named
             # the whole path: its last two words alone lost whose vehicle it was and what was done ("Medium car ›
             # Ended on it" was Cy's, met by Ana's move; "Dee › Medium car" was a scroll taking two off); a long
             # notice turns in pieces on the screens

@@ -66,7 +66,9 @@ def menu(state: SpaceRaceState) -> Menu:
         nxt = state.next_box(state.pending.side)
         assert nxt is not None
         request = die_request(state.pending.side, nxt.number)
-        return Menu(title="Roll the d6", choices=(roll(ROLL_LABEL, request, default=True),), advance=(ROLL_LABEL,),
+        # the title says the card's event does not happen ("A card played to the Space Race never triggers its
+        # event"): the roller's screen said it nowhere, the idle dashboard alone did
+        return Menu(title="Roll d6 · no event", choices=(roll(ROLL_LABEL, request, default=True),), advance=(ROLL_LABEL,),
                     player=state.pending.side, status=f"Box {nxt.number}: {nxt.roll_text} succeeds", dice=request)
     if not state.in_turn:
         choices = keep_legal([

@@ -571,7 +571,7 @@ def test_an_undone_roll_says_whose_it_was_and_its_dice() -> None:
     app.finish_entry(clock[0])
     assert app.match.state.side("USSR").box == 1
     press("back")
-    assert [n.text for n in app.notices if n.kind == "undone"] == ["UNDONE: USSR: Roll the d6 › Roll the die: 2"]
+    assert [n.text for n in app.notices if n.kind == "undone"] == ["UNDONE: USSR: Roll d6 › Roll the die: 2"]
 
 
 def test_an_attacks_hits_evaded_and_hull_left_are_told_on_every_screen() -> None:

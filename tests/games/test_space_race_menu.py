@@ -134,7 +134,8 @@ def test_a_side_without_attempts_left_has_no_attempt_and_end_turn_becomes_the_de
 def test_after_an_attempt_without_its_die_the_d6_is_awaited_and_the_default() -> None:
     m = _match({"type": "begin_turn"}, {"type": "attempt", "side": "USSR", "ops": 2})
     menu = check_menu(m.state)
-    assert (menu.title, menu.player, menu.status) == ("Roll the d6", "USSR", "Box 1: 1-3 succeeds")
+    # the card's event does not happen: said on the roller's screen ("never triggers its event")
+    assert (menu.title, menu.player, menu.status) == ("Roll d6 · no event", "USSR", "Box 1: 1-3 succeeds")
     assert menu.dice is not None and menu.dice.label == "USSR d6, box 1"  # whose roll, for which box
     assert [c.label for c in menu.choices] == ["Roll the die"]
     assert menu.dice.command([2]) == Command("roll", {"die": 2})
