@@ -403,6 +403,7 @@ class _Draft:
         self.state = state
         self.events: list[Event] = []
         self.refused: str | None = None
+        self.said: list[str] = []  # what every screen is told of this decision, after its consequences
 
     def emit(self, kind: str, /, **data: Any) -> GaslandsState:
         event = Event(kind, data)
@@ -410,7 +411,14 @@ class _Draft:
         self.state = evolve(self.state, event)
         return self.state
 
+    def tell(self, text: str) -> None:
+        """Say ``text`` on every screen once the decision's events are in: said by the event that settles it,
+        it was cleared by the events that follow from it (a flip's hits, the next activation)."""
+        self.said.append(text)
+
     def done(self, refused: str | None = None) -> Decision:
+        if self.said:
+            self.emit("told", text="; ".join(self.said))
         return Decision(tuple(self.events), refused)
 
 
@@ -463,6 +471,8 @@ def _next_phase(draft: _Draft, **extra: Any) -> None:
         pole = _pole_to(s)
     rnd, phase = (s.round + 1, 1) if end_of_round else (s.round, s.phase + 1)
     draft.emit("gear_phase_started", round=rnd, phase=phase, pole=pole, turn=pole, **extra)
+    if end_of_round:  # no screen showed the round, and nothing said a new one began
+        draft.tell(f"Round {rnd} begins: pole {s.players[pole]}")
 
 
 def _advance(draft: _Draft, after_seat: int | None) -> None:
@@ -1099,7 +1109,7 @@ def _flip_check(draft: _Draft, cmd: Command) -> None:
         told = f"{name} does not flip ({die}, not below gear {old_gear})"
     # every screen is told (the flipped car's owner alone read "2 hits + Medium Straight"; a car that did not flip
     # went on with no word)
-    draft.emit("told", text=told)
+    draft.said.insert(0, told)  # before a new round it led to
 
 
 def _skip_phase(draft: _Draft, cmd: Command) -> None:

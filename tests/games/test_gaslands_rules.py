@@ -1462,3 +1462,20 @@ def test_two_vehicles_with_one_name_are_refused():
         GAME.start(options)
     options["players"][1]["vehicles"][0]["name"] = "Interceptor II"
     assert GAME.start(options)
+
+
+def test_a_new_round_is_told_on_every_screen():
+    """"A round is six gear phases" — a walkthrough: no screen showed the round and nothing said a new one
+    began (the dashboards say only "ph1"). The decision that starts it tells every screen, with who has pole."""
+    t = Table()
+    for _ in range(2):  # Alice's Buggy and Bob's Truck, gear 1: phase 1 only, then the round is over
+        t.ok("choose_template", template="gentle", hand="left")
+        t.ok("place_template")
+        t.ok("skid_roll", faces=[])
+        while GAME.prompt(t.state).awaits != "template":
+            t.ok("confirm")
+    assert (t.state.round, t.state.phase) == (2, 1)
+    assert t.state.news == "Round 2 begins: pole Bob"
+    assert t.events[-1].type == "told"  # said after the round's gear phases and the first activation
+    t.ok("choose_template", template="gentle", hand="left")
+    assert t.state.news == ""
