@@ -16,7 +16,7 @@ from games.thunder_road.consequences import Draft, follow_up
 from games.thunder_road.damage import decide_damage, decide_ignite
 from games.thunder_road.evolve import evolve
 from games.thunder_road.fire import decide_fire, decide_fire_ruling
-from games.thunder_road.movement import decide_finish, decide_met, decide_move, decide_scroll
+from games.thunder_road.movement import decide_finish, decide_met, decide_move, decide_off, decide_scroll
 from games.thunder_road.state import Step, ThunderRoadState
 from games.thunder_road.turn import (
     decide_assign,
@@ -38,6 +38,7 @@ DECIDERS: dict[str, Callable[[ThunderRoadState, Command], list[Event]]] = {
     "fire_ruling": decide_fire_ruling,
     "met": decide_met,
     "move": decide_move,
+    "off": decide_off,
     "scroll": decide_scroll,
     "finish": decide_finish,
     "bump": decide_bump,
@@ -64,6 +65,7 @@ COMMAND_FIELDS: dict[str, tuple[str, ...]] = {
     "fire_ruling": ("effect", "moves"),
     "met": ("vehicle", "at"),
     "move": ("spaces", "occupied"),
+    "off": ("vehicle",),
     "scroll": ("eliminated",),
     "finish": (),
     "bump": ("bump", "direction"),

@@ -156,9 +156,17 @@ def _fold(state: ThunderRoadState, event: Event) -> ThunderRoadState:
             return replace(state, step=Step.BUMP, bumps=bumps, note=note + f": {len(bumps)} bump(s)")
         return replace(state, note=note)
 
+    if t == "rear_named":
+        turn = state.turn
+        assert turn is not None
+        return replace(state, turn=replace(turn, off_rear=turn.off_rear + (d["vehicle"],)),
+                       note=f"{vehicle_words(state, d['vehicle'])} is on the rear tile the scroll removes")
+
     if t == "board_scrolled":
         for vid in d["eliminated"]:
             state = replace_vehicle(state, vid, eliminated=True)
+        if state.turn is not None and state.turn.off_rear:
+            state = replace(state, turn=replace(state.turn, off_rear=()))
         board = replace(state.board, lead=state.board.lead + 1)
         gone = ", ".join(vehicle_words(state, vid) for vid in d["eliminated"]) or "nobody"
         return replace(state, board=board, note=f"road scrolled: tile {d['lead']} leads; eliminated: {gone}")

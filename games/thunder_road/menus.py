@@ -21,7 +21,7 @@ from typing import Any
 
 from games.core import Command
 from games.core.table_input import (
-    READING_SEP, Choice, DiceRequest, Menu, accepted_by, branch, keep_legal, leaf, roll,
+    FIRST_LEVEL_MAX, READING_SEP, Choice, DiceRequest, Menu, accepted_by, branch, keep_legal, leaf, roll,
 )
 from games.thunder_road import rules
 from games.thunder_road.bumps import reroll_owners
@@ -77,6 +77,8 @@ def _moving_status(state: ThunderRoadState, who: str) -> str:
               for passed, at, vid in met_on_the_way(state)]
     if state.road_roll is not None and state.road_roll[0] == turn.vehicle:  # the face entered, on the screen
         parts.append(f"Road die {state.road_roll[1]}")
+    if turn.off_rear:  # named as on the rear tile the scroll removes
+        parts.append("off at the scroll: " + ", ".join(_short_name(state, vid, who) for vid in turn.off_rear))
     return " · ".join(parts)
 
 
@@ -275,12 +277,28 @@ def _move(state: ThunderRoadState, commands: Sequence[str]) -> list[Choice | Non
             return branch(name, _by_player(state, rest, who, lambda v, second: leaf(
                 second, Command("scroll", {"eliminated": [first.id, v.id]})), grouped=True))
 
-        out.append(branch("Road scrolls…", [
-            leaf("Nobody off the road", Command("scroll", {"eliminated": []}), default=True),
-            *_by_player(state, others, who, lambda v, name: leaf(f"{name} off",
-                                                                 Command("scroll", {"eliminated": [v.id]}))),
-            branch("Two off…", _by_player(state, others, who, two_off)) if len(others) >= 2 else None,
-        ]))
+        def named_off(v: Vehicle, name: str) -> Choice:
+            return leaf(name, Command("off", {"vehicle": v.id}), once=True)
+
+        pending = turn.off_rear
+        if pending:
+            # three or more on the rear tile, named one at a time: the scroll with them, or one more
+            rest = [v for v in others if v.id not in pending]
+            out.append(branch("Road scrolls…", [
+                leaf(f"Scroll: {len(pending)} off", Command("scroll", {"eliminated": []}), default=True),
+                branch("One more off…", _by_player(state, rest, who, named_off)) if rest else None,
+            ]))
+        else:
+            # "remove the rear tile (vehicles on it are eliminated)": with five players three or more on it is
+            # usual, and the list stopped at two (a second scroll would move the road twice)
+            out.append(branch("Road scrolls…", [
+                leaf("Nobody off the road", Command("scroll", {"eliminated": []}), default=True),
+                *_by_player(state, others, who, lambda v, name: leaf(f"{name} off",
+                                                                     Command("scroll", {"eliminated": [v.id]})),
+                            grouped=len(others) > FIRST_LEVEL_MAX - 3),  # a list holds eight
+                branch("Two off…", _by_player(state, others, who, two_off)) if len(others) >= 2 else None,
+                branch("Three or more off…", _by_player(state, others, who, named_off)) if len(others) >= 3 else None,
+            ]))
     if "finish" in commands:
         out.append(leaf("Finish line", Command("finish")))
     return out

@@ -115,24 +115,47 @@ def decide_met(state: ThunderRoadState, command: Command) -> list[Event]:
     return [Event("vehicle_met", {"vehicle": vid, "at": at, "mover": turn.vehicle})]
 
 
-def decide_scroll(state: ThunderRoadState, command: Command) -> list[Event]:
-    needs_step(state, Step.MOVE)
+def _rear_vehicle(state: ThunderRoadState, ref: object) -> str:
     assert state.turn is not None
+    vid = resolve_vehicle(state, ref)
+    if vid == state.turn.vehicle:
+        raise Illegal(f"{vehicle_words(state, vid)} is the vehicle leaving the front: it is not on the rear tile")
+    if state.vehicle(vid).eliminated:
+        raise Illegal(f"{vehicle_words(state, vid)} was already eliminated")
+    return vid
+
+
+def _no_more_scrolls(state: ThunderRoadState) -> None:
     if state.board.lead_is_final:
         raise Illegal(
             "the lead tile is the final tile: the road does not scroll any more — a vehicle reaching its "
             "finish line wins (finish)"
         )
+
+
+def decide_off(state: ThunderRoadState, command: Command) -> list[Event]:
+    """One vehicle on the rear tile the coming scroll removes ("remove the rear tile (vehicles on it are
+    eliminated)"), named before the scroll: the buttons name three or more so, one at a time; the scroll then
+    eliminates them with any it lists itself."""
+    needs_step(state, Step.MOVE)
+    assert state.turn is not None
+    _no_more_scrolls(state)
+    vid = _rear_vehicle(state, command.get("vehicle"))
+    if vid in state.turn.off_rear:
+        raise Illegal(f"{vehicle_words(state, vid)} is already named as on the rear tile")
+    return [Event("rear_named", {"vehicle": vid})]
+
+
+def decide_scroll(state: ThunderRoadState, command: Command) -> list[Event]:
+    needs_step(state, Step.MOVE)
+    assert state.turn is not None
+    _no_more_scrolls(state)
     refs = command.get("eliminated", [])
     if not isinstance(refs, list):
         raise Illegal('eliminated must list the vehicles on the rear tile, e.g. ["Ben/small"] (or [])')
-    out: list[str] = []
+    out: list[str] = list(state.turn.off_rear)  # named one at a time before it (``off``)
     for ref in refs:
-        vid = resolve_vehicle(state, ref)
-        if vid == state.turn.vehicle:
-            raise Illegal(f"{vehicle_words(state, vid)} is the vehicle leaving the front: it is not on the rear tile")
-        if state.vehicle(vid).eliminated:
-            raise Illegal(f"{vehicle_words(state, vid)} was already eliminated")
+        vid = _rear_vehicle(state, ref)
         if vid not in out:
             out.append(vid)
     new_lead = state.board.lead + 1

@@ -100,8 +100,12 @@ def prompt(state: ThunderRoadState) -> Prompt:
         if met:  # reported one at a time so far: the move is reported after them
             extra += "; " + ", ".join(f"drifted past {vehicle_words(state, vid)}" if passed
                                       else f"hit {vehicle_words(state, vid)} at space {at}" for passed, at, vid in met)
+        if turn.off_rear:
+            extra += "; off with the rear tile at the scroll: " + ", ".join(vehicle_words(state, v) for v in turn.off_rear)
         # leaving the front scrolls the road, unless the lead tile is the final one: then it is the finish
         cmds = ["move", "finish" if state.board.lead_is_final else "scroll"]
+        if not state.board.lead_is_final:
+            cmds.append("off")
         if meet_another(state):
             cmds.insert(1, "met")
         if command_possible(state, who):  # a coast takes none of the command board's, but Traction Drive

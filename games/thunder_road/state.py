@@ -129,6 +129,8 @@ class Turn:
     fire_face: str | None = None  # the Fire-die face awaiting a table ruling
     #: (space, vehicle) met on the way so far, reported one at a time (``met``) before the move itself
     met: tuple[tuple[int, str], ...] = ()
+    #: vehicles named one at a time (``off``) as on the rear tile the next scroll removes (three and more)
+    off_rear: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

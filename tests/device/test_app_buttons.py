@@ -362,6 +362,28 @@ def test_thunder_road_turn_choices_assign_move_and_only_legal_ones(tmp_path: Pat
     t.close()
 
 
+def test_thunder_road_three_or_more_off_the_rear_tile_with_the_buttons(tmp_path: Path) -> None:
+    """A five-player walkthrough: "Road scrolls…" offered nobody, one vehicle or "Two off…"; with 12 vehicles on
+    3 tiles three on the rear one is usual ("remove the rear tile (vehicles on it are eliminated)"), and a second
+    scroll would move the road twice. Named one at a time, then the scroll with them all."""
+    names = ["Ana", "Ben", "Cy", "Dee"]
+    t = Panel(tmp_path, "thunder_road", tr_setup(players=[*({"name": n} for n in names),
+                                                          {"name": "Eve", "vehicles": ["medium", "big_rig"]}]))
+    roll_all(t, *([[1, 3, 4, 6]] * 5))
+    t.choose("Move a vehicle…", "Medium car", "Die 4")
+    assert "Three or more off…" in t.under("Road scrolls…")
+    assert len(t.under("Road scrolls…")) <= FIRST_LEVEL_MAX
+    assert t.choose("Road scrolls…", "Three or more off…", "Ben", "Small car") == {"type": "off", "vehicle": "Ben/small"}
+    assert t.under("Road scrolls…")[0] == "Scroll: 1 off"
+    assert "off at the scroll: Ben's Small" in t.app.menu().status
+    t.choose("Road scrolls…", "One more off…", "Cy", "Large car")
+    t.choose("Road scrolls…", "One more off…", "Eve", "Medium car")
+    assert t.choose("Road scrolls…", "Scroll: 3 off") == {"type": "scroll", "eliminated": []}
+    gone = sorted(v.id for v in t.match.state.vehicles if v.eliminated)
+    assert gone == ["Ben/small", "Cy/large", "Eve/medium"]
+    t.close()
+
+
 def test_thunder_road_commands_coast_and_pass_with_the_buttons(tmp_path: Path) -> None:
     t = Panel(tmp_path, "thunder_road", tr_setup(players=[{"name": "Ana", "vehicles": ["small"]},
                                                          {"name": "Ben", "vehicles": ["small"]}]))

@@ -358,6 +358,31 @@ def test_leaving_the_front_scrolls_the_road_and_eliminates_the_rear_tile():
     t.ok("move", spaces=4)
 
 
+def test_three_or_more_vehicles_on_the_rear_tile_are_named_one_at_a_time_then_scrolled_off():
+    """"remove the rear tile (vehicles on it are eliminated [V])" — with five players three or more vehicles
+    on the rear tile is usual, and the buttons offered at most two (a second scroll moves the road again).
+    Each is named with ``off`` (one decision each, undone one at a time); the scroll takes them all."""
+    t = Table("Ana", "Ben", "Cy", tiles=["a", "b", "c", "d", "e"], on_board=3)
+    t.roll()
+    t.ok("assign", vehicle="large", die=4)
+    assert "off" in t.match.prompt().commands
+    t.ok("off", vehicle="Ben/small")
+    t.ok("off", vehicle="Cy/small")
+    assert "already named" in t.no("off", vehicle="Ben/small")
+    assert "leaving the front" in t.no("off", vehicle="Ana/large")
+    assert "off with the rear tile at the scroll: Ben's small car, Cy's small car" in t.match.prompt().text
+    t.ok("undo")
+    t.ok("off", vehicle="Cy/medium")
+    t.ok("off", vehicle="Ben/medium")
+    t.ok("scroll", eliminated=["Cy/large"])
+    gone = {v.id for v in t.state.vehicles if v.eliminated}
+    assert gone == {"Ben/small", "Cy/medium", "Ben/medium", "Cy/large"}
+    assert t.state.turn.off_rear == () and t.state.board.tiles[t.state.board.lead] == "d"
+    assert "eliminated" in t.no("off", vehicle="Ben/small")
+    t.ok("scroll", eliminated=[])  # the final tile leads now: nothing more scrolls
+    assert "does not scroll any more" in t.no("off", vehicle="Cy/small")
+
+
 def test_eliminated_vehicle_cannot_move():
     """"remove the rear tile (vehicles on it are eliminated [V])" — an eliminated vehicle is off the road."""
     t = Table("Ana", "Ben")

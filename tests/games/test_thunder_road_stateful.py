@@ -40,7 +40,7 @@ SETUP = setup(
 )
 
 COMMAND_TYPES = (
-    "roll", "assign", "coast", "command", "pass", "fire", "fire_ruling", "move", "scroll", "finish", "bump",
+    "roll", "assign", "coast", "command", "pass", "fire", "fire_ruling", "move", "off", "scroll", "finish", "bump",
     "reroll", "placed", "damage", "ignite", "road", "undo", "nonsense",
 )
 JUNK = st.one_of(
@@ -142,7 +142,10 @@ class ThunderRoadTable(RuleBasedStateMachine):
             effect = data.draw(st.sampled_from(["moves", "out", "eliminate", "nothing"]))
             return {"type": "fire_ruling", "effect": effect, "moves": data.draw(st.integers(1, 3))}
         if step is Step.MOVE:
-            choice = data.draw(st.sampled_from(["move", "move", "move", "met", "scroll", "finish", "command"]))
+            choice = data.draw(st.sampled_from(["move", "move", "move", "met", "off", "scroll", "finish", "command"]))
+            if choice == "off":  # a vehicle on the rear tile, named before the scroll (three or more: the buttons' way)
+                others = [v.id for v in s.vehicles if not v.eliminated and v.id != turn.vehicle]
+                return {"type": "off", "vehicle": data.draw(st.sampled_from(others or [turn.vehicle]))}
             if choice == "met":  # a vehicle met on the way, reported before the move (the buttons' way)
                 others = [v.id for v in s.vehicles if not v.eliminated and v.id != turn.vehicle]
                 return {"type": "met", "vehicle": data.draw(st.sampled_from(others or [turn.vehicle])),
