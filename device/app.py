@@ -613,6 +613,11 @@ class App:
         elif name == "back":
             if not entry.remove():
                 self.entry = None
+            # "…: 2 of 4 entered" counted the die just taken back, until it timed out
+            said = [n for n in self.notices if n.kind == "info" and n.text.startswith(f"{entry.request.label}: ")]
+            if said:
+                self.notices = [n for n in self.notices if n not in said]
+                self._dirty = True
         elif name == "next":
             self.finish_entry(now)
 
@@ -645,8 +650,7 @@ class App:
             return
         if not entry.ready:
             n, got = entry.request.count, len(entry.entered)
-            self.notify("info", f"{entry.request.label}: {n} {'die' if n == 1 else 'dice'} to enter, {got} entered",
-                        self.chooser(), now=now)
+            self.notify("info", f"{entry.request.label}: {got} of {n} entered", self.chooser(), now=now)
             return
         self.entry = None
         result = entry.request.command(list(entry.entered))

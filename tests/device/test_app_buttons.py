@@ -493,7 +493,19 @@ def test_a_roll_sent_short_says_how_many_dice_it_takes(tmp_path: Path) -> None:
     assert g.app.entry is not None
     g.press("next")  # sent with no die entered
     said = [n.text for n in g.app.notices if n.kind == "info"]
-    assert said and said[-1].endswith("4 dice to enter, 0 entered"), said
+    assert said and said[-1].endswith(": 0 of 4 entered"), said
+    g.close()
+
+
+def test_a_die_taken_back_is_not_counted_by_the_notice_of_a_roll_sent_short(tmp_path: Path) -> None:
+    """A walkthrough: NEXT with 2 of 4 dice, then BACK — the title said 1/4, the footer still "…, 2 entered"
+    until the notice timed out."""
+    g = Panel(tmp_path, "thunder_road")
+    g.press("next", "ok", "ok", "next")  # two dice kept, sent short
+    assert [n.text for n in g.app.notices if n.kind == "info"][-1].endswith(": 2 of 4 entered")
+    g.press("back")
+    assert len(g.app.entry.entered) == 1
+    assert not [n for n in g.app.notices if n.kind == "info" and "entered" in n.text]
     g.close()
 
 
