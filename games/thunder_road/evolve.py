@@ -43,7 +43,24 @@ def evolve(state: ThunderRoadState | None, event: Event) -> ThunderRoadState:
         draft = Draft(after, _fold)  # an old log: the consequences were left implicit
         follow_up(draft, event)
         after = draft.state
+    if event.type not in CONSEQUENCES:  # a command's own event: the news is its own (or none)
+        after = replace(after, news=_news(state, after, event.type))
     return after
+
+
+def _news(before: ThunderRoadState, after: ThunderRoadState, kind: str) -> str:
+    """What every screen is told of a command: the vehicles it eliminated (an X in their owner's column was all)
+    and those it put out of service."""
+    gone = [v.id for v in after.vehicles if v.eliminated and not before.vehicle(v.id).eliminated]
+    out = [v.id for v in after.vehicles if not v.eliminated and after.out_of_service(v.id)
+           and not before.out_of_service(v.id)]
+    why = {"board_scrolled": " with the rear tile", "fire_rolled": " by fire"}.get(kind, "")
+    said = []
+    if gone:
+        said.append(f"{', '.join(vehicle_words(after, v) for v in gone)} eliminated{why}")
+    if out:
+        said.append(f"{', '.join(vehicle_words(after, v) for v in out)} out of service")
+    return "; ".join(said)
 
 
 def _fold(state: ThunderRoadState, event: Event) -> ThunderRoadState:

@@ -198,6 +198,8 @@ class ThunderRoadState:
     winner: str | None = None
     road_roll: tuple[str, int] | None = None  # (vehicle, face) of the last Road die roll this turn
     note: str = ""  # what just happened, in words
+    #: what the last command settled that every player is told (a vehicle eliminated or out of service)
+    news: str = ""
     log_version: int = EVENTS_VERSION  # how the log of this game records consequences (see EVENTS_VERSION)
 
     @property
@@ -281,3 +283,4 @@ class PlayerView:
     bumps: int = 0
     winner: str | None = None
     alerts: tuple[Alert, ...] = field(default_factory=tuple)
+    news: str = ""  # ``ThunderRoadState.news``

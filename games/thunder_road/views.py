@@ -21,8 +21,11 @@ def _alerts(state: ThunderRoadState, name: str) -> tuple[Alert, ...]:
         if name in reroll_owners(state, state.bumps[0]):
             alerts.append(Alert("reroll", f"you may re-roll the bump dice once: Re-roll in {turn.player}'s menu",
                                 name))
+    # a standing state its column says ("OUT"): flashed over the owner's screen while it is their turn, when it
+    # keeps the car still (it flashed for a round on end over the other players' turns); the news told when it
+    # came
     for v in state.fleet(name):
-        if state.out_of_service(v.id):
+        if state.out_of_service(v.id) and turn is not None and turn.player == name:
             alerts.append(Alert("out_of_service", f"{own_label(state, v.id)} is out of service", name))
     return tuple(alerts)
 
@@ -71,6 +74,7 @@ def views(state: ThunderRoadState) -> list[PlayerView]:
                 bumps=len(state.bumps),
                 winner=state.winner,
                 alerts=_alerts(state, p.name),
+                news=state.news,
             )
         )
     return out

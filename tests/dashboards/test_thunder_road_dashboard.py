@@ -90,9 +90,10 @@ def with_refusal_notice(view: PlayerView) -> PlayerView:
 
 
 def out_of_service() -> PlayerView:
-    m = _table(["Ana", "Ben"], {"type": "damage", "vehicle": "Ben/medium"},
-               {"type": "damage", "vehicle": "Ben/medium"}, ROLL)
-    return _view(m, "Ben")
+    """Its owner's turn: the banner stands then (on other players' turns the column's OUT says it)."""
+    m = _table(["Ana", "Ben"], {"type": "damage", "vehicle": "Ana/medium"},
+               {"type": "damage", "vehicle": "Ana/medium"}, ROLL)
+    return _view(m, "Ana")
 
 
 def big_rig_and_bikes() -> PlayerView:

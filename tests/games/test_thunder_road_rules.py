@@ -377,6 +377,9 @@ def test_three_or_more_vehicles_on_the_rear_tile_are_named_one_at_a_time_then_sc
     t.ok("scroll", eliminated=["Cy/large"])
     gone = {v.id for v in t.state.vehicles if v.eliminated}
     assert gone == {"Ben/small", "Cy/medium", "Ben/medium", "Cy/large"}
+    # every screen is told (an X in the owner's column was all)
+    assert t.state.news == ("Ben's small car, Ben's medium car, Cy's medium car, Cy's large car eliminated with the "
+                            "rear tile")
     assert t.state.turn.off_rear == () and t.state.board.tiles[t.state.board.lead] == "d"
     assert "eliminated" in t.no("off", vehicle="Ben/small")
     t.ok("scroll", eliminated=[])  # the final tile leads now: nothing more scrolls
@@ -577,8 +580,13 @@ def test_two_damage_tokens_put_a_car_out_of_service():
     t.ok("damage", vehicle="Ana/small")
     assert t.state.out_of_service("Ana/small")
     assert "all 2 damage slots filled" in t.no("damage", vehicle="Ana/small")
-    assert [a.text for a in t.view("Ana").alerts if a.kind == "out_of_service"] == ["Small car is out of service"]
+    # told on every screen when it comes; the banner stands over its owner's screen on their turn alone (its
+    # column says OUT; it flashed over every other player's turn for a round on end)
+    assert {v.news for v in t.match.views()} == {"Ana's small car out of service"}
+    assert not [a for a in t.view("Ana").alerts if a.kind == "out_of_service"]  # nobody's turn yet
     t.roll()
+    assert t.state.turn.player == "Ana" and t.state.news == ""
+    assert [a.text for a in t.view("Ana").alerts if a.kind == "out_of_service"] == ["Small car is out of service"]
     assert "out of service" in t.no("assign", vehicle="small", die=1)
     from games.core.table_input import leaves
 
