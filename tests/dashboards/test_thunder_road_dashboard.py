@@ -270,3 +270,17 @@ def test_a_bumped_vehicles_owner_reads_that_the_bump_is_theirs(monkeypatch) -> N
     assert "bump S" in drawn
     m.apply(Command.from_json({"type": "undo"}))
     assert not any(v.bumped for v in _view(m, "Ben").vehicles)
+
+
+def test_a_player_out_of_the_race_shows_no_dice(monkeypatch) -> None:
+    """A walkthrough: Dee's last vehicle burnt out, her header said "out of race" and her footer still "1 2 5",
+    dice she can no longer use."""
+    import device.dashboards.thunder_road as tr
+
+    view = replace(your_turn(), standing=False, your_turn=False, turn_player="Ben")
+    assert view.dice
+    drawn: list[str] = []
+    real = tr.fit_text
+    monkeypatch.setattr(tr, "fit_text", lambda draw, box, t, **kw: (drawn.append(t), real(draw, box, t, **kw))[1])
+    render(view, blink_on=False)
+    assert "out of race" in drawn and "-" in drawn and " ".join(str(d) for d in view.dice) not in drawn
