@@ -226,7 +226,8 @@ def test_abilities_take_effect_at_once_and_stack() -> None:
     ok(m, END)
     assert "USA: may discard one held card at end of turn" in m.state.note
     ok(m, BEGIN)
-    assert "USA: opponent reveals their headline first" in m.state.note
+    # "the opponent" named: "USA: opponent reveals …" read as the USA's opponent or the reader's (a walkthrough)
+    assert "USA: USSR reveals their headline first" in m.state.note
     assert "USA: eight action rounds per turn" in m.state.note
     usa = m.views()[0]
     assert usa.abilities == (
@@ -247,7 +248,7 @@ def test_turn_reminders_speak_the_editions_ability_words() -> None:
     assert "USA: may discard held cards at end of turn" in m.state.note
     assert "one held card" not in m.state.note and "a held card" not in m.state.note
     ok(m, BEGIN)
-    assert "USA: sees the opponent's headline before choosing" in m.state.note
+    assert "USA: sees USSR's headline before choosing" in m.state.note
     assert "USA: may play eight action rounds per turn" in m.state.note
     reach(m, "USSR", 6)  # the USSR reaches box 6 too: the USA's discard ends, the others go on
     ok(m, END)
