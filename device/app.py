@@ -341,7 +341,9 @@ class App:
             # games' views carry it as ``news``; shown on every screen long enough to be read whole
             news = next((str(v.news) for v in self.turn().views if getattr(v, "news", "")), "")
             if news and command.type != "undo":
-                turns = max(len(pages.footer_pieces(news)), len(pages.notice_pieces(news)))
+                from device.dashboards import news_pieces
+
+                turns = max(len(pages.footer_pieces(news)), len(news_pieces(self.game.name, news)))
                 self.notify("news", news, None, until=now + max(NEWS_S, 2 * ALERT_PIECE_S * turns), now=now)
             else:
                 # news is what the last decision settled: an undo's ("Stage 1 won by ..." stood on over a stage no
@@ -950,7 +952,9 @@ class App:
         def shown(n: Notice) -> str:
             if n.kind != "news":
                 return n.text
-            pieces = pages.notice_pieces(n.text)
+            from device.dashboards import news_pieces
+
+            pieces = news_pieces(self.game.name, n.text)
             return pieces[int(max(0.0, now - n.since) / ALERT_PIECE_S) % len(pieces)]
 
         out = []

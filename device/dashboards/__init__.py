@@ -43,6 +43,19 @@ def dashboard(game: str) -> ModuleType:
     return module
 
 
+def news_pieces(game: str, text: str) -> list[str]:
+    """A game's news in the pieces its dashboard shows in turn: the dashboard's own ``news_pieces`` when it has
+    one (its banner is not the others' notice box), else :func:`device.dashboards.pages.notice_pieces`."""
+    from device.dashboards.pages import notice_pieces
+
+    try:
+        own = getattr(dashboard(game), "news_pieces", None)
+    except ValueError:
+        own = None
+    pieces: list[str] = own(text) if callable(own) else notice_pieces(text)
+    return pieces
+
+
 def clear_cache() -> None:
     """Forget the remembered frames (benchmarks use it to time drawing, not the look-up)."""
     _frames.clear()

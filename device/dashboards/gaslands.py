@@ -31,6 +31,7 @@ from device.dashboards.common import (
     HEIGHT,
     OFF,
     ON,
+    TEXT_SIZES,
     WIDTH,
     banner,
     bar,
@@ -318,6 +319,19 @@ def footer_text(view: PlayerView) -> str:
     return f"{who} · {number}" if number[:1].isdigit() else whole
 
 
+def news_pieces(text: str) -> list[str]:
+    """The game's news ("what: details") in pieces this screen's banner holds whole, shown in turn: the title
+    on each, the details two small lines at a time ("Crash, evaded: Charlotte's Performance Car and Dmitri's Ice
+    Cream Truck, +1 hazard each" was cut after "Ice", and its second piece drawn as a title)."""
+    from device.dashboards.pages import notice_pieces, wrap
+
+    if ": " not in text:
+        return notice_pieces(text)
+    head, rest = text.split(": ", 1)
+    lines = wrap(rest, width=WIDTH - 6, size=TEXT_SIZES[-1])
+    return [f"{head}: {' '.join(lines[i:i + 2])}" for i in range(0, len(lines), 2)] or [text]
+
+
 def _alert(draw: ImageDraw.ImageDraw, view: PlayerView, blink_on: bool) -> None:
     mine = [a for a in view.alerts if a.player in (None, view.player)]
     if not mine:
@@ -332,7 +346,12 @@ def _alert(draw: ImageDraw.ImageDraw, view: PlayerView, blink_on: bool) -> None:
         # an app notice is its words in capitals, or, when it begins with its title ("NOT RECORDED: the disk
         # is full: ..."), the title over the rest: in capitals all of it was cut at the banner's end
         title, text = notice_title(top.kind, top.text)
-        if text == top.text:
+        if text == top.text and top.kind == "news" and ": " in top.text:
+            # the game's news is "what: details" ("Head-on crash: Rust Bucket and The Brick, +2 hazard each"):
+            # in capitals all of it was one title, cut at the banner's third line
+            head, text = top.text.split(": ", 1)
+            title = head.upper()
+        elif text == top.text:
             title, text = top.text.upper(), ""
     box = (0, MIDDLE_TOP - 1, WIDTH - 1, MIDDLE_BOTTOM)
     banner(draw, box, title, text, blink_on=blink_on, more=f"+{len(mine) - 1}" if len(mine) > 1 else "")

@@ -358,12 +358,12 @@ def evolve(state: GaslandsState | None, event: Event) -> GaslandsState:
         for vid in (d["vehicle"], d["other"]):
             v = s2.vehicle(vid)
             s2 = _set_vehicle(s2, vid, hazards=v.hazards + d["hazards_each"])
-        # the other car's owner is told too (they saw two pips fill in; the kind and dice were the mover's alone)
-        how = (f" ({COLLISION_WORDS.get(d['kind'], d['kind'])} · {d['smash_dice']} smash dice"
-               + (" ± weight" if d.get("weight_dice") == "unknown" else "") + ")") if d.get("kind") else ""
-        evaded = ", both evaded" if d["both_evaded"] else ""
-        return replace(s2, news=f"{state.vehicle(d['vehicle']).name} crashed into {state.vehicle(d['other']).name}"
-                                f"{how}{evaded}: +{d['hazards_each']} hazard each")
+        # the other car's owner is told too (they saw two pips fill in; the kind and dice were the mover's alone);
+        # "what: details", the banner's title and its small lines
+        what = ("Crash, evaded" if d["both_evaded"] else
+                f"{COLLISION_WORDS.get(d['kind'], d['kind'])} crash" if d.get("kind") else "Crash")
+        return replace(s2, news=f"{what}: {state.vehicle(d['vehicle']).name} and {state.vehicle(d['other']).name}, "
+                                f"+{d['hazards_each']} hazard each")
     if t == "told":  # what the decision settled, said last (its events' own words would be cleared by the next)
         return replace(state, news=d["text"])
     if t == "hits_taken":
@@ -1101,12 +1101,11 @@ def _flip_check(draft: _Draft, cmd: Command) -> None:
         # wrecked by those hits, it is not moved (a wreck takes no further part), but the step stays for the
         # table to see it and confirm: the prompt and the menu say "wrecked: no further move"
         draft.emit("step_entered", step=Step.WIPEOUT_MOVE.value)
-        after = ("WRECKED" if draft.state.vehicle(vid).wrecked
-                 else f"hull {draft.state.vehicle(vid).hull}, moved a Medium Straight")
-        told = f"{name} FLIPS ({die} below gear {old_gear}): 2 hits · {after}"
+        after = "WRECKED" if draft.state.vehicle(vid).wrecked else f"hull {draft.state.vehicle(vid).hull}"
+        told = f"Flipped: {name}, rolled {die} (gear {old_gear}): 2 hits · {after}"
     else:
         _next_wipeout(draft)
-        told = f"{name} does not flip ({die}, not below gear {old_gear})"
+        told = f"No flip: {name}, rolled {die} (gear {old_gear})"
     # every screen is told (the flipped car's owner alone read "2 hits + Medium Straight"; a car that did not flip
     # went on with no word)
     draft.said.insert(0, told)  # before a new round it led to

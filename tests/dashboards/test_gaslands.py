@@ -343,3 +343,22 @@ def test_done_beside_a_fire_is_not_cut_with_two_vehicles() -> None:
     assert "FIRE" in drawn and "done" in drawn
     x0, _, x1, _ = drawn["done"]
     assert text_width("done", 10) <= x1 - x0, "done is cut"
+
+
+def test_the_games_news_is_a_title_over_its_details_each_piece_whole(monkeypatch) -> None:
+    """A collision's news in capitals was one title cut on the banner's third line ("RUST BUCKET CRASHED INTO THE
+    BRICK (HEAD-ON · 2 SMAS…"), and a long one's second piece ("Cream Truck, +1 hazard each") was drawn as a
+    title of its own. News is "what: details": the title on every piece, the details two lines at a time."""
+    import device.dashboards.gaslands as gl
+
+    text = "Crash, evaded: Charlotte's Performance Car and Dmitri's Ice Cream Truck, +1 hazard each"
+    pieces = gl.news_pieces(text)
+    assert len(pieces) == 2 and all(p.startswith("Crash, evaded: ") for p in pieces)
+    assert " ".join(p.removeprefix("Crash, evaded: ") for p in pieces) == text.removeprefix("Crash, evaded: ")
+    assert gl.news_pieces("Round 2 begins: pole Bob") == ["Round 2 begins: pole Bob"]
+    drawn: list[tuple[str, str]] = []
+    monkeypatch.setattr(gl, "banner", lambda draw, box, title, text, **kw: drawn.append((title, text)))
+    for piece in pieces:
+        render(view(alerts=(Alert("news", piece, None),)), blink_on=True)
+    assert drawn == [("CRASH, EVADED", pieces[0].removeprefix("Crash, evaded: ")),
+                     ("CRASH, EVADED", pieces[1].removeprefix("Crash, evaded: "))]

@@ -257,13 +257,13 @@ def test_lose_control_flip_check(die, old_gear, flips):
     # every screen is told how the check went (the flipped car's owner alone read it; a car that did not flip
     # went on with no word)
     if flips:
-        assert t.state.news == f"Alice's Buggy FLIPS ({die} below gear {old_gear}): 2 hits · hull 4, moved a Medium Straight"
+        assert t.state.news == f"Flipped: Alice's Buggy, rolled {die} (gear {old_gear}): 2 hits · hull 4"
         assert t.v("alice-1").hull == 6 - 2
         assert t.step == "3 wipeout: flip move" and "Medium Straight" in GAME.prompt(t.state).text
         t.ok("confirm")
         assert t.state.news == ""  # told once: the next decision has its own words, or none
     else:
-        assert t.state.news == f"Alice's Buggy does not flip ({die}, not below gear {old_gear})"
+        assert t.state.news == f"No flip: Alice's Buggy, rolled {die} (gear {old_gear})"
         assert t.v("alice-1").hull == 6
     assert t.active == "bob-1"
 
@@ -356,10 +356,9 @@ def test_smash_attack_dice(kind, expected):
     assert t.events[-1].data["weight_dice"] == "unknown"  # a Buggy (light) against a Truck (middle)
     # the other car's owner is told too (a walkthrough: two pips filled in on their screen, nothing said why)
     words = {"head_on": "Head-on", "t_bone": "T-bone", "sideswipe": "Sideswipe", "tailgate": "Tailgate"}[kind]
-    assert t.state.news == (f"Alice's Buggy crashed into Bob's Truck ({words} · {expected} smash dice ± weight): "
-                            "+2 hazard each")
+    assert t.state.news == f"{words} crash: Alice's Buggy and Bob's Truck, +2 hazard each"
     t.ok("collision", vehicle="bob-1", both_evaded=True)
-    assert t.state.news == "Alice's Buggy crashed into Bob's Truck, both evaded: +1 hazard each"
+    assert t.state.news == "Crash, evaded: Alice's Buggy and Bob's Truck, +1 hazard each"
 
 
 def _crash_labels(t: Table, other: str) -> list[str]:
