@@ -378,8 +378,8 @@ def test_three_or_more_vehicles_on_the_rear_tile_are_named_one_at_a_time_then_sc
     gone = {v.id for v in t.state.vehicles if v.eliminated}
     assert gone == {"Ben/small", "Cy/medium", "Ben/medium", "Cy/large"}
     # every screen is told (an X in the owner's column was all)
-    assert t.state.news == ("Ben's small car, Ben's medium car, Cy's medium car, Cy's large car eliminated with the "
-                            "rear tile")
+    assert t.state.news == ("Ben's small car, Cy's medium car, Ben's medium car, Cy's large car eliminated with the "
+                            "rear tile")  # in the order named
     assert t.state.turn.off_rear == () and t.state.board.tiles[t.state.board.lead] == "d"
     assert "eliminated" in t.no("off", vehicle="Ben/small")
     t.ok("scroll", eliminated=[])  # the final tile leads now: nothing more scrolls
