@@ -43,7 +43,7 @@ def evolve(state: ThunderRoadState | None, event: Event) -> ThunderRoadState:
         draft = Draft(after, _fold)  # an old log: the consequences were left implicit
         follow_up(draft, event)
         after = draft.state
-    if event.type not in CONSEQUENCES:  # a command's own event: the news is its own (or none)
+    if event.type not in CONSEQUENCES and event.type not in RETIRED:  # a command's own: its news (or none)
         news = _news(state, after, event) if event.type in NEWS_EVENTS else ""
         if news or after.news:
             after = replace(after, news=news)

@@ -400,7 +400,8 @@ def menu(state: ThunderRoadState) -> Menu:
     if step is Step.ROLL:
         usual = choices[0].label if choices and choices[0] is not None else None
     elif step is Step.MOVE and turn is not None:
-        usual = f"Moved {turn.allowance}"
+        # vehicles named off the rear tile: the scroll with them is the way on (NEXT moved on without it)
+        usual = "Road scrolls…" if turn.off_rear else f"Moved {turn.allowance}"
     elif step is Step.TURN and "pass" in commands and "coast" not in commands:
         usual = pass_words  # nothing left to move and nothing to coast: passing (ending a command turn) is the way on
     return Menu(title, keep_legal(choices, _legal(state)), who, status, dice).with_advance(usual)

@@ -29,6 +29,10 @@ def decide_move(state: ThunderRoadState, command: Command) -> list[Event]:
     turn = state.turn
     assert turn is not None and turn.vehicle is not None and turn.allowance is not None
     mover = turn.vehicle
+    if turn.off_rear:  # named for the scroll: a move reported before it dropped them, the road never scrolled
+        named = ", ".join(vehicle_words(state, v) for v in turn.off_rear)
+        raise Illegal(f"{named} {'is' if len(turn.off_rear) == 1 else 'are'} named off the rear tile: scroll the "
+                      f"road first (Road scrolls… › Scroll: {len(turn.off_rear)} off), or undo the naming")
     spaces = command.get("spaces", turn.allowance)
     if isinstance(spaces, bool) or not isinstance(spaces, int) or not 0 <= spaces <= MAX_SPACES:
         raise Illegal("spaces must be how many spaces the vehicle moved (a whole number)")

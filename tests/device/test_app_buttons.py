@@ -376,6 +376,8 @@ def test_thunder_road_three_or_more_off_the_rear_tile_with_the_buttons(tmp_path:
     assert t.choose("Road scrolls…", "Three or more off…", "Ben", "Small car") == {"type": "off", "vehicle": "Ben/small"}
     assert t.under("Road scrolls…")[0] == "Scroll: 1 off"
     assert "off at the scroll: Ben's Small" in t.app.menu().status
+    # NEXT is the scroll with them now (it moved on, the road never scrolled and the names were dropped)
+    assert t.app.menu().advance == ("Road scrolls…",) and not any(c.startswith("Moved") for c in t.top)
     t.choose("Road scrolls…", "One more off…", "Cy", "Large car")
     t.choose("Road scrolls…", "One more off…", "Eve", "Medium car")
     assert t.choose("Road scrolls…", "Scroll: 3 off") == {"type": "scroll", "eliminated": []}

@@ -371,6 +371,8 @@ def test_three_or_more_vehicles_on_the_rear_tile_are_named_one_at_a_time_then_sc
     assert "already named" in t.no("off", vehicle="Ben/small")
     assert "leaving the front" in t.no("off", vehicle="Ana/large")
     assert "off with the rear tile at the scroll: Ben's small car, Cy's small car" in t.match.prompt().text
+    # the move is reported after the scroll: before it, the names were dropped and the road never scrolled
+    assert "scroll the road first" in t.no("move", spaces=4)
     t.ok("undo")
     t.ok("off", vehicle="Cy/medium")
     t.ok("off", vehicle="Ben/medium")
@@ -902,6 +904,9 @@ def test_a_log_written_before_the_consequences_were_events_folds_to_the_same_sta
     assert at(3).step is Step.TURN and at(3).turn.player == "Ana"  # everyone rolled: Ana's turn
     assert at(5).turn.player == "Ben"  # Ana's move reported: Ben's turn
     assert at(8) == at(7)  # the old refusal: nothing
+    # nothing at all, the news of the decision before it included (a review: it cleared it)
+    told = replace(at(7), news="Ben's small car out of service")
+    assert GAME.evolve(told, old[7]) == told
     assert at(9).turn.player == "Ben"  # Ana passed
     assert at(12).round == 2 and at(12).step is Step.ROLL and at(12).player("Ben").dice == ()
     assert at(16).step is Step.FIRE  # a die went to a burning car: the Fire die first
