@@ -345,11 +345,13 @@ class App:
 
                 turns = max(len(pages.footer_pieces(news)), len(news_pieces(self.game.name, news)))
                 self.notify("news", news, None, until=now + max(NEWS_S, 2 * ALERT_PIECE_S * turns), now=now)
+            elif command.type == "undo":
+                self.withdraw("news")  # "Stage 1 won by ..." stood on over a stage no longer over
             else:
-                # news is what the last decision settled: an undo's ("Stage 1 won by ..." stood on over a stage no
-                # longer over), and any later decision's (Space Race: "… gains: two Space Race attempts" stood
-                # for 12 s over the next box reached and the next roll made)
-                self.withdraw("news")
+                self._news_outlived(now)
+            if command.type == "undo" and self.vision is not None:
+                self.vision.log_rewound(self.turn().views)
+        if outcome.records:  # decided, or a refusal the rules record (Gaslands' touch-move)
             # "recorded: Cancel… › Cancel HAZARD" is stale once anything newer is: it hid the footer's gear
             # through three gear changes (a choice in a list posts its own again, App._take)
             self.withdraw("recorded")
@@ -357,9 +359,9 @@ class App:
                 # "UNDONE: … › End round › No pack" stood on after the round was ended again, its tail "pack" read
                 # as what was just recorded: once the table decides again, the undo is history
                 self.withdraw("undone")
-            if command.type == "undo" and self.vision is not None:
-                self.vision.log_rewound(self.turn().views)
-        else:
+                if not outcome.accepted:
+                    self._news_outlived(now)
+        if not outcome.accepted:
             title = "NOT RECORDED" if (outcome.reason or "").startswith("NOT RECORDED") else "NOT ALLOWED"
             text = outcome.reason or "refused"
             if text.startswith("NOT RECORDED: "):
@@ -430,6 +432,20 @@ class App:
             if t.menu.template is None:  # no template awaited: "car not seen" is over at once
                 self.vision.withdraw_unseen(self.withdraw)
         self._dirty = True
+
+    def _news_outlived(self, now: float) -> None:
+        """A later decision with no news of its own: the news is what an earlier one settled (Space Race: "…
+        gains: two Space Race attempts" stood 12 s over the next box reached and the next roll), and goes once
+        every piece of it was shown (a vehicle eliminated by the scroll was told for the one press to "Moved 4")."""
+        from device.dashboards import news_pieces
+
+        for n in [n for n in self.notices if n.kind == "news"]:
+            shown = n.since + max(NOTICE_S, ALERT_PIECE_S * len(news_pieces(self.game.name, n.text)))
+            if now >= shown:
+                self.withdraw("news")
+            elif n.until is None or n.until > shown:
+                self.notices = [dataclasses.replace(m, until=shown) if m is n else m for m in self.notices]
+                self._dirty = True
 
     def _take(self, command: Command, path: tuple[str, ...], now: float, *, dice: str = "") -> Outcome:
         """Send a command chosen in the menu, remembering where it was chosen (BACK comes back there).

@@ -175,6 +175,12 @@ def test_gaslands_a_touched_template_not_permitted_is_recorded_with_the_buttons(
     assert g.app.refusal is not None  # its whole reason on the sender's screen
     assert g.match.state.activation.touch_move and g.match.prompt().player == "Bob"
     assert "Not permitted…" not in g.top  # Bob picks a permitted one
+    # undone and picked again: the touch-move is a decision recorded, the undo history (a review: "UNDONE: … ›
+    # Not permitted… › Hairpin" stood over it, as a refusal recorded nothing)
+    g.press("back")
+    assert [n.kind for n in g.app.notices if n.kind == "undone"] == ["undone"]
+    g.go("Not permitted…", "Hairpin")
+    assert g.match.state.activation.touch_move and not [n for n in g.app.notices if n.kind == "undone"]
     g.close()
 
 

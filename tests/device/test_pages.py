@@ -623,9 +623,15 @@ def test_news_is_the_last_decisions_and_goes_with_the_next_one() -> None:
               {"type": "begin_turn"}, {"type": "attempt", "side": "USSR", "ops": 4, "die": 1}):
         assert app.apply(Command.from_json(c), now=0.0).accepted
     assert [n.text for n in app.notices if n.kind == "news"][0].endswith("gains: two Space Race attempts per turn")
+    # a card played a second later: nothing settled, the news stays until each of its pieces was shown once
+    # (a review: a vehicle eliminated by a scroll was told for the one press to "Moved 4")
     assert app.apply(Command.from_json({"type": "attempt", "side": "USSR", "ops": 4}), now=1.0).accepted
-    assert not [n for n in app.notices if n.kind == "news"]  # a card played: nothing settled yet
-    assert app.apply(Command.from_json({"type": "roll", "die": 1}), now=2.0).accepted
+    assert [n.until for n in app.notices if n.kind == "news"] == [4.0]  # two pieces of 2 s, not its 12 s
+    assert app.apply(Command.from_json({"type": "roll", "die": 6}), now=5.0).accepted  # failed: no news
+    assert not [n for n in app.notices if n.kind == "news"]  # later: it goes with the next decision
+    for c in ({"type": "end_turn"}, {"type": "begin_turn"}):
+        assert app.apply(Command.from_json(c), now=6.0).accepted
+    assert app.apply(Command.from_json({"type": "attempt", "side": "USSR", "ops": 4, "die": 1}), now=7.0).accepted
     assert [n.text for n in app.notices if n.kind == "news"] == ["USSR reached box 3 Man in Space first: +2 VP"]
 
 
