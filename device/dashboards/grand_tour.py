@@ -53,16 +53,23 @@ def render(view: TeamView, *, blink_on: bool) -> Image.Image:
         right = f"{' & '.join(view.winners)} won"
     # the team's name takes what the stage number leaves (a 12-letter name the setup allows was cut at 74 px:
     # "INEOS_GREN…")
-    right_size = 12 if text_width(right, 12) <= WIDTH - 78 else 11  # as fit_text below draws it
-    team_right = max(74, WIDTH - 2 - text_width(right, right_size) - 4)
-    right_left = 76
-    if view.winners and not view.winner:  # "black won" beside "RED": the two share the line, the winner whole
-        right_size = next((z for z in (12, 11, 10, 9) if text_width(right, z) <= WIDTH - 40), 9)
-        right_left = max(40, WIDTH - 2 - text_width(right, right_size))
-        team_right = right_left - 4
-    fit_text(draw, (1, 0, team_right, 11), view.team.upper(), sizes=(12, 11, 10, 9), fill=0 if header_lit else ON)
-    fit_text(draw, (right_left, 0, WIDTH - 2, 11), right, sizes=(12, 11, 10, 9) if view.winners else (12, 11),
-             align="right", fill=0 if header_lit else ON)
+    ink = 0 if header_lit else ON
+    if view.winners and not view.winner:
+        # "RED  black won": the two share the line at one size when both fit whole; else the winner alone (who
+        # won matters more at the end than whose screen it is, and "PELO…" beside "ineos_grenad w…" said neither)
+        team, room = view.team.upper(), WIDTH - 3
+        size = next((z for z in (12, 11, 10, 9) if text_width(team, z) + 6 + text_width(right, z) <= room), None)
+        if size is None:
+            fit_text(draw, (1, 0, WIDTH - 2, 11), right, sizes=(12, 11, 10, 9), fill=ink, align="center")
+        else:
+            fit_text(draw, (1, 0, 1 + text_width(team, size), 11), team, sizes=(size,), fill=ink)
+            fit_text(draw, (WIDTH - 2 - text_width(right, size), 0, WIDTH - 2, 11), right, sizes=(size,), fill=ink,
+                     align="right")
+    else:
+        right_size = 12 if text_width(right, 12) <= WIDTH - 78 else 11  # as fit_text below draws it
+        team_right = max(74, WIDTH - 2 - text_width(right, right_size) - 4)
+        fit_text(draw, (1, 0, team_right, 11), view.team.upper(), sizes=(12, 11, 10, 9), fill=ink)
+        fit_text(draw, (76, 0, WIDTH - 2, 11), right, sizes=(12, 11), align="right", fill=ink)
     draw.line((0, 12, WIDTH - 1, 12), fill=ON)
     draw.text((0, 13), str(view.points), fill=ON, font=font(24), stroke_width=1, stroke_fill=ON)
     draw.text((44, 16), "pts", fill=ON, font=font(10))

@@ -135,17 +135,26 @@ def test_every_screen_names_the_tours_winner_and_why_on_equal_points() -> None:
     m = _match(R1, R2, R3, *EX, *S2)
     over = m.views()
     winner = next(v for v in over if v.winner).team
+    from device.dashboards.common import text_width
+
     drawn: list[str] = []
     real = dash.fit_text
+
+    def spy(draw: Any, box: Any, text: str, **kw: Any) -> int:  # what is drawn whole, "(cut)" marks the rest
+        size = real(draw, box, text, **kw)
+        drawn.append(text if text_width(text, size) <= box[2] - box[0] else text + " (cut)")
+        return size
+
     try:
-        dash.fit_text = lambda draw, box, text, **kw: (drawn.append(text), real(draw, box, text, **kw))[1]
+        dash.fit_text = spy
         for v in over:
             drawn.clear()
             dash.render(v, blink_on=False)
             assert (f"{winner} won" in drawn) is (not v.winner), (v.team, drawn)
-        drawn.clear()  # the longest names the setup takes share the header whole
+            assert not any(t.endswith("(cut)") for t in drawn), drawn
+        drawn.clear()  # the longest names the setup takes: the winner whole, alone ("PELO…" beside "ineos_grenad w…")
         dash.render(dataclasses.replace(over[2], team="peloton_blue", winners=("ineos_grenad",)), blink_on=False)
-        assert "PELOTON_BLUE" in drawn and "ineos_grenad won" in drawn
+        assert "ineos_grenad won" in drawn and not any(t.endswith("(cut)") for t in drawn), drawn
     finally:
         dash.fit_text = real
     points = {v.team: v.points for v in over}
