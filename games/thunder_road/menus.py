@@ -350,6 +350,10 @@ def menu(state: ThunderRoadState) -> Menu:
         if step is Step.TURN:
             if command_turn:  # why "End turn" is the way on, and no Coast is offered
                 status = f"{who} · a command turn: no coast"
+            elif "pass" in commands and "assign" not in commands and "coast" not in commands:
+                # why Pass is all there is (a walkthrough: the line said only the dice, a Large car's two coasts
+                # used and a Small car out of service were nowhere)
+                status = f"{who} · no move or coast left"
             if "assign" in commands:
                 choices.append(_assign(state, who, "assign", state.unmoved(who), "Move a vehicle…", True))
             if "coast" in commands:

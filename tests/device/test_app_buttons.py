@@ -415,6 +415,21 @@ def test_thunder_road_commands_coast_and_pass_with_the_buttons(tmp_path: Path) -
     t.close()
 
 
+def test_thunder_road_pass_alone_says_why(tmp_path: Path) -> None:
+    """A walkthrough: a menu of "Pass" alone said only "Cy · dice 4" — that his car had used both its coasts was
+    on no line ("at most twice per vehicle per round; a coast counts as a move of 1")."""
+    t = Panel(tmp_path, "thunder_road", tr_setup(players=[{"name": "Ana", "vehicles": ["small"]},
+                                                         {"name": "Ben", "vehicles": ["small"]}]))
+    roll_all(t, [1, 2, 3, 4], [1, 2, 3, 4])
+    for verb, die in (("Move a vehicle…", 1), ("Coast 1…", 2), ("Coast 1…", 3)):
+        for _ in ("Ana", "Ben"):
+            t.choose(verb, "Small car", f"Die {die}")
+            t.press("next")
+    assert t.match.state.turn.player == "Ana" and t.top[0] == "Pass" and "Coast 1…" not in t.top, t.top
+    assert t.app.menu().status == "Ana · no move or coast left"
+    t.close()
+
+
 def test_thunder_road_collision_bump_and_larger_vehicles_reroll(tmp_path: Path) -> None:
     t = Panel(tmp_path, "thunder_road", tr_setup())
     roll_all(t, [1, 3, 4, 6], [2, 2, 5, 6])
