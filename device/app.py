@@ -341,9 +341,7 @@ class App:
             # games' views carry it as ``news``; shown on every screen long enough to be read whole
             news = next((str(v.news) for v in self.turn().views if getattr(v, "news", "")), "")
             if news and command.type != "undo":
-                from device.dashboards import news_pieces
-
-                turns = max(len(pages.footer_pieces(news)), len(news_pieces(self.game.name, news)))
+                turns = self._news_turns(news)
                 self.notify("news", news, None, until=now + max(NEWS_S, 2 * ALERT_PIECE_S * turns), now=now)
             elif command.type == "undo":
                 self.withdraw("news")  # "Stage 1 won by ..." stood on over a stage no longer over
@@ -433,14 +431,20 @@ class App:
                 self.vision.withdraw_unseen(self.withdraw)
         self._dirty = True
 
+    def _news_turns(self, news: str) -> int:
+        """How many pieces a news is shown in, where it turns in most: the menu page's footer or a dashboard."""
+        from device.dashboards import news_pieces
+
+        return max(len(pages.footer_pieces(news)), len(news_pieces(self.game.name, news)))
+
     def _news_outlived(self, now: float) -> None:
         """A later decision with no news of its own: the news is what an earlier one settled (Space Race: "…
         gains: two Space Race attempts" stood 12 s over the next box reached and the next roll), and goes once
         every piece of it was shown (a vehicle eliminated by the scroll was told for the one press to "Moved 4")."""
-        from device.dashboards import news_pieces
-
         for n in [n for n in self.notices if n.kind == "news"]:
-            shown = n.since + max(NOTICE_S, ALERT_PIECE_S * len(news_pieces(self.game.name, n.text)))
+            # (the chooser reads it on the menu page's footer, in more pieces than the dashboards': a review saw
+            # "Ben's small car, Cy's" and never "eliminated")
+            shown = n.since + max(NOTICE_S, ALERT_PIECE_S * self._news_turns(n.text))
             if now >= shown:
                 self.withdraw("news")
             elif n.until is None or n.until > shown:

@@ -323,13 +323,32 @@ def news_pieces(text: str) -> list[str]:
     """The game's news ("what: details") in pieces this screen's banner holds whole, shown in turn: the title
     on each, the details two small lines at a time ("Crash, evaded: Charlotte's Performance Car and Dmitri's Ice
     Cream Truck, +1 hazard each" was cut after "Ice", and its second piece drawn as a title)."""
-    from device.dashboards.pages import notice_pieces, wrap
+    from device.dashboards.pages import wrap
 
-    if ": " not in text:
-        return notice_pieces(text)
-    head, rest = text.split(": ", 1)
-    lines = wrap(rest, width=WIDTH - 6, size=TEXT_SIZES[-1])
+    head = _news_title(text)
+    if head is None:  # no title of its own fits: under NOTE, as the other games' screens say news
+        head, rest = NEWS_TITLE, text
+    else:
+        rest = text[len(head) + 2:]
+    lines = wrap(rest, width=BANNER_LINE, size=TEXT_SIZES[-1])
     return [f"{head}: {' '.join(lines[i:i + 2])}" for i in range(0, len(lines), 2)] or [text]
+
+
+#: The title of a news whose own words before ": " do not fit the title line (NOTICE_TITLES' for news).
+NEWS_TITLE = "NOTE"
+
+
+#: The width of a banner's small lines (``banner``: its box less 3 px a side).
+BANNER_LINE = WIDTH - 1 - 6
+
+
+def _news_title(text: str) -> str | None:
+    """The words before the first ": " of a news ("Head-on crash", "Red Fury"), when they fit the banner's title
+    line at its smallest size; else None (a long car's name cut as a title: "DMITRI'S ICE CR…")."""
+    if ": " not in text:
+        return None
+    head = text.split(": ", 1)[0]
+    return head if text_width(head.upper(), 12) <= BANNER_LINE else None
 
 
 def _alert(draw: ImageDraw.ImageDraw, view: PlayerView, blink_on: bool) -> None:
@@ -346,11 +365,11 @@ def _alert(draw: ImageDraw.ImageDraw, view: PlayerView, blink_on: bool) -> None:
         # an app notice is its words in capitals, or, when it begins with its title ("NOT RECORDED: the disk
         # is full: ..."), the title over the rest: in capitals all of it was cut at the banner's end
         title, text = notice_title(top.kind, top.text)
-        if text == top.text and top.kind == "news" and ": " in top.text:
+        head = _news_title(top.text) if top.kind == "news" else None
+        if text == top.text and head is not None:
             # the game's news is "what: details" ("Head-on crash: Rust Bucket and The Brick, +2 hazard each"):
             # in capitals all of it was one title, cut at the banner's third line
-            head, text = top.text.split(": ", 1)
-            title = head.upper()
+            title, text = head.upper(), top.text[len(head) + 2:]
         elif text == top.text:
             title, text = top.text.upper(), ""
     box = (0, MIDDLE_TOP - 1, WIDTH - 1, MIDDLE_BOTTOM)

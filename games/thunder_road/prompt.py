@@ -102,8 +102,10 @@ def prompt(state: ThunderRoadState) -> Prompt:
                                       else f"hit {vehicle_words(state, vid)} at space {at}" for passed, at, vid in met)
         if turn.off_rear:
             extra += "; off with the rear tile at the scroll: " + ", ".join(vehicle_words(state, v) for v in turn.off_rear)
+            extra += ": scroll the road first"
         # leaving the front scrolls the road, unless the lead tile is the final one: then it is the finish
-        cmds = ["move", "finish" if state.board.lead_is_final else "scroll"]
+        cmds = [] if turn.off_rear else ["move"]  # the move is reported after the scroll with the names
+        cmds.append("finish" if state.board.lead_is_final else "scroll")
         if not state.board.lead_is_final:
             cmds.append("off")
         if meet_another(state):

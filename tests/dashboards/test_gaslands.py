@@ -362,3 +362,36 @@ def test_the_games_news_is_a_title_over_its_details_each_piece_whole(monkeypatch
         render(view(alerts=(Alert("news", piece, None),)), blink_on=True)
     assert drawn == [("CRASH, EVADED", pieces[0].removeprefix("Crash, evaded: ")),
                      ("CRASH, EVADED", pieces[1].removeprefix("Crash, evaded: "))]
+
+
+@pytest.mark.parametrize("text", [
+    "Head-on crash: Alice's Buggy and Charlotte's Car, +2 hazard each",
+    "Crash, evaded: Charlotte's Performance Car and Dmitri's Ice Cream Truck, +1 hazard each",
+    "Flipped: Charlotte's Performance Car, rolled 2 (gear 3): 2 hits · WRECKED",
+    "Dmitri's Ice Cream Truck: no hit",
+    "Charlotte's Performance Car: 3 hits, 1 evaded: 2 taken · hull 4",
+])
+def test_every_piece_of_a_news_is_drawn_whole(text: str) -> None:
+    """A review: news lines were wrapped 1 px wider than the banner draws them ("Charlotte's Car, +2 hazard…",
+    "each" alone on a piece), and an attack's head, a long car name, was cut as a one-line title ("DMITRI'S ICE
+    CR…"). Every piece, drawn by the real banner, is whole."""
+    import device.dashboards.common as common
+    import device.dashboards.gaslands as gl
+
+    drawn: list[tuple[str, bool]] = []
+    real = common.fit_text
+
+    def spy(draw, box, t, **kw):  # (text, drawn whole?)
+        size = real(draw, box, t, **kw)
+        drawn.append((t, common.text_width(t, size) <= box[2] - box[0]))
+        return size
+
+    try:
+        common.fit_text = spy
+        for piece in gl.news_pieces(text):
+            drawn.clear()
+            render(view(alerts=(Alert("news", piece, None),)), blink_on=True)
+            banner_texts = [(t, whole) for t, whole in drawn if t.upper() == t or t in piece]
+            assert banner_texts and all(whole for _, whole in banner_texts), (piece, drawn)
+    finally:
+        common.fit_text = real

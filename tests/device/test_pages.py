@@ -599,7 +599,9 @@ def test_an_attacks_hits_evaded_and_hull_left_are_told_on_every_screen() -> None
     app.finish_entry(0.0)
     said = "Big Yellow Schoolbus: 3 hits, 1 evaded: 2 taken · hull 14"  # read "2 hits, 1 evaded": one of two?
     assert [n.text for n in app.notices if n.kind == "news"] == [said]
-    assert all(any(a.text == said for a in v.alerts) for v in app.screen_views())
+    from device.dashboards.gaslands import news_pieces
+
+    assert all(any(a.text == news_pieces(said)[0] for a in v.alerts) for v in app.screen_views(0.0))
     app.open_entry(bus.dice)
     app.entry.entered[:] = [1, 2, 3]
     app.finish_entry(1.0)  # no hit: nothing to evade, recorded at once
@@ -626,12 +628,13 @@ def test_news_is_the_last_decisions_and_goes_with_the_next_one() -> None:
     # a card played a second later: nothing settled, the news stays until each of its pieces was shown once
     # (a review: a vehicle eliminated by a scroll was told for the one press to "Moved 4")
     assert app.apply(Command.from_json({"type": "attempt", "side": "USSR", "ops": 4}), now=1.0).accepted
-    assert [n.until for n in app.notices if n.kind == "news"] == [4.0]  # two pieces of 2 s, not its 12 s
-    assert app.apply(Command.from_json({"type": "roll", "die": 6}), now=5.0).accepted  # failed: no news
+    turns = app._news_turns(app.notices[-1].text)  # its pieces of 2 s on the footer, not its 12 s
+    assert [n.until for n in app.notices if n.kind == "news"] == [max(4.0, 2.0 * turns)] and turns >= 2
+    assert app.apply(Command.from_json({"type": "roll", "die": 6}), now=9.0).accepted  # failed: no news
     assert not [n for n in app.notices if n.kind == "news"]  # later: it goes with the next decision
     for c in ({"type": "end_turn"}, {"type": "begin_turn"}):
-        assert app.apply(Command.from_json(c), now=6.0).accepted
-    assert app.apply(Command.from_json({"type": "attempt", "side": "USSR", "ops": 4, "die": 1}), now=7.0).accepted
+        assert app.apply(Command.from_json(c), now=10.0).accepted
+    assert app.apply(Command.from_json({"type": "attempt", "side": "USSR", "ops": 4, "die": 1}), now=11.0).accepted
     assert [n.text for n in app.notices if n.kind == "news"] == ["USSR reached box 3 Man in Space first: +2 VP"]
 
 
@@ -650,3 +653,26 @@ def test_an_undo_notice_goes_when_the_table_decides_again() -> None:
     assert [n.kind for n in app.notices if n.kind == "undone"] == ["undone"]
     assert app.apply(Command("end_round", {"pack": False}), now=1.5).accepted
     assert not [n for n in app.notices if n.kind == "undone"]
+
+
+def test_news_outlives_the_next_press_until_the_choosers_footer_showed_all_of_it() -> None:
+    """A review: Ana's scroll eliminated Ben's small car and Cy's large car, "Moved 4" followed half a second
+    later, and Ben (choosing next) read "Ben's small car, Cy's" and "large car eliminated with" on his menu
+    page's footer, never "the rear tile": the news was kept for the dashboards' pieces, not the footer's."""
+    from device.app import ALERT_PIECE_S, App
+    from games import thunder_road
+    from games.core import Match
+
+    setup = {"players": [{"name": n} for n in ("Ana", "Ben", "Cy")], "board": {"tiles": 5, "on_board": 3}}
+    app = App(thunder_road, Match.begin(thunder_road.GAME, setup), buttons=ScriptedButtons(), displays=Screens(),
+              clock=lambda: 0.0)
+    for c in ({"type": "roll", "dice": {"Ana": [1, 2, 3, 4], "Ben": [1, 2, 3, 4], "Cy": [1, 2, 3, 4]}},
+              {"type": "assign", "vehicle": "large", "die": 4}):
+        assert app.apply(Command.from_json(c), now=99.0).accepted
+    assert app.apply(Command.from_json({"type": "scroll", "eliminated": ["Ben/small", "Cy/large"]}), now=100.0).accepted
+    news = next(n for n in app.notices if n.kind == "news")
+    footer = pages.footer_pieces(news.text)
+    assert len(footer) >= 2
+    assert app.apply(Command.from_json({"type": "move", "spaces": 4}), now=100.5).accepted
+    kept = next(n for n in app.notices if n.kind == "news")
+    assert kept.until >= 100.0 + ALERT_PIECE_S * len(footer)

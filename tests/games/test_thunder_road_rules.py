@@ -373,6 +373,7 @@ def test_three_or_more_vehicles_on_the_rear_tile_are_named_one_at_a_time_then_sc
     assert "off with the rear tile at the scroll: Ben's small car, Cy's small car" in t.match.prompt().text
     # the move is reported after the scroll: before it, the names were dropped and the road never scrolled
     assert "scroll the road first" in t.no("move", spaces=4)
+    assert "move" not in t.match.prompt().commands and "scroll the road first" in t.match.prompt().text
     t.ok("undo")
     t.ok("off", vehicle="Cy/medium")
     t.ok("off", vehicle="Ben/medium")
