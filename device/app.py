@@ -704,10 +704,15 @@ class App:
         if request is None:
             self.notify("info", "no dice are awaited now", self.chooser(), now=now)
             return None
-        self.entry = None
+        opened, self.entry = self.entry, None
         result = request.command(list(faces))
         if isinstance(result, DiceRequest):
-            self.open_entry(result)
+            # the second roll keeps the first's place in the menu and says its dice, as on the buttons (a bump's
+            # direction die typed after a re-roll was titled with the roll it replaced, "bump3 · direction 4")
+            said = " ".join(str(request.name_of(f)) for f in faces) or "none"
+            self.open_entry(result, trail=opened.trail if opened is not None else (),
+                            kept=(*(opened.kept if opened is not None else ()),
+                                  f"{request.label.removeprefix('the ')} {said}"))
             return None
         if result is None:
             self.notify("info", f"{request.label}: {len(faces)} dice make no roll", self.chooser(), now=now)

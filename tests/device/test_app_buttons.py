@@ -452,6 +452,23 @@ def test_thunder_road_collision_bump_and_larger_vehicles_reroll(tmp_path: Path) 
     t.close()
 
 
+def test_a_re_roll_typed_on_the_phone_keeps_its_place_and_says_its_first_die(tmp_path: Path) -> None:
+    """A walkthrough: a re-roll's bump die typed on the phone opened the direction die titled with the roll it
+    replaced ("bump2 · direction 5") and without "bump die bump6" — the buttons' way keeps both."""
+    t = Panel(tmp_path, "thunder_road", tr_setup())
+    roll_all(t, [1, 3, 4, 6], [2, 2, 5, 6])
+    t.choose("Move a vehicle…", "Small car", "Die 1")
+    t.press("next")
+    t.choose("Move a vehicle…", "Large car", "Die 2")
+    t.choose("Met a vehicle…", "Ana's Small car", "Ended on it")
+    t.type_dice(["bump2"], [5])
+    assert t.go("Re-roll (Ben)") == [] and t.app.entry is not None
+    assert t.app.type_faces(["bump6"], 0.0, source="phone") is None  # the bump die: the direction die next
+    entry = t.app.entry
+    assert entry is not None and entry.trail == ("Re-roll (Ben)",) and entry.kept == ("bump die bump6",)
+    t.close()
+
+
 def test_thunder_road_fire_ruling_damage_and_road_die(tmp_path: Path) -> None:
     t = Panel(tmp_path, "thunder_road", tr_setup())
     roll_all(t, [1, 3, 4, 6], [2, 2, 5, 6])
