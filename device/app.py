@@ -971,7 +971,7 @@ class App:
 
     def screen_views(self, now: float | None = None) -> list[Any]:
         """The game's views with the app's notices added as alerts (for the dashboards).  A game's news too
-        long for a dashboard's notice box shows its pieces in turn (``pages.notice_pieces``)."""
+        long for a dashboard's notice box shows its pieces in turn (``device.dashboards.news_pieces``)."""
         now = self.clock() if now is None else now
 
         def shown(n: Notice) -> str:
@@ -982,11 +982,11 @@ class App:
             pieces = news_pieces(self.game.name, n.text)
             return pieces[int(max(0.0, now - n.since) / ALERT_PIECE_S) % len(pieces)]
 
+        alerts = [Alert(n.kind, shown(n), n.player) for n in self.notices]  # once, not once per screen
         out = []
         for view in self.turn().views:
             player = getattr(view, "player", None)
-            extra = tuple(Alert(n.kind, shown(n), n.player) for n in self.notices
-                          if n.player is None or n.player == player)
+            extra = tuple(a for a in alerts if a.player is None or a.player == player)
             if self.entry is not None:  # a roll entered by another: who rolls it is told on their screen
                 extra += tuple(Alert("roll", text, who) for who, text in self.entry.request.tell if who == player)
             if extra and hasattr(view, "alerts") and dataclasses.is_dataclass(view):
