@@ -470,9 +470,9 @@ class Sim:
         assert self.web is not None
         playing = self.web.in_progress()  # nothing played, or the game over: nothing is left unfinished
         self.web.hub.call_in_loop(lambda: self.begin(options))
-        from device.web.pages import title_of
+        from device.web.pages import game_begins
 
-        return f"a new {title_of(game)} game begins now{' (the unfinished one stays in the log)' if playing else ''}"
+        return game_begins(game, playing)
 
     def begin(self, options: Any) -> None:
         """Begin a new game of this kind with ``options`` on the same log, screens redrawn for its players."""

@@ -127,7 +127,7 @@ def run_with_web(config: Any, appliance: Any, stop: Callable[[], bool],
     appliance is closed at the end, whatever happens.  ``started`` is told the running service (tests)."""
     from device.cli_device import begin_from_page, probe_game, probe_vision_files, read_setup
     from device.web import WebService
-    from device.web.pages import title_of
+    from device.web.pages import game_begins, title_of
     from games import game_package
 
     def check() -> list[Any]:
@@ -144,8 +144,7 @@ def run_with_web(config: Any, appliance: Any, stop: Callable[[], bool],
         (the newest unfinished game)."""
         playing = web.in_progress()
         asked.append((game, options))
-        left = " (the unfinished one stays in the log)" if playing is not None else ""
-        return f"a new {title_of(game)} game begins now{left}"
+        return game_begins(game, playing)
 
     def begin(game: str, options: Any) -> None:
         try:

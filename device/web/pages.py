@@ -261,6 +261,13 @@ def title_of(game: str) -> str:
     return TITLES.get(str(game), str(game))
 
 
+def game_begins(game: str, unfinished: str | None) -> str:
+    """The page's answer to "Start this game" (``unfinished``: :meth:`WebService.in_progress`, the game at the
+    table that starting another leaves in the log unfinished, or None)."""
+    left = " (the unfinished one stays in the log)" if unfinished is not None else ""
+    return f"a new {title_of(game)} game begins now{left}"
+
+
 def spoken(key: Any) -> str:
     """A file's key as the rulebook says it: "not_permitted" is "not permitted"."""
     return str(key).replace("_", " ")
