@@ -452,15 +452,21 @@ def test_thunder_road_collision_bump_and_larger_vehicles_reroll(tmp_path: Path) 
     t.close()
 
 
-def test_a_re_roll_typed_on_the_phone_keeps_its_place_and_says_its_first_die(tmp_path: Path) -> None:
-    """A walkthrough: a re-roll's bump die typed on the phone opened the direction die titled with the roll it
-    replaced ("bump2 · direction 5") and without "bump die bump6" — the buttons' way keeps both."""
+def _bens_large_car_on_anas_small_car(tmp_path: Path) -> Panel:
+    """Ana's small car moves 1, Ben's large car ends its move of 2 on it: a bump awaits its dice."""
     t = Panel(tmp_path, "thunder_road", tr_setup())
     roll_all(t, [1, 3, 4, 6], [2, 2, 5, 6])
     t.choose("Move a vehicle…", "Small car", "Die 1")
     t.press("next")
     t.choose("Move a vehicle…", "Large car", "Die 2")
     t.choose("Met a vehicle…", "Ana's Small car", "Ended on it")
+    return t
+
+
+def test_a_re_roll_typed_on_the_phone_keeps_its_place_and_says_its_first_die(tmp_path: Path) -> None:
+    """A walkthrough: a re-roll's bump die typed on the phone opened the direction die titled with the roll it
+    replaced ("bump2 · direction 5") and without "bump die bump6" — the buttons' way keeps both."""
+    t = _bens_large_car_on_anas_small_car(tmp_path)
     t.type_dice(["bump2"], [5])
     assert t.go("Re-roll (Ben)") == [] and t.app.entry is not None
     assert t.app.type_faces(["bump6"], 0.0, source="phone") is None  # the bump die: the direction die next
@@ -553,12 +559,7 @@ def test_an_undone_or_recorded_choice_is_said_with_its_whole_path(tmp_path: Path
     """BACK at the top said "UNDONE: Ben: Move › Ana's Small car › Ended on it" without "Met a vehicle…", and a
     car in a player's own list lost its owner ("Medium car › Ended on it" was Cy's): the path's last two words
     were kept, a long notice now turns in pieces on the screens."""
-    t = Panel(tmp_path, "thunder_road", tr_setup())
-    roll_all(t, [1, 3, 4, 6], [2, 2, 5, 6])
-    t.choose("Move a vehicle…", "Small car", "Die 1")
-    t.press("next")
-    t.choose("Move a vehicle…", "Large car", "Die 2")
-    t.choose("Met a vehicle…", "Ana's Small car", "Ended on it")
+    t = _bens_large_car_on_anas_small_car(tmp_path)
     t.press("back")
     undone = [n.text for n in t.app.notices if n.kind == "undone"]
     assert undone == ["UNDONE: Ben: Move › Met a vehicle… › Ana's Small car › Ended on it"], undone
