@@ -142,9 +142,6 @@ def _cars(label: str, cars: Sequence[Vehicle], make: Callable[[Vehicle], Command
                             for owner in owners)])
 
 
-SMASH_WORDS = rules.COLLISION_WORDS
-
-
 def _smash(state: GaslandsState, mover: Vehicle, other: Vehicle) -> list[Choice | None]:
     """A collision's kind, with the smash attack dice it gives (the buttons recorded no kind, so the dice were
     never worked out): the weight classes' +/- dice included when the owner's setup gives them; when it does not
@@ -152,7 +149,7 @@ def _smash(state: GaslandsState, mover: Vehicle, other: Vehicle) -> list[Choice 
     out: list[Choice | None] = []
     for kind in rules.SMASH_KINDS:
         n, weight = rules.smash_attack(state, kind, mover, other)
-        out.append(leaf(f"{SMASH_WORDS[kind]}{READING_SEP}{n} {'die' if n == 1 else 'dice'}"
+        out.append(leaf(f"{rules.COLLISION_WORDS[kind]}{READING_SEP}{n} {'die' if n == 1 else 'dice'}"
                         + (" ± weight" if weight is None else ""),
                         Command("collision", {"vehicle": other.id, "both_evaded": False, "kind": kind}), once=True))
     return out
