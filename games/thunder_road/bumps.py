@@ -4,7 +4,9 @@
 where.  If one vehicle is larger, its owner may ask for one re-roll of both dice.  Keep resolving bumps,
 chain bumps included, until every space holds one vehicle." [seed]  The table rolls and places the models;
 the companion keeps the queue of bumps still to resolve (a chain bump joins the front) and the one re-roll
-right of the larger vehicle's owner.  Unknown sizes do not take that right away.
+right of the larger vehicle's owner.  Unknown sizes do not take that right away.  A vehicle the dice move
+forward off the lead tile leaves the front: the road scrolls (``scroll``, :mod:`games.thunder_road.movement`)
+before it is placed.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 
 from games.core import Command, Event, Illegal
 
-from games.thunder_road.common import face_of, needs_step, resolve_vehicle, vehicle_words
+from games.thunder_road.common import face_of, needs_step, refuse_while_named_off, resolve_vehicle, vehicle_words
 from games.thunder_road.state import Bump, Step, ThunderRoadState
 
 
@@ -59,6 +61,7 @@ def reroll_owners(state: ThunderRoadState, bump: Bump) -> list[str]:
 
 def decide_reroll(state: ThunderRoadState, command: Command) -> list[Event]:
     needs_step(state, Step.PLACE)
+    refuse_while_named_off(state)
     b = current_bump(state)
     if b.rerolled:
         raise Illegal("this bump was already re-rolled once: place the vehicle as the dice say")
@@ -82,6 +85,7 @@ def decide_reroll(state: ThunderRoadState, command: Command) -> list[Event]:
 def decide_placed(state: ThunderRoadState, command: Command) -> list[Event]:
     needs_step(state, Step.PLACE)
     b = current_bump(state)
+    refuse_while_named_off(state)  # named for the scroll of a vehicle bumped off the front
     moved = resolve_vehicle(state, command.get("moved"))
     if moved not in (b.a, b.b):
         raise Illegal(f"the bump moves one of the two stacked vehicles: {vehicle_words(state, b.a)} or "

@@ -147,6 +147,17 @@ def needs_step(state: ThunderRoadState, *steps: Step) -> None:
         raise Illegal(what_first(state))
 
 
+def refuse_while_named_off(state: ThunderRoadState) -> None:
+    """Vehicles named off the rear tile (``off``) wait for the scroll that removes it: a move, a bumped
+    vehicle's placing or re-roll reported before it would drop them, and the road would never scroll."""
+    assert state.turn is not None
+    named = state.turn.off_rear
+    if named:
+        words = ", ".join(vehicle_words(state, v) for v in named)
+        raise Illegal(f"{words} {'is' if len(named) == 1 else 'are'} named off the rear tile: scroll the road first "
+                      f"(Road scrolls… › Scroll: {len(named)} off), or undo the naming")
+
+
 def what_first(state: ThunderRoadState) -> str:
     """What the table must do before anything else, in the players' words ("Ana has not rolled yet: roll
     the movement dice first")."""

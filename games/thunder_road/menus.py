@@ -264,44 +264,50 @@ def _move(state: ThunderRoadState, commands: Sequence[str]) -> list[Choice | Non
     out.append(branch("Other distance…", [leaf(f"Moved {n}", Command("move", {"spaces": n}))
                                           for n in range(top, -1, -1) if n != a]))
     if "scroll" in commands:
-        others = [v for v in state.vehicles if not v.eliminated and v.id != mover]
-
-        def two_off(first: Vehicle, name: str) -> Choice | None:
-            # "remove the rear tile (vehicles on it are eliminated)": two on it were one scroll each, the
-            # second recorded as one more tile removed.  Each pair once: the second is seated after the first.
-            rest = others[others.index(first) + 1:]
-            if not rest:
-                return None
-            # the second in its owner's list, named as its owner names it, even when few are left ("Dominique's
-            # Medium car" with the list's arrow overran the line)
-            return branch(name, _by_player(state, rest, who, lambda v, second: leaf(
-                second, Command("scroll", {"eliminated": [first.id, v.id]})), grouped=True))
-
-        def named_off(v: Vehicle, name: str) -> Choice:
-            return leaf(name, Command("off", {"vehicle": v.id}), once=True)
-
-        pending = turn.off_rear
-        if pending:
-            # three or more on the rear tile, named one at a time: the scroll with them, or one more
-            rest = [v for v in others if v.id not in pending]
-            out.append(branch("Road scrolls…", [
-                leaf(f"Scroll: {len(pending)} off", Command("scroll", {"eliminated": []}), default=True),
-                branch("One more off…", _by_player(state, rest, who, named_off)) if rest else None,
-            ]))
-        else:
-            # "remove the rear tile (vehicles on it are eliminated)": with five players three or more on it is
-            # usual, and the list stopped at two (a second scroll would move the road twice)
-            out.append(branch("Road scrolls…", [
-                leaf("Nobody off the road", Command("scroll", {"eliminated": []}), default=True),
-                *_by_player(state, others, who, lambda v, name: leaf(f"{name} off",
-                                                                     Command("scroll", {"eliminated": [v.id]})),
-                            grouped=len(others) > FIRST_LEVEL_MAX - 3),  # a list holds eight
-                branch("Two off…", _by_player(state, others, who, two_off)) if len(others) >= 2 else None,
-                branch("Three or more off…", _by_player(state, others, who, named_off)) if len(others) >= 3 else None,
-            ]))
+        out.append(_road_scrolls(state, who, (mover,)))
     if "finish" in commands:
         out.append(leaf("Finish line", Command("finish")))
     return out
+
+
+def _road_scrolls(state: ThunderRoadState, who: str, leaving: tuple[str, ...]) -> Choice | None:
+    """The road scrolls: a vehicle left the front (``leaving``: the mover, or the two stacked vehicles a bump
+    moves) and the vehicles on the rear tile are eliminated with it."""
+    turn = state.turn
+    assert turn is not None
+    others = [v for v in state.vehicles if not v.eliminated and v.id not in leaving]
+
+    def two_off(first: Vehicle, name: str) -> Choice | None:
+        # "remove the rear tile (vehicles on it are eliminated)": two on it were one scroll each, the
+        # second recorded as one more tile removed.  Each pair once: the second is seated after the first.
+        rest = others[others.index(first) + 1:]
+        if not rest:
+            return None
+        # the second in its owner's list, named as its owner names it, even when few are left ("Dominique's
+        # Medium car" with the list's arrow overran the line)
+        return branch(name, _by_player(state, rest, who, lambda v, second: leaf(
+            second, Command("scroll", {"eliminated": [first.id, v.id]})), grouped=True))
+
+    def named_off(v: Vehicle, name: str) -> Choice:
+        return leaf(name, Command("off", {"vehicle": v.id}), once=True)
+
+    pending = turn.off_rear
+    if pending:
+        # three or more on the rear tile, named one at a time: the scroll with them, or one more
+        rest = [v for v in others if v.id not in pending]
+        return branch("Road scrolls…", [
+            leaf(f"Scroll: {len(pending)} off", Command("scroll", {"eliminated": []}), default=True),
+            branch("One more off…", _by_player(state, rest, who, named_off)) if rest else None,
+        ])
+    # "remove the rear tile (vehicles on it are eliminated)": with five players three or more on it is usual,
+    # and the list stopped at two (a second scroll would move the road twice)
+    return branch("Road scrolls…", [
+        leaf("Nobody off the road", Command("scroll", {"eliminated": []}), default=True),
+        *_by_player(state, others, who, lambda v, name: leaf(f"{name} off", Command("scroll", {"eliminated": [v.id]})),
+                    grouped=len(others) > FIRST_LEVEL_MAX - 3),  # a list holds eight
+        branch("Two off…", _by_player(state, others, who, two_off)) if len(others) >= 2 else None,
+        branch("Three or more off…", _by_player(state, others, who, named_off)) if len(others) >= 3 else None,
+    ])
 
 
 def menu(state: ThunderRoadState) -> Menu:
@@ -394,6 +400,8 @@ def menu(state: ThunderRoadState) -> Menu:
                     branch(f"{vehicle_name(state, vid, who)} onto", _by_player(
                         state, others, who, _chain_bump_leaf(vid)))
                     for vid in (b.a, b.b)]))
+                if "scroll" in commands:  # the dice moved one off the front: the road scrolls before it is placed
+                    choices.append(_road_scrolls(state, who, (b.a, b.b)))
         if "command" in commands:
             choices.append(_commands(state, who))
         if "road" in commands:
@@ -406,6 +414,8 @@ def menu(state: ThunderRoadState) -> Menu:
     elif step is Step.MOVE and turn is not None:
         # vehicles named off the rear tile: the scroll with them is the way on (NEXT moved on without it)
         usual = "Road scrolls…" if turn.off_rear else f"Moved {turn.allowance}"
+    elif step is Step.PLACE and turn is not None and turn.off_rear:
+        usual = "Road scrolls…"
     elif step is Step.TURN and "pass" in commands and "coast" not in commands:
         usual = pass_words  # nothing left to move and nothing to coast: passing (ending a command turn) is the way on
     return Menu(title, keep_legal(choices, _legal(state)), who, status, dice).with_advance(usual)

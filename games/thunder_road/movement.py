@@ -10,7 +10,8 @@ vehicles one vehicle at a time); ``move`` counts those first.
 
 "When a vehicle leaves the front of the board and the lead tile was not the final tile: remove the rear
 tile (vehicles on it are eliminated), slide the tiles back, draw a new lead tile ...  Moving onto the finish
-line of the final tile ends the game: that player wins." [seed]  The win itself, like the last player
+line of the final tile ends the game: that player wins." [seed]  Any vehicle: one a bump moves forward off
+the lead tile scrolls the road too, before it is placed.  The win itself, like the last player
 standing after a scroll, is a consequence (:mod:`games.thunder_road.consequences`).
 """
 
@@ -20,7 +21,7 @@ from collections.abc import Mapping
 
 from games.core import Command, Event, Illegal, fields
 
-from games.thunder_road.common import MAX_SPACES, needs_step, resolve_vehicle, vehicle_words
+from games.thunder_road.common import MAX_SPACES, needs_step, refuse_while_named_off, resolve_vehicle, vehicle_words
 from games.thunder_road.state import Step, ThunderRoadState
 
 
@@ -29,10 +30,7 @@ def decide_move(state: ThunderRoadState, command: Command) -> list[Event]:
     turn = state.turn
     assert turn is not None and turn.vehicle is not None and turn.allowance is not None
     mover = turn.vehicle
-    if turn.off_rear:  # named for the scroll: a move reported before it dropped them, the road never scrolled
-        named = ", ".join(vehicle_words(state, v) for v in turn.off_rear)
-        raise Illegal(f"{named} {'is' if len(turn.off_rear) == 1 else 'are'} named off the rear tile: scroll the "
-                      f"road first (Road scrolls… › Scroll: {len(turn.off_rear)} off), or undo the naming")
+    refuse_while_named_off(state)
     spaces = command.get("spaces", turn.allowance)
     if isinstance(spaces, bool) or not isinstance(spaces, int) or not 0 <= spaces <= MAX_SPACES:
         raise Illegal("spaces must be how many spaces the vehicle moved (a whole number)")
@@ -122,7 +120,12 @@ def decide_met(state: ThunderRoadState, command: Command) -> list[Event]:
 def _rear_vehicle(state: ThunderRoadState, ref: object) -> str:
     assert state.turn is not None
     vid = resolve_vehicle(state, ref)
-    if vid == state.turn.vehicle:
+    if state.step is Step.PLACE:  # a bump moved one of the two stacked vehicles off the front
+        b = state.bumps[0]
+        if vid in (b.a, b.b):
+            raise Illegal(f"{vehicle_words(state, vid)} is one of the two stacked vehicles the bump moves: it is "
+                          "not on the rear tile")
+    elif vid == state.turn.vehicle:
         raise Illegal(f"{vehicle_words(state, vid)} is the vehicle leaving the front: it is not on the rear tile")
     if state.vehicle(vid).eliminated:
         raise Illegal(f"{vehicle_words(state, vid)} was already eliminated")
@@ -141,7 +144,7 @@ def decide_off(state: ThunderRoadState, command: Command) -> list[Event]:
     """One vehicle on the rear tile the coming scroll removes ("remove the rear tile (vehicles on it are
     eliminated)"), named before the scroll: the buttons name three or more so, one at a time; the scroll then
     eliminates them with any it lists itself."""
-    needs_step(state, Step.MOVE)
+    needs_step(state, Step.MOVE, Step.PLACE)
     assert state.turn is not None
     _no_more_scrolls(state)
     vid = _rear_vehicle(state, command.get("vehicle"))
@@ -151,7 +154,10 @@ def decide_off(state: ThunderRoadState, command: Command) -> list[Event]:
 
 
 def decide_scroll(state: ThunderRoadState, command: Command) -> list[Event]:
-    needs_step(state, Step.MOVE)
+    """The road scrolls when a vehicle leaves the front: the mover (its move), or a vehicle the bump dice move
+    forward off the lead tile ("When a vehicle leaves the front of the board" [seed]: any vehicle); the bumped
+    vehicle is then placed on the new lead tile (``placed``)."""
+    needs_step(state, Step.MOVE, Step.PLACE)
     assert state.turn is not None
     _no_more_scrolls(state)
     refs = command.get("eliminated", [])

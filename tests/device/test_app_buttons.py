@@ -475,6 +475,22 @@ def test_a_re_roll_typed_on_the_phone_keeps_its_place_and_says_its_first_die(tmp
     t.close()
 
 
+def test_a_vehicle_bumped_off_the_front_scrolls_the_road_with_the_buttons(tmp_path: Path) -> None:
+    """"When a vehicle leaves the front of the board ... remove the rear tile (vehicles on it are eliminated)":
+    a bump that moved a vehicle off the lead tile had no "Road scrolls…" on the screen (the scroll was a move's
+    only), and placing it ended the turn with the road unscrolled."""
+    t = _bens_large_car_on_anas_small_car(tmp_path)
+    t.type_dice(["bump2"], [1])
+    assert "Road scrolls…" in t.top
+    # the two stacked vehicles are not on the rear tile
+    assert t.under("Road scrolls…") == ["Nobody off the road", "Ana's Medium car off", "Ana's Large car off",
+                                        "Small car off", "Medium car off", "Two off…", "Three or more off…"]
+    assert t.choose("Road scrolls…", "Small car off") == {"type": "scroll", "eliminated": ["Ben/small"]}
+    assert t.match.state.step.name == "PLACE" and t.top[0].startswith("Moved "), t.top
+    t.every_choice_is_legal()
+    t.close()
+
+
 def test_thunder_road_fire_ruling_damage_and_road_die(tmp_path: Path) -> None:
     t = Panel(tmp_path, "thunder_road", tr_setup())
     roll_all(t, [1, 3, 4, 6], [2, 2, 5, 6])

@@ -389,6 +389,38 @@ def test_three_or_more_vehicles_on_the_rear_tile_are_named_one_at_a_time_then_sc
     assert "does not scroll any more" in t.no("off", vehicle="Cy/small")
 
 
+def test_a_vehicle_bumped_off_the_front_scrolls_the_road_before_it_is_placed():
+    """"When a vehicle leaves the front of the board and the lead tile was not the final tile: remove the
+    rear tile (vehicles on it are eliminated [V]), slide the tiles back, draw a new lead tile, seed its
+    hazards" — any vehicle: one the bump dice move forward off the lead tile too (the scroll was refused
+    until the bump was placed, and the turn ended with the placing)."""
+    t = Table("Ana", "Ben", "Cy", tiles=["a", "b", "c", "d", "e"], on_board=3)
+    t.roll()
+    _stack(t, "small", "Ben/small")
+    t.ok("bump", bump="bump1", direction=1)
+    p = t.match.prompt()
+    assert {"placed", "scroll", "off"} <= set(p.commands)
+    # the two stacked vehicles are where the bump is, not on the rear tile
+    assert "one of the two stacked vehicles" in t.no("scroll", eliminated=["Ben/small"])
+    assert "one of the two stacked vehicles" in t.no("off", vehicle="Ana/small")
+    t.ok("off", vehicle="Cy/small")
+    t.ok("off", vehicle="Cy/medium")
+    assert "scroll the road first" in t.no("placed", moved="Ben/small")
+    assert "scroll the road first" in t.no("reroll", bump="bump2", direction=2)
+    assert "placed" not in t.match.prompt().commands and "scroll the road first" in t.match.prompt().text
+    t.ok("scroll", eliminated=["Ben/large"])
+    assert {v.id for v in t.state.vehicles if v.eliminated} == {"Cy/small", "Cy/medium", "Ben/large"}
+    assert t.state.board.tiles[t.state.board.lead] == "d" and t.state.step is Step.PLACE
+    t.ok("placed", moved="Ben/small")  # on the new lead tile
+    assert t.state.bumps == () and t.state.step is Step.TURN
+    t = Table("Ana", "Ben", tiles=["a", "b", "c"], on_board=3)  # the final tile leads: nothing more scrolls
+    t.roll()
+    _stack(t, "small", "Ben/small")
+    t.ok("bump", bump="bump1", direction=1)
+    assert "scroll" not in t.match.prompt().commands
+    assert "does not scroll any more" in t.no("scroll", eliminated=[])
+
+
 def test_eliminated_vehicle_cannot_move():
     """"remove the rear tile (vehicles on it are eliminated [V])" — an eliminated vehicle is off the road."""
     t = Table("Ana", "Ben")
