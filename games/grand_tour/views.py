@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from games.core import Alert
-from games.grand_tour.state import GrandTourState, Phase
+from games.grand_tour.state import GrandTourState, Phase, rider_label
 
 
 def clock(seconds: int) -> str:
@@ -78,8 +78,10 @@ def build_views(state: GrandTourState, prompt_text: str) -> tuple[TeamView, ...]
             )
         rank = ranks[team.name]
         alerts: list[Alert] = []
-        if state.phase is Phase.BETWEEN_STAGES and any(r.exhaustion is None for r in riders):
-            alerts.append(Alert("enter_exhaustion", "count exhaustion cards", team.name))
+        todo = [r for r in riders if r.exhaustion is None]
+        if state.phase is Phase.BETWEEN_STAGES and todo:
+            # whose cards: the count's list is titled "5-9 cards" once opened, the rider's name gone from it
+            alerts.append(Alert("enter_exhaustion", f"count exhaustion cards of {rider_label(todo[0].id)}", team.name))
         if state.phase is Phase.SPECIALTIES and team.kept is None:
             alerts.append(Alert("choose_specialty", "keep 1 specialty", team.name))
         out.append(

@@ -537,6 +537,13 @@ def test_prompts_refusals_and_notes_name_riders_and_cards_as_the_table_does():
     assert "red Rouleur" in prompt and "red.rouleur" not in prompt, prompt
     out = m.apply(Command("exhaustion", {"rider": "red.rouleur", "cards": 99}))
     assert "exhaustion cards held by red Rouleur" in out.reason, out.reason
+    # each team's alert names the rider whose cards are counted next: once the count's list is opened its
+    # title is "5-9 cards", the rider gone from it
+    alerts = {v.player: [a.text for a in v.alerts] for v in GAME.views(m.state)}
+    assert alerts == {"red": ["count exhaustion cards of red Rouleur"], "blue": ["count exhaustion cards of blue Rouleur"]}
+    m.apply(Command("exhaustion", {"rider": "red.rouleur", "cards": 2}))
+    alerts = {v.player: [a.text for a in v.alerts] for v in GAME.views(m.state)}
+    assert alerts["red"] == ["count exhaustion cards of red Sprinteur"], alerts
 
 
 def test_crossers_are_taken_in_the_order_they_move_and_kept_in_finishing_order() -> None:
