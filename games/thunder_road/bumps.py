@@ -54,7 +54,7 @@ def reroll_owners(state: ThunderRoadState, bump: Bump) -> list[str]:
     """Who may still ask for the bump's one re-roll: the larger vehicle's owner, either owner while the sizes
     are unknown, nobody for vehicles of one size or a bump re-rolled already."""
     owner, why = larger_owner(state, bump)
-    if bump.rerolled or why == "same":
+    if bump.rerolled or bump.scrolled or why == "same" or (state.turn is not None and state.turn.off_rear):
         return []
     return [owner] if owner else pair_owners(state, bump)
 
@@ -65,6 +65,9 @@ def decide_reroll(state: ThunderRoadState, command: Command) -> list[Event]:
     b = current_bump(state)
     if b.rerolled:
         raise Illegal("this bump was already re-rolled once: place the vehicle as the dice say")
+    if b.scrolled:
+        raise Illegal("the road has scrolled as these dice said: place the bumped vehicle on the new lead tile "
+                      "(undo the scroll to re-roll)")
     owner, why = larger_owner(state, b)
     if why == "same":
         raise Illegal(

@@ -193,6 +193,8 @@ def _fold(state: ThunderRoadState, event: Event) -> ThunderRoadState:
         if state.turn is not None and state.turn.off_rear:
             state = replace(state, turn=replace(state.turn, off_rear=()))
         board = replace(state.board, lead=state.board.lead + 1)
+        if state.step is Step.PLACE:  # a vehicle the bump dice moved off the front: it is placed on the new lead tile
+            state = replace(state, bumps=(replace(state.bumps[0], scrolled=True),) + state.bumps[1:])
         gone = ", ".join(vehicle_words(state, vid) for vid in d["eliminated"]) or "nobody"
         return replace(state, board=board, note=f"road scrolled: tile {d['lead']} leads; eliminated: {gone}")
 

@@ -133,6 +133,8 @@ def _rear_vehicle(state: ThunderRoadState, ref: object) -> str:
 
 
 def _no_more_scrolls(state: ThunderRoadState) -> None:
+    if state.step is Step.PLACE and state.bumps[0].scrolled:
+        raise Illegal("the road has scrolled for this bump: place the bumped vehicle on the new lead tile")
     if state.board.lead_is_final:
         raise Illegal(
             "the lead tile is the final tile: the road does not scroll any more — a vehicle reaching its "

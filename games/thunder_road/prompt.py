@@ -126,12 +126,14 @@ def prompt(state: ThunderRoadState) -> Prompt:
     owner, why = larger_owner(state, b)
     cmds = [] if turn.off_rear else ["placed"]  # placed after the scroll with the vehicles named off
     text = f"place the bumped vehicle ({b.roll[0]}, direction {b.roll[1]})" if b.roll else "place the bumped vehicle"
-    if not b.rerolled and why != "same" and not turn.off_rear:
+    if b.scrolled:
+        text = "the road scrolled: place the bumped vehicle on the new lead tile"
+    elif not b.rerolled and why != "same" and not turn.off_rear:
         cmds.append("reroll")
         text += f"; {owner} (larger vehicle) may re-roll both once" if owner else "; the larger vehicle's owner may re-roll both once"
     if turn.off_rear:
         text += "; off with the rear tile at the scroll: " + ", ".join(vehicle_words(state, v) for v in turn.off_rear)
         text += ": scroll the road first"
-    if not state.board.lead_is_final:  # a vehicle the dice move off the front scrolls the road before it is placed
+    if not state.board.lead_is_final and not b.scrolled:  # a vehicle the dice move off the front: the road scrolls
         cmds += ["scroll", "off"]
     return Prompt(text, s.value, "choice", player=who, vehicle=b.a, commands=tuple(cmds) + ANYTIME)

@@ -141,6 +141,7 @@ class Bump:
     b: str  # the vehicle that was there
     roll: tuple[str, str] | None = None  # (bump face, direction face) of the standing roll
     rerolled: bool = False
+    scrolled: bool = False  # the dice moved a vehicle off the front and the road scrolled: it is placed next
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from games.core import Alert
 
-from games.thunder_road.bumps import reroll_owners
+from games.thunder_road.bumps import larger_owner, reroll_owners
 from games.thunder_road.common import own_label
 from games.thunder_road.prompt import prompt
 from games.thunder_road.state import PlayerView, Step, ThunderRoadState, VehicleView
@@ -19,8 +19,10 @@ def _alerts(state: ThunderRoadState, name: str) -> tuple[Alert, ...]:
     if state.step is Step.PLACE and state.bumps and turn is not None and turn.player != name:
         # the re-roll is in the turn player's menu: an owner who may ask for it sees so on their own screen
         if name in reroll_owners(state, state.bumps[0]):
-            alerts.append(Alert("reroll", f"you may re-roll the bump dice once: Re-roll in {turn.player}'s menu",
-                                name))
+            # sizes the owner has not filled in: either owner may ask, as "if one vehicle is larger" allows
+            known = larger_owner(state, state.bumps[0])[0] is not None
+            right = "you may" if known else "if yours is the larger vehicle, you may"
+            alerts.append(Alert("reroll", f"{right} re-roll the bump dice once: Re-roll in {turn.player}'s menu", name))
     # a standing state its column says ("OUT"): flashed over the owner's screen while it is their turn, when it
     # keeps the car still (it flashed for a round on end over the other players' turns); the news told when it
     # came

@@ -487,7 +487,21 @@ def test_a_vehicle_bumped_off_the_front_scrolls_the_road_with_the_buttons(tmp_pa
                                         "Small car off", "Medium car off", "Two off…", "Three or more off…"]
     assert t.choose("Road scrolls…", "Small car off") == {"type": "scroll", "eliminated": ["Ben/small"]}
     assert t.match.state.step.name == "PLACE" and t.top[0].startswith("Moved "), t.top
+    # one scroll: no second, no re-roll of the dice the road moved for; the cursor back on placing the vehicle
+    assert "Road scrolls…" not in t.top and not any(c.startswith("Re-roll") for c in t.top), t.top
+    assert t.highlighted == (t.top[0],) and "road scrolled: place on the new lead tile" in t.app.menu().status
     t.every_choice_is_legal()
+    t.close()
+
+
+def test_vehicles_named_off_the_rear_tile_in_a_bump_are_on_the_screen(tmp_path: Path) -> None:
+    """A walkthrough: three named off the rear tile for a vehicle the bump dice moved off the front were on no
+    line of the screen (the move's status says "off at the scroll: …"; the bump's said "Bump: …" alone)."""
+    t = _bens_large_car_on_anas_small_car(tmp_path)
+    t.type_dice(["bump2"], [1])
+    t.choose("Road scrolls…", "Three or more off…", "Ana's Medium car")
+    assert t.app.menu().status == "Bump: Large / Ana's Small · off at the scroll: Ana's Medium"
+    assert t.app.menu().advance == ("Road scrolls…",)
     t.close()
 
 

@@ -396,22 +396,30 @@ def test_a_vehicle_bumped_off_the_front_scrolls_the_road_before_it_is_placed():
     until the bump was placed, and the turn ended with the placing)."""
     t = Table("Ana", "Ben", "Cy", tiles=["a", "b", "c", "d", "e"], on_board=3)
     t.roll()
-    _stack(t, "small", "Ben/small")
+    _stack(t, "small", "Ben/large")  # a re-roll right: Ben's
     t.ok("bump", bump="bump1", direction=1)
     p = t.match.prompt()
     assert {"placed", "scroll", "off"} <= set(p.commands)
     # the two stacked vehicles are where the bump is, not on the rear tile
-    assert "one of the two stacked vehicles" in t.no("scroll", eliminated=["Ben/small"])
+    assert "one of the two stacked vehicles" in t.no("scroll", eliminated=["Ben/large"])
     assert "one of the two stacked vehicles" in t.no("off", vehicle="Ana/small")
     t.ok("off", vehicle="Cy/small")
     t.ok("off", vehicle="Cy/medium")
-    assert "scroll the road first" in t.no("placed", moved="Ben/small")
+    assert "scroll the road first" in t.no("placed", moved="Ben/large")
     assert "scroll the road first" in t.no("reroll", bump="bump2", direction=2)
     assert "placed" not in t.match.prompt().commands and "scroll the road first" in t.match.prompt().text
-    t.ok("scroll", eliminated=["Ben/large"])
-    assert {v.id for v in t.state.vehicles if v.eliminated} == {"Cy/small", "Cy/medium", "Ben/large"}
+    t.ok("scroll", eliminated=["Ben/small"])
+    assert {v.id for v in t.state.vehicles if v.eliminated} == {"Cy/small", "Cy/medium", "Ben/small"}
     assert t.state.board.tiles[t.state.board.lead] == "d" and t.state.step is Step.PLACE
-    t.ok("placed", moved="Ben/small")  # on the new lead tile
+    # one scroll for the vehicle the dice moved off: a second would move the road again, and a re-roll after it
+    # would re-roll dice the road already moved for (both were accepted)
+    assert set(t.match.prompt().commands) & {"scroll", "off", "reroll"} == set()
+    assert "new lead tile" in t.match.prompt().text
+    assert "has scrolled for this bump" in t.no("scroll", eliminated=[])
+    assert "has scrolled for this bump" in t.no("off", vehicle="Cy/large")
+    assert "undo the scroll to re-roll" in t.no("reroll", bump="bump2", direction=2)
+    assert not [a for v in GAME.views(t.state) for a in v.alerts if a.kind == "reroll"]
+    t.ok("placed", moved="Ben/large")  # on the new lead tile
     assert t.state.bumps == () and t.state.step is Step.TURN
     t = Table("Ana", "Ben", tiles=["a", "b", "c"], on_board=3)  # the final tile leads: nothing more scrolls
     t.roll()
@@ -526,6 +534,11 @@ def test_unknown_size_does_not_take_the_reroll_away():
     t.roll()
     _stack(t, "large", "Ben/big_rig")
     t.ok("bump", bump="bump1", direction=3)
+    # Ben's screen does not state a right the sizes cannot settle (it told a small car's owner she may re-roll
+    # against a Big Rig)
+    ben = next(v for v in GAME.views(t.state) if v.player == "Ben")
+    assert [a.text for a in ben.alerts if a.kind == "reroll"] == [
+        "if yours is the larger vehicle, you may re-roll the bump dice once: Re-roll in Ana's menu"]
     t.ok("reroll", bump="bump2", direction=4)
 
 
