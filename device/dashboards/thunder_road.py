@@ -182,10 +182,21 @@ def _alert(draw: ImageDraw.ImageDraw, view: PlayerView, blink_on: bool) -> None:
         pixel_text(draw, (WIDTH - 2 - pixel_text_width(more), MIDDLE_TOP + 2), more, fill=OFF)
         right -= pixel_text_width(more) + 2
     fit_text(draw, (2, MIDDLE_TOP, right, MIDDLE_TOP + 12), title, sizes=(13, 12, 11), fill=OFF, align="center")
-    lines = _wrap(text, WIDTH - 16, 9, 3)
+    lines = _wrap(text, ALERT_TEXT_WIDTH, 9, ALERT_LINES)
     for i, line in enumerate(lines):
         top = MIDDLE_TOP + 13 + i * 9
         fit_text(draw, (3, top, WIDTH - 4, top + 8), line, sizes=(9,), fill=OFF, align="center")
+
+
+#: The alert box's text: its lines' width (centred, clear of the box's edges) and how many it holds.
+ALERT_TEXT_WIDTH, ALERT_LINES = WIDTH - 16, 3
+
+
+def news_pieces(text: str) -> list[str]:
+    """The game's news in pieces this screen's alert box holds whole, shown in turn: the pages' notice box is
+    wider, and its pieces lost a word here ("… eliminated with the r…" then "tile": "rear" never shown)."""
+    lines = _wrap(text, ALERT_TEXT_WIDTH, 9, 10**6)
+    return [" ".join(lines[i:i + ALERT_LINES]) for i in range(0, len(lines), ALERT_LINES)] or [text]
 
 
 def _wrap(text: str, width: int, size: int, max_lines: int) -> list[str]:

@@ -546,6 +546,35 @@ def test_news_too_long_for_a_dashboards_notice_box_shows_its_pieces_in_turn() ->
     assert all(len(dashboard_wrap(piece, 123, 9)) <= 3 for piece in shown)  # as the notice box wraps it
 
 
+def test_thunder_road_news_shows_every_word_in_its_alert_box() -> None:
+    """A walkthrough: after a scroll took three cars every dashboard read "Ben's large car, Cy's large car, Dee's
+    large car eliminated with the r…" then "tile": the pieces were cut for the pages' wider notice box, and the
+    Thunder Road alert box cut the third line. Each piece now fits the box it is drawn in, every word shown."""
+    from device.app import ALERT_PIECE_S, App
+    from device.dashboards.thunder_road import ALERT_LINES, ALERT_TEXT_WIDTH, _wrap
+    from games import thunder_road
+    from games.core import Match
+
+    setup = {"players": [{"name": n} for n in ("Ana", "Ben", "Cy", "Dee")], "board": {"tiles": 5, "on_board": 3}}
+    app = App(thunder_road, Match.begin(thunder_road.GAME, setup), buttons=ScriptedButtons(), displays=Screens(),
+              clock=lambda: 0.0)
+    for name in ("Ana", "Ben", "Cy", "Dee"):
+        assert app.apply(Command("roll", {"player": name, "dice": [1, 3, 4, 6]}), now=0.0).accepted
+    for c in (Command("assign", {"vehicle": "small", "die": 4}), Command("off", {"vehicle": "Ben/large"}),
+              Command("off", {"vehicle": "Cy/large"}), Command("off", {"vehicle": "Dee/large"}),
+              Command("scroll", {"eliminated": []})):
+        assert app.apply(c, now=1.0).accepted, c
+    said = "Ben's large car, Cy's large car, Dee's large car eliminated with the rear tile"
+    assert [n.text for n in app.notices if n.kind == "news"] == [said]
+    shown = []
+    for k in range(3):
+        ana = next(v for v in app.screen_views(now=1.0 + k * ALERT_PIECE_S) if v.player == "Ana")
+        shown.append(next(a.text for a in ana.alerts if a.kind == "news"))
+    pieces = list(dict.fromkeys(shown))
+    assert " ".join(pieces) == said, pieces
+    assert all(len(_wrap(p, ALERT_TEXT_WIDTH, 9, 99)) <= ALERT_LINES for p in pieces), pieces
+
+
 def test_an_undone_roll_says_whose_it_was_and_its_dice() -> None:
     """Space Race: BACK after a roll said "UNDONE: Roll the die" on both screens: not whose roll, nor what it
     was. It says the side, the step and the die."""
