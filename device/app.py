@@ -958,7 +958,10 @@ class App:
         alerts = getattr(view, "alerts", ())
         # the game's own (the views drawn carry the app's notices too, a long news a piece of it: not the game's)
         own = [a for a in alerts if not any(a.kind == n.kind for n in self.notices)]
-        for n in self.notices:
+        # the answer to this player's own press first ("Choose: SELECT, then OK"): behind a news of every screen
+        # posted before it, NEXT seemed to do nothing
+        answers = [n for n in self.notices if n.kind == "info" and n.player == player]
+        for n in answers + [n for n in self.notices if n not in answers]:
             if n.player in (None, player):
                 if n.kind == "hazard_mismatch" and own:
                     # the camera's count stands as long as its cause, and must not hide the game's own alert (LOST

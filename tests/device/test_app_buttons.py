@@ -392,6 +392,21 @@ def test_thunder_road_three_or_more_off_the_rear_tile_with_the_buttons(tmp_path:
     t.close()
 
 
+def test_the_answer_to_a_press_shows_over_a_news_of_every_screen(tmp_path: Path) -> None:
+    """A walkthrough: NEXT where the step is a decision answers "Choose: SELECT, then OK", but the news of a
+    scroll ("… eliminated with the rear tile") held the footer for 12 s: NEXT seemed to do nothing."""
+    t = Panel(tmp_path, "thunder_road", tr_setup())
+    roll_all(t, [1, 3, 4, 6], [2, 2, 5, 6])
+    t.choose("Move a vehicle…", "Medium car", "Die 4")
+    t.choose("Road scrolls…", "Ben's Small car off")
+    t.press("next")  # Moved 4: Ben's turn, a die to assign (no usual way on)
+    assert any(n.kind == "news" for n in t.app.notices)
+    t.press("next")
+    ben = next(v for v in t.app.screen_views(now=0.0) if v.player == "Ben")
+    assert t.app.page_for("Ben", ben, 0.0, True).alert == "Choose: SELECT, then OK"
+    t.close()
+
+
 def test_thunder_road_commands_coast_and_pass_with_the_buttons(tmp_path: Path) -> None:
     t = Panel(tmp_path, "thunder_road", tr_setup(players=[{"name": "Ana", "vehicles": ["small"]},
                                                          {"name": "Ben", "vehicles": ["small"]}]))
