@@ -37,7 +37,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from device.dice_library_files import library_path, load_library, save_library
+from device.dice_library_files import face_names_problem, library_path, load_library, save_library
 from device.safe_files import FileProblem, read_image
 from vision.dice import D6, ModelError, net, read_dice
 from vision.dice.faces import plan_teaching
@@ -435,6 +435,9 @@ def cmd_teach(args: argparse.Namespace) -> int:
     faces = [args.face] if args.face else [f.strip() for f in args.faces.split(",")]
     if not all(faces):
         raise _user_error(f"--faces {args.faces!r} has an empty name; e.g. --faces SHIFT,HAZARD,SHIFT")
+    problem = face_names_problem(args.die, faces)
+    if problem:
+        raise _user_error(f"{problem}. Nothing was taught")
     if not args.images and args.camera is None:
         raise _user_error("give IMAGE files showing the face, or --camera to take one frame")
     box = _parse_box(args.box) if args.box else None

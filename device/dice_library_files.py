@@ -66,3 +66,46 @@ def save_library(library: FaceLibrary, path: Path | None = None) -> Path:
         return write_atomic(path, text.encode("utf-8"))
     except FileProblem as exc:
         raise _user_error(str(exc)) from None
+
+
+#: Dice read as pips, never taught (their faces are numbers the reader counts).
+PIP_DICE = ("d6",)
+
+
+def game_dice() -> dict[str, list[str]]:
+    """Every die a game here rolls, by its name, with its faces' labels as the games' data names them (each once,
+    in the data's order): what the camera is taught under."""
+    from games import REGISTRY, game_package
+
+    out: dict[str, list[str]] = {}
+    for name in REGISTRY:
+        for die, faces in (getattr(game_package(name), "DIE_TYPES", {}) or {}).items():
+            known = out.setdefault(str(die), [])
+            for face in map(str, faces):
+                if face not in known:
+                    known.append(face)
+    return out
+
+
+def face_names_problem(die: str, faces: list[str]) -> str | None:
+    """What is wrong with teaching ``faces`` of ``die``, or None: a die no game rolls, or a face its die does not
+    have ("SHFIT" was taught as a skid face the rules never ask for, and the camera would read it).  The faces'
+    names come from the games' data (a table that renames a face there teaches it under the new name)."""
+    import difflib
+
+    dice = game_dice()
+    die = die.strip()
+    if die in PIP_DICE:
+        return f"{die} pips are read without teaching; teach custom dice under their own name (e.g. skid)"
+    if die not in dice:
+        near = difflib.get_close_matches(die, list(dice), n=1) or [d for d in dice if d.lower() == die.lower()]
+        hint = f"did you mean {near[0]}? " if near else ""
+        return (f"no game here rolls a die called {die!r}: {hint}the dice taught are "
+                f"{', '.join(d for d in dice if d not in PIP_DICE)}")
+    for face in faces:
+        face = face.strip()
+        if face not in dice[die]:
+            near = [f for f in dice[die] if f.lower() == face.lower()] or difflib.get_close_matches(face, dice[die], n=1)
+            hint = f"did you mean {near[0]}? " if near else ""
+            return f"{face!r} is not a face of the {die} die: {hint}its faces are {', '.join(dice[die])}"
+    return None

@@ -78,7 +78,9 @@ def check_names(die: str, face: str) -> str | None:
         return "d6 pips are read without teaching; teach custom dice under their own name (e.g. skid)"
     if len(die) > 40 or len(face) > 40:
         return "names of dice and faces are at most 40 characters"
-    return None
+    from device.dice_library_files import face_names_problem
+
+    return face_names_problem(die, [face])
 
 
 def new_die_note(die: str, path: Path | None) -> str:

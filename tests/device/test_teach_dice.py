@@ -55,6 +55,23 @@ def test_a_mixed_roll_is_refused_and_the_library_kept(tmp_path: Path, data_dir: 
     assert (data_dir / "faces.json").read_bytes() == before
 
 
+def test_a_face_or_die_no_game_has_is_refused_and_the_library_kept(tmp_path: Path, data_dir: Path, capsys) -> None:
+    """A walkthrough taught "SHFIT" as a skid face (and a die called "banana"): the camera would read faces the
+    rules never ask for.  The games' data names every die and face; anything else is refused, with the names."""
+    assert _teach("--face", "SHIFT", _one(tmp_path, "SHIFT", 1)) == 0
+    before = (data_dir / "faces.json").read_bytes()
+    capsys.readouterr()
+    assert _teach("--face", "SHFIT", _one(tmp_path, "SHIFT", 2)) == 2
+    err = capsys.readouterr().err
+    assert "'SHFIT' is not a face of the skid die: did you mean SHIFT? its faces are SHIFT, HAZARD, SLIDE, SPIN" in err
+    assert _teach("--faces", "SHIFT,spin", _one(tmp_path, "SHIFT", 3)) == 2
+    assert "did you mean SPIN?" in capsys.readouterr().err
+    assert cli.main(["teach", "dice", "--die", "banana", "--face", "SHIFT", _one(tmp_path, "SHIFT", 4)]) == 2
+    err = capsys.readouterr().err
+    assert "no game here rolls a die called 'banana'" in err and "skid" in err and "Nothing was taught" in err
+    assert (data_dir / "faces.json").read_bytes() == before
+
+
 def test_each_die_labelled_in_reading_order(tmp_path: Path, capsys) -> None:
     img = np.full((200, 400, 3), (60, 110, 40), np.uint8)
     for x, face, seed in ((300, "HAZARD", 4), (90, "SHIFT", 5)):  # drawn right first: order is by place

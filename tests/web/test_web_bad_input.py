@@ -193,9 +193,10 @@ def test_a_page_pasted_into_a_fact_is_not_quoted_back_whole(table):
     assert len(message(r.text, "facts-thunder_road-message")) < 200
 
 
-def test_a_misspelt_die_is_pointed_out_before_it_is_taught(table, tmp_path):
+def test_a_misspelt_die_or_face_is_refused_before_it_is_taught(table, tmp_path):
     """The owner, having taught "skid", typed "skdi" for the next face (and "D6" for the pips die).  Before,
-    the crop was offered for confirmation without a word and taught as a new die nobody reads."""
+    the crop was offered for confirmation without a word and taught as a new die nobody reads; a walkthrough
+    then taught "SHFIT" as a skid face, and "banana SHIFT": faces no game's rules ask for."""
     client, token = paired_client(table)
     with_camera(table)
     table.web.ctx.faces_path = tmp_path / "faces.json"
@@ -204,9 +205,18 @@ def test_a_misspelt_die_is_pointed_out_before_it_is_taught(table, tmp_path):
     assert "new die" not in r.text  # the library is empty: every die is new
     assert client.post("/teach/confirm", data={"csrf": token, "token": crop}).status_code == 200
     r = client.post("/teach", data={"csrf": token, "die": "skdi", "face": "SPIN"})
-    assert r.status_code == 200
+    assert r.status_code == 400
     said = message(r.text, "teach-message")
-    assert "&#x27;skdi&#x27; is a new die: the face library knows skid" in said and "correct the name" in said
+    assert "no game here rolls a die called &#x27;skdi&#x27;: did you mean skid?" in said, said
+    r = client.post("/teach", data={"csrf": token, "die": "skid", "face": "SHFIT"})
+    assert r.status_code == 400
+    said = message(r.text, "teach-message")
+    assert "&#x27;SHFIT&#x27; is not a face of the skid die: did you mean SHIFT? its faces are" in said, said
+    r = client.post("/teach", data={"csrf": token, "die": "banana", "face": "SHIFT"})
+    assert r.status_code == 400 and "no game here rolls a die called" in r.text
+    r = client.post("/teach", data={"csrf": token, "die": "fire", "face": "fire2"})
+    said = message(r.text, "teach-message")
+    assert r.status_code == 200 and "&#x27;fire&#x27; is a new die: the face library knows skid" in said, said
     r = client.post("/teach", data={"csrf": token, "die": "skid", "face": "SPIN"})
     assert "new die" not in r.text
     r = client.post("/teach", data={"csrf": token, "die": "D6", "face": "1"})

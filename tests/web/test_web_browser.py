@@ -164,8 +164,8 @@ def test_teach_a_die_face_from_the_live_camera(tmp_path, monkeypatch, driver):
         wait_for(lambda: served.sim.web.hub.camera is not None and served.sim.web.hub.camera.image.mean() < 100,
                  what="the camera frame")
         driver.get(served.url + "teach")
-        driver.find_element(By.ID, "die").send_keys("fx")
-        driver.find_element(By.ID, "face").send_keys("boom")
+        driver.find_element(By.ID, "die").send_keys("fire")
+        driver.find_element(By.ID, "face").send_keys("fire3")
         driver.find_element(By.ID, "take").click()
         wait_for(lambda: driver.find_elements(By.ID, "confirm"), what="the crop to confirm")
         assert "1 die found" in driver.find_element(By.TAG_NAME, "main").text
@@ -174,10 +174,10 @@ def test_teach_a_die_face_from_the_live_camera(tmp_path, monkeypatch, driver):
         save_shot(driver, folder / "teach.png")
         driver.find_element(By.ID, "confirm").click()
         wait_for(lambda: driver.find_elements(By.ID, "teach-message"), what="the face to be taught")
-        assert "fx boom now has 1 example" in driver.find_element(By.ID, "teach-message").text
+        assert "fire fire3 now has 1 example" in driver.find_element(By.ID, "teach-message").text
         from device.dice_library_files import load_library
 
-        assert "fx" in load_library(library).dice()
+        assert "fire" in load_library(library).dice()
     finally:
         served.close()
 
