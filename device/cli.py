@@ -14,6 +14,7 @@ code.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import sys
@@ -108,6 +109,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Python would complain again while flushing stdout at exit: point it at nothing
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141  # as a shell reports a command stopped by SIGPIPE
+    except OSError as exc:
+        # the output itself could not be written (`pitboard log export > backup.jsonl` on a full SD card): a
+        # traceback said nothing of the backup being cut short.  Files the commands write say their own names.
+        if exc.filename is not None or exc.errno not in _OUTPUT_FAILURES:
+            raise
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # exit's flush would fail again
+        except OSError:
+            pass
+        print(f"pitboard: the output could not be written ({exc.strerror}): what it holds is cut short. Free some "
+              "space or write it elsewhere, then run the command again (a game's log keeps every command recorded "
+              "before this: `pitboard log list`)", file=sys.stderr)
+        return 2
+
+
+#: Errors of writing the output that a user can act on (the disk or card full, a failing card).
+_OUTPUT_FAILURES = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
 
 
 if __name__ == "__main__":  # pragma: no cover - `python -m device.cli`

@@ -1,0 +1,33 @@
+"""The output of a command cannot be written (a backup export on a full SD card): a clear message, not a
+traceback, and a failing exit status (a bad-input audit: ``pitboard log export --db ok.sqlite > /dev/full``)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from device.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full on this system")
+def test_a_full_disk_under_the_output_is_told_without_a_traceback(tmp_path: Path) -> None:
+    script = tmp_path / "s.jsonl"
+    script.write_text('{"type": "begin_turn"}\n', encoding="utf-8")
+    setup = tmp_path / "setup.toml"
+    setup.write_text('edition = "deluxe"\n', encoding="utf-8")
+    db = tmp_path / "g.sqlite"
+    assert main(["play", "space_race", "--setup", str(setup), "--script", str(script), "--db", str(db)]) == 0
+    before = db.read_bytes()
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "device.cli", "log", "export", "--db", str(db)], cwd=ROOT,
+                              stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr, done.stderr
+    assert "the output could not be written (No space left on device): what it holds is cut short" in done.stderr
+    assert db.read_bytes() == before  # the log itself is untouched
