@@ -247,9 +247,9 @@ class Store:
     # -- opening ----------------------------------------------------------------------------------
     def _damaged(self, why: str) -> StoreError:
         return StoreError(
-            f"{self.path} is not a Pitboard game log or is damaged ({why}). {_KEEP}: move it aside (keep it — "
-            "`sqlite3 FILE .recover` may save its games) and start a new log (another --db; the appliance: "
-            "[store] path in pitboard.toml)."
+            f"{self.path} is not a Pitboard game log or is damaged ({why}). {_KEEP}: move it aside with its -wal "
+            "and -shm files if any (keep them — `sqlite3 FILE .dump > saved.sql` may save what can still be read) and "
+            "start a new log (another --db; the appliance: [store] path in pitboard.toml)."
         )
 
     def _foreign(self, why: str) -> StoreError:

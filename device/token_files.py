@@ -33,7 +33,8 @@ class NotATokenFile(TokenFileError):
 
 
 #: What to do about a file that is not a token look at all (text, an image, another Pitboard file).
-FOREIGN = "run `pitboard teach tokens` again or fix [vision] tokens"
+FOREIGN = ("it is not overwritten: move it aside, or name another file ([vision] tokens in the config, or "
+           "`teach tokens --out FILE`), then run `pitboard teach tokens` again")
 
 #: How a token look file starts: it is a zip archive (NumPy ``.npz``); an empty archive starts PK 5 6.
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")

@@ -86,6 +86,35 @@ def test_export_jsonl_has_every_event(tmp_path):
     assert lines[0]["type"] == "game_started" and lines[-1]["type"] == "undone"
 
 
+def test_a_log_cut_short_says_how_to_save_what_can_still_be_read(tmp_path):
+    """A bad-input audit: a log cut short (a power cut while copying it) was refused with "`sqlite3 FILE
+    .recover` may save its games", but Bookworm's sqlite3 (3.40) answers .recover with "SQL logic error" even
+    on a sound file.  The advice is .dump, which saves the events before the damage, and the -wal goes with it."""
+    import shutil
+
+    log = tmp_path / "games.sqlite"
+    store = Store(log)
+    gid = store.new_game("gaslands")
+    match = Match.begin(GAME, crash_writer.SETUP, sink=store.sink(gid))
+    for _ in range(40):
+        assert match.apply(Command("activate", {"vehicle": "ana-1"})).accepted
+        assert match.apply(Command("undo")).accepted
+    store.close()
+    size = log.stat().st_size
+    with log.open("r+b") as fh:
+        fh.truncate(size - 4096)  # the last page lost
+    before = log.read_bytes()
+    with pytest.raises(StoreError) as err:
+        Store(log)
+    said = str(err.value)
+    assert "`sqlite3 FILE .dump > saved.sql` may save what can still be read" in said and ".recover" not in said
+    assert "with its -wal and -shm files" in said
+    assert log.read_bytes() == before
+    if shutil.which("sqlite3"):  # the advice works where the appliance runs
+        dumped = subprocess.run(["sqlite3", str(log), ".dump"], capture_output=True, text=True, timeout=60)
+        assert dumped.stdout.count("INSERT INTO events") > 0, dumped.stderr
+
+
 def test_a_file_that_is_not_a_log_is_refused_and_left_untouched(tmp_path):
     bad = tmp_path / "notes.sqlite"
     bad.write_bytes(b"these are my notes, not a database" * 100)

@@ -177,7 +177,9 @@ def test_a_file_that_is_not_a_token_look_is_named_so(content: bytes, tmp_path: P
         load_token_look(TokenLook(), path)
     message = str(caught.value)
     assert message.startswith(f"{path} is not a token look file (")
-    assert message.endswith("); run `pitboard teach tokens` again or fix [vision] tokens"), message
+    # what to do, and not in a circle: `teach tokens` itself refuses to write over it (a bad-input audit)
+    assert message.endswith("); it is not overwritten: move it aside, or name another file ([vision] tokens in the "
+                            "config, or `teach tokens --out FILE`), then run `pitboard teach tokens` again"), message
     assert "allow_pickle" not in message and "remove the file" not in message
     assert path.read_bytes() == content
 
