@@ -188,8 +188,8 @@ def test_a_numpy_archive_that_is_not_a_token_look_is_not_ours_to_remove(tmp_path
     """An owner gave some other .npz as [vision] tokens: it was called a damaged look, "remove the file"."""
     path = tmp_path / "other.npz"
     np.savez(path, a=np.zeros(3))
-    with pytest.raises(TokenFileError, match=r"without the token look's schema\); run `pitboard teach tokens` "
-                                             r"again or fix \[vision\] tokens$"):
+    with pytest.raises(TokenFileError, match=r"without the token look's schema\); it is not overwritten: move it "
+                                             r"aside, or name another file .*then run `pitboard teach tokens` again$"):
         load_token_look(TokenLook(), path)
 
 
