@@ -905,7 +905,7 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
     from device.camera import Camera, ThreadedBackend, backend_from_config
     from device.displays import build_bank
     from device.paths import data_dir
-    from device.store import Store, StoreError
+    from device.store import Store, StoreError, starting_events
     from games import game_package
 
     if not config.screens:
@@ -930,15 +930,20 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
         log(f"resuming the unfinished {other.GAME.name} game (begun from the web page); [game] name "
             f"{config.game.name!r} begins when the log holds no unfinished game")
         module, options = other, None
-    try:
-        game_id, match, resumed = open_match(store, module, options)
-    except Exception as exc:
-        store.close()
+    def refused(exc: Exception) -> Exception:
         reason = getattr(exc, "reason", None) or str(exc)
-        raise _user_error(f"the game could not start: {_setup_refused(config, reason, options or {})}") from None
+        return _user_error(f"the game could not start: {_setup_refused(config, reason, options or {})}")
+
+    if options is not None and store.would_begin(module.GAME):
+        try:  # a setup the game refuses is said before any hardware is tried (on a PC the buttons fail)
+            starting_events(module.GAME, options)
+        except Exception as exc:
+            store.close()
+            raise refused(exc) from None
+    # then the screens and buttons, before the game: a panel that cannot be set up must not leave a game begun in
+    # the log (the next run resumed it, with the players of the setup it failed with)
     bank = build_bank(config.screens, screen_backend, clock=clock, on_event=lambda e: log(str(e)))
     bank.open()
-    _screens_of_strangers(config, bank, match, log)
     import warnings
 
     fallbacks: list[str] = []
@@ -957,6 +962,14 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
         tried = f"; tried: {'; '.join(fallbacks)}" if fallbacks else ""
         raise _user_error(f"the buttons could not be set up ({exc}{tried}); on a Raspberry Pi install "
                           "python3-lgpio; run `pitboard check` to see which part is missing") from None
+    try:
+        game_id, match, resumed = open_match(store, module, options)
+    except Exception as exc:
+        buttons.close()
+        bank.close()
+        store.close()
+        raise refused(exc) from None
+    _screens_of_strangers(config, bank, match, log)
     for line in fallbacks:  # set up on another pin library than the first: worth a line, not a traceback-like dump
         log(f"buttons: {line}")
     backend = camera_backend

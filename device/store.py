@@ -600,13 +600,13 @@ class Store:
                                      "--setup FILE (or leave out --new to resume the unfinished game in "
                                      f"{self.path}, if there is one)")
             raise NoGameToResume(f"{self.path} holds no unfinished {game.name} game, and no setup was given to start one")
-        events = list(game.start(options))  # bad options: Illegal, before anything is written
-        try:  # ... and a game that starts but cannot be shown (Match checks its prompt and views) is not written
-            Match(game, [Record(i + 1, 0, e) for i, e in enumerate(events)])
-        except CorruptLog as exc:
-            raise Illegal(f"the setup starts a game that cannot be played: {exc}") from None
+        events = starting_events(game, options)
         game_id, records = self.begin_game(game.name, events)
         return game_id, Match(game, records, sink=self.sink(game_id)), False
+
+    def would_begin(self, game: Game[Any, Any]) -> bool:
+        """Whether :meth:`open_match` (not ``new``) would begin a game rather than resume one."""
+        return self.latest_unfinished(game.name) is None
 
     def _new_game(self, game: str) -> str:
         """How an owner begins another game in this log (``pitboard run`` has no --new: it resumes the newest
@@ -713,3 +713,15 @@ class Store:
         if self._db is None:
             return "ok"
         return str(self._db.execute("PRAGMA integrity_check").fetchone()[0])
+
+
+def starting_events(game: Game[Any, Any], options: Mapping[str, Any]) -> list[Event]:
+    """The events that begin a game from ``options``, nothing written: bad options raise
+    :class:`games.core.Illegal`, and so does a game that starts but cannot be shown (Match checks its prompt
+    and views)."""
+    events = list(game.start(options))
+    try:
+        Match(game, [Record(i + 1, 0, e) for i, e in enumerate(events)])
+    except CorruptLog as exc:
+        raise Illegal(f"the setup starts a game that cannot be played: {exc}") from None
+    return events

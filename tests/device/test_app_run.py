@@ -124,8 +124,16 @@ def test_a_pin_in_use_is_a_user_error_and_nothing_is_left_claimed(tmp_path: Path
             build_appliance(_config(tmp_path), pin_factory=factory, screen_backend="recording", log=lambda m: None)
     finally:
         holder.close()
+    # a run that could not start began no game: the next run resumed it, with the players of the setup it failed
+    # with (a bad-input audit renamed a player in between and the old name came back)
+    from device.store import Store
+
+    store = Store(tmp_path / "games.sqlite")
+    assert store.games() == []
+    store.close()
     appliance = build_appliance(_config(tmp_path), pin_factory=factory, screen_backend="recording", log=lambda m: None,
                                 camera_backend=ReplayBackend(tmp_path / "frames"))
+    assert not appliance.resumed
     appliance.close()
 
 
