@@ -112,9 +112,14 @@ def type_dice(app: Any, offer: DiceOffer, places: Sequence[int], now: float | No
     if draft:  # a pad emptied (Take back of the last die, a page loaded anew) withdraws the line
         app.show_typing(faces, who="phone", now=now)
         return
+    # dice already entered with the buttons for this roll: the phone's roll replaces them, and says so (the two
+    # SHIFTs a player had kept on the panel were dropped without a word)
+    entry = app.entry
+    kept = [request.name_of(f) for f in entry.entered] if entry is not None and entry.request is request else []
     outcome = app.type_faces(faces, now, source="web")
     if getattr(outcome, "accepted", False):
-        app.notify("dice", f"phone: {typed or 'no dice'}", offer.player, now=now)
+        replaced = f" (replaced {' '.join(kept)}, entered with the buttons)" if kept else ""
+        app.notify("dice", f"phone: {typed or 'no dice'}{replaced}", offer.player, now=now)
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,25 @@ def test_a_typed_roll_is_entered_and_told_on_the_rollers_screen(road: Table) -> 
     assert told and told[0].player == "Ana"  # the roller's screen shows what the phone sent
 
 
+def test_a_phone_roll_over_dice_entered_with_the_buttons_says_it_replaced_them(road: Table) -> None:
+    """A walkthrough: two dice kept on the panel, then the roll tapped on the phone and sent: the phone's roll was
+    recorded and the panel's dice dropped without a word.  The roller's screen says what it replaced."""
+    from device.buttons import PressKind
+
+    for _ in range(3):  # the roll opens, then two dice are kept (each the first face)
+        road.buttons.press("ok", PressKind.SHORT)
+        road.step()
+    assert road.app.entry is not None and len(road.app.entry.entered) == 2
+    client, csrf = paired_client(road)
+    r = client.post("/dice", data={"csrf": csrf, "die": "movement", "label": "4 movement dice", "player": "Ana",
+                                   "faces": "3 5 1 6"}, headers={"x-csrf-token": csrf})
+    assert r.status_code == 204, r.text
+    road.step()
+    assert road.app.history[-1].command.to_json() == {"type": "roll", "player": "Ana", "dice": [3, 5, 1, 6]}
+    told = [(n.text, n.player) for n in road.app.notices if n.kind == "dice"]
+    assert told == [("phone: 3 5 1 6 (replaced 1 1, entered with the buttons)", "Ana")], told
+
+
 def test_each_die_tapped_is_shown_on_the_rollers_screen_before_send(road: Table) -> None:
     """The brief: every die being entered is visible on the player's OLED.  The pad's taps were the phone's
     alone until Send; each tap (and each Take back) now goes to the roller's screen, nothing is entered."""
