@@ -50,15 +50,34 @@ def evolve(state: ThunderRoadState | None, event: Event) -> ThunderRoadState:
     return after
 
 
-#: The events that can eliminate a vehicle or put one out of service: the others have no news (and the menus
-#: fold every choice they offer: a look at every vehicle after each doubled a 19-vehicle move's menu time).
-NEWS_EVENTS = {"board_scrolled": " with the rear tile", "fire_rolled": " by fire", "damaged": ""}
+#: The events with news for every screen: those that can eliminate a vehicle or put one out of service, set one
+#: on fire, or are a command another player's screen should know of.  The others have none (and the menus fold
+#: every choice they offer: a look at every vehicle after each doubled a 19-vehicle move's menu time).
+NEWS_EVENTS = {"board_scrolled": " with the rear tile", "fire_rolled": " by fire", "damaged": "", "ignited": "",
+               "command_used": ""}
+
+#: A Fire die's result as every screen is told it ("the results can add moves, put the fire out, or eliminate the
+#: vehicle" [seed]); an elimination is told as one.
+FIRE_NEWS = {FireEffect.OUT: "the fire is out", FireEffect.NOTHING: "no effect, still burning",
+             FireEffect.UNKNOWN: "not filled in: the table rules on it"}
 
 
 def _news(before: ThunderRoadState, after: ThunderRoadState, event: Event) -> str:
     """What every screen is told of a command: the vehicles it eliminated (an X in their owner's column was all)
-    and those it put out of service."""
+    and those it put out of service; a vehicle set on fire, a Fire die's result; a command used (a Repair says
+    the car and its damage).  Only the owner's screen showed these, or nothing did."""
     d = event.data
+    if event.type == "ignited":
+        return f"{vehicle_words(after, d['vehicle'])} is ON FIRE!"
+    if event.type == "command_used":
+        rule = after.tables.command(d["command"])
+        used = f"{d['player']}: {rule.label}"
+        if "vehicle" in d and rule.name == "repair":
+            vid = d["vehicle"]
+            used += f", {vehicle_words(after, vid)} {after.vehicle(vid).damage} damage"
+            if before.out_of_service(vid) and not after.out_of_service(vid):
+                used += ", back in service"
+        return used
     touched = list(d.get("eliminated", ())) if event.type == "board_scrolled" else [d["vehicle"]]
     gone = [v for v in touched if after.vehicle(v).eliminated and not before.vehicle(v).eliminated]
     out = [v for v in touched if after.out_of_service(v) and not before.out_of_service(v)]
@@ -68,6 +87,14 @@ def _news(before: ThunderRoadState, after: ThunderRoadState, event: Event) -> st
         said.append(f"{', '.join(vehicle_words(after, v) for v in gone)} eliminated{why}")
     if out:
         said.append(f"{', '.join(vehicle_words(after, v) for v in out)} out of service")
+    if event.type == "damaged" and d["on_fire"] and not gone:
+        said.append(f"{vehicle_words(after, d['vehicle'])} is ON FIRE!")
+    if event.type == "fire_rolled" and not gone:
+        effect = FireEffect(d["effect"])
+        n = d["moves"]
+        result = f"+{n} move{'' if n == 1 else 's'}, still burning" if effect is FireEffect.MOVES else FIRE_NEWS[effect]
+        ruled = " ruled" if d.get("ruled") else ""  # the table's ruling on a face not filled in
+        said.append(f"Fire die for {vehicle_words(after, d['vehicle'])}: {d['face']}{ruled}, {result}")
     return "; ".join(said)
 
 

@@ -221,11 +221,15 @@ def test_command_die_limits():
     assert "Repair takes a die of 6, not a 5" in t.no("command", name="repair", die=5, vehicle="small")
     assert "no damage token" in t.no("command", name="repair", die=6, vehicle="small")
     t.ok("damage", vehicle="Ana/small")
+    t.ok("damage", vehicle="Ana/small")
     t.ok("command", name="repair", die=6, vehicle="small")
-    assert t.state.vehicle("Ana/small").damage == 0
+    assert t.state.vehicle("Ana/small").damage == 1
+    # every screen is told a command (a walkthrough: nobody else learnt of an Airstrike or a car repaired)
+    assert t.state.news == "Ana: Repair, Ana's small car 1 damage, back in service"
     t2 = Table("Ana", "Ben")
     t2.roll(Ana=[2, 2, 2, 2], Ben=[1, 2, 3, 4])
     t2.ok("command", name="airstrike", die=2)  # any die
+    assert t2.state.news == "Ana: Airstrike"
     t3 = Table("Ana", "Ben")
     t3.roll(Ana=[2, 5, 5, 5], Ben=[1, 2, 3, 4])
     t3.ok("command", name="nitro", die=2)
@@ -733,7 +737,10 @@ def test_on_fire_stays_and_demands_a_fire_die_roll_before_moving():
     eliminate the vehicle.\""""
     t = Table("Ana", "Ben", fire_die=KNOWN_FIRE)
     t.ok("damage", vehicle="Ana/small", on_fire=True)
+    # every screen is told (a walkthrough: only the owner's column showed the flame)
+    assert t.state.news == "Ana's small car is ON FIRE!"
     t.ok("ignite", vehicle="Ana/medium")  # a Fire space
+    assert t.state.news == "Ana's medium car is ON FIRE!"
     t.ok("ignite", vehicle="Ana/large")
     t.roll(Ana=[3, 3, 3, 3], Ben=[1, 2, 3, 4])
     assert t.view("Ana").vehicles[0].on_fire  # stays on the dashboard
@@ -746,16 +753,19 @@ def test_on_fire_stays_and_demands_a_fire_die_roll_before_moving():
     assert "not a Fire die face" in t.no("fire", face="fire1")
     t.ok("fire", face="flare")  # adds 2 moves
     assert t.state.turn.allowance == 5 and t.state.vehicle("Ana/small").on_fire
+    assert t.state.news == "Fire die for Ana's small car: flare, +2 moves, still burning"
     t.ok("move", spaces=5)
     t.turn("small", 1)  # Ben
     t.ok("assign", vehicle="medium", die=3)
     t.ok("fire", face="doused")  # puts the fire out
     assert not t.state.vehicle("Ana/medium").on_fire
+    assert t.state.news == "Fire die for Ana's medium car: doused, the fire is out"
     t.ok("move")
     t.turn("medium", 2)  # Ben
     t.ok("assign", vehicle="large", die=3)
     t.ok("fire", face="inferno")  # eliminates
     assert t.state.vehicle("Ana/large").eliminated
+    assert t.state.news == "Ana's large car eliminated by fire"
     assert t.state.turn.player == "Ben"
 
 
@@ -769,10 +779,13 @@ def test_unknown_fire_face_asks_the_table():
     t.ok("fire", face="fire4")
     p = t.match.prompt()
     assert p.step == Step.FIRE_RULING.value and "fire_die.toml" in p.text
+    # the other screens are told the table rules on it (only the roller's said so)
+    assert t.state.news == "Fire die for Ana's small car: fire4, not filled in: the table rules on it"
     assert "effect" in t.no("fire_ruling", effect="explode")
     assert "moves" in t.no("fire_ruling", effect="moves")
     t.ok("fire_ruling", effect="moves", moves=1)
     assert t.state.turn.allowance == 3 and t.state.step is Step.MOVE
+    assert t.state.news == "Fire die for Ana's small car: fire4 ruled, +1 move, still burning"
 
 
 # --------------------------------------------------------------------------------------------------
