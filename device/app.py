@@ -160,6 +160,8 @@ class Applied:
     source: str  # "button", "camera", "keyboard"
     command: Command
     outcome: Outcome
+    #: whose step it was when it was sent (None: anybody's): the live page's list names them ("USA: roll: die 2")
+    player: str | None = None
 
 
 @dataclass(frozen=True)
@@ -332,7 +334,7 @@ class App:
             outcome = Outcome(False, f"NOT RECORDED: {exc.short}", ())
             log.warning("not recorded: %s: %s", command.type, exc)
             self.notify("not_recorded", f"NOT RECORDED: {exc.short}", None, until=None, now=now)
-        self.history.append(Applied(source, command, outcome))
+        self.history.append(Applied(source, command, outcome, sender))
         key = self._prompt_key
         if outcome.accepted:
             self.refusal = None
@@ -488,13 +490,14 @@ class App:
     def words_of(self, applied: Applied) -> str:
         """A command the loop sent, as a person reads it: a choice taken in the menu in the menu's words, as the
         screens said it ("Ana: Move a vehicle… › Small car › Die 3"); any other (the camera's, the phone's, a
-        refusal) in its type and values ("choose template: turn, hand left")."""
+        refusal) in its type and values, after whose step it was when the command names nobody ("Alice: skid roll:
+        faces [HAZARD, SLIDE]", "USA: roll: die 2")."""
         from device.web.timeline import command_words
 
         records = applied.outcome.records
         if applied.outcome.accepted and records and records[0].decision in self._taken:
             return " › ".join(self._taken[records[0].decision])
-        return command_words(applied.command)
+        return command_words(applied.command, applied.player)
 
     # -- buttons ----------------------------------------------------------------------------------
     def plan(self, path: Sequence[str]) -> list[str] | None:

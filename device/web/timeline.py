@@ -1,9 +1,12 @@
-"""A game's log read for people: decisions grouped by round, gear phase and activation; the state at any
-past decision (a prefix of the log folded again); exports as JSON lines and CSV.
+"""A game's log read for people: decisions grouped under where the table was (each game's own words:
+Gaslands' round and gear phase, Thunder Road's round and whose turn, the Space Race's turn, the Grand Tour's
+stage) and by activation; the state at any past decision (a prefix of the log folded again); exports as JSON
+lines and CSV.
 
 Pure: records in, rows out.  The fold is the match's own rule (an ``undone`` event retires the newest live
 decision), done here step by step so that the state *before* each decision is known: it says whose step it
-was, which round and gear phase, and which vehicle was activating.
+was, where the table was (the game's ``timeline_heading``, see :class:`games.core.Game`), and which vehicle
+was activating.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
 from games.core import Event, Record
@@ -39,12 +43,16 @@ class Entry:
     types: tuple[str, ...] = ()
     #: The car's name ("Rust Bucket") where the log names it; ``vehicle`` stays the setup's id (the CSV's).
     vehicle_name: str | None = None
+    #: Where the table was, in the game's words (:func:`heading_of`); None: read from ``round`` and ``phase``.
+    where: str | None = None
 
     @property
     def heading(self) -> str:
+        if self.where is not None:
+            return self.where
         if self.round is None:
             return "Set-up"
-        return f"Round {self.round}" + (f" · gear phase {self.phase}" if self.phase is not None else "")
+        return f"Round {_value(self.round)}" + (f" · phase {_value(self.phase)}" if self.phase is not None else "")
 
     @property
     def activation(self) -> str:
@@ -80,11 +88,37 @@ def _decisions(records: Iterable[Record]) -> list[list[Record]]:
     return groups
 
 
-def _value(v: Any) -> str:
+#: The keys that name whose an event or a command is, the likeliest first.
+_SUBJECTS = ("vehicle", "rider", "side", "team", "player")
+#: A list read out longer than this is shortened: its records by whom they name, or counted.
+_LONG = 60
+#: What a game's own words raise on an event or a state an edited or old log left unlike the game's.
+_BAD = (KeyError, TypeError, ValueError, AttributeError, IndexError)
+
+
+def _plain(v: Any) -> Any:
+    """A state's value as the log reads it: an enum by its value ("racing", not ``Phase.RACING``)."""
+    return v.value if isinstance(v, Enum) else v
+
+
+def _value(v: Any, brief: bool = False) -> str:
+    """A value in words; ``brief``: a long list of records said by whom they name (an event's data: the
+    command a player typed is said whole)."""
     if isinstance(v, bool):
         return "yes" if v else "no"
+    if v is None:
+        return "none"
+    if isinstance(v, Enum):
+        return _value(v.value)
     if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_value(x) for x in v) + "]"
+        text = "[" + ", ".join(_value(x) for x in v) + "]"
+        if brief and len(text) > _LONG and v and all(isinstance(x, Mapping) for x in v):
+            # records ("crossed [{bonus yes, place 1, …}, …]"): by whom each names, else how many
+            named = [next((x[k] for k in (*_SUBJECTS, "name", "id") if isinstance(x.get(k), str)), None) for x in v]
+            if all(named):
+                return "[" + ", ".join(_value(n) for n in named) + "]"
+            return f"[{len(v)} entries]"
+        return text
     if isinstance(v, dict):
         return "{" + ", ".join(f"{k} {_value(x)}" for k, x in v.items()) + "}"
     if isinstance(v, str) and _TEAM_RIDER.fullmatch(v):
@@ -109,13 +143,55 @@ def vehicle_names(records: Iterable[Record]) -> dict[str, str]:
     return names
 
 
-def describe(event: Event, vehicles: Mapping[str, str] | None = None) -> str:
-    """One event in words: its type and its data, short (the first event's rule tables are left out); keys and
-    values in words ("touch move no", "short straight"), a car by its name (``vehicles``: id → name)."""
+def heading_of(game: Any, state: Any) -> str:
+    """Where the table was in ``state`` (the state before a decision; None: before the first) as the game log
+    heads it: the game's ``timeline_heading`` ("Stage 2 · round 1 at the line"), else the state's stage, round
+    and turn numbers ("Round 3"), else "Play"."""
+    if state is None:
+        return "Set-up"
+    hook = getattr(game, "timeline_heading", None)
+    if callable(hook):
+        try:
+            return str(hook(state))
+        except _BAD:
+            pass
+    parts = [f"{key.capitalize()} {v}" for key in ("stage", "round", "turn")
+             if isinstance(v := getattr(state, key, None), int) and not isinstance(v, bool)]
+    return " · ".join(parts) or "Play"
+
+
+def _actor(records: Sequence[Record]) -> str | None:
+    """Whose decision the events say it was (the side that played a card, the team that kept a card) when the
+    prompt named nobody: the first event's side, team or player."""
+    for r in records:
+        data = r.event.data if isinstance(r.event.data, Mapping) else {}
+        who = next((data[k] for k in ("side", "team", "player") if isinstance(data.get(k), str)), None)
+        if who:
+            return str(who)
+    return None
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 160 else text[:159] + "…"
+
+
+def describe(event: Event, vehicles: Mapping[str, str] | None = None, game: Any = None) -> str:
+    """One event in words: the game's own (``game.timeline_words``: a set-up in a few words, not its rule
+    tables) where it has them, else its type and its data, short (the first event's rule tables are left out,
+    long lists of records said by whom they name); keys and values in words ("touch move no", "short
+    straight"), a car by its name (``vehicles``: id → name)."""
+    words = getattr(game, "timeline_words", None)
+    if callable(words):
+        try:
+            said_by_game = words(event)
+        except _BAD:
+            said_by_game = None
+        if said_by_game:
+            return _short(str(said_by_game))
     name = event.type.replace("_", " ")
     data = dict(event.data)
     if event.type == "told" and isinstance(data.get("text"), str):  # what a decision settled, in words already
-        return data["text"] if len(data["text"]) <= 160 else data["text"][:159] + "…"
+        return _short(data["text"])
     if event.type == "game_started":
         players = data.get("players")
         names = [p.get("name") for p in players if isinstance(p, dict)] if isinstance(players, list) else []
@@ -125,12 +201,12 @@ def describe(event: Event, vehicles: Mapping[str, str] | None = None) -> str:
     def said(key: str, v: Any) -> str:
         if isinstance(v, str) and ("vehicle" in key or key in ("target", "other", "attacker")) and v in cars:
             return cars[v]
-        return _value(v).replace("_", " ")
+        return _value(v, brief=True).replace("_", " ")
 
     # whose it is first ("Rust Bucket: template chosen: …", "blue Sprinteur: rider moved: …"); a value that says
     # nothing left out ("status unknown"); the key the event's name begins with, its value alone and first
     # ("template chosen: gentle, …", not "… template gentle")
-    who = next((k for k in ("vehicle", "rider", "side", "player") if isinstance(data.get(k), str)), None)
+    who = next((k for k in _SUBJECTS if k != "team" and isinstance(data.get(k), str)), None)
     subject = said(who, data.pop(who)) if who is not None else ""
     kept = {k: v for k, v in data.items() if not isinstance(v, dict) and v not in (None, "", "unknown", [])}
     head = name.split()[0]
@@ -138,22 +214,25 @@ def describe(event: Event, vehicles: Mapping[str, str] | None = None) -> str:
         f"{k.replace('_', ' ')} {said(k, v)}" for k, v in kept.items()]
     text = f"{name}: {', '.join(parts)}" if parts else name
     text = f"{subject}: {text}" if subject else text
-    return text if len(text) <= 160 else text[:159] + "…"
+    return _short(text)
 
 
-def command_words(command: Any) -> str:
+def command_words(command: Any, who: str | None = None) -> str:
     """A command as the live page's list says it: its type and values in words, a key the type already
-    names left out ("choose template: turn, hand left", not the JSON a player cannot read)."""
+    names left out ("choose template: turn, hand left", not the JSON a player cannot read).  ``who``: whose
+    step it was, said first when the command names nobody itself ("USA: roll: die 2", "Alice: skid roll: …");
+    a command naming its vehicle, rider, side, team or player says it in its values already."""
     data = dict(command.to_json()) if hasattr(command, "to_json") else dict(command)
     kind = str(data.pop("type", "command"))
+    prefix = f"{who}: " if who and kind != "undo" and not any(isinstance(data.get(k), str) for k in _SUBJECTS) else ""
     name = kind.replace("_", " ")
     parts = []
     for key, value in data.items():
         words = _value(value).replace("_", " ")
         label = str(key).replace("_", " ")
         parts.append(words if label in name else f"{label} {words}")
-    text = f"{name}: {', '.join(parts)}" if parts else name
-    return text if len(text) <= 160 else text[:159] + "…"
+    text = prefix + (f"{name}: {', '.join(parts)}" if parts else name)
+    return _short(text)
 
 
 def fold_until(game: Any, records: Sequence[Record], decision: int | None = None) -> Any:
@@ -196,12 +275,14 @@ def timeline(game: Any, records: Sequence[Record]) -> Timeline:
                     stack.pop()
             prompt = game.prompt(state) if state is not None else None
             plural = "s" if len(targets) > 1 else ""
-            out.entries.append(Entry(d, seqs, getattr(state, "round", None), getattr(state, "phase", None),
+            out.entries.append(Entry(d, seqs, _plain(getattr(state, "round", None)),
+                                     _plain(getattr(state, "phase", None)),
                                      prompt.player if prompt else None, prompt.vehicle if prompt else None,
                                      prompt.step if prompt else "",
                                      f"undo: took back decision{plural} {', '.join(map(str, targets))}",
                                      undo_of=targets, types=types,
-                                     vehicle_name=cars.get(prompt.vehicle) if prompt and prompt.vehicle else None))
+                                     vehicle_name=cars.get(prompt.vehicle) if prompt and prompt.vehicle else None,
+                                     where=heading_of(game, state)))
             continue
         prompt = game.prompt(state) if state is not None else None
         new = state
@@ -209,12 +290,15 @@ def timeline(game: Any, records: Sequence[Record]) -> Timeline:
             new = game.evolve(new, r.event)
         stack.append((d, new))
         refused = any("refused" in t for t in types)
-        entry = Entry(d, seqs, getattr(state, "round", None) if state is not None else None,
-                      getattr(state, "phase", None) if state is not None else None,
-                      prompt.player if prompt else None, prompt.vehicle if prompt else None,
-                      prompt.step if prompt else "start", "; ".join(describe(r.event, cars) for r in group),
+        # whose step: the prompt's player, else whom the events name (the side that played a card to the race)
+        player = (prompt.player or _actor(group)) if prompt else None
+        entry = Entry(d, seqs, _plain(getattr(state, "round", None)) if state is not None else None,
+                      _plain(getattr(state, "phase", None)) if state is not None else None,
+                      player, prompt.vehicle if prompt else None,
+                      prompt.step if prompt else "start", "; ".join(describe(r.event, cars, game) for r in group),
                       refused=refused, types=types,
-                      vehicle_name=cars.get(prompt.vehicle) if prompt and prompt.vehicle else None)
+                      vehicle_name=cars.get(prompt.vehicle) if prompt and prompt.vehicle else None,
+                      where=heading_of(game, state))
         by_decision[d] = entry
         out.entries.append(entry)
     return out

@@ -78,6 +78,11 @@ class Gaslands:
     def menu(self, state: GaslandsState) -> Menu:
         return menus.menu(state)
 
+    def timeline_heading(self, state: GaslandsState) -> str:
+        """Where the table was before a decision, as the game log (:mod:`device.web.timeline`) heads it: the
+        round and the gear phase."""
+        return f"Round {state.round} · gear phase {state.phase}"
+
 
 GAME = Gaslands()
 #: The keys of a setup file's top level.

@@ -44,7 +44,7 @@ from typing import Any
 from games.core import Command, Decision, Event, Illegal, Menu, Prompt, fields
 from games.grand_tour.state import ROLES, GrandTourState, Phase, Rider, Scoring, Specialty, Team, rider_label
 from games.grand_tour.timetrack import Marker, TimeTrack, finish_round
-from games.grand_tour.views import TeamView, build_views
+from games.grand_tour.views import TeamView, build_views, timeline_heading, timeline_words
 
 _TEAM_NAME = re.compile(r"^[a-z][a-z0-9_]{0,11}$")
 SPECIALTIES_DEALT = 2
@@ -533,6 +533,15 @@ class GrandTourGame:
         from games.grand_tour.menus import menu
 
         return menu(state)
+
+    # -- the game log's words (the phone's timeline, :mod:`device.web.timeline`) ---------------------------
+    def timeline_heading(self, state: GrandTourState) -> str:
+        """Where the table was before a decision, as the game log heads it: the stage, and the round at the line within it."""
+        return timeline_heading(state)
+
+    def timeline_words(self, event: Event) -> str | None:
+        """An event in the game's words for the game log (None: the log's plain reading will do)."""
+        return timeline_words(event)
 
 
 def start_order(points: Mapping[str, int], index: Mapping[str, int], place: Mapping[str, int]) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from games.core import Alert
+from games.core import Alert, Event
 from games.grand_tour.state import GrandTourState, Phase, rider_label
 
 
@@ -108,3 +108,60 @@ def _ranks(state: GrandTourState) -> dict[str, int]:
 
     keys = {t.name: key(t.name, t.points) for t in state.teams}
     return {name: 1 + sum(1 for other in keys.values() if other < mine) for name, mine in keys.items()}
+
+
+# -- the game log's words (device/web/timeline.py) ------------------------------------------------------
+
+
+def timeline_heading(state: GrandTourState) -> str:
+    """Where the tour was, as the game log heads its decisions: the stage, and within it the round at the line
+    being entered (the companion counts only the rounds in which riders crossed the finish line)."""
+    if state.phase is Phase.SPECIALTIES:
+        return "Before stage 1 · specialties"
+    if state.phase is Phase.BETWEEN_STAGES:
+        return f"After stage {state.stage} · exhaustion cards"
+    if state.phase is Phase.FINISHED:
+        return "Tour over"
+    return f"Stage {state.stage} · round {state.round + 1} at the line"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def _place(n: int) -> str:
+    """1 → "1st", 12 → "12th"."""
+    if n % 100 in (11, 12, 13):
+        return f"{n}th"
+    return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def timeline_words(event: Event) -> str | None:
+    """An event of the tour in the rulebook's words, for the game log; None: the log's plain reading will do.
+    The set-up in a few words (not its rule tables); a round at the line as who crossed how far (not the time
+    track's cells); a stage's and the tour's end as the points."""
+    d = event.data
+    if event.type == "tour_set":
+        teams = [str(t) for t in d["teams"]]
+        words = [f"{_count(len(teams), 'team')} ({', '.join(teams)})", _count(int(d["stages"]), "stage")]
+        if d.get("peloton"):
+            words.append("Peloton")
+        if d.get("specialties"):
+            words.append("specialties")
+        words.append("cooperation " + ("allowed" if d.get("cooperation") else "off"))
+        return "Grand Tour set: " + ", ".join(words)
+    if event.type == "round_finished":
+        crossed = [f"{_place(int(c['place']))} {rider_label(str(c['rider']))} +{c['squares']}"
+                   + (" (10 s bonus)" if c.get("bonus") else "") for c in d["crossed"]]
+        pack = "; a pack: all take the first's time" if d.get("pack") else ""
+        return f"round {d['round']} at the line: {', '.join(crossed) or 'nobody crossed'}{pack}"
+    if event.type == "stage_finished":
+        points = sorted(d["points"].items(), key=lambda tp: -int(tp[1]))
+        order = ", ".join(rider_label(str(r)) for r in d["order"])
+        return (f"stage {d['stage']} finished: points {', '.join(f'{t} {p}' for t, p in points) or 'none'}; "
+                f"order {order}")
+    if event.type == "tour_finished":
+        points = sorted(d["time_points"].items(), key=lambda tp: -int(tp[1]))
+        return (f"tour over: {', '.join(str(w) for w in d['winners'])} won; time points "
+                f"{', '.join(f'{t} {p}' for t, p in points) or 'none'}")
+    return None

@@ -21,7 +21,7 @@ from typing import Any
 
 from games.core import Command, Decision, Event, Illegal, Menu, Prompt, fields
 from games.space_race.state import ABILITIES, AT_TURN_END, AT_TURN_START, SIDES, Box, Pending, Side, SpaceRaceState
-from games.space_race.views import NO_EVENT, SideView, build_views
+from games.space_race.views import NO_EVENT, SideView, build_views, timeline_heading, timeline_words
 
 TRACK_BOXES = 8
 MAX_OPS = 4  # no Twilight Struggle card is worth more than 4 operations, modifiers included
@@ -340,6 +340,15 @@ class SpaceRaceGame:
         from games.space_race.menus import menu
 
         return menu(state)
+
+    # -- the game log's words (the phone's timeline, :mod:`device.web.timeline`) ---------------------------
+    def timeline_heading(self, state: SpaceRaceState) -> str:
+        """Where the table was before a decision, as the game log heads it: the turn."""
+        return timeline_heading(state)
+
+    def timeline_words(self, event: Event) -> str | None:
+        """An event in the game's words for the game log (None: the log's plain reading will do)."""
+        return timeline_words(event)
 
 
 GAME = SpaceRaceGame()

@@ -3,9 +3,10 @@ left this turn and the odds of its next attempt."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from games.core import Alert
+from games.core import Alert, Event
 from games.space_race.state import BINDS_OPPONENT, SIDES, SpaceRaceState, Step
 
 #: the reminder every prompt and screen carries when a card is played to the race (rule 6.4.5)
@@ -90,3 +91,22 @@ def build_views(state: SpaceRaceState, prompt_text: str) -> tuple[SideView, ...]
             )
         )
     return tuple(out)
+
+
+# -- the game log's words (device/web/timeline.py) ------------------------------------------------------
+
+
+def timeline_heading(state: SpaceRaceState) -> str:
+    """Where the race was, as the game log heads its decisions: the turn (between turns, the one about to
+    begin: its ``begin_turn`` and any event played before it)."""
+    return f"Turn {state.turn if state.in_turn else state.turn + 1}"
+
+
+def timeline_words(event: Event) -> str | None:
+    """The race's set-up in a few words (the edition and its track, not the track's table); None for any other
+    event: the log's plain reading names the side already."""
+    if event.type == "race_set":
+        track = [b for b in event.data["track"] if isinstance(b, Mapping)]
+        ends = f" ({track[0]['name']} to {track[-1]['name']})" if track and "name" in track[0] else ""
+        return f"Space Race set: {str(event.data['edition']).capitalize()} edition, {len(track)} boxes{ends}"
+    return None

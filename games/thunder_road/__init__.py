@@ -12,6 +12,7 @@ from games.core import Command, Decision, Event, Menu, Prompt
 from games.thunder_road import rules, setup
 from games.thunder_road.deciders import COMMAND_FIELDS
 from games.thunder_road.state import PlayerView, Step, ThunderRoadState, VehicleView
+from games.thunder_road.views import timeline_heading, timeline_words
 from games.thunder_road.views import views as _views
 
 
@@ -78,6 +79,15 @@ class ThunderRoad:
         from games.thunder_road.menus import menu
 
         return menu(state)
+
+    # -- the game log's words (the phone's timeline, :mod:`device.web.timeline`) ---------------------------
+    def timeline_heading(self, state: ThunderRoadState) -> str:
+        """Where the table was before a decision, as the game log heads it: the round and whose turn."""
+        return timeline_heading(state)
+
+    def timeline_words(self, event: Event) -> str | None:
+        """An event in the game's words for the game log (None: the log's plain reading will do)."""
+        return timeline_words(event)
 
 
 GAME = ThunderRoad()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from games.core import Alert
+from collections.abc import Mapping
+
+from games.core import Alert, Event
 
 from games.thunder_road.bumps import larger_owner, reroll_owners
 from games.thunder_road.common import own_label
@@ -80,3 +82,33 @@ def views(state: ThunderRoadState) -> list[PlayerView]:
             )
         )
     return out
+
+
+# -- the game log's words (device/web/timeline.py) ------------------------------------------------------
+
+
+def timeline_heading(state: ThunderRoadState) -> str:
+    """Where the table was, as the game log heads its decisions: the round, and whose turn it was."""
+    return f"Round {state.round}" + (f" · {state.turn.player}'s turn" if state.turn is not None else "")
+
+
+def timeline_words(event: Event) -> str | None:
+    """The game's set-up in a few words (who drives what, the road, who goes first: not the rule tables the
+    first event carries); None for any other event."""
+    if event.type != "game_started":
+        return None
+    options = event.data["options"]
+    kinds = options.get("vehicle_types", {})
+
+    def label(kind: str) -> str:
+        row = kinds.get(kind)
+        return str(row["label"]).lower() if isinstance(row, Mapping) and row.get("label") else kind.replace("_", " ")
+
+    players = [f"{p['name']} ({', '.join(label(str(k)) for k in p['vehicles'])})" for p in options["players"]]
+    words = [", ".join(players)]
+    tiles = options.get("board", {}).get("tiles")
+    if isinstance(tiles, list):
+        words.append(f"a road of {len(tiles)} tiles")
+    if options.get("first_player"):
+        words.append(f"{options['first_player']} first")
+    return "Thunder Road set: " + "; ".join(words)

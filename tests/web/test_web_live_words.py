@@ -30,7 +30,7 @@ def test_the_last_commands_are_in_words_not_json(table):
     assert "choose template: turn, hand left" in listed
     assert "choose template: hairpin, hand left — refused: " in listed
     event = table.web.hub.snapshot.to_json()["commands"]
-    assert event[0]["command"] == "choose template: turn, hand left"
+    assert event[0]["command"] == "Alice: choose template: turn, hand left"  # whose step it was
 
 
 def test_a_rider_is_named_as_the_grand_tours_screens_name_it():

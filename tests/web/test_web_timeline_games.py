@@ -1,0 +1,124 @@
+"""The game log (/log/N) and the live page's Last commands read in each game's own words, not Gaslands' and not
+the program's: found by a play-tester reading a Grand Tour and a Space Race on a phone."""
+
+from __future__ import annotations
+
+import importlib
+import tomllib
+
+import pytest
+
+from device.web.timeline import timeline
+from games import game_package
+from games.core import Command, Match
+
+
+def _demo(game: str) -> tuple[object, Match]:
+    """A real match of ``game`` played through its demo script (the refused commands are refused here too)."""
+    module = game_package(game)
+    setup, commands = importlib.import_module(f"games.{game}.demo").demo_script()
+    match = Match.begin(module.GAME, tomllib.loads(setup))
+    for c in commands:
+        match.apply(Command.from_json(c))
+    return module, match
+
+
+def _all_words(tl) -> str:
+    return " ".join([h for h, _ in tl.groups()] + [w for _, acts in tl.groups() for w, _ in acts]
+                    + [e.text for e in tl.entries])
+
+
+def test_grand_tour_headings_say_the_stage_not_a_gear_phase():
+    """Seen on the Grand Tour's log: "Round 0 · gear phase Phase.RACING" (a Gaslands term and the program's
+    name for the phase), and "Round 3 · gear phase Phase.BETWEEN_STAGES" over the exhaustion counts."""
+    module, match = _demo("grand_tour")
+    heads = [h for h, _ in timeline(module.GAME, match.records).groups()]
+    assert heads[:6] == ["Set-up", "Before stage 1 · specialties", "Stage 1 · round 1 at the line",
+                         "Stage 1 · round 2 at the line", "Stage 1 · round 3 at the line", "After stage 1 · exhaustion cards"]
+    assert "Stage 2 · round 1 at the line" in heads
+    assert not [h for h in heads if "gear phase" in h or "Phase." in h]
+    # each game heads its own log: Gaslands' reads as it did ("Round 1 · gear phase 2")
+    gaslands, played = _demo("gaslands")
+    assert [h for h, _ in timeline(gaslands.GAME, played.records).groups()][:3] == [
+        "Set-up", "Round 1 · gear phase 1", "Round 1 · gear phase 2"]
+
+
+def test_grand_tour_set_up_and_rounds_read_as_the_rulebook_says_them():
+    """Seen on the Grand Tour's log: "tour set: cards [{id 1, known no, …" and "round finished: 1, crossed
+    [{bonus yes, place 1, …}], log [red.sprinteur did not cross: … -> col 3 row 0": the events' data."""
+    module, match = _demo("grand_tour")
+    tl = timeline(module.GAME, match.records)
+    assert tl.entries[0].text == "Grand Tour set: 3 teams (red, blue, green), 2 stages, specialties, cooperation allowed"
+    first_round = next(e.text for e in tl.entries if "round 1 at the line" in e.text)
+    assert first_round == "round 1 at the line: 1st green Sprinteur +3 (10 s bonus), 2nd red Sprinteur +2 (10 s bonus)"
+    stage = next(e.text for e in tl.entries if "stage 1 finished" in e.text)
+    assert "stage 1 finished: points green 3, red 2, blue 1; order green Sprinteur, red Sprinteur" in stage
+    words = _all_words(tl)
+    for program in ("{", "->", "col ", "red.sprinteur", "Phase.", "None", "known no"):
+        assert program not in words, program
+
+
+def test_space_race_turns_are_headed_by_the_turn_and_name_the_side():
+    """Seen on the Space Race's log: every turn listed under "Set-up" (the track has no round), each attempt
+    under "the table"."""
+    module, match = _demo("space_race")
+    tl = timeline(module.GAME, match.records)
+    groups = tl.groups()
+    assert [h for h, _ in groups] == ["Set-up", "Turn 1", "Turn 2", "Turn 3", "Turn 4"]
+    turn1 = dict(groups[1][1][:3])
+    assert [w for w, _ in groups[1][1]] == ["the table", "USSR", "USA", "the table"]
+    assert turn1["USSR"][0].text.startswith("USSR: card played: ops 2")
+    assert [e.text for e in turn1["USA"]] == ["USA: card played: ops 3", "USA: die rolled: 5, box 1, success no"]
+
+
+def test_space_race_set_up_in_a_few_words():
+    """Seen on the Space Race's log, its first line: "race set: edition deluxe, track [{ability None, …" (the
+    track's table, with the program's None)."""
+    module, match = _demo("space_race")
+    tl = timeline(module.GAME, match.records)
+    assert tl.entries[0].text == "Space Race set: Deluxe edition, 8 boxes (Earth Satellite to Space Station)"
+    assert "None" not in _all_words(tl) and "{" not in _all_words(tl)
+
+
+def test_thunder_road_headings_say_whose_turn_and_the_set_up_who_drives_what():
+    """Seen on Thunder Road's log: one heading "Round 1" over both players' turns, and a first line "game
+    started" that said nothing of the game."""
+    module, match = _demo("thunder_road")
+    tl = timeline(module.GAME, match.records)
+    heads = [h for h, _ in tl.groups()]
+    assert heads[:4] == ["Set-up", "Round 1", "Round 1 · Ana's turn", "Round 1 · Ben's turn"]
+    assert tl.entries[0].text == ("Thunder Road set: Ana (small car, medium car, large car), Ben (small car, "
+                                  "medium car, large car); a road of 5 tiles; Ana first")
+
+
+@pytest.fixture
+def space_table(tmp_path, monkeypatch):
+    pytest.importorskip("starlette")
+    pytest.importorskip("httpx")
+    from web_helpers import Table
+
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    (tmp_path / "space").mkdir()
+    t = Table(tmp_path / "space", "space_race")  # its own log: the Gaslands table's is in tmp_path
+    yield t
+    t.close()
+
+
+def test_last_commands_name_whose_step_it_was(table, space_table):
+    """Seen under Last commands: "[web] skid roll: faces [HAZARD, SLIDE]" (whose skid dice?) and "[web] roll:
+    die 2" (which side rolled?)."""
+    space = space_table.app
+    space.apply(Command("begin_turn"), source="web")
+    space.apply(Command("attempt", {"side": "USA", "ops": 3}), source="web")
+    space.apply(Command("roll", {"die": 2}), source="web")
+    said = [space.words_of(a) for a in space.history]
+    assert said == ["begin turn", "attempt: side USA, ops 3", "USA: roll: die 2"]
+
+    app = table.app
+    app.apply(Command("choose_template", {"template": "turn", "hand": "left"}), source="web")
+    app.apply(Command("place_template"), source="web")
+    app.apply(Command("skid_roll", {"faces": ["HAZARD", "SLIDE"]}), source="web")
+    assert app.words_of(app.history[-1]).startswith("Alice: skid roll: faces [HAZARD, SLIDE]")
+    table.step()
+    listed = [c for _s, c, _a, _r in table.web.hub.snapshot.commands]
+    assert any(c.startswith("Alice: skid roll: faces [HAZARD, SLIDE]") for c in listed)
