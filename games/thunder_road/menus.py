@@ -417,7 +417,9 @@ def menu(state: ThunderRoadState) -> Menu:
         usual = choices[0].label if choices and choices[0] is not None else None
     elif step is Step.MOVE and turn is not None:
         # vehicles named off the rear tile: the scroll with them is the way on (NEXT moved on without it)
-        usual = "Road scrolls…" if turn.off_rear else f"Moved {turn.allowance}"
+        # a Nitro whose added moves are not filled in: the distance is the player's to choose (NEXT recorded the
+        # die's alone, "Moved 3", under a line that said "3+Nitro spaces")
+        usual = "Road scrolls…" if turn.off_rear else f"Moved {turn.allowance}" if turn.allowance_known else None
     elif step is Step.PLACE and turn is not None and turn.off_rear:
         usual = "Road scrolls…"
     elif step is Step.TURN and "pass" in commands and "coast" not in commands:

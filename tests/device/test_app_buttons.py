@@ -414,7 +414,10 @@ def test_thunder_road_commands_coast_and_pass_with_the_buttons(tmp_path: Path) -
     assert t.choose("Command…", "Nitro", "Die 2") == {"type": "command", "name": "nitro", "die": 2}
     assert "Command…" not in t.top  # one command a round
     t.choose("Move a vehicle…", "Small car", "Die 3")
-    assert t.press("next") == [{"type": "move", "spaces": 3}]
+    # the Nitro's added moves are not filled in: NEXT recorded the die's alone ("Moved 3" under "3+Nitro
+    # spaces"); the distance is chosen
+    assert t.press("next") == [] and "Choose: SELECT, then OK" in [n.text for n in t.app.notices]
+    assert t.choose("Other distance…", "Moved 5") == {"type": "move", "spaces": 5}
     t.choose("Move a vehicle…", "Small car", "Die 1")  # Ben
     t.press("next")
     # Ana's only car has moved: coast it (no command on a coast turn) or pass
