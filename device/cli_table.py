@@ -265,9 +265,16 @@ def cmd_read(args: argparse.Namespace) -> int:
                     "teach it: `pitboard teach tokens --image FRAME --zone p1 --count N`")
         print(f"pitboard: warning: {untaught}", file=sys.stderr)
     cv2.setNumThreads(1)
+    unread = 0
     for path in args.images:
-        with _as_user_error(tf.TableFileError):
+        try:  # an image that cannot be read is named, and the others are still read (a batch stopped at it)
             img = tf.read_image(path)
+        except tf.TableFileError as exc:
+            unread += 1
+            print(f"pitboard: {exc}", file=sys.stderr)
+            if args.json:
+                print(json.dumps({"image": str(path), "error": str(exc)}))
+            continue
         t0 = time.perf_counter()
         with _as_user_error(ValueError, prefix=f"{path}: "):
             obs = read_table(img, cal, cfg)
@@ -287,6 +294,9 @@ def cmd_read(args: argparse.Namespace) -> int:
                       f"heading {t.heading_deg:.0f} deg, {where} [{t.source}]")
             for m in obs.misfits:
                 print(f"  not used: {m.describe()}")
+    if unread:
+        print(f"pitboard: {unread} of {len(args.images)} images could not be read (named above)", file=sys.stderr)
+        return 2
     return 0
 
 

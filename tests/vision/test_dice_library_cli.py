@@ -88,6 +88,21 @@ def test_read_d6_json_one_line_per_image(tmp_path: Path, capsys) -> None:
     assert [sorted(d["value"] for d in json.loads(x)["dice"]) for x in lines] == [[2, 5], [6]]
 
 
+def test_a_bad_image_in_a_batch_is_named_and_the_others_still_read(tmp_path: Path, capsys) -> None:
+    """A bad-input audit: `dice read good.jpg notimg.jpg good2.jpg` read the first, then stopped at the second
+    with exit 2; the third was never read."""
+    rng = np.random.default_rng(3)
+    good = [_write(tmp_path, f"d{k}.png", render_scene(faces, rng, side=48)[0]) for k, faces in enumerate(([2], [6]))]
+    bad = tmp_path / "notimg.jpg"
+    bad.write_text("not an image")
+    assert cli.main(["dice", "read", good[0], str(bad), good[1], "--json"]) == 2
+    out, err = capsys.readouterr()
+    lines = [json.loads(x) for x in out.strip().splitlines()]
+    assert [x["image"] for x in lines] == [good[0], str(bad), good[1]]
+    assert "error" in lines[1] and [d["value"] for d in lines[2]["dice"]] == [6]
+    assert "notimg.jpg" in err and "1 of 3 images could not be read" in err
+
+
 def test_command_mistakes_are_user_errors(tmp_path: Path, capsys) -> None:
     assert cli.main(["dice", "read", str(tmp_path / "nope.png")]) == 2
     assert "does not exist" in capsys.readouterr().err

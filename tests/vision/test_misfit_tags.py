@@ -63,6 +63,12 @@ def test_vision_read_prints_the_tag_it_did_not_use(tmp_path, monkeypatch, capsys
                     "--json"]) == 0
     d = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert d["misfit_tags"][0]["what"] == "car car1"
+    # a bad image in a batch is named and the others still read (the batch stopped at it: a bad-input audit)
+    (tmp_path / "bad.png").write_text("not an image")
+    assert cli.run(["vision", "read", str(tmp_path / "bad.png"), str(tmp_path / "play.png"), "--calibration", calib,
+                    "--config", str(conf)]) == 2
+    out, err = capsys.readouterr()
+    assert "bad.png" in err and "1 of 2 images could not be read" in err and "0 cars" in out
 
 
 def test_a_tag_size_of_zero_in_the_config_is_refused_naming_the_key() -> None:
