@@ -51,7 +51,7 @@ def prompt(state: ThunderRoadState) -> Prompt:
         waiting = [p.name for p in state.players if state.standing(p.name) and not p.rolled]
         who = waiting[0]
         return Prompt(
-            f"round {state.round}: {', '.join(waiting)} roll {MOVEMENT_DICE} movement dice",
+            f"round {state.round}: {', '.join(waiting)} roll{'s' if len(waiting) == 1 else ''} {MOVEMENT_DICE} movement dice",
             s.value, "dice", player=who, die="movement", count=MOVEMENT_DICE, commands=("roll",) + ANYTIME,
         )
     turn = state.turn

@@ -46,9 +46,10 @@ def test_each_player_has_three_road_vehicles_and_four_movement_dice():
     chopper." [V]"""
     t = Table("Ana", "Ben")
     assert [v.kind for v in t.state.fleet("Ana")] == ["small", "medium", "large"]
-    assert "4 movement dice" in t.match.prompt().text and t.match.prompt().count == 4
+    assert t.match.prompt().text == "round 1: Ana, Ben roll 4 movement dice" and t.match.prompt().count == 4
     assert "4 values" in t.no("roll", player="Ana", dice=[1, 2, 3])
     t.ok("roll", player="Ana", dice=[1, 2, 3, 4])
+    assert t.match.prompt().text == "round 1: Ben rolls 4 movement dice"  # one player: "rolls" ("Ben roll")
     # the command board: the commands a die can go to
     assert {c.name for c in t.state.tables.commands} >= {"airstrike", "nitro", "drift", "repair"}
 
