@@ -925,7 +925,7 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
         store = Store(given or data_dir() / "games.sqlite")
     except StoreError as exc:
         raise _user_error(str(exc)) from None
-    other = _resumed_kind(store, module)
+    other = _resumed_kind(store, module, log)
     if other is not None:  # a game begun from the phone page, of another kind than the config's: it goes on
         log(f"resuming the unfinished {other.GAME.name} game (begun from the web page); [game] name "
             f"{config.game.name!r} begins when the log holds no unfinished game")
@@ -1002,10 +1002,10 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
     return Appliance(app, store, game_id, resumed, buttons, bank, camera, tuple(problems))
 
 
-def _resumed_kind(store: Any, module: Any) -> Any:
+def _resumed_kind(store: Any, module: Any, log: Callable[[str], None] = lambda m: None) -> Any:
     """The package of the game ``pitboard run`` resumes when it is not ``module``'s: the newest unfinished game
     in the log is of another kind (begun from the phone page, which starts any game).  None: ``module``'s."""
-    from games import game_package
+    from games import REGISTRY, game_package
 
     kind = store.newest_unfinished_kind()
     if kind is None or kind == module.GAME.name:
@@ -1013,6 +1013,10 @@ def _resumed_kind(store: Any, module: Any) -> Any:
     try:
         return game_package(kind)
     except LookupError:  # a kind this Pitboard does not know (a log from a newer one): the config's game
+        # said, not skipped in silence: the game stays in the log, untouched
+        log(f"note: the newest unfinished game in {store.path} is of a kind this Pitboard does not know ({kind!r}; "
+            f"it knows {', '.join(sorted(REGISTRY))}): it is kept as it is, and [game] name "
+            f"{module.GAME.name!r} is played (a newer Pitboard may have written it: `pitboard log list`)")
         return None
 
 

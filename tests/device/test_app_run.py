@@ -137,6 +137,26 @@ def test_a_pin_in_use_is_a_user_error_and_nothing_is_left_claimed(tmp_path: Path
     appliance.close()
 
 
+def test_an_unfinished_game_of_an_unknown_kind_is_said_not_skipped(tmp_path: Path, factory) -> None:
+    """A bad-input audit: the newest unfinished game in the log was of a kind this Pitboard does not know (a log
+    from a newer one, or edited): `run` began a new game of the config's and said nothing of the other."""
+    from device.store import Store
+    from games.core import Event
+
+    store = Store(tmp_path / "games.sqlite")
+    store.begin_game("nosuchgame", [Event("game_started", {})])
+    store.close()
+    logs: list[str] = []
+    appliance = build_appliance(_config(tmp_path), pin_factory=factory, screen_backend="recording", log=logs.append,
+                                camera_backend=ReplayBackend(tmp_path / "frames"))
+    try:
+        said = [line for line in logs if "nosuchgame" in line]
+        assert said and "a kind this Pitboard does not know" in said[0] and "kept as it is" in said[0], logs
+        assert not appliance.resumed
+    finally:
+        appliance.close()
+
+
 def _cameraless(tmp_path: Path, factory, clock, log=lambda m: None):
     """The appliance of ``_config`` with no camera, on recording screens (the loop's own clock: ``clock``)."""
     return build_appliance(_config(tmp_path, camera={"backend": "none"}), pin_factory=factory,
