@@ -931,6 +931,8 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
             f"{config.game.name!r} begins when the log holds no unfinished game")
         module, options = other, None
     def refused(exc: Exception) -> Exception:
+        if isinstance(exc, StoreError):  # the log's game cannot be replayed: the log, not the setup, is named
+            return _user_error(f"the game could not start: {exc}")
         reason = getattr(exc, "reason", None) or str(exc)
         return _user_error(f"the game could not start: {_setup_refused(config, reason, options or {})}")
 

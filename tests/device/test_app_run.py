@@ -157,6 +157,26 @@ def test_an_unfinished_game_of_an_unknown_kind_is_said_not_skipped(tmp_path: Pat
         appliance.close()
 
 
+def test_a_log_that_cannot_be_replayed_is_named_not_the_setup(tmp_path: Path, factory) -> None:
+    """A bad-input audit: a game log whose events cannot be replayed stopped `run` with "the game could not start:
+    setup: …/games.sqlite: event 40 …", blaming a setup file that was not at fault."""
+    import tomllib
+
+    from device.store import Store
+    from games import gaslands
+    from games.core import Event, Match
+
+    store = Store(tmp_path / "games.sqlite")
+    gid = store.new_game("gaslands")
+    Match.begin(gaslands.GAME, tomllib.loads(gaslands.EXAMPLE_SETUP), sink=store.sink(gid))
+    store.append(gid, 5, [Event("teleported", {"vehicle": "x"})])
+    store.close()
+    with pytest.raises(UserError) as caught:
+        build_appliance(_config(tmp_path), pin_factory=factory, screen_backend="recording", log=lambda m: None)
+    said = str(caught.value)
+    assert "(teleported) cannot be replayed" in said and "setup" not in said.split("games.sqlite")[0], said
+
+
 def _cameraless(tmp_path: Path, factory, clock, log=lambda m: None):
     """The appliance of ``_config`` with no camera, on recording screens (the loop's own clock: ``clock``)."""
     return build_appliance(_config(tmp_path, camera={"backend": "none"}), pin_factory=factory,
