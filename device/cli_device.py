@@ -1112,29 +1112,30 @@ def not_started_pages(message: str) -> list[Any]:
 
 
 def show_not_started(config: PitboardConfig, message: str, *, screen_backend: str = "i2c",
-                     hold: Callable[[float], bool] | None = None) -> None:
+                     hold: Callable[[float], bool] | None = None) -> bool:
     """Best effort: ``message`` on every configured screen that answers; the frame stays up after the process
     ends (the screens are not blanked), where the table sees it.  A reason longer than a page is paged through
     while ``hold(NOT_STARTED_PAGE_S)`` returns True (None: the first page is shown, and kept); the screens are
-    left on the first page.  The terminal and the journal have it whole."""
+    left on the first page.  The terminal and the journal have it whole.  False: no screen answered (and then
+    nothing is held: a service paging for no screen stayed up for ever, showing nothing)."""
     from device import displays
     from device.dashboards import pages
 
     if not config.screens:
-        return
+        return False
     try:
         # a screen that does not answer was said when the appliance was built: not again, bare, here
         bank = displays.build_bank(config.screens, screen_backend, on_event=lambda event: None)
         bank.open()
     except Exception:  # noqa: BLE001 - a screen that cannot show it changes nothing: the message is printed
-        return
+        return False
     images = [pages.render_text(page) for page in not_started_pages(message)]
     shown = 0
+    answered = False
     try:
         while True:
-            for player in bank.players:
-                bank.show(player, images[shown])
-            if hold is None or len(images) == 1 or not hold(NOT_STARTED_PAGE_S):
+            answered = any([bank.show(player, images[shown]) for player in bank.players])
+            if not answered or hold is None or len(images) == 1 or not hold(NOT_STARTED_PAGE_S):
                 break
             shown = (shown + 1) % len(images)
     except KeyboardInterrupt:  # the service is stopped (KillSignal=SIGINT) or Ctrl-C at the terminal
@@ -1148,6 +1149,7 @@ def show_not_started(config: PitboardConfig, message: str, *, screen_backend: st
         bank.close()
     except Exception:  # noqa: BLE001 - as above
         pass
+    return answered
 
 
 def _not_started(config: PitboardConfig, message: str) -> bool:
@@ -1164,7 +1166,9 @@ def _not_started(config: PitboardConfig, message: str) -> bool:
           file=sys.stderr, flush=True)
     previous = signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop as SIGINT does
     try:
-        show_not_started(config, message, hold=_sleep_true)
+        if not show_not_started(config, message, hold=_sleep_true):
+            print("pitboard: no screen answers: the reason is only here (and in the journal)", file=sys.stderr,
+                  flush=True)
     finally:
         signal.signal(signal.SIGTERM, previous)
     return True

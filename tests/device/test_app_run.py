@@ -357,6 +357,29 @@ def test_a_long_reason_not_to_start_is_paged_through_whole_on_the_screens(tmp_pa
     assert waits == [cli_device.NOT_STARTED_PAGE_S] * 5
 
 
+def test_a_service_that_did_not_start_is_not_held_for_screens_that_do_not_answer(tmp_path: Path, monkeypatch,
+                                                                                  capsys) -> None:
+    """A bad-input audit: under systemd with no screen answering, a run that did not start printed "the screens
+    show it page by page" and stayed up for ever, showing nothing to anybody."""
+    from device import cli_device
+    from device.cli import main
+    from device.displays import build_bank
+
+    def dead_bank(specs, backend="i2c", **kw):
+        bank = build_bank(specs, "capture", **kw)
+        bank.show = lambda player, image: False  # no screen answers
+        return bank
+
+    monkeypatch.setattr("device.displays.build_bank", dead_bank)
+    config = tmp_path / "pitboard.toml"
+    config.write_text('[game]\nname = "gaslands"\n[camera]\nbackend = none\n[[screens]]\nplayer = "Alice"\n',
+                      encoding="utf-8")
+    monkeypatch.setenv("INVOCATION_ID", "0123")
+    monkeypatch.setattr(cli_device, "_sleep_true", lambda s: pytest.fail("held for screens that do not answer"))
+    assert main(["run", "--config", str(config)]) == 2
+    assert "no screen answers: the reason is only here" in capsys.readouterr().err
+
+
 def test_a_reason_not_to_start_that_fits_one_page_does_not_hold_the_service(tmp_path: Path, banks: list,
                                                                                monkeypatch) -> None:
     from device import cli_device
