@@ -211,13 +211,27 @@ def merge(base: Mapping[str, Any], override: Mapping[str, Any], _path: tuple[str
     for k, v in override.items():
         whole = _path == ("tags",) and k in ("cars", "templates")
         if k not in base and not whole:
-            raise ConfigError(f"unknown table config key {'.'.join((*_path, k))!r}; compare with "
-                              "vision/data/table_defaults.toml")
+            raise ConfigError(f"unknown table config key {'.'.join((*_path, k))!r}{_meant(base, k, _path)}; compare "
+                              "with vision/data/table_defaults.toml")
         if isinstance(v, Mapping) and isinstance(out.get(k), Mapping) and not whole:
             out[k] = merge(out[k], v, (*_path, k))
         else:
             out[k] = v
     return out
+
+
+def _meant(base: Mapping[str, Any], key: str, path: tuple[str, ...]) -> str:
+    """Where a key the defaults do not have at ``path`` was likely meant: a close spelling there, or the same key
+    under another section ("car_size_mm" at the top belongs under [tags]); "" when nothing is close."""
+    import difflib
+
+    near = difflib.get_close_matches(key, [str(k) for k in base], n=1)
+    if near:
+        return f" (did you mean {'.'.join((*path, near[0]))!r}?)"
+    homes = [name for name, section in base.items() if isinstance(section, Mapping) and key in section]
+    if homes:
+        return f" (it belongs under [{'.'.join((*path, homes[0]))}])"
+    return ""
 
 
 def default_config(outlines: Mapping[str, TemplateShape] | None = None) -> TableConfig:

@@ -190,6 +190,11 @@ def test_config_overrides_are_checked():
     base = default_tables()
     with pytest.raises(ConfigError, match="unknown table config key 'tokens.colour'"):
         merge(base, {"tokens": {"colour": "red"}})
+    # where it was meant (a bad-input audit: a top-level car_size_mm was "unknown" with no word of [tags])
+    with pytest.raises(ConfigError, match=r"unknown table config key 'car_size_mm' \(it belongs under \[tags\]\)"):
+        merge(base, {"car_size_mm": 20.0})
+    with pytest.raises(ConfigError, match=r"'tags.car_size' \(did you mean 'tags.car_size_mm'\?\)"):
+        merge(base, {"tags": {"car_size": 20.0}})
     mine = merge(base, {"tags": {"cars": {"20": "interceptor"}}, "cars": {"length_mm": 75.0}})
     cfg = config_from_dict(mine)
     assert cfg.car_tags == {20: "interceptor"} and cfg.cars.length_mm == 75.0
