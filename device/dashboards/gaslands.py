@@ -306,17 +306,19 @@ def _footer(draw: ImageDraw.ImageDraw, view: PlayerView) -> None:
 
 
 def footer_text(view: PlayerView) -> str:
-    """The table's step; on the others' screens, whose it is ("Alice · 1.1 pick template", or "Alice · 1.1"
-    where the whole does not fit): "1.1 pick template" alone did not say who the table waits for."""
+    """The table's step; on the others' screens, whose it is ("Alice · 1.1 pick template", or as many of the
+    step's first words as fit, "Alice · 3 WIPEOUT flip"): "1.1 pick template" alone did not say who the table
+    waits for, and the step's number alone ("Alice · 3") said nothing of a wipeout."""
     step = short_step(view.step)
     who = view.acting
     if who is None or who == view.player:  # nobody is waited for at game over
         return step
-    whole = f"{who} · {step}"
-    if text_width(whole, 9) <= FOOTER[2] - FOOTER[0]:
-        return whole
-    number = step.split()[0]
-    return f"{who} · {number}" if number[:1].isdigit() else whole
+    words = step.split()
+    for k in range(len(words), 0, -1):
+        shown = f"{who} · {' '.join(words[:k])}"
+        if text_width(shown, 9) <= FOOTER[2] - FOOTER[0]:
+            return shown
+    return f"{who} · {step}"
 
 
 def news_pieces(text: str) -> list[str]:

@@ -319,6 +319,11 @@ def test_the_others_screens_say_whose_step_it_is() -> None:
     shown = {v.player: footer_text(v) for v in views(t.state)}
     assert shown["Charlotte"] == "1.1 pick template"  # her own: the lit header says it is hers
     assert shown["Bob"].startswith("Charlotte · 1.1") and shown["Alice"] == shown["Bob"]
+    # a step too long beside the name keeps its first words, not its number alone ("Alice · 3" for a wipeout)
+    from dataclasses import replace
+
+    wipeout = replace(next(v for v in views(t.state) if v.player == "Bob"), step="3 wipeout: flip check")
+    assert footer_text(wipeout) == "Charlotte · 3 WIPEOUT flip"
 
 
 def test_done_beside_a_fire_is_not_cut_with_two_vehicles() -> None:
