@@ -170,18 +170,22 @@ def setup_refused(path: str | Path | None, reason: str, *, game: str | None = No
 
 def another_games_setup(game: str, options: Any) -> tuple[str, list[str]] | None:
     """The other game a setup refused by ``game`` was written for, and the keys that say so: its top-level
-    keys that ``game`` does not take and that game does (the most of them; None when no game has one)."""
+    keys that ``game`` does not take and that game does (the most of them; None when no game has one).  A key
+    two other games take (``players``: Gaslands' and Thunder Road's) names neither: a ``[[players]]`` block
+    given to Space Race is not "a Gaslands setup"."""
     from games import REGISTRY, game_package
 
     if not isinstance(options, dict) or game not in REGISTRY:
         return None
     own = set(game_package(game).SETUP_KEYS)
-    strange = [k for k in options if isinstance(k, str) and k not in own]
+    others = {name: set(game_package(name).SETUP_KEYS) for name in REGISTRY if name != game}
+    strange = [k for k in options if isinstance(k, str) and k not in own
+               and sum(k in keys for keys in others.values()) == 1]
     best: tuple[str, list[str]] | None = None
     for name in REGISTRY:
         if name == game:
             continue
-        theirs = [k for k in strange if k in game_package(name).SETUP_KEYS]
+        theirs = [k for k in strange if k in others[name]]
         if theirs and (best is None or len(theirs) > len(best[1])):
             best = (name, theirs)
     return best

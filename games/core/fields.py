@@ -26,8 +26,8 @@ from typing import Any
 from games.core.model import Illegal
 
 __all__ = [
-    "MAX_DEPTH", "MAX_ITEMS", "MAX_TEXT", "boolean", "choice", "kind", "number_list", "only_keys", "plain",
-    "show", "table", "text", "whole",
+    "MAX_DEPTH", "MAX_ITEMS", "MAX_TEXT", "boolean", "choice", "distinct_names", "kind", "number_list", "only_keys",
+    "plain", "show", "table", "text", "whole",
 ]
 
 #: the deepest nesting a setup or command may have (a setup is a few tables of tables of lists)
@@ -130,6 +130,23 @@ def only_keys(source: Mapping[str, Any], allowed: Iterable[str], where: str, *, 
         name = str(key)
         known = f"the {noun}s here are {', '.join(allowed)}" if allowed else f"it takes no {noun}s"
         raise Illegal(f"{where}: unknown {noun} {show(name)}{did_you_mean(name, allowed)}; {known}")
+
+
+def distinct_names(names: Iterable[str], where: str, noun: str) -> None:
+    """Refuse two of ``names`` that are one name at the table: the same once capitals and surrounding spaces
+    are set aside ("Alice", "alice ").  Named as written: ``two players are called 'Ana'`` or, spelt apart,
+    ``'Alice' and 'alice ' are one name at the table``.  ``where`` starts the message (``"setup: "`` or ``""``)."""
+    seen: dict[str, str] = {}
+    for name in names:
+        key = name.strip().casefold()
+        if key not in seen:
+            seen[key] = name
+            continue
+        first = seen[key]
+        if first == name:
+            raise Illegal(f"{where}two {noun}s are called {name!r}; give each a different name")
+        raise Illegal(f"{where}{first!r} and {name!r} are one name at the table (capitals and spaces aside); "
+                      f"give each {noun} a different name")
 
 
 def boolean(source: Mapping[str, Any], key: str, default: Any, where: str) -> bool:

@@ -141,16 +141,17 @@ def start(options: Mapping[str, Any]) -> list[Event]:
     vehicles: list[dict[str, Any]] = []
     unnamed: list[tuple[dict[str, Any], str]] = []  # (vehicle, its type's label) of vehicles with no name
     seen_ids: dict[str, str] = {}  # vehicle id -> its owner
-    seen_tags: dict[int, str] = {}  # marker id -> the vehicle carrying it
-    for i, p in enumerate(players_opt):
+    tagged: list[dict[str, Any]] = []  # the vehicles carrying a marker, checked once all are named
+    for i, p in enumerate(players_opt, 1):  # counted as the owner counts: the first player is player 1
         given = p.get("name") if isinstance(p, Mapping) else None
+        named_well = isinstance(given, str) and given.strip() and len(given) <= 40  # (a long name is not quoted)
+        if isinstance(p, Mapping):  # first: a misspelt `name` is named, not told as a missing name
+            fields.only_keys(p, PLAYER_KEYS, f"setup: [[players]] {given}" if named_well else f"setup: player {i}")
         if not isinstance(given, str) or not given.strip():
-            raise Illegal(f"setup: players[{i}] needs a name")
+            raise Illegal(f"setup: player {i} needs a name")
         name = given
-        fields.text(p, "name", "setup: [[players]]", max_len=40)  # first: a long name is not quoted whole
-        fields.only_keys(p, PLAYER_KEYS, f"setup: [[players]] {name}")
-        if name in players:
-            raise Illegal(f"setup: two players are called {name!r}; give each a different name")
+        fields.text(p, "name", "setup: [[players]]", max_len=40)
+        fields.distinct_names([*players, name], "setup: ", "player")
         players.append(name)
         vs = p.get("vehicles")
         if not isinstance(vs, list) or not vs or not all(isinstance(v, Mapping) for v in vs):
@@ -175,10 +176,6 @@ def start(options: Mapping[str, Any]) -> list[Event]:
             tag = v.get("tag")
             if tag is not None:
                 tag = _whole(tag, f"{vid}.tag (a marker id)", 0, 9999)
-                if tag in seen_tags:
-                    raise Illegal(f"setup: marker {tag} is on two vehicles, {seen_tags[tag]} and {vid}: give each car "
-                                  "its own tag (`pitboard markers` prints them)")
-                seen_tags[tag] = vid
             vehicles.append(
                 {
                     "id": vid,
@@ -196,7 +193,17 @@ def start(options: Mapping[str, Any]) -> list[Event]:
             )
             if not vehicles[-1]["name"]:
                 unnamed.append((vehicles[-1], stats["label"]))
+            if tag is not None:
+                tagged.append(vehicles[-1])
+    owner_named = {id(v) for v in tagged if v["name"]}  # "Rust Bucket" (Alice's); else "Alice's Buggy"
     _name_unnamed(unnamed, {v["name"] for v in vehicles if v["name"]})
+    seen_tags: dict[int, str] = {}  # marker id -> the vehicle carrying it, in the owner's words
+    for v in tagged:  # by the names the owner gave, never the internal ids ("alice-1")
+        said = f"{v['name']!r} ({v['owner']}'s)" if id(v) in owner_named else repr(v["name"])
+        if v["tag"] in seen_tags:
+            raise Illegal(f"setup: marker {v['tag']} is on two vehicles, {seen_tags[v['tag']]} and {said}: give each "
+                          "car its own tag (`pitboard markers` prints them)")
+        seen_tags[v["tag"]] = said
     named: dict[str, str] = {}
     for v in vehicles:  # the screens, the menus and the camera's words name vehicles by name, never by id
         if v["name"] in named:

@@ -135,15 +135,15 @@ class GrandTourGame:
         top = limits["max_peloton"] if peloton else limits["max_base"]
         if not isinstance(teams, list) or not all(isinstance(t, str) for t in teams):
             raise Illegal('teams must be a list of team names, e.g. teams = ["red", "blue", "green"]')
-        teams = [t.strip().lower() for t in teams]
+        written, teams = teams, [t.strip().lower() for t in teams]
         if not limits["min"] <= len(teams) <= top:
             more = "" if peloton else f" (more than {limits['max_base']} need the Peloton expansion: peloton = true)"
             raise Illegal(f"the Grand Tour seats {limits['min']} to {top} teams, not {len(teams)}{more}")
         for t in teams:
             if not _TEAM_NAME.match(t):
                 raise Illegal(f"team name {t!r}: use a short lowercase name (letters, digits, _), e.g. red")
-        if len(set(teams)) != len(teams):
-            raise Illegal("two teams have the same name; give every team its own name")
+        fields.distinct_names(written, "", "team")  # "Red" and "red " are one team: named as written
+        fields.distinct_names(teams, "", "team")  # (as the tour keeps them, lower-case)
         specialties = fields.boolean(options, "specialties", False, "setup")
         cooperation = fields.boolean(options, "cooperation", True, "setup")
         cards_raw = options.get("specialty", load_specialty_data())

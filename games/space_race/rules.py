@@ -133,6 +133,9 @@ class SpaceRaceGame:
         if not isinstance(options, Mapping):
             raise Illegal("the setup must be a table (TOML) with an optional edition = \"deluxe\" or \"seed\"")
         fields.plain(options, "setup")
+        if "players" in options:  # not another game's setup: the two sides play, and they have no names to give
+            raise Illegal("setup: Space Race has no players to name: the two sides are the USSR and the USA; "
+                          "leave out [[players]]")
         fields.only_keys(options, SETUP_KEYS, "setup")
         data = load_track_data()
         editions = data["editions"]

@@ -48,16 +48,21 @@ def normalise(options: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(raw_players, list) or not raw_players:
         raise Illegal('the setup needs players: [[players]] name = "Ana" (2 to 5 players)')
     players = []
+    given: list[str] = []  # the names as the setup spells them
     for i, row in enumerate(raw_players, 1):
         if isinstance(row, str):
             row = {"name": row}
         if not isinstance(row, Mapping):
             raise Illegal(f"player {i}: write [[players]] name = \"...\" (and optionally vehicles = [...])")
         name = row.get("name")
-        if not isinstance(name, str) or not name.strip() or "/" in name:
-            raise Illegal(f"player {i} needs a name (without '/')")
-        fields.text(row, "name", "setup: [[players]]", max_len=40)  # first: a long name is not quoted whole
-        fields.only_keys(row, PLAYER_KEYS, f"setup: [[players]] {name}")
+        named_well = isinstance(name, str) and name.strip() and "/" not in name and len(name) <= 40
+        # first: a misspelt `name` (nmae = "Ana") is named, not told as a missing name; a long one is not quoted
+        fields.only_keys(row, PLAYER_KEYS, f"setup: [[players]] {name}" if named_well else f"setup: player {i}")
+        if not isinstance(name, str) or not name.strip():
+            raise Illegal(f"player {i} needs a name")
+        if "/" in name:
+            raise Illegal(f"player {i} needs a name without '/' (got {fields.show(name)})")
+        fields.text(row, "name", "setup: [[players]]", max_len=40)
         fleet = row.get("vehicles", list(DEFAULT_FLEET))
         if not isinstance(fleet, list) or not fleet or len(fleet) > MAX_FLEET:
             raise Illegal(
@@ -67,9 +72,9 @@ def normalise(options: Mapping[str, Any]) -> dict[str, Any]:
             if kind not in kind_names:
                 raise Illegal(f"{name}: unknown vehicle {kind!r}; known vehicles: {', '.join(kind_names)}")
         players.append({"name": name.strip(), "vehicles": list(fleet)})
+        given.append(name)
+    fields.distinct_names(given, "", "player")  # as written: "Ana" and "ana " are one player at the table
     names: list[str] = [str(p["name"]) for p in players]
-    if len(set(names)) != len(names):
-        raise Illegal("two players have the same name: give each player a different name")
     expansion = any(tables.kind(k).cls in ("big_rig", "bike") for p in players for k in p["vehicles"])
     if len(players) < 2:
         raise Illegal("Thunder Road needs 2 to 4 players (5 with the Big Rig and the Final Five)")

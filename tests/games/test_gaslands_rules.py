@@ -783,7 +783,7 @@ def test_on_fire_is_a_status_set_and_cleared():
         # seen: "marker 10 is on two vehicles" / "vehicle id 'rust' is used twice": which ones, and what to do?
         ({"players": [{"name": "A", "vehicles": [{"type": "car", "id": "rust", "tag": 10}]},
                       {"name": "B", "vehicles": [{"type": "car", "id": "brick", "tag": 10}]}]},
-         r"marker 10 is on two vehicles, rust and brick: give each car its own tag"),
+         r"marker 10 is on two vehicles, \"A's Car\" and \"B's Car\": give each car its own tag"),
         ({"players": [{"name": "A", "vehicles": [{"type": "car", "id": "rust"}]},
                       {"name": "B", "vehicles": [{"type": "car", "id": "rust"}]}]},
          r"vehicle id 'rust' is used twice \(A's and B's\): give each vehicle its own id, or leave id out"),

@@ -413,7 +413,7 @@ def test_squares_before_a_crosser_is_named_says_so() -> None:
     [
         ({"teams": ["red", "blue"]}, "stages"),
         ({"stages": 2, "teams": "red"}, "list of team names"),
-        ({"stages": 2, "teams": ["red", "red"]}, "same name"),
+        ({"stages": 2, "teams": ["red", "red"]}, "two teams are called 'red'"),
         ({"stages": 2, "teams": ["red", "blue"], "time_track": {"seconds_per_row": 5}}, "cannot be changed"),
         ({"stages": 2, "teams": ["red", "blue"], "time_track": {"start_column": 99}}, "start_column"),
         # seen: "[time_track] 'colums' cannot be changed (the seed fixes ...)" for a misspelt key

@@ -801,7 +801,7 @@ def test_setup_refusals_explain_what_to_fix():
         GAME.start({"players": ["A", "B"], "board": {"tiles": 5, "on_board": 3, "final": "9"}})
     with pytest.raises(Illegal, match="unknown vehicle"):
         GAME.start(setup(("A", ["tank"]), "B"))
-    with pytest.raises(Illegal, match="same name"):
+    with pytest.raises(Illegal, match="two players are called 'A'"):
         GAME.start(setup("A", "A"))
     with pytest.raises(Illegal, match="first_player"):
         GAME.start({**setup("A", "B"), "first_player": "Zed"})
