@@ -256,9 +256,13 @@ def probe_camera(config: PitboardConfig, backend: Any = None) -> CheckLine:
     return CheckLine("OK", part, f"gives {w}x{h} frames")
 
 
-def probe_game(config: PitboardConfig) -> list[CheckLine]:
+def probe_game(config: PitboardConfig, playing: Any = None) -> list[CheckLine]:
     """The game's setup (FAIL when the rules refuse it), then a WARN for each screen whose player is not at
-    the table (a misspelt name: that player sees nothing) and for each player with no screen."""
+    the table (a misspelt name: that player sees nothing) and for each player with no screen.  ``playing``:
+    the game in progress (:class:`device.web.Playing`, the web page's Check): its setup is checked, and the
+    line names it, not ``[game]``'s (another game may have begun from the page)."""
+    if playing is not None:
+        return _probe_playing(config, playing)
     from device.setup_files import seated_players
     from games import game_package
 
@@ -274,11 +278,38 @@ def probe_game(config: PitboardConfig) -> list[CheckLine]:
         reason = getattr(exc, "reason", None) or str(exc)
         return [CheckLine("FAIL", part, _setup_refused(config, reason, options))]
     source = str(config.game.setup) if config.game.setup else "example setup"
-    lines = [CheckLine("OK", part, f"{source} is a valid table")]
+    return [CheckLine("OK", part, f"{source} is a valid table"), *_table_lines(config, module, options, players)]
+
+
+def _probe_playing(config: PitboardConfig, playing: Any) -> list[CheckLine]:
+    """The game in play: its setup as the rules take it, its players' names and screens."""
+    from device.setup_files import seated_players
+    from games import game_package
+
+    part = f"game {playing.game}"
+    players = list(playing.players)
+    try:
+        module = game_package(playing.game)
+        options: Any = dict(playing.options)
+        seated = seated_players(module, module.GAME.start(options)) if options else None
+    except Exception as exc:
+        reason = getattr(exc, "reason", None) or str(exc)
+        return [CheckLine("FAIL", part, f"{playing.words()}: its setup is refused by the rules: {reason}")]
+    if seated == players:
+        lines = [CheckLine("OK", part, f"{playing.words()}: its setup is a valid table")]
+    else:  # resumed with another setup at hand than it was begun with: the log holds its table
+        options = {}
+        lines = [CheckLine("OK", part, f"{playing.words()}: its table was begun from a setup the rules took "
+                                       "(it is in the game log)")]
+    return [*lines, *_table_lines(config, module, options, players)]
+
+
+def _table_lines(config: PitboardConfig, module: Any, options: Any, players: list[str]) -> list[CheckLine]:
+    lines: list[CheckLine] = []
     if config.camera.backend.value != "none":
         from device.camera_input import car_tag_clashes, car_tag_message, car_tags_from_options, read_table_config
 
-        tags = car_tags_from_options(options, module)
+        tags = car_tags_from_options(options, module) if options else {}
         clashes = car_tag_clashes(tags, read_table_config()[0]) if tags else {}
         if clashes:
             lines.append(CheckLine("FAIL", "setup tags", car_tag_message(tags, clashes)))

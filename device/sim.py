@@ -450,7 +450,7 @@ class Sim:
             host, port = sock.getsockname()[:2]
             self.web = WebService(game=self.game, store_path=self.store.path, host=host, port=port, sock=sock,
                                   new_game=self._web_new_game,
-                                  check=lambda: files_check(self.game, self.setup_path)).start()
+                                  check=lambda playing: files_check(self.game, self.setup_path, playing)).start()
         except BaseException:
             if sock is not None:
                 sock.close()  # a server that did not start leaves it open

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from device.web.hub import WebButtons, WebHub, png_bytes, snapshot_of, type_dice
 from device.web.security import Pairing
 
-__all__ = ["WebService", "files_check", "parse_listen"]
+__all__ = ["Playing", "WebService", "files_check", "parse_listen", "undo_questions"]
 
 #: How long the pairing code stays on player 1's screen after the pairing page was opened.
 CODE_SHOWN_S = 120.0
@@ -49,14 +50,76 @@ def parse_listen(text: str) -> tuple[str, int]:
     return host, number
 
 
-def files_check(game: str, setup: Path | None = None) -> list[Any]:
+@dataclass(frozen=True)
+class Playing:
+    """The game at the table as the web service was attached to it: its kind, its number in the log, its
+    players in seating order (its screens'), and the setup it was begun or resumed with."""
+
+    game: str
+    game_id: int | None
+    players: tuple[str, ...]
+    options: Mapping[str, Any]
+
+    def words(self) -> str:
+        """"game 7 in play, 5 players (Ana, Ben, Cy, Dee, Eve)"."""
+        number = f"game {self.game_id}" if self.game_id is not None else f"the {self.game} game"
+        n = len(self.players)
+        return f"{number} in play, {n} player{'s' if n != 1 else ''} ({', '.join(self.players)})"
+
+
+def files_check(game: str, setup: Path | None = None, playing: Playing | None = None) -> list[Any]:
     """The ``pitboard check`` lines that need no hardware: the game's setup, the calibration, the face
-    library (the bus and pin probes are not run: the running appliance holds them)."""
+    library (the bus and pin probes are not run: the running appliance holds them).  ``playing``: the game
+    in progress, whose setup is checked (not ``game``'s example or ``setup``: another game may have begun)."""
     from device.cli_device import probe_game, probe_vision_files
     from device.config import GameConfig, PitboardConfig
 
-    config = PitboardConfig(source="pitboard sim", game=GameConfig(game, setup))
-    return [*probe_game(config), *probe_vision_files(config)]
+    config = PitboardConfig(source="pitboard sim", game=GameConfig(playing.game if playing else game, setup))
+    return [*probe_game(config, playing=playing), *probe_vision_files(config)]
+
+
+def undo_questions(app: Any) -> dict[str, str | None]:
+    """On the loop's thread: what the phone asks before a BACK that would undo, in the words the screens say
+    the decisions in (the menu's path, as "UNDONE: …" and Last commands say it; a command from the camera or
+    the phone as Last commands lists it).  ``back``: the question before a BACK (None: BACK only closes a
+    list, a dice entry or the legend, and is sent at once); ``long``: before a long BACK (None: nothing to
+    undo); ``key``: what the questions were asked about (a press answering an older question is refused)."""
+    from device.web.timeline import describe, vehicle_names
+
+    match = app.match
+    undoable = int(match.undoable)
+    key = f"{len(match.records)}:{undoable}"
+    if app.legend is not None or undoable == 0:  # BACK closes the legend; nothing to undo: asked nothing
+        return {"back": None, "long": None, "key": f"{key}:-"}
+    names: dict[str, str] | None = None
+
+    def said(steps: int) -> list[str]:
+        nonlocal names
+        out = []
+        for decision, events in match.undo_targets(steps):
+            made = next((a for a in reversed(app.history) if a.outcome.accepted and a.outcome.records
+                         and a.outcome.records[0].decision == decision and a.command.type != "undo"), None)
+            if made is not None:
+                out.append(app.words_of(made))
+            elif events:  # a decision made before a restart: the log's words, as "UNDONE: …" says it
+                names = vehicle_names(match.records) if names is None else names
+                out.append(describe(events[0], names))
+        return out
+
+    cursor = app.cursor
+    at_top = app.entry is None and (cursor is None or len(cursor.levels) <= 1)
+    first = said(1) if at_top else []
+    back = f"Undo {first[0]}?" if first else None
+    several = said(min(app.long_back_undo_steps, undoable))
+    if len(several) == 1:
+        long = f"A long BACK undoes the last decision: {several[0]}. Undo it?"
+    elif several:
+        listed = "\n".join(f"{i}. {w}" for i, w in enumerate(several, 1))
+        long = (f"A long BACK undoes the last {len(several)} decisions, the newest first:\n{listed}\n"
+                f"Undo all {len(several)}?")
+    else:
+        long = None
+    return {"back": back, "long": long, "key": f"{key}:{'u' if back else 'c'}"}
 
 
 class WebService:
@@ -64,7 +127,7 @@ class WebService:
 
     def __init__(self, *, game: str, store_path: Path | None, host: str, port: int,
                  chart_path: Path | None = None, new_game: Callable[[str, Mapping[str, Any]], str] | None = None,
-                 check: Callable[[], Sequence[Any]] | None = None, pairing: Pairing | None = None,
+                 check: Callable[[Playing | None], Sequence[Any]] | None = None, pairing: Pairing | None = None,
                  faces_path: Path | None = None, calibration_path: Path | None = None,
                  sock: socket.socket | None = None) -> None:
         from device.web.server import WebContext, WebServer
@@ -83,7 +146,9 @@ class WebService:
         self._last_key: Any = None
         self._shown_until = 0.0
         self.ctx = WebContext(self.hub, game, store_path, chart_path, self.pairing, new_game=new_game,
-                              check=check if check is not None else lambda: files_check(self.ctx.game),
+                              # the setup of the game in play, not the one the host was started with (the
+                              # page said "game gaslands: example setup is a valid table" over a 5-player game)
+                              check=lambda: (check or self._files_check)(self.playing()),
                               game_id=lambda: self.game_id, in_progress=self.in_progress)
         self.ctx.on_pair_page = lambda: self.hub.call_in_loop(self.show_code)
         self.ctx.faces_path = faces_path
@@ -147,6 +212,17 @@ class WebService:
         moves = match.undoable
         return f"A {title_of(app.game.name)} game{number}, {moves} move{'s' if moves != 1 else ''} in,"
 
+    def _files_check(self, playing: Playing | None) -> list[Any]:
+        return files_check(self.ctx.game, playing=playing)
+
+    def playing(self) -> Playing | None:
+        """The game in play (read from the page's thread: the match's views of one whole state)."""
+        app = self.app
+        if app is None:
+            return None
+        players = tuple(dict.fromkeys(str(getattr(v, "player", "") or "") for v in app.match.views()))
+        return Playing(app.game.name, self.game_id, tuple(p for p in players if p), dict(self.options))
+
     def first_player(self) -> str | None:
         views = self.app.turn().views if self.app is not None else ()
         return str(getattr(views[0], "player", "")) if views else None
@@ -169,11 +245,14 @@ class WebService:
             self._pngs[player] = png_bytes(image)
         players = [str(getattr(v, "player", "")) for v in app.turn().views]
         snap = snapshot_of(app, self._pngs, self._version + 1, players)
-        key = (snap.screens, snap.prompt, snap.status, snap.refusal, snap.notices, snap.commands, snap.dice)
+        undo = undo_questions(app)  # what the phone asks before a BACK that undoes
+        key = (snap.screens, snap.prompt, snap.status, snap.refusal, snap.notices, snap.commands, snap.dice,
+               tuple(undo.values()))
         if key == self._last_key:
             return
         self._last_key = key
         self._version += 1
+        self.ctx.undo = undo  # before the snapshot: a page woken by it reads the questions that go with it
         self.hub.publish(snap)
 
     def _on_frame(self, app: Any, frame: Any) -> None:

@@ -130,8 +130,9 @@ def run_with_web(config: Any, appliance: Any, stop: Callable[[], bool],
     from device.web.pages import game_begins, title_of
     from games import game_package
 
-    def check() -> list[Any]:
-        return [*probe_game(config), *probe_vision_files(config)]
+    def check(playing: Any = None) -> list[Any]:
+        """``playing``: the game in progress, whose setup is checked (one begun from the page is not [game]'s)."""
+        return [*probe_game(config, playing), *probe_vision_files(config)]
 
     web: Any = None
     # A game the page asked for, begun by the loop between two runs (see below): begun inside the old loop's

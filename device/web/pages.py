@@ -5,7 +5,7 @@ current over Server-Sent Events; without it the page still works (reload, forms)
 from __future__ import annotations
 
 import base64
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
@@ -219,6 +219,14 @@ LIVE_JS = """
       cam.src = '/camera.jpg?t=' + Date.now();
     }, 1000);
   }
+  // What a BACK that undoes asks first, in the words the screens say the decisions in ("Undo USA: roll: die
+  // 2?"; a long BACK lists each): one tap undid a +2 VP roll with no word, and "A long BACK undoes the last few
+  // decisions at once" said neither how many nor which.  A BACK that only closes a list asks nothing.
+  var pressForm = document.querySelector('form.press');
+  var undo = pressForm && pressForm.dataset.undoKey !== undefined
+    ? {back: pressForm.dataset.undoBack || null, long: pressForm.dataset.undoLong || null, key: pressForm.dataset.undoKey}
+    : null;
+  es.addEventListener('snapshot', function(ev){ var u = JSON.parse(ev.data).undo; if (u) undo = u; });
   // OK, BACK and NEXT decide (BACK at the top undoes): a second tap before the screen has answered the
   // first (a double tap) is dropped, so it acts once; SELECT only moves the cursor and stays quick.
   var waitUntil = 0, waitVersion = null;
@@ -226,9 +234,12 @@ LIVE_JS = """
     f.addEventListener('submit', function(e){
       e.preventDefault();
       var b = e.submitter || f.querySelector('button');
-      // a long BACK undoes several decisions at once (as on the panel, where holding it takes a moment): one
-      // tap on a phone did it with no word
-      if (b.value === 'back:long' && !window.confirm('A long BACK undoes the last few decisions at once. Undo them?')) return;
+      var asked = null;
+      if (/^back/.test(b.value) && undo) {
+        var question = b.value === 'back:long' ? undo.long : undo.back;
+        if (question && !window.confirm(question)) return;
+        asked = undo.key;  // the Pitboard refuses the press if the game changed meanwhile
+      }
       if (/^(ok|back|next)/.test(b.value)) {
         var now = Date.now();
         if (now < waitUntil && document.body.dataset.version === waitVersion) return;
@@ -237,6 +248,7 @@ LIVE_JS = """
       var body = new URLSearchParams();
       body.set('button', b.value.split(':')[0]);
       if (b.value.indexOf(':long') > 0) body.set('long', '1');
+      if (asked !== null) body.set('undoes', asked);
       body.set('csrf', f.querySelector('[name=csrf]').value);
       fetch('/press', {method: 'POST', body: body, credentials: 'same-origin',
                        headers: {'X-CSRF-Token': f.querySelector('[name=csrf]').value}})
@@ -363,7 +375,17 @@ def dice_form(offer: Any, csrf: str) -> str:
             f'<button type="submit" id="dice-send">Send the roll</button></form>')
 
 
-def live_page(snap: Snapshot, csrf: str, *, camera: int | None, game: str) -> str:
+def undo_data(undo: Mapping[str, str | None] | None) -> str:
+    """The questions a BACK that undoes asks, as the press form's data (the live script asks them)."""
+    if undo is None:
+        return ""
+    return "".join(f' data-undo-{k}="{esc(undo.get(k) or "")}"' for k in ("back", "long", "key"))
+
+
+def live_page(snap: Snapshot, csrf: str, *, camera: int | None, game: str,
+              undo: Mapping[str, str | None] | None = None) -> str:
+    """``undo``: what a BACK that undoes asks first (:func:`device.web.undo_questions`), until the live script
+    has the event stream's."""
     screens = "".join(
         f'<figure data-player="{esc(p)}"{" class=active" if p == snap.prompt_player else ""}>'
         f'<img class="oled" id="screen-{i}" alt="{esc(p)}\'s screen" width="128" height="64" '
@@ -391,7 +413,7 @@ def live_page(snap: Snapshot, csrf: str, *, camera: int | None, game: str) -> st
             f'<p class="warn" id="notices">{esc(" · ".join(snap.notices))}</p>'
             f'<div class="screens">{screens}</div>'
             f'<div class="dock">{dice_form(snap.dice, csrf)}'
-            f'<form class="press buttons" method="post" action="/press">{csrf_field(csrf)}'
+            f'<form class="press buttons" method="post" action="/press"{undo_data(undo)}>{csrf_field(csrf)}'
             f'<p class="refusal link" id="link" role="status" hidden></p>{buttons}</form></div>'
             f"<h2>Last commands</h2><ul id=commands>{commands}</ul>{cam}")
     return layout(f"Live: {title_of(game)}", body, here="/", script=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import secrets
 import socket
 import threading
@@ -40,6 +41,10 @@ MAX_BODY = 64 * 1024
 #: A phone that tapped dice for the roll awaited holds it this long after its last tap: another phone's taps
 #: and Send are refused meanwhile (a phone put down mid-roll does not hold the roll for good).
 TYPING_HELD_S = 60.0
+#: A browser's own mark, kept across pairings (a session's cookie goes when the phone's browser drops it): a
+#: phone paired again is still the phone whose taps hold the roll, and may take them back.
+BROWSER_COOKIE = "pitboard_browser"
+BROWSER_KEPT_S = 400 * 24 * 3600
 PUBLIC = ("/pair", "/static/style.css")
 
 NewGame = Callable[[str, Mapping[str, Any]], str]
@@ -79,6 +84,9 @@ class WebContext:
     outlines: Any = None
     #: A roll typed on the page: ``(the offer it answers, faces by place)``, queued for the loop (None: not taken).
     on_dice: Callable[[Any, list[int], bool], None] | None = None  # (offer, places, draft)
+    #: What the phone asks before a BACK that undoes (:func:`device.web.undo_questions`: "back", "long", "key"),
+    #: set on the loop's thread with each snapshot; None: the page asks nothing.
+    undo: dict[str, str | None] | None = None
 
 
 def client_of(request: Request) -> str:
@@ -205,17 +213,22 @@ def create_app(ctx: WebContext) -> Starlette:
             return html(pages.pair_page(cookie, message, first=first), status)
         resp = RedirectResponse("/", status_code=303)
         resp.set_cookie(SESSION_COOKIE, session.id, httponly=True, samesite="strict", path="/")
+        browser = request.cookies.get(BROWSER_COOKIE) or secrets.token_urlsafe(16)
+        resp.set_cookie(BROWSER_COOKIE, browser[:64], httponly=True, samesite="strict", path="/",
+                        max_age=BROWSER_KEPT_S)
         resp.delete_cookie(PAIR_COOKIE)
         return resp
 
     # -- live -----------------------------------------------------------------------------------
     async def live(request: Request, session: Session, form: dict[str, str]) -> Response:
         shot = hub.camera
-        return html(pages.live_page(hub.snapshot, session.csrf, camera=shot.index if shot else None, game=ctx.game))
+        return html(pages.live_page(hub.snapshot, session.csrf, camera=shot.index if shot else None, game=ctx.game,
+                                    undo=ctx.undo))
 
     def _payload() -> str:
         data = hub.snapshot.to_json()
         data["camera"] = hub.camera.index if hub.camera is not None else None
+        data["undo"] = ctx.undo
         return json.dumps(data)
 
     async def events(request: Request, session: Session, form: dict[str, str]) -> Response:
@@ -246,6 +259,17 @@ def create_app(ctx: WebContext) -> Starlette:
         long = form.get("long") in ("1", "true", "yes")
         if button.endswith(":long"):
             button, long = button[: -len(":long")], True
+        asked, undo = form.get("undoes"), ctx.undo
+        if button == "back" and asked is not None and undo is not None and undo["key"] is not None:
+            # the phone asked "Undo …?" about the game as its page showed it: a BACK answering that question
+            # must not undo something else (the table moved on while the question was open)
+            now_key = str(undo["key"])
+            if (asked.rsplit(":", 1)[0] != now_key.rsplit(":", 1)[0]) if long else asked != now_key:
+                question = undo["long" if long else "back"]
+                now = (f"it would now ask: {question}" if question else
+                       "it would now undo nothing" if long else "it would now only close a list")
+                return PlainTextResponse(f"BACK was not pressed: the game changed while you were asked ({now}); "
+                                         "press it again", status_code=409)
         try:
             hub.press(button, long)
         except ValueError as exc:
@@ -276,12 +300,16 @@ def create_app(ctx: WebContext) -> Starlette:
             return PlainTextResponse("this Pitboard takes no rolls from the page: use the buttons", status_code=404)
         now = time.monotonic()
         held = typing[0]
-        if (held is not None and held[0] == offer and held[1] != session.id and held[2] > 0
-                and now - held[3] < TYPING_HELD_S):
+        # this browser's own taps, from before it was paired again, are its own to take back or send
+        browser = request.cookies.get(BROWSER_COOKIE)
+        if (held is not None and held[0] == offer and held[1] != session.id and not (browser and held[4] == browser)
+                and held[2] > 0 and now - held[3] < TYPING_HELD_S):
+            left = max(1, math.ceil(TYPING_HELD_S - (now - held[3])))
             return PlainTextResponse(f"another phone is entering this roll ({held[2]} "
                                      f"{'die' if held[2] == 1 else 'dice'} tapped there): Send it there, or Take "
-                                     "back its dice, then enter it here", status_code=409)
-        typing[0] = (offer, session.id, len(places), now) if draft and places else None
+                                     f"back its dice there. If nobody does, its hold ends by itself in {left} s "
+                                     f"(a minute after its last tap); then enter it here", status_code=409)
+        typing[0] = (offer, session.id, len(places), now, browser) if draft and places else None
         ctx.on_dice(offer, places, draft)
         if request.headers.get("x-csrf-token"):
             return Response(status_code=204)
