@@ -26,6 +26,7 @@ from games.core.table_input import (
 from games.thunder_road import rules
 from games.thunder_road.bumps import reroll_owners
 from games.thunder_road.common import met_on_the_way, own_label
+from games.thunder_road.movement import bumped_vehicles
 from games.thunder_road.prompt import meet_another
 from games.thunder_road.state import MOVEMENT_DICE, Step, ThunderRoadState, Vehicle
 from games.thunder_road.turn import command_turn_ends
@@ -405,7 +406,7 @@ def menu(state: ThunderRoadState) -> Menu:
                         state, others, who, _chain_bump_leaf(vid)))
                     for vid in (b.a, b.b)]))
                 if "scroll" in commands:  # the dice moved one off the front: the road scrolls before it is placed
-                    choices.append(_road_scrolls(state, who, (b.a, b.b)))
+                    choices.append(_road_scrolls(state, who, bumped_vehicles(state)))
         if "command" in commands:
             choices.append(_commands(state, who))
         if "road" in commands:

@@ -125,11 +125,24 @@ def _rear_vehicle(state: ThunderRoadState, ref: object) -> str:
         if vid in (b.a, b.b):
             raise Illegal(f"{vehicle_words(state, vid)} is one of the two stacked vehicles the bump moves: it is "
                           "not on the rear tile")
+        if vid in bumped_vehicles(state):  # where the mover went: a bump still to resolve, not the rear tile
+            raise Illegal(f"{vehicle_words(state, vid)} has a bump still to resolve where the move went: it is not "
+                          "on the rear tile")
     elif vid == state.turn.vehicle:
         raise Illegal(f"{vehicle_words(state, vid)} is the vehicle leaving the front: it is not on the rear tile")
     if state.vehicle(vid).eliminated:
         raise Illegal(f"{vehicle_words(state, vid)} was already eliminated")
     return vid
+
+
+def bumped_vehicles(state: ThunderRoadState) -> tuple[str, ...]:
+    """The mover and every vehicle of a bump still to resolve: where the move went, never on the rear tile a
+    scroll removes (one eliminated so would leave a bump against a vehicle off the road)."""
+    assert state.turn is not None
+    out = [state.turn.vehicle] if state.turn.vehicle else []
+    for b in state.bumps:
+        out += [b.a, b.b]
+    return tuple(dict.fromkeys(out))
 
 
 def _no_more_scrolls(state: ThunderRoadState) -> None:

@@ -434,6 +434,22 @@ def test_a_vehicle_bumped_off_the_front_scrolls_the_road_before_it_is_placed():
     assert "does not scroll any more" in t.no("scroll", eliminated=[])
 
 
+def test_a_vehicle_with_a_bump_still_to_resolve_is_not_on_the_rear_tile():
+    """"When a vehicle leaves the front of the board ... remove the rear tile (vehicles on it are eliminated
+    [V])" and "Keep resolving bumps, chain bumps included, until every space holds one vehicle." — a review: a
+    scroll during the first of two bumps eliminated the vehicle of the second, and the table was then asked to
+    roll a bump against a car off the road.  The vehicles where the move went are not on the rear tile."""
+    t = Table("Ana", "Ben", "Cy", tiles=["a", "b", "c", "d", "e"], on_board=3)
+    t.roll()
+    t.ok("assign", vehicle="small", die=4)
+    t.ok("move", spaces=4, occupied=[{"at": 2, "vehicle": "Cy/small"}, {"at": 4, "vehicle": "Ben/large"}])
+    assert len(t.state.bumps) == 2
+    t.ok("bump", bump="bump1", direction=1)
+    assert "a bump still to resolve" in t.no("scroll", eliminated=["Ben/large"])
+    assert "a bump still to resolve" in t.no("off", vehicle="Ben/large")
+    t.ok("scroll", eliminated=["Ben/small"])
+
+
 def test_eliminated_vehicle_cannot_move():
     """"remove the rear tile (vehicles on it are eliminated [V])" — an eliminated vehicle is off the road."""
     t = Table("Ana", "Ben")
