@@ -38,7 +38,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from device.dice_library_files import face_names_problem, library_path, load_library, save_library
+from device.dice_library_files import PIP_REFUSAL, face_names_problem, library_path, load_library, save_library
 from device.safe_files import FileProblem, read_image
 from vision.dice import D6, ModelError, net, read_dice
 from vision.dice.faces import plan_teaching
@@ -438,9 +438,8 @@ def cmd_teach(args: argparse.Namespace) -> int:
         return 0
     if args.die is None:
         raise _user_error("give --die NAME (e.g. --die skid)")
-    if args.die == D6:
-        raise _user_error("d6 pips are read without teaching; teach custom dice under their own name "
-                          "(e.g. --die skid)")
+    if args.die.strip().lower() == D6:
+        raise _user_error(PIP_REFUSAL)
     if bool(args.face) == bool(args.faces):
         raise _user_error("give --face FACE (every image shows one die) or --faces A,B,C (each die's face, in "
                           "reading order: rows from the top, left to right)")

@@ -70,6 +70,7 @@ def save_library(library: FaceLibrary, path: Path | None = None) -> Path:
 
 #: Dice read as pips, never taught (their faces are numbers the reader counts).
 PIP_DICE = ("d6",)
+PIP_REFUSAL = "d6 pips are read without teaching; teach custom dice under their own name (e.g. skid)"
 
 
 def game_dice() -> dict[str, list[str]]:
@@ -93,19 +94,18 @@ def face_names_problem(die: str, faces: list[str]) -> str | None:
     names come from the games' data (a table that renames a face there teaches it under the new name)."""
     import difflib
 
-    dice = game_dice()
-    die = die.strip()
-    if die in PIP_DICE:
-        return f"{die} pips are read without teaching; teach custom dice under their own name (e.g. skid)"
+    # the names as they would be stored: exactly (a "skid " with its space is taught as a die nobody reads)
+    dice = {d: f for d, f in game_dice().items() if d not in PIP_DICE}
+    if die.strip().lower() in PIP_DICE:
+        return PIP_REFUSAL
     if die not in dice:
-        near = difflib.get_close_matches(die, list(dice), n=1) or [d for d in dice if d.lower() == die.lower()]
+        near = [d for d in dice if d.lower() == die.strip().lower()] or difflib.get_close_matches(die, list(dice), n=1)
         hint = f"did you mean {near[0]}? " if near else ""
-        return (f"no game here rolls a die called {die!r}: {hint}the dice taught are "
-                f"{', '.join(d for d in dice if d not in PIP_DICE)}")
+        return f"no game here rolls a die called {die!r}: {hint}the dice taught are {', '.join(dice)}"
     for face in faces:
-        face = face.strip()
         if face not in dice[die]:
-            near = [f for f in dice[die] if f.lower() == face.lower()] or difflib.get_close_matches(face, dice[die], n=1)
+            near = ([f for f in dice[die] if f.lower() == face.strip().lower()]
+                    or difflib.get_close_matches(face, dice[die], n=1))
             hint = f"did you mean {near[0]}? " if near else ""
             return f"{face!r} is not a face of the {die} die: {hint}its faces are {', '.join(dice[die])}"
     return None

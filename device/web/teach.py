@@ -74,8 +74,6 @@ def check_names(die: str, face: str) -> str | None:
     die, face = die.strip(), face.strip()
     if not die or not face:
         return "give the die's name (e.g. skid) and the face shown (e.g. SHIFT)"
-    if die.lower() == "d6":
-        return "d6 pips are read without teaching; teach custom dice under their own name (e.g. skid)"
     if len(die) > 40 or len(face) > 40:
         return "names of dice and faces are at most 40 characters"
     from device.dice_library_files import face_names_problem

@@ -69,6 +69,13 @@ def test_a_face_or_die_no_game_has_is_refused_and_the_library_kept(tmp_path: Pat
     assert cli.main(["teach", "dice", "--die", "banana", "--face", "SHIFT", _one(tmp_path, "SHIFT", 4)]) == 2
     err = capsys.readouterr().err
     assert "no game here rolls a die called 'banana'" in err and "skid" in err and "Nothing was taught" in err
+    # a review: "skid " passed the check stripped and was taught under "skid " (a die nobody reads), and "D6" was
+    # told "did you mean d6?", which is then refused
+    assert cli.main(["teach", "dice", "--die", "skid ", "--face", "SHIFT", _one(tmp_path, "SHIFT", 5)]) == 2
+    assert "no game here rolls a die called 'skid ': did you mean skid?" in capsys.readouterr().err
+    assert cli.main(["teach", "dice", "--die", "D6", "--face", "1", _one(tmp_path, "SHIFT", 6)]) == 2
+    err = capsys.readouterr().err
+    assert "d6 pips are read without teaching" in err and "did you mean" not in err
     assert (data_dir / "faces.json").read_bytes() == before
 
 
