@@ -1165,7 +1165,8 @@ def show_not_started(config: PitboardConfig, message: str, *, screen_backend: st
     answered = False
     try:
         while True:
-            answered = any([bank.show(player, images[shown]) for player in bank.players])
+            # a page missed by every screen (a moment's I2C error) is no reason to stop: no screen ever answering is
+            answered = any([bank.show(player, images[shown]) for player in bank.players]) or answered
             if not answered or hold is None or len(images) == 1 or not hold(NOT_STARTED_PAGE_S):
                 break
             shown = (shown + 1) % len(images)
