@@ -290,11 +290,18 @@ def _probe_playing(config: PitboardConfig, playing: Any) -> list[CheckLine]:
     players = list(playing.players)
     try:
         module = game_package(playing.game)
+    except LookupError as exc:
+        return [CheckLine("FAIL", part, f"{playing.words()}: {exc}")]
+    try:
         options: Any = dict(playing.options)
         seated = seated_players(module, module.GAME.start(options)) if options else None
     except Exception as exc:
+        # the setup at hand (the config's file, edited since) is refused, but the game in play was begun from one
+        # the rules took and goes on from its log: a warning for the next game, not a failure of this one
         reason = getattr(exc, "reason", None) or str(exc)
-        return [CheckLine("FAIL", part, f"{playing.words()}: its setup is refused by the rules: {reason}")]
+        return [CheckLine("WARN", part, f"{playing.words()}: it goes on from its log (begun from a setup the rules "
+                                        f"took); the setup at hand now is refused by the rules, for the next game: "
+                                        f"{reason}"), *_table_lines(config, module, {}, players)]
     if seated == players:
         lines = [CheckLine("OK", part, f"{playing.words()}: its setup is a valid table")]
     else:  # resumed with another setup at hand than it was begun with: the log holds its table

@@ -153,3 +153,18 @@ def test_check_checks_the_game_in_play(tmp_path: Path, monkeypatch) -> None:
                 "a valid table") in page
     finally:
         table.close()
+
+
+def test_a_setup_file_edited_into_a_refusal_does_not_fail_the_game_in_play() -> None:
+    """A review: Check takes the config's setup file for a resumed game; edited since into one the rules refuse,
+    it said "FAIL … game 7 in play …: its setup is refused by the rules" over a game that is fine (it goes on from
+    its log).  It warns, for the next game."""
+    from device.cli_device import _probe_playing
+    from device.config import parse_config
+    from device.web import Playing
+
+    playing = Playing("gaslands", 7, ("Alice", "Bob"), {"players": [{"name": "Alice"}]})  # no vehicles: refused
+    lines = _probe_playing(parse_config({}), playing)
+    assert lines[0].status == "WARN", lines
+    assert lines[0].detail.startswith("game 7 in play, 2 players (Alice, Bob): it goes on from its log"), lines[0]
+    assert "for the next game" in lines[0].detail
