@@ -144,6 +144,7 @@ class WebService:
         self._pngs: dict[str, bytes] = {}
         self._version = 0
         self._last_key: Any = None
+        self._undo_asked: tuple[Any, dict[str, str | None]] | None = None  # (what the questions read, them)
         self._shown_until = 0.0
         self.ctx = WebContext(self.hub, game, store_path, chart_path, self.pairing, new_game=new_game,
                               # the setup of the game in play, not the one the host was started with (the
@@ -245,7 +246,14 @@ class WebService:
             self._pngs[player] = png_bytes(image)
         players = [str(getattr(v, "player", "")) for v in app.turn().views]
         snap = snapshot_of(app, self._pngs, self._version + 1, players)
-        undo = undo_questions(app)  # what the phone asks before a BACK that undoes
+        # what the phone asks before a BACK that undoes: worked out again only when what it reads has changed (each
+        # question scans the log, and a redraw comes with every blink of an alert)
+        cursor = app.cursor
+        asked = (id(app.match), len(app.match.records), int(app.match.undoable), len(app.history), app.legend is None,
+                 app.entry is None and (cursor is None or len(cursor.levels) <= 1))
+        if self._undo_asked is None or self._undo_asked[0] != asked:
+            self._undo_asked = (asked, undo_questions(app))
+        undo = self._undo_asked[1]
         key = (snap.screens, snap.prompt, snap.status, snap.refusal, snap.notices, snap.commands, snap.dice,
                tuple(undo.values()))
         if key == self._last_key:

@@ -168,3 +168,19 @@ def test_a_setup_file_edited_into_a_refusal_does_not_fail_the_game_in_play() -> 
     assert lines[0].status == "WARN", lines
     assert lines[0].detail.startswith("game 7 in play, 2 players (Alice, Bob): it goes on from its log"), lines[0]
     assert "for the next game" in lines[0].detail
+
+
+def test_the_undo_questions_are_worked_out_again_only_when_the_game_changed(space: Table, monkeypatch) -> None:
+    """A review: the questions scan the log and were worked out at every redraw (a blinking alert redraws twice a
+    second).  They are again only when the log, the history or where BACK acts has changed."""
+    import device.web as web
+
+    calls: list[int] = []
+    real = web.undo_questions
+    monkeypatch.setattr(web, "undo_questions", lambda app: calls.append(1) or real(app))
+    space.web._on_redraw(space.app, {})
+    assert calls == []  # worked out already, when the table was first drawn
+    assert space.app.apply(Command("begin_turn")).accepted
+    for _ in range(3):
+        space.web._on_redraw(space.app, {})
+    assert len(calls) == 1
