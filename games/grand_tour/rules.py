@@ -143,7 +143,6 @@ class GrandTourGame:
             if not _TEAM_NAME.match(t):
                 raise Illegal(f"team name {t!r}: use a short lowercase name (letters, digits, _), e.g. red")
         fields.distinct_names(written, "", "team")  # "Red" and "red " are one team: named as written
-        fields.distinct_names(teams, "", "team")  # (as the tour keeps them, lower-case)
         specialties = fields.boolean(options, "specialties", False, "setup")
         cooperation = fields.boolean(options, "cooperation", True, "setup")
         cards_raw = options.get("specialty", load_specialty_data())
