@@ -93,6 +93,45 @@ def test_pair_then_the_mirror_follows_a_button_press(served, driver, tmp_path):
     save_shot(driver, folder / "live.png")
 
 
+def test_back_on_the_page_asks_what_it_undoes_before_it_does(served, driver, tmp_path):
+    """A play-tester: one tap of BACK on the phone undid a decision with no word.  In the browser the page asks
+    "Undo …?" naming the decision; Cancel undoes nothing, OK undoes it."""
+    from selenium.webdriver.common.by import By
+
+    pair(driver, served)
+    wait_for(lambda: driver.execute_script("return document.body.dataset.version") is not None, what="the stream")
+    for _ in range(3):  # OK at the table until a decision is made (a template opened, then chosen)
+        if (served.sim.web.ctx.undo or {}).get("back"):
+            break
+        served.keys("o")
+        time.sleep(0.5)
+    asked = (served.sim.web.ctx.undo or {}).get("back")
+    assert asked, served.sim.web.ctx.undo
+    wait_for(lambda: driver.execute_script("return document.body.dataset.version") is not None, what="the stream")
+    time.sleep(0.5)  # the snapshot with the question reaches the page
+    prompt = driver.find_element(By.ID, "prompt").text
+    driver.find_element(By.ID, "btn-back").click()
+    wait_for(lambda: _alert_text(driver) is not None, 5.0, "BACK's question")
+    question = _alert_text(driver)
+    assert question == asked and question.startswith("Undo Alice: "), question
+    driver.switch_to.alert.dismiss()
+    time.sleep(0.5)
+    assert driver.find_element(By.ID, "prompt").text == prompt  # Cancel: nothing undone
+    driver.find_element(By.ID, "btn-back").click()
+    wait_for(lambda: _alert_text(driver) is not None, 5.0, "BACK's question again")
+    driver.switch_to.alert.accept()
+    wait_for(lambda: driver.find_element(By.ID, "prompt").text != prompt, 10.0, "the decision undone")
+
+
+def _alert_text(driver):
+    from selenium.common.exceptions import NoAlertPresentException
+
+    try:
+        return driver.switch_to.alert.text
+    except NoAlertPresentException:
+        return None
+
+
 def test_the_chart_grid_changes_a_templates_verdict(served, driver, tmp_path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
