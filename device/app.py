@@ -446,7 +446,8 @@ class App:
         for n in [n for n in self.notices if n.kind == "news"]:
             # (the chooser reads it on the menu page's footer, in more pieces than the dashboards': a review saw
             # "Ben's small car, Cy's" and never "eliminated")
-            shown = n.since + max(NOTICE_S, ALERT_PIECE_S * self._news_turns(n.text))
+            # (it takes every other turn there, the chooser's own line the others)
+            shown = n.since + max(NOTICE_S, 2 * ALERT_PIECE_S * self._news_turns(n.text))
             if now >= shown:
                 self.withdraw("news")
             elif n.until is None or n.until > shown:
@@ -921,12 +922,19 @@ class App:
                 self._alert_first.clear()
             since = self._alert_first.setdefault((player, alert), now)
         pieces = pages.footer_pieces(alert)  # a long alert turns in the footer line, a piece at a time
+        status_turn: int | None = None  # the status line's piece shown in the footer's own turns
         if alert and stands:
             # an alert standing as long as its cause (ON FIRE!, count exhaustion cards, CAMERA OFF, a
-            # hazard count that differs from the log): the footer's own line (the vehicle's gear and
-            # hazards, the rider, the dice hint) takes its turn
-            pieces = [*pieces, ""]
-        alert = pieces[int(max(0.0, now - since) / ALERT_PIECE_S) % len(pieces)]
+            # hazard count that differs from the log), or a news: the footer's own line (the vehicle's gear and
+            # hazards, the rider, the dice hint) takes every other turn, each of its pieces in order ("place on
+            # the new lead tile" waited 16 s behind a scroll's news of three pieces); after a news the chooser's
+            # own line comes first (what the decision settled is on every other screen too)
+            k = int(max(0.0, now - since) / ALERT_PIECE_S)
+            own_turn = k % 2 == (0 if self._is_news(alert) else 1)
+            status_turn = k // 2
+            alert = "" if own_turn else pieces[(k // 2) % len(pieces)]
+        else:
+            alert = pieces[int(max(0.0, now - since) / ALERT_PIECE_S) % len(pieces)]
         if self.entry is not None:
             e = self.entry
             page = pages.DicePage(
@@ -952,8 +960,11 @@ class App:
         # a status line too long for the footer ("Medium car · 3 spaces · co…" lost the coast) turns, a piece
         # at a time, as a long alert does
         status = pages.footer_pieces(cursor.menu.status)
-        footer = status[int(now / ALERT_PIECE_S) % len(status)]
+        footer = status[(int(now / ALERT_PIECE_S) if status_turn is None else status_turn) % len(status)]
         return pages.MenuPage(title, entries, at, footer, alert, turn)
+
+    def _is_news(self, text: str) -> bool:
+        return any(n.kind == "news" and n.text == text for n in self.notices)
 
     def _alert_text(self, player: str, view: Any) -> tuple[str, float, bool]:
         """(the alert for ``player``'s menu page, when it was posted (0 for the game's own alerts),

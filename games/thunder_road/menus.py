@@ -388,7 +388,7 @@ def menu(state: ThunderRoadState) -> Menu:
             if turn is not None and turn.off_rear:  # named as on the rear tile the scroll removes
                 status += " · off at the scroll: " + ", ".join(_short_name(state, vid, who) for vid in turn.off_rear)
             if b.scrolled:
-                status += " · road scrolled: place on the new lead tile"
+                status += " · to the new lead tile"
             if step is Step.BUMP:
                 dice = _bump_roll(state, "bump")
                 choices.append(roll("Roll bump dice", _bump_entry(state, "bump"), default=True))

@@ -507,8 +507,31 @@ def test_a_vehicle_bumped_off_the_front_scrolls_the_road_with_the_buttons(tmp_pa
     assert t.match.state.step.name == "PLACE" and t.top[0].startswith("Moved "), t.top
     # one scroll: no second, no re-roll of the dice the road moved for; the cursor back on placing the vehicle
     assert "Road scrolls…" not in t.top and not any(c.startswith("Re-roll") for c in t.top), t.top
-    assert t.highlighted == (t.top[0],) and "road scrolled: place on the new lead tile" in t.app.menu().status
+    assert t.highlighted == (t.top[0],) and "to the new lead tile" in t.app.menu().status
     t.every_choice_is_legal()
+    t.close()
+
+
+def test_after_a_news_the_choosers_own_line_comes_first_and_takes_every_other_turn(tmp_path: Path) -> None:
+    """A walkthrough: after a scroll in a bump's placing, the news (three pieces) held Ben's footer and "place on
+    the new lead tile" came 16 s later; a Fire die's news hid the roller's own step.  The chooser's line comes
+    first and takes every other turn, each of its pieces in order; the rulebook's "ON FIRE!" is never split."""
+    from device.app import ALERT_PIECE_S
+    from device.dashboards import pages
+
+    t = _bens_large_car_on_anas_small_car(tmp_path)
+    t.type_dice(["bump2"], [1])
+    t.choose("Road scrolls…", "Medium car off")
+    news = next(n for n in t.app.notices if n.kind == "news")
+    status = pages.footer_pieces(t.app.menu().status)
+    assert len(status) >= 2 and status[-1].endswith("lead tile"), status
+    ben = next(v for v in t.app.screen_views(now=news.since) if v.player == "Ben")
+    shown = [t.app.page_for("Ben", ben, news.since + k * ALERT_PIECE_S + 0.1, True) for k in range(2 * len(status))]
+    own = [p.footer for p in shown[0::2]]
+    assert [p.alert for p in shown[0::2]] == [""] * len(status) and own == status  # first, and in order
+    assert [p.alert for p in shown[1::2]][:len(pages.footer_pieces(news.text))] == pages.footer_pieces(news.text)
+    assert pages.footer_pieces("Dee's medium car is ON FIRE!") == ["Dee's medium car is", "ON FIRE!"]
+    assert pages.footer_pieces("Dee's small car eliminated with the rear tile")[-1] == "rear tile"
     t.close()
 
 
