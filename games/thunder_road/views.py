@@ -22,9 +22,11 @@ def _alerts(state: ThunderRoadState, name: str) -> tuple[Alert, ...]:
         # the re-roll is in the turn player's menu: an owner who may ask for it sees so on their own screen
         if name in reroll_owners(state, state.bumps[0]):
             # sizes the owner has not filled in: either owner may ask, as "if one vehicle is larger" allows
+            # in the rule's words ("its owner may ask for one re-roll of both dice"), whole in the alert box's
+            # three lines ("… you may re-roll the bump dice once: Re-…" lost whose menu holds it)
             known = larger_owner(state, state.bumps[0])[0] is not None
-            right = "you may" if known else "if yours is the larger vehicle, you may"
-            alerts.append(Alert("reroll", f"{right} re-roll the bump dice once: Re-roll in {turn.player}'s menu", name))
+            right = "you may ask for one" if known else "if yours is larger: one"
+            alerts.append(Alert("reroll", f"{right} re-roll of both dice, in {turn.player}'s menu", name))
     # a standing state its column says ("OUT"): flashed over the owner's screen while it is their turn, when it
     # keeps the car still (it flashed for a round on end over the other players' turns); the news told when it
     # came

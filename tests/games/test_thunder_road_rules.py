@@ -535,7 +535,7 @@ def test_the_larger_vehicles_owner_may_ask_for_one_reroll():
     # the re-roll is in the turn player's (Ana's) menu: Ben's own screen says he may ask for it
     ben = next(v for v in GAME.views(t.state) if v.player == "Ben")
     assert [a.text for a in ben.alerts if a.kind == "reroll"] == [
-        "you may re-roll the bump dice once: Re-roll in Ana's menu"]
+        "you may ask for one re-roll of both dice, in Ana's menu"]
     assert not [a for v in GAME.views(t.state) if v.player == "Ana" for a in v.alerts if a.kind == "reroll"]
     assert "only Ben" in t.no("reroll", player="Ana", bump="bump2", direction=1)
     t.ok("reroll", player="Ben", bump="bump2", direction=1)
@@ -559,7 +559,12 @@ def test_unknown_size_does_not_take_the_reroll_away():
     # against a Big Rig)
     ben = next(v for v in GAME.views(t.state) if v.player == "Ben")
     assert [a.text for a in ben.alerts if a.kind == "reroll"] == [
-        "if yours is the larger vehicle, you may re-roll the bump dice once: Re-roll in Ana's menu"]
+        "if yours is larger: one re-roll of both dice, in Ana's menu"]
+    # whole in the dashboard's alert box (it was cut before it said whose menu holds the re-roll)
+    from device.dashboards.thunder_road import ALERT_LINES, ALERT_TEXT_WIDTH, _wrap
+
+    long = "if yours is larger: one re-roll of both dice, in Christopher's menu"
+    assert len(_wrap(long, ALERT_TEXT_WIDTH, 9, 99)) <= ALERT_LINES
     t.ok("reroll", bump="bump2", direction=4)
 
 
