@@ -95,6 +95,9 @@ def decide_placed(state: ThunderRoadState, command: Command) -> list[Event]:
                       f"{vehicle_words(state, b.b)}")
     onto = command.get("onto")
     data: dict[str, Any] = {"moved": moved, "onto": None}
+    if onto is not None and b.scrolled:
+        raise Illegal(f"the road scrolled for this bump: {vehicle_words(state, moved)} goes onto the new lead tile, "
+                      "where no vehicle stands yet (no chain bump)")
     if onto is not None:
         target = resolve_vehicle(state, onto)
         if target == moved:

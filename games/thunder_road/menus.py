@@ -400,7 +400,8 @@ def menu(state: ThunderRoadState) -> Menu:
                     # either owner while the sizes are unknown)
                     owners = reroll_owners(state, b)
                     choices.append(roll(f"Re-roll ({' or '.join(owners)})", _bump_entry(state, "reroll")))
-                others = [v for v in state.vehicles if not v.eliminated and v.id not in (b.a, b.b)]
+                # after a scroll the vehicle goes onto the new lead tile, where nobody stands: no chain bump
+                others = [] if b.scrolled else [v for v in state.vehicles if not v.eliminated and v.id not in (b.a, b.b)]
                 choices.append(branch("Chain bump…", [
                     branch(f"{vehicle_name(state, vid, who)} onto", _by_player(
                         state, others, who, _chain_bump_leaf(vid)))

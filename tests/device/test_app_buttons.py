@@ -507,6 +507,7 @@ def test_a_vehicle_bumped_off_the_front_scrolls_the_road_with_the_buttons(tmp_pa
     assert t.match.state.step.name == "PLACE" and t.top[0].startswith("Moved "), t.top
     # one scroll: no second, no re-roll of the dice the road moved for; the cursor back on placing the vehicle
     assert "Road scrolls…" not in t.top and not any(c.startswith("Re-roll") for c in t.top), t.top
+    assert "Chain bump…" not in t.top  # onto the new lead tile, where nobody stands
     assert t.highlighted == (t.top[0],) and "to the new lead tile" in t.app.menu().status
     t.every_choice_is_legal()
     t.close()

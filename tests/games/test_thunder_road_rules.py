@@ -424,6 +424,8 @@ def test_a_vehicle_bumped_off_the_front_scrolls_the_road_before_it_is_placed():
     assert "has scrolled for this bump" in t.no("off", vehicle="Cy/large")
     assert "undo the scroll to re-roll" in t.no("reroll", bump="bump2", direction=2)
     assert not [a for v in GAME.views(t.state) for a in v.alerts if a.kind == "reroll"]
+    # the new lead tile holds nobody yet: no chain bump (the menu offered one)
+    assert "no chain bump" in t.no("placed", moved="Ben/large", onto="Cy/large")
     t.ok("placed", moved="Ben/large")  # on the new lead tile
     assert t.state.bumps == () and t.state.step is Step.TURN
     t = Table("Ana", "Ben", tiles=["a", "b", "c"], on_board=3)  # the final tile leads: nothing more scrolls
