@@ -177,6 +177,31 @@ def test_a_log_that_cannot_be_replayed_is_named_not_the_setup(tmp_path: Path, fa
     assert "(teleported) cannot be replayed" in said and "setup" not in said.split("games.sqlite")[0], said
 
 
+def _a_config_that_does_not_load(tmp_path: Path) -> Path:
+    """A pitboard.toml with Alice's screen and a mistake (``backend = none`` unquoted): a reason of several pages."""
+    config = tmp_path / "pitboard.toml"
+    config.write_text('[game]\nname = "gaslands"\n[camera]\nbackend = none\n[[screens]]\nplayer = "Alice"\n',
+                      encoding="utf-8")
+    return config
+
+
+def _a_service_stopped_after(monkeypatch, pages_shown: int) -> list[float]:
+    """Run under systemd (``INVOCATION_ID``), stopped (SIGINT) while the ``pages_shown``-th page is up: the waits."""
+    from device import cli_device
+
+    waits: list[float] = []
+
+    def sleep(seconds: float) -> bool:
+        waits.append(seconds)
+        if len(waits) == pages_shown:
+            raise KeyboardInterrupt  # systemctl stop: KillSignal=SIGINT
+        return True
+
+    monkeypatch.setenv("INVOCATION_ID", "0123")  # what systemd sets for a service
+    monkeypatch.setattr(cli_device, "_sleep_true", sleep)
+    return waits
+
+
 def _cameraless(tmp_path: Path, factory, clock, log=lambda m: None):
     """The appliance of ``_config`` with no camera, on recording screens (the loop's own clock: ``clock``)."""
     return build_appliance(_config(tmp_path, camera={"backend": "none"}), pin_factory=factory,
@@ -330,19 +355,8 @@ def test_a_long_reason_not_to_start_is_paged_through_whole_on_the_screens(tmp_pa
     from device.cli import main
     from device.dashboards import pages
 
-    config = tmp_path / "pitboard.toml"
-    config.write_text('[game]\nname = "gaslands"\n[camera]\nbackend = none\n[[screens]]\nplayer = "Alice"\n',
-                      encoding="utf-8")
-    waits: list[float] = []
-
-    def sleep(seconds: float) -> bool:
-        waits.append(seconds)
-        if len(waits) == 5:
-            raise KeyboardInterrupt  # systemctl stop: KillSignal=SIGINT
-        return True
-
-    monkeypatch.setenv("INVOCATION_ID", "0123")  # what systemd sets for a service
-    monkeypatch.setattr(cli_device, "_sleep_true", sleep)
+    config = _a_config_that_does_not_load(tmp_path)
+    waits = _a_service_stopped_after(monkeypatch, 5)
     assert main(["run", "--config", str(config)]) == 2
     err = capsys.readouterr().err
     assert 'write backend = "none"' in err and err.count("line 4") == 1  # said once, whole, before the pages
@@ -371,9 +385,7 @@ def test_a_service_that_did_not_start_is_not_held_for_screens_that_do_not_answer
         return bank
 
     monkeypatch.setattr("device.displays.build_bank", dead_bank)
-    config = tmp_path / "pitboard.toml"
-    config.write_text('[game]\nname = "gaslands"\n[camera]\nbackend = none\n[[screens]]\nplayer = "Alice"\n',
-                      encoding="utf-8")
+    config = _a_config_that_does_not_load(tmp_path)
     monkeypatch.setenv("INVOCATION_ID", "0123")
     monkeypatch.setattr(cli_device, "_sleep_true", lambda s: pytest.fail("held for screens that do not answer"))
     assert main(["run", "--config", str(config)]) == 2
@@ -383,7 +395,6 @@ def test_a_service_that_did_not_start_is_not_held_for_screens_that_do_not_answer
 def test_a_page_no_screen_took_once_does_not_stop_the_paging(tmp_path: Path, monkeypatch, capsys) -> None:
     """A review: a page missed by every screen once (a moment's I2C error) stopped the paging, and "no screen
     answers" was printed although the first pages had been shown."""
-    from device import cli_device
     from device.cli import main
     from device.displays import build_bank
 
@@ -395,19 +406,8 @@ def test_a_page_no_screen_took_once_does_not_stop_the_paging(tmp_path: Path, mon
         return bank
 
     monkeypatch.setattr("device.displays.build_bank", flaky_bank)
-    config = tmp_path / "pitboard.toml"
-    config.write_text('[game]\nname = "gaslands"\n[camera]\nbackend = none\n[[screens]]\nplayer = "Alice"\n',
-                      encoding="utf-8")
-    waits: list[float] = []
-
-    def sleep(seconds: float) -> bool:
-        waits.append(seconds)
-        if len(waits) == 4:
-            raise KeyboardInterrupt  # systemctl stop
-        return True
-
-    monkeypatch.setenv("INVOCATION_ID", "0123")
-    monkeypatch.setattr(cli_device, "_sleep_true", sleep)
+    config = _a_config_that_does_not_load(tmp_path)
+    waits = _a_service_stopped_after(monkeypatch, 4)
     assert main(["run", "--config", str(config)]) == 2
     assert len(waits) == 4 and "no screen answers" not in capsys.readouterr().err
 

@@ -23,20 +23,21 @@ from games.core import Command  # noqa: E402
 HTML = {"accept": "text/html"}
 
 
-@pytest.fixture
-def space(tmp_path: Path, monkeypatch):
+def _table(tmp_path: Path, monkeypatch, game: str):
     monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
-    t = Table(tmp_path, "space_race")
+    t = Table(tmp_path, game)
     yield t
     t.close()
+
+
+@pytest.fixture
+def space(tmp_path: Path, monkeypatch):
+    yield from _table(tmp_path, monkeypatch, "space_race")
 
 
 @pytest.fixture
 def road(tmp_path: Path, monkeypatch):
-    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
-    t = Table(tmp_path, "thunder_road")
-    yield t
-    t.close()
+    yield from _table(tmp_path, monkeypatch, "thunder_road")
 
 
 def _asked(page: str, what: str) -> str:
