@@ -445,3 +445,21 @@ def notice_title(kind: str, text: str) -> tuple[str, str]:
     if text.upper().startswith(title + ":"):
         text = text[len(title) + 1:].strip()
     return title, text
+
+
+#: The rulebook's terms never split across two lines or pieces ("Dee's medium car is ON" / "FIRE!", "eliminated
+#: with the rear" / "tile").
+KEEP_TOGETHER = (("ON", "FIRE!"), ("rear", "tile"), ("lead", "tile"))
+
+
+def terms(paragraph: str) -> list[str]:
+    """``paragraph``'s words, a term of ``KEEP_TOGETHER`` as one: what every wrap on the screens splits."""
+    words = paragraph.split()
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        term = next((t for t in KEEP_TOGETHER if tuple(w.rstrip(",.;:") for w in words[i:i + len(t)]) == t), None)
+        n = len(term) if term else 1
+        out.append(" ".join(words[i:i + n]))
+        i += n
+    return out

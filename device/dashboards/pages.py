@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from device.dashboards.common import OFF, ON, WIDTH, canvas, drawable, font, text_width
+from device.dashboards.common import OFF, ON, WIDTH, canvas, drawable, font, terms, text_width
 
 
 def fit_text(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], text: str, *,
@@ -86,31 +86,13 @@ def fitting_path(title: str, trail: Sequence[str], right: str) -> str:
     return trail[-1] if trail else title
 
 
-#: The rulebook's terms never split across two lines or pieces ("Dee's medium car is ON" / "FIRE!", "eliminated
-#: with the rear" / "tile").
-KEEP_TOGETHER = (("ON", "FIRE!"), ("rear", "tile"), ("lead", "tile"))
-
-
-def _words(paragraph: str) -> list[str]:
-    """``paragraph``'s words, a term of ``KEEP_TOGETHER`` as one."""
-    words = paragraph.split()
-    out: list[str] = []
-    i = 0
-    while i < len(words):
-        term = next((t for t in KEEP_TOGETHER if tuple(w.rstrip(",.;:") for w in words[i:i + len(t)]) == t), None)
-        n = len(term) if term else 1
-        out.append(" ".join(words[i:i + n]))
-        i += n
-    return out
-
-
 def wrap(text: str, *, width: int = WIDTH - 2, size: int = BODY_SIZE) -> list[str]:
     """``text`` in lines that fit ``width`` pixels at ``size``; a word longer than a line is split (after a "/"
     in it when there is one: a file's path); a rulebook term of ``KEEP_TOGETHER`` stays on one line."""
     lines: list[str] = []
     for paragraph in str(text).split("\n"):
         line = ""
-        for word in _words(paragraph):
+        for word in terms(paragraph):
             trial = f"{line} {word}" if line else word
             if text_width(trial, size) <= width:
                 line = trial

@@ -26,7 +26,7 @@ from __future__ import annotations
 from PIL import Image, ImageDraw
 
 from device.dashboards.common import (OFF, ON, WIDTH, banner, canvas, drawable, fit_text, font, notice_title,
-                                      text_width)
+                                      terms, text_width)
 from games.core import Alert
 from games.space_race.views import SideView
 
@@ -128,7 +128,7 @@ def status_line(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], text:
 def wrap(text: str, width: int, size: int) -> list[str]:
     """Greedy word wrap to ``width`` pixels at font ``size`` (as drawn on the 1-bit screen)."""
     lines: list[str] = []
-    for word in text.split():
+    for word in terms(text):
         if lines and text_width(lines[-1] + " " + word, size) <= width:
             lines[-1] += " " + word
         else:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from PIL import Image, ImageDraw
 
-from device.dashboards.common import (HEIGHT, OFF, ON, WIDTH, canvas, fit_text, notice_title, pixel_text,
+from device.dashboards.common import (HEIGHT, OFF, ON, WIDTH, canvas, fit_text, notice_title, pixel_text, terms,
                                       pixel_text_width, text_width, triangle, winner_bar)
 from games.thunder_road.state import PlayerView, VehicleView
 
@@ -203,7 +203,7 @@ def _wrap(text: str, width: int, size: int, max_lines: int) -> list[str]:
     """Greedy word wrap into at most ``max_lines`` lines (the last is cut with "…" by fit_text)."""
     lines: list[str] = []
     current = ""
-    for word in text.split():
+    for word in terms(text):
         trial = f"{current} {word}".strip()
         if current and text_width(trial, size) > width:
             lines.append(current)

@@ -573,6 +573,8 @@ def test_thunder_road_news_shows_every_word_in_its_alert_box() -> None:
     pieces = list(dict.fromkeys(shown))
     assert " ".join(pieces) == said, pieces
     assert all(len(_wrap(p, ALERT_TEXT_WIDTH, 9, 99)) <= ALERT_LINES for p in pieces), pieces
+    # and the box never splits the rulebook's "rear tile" ("eliminated with the rear" / "tile")
+    assert _wrap("Ana's medium car eliminated with the rear tile", ALERT_TEXT_WIDTH, 9, 99)[-1] == "rear tile"
 
 
 def test_an_undone_roll_says_whose_it_was_and_its_dice() -> None:
