@@ -42,6 +42,15 @@ def meet_another(state: ThunderRoadState) -> bool:
     return len(left) > 1 and turn.allowance > after + 1
 
 
+def _named_off(state: ThunderRoadState) -> str:
+    """The vehicles named off the rear tile, waiting for the scroll (a move's or a bumped vehicle's): "" if none."""
+    assert state.turn is not None
+    named = state.turn.off_rear
+    if not named:
+        return ""
+    return f"; off with the rear tile at the scroll: {', '.join(vehicle_words(state, v) for v in named)}: scroll the road first"
+
+
 def prompt(state: ThunderRoadState) -> Prompt:
     s = state.step
     if s is Step.GAME_OVER:
@@ -100,9 +109,7 @@ def prompt(state: ThunderRoadState) -> Prompt:
         if met:  # reported one at a time so far: the move is reported after them
             extra += "; " + ", ".join(f"drifted past {vehicle_words(state, vid)}" if passed
                                       else f"hit {vehicle_words(state, vid)} at space {at}" for passed, at, vid in met)
-        if turn.off_rear:
-            extra += "; off with the rear tile at the scroll: " + ", ".join(vehicle_words(state, v) for v in turn.off_rear)
-            extra += ": scroll the road first"
+        extra += _named_off(state)
         # leaving the front scrolls the road, unless the lead tile is the final one: then it is the finish
         cmds = [] if turn.off_rear else ["move"]  # the move is reported after the scroll with the names
         cmds.append("finish" if state.board.lead_is_final else "scroll")
@@ -131,9 +138,7 @@ def prompt(state: ThunderRoadState) -> Prompt:
     elif not b.rerolled and why != "same" and not turn.off_rear:
         cmds.append("reroll")
         text += f"; {owner} (larger vehicle) may re-roll both once" if owner else "; the larger vehicle's owner may re-roll both once"
-    if turn.off_rear:
-        text += "; off with the rear tile at the scroll: " + ", ".join(vehicle_words(state, v) for v in turn.off_rear)
-        text += ": scroll the road first"
+    text += _named_off(state)
     if not state.board.lead_is_final and not b.scrolled:  # a vehicle the dice move off the front: the road scrolls
         cmds += ["scroll", "off"]
     return Prompt(text, s.value, "choice", player=who, vehicle=b.a, commands=tuple(cmds) + ANYTIME)

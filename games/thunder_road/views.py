@@ -21,9 +21,9 @@ def _alerts(state: ThunderRoadState, name: str) -> tuple[Alert, ...]:
     if state.step is Step.PLACE and state.bumps and turn is not None and turn.player != name:
         # the re-roll is in the turn player's menu: an owner who may ask for it sees so on their own screen
         if name in reroll_owners(state, state.bumps[0]):
-            # sizes the owner has not filled in: either owner may ask, as "if one vehicle is larger" allows
-            # in the rule's words ("its owner may ask for one re-roll of both dice"), whole in the alert box's
-            # three lines ("… you may re-roll the bump dice once: Re-…" lost whose menu holds it)
+            # in the rule's words ("its owner may ask for one re-roll of both dice"), whole in the alert box's three
+            # lines ("… you may re-roll the bump dice once: Re-…" lost whose menu holds it); sizes the owner has not
+            # filled in: either owner may ask, "if one vehicle is larger"
             known = larger_owner(state, state.bumps[0])[0] is not None
             right = "you may ask for one" if known else "if yours is larger: one"
             alerts.append(Alert("reroll", f"{right} re-roll of both dice, in {turn.player}'s menu", name))
