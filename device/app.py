@@ -923,18 +923,18 @@ class App:
             since = self._alert_first.setdefault((player, alert), now)
         pieces = pages.footer_pieces(alert)  # a long alert turns in the footer line, a piece at a time
         status_turn: int | None = None  # the status line's piece shown in the footer's own turns
+        k = int(max(0.0, now - since) / ALERT_PIECE_S)  # the alert's turns since it was posted
         if alert and stands:
             # an alert standing as long as its cause (ON FIRE!, count exhaustion cards, CAMERA OFF, a
             # hazard count that differs from the log), or a news: the footer's own line (the vehicle's gear and
             # hazards, the rider, the dice hint) takes every other turn, each of its pieces in order ("place on
             # the new lead tile" waited 16 s behind a scroll's news of three pieces); after a news the chooser's
             # own line comes first (what the decision settled is on every other screen too)
-            k = int(max(0.0, now - since) / ALERT_PIECE_S)
             own_turn = k % 2 == (0 if self._is_news(alert) else 1)
             status_turn = k // 2
             alert = "" if own_turn else pieces[(k // 2) % len(pieces)]
         else:
-            alert = pieces[int(max(0.0, now - since) / ALERT_PIECE_S) % len(pieces)]
+            alert = pieces[k % len(pieces)]
         if self.entry is not None:
             e = self.entry
             page = pages.DicePage(
@@ -962,6 +962,13 @@ class App:
         status = pages.footer_pieces(cursor.menu.status)
         footer = status[(int(now / ALERT_PIECE_S) if status_turn is None else status_turn) % len(status)]
         return pages.MenuPage(title, entries, at, footer, alert, turn)
+
+    @property
+    def back_undoes(self) -> bool:
+        """Whether BACK now undoes the last decision: no legend, no dice entry, the menu at its top (deeper, BACK
+        only closes a list)."""
+        cursor = self.cursor
+        return self.legend is None and self.entry is None and (cursor is None or len(cursor.levels) <= 1)
 
     def _is_news(self, text: str) -> bool:
         return any(n.kind == "news" and n.text == text for n in self.notices)

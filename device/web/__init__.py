@@ -106,9 +106,7 @@ def undo_questions(app: Any) -> dict[str, str | None]:
                 out.append(describe(events[0], names))
         return out
 
-    cursor = app.cursor
-    at_top = app.entry is None and (cursor is None or len(cursor.levels) <= 1)
-    first = said(1) if at_top else []
+    first = said(1) if app.back_undoes else []
     back = f"Undo {first[0]}?" if first else None
     several = said(min(app.long_back_undo_steps, undoable))
     if len(several) == 1:
@@ -248,9 +246,8 @@ class WebService:
         snap = snapshot_of(app, self._pngs, self._version + 1, players)
         # what the phone asks before a BACK that undoes: worked out again only when what it reads has changed (each
         # question scans the log, and a redraw comes with every blink of an alert)
-        cursor = app.cursor
         asked = (id(app.match), len(app.match.records), int(app.match.undoable), len(app.history), app.legend is None,
-                 app.entry is None and (cursor is None or len(cursor.levels) <= 1))
+                 app.back_undoes)
         if self._undo_asked is None or self._undo_asked[0] != asked:
             self._undo_asked = (asked, undo_questions(app))
         undo = self._undo_asked[1]
