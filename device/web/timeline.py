@@ -43,16 +43,8 @@ class Entry:
     types: tuple[str, ...] = ()
     #: The car's name ("Rust Bucket") where the log names it; ``vehicle`` stays the setup's id (the CSV's).
     vehicle_name: str | None = None
-    #: Where the table was, in the game's words (:func:`heading_of`); None: read from ``round`` and ``phase``.
-    where: str | None = None
-
-    @property
-    def heading(self) -> str:
-        if self.where is not None:
-            return self.where
-        if self.round is None:
-            return "Set-up"
-        return f"Round {_value(self.round)}" + (f" · phase {_value(self.phase)}" if self.phase is not None else "")
+    #: Where the table was, in the game's words (:func:`heading_of`): the log's heading of the decision.
+    heading: str = "Set-up"
 
     @property
     def activation(self) -> str:
@@ -282,7 +274,7 @@ def timeline(game: Any, records: Sequence[Record]) -> Timeline:
                                      f"undo: took back decision{plural} {', '.join(map(str, targets))}",
                                      undo_of=targets, types=types,
                                      vehicle_name=cars.get(prompt.vehicle) if prompt and prompt.vehicle else None,
-                                     where=heading_of(game, state)))
+                                     heading=heading_of(game, state)))
             continue
         prompt = game.prompt(state) if state is not None else None
         new = state
@@ -298,7 +290,7 @@ def timeline(game: Any, records: Sequence[Record]) -> Timeline:
                       prompt.step if prompt else "start", "; ".join(describe(r.event, cars, game) for r in group),
                       refused=refused, types=types,
                       vehicle_name=cars.get(prompt.vehicle) if prompt and prompt.vehicle else None,
-                      where=heading_of(game, state))
+                      heading=heading_of(game, state))
         by_decision[d] = entry
         out.entries.append(entry)
     return out
