@@ -19,6 +19,7 @@ hand-run ``play``, say — is refused before anything is written.  Readers (``St
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -347,45 +348,19 @@ class Store:
         return sqlite3.connect(uri, uri=True, isolation_level=None, timeout=BUSY_TIMEOUT)
 
     def _open_existing(self) -> None:
-        if self.read_only:
-            self._db = self._connect("ro")
-            try:
-                self._verify()
-            except sqlite3.OperationalError as exc:
-                self._db.close()
-                self._db = None
-                wal = self.path.with_name(self.path.name + "-wal")
-                name = getattr(exc, "sqlite_errorname", "") or ""
-                if not name.startswith(("SQLITE_CANTOPEN", "SQLITE_IOERR", "SQLITE_FULL", "SQLITE_READONLY")):
-                    raise self._sqlite_problem(exc, "reading it") from None
-                journal = self.path.with_name(self.path.name + "-journal")
-                if name == "SQLITE_READONLY_ROLLBACK" or _hot(journal):
-                    # a write cut short that SQLite must roll back first: read as it is, the file may hold
-                    # half of that write (the immutable read below would not look at the journal)
-                    raise self._sqlite_problem(exc, "reading it") from None
-                if wal.exists() and wal.stat().st_size > 0:
-                    if _writable(self.path.parent):
-                        raise self._sqlite_problem(exc, "reading it") from None
-                    raise StoreError(
-                        f"{self.path} is on a read-only place and its newest events are in {wal.name}, which SQLite "
-                        f"cannot read there without {self.path.name}-shm. {_KEEP}: copy the log and its -wal file "
-                        "to a writable folder and read the copy"
-                    ) from None
-                # SQLite could not make the -shm file it reads a WAL log with (a read-only mount, a full disk),
-                # so no writer has the log open and nothing waits in a -wal: the file is all there is
-                # (immutable)
-                self._db = sqlite3.connect(f"file:{quote(str(self.path.absolute()))}?mode=ro&immutable=1",
-                                           uri=True, isolation_level=None)
-                try:
-                    self._verify()
-                except sqlite3.Error as exc2:
-                    raise self._sqlite_problem(exc2, "reading it") from None
-            except sqlite3.Error as exc:
-                raise self._sqlite_problem(exc, "reading it") from None
-            return
-        # a writer: known to be ours read-only first, then opened for writing
         sides = [self.path.with_name(self.path.name + end) for end in ("-wal", "-shm")]
         there = {f for f in sides if f.exists()}
+        if self.read_only:
+            try:
+                self._open_read_only()
+            except (sqlite3.Error, StoreError):
+                if self._db is not None:
+                    self._db.close()
+                    self._db = None
+                self._drop_probe_sides(sides, there)
+                raise
+            return
+        # a writer: known to be ours read-only first, then opened for writing
         try:
             probe = self._connect("ro")
         except sqlite3.Error as exc:
@@ -396,13 +371,7 @@ class Store:
         except (sqlite3.Error, StoreError) as exc:  # damaged, another program's, a newer Pitboard's
             problem = exc if isinstance(exc, StoreError) else self._sqlite_problem(exc, "opening it")
             probe.close()
-            # a damaged file is "left untouched": the empty -wal and the -shm the probe made beside it go too
-            # (this writer holds the log's lock, and an empty -wal holds nothing)
-            wal = sides[0]
-            if wal not in there and (not wal.exists() or wal.stat().st_size == 0):
-                for f in sides:
-                    if f not in there:
-                        f.unlink(missing_ok=True)
+            self._drop_probe_sides(sides, there)
             raise problem from None
         finally:
             probe.close()
@@ -415,6 +384,53 @@ class Store:
             self._db.execute("PRAGMA foreign_keys=ON")
         except sqlite3.Error as exc:
             raise self._sqlite_problem(exc, "opening it for writing") from None
+
+    @staticmethod
+    def _drop_probe_sides(sides: list[Path], there: set[Path]) -> None:
+        """A refused log is "left untouched": the empty -wal and the -shm a read-only look made beside it go too
+        (a log refused as damaged or foreign has no writer, and an empty -wal holds nothing)."""
+        wal = sides[0]
+        if wal not in there and (not wal.exists() or wal.stat().st_size == 0):
+            for f in sides:
+                if f not in there:
+                    with contextlib.suppress(OSError):  # a place we cannot write had none made
+                        f.unlink(missing_ok=True)
+
+    def _open_read_only(self) -> None:
+        self._db = self._connect("ro")
+        try:
+            self._verify()
+        except sqlite3.OperationalError as exc:
+            self._db.close()
+            self._db = None
+            wal = self.path.with_name(self.path.name + "-wal")
+            name = getattr(exc, "sqlite_errorname", "") or ""
+            if not name.startswith(("SQLITE_CANTOPEN", "SQLITE_IOERR", "SQLITE_FULL", "SQLITE_READONLY")):
+                raise self._sqlite_problem(exc, "reading it") from None
+            journal = self.path.with_name(self.path.name + "-journal")
+            if name == "SQLITE_READONLY_ROLLBACK" or _hot(journal):
+                # a write cut short that SQLite must roll back first: read as it is, the file may hold
+                # half of that write (the immutable read below would not look at the journal)
+                raise self._sqlite_problem(exc, "reading it") from None
+            if wal.exists() and wal.stat().st_size > 0:
+                if _writable(self.path.parent):
+                    raise self._sqlite_problem(exc, "reading it") from None
+                raise StoreError(
+                    f"{self.path} is on a read-only place and its newest events are in {wal.name}, which SQLite "
+                    f"cannot read there without {self.path.name}-shm. {_KEEP}: copy the log and its -wal file "
+                    "to a writable folder and read the copy"
+                ) from None
+            # SQLite could not make the -shm file it reads a WAL log with (a read-only mount, a full disk),
+            # so no writer has the log open and nothing waits in a -wal: the file is all there is
+            # (immutable)
+            self._db = sqlite3.connect(f"file:{quote(str(self.path.absolute()))}?mode=ro&immutable=1",
+                                       uri=True, isolation_level=None)
+            try:
+                self._verify()
+            except sqlite3.Error as exc2:
+                raise self._sqlite_problem(exc2, "reading it") from None
+        except sqlite3.Error as exc:
+            raise self._sqlite_problem(exc, "reading it") from None
 
     def _verify(self) -> None:
         """The file is a Pitboard log of a version this Pitboard reads, with every table and column, and its

@@ -552,6 +552,20 @@ def test_a_damaged_log_gets_no_side_files_from_the_probe(tmp_path, capsys):
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("cut.sqlite")) == ["cut.sqlite"]
 
 
+@pytest.mark.parametrize("verb", ["list", "export"])
+def test_reading_a_damaged_log_leaves_no_side_files(tmp_path, capsys, verb):
+    """`log list` / `log export` on a log cut short said "damaged" and left an empty -wal and a -shm beside it:
+    the read-only look made them, and the refusal said the log was left untouched."""
+    db = make_log(tmp_path)
+    cut = tmp_path / "cut.sqlite"
+    cut.write_bytes(db.read_bytes()[:8000])
+    before = digest(cut)
+    code, _, err = run(capsys, "log", verb, "--db", str(cut))
+    assert code == 2 and "damaged" in err, err
+    assert digest(cut) == before
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("cut.sqlite")) == ["cut.sqlite"]
+
+
 def test_a_log_refused_for_its_version_gets_no_side_files_either(tmp_path, capsys):
     """Review: the probe's -wal and -shm stayed beside a log refused as a newer Pitboard's ("left untouched")."""
     db = make_log(tmp_path)
