@@ -256,15 +256,20 @@ def soft_targets(y: np.ndarray) -> np.ndarray:
     return t
 
 
+READER_WIDTH = 1.0  # --width: every layer of the reader this many times wider (round 10 tried 1.33)
+
+
 def reader_model():
     from torch import nn
+
+    w = [max(8, int(round(c * READER_WIDTH / 8)) * 8) for c in (24, 48, 80, 144)]
 
     def cbr(i: int, o: int, s: int = 1, k: int = 3) -> list:
         return [nn.Conv2d(i, o, k, s, k // 2, bias=False), nn.BatchNorm2d(o), nn.ReLU()]
 
-    return nn.Sequential(*cbr(3, 24, 2), *cbr(24, 48), nn.MaxPool2d(2), *cbr(48, 80), *cbr(80, 80),
-                         nn.MaxPool2d(2), *cbr(80, 144), *cbr(144, 144), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
-                         nn.Dropout(0.2), nn.Linear(144, N.CLASSES))
+    return nn.Sequential(*cbr(3, w[0], 2), *cbr(w[0], w[1]), nn.MaxPool2d(2), *cbr(w[1], w[2]), *cbr(w[2], w[2]),
+                         nn.MaxPool2d(2), *cbr(w[2], w[3]), *cbr(w[3], w[3]), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+                         nn.Dropout(0.2), nn.Linear(w[3], N.CLASSES))
 
 
 def eval_reader_oracle(model, imgs: list) -> dict:
@@ -568,7 +573,7 @@ def train_detector(data: Path, out: Path, folds: set[int], epochs: int, per_epoc
 
 
 def main(argv: list[str] | None = None) -> int:
-    global SEED, TRAY_SHARE
+    global SEED, TRAY_SHARE, READER_WIDTH
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("net", choices=["reader", "detector"])
     ap.add_argument("--data", required=True, type=Path)
@@ -588,8 +593,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="fine-tune: start from these shipped weights (batch norms frozen, a lower learning rate)")
     ap.add_argument("--tray-share", type=float, default=TRAY_SHARE, metavar="F",
                     help=f"share of the samples drawn from the tray frames (default {TRAY_SHARE})")
+    ap.add_argument("--width", type=float, default=READER_WIDTH, metavar="F",
+                    help="the reader's layers this many times wider than the shipped 24-48-80-144 (default 1)")
     a = ap.parse_args(argv)
     TRAY_SHARE = a.tray_share
+    READER_WIDTH = a.width
     SEED = a.seed
     folds = {int(f) for f in a.folds.split(",") if f}
     cal = {int(f) for f in a.calibrate.split(",") if f}
