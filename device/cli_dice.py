@@ -30,7 +30,6 @@ import csv
 import json
 import os
 import resource
-import sys
 import time
 import tracemalloc
 from pathlib import Path
@@ -39,7 +38,7 @@ import cv2
 import numpy as np
 
 from device.dice_library_files import PIP_REFUSAL, face_names_problem, library_path, load_library, save_library
-from device.safe_files import FileProblem, read_image
+from device.safe_files import FileProblem, ImageBatch, read_image
 from vision.dice import D6, ModelError, net, read_dice
 from vision.dice.faces import plan_teaching
 from vision.dice.scoring import Label, Tally, is_held_out
@@ -91,17 +90,9 @@ def cmd_read(args: argparse.Namespace) -> int:
         raise _user_error(f"no die called {args.die!r} in the face library {library_path()} (taught: {known}); "
                           f"teach it with `pitboard teach dice --die {args.die} --face FACE IMAGE...`")
     _warm_up(args.die, library)
-    unread = 0
-    for name in args.images:
+    batch = ImageBatch(args.images, lambda p: read_image(Path(p), what="image"), json_lines=args.json)
+    for name, img in batch:
         path = Path(name)
-        try:  # an image that cannot be read is named, and the others are still read (a batch stopped at it)
-            img = read_image(path, what="image")
-        except FileProblem as exc:
-            unread += 1
-            print(f"pitboard: {exc}", file=sys.stderr)
-            if args.json:
-                print(json.dumps({"image": str(path), "error": str(exc)}))
-            continue
         t0 = time.perf_counter()
         readings = _read(img, args.die, library, path)
         ms = (time.perf_counter() - t0) * 1000
@@ -110,10 +101,7 @@ def cmd_read(args: argparse.Namespace) -> int:
         else:
             vals = ", ".join("?" if r.value is None else str(r.value) for r in readings) or "no dice"
             print(f"{path}: {vals}  ({ms:.1f} ms)")
-    if unread:
-        print(f"pitboard: {unread} of {len(args.images)} images could not be read (named above)", file=sys.stderr)
-        return 2
-    return 0
+    return batch.exit_code
 
 
 def load_labels(data: Path) -> dict[str, list[Label]]:

@@ -21,6 +21,8 @@ import numpy as np
 
 from vision.calibration import HFOV_RANGE_DEG, MAT_MM_MAX
 
+from device.safe_files import ImageBatch
+
 
 def _user_error(msg: str) -> Exception:
     from device.cli import UserError
@@ -265,16 +267,8 @@ def cmd_read(args: argparse.Namespace) -> int:
                     "teach it: `pitboard teach tokens --image FRAME --zone p1 --count N`")
         print(f"pitboard: warning: {untaught}", file=sys.stderr)
     cv2.setNumThreads(1)
-    unread = 0
-    for path in args.images:
-        try:  # an image that cannot be read is named, and the others are still read (a batch stopped at it)
-            img = tf.read_image(path)
-        except tf.TableFileError as exc:
-            unread += 1
-            print(f"pitboard: {exc}", file=sys.stderr)
-            if args.json:
-                print(json.dumps({"image": str(path), "error": str(exc)}))
-            continue
+    batch = ImageBatch(args.images, tf.read_image, (tf.TableFileError,), json_lines=args.json)
+    for path, img in batch:
         t0 = time.perf_counter()
         with _as_user_error(ValueError, prefix=f"{path}: "):
             obs = read_table(img, cal, cfg)
@@ -294,10 +288,7 @@ def cmd_read(args: argparse.Namespace) -> int:
                       f"heading {t.heading_deg:.0f} deg, {where} [{t.source}]")
             for m in obs.misfits:
                 print(f"  not used: {m.describe()}")
-    if unread:
-        print(f"pitboard: {unread} of {len(args.images)} images could not be read (named above)", file=sys.stderr)
-        return 2
-    return 0
+    return batch.exit_code
 
 
 def cmd_teach(args: argparse.Namespace) -> int:

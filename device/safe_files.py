@@ -13,8 +13,11 @@ Two rules every file Pitboard writes or reads from a user follows:
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 import tempfile
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -181,3 +184,34 @@ def read_image(path: str | Path, *, what: str = "image") -> np.ndarray:
                               "copy it again")
         raise FileProblem(f"{p} is not an image Pitboard can read (a PNG, JPEG, BMP, TIFF or WebP picture is)")
     return img
+
+
+class ImageBatch:
+    """The images of a batch command (``dice read``, ``vision read``), read one at a time: an image that
+    cannot be read is named on stderr (and, with ``json_lines``, as a JSON line with its error) and the
+    others are still read — a batch stopped at its first bad file, or a traceback, told nothing of the rest.
+    :attr:`exit_code` is 2 when any could not be read, after saying how many."""
+
+    def __init__(self, paths: Sequence[str | Path], read: Callable[[str | Path], np.ndarray],
+                 problems: tuple[type[Exception], ...] = (FileProblem,), *, json_lines: bool = False) -> None:
+        self.paths, self._read, self._problems, self._json = list(paths), read, problems, json_lines
+        self.unread = 0
+
+    def __iter__(self) -> Iterator[tuple[str | Path, np.ndarray]]:
+        for path in self.paths:
+            try:
+                img = self._read(path)
+            except self._problems as exc:
+                self.unread += 1
+                print(f"pitboard: {exc}", file=sys.stderr)
+                if self._json:
+                    print(json.dumps({"image": str(path), "error": str(exc)}))
+                continue
+            yield path, img
+
+    @property
+    def exit_code(self) -> int:
+        if not self.unread:
+            return 0
+        print(f"pitboard: {self.unread} of {len(self.paths)} images could not be read (named above)", file=sys.stderr)
+        return 2
