@@ -500,6 +500,22 @@ class App:
             return " › ".join(self._taken[records[0].decision])
         return command_words(applied.command, applied.player)
 
+    def decision_words(self, targets: Sequence[tuple[int, Sequence[Any]]]) -> list[str]:
+        """Decisions to undo (``Match.undo_targets``), each as "UNDONE: …" on the screens and the phone's "Undo
+        …?" both say it: a choice taken in the menu as the player took it ("Ana: Move a vehicle… › Small car ›
+        Die 3"); any other (the camera's, the phone's, one made before a restart) in the log's words."""
+        from device.web.timeline import describe, vehicle_names
+
+        names: dict[str, str] | None = None
+        out = []
+        for decision, events in targets:
+            if decision in self._taken:
+                out.append(" › ".join(self._taken[decision]))
+            elif events:
+                names = vehicle_names(self.match.records) if names is None else names
+                out.append(describe(events[0], names))
+        return out
+
     # -- buttons ----------------------------------------------------------------------------------
     def plan(self, path: Sequence[str]) -> list[str] | None:
         """The presses from the cursor as it is now to the choice at ``path`` and taking it
@@ -655,12 +671,7 @@ class App:
         outcome = self.apply(Command("undo", {"steps": steps}), now=now)
         if not outcome.accepted or not targets:
             return  # (an accepted undo withdrew the "recorded" notice of what it undid: App.apply)
-        from device.web.timeline import describe, vehicle_names
-
-        names = vehicle_names(self.match.records)
-        # a choice taken in the menu as the player took it; any other (the camera's, the phone's) in the log's words
-        words = "; ".join(" › ".join(self._taken[d]) if d in self._taken else describe(events[0], names)
-                          for d, events in targets if events)
+        words = "; ".join(self.decision_words(targets))
         self.notify("undone", f"UNDONE: {words}", None, now=now)
         if outcome.records:  # the phone's list says it as the screens did, not "undo: steps 1"
             self._taken[outcome.records[0].decision] = (f"UNDONE: {words}",)

@@ -80,31 +80,17 @@ def files_check(game: str, setup: Path | None = None, playing: Playing | None = 
 
 def undo_questions(app: Any) -> dict[str, str | None]:
     """On the loop's thread: what the phone asks before a BACK that would undo, in the words the screens say
-    the decisions in (the menu's path, as "UNDONE: …" and Last commands say it; a command from the camera or
-    the phone as Last commands lists it).  ``back``: the question before a BACK (None: BACK only closes a
-    list, a dice entry or the legend, and is sent at once); ``long``: before a long BACK (None: nothing to
-    undo); ``key``: what the questions were asked about (a press answering an older question is refused)."""
-    from device.web.timeline import describe, vehicle_names
-
+    the decisions in (``App.decision_words``, as "UNDONE: …" says them).  ``back``: the question before a
+    BACK (None: BACK only closes a list, a dice entry or the legend, and is sent at once); ``long``: before a
+    long BACK (None: nothing to undo); ``key``: what the questions were asked about (a press answering an older question is refused)."""
     match = app.match
     undoable = int(match.undoable)
     key = f"{len(match.records)}:{undoable}"
     if app.legend is not None or undoable == 0:  # BACK closes the legend; nothing to undo: asked nothing
         return {"back": None, "long": None, "key": f"{key}:-"}
-    names: dict[str, str] | None = None
 
     def said(steps: int) -> list[str]:
-        nonlocal names
-        out = []
-        for decision, events in match.undo_targets(steps):
-            made = next((a for a in reversed(app.history) if a.outcome.accepted and a.outcome.records
-                         and a.outcome.records[0].decision == decision and a.command.type != "undo"), None)
-            if made is not None:
-                out.append(app.words_of(made))
-            elif events:  # a decision made before a restart: the log's words, as "UNDONE: …" says it
-                names = vehicle_names(match.records) if names is None else names
-                out.append(describe(events[0], names))
-        return out
+        return list(app.decision_words(match.undo_targets(steps)))
 
     first = said(1) if app.back_undoes else []
     back = f"Undo {first[0]}?" if first else None

@@ -219,9 +219,10 @@ LIVE_JS = """
       cam.src = '/camera.jpg?t=' + Date.now();
     }, 1000);
   }
-  // What a BACK that undoes asks first, in the words the screens say the decisions in ("Undo USA: roll: die
-  // 2?"; a long BACK lists each): one tap undid a +2 VP roll with no word, and "A long BACK undoes the last few
-  // decisions at once" said neither how many nor which.  A BACK that only closes a list asks nothing.
+  // What a BACK that undoes asks first, in the words the screens' "UNDONE: ..." says the decisions in ("Undo
+  // USA: die rolled: 2, box 1, success yes?"; a long BACK lists each): one tap undid a +2 VP roll with no word,
+  // and the long BACK's old question said neither how many decisions it undid nor which.  A BACK that only
+  // closes a list asks nothing.
   var pressForm = document.querySelector('form.press');
   var undo = pressForm && pressForm.dataset.undoKey !== undefined
     ? {back: pressForm.dataset.undoBack || null, long: pressForm.dataset.undoLong || null, key: pressForm.dataset.undoKey}

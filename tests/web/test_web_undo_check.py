@@ -51,8 +51,10 @@ def _asked(page: str, what: str) -> str:
 def test_back_on_the_phone_says_what_it_undoes_and_asks_once(space: Table) -> None:
     """Seen: a long BACK on the phone asked "A long BACK undoes the last few decisions at once. Undo them?" (how
     many? which?), and undid three decisions, one a roll typed on the phone; a single BACK undid a Space Race roll
-    worth +2 VP with no question.  Now each names the decisions as the screens and Last commands say them, and a
-    BACK answering a question about a game that has moved on since is refused."""
+    worth +2 VP with no question.  Now each names the decisions as the screens' "UNDONE: …" says them (a decision
+    of the phone or the camera in the log's words: the question said "USA: roll: die 2", the notice after it
+    "USA: die rolled: 2, box 1, success yes"), and a BACK answering a question about a game that has moved on
+    since is refused."""
     app = space.app
     app.apply(Command("begin_turn"), source="web")
     app.apply(Command("attempt", {"side": "USA", "ops": 3}), source="web")
@@ -60,9 +62,10 @@ def test_back_on_the_phone_says_what_it_undoes_and_asks_once(space: Table) -> No
     space.step()
     client, csrf = paired_client(space)
     page = client.get("/", headers=HTML).text
-    assert _asked(page, "back") == "Undo USA: roll: die 2?"
+    rolled = "USA: die rolled: 2, box 1, success yes"
+    assert _asked(page, "back") == f"Undo {rolled}?"
     assert _asked(page, "long") == ("A long BACK undoes the last 3 decisions, the newest first:\n"
-                                    "1. USA: roll: die 2\n2. attempt: side USA, ops 3\n3. begin turn\nUndo all 3?")
+                                    f"1. {rolled}\n2. USA: card played: ops 3\n3. turn begun: 1\nUndo all 3?")
     assert "A long BACK undoes the last few decisions at once" not in pages.LIVE_JS
     assert "window.confirm(question)" in pages.LIVE_JS and "body.set('undoes', asked)" in pages.LIVE_JS
     key = _asked(page, "key")
@@ -84,12 +87,14 @@ def test_back_on_the_phone_says_what_it_undoes_and_asks_once(space: Table) -> No
     assert app.match.undoable == 3
     # the roll is the last decision again: BACK asks about it, and a BACK that only closes a list asks nothing
     again = client.get("/", headers=HTML).text
-    assert _asked(again, "back") == "Undo USA: roll: die 2?"
+    assert _asked(again, "back") == f"Undo {rolled}?"
     space.buttons.press("next", PressKind.LONG)  # NEXT (hold): the legend opens, and BACK closes it
     space.step()
     assert app.legend is not None
     legend = client.get("/", headers=HTML).text
     assert _asked(legend, "back") == "" and _asked(legend, "long") == ""
+    app.undo(1, now=0.0)  # the roll undone: the screens say it as the phone asked it
+    assert f"UNDONE: {rolled}" in [n.text for n in app.notices]
 
 
 def test_a_phone_paired_again_takes_its_own_taps_back(road: Table) -> None:
