@@ -134,3 +134,27 @@ def test_a_real_photo_at_3x_reads_its_dice_not_their_pips() -> None:
     matched = [i for _, i in match(boxes, read_dice(big))]
     assert sorted(i for i in matched if i >= 0) == list(range(len(boxes)))  # every die once
     assert [i for i in matched if i < 0 and i != FALSE_DIE] == []  # no duplicates
+
+
+@pytest.mark.parametrize("known", [False, True])
+def test_an_image_larger_than_a_camera_frame_is_read_at_a_reduced_size(monkeypatch: pytest.MonkeyPatch,
+                                                                      known: bool) -> None:
+    """A 67-megapixel image (the largest a command decodes) took ~1 GB to read at its own size: the detector's
+    activations; a Pi with 1-2 GB may kill the process.  Above MAX_READ_PIXELS the networks see a reduced copy
+    and the readings come back in the image's own pixels.  (The cap is lowered here to keep the test quick.)"""
+    import vision.dice as vd
+
+    img, placed = _scene(9)  # 400 x 300, dice of 40 px
+    big = cv2.resize(img, None, fx=3, fy=3)  # 1200 x 900
+    monkeypatch.setattr(vd, "MAX_READ_PIXELS", 600 * 450)
+    seen: list[tuple[int, int]] = []
+    real = vd._read_learned
+    monkeypatch.setattr(vd, "_read_learned", lambda image, die_px=None: seen.append(image.shape[:2])
+                        or real(image, die_px))
+    got = read_dice(big, die_px=120.0 if known else None)
+    assert seen == [(450, 600)]
+    assert _exact(got, placed, 3)
+    for r in got:  # boxes in the big image's pixels, around the die's centre
+        x0, y0, x1, y1 = r.box
+        assert 0 <= x0 < r.center[0] < x1 <= 1200 and 0 <= y0 < r.center[1] < y1 <= 900
+        assert 0.8 * 120 <= x1 - x0 <= 1.25 * 120, r.box

@@ -161,6 +161,20 @@ def _read_learned(img: np.ndarray, die_px: float | None = None) -> list[DieReadi
     return out
 
 
+#: The most pixels the d6 networks look at (a 12 MP camera's whole frame): a larger image is read at a reduced
+#: size, its dice still far larger than the reader needs.  A 67 MP image read at its own size took ~1 GB (the
+#: detector's activations), enough to have a Pi with 1-2 GB kill the process.
+MAX_READ_PIXELS = 4096 * 3072
+
+
+def _back_to(r: DieReading, fx: float, fy: float, w: int, h: int) -> DieReading:
+    """``r`` read on a copy scaled by ``fx``, ``fy``: in the pixels of the ``w`` x ``h`` image itself."""
+    x0, y0, x1, y1 = r.box
+    box = (max(0, math.floor(x0 / fx)), max(0, math.floor(y0 / fy)), min(w, math.ceil(x1 / fx)),
+           min(h, math.ceil(y1 / fy)))
+    return DieReading(r.value, box, (r.center[0] / fx, r.center[1] / fy), r.confidence)
+
+
 def check_models() -> list[str]:
     """What is wrong with the d6 reader's shipped weights, one message per file (empty: all load).  Each
     message names the file, what is wrong and what to do; call it at start (``pitboard check``, the
@@ -182,7 +196,12 @@ def read_dice(image: np.ndarray, *, die: str = D6, library: FaceLibrary | None =
     if h < 16 or w < 16:
         raise ValueError(f"image of {w}x{h} pixels is too small to read dice from")
     if die == D6:
-        return _read_learned(img, die_px)
+        f = math.sqrt(MAX_READ_PIXELS / (h * w))
+        if f >= 1:
+            return _read_learned(img, die_px)
+        small = cv2.resize(img, (max(16, round(w * f)), max(16, round(h * f))), interpolation=cv2.INTER_AREA)
+        fx, fy = small.shape[1] / w, small.shape[0] / h
+        return [_back_to(r, fx, fy, w, h) for r in _read_learned(small, None if die_px is None else die_px * fx)]
     if library is None:
         raise ValueError(f"die {die!r} is a custom die: pass the face library that was taught its faces")
     if die not in library.examples:
