@@ -90,9 +90,8 @@ def cmd_read(args: argparse.Namespace) -> int:
         raise _user_error(f"no die called {args.die!r} in the face library {library_path()} (taught: {known}); "
                           f"teach it with `pitboard teach dice --die {args.die} --face FACE IMAGE...`")
     _warm_up(args.die, library)
-    batch = ImageBatch(args.images, lambda p: read_image(Path(p), what="image"), json_lines=args.json)
-    for name, img in batch:
-        path = Path(name)
+    batch = ImageBatch([Path(n) for n in args.images], read_image, json_lines=args.json)
+    for path, img in batch:
         t0 = time.perf_counter()
         readings = _read(img, args.die, library, path)
         ms = (time.perf_counter() - t0) * 1000
@@ -101,7 +100,7 @@ def cmd_read(args: argparse.Namespace) -> int:
         else:
             vals = ", ".join("?" if r.value is None else str(r.value) for r in readings) or "no dice"
             print(f"{path}: {vals}  ({ms:.1f} ms)")
-    return batch.exit_code
+    return batch.finish()
 
 
 def load_labels(data: Path) -> dict[str, list[Label]]:

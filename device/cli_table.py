@@ -288,7 +288,7 @@ def cmd_read(args: argparse.Namespace) -> int:
                       f"heading {t.heading_deg:.0f} deg, {where} [{t.source}]")
             for m in obs.misfits:
                 print(f"  not used: {m.describe()}")
-    return batch.exit_code
+    return batch.finish()
 
 
 def cmd_teach(args: argparse.Namespace) -> int:

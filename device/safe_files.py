@@ -190,7 +190,7 @@ class ImageBatch:
     """The images of a batch command (``dice read``, ``vision read``), read one at a time: an image that
     cannot be read is named on stderr (and, with ``json_lines``, as a JSON line with its error) and the
     others are still read — a batch stopped at its first bad file, or a traceback, told nothing of the rest.
-    :attr:`exit_code` is 2 when any could not be read, after saying how many."""
+    :meth:`finish` says how many could not be read and gives the exit code (2 when any could not)."""
 
     def __init__(self, paths: Sequence[str | Path], read: Callable[[str | Path], np.ndarray],
                  problems: tuple[type[Exception], ...] = (FileProblem,), *, json_lines: bool = False) -> None:
@@ -209,8 +209,7 @@ class ImageBatch:
                 continue
             yield path, img
 
-    @property
-    def exit_code(self) -> int:
+    def finish(self) -> int:
         if not self.unread:
             return 0
         print(f"pitboard: {self.unread} of {len(self.paths)} images could not be read (named above)", file=sys.stderr)

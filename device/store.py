@@ -351,14 +351,8 @@ class Store:
         sides = [self.path.with_name(self.path.name + end) for end in ("-wal", "-shm")]
         there = {f for f in sides if f.exists()}
         if self.read_only:
-            try:
-                self._open_read_only()
-            except (sqlite3.Error, StoreError):
-                if self._db is not None:
-                    self._db.close()
-                    self._db = None
-                self._drop_probe_sides(sides, there)
-                raise
+            self._open_read_only(nothing_beside=not there and not self.path.with_name(self.path.name + "-journal")
+                                 .exists())
             return
         # a writer: known to be ours read-only first, then opened for writing
         try:
@@ -387,8 +381,9 @@ class Store:
 
     @staticmethod
     def _drop_probe_sides(sides: list[Path], there: set[Path]) -> None:
-        """A refused log is "left untouched": the empty -wal and the -shm a read-only look made beside it go too
-        (a log refused as damaged or foreign has no writer, and an empty -wal holds nothing)."""
+        """A log the writer's probe refused is "left untouched": the empty -wal and the -shm the probe made beside
+        it go too (this writer holds the log's lock, so no other writer has them open, and an empty -wal holds
+        nothing)."""
         wal = sides[0]
         if wal not in there and (not wal.exists() or wal.stat().st_size == 0):
             for f in sides:
@@ -396,7 +391,23 @@ class Store:
                     with contextlib.suppress(OSError):  # a place we cannot write had none made
                         f.unlink(missing_ok=True)
 
-    def _open_read_only(self) -> None:
+    def _open_read_only(self, *, nothing_beside: bool) -> None:
+        """A reader takes no lock, so it never deletes a side file (a writer may have opened the log since).
+        With nothing beside the log every commit is in the file itself: it is checked first through a connection
+        that makes no -wal or -shm (immutable), so a log refused (damaged, another program's, a newer
+        Pitboard's) is left exactly as it was; `log list`/`export` of a damaged log left an empty -wal and a -shm
+        beside it."""
+        if nothing_beside:
+            look = sqlite3.connect(f"file:{quote(str(self.path.absolute()))}?mode=ro&immutable=1", uri=True,
+                                   isolation_level=None)
+            try:
+                self._db = look
+                self._verify()
+            except sqlite3.Error as exc:
+                raise self._sqlite_problem(exc, "reading it") from None
+            finally:
+                look.close()
+                self._db = None
         self._db = self._connect("ro")
         try:
             self._verify()

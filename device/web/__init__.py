@@ -82,7 +82,8 @@ def undo_questions(app: Any) -> dict[str, str | None]:
     """On the loop's thread: what the phone asks before a BACK that would undo, in the words the screens say
     the decisions in (``App.decision_words``, as "UNDONE: …" says them).  ``back``: the question before a
     BACK (None: BACK only closes a list, a dice entry or the legend, and is sent at once); ``long``: before a
-    long BACK (None: nothing to undo); ``key``: what the questions were asked about (a press answering an older question is refused)."""
+    long BACK (None: nothing to undo); ``key``: what the questions were asked about (a press answering an
+    older question is refused)."""
     match = app.match
     undoable = int(match.undoable)
     key = f"{len(match.records)}:{undoable}"
@@ -90,7 +91,7 @@ def undo_questions(app: Any) -> dict[str, str | None]:
         return {"back": None, "long": None, "key": f"{key}:-"}
 
     def said(steps: int) -> list[str]:
-        return list(app.decision_words(match.undo_targets(steps)))
+        return app.decision_words(match.undo_targets(steps))
 
     first = said(1) if app.back_undoes else []
     back = f"Undo {first[0]}?" if first else None

@@ -566,6 +566,37 @@ def test_reading_a_damaged_log_leaves_no_side_files(tmp_path, capsys, verb):
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("cut.sqlite")) == ["cut.sqlite"]
 
 
+def test_a_refused_read_only_look_never_takes_a_live_writers_side_files(tmp_path, monkeypatch):
+    """Review: a reader takes no lock, so a writer may open the log while it looks: a refused look (here a newer
+    Pitboard's log) deleted the -wal and -shm that writer had just made, and its commits were lost in a power
+    cut.  The writer opens the log in the middle of the look here."""
+    db = make_log(tmp_path)
+    sql = sqlite3.connect(db)
+    sql.execute("PRAGMA user_version=999")
+    sql.commit()
+    sql.close()
+    sides = [tmp_path / "g.sqlite-wal", tmp_path / "g.sqlite-shm"]
+    assert not any(f.exists() for f in sides)
+    writers: list[sqlite3.Connection] = []
+    real = Store._verify
+
+    def a_writer_opens_meanwhile(self):
+        if not writers:
+            w = sqlite3.connect(db)  # opened, nothing written yet: its -wal is empty
+            w.execute("PRAGMA journal_mode=WAL")
+            w.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            writers.append(w)
+        return real(self)
+
+    monkeypatch.setattr(Store, "_verify", a_writer_opens_meanwhile)
+    with pytest.raises(StoreError, match="newer Pitboard"):
+        Store(db, read_only=True)
+    assert all(f.exists() for f in sides)
+    writers[0].execute("CREATE TABLE newer_things (x)")  # the writer goes on writing through them
+    writers[0].commit()
+    writers[0].close()
+
+
 def test_a_log_refused_for_its_version_gets_no_side_files_either(tmp_path, capsys):
     """Review: the probe's -wal and -shm stayed beside a log refused as a newer Pitboard's ("left untouched")."""
     db = make_log(tmp_path)

@@ -594,7 +594,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tray-share", type=float, default=TRAY_SHARE, metavar="F",
                     help=f"share of the samples drawn from the tray frames (default {TRAY_SHARE})")
     ap.add_argument("--width", type=float, default=READER_WIDTH, metavar="F",
-                    help="the reader's layers this many times wider than the shipped 24-48-80-144 (default 1)")
+                    help="reader only: its layers this many times wider than 24-48-80-144 (default 1; --init needs "
+                         "the width the weights were trained at)")
     a = ap.parse_args(argv)
     TRAY_SHARE = a.tray_share
     READER_WIDTH = a.width
