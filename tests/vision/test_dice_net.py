@@ -16,7 +16,7 @@ from tools.dice_training.render import render_scene
 
 def test_weights_are_small_and_load() -> None:
     weights = (net.DETECTOR, net.READER, net.SECOND_READER)
-    assert sum(p.stat().st_size for p in weights) <= 5_000_000
+    assert sum(p.stat().st_size for p in weights) <= 6_000_000  # 5.5 MB since round 10's wider first reader
     assert vd.check_models() == []
     assert net.available() and net.session(net.SECOND_READER) is not None
 
