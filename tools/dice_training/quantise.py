@@ -35,13 +35,13 @@ from vision.dice.scoring import fold
 SEED = 14
 
 
-def _dev_photos(data: Path, every: int = 4) -> list[tuple[np.ndarray, list[tuple[float, float, float]]]]:
+def _dev_photos(data: Path, every: int = 4, *, any_fold: bool = False) -> list[tuple[np.ndarray, list[tuple[float, float, float]]]]:
     rows: dict[str, list[tuple[float, float, float]]] = {}
     with (data / "labels.csv").open(newline="") as fh:
         for r in csv.DictReader(fh):
             x0, y0, x1, y1 = (float(r[k]) for k in ("x_min", "y_min", "x_max", "y_max"))
             rows.setdefault(r["image"], []).append(((x0 + x1) / 2, (y0 + y1) / 2, max(x1 - x0, y1 - y0)))
-    names = sorted(n for n in rows if fold(n) != 0)
+    names = sorted(n for n in rows if any_fold or fold(n) != 0)  # (a rendered folder has no held-out photos)
     rng = np.random.default_rng(SEED)
     rng.shuffle(names)
     out = []
@@ -62,11 +62,13 @@ class _Reader:
         return next(self.items, None)
 
 
-def quantise(data: Path, out: Path) -> None:
+def quantise(data: Path, out: Path, trays: Path | None = None) -> None:
     from onnxruntime.quantization import CalibrationMethod, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
     photos = _dev_photos(data)
+    if trays is not None:  # rendered trays too: activations the photos never reach (round 7's collapsed there)
+        photos += _dev_photos(trays, any_fold=True)
     det_inputs = [N.detector_input(img)[0] for img, _ in photos]
     crops = [N.reader_input(np.stack([N.reader_crop(img, (x, y), s) for x, y, s in boxes]))
              for img, boxes in photos]
@@ -116,9 +118,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=Path("/tmp/dice-int8"))
     ap.add_argument("--int8", type=Path, default=None)
     ap.add_argument("--dev-only", action="store_true", help="compare: leave the held-out photos unread")
+    ap.add_argument("--trays", type=Path, default=None,
+                    help="quantise: calibrate on every fourth frame of this rendered tray folder as well")
     args = ap.parse_args(argv)
     if args.what == "quantise":
-        quantise(args.data, args.out)
+        quantise(args.data, args.out, args.trays)
     else:
         print(json.dumps(compare(args.data, args.int8 or args.out, dev_only=args.dev_only), indent=1))
     return 0
