@@ -144,14 +144,12 @@ class OpenCVBackend:
         else:
             import cv2
 
-            level = cv2.utils.logging.getLogLevel()
+            from device.safe_files import opencv_quiet
+
             # OpenCV's own "[ WARN:0@0.2] global cap_v4l.cpp ... can't open camera by index" came before the
             # words below, which say it
-            cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
-            try:
+            with opencv_quiet():
                 cap = cv2.VideoCapture(self.device)
-            finally:
-                cv2.utils.logging.setLogLevel(level)
             if isinstance(self.device, int):
                 if self.width:
                     cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.width)

@@ -18,6 +18,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -137,6 +138,28 @@ def _jpeg_cut_short(data: np.ndarray) -> bool:
     return True
 
 
+@contextmanager
+def opencv_quiet() -> Iterator[None]:
+    """OpenCV's own log lines silenced for the ``with`` block (its error line would come before Pitboard's
+    words for the same problem).  OpenCV 5 has ``cv2.utils.logging``; OpenCV 4 — the Pi's lock file pins
+    4.11 — has only ``cv2.getLogLevel``/``cv2.setLogLevel``: every image read on the Pi failed with
+    "module 'cv2.utils' has no attribute 'logging'".  Neither: the lines are not silenced."""
+    import cv2
+
+    log = getattr(getattr(cv2, "utils", None), "logging", None)
+    get = getattr(log, "getLogLevel", None) or getattr(cv2, "getLogLevel", None)
+    put = getattr(log, "setLogLevel", None) or getattr(cv2, "setLogLevel", None)
+    if get is None or put is None:
+        yield
+        return
+    level = get()
+    put(getattr(log, "LOG_LEVEL_SILENT", 0))  # 0 is SILENT in OpenCV's LogLevel
+    try:
+        yield
+    finally:
+        put(level)
+
+
 def read_image(path: str | Path, *, what: str = "image") -> np.ndarray:
     """A BGR image from ``path``, refusing files that are missing, not images, or too large to decode."""
     import cv2
@@ -165,14 +188,11 @@ def read_image(path: str | Path, *, what: str = "image") -> np.ndarray:
         data = np.fromfile(str(p), dtype=np.uint8)
     except OSError as exc:
         raise FileProblem(f"cannot read {what} {p}: {exc.strerror or exc}") from exc
-    level = cv2.utils.logging.getLogLevel()
-    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)  # its "[ERROR:0@0.2] ... Assertion failed"
-    try:  # came before the words below, which say it
-        img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    try:  # OpenCV's "[ERROR:0@0.2] ... Assertion failed" came before the words below, which say it
+        with opencv_quiet():
+            img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
     except (cv2.error, MemoryError):
         img = None
-    finally:
-        cv2.utils.logging.setLogLevel(level)
     if img is not None and _jpeg_cut_short(data):
         img = None  # libjpeg fills what is missing with grey and says nothing: half a photo is no photo
     if img is None:

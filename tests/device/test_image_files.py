@@ -123,3 +123,24 @@ def test_a_file_in_a_folder_closed_to_the_user_is_told_not_a_traceback(tmp_path:
     assert f"{closed}/" in err and "cannot be reached (Permission denied" in err
     assert "give the user running Pitboard access to it" in err
     assert not (tmp_path / "g.sqlite").exists()
+
+
+def test_images_are_read_with_opencv_4_as_the_pi_installs_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              capfd: pytest.CaptureFixture[str]) -> None:
+    """The emulated Pi (deploy/pi-emulated; its lock file pins opencv 4.11) failed every image read with
+    "module 'cv2.utils' has no attribute 'logging'": OpenCV 4 has cv2.getLogLevel/setLogLevel only.  Here
+    OpenCV 5's module is taken away and OpenCV 4's functions put in its place."""
+    levels: list[int] = []
+    if hasattr(cv2, "utils") and hasattr(cv2.utils, "logging"):
+        monkeypatch.delattr(cv2.utils, "logging")
+    state = {"level": 3}
+    monkeypatch.setattr(cv2, "getLogLevel", lambda: state["level"], raising=False)
+    monkeypatch.setattr(cv2, "setLogLevel", lambda v: (levels.append(v), state.update(level=v)), raising=False)
+    p = tmp_path / "roll.jpg"
+    p.write_bytes(_jpeg(p))
+    assert read_image(p).shape == (480, 640, 3)
+    assert levels == [0, 3]  # silent while decoding, then as it was
+    bad = tmp_path / "notes.png"
+    bad.write_bytes(b"\x89PNG not really" * 8)
+    with pytest.raises(FileProblem, match="is not an image Pitboard can read"):
+        read_image(bad)
