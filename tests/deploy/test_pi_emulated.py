@@ -55,6 +55,28 @@ def test_an_unknown_option_is_named_before_anything_is_done() -> None:
     assert "unknown option '--fast'" in proc.stderr
 
 
+def test_the_options_reach_the_snapshots_run(tmp_path: Path) -> None:
+    """The script runs again from a snapshot of the checkout; its options were shifted away before that run, so
+    `--skip-tests` ran the tests all the same (found running it, 2026-12-04).  Here the snapshot's run says its
+    options, then stops where mmdebstrap is looked for (a PATH without it)."""
+    import os
+
+    if os.geteuid() != 0:
+        pytest.skip("the script needs root before it takes its snapshot")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("bash", "tar", "mktemp", "rm", "date", "dirname", "id", "env"):
+        found = shutil.which(tool)
+        assert found is not None, tool
+        (bin_dir / tool).symlink_to(found)
+    proc = subprocess.run(["bash", str(SCRIPT), "--skip-tests", "--keep"], capture_output=True, text=True,
+                          timeout=120, env={"PATH": str(bin_dir), "TMPDIR": str(tmp_path)})
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "options: rebuild=0 skip-tests=1 keep=1" in proc.stdout, proc.stdout
+    assert "mmdebstrap is missing" in proc.stderr
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith("pitboard-pi-emulated.")]  # snapshot removed
+
+
 def test_documented_with_its_last_result() -> None:
     readme = (DEPLOY / "README.md").read_text()
     assert "deploy/pi-emulated" in readme
