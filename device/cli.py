@@ -96,7 +96,11 @@ def run(argv: Sequence[str] | None = None) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        return run(argv)
+        code = run(argv)
+        # what still sits in stdout's buffer is written here, inside the handlers below: at the exit's flush a
+        # full disk was Python's "Exception ignored ... No space left on device" and exit 120 (the emulated Pi)
+        sys.stdout.flush()
+        return code
     except UserError as exc:
         print(f"pitboard: {exc}", file=sys.stderr)
         return 2
