@@ -347,6 +347,11 @@ class Store:
         uri = f"file:{quote(str(self.path.absolute()))}?mode={mode}"
         return sqlite3.connect(uri, uri=True, isolation_level=None, timeout=BUSY_TIMEOUT)
 
+    def _connect_immutable(self) -> sqlite3.Connection:
+        """A read of the file alone, as SQLite would not otherwise read it: no -wal, -shm or lock made or looked at."""
+        return sqlite3.connect(f"file:{quote(str(self.path.absolute()))}?mode=ro&immutable=1", uri=True,
+                               isolation_level=None)
+
     def _open_existing(self) -> None:
         sides = [self.path.with_name(self.path.name + end) for end in ("-wal", "-shm")]
         there = {f for f in sides if f.exists()}
@@ -398,8 +403,7 @@ class Store:
         Pitboard's) is left exactly as it was; `log list`/`export` of a damaged log left an empty -wal and a -shm
         beside it."""
         if nothing_beside:
-            look = sqlite3.connect(f"file:{quote(str(self.path.absolute()))}?mode=ro&immutable=1", uri=True,
-                                   isolation_level=None)
+            look = self._connect_immutable()
             try:
                 self._db = look
                 self._verify()
@@ -434,8 +438,7 @@ class Store:
             # SQLite could not make the -shm file it reads a WAL log with (a read-only mount, a full disk),
             # so no writer has the log open and nothing waits in a -wal: the file is all there is
             # (immutable)
-            self._db = sqlite3.connect(f"file:{quote(str(self.path.absolute()))}?mode=ro&immutable=1",
-                                       uri=True, isolation_level=None)
+            self._db = self._connect_immutable()
             try:
                 self._verify()
             except sqlite3.Error as exc2:
