@@ -34,6 +34,24 @@ def test_the_reader_draws_each_labelled_die_equally_often_not_each_photo() -> No
     assert evenly.count("one") / len(evenly) == pytest.approx(1 / 3, abs=0.03)
 
 
+def test_null_pick_draws_the_dice_to_read_null_more_often(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--null-pick`` (round 11): a tray frame's die to read null is drawn in that share of its samples,
+    besides its own share of the frame's dice (1 in 8 here)."""
+    from tools.dice_training import train_net
+
+    img = np.full((200, 200, 3), 120, np.uint8)
+    values = np.array([3, 5, 2, 6, 1, 4, 2, train_net.NULL_DIE], np.int64)
+    tray = [("tray_0", img, np.full((8, 2), 100.0), np.full(8, 30.0), values)]
+
+    def null_share(pick: float) -> float:
+        monkeypatch.setattr(train_net, "NULL_PICK", pick)
+        _x, y = train_net.reader_batch(np.random.default_rng(5), [tray[0]], 600, neg=0.0, tray=tray)
+        return float((y == train_net.NULL_DIE).mean())
+
+    assert null_share(0.0) == pytest.approx(1 / 8, abs=0.04)
+    assert null_share(0.5) == pytest.approx(0.5 + 0.5 / 8, abs=0.06)
+
+
 def test_a_die_to_report_null_is_taught_an_even_spread_over_the_six_values_not_not_a_die() -> None:
     """Issue 14: "A leaning, half-hidden or moving die is reported null" - a die still (class 0 would drop
     it), with no value above the reader's READ_P."""
