@@ -52,6 +52,17 @@ def test_null_pick_draws_the_dice_to_read_null_more_often(monkeypatch: pytest.Mo
     assert null_share(0.5) == pytest.approx(0.5 + 0.5 / 8, abs=0.06)
 
 
+@pytest.mark.parametrize("option, value", [("--null-pick", "2"), ("--null-pick", "-0.1"), ("--small-min", "0.9"),
+                                           ("--small-min", "0")])
+def test_a_share_out_of_its_range_is_refused_before_anything_is_read(option: str, value: str, tmp_path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from tools.dice_training import train_net
+
+    with pytest.raises(SystemExit) as out:
+        train_net.main(["reader", "--data", str(tmp_path / "none"), "--out", str(tmp_path / "r.onnx"), option, value])
+    assert out.value.code == 2 and option in capsys.readouterr().err
+
+
 def test_a_die_to_report_null_is_taught_an_even_spread_over_the_six_values_not_not_a_die() -> None:
     """Issue 14: "A leaning, half-hidden or moving die is reported null" - a die still (class 0 would drop
     it), with no value above the reader's READ_P."""

@@ -610,6 +610,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--small-min", type=float, default=SMALL_MIN, metavar="F",
                     help=f"reader only: the lowest resolution a crop is taught at, times its own (default {SMALL_MIN})")
     a = ap.parse_args(argv)
+    if not 0.0 <= a.null_pick <= 1.0:
+        ap.error(f"--null-pick is a share, 0 to 1, not {a.null_pick:g}")
+    if not 0.0 < a.small_min <= 0.85:
+        ap.error(f"--small-min is a share of the crop's size above 0 and at most 0.85 (the largest it is shrunk to), "
+                 f"not {a.small_min:g}")
     NULL_PICK = a.null_pick
     SMALL_MIN = a.small_min
     TRAY_SHARE = a.tray_share
