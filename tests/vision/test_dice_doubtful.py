@@ -43,7 +43,8 @@ def _rules_off(monkeypatch: pytest.MonkeyPatch) -> None:
 #: and without the rules: the doubt rule changed 9 frames, each a die to read null given a value that
 #: turned null, no flat die; four of them, one of each kind and a second leaning die.  Round 10's first reader
 #: (2026-12-04) reads 5021's leaning die 2 at 0.9 sure or more, past the rule (its networks alone are sure);
-#: read again the same way, the rule changed 8 dice (again none flat): the second leaning die is 5043's.
+#: read again the same way, the rule changed 8 dice (again none flat): the second leaning die is 5043's.  Round
+#: 11's (2026-12-05), read again the same way: 8 dice again, none flat (5021's among them again), the four cases too.
 CASES = [(5000, 3, "leaning"), (5009, 1, "half hidden"), (5016, 5, "moving"), (5043, 6, "leaning")]
 
 
