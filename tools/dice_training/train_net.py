@@ -126,8 +126,9 @@ def tray_frames(rng: np.random.Generator, n: int) -> list[tuple[str, np.ndarray,
 NULL_DIE = -1
 #: Share of training samples drawn from the tray frames (with ``--tray``).
 TRAY_SHARE = 0.4
-#: ``--null-pick``: the share of the reader's tray samples that take a die to read null (leaning, half hidden,
-#: moving) when the frame has one; 0 takes every die equally often (about 1 in 8 of a tray's dice is one).
+#: ``--null-pick``: the share of the reader's draws from a tray frame that pick one of its dice to read null
+#: (leaning, half hidden, moving) when it has one; 0 picks every die equally often (about 1 in 8 of a tray's
+#: dice is one).
 NULL_PICK = 0.0
 
 
@@ -217,8 +218,10 @@ def reader_batch(rng: np.random.Generator, imgs: list, n: int, neg: float = 0.3,
     while len(xs) < n:
         name, img, c, s, v = pick(rng, imgs, synth or [], per_die=True, tray=tray)
         i = rng.integers(len(v))
-        if NULL_PICK and name.startswith("tray_") and rng.random() < NULL_PICK and (v == NULL_DIE).any():
-            i = rng.choice(np.nonzero(v == NULL_DIE)[0])  # a die to read null, more often than it lies in trays
+        if NULL_PICK and name.startswith("tray_"):
+            nulls = np.flatnonzero(v == NULL_DIE)
+            if rng.random() < NULL_PICK and nulls.size:
+                i = rng.choice(nulls)  # a die to read null, more often than it lies in trays
         h, w = img.shape[:2]
         if hard and rng.random() < neg * MINED_SHARE:
             img, ctr, size = hard[rng.integers(len(hard))]
@@ -242,7 +245,7 @@ def reader_batch(rng: np.random.Generator, imgs: list, n: int, neg: float = 0.3,
         crop = N.reader_crop(img, (float(ctr[0]), float(ctr[1])), float(size), float(rng.uniform(0, 360)))
         if rng.random() < 0.2:  # a smaller die, seen at lower resolution (not below SMALL_MIN: 2-pixel pips are
             # not a value to teach)
-            k = rng.uniform(SMALL_MIN, 0.85)
+            k = rng.uniform(SMALL_MIN, SMALL_MAX)
             small = cv2.resize(crop, (max(8, int(N.SIZE * k)),) * 2, interpolation=cv2.INTER_AREA)
             crop = cv2.resize(small, (N.SIZE, N.SIZE), interpolation=cv2.INTER_LINEAR)
         if rng.random() < 0.5:
@@ -264,6 +267,7 @@ def soft_targets(y: np.ndarray) -> np.ndarray:
 #: ``--small-min``: the smallest a crop is shrunk to (times its 64 pixels) before being enlarged again, to teach
 #: dice seen at lower resolution: 0.5 stands for dice of about 25 pixels (the crop is 1.3 x the die).
 SMALL_MIN = 0.5
+SMALL_MAX = 0.85  # the largest it is shrunk to
 READER_WIDTH = 1.0  # --width: every layer of the reader this many times wider (round 10 tried 1.33)
 
 
@@ -605,16 +609,16 @@ def main(argv: list[str] | None = None) -> int:
                     help="reader only: its layers this many times wider than 24-48-80-144 (default 1; --init needs "
                          "the width the weights were trained at)")
     ap.add_argument("--null-pick", type=float, default=NULL_PICK, metavar="F",
-                    help="reader only: in this share of its tray samples, a die to read null when the frame has one "
-                         "(default 0: every die equally often)")
+                    help="reader only: this share of its draws from a tray frame pick a die to read null when the "
+                         "frame has one (default 0: every die equally often)")
     ap.add_argument("--small-min", type=float, default=SMALL_MIN, metavar="F",
                     help=f"reader only: the lowest resolution a crop is taught at, times its own (default {SMALL_MIN})")
     a = ap.parse_args(argv)
     if not 0.0 <= a.null_pick <= 1.0:
         ap.error(f"--null-pick is a share, 0 to 1, not {a.null_pick:g}")
-    if not 0.0 < a.small_min <= 0.85:
-        ap.error(f"--small-min is a share of the crop's size above 0 and at most 0.85 (the largest it is shrunk to), "
-                 f"not {a.small_min:g}")
+    if not 0.0 < a.small_min <= SMALL_MAX:
+        ap.error(f"--small-min is a share of the crop's size above 0 and at most {SMALL_MAX:g} (the largest it is "
+                 f"shrunk to), not {a.small_min:g}")
     NULL_PICK = a.null_pick
     SMALL_MIN = a.small_min
     TRAY_SHARE = a.tray_share
