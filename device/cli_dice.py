@@ -59,16 +59,6 @@ def _load_image(path: Path) -> np.ndarray:
         raise _user_error(str(exc)) from None
 
 
-def _read(img: np.ndarray, die: str, library, path: Path | None = None) -> list:
-    try:
-        return read_dice(img, die=die, library=library)
-    except ModelError as exc:
-        raise _user_error(str(exc)) from None
-    except (ValueError, KeyError) as exc:
-        reason = str(exc).strip("'\"")
-        raise _user_error(f"{path}: {reason}" if path is not None else reason) from None
-
-
 def _warm_up(die: str, library) -> None:
     """Open the networks and read a blank image first, so the first timed image does not pay for lazy
     initialisation."""
@@ -93,7 +83,13 @@ def cmd_read(args: argparse.Namespace) -> int:
     batch = ImageBatch([Path(n) for n in args.images], read_image, json_lines=args.json)
     for path, img in batch:
         t0 = time.perf_counter()
-        readings = _read(img, args.die, library, path)
+        try:
+            readings = read_dice(img, die=args.die, library=library)
+        except ModelError as exc:  # the install, not this image: nothing else can be read either
+            raise _user_error(str(exc)) from None
+        except (ValueError, KeyError) as exc:  # this image only (e.g. too small): the batch goes on
+            batch.unreadable(path, str(exc).strip("'\""))
+            continue
         ms = (time.perf_counter() - t0) * 1000
         if args.json:
             print(json.dumps({"image": str(path), "ms": round(ms, 2), "dice": [r.to_json() for r in readings]}))

@@ -270,8 +270,11 @@ def cmd_read(args: argparse.Namespace) -> int:
     batch = ImageBatch(args.images, tf.read_image, (tf.TableFileError,), json_lines=args.json)
     for path, img in batch:
         t0 = time.perf_counter()
-        with _as_user_error(ValueError, prefix=f"{path}: "):
+        try:
             obs = read_table(img, cal, cfg)
+        except ValueError as exc:  # this image only (e.g. not the calibrated frame's size): the batch goes on
+            batch.unreadable(path, str(exc))
+            continue
         ms = (time.perf_counter() - t0) * 1000
         d = obs.to_dict()
         d["image"] = str(path)

@@ -229,6 +229,15 @@ class ImageBatch:
                 continue
             yield path, img
 
+    def unreadable(self, path: str | Path, reason: str) -> None:
+        """An image that loaded but cannot be read (too small, not the calibrated frame's size): named like a
+        file that could not be loaded, and the batch goes on."""
+        self.unread += 1
+        message = f"{path}: {reason}"
+        print(f"pitboard: {message}", file=sys.stderr)
+        if self._json:
+            print(json.dumps({"image": str(path), "error": message}))
+
     def finish(self) -> int:
         if not self.unread:
             return 0

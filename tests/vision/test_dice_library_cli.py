@@ -103,6 +103,20 @@ def test_a_bad_image_in_a_batch_is_named_and_the_others_still_read(tmp_path: Pat
     assert "notimg.jpg" in err and "1 of 3 images could not be read" in err
 
 
+def test_an_image_too_small_to_read_is_named_and_the_batch_goes_on(tmp_path: Path, capsys) -> None:
+    """A bad-input audit: `dice read good.png one.png good2.png`, one.png a 1x1 picture, printed only "image
+    of 1x1 pixels is too small" and stopped: one.png had no JSON line and the third photo was never read."""
+    rng = np.random.default_rng(3)
+    good = [_write(tmp_path, f"d{k}.png", render_scene(faces, rng, side=48)[0]) for k, faces in enumerate(([2], [6]))]
+    tiny = _write(tmp_path, "one.png", np.zeros((1, 1, 3), np.uint8))
+    assert cli.main(["dice", "read", good[0], tiny, good[1], "--json"]) == 2
+    out, err = capsys.readouterr()
+    lines = [json.loads(x) for x in out.strip().splitlines()]
+    assert [x["image"] for x in lines] == [good[0], tiny, good[1]]
+    assert "1x1 pixels is too small" in lines[1]["error"] and [d["value"] for d in lines[2]["dice"]] == [6]
+    assert "one.png: image of 1x1 pixels is too small" in err and "1 of 3 images could not be read" in err
+
+
 def test_command_mistakes_are_user_errors(tmp_path: Path, capsys) -> None:
     assert cli.main(["dice", "read", str(tmp_path / "nope.png")]) == 2
     assert "does not exist" in capsys.readouterr().err

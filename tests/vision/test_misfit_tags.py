@@ -69,6 +69,14 @@ def test_vision_read_prints_the_tag_it_did_not_use(tmp_path, monkeypatch, capsys
                     "--config", str(conf)]) == 2
     out, err = capsys.readouterr()
     assert "bad.png" in err and "1 of 2 images could not be read" in err and "0 cars" in out
+    # so is a frame that loads but is not the calibrated camera's size (it stopped the batch the same way)
+    cv2.imwrite(str(tmp_path / "half.png"), cv2.resize(img, None, fx=0.5, fy=0.5))
+    assert cli.run(["vision", "read", str(tmp_path / "half.png"), str(tmp_path / "play.png"), "--calibration", calib,
+                    "--config", str(conf), "--json"]) == 2
+    out, err = capsys.readouterr()
+    lines = [json.loads(x) for x in out.strip().splitlines()]
+    assert lines[0]["image"].endswith("half.png") and "calibration was made at" in lines[0]["error"]
+    assert lines[1]["misfit_tags"][0]["what"] == "car car1" and "1 of 2 images could not be read" in err
 
 
 def test_a_tag_size_of_zero_in_the_config_is_refused_naming_the_key() -> None:
