@@ -30,6 +30,7 @@ import csv
 import json
 import os
 import resource
+import shlex
 import time
 import tracemalloc
 from pathlib import Path
@@ -74,11 +75,19 @@ def _warm_up(die: str, library) -> None:
 
 
 def cmd_read(args: argparse.Namespace) -> int:
-    library = None if args.die == D6 else load_library()
-    if args.die != D6 and args.die not in library.examples:
-        known = ", ".join(library.dice()) or "none yet"
-        raise _user_error(f"no die called {args.die!r} in the face library {library_path()} (taught: {known}); "
-                          f"teach it with `pitboard teach dice --die {args.die} --face FACE IMAGE...`")
+    if args.die.strip().lower() == D6:
+        args.die = D6
+    library = None
+    if args.die != D6:
+        faces_file = _faces_file(_appliance_config(args))  # the library `pitboard run` and `teach dice` use
+        library = load_library(faces_file)
+        if args.die not in library.examples:
+            known = ", ".join(library.dice()) or "none yet"
+            problem = face_names_problem(args.die, [])
+            config = f" --config {shlex.quote(args.config)}" if args.config else ""
+            todo = (problem if problem else f"teach it with `pitboard teach dice --die {shlex.quote(args.die)} "
+                    f"--face FACE IMAGE...{config}`")
+            raise _user_error(f"no die called {args.die!r} in the face library {faces_file} (taught: {known}); {todo}")
     _warm_up(args.die, library)
     batch = ImageBatch([Path(n) for n in args.images], read_image, json_lines=args.json)
     for path, img in batch:
@@ -340,7 +349,7 @@ def _parse_box(text: str) -> tuple[int, int, int, int]:
     return x, y, w, h
 
 
-def _teach_config(args: argparse.Namespace):
+def _appliance_config(args: argparse.Namespace):
     """The appliance's config when one is given (--config) or installed at the default place, else None."""
     from device.config import DEFAULT_PATH, ConfigError, load_config
 
@@ -403,14 +412,22 @@ def _faces_file(config) -> Path:
     return Path(config.vision.faces) if config is not None and config.vision.faces else library_path()
 
 
+def _undo_command(args: argparse.Namespace) -> str:
+    """The command that takes back what this teaching adds, with the same --config (without it, `--undo` would
+    take back the last teaching of another file: the data folder's library instead of the config's)."""
+    config = f" --config {shlex.quote(args.config)}" if args.config else ""
+    return f"pitboard teach dice --undo --die {shlex.quote(args.die.strip())}{config}"
+
+
 def cmd_teach(args: argparse.Namespace) -> int:
     if args.undo:
-        if args.images or args.camera is not None or args.face or args.faces:
-            raise _user_error("--undo takes back the last teaching on its own; give no IMAGE, --camera or --face")
-        faces_file = _faces_file(_teach_config(args))
+        if args.images or args.camera is not None or args.face or args.faces or args.box:
+            raise _user_error("--undo takes back a teaching on its own: give no IMAGE, --camera, --face or --box "
+                              "(--die DIE takes back that die's last teaching; without it, the last teaching)")
+        faces_file = _faces_file(_appliance_config(args))
         library = load_library(faces_file)
         try:
-            removed = library.undo()
+            removed = library.undo(args.die.strip() if args.die else None)
         except ValueError as exc:
             raise _user_error(f"{faces_file}: {exc}") from None
         path = save_library(library, faces_file)
@@ -435,7 +452,7 @@ def cmd_teach(args: argparse.Namespace) -> int:
     if not args.images and args.camera is None:
         raise _user_error("give IMAGE files showing the face, or --camera to take one frame")
     box = _parse_box(args.box) if args.box else None
-    config = _teach_config(args)
+    config = _appliance_config(args)
     faces_file = _faces_file(config)  # the file `pitboard run` reads with this config
     library = load_library(faces_file)  # a damaged file stops here, untouched
     sources: list[tuple[str, np.ndarray, bool]] = [(n, _load_image(Path(n)), False) for n in args.images]
@@ -457,10 +474,10 @@ def cmd_teach(args: argparse.Namespace) -> int:
     path = save_library(library, faces_file)
     for w in warnings:
         print(f"warning: {w}; if that die was not showing the face named, take it back with "
-              "`pitboard teach dice --undo`")
+              f"`{_undo_command(args)}`")
     counts = ", ".join(f"{f} {len(library.examples[args.die.strip()][f])}" for f in dict.fromkeys(faces))
     print(f"saved {path}: {args.die} now has {counts} example(s) (+{len(examples)}; undo with "
-          "`pitboard teach dice --undo`)")
+          f"`{_undo_command(args)}`)")
     return 0
 
 
@@ -471,6 +488,9 @@ def register(groups: dict[str, argparse._SubParsersAction]) -> None:
     rd.add_argument("images", nargs="+", metavar="IMAGE")
     rd.add_argument("--die", default=D6, help="d6 (pips, default) or the name of a taught custom die")
     rd.add_argument("--json", action="store_true", help="one JSON object per image, one a line")
+    rd.add_argument("--config", default=None, metavar="FILE",
+                    help="pitboard.toml whose face library ([vision] faces) custom dice are read with, as `teach dice` "
+                         "and the appliance use it (default /etc/pitboard/pitboard.toml)")
     rd.set_defaults(func=cmd_read)
 
     bd = groups["bench"].add_parser("dice", help="accuracy and speed of the dice reader on a labelled folder")
@@ -500,5 +520,6 @@ def register(groups: dict[str, argparse._SubParsersAction]) -> None:
     td.add_argument("--config", default=None, metavar="FILE",
                     help="pitboard.toml for the camera, its dice region and the face library ([vision] faces) "
                          "(default /etc/pitboard/pitboard.toml)")
-    td.add_argument("--undo", action="store_true", help="take back the last teaching")
+    td.add_argument("--undo", action="store_true",
+                    help="take back the last teaching (with --die: that die's last teaching) of the library")
     td.set_defaults(func=cmd_teach)

@@ -101,7 +101,7 @@ def face_names_problem(die: str, faces: list[str]) -> str | None:
     if die not in dice:
         near = [d for d in dice if d.lower() == die.strip().lower()] or difflib.get_close_matches(die, list(dice), n=1)
         hint = f"did you mean {near[0]}? " if near else ""
-        return f"no game here rolls a die called {die!r}: {hint}the dice taught are {', '.join(dice)}"
+        return f"no game here rolls a die called {die!r}: {hint}the dice the games roll are {', '.join(dice)}"
     for face in faces:
         if face not in dice[die]:
             near = ([f for f in dice[die] if f.lower() == face.strip().lower()]

@@ -280,11 +280,51 @@ def test_teaching_with_a_config_writes_the_library_that_config_reads(tmp_path: P
     cfg = tmp_path / "pitboard.toml"
     cfg.write_text(f'[camera]\nbackend = "none"\n[vision]\nfaces = "{own}"\n')
     assert _teach("--face", "SHIFT", "--config", str(cfg), _one(tmp_path, "SHIFT", 30)) == 0
-    assert f"saved {own}" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"saved {own}" in out
+    # the undo it offers is that file's (a bad-input audit: the hint lacked --config, and running it took back the
+    # data folder's last teaching instead)
+    assert f"undo with `pitboard teach dice --undo --die skid --config {cfg}`" in out
     assert {f: len(v) for f, v in load_library(own).examples["skid"].items()} == {"SHIFT": 1}
     assert not (data_dir / "faces.json").exists()
+    # `dice read --config F` reads with F's library, as the appliance does (it read the data folder's: "not taught")
+    roll = _one(tmp_path, "SHIFT", 33)
+    assert cli.main(["dice", "read", "--die", "skid", "--config", str(cfg), roll]) == 0
+    assert "SHIFT" in capsys.readouterr().out
+    assert cli.main(["dice", "read", "--die", "skid", roll]) == 2
+    assert f"no die called 'skid' in the face library {data_dir / 'faces.json'}" in capsys.readouterr().err
     assert cli.main(["teach", "dice", "--undo", "--config", str(cfg)]) == 0
     assert load_library(own).dice() == []
+
+
+def test_undo_with_a_die_takes_back_that_dies_last_teaching(tmp_path: Path, data_dir: Path, capsys) -> None:
+    """A bad-input audit: `teach dice --undo --die skid` took back the last teaching whatever its die (a bump
+    face taught after it), and `--undo --box ...` was taken without a word."""
+    assert _teach("--face", "SHIFT", _one(tmp_path, "SHIFT", 30)) == 0
+    assert _teach("--face", "SPIN", _one(tmp_path, "SPIN", 31)) == 0
+    assert cli.main(["teach", "dice", "--die", "bump", "--face", "bump1", _one(tmp_path, "HAZARD", 32)]) == 0
+    capsys.readouterr()
+    before = (data_dir / "faces.json").read_bytes()
+    assert cli.main(["teach", "dice", "--undo", "--box", "0,0,50,50"]) == 2
+    assert "give no IMAGE, --camera, --face or --box" in capsys.readouterr().err
+    assert cli.main(["teach", "dice", "--undo", "--die", "fire"]) == 2
+    assert "nothing to undo for 'fire'" in capsys.readouterr().err
+    assert (data_dir / "faces.json").read_bytes() == before
+    assert cli.main(["teach", "dice", "--undo", "--die", "skid"]) == 0
+    assert "removed 1 example(s) of skid SPIN" in capsys.readouterr().out
+    lib = load_library()
+    assert {d: sorted(lib.examples[d]) for d in lib.dice()} == {"bump": ["bump1"], "skid": ["SHIFT"]}
+    assert cli.main(["teach", "dice", "--undo"]) == 0  # without --die: the last teaching, the bump face
+    assert load_library().dice() == ["skid"]
+
+
+def test_read_names_the_die_it_does_not_know_in_words_that_help(tmp_path: Path, capsys) -> None:
+    """A bad-input audit: `dice read --die skdi` (or D6) answered "teach it with `pitboard teach dice --die skdi`",
+    a command teach refuses."""
+    roll = _one(tmp_path, "SHIFT", 34)
+    assert cli.main(["dice", "read", "--die", "skdi", roll]) == 2
+    assert "did you mean skid?" in capsys.readouterr().err
+    assert cli.main(["dice", "read", "--die", "D6", roll]) == 0  # read as the pip die it names
 
 
 def test_a_damaged_undo_record_undoes_nothing_and_says_so(tmp_path: Path, data_dir: Path, capsys) -> None:

@@ -510,28 +510,37 @@ class FaceLibrary:
             self.teachings.append([(die, f, n) for f, n in counts.items()])
             del self.teachings[:-MAX_UNDO]
 
-    def undo(self) -> list[tuple[str, str, int]]:
-        """Take back the last teaching: its examples are removed (a face left with none is removed, a die
-        left with no face too).  Returns what was removed; raises ``ValueError`` when there is nothing
-        to undo or the library no longer holds what that teaching added."""
+    def undo(self, die: str | None = None) -> list[tuple[str, str, int]]:
+        """Take back the last teaching (``die``: the last teaching of that die; no later teaching touched its
+        faces, so its examples are still the last of each face's): its examples are removed (a face left with
+        none is removed, a die left with no face too).  Returns what was removed; raises ``ValueError`` when
+        there is nothing to undo or the library no longer holds what that teaching added."""
         if not self.teachings:
             raise ValueError("nothing to undo: no teaching is recorded in this face library")
-        last = self.teachings[-1]
-        for die, face, n in last:
+        at = len(self.teachings) - 1
+        if die is not None:
+            mine = [k for k, t in enumerate(self.teachings) if any(d == die for d, _, _ in t)]
+            if not mine:
+                taught = sorted({d for t in self.teachings for d, _, _ in t})
+                raise ValueError(f"nothing to undo for {die!r}: no teaching of it is recorded in this face library "
+                                 f"(teachings recorded: {', '.join(taught)})")
+            at = mine[-1]
+        last = self.teachings[at]
+        for name, face, n in last:
             if n < 1:  # a hand-edited or damaged file: "removed -3 example(s)" took nothing back and said it had
-                raise ValueError(f"cannot undo the last teaching: it says it added {n} example(s) of {die} {face}; "
+                raise ValueError(f"cannot undo the last teaching: it says it added {n} example(s) of {name} {face}; "
                                  "its record in the library is damaged, and nothing was undone")
-            if len(self.examples.get(die, {}).get(face, [])) < n:
-                raise ValueError(f"cannot undo the last teaching: {die} {face} no longer holds the {n} "
+            if len(self.examples.get(name, {}).get(face, [])) < n:
+                raise ValueError(f"cannot undo the last teaching: {name} {face} no longer holds the {n} "
                                  "example(s) it added")
-        for die, face, n in last:
-            pats = self.examples[die][face]
+        for name, face, n in last:
+            pats = self.examples[name][face]
             del pats[len(pats) - n:]
             if not pats:
-                del self.examples[die][face]
-            if not self.examples[die]:
-                del self.examples[die]
-        self.teachings.pop()
+                del self.examples[name][face]
+            if not self.examples[name]:
+                del self.examples[name]
+        del self.teachings[at]
         return last
 
     def agreement(self, die: str, face: str, patch: np.ndarray) -> str | None:
