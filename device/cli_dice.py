@@ -38,7 +38,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from device.dice_library_files import PIP_REFUSAL, face_names_problem, library_path, load_library, save_library
+from device.dice_library_files import (PIP_REFUSAL, face_names_problem, library_path, load_library,
+                                       load_library_to_teach, save_library)
 from device.safe_files import FileProblem, ImageBatch, read_image
 from vision.dice import D6, ModelError, net, read_dice
 from vision.dice.faces import plan_teaching
@@ -425,12 +426,14 @@ def cmd_teach(args: argparse.Namespace) -> int:
             raise _user_error("--undo takes back a teaching on its own: give no IMAGE, --camera, --face or --box "
                               "(--die DIE takes back that die's last teaching; without it, the last teaching)")
         faces_file = _faces_file(_appliance_config(args))
-        library = load_library(faces_file)
+        library, mends = load_library_to_teach(faces_file)
         try:
             removed = library.undo(args.die.strip() if args.die else None)
         except ValueError as exc:
             raise _user_error(f"{faces_file}: {exc}") from None
         path = save_library(library, faces_file)
+        for note in mends:
+            print(f"mended {path}: {note}")
         for die, face, n in removed:
             left = len(library.examples.get(die, {}).get(face, []))
             print(f"removed {n} example(s) of {die} {face} ({left} left)")
@@ -454,7 +457,7 @@ def cmd_teach(args: argparse.Namespace) -> int:
     box = _parse_box(args.box) if args.box else None
     config = _appliance_config(args)
     faces_file = _faces_file(config)  # the file `pitboard run` reads with this config
-    library = load_library(faces_file)  # a damaged file stops here, untouched
+    library, mends = load_library_to_teach(faces_file)  # a damaged file stops here, untouched
     sources: list[tuple[str, np.ndarray, bool]] = [(n, _load_image(Path(n)), False) for n in args.images]
     if args.camera is not None:
         sources.append(("camera frame", _camera_frame(args.camera or None, config), True))
@@ -472,6 +475,8 @@ def cmd_teach(args: argparse.Namespace) -> int:
         print(f"{name}: {len(plan.examples)} example(s): " + ", ".join(f for f, _ in plan.examples))
     library.add(args.die, examples)
     path = save_library(library, faces_file)
+    for note in mends:
+        print(f"mended {path}: {note}")
     for w in warnings:
         print(f"warning: {w}; if that die was not showing the face named, take it back with "
               f"`{_undo_command(args)}`")

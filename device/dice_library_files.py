@@ -8,7 +8,9 @@ The file is the owner's work (every face they showed the camera), so it is treat
 * saving writes a temporary file in the same folder, flushes and fsyncs it, then renames it over the old
   one, so a power cut leaves either the old library or the new one, never half a file;
 * a face with no examples is a damaged library (named with the die and the face), not a crash at the
-  first reading.
+  first reading; it and a teaching record that is not [die, face, count] are the faults that can be
+  dropped without losing an example, so the next teaching (:func:`load_library_to_teach`) mends them and
+  says so, where any other damage still stops teaching with the file untouched.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import Path
 from device import paths
 from device.safe_files import FileProblem, folder_given, write_atomic
 from device.setup_files import SetupFileError, read_json_object
-from vision.dice.faces import FaceLibrary, NewerLibraryError
+from vision.dice.faces import FaceLibrary, MendableLibraryError, NewerLibraryError, mended
 
 FILE_NAME = "faces.json"
 #: A library of many taught faces is a few MB of small crops; far more is not a face library.
@@ -38,9 +40,19 @@ def library_path() -> Path:
 
 def load_library(path: Path | None = None) -> FaceLibrary:
     """The face library at ``path`` (default: the owner's data folder); empty if there is no file yet."""
-    path = path or library_path()
+    return _load(path or library_path(), mend=False)[0]
+
+
+def load_library_to_teach(path: Path | None = None) -> tuple[FaceLibrary, list[str]]:
+    """The face library to add to (or undo from), and what was mended: a face with no examples and a teaching
+    record that is not [die, face, count] are dropped (no example is lost) and the caller saves the mended
+    library with its teaching.  Any other damage raises ``UserError`` as :func:`load_library` does."""
+    return _load(path or library_path(), mend=True)
+
+
+def _load(path: Path, *, mend: bool) -> tuple[FaceLibrary, list[str]]:
     if not path.exists() and not path.is_symlink():
-        return FaceLibrary()
+        return FaceLibrary(), []
     if path.is_dir():
         raise _user_error(folder_given(path, "face library", FILE_NAME))
     fix = (f"the library is damaged and was left untouched. Move it aside (e.g. `mv {path} {path}.bad`) and teach the faces again, "
@@ -49,11 +61,16 @@ def load_library(path: Path | None = None) -> FaceLibrary:
         data = read_json_object(path, fix=fix, what="face library", max_bytes=MAX_LIBRARY_BYTES)
     except SetupFileError as exc:
         raise _user_error(str(exc)) from None
+    notes: list[str] = []
+    if mend:
+        data, notes = mended(data)
     try:
-        return FaceLibrary.from_dict(data)
+        return FaceLibrary.from_dict(data), notes
     except NewerLibraryError as exc:  # not damaged: never advise teaching it again
         raise _user_error(f"the face library {path}: {exc}; it was left untouched. Upgrade Pitboard to use it") \
             from None
+    except MendableLibraryError as exc:  # moving it aside would throw every other example away
+        raise _user_error(f"the face library {path}: {exc}; it was left untouched") from None
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError, IndexError, RecursionError) as exc:
         raise _user_error(f"the face library {path} is damaged ({str(exc).strip(chr(39))[:200]}); {fix}.") from None
 

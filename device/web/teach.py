@@ -102,12 +102,12 @@ def teach(item: Pending, path: Path | None) -> tuple[Any, str]:
     teach dice`` checks (:func:`vision.dice.faces.plan_teaching`): a crop showing more than one die is
     refused (one face is named, a mixed roll must not be taught as it), and an example unlike the face's
     others is warned about."""
-    from device.dice_library_files import library_path, load_library, save_library
+    from device.dice_library_files import library_path, load_library_to_teach, save_library
     from vision.dice.faces import dice_to_teach, plan_teaching
 
     path = path or library_path()
     try:
-        library = load_library(path)
+        library, mends = load_library_to_teach(path)
     except Exception as exc:  # a damaged library is never overwritten
         raise ValueError(str(exc)) from None
     try:
@@ -122,8 +122,10 @@ def teach(item: Pending, path: Path | None) -> tuple[Any, str]:
     saved = save_library(library, path)
     n = len(library.examples[item.die.strip()][item.face.strip()])
     warned = "".join(f"; warning: {w}: if the die was not showing {item.face}, take it back with `pitboard "
-                     "teach dice --undo`" for w in plan.warnings)
-    return library, f"saved {saved}: {item.die} {item.face} now has {n} example(s) (+{len(plan.examples)}){warned}"
+                     f"teach dice --undo --die {item.die.strip()}`" for w in plan.warnings)
+    mended = "".join(f"; mended: {m}" for m in mends)
+    return library, (f"saved {saved}: {item.die} {item.face} now has {n} example(s) (+{len(plan.examples)})"
+                     f"{mended}{warned}")
 
 
 # -- templates: an untagged template's outline, taught from the live camera --------------------------------

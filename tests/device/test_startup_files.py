@@ -275,6 +275,22 @@ def test_a_face_library_from_a_newer_pitboard_is_not_called_damaged(tmp_path: Pa
     assert "teach the faces again" in read_face_library(faces)[1].message
 
 
+def test_a_face_library_the_next_teaching_mends_is_not_told_to_be_moved_aside(tmp_path: Path) -> None:
+    """A face with no examples in a library of others: the appliance said "move it aside and teach the faces
+    again", which throws every other face away; the next teaching drops the empty face and keeps the rest."""
+    import json
+
+    from vision.dice.faces import FaceLibrary
+
+    faces = tmp_path / "faces.json"
+    faces.write_text(json.dumps({**FaceLibrary().to_dict(), "dice": {"skid": {"SLIDE": []}}}), encoding="utf-8")
+    before = faces.read_bytes()
+    _, problem = read_face_library(faces)
+    assert problem is not None and "face 'SLIDE' has no examples" in problem.message
+    assert "the next teaching" in problem.message and "teach the faces again" not in problem.message
+    assert faces.read_bytes() == before
+
+
 def test_from_files_without_a_problems_list_raises_a_user_error(tmp_path: Path) -> None:
     from device.camera_input import VisionReader
 

@@ -136,6 +136,46 @@ def test_a_face_with_no_examples_names_the_file_and_the_face(data_dir: Path, tmp
     assert cli.main(["dice", "read", "--die", "skid", _write(tmp_path, "x.png", img)]) == 2
 
 
+def test_the_teaching_the_message_offers_mends_the_library_and_keeps_every_example(
+        data_dir: Path, tmp_path: Path, capsys) -> None:
+    """A bad-input audit: a library with an empty face said "teach that face again (`pitboard teach dice --die
+    skid --face SLIDE IMAGE`)", and that command failed with the same words: the only way left was to move the
+    file aside and lose every other face. A bad undo record stopped the library the same way."""
+    assert _teach("--face", "SHIFT", _one(tmp_path, "SHIFT", 30)) == 0
+    path = data_dir / "faces.json"
+    data = json.loads(path.read_text())
+    data["dice"]["skid"]["SLIDE"] = []
+    data["teachings"].append(["not", "a record"])
+    path.write_text(json.dumps(data))
+    before = path.read_bytes()
+    capsys.readouterr()
+    assert cli.main(["dice", "read", "--die", "skid", _one(tmp_path, "SHIFT", 31)]) == 2
+    err = capsys.readouterr().err
+    assert "face 'SLIDE' has no examples" in err and "the next teaching" in err and "mends the file" in err, err
+    assert "Move it aside" not in err and path.read_bytes() == before
+    # the offered command works, says what it dropped, and no example is lost
+    assert _teach("--face", "SLIDE", _one(tmp_path, "SLIDE", 32)) == 0
+    out = capsys.readouterr().out
+    assert "mended" in out and "dropped die 'skid' face 'SLIDE', which had no examples" in out
+    assert "dropped teaching record 1" in out
+    lib = load_library()
+    assert {f: len(v) for f, v in lib.examples["skid"].items()} == {"SHIFT": 1, "SLIDE": 1}
+    assert cli.main(["teach", "dice", "--undo"]) == 0 and cli.main(["teach", "dice", "--undo"]) == 0
+    assert load_library().dice() == []
+
+
+def test_other_damage_still_stops_teaching_and_the_file_is_untouched(data_dir: Path, tmp_path: Path, capsys) -> None:
+    assert _teach("--face", "SHIFT", _one(tmp_path, "SHIFT", 30)) == 0
+    path = data_dir / "faces.json"
+    data = json.loads(path.read_text())
+    data["dice"]["skid"]["SLIDE"] = []
+    data["dice"]["skid"]["SHIFT"][0] = "not base64!"
+    path.write_text(json.dumps(data))
+    before = path.read_bytes()
+    assert _teach("--face", "SLIDE", _one(tmp_path, "SLIDE", 32)) == 2
+    assert "not base64" in capsys.readouterr().err and path.read_bytes() == before
+
+
 def _config(tmp_path: Path, frames: Path | None, region: tuple[int, int, int, int]) -> Path:
     cam = f'backend = "replay"\ndevice = "{frames}"\n' if frames else 'backend = "none"\n'
     text = f"[camera]\n{cam}width = 640\nheight = 480\ndice_region = {list(region)}\n"

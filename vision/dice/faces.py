@@ -470,6 +470,57 @@ class NewerLibraryError(ValueError):
     """A face library written by a newer Pitboard: not damaged; this one cannot read it."""
 
 
+class MendableLibraryError(ValueError):
+    """A face library whose only faults can be dropped without losing an example (a face with no examples, a
+    teaching record that is not [die, face, count]): the next teaching mends it (:func:`mended`)."""
+
+
+#: What the next teaching does to a library :func:`mended` would mend (words for the messages).
+MENDED_BY_TEACHING = ("the next teaching (or `pitboard teach dice --undo`) mends the file: it drops what is empty "
+                      "or unreadable there and keeps every example")
+
+
+def mended(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """``data`` (a face library's JSON) without its faces that have no examples and its teaching records that
+    are not [die, face, count] (no example is lost: the first hold none, the second only say what an undo
+    takes back), and what was dropped, in words.  Anything else wrong is left for :meth:`FaceLibrary.from_dict`
+    to refuse."""
+    out = dict(data)
+    notes: list[str] = []
+    dice = data.get("dice")
+    if isinstance(dice, dict):
+        out["dice"] = {}
+        for die, faces in dice.items():
+            if isinstance(faces, dict):
+                kept = {}
+                for face, pats in faces.items():
+                    if isinstance(pats, list) and not pats:
+                        notes.append(f"dropped die {die!r} face {face!r}, which had no examples")
+                    else:
+                        kept[face] = pats
+                if not kept:
+                    continue
+                faces = kept
+            out["dice"][die] = faces
+    raw_t = data.get("teachings")
+    if isinstance(raw_t, list):
+        out["teachings"] = []
+        for i, t in enumerate(raw_t):
+            if _teaching_record(t) is None:
+                notes.append(f"dropped teaching record {i}, which was not a list of [die, face, count] (only an "
+                             "undo reads it)")
+            else:
+                out["teachings"].append(t)
+    return out, notes
+
+
+def _teaching_record(t: object) -> list[tuple[str, str, int]] | None:
+    try:
+        return [(str(d), str(f), int(n)) for d, f, n in t]  # type: ignore[attr-defined]
+    except (TypeError, ValueError):
+        return None
+
+
 @dataclass
 class FaceLibrary:
     """Taught faces: ``examples[die][face]`` is a list of normalised patches (see module doc)."""
@@ -657,9 +708,9 @@ class FaceLibrary:
                 if not isinstance(pats, list):
                     raise ValueError(f"die {die!r} face {face!r}: examples must be a list")
                 if not pats:
-                    raise ValueError(f"die {die!r} face {face!r} has no examples (an empty list); teach that "
-                                     f"face again (`pitboard teach dice --die {die} --face {face} IMAGE`) or "
-                                     "remove it from the file")
+                    raise MendableLibraryError(f"die {die!r} face {face!r} has no examples (an empty list); "
+                                               f"{MENDED_BY_TEACHING} (e.g. teach that face again: `pitboard "
+                                               f"teach dice --die {die} --face {face} IMAGE`)")
                 out = []
                 for i, s in enumerate(pats):
                     try:
@@ -674,10 +725,11 @@ class FaceLibrary:
         if not isinstance(raw_t, list):
             raise ValueError("\"teachings\" must be a list of teachings")
         for i, t in enumerate(raw_t):
-            try:
-                lib.teachings.append([(str(d), str(f), int(n)) for d, f, n in t])
-            except (TypeError, ValueError):
-                raise ValueError(f"teaching {i} is not a list of [die, face, count]") from None
+            record = _teaching_record(t)
+            if record is None:
+                raise MendableLibraryError(f"teaching record {i} is not a list of [die, face, count]; "
+                                           f"{MENDED_BY_TEACHING}")
+            lib.teachings.append(record)
         return lib
 
 
