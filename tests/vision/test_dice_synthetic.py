@@ -7,6 +7,7 @@ import dataclasses
 import json
 import math
 
+import cv2
 import numpy as np
 import pytest
 
@@ -106,6 +107,48 @@ def test_custom_faces_taught_from_renders_read_held_out_renders(die, faces) -> N
                 wrong += 1
     assert wrong == 0
     assert correct >= 0.95 * total
+
+
+def test_custom_dice_in_a_photo_four_times_larger_than_taught_are_read_without_the_mats_specks() -> None:
+    """A bad-input audit: a photo taught at 640x480, read at 2560x1920, gave 52 "dice" for one: eight square
+    mat specks outnumbered the die, so the median blob was a speck and every speck (and 43 speck-sized
+    "icons") became a die.  Here two dice, upscaled 4x, among nine specks of 12-30 px."""
+    rng = np.random.default_rng(7)
+    lib = _taught(SKID_FACES, rng, "skid", per_face=2)
+    img, placed = render_scene(["HAZARD", "SLIDE"], rng, side=56)
+    big = cv2.resize(img, None, fx=4, fy=4, interpolation=cv2.INTER_CUBIC)
+    specks = 0
+    while specks < 9:
+        x, y, s = int(rng.uniform(40, 2500)), int(rng.uniform(40, 1860)), int(rng.uniform(12, 30))
+        if all(math.hypot(x - 4 * p.center[0], y - 4 * p.center[1]) > 4 * 56 for p in placed):
+            cv2.rectangle(big, (x, y), (x + s, y + s), (20, 40, 15), -1)
+            specks += 1
+    readings = read_dice(big, die="skid", library=lib)
+    assert len(readings) == 2, [(r.value, r.box) for r in readings]
+    for p in placed:
+        assert _match(readings, (4 * p.center[0], 4 * p.center[1]), 30)[0].value == p.face
+
+
+def test_a_custom_die_in_an_image_larger_than_a_camera_frame_is_read_at_a_reduced_size(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bad-input audit: a custom die in a 48 MP photo took 6.5 s (the blob search at full size; the d6 reader
+    already read such images reduced to MAX_READ_PIXELS).  The cap is lowered here to keep the test quick."""
+    import vision.dice as vd
+
+    rng = np.random.default_rng(8)
+    lib = _taught(SKID_FACES, rng, "skid", per_face=2)
+    img, placed = render_scene(["SPIN", "SHIFT"], rng, side=56)
+    big = cv2.resize(img, None, fx=3, fy=3, interpolation=cv2.INTER_CUBIC)  # 1920 x 1440
+    monkeypatch.setattr(vd, "MAX_READ_PIXELS", 640 * 480)
+    seen: list[tuple[int, ...]] = []
+    real = lib.read
+    monkeypatch.setattr(lib, "read", lambda image, die: seen.append(image.shape[:2]) or real(image, die))
+    got = read_dice(big, die="skid", library=lib)
+    assert seen == [(480, 640)]
+    assert sorted(str(r.value) for r in got) == ["SHIFT", "SPIN"]
+    for p in placed:  # boxes in the big image's pixels
+        r = _match(got, (3 * p.center[0], 3 * p.center[1]), 20)[0]
+        assert r.value == p.face and 0.8 * 3 * 56 <= r.box[2] - r.box[0] <= 1.6 * 3 * 56, r.box
 
 
 def test_teach_from_a_crop_and_refuse_an_untaught_face() -> None:

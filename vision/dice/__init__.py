@@ -164,9 +164,10 @@ def _read_learned(img: np.ndarray, die_px: float | None = None) -> list[DieReadi
     return out
 
 
-#: The most pixels the d6 networks look at (a 12 MP camera's whole frame): a larger image is read at a reduced
+#: The most pixels the dice readers look at (a 12 MP camera's whole frame): a larger image is read at a reduced
 #: size, its dice still far larger than the reader needs.  A 67 MP image read at its own size took ~1 GB (the
-#: detector's activations), enough to have a Pi with 1-2 GB kill the process.
+#: d6 detector's activations), enough to have a Pi with 1-2 GB kill the process; a custom die in a 48 MP
+#: photo took 6.5 s (the face library's blob search at full size).
 MAX_READ_PIXELS = 4096 * 3072
 
 
@@ -198,18 +199,25 @@ def read_dice(image: np.ndarray, *, die: str = D6, library: FaceLibrary | None =
     h, w = img.shape[:2]
     if h < 16 or w < 16:
         raise ValueError(f"image of {w}x{h} pixels is too small to read dice from")
+    if die != D6:
+        if library is None:
+            raise ValueError(f"die {die!r} is a custom die: pass the face library that was taught its faces")
+        if die not in library.examples:
+            known = ", ".join(library.dice()) or "none yet"
+            raise ValueError(f"the face library has no die called {die!r} (taught dice: {known})")
+    f = math.sqrt(MAX_READ_PIXELS / (h * w))
+    if f >= 1:
+        return _read_at_size(img, die, library, die_px)
+    small = cv2.resize(img, (max(16, round(w * f)), max(16, round(h * f))), interpolation=cv2.INTER_AREA)
+    fx, fy = small.shape[1] / w, small.shape[0] / h
+    return [_back_to(r, fx, fy, w, h)
+            for r in _read_at_size(small, die, library, None if die_px is None else die_px * fx)]
+
+
+def _read_at_size(img: np.ndarray, die: str, library: FaceLibrary | None, die_px: float | None) -> list[DieReading]:
     if die == D6:
-        f = math.sqrt(MAX_READ_PIXELS / (h * w))
-        if f >= 1:
-            return _read_learned(img, die_px)
-        small = cv2.resize(img, (max(16, round(w * f)), max(16, round(h * f))), interpolation=cv2.INTER_AREA)
-        fx, fy = small.shape[1] / w, small.shape[0] / h
-        return [_back_to(r, fx, fy, w, h) for r in _read_learned(small, None if die_px is None else die_px * fx)]
-    if library is None:
-        raise ValueError(f"die {die!r} is a custom die: pass the face library that was taught its faces")
-    if die not in library.examples:
-        known = ", ".join(library.dice()) or "none yet"
-        raise ValueError(f"the face library has no die called {die!r} (taught dice: {known})")
+        return _read_learned(img, die_px)
+    assert library is not None  # read_dice checked it
     out: list[DieReading] = []
     for m in library.read(img, die):
         conf = max(0.0, min(1.0, m.score)) if m.face is not None else 0.0

@@ -113,6 +113,14 @@ WORK_SIDE = 320
 MIN_WORK_SIDE = 7.0
 #: Blobs smaller than this fraction of the median blob side of the picture are not dice.
 MIN_REL_SIDE = 0.5
+#: ... and, first, blobs smaller than this fraction of the side that half the blobs' area lies above (the side
+#: of the dice when mat specks outnumber them: a photo at 4x its size held one die of 397 px and eight
+#: square specks of 12-33 px, whose median made every speck a die).  A quarter, not a half: the dev photo
+#: with the widest spread of found sizes (nell_IMG_20191208_111228: dice of 20-43 px, two touching as one
+#: blob of 76) puts that side at 43 and keeps its 20-px die; something covering most of the area must be
+#: over 4x a die's side to drop the dice.  Checked, not tuned, on the 408 dev photos and the 240 seed-92
+#: trays: the blobs of 11 pictures changed, 23 dropped, none of them inside a labelled die.
+MIN_SIDE_OF_AREA = 0.25
 #: Least median difference from the mat around an icon for it to be proposed as a die (icon_blobs).
 ICON_BODY = 10.0
 
@@ -263,6 +271,10 @@ def _find_blobs(img: np.ndarray, min_side: int, max_side: float) -> tuple[list[D
         out.append(blob)
     if len(out) >= 2:
         # specks of the mat that happen to be square: much smaller than the dice of the same picture
+        sides = np.sort([b.side for b in out])
+        area = np.cumsum(sides ** 2)
+        bulk = float(sides[int(np.searchsorted(area, area[-1] / 2))])
+        out = [b for b in out if b.side >= MIN_SIDE_OF_AREA * bulk]
         med = float(np.median([b.side for b in out]))
         out = [b for b in out if b.side >= MIN_REL_SIDE * med]
     return out, dist
