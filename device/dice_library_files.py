@@ -55,10 +55,10 @@ def _load(path: Path, *, mend: bool) -> tuple[FaceLibrary, list[str]]:
         return FaceLibrary(), []
     if path.is_dir():
         raise _user_error(folder_given(path, "face library", FILE_NAME))
-    fix = (f"the library is damaged and was left untouched. Move it aside (e.g. `mv {path} {path}.bad`) and teach the faces again, "
-           "or restore a backup copy")
+    fix = (f"it was left untouched: restore a backup copy, or move it aside (e.g. `mv {path} {path}.bad`) and teach "
+           "the faces again")
     try:
-        data = read_json_object(path, fix=fix, what="face library", max_bytes=MAX_LIBRARY_BYTES)
+        data = read_json_object(path, fix=fix, what="face library", max_bytes=MAX_LIBRARY_BYTES, by_hand=False)
     except SetupFileError as exc:
         raise _user_error(str(exc)) from None
     notes: list[str] = []

@@ -105,7 +105,7 @@ def toml_mistake(exc: Exception, text: str) -> str:
     return f"line {number} ({shown}): {told}"
 
 
-def _parsed(where: str, what: str, fix: str, parse: Any, text: str) -> Any:
+def _parsed(where: str, what: str, fix: str, parse: Any, text: str, *, by_hand: bool = True) -> Any:
     try:
         return parse(text)
     except RecursionError:
@@ -116,6 +116,9 @@ def _parsed(where: str, what: str, fix: str, parse: Any, text: str) -> Any:
                                  f"more than a few digits - {fix}") from None
         if parse is tomllib.loads:
             raise SetupFileError(f"{where} is not valid TOML: {toml_mistake(exc, text)}; fix that line ({fix})") from None
+        if not by_hand:  # a file only Pitboard writes: nobody fixes a line of it
+            raise SetupFileError(f"{where} is not valid JSON ({exc}): it was cut short or garbled after Pitboard "
+                                 f"wrote it; {fix}") from None
         raise SetupFileError(f"{where} is not valid JSON: {exc}; fix that line ({fix})") from None
 
 
@@ -126,15 +129,17 @@ def read_toml_file(path: str | Path, *, fix: str, what: str = "setup file",
     return _parsed(f"{what} {path}", what, fix, tomllib.loads, text)  # type: ignore[no-any-return]
 
 
-def read_json_object(path: str | Path, *, fix: str, what: str, max_bytes: int = MAX_SETUP_BYTES) -> dict[str, Any]:
+def read_json_object(path: str | Path, *, fix: str, what: str, max_bytes: int = MAX_SETUP_BYTES,
+                     by_hand: bool = True) -> dict[str, Any]:
     """The parsed JSON object (``{...}``) in the file at ``path``; anything else (a list, a number, broken
-    JSON, ...) is a :class:`SetupFileError` naming the file."""
+    JSON, ...) is a :class:`SetupFileError` naming the file.  ``by_hand``: an owner may edit the file (broken
+    JSON says "fix that line"); False for a file only Pitboard writes (a face library of encoded crops)."""
     text = read_text_file(path, fix=fix, what=what, max_bytes=max_bytes)
     if not text.strip():  # "Expecting value: line 1 column 1 ...; fix that line" told an owner nothing
         size = "0 bytes" if not text else "nothing but blanks"
         raise SetupFileError(f"{what} {path} is empty ({size}): a crash or a power cut while it was being written "
                              f"can leave it so; {fix}")
-    data = _parsed(f"{what} {path}", what, fix, json.loads, text)
+    data = _parsed(f"{what} {path}", what, fix, json.loads, text, by_hand=by_hand)
     if not isinstance(data, dict):
         raise SetupFileError(f"{what} {path} holds a JSON {type(data).__name__ if data is not None else 'null'}, "
                              f"not an object {{...}}; {fix}")

@@ -152,7 +152,7 @@ def test_the_teaching_the_message_offers_mends_the_library_and_keeps_every_examp
     assert cli.main(["dice", "read", "--die", "skid", _one(tmp_path, "SHIFT", 31)]) == 2
     err = capsys.readouterr().err
     assert "face 'SLIDE' has no examples" in err and "the next teaching" in err and "mends the file" in err, err
-    assert "Move it aside" not in err and path.read_bytes() == before
+    assert "move it aside" not in err and path.read_bytes() == before
     # the offered command works, says what it dropped, and no example is lost
     assert _teach("--face", "SLIDE", _one(tmp_path, "SLIDE", 32)) == 0
     out = capsys.readouterr().out

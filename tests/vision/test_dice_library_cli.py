@@ -46,7 +46,7 @@ def test_missing_library_is_empty_and_save_is_atomic(data_dir: Path) -> None:
 def test_damaged_library_is_reported_and_left_untouched(data_dir: Path, tmp_path: Path, capsys) -> None:
     data_dir.mkdir(parents=True, exist_ok=True)
     (data_dir / "faces.json").write_text("{not json")
-    with pytest.raises(cli.UserError, match="faces.json.*damaged.*Move it aside"):
+    with pytest.raises(cli.UserError, match="faces.json is not valid JSON.*cut short or garbled.*left untouched.*move it aside"):
         load_library()
     rng = np.random.default_rng(1)
     img, _ = render_scene(["SPIN"], rng)
