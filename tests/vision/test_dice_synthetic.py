@@ -129,6 +129,24 @@ def test_custom_dice_in_a_photo_four_times_larger_than_taught_are_read_without_t
         assert _match(readings, (4 * p.center[0], 4 * p.center[1]), 30)[0].value == p.face
 
 
+@pytest.mark.parametrize("n, side, square", [(4, 28, 150), (3, 30, 140)])
+def test_dice_beside_one_much_larger_square_thing_are_not_taken_for_specks(n: int, side: int, square: int) -> None:
+    """A review of the speck filter above: a coaster or a card box over 4x a die's side, holding most of the
+    blobs' area, had every die dropped as a speck (one reading: the square).  Dice alike in size are kept."""
+    rng = np.random.default_rng(5)
+    lib = _taught(SKID_FACES, rng, "skid", per_face=2)
+    img, placed = render_scene(SKID_FACES[:n], np.random.default_rng(3), size=(720, 960), side=side)
+    for _ in range(500):
+        x, y = int(rng.uniform(10, 950 - square)), int(rng.uniform(10, 710 - square))
+        if all(not (x - side < p.center[0] < x + square + side and y - side < p.center[1] < y + square + side)
+               for p in placed):
+            break
+    cv2.rectangle(img, (x, y), (x + square, y + square), (200, 200, 200), -1)
+    readings = read_dice(img, die="skid", library=lib)
+    for p in placed:
+        assert [r.value for r in _match(readings, p.center, 15)] == [p.face]
+
+
 def test_a_custom_die_in_an_image_larger_than_a_camera_frame_is_read_at_a_reduced_size(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A bad-input audit: a custom die in a 48 MP photo took 6.5 s (the blob search at full size; the d6 reader

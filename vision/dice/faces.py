@@ -118,9 +118,15 @@ MIN_REL_SIDE = 0.5
 #: square specks of 12-33 px, whose median made every speck a die).  A quarter, not a half: the dev photo
 #: with the widest spread of found sizes (nell_IMG_20191208_111228: dice of 20-43 px, two touching as one
 #: blob of 76) puts that side at 43 and keeps its 20-px die; something covering most of the area must be
-#: over 4x a die's side to drop the dice.  Checked, not tuned, on the 408 dev photos and the 240 seed-92
-#: trays: the blobs of 11 pictures changed, 23 dropped, none of them inside a labelled die.
+#: over 4x a die's side to drop the dice (and see SPECK_SPREAD).  Checked, not tuned, on the 408 dev photos
+#: and the 240 seed-92 trays (with SPECK_SPREAD): the blobs of 5 pictures changed, 7 dropped, none of them
+#: inside a labelled die.
 MIN_SIDE_OF_AREA = 0.25
+#: ... unless the blobs it would drop are alike in size (the largest at most this times the smallest): then they
+#: are a set of dice beside one square thing over 4x their side that holds most of the area (a coaster, a
+#: card box: 3-4 dice of 28-40 px beside a square of 130-164 px were all dropped), not specks, which differ
+#: (12-33 px in the 4x photo).  One such blob alone is left to the median rule below, as before.
+SPECK_SPREAD = 1.5
 #: Least median difference from the mat around an icon for it to be proposed as a die (icon_blobs).
 ICON_BODY = 10.0
 
@@ -274,7 +280,10 @@ def _find_blobs(img: np.ndarray, min_side: int, max_side: float) -> tuple[list[D
         sides = np.sort([b.side for b in out])
         area = np.cumsum(sides ** 2)
         bulk = float(sides[int(np.searchsorted(area, area[-1] / 2))])
-        out = [b for b in out if b.side >= MIN_SIDE_OF_AREA * bulk]
+        aside = [b for b in out if b.side < MIN_SIDE_OF_AREA * bulk]
+        if len(aside) >= 2 and max(b.side for b in aside) <= SPECK_SPREAD * min(b.side for b in aside):
+            aside = []  # alike in size: a set of dice beside something large, not specks
+        out = [b for b in out if all(b is not a for a in aside)]
         med = float(np.median([b.side for b in out]))
         out = [b for b in out if b.side >= MIN_REL_SIDE * med]
     return out, dist
