@@ -981,7 +981,7 @@ def read_face_library(path: Any | None) -> tuple[Any, VisionFileProblem | None]:
             wrong = f"{p}: {exc}; it was left untouched; upgrade Pitboard to use it"
         except MendableLibraryError as exc:  # moving it aside would throw every other example away
             wrong = f"{p}: {exc}; it was left untouched"
-        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError, OverflowError, IndexError) as exc:
             wrong = f"{p} is damaged ({exc}); it was left untouched; {redo}"
     return FaceLibrary(), VisionFileProblem("face library", p, f"the face library {wrong}. Until then dice are "
                                             "read as plain d6 (taught faces are not recognised).",

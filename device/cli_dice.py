@@ -413,11 +413,16 @@ def _faces_file(config) -> Path:
     return Path(config.vision.faces) if config is not None and config.vision.faces else library_path()
 
 
+def _same_options(args: argparse.Namespace) -> str:
+    """`` --die D --config F`` as given (without --config, `--undo` would take back the last teaching of another
+    file: the data folder's library instead of the config's)."""
+    die = f" --die {shlex.quote(args.die.strip())}" if args.die else ""
+    return die + (f" --config {shlex.quote(args.config)}" if args.config else "")
+
+
 def _undo_command(args: argparse.Namespace) -> str:
-    """The command that takes back what this teaching adds, with the same --config (without it, `--undo` would
-    take back the last teaching of another file: the data folder's library instead of the config's)."""
-    config = f" --config {shlex.quote(args.config)}" if args.config else ""
-    return f"pitboard teach dice --undo --die {shlex.quote(args.die.strip())}{config}"
+    """The command that takes back what this teaching adds."""
+    return f"pitboard teach dice --undo{_same_options(args)}"
 
 
 def cmd_teach(args: argparse.Namespace) -> int:
@@ -427,13 +432,18 @@ def cmd_teach(args: argparse.Namespace) -> int:
                               "(--die DIE takes back that die's last teaching; without it, the last teaching)")
         faces_file = _faces_file(_appliance_config(args))
         library, mends = load_library_to_teach(faces_file)
+        if mends:  # an undo after a record was dropped would take back a teaching the owner did not mean
+            path = save_library(library, faces_file)
+            for note in mends:
+                print(f"mended {path}: {note}")
+            print(f"nothing was undone: the library needed mending first; to take back its last teaching now, run "
+                  f"`pitboard teach dice --undo{_same_options(args)}` again")
+            return 0
         try:
             removed = library.undo(args.die.strip() if args.die else None)
         except ValueError as exc:
             raise _user_error(f"{faces_file}: {exc}") from None
         path = save_library(library, faces_file)
-        for note in mends:
-            print(f"mended {path}: {note}")
         for die, face, n in removed:
             left = len(library.examples.get(die, {}).get(face, []))
             print(f"removed {n} example(s) of {die} {face} ({left} left)")

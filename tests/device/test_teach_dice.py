@@ -369,15 +369,68 @@ def test_read_names_the_die_it_does_not_know_in_words_that_help(tmp_path: Path, 
 
 def test_a_damaged_undo_record_undoes_nothing_and_says_so(tmp_path: Path, data_dir: Path, capsys) -> None:
     """A faces.json whose last teaching says -3 examples: `teach dice --undo` printed "removed -3 example(s)
-    of skid SHIFT (1 left)" and dropped the record. It now says the record is damaged and changes nothing."""
+    of skid SHIFT (1 left)" and dropped the record. Then (a review) it refused for good: every later --undo met
+    the same record. Now --undo drops that record, says so and undoes nothing else; the faces read throughout."""
     assert _teach("--face", "SHIFT", _one(tmp_path, "SHIFT", 30)) == 0
     path = data_dir / "faces.json"
     data = json.loads(path.read_text())
     data["teachings"][-1][0][2] = -3
     path.write_text(json.dumps(data))
+    roll = _one(tmp_path, "SHIFT", 31)
+    assert cli.main(["dice", "read", "--die", "skid", roll]) == 0  # an undo record never stops the reading
+    capsys.readouterr()
+    assert cli.main(["teach", "dice", "--undo", "--die", "skid"]) == 0
+    out = capsys.readouterr().out
+    assert 'dropped teaching record 0 ([["skid", "SHIFT", -3]])' in out and "nothing was undone" in out, out
+    assert "run `pitboard teach dice --undo --die skid` again" in out
+    assert {f: len(v) for f, v in load_library().examples["skid"].items()} == {"SHIFT": 1}
+    assert cli.main(["teach", "dice", "--undo"]) == 2
+    assert "nothing to undo" in capsys.readouterr().err
+    assert cli.main(["dice", "read", "--die", "skid", roll]) == 0 and "SHIFT" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("record", [[["skid", "SHIFT", float("inf")]], ["sk1"], [], "skid", [["skid", "SHIFT", True]]])
+def test_any_unreadable_undo_record_is_dropped_by_the_next_teaching(tmp_path: Path, data_dir: Path, capsys,
+                                                                     record: object) -> None:
+    """A review: a count of Infinity gave a traceback; ["sk1"] was read as ('s', 'k', 1); an empty record was
+    kept and undone in silence."""
+    assert _teach("--face", "SHIFT", _one(tmp_path, "SHIFT", 30)) == 0
+    path = data_dir / "faces.json"
+    data = json.loads(path.read_text())
+    data["teachings"].append(record)
+    path.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert _teach("--face", "SPIN", _one(tmp_path, "SPIN", 31)) == 0
+    assert "dropped teaching record 1" in capsys.readouterr().out
+    assert [t for t in json.loads(path.read_text())["teachings"]] == [[["skid", "SHIFT", 1]], [["skid", "SPIN", 1]]]
+
+
+def test_an_empty_face_before_other_damage_is_not_said_to_be_mended_by_teaching(data_dir: Path, tmp_path: Path,
+                                                                                capsys) -> None:
+    """A review: {"SLIDE": [], "SHIFT": ["not base64!"]} was told "the next teaching mends the file", and that
+    teaching then failed on the bad example: the file is damaged, said as such."""
+    assert _teach("--face", "SHIFT", _one(tmp_path, "SHIFT", 30)) == 0
+    path = data_dir / "faces.json"
+    data = json.loads(path.read_text())
+    data["dice"]["skid"] = {"SLIDE": [], "SHIFT": ["not base64!"]}
+    path.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert cli.main(["dice", "read", "--die", "skid", _one(tmp_path, "SHIFT", 31)]) == 2
+    err = capsys.readouterr().err
+    assert "not base64" in err and "mends" not in err, err
+
+
+def test_undo_with_a_die_refuses_a_record_that_holds_another_die_too(tmp_path: Path, data_dir: Path, capsys) -> None:
+    """A review: a record of two dice (only a hand edit writes one) let `--undo --die skid` take back a bump example
+    that belonged to a later teaching."""
+    assert _teach("--face", "SHIFT", _one(tmp_path, "SHIFT", 30)) == 0
+    assert cli.main(["teach", "dice", "--die", "bump", "--face", "bump1", _one(tmp_path, "HAZARD", 32)]) == 0
+    path = data_dir / "faces.json"
+    data = json.loads(path.read_text())
+    data["teachings"] = [[["skid", "SHIFT", 1], ["bump", "bump1", 1]]]
+    path.write_text(json.dumps(data))
     before = path.read_bytes()
     capsys.readouterr()
-    assert cli.main(["teach", "dice", "--undo"]) == 2
+    assert cli.main(["teach", "dice", "--undo", "--die", "skid"]) == 2
     err = capsys.readouterr().err
-    assert "it says it added -3 example(s) of skid SHIFT" in err and "nothing was undone" in err, err
-    assert path.read_bytes() == before
+    assert "cannot undo the last teaching of skid: its record also holds bump" in err and path.read_bytes() == before

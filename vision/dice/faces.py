@@ -31,6 +31,7 @@ dict (patches as base64 bytes).  Files are handled in ``device/dice_library_file
 from __future__ import annotations
 
 import base64
+import json
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -492,20 +493,19 @@ class NewerLibraryError(ValueError):
 
 
 class MendableLibraryError(ValueError):
-    """A face library whose only faults can be dropped without losing an example (a face with no examples, a
-    teaching record that is not [die, face, count]): the next teaching mends it (:func:`mended`)."""
+    """A face library whose only fault is a face with no examples: dropping it loses no example, and the next
+    teaching does (:func:`mended`)."""
 
 
-#: What the next teaching does to a library :func:`mended` would mend (words for the messages).
-MENDED_BY_TEACHING = ("the next teaching (or `pitboard teach dice --undo`) mends the file: it drops what is empty "
-                      "or unreadable there and keeps every example")
+#: What the next teaching does to such a library (words for the messages).
+MENDED_BY_TEACHING = "the next teaching mends the file: it drops the faces with no examples and keeps every example"
 
 
 def mended(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """``data`` (a face library's JSON) without its faces that have no examples and its teaching records that
-    are not [die, face, count] (no example is lost: the first hold none, the second only say what an undo
-    takes back), and what was dropped, in words.  Anything else wrong is left for :meth:`FaceLibrary.from_dict`
-    to refuse."""
+    are not [die, face, count >= 1] lists (no example is lost: the first hold none, the second only say what an
+    undo takes back), and what was dropped, in words.  Anything else wrong is left for
+    :meth:`FaceLibrary.from_dict` to refuse."""
     out = dict(data)
     notes: list[str] = []
     dice = data.get("dice")
@@ -527,19 +527,30 @@ def mended(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     if isinstance(raw_t, list):
         out["teachings"] = []
         for i, t in enumerate(raw_t):
-            if _teaching_record(t) is None:
-                notes.append(f"dropped teaching record {i}, which was not a list of [die, face, count] (only an "
-                             "undo reads it)")
+            if teaching_record(t) is None:
+                shown = json.dumps(t, allow_nan=True)
+                notes.append(f"dropped teaching record {i} ({shown[:60]}{'...' if len(shown) > 60 else ''}), which "
+                             "was not a list of [die, face, count of 1 or more]; only an undo reads these records")
             else:
                 out["teachings"].append(t)
     return out, notes
 
 
-def _teaching_record(t: object) -> list[tuple[str, str, int]] | None:
-    try:
-        return [(str(d), str(f), int(n)) for d, f, n in t]  # type: ignore[attr-defined]
-    except (TypeError, ValueError):
+def teaching_record(t: object) -> list[tuple[str, str, int]] | None:
+    """A teaching record of a face library's JSON (a list of [die, face, count]: what one teaching added), or
+    None when it is not one (a count below 1, a text where a list belongs, an empty record)."""
+    if not isinstance(t, list) or not t:
         return None
+    out = []
+    for item in t:
+        if not (isinstance(item, list) and len(item) == 3):
+            return None
+        d, f, n = item
+        if not (isinstance(d, str) and isinstance(f, str) and isinstance(n, int) and not isinstance(n, bool)
+                and n >= 1):
+            return None
+        out.append((d, f, n))
+    return out
 
 
 @dataclass
@@ -598,12 +609,17 @@ class FaceLibrary:
                                  f"(teachings recorded: {', '.join(taught)})")
             at = mine[-1]
         last = self.teachings[at]
+        which = "the last teaching" if die is None else f"the last teaching of {die}"
+        if die is not None and any(d != die for d, _, _ in last):
+            others = ", ".join(sorted({d for d, _, _ in last if d != die}))
+            raise ValueError(f"cannot undo {which}: its record also holds {others} (a record edited by hand?); "
+                             "undo without --die, or teach again; nothing was undone")
         for name, face, n in last:
             if n < 1:  # a hand-edited or damaged file: "removed -3 example(s)" took nothing back and said it had
-                raise ValueError(f"cannot undo the last teaching: it says it added {n} example(s) of {name} {face}; "
+                raise ValueError(f"cannot undo {which}: it says it added {n} example(s) of {name} {face}; "
                                  "its record in the library is damaged, and nothing was undone")
             if len(self.examples.get(name, {}).get(face, [])) < n:
-                raise ValueError(f"cannot undo the last teaching: {name} {face} no longer holds the {n} "
+                raise ValueError(f"cannot undo {which}: {name} {face} no longer holds the {n} "
                                  "example(s) it added")
         for name, face, n in last:
             pats = self.examples[name][face]
@@ -722,6 +738,7 @@ class FaceLibrary:
         if not isinstance(dice, dict):
             raise ValueError("face library has no \"dice\" table")
         lib = cls()
+        empty: list[tuple[str, str]] = []  # said once the rest of the file is known to be sound
         for die, faces in dice.items():
             if not isinstance(faces, dict):
                 raise ValueError(f"die {die!r}: faces must be a table of face name -> examples")
@@ -729,9 +746,8 @@ class FaceLibrary:
                 if not isinstance(pats, list):
                     raise ValueError(f"die {die!r} face {face!r}: examples must be a list")
                 if not pats:
-                    raise MendableLibraryError(f"die {die!r} face {face!r} has no examples (an empty list); "
-                                               f"{MENDED_BY_TEACHING} (e.g. teach that face again: `pitboard "
-                                               f"teach dice --die {die} --face {face} IMAGE`)")
+                    empty.append((str(die), str(face)))
+                    continue
                 out = []
                 for i, s in enumerate(pats):
                     try:
@@ -745,12 +761,15 @@ class FaceLibrary:
         raw_t = data.get("teachings", [])
         if not isinstance(raw_t, list):
             raise ValueError("\"teachings\" must be a list of teachings")
-        for i, t in enumerate(raw_t):
-            record = _teaching_record(t)
-            if record is None:
-                raise MendableLibraryError(f"teaching record {i} is not a list of [die, face, count]; "
-                                           f"{MENDED_BY_TEACHING}")
-            lib.teachings.append(record)
+        for t in raw_t:
+            record = teaching_record(t)
+            if record is not None:  # only an undo reads them; the next teaching drops a bad one and says so
+                lib.teachings.append(record)
+        if empty:
+            die, face = empty[0]
+            raise MendableLibraryError(f"die {die!r} face {face!r} has no examples (an empty list); "
+                                       f"{MENDED_BY_TEACHING} (e.g. teach that face again: `pitboard teach dice "
+                                       f"--die {die} --face {face} IMAGE`)")
         return lib
 
 
