@@ -114,7 +114,7 @@ class WebService:
                  chart_path: Path | None = None, new_game: Callable[[str, Mapping[str, Any]], str] | None = None,
                  check: Callable[[Playing | None], Sequence[Any]] | None = None, pairing: Pairing | None = None,
                  faces_path: Path | None = None, calibration_path: Path | None = None,
-                 sock: socket.socket | None = None) -> None:
+                 sock: socket.socket | None = None, config_source: str | None = None) -> None:
         from device.web.server import WebContext, WebServer
 
         if chart_path is None:
@@ -138,6 +138,7 @@ class WebService:
                               game_id=lambda: self.game_id, in_progress=self.in_progress)
         self.ctx.on_pair_page = lambda: self.hub.call_in_loop(self.show_code)
         self.ctx.faces_path = faces_path
+        self.ctx.config_source = config_source
         self.ctx.on_library = lambda library: self.hub.call_in_loop(lambda: self._use_library(library))
         self.ctx.calibration_path = calibration_path
         self.ctx.on_calibration = lambda cal: self.hub.call_in_loop(lambda: self._use_calibration(cal))

@@ -73,6 +73,9 @@ class WebContext:
     camera: CameraView = field(default_factory=CameraView)
     #: The owner's face library (None: the data folder's faces.json), and who is told of a new one.
     faces_path: Path | None = None
+    #: The config file the appliance runs with (None: the default, /etc/pitboard/pitboard.toml or none): the undo
+    #: the Teach page offers names it, so `teach dice --undo` takes back from the same library.
+    config_source: str | None = None
     on_library: Callable[[Any], None] | None = None
     crops: Any = None
     #: The table's calibration file (None: the data folder's), and who is told of a new calibration or of
@@ -673,7 +676,7 @@ def create_app(ctx: WebContext) -> Starlette:
             return await _teach_page(session, status=400, message="that crop is gone (confirmed already, or too "
                                      "old): take it again")
         try:
-            library, message = await asyncio.to_thread(teach, item, ctx.faces_path)
+            library, message = await asyncio.to_thread(teach, item, ctx.faces_path, ctx.config_source)
         except ValueError as exc:
             _crops().finish(token, None)
             return await _teach_page(session, status=400, die=item.die, face=item.face, message=str(exc))

@@ -4,6 +4,7 @@ with the dice found in it, and only added to the owner's face library once confi
 
 from __future__ import annotations
 
+import shlex
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from device.config import DEFAULT_PATH
 from device.web.hub import CameraShot
 from device.web.waiting import Waiting
 
@@ -96,7 +98,7 @@ def new_die_note(die: str, path: Path | None) -> str:
             "correct the name and take the crop again")
 
 
-def teach(item: Pending, path: Path | None) -> tuple[Any, str]:
+def teach(item: Pending, path: Path | None, config_source: str | None = None) -> tuple[Any, str]:
     """Add the crop's die to the face library at ``path`` (default the data folder's) and save it
     atomically: ``(library, message)``; ValueError saying what to do when it cannot.  Checked as ``pitboard
     teach dice`` checks (:func:`vision.dice.faces.plan_teaching`): a crop showing more than one die is
@@ -121,8 +123,11 @@ def teach(item: Pending, path: Path | None) -> tuple[Any, str]:
     library.add(item.die, plan.examples)
     saved = save_library(library, path)
     n = len(library.examples[item.die.strip()][item.face.strip()])
-    warned = "".join(f"; warning: {w}: if the die was not showing {item.face}, take it back with `pitboard "
-                     f"teach dice --undo --die {item.die.strip()}`" for w in plan.warnings)
+    undo = f"pitboard teach dice --undo --die {shlex.quote(item.die.strip())}"
+    if config_source and Path(config_source) != DEFAULT_PATH and Path(config_source).is_file():
+        undo += f" --config {shlex.quote(config_source)}"  # the library of this config, not the default one's
+    warned = "".join(f"; warning: {w}: if the die was not showing {item.face}, take it back with `{undo}`"
+                     for w in plan.warnings)
     mended = "".join(f"; mended: {m}" for m in mends)
     return library, (f"saved {saved}: {item.die} {item.face} now has {n} example(s) (+{len(plan.examples)})"
                      f"{mended}{warned}")

@@ -1,0 +1,38 @@
+"""The undo the phone's Teach page offers takes back from the library it taught (a review: it named no
+--config, so an appliance run with its own config was told a command that undoes in another file)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from device.dice_library_files import save_library
+from device.web.teach import Pending, teach
+from tools.dice_training.render import render_scene
+from vision.dice import FaceLibrary
+
+
+def _crop(face: str, seed: int) -> np.ndarray:
+    return render_scene([face], np.random.default_rng(seed), side=56)[0]
+
+
+def _library(path: Path) -> None:
+    lib = FaceLibrary()
+    for seed, face in enumerate(["SHIFT", "SHIFT", "HAZARD", "HAZARD"], start=10):
+        lib.teach("skid", face, _crop(face, seed))
+    save_library(lib, path)
+
+
+def test_the_offered_undo_names_the_config_the_appliance_runs_with(tmp_path: Path) -> None:
+    faces = tmp_path / "my-faces.json"
+    _library(faces)
+    cfg = tmp_path / "table.toml"
+    cfg.write_text(f'[vision]\nfaces = "{faces}"\n')
+    wrong = Pending(crop=_crop("HAZARD", 21), png=b"", dice=1, die="skid", face="SHIFT", at=0.0)  # the wrong die
+    _, message = teach(wrong, faces, str(cfg))
+    assert "looks like skid HAZARD" in message
+    assert f"take it back with `pitboard teach dice --undo --die skid --config {cfg}`" in message
+    _library(faces)
+    _, message = teach(wrong, faces, None)  # the default config: nothing to add
+    assert "take it back with `pitboard teach dice --undo --die skid`" in message
