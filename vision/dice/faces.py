@@ -33,6 +33,7 @@ from __future__ import annotations
 import base64
 import json
 import math
+import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -769,7 +770,7 @@ class FaceLibrary:
             die, face = empty[0]
             raise MendableLibraryError(f"die {die!r} face {face!r} has no examples (an empty list); "
                                        f"{MENDED_BY_TEACHING} (e.g. teach that face again: `pitboard teach dice "
-                                       f"--die {die} --face {face} IMAGE`)")
+                                       f"--die {shlex.quote(die)} --face {shlex.quote(face)} IMAGE`)")
         return lib
 
 
