@@ -8,9 +8,10 @@ The file is the owner's work (every face they showed the camera), so it is treat
 * saving writes a temporary file in the same folder, flushes and fsyncs it, then renames it over the old
   one, so a power cut leaves either the old library or the new one, never half a file;
 * a face with no examples is a damaged library (named with the die and the face), not a crash at the
-  first reading; it and a teaching record that is not [die, face, count] are the faults that can be
-  dropped without losing an example, so the next teaching (:func:`load_library_to_teach`) mends them and
-  says so, where any other damage still stops teaching with the file untouched.
+  first reading; it and a teaching record that is not [die, face, count of 1 or more] (which only an undo
+  reads, never the reading) are the faults that can be dropped without losing an example, so the next
+  teaching or undo (:func:`load_library_to_teach`) mends them and says so, where any other damage still
+  stops teaching with the file untouched.
 """
 
 from __future__ import annotations
@@ -45,8 +46,8 @@ def load_library(path: Path | None = None) -> FaceLibrary:
 
 def load_library_to_teach(path: Path | None = None) -> tuple[FaceLibrary, list[str]]:
     """The face library to add to (or undo from), and what was mended: a face with no examples and a teaching
-    record that is not [die, face, count] are dropped (no example is lost) and the caller saves the mended
-    library with its teaching.  Any other damage raises ``UserError`` as :func:`load_library` does."""
+    record that is not [die, face, count of 1 or more] are dropped (no example is lost) and the caller saves
+    the mended library.  Any other damage raises ``UserError`` as :func:`load_library` does."""
     return _load(path or library_path(), mend=True)
 
 
