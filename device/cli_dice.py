@@ -364,10 +364,11 @@ def _appliance_config(args: argparse.Namespace):
 
 
 def _crop(name: str, img: np.ndarray, box: tuple[int, int, int, int] | None, config, *,
-          frame: bool) -> tuple[np.ndarray, str]:
+          frame: bool) -> tuple[np.ndarray, str, tuple[int, int]]:
     """The dice region of a teaching image: ``--box``; else the config's ``camera.dice_region`` for a
     camera frame, or for a file of the camera's frame size; else the whole image.  Also the image's name
-    for messages, with the region cut (``img.jpg (box 0,0,40,40)``)."""
+    for messages, with the region cut (``img.jpg (box 0,0,40,40)``), and the region's top-left corner (the
+    warnings say where a die lies in the image, not in the region)."""
     h, w = img.shape[:2]
     what = "box"
     if box is None and config is not None and config.camera.dice_region is not None:
@@ -375,12 +376,12 @@ def _crop(name: str, img: np.ndarray, box: tuple[int, int, int, int] | None, con
         if frame or (w, h) == (config.camera.width, config.camera.height):
             box, what = (r.x, r.y, r.width, r.height), "dice_region"
     if box is None:
-        return img, name
+        return img, name, (0, 0)
     x, y, bw, bh = box
     if x + bw > w or y + bh > h:
         raise _user_error(f"{name}: the dice region {x},{y},{bw},{bh} reaches outside the {w}x{h} image; give "
                           "--box inside it (X,Y,WIDTH,HEIGHT)")
-    return img[y:y + bh, x:x + bw], f"{name} ({what} {x},{y},{bw},{bh})"
+    return img[y:y + bh, x:x + bw], f"{name} ({what} {x},{y},{bw},{bh})", (x, y)
 
 
 def _camera_frame(device: str | None, config) -> np.ndarray:
@@ -475,9 +476,9 @@ def cmd_teach(args: argparse.Namespace) -> int:
     examples: list[tuple[str, np.ndarray]] = []
     warnings: list[str] = []
     for name, img, frame in sources:
-        crop, where = _crop(name, img, box, config, frame=frame)
+        crop, where, origin = _crop(name, img, box, config, frame=frame)
         try:
-            plan = plan_teaching(library, args.die, faces, crop)
+            plan = plan_teaching(library, args.die, faces, crop, origin=origin)
         except ValueError as exc:
             raise _user_error(f"{where}: {exc}. Nothing was taught; {faces_file} is unchanged") from None
         examples += plan.examples

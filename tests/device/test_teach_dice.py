@@ -113,6 +113,22 @@ def test_a_disagreeing_example_is_warned_about(tmp_path: Path, capsys) -> None:
     assert "warning" in out and "looks like skid HAZARD" in out and "--undo" in out
 
 
+def test_a_warning_says_where_the_die_lies_in_the_photo_not_in_the_box(tmp_path: Path, capsys) -> None:
+    """A bad-input audit: with --box, "(at 15,15)" was measured inside the box, a place the owner cannot find
+    in the photo they gave."""
+    for seed, face in enumerate(["SHIFT", "SHIFT", "HAZARD", "HAZARD"], start=10):
+        assert _teach("--face", face, _one(tmp_path, face, seed)) == 0
+    img, placed = render_scene(["HAZARD", "SPIN"], np.random.default_rng(6), side=56)
+    p = next(d for d in placed if d.face == "HAZARD")
+    x, y = int(p.center[0]) - 45, int(p.center[1]) - 45
+    capsys.readouterr()
+    assert _teach("--face", "SHIFT", "--box", f"{x},{y},90,90", _write(tmp_path, "r.png", img)) == 0  # the wrong die
+    out = capsys.readouterr().out
+    at = out.split("(at ")[1].split(")")[0]
+    ax, ay = (int(v) for v in at.split(","))
+    assert abs(ax - p.center[0]) <= 4 and abs(ay - p.center[1]) <= 4, (at, p.center)
+
+
 def test_undo_removes_the_last_teaching(tmp_path: Path, data_dir: Path, capsys) -> None:
     assert _teach("--face", "SHIFT", _one(tmp_path, "SHIFT", 30)) == 0
     one = json.loads((data_dir / "faces.json").read_text())["dice"]

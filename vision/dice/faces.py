@@ -451,11 +451,14 @@ class TeachingPlan:
     warnings: list[str]
 
 
-def plan_teaching(library: "FaceLibrary", die: str, faces: list[str], image: np.ndarray) -> TeachingPlan:
+def plan_teaching(library: "FaceLibrary", die: str, faces: list[str], image: np.ndarray, *,
+                  origin: tuple[int, int] = (0, 0)) -> TeachingPlan:
     """Check a teaching image before anything is added.  ``faces``: one face for an image of one die, or
     one face per die in reading order.  Raises ``ValueError`` (nothing added) when the image shows more
     dice than faces were named (a mixed roll must not be taught as one face) or fewer, or no die at all
-    (:func:`dice_to_teach`).  A picture taken whole as a close crop of one die is warned about."""
+    (:func:`dice_to_teach`).  A picture taken whole as a close crop of one die is warned about.  ``origin``:
+    where ``image`` was cut from a larger picture (its top-left corner there): the warnings say where each die
+    lies in that picture."""
     die = _name(die, "die")
     faces = [_name(f, "face") for f in faces]
     img = _as_bgr(image)
@@ -472,7 +475,8 @@ def plan_teaching(library: "FaceLibrary", die: str, faces: list[str], image: np.
     for k, ((f, p), b) in enumerate(zip(examples, blobs), start=1):
         why = library.agreement(die, f, p)
         if why is not None:
-            warnings.append(f"die {k} of {len(blobs)} (at {int(b.center[0])},{int(b.center[1])}) taught as {f}: {why}")
+            at = f"{int(b.center[0]) + origin[0]},{int(b.center[1]) + origin[1]}"
+            warnings.append(f"die {k} of {len(blobs)} (at {at}) taught as {f}: {why}")
     if close_crop:
         h, w = img.shape[:2]
         warnings.append(f"no die found against the table in the {w}x{h} picture, so all of it was taught as one "
