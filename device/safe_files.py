@@ -221,19 +221,18 @@ class ImageBatch:
         for path in self.paths:
             try:
                 img = self._read(path)
-            except self._problems as exc:
-                self.unread += 1
-                print(f"pitboard: {exc}", file=sys.stderr)
-                if self._json:
-                    print(json.dumps({"image": str(path), "error": str(exc)}))
+            except self._problems as exc:  # its message names the file already
+                self._tell(path, str(exc))
                 continue
             yield path, img
 
     def unreadable(self, path: str | Path, reason: str) -> None:
         """An image that loaded but cannot be read (too small, not the calibrated frame's size): named like a
         file that could not be loaded, and the batch goes on."""
+        self._tell(path, f"{path}: {reason}")
+
+    def _tell(self, path: str | Path, message: str) -> None:
         self.unread += 1
-        message = f"{path}: {reason}"
         print(f"pitboard: {message}", file=sys.stderr)
         if self._json:
             print(json.dumps({"image": str(path), "error": message}))
