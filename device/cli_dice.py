@@ -39,7 +39,7 @@ import cv2
 import numpy as np
 
 from device.dice_library_files import (PIP_REFUSAL, face_names_problem, library_path, load_library,
-                                       load_library_to_teach, save_library)
+                                       load_library_to_teach, save_library, undo_command)
 from device.safe_files import FileProblem, ImageBatch, read_image
 from vision.dice import D6, ModelError, net, read_dice
 from vision.dice.faces import plan_teaching
@@ -414,18 +414,6 @@ def _faces_file(config) -> Path:
     return Path(config.vision.faces) if config is not None and config.vision.faces else library_path()
 
 
-def _same_options(args: argparse.Namespace) -> str:
-    """`` --die D --config F`` as given (without --config, `--undo` would take back the last teaching of another
-    file: the data folder's library instead of the config's)."""
-    die = f" --die {shlex.quote(args.die.strip())}" if args.die else ""
-    return die + (f" --config {shlex.quote(args.config)}" if args.config else "")
-
-
-def _undo_command(args: argparse.Namespace) -> str:
-    """The command that takes back what this teaching adds."""
-    return f"pitboard teach dice --undo{_same_options(args)}"
-
-
 def cmd_teach(args: argparse.Namespace) -> int:
     if args.undo:
         if args.images or args.camera is not None or args.face or args.faces or args.box:
@@ -438,7 +426,7 @@ def cmd_teach(args: argparse.Namespace) -> int:
             for note in mends:
                 print(f"mended {path}: {note}")
             print(f"nothing was undone: the library needed mending first; to take back its last teaching now, run "
-                  f"`pitboard teach dice --undo{_same_options(args)}` again")
+                  f"`{undo_command(args.die, args.config)}` again")
             return 0
         try:
             removed = library.undo(args.die.strip() if args.die else None)
@@ -490,10 +478,10 @@ def cmd_teach(args: argparse.Namespace) -> int:
         print(f"mended {path}: {note}")
     for w in warnings:
         print(f"warning: {w}; if that die was not showing the face named, take it back with "
-              f"`{_undo_command(args)}`")
+              f"`{undo_command(args.die, args.config)}`")
     counts = ", ".join(f"{f} {len(library.examples[args.die.strip()][f])}" for f in dict.fromkeys(faces))
     print(f"saved {path}: {args.die} now has {counts} example(s) (+{len(examples)}; undo with "
-          f"`{_undo_command(args)}`)")
+          f"`{undo_command(args.die, args.config)}`)")
     return 0
 
 

@@ -17,6 +17,7 @@ The file is the owner's work (every face they showed the camera), so it is treat
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 from device import paths
@@ -74,6 +75,15 @@ def _load(path: Path, *, mend: bool) -> tuple[FaceLibrary, list[str]]:
         raise _user_error(f"the face library {path}: {exc}; it was left untouched") from None
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError, IndexError, RecursionError) as exc:
         raise _user_error(f"the face library {path} is damaged ({str(exc).strip(chr(39))[:200]}); {fix}.") from None
+
+
+def undo_command(die: str | None = None, config: str | None = None) -> str:
+    """The command that takes back ``die``'s last teaching (None: the last teaching) from the library of
+    ``config`` (None: the default config's, else the data folder's).  Without the config the appliance runs
+    with, `--undo` would take back the last teaching of another file."""
+    die_option = f" --die {shlex.quote(die.strip())}" if die else ""
+    config_option = f" --config {shlex.quote(config)}" if config else ""
+    return f"pitboard teach dice --undo{die_option}{config_option}"
 
 
 def save_library(library: FaceLibrary, path: Path | None = None) -> Path:

@@ -4,7 +4,6 @@ with the dice found in it, and only added to the owner's face library once confi
 
 from __future__ import annotations
 
-import shlex
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,7 +103,7 @@ def teach(item: Pending, path: Path | None, config_source: str | None = None) ->
     teach dice`` checks (:func:`vision.dice.faces.plan_teaching`): a crop showing more than one die is
     refused (one face is named, a mixed roll must not be taught as it), and an example unlike the face's
     others is warned about."""
-    from device.dice_library_files import library_path, load_library_to_teach, save_library
+    from device.dice_library_files import library_path, load_library_to_teach, save_library, undo_command
     from vision.dice.faces import dice_to_teach, plan_teaching
 
     path = path or library_path()
@@ -123,9 +122,8 @@ def teach(item: Pending, path: Path | None, config_source: str | None = None) ->
     library.add(item.die, plan.examples)
     saved = save_library(library, path)
     n = len(library.examples[item.die.strip()][item.face.strip()])
-    undo = f"pitboard teach dice --undo --die {shlex.quote(item.die.strip())}"
-    if config_source and Path(config_source) != DEFAULT_PATH and Path(config_source).is_file():
-        undo += f" --config {shlex.quote(config_source)}"  # the library of this config, not the default one's
+    own = config_source and Path(config_source) != DEFAULT_PATH and Path(config_source).is_file()
+    undo = undo_command(item.die, config_source if own else None)
     warned = "".join(f"; warning: {w}: if the die was not showing {item.face}, take it back with `{undo}`"
                      for w in plan.warnings)
     mended = "".join(f"; mended: {m}" for m in mends)
