@@ -127,7 +127,8 @@ MIN_SIDE_OF_AREA = 0.25
 #: ... unless the blobs it would drop are alike in size (the largest at most this times the smallest): then they
 #: are a set of dice beside one square thing over 4x their side that holds most of the area (a coaster, a
 #: card box: 3-4 dice of 28-40 px beside a square of 130-164 px were all dropped), not specks, which differ
-#: (12-33 px in the 4x photo).  One such blob alone is left to the median rule below, as before.
+#: (12-33 px in the 4x photo).  One such blob alone is dropped (the median rule after it drops it too whenever
+#: it is the only other blob: a side under a quarter of the other's is under half their mean).
 SPECK_SPREAD = 1.5
 #: Least median difference from the mat around an icon for it to be proposed as a die (icon_blobs).
 ICON_BODY = 10.0
@@ -282,10 +283,10 @@ def _find_blobs(img: np.ndarray, min_side: int, max_side: float) -> tuple[list[D
         sides = np.sort([b.side for b in out])
         area = np.cumsum(sides ** 2)
         bulk = float(sides[int(np.searchsorted(area, area[-1] / 2))])
-        aside = [b for b in out if b.side < MIN_SIDE_OF_AREA * bulk]
-        if len(aside) >= 2 and max(b.side for b in aside) <= SPECK_SPREAD * min(b.side for b in aside):
-            aside = []  # alike in size: a set of dice beside something large, not specks
-        out = [b for b in out if all(b is not a for a in aside)]
+        cut = MIN_SIDE_OF_AREA * bulk
+        small = [x for x in sides if x < cut]  # sorted: the smallest first
+        if len(small) < 2 or small[-1] > SPECK_SPREAD * small[0]:  # not alike in size: specks, not a set of dice
+            out = [b for b in out if b.side >= cut]
         med = float(np.median([b.side for b in out]))
         out = [b for b in out if b.side >= MIN_REL_SIDE * med]
     return out, dist
