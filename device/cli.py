@@ -17,8 +17,10 @@ import argparse
 import errno
 import importlib
 import os
+import re
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from device.paths import DataFolderError
 
@@ -62,8 +64,19 @@ class _Version(argparse.Action):
         parser.exit(0)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one change: a value that starts like a negative number is a value, lists too.  Python
+    3.11's argparse took ``--box -5,0,40,40`` for an option and said only "expected one argument", where the
+    command itself says what is wrong with a box left of the image (3.13's argparse already reads it so).
+    Sub-commands inherit it (argparse makes them of the parent's class)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = re.compile(r"^-\.?\d")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="pitboard",
         description="Race marshal for tabletop racing games: rules, dice and table vision, OLED dashboards.",
     )

@@ -450,3 +450,13 @@ def test_undo_with_a_die_refuses_a_record_that_holds_another_die_too(tmp_path: P
     assert cli.main(["teach", "dice", "--undo", "--die", "skid"]) == 2
     err = capsys.readouterr().err
     assert "cannot undo the last teaching of skid: its record also holds bump" in err and path.read_bytes() == before
+
+
+def test_a_box_left_of_the_image_is_refused_by_its_own_words(tmp_path: Path, capsys) -> None:
+    """``--box -5,0,40,40`` was taken by argparse for an option ("expected one argument"); it is a box, and the
+    box's own check says what is wrong with it."""
+    img, _ = render_scene(["SHIFT"], np.random.default_rng(6), side=56)
+    capsys.readouterr()
+    assert _teach("--face", "SHIFT", "--box", "-5,0,40,40", _write(tmp_path, "r.png", img)) == 2
+    err = capsys.readouterr().err
+    assert "X and Y must be >= 0" in err and "expected one argument" not in err
