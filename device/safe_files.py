@@ -203,7 +203,49 @@ def read_image(path: str | Path, *, what: str = "image") -> np.ndarray:
                               "decoded: the file is damaged or cut short (copied before it was whole?); take or "
                               "copy it again")
         raise FileProblem(f"{p} is not an image Pitboard can read (a PNG, JPEG, BMP, TIFF or WebP picture is)")
+    if _may_have_alpha(data):
+        img = _on_grey(img, data, p, what)
     return img
+
+
+#: What a transparent part of an image is seen as: a neutral grey, neither a white die nor a black one.
+TRANSPARENT_AS = 128
+
+
+def _may_have_alpha(data: np.ndarray) -> bool:
+    """The file's header says it may carry transparency: a PNG with an alpha channel or a tRNS chunk, a
+    WebP with alpha (VP8X's flag, or lossless), any TIFF.  Only these are decoded a second time, with it."""
+    head = data[:4096].tobytes()
+    if head[:8] == b"\x89PNG\r\n\x1a\n":
+        return len(head) > 25 and head[25] in (4, 6) or b"tRNS" in head
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return head[12:16] == b"VP8L" or (head[12:16] == b"VP8X" and len(head) > 20 and bool(head[20] & 0x10))
+    return head[:4] in (b"II*\x00", b"MM\x00*")
+
+
+def _on_grey(img: np.ndarray, data: np.ndarray, p: Path, what: str) -> np.ndarray:
+    """``img`` (OpenCV's colour decoding, which drops the alpha channel) with its transparent parts shown on
+    grey.  The colour under a transparent pixel is whatever the program that saved it left there (a fully
+    transparent picture was read as a die showing 1); a picture with nothing visible is refused."""
+    import cv2
+
+    try:
+        with opencv_quiet():
+            full = cv2.imdecode(data, cv2.IMREAD_UNCHANGED)
+    except (cv2.error, MemoryError):
+        return img
+    if (full is None or full.ndim != 3 or full.shape[2] != 4 or full.shape[:2] != img.shape[:2]
+            or full.dtype.kind != "u"):
+        return img
+    alpha = full[:, :, 3].astype(np.float32) / (255.0 if full.dtype == np.uint8 else 65535.0)  # 8 or 16 bits
+    if not (alpha > 0).any():
+        raise FileProblem(f"{what} {p} is fully transparent: there is no picture in it to read; save it again "
+                          "without transparency (or take the photo again)")
+    if (alpha >= 1).all():
+        return img
+    a = alpha[:, :, None]
+    shown: np.ndarray = np.clip(img.astype(np.float32) * a + TRANSPARENT_AS * (1 - a) + 0.5, 0, 255).astype(np.uint8)
+    return shown
 
 
 class ImageBatch:

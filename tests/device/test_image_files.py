@@ -144,3 +144,37 @@ def test_images_are_read_with_opencv_4_as_the_pi_installs_it(tmp_path: Path, mon
     bad.write_bytes(b"\x89PNG not really" * 8)
     with pytest.raises(FileProblem, match="is not an image Pitboard can read"):
         read_image(bad)
+
+
+def _png_with_alpha(path: Path, alpha: np.ndarray) -> None:
+    bgr = np.zeros((60, 80, 3), np.uint8)
+    cv2.circle(bgr, (40, 30), 20, (255, 255, 255), -1)  # a white disc on black colour channels
+    assert cv2.imwrite(str(path), np.dstack([bgr, alpha]))
+
+
+def test_a_fully_transparent_png_is_refused_not_read_from_its_hidden_colours(tmp_path: Path) -> None:
+    """The audit: a PNG with every pixel transparent was read from the colour channels under the alpha
+    (what the program that saved it left there) and gave a die showing 1."""
+    p = tmp_path / "clear.png"
+    _png_with_alpha(p, np.zeros((60, 80), np.uint8))
+    with pytest.raises(FileProblem) as e:
+        read_image(p)
+    assert str(p) in str(e.value) and "fully transparent" in str(e.value) and "without transparency" in str(e.value)
+
+
+def test_the_transparent_part_of_a_png_is_seen_as_grey(tmp_path: Path) -> None:
+    alpha = np.zeros((60, 80), np.uint8)
+    alpha[:, :40] = 255  # the left half opaque, the right half transparent
+    p = tmp_path / "half.png"
+    _png_with_alpha(p, alpha)
+    img = read_image(p)
+    assert img.shape == (60, 80, 3)
+    assert tuple(img[30, 30]) == (255, 255, 255) and tuple(img[5, 5]) == (0, 0, 0)  # opaque: as saved
+    assert tuple(img[30, 50]) == (128, 128, 128) and tuple(img[5, 75]) == (128, 128, 128)  # transparent: grey
+
+
+def test_an_opaque_png_is_read_as_saved(tmp_path: Path) -> None:
+    p = tmp_path / "opaque.png"
+    _png_with_alpha(p, np.full((60, 80), 255, np.uint8))
+    img = read_image(p)
+    assert tuple(img[30, 40]) == (255, 255, 255) and tuple(img[5, 5]) == (0, 0, 0)
