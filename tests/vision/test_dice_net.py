@@ -66,6 +66,38 @@ def test_a_damaged_model_is_a_clear_error_naming_the_file(monkeypatch: pytest.Mo
         net.load()
 
 
+@pytest.mark.parametrize("role, other", [("READER", "DETECTOR"), ("SECOND_READER", "DETECTOR"),
+                                         ("DETECTOR", "READER")])
+def test_the_other_network_copied_over_a_model_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path, capsys,
+                                                                 role: str, other: str) -> None:
+    """The audit: the detector copied over reader.onnx loaded, `pitboard check` said "OK models", and reading
+    died with onnxruntime's "Got: 32 Expected: 64"; over reader2.onnx it read dice with the wrong network,
+    silently.  A file whose inputs and outputs are not its role's is named at start, like a damaged one."""
+    import shutil
+
+    wrong = tmp_path / getattr(net, role).name
+    shutil.copyfile(getattr(net, other), wrong)
+    _fresh_sessions(monkeypatch)
+    monkeypatch.setattr(net, role, wrong)
+    monkeypatch.setattr(net, "REQUIRED", (net.DETECTOR, net.READER, net.SECOND_READER))
+    (problem,) = vd.check_models()
+    kind = "detector" if role == "DETECTOR" else "reader"
+    assert str(wrong) in problem and f"loads but is not a dice {kind}" in problem and "reinstall" in problem
+    with pytest.raises(vd.ModelError, match=f"not a dice {kind}"):
+        net.load()
+    # `pitboard dice read` says it before the first image, not a traceback in the middle of a reading
+    import device.cli as cli
+
+    img, _ = render_scene([4], np.random.default_rng(3), side=50)
+    photo = tmp_path / "roll.png"
+    cv2.imwrite(str(photo), img)
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    capsys.readouterr()
+    assert cli.main(["dice", "read", str(photo)]) == 2
+    err = capsys.readouterr().err
+    assert f"not a dice {kind}" in err and "Traceback" not in err
+
+
 def test_the_reader_looks_again_only_where_unsure_and_asks_the_second_reader_last(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """One look at every die; the three other quarter turns only for the dice the first look is not

@@ -151,9 +151,11 @@ def _reinstall(path: Path) -> str:
             f"(see its README) and put it at {path}")
 
 
-def session(path: Path) -> Any:
+def session(path: Path, role: str | None = None) -> Any:
     """A one-thread onnxruntime session for the weights at ``path`` (made once).  Raises
-    :class:`ModelError` naming the file when it is missing or onnxruntime cannot load it."""
+    :class:`ModelError` naming the file when it is missing, onnxruntime cannot load it, or its inputs and
+    outputs are not those of its ``role`` ("detector" or "reader"; None: the detector for ``DETECTOR``, else a
+    reader)."""
     if path in _sessions:
         return _sessions[path]
     if path in _failures:
@@ -174,11 +176,35 @@ def session(path: Path) -> Any:
         except Exception as exc:  # onnxruntime raises its own types for a damaged or foreign file
             first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
             raise ModelError(f"the dice model {path} cannot be loaded ({first}); {_reinstall(path)}") from None
+        kind = role or ("detector" if path == DETECTOR else "reader")
+        wrong = _wrong_network(sess, kind)
+        if wrong:
+            raise ModelError(f"the dice model {path} loads but is not a dice {kind} ({wrong}); {_reinstall(path)}")
     except ModelError as exc:
         _failures[path] = exc
         raise
     _sessions[path] = sess
     return sess
+
+
+def _wrong_network(sess: Any, role: str) -> str | None:
+    """What in a loaded network's inputs and outputs is not what its role needs (None: it fits).  A file of
+    the other network, or another model copied over it, loads without a word; reading with it then failed with
+    onnxruntime's "Got: 32 Expected: 64" deep in a reading, or read every die with the wrong network."""
+    ins, outs = sess.get_inputs(), sess.get_outputs()
+    if len(ins) != 1 or len(ins[0].shape) != 4 or ins[0].shape[1] != 3:
+        return "its input is not one colour image"
+    if role == "detector":
+        if ins[0].name != "x":
+            return f"its input is called {ins[0].name!r}, where the detector's is 'x'"
+        if len(outs) != 3:
+            return f"it has {len(outs)} outputs where the detector has 3 (heat map, size, offset)"
+        return None
+    if list(ins[0].shape[2:]) != [SIZE, SIZE]:
+        return f"its input is {ins[0].shape[2]}x{ins[0].shape[3]}, where the reader reads {SIZE}x{SIZE} crops"
+    if len(outs) != 1 or len(outs[0].shape) != 2 or outs[0].shape[1] != CLASSES:
+        return f"its output is not the reader's {CLASSES} classes (not a die, 1 to 6)"
+    return None
 
 
 def check() -> list[str]:
@@ -207,7 +233,7 @@ def available() -> bool:
 
 def detect(img: np.ndarray, threshold: float = DETECT_P, weights: Path | None = None) -> list[Detection]:
     """The dice in a BGR image, strongest first (``weights``: another detector file, for training)."""
-    sess = session(weights or DETECTOR)
+    sess = session(weights or DETECTOR, "detector")
     x, s = detector_input(img)
     heat, size, offset = sess.run(None, {"x": x})
     return decode(heat[0, 0], size[0, 0], offset[0], s, threshold)
