@@ -52,8 +52,6 @@ ROT_STEP = 7.5
 #: Shifts (patch pixels) and scales (of the blob's side) tried around each blob.
 SHIFTS = (-2, -1, 0, 1, 2)
 SCALES = (0.9, 0.95, 1.0)
-#: Blur (sigma, patch pixels) before correlating.
-MATCH_BLUR = 0.0
 FORMAT_VERSION = 1
 #: Teachings remembered for undo.
 MAX_UNDO = 20
@@ -378,9 +376,9 @@ _DISC = ((_XX - (PATCH - 1) / 2) ** 2 + (_YY - (PATCH - 1) / 2) ** 2) <= (PATCH 
 
 
 def _disc_vector(p: np.ndarray) -> np.ndarray:
-    """The patch inside its inscribed disc, lightly blurred (thin icon strokes then still overlap when
-    the die's centre, turn or size is a pixel off), zero mean, unit norm."""
-    v: np.ndarray = (cv2.GaussianBlur(p.astype(np.float32), (0, 0), MATCH_BLUR) if MATCH_BLUR > 0 else p)[_DISC].astype(np.float32)
+    """The patch inside its inscribed disc, zero mean, unit norm (a centre, turn or size a pixel off is met by
+    the shifts, turns and scales tried, ``SHIFTS`` / ``ROT_STEP`` / ``SCALES``, not by blurring)."""
+    v: np.ndarray = p[_DISC].astype(np.float32)
     v = v - v.mean()
     n = float(np.linalg.norm(v))
     return v / n if n > 1e-6 else v
