@@ -291,16 +291,30 @@ def run_bench_scales(data: Path, scales: list[float], *, limit: int | None = Non
             ms, cpu = (time.perf_counter() - t0) * 1000, (time.thread_time() - c0) * 1000
             for k in ("overall", "held_out" if is_held_out(n) else "dev"):
                 groups[k].add_image(scaled, readings, ms, 0, cpu)
-        per[f"{sc:g}"] = {"image_size": "x" + f"{sc:g}", **groups["overall"].figures(),
-                          "held_out": groups["held_out"].figures(), "dev": groups["dev"].figures()}
+        per[f"{sc:g}"] = {"image_size": "x" + f"{sc:g}", **_scale_figures(groups["overall"]),
+                          "held_out": _scale_figures(groups["held_out"]), "dev": _scale_figures(groups["dev"])}
     return {"scales": per, "data": str(data), "split": "held_out = crc32(image file name) % 5 == 0",
             "load_average": [round(x, 2) for x in os.getloadavg()]}
+
+
+def _scale_figures(tally: Tally) -> dict:
+    """A scale's figures: the memory is not traced at each scale (not 0 MB), and a group with no photo (a folder
+    with no held-out photo) is only its count (not an accuracy of 0)."""
+    if not tally.images:
+        return {"images": 0}
+    figures = tally.figures()
+    del figures["peak_memory_mb"]
+    return figures
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
     data = Path(args.data)
     if not data.exists():
         raise _user_error(f"data folder {data} does not exist")
+    if args.scales and (args.review or args.disagreements):
+        given = " and ".join(o for o, v in (("--review", args.review), ("--disagreements", args.disagreements)) if v)
+        raise _user_error(f"--scales reads the photos at each size and scores them against the labels only; {given} "
+                          "works without --scales: run the two benches apart")
     if args.scales:
         figures = run_bench_scales(data, parse_scales(args.scales), limit=args.limit, threads=args.threads)
         if args.json:
@@ -308,6 +322,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         else:
             for sc, f in figures["scales"].items():
                 for name, g in (("all", f), ("held-out", f["held_out"])):
+                    if not g["images"]:
+                        print(f"x{sc:4s} {name:9s} images    0")
+                        continue
                     print(f"x{sc:4s} {name:9s} images {g['images']:4d}  dice {g['labelled_dice']:5d}  acc "
                           f"{g['accuracy']:.3f}  prec {g['precision']:.3f}  recall {g['recall']:.3f}  null "
                           f"{g['unreadable']:4d}  false {g['false_dice']:4d}  dup {g['duplicates']:3d}  median "

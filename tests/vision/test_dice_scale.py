@@ -89,7 +89,7 @@ def test_bench_reports_each_scale(tmp_path: Path, capsys, monkeypatch: pytest.Mo
         monkeypatch.setattr(cli, "PLUGINS", cli.PLUGINS + ("device.cli_dice",))
     (tmp_path / "set" / "images").mkdir(parents=True)
     rows = ["image,x_min,y_min,x_max,y_max,value"]
-    for k in range(2):
+    for k in (1, 2):  # x1.png and x2.png: no held-out photo (x0.png is one)
         img, placed = _scene(200 + k)
         cv2.imwrite(str(tmp_path / "set" / "images" / f"x{k}.png"), img)
         rows += [f"x{k}.png,{int(p.center[0] - 22)},{int(p.center[1] - 22)},{int(p.center[0] + 22)},"
@@ -101,7 +101,19 @@ def test_bench_reports_each_scale(tmp_path: Path, capsys, monkeypatch: pytest.Mo
     for f in fig["scales"].values():
         assert f["labelled_dice"] == 6 and f["accuracy"] >= 5 / 6 and f["duplicates"] == 0
         assert "held_out" in f and "median_ms" in f
+        assert "peak_memory_mb" not in f  # not traced at each scale: not a figure of 0 MB (the audit)
+    from vision.dice.scoring import is_held_out
+
+    assert not any(is_held_out(f"x{k}.png") for k in (1, 2))  # so the held-out group is empty:
+    assert all(f["held_out"] == {"images": 0} for f in fig["scales"].values())  # not "accuracy 0.0"
+    assert cli.main(["bench", "dice", "--data", str(tmp_path / "set"), "--scales", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "held-out  images    0" in out and "acc 0.000" not in out
     assert cli.main(["bench", "dice", "--data", str(tmp_path / "set"), "--scales", "0,x"]) == 2
+    capsys.readouterr()
+    # --review and --disagreements were dropped without a word beside --scales
+    assert cli.main(["bench", "dice", "--data", str(tmp_path / "set"), "--scales", "1", "--review", "r.csv"]) == 2
+    assert "--review works without --scales" in capsys.readouterr().err
 
 
 def test_pips_read_1_do_not_set_the_size_at_the_images_own_level() -> None:
