@@ -387,13 +387,17 @@ def _crop(name: str, img: np.ndarray, box: tuple[int, int, int, int] | None, con
     for messages, with the region cut (``img.jpg (box 0,0,40,40)``), and the region's top-left corner (the
     warnings say where a die lies in the image, not in the region)."""
     h, w = img.shape[:2]
-    what = "box"
+    what, whole = "box", name
     if box is None and config is not None and config.camera.dice_region is not None:
         r = config.camera.dice_region
         if frame or (w, h) == (config.camera.width, config.camera.height):
             box, what = (r.x, r.y, r.width, r.height), "dice_region"
+        else:  # said, or a refusal of the whole table's "dice" left the owner wondering why the region was not cut
+            whole = (f"{name} (the whole image: the config's dice_region is for {config.camera.width}x"
+                     f"{config.camera.height} camera frames and this image is {w}x{h}; --box X,Y,WIDTH,HEIGHT cuts "
+                     "its dice region)")
     if box is None:
-        return img, name, (0, 0)
+        return img, whole, (0, 0)
     x, y, bw, bh = box
     if x + bw > w or y + bh > h:
         raise _user_error(f"{name}: the dice region {x},{y},{bw},{bh} reaches outside the {w}x{h} image; give "

@@ -215,6 +215,19 @@ def test_camera_uses_the_configured_backend_and_dice_region(tmp_path: Path) -> N
     assert _teach("--face", "SPIN", _write(tmp_path, "f.png", img)) == 2
 
 
+def test_a_dice_region_not_used_for_an_image_of_another_size_is_said(tmp_path: Path, capsys) -> None:
+    """The audit: the camera frame saved at 1920x1080 was taught with the config's dice_region (set for 640x480
+    frames) silently not cut: "2 dice seen where one was expected", with no word of the region or --box."""
+    img, placed = render_scene(["SHIFT", "SPIN"], np.random.default_rng(7), size=(480, 640), side=56)
+    p = next(d for d in placed if d.face == "SPIN")
+    cfg = _config(tmp_path, None, (int(p.center[0]) - 45, int(p.center[1]) - 45, 90, 90))
+    big = _write(tmp_path, "big.png", cv2.resize(img, (1920, 1440)))
+    capsys.readouterr()
+    assert _teach("--face", "SPIN", "--config", str(cfg), big) == 2
+    err = capsys.readouterr().err
+    assert "dice_region is for 640x480 camera frames and this image is 1920x1440" in err and "--box" in err
+
+
 def test_camera_without_a_configured_backend_tries_picamera2_first(tmp_path: Path, monkeypatch, capsys) -> None:
     import device.camera as camera
 
@@ -460,3 +473,4 @@ def test_a_box_left_of_the_image_is_refused_by_its_own_words(tmp_path: Path, cap
     assert _teach("--face", "SHIFT", "--box", "-5,0,40,40", _write(tmp_path, "r.png", img)) == 2
     err = capsys.readouterr().err
     assert "X and Y must be >= 0" in err and "expected one argument" not in err
+
