@@ -474,3 +474,20 @@ def test_a_box_left_of_the_image_is_refused_by_its_own_words(tmp_path: Path, cap
     err = capsys.readouterr().err
     assert "X and Y must be >= 0" in err and "expected one argument" not in err
 
+
+def test_a_whole_table_of_dice_is_refused_with_cut_the_picture_not_eleven_faces(tmp_path: Path, capsys) -> None:
+    """The audit: a whole table frame (no region set) was refused with "e.g. --faces HAZARD,HAZARD,..." eleven
+    times (its tokens and tags seen as dice).  More "dice" than anyone teaches at once: cut the picture."""
+    from vision.dice.faces import MOST_DICE_TAUGHT
+
+    faces = ["SHIFT", "SPIN", "HAZARD", "SLIDE"] * 2
+    img, placed = render_scene(faces, np.random.default_rng(12), size=(480, 640), side=48)
+    assert len(placed) == 8 > MOST_DICE_TAUGHT
+    capsys.readouterr()
+    assert _teach("--face", "SHIFT", _write(tmp_path, "table.png", img)) == 2
+    err = capsys.readouterr().err
+    assert "8 things that may be dice" in err and "--box" in err and "--faces" not in err
+    # a roll of a few dice is still answered with --faces
+    img, _ = render_scene(["SHIFT", "SPIN", "HAZARD"], np.random.default_rng(2), side=56)
+    assert _teach("--face", "SHIFT", _write(tmp_path, "roll.png", img)) == 2
+    assert "--faces SHIFT,SHIFT,SHIFT" in capsys.readouterr().err

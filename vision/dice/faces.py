@@ -53,6 +53,9 @@ ROT_STEP = 7.5
 SHIFTS = (-2, -1, 0, 1, 2)
 SCALES = (0.9, 0.95, 1.0)
 FORMAT_VERSION = 1
+#: More "dice" than this in a teaching image is not a roll being taught but a whole table frame (its tokens,
+#: tags and print found as dice): the refusal says to cut the picture, not to name eleven faces.
+MOST_DICE_TAUGHT = 6
 #: Teachings remembered for undo.
 MAX_UNDO = 20
 
@@ -463,6 +466,11 @@ def plan_teaching(library: "FaceLibrary", die: str, faces: list[str], image: np.
     img = _as_bgr(image)
     blobs, close_crop = _dice_to_teach(img)
     if len(blobs) != len(faces):
+        if len(faces) == 1 and len(blobs) > MOST_DICE_TAUGHT:
+            raise ValueError(f"{len(blobs)} things that may be dice seen where one die was expected: more than anyone "
+                             "teaches at once (a whole table frame? tokens, tags and print look like dice); cut the "
+                             "picture to the die with --box X,Y,WIDTH,HEIGHT (or the config's camera.dice_region) "
+                             "and teach one die at a time")
         if len(faces) == 1:
             raise ValueError(f"{len(blobs)} dice seen where one was expected; teach one die at a time, or name "
                              f"each die's face in reading order (rows from the top, left to right), e.g. --faces "
