@@ -965,7 +965,7 @@ def read_face_library(path: Any | None) -> tuple[Any, VisionFileProblem | None]:
     touched."""
     from pathlib import Path
 
-    from device.dice_library_files import FILE_NAME, library_path
+    from device.dice_library_files import FILE_NAME, library_path, mend_words
     from vision.dice.faces import FaceLibrary, MendableLibraryError, NewerLibraryError
 
     p = Path(path) if path is not None else library_path()
@@ -980,7 +980,7 @@ def read_face_library(path: Any | None) -> tuple[Any, VisionFileProblem | None]:
         except NewerLibraryError as exc:  # not damaged: teaching again would throw the owner's work away
             wrong = f"{p}: {exc}; it was left untouched; upgrade Pitboard to use it"
         except MendableLibraryError as exc:  # moving it aside would throw every other example away
-            wrong = f"{p}: {exc}; it was left untouched"
+            wrong = f"{p}: {mend_words(exc)}; it was left untouched"
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError, OverflowError, IndexError) as exc:
             wrong = f"{p} is damaged ({exc}); it was left untouched; {redo}"
     return FaceLibrary(), VisionFileProblem("face library", p, f"the face library {wrong}. Until then dice are "

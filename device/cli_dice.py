@@ -30,7 +30,6 @@ import csv
 import json
 import os
 import resource
-import shlex
 import time
 import tracemalloc
 from pathlib import Path
@@ -39,7 +38,7 @@ import cv2
 import numpy as np
 
 from device.dice_library_files import (PIP_REFUSAL, face_names_problem, library_path, load_library,
-                                       load_library_to_teach, save_library, undo_command)
+                                       load_library_to_teach, save_library, teach_command, undo_command)
 from device.safe_files import FileProblem, ImageBatch, read_image
 from vision.dice import D6, ModelError, net, read_dice
 from vision.dice.faces import plan_teaching
@@ -81,13 +80,11 @@ def cmd_read(args: argparse.Namespace) -> int:
     library = None
     if args.die != D6:
         faces_file = _faces_file(_appliance_config(args))  # the library `pitboard run` and `teach dice` use
-        library = load_library(faces_file)
+        library = load_library(faces_file, config=args.config)
         if args.die not in library.examples:
             known = ", ".join(library.dice()) or "none yet"
             problem = face_names_problem(args.die, [])
-            config = f" --config {shlex.quote(args.config)}" if args.config else ""
-            todo = (problem if problem else f"teach it with `pitboard teach dice --die {shlex.quote(args.die)} "
-                    f"--face FACE IMAGE...{config}`")
+            todo = problem if problem else f"teach it with `{teach_command(args.die, config=args.config)}`"
             raise _user_error(f"no die called {args.die!r} in the face library {faces_file} (taught: {known}); {todo}")
     _warm_up(args.die, library)
     batch = ImageBatch([Path(n) for n in args.images], read_image, json_lines=args.json)

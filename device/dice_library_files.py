@@ -40,9 +40,10 @@ def library_path() -> Path:
     return paths.data_dir() / FILE_NAME
 
 
-def load_library(path: Path | None = None) -> FaceLibrary:
-    """The face library at ``path`` (default: the owner's data folder); empty if there is no file yet."""
-    return _load(path or library_path(), mend=False)[0]
+def load_library(path: Path | None = None, *, config: str | None = None) -> FaceLibrary:
+    """The face library at ``path`` (default: the owner's data folder); empty if there is no file yet.
+    ``config``: the config file given to the command that reads it, for the command its messages offer."""
+    return _load(path or library_path(), mend=False, config=config)[0]
 
 
 def load_library_to_teach(path: Path | None = None) -> tuple[FaceLibrary, list[str]]:
@@ -52,7 +53,7 @@ def load_library_to_teach(path: Path | None = None) -> tuple[FaceLibrary, list[s
     return _load(path or library_path(), mend=True)
 
 
-def _load(path: Path, *, mend: bool) -> tuple[FaceLibrary, list[str]]:
+def _load(path: Path, *, mend: bool, config: str | None = None) -> tuple[FaceLibrary, list[str]]:
     if not path.exists() and not path.is_symlink():
         return FaceLibrary(), []
     if path.is_dir():
@@ -72,9 +73,21 @@ def _load(path: Path, *, mend: bool) -> tuple[FaceLibrary, list[str]]:
         raise _user_error(f"the face library {path}: {exc}; it was left untouched. Upgrade Pitboard to use it") \
             from None
     except MendableLibraryError as exc:  # moving it aside would throw every other example away
-        raise _user_error(f"the face library {path}: {exc}; it was left untouched") from None
+        raise _user_error(f"the face library {path}: {mend_words(exc, config)}; it was left untouched") from None
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError, IndexError, RecursionError) as exc:
         raise _user_error(f"the face library {path} is damaged ({str(exc).strip(chr(39))[:200]}); {fix}.") from None
+
+
+def teach_command(die: str, face: str = "FACE", config: str | None = None) -> str:
+    """The command that teaches ``die``'s ``face`` into the library of ``config`` (None: the default config's, else
+    the data folder's): without the config given to the command that offers it, it taught another file."""
+    config_option = f" --config {shlex.quote(config)}" if config else ""
+    return f"pitboard teach dice --die {shlex.quote(die.strip())} --face {shlex.quote(face)} IMAGE...{config_option}"
+
+
+def mend_words(exc: MendableLibraryError, config: str | None = None) -> str:
+    """What is wrong with a library the next teaching mends, and a teaching that does (with ``config``)."""
+    return f"{exc} (e.g. teach that face again: `{teach_command(exc.die, exc.face, config)}`)"
 
 
 def undo_command(die: str | None = None, config: str | None = None) -> str:

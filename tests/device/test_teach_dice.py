@@ -491,3 +491,22 @@ def test_a_whole_table_of_dice_is_refused_with_cut_the_picture_not_eleven_faces(
     img, _ = render_scene(["SHIFT", "SPIN", "HAZARD"], np.random.default_rng(2), side=56)
     assert _teach("--face", "SHIFT", _write(tmp_path, "roll.png", img)) == 2
     assert "--faces SHIFT,SHIFT,SHIFT" in capsys.readouterr().err
+
+
+def test_the_teaching_offered_for_an_empty_face_keeps_the_config_given(tmp_path: Path, capsys) -> None:
+    """The audit: `dice read --config F` on a library with an empty face offered `pitboard teach dice --die skid
+    --face SLIDE IMAGE`, which teaches the default library, not F's: the offered command carries --config F."""
+    lib = tmp_path / "own-faces.json"
+    cfg = tmp_path / "own.toml"
+    cfg.write_text(f'[camera]\nbackend = "none"\n[vision]\nfaces = "{lib}"\n')
+    assert _teach("--face", "SHIFT", "--config", str(cfg), _one(tmp_path, "SHIFT", 30)) == 0
+    data = json.loads(lib.read_text())
+    data["dice"]["skid"]["SLIDE"] = []
+    lib.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert cli.main(["dice", "read", "--die", "skid", "--config", str(cfg), _one(tmp_path, "SHIFT", 31)]) == 2
+    err = capsys.readouterr().err
+    assert f"`pitboard teach dice --die skid --face SLIDE IMAGE... --config {cfg}`" in err, err
+    # ... and that command mends the library it names
+    assert _teach("--face", "SLIDE", "--config", str(cfg), _one(tmp_path, "SLIDE", 32)) == 0
+    assert {f: len(v) for f, v in load_library(lib).examples["skid"].items()} == {"SHIFT": 1, "SLIDE": 1}

@@ -33,7 +33,6 @@ from __future__ import annotations
 import base64
 import json
 import math
-import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -505,8 +504,13 @@ class NewerLibraryError(ValueError):
 
 
 class MendableLibraryError(ValueError):
-    """A face library whose only fault is a face with no examples: dropping it loses no example, and the next
-    teaching does (:func:`mended`)."""
+    """A face library whose only fault is a face with no examples (``die``'s ``face``, the first such): dropping
+    it loses no example, and the next teaching does (:func:`mended`).  The caller, who knows which command and
+    config teach this library, says what to run."""
+
+    def __init__(self, die: str, face: str) -> None:
+        super().__init__(f"die {die!r} face {face!r} has no examples (an empty list); {MENDED_BY_TEACHING}")
+        self.die, self.face = die, face
 
 
 #: What the next teaching does to such a library (words for the messages).
@@ -779,9 +783,7 @@ class FaceLibrary:
                 lib.teachings.append(record)
         if empty:
             die, face = empty[0]
-            raise MendableLibraryError(f"die {die!r} face {face!r} has no examples (an empty list); "
-                                       f"{MENDED_BY_TEACHING} (e.g. teach that face again: `pitboard teach dice "
-                                       f"--die {shlex.quote(die)} --face {shlex.quote(face)} IMAGE`)")
+            raise MendableLibraryError(die, face)
         return lib
 
 
