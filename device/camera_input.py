@@ -772,7 +772,8 @@ class VisionReader:
     @classmethod
     def from_files(cls, calibration: Any | None, faces: Any | None, car_tags: Mapping[int, str] | None = None,
                    *, problems: list["VisionFileProblem"] | None = None, dice_mm: float = 16.0,
-                   dice_region: Region | None = None, tokens: Any | None = None) -> "VisionReader":
+                   dice_region: Region | None = None, tokens: Any | None = None,
+                   config_option: str | None = None) -> "VisionReader":
         """Load the owner's calibration (``[vision] calibration``, default the data folder's
         ``table_calibration.json``) and face library (``[vision] faces``, default the data folder's).
 
@@ -780,7 +781,7 @@ class VisionReader:
         caller: it is appended there as a :class:`VisionFileProblem` and the reader goes on without it
         (no table reading; dice read as plain d6).  Without one, the first problem raises ``UserError``."""
         cal, cal_problem = read_calibration_file(calibration)
-        lib, faces_problem = read_face_library(faces)
+        lib, faces_problem = read_face_library(faces, config_option)
         found = [p for p in (cal_problem, faces_problem) if p is not None]
         if problems is None:
             severe = [p for p in found if p.severe]
@@ -959,10 +960,11 @@ def read_token_look(base: Any, path: Any | None = None) -> tuple[Any, VisionFile
                                        "as golden tokens on an unlearned mat.", "TOKENS FILE BAD", severe=False)
 
 
-def read_face_library(path: Any | None) -> tuple[Any, VisionFileProblem | None]:
+def read_face_library(path: Any | None, config_option: str | None = None) -> tuple[Any, VisionFileProblem | None]:
     """The face library at ``path`` (None: ``<data folder>/faces.json``); a missing file is an empty
     library (nothing taught yet).  Damaged: an empty library (plain d6) and the problem; the file is never
-    touched."""
+    touched.  ``config_option``: the ``--config`` the teaching it offers must carry (the appliance's config,
+    when not the default: :meth:`PitboardConfig.config_option`)."""
     from pathlib import Path
 
     from device.dice_library_files import FILE_NAME, library_path, mend_words
@@ -980,7 +982,7 @@ def read_face_library(path: Any | None) -> tuple[Any, VisionFileProblem | None]:
         except NewerLibraryError as exc:  # not damaged: teaching again would throw the owner's work away
             wrong = f"{p}: {exc}; it was left untouched; upgrade Pitboard to use it"
         except MendableLibraryError as exc:  # moving it aside would throw every other example away
-            wrong = f"{p}: {mend_words(exc)}; it was left untouched"
+            wrong = f"{p}: {mend_words(exc, config_option)}; it was left untouched"
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError, OverflowError, IndexError) as exc:
             wrong = f"{p} is damaged ({exc}); it was left untouched; {redo}"
     return FaceLibrary(), VisionFileProblem("face library", p, f"the face library {wrong}. Until then dice are "

@@ -138,7 +138,7 @@ def read_vision_files(config: PitboardConfig) -> tuple[Any, Any, list[Any]]:
     from device.camera_input import read_calibration_file, read_face_library
 
     cal, cal_problem = read_calibration_file(config.vision.calibration)
-    lib, faces_problem = read_face_library(config.vision.faces)
+    lib, faces_problem = read_face_library(config.vision.faces, config.config_option())
     return cal, lib, [p for p in (cal_problem, faces_problem) if p is not None]
 
 
@@ -1086,7 +1086,8 @@ def _game_app(config: PitboardConfig, module: Any, match: Any, store: Any, game_
         # looks for are this game's (their tags come from its setup).
         reader = VisionReader.from_files(config.vision.calibration, config.vision.faces, car_tags_of(match.state),
                                          problems=problems, dice_mm=config.vision.dice_mm,
-                                         dice_region=config.camera.dice_region, tokens=config.vision.tokens)
+                                         dice_region=config.camera.dice_region, tokens=config.vision.tokens,
+                                         config_option=config.config_option())
         problems.extend(model_problems())
     app = App(module, match, buttons=buttons, displays=bank, clock=clock, camera=camera, reader=reader,
               dice_region=config.camera.dice_region, settle_frames=config.camera.settle_frames,

@@ -17,7 +17,7 @@ import os
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -192,6 +192,15 @@ class PitboardConfig:
     vision: VisionConfig = field(default_factory=VisionConfig)
     store: StoreConfig = field(default_factory=StoreConfig)
     web: WebConfig = field(default_factory=WebConfig)
+    #: The file it was read from (None: not read from a file).
+    path: Path | None = None
+
+    def config_option(self) -> str | None:
+        """The ``--config`` a command offered to the owner must carry to act on this config's files: its path,
+        unless it is the default one (which every command reads without it)."""
+        if self.path is None or self.path == DEFAULT_PATH:
+            return None
+        return str(self.path)
 
 
 # -- loading ------------------------------------------------------------------------------------------
@@ -235,7 +244,7 @@ def load_config(path: str | Path) -> PitboardConfig:
         raise ConfigError(str(path), "", f"holds a number of more than 4300 digits; no setting needs more than a few "
                                          f"- fix that value, or {fix}") from None
     try:
-        return parse_config(data, source=name, base=path.parent)
+        return replace(parse_config(data, source=name, base=path.parent), path=path)
     except ConfigError as exc:
         line = key_line(text, exc.key)
         if line is None:

@@ -291,6 +291,39 @@ def test_a_face_library_the_next_teaching_mends_is_not_told_to_be_moved_aside(tm
     assert faces.read_bytes() == before
 
 
+def test_the_teaching_offered_by_check_carries_the_config_it_was_given(tmp_path: Path, monkeypatch) -> None:
+    """The review: `pitboard check --config F` (and `run --config F`) with F's own face library offered
+    `pitboard teach dice --die skid --face SLIDE IMAGE...`, which teaches the default library; F's stayed broken."""
+    from device.config import load_config
+    from vision.dice.faces import FaceLibrary
+
+    monkeypatch.setattr("device.config.DEFAULT_PATH", tmp_path / "absent.toml")
+    faces = tmp_path / "own-faces.json"
+    faces.write_text(json.dumps({**FaceLibrary().to_dict(), "dice": {"skid": {"SLIDE": []}}}), encoding="utf-8")
+    cfg = tmp_path / "own.toml"
+    cfg.write_text(f'[camera]\nbackend = "none"\n[vision]\nfaces = "{faces}"\n', encoding="utf-8")
+    config = load_config(cfg)
+    assert config.config_option() == str(cfg)
+    from gpiozero.pins.mock import MockFactory
+
+    out, f = io.StringIO(), MockFactory()
+    try:
+        run_check(config, out=out, pin_factory=f, smbus_factory=lambda port: (_ for _ in ()).throw(FileNotFoundError()))
+    finally:
+        f.reset()
+    said = out.getvalue()
+    assert f"`pitboard teach dice --die skid --face SLIDE IMAGE... --config {cfg}`" in said, said
+    # and the appliance's problem (the journal, the phone), as `pitboard run --config F` builds its reader
+    from device.camera_input import VisionReader
+
+    problems: list = []
+    VisionReader.from_files(None, faces, problems=problems, config_option=config.config_option())
+    assert any(f"--config {cfg}`" in p.message for p in problems)
+    # the default config needs no --config: the command offered has none
+    monkeypatch.setattr("device.config.DEFAULT_PATH", cfg)
+    assert load_config(cfg).config_option() is None
+
+
 def test_from_files_without_a_problems_list_raises_a_user_error(tmp_path: Path) -> None:
     from device.camera_input import VisionReader
 
