@@ -213,14 +213,28 @@ TRANSPARENT_AS = 128
 
 
 def _may_have_alpha(data: np.ndarray) -> bool:
-    """The file's header says it may carry transparency: a PNG with an alpha channel or a tRNS chunk, a
-    WebP with alpha (VP8X's flag, or lossless), any TIFF.  Only these are decoded a second time, with it."""
-    head = data[:4096].tobytes()
+    """The file says it may carry transparency: a PNG with an alpha channel or a tRNS chunk before its picture
+    data, a WebP with alpha (VP8X's flag, or lossless), any TIFF.  Only these are decoded a second time, with it."""
+    head = data[:32].tobytes()
     if head[:8] == b"\x89PNG\r\n\x1a\n":
-        return len(head) > 25 and head[25] in (4, 6) or b"tRNS" in head
+        return len(head) > 25 and head[25] in (4, 6) or _png_has_trns(data)
     if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
         return head[12:16] == b"VP8L" or (head[12:16] == b"VP8X" and len(head) > 20 and bool(head[20] & 0x10))
     return head[:4] in (b"II*\x00", b"MM\x00*")
+
+
+def _png_has_trns(data: np.ndarray) -> bool:
+    """A tRNS chunk (a palette's or one colour's transparency) among a PNG's chunks before its picture data
+    (however long the text chunks before it)."""
+    pos, n = 8, int(data.size)
+    while pos + 8 <= n:
+        kind = data[pos + 4:pos + 8].tobytes()
+        if kind == b"tRNS":
+            return True
+        if kind in (b"IDAT", b"IEND"):
+            return False
+        pos += 12 + int.from_bytes(data[pos:pos + 4].tobytes(), "big")
+    return False
 
 
 def _on_grey(img: np.ndarray, data: np.ndarray, p: Path, what: str) -> np.ndarray:
@@ -234,18 +248,46 @@ def _on_grey(img: np.ndarray, data: np.ndarray, p: Path, what: str) -> np.ndarra
             full = cv2.imdecode(data, cv2.IMREAD_UNCHANGED)
     except (cv2.error, MemoryError):
         return img
-    if (full is None or full.ndim != 3 or full.shape[2] != 4 or full.shape[:2] != img.shape[:2]
-            or full.dtype.kind != "u"):
+    if full is None or full.ndim != 3 or full.shape[2] != 4 or full.dtype.kind != "u":
         return img
-    alpha = full[:, :, 3].astype(np.float32) / (255.0 if full.dtype == np.uint8 else 65535.0)  # 8 or 16 bits
-    if not (alpha > 0).any():
+    alpha, top = full[:, :, 3], (255 if full.dtype == np.uint8 else 65535)  # 8 or 16 bits
+    del full
+    if not alpha.any():  # whichever way the picture is turned
         raise FileProblem(f"{what} {p} is fully transparent: there is no picture in it to read; save it again "
                           "without transparency (or take the photo again)")
-    if (alpha >= 1).all():
+    if (alpha == top).all():
         return img
-    a = alpha[:, :, None]
-    shown: np.ndarray = np.clip(img.astype(np.float32) * a + TRANSPARENT_AS * (1 - a) + 0.5, 0, 255).astype(np.uint8)
-    return shown
+    turned = _turned_as(alpha, img, data)
+    if turned is None:
+        return img
+    try:  # a band of rows at a time: a float copy of a whole 67 MP picture would be gigabytes
+        for r in range(0, img.shape[0], 256):
+            a = turned[r:r + 256, :, None].astype(np.float32) / top
+            img[r:r + 256] = np.clip(img[r:r + 256] * a + TRANSPARENT_AS * (1 - a) + 0.5, 0, 255).astype(np.uint8)
+    except MemoryError:
+        raise FileProblem(f"{what} {p} is too large to read with its transparency on this machine; save it smaller "
+                          "or without transparency") from None
+    return img
+
+
+def _turned_as(alpha: np.ndarray, img: np.ndarray, data: np.ndarray) -> np.ndarray | None:
+    """``alpha`` (as stored) turned the way OpenCV's colour decoding turned the picture by its EXIF orientation
+    (the decoding with alpha does not turn it); None when no turn or mirror of the stored colours is ``img``."""
+    import cv2
+
+    try:
+        with opencv_quiet():
+            stored = cv2.imdecode(data, cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
+    except (cv2.error, MemoryError):
+        return None
+    if stored is None:
+        return None
+    for mirrored in (False, True):
+        for k in range(4):
+            look = np.rot90(stored[:, ::-1] if mirrored else stored, k)
+            if look.shape == img.shape and np.array_equal(look, img):
+                return np.rot90(alpha[:, ::-1] if mirrored else alpha, k)
+    return None
 
 
 class ImageBatch:

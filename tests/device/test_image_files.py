@@ -178,3 +178,42 @@ def test_an_opaque_png_is_read_as_saved(tmp_path: Path) -> None:
     _png_with_alpha(p, np.full((60, 80), 255, np.uint8))
     img = read_image(p)
     assert tuple(img[30, 40]) == (255, 255, 255) and tuple(img[5, 5]) == (0, 0, 0)
+
+
+@pytest.mark.parametrize("orientation", [3, 6, 8])
+def test_transparency_is_turned_with_the_picture_by_its_exif_orientation(tmp_path: Path, orientation: int) -> None:
+    """The review: OpenCV turns the colours by the EXIF orientation but not the alpha it decodes apart: turned
+    180 degrees, the visible half came out grey and the hidden colours showed; turned 90, the alpha was dropped."""
+    from PIL import Image
+
+    bgr = np.zeros((60, 80, 3), np.uint8)
+    bgr[:, :40] = (0, 0, 255)  # the left half red and opaque
+    bgr[:, 40:] = (0, 255, 255)  # the right half yellow, under a transparent alpha
+    alpha = np.zeros((60, 80), np.uint8)
+    alpha[:, :40] = 255
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    p = tmp_path / f"turned{orientation}.png"
+    Image.fromarray(np.dstack([bgr[:, :, ::-1], alpha]), "RGBA").save(p, exif=exif.tobytes())
+    colours = cv2.imread(str(p), cv2.IMREAD_COLOR)  # as OpenCV turns it (or not, if it reads no EXIF here)
+    img = read_image(p)
+    assert img.shape == colours.shape
+    red = (colours == (0, 0, 255)).all(axis=2)
+    assert red.any() and (img[red] == (0, 0, 255)).all()  # the opaque half, wherever the turn put it
+    assert (img[~red] == (128, 128, 128)).all()  # the transparent half is grey, never the hidden yellow
+
+
+def test_a_palette_png_with_its_transparency_after_long_text_is_seen(tmp_path: Path) -> None:
+    """The review: a palette PNG whose tRNS chunk came after 6 KB of XMP text was read from its hidden colours
+    (the header was looked at only in its first 4 KB)."""
+    from PIL import Image, PngImagePlugin
+
+    im = Image.new("P", (40, 30), 1)
+    im.putpalette([0, 0, 0, 0, 255, 0] + [0] * 762)  # colour 1 green
+    info = PngImagePlugin.PngInfo()
+    info.add_itxt("XML:com.adobe.xmp", "x" * 6000)
+    p = tmp_path / "clear_palette.png"
+    im.save(p, transparency=1, pnginfo=info)
+    assert p.read_bytes().index(b"tRNS") > 4096
+    with pytest.raises(FileProblem, match="fully transparent"):
+        read_image(p)
