@@ -208,3 +208,20 @@ def test_a_die_with_no_value_is_reported_only_when_it_looks_like_a_die(monkeypat
     monkeypatch.setattr(net, "read", lambda image, ds, first_look=None: np.array([leaning, clutter, leaning]))
     readings = read_dice(np.full((80, 240, 3), 90, np.uint8))
     assert [(r.center, r.value) for r in readings] == [((40.0, 40.0), None)]
+
+
+def test_a_network_with_named_or_unknown_sizes_is_not_refused_for_them() -> None:
+    """The review: a reader exported with named sizes (['n', 3, 'h', 'w']) or none recorded was refused as "its
+    input is hxw"; only a size that is a number and the wrong one is held against a network."""
+    from types import SimpleNamespace as NS
+
+    def sess(inp, out, n_out=1):
+        return NS(get_inputs=lambda: [NS(name="x", shape=inp)], get_outputs=lambda: [NS(shape=out)] * n_out)
+
+    assert net._wrong_network(sess(["n", 3, "h", "w"], ["n", "k"]), "reader") is None
+    assert net._wrong_network(sess([], []), "reader") is None
+    assert net._wrong_network(sess(["n", "c", 64, 64], ["n", 7]), "reader") is None
+    assert "32x32" in net._wrong_network(sess(["n", 3, 32, 32], ["n", 7]), "reader")
+    assert "7 classes" in net._wrong_network(sess(["n", 3, 64, 64], ["n", 5]), "reader")
+    assert net._wrong_network(sess([1, 3, "h", "w"], [1, 1, "gh", "gw"], n_out=3), "detector") is None
+    assert "3 (heat map" in net._wrong_network(sess([1, 3, "h", "w"], ["n", 7]), "detector")

@@ -192,7 +192,14 @@ def _wrong_network(sess: Any, role: str) -> str | None:
     the other network, or another model copied over it, loads without a word; reading with it then failed with
     onnxruntime's "Got: 32 Expected: 64" deep in a reading, or read every die with the wrong network."""
     ins, outs = sess.get_inputs(), sess.get_outputs()
-    if len(ins) != 1 or len(ins[0].shape) != 4 or ins[0].shape[1] != 3:
+
+    def fixed(dim: Any, want: int) -> bool:  # a named (symbolic) or unknown size may be anything
+        return not isinstance(dim, int) or dim == want
+
+    if len(ins) != 1:
+        return f"it has {len(ins)} inputs where a dice network has one image"
+    shape = list(ins[0].shape or [None] * 4)  # no shape recorded: nothing to hold against it
+    if len(shape) != 4 or not fixed(shape[1], 3):
         return "its input is not one colour image"
     if role == "detector":
         if ins[0].name != "x":
@@ -200,9 +207,10 @@ def _wrong_network(sess: Any, role: str) -> str | None:
         if len(outs) != 3:
             return f"it has {len(outs)} outputs where the detector has 3 (heat map, size, offset)"
         return None
-    if list(ins[0].shape[2:]) != [SIZE, SIZE]:
-        return f"its input is {ins[0].shape[2]}x{ins[0].shape[3]}, where the reader reads {SIZE}x{SIZE} crops"
-    if len(outs) != 1 or len(outs[0].shape) != 2 or outs[0].shape[1] != CLASSES:
+    if not (fixed(shape[2], SIZE) and fixed(shape[3], SIZE)):
+        return f"its input is {shape[2]}x{shape[3]}, where the reader reads {SIZE}x{SIZE} crops"
+    out = list(outs[0].shape or [None] * 2) if len(outs) == 1 else []
+    if len(out) != 2 or not fixed(out[1], CLASSES):
         return f"its output is not the reader's {CLASSES} classes (not a die, 1 to 6)"
     return None
 
