@@ -65,9 +65,10 @@ class _Version(argparse.Action):
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with one change: a value that starts like a negative number is a value, lists too.  Python
-    3.11's argparse took ``--box -5,0,40,40`` for an option and said only "expected one argument", where the
-    command itself says what is wrong with a box left of the image (3.13's argparse already reads it so).
+    """argparse with one change: a value that starts like a negative number is a value, lists too.  The
+    argparse of Python 3.11 (the Pi's) took ``--box -5,0,40,40`` for an option and said only "expected one
+    argument", where the command itself says what is wrong with a box left of the image.  It sets argparse's
+    private ``_negative_number_matcher`` (no public switch exists); a test of ``--box -5,...`` guards it.
     Sub-commands inherit it (argparse makes them of the parent's class)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -334,6 +334,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(json.dumps(figures))
     else:
         def line(name: str, f: dict) -> str:
+            if not f["images"]:  # a folder with no held-out photo: no figure, not an accuracy of 0
+                return f"{name:10s} images    0"
             return (f"{name:10s} images {f['images']:4d}  dice {f['labelled_dice']:5d}  acc {f['accuracy']:.3f}  "
                     f"prec {f['precision']:.3f}  recall {f['recall']:.3f}  null {f['unreadable']:4d}  "
                     f"false {f['false_dice']:4d}  median {f['median_ms']:.1f} ms  p95 {f['p95_ms']:.1f} ms")

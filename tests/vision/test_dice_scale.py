@@ -109,6 +109,9 @@ def test_bench_reports_each_scale(tmp_path: Path, capsys, monkeypatch: pytest.Mo
     assert cli.main(["bench", "dice", "--data", str(tmp_path / "set"), "--scales", "1"]) == 0
     out = capsys.readouterr().out
     assert "held-out  images    0" in out and "acc 0.000" not in out
+    assert cli.main(["bench", "dice", "--data", str(tmp_path / "set")]) == 0  # the plain bench: the same words
+    out = capsys.readouterr().out
+    assert "held-out   images    0" in out and "acc 0.000" not in out
     assert cli.main(["bench", "dice", "--data", str(tmp_path / "set"), "--scales", "0,x"]) == 2
     capsys.readouterr()
     # --review and --disagreements were dropped without a word beside --scales
