@@ -391,7 +391,8 @@ def _crop(name: str, img: np.ndarray, box: tuple[int, int, int, int] | None, con
         r = config.camera.dice_region
         if frame or (w, h) == (config.camera.width, config.camera.height):
             box, what = (r.x, r.y, r.width, r.height), "dice_region"
-        else:  # said, or a refusal of the whole table's "dice" left the owner wondering why the region was not cut
+        elif w >= r.width and h >= r.height:  # it could hold the region (not a crop of one die): say it was not cut,
+            # or a refusal of the whole table's "dice" left the owner wondering why
             whole = (f"{name} (the whole image: the config's dice_region is for {config.camera.width}x"
                      f"{config.camera.height} camera frames and this image is {w}x{h}; --box X,Y,WIDTH,HEIGHT cuts "
                      "its dice region)")

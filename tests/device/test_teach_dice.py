@@ -226,6 +226,11 @@ def test_a_dice_region_not_used_for_an_image_of_another_size_is_said(tmp_path: P
     assert _teach("--face", "SPIN", "--config", str(cfg), big) == 2
     err = capsys.readouterr().err
     assert "dice_region is for 640x480 camera frames and this image is 1920x1440" in err and "--box" in err
+    # a crop of one die, smaller than the region, is what the help asks for: no word of the region
+    x, y = int(p.center[0]), int(p.center[1])
+    assert _teach("--face", "SPIN", "--config", str(cfg), _write(tmp_path, "crop.png", img[y - 40:y + 40, x - 40:x + 40])) == 0
+    said = capsys.readouterr()
+    assert "dice_region is for" not in said.out + said.err and "the whole image" not in said.out + said.err
 
 
 def test_camera_without_a_configured_backend_tries_picamera2_first(tmp_path: Path, monkeypatch, capsys) -> None:

@@ -468,8 +468,7 @@ def plan_teaching(library: "FaceLibrary", die: str, faces: list[str], image: np.
         if len(faces) == 1 and len(blobs) > MOST_DICE_TAUGHT:
             raise ValueError(f"{len(blobs)} things that may be dice seen where one die was expected: more than anyone "
                              "teaches at once (a whole table frame? tokens, tags and print look like dice); cut the "
-                             "picture to the die with --box X,Y,WIDTH,HEIGHT (or the config's camera.dice_region) "
-                             "and teach one die at a time")
+                             "picture closer to the die with --box X,Y,WIDTH,HEIGHT and teach one die at a time")
         if len(faces) == 1:
             raise ValueError(f"{len(blobs)} dice seen where one was expected; teach one die at a time, or name "
                              f"each die's face in reading order (rows from the top, left to right), e.g. --faces "
