@@ -455,6 +455,14 @@ def probe_vision_files(config: PitboardConfig) -> list[CheckLine]:
         where = config.vision.calibration or "the data folder's calibration"
         lines.append(CheckLine("OK", "calibration", f"{where}: the table is read "
                                                     f"({cal.mat_mm[0]:g}x{cal.mat_mm[1]:g} mm mat)"))
+        if cam.dice_region is None:
+            # the table is in the picture: read whole, its tokens, tags and templates are found as dice that
+            # cannot be read (2-6 a frame on rendered 1080p tables), each one a die the players are asked to enter
+            lines.append(CheckLine("WARN", "dice region", "no [camera] dice_region: the dice are read from the whole "
+                                                          "frame, where the table's tokens, tags and templates can be "
+                                                          "taken for dice; set dice_region = [x, y, width, height] "
+                                                          "to the dice tray (`pitboard check --interactive` saves a "
+                                                          "frame to measure it on)"))
     else:
         status = "FAIL" if cal_problem.severe and camera_on else "WARN"
         lines.append(CheckLine(status, "calibration", cal_problem.message))

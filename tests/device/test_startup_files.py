@@ -324,6 +324,24 @@ def test_the_teaching_offered_by_check_carries_the_config_it_was_given(tmp_path:
     assert load_config(cfg).config_option() is None
 
 
+def test_check_warns_when_a_read_table_has_no_dice_region(tmp_path: Path) -> None:
+    """The audit: with the table calibrated and no [camera] dice_region the dice are read from the whole frame,
+    where hazard tokens were found as dice that cannot be read (2-6 a frame on rendered 1080p tables).  `check`
+    said nothing of it."""
+    from device.cli_device import probe_vision_files
+
+    cal = tmp_path / "cal.json"
+    save_calibration(_valid_calibration(), cal)
+    lines = probe_vision_files(_config(tmp_path, calibration=cal))
+    (warn,) = [line for line in lines if line.part == "dice region"]
+    assert warn.status == "WARN" and "dice_region = [x, y, width, height]" in warn.detail and "tokens" in warn.detail
+    with_region = _config(tmp_path, calibration=cal, camera={"backend": "replay", "device": str(tmp_path / "frames"),
+                                                             "width": 64, "height": 48, "dice_region": [0, 0, 32, 24]})
+    assert not [line for line in probe_vision_files(with_region) if line.part == "dice region"]
+    # no table read (no calibration): the whole frame is the tray, nothing to warn of
+    assert not [line for line in probe_vision_files(_config(tmp_path)) if line.part == "dice region"]
+
+
 def test_from_files_without_a_problems_list_raises_a_user_error(tmp_path: Path) -> None:
     from device.camera_input import VisionReader
 
