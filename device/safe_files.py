@@ -227,7 +227,9 @@ def _png_has_trns(data: np.ndarray) -> bool:
     """A tRNS chunk (a palette's or one colour's transparency) among a PNG's chunks before its picture data
     (however long the text chunks before it)."""
     pos, n = 8, int(data.size)
-    while pos + 8 <= n:
+    for _ in range(10_000):  # a real PNG has a handful before IDAT; a file of millions of empty chunks is not read on
+        if pos + 8 > n:
+            return False
         kind = data[pos + 4:pos + 8].tobytes()
         if kind == b"tRNS":
             return True
@@ -250,8 +252,8 @@ def _on_grey(img: np.ndarray, data: np.ndarray, p: Path, what: str) -> np.ndarra
         return img
     if full is None or full.ndim != 3 or full.shape[2] != 4 or full.dtype.kind != "u":
         return img
-    alpha, top = full[:, :, 3], (255 if full.dtype == np.uint8 else 65535)  # 8 or 16 bits
-    del full
+    alpha, top = full[:, :, 3].copy(), (255 if full.dtype == np.uint8 else 65535)  # 8 or 16 bits
+    del full  # the colours come from ``img``: only the alpha is kept
     if not alpha.any():  # whichever way the picture is turned
         raise FileProblem(f"{what} {p} is fully transparent: there is no picture in it to read; save it again "
                           "without transparency (or take the photo again)")

@@ -217,3 +217,15 @@ def test_a_palette_png_with_its_transparency_after_long_text_is_seen(tmp_path: P
     assert p.read_bytes().index(b"tRNS") > 4096
     with pytest.raises(FileProblem, match="fully transparent"):
         read_image(p)
+
+
+def test_the_png_chunk_walk_stops_at_a_bound() -> None:
+    """A file of a million empty chunks before its picture is not walked to its end, chunk by chunk in Python
+    (a real PNG has a handful): the walk gives up at 10,000, and a tRNS beyond them is not looked for."""
+    from device.safe_files import _png_has_trns
+
+    empty = b"\x00\x00\x00\x00tEXt\x00\x00\x00\x00"
+    trns = b"\x00\x00\x00\x01tRNS\x00\x00\x00\x00\x00"
+    head = b"\x89PNG\r\n\x1a\n"
+    assert _png_has_trns(np.frombuffer(head + empty * 10 + trns, np.uint8))
+    assert not _png_has_trns(np.frombuffer(head + empty * 20_000 + trns, np.uint8))
