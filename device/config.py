@@ -192,8 +192,9 @@ class PitboardConfig:
     vision: VisionConfig = field(default_factory=VisionConfig)
     store: StoreConfig = field(default_factory=StoreConfig)
     web: WebConfig = field(default_factory=WebConfig)
-    #: The file it was read from (None: not read from a file).
-    path: Path | None = None
+    #: The file it was read from, absolute (None: not read from a file).  Not a setting: two configs of the same
+    #: settings are equal wherever they were read from.
+    path: Path | None = field(default=None, compare=False)
 
     def config_option(self) -> str | None:
         """The ``--config`` a command offered to the owner must carry to act on this config's files: its path,
@@ -244,7 +245,7 @@ def load_config(path: str | Path) -> PitboardConfig:
         raise ConfigError(str(path), "", f"holds a number of more than 4300 digits; no setting needs more than a few "
                                          f"- fix that value, or {fix}") from None
     try:
-        return replace(parse_config(data, source=name, base=path.parent), path=path)
+        return replace(parse_config(data, source=name, base=path.parent), path=path.absolute())
     except ConfigError as exc:
         line = key_line(text, exc.key)
         if line is None:

@@ -167,7 +167,7 @@ def run_with_web(config: Any, appliance: Any, stop: Callable[[], bool],
         try:
             web = WebService(game=appliance.app.game.name, store_path=appliance.store.path, host=config.web.host,
                              port=config.web.port, check=check, faces_path=config.vision.faces,
-                             config_source=config.source,
+                             config_source=config.config_option(),
                              calibration_path=config.vision.calibration, new_game=new_game).start()
         except OSError as exc:
             raise _user_error(f"{config.source}: [web] {exc}") from None

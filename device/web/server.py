@@ -73,8 +73,9 @@ class WebContext:
     camera: CameraView = field(default_factory=CameraView)
     #: The owner's face library (None: the data folder's faces.json), and who is told of a new one.
     faces_path: Path | None = None
-    #: The config file the appliance runs with (None: the default, /etc/pitboard/pitboard.toml or none): the undo
-    #: the Teach page offers names it, so `teach dice --undo` takes back from the same library.
+    #: The config file the appliance runs with, absolute, when it is not the default (None: the default,
+    #: /etc/pitboard/pitboard.toml, or none; ``PitboardConfig.config_option``): the undo the Teach page offers
+    #: names it, so `teach dice --undo` takes back from the same library.
     config_source: str | None = None
     on_library: Callable[[Any], None] | None = None
     crops: Any = None

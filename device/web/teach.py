@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 
-from device.config import DEFAULT_PATH
 from device.web.hub import CameraShot
 from device.web.waiting import Waiting
 
@@ -122,8 +121,7 @@ def teach(item: Pending, path: Path | None, config_source: str | None = None) ->
     library.add(item.die, plan.examples)
     saved = save_library(library, path)
     n = len(library.examples[item.die.strip()][item.face.strip()])
-    own = config_source and Path(config_source) != DEFAULT_PATH and Path(config_source).is_file()
-    undo = undo_command(item.die, config_source if own else None)
+    undo = undo_command(item.die, config_source)
     warned = "".join(f"; warning: {w}: if the die was not showing {item.face}, take it back with `{undo}`"
                      for w in plan.warnings)
     mended = "".join(f"; mended: {m}" for m in mends)

@@ -319,6 +319,11 @@ def test_the_teaching_offered_by_check_carries_the_config_it_was_given(tmp_path:
     problems: list = []
     VisionReader.from_files(None, faces, problems=problems, config_option=config.config_option())
     assert any(f"--config {cfg}`" in p.message for p in problems)
+    # a relative --config is offered whole (an ssh shell in another folder is where the owner types it), and the
+    # file it came from is no setting: the same settings read from elsewhere are the same config
+    monkeypatch.chdir(tmp_path)
+    assert load_config("own.toml").config_option() == str(cfg)
+    assert load_config("own.toml") == parse_config(tomllib.loads(cfg.read_text()), source="own.toml", base=tmp_path)
     # the default config needs no --config: the command offered has none
     monkeypatch.setattr("device.config.DEFAULT_PATH", cfg)
     assert load_config(cfg).config_option() is None

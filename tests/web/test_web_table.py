@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import re
 import threading
 import time
@@ -19,6 +20,7 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 
+from vision.dice import FaceLibrary  # noqa: E402
 from web_helpers import Table, paired_client  # noqa: E402
 
 from device.app import VisionReader  # noqa: E402
@@ -186,7 +188,14 @@ def test_pitboard_run_serves_the_page_when_web_is_enabled(tmp_path, monkeypatch)
     assert _web_enabled(type("Args", (), {"config": str(toml)})()) is True
     config = parse_config(doc, source="pitboard.toml")
     config = dataclasses.replace(config, web=WebConfig(True, "127.0.0.1", 0))  # any free port in the test
+    # run with a config of its own (`run --config F`): the commands offered name F whole (the review: the page had
+    # the file's name only, and the appliance's face-library problem no --config at all)
+    own = tmp_path / "own.toml"
+    config = dataclasses.replace(config, path=own)
+    (tmp_path / "faces.json").write_text(json.dumps({**FaceLibrary().to_dict(), "dice": {"skid": {"SLIDE": []}}}))
     with _running_with_page(config, camera_backend=ReplayBackend(frames)) as (web, appliance, logs):
+        assert web.ctx.config_source == str(own)
+        assert any(f"--face SLIDE IMAGE... --config {own}`" in p.message for p in appliance.file_problems)
         assert "web page on http://127.0.0.1:" in logs[0] and "Alice's screen" in logs[0]
         assert any(web.code in text for text in _screen_notices(appliance))
         client, live = _paired(web)
