@@ -973,8 +973,11 @@ def read_face_library(path: Any | None, config_option: str | None = None) -> tup
     p = Path(path) if path is not None else library_path()
     if not p.exists() and not p.is_symlink():
         return FaceLibrary(), None
-    redo = (f"move it aside (`mv {p} {p}.bad`) and teach the faces again with `pitboard teach`, or restore a "
-            "backup copy")
+    import shlex
+
+    config = f" --config {shlex.quote(config_option)}" if config_option else ""
+    redo = (f"move it aside (`mv {shlex.quote(str(p))} {shlex.quote(str(p) + '.bad')}`) and teach the faces again "
+            f"with `pitboard teach dice{config}`, or restore a backup copy")
     data, wrong = _read_json_file(p, "face library", FILE_NAME, redo)
     if wrong is None:
         try:

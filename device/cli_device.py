@@ -13,6 +13,7 @@ import contextlib
 import errno
 import json
 import os
+import shlex
 import signal
 import statistics
 import subprocess
@@ -455,14 +456,13 @@ def probe_vision_files(config: PitboardConfig) -> list[CheckLine]:
         where = config.vision.calibration or "the data folder's calibration"
         lines.append(CheckLine("OK", "calibration", f"{where}: the table is read "
                                                     f"({cal.mat_mm[0]:g}x{cal.mat_mm[1]:g} mm mat)"))
-        if cam.dice_region is None:
+        if cam.dice_region is None and camera_on:
             # the table is in the picture: read whole, its tokens, tags and templates are found as dice that
             # cannot be read (2-6 a frame on rendered 1080p tables), each one a die the players are asked to enter
             lines.append(CheckLine("WARN", "dice region", "no [camera] dice_region: the dice are read from the whole "
                                                           "frame, where the table's tokens, tags and templates can be "
-                                                          "taken for dice; set dice_region = [x, y, width, height] "
-                                                          "to the dice tray (`pitboard check --interactive` saves a "
-                                                          "frame to measure it on)"))
+                                                          "taken for dice; set dice_region = [x, y, width, height], "
+                                                          "the dice tray in the camera's frame (pixels)"))
     else:
         status = "FAIL" if cal_problem.severe and camera_on else "WARN"
         lines.append(CheckLine(status, "calibration", cal_problem.message))
@@ -472,8 +472,10 @@ def probe_vision_files(config: PitboardConfig) -> list[CheckLine]:
 
         where = config.vision.faces or library_path()
         taught = sum(len(f) for f in lib.examples.values())
+        own = config.config_option()
+        teach = f"pitboard teach dice --config {shlex.quote(own)}" if own else "pitboard teach dice"
         detail = f"{taught} taught face(s)" if Path(where).exists() else \
-            "none taught yet (no file): dice are read as plain d6; `pitboard teach` writes it"
+            f"none taught yet (no file): dice are read as plain d6; `{teach}` writes it"
         lines.append(CheckLine("OK", "face library", f"{where}: {detail}"))
     else:
         lines.append(CheckLine("FAIL" if camera_on else "WARN", "face library", faces_problem.message))

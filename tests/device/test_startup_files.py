@@ -319,6 +319,12 @@ def test_the_teaching_offered_by_check_carries_the_config_it_was_given(tmp_path:
     problems: list = []
     VisionReader.from_files(None, faces, problems=problems, config_option=config.config_option())
     assert any(f"--config {cfg}`" in p.message for p in problems)
+    # a damaged library (not one the next teaching mends): moved aside (quoted) and taught again into F's too
+    damaged = tmp_path / "my faces.json"
+    damaged.write_text('{"version": "two"}', encoding="utf-8")
+    _, problem = read_face_library(damaged, config.config_option())
+    assert f"`pitboard teach dice --config {cfg}`" in problem.message
+    assert f"`mv '{damaged}' '{damaged}.bad'`" in problem.message
     # a relative --config is offered whole (an ssh shell in another folder is where the owner types it), and the
     # file it came from is no setting: the same settings read from elsewhere are the same config
     monkeypatch.chdir(tmp_path)
@@ -345,6 +351,9 @@ def test_check_warns_when_a_read_table_has_no_dice_region(tmp_path: Path) -> Non
     assert not [line for line in probe_vision_files(with_region) if line.part == "dice region"]
     # no table read (no calibration): the whole frame is the tray, nothing to warn of
     assert not [line for line in probe_vision_files(_config(tmp_path)) if line.part == "dice region"]
+    # no camera (dice typed with the buttons): nothing is read at all (the review: a WARN that said "not used")
+    no_camera = _config(tmp_path, calibration=cal, camera={"backend": "none"})
+    assert not [line for line in probe_vision_files(no_camera) if line.part == "dice region"]
 
 
 def test_from_files_without_a_problems_list_raises_a_user_error(tmp_path: Path) -> None:
