@@ -252,18 +252,17 @@ def _on_grey(img: np.ndarray, data: np.ndarray, p: Path, what: str) -> np.ndarra
         return img
     if full is None or full.ndim != 3 or full.shape[2] != 4 or full.dtype.kind != "u":
         return img
-    alpha, top = full[:, :, 3].copy(), (255 if full.dtype == np.uint8 else 65535)  # 8 or 16 bits
-    del full  # the colours come from ``img``: only the alpha is kept
+    alpha, top = full[:, :, 3], (255 if full.dtype == np.uint8 else 65535)  # 8 or 16 bits
     if not alpha.any():  # whichever way the picture is turned
         raise FileProblem(f"{what} {p} is fully transparent: there is no picture in it to read; save it again "
                           "without transparency (or take the photo again)")
     if (alpha == top).all():
         return img
-    turned = _turned_as(alpha, img, data)
-    if turned is None:
-        return img
-    try:  # a band of rows at a time: a float copy of a whole 67 MP picture would be gigabytes
-        for r in range(0, img.shape[0], 256):
+    try:
+        turned = _turned_as(alpha, img, full, data, _exif_orientation(p))
+        if turned is None:
+            return img
+        for r in range(0, img.shape[0], 256):  # a band of rows at a time: a float copy of 67 MP is gigabytes
             a = turned[r:r + 256, :, None].astype(np.float32) / top
             img[r:r + 256] = np.clip(img[r:r + 256] * a + TRANSPARENT_AS * (1 - a) + 0.5, 0, 255).astype(np.uint8)
     except MemoryError:
@@ -272,23 +271,54 @@ def _on_grey(img: np.ndarray, data: np.ndarray, p: Path, what: str) -> np.ndarra
     return img
 
 
-def _turned_as(alpha: np.ndarray, img: np.ndarray, data: np.ndarray) -> np.ndarray | None:
-    """``alpha`` (as stored) turned the way OpenCV's colour decoding turned the picture by its EXIF orientation
-    (the decoding with alpha does not turn it); None when no turn or mirror of the stored colours is ``img``."""
+#: How a picture stored with each EXIF orientation (1-8) is shown: OpenCV's colour decoding turns it so, its
+#: decoding with the alpha does not.
+_SHOWN: dict[int, Callable[[np.ndarray], np.ndarray]] = {
+    1: lambda a: a,
+    2: lambda a: a[:, ::-1],
+    3: lambda a: a[::-1, ::-1],
+    4: lambda a: a[::-1],
+    5: lambda a: a.swapaxes(0, 1),
+    6: lambda a: np.rot90(a, -1),
+    7: lambda a: np.rot90(a, 2).swapaxes(0, 1),
+    8: lambda a: np.rot90(a, 1),
+}
+
+
+def _exif_orientation(p: Path) -> int:
+    """The picture's EXIF orientation (1: as stored; also when it has none or it cannot be read)."""
+    try:
+        from PIL import Image
+
+        with Image.open(p) as im:
+            value = im.getexif().get(0x0112, 1)
+    except Exception:  # noqa: BLE001 - any failure to read EXIF is "as stored"
+        return 1
+    return value if value in _SHOWN else 1
+
+
+def _turned_as(alpha: np.ndarray, img: np.ndarray, full: np.ndarray, data: np.ndarray,
+               orientation: int) -> np.ndarray | None:
+    """``alpha`` (as stored) turned as OpenCV's colour decoding turned the picture: the EXIF ``orientation``'s
+    turn when the stored colours so turned are ``img`` (a picture symmetric in its colours but not in its alpha
+    takes the EXIF's word), else whichever turn makes them ``img``; None when none does."""
     import cv2
 
-    try:
-        with opencv_quiet():
-            stored = cv2.imdecode(data, cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
-    except (cv2.error, MemoryError):
-        return None
-    if stored is None:
-        return None
-    for mirrored in (False, True):
-        for k in range(4):
-            look = np.rot90(stored[:, ::-1] if mirrored else stored, k)
-            if look.shape == img.shape and np.array_equal(look, img):
-                return np.rot90(alpha[:, ::-1] if mirrored else alpha, k)
+    stored: np.ndarray | None
+    if full.dtype == np.uint8:
+        stored = full[:, :, :3]
+    else:  # 16 bits: the colours as OpenCV reduces them to 8, unturned
+        try:
+            with opencv_quiet():
+                stored = cv2.imdecode(data, cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
+        except cv2.error:
+            return None
+        if stored is None:
+            return None
+    for o in [orientation, *(k for k in _SHOWN if k != orientation)]:
+        look = _SHOWN[o](stored)
+        if look.shape == img.shape and np.array_equal(look, img):
+            return _SHOWN[o](alpha)
     return None
 
 

@@ -229,3 +229,26 @@ def test_the_png_chunk_walk_stops_at_a_bound() -> None:
     head = b"\x89PNG\r\n\x1a\n"
     assert _png_has_trns(np.frombuffer(head + empty * 10 + trns, np.uint8))
     assert not _png_has_trns(np.frombuffer(head + empty * 20_000 + trns, np.uint8))
+
+
+def test_a_picture_of_one_colour_is_turned_by_its_exif_word_not_by_its_colours(tmp_path: Path) -> None:
+    """The review: with colours the same every way (one colour), the first turn whose colours matched was the
+    unturned one, so a picture stored turned 180 degrees had its transparent half on the wrong side."""
+    from PIL import Image
+
+    probe = tmp_path / "probe.png"
+    exif = Image.Exif()
+    exif[0x0112] = 3
+    halves = np.zeros((20, 20, 3), np.uint8)
+    halves[:, 10:] = 255
+    Image.fromarray(halves).save(probe, exif=exif.tobytes())
+    if cv2.imread(str(probe))[0, 0, 0] == 0:
+        pytest.skip("this OpenCV does not turn PNGs by their EXIF orientation: nothing to turn the alpha by")
+    alpha = np.zeros((60, 80), np.uint8)
+    alpha[:, :40] = 255  # stored: the left half opaque
+    p = tmp_path / "one_colour.png"
+    Image.fromarray(np.dstack([np.full((60, 80, 3), (255, 0, 0), np.uint8), alpha]), "RGBA").save(
+        p, exif=exif.tobytes())
+    img = read_image(p)
+    assert (img[:, 40:] == (0, 0, 255)).all()  # shown turned 180 degrees: the opaque (red) half on the right
+    assert (img[:, :40] == (128, 128, 128)).all()
