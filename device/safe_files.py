@@ -13,6 +13,7 @@ Two rules every file Pitboard writes or reads from a user follows:
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -259,9 +260,11 @@ def _on_grey(img: np.ndarray, data: np.ndarray, p: Path, what: str) -> np.ndarra
     if (alpha == top).all():
         return img
     try:
-        turned = _turned_as(alpha, img, full, data, _exif_orientation(p))
+        turned = _turned_as(alpha, img, full, data, _exif_orientation(p, data))
         if turned is None:
             return img
+        turned = np.ascontiguousarray(turned)  # a copy of the alpha alone: the 4-channel decoding is let go
+        del full, alpha
         for r in range(0, img.shape[0], 256):  # a band of rows at a time: a float copy of 67 MP is gigabytes
             a = turned[r:r + 256, :, None].astype(np.float32) / top
             img[r:r + 256] = np.clip(img[r:r + 256] * a + TRANSPARENT_AS * (1 - a) + 0.5, 0, 255).astype(np.uint8)
@@ -285,16 +288,59 @@ _SHOWN: dict[int, Callable[[np.ndarray], np.ndarray]] = {
 }
 
 
-def _exif_orientation(p: Path) -> int:
-    """The picture's EXIF orientation (1: as stored; also when it has none or it cannot be read)."""
+def _exif_orientation(p: Path, data: np.ndarray) -> int:
+    """The EXIF orientation by which OpenCV's colour decoding turned the picture and its decoding with the alpha
+    did not (1: as stored; also when the file has none, it cannot be read, or this OpenCV does not turn its kind).
+    A TIFF's alpha is turned by OpenCV's decoding too: 1.  Read from the EXIF block Pillow finds while opening
+    the file, without decoding the picture (a 24 MP PNG decoded again only to learn it has no EXIF)."""
+    kind = _turnable_kind(data)
+    if kind is None or not _opencv_turns(kind):
+        return 1
     try:
         from PIL import Image
 
         with Image.open(p) as im:
-            value = im.getexif().get(0x0112, 1)
+            raw = im.info.get("exif")
+            if not raw:
+                return 1
+            exif = Image.Exif()
+            exif.load(raw)
+            value = exif.get(0x0112, 1)
     except Exception:  # noqa: BLE001 - any failure to read EXIF is "as stored"
         return 1
     return value if value in _SHOWN else 1
+
+
+def _turnable_kind(data: np.ndarray) -> str | None:
+    """"png" or "webp" (formats whose alpha OpenCV decodes unturned), from the file's first bytes; else None."""
+    head = data[:16].tobytes()
+    if head[:8] == b"\x89PNG\r\n\x1a\n":
+        return "png"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "webp"
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def _opencv_turns(kind: str) -> bool:
+    """Whether this OpenCV turns a picture of ``kind`` by its EXIF orientation (versions differ): a 2x2 picture
+    saved turned 180 degrees is decoded and looked at, once per kind."""
+    import io
+
+    import cv2
+    from PIL import Image
+
+    try:
+        exif = Image.Exif()
+        exif[0x0112] = 3
+        buf = io.BytesIO()
+        Image.fromarray(np.array([[[0, 0, 0], [255, 255, 255]]] * 2, np.uint8)).save(
+            buf, format=kind.upper(), exif=exif.tobytes(), **({"lossless": True} if kind == "webp" else {}))
+        with opencv_quiet():
+            shown = cv2.imdecode(np.frombuffer(buf.getvalue(), np.uint8), cv2.IMREAD_COLOR)
+    except Exception:  # noqa: BLE001 - a Pillow or OpenCV without this format: nothing to turn by
+        return False
+    return shown is not None and int(shown[0, 0, 0]) > 128  # the white column is shown on the left
 
 
 def _turned_as(alpha: np.ndarray, img: np.ndarray, full: np.ndarray, data: np.ndarray,

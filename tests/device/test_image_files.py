@@ -252,3 +252,19 @@ def test_a_picture_of_one_colour_is_turned_by_its_exif_word_not_by_its_colours(t
     img = read_image(p)
     assert (img[:, 40:] == (0, 0, 255)).all()  # shown turned 180 degrees: the opaque (red) half on the right
     assert (img[:, :40] == (128, 128, 128)).all()
+
+
+def test_a_turned_tiff_is_not_turned_twice(tmp_path: Path) -> None:
+    """The review: OpenCV turns a TIFF's alpha by its orientation tag as it turns its colours, so turning it again
+    by the EXIF word put the grey on the wrong side of a picture black all over (a glyph on a clear ground)."""
+    from PIL import Image
+
+    alpha = np.zeros((60, 80), np.uint8)
+    alpha[:, :40] = 255
+    exif = Image.Exif()
+    exif[0x0112] = 3
+    p = tmp_path / "glyph.tiff"
+    Image.fromarray(np.dstack([np.zeros((60, 80, 3), np.uint8), alpha]), "RGBA").save(p, exif=exif.tobytes())
+    shown_alpha = cv2.imread(str(p), cv2.IMREAD_UNCHANGED)[:, :, 3]  # as this OpenCV shows the alpha
+    img = read_image(p)
+    assert (img[shown_alpha == 0] == (128, 128, 128)).all() and (img[shown_alpha == 255] == (0, 0, 0)).all()
