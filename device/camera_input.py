@@ -975,9 +975,10 @@ def read_face_library(path: Any | None, config_option: str | None = None) -> tup
         return FaceLibrary(), None
     import shlex
 
-    config = f" --config {shlex.quote(config_option)}" if config_option else ""
+    from device.dice_library_files import teach_command
+
     redo = (f"move it aside (`mv {shlex.quote(str(p))} {shlex.quote(str(p) + '.bad')}`) and teach the faces again "
-            f"with `pitboard teach dice{config}`, or restore a backup copy")
+            f"(`{teach_command('NAME', 'FACE', config_option)}` for each), or restore a backup copy")
     data, wrong = _read_json_file(p, "face library", FILE_NAME, redo)
     if wrong is None:
         try:

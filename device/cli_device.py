@@ -13,7 +13,6 @@ import contextlib
 import errno
 import json
 import os
-import shlex
 import signal
 import statistics
 import subprocess
@@ -462,18 +461,20 @@ def probe_vision_files(config: PitboardConfig) -> list[CheckLine]:
             lines.append(CheckLine("WARN", "dice region", "no [camera] dice_region: the dice are read from the whole "
                                                           "frame, where the table's tokens, tags and templates can be "
                                                           "taken for dice; set dice_region = [x, y, width, height], "
-                                                          "the dice tray in the camera's frame (pixels)"))
+                                                          "the dice tray in the camera's frame (pixels): the phone "
+                                                          "page's camera view shows the frame the appliance reads; "
+                                                          "with the appliance stopped, `pitboard check --interactive` "
+                                                          "saves one at full size"))
     else:
         status = "FAIL" if cal_problem.severe and camera_on else "WARN"
         lines.append(CheckLine(status, "calibration", cal_problem.message))
     faces_problem = found.get("face library")
     if faces_problem is None:
-        from device.dice_library_files import library_path
+        from device.dice_library_files import library_path, teach_command
 
         where = config.vision.faces or library_path()
         taught = sum(len(f) for f in lib.examples.values())
-        own = config.config_option()
-        teach = f"pitboard teach dice --config {shlex.quote(own)}" if own else "pitboard teach dice"
+        teach = teach_command("NAME", "FACE", config.config_option())
         detail = f"{taught} taught face(s)" if Path(where).exists() else \
             f"none taught yet (no file): dice are read as plain d6; `{teach}` writes it"
         lines.append(CheckLine("OK", "face library", f"{where}: {detail}"))

@@ -323,7 +323,14 @@ def test_the_teaching_offered_by_check_carries_the_config_it_was_given(tmp_path:
     damaged = tmp_path / "my faces.json"
     damaged.write_text('{"version": "two"}', encoding="utf-8")
     _, problem = read_face_library(damaged, config.config_option())
-    assert f"`pitboard teach dice --config {cfg}`" in problem.message
+    assert f"`pitboard teach dice --die NAME --face FACE IMAGE... --config {cfg}` for each" in problem.message
+    # and check's word for a library not taught yet names F's too
+    from device.cli_device import probe_vision_files
+
+    fresh = tmp_path / "fresh.toml"
+    fresh.write_text(f'[camera]\nbackend = "none"\n[vision]\nfaces = "{tmp_path / "none-yet.json"}"\n')
+    (none_yet,) = [line for line in probe_vision_files(load_config(fresh)) if line.part == "face library"]
+    assert f"`pitboard teach dice --die NAME --face FACE IMAGE... --config {fresh}` writes it" in none_yet.detail
     assert f"`mv '{damaged}' '{damaged}.bad'`" in problem.message
     # a relative --config is offered whole (an ssh shell in another folder is where the owner types it), and the
     # file it came from is no setting: the same settings read from elsewhere are the same config
