@@ -218,26 +218,37 @@ def _may_have_alpha(data: np.ndarray) -> bool:
     data, a WebP with alpha (VP8X's flag, or lossless), any TIFF.  Only these are decoded a second time, with it."""
     head = data[:32].tobytes()
     if head[:8] == b"\x89PNG\r\n\x1a\n":
-        return len(head) > 25 and head[25] in (4, 6) or _png_has_trns(data)
+        return len(head) > 25 and head[25] in (4, 6) or _png_trns(data) is not None
     if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
         return head[12:16] == b"VP8L" or (head[12:16] == b"VP8X" and len(head) > 20 and bool(head[20] & 0x10))
     return head[:4] in (b"II*\x00", b"MM\x00*")
 
 
-def _png_has_trns(data: np.ndarray) -> bool:
-    """A tRNS chunk (a palette's or one colour's transparency) among a PNG's chunks before its picture data
-    (however long the text chunks before it)."""
+def _png_trns(data: np.ndarray) -> bytes | None:
+    """A PNG's tRNS chunk (a palette's or one colour's transparency) among its chunks before its picture data,
+    however long the text chunks before it; None when it has none."""
     pos, n = 8, int(data.size)
     for _ in range(10_000):  # a real PNG has a handful before IDAT; a file of millions of empty chunks is not read on
         if pos + 8 > n:
-            return False
+            return None
+        length = int.from_bytes(data[pos:pos + 4].tobytes(), "big")
         kind = data[pos + 4:pos + 8].tobytes()
         if kind == b"tRNS":
-            return True
+            return data[pos + 8:pos + 8 + length].tobytes()
         if kind in (b"IDAT", b"IEND"):
-            return False
-        pos += 12 + int.from_bytes(data[pos:pos + 4].tobytes(), "big")
-    return False
+            return None
+        pos += 12 + length
+    return None
+
+
+def _grey_key(data: np.ndarray) -> int | None:
+    """The one grey a grey PNG (8 or 16 bits) makes transparent by its tRNS chunk (OpenCV decodes such a picture
+    to one channel and drops it), else None."""
+    head = data[:26].tobytes()
+    if head[:8] != b"\x89PNG\r\n\x1a\n" or len(head) < 26 or head[25] != 0 or head[24] not in (8, 16):
+        return None
+    trns = _png_trns(data)
+    return int.from_bytes(trns[:2], "big") if trns is not None and len(trns) >= 2 else None
 
 
 def _on_grey(img: np.ndarray, data: np.ndarray, p: Path, what: str) -> np.ndarray:
@@ -251,20 +262,28 @@ def _on_grey(img: np.ndarray, data: np.ndarray, p: Path, what: str) -> np.ndarra
             full = cv2.imdecode(data, cv2.IMREAD_UNCHANGED)
     except (cv2.error, MemoryError):
         return img
-    if full is None or full.ndim != 3 or full.shape[2] != 4 or full.dtype.kind != "u":
+    if full is None or full.dtype.kind != "u":
         return img
-    alpha, top = full[:, :, 3], (255 if full.dtype == np.uint8 else 65535)  # 8 or 16 bits
+    top = 255 if full.dtype == np.uint8 else 65535  # 8 or 16 bits
+    if full.ndim == 2 and (key := _grey_key(data)) is not None:  # one grey, and the grey it makes transparent
+        alpha = np.where(full == key, 0, top).astype(full.dtype)
+        stored = np.repeat(full[:, :, None], 3, axis=2) if full.dtype == np.uint8 else None
+    elif full.ndim == 3 and full.shape[2] == 4:
+        alpha = full[:, :, 3]
+        stored = full[:, :, :3] if full.dtype == np.uint8 else None
+    else:
+        return img
     if not alpha.any():  # whichever way the picture is turned
         raise FileProblem(f"{what} {p} is fully transparent: there is no picture in it to read; save it again "
                           "without transparency (or take the photo again)")
     if (alpha == top).all():
         return img
     try:
-        turned = _turned_as(alpha, img, full, data, _exif_orientation(p, data))
+        turned = _turned_as(alpha, img, stored, data, _exif_orientation(p, data))
         if turned is None:
             return img
-        turned = np.ascontiguousarray(turned)  # a copy of the alpha alone: the 4-channel decoding is let go
-        del full, alpha
+        turned = np.ascontiguousarray(turned)  # a copy of the alpha alone: the full decoding is let go
+        del full, alpha, stored
         for r in range(0, img.shape[0], 256):  # a band of rows at a time: a float copy of 67 MP is gigabytes
             a = turned[r:r + 256, :, None].astype(np.float32) / top
             img[r:r + 256] = np.clip(img[r:r + 256] * a + TRANSPARENT_AS * (1 - a) + 0.5, 0, 255).astype(np.uint8)
@@ -343,17 +362,15 @@ def _opencv_turns(kind: str) -> bool:
     return shown is not None and int(shown[0, 0, 0]) > 128  # the white column is shown on the left
 
 
-def _turned_as(alpha: np.ndarray, img: np.ndarray, full: np.ndarray, data: np.ndarray,
+def _turned_as(alpha: np.ndarray, img: np.ndarray, stored: np.ndarray | None, data: np.ndarray,
                orientation: int) -> np.ndarray | None:
     """``alpha`` (as stored) turned as OpenCV's colour decoding turned the picture: the EXIF ``orientation``'s
-    turn when the stored colours so turned are ``img`` (a picture symmetric in its colours but not in its alpha
-    takes the EXIF's word), else whichever turn makes them ``img``; None when none does."""
+    turn when the ``stored`` colours (8-bit BGR, unturned; None: decoded here) so turned are ``img`` (a picture
+    symmetric in its colours but not in its alpha takes the EXIF's word), else whichever turn makes them
+    ``img``; None when none does."""
     import cv2
 
-    stored: np.ndarray | None
-    if full.dtype == np.uint8:
-        stored = full[:, :, :3]
-    else:  # 16 bits: the colours as OpenCV reduces them to 8, unturned
+    if stored is None:  # 16 bits: the colours as OpenCV reduces them to 8, unturned
         try:
             with opencv_quiet():
                 stored = cv2.imdecode(data, cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)

@@ -222,13 +222,13 @@ def test_a_palette_png_with_its_transparency_after_long_text_is_seen(tmp_path: P
 def test_the_png_chunk_walk_stops_at_a_bound() -> None:
     """A file of a million empty chunks before its picture is not walked to its end, chunk by chunk in Python
     (a real PNG has a handful): the walk gives up at 10,000, and a tRNS beyond them is not looked for."""
-    from device.safe_files import _png_has_trns
+    from device.safe_files import _png_trns
 
     empty = b"\x00\x00\x00\x00tEXt\x00\x00\x00\x00"
     trns = b"\x00\x00\x00\x01tRNS\x00\x00\x00\x00\x00"
     head = b"\x89PNG\r\n\x1a\n"
-    assert _png_has_trns(np.frombuffer(head + empty * 10 + trns, np.uint8))
-    assert not _png_has_trns(np.frombuffer(head + empty * 20_000 + trns, np.uint8))
+    assert _png_trns(np.frombuffer(head + empty * 10 + trns, np.uint8)) == b"\x00"
+    assert _png_trns(np.frombuffer(head + empty * 20_000 + trns, np.uint8)) is None
 
 
 def test_a_picture_of_one_colour_is_turned_by_its_exif_word_not_by_its_colours(tmp_path: Path) -> None:
@@ -268,3 +268,23 @@ def test_a_turned_tiff_is_not_turned_twice(tmp_path: Path) -> None:
     shown_alpha = cv2.imread(str(p), cv2.IMREAD_UNCHANGED)[:, :, 3]  # as this OpenCV shows the alpha
     img = read_image(p)
     assert (img[shown_alpha == 0] == (128, 128, 128)).all() and (img[shown_alpha == 255] == (0, 0, 0)).all()
+
+
+@pytest.mark.parametrize("key, depth", [(200, 8), (51400, 16)])
+def test_the_grey_a_grey_png_makes_transparent_is_seen_as_grey(tmp_path: Path, key: int, depth: int) -> None:
+    """The review: a grey PNG whose tRNS chunk names one grey transparent decodes to one channel in OpenCV, and
+    the transparent part was read as its stored grey (200), not as the grey of any transparent part (128)."""
+    from PIL import Image
+
+    grey = np.full((30, 40), key, np.uint16 if depth == 16 else np.uint8)
+    grey[:, :20] = 0  # the left half black and opaque, the right half the transparent grey
+    p = tmp_path / "grey.png"
+    Image.fromarray(grey).save(p, transparency=key)
+    head = p.read_bytes()
+    assert head[24] == depth and head[25] == 0 and b"tRNS" in head
+    img = read_image(p)
+    assert (img[:, :20] == 0).all() and (img[:, 20:] == 128).all()
+    # a fully transparent one (every pixel the named grey) is refused like any other
+    Image.fromarray(np.full((30, 40), key, grey.dtype)).save(p, transparency=key)
+    with pytest.raises(FileProblem, match="fully transparent"):
+        read_image(p)
