@@ -209,6 +209,7 @@ def read_image(path: str | Path, *, what: str = "image") -> np.ndarray:
     return img
 
 
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 #: What a transparent part of an image is seen as: a neutral grey, neither a white die nor a black one.
 TRANSPARENT_AS = 128
 
@@ -216,10 +217,10 @@ TRANSPARENT_AS = 128
 def _may_have_alpha(data: np.ndarray) -> bool:
     """The file says it may carry transparency: a PNG with an alpha channel or a tRNS chunk before its picture
     data, a WebP with alpha (VP8X's flag, or lossless), any TIFF.  Only these are decoded a second time, with it."""
-    head = data[:32].tobytes()
-    if head[:8] == b"\x89PNG\r\n\x1a\n":
+    head, kind = data[:32].tobytes(), _turnable_kind(data)
+    if kind == "png":
         return len(head) > 25 and head[25] in (4, 6) or _png_trns(data) is not None
-    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+    if kind == "webp":
         return head[12:16] == b"VP8L" or (head[12:16] == b"VP8X" and len(head) > 20 and bool(head[20] & 0x10))
     return head[:4] in (b"II*\x00", b"MM\x00*")
 
@@ -245,7 +246,7 @@ def _grey_key(data: np.ndarray) -> int | None:
     """The one grey a grey PNG (8 or 16 bits) makes transparent by its tRNS chunk (OpenCV decodes such a picture
     to one channel and drops it), else None."""
     head = data[:26].tobytes()
-    if head[:8] != b"\x89PNG\r\n\x1a\n" or len(head) < 26 or head[25] != 0 or head[24] not in (8, 16):
+    if _turnable_kind(data) != "png" or len(head) < 26 or head[25] != 0 or head[24] not in (8, 16):
         return None
     trns = _png_trns(data)
     return int.from_bytes(trns[:2], "big") if trns is not None and len(trns) >= 2 else None
@@ -331,9 +332,10 @@ def _exif_orientation(p: Path, data: np.ndarray) -> int:
 
 
 def _turnable_kind(data: np.ndarray) -> str | None:
-    """"png" or "webp" (formats whose alpha OpenCV decodes unturned), from the file's first bytes; else None."""
+    """"png" or "webp" (formats whose alpha OpenCV decodes unturned, and whose headers the alpha checks read),
+    from the file's first bytes; else None."""
     head = data[:16].tobytes()
-    if head[:8] == b"\x89PNG\r\n\x1a\n":
+    if head[:8] == PNG_SIGNATURE:
         return "png"
     if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
         return "webp"
