@@ -967,18 +967,13 @@ def read_face_library(path: Any | None, config_option: str | None = None) -> tup
     when not the default: :meth:`PitboardConfig.config_option`)."""
     from pathlib import Path
 
-    from device.dice_library_files import FILE_NAME, library_path, mend_words
+    from device.dice_library_files import FILE_NAME, library_path, mend_words, redo_words
     from vision.dice.faces import FaceLibrary, MendableLibraryError, NewerLibraryError
 
     p = Path(path) if path is not None else library_path()
     if not p.exists() and not p.is_symlink():
         return FaceLibrary(), None
-    import shlex
-
-    from device.dice_library_files import teach_command
-
-    redo = (f"move it aside (`mv {shlex.quote(str(p))} {shlex.quote(str(p) + '.bad')}`) and teach the faces again "
-            f"(`{teach_command('NAME', 'FACE', config_option)}` for each), or restore a backup copy")
+    redo = redo_words(p, config_option)
     data, wrong = _read_json_file(p, "face library", FILE_NAME, redo)
     if wrong is None:
         try:

@@ -79,12 +79,14 @@ def cmd_read(args: argparse.Namespace) -> int:
         args.die = D6
     library = None
     if args.die != D6:
-        faces_file = _faces_file(_appliance_config(args))  # the library `pitboard run` and `teach dice` use
-        library = load_library(faces_file, config=args.config)
+        config = _appliance_config(args)
+        faces_file = _faces_file(config)  # the library `pitboard run` and `teach dice` use
+        offered = _config_option(config)
+        library = load_library(faces_file, config=offered)
         if args.die not in library.examples:
             known = ", ".join(library.dice()) or "none yet"
             problem = face_names_problem(args.die, [])
-            todo = problem if problem else f"teach it with `{teach_command(args.die, config=args.config)}`"
+            todo = problem if problem else f"teach it with `{teach_command(args.die, config=offered)}`"
             raise _user_error(f"no die called {args.die!r} in the face library {faces_file} (taught: {known}); {todo}")
     _warm_up(args.die, library)
     batch = ImageBatch([Path(n) for n in args.images], read_image, json_lines=args.json)
@@ -379,6 +381,12 @@ def _appliance_config(args: argparse.Namespace):
         raise _user_error(str(exc)) from None
 
 
+def _config_option(config) -> str | None:
+    """The ``--config`` the commands offered to the owner carry: the config's absolute path unless it is the
+    default (as the appliance offers them), so an offered command works from any folder."""
+    return config.config_option() if config is not None else None
+
+
 def _crop(name: str, img: np.ndarray, box: tuple[int, int, int, int] | None, config, *,
           frame: bool) -> tuple[np.ndarray, str, tuple[int, int]]:
     """The dice region of a teaching image: ``--box``; else the config's ``camera.dice_region`` for a
@@ -440,14 +448,16 @@ def cmd_teach(args: argparse.Namespace) -> int:
         if args.images or args.camera is not None or args.face or args.faces or args.box:
             raise _user_error("--undo takes back a teaching on its own: give no IMAGE, --camera, --face or --box "
                               "(--die DIE takes back that die's last teaching; without it, the last teaching)")
-        faces_file = _faces_file(_appliance_config(args))
-        library, mends = load_library_to_teach(faces_file)
+        config = _appliance_config(args)
+        offered = _config_option(config)
+        faces_file = _faces_file(config)
+        library, mends = load_library_to_teach(faces_file, config=offered)
         if mends:  # an undo after a record was dropped would take back a teaching the owner did not mean
             path = save_library(library, faces_file)
             for note in mends:
                 print(f"mended {path}: {note}")
             print(f"nothing was undone: the library needed mending first; to take back its last teaching now, run "
-                  f"`{undo_command(args.die, args.config)}` again")
+                  f"`{undo_command(args.die, offered)}` again")
             return 0
         try:
             removed = library.undo(args.die.strip() if args.die else None)
@@ -476,8 +486,9 @@ def cmd_teach(args: argparse.Namespace) -> int:
         raise _user_error("give IMAGE files showing the face, or --camera to take one frame")
     box = _parse_box(args.box) if args.box else None
     config = _appliance_config(args)
+    offered = _config_option(config)
     faces_file = _faces_file(config)  # the file `pitboard run` reads with this config
-    library, mends = load_library_to_teach(faces_file)  # a damaged file stops here, untouched
+    library, mends = load_library_to_teach(faces_file, config=offered)  # a damaged file stops here, untouched
     sources: list[tuple[str, np.ndarray, bool]] = [(n, _load_image(Path(n)), False) for n in args.images]
     if args.camera is not None:
         sources.append(("camera frame", _camera_frame(args.camera or None, config), True))
@@ -499,10 +510,10 @@ def cmd_teach(args: argparse.Namespace) -> int:
         print(f"mended {path}: {note}")
     for w in warnings:
         print(f"warning: {w}; if that die was not showing the face named, take it back with "
-              f"`{undo_command(args.die, args.config)}`")
+              f"`{undo_command(args.die, offered)}`")
     counts = ", ".join(f"{f} {len(library.examples[args.die.strip()][f])}" for f in dict.fromkeys(faces))
     print(f"saved {path}: {args.die} now has {counts} example(s) (+{len(examples)}; undo with "
-          f"`{undo_command(args.die, args.config)}`)")
+          f"`{undo_command(args.die, offered)}`)")
     return 0
 
 

@@ -46,11 +46,11 @@ def load_library(path: Path | None = None, *, config: str | None = None) -> Face
     return _load(path or library_path(), mend=False, config=config)[0]
 
 
-def load_library_to_teach(path: Path | None = None) -> tuple[FaceLibrary, list[str]]:
+def load_library_to_teach(path: Path | None = None, *, config: str | None = None) -> tuple[FaceLibrary, list[str]]:
     """The face library to add to (or undo from), and what was mended: a face with no examples and a teaching
     record that is not [die, face, count of 1 or more] are dropped (no example is lost) and the caller saves
     the mended library.  Any other damage raises ``UserError`` as :func:`load_library` does."""
-    return _load(path or library_path(), mend=True)
+    return _load(path or library_path(), mend=True, config=config)
 
 
 def _load(path: Path, *, mend: bool, config: str | None = None) -> tuple[FaceLibrary, list[str]]:
@@ -58,8 +58,7 @@ def _load(path: Path, *, mend: bool, config: str | None = None) -> tuple[FaceLib
         return FaceLibrary(), []
     if path.is_dir():
         raise _user_error(folder_given(path, "face library", FILE_NAME))
-    fix = (f"it was left untouched: restore a backup copy, or move it aside (e.g. `mv {path} {path}.bad`) and teach "
-           "the faces again")
+    fix = f"it was left untouched: {redo_words(path, config)}"
     try:
         data = read_json_object(path, fix=fix, what="face library", max_bytes=MAX_LIBRARY_BYTES, by_hand=False)
     except SetupFileError as exc:
@@ -83,6 +82,14 @@ def teach_command(die: str, face: str = "FACE", config: str | None = None) -> st
     the data folder's): without the config given to the command that offers it, it taught another file."""
     config_option = f" --config {shlex.quote(config)}" if config else ""
     return f"pitboard teach dice --die {shlex.quote(die.strip())} --face {shlex.quote(face)} IMAGE...{config_option}"
+
+
+def redo_words(path: Path, config: str | None = None) -> str:
+    """What to do with a damaged library at ``path``: move it aside (the command quoted for a shell) and teach the
+    faces again (with ``config``), or restore a backup.  Both loaders (the commands and the appliance) say it."""
+    moved = f"mv {shlex.quote(str(path))} {shlex.quote(str(path) + '.bad')}"
+    return (f"move it aside (`{moved}`) and teach the faces again (`{teach_command('NAME', 'FACE', config)}` for "
+            "each), or restore a backup copy")
 
 
 def mend_words(exc: MendableLibraryError, config: str | None = None) -> str:

@@ -515,3 +515,29 @@ def test_the_teaching_offered_for_an_empty_face_keeps_the_config_given(tmp_path:
     # ... and that command mends the library it names
     assert _teach("--face", "SLIDE", "--config", str(cfg), _one(tmp_path, "SLIDE", 32)) == 0
     assert {f: len(v) for f, v in load_library(lib).examples["skid"].items()} == {"SHIFT": 1, "SLIDE": 1}
+
+
+def test_offered_commands_carry_the_configs_whole_path_and_are_quoted(tmp_path: Path, data_dir: Path, capsys,
+                                                                    monkeypatch) -> None:
+    """A review: `teach dice --config own.toml` (a relative path) offered `--undo --config own.toml`, which only
+    works from the folder it was typed in, where the appliance offers the config's whole path; and the
+    commands' "move it aside (`mv DIR/faces.json ...`)" was not quoted for a shell, where the appliance's
+    was, so a folder with a space in its name split the command in two."""
+    table = tmp_path / "the table"
+    table.mkdir()
+    lib = table / "faces.json"
+    cfg = table / "own.toml"
+    cfg.write_text(f'[camera]\nbackend = "none"\n[vision]\nfaces = "{lib}"\n')
+    image = _one(tmp_path, "SHIFT", 30)
+    monkeypatch.chdir(table)
+    assert _teach("--face", "SHIFT", "--config", "own.toml", image) == 0
+    out = capsys.readouterr().out
+    assert f"undo with `pitboard teach dice --undo --die skid --config '{cfg}'`" in out, out
+    lib.write_text("{not json")
+    assert _teach("--face", "SHIFT", "--config", "own.toml", image) == 2
+    err = capsys.readouterr().err
+    assert f"`mv '{lib}' '{lib}.bad'`" in err, err
+    assert f"`pitboard teach dice --die NAME --face FACE IMAGE... --config '{cfg}'`" in err, err
+    assert lib.read_text() == "{not json"
+    assert cli.main(["dice", "read", "--die", "skid", "--config", "own.toml", image]) == 2
+    assert f"`mv '{lib}' '{lib}.bad'`" in capsys.readouterr().err
