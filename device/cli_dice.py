@@ -306,6 +306,18 @@ def _scale_figures(tally: Tally) -> dict:
     return figures
 
 
+def _bench_line(name: str, f: dict, *, scaled: bool) -> str:
+    """One group's figures on a line (``scaled``: a size of ``--scales``, with its duplicates and CPU time); a
+    group with no photo (e.g. no held-out photo in the folder) has no figure, not an accuracy of 0."""
+    if not f["images"]:
+        return f"{name} images    0"
+    head = (f"{name} images {f['images']:4d}  dice {f['labelled_dice']:5d}  acc {f['accuracy']:.3f}  prec "
+            f"{f['precision']:.3f}  recall {f['recall']:.3f}  null {f['unreadable']:4d}  false {f['false_dice']:4d}  ")
+    if scaled:
+        return head + f"dup {f['duplicates']:3d}  median {f['median_ms']:.1f} ms (cpu {f.get('median_cpu_ms', 0):.1f})"
+    return head + f"median {f['median_ms']:.1f} ms  p95 {f['p95_ms']:.1f} ms"
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     data = Path(args.data)
     if not data.exists():
@@ -321,13 +333,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         else:
             for sc, f in figures["scales"].items():
                 for name, g in (("all", f), ("held-out", f["held_out"])):
-                    if not g["images"]:
-                        print(f"x{sc:4s} {name:9s} images    0")
-                        continue
-                    print(f"x{sc:4s} {name:9s} images {g['images']:4d}  dice {g['labelled_dice']:5d}  acc "
-                          f"{g['accuracy']:.3f}  prec {g['precision']:.3f}  recall {g['recall']:.3f}  null "
-                          f"{g['unreadable']:4d}  false {g['false_dice']:4d}  dup {g['duplicates']:3d}  median "
-                          f"{g['median_ms']:.1f} ms (cpu {g.get('median_cpu_ms', 0):.1f})")
+                    print(_bench_line(f"x{sc:4s} {name:9s}", g, scaled=True))
         return 0
     figures = run_bench(data, limit=args.limit, threads=args.threads,
                         review=Path(args.review) if args.review else None,
@@ -336,11 +342,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(json.dumps(figures))
     else:
         def line(name: str, f: dict) -> str:
-            if not f["images"]:  # a folder with no held-out photo: no figure, not an accuracy of 0
-                return f"{name:10s} images    0"
-            return (f"{name:10s} images {f['images']:4d}  dice {f['labelled_dice']:5d}  acc {f['accuracy']:.3f}  "
-                    f"prec {f['precision']:.3f}  recall {f['recall']:.3f}  null {f['unreadable']:4d}  "
-                    f"false {f['false_dice']:4d}  median {f['median_ms']:.1f} ms  p95 {f['p95_ms']:.1f} ms")
+            return _bench_line(f"{name:10s}", f, scaled=False)
+
         print(line("overall", figures))
         for p, f in figures["per_prefix"].items():
             print(line(p, f))
