@@ -849,8 +849,12 @@ def _read_json_file(path: Any, what: str, name: str, redo: str) -> tuple[Any, st
     if not text.strip():
         return None, (f"{path} is empty ({'0 bytes' if not raw else 'nothing but blanks'}): a crash or a power cut "
                       f"while it was being written can leave it so; {redo}")
+    from device.setup_files import TwiceSaidError, loads_json
+
     try:
-        return json.loads(text), None
+        return loads_json(text), None
+    except TwiceSaidError as exc:
+        return None, f"{path}: {exc}, or {redo}"
     except json.JSONDecodeError as exc:
         return None, f"{path} is not valid JSON ({exc}); {redo}"
     except RecursionError:

@@ -105,9 +105,31 @@ def toml_mistake(exc: Exception, text: str) -> str:
     return f"line {number} ({shown}): {told}"
 
 
+class TwiceSaidError(ValueError):
+    """A JSON object names one key twice: a reader keeps the second and silently drops the first."""
+
+
+def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise TwiceSaidError(f"the key {key!r} appears twice in one object {{...}} (read so, the second "
+                                 "would silently replace the first); take out the one that should not be there")
+        out[key] = value
+    return out
+
+
+def loads_json(text: str) -> Any:
+    """``json.loads``, refusing an object that names a key twice (:class:`TwiceSaidError`): Python keeps the
+    last, so a face pasted twice by hand lost the examples of the first, and the next save made it for good."""
+    return json.loads(text, object_pairs_hook=_once_each)
+
+
 def _parsed(where: str, what: str, fix: str, parse: Any, text: str, *, by_hand: bool = True) -> Any:
     try:
         return parse(text)
+    except TwiceSaidError as exc:
+        raise SetupFileError(f"{where}: {exc} ({fix})") from None
     except RecursionError:
         raise SetupFileError(f"{where} is nested too deeply to read (not a {what}); {fix}") from None
     except ValueError as exc:  # JSON and TOML syntax errors are ValueErrors, as is the 4300-digit limit
@@ -139,7 +161,7 @@ def read_json_object(path: str | Path, *, fix: str, what: str, max_bytes: int = 
         size = "0 bytes" if not text else "nothing but blanks"
         raise SetupFileError(f"{what} {path} is empty ({size}): a crash or a power cut while it was being written "
                              f"can leave it so; {fix}")
-    data = _parsed(f"{what} {path}", what, fix, json.loads, text, by_hand=by_hand)
+    data = _parsed(f"{what} {path}", what, fix, loads_json, text, by_hand=by_hand)
     if not isinstance(data, dict):
         raise SetupFileError(f"{what} {path} holds a JSON {type(data).__name__ if data is not None else 'null'}, "
                              f"not an object {{...}}; {fix}")

@@ -541,3 +541,28 @@ def test_offered_commands_carry_the_configs_whole_path_and_are_quoted(tmp_path: 
     assert lib.read_text() == "{not json"
     assert cli.main(["dice", "read", "--die", "skid", "--config", "own.toml", image]) == 2
     assert f"`mv '{lib}' '{lib}.bad'`" in capsys.readouterr().err
+
+
+def test_a_face_named_twice_in_the_library_is_refused_not_half_read(tmp_path: Path, data_dir: Path, capsys) -> None:
+    """An audit: a faces.json with a second "SHIFT" key pasted in by hand was read as its last one, the first's
+    examples silently dropped; the next teaching saved it so, and they were gone for good.  Every command and the
+    appliance name the key said twice and leave the file as it is."""
+    from device.camera_input import read_face_library
+
+    assert _teach("--face", "SHIFT", _one(tmp_path, "SHIFT", 30)) == 0
+    assert _teach("--face", "SPIN", _one(tmp_path, "SPIN", 31)) == 0
+    lib = data_dir / "faces.json"
+    text = lib.read_text()
+    spin = json.dumps(json.loads(text)["dice"]["skid"]["SPIN"])
+    twice = text.replace('"SPIN":', f'"SHIFT": {spin}, "SPIN":', 1)
+    assert json.loads(twice)["dice"]["skid"]["SHIFT"] == json.loads(spin)  # what Python's reader keeps
+    lib.write_text(twice)
+    capsys.readouterr()
+    assert _teach("--face", "HAZARD", _one(tmp_path, "HAZARD", 32)) == 2
+    err = capsys.readouterr().err
+    assert "the key 'SHIFT' appears twice" in err and "take out the one that should not be there" in err, err
+    assert cli.main(["dice", "read", "--die", "skid", _one(tmp_path, "SHIFT", 33)]) == 2
+    assert "the key 'SHIFT' appears twice" in capsys.readouterr().err
+    library, problem = read_face_library(lib)
+    assert library.dice() == [] and problem is not None and "the key 'SHIFT' appears twice" in problem.message
+    assert lib.read_text() == twice
