@@ -971,7 +971,7 @@ def read_face_library(path: Any | None, config_option: str | None = None) -> tup
     when not the default: :meth:`PitboardConfig.config_option`)."""
     from pathlib import Path
 
-    from device.dice_library_files import FILE_NAME, library_path, mend_words, redo_words
+    from device.dice_library_files import FILE_NAME, library_path, mend_words, redo_words, unknown_name_words
     from vision.dice.faces import FaceLibrary, MendableLibraryError, NewerLibraryError
 
     p = Path(path) if path is not None else library_path()
@@ -981,7 +981,11 @@ def read_face_library(path: Any | None, config_option: str | None = None) -> tup
     data, wrong = _read_json_file(p, "face library", FILE_NAME, redo)
     if wrong is None:
         try:
-            return FaceLibrary.from_dict(data), None
+            library = FaceLibrary.from_dict(data)
+            unknown = unknown_name_words(library)
+            if unknown is None:
+                return library, None
+            wrong = f"{p} {unknown}; it was left untouched"
         except NewerLibraryError as exc:  # not damaged: teaching again would throw the owner's work away
             wrong = f"{p}: {exc}; it was left untouched; upgrade Pitboard to use it"
         except MendableLibraryError as exc:  # moving it aside would throw every other example away

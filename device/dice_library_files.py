@@ -67,7 +67,7 @@ def _load(path: Path, *, mend: bool, config: str | None = None) -> tuple[FaceLib
     if mend:
         data, notes = mended(data)
     try:
-        return FaceLibrary.from_dict(data), notes
+        library = FaceLibrary.from_dict(data)
     except NewerLibraryError as exc:  # not damaged: never advise teaching it again
         raise _user_error(f"the face library {path}: {exc}; it was left untouched. Upgrade Pitboard to use it") \
             from None
@@ -75,6 +75,10 @@ def _load(path: Path, *, mend: bool, config: str | None = None) -> tuple[FaceLib
         raise _user_error(f"the face library {path}: {mend_words(exc, config)}; it was left untouched") from None
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError, IndexError, RecursionError) as exc:
         raise _user_error(f"the face library {path} is damaged ({str(exc).strip(chr(39))[:200]}); {fix}.") from None
+    unknown = unknown_name_words(library)
+    if unknown:
+        raise _user_error(f"the face library {path} {unknown}; it was left untouched")
+    return library, notes
 
 
 def teach_command(die: str, face: str = "FACE", config: str | None = None) -> str:
@@ -119,6 +123,18 @@ def save_library(library: FaceLibrary, path: Path | None = None) -> Path:
 #: Dice read as pips, never taught (their faces are numbers the reader counts).
 PIP_DICE = ("d6",)
 PIP_REFUSAL = "d6 pips are read without teaching; teach custom dice under their own name (e.g. skid)"
+
+
+def unknown_name_words(library: FaceLibrary) -> str | None:
+    """What is wrong with a library holding a die or face name no game here knows, and what to do; None when
+    every name is known.  A name mistyped in the file by hand was read off the dice as it stands ("SLDE"), a
+    value no rule asks for."""
+    for die in library.dice():
+        problem = face_names_problem(die, library.faces(die))
+        if problem:
+            return (f"holds a name the games do not know ({problem}): a die showing it would be read so; correct "
+                    "the name in the file, or restore a backup copy")
+    return None
 
 
 def game_dice() -> dict[str, list[str]]:

@@ -566,3 +566,28 @@ def test_a_face_named_twice_in_the_library_is_refused_not_half_read(tmp_path: Pa
     library, problem = read_face_library(lib)
     assert library.dice() == [] and problem is not None and "the key 'SHIFT' appears twice" in problem.message
     assert lib.read_text() == twice
+
+
+def test_a_face_name_mistyped_in_the_library_is_refused_not_read(tmp_path: Path, data_dir: Path, capsys) -> None:
+    """An audit: "SLIDE" edited to "SLDE" in faces.json by hand was read off the dice as "SLDE" (exit 0), a value
+    no rule asks for, and `check` said "OK face library".  Every command and the appliance name the die and the
+    face, the near name, and leave the file as it is."""
+    from device.camera_input import read_face_library
+
+    assert _teach("--face", "SLIDE", _one(tmp_path, "SLIDE", 30)) == 0
+    lib = data_dir / "faces.json"
+    bad = lib.read_text().replace('"SLIDE"', '"SLDE"')
+    lib.write_text(bad)
+    capsys.readouterr()
+    said = "holds a name the games do not know ('SLDE' is not a face of the skid die: did you mean SLIDE?"
+    assert cli.main(["dice", "read", "--die", "skid", _one(tmp_path, "SLIDE", 31)]) == 2
+    assert said in capsys.readouterr().err
+    assert _teach("--face", "SHIFT", _one(tmp_path, "SHIFT", 32)) == 2
+    assert said in capsys.readouterr().err
+    library, problem = read_face_library(lib)
+    assert library.dice() == [] and problem is not None and said in problem.message, problem
+    # a die no game rolls, too
+    lib.write_text(bad.replace('"SLDE"', '"SLIDE"').replace('"skid"', '"skidd"'))
+    assert cli.main(["dice", "read", "--die", "skidd", _one(tmp_path, "SLIDE", 31)]) == 2
+    assert "no game here rolls a die called 'skidd': did you mean skid?" in capsys.readouterr().err
+    assert lib.read_text() == bad.replace('"SLDE"', '"SLIDE"').replace('"skid"', '"skidd"')
