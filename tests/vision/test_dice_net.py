@@ -225,3 +225,69 @@ def test_a_network_with_named_or_unknown_sizes_is_not_refused_for_them() -> None
     assert "7 classes" in net._wrong_network(sess(["n", 3, 64, 64], ["n", 5]), "reader")
     assert net._wrong_network(sess([1, 3, "h", "w"], [1, 1, "gh", "gw"], n_out=3), "detector") is None
     assert "3 (heat map" in net._wrong_network(sess([1, 3, "h", "w"], ["n", 7]), "detector")
+
+
+def test_the_shipped_models_are_the_files_their_sums_name() -> None:
+    """vision/dice/models.sha256 lists each shipped weights file's SHA-256: rebuilt weights copied in without
+    recording their sums fail here (tools/dice_training/README.md says how to record them), not at the table."""
+    import hashlib
+
+    for path in net.REQUIRED:
+        line = next(ln for ln in net.SUMS.read_text("utf-8").splitlines() if ln.split()[1] == path.name)
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == line.split()[0], path.name
+
+
+def _package_copy(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    """The package's weights folder copied to ``tmp_path`` and used in its place (the tests damage the copy)."""
+    import shutil
+
+    for path in (*net.REQUIRED, net.SUMS):
+        shutil.copyfile(path, tmp_path / path.name)
+    _fresh_sessions(monkeypatch)
+    monkeypatch.setattr(net, "HERE", tmp_path)
+    monkeypatch.setattr(net, "SUMS", tmp_path / net.SUMS.name)
+    for role in ("DETECTOR", "READER", "SECOND_READER"):
+        monkeypatch.setattr(net, role, tmp_path / getattr(net, role).name)
+    monkeypatch.setattr(net, "REQUIRED", (net.DETECTOR, net.READER, net.SECOND_READER))
+
+
+def test_a_model_changed_on_the_card_is_named_not_read_with(monkeypatch: pytest.MonkeyPatch, tmp_path, capsys) -> None:
+    """The audit: 2,000 bytes flipped in reader.onnx's weights, the file still loaded: `pitboard check` said "OK
+    models" and `dice read` read a die showing 1 as 4 (the bench: accuracy 0.000).  A shipped file that is not the
+    one shipped is named at start, with what to do."""
+    _package_copy(monkeypatch, tmp_path)
+    assert vd.check_models() == []  # the copy as shipped is sound
+    _fresh_sessions(monkeypatch)
+    data = bytearray(net.READER.read_bytes())
+    mid = len(data) // 2
+    data[mid:mid + 2000] = bytes(b ^ 0x55 for b in data[mid:mid + 2000])
+    net.READER.write_bytes(bytes(data))
+    import onnxruntime as ort
+
+    ort.InferenceSession(bytes(data), providers=["CPUExecutionProvider"])  # it still loads: only the sum tells
+    (problem,) = vd.check_models()
+    assert str(net.READER) in problem and "is not the file Pitboard shipped" in problem and "reinstall" in problem
+    assert f"(cd {tmp_path} && sha256sum detector.onnx reader.onnx reader2.onnx > models.sha256)" in problem
+    import device.cli as cli
+
+    img, _ = render_scene([4], np.random.default_rng(3), side=50)
+    photo = tmp_path / "roll.png"
+    cv2.imwrite(str(photo), img)
+    capsys.readouterr()
+    assert cli.main(["dice", "read", str(photo)]) == 2
+    assert "is not the file Pitboard shipped" in capsys.readouterr().err
+
+
+def test_a_folder_where_a_model_belongs_and_a_missing_sums_list_are_named(monkeypatch: pytest.MonkeyPatch,
+                                                                        tmp_path) -> None:
+    """The audit: a folder in reader2.onnx's place was reported "missing", advice that cannot be followed while
+    the folder is in the way."""
+    _package_copy(monkeypatch, tmp_path)
+    net.SECOND_READER.unlink()
+    net.SECOND_READER.mkdir()
+    (problem,) = vd.check_models()
+    assert f"{net.SECOND_READER} is a folder, not the file: move that folder away" in problem, problem
+    _fresh_sessions(monkeypatch)
+    net.SUMS.unlink()
+    problems = vd.check_models()
+    assert len(problems) == 3 and f"the list of the dice models' sums {net.SUMS} is missing" in problems[0], problems

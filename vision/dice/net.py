@@ -21,6 +21,7 @@ Nothing here touches a camera, a file other than the weights, or a clock.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -146,9 +147,46 @@ _sessions: dict[Path, Any] = {}  # onnxruntime.InferenceSession (onnxruntime shi
 _failures: dict[Path, ModelError] = {}
 
 
+#: The SHA-256 of each shipped weights file (``sha256sum`` format).  A file changed on the card or in copying
+#: (bytes flipped, not cut) still loads and reads every die, wrongly: `pitboard check` said "OK models".
+SUMS = HERE / "models.sha256"
+
+
 def _reinstall(path: Path) -> str:
     return (f"reinstall Pitboard (the file ships in the package), or rebuild it with tools/dice_training "
             f"(see its README) and put it at {path}")
+
+
+def record_sums_command() -> str:
+    """The command that records the shipped weights' sums after they are rebuilt on purpose."""
+    names = " ".join(p.name for p in REQUIRED if p.parent == HERE)
+    return f"(cd {HERE} && sha256sum {names} > {SUMS.name})"
+
+
+def _not_as_shipped(path: Path, data: bytes) -> str | None:
+    """What says the weights at ``path`` are not the shipped file (None: they are, or ``path`` is not in the
+    package's folder, e.g. a candidate being measured)."""
+    if path.parent != HERE:
+        return None
+    try:
+        lines = SUMS.read_text("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        why = "missing" if isinstance(exc, FileNotFoundError) else "unreadable"
+        return (f"the list of the dice models' sums {SUMS} is {why}, so {path.name} cannot be told sound; "
+                f"{_reinstall(path)}")
+    sums: dict[str, str] = {}
+    for line in lines:  # "<sum>  <name>" (or "<sum> *<name>", sha256sum's binary mode)
+        parts = line.split(None, 1)
+        if len(parts) == 2:
+            sums[parts[1].strip().removeprefix("*")] = parts[0].lower()
+    want = sums.get(path.name)
+    if want is None:
+        return f"{SUMS} lists no sum for {path.name}; reinstall Pitboard, or record the sums: `{record_sums_command()}`"
+    if hashlib.sha256(data).hexdigest() != want:
+        return (f"the dice model {path} is not the file Pitboard shipped (its SHA-256 is not the one {SUMS.name} "
+                f"lists): changed on the card or in copying, it would read dice wrongly; {_reinstall(path)}; if you "
+                f"rebuilt it on purpose, record the new sums: `{record_sums_command()}`")
+    return None
 
 
 def session(path: Path, role: str | None = None) -> Any:
@@ -161,6 +199,9 @@ def session(path: Path, role: str | None = None) -> Any:
     if path in _failures:
         raise _failures[path]
     try:
+        if path.is_dir():
+            raise ModelError(f"the dice model {path} is a folder, not the file: move that folder away, then "
+                             f"{_reinstall(path)}")
         if not path.is_file():
             raise ModelError(f"the dice model {path} is missing; {_reinstall(path)}")
         try:
@@ -168,11 +209,19 @@ def session(path: Path, role: str | None = None) -> Any:
         except ImportError as exc:
             raise ModelError(f"onnxruntime is not installed ({exc}), so the dice model {path} cannot run; "
                              "install Pitboard's dependencies (pip install onnxruntime)") from None
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise ModelError(f"the dice model {path} cannot be read ({exc.strerror or exc}); {_reinstall(path)}") \
+                from None
+        changed = _not_as_shipped(path, data)
+        if changed:
+            raise ModelError(changed)
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = 1
         opts.inter_op_num_threads = 1
         try:
-            sess = ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+            sess = ort.InferenceSession(data, sess_options=opts, providers=["CPUExecutionProvider"])
         except Exception as exc:  # onnxruntime raises its own types for a damaged or foreign file
             first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
             raise ModelError(f"the dice model {path} cannot be loaded ({first}); {_reinstall(path)}") from None
