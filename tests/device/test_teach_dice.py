@@ -591,3 +591,25 @@ def test_a_face_name_mistyped_in_the_library_is_refused_not_read(tmp_path: Path,
     assert cli.main(["dice", "read", "--die", "skidd", _one(tmp_path, "SLIDE", 31)]) == 2
     assert "no game here rolls a die called 'skidd': did you mean skid?" in capsys.readouterr().err
     assert lib.read_text() == bad.replace('"SLDE"', '"SLIDE"').replace('"skid"', '"skidd"')
+
+
+def test_a_teaching_record_no_undo_can_follow_is_mended_away(tmp_path: Path, data_dir: Path, capsys) -> None:
+    """An audit: the face the last teaching added deleted from faces.json by hand, `teach dice --undo` said
+    "cannot undo the last teaching: skid SHIFT no longer holds the 1 example(s) it added" every time, with or
+    without --die, and no advice: undo was stuck there for good.  The record is dropped as mended (no example is
+    removed) and the undo before it works."""
+    assert _teach("--face", "SPIN", _one(tmp_path, "SPIN", 30)) == 0
+    assert _teach("--face", "SHIFT", _one(tmp_path, "SHIFT", 31)) == 0
+    lib = data_dir / "faces.json"
+    data = json.loads(lib.read_text())
+    del data["dice"]["skid"]["SHIFT"]
+    lib.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert cli.main(["teach", "dice", "--undo"]) == 0
+    out = capsys.readouterr().out
+    assert "dropped teaching record 1: an undo would take back 1 example(s) of skid SHIFT where 0 are left" in out
+    assert "nothing was undone" in out
+    assert {f: len(v) for f, v in load_library(lib).examples["skid"].items()} == {"SPIN": 1}
+    assert cli.main(["teach", "dice", "--undo"]) == 0
+    assert "removed 1 example(s) of skid SPIN (0 left)" in capsys.readouterr().out
+    assert load_library(lib).dice() == []

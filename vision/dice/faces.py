@@ -548,7 +548,33 @@ def mended(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
                              "was not a list of [die, face, count of 1 or more]; only an undo reads these records")
             else:
                 out["teachings"].append(t)
+        _drop_stale_records(out, notes)
     return out, notes
+
+
+def _drop_stale_records(out: dict[str, Any], notes: list[str]) -> None:
+    """Drop the teaching records of ``out`` that no undo could follow: taken back last to first, a record asking
+    more examples of a face than are left of it (a face deleted by hand, a count edited to 99) stopped every
+    undo at it for good, "no longer holds the 1 example(s) it added", whatever was taught after."""
+    dice = out.get("dice")
+    if not isinstance(dice, dict):
+        return
+    left = {(d, f): len(p) for d, faces in dice.items() if isinstance(faces, dict)
+            for f, p in faces.items() if isinstance(p, list)}
+    kept: list[Any] = []
+    for i in range(len(out["teachings"]) - 1, -1, -1):
+        t = out["teachings"][i]
+        record = teaching_record(t) or []
+        if all(left.get((d, f), 0) >= n for d, f, n in record):
+            for d, f, n in record:
+                left[(d, f)] -= n
+            kept.append(t)
+        else:
+            short = next((d, f, n) for d, f, n in record if left.get((d, f), 0) < n)
+            notes.append(f"dropped teaching record {i}: an undo would take back {short[2]} example(s) of {short[0]} "
+                         f"{short[1]} where {left.get(short[:2], 0)} are left (a face deleted or a count edited by "
+                         "hand?); no example was removed, and undo now goes on past it")
+    out["teachings"] = kept[::-1]
 
 
 def teaching_record(t: object) -> list[tuple[str, str, int]] | None:
