@@ -829,6 +829,11 @@ class VisionFileProblem:
 def _read_json_file(path: Any, what: str, name: str, redo: str) -> tuple[Any, str | None]:
     """``(data, None)`` or ``(None, what is wrong and what to do)`` for a JSON file expected to be there
     (``name``: its usual file name)."""
+    from device.safe_files import unreachable
+
+    closed = unreachable(path)
+    if closed:
+        return None, f"{path} {closed}"
     if path.is_dir():
         if path.name == name:  # a folder in the file's own place
             return None, f"{path} is a folder where the {what} file belongs: rename that folder, then {redo}"

@@ -13,6 +13,7 @@ Two rules every file Pitboard writes or reads from a user follows:
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import os
@@ -36,16 +37,27 @@ class FileProblem(Exception):
 
 def unreachable(path: Path) -> str | None:
     """Why ``path`` cannot be looked at (a folder on its way the user may not enter: ``Path.exists`` and
-    ``is_dir`` raise then, where a missing file only says False), or None."""
+    ``is_dir`` raise then, where a missing file only says False; a symbolic link that leads nowhere, or back to
+    itself: "does not exist" and "give the user read access" were said of those), or None."""
     try:
         path.stat()
     except FileNotFoundError:
+        if path.is_symlink():
+            try:
+                target = os.readlink(path)
+            except OSError:
+                target = "?"
+            return (f"is a symbolic link to {target}, which does not exist: point the link at the file, or put the "
+                    "file in its place")
         return None
     except PermissionError as exc:
         return (f"cannot be reached ({exc.strerror or exc}: a folder on its way is closed to this user); "
                 "give the user running Pitboard access to it, or copy the file somewhere it can read")
-    except OSError:
-        return None  # a dangling link, a name too long ...: the checks that follow say it
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return ("is a symbolic link that leads back to itself (a loop of links): point the link at the file, "
+                    "or put the file in its place")
+        return None  # a name too long ...: the checks that follow say it
     return None
 
 

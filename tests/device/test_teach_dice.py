@@ -613,3 +613,32 @@ def test_a_teaching_record_no_undo_can_follow_is_mended_away(tmp_path: Path, dat
     assert cli.main(["teach", "dice", "--undo"]) == 0
     assert "removed 1 example(s) of skid SPIN (0 left)" in capsys.readouterr().out
     assert load_library(lib).dice() == []
+
+
+@pytest.mark.parametrize("link", ["loop", "dangling"])
+def test_a_library_that_is_a_broken_link_is_called_one(tmp_path: Path, data_dir: Path, capsys, link: str) -> None:
+    """An audit: faces.json a symbolic link to itself was "cannot be read (Too many levels of symbolic links);
+    give the user running Pitboard read access to it", and a link to a missing file "does not exist; it was left
+    untouched: move it aside": neither mends it."""
+    import os
+
+    from device.camera_input import read_face_library
+
+    data_dir.mkdir(parents=True)
+    lib = data_dir / "faces.json"
+    os.symlink("faces.json" if link == "loop" else str(tmp_path / "gone.json"), lib)
+    said = ("is a symbolic link that leads back to itself" if link == "loop"
+            else f"is a symbolic link to {tmp_path / 'gone.json'}, which does not exist")
+    assert _teach("--face", "SHIFT", _one(tmp_path, "SHIFT", 30)) == 2
+    err = capsys.readouterr().err
+    assert said in err and "point the link at the file" in err and "read access" not in err, err
+    assert cli.main(["dice", "read", "--die", "skid", _one(tmp_path, "SHIFT", 31)]) == 2
+    assert said in capsys.readouterr().err
+    _, problem = read_face_library(lib)
+    assert problem is not None and said in problem.message, problem
+    assert lib.is_symlink()
+    # an image that is such a link too
+    photo = tmp_path / "roll.png"
+    os.symlink("roll.png", photo)
+    assert cli.main(["dice", "read", str(photo)]) == 2
+    assert "is a symbolic link that leads back to itself" in capsys.readouterr().err
