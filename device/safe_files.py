@@ -103,16 +103,19 @@ def image_size(path: str | Path) -> tuple[int, int] | None:
 
     import warnings
 
+    guard = Image.MAX_IMAGE_PIXELS
     try:
-        with warnings.catch_warnings():  # a big image: Pillow's warning names its own file; the size is told here
+        # Only the header is read: Pillow's guard against decoding a huge picture is not needed, and hid the size
+        # ("far larger"); the caller holds the size against MAX_IMAGE_PIXELS itself.
+        Image.MAX_IMAGE_PIXELS = None
+        with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             with Image.open(path) as im:
                 return int(im.size[0]), int(im.size[1])
-    except Image.DecompressionBombError:
-        # Pillow's own guard fired on the header: the image is far beyond any camera frame.
-        return (MAX_IMAGE_PIXELS, 2)
     except Exception:  # noqa: BLE001 - any unreadable header: let the decoder give its own verdict
         return None
+    finally:
+        Image.MAX_IMAGE_PIXELS = guard
 
 
 def _jpeg_cut_short(data: np.ndarray) -> bool:
@@ -194,8 +197,7 @@ def read_image(path: str | Path, *, what: str = "image") -> np.ndarray:
                           f"{MAX_IMAGE_BYTES // (1024 * 1024)} MB (a camera frame is a few MB)")
     size = image_size(p)
     if size is not None and size[0] * size[1] > MAX_IMAGE_PIXELS:
-        shown = "far larger" if size == (MAX_IMAGE_PIXELS, 2) else f"{size[0]} x {size[1]} pixels"
-        raise FileProblem(f"{what} {p} is {shown}; Pitboard reads images up to "
+        raise FileProblem(f"{what} {p} is {size[0]} x {size[1]} pixels ({size[0] * size[1] / 1e6:.0f} megapixels); Pitboard reads images up to "
                           f"{MAX_IMAGE_PIXELS // 1_000_000} megapixels - scale it down or use a camera frame")
     try:
         data = np.fromfile(str(p), dtype=np.uint8)

@@ -288,3 +288,23 @@ def test_the_grey_a_grey_png_makes_transparent_is_seen_as_grey(tmp_path: Path, k
     Image.fromarray(np.full((30, 40), key, grey.dtype)).save(p, transparency=key)
     with pytest.raises(FileProblem, match="fully transparent"):
         read_image(p)
+
+
+def test_a_huge_image_is_refused_with_its_size(tmp_path: Path) -> None:
+    """An audit: a 30000 x 30000 PNG was "far larger; Pitboard reads images up to 67 megapixels": larger than
+    what?  Its size is said (read from the header; the picture is never decoded)."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    header = struct.pack(">IIBBBBB", 30000, 30000, 8, 2, 0, 0, 0)
+    path = tmp_path / "bomb.png"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0" * 64))
+                     + chunk(b"IEND", b""))
+    with pytest.raises(FileProblem, match=r"is 30000 x 30000 pixels \(900 megapixels\); Pitboard reads images up to 67"):
+        read_image(path)
+    from PIL import Image
+
+    assert Image.MAX_IMAGE_PIXELS is not None  # Pillow's guard is back for every other use
