@@ -322,6 +322,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
     data = Path(args.data)
     if not data.exists():
         raise _user_error(f"data folder {data} does not exist")
+    if args.limit is not None and args.limit < 1:
+        raise _user_error(f"--limit {args.limit}: give the number of images to read, 1 or more (without --limit, "
+                          "every image)")
+    if args.scales is not None and not args.scales.strip():
+        raise _user_error("--scales is empty: give the factors to resize the photos by, e.g. --scales 0.5,1,2,3")
     if args.scales and (args.review or args.disagreements):
         given = " and ".join(o for o, v in (("--review", args.review), ("--disagreements", args.disagreements)) if v)
         raise _user_error(f"--scales reads the photos at each size and scores them against the labels only; {given} "
@@ -476,7 +481,10 @@ def cmd_teach(args: argparse.Namespace) -> int:
         raise _user_error("give --die NAME (e.g. --die skid)")
     if args.die.strip().lower() == D6:
         raise _user_error(PIP_REFUSAL)
-    if bool(args.face) == bool(args.faces):
+    if args.face and args.faces:
+        raise _user_error(f"give --face or --faces, not both (--face {args.face} --faces {args.faces}): --face FACE "
+                          "when every image shows one die, --faces A,B,C for each die's face of a roll")
+    if not args.face and not args.faces:
         raise _user_error("give --face FACE (every image shows one die) or --faces A,B,C (each die's face, in "
                           "reading order: rows from the top, left to right)")
     faces = [args.face] if args.face else [f.strip() for f in args.faces.split(",")]

@@ -642,3 +642,11 @@ def test_a_library_that_is_a_broken_link_is_called_one(tmp_path: Path, data_dir:
     os.symlink("roll.png", photo)
     assert cli.main(["dice", "read", str(photo)]) == 2
     assert "is a symbolic link that leads back to itself" in capsys.readouterr().err
+
+
+def test_face_and_faces_given_together_are_refused_as_both(tmp_path: Path, data_dir: Path, capsys) -> None:
+    """An audit: `--face SHIFT --faces SPIN,SHIFT` was answered "give --face FACE ... or --faces A,B,C", as if
+    neither was given."""
+    assert _teach("--face", "SHIFT", "--faces", "SPIN,SHIFT", _one(tmp_path, "SHIFT", 30)) == 2
+    assert "give --face or --faces, not both (--face SHIFT --faces SPIN,SHIFT)" in capsys.readouterr().err
+    assert not (data_dir / "faces.json").exists()

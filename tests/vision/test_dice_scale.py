@@ -117,6 +117,11 @@ def test_bench_reports_each_scale(tmp_path: Path, capsys, monkeypatch: pytest.Mo
     # --review and --disagreements were dropped without a word beside --scales
     assert cli.main(["bench", "dice", "--data", str(tmp_path / "set"), "--scales", "1", "--review", "r.csv"]) == 2
     assert "--review works without --scales" in capsys.readouterr().err
+    # --limit 0 or -1 read every photo, and an empty --scales ran the plain bench, without a word (an audit)
+    for bad, said in ((["--limit", "0"], "--limit 0: give the number of images to read, 1 or more"),
+                      (["--limit", "-1"], "--limit -1: give the number"), (["--scales", ""], "--scales is empty")):
+        assert cli.main(["bench", "dice", "--data", str(tmp_path / "set"), *bad]) == 2
+        assert said in capsys.readouterr().err
 
 
 def test_pips_read_1_do_not_set_the_size_at_the_images_own_level() -> None:
