@@ -49,6 +49,22 @@ MAX_PLAYERS = 6
 DEFAULT_PATH = Path("/etc/pitboard/pitboard.toml")
 
 
+def as_written(value: Any) -> str:
+    """``value`` as it stands in a TOML file (``true``, ``"text"``, ``[1, 2]``), for messages that quote what the
+    owner wrote: Python's ``True`` and ``None`` are no words of the file."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(as_written(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "a table {" + ", ".join(f"{k} = {as_written(v)}" for k, v in value.items()) + "}"
+    if value is None:
+        return "nothing"
+    return str(value)
+
+
 class ConfigError(ValueError):
     """A configuration mistake: ``file: key: what is wrong; allowed: ...``."""
 
@@ -372,7 +388,7 @@ class _Validator:
                     quoted = f"; remove the quotes: {key} = {value.strip()}"
                 except ValueError:
                     pass
-            raise self.fail(dotted, f"must be a whole number, not {value!r}{quoted}")
+            raise self.fail(dotted, f"must be a whole number, not {as_written(value)}{quoted}")
         if (lo is not None and value < lo) or (hi is not None and value > hi):
             shown = _hex(value) if as_hex else str(value)
             allowed = allowed_text or f"{lo}..{hi}"
@@ -385,7 +401,7 @@ class _Validator:
             return default
         value = data[key]
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise self.fail(dotted, f"must be a number, not {value!r}")
+            raise self.fail(dotted, f"must be a number, not {as_written(value)}")
         if not lo <= value <= hi:
             raise self.fail(dotted, f"{value} is out of range; allowed: {lo:g}..{hi:g}")
         return float(value)
@@ -395,7 +411,7 @@ class _Validator:
             return default
         value = data[key]
         if not isinstance(value, str) or not value.strip():
-            raise self.fail(f"{where}.{key}", f"must be a non-empty text in quotes, not {value!r}")
+            raise self.fail(f"{where}.{key}", f"must be a non-empty text in quotes, not {as_written(value)}")
         return value
 
     def path(self, data: Mapping[str, Any], where: str, key: str) -> Path | None:
@@ -416,7 +432,7 @@ class _Validator:
         value = self.str_(data, where, key, default)
         assert value is not None
         if value not in allowed:
-            raise self.fail(f"{where}.{key}", f"{value!r} is not known; allowed: {', '.join(allowed)}")
+            raise self.fail(f"{where}.{key}", f"{as_written(value)} is not known; allowed: {', '.join(allowed)}")
         return value
 
     # -- sections -----------------------------------------------------------------------------------
@@ -437,7 +453,7 @@ class _Validator:
             raw = t["device"]
             # an index is /dev/videoN: a huge one was taken, then failed in OpenCV's words at every retry
             if isinstance(raw, bool) or not isinstance(raw, (int, str)) or (isinstance(raw, int) and not 0 <= raw <= 255):
-                raise self.fail("camera.device", f"{raw!r} is not usable; allowed: a webcam index (0 to 255, as in "
+                raise self.fail("camera.device", f"{as_written(raw)} is not usable; allowed: a webcam index (0 to 255, as in "
                                                  "/dev/video0) or a path in quotes (video file, or a folder of frames "
                                                  "for replay)")
             device = raw
@@ -455,10 +471,10 @@ class _Validator:
             if (not isinstance(raw, list) or len(raw) != 4
                     or any(isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in raw)
                     or raw[2] < 16 or raw[3] < 16):
-                raise self.fail("camera.dice_region", f"{raw!r} is not a region; allowed: [x, y, width, height] in "
+                raise self.fail("camera.dice_region", f"{as_written(raw)} is not a region; allowed: [x, y, width, height] in "
                                                       "pixels of the full frame, width and height 16 or more")
             if raw[0] + raw[2] > width or raw[1] + raw[3] > height:
-                raise self.fail("camera.dice_region", f"{raw!r} reaches outside the {width}x{height} frame; allowed: "
+                raise self.fail("camera.dice_region", f"{as_written(raw)} reaches outside the {width}x{height} frame; allowed: "
                                                       f"x + width <= {width}, y + height <= {height}")
             region = Region(*raw)
         settle = self.int_(t, "camera", "settle_frames", 3, lo=1, hi=30)
@@ -504,7 +520,7 @@ class _Validator:
             return default
         value = t[key]
         if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(dotted, f"must be a BCM GPIO number such as 17, not {value!r}")
+            raise self.fail(dotted, f"must be a BCM GPIO number such as 17, not {as_written(value)}")
         if value in RESERVED_GPIOS:
             raise self.fail(dotted, f"{RESERVED_GPIOS[value]}; allowed: GPIO4..GPIO27")
         if value not in HEADER_GPIOS:
@@ -593,7 +609,7 @@ class _Validator:
         self.keys(t, "web", {"enabled", "host", "port"})
         enabled = t.get("enabled", False)
         if not isinstance(enabled, bool):
-            raise self.fail("web.enabled", f"must be true or false (no quotes), not {enabled!r}")
+            raise self.fail("web.enabled", f"must be true or false (no quotes), not {as_written(enabled)}")
         host = self.str_(t, "web", "host", "0.0.0.0")
         assert host is not None
         try:

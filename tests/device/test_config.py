@@ -79,10 +79,10 @@ def test_wrong_screen_address_names_file_key_and_allowed_values() -> None:
         ('[buttons]\ndebounce = 30', "pitboard.toml: buttons.debounce: unknown key (did you mean 'debounce_ms'?); allowed: back"),
         ('[buttons]\nnxt = 17', "pitboard.toml: buttons.nxt: unknown key (did you mean 'next'?); allowed: back"),
         ('[[screens]]\nplayer = "A"\naddress = "0x3C"',
-         "pitboard.toml: screens[0].address: must be a whole number, not '0x3C'; remove the quotes: address = 0x3C"),
+         "pitboard.toml: screens[0].address: must be a whole number, not \"0x3C\"; remove the quotes: address = 0x3C"),
         ('[buttons]\nlong_press_ms = 100', "pitboard.toml: buttons.long_press_ms: 100 is out of range; allowed: 200..5000"),
         ('[buttons]\ndebounce_ms = 150\nlong_press_ms = 250', "pitboard.toml: buttons.debounce_ms: 150 ms is too long"),
-        ('[camera]\nbackend = "usb"', "pitboard.toml: camera.backend: 'usb' is not known; allowed: picamera2, opencv, replay, none"),
+        ('[camera]\nbackend = "usb"', "pitboard.toml: camera.backend: \"usb\" is not known; allowed: picamera2, opencv, replay, none"),
         ('[camera]\nbackend = "replay"\ndevice = 0', "pitboard.toml: camera.device: the replay backend needs a folder"),
         ('[camera]\nbackend = "opencv"\ndevice = 99999999999999999999', "pitboard.toml: camera.device: 99999999999999999999 is not usable"),
         ('[camera]\nbackend = "opencv"\ndevice = 256', "pitboard.toml: camera.device: 256 is not usable; allowed: a webcam index (0 to 255"),
@@ -90,7 +90,7 @@ def test_wrong_screen_address_names_file_key_and_allowed_values() -> None:
         ('[camera]\nwidth = 640\nheight = 480\ndice_region = [600, 0, 100, 100]',
          "pitboard.toml: camera.dice_region: [600, 0, 100, 100] reaches outside the 640x480 frame"),
         ('[[screens]]\naddress = 0x3C', "pitboard.toml: screens[0].player: is missing"),
-        ('[[screens]]\nplayer = "A"\ndriver = "ssd1351"', "pitboard.toml: screens[0].driver: 'ssd1351' is not known; allowed: ssd1306, sh1106, ssd1309"),
+        ('[[screens]]\nplayer = "A"\ndriver = "ssd1351"', "pitboard.toml: screens[0].driver: \"ssd1351\" is not known; allowed: ssd1306, sh1106, ssd1309"),
         ('[[screens]]\nplayer = "A"\nmux_address = 0x70', "pitboard.toml: screens[0].mux_channel: is missing"),
         ('[[screens]]\nplayer = "A"\nmux_address = 0x60\nmux_channel = 1', "pitboard.toml: screens[0].mux_address: 0x60 is not a TCA9548A address; allowed: 0x70..0x77"),
         ('[[screens]]\nplayer = "A"\nmux_address = 0x70\nmux_channel = 8', "pitboard.toml: screens[0].mux_channel: 8 is out of range; allowed: 0..7"),
@@ -103,7 +103,10 @@ def test_wrong_screen_address_names_file_key_and_allowed_values() -> None:
         ('[vision]\ncalibration = "' + "é" * 200 + '"', "pitboard.toml: vision.calibration: is not a usable file path"),
         ('[store]\npath = "/tmp/a\\u0000b"', "pitboard.toml: store.path: is not a usable file path"),
         ('[vision]\ndice_mm = 25', "pitboard.toml: vision.dice_mm: 25 is out of range; allowed: 12..19"),
-        ('[vision]\ndice_mm = "16"', "pitboard.toml: vision.dice_mm: must be a number, not '16'"),
+        ('[vision]\ndice_mm = "16"', "pitboard.toml: vision.dice_mm: must be a number, not \"16\""),
+        # the value as written in the file, not Python's True (an audit)
+        ('[vision]\ndice_mm = true', "pitboard.toml: vision.dice_mm: must be a number, not true"),
+        ('[camera]\nbackend = ["usb", true]', "pitboard.toml: camera.backend: must be a non-empty text in quotes, not [\"usb\", true]"),
         ('[vision]\ndice_mm = nan', "pitboard.toml: vision.dice_mm: nan is out of range; allowed: 12..19"),
         ('[screen]\nplayer = "A"', "pitboard.toml: screen: unknown section (did you mean [screens]?); allowed: buttons, "
                                    "camera, game, screens, store, vision"),
@@ -222,7 +225,7 @@ def test_a_toml_mistake_names_the_line_says_what_is_wrong_and_how_to_mend_it(lin
 
 @pytest.mark.parametrize("edit, expected", [
     # seen: 'good.toml: camera.fps: must be a number, not 'ten'' - which of the 80 lines?
-    (("\nfps = 10\n", '\nfps = "ten"\n'), "pitboard.toml: camera.fps (line {n}): must be a number, not 'ten'"),
+    (("\nfps = 10\n", '\nfps = "ten"\n'), "pitboard.toml: camera.fps (line {n}): must be a number, not \"ten\""),
     (("address = 0x3D", "address = 0x3E"), "pitboard.toml: screens[1].address (line {n}): 0x3E is not"),
     (("\nfps = 10\n", "\nfsp = 10\n"), "pitboard.toml: camera.fsp (line {n}): unknown key"),
 ])
