@@ -17,6 +17,7 @@ import errno
 import functools
 import json
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
@@ -98,24 +99,24 @@ def write_atomic(path: str | Path, data: bytes, *, mode: int = 0o644) -> Path:
 
 
 def image_size(path: str | Path) -> tuple[int, int] | None:
-    """(width, height) from the file's header without decoding it, or None when Pillow cannot tell."""
+    """(width, height) from the file's header without decoding it, or None when Pillow cannot tell; (pixel
+    count, 1) for a picture so large that Pillow's guard refuses to open it."""
     from PIL import Image
 
     import warnings
 
-    guard = Image.MAX_IMAGE_PIXELS
     try:
-        # Only the header is read: Pillow's guard against decoding a huge picture is not needed, and hid the size
-        # ("far larger"); the caller holds the size against MAX_IMAGE_PIXELS itself.
-        Image.MAX_IMAGE_PIXELS = None
-        with warnings.catch_warnings():
+        with warnings.catch_warnings():  # a big image: Pillow's warning names its own file; the size is told here
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             with Image.open(path) as im:
                 return int(im.size[0]), int(im.size[1])
+    except Image.DecompressionBombError as exc:
+        # Pillow's own guard fired on the header (its limit is a global other threads rely on: left as it is);
+        # its words hold the pixel count, all that is told: (count, 1)
+        m = re.search(r"\((\d+) pixels\)", str(exc))
+        return (int(m.group(1)), 1) if m else (MAX_IMAGE_PIXELS + 1, 1)
     except Exception:  # noqa: BLE001 - any unreadable header: let the decoder give its own verdict
         return None
-    finally:
-        Image.MAX_IMAGE_PIXELS = guard
 
 
 def _jpeg_cut_short(data: np.ndarray) -> bool:
@@ -197,7 +198,9 @@ def read_image(path: str | Path, *, what: str = "image") -> np.ndarray:
                           f"{MAX_IMAGE_BYTES // (1024 * 1024)} MB (a camera frame is a few MB)")
     size = image_size(p)
     if size is not None and size[0] * size[1] > MAX_IMAGE_PIXELS:
-        raise FileProblem(f"{what} {p} is {size[0]} x {size[1]} pixels ({size[0] * size[1] / 1e6:.0f} megapixels); Pitboard reads images up to "
+        mp = f"{size[0] * size[1] / 1e6:.0f} megapixels"
+        shown = f"{size[0]} x {size[1]} pixels ({mp})" if size[1] > 1 else mp
+        raise FileProblem(f"{what} {p} is {shown}; Pitboard reads images up to "
                           f"{MAX_IMAGE_PIXELS // 1_000_000} megapixels - scale it down or use a camera frame")
     try:
         data = np.fromfile(str(p), dtype=np.uint8)
