@@ -126,14 +126,16 @@ PIP_REFUSAL = "d6 pips are read without teaching; teach custom dice under their 
 
 
 def unknown_name_words(library: FaceLibrary) -> str | None:
-    """What is wrong with a library holding a die or face name no game here knows, and what to do; None when
-    every name is known.  A name mistyped in the file by hand was read off the dice as it stands ("SLDE"), a
-    value no rule asks for."""
+    """What is wrong with a library holding, for a die a game rolls, a face name the games do not know, and what
+    to do; None when there is none.  A face mistyped in the file by hand was read off the dice as it stands
+    ("SLDE"), a value no rule asks for.  A die no game rolls is left alone: no rule ever asks the camera for it."""
+    rolled = game_dice()
     for die in library.dice():
-        problem = face_names_problem(die, library.faces(die))
-        if problem:
-            return (f"holds a name the games do not know ({problem}): a die showing it would be read so; correct "
-                    "the name in the file, or restore a backup copy")
+        if die in rolled and die not in PIP_DICE:
+            problem = face_names_problem(die, library.faces(die))
+            if problem:
+                return (f"holds a face the games do not know ({problem}): a die showing it would be read so; "
+                        "correct the name in the file, or restore a backup copy")
     return None
 
 

@@ -579,18 +579,23 @@ def test_a_face_name_mistyped_in_the_library_is_refused_not_read(tmp_path: Path,
     bad = lib.read_text().replace('"SLIDE"', '"SLDE"')
     lib.write_text(bad)
     capsys.readouterr()
-    said = "holds a name the games do not know ('SLDE' is not a face of the skid die: did you mean SLIDE?"
+    said = "holds a face the games do not know ('SLDE' is not a face of the skid die: did you mean SLIDE?"
     assert cli.main(["dice", "read", "--die", "skid", _one(tmp_path, "SLIDE", 31)]) == 2
     assert said in capsys.readouterr().err
     assert _teach("--face", "SHIFT", _one(tmp_path, "SHIFT", 32)) == 2
     assert said in capsys.readouterr().err
     library, problem = read_face_library(lib)
     assert library.dice() == [] and problem is not None and said in problem.message, problem
-    # a die no game rolls, too
-    lib.write_text(bad.replace('"SLDE"', '"SLIDE"').replace('"skid"', '"skidd"'))
-    assert cli.main(["dice", "read", "--die", "skidd", _one(tmp_path, "SLIDE", 31)]) == 2
-    assert "no game here rolls a die called 'skidd': did you mean skid?" in capsys.readouterr().err
-    assert lib.read_text() == bad.replace('"SLDE"', '"SLIDE"').replace('"skid"', '"skidd"')
+    assert lib.read_text() == bad
+    # a die no game rolls beside it is left alone (a review: it emptied the whole library at the table, though no
+    # rule asks the camera for it); the game's die is read
+    data = json.loads(bad.replace('"SLDE"', '"SLIDE"'))
+    data["dice"]["banana"] = data["dice"]["skid"]
+    lib.write_text(json.dumps(data))
+    library, problem = read_face_library(lib)
+    assert problem is None and library.dice() == ["banana", "skid"]
+    assert cli.main(["dice", "read", "--die", "skid", _one(tmp_path, "SLIDE", 31)]) == 0
+    assert "SLIDE" in capsys.readouterr().out
 
 
 def test_a_teaching_record_no_undo_can_follow_is_mended_away(tmp_path: Path, data_dir: Path, capsys) -> None:
