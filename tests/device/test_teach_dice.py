@@ -655,3 +655,20 @@ def test_face_and_faces_given_together_are_refused_as_both(tmp_path: Path, data_
     assert _teach("--face", "SHIFT", "--faces", "SPIN,SHIFT", _one(tmp_path, "SHIFT", 30)) == 2
     assert "give --face or --faces, not both (--face SHIFT --faces SPIN,SHIFT)" in capsys.readouterr().err
     assert not (data_dir / "faces.json").exists()
+
+
+def test_a_record_naming_a_face_twice_is_held_to_both_counts(tmp_path: Path, data_dir: Path, capsys) -> None:
+    """A review: a record [[skid, SHIFT, 1], [skid, SHIFT, 1]] (edited by hand) with one SHIFT example left passed
+    the mend, each count held against the face alone, and `teach dice --undo` ended in KeyError: 'skid'."""
+    assert _teach("--face", "SHIFT", _one(tmp_path, "SHIFT", 30)) == 0
+    lib = data_dir / "faces.json"
+    data = json.loads(lib.read_text())
+    data["teachings"] = [[["skid", "SHIFT", 1], ["skid", "SHIFT", 1]]]
+    lib.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert cli.main(["teach", "dice", "--undo"]) == 0
+    out = capsys.readouterr().out
+    assert "dropped teaching record 0: an undo would take back 2 example(s) of skid SHIFT where 1 are left" in out
+    assert {f: len(v) for f, v in load_library(lib).examples["skid"].items()} == {"SHIFT": 1}
+    assert cli.main(["teach", "dice", "--undo"]) == 2
+    assert "nothing to undo" in capsys.readouterr().err

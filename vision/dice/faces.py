@@ -564,17 +564,25 @@ def _drop_stale_records(out: dict[str, Any], notes: list[str]) -> None:
     kept: list[Any] = []
     for i in range(len(out["teachings"]) - 1, -1, -1):
         t = out["teachings"][i]
-        record = teaching_record(t) or []
-        if all(left.get((d, f), 0) >= n for d, f, n in record):
-            for d, f, n in record:
-                left[(d, f)] -= n
+        asks = _record_asks(teaching_record(t) or [])
+        short = next(((d, f, n) for (d, f), n in asks.items() if left.get((d, f), 0) < n), None)
+        if short is None:
+            for key, n in asks.items():
+                left[key] -= n
             kept.append(t)
         else:
-            short = next((d, f, n) for d, f, n in record if left.get((d, f), 0) < n)
             notes.append(f"dropped teaching record {i}: an undo would take back {short[2]} example(s) of {short[0]} "
                          f"{short[1]} where {left.get(short[:2], 0)} are left (a face deleted or a count edited by "
                          "hand?); no example was removed, and undo now goes on past it")
     out["teachings"] = kept[::-1]
+
+
+def _record_asks(record: list[tuple[str, str, int]]) -> dict[tuple[str, str], int]:
+    """How many examples of each (die, face) a teaching record takes back, a face named twice in it added up."""
+    asks: dict[tuple[str, str], int] = {}
+    for d, f, n in record:
+        asks[(d, f)] = asks.get((d, f), 0) + n
+    return asks
 
 
 def teaching_record(t: object) -> list[tuple[str, str, int]] | None:
@@ -659,6 +667,7 @@ class FaceLibrary:
             if n < 1:  # a hand-edited or damaged file: "removed -3 example(s)" took nothing back and said it had
                 raise ValueError(f"cannot undo {which}: it says it added {n} example(s) of {name} {face}; "
                                  "its record in the library is damaged, and nothing was undone")
+        for (name, face), n in _record_asks(last).items():  # a face named twice in a record: both its counts
             if len(self.examples.get(name, {}).get(face, [])) < n:
                 raise ValueError(f"cannot undo {which}: {name} {face} no longer holds the {n} "
                                  "example(s) it added")
