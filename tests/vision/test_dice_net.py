@@ -291,3 +291,20 @@ def test_a_folder_where_a_model_belongs_and_a_missing_sums_list_are_named(monkey
     net.SUMS.unlink()
     problems = vd.check_models()
     assert len(problems) == 3 and f"the list of the dice models' sums {net.SUMS} is missing" in problems[0], problems
+
+
+def test_a_changed_model_is_named_however_its_path_is_spelled(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    """A review: the sum was checked only for a path spelled exactly as the package's folder; `.../dice/../dice/
+    reader.onnx` loaded a changed file unchecked.  The offered command quotes the folder for a shell."""
+    folder = tmp_path / "the models"
+    folder.mkdir()
+    _package_copy(monkeypatch, folder)
+    data = bytearray(net.READER.read_bytes())
+    data[len(data) // 2] ^= 0x55
+    net.READER.write_bytes(bytes(data))
+    crooked = folder / ".." / "the models" / "reader.onnx"
+    monkeypatch.setattr(net, "READER", crooked)
+    monkeypatch.setattr(net, "REQUIRED", (net.DETECTOR, crooked, net.SECOND_READER))
+    (problem,) = vd.check_models()
+    assert "is not the file Pitboard shipped" in problem, problem
+    assert f"(cd '{folder}' && sha256sum detector.onnx reader.onnx reader2.onnx > models.sha256)" in problem

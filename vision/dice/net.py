@@ -159,14 +159,24 @@ def _reinstall(path: Path) -> str:
 
 def record_sums_command() -> str:
     """The command that records the shipped weights' sums after they are rebuilt on purpose."""
-    names = " ".join(p.name for p in REQUIRED if p.parent == HERE)
-    return f"(cd {HERE} && sha256sum {names} > {SUMS.name})"
+    import shlex
+
+    names = " ".join(p.name for p in REQUIRED if _in_package(p))
+    return f"(cd {shlex.quote(str(HERE))} && sha256sum {names} > {SUMS.name})"
+
+
+def _in_package(path: Path) -> bool:
+    """Whether ``path`` is in the package's weights folder, however it is spelled (``..``, links)."""
+    try:
+        return path.resolve().parent == HERE.resolve()
+    except OSError:
+        return False
 
 
 def _not_as_shipped(path: Path, data: bytes) -> str | None:
     """What says the weights at ``path`` are not the shipped file (None: they are, or ``path`` is not in the
     package's folder, e.g. a candidate being measured)."""
-    if path.parent != HERE:
+    if not _in_package(path):
         return None
     try:
         lines = SUMS.read_text("utf-8").splitlines()
