@@ -13,6 +13,7 @@ Missing optional sections get the defaults of ``firmware_config/pitboard.toml`` 
 from __future__ import annotations
 
 import ipaddress
+import json
 import os
 import re
 import tomllib
@@ -54,8 +55,8 @@ def as_written(value: Any) -> str:
     owner wrote: Python's ``True`` and ``None`` are no words of the file."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, str):  # TOML's basic string escapes are JSON's: a newline stays on its line as \n
+        return json.dumps(value, ensure_ascii=False)
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(as_written(v) for v in value) + "]"
     if isinstance(value, dict):

@@ -106,6 +106,7 @@ def test_wrong_screen_address_names_file_key_and_allowed_values() -> None:
         ('[vision]\ndice_mm = "16"', "pitboard.toml: vision.dice_mm: must be a number, not \"16\""),
         # the value as written in the file, not Python's True (an audit)
         ('[vision]\ndice_mm = true', "pitboard.toml: vision.dice_mm: must be a number, not true"),
+        ('[camera]\nbackend = "usb\\ncam"', "pitboard.toml: camera.backend: \"usb\\ncam\" is not known"),
         ('[camera]\nbackend = ["usb", true]', "pitboard.toml: camera.backend: must be a non-empty text in quotes, not [\"usb\", true]"),
         ('[vision]\ndice_mm = nan', "pitboard.toml: vision.dice_mm: nan is out of range; allowed: 12..19"),
         ('[screen]\nplayer = "A"', "pitboard.toml: screen: unknown section (did you mean [screens]?); allowed: buttons, "
