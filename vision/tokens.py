@@ -31,8 +31,8 @@ How a zone is read (each step a pure function of the frame and what was learned 
    ``RIM_SEEN`` of its length is a token (and a disc of the fit whose rim is seen stays, even where
    others cover its area); one seen on less but on ``RIM_DOUBT`` or more leaves the zone ``None`` rather
    than a count that may be one short.  No token lies over the mat seen between touching tokens.  Two
-   discs less than a radius apart that one disc explains as well are one token (the greedy fit can
-   straddle a token ringed by others); a disc the others explain is dropped only if it leaves no more
+   overlapping discs that one disc explains as well are one token (the greedy fit can straddle a token
+   ringed by others, at either end of the slot it sits in); a disc the others explain is dropped only if it leaves no more
    than a sliver of the blob, judged pixel by pixel (the thin crescent of a token under another is
    not a sliver), and the zone is ``None`` when that cannot be told (``DROP_LOST``, ``DROP_DOUBT``).  A
    blob the discs do not explain (a token cut by something, a shape no pile of tokens makes) makes the
@@ -97,7 +97,8 @@ RIM_DOUBT = 0.35
 #: Two discs of the fit less than a radius apart are one token when one disc near their middle leaves
 #: less than this share of a token's area of the blob unexplained that the two covered.  On the tuning
 #: seeds (11, 5) a token ringed by others, straddled by two discs, lost 0.08-0.11 and two stacked tokens
-#: 0.18-0.34.
+#: 0.18-0.34.  Discs one to two radii apart are held to DROP_LOST (on the tuning seeds such pairs lost
+#: 0.11-0.30, none one token; a slot's two discs, 0.01 or less).
 MERGE_LOST = 0.15
 #: A disc the others explain is dropped when it leaves less than DROP_LOST of a token unexplained, pixel
 #: by pixel; up to DROP_DOUBT the pile cannot be counted.  On the tuning seeds the discs rightly dropped
@@ -853,11 +854,17 @@ def _discs_in_blob(blob: np.ndarray, radius: float, rims: _Rims | None = None, m
         return cs
 
     def merged(cs: list[tuple[float, float]], keep: list[tuple[float, float]]) -> list[tuple[float, float]]:
-        """Two discs less than a radius apart that one disc near their middle explains as well are one
-        token the greedy fit placed twice, on either side of it (a token ringed by others, where a disc
-        first fits in the gaps around it).  Tokens stacked that closely leave two crescents beyond the
-        middle disc (counted pixel by pixel: an opening would wipe out thin ones), and a disc whose rim
-        is seen (``keep``) stays."""
+        """Two overlapping discs (less than two radii apart) that one disc near their middle explains as
+        well are one token the greedy fit placed twice, on either side of it (a token ringed by others,
+        where a disc first fits in the gaps around it: the two may lie up to two radii apart, at the ends
+        of the slot the token sits in; only less than a radius apart was tried, and a render of the same
+        pile with 6 % of its pixels different counted it twice).  Two touching tokens leave a token's area
+        unexplained beside any one disc between them; tokens stacked that closely leave two crescents
+        beyond the middle disc (counted pixel by pixel: an opening would wipe out thin ones): up to
+        ``MERGE_LOST`` of a token for discs less than a radius apart; farther apart the merge takes away as
+        much as dropping a disc and is held to the same bar, ``DROP_LOST`` (a token on another, 1.5 radii
+        off, lost 0.13 and was merged into one under ``MERGE_LOST``; the slot's two discs lose 0.01 or
+        less).  A disc whose rim is seen (``keep``) stays."""
         done = False
         while not done:
             done = True
@@ -865,7 +872,7 @@ def _discs_in_blob(blob: np.ndarray, radius: float, rims: _Rims | None = None, m
             for i in range(len(cs)):
                 for j in range(i + 1, len(cs)):
                     (ax, ay), (bx, by) = cs[i], cs[j]
-                    if cs[i] in keep or cs[j] in keep or math.hypot(ax - bx, ay - by) >= radius:
+                    if cs[i] in keep or cs[j] in keep or math.hypot(ax - bx, ay - by) >= 2 * radius:
                         continue
                     rest = [c for k, c in enumerate(cs) if k not in (i, j)]
                     mx, my = (ax + bx) / 2, (ay + by) / 2
@@ -876,7 +883,8 @@ def _discs_in_blob(blob: np.ndarray, radius: float, rims: _Rims | None = None, m
                     opened = (ob, int(cv2.countNonZero(ob)))
                     u, c = min(unexplained_one(base, opened, (mx + dx, my + dy))
                                for dx in (-3.0, -1.5, 0.0, 1.5, 3.0) for dy in (-3.0, -1.5, 0.0, 1.5, 3.0))
-                    if u <= 0.12 and bare_left(rest + [c]) - now <= MERGE_LOST * unit:
+                    near = math.hypot(ax - bx, ay - by) < radius
+                    if u <= 0.12 and bare_left(rest + [c]) - now <= (MERGE_LOST if near else DROP_LOST) * unit:
                         cs, done = rest + [c], False
                         break
                 if not done:
