@@ -20,8 +20,6 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("PITBOARD_DATA", str(d))
     if "device.cli_dice" not in cli.PLUGINS:
         monkeypatch.setattr(cli, "PLUGINS", cli.PLUGINS + ("device.cli_dice",))
-    # no appliance config of this machine may leak into the tests
-    monkeypatch.setattr("device.config.DEFAULT_PATH", tmp_path / "absent.toml")
     return d
 
 

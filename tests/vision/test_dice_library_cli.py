@@ -22,8 +22,6 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("PITBOARD_DATA", str(d))
     if "device.cli_dice" not in cli.PLUGINS:
         monkeypatch.setattr(cli, "PLUGINS", cli.PLUGINS + ("device.cli_dice",))
-    # dice read and teach use the appliance config's face library: none of this machine's may leak in
-    monkeypatch.setattr("device.config.DEFAULT_PATH", tmp_path / "absent.toml")
     return d
 
 
