@@ -94,8 +94,21 @@ def write_atomic(path: str | Path, data: bytes, *, mode: int = 0o644) -> Path:
             os.unlink(tmp)
         except OSError:
             pass
-        raise FileProblem(f"cannot write {p}: {exc.strerror or exc}; nothing was changed") from exc
+        raise FileProblem(f"cannot write {p}: {exc.strerror or exc}; nothing was changed{_write_advice(exc, p)}") \
+            from exc
     return p
+
+
+def _write_advice(exc: OSError, p: Path) -> str:
+    """What to do when replacing ``p`` failed with ``exc`` (empty when there is nothing better to say)."""
+    if exc.errno == errno.EROFS:
+        return " (the card or disk is mounted read-only: mount it writable, or choose another place)"
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return " (the disk is full: free some space, then do it again)"
+    if exc.errno in (errno.EPERM, errno.EACCES):
+        return (f" (the file or {p.parent} may not be changed by this user: give the user running Pitboard write "
+                "access; a file made immutable shows an 'i' in `lsattr`, undone with `chattr -i`)")
+    return ""
 
 
 def image_size(path: str | Path) -> tuple[int, int] | None:
