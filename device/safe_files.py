@@ -81,7 +81,8 @@ def write_atomic(path: str | Path, data: bytes, *, mode: int = 0o644) -> Path:
         p.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=str(p.parent))
     except OSError as exc:
-        raise FileProblem(f"cannot write {p}: {exc.strerror or exc}; choose a folder you can write to") from exc
+        raise FileProblem(f"cannot write {p}: {exc.strerror or exc}; nothing was changed"
+                          f"{_write_advice(exc, p) or '; choose a folder you can write to'}") from exc
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -107,7 +108,8 @@ def _write_advice(exc: OSError, p: Path) -> str:
         return " (the disk is full: free some space, then do it again)"
     if exc.errno in (errno.EPERM, errno.EACCES):
         return (f" (the file or {p.parent} may not be changed by this user: give the user running Pitboard write "
-                "access; a file made immutable shows an 'i' in `lsattr`, undone with `chattr -i`)")
+                "access, or choose a folder it can write to; a file made immutable shows an 'i' in `lsattr`, undone "
+                "with `chattr -i`)")
     return ""
 
 
