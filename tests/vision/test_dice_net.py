@@ -308,3 +308,22 @@ def test_a_changed_model_is_named_however_its_path_is_spelled(monkeypatch: pytes
     (problem,) = vd.check_models()
     assert "is not the file Pitboard shipped" in problem, problem
     assert f"(cd '{folder}' && sha256sum detector.onnx reader.onnx reader2.onnx > models.sha256)" in problem
+
+
+def test_a_link_in_a_models_place_is_checked_and_a_loop_is_named(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    """A review: reader.onnx as a link to a changed file elsewhere loaded unchecked (the link's target was judged
+    by its own folder), and a link to itself at detector.onnx ended `pitboard check` in a RuntimeError."""
+    import os
+
+    folder = tmp_path / "models"
+    folder.mkdir()
+    _package_copy(monkeypatch, folder)
+    data = bytearray(net.READER.read_bytes())
+    data[len(data) // 2] ^= 0x55
+    (tmp_path / "elsewhere.onnx").write_bytes(bytes(data))
+    net.READER.unlink()
+    os.symlink(tmp_path / "elsewhere.onnx", net.READER)
+    net.DETECTOR.unlink()
+    os.symlink(net.DETECTOR.name, net.DETECTOR)
+    problems = vd.check_models()
+    assert len(problems) == 2 and "is not the file Pitboard shipped" in problems[1], problems

@@ -22,6 +22,7 @@ Nothing here touches a camera, a file other than the weights, or a clock.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -166,11 +167,9 @@ def record_sums_command() -> str:
 
 
 def _in_package(path: Path) -> bool:
-    """Whether ``path`` is in the package's weights folder, however it is spelled (``..``, links)."""
-    try:
-        return path.resolve().parent == HERE.resolve()
-    except OSError:
-        return False
+    """Whether ``path`` is in the package's weights folder, however it is spelled (``..``, a linked folder; a
+    link in the file's own place is checked as the file there).  ``realpath`` never raises (a loop of links)."""
+    return os.path.realpath(path.parent) == os.path.realpath(HERE)
 
 
 def _not_as_shipped(path: Path, data: bytes) -> str | None:
