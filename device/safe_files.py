@@ -113,9 +113,9 @@ def _write_advice(exc: OSError, p: Path) -> str:
     return ""
 
 
-def image_size(path: str | Path) -> tuple[int, int] | None:
-    """(width, height) from the file's header without decoding it, or None when Pillow cannot tell; (pixel
-    count, 1) for a picture so large that Pillow's guard refuses to open it."""
+def image_size(path: str | Path) -> tuple[int, int] | int | None:
+    """(width, height) from the file's header without decoding it, or None when Pillow cannot tell.  A picture
+    so large that Pillow's guard refuses to open it: its pixel count alone (0 when Pillow's words do not say)."""
     from PIL import Image
 
     import warnings
@@ -127,9 +127,9 @@ def image_size(path: str | Path) -> tuple[int, int] | None:
                 return int(im.size[0]), int(im.size[1])
     except Image.DecompressionBombError as exc:
         # Pillow's own guard fired on the header (its limit is a global other threads rely on: left as it is);
-        # its words hold the pixel count, all that is told: (count, 1)
+        # its words hold the pixel count, all that is told
         m = re.search(r"\((\d+) pixels\)", str(exc))
-        return (int(m.group(1)), 1) if m else (MAX_IMAGE_PIXELS + 1, 1)
+        return int(m.group(1)) if m else 0
     except Exception:  # noqa: BLE001 - any unreadable header: let the decoder give its own verdict
         return None
 
@@ -211,10 +211,14 @@ def read_image(path: str | Path, *, what: str = "image") -> np.ndarray:
     if n_bytes > MAX_IMAGE_BYTES:
         raise FileProblem(f"{what} {p} is {n_bytes // (1024 * 1024)} MB; Pitboard reads images up to "
                           f"{MAX_IMAGE_BYTES // (1024 * 1024)} MB (a camera frame is a few MB)")
-    size = image_size(p)
-    if size is not None and size[0] * size[1] > MAX_IMAGE_PIXELS:
-        mp = f"{size[0] * size[1] / 1e6:.0f} megapixels"
-        shown = f"{size[0]} x {size[1]} pixels ({mp})" if size[1] > 1 else mp
+    found = image_size(p)
+    size = found if isinstance(found, tuple) else None
+    shown = None
+    if isinstance(found, int) and (found > MAX_IMAGE_PIXELS or not found):  # past Pillow's own guard
+        shown = f"{found / 1e6:.0f} megapixels" if found else "too large for Pillow even to open"
+    elif size is not None and size[0] * size[1] > MAX_IMAGE_PIXELS:
+        shown = f"{size[0]} x {size[1]} pixels ({size[0] * size[1] / 1e6:.0f} megapixels)"
+    if shown:
         raise FileProblem(f"{what} {p} is {shown}; Pitboard reads images up to "
                           f"{MAX_IMAGE_PIXELS // 1_000_000} megapixels - scale it down or use a camera frame")
     try:
