@@ -190,3 +190,14 @@ def test_bench_scores_a_review_beside_the_labels_as_given(tmp_path: Path, capsys
     (tmp_path / "bad.csv").write_text("image,x_min,y_min,x_max,y_max,value,note\nnope.png,1,1,2,2,3,x\n")
     assert cli.main(["bench", "dice", "--data", str(tmp_path / "set"), "--review", str(tmp_path / "bad.csv")]) == 2
     assert "nope.png" in capsys.readouterr().err
+
+
+def test_undo_holds_a_record_naming_a_face_twice_to_both_counts() -> None:
+    """A review: FaceLibrary.undo held each count of [[skid, SHIFT, 1], [skid, SHIFT, 1]] against the face alone;
+    with one example left the first removal took the face away and the second ended in KeyError: 'skid'."""
+    lib = FaceLibrary()
+    lib.add("skid", [("SHIFT", np.zeros((32, 32), np.uint8))])
+    lib.teachings = [[("skid", "SHIFT", 1), ("skid", "SHIFT", 1)]]
+    with pytest.raises(ValueError, match="skid SHIFT no longer holds the 2 example"):
+        lib.undo()
+    assert len(lib.examples["skid"]["SHIFT"]) == 1
