@@ -98,7 +98,8 @@ RIM_DOUBT = 0.35
 #: less than this share of a token's area of the blob unexplained that the two covered.  On the tuning
 #: seeds (11, 5) a token ringed by others, straddled by two discs, lost 0.08-0.11 and two stacked tokens
 #: 0.18-0.34.  Discs one to two radii apart are held to DROP_LOST (on the tuning seeds such pairs lost
-#: 0.11-0.30, none one token; a slot's two discs, 0.01 or less).
+#: 0.11-0.30, none one token; a slot's two discs, 1.9 radii apart, 0.013 or less, and nothing with the
+#: rims seen).  DROP_LOST is a bar without a doubt band: a far pair losing more stays two discs, as before.
 MERGE_LOST = 0.15
 #: A disc the others explain is dropped when it leaves less than DROP_LOST of a token unexplained, pixel
 #: by pixel; up to DROP_DOUBT the pile cannot be counted.  On the tuning seeds the discs rightly dropped
@@ -856,15 +857,15 @@ def _discs_in_blob(blob: np.ndarray, radius: float, rims: _Rims | None = None, m
     def merged(cs: list[tuple[float, float]], keep: list[tuple[float, float]]) -> list[tuple[float, float]]:
         """Two overlapping discs (less than two radii apart) that one disc near their middle explains as
         well are one token the greedy fit placed twice, on either side of it (a token ringed by others,
-        where a disc first fits in the gaps around it: the two may lie up to two radii apart, at the ends
+        where a disc first fits in the gaps around it: the two may lie nearly two radii apart, at the ends
         of the slot the token sits in; only less than a radius apart was tried, and a render of the same
-        pile with 6 % of its pixels different counted it twice).  Two touching tokens leave a token's area
+        pile with 5-6 % of its pixels different counted it twice).  Two touching tokens leave a token's area
         unexplained beside any one disc between them; tokens stacked that closely leave two crescents
         beyond the middle disc (counted pixel by pixel: an opening would wipe out thin ones): up to
         ``MERGE_LOST`` of a token for discs less than a radius apart; farther apart the merge takes away as
         much as dropping a disc and is held to the same bar, ``DROP_LOST`` (a token on another, 1.5 radii
-        off, lost 0.13 and was merged into one under ``MERGE_LOST``; the slot's two discs lose 0.01 or
-        less).  A disc whose rim is seen (``keep``) stays."""
+        off, lost 0.13 and was merged into one under ``MERGE_LOST``; the slot's two discs lose
+        0.013 or less).  A disc whose rim is seen (``keep``) stays."""
         done = False
         while not done:
             done = True
