@@ -470,14 +470,18 @@ def probe_vision_files(config: PitboardConfig) -> list[CheckLine]:
         lines.append(CheckLine(status, "calibration", cal_problem.message))
     faces_problem = found.get("face library")
     if faces_problem is None:
-        from device.dice_library_files import library_path, teach_command
+        from device.dice_library_files import library_path, teach_command, unrolled_dice_words
 
         where = config.vision.faces or library_path()
         taught = sum(len(f) for f in lib.examples.values())
         teach = teach_command("NAME", "FACE", config.config_option())
         detail = f"{taught} taught face(s)" if Path(where).exists() else \
             f"none taught yet (no file): dice are read as plain d6; `{teach}` writes it"
-        lines.append(CheckLine("OK", "face library", f"{where}: {detail}"))
+        unrolled = unrolled_dice_words(lib)
+        if unrolled:
+            lines.append(CheckLine("WARN", "face library", f"{where}: {detail}; {unrolled}"))
+        else:
+            lines.append(CheckLine("OK", "face library", f"{where}: {detail}"))
     else:
         lines.append(CheckLine("FAIL" if camera_on else "WARN", "face library", faces_problem.message))
     lines.append(_token_look_line(config))

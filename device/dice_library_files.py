@@ -139,6 +139,23 @@ def unknown_name_words(library: FaceLibrary) -> str | None:
     return None
 
 
+def unrolled_dice_words(library: FaceLibrary) -> str | None:
+    """The dice of ``library`` no game here rolls (a die renamed by hand, "skdi"), with the near name: the camera
+    is never asked for them, so the game's own die goes untaught without a word.  None when there are none."""
+    import difflib
+
+    rolled = [d for d in game_dice() if d not in PIP_DICE]
+    said = []
+    for die in library.dice():
+        if die not in rolled:
+            near = difflib.get_close_matches(die, rolled, n=1)
+            said.append(f"{die!r}" + (f" (did you mean {near[0]}?)" if near else ""))
+    if not said:
+        return None
+    return (f"no game rolls the die{'s' if len(said) > 1 else ''} {', '.join(said)}: the camera never reads "
+            f"{'them' if len(said) > 1 else 'it'}; rename it in the file to the game's die, or teach that die")
+
+
 def game_dice() -> dict[str, list[str]]:
     """Every die a game here rolls, by its name, with its faces' labels as the games' data names them (each once,
     in the data's order): what the camera is taught under."""

@@ -584,3 +584,18 @@ def test_the_appliance_config_given_as_a_table_config_is_named(tmp_path: Path, c
         assert code == 2 and f"{shipped} is the appliance's configuration (its [buttons]" in err
         assert "here --config takes table.toml" in err and "sudo -u pitboard PITBOARD_DATA=/var/lib/pitboard" in err
     assert not (tmp_path / "m.pdf").exists()
+
+
+def test_check_warns_of_a_taught_die_no_game_rolls(tmp_path: Path) -> None:
+    """A review: a die renamed by hand in faces.json ('skdi') passed `check` as "OK face library: 1 taught
+    face(s)"; the game's skid then went untaught without a word.  A WARN names it with the near name."""
+    from vision.dice.faces import PATCH, FaceLibrary
+
+    faces = tmp_path / "faces.json"
+    lib = FaceLibrary()
+    lib.add("skdi", [("SHIFT", np.zeros((PATCH, PATCH), np.float32))])
+    faces.write_text(json.dumps(lib.to_dict()), encoding="utf-8")
+    config = _config(tmp_path, faces=faces)
+    lines = [line for line in _check(config)[1] if "face library" in line]
+    assert len(lines) == 1 and lines[0].startswith("WARN  face library:"), lines
+    assert "no game rolls the die 'skdi' (did you mean skid?): the camera never reads it" in lines[0], lines
