@@ -487,7 +487,7 @@ def cmd_teach(args: argparse.Namespace) -> int:
     if not args.face and not args.faces:
         raise _user_error("give --face FACE (every image shows one die) or --faces A,B,C (each die's face, in "
                           "reading order: rows from the top, left to right)")
-    faces = [args.face] if args.face else [f.strip() for f in args.faces.split(",")]
+    faces = [args.face.strip()] if args.face else [f.strip() for f in args.faces.split(",")]
     if not all(faces):
         raise _user_error(f"--faces {args.faces!r} has an empty name; e.g. --faces SHIFT,HAZARD,SHIFT")
     problem = face_names_problem(args.die, faces)

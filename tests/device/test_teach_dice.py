@@ -670,3 +670,9 @@ def test_a_record_naming_a_face_twice_is_held_to_both_counts(tmp_path: Path, dat
     assert {f: len(v) for f, v in load_library(lib).examples["skid"].items()} == {"SHIFT": 1}
     assert cli.main(["teach", "dice", "--undo"]) == 2
     assert "nothing to undo" in capsys.readouterr().err
+
+
+def test_a_face_name_is_trimmed_as_in_faces(tmp_path: Path, data_dir: Path, capsys) -> None:
+    """An audit: `--faces " SPIN , SHIFT "` was trimmed and taught, `--face "SHIFT "` refused as not a face."""
+    assert _teach("--face", "SHIFT ", _one(tmp_path, "SHIFT", 30)) == 0
+    assert {f: len(v) for f, v in load_library(data_dir / "faces.json").examples["skid"].items()} == {"SHIFT": 1}
