@@ -489,7 +489,8 @@ def cmd_teach(args: argparse.Namespace) -> int:
                           "reading order: rows from the top, left to right)")
     faces = [args.face.strip()] if args.face else [f.strip() for f in args.faces.split(",")]
     if not all(faces):
-        raise _user_error(f"--faces {args.faces!r} has an empty name; e.g. --faces SHIFT,HAZARD,SHIFT")
+        given = f"--face {args.face!r} is" if args.face else f"--faces {args.faces!r} has"
+        raise _user_error(f"{given} an empty name; e.g. --face SHIFT, or --faces SHIFT,HAZARD,SHIFT")
     problem = face_names_problem(args.die, faces)
     if problem:
         raise _user_error(f"{problem}. Nothing was taught")

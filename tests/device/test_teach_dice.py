@@ -676,3 +676,7 @@ def test_a_face_name_is_trimmed_as_in_faces(tmp_path: Path, data_dir: Path, caps
     """An audit: `--faces " SPIN , SHIFT "` was trimmed and taught, `--face "SHIFT "` refused as not a face."""
     assert _teach("--face", "SHIFT ", _one(tmp_path, "SHIFT", 30)) == 0
     assert {f: len(v) for f, v in load_library(data_dir / "faces.json").examples["skid"].items()} == {"SHIFT": 1}
+    assert _teach("--face", " ", _one(tmp_path, "SHIFT", 31)) == 2
+    assert "--face ' ' is an empty name" in capsys.readouterr().err
+    assert _teach("--faces", "SHIFT,,SPIN", _one(tmp_path, "SHIFT", 31)) == 2
+    assert "--faces 'SHIFT,,SPIN' has an empty name" in capsys.readouterr().err
