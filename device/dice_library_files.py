@@ -17,6 +17,7 @@ The file is the owner's work (every face they showed the camera), so it is treat
 from __future__ import annotations
 
 import json
+import os
 import shlex
 from pathlib import Path
 
@@ -111,13 +112,17 @@ def undo_command(die: str | None = None, config: str | None = None) -> str:
 
 
 def save_library(library: FaceLibrary, path: Path | None = None) -> Path:
-    """Write ``library`` atomically (:func:`device.safe_files.write_atomic`).  Returns the path written."""
+    """Write ``library`` atomically (:func:`device.safe_files.write_atomic`).  Returns the path written.  A library
+    that is a symbolic link is written where the link leads: replaced by a file of its own, the link's target (a
+    library shared by two tables) stopped receiving what was taught, without a word."""
     path = path or library_path()
     text = json.dumps(library.to_dict(), indent=1, sort_keys=True)
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
     try:
-        return write_atomic(path, text.encode("utf-8"))
+        write_atomic(target, text.encode("utf-8"))
     except FileProblem as exc:
         raise _user_error(str(exc)) from None
+    return path
 
 
 #: Dice read as pips, never taught (their faces are numbers the reader counts).

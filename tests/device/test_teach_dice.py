@@ -680,3 +680,21 @@ def test_a_face_name_is_trimmed_as_in_faces(tmp_path: Path, data_dir: Path, caps
     assert "--face ' ' is an empty name" in capsys.readouterr().err
     assert _teach("--faces", "SHIFT,,SPIN", _one(tmp_path, "SHIFT", 31)) == 2
     assert "--faces 'SHIFT,,SPIN' has an empty name" in capsys.readouterr().err
+
+
+def test_a_library_that_is_a_link_is_taught_where_the_link_leads(tmp_path: Path, data_dir: Path) -> None:
+    """An audit: faces.json a symbolic link to a library elsewhere (shared by two tables) was replaced by a file
+    of its own at the first teaching; the shared library stopped receiving what was taught, without a word."""
+    import os
+
+    shared = tmp_path / "shared" / "faces.json"
+    shared.parent.mkdir()
+    data_dir.mkdir(parents=True)
+    assert _teach("--face", "SHIFT", _one(tmp_path, "SHIFT", 30)) == 0
+    (data_dir / "faces.json").rename(shared)
+    os.symlink(shared, data_dir / "faces.json")
+    assert _teach("--face", "SPIN", _one(tmp_path, "SPIN", 31)) == 0
+    assert (data_dir / "faces.json").is_symlink()
+    assert {f: len(v) for f, v in load_library(shared).examples["skid"].items()} == {"SHIFT": 1, "SPIN": 1}
+    assert cli.main(["teach", "dice", "--undo"]) == 0
+    assert (data_dir / "faces.json").is_symlink() and load_library(shared).faces("skid") == ["SHIFT"]
