@@ -863,7 +863,7 @@ def report_models() -> CheckLine:
 
     folder = Path(vision.dice.__file__).parent
     models = sorted(folder.glob("*.onnx"))
-    listed = ", ".join(f"{m.name} {m.stat().st_size / 1e6:.1f} MB" for m in models) or "no *.onnx"
+    listed = ", ".join(f"{m.name} {_size_mb(m)}" for m in models) or "no *.onnx"
     try:
         import onnxruntime
     except ImportError:
@@ -873,6 +873,14 @@ def report_models() -> CheckLine:
     if wrong:
         return CheckLine("FAIL", "models", "; ".join(wrong))
     return CheckLine("OK", "models", f"{folder}: {listed}; onnxruntime {onnxruntime.__version__}")
+
+
+def _size_mb(path: Path) -> str:
+    """A model file's size for the listing; a link that loops or leads nowhere has none (check_models says why)."""
+    try:
+        return f"{path.stat().st_size / 1e6:.1f} MB"
+    except OSError:
+        return "(unreadable)"
 
 
 def model_problems() -> list[Any]:

@@ -327,3 +327,24 @@ def test_a_link_in_a_models_place_is_checked_and_a_loop_is_named(monkeypatch: py
     os.symlink(net.DETECTOR.name, net.DETECTOR)
     problems = vd.check_models()
     assert len(problems) == 2 and "is not the file Pitboard shipped" in problems[1], problems
+
+
+@pytest.mark.parametrize("link", ["loop", "dangling"])
+def test_check_names_a_broken_link_in_a_models_place(monkeypatch: pytest.MonkeyPatch, tmp_path, link: str) -> None:
+    """An audit: a link that loops (or leads nowhere) at detector.onnx ended `pitboard check`, and the appliance
+    at start, in OSError: the models' listing looked at each file's size before the check that names it."""
+    import os
+
+    from device.cli_device import model_problems, report_models
+
+    folder = tmp_path / "models"
+    folder.mkdir()
+    _package_copy(monkeypatch, folder)
+    monkeypatch.setattr(vd, "__file__", str(folder / "__init__.py"))
+    net.DETECTOR.unlink()
+    os.symlink(net.DETECTOR.name if link == "loop" else str(tmp_path / "gone.onnx"), net.DETECTOR)
+    line = report_models()
+    assert line.status == "FAIL" and str(net.DETECTOR) in line.detail, line
+    _fresh_sessions(monkeypatch)
+    (problem,) = model_problems()
+    assert problem.short == "DICE MODELS BROKEN" and str(net.DETECTOR) in problem.message
