@@ -107,7 +107,7 @@ def teach(item: Pending, path: Path | None, config_source: str | None = None) ->
 
     path = path or library_path()
     try:
-        library, mends = load_library_to_teach(path)
+        library, mends = load_library_to_teach(path, config=config_source)
     except Exception as exc:  # a damaged library is never overwritten
         raise ValueError(str(exc)) from None
     try:
@@ -119,7 +119,10 @@ def teach(item: Pending, path: Path | None, config_source: str | None = None) ->
     except ValueError as exc:
         raise ValueError(f"the crop was not taught (the face library is unchanged): {exc}") from None
     library.add(item.die, plan.examples)
-    saved = save_library(library, path)
+    try:
+        saved = save_library(library, path)
+    except Exception as exc:  # noqa: BLE001 - a save the system refuses (read-only, full): said, not a 500
+        raise ValueError(f"the crop was not taught: {exc}") from None
     n = len(library.examples[item.die.strip()][item.face.strip()])
     undo = undo_command(item.die, config_source)
     warned = "".join(f"; warning: {w}: if the die was not showing {item.face}, take it back with `{undo}`"

@@ -36,3 +36,25 @@ def test_the_offered_undo_names_the_config_the_appliance_runs_with(tmp_path: Pat
     _library(faces)
     _, message = teach(wrong, faces, None)  # the default config: nothing to add
     assert "take it back with `pitboard teach dice --undo --die skid`" in message
+
+
+def test_a_library_the_system_will_not_let_be_written_is_a_refusal_not_a_500(tmp_path: Path, monkeypatch) -> None:
+    """An audit: with faces.json's folder read-only, the page's "Add to the face library" answered 500 Internal
+    Server Error (the save's refusal was not a ValueError); the phone is told what the command line says."""
+    import errno
+    import os
+
+    import pytest
+
+    faces = tmp_path / "faces.json"
+    _library(faces)
+    before = faces.read_bytes()
+
+    def refuse(src, dst):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(dst))
+
+    monkeypatch.setattr(os, "replace", refuse)
+    item = Pending(crop=_crop("SHIFT", 22), png=b"", dice=1, die="skid", face="SHIFT", at=0.0)
+    with pytest.raises(ValueError, match="the crop was not taught: cannot write .*mounted read-only"):
+        teach(item, faces, None)
+    assert faces.read_bytes() == before
