@@ -18,6 +18,7 @@ import functools
 import json
 import os
 import re
+import shlex
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
@@ -72,11 +73,22 @@ def write_atomic(path: str | Path, data: bytes, *, mode: int = 0o644) -> Path:
     """Replace ``path`` with ``data`` atomically: O_EXCL temporary file, fsync, rename.
 
     A symlink at ``path`` is replaced by a regular file (the file it pointed at is untouched).  A
-    folder at ``path`` is refused.  Returns the path written.
+    folder at ``path`` is refused, and so is a file made read-only (no write permission for anyone: an owner's
+    "do not change this", which an atomic rename would have ignored).  A file replaced keeps its mode (``mode``
+    is a new file's).  Returns the path written.
     """
     p = Path(path)
     if p.is_dir() and not p.is_symlink():
         raise FileProblem(f"{p} is a folder; give a file name (for example {p / 'out'})")
+    try:
+        st = None if p.is_symlink() else p.stat()
+    except OSError:
+        st = None
+    if st is not None:
+        if not st.st_mode & 0o222:
+            raise FileProblem(f"cannot write {p}: it is read-only (mode {st.st_mode & 0o777:04o}); nothing was changed "
+                              f"(make it writable to change it: `chmod u+w {shlex.quote(str(p))}`)")
+        mode = st.st_mode & 0o7777
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=str(p.parent))

@@ -54,3 +54,20 @@ def test_a_folder_that_takes_no_new_file_says_what_to_do(tmp_path: Path, monkeyp
         write_atomic(path, b"new")
     assert "nothing was changed" in str(refused.value) and said in str(refused.value), refused.value
     assert path.read_text() == "old"
+
+
+def test_a_read_only_file_is_not_written_over_and_a_files_mode_is_kept(tmp_path: Path) -> None:
+    """An audit: a faces.json made read-only (0444) was written over by teaching (an atomic rename needs only the
+    folder's permission) and came back 0644; a shared library's 0664 became 0644 too."""
+    path = tmp_path / "faces.json"
+    path.write_text("old")
+    path.chmod(0o444)
+    with pytest.raises(FileProblem, match=r"it is read-only \(mode 0444\); nothing was changed .*chmod u\+w"):
+        write_atomic(path, b"new")
+    assert path.read_text() == "old"
+    path.chmod(0o664)
+    write_atomic(path, b"new")
+    assert path.read_text() == "new" and path.stat().st_mode & 0o777 == 0o664
+    fresh = tmp_path / "new.json"
+    write_atomic(fresh, b"x")
+    assert fresh.stat().st_mode & 0o777 == 0o644
