@@ -113,7 +113,9 @@ def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out:
-            raise TwiceSaidError(f"the key {key!r} appears twice in one object {{...}} (read so, the second "
+            others = sorted({k for k, _ in pairs if k != key})
+            beside = f", beside {', '.join(map(repr, others[:3]))}{' ...' if len(others) > 3 else ''}" if others else ""
+            raise TwiceSaidError(f"the key {key!r} appears twice in one object {{...}}{beside} (read so, the second "
                                  "would silently replace the first); take out the one that should not be there")
         out[key] = value
     return out
@@ -129,7 +131,7 @@ def _parsed(where: str, what: str, fix: str, parse: Any, text: str, *, by_hand: 
     try:
         return parse(text)
     except TwiceSaidError as exc:
-        raise SetupFileError(f"{where}: {exc} ({fix})") from None
+        raise SetupFileError(f"{where}: {exc}; {fix}") from None
     except RecursionError:
         raise SetupFileError(f"{where} is nested too deeply to read (not a {what}); {fix}") from None
     except ValueError as exc:  # JSON and TOML syntax errors are ValueErrors, as is the 4300-digit limit
