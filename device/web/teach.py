@@ -84,16 +84,23 @@ def check_names(die: str, face: str) -> str | None:
 def new_die_note(die: str, path: Path | None) -> str:
     """A word when ``die`` is not in the face library yet but others are (a misspelt "skdi" would be taught
     as a die nobody reads), else ""."""
-    from device.dice_library_files import library_path, load_library
+    from device.dice_library_files import game_dice, library_path, load_library, unrolled_dice_words
 
     try:
-        known = list(load_library(path or library_path()).dice())
+        library = load_library(path or library_path())
     except Exception:  # noqa: BLE001 - a damaged library is told when confirming (teach)
         return ""
+    known = library.dice()
     if not known or die.strip() in known:
         return ""
-    return (f"{die.strip()!r} is a new die: the face library knows {', '.join(known)}; if you meant one of those, "
-            "correct the name and take the crop again")
+    # a die renamed by hand in the file ("skdi") is never offered: the page itself refuses that name
+    rolled = [d for d in known if d in game_dice()]
+    said = f"{die.strip()!r} is a new die"
+    if rolled:
+        said += (f": the face library knows {', '.join(rolled)}; if you meant one of those, correct the name and "
+                 "take the crop again")
+    unrolled = unrolled_dice_words(library)
+    return said + (f"; in the face library, {unrolled}" if unrolled else "")
 
 
 def teach(item: Pending, path: Path | None, config_source: str | None = None) -> tuple[Any, str]:

@@ -58,3 +58,19 @@ def test_a_library_the_system_will_not_let_be_written_is_a_refusal_not_a_500(tmp
     with pytest.raises(ValueError, match="the crop was not taught: cannot write .*mounted read-only"):
         teach(item, faces, None)
     assert faces.read_bytes() == before
+
+
+def test_the_new_die_note_never_offers_a_name_the_page_refuses(tmp_path: Path) -> None:
+    """An audit: with a library holding only 'skdi' (renamed by hand), a crop of skid was told "'skid' is a new
+    die: the face library knows skdi; if you meant one of those, correct the name", and 'skdi' is refused by the
+    page ("no game here rolls a die called 'skdi'")."""
+    import json
+
+    from device.web.teach import new_die_note
+
+    faces = tmp_path / "faces.json"
+    _library(faces)
+    faces.write_text(faces.read_text().replace('"skid"', '"skdi"'))
+    assert "skdi" in json.loads(faces.read_text())["dice"]
+    note = new_die_note("skid", faces)
+    assert "knows skdi" not in note and "no game rolls the die 'skdi' (did you mean skid?)" in note, note
