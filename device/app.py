@@ -222,6 +222,9 @@ class App:
         self.clock = clock
         self.camera = camera
         self.reader = reader
+        #: What is wrong with the camera's files (device.camera_input.VisionFileProblem), as the "files" notice
+        #: says it: kept so that a file mended while the game runs (a face taught on the page) takes its part away.
+        self.file_problems: list[Any] = []
         self.render = render or default_renderer()
         self.long_back_undo_steps = long_back_undo_steps
         self.on_finished = on_finished
@@ -875,6 +878,18 @@ class App:
             self.notices = [n for n in self.notices if not (n.kind == kind and n.player == player)]
         self.notices.append(Notice(kind, text, player, end, since))  # type: ignore[arg-type]
         self._dirty = True
+
+    def show_file_problems(self, problems: Sequence[Any]) -> None:
+        """The standing "files" notice for ``problems`` (:func:`device.camera_input.files_notice`), withdrawn when
+        none is severe."""
+        from device.camera_input import files_notice
+
+        self.file_problems = list(problems)
+        notice = files_notice(self.file_problems)
+        if notice is not None:
+            self.notify("files", notice, None, until=None)
+        else:
+            self.withdraw("files")
 
     def withdraw(self, kind: str) -> bool:
         before = len(self.notices)

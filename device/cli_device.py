@@ -1099,7 +1099,7 @@ def _game_app(config: PitboardConfig, module: Any, match: Any, store: Any, game_
     """The loop of one game on the appliance's screens, buttons and camera (at start, and for a game begun from
     the page), with what is wrong with the camera's files: ``(app, problems)``."""
     from device.app import App, VisionReader
-    from device.camera_input import car_tags_of, files_notice
+    from device.camera_input import car_tags_of
 
     reader = None
     problems: list[Any] = []
@@ -1116,9 +1116,7 @@ def _game_app(config: PitboardConfig, module: Any, match: Any, store: Any, game_
               dice_region=config.camera.dice_region, settle_frames=config.camera.settle_frames,
               long_back_undo_steps=config.buttons.long_back_undo_steps,
               on_finished=lambda: store.finish(game_id), log=log)
-    notice = files_notice(problems)
-    if notice is not None:
-        app.notify("files", notice, None, until=None)
+    app.show_file_problems(problems)
     return app, problems
 
 

@@ -258,6 +258,8 @@ class WebService:
         reader = getattr(self.app, "reader", None) if self.app is not None else None
         if reader is not None and hasattr(reader, "faces"):
             reader.faces = library
+        if self.app is not None and hasattr(self.app, "show_file_problems"):  # a library saved whole: its problem
+            self.app.show_file_problems([p for p in self.app.file_problems if p.part != "face library"])  # is over
 
     def _use_calibration(self, calibration: Any) -> None:
         """A calibration saved on the page: the loop's reader reads the table with it from the next frame."""

@@ -599,3 +599,27 @@ def test_check_warns_of_a_taught_die_no_game_rolls(tmp_path: Path) -> None:
     lines = [line for line in _check(config)[1] if "face library" in line]
     assert len(lines) == 1 and lines[0].startswith("WARN  face library:"), lines
     assert "no game rolls the die 'skdi' (did you mean skid?): the camera never reads it" in lines[0], lines
+
+
+def test_a_face_library_taught_whole_on_the_page_takes_the_notice_away(tmp_path: Path, factory) -> None:
+    """An audit: the appliance started with a damaged faces.json, the owner mended it and taught a face on the
+    phone's page; the reader held the new library, but every screen still said "FACES FILE BAD: plain d6"."""
+    from types import SimpleNamespace
+
+    from device.web import WebService
+    from vision.dice.faces import PATCH, FaceLibrary
+
+    faces = tmp_path / "faces.json"
+    faces.write_text('{"format": "pitboard-faces", "format": 1}', encoding="utf-8")
+    config = _config(tmp_path, faces=faces)
+    appliance = build_appliance(config, pin_factory=factory, screen_backend="recording", clock=Clock(),
+                                log=lambda m: None, camera_backend=ReplayBackend(tmp_path / "frames"))
+    try:
+        assert all("FACES FILE BAD: plain d6" in t for t in _screen_alerts(appliance).values())
+        library = FaceLibrary()
+        library.add("skid", [("SHIFT", np.zeros((PATCH, PATCH), np.float32))])
+        WebService._use_library(SimpleNamespace(app=appliance.app), library)  # what the page calls once saved
+        assert appliance.app.reader.faces is library
+        assert not any("FACES FILE BAD" in " ".join(t) for t in _screen_alerts(appliance).values())
+    finally:
+        appliance.close()
