@@ -19,6 +19,7 @@ import json
 import os
 import re
 import shlex
+import stat
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
@@ -85,10 +86,13 @@ def write_atomic(path: str | Path, data: bytes, *, mode: int = 0o644) -> Path:
     except OSError:
         st = None
     if st is not None:
+        if not stat.S_ISREG(st.st_mode):
+            raise FileProblem(f"cannot write {p}: it is not a file (a device, a pipe or a socket); nothing was changed "
+                              "(give the path of a file)")
         if not st.st_mode & 0o222:
             raise FileProblem(f"cannot write {p}: it is read-only (mode {st.st_mode & 0o777:04o}); nothing was changed "
                               f"(make it writable to change it: `chmod u+w {shlex.quote(str(p))}`)")
-        mode = st.st_mode & 0o7777
+        mode = st.st_mode & 0o777  # its permissions, never a setuid or sticky bit
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=str(p.parent))
@@ -101,6 +105,11 @@ def write_atomic(path: str | Path, data: bytes, *, mode: int = 0o644) -> Path:
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, mode)
+        if st is not None and st.st_gid != os.getegid():  # a library shared through its group stays the group's
+            try:
+                os.chown(tmp, -1, st.st_gid)
+            except OSError:
+                pass
         os.replace(tmp, p)
     except OSError as exc:
         try:

@@ -71,3 +71,28 @@ def test_a_read_only_file_is_not_written_over_and_a_files_mode_is_kept(tmp_path:
     fresh = tmp_path / "new.json"
     write_atomic(fresh, b"x")
     assert fresh.stat().st_mode & 0o777 == 0o644
+
+
+def test_a_replaced_file_keeps_no_special_bits_and_a_pipe_is_refused(tmp_path: Path) -> None:
+    """A review: a 4755 file kept its setuid bit for the new content; a pipe at the path was replaced by a file."""
+    path = tmp_path / "x.toml"
+    path.write_text("old")
+    path.chmod(0o4755)
+    write_atomic(path, b"new")
+    assert path.stat().st_mode & 0o7777 == 0o755
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    with pytest.raises(FileProblem, match="it is not a file"):
+        write_atomic(pipe, b"new")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file another group needs root")
+def test_a_replaced_file_keeps_its_group(tmp_path: Path) -> None:
+    """A review: a 0664 library of a group two tables share came back in the writer's own group; the other
+    table's user could no longer write it."""
+    path = tmp_path / "faces.json"
+    path.write_text("old")
+    os.chown(path, -1, 4321)
+    path.chmod(0o664)
+    write_atomic(path, b"new")
+    assert path.stat().st_gid == 4321 and path.stat().st_mode & 0o777 == 0o664
