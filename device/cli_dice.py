@@ -453,7 +453,7 @@ def _faces_file(config) -> Path:
 
 def cmd_teach(args: argparse.Namespace) -> int:
     if args.undo:
-        if args.images or args.camera is not None or args.face or args.faces or args.box:
+        if args.images or args.camera is not None or args.face is not None or args.faces is not None or args.box:
             raise _user_error("--undo takes back a teaching on its own: give no IMAGE, --camera, --face or --box "
                               "(--die DIE takes back that die's last teaching; without it, the last teaching)")
         config = _appliance_config(args)
@@ -481,15 +481,15 @@ def cmd_teach(args: argparse.Namespace) -> int:
         raise _user_error("give --die NAME (e.g. --die skid)")
     if args.die.strip().lower() == D6:
         raise _user_error(PIP_REFUSAL)
-    if args.face and args.faces:
+    if args.face is not None and args.faces is not None:
         raise _user_error(f"give --face or --faces, not both (--face {args.face} --faces {args.faces}): --face FACE "
                           "when every image shows one die, --faces A,B,C for each die's face of a roll")
-    if not args.face and not args.faces:
+    if args.face is None and args.faces is None:
         raise _user_error("give --face FACE (every image shows one die) or --faces A,B,C (each die's face, in "
                           "reading order: rows from the top, left to right)")
-    faces = [args.face.strip()] if args.face else [f.strip() for f in args.faces.split(",")]
+    faces = [args.face.strip()] if args.face is not None else [f.strip() for f in args.faces.split(",")]
     if not all(faces):
-        given = f"--face {args.face!r} is" if args.face else f"--faces {args.faces!r} has"
+        given = f"--face {args.face!r} is" if args.face is not None else f"--faces {args.faces!r} has"
         raise _user_error(f"{given} an empty name; e.g. --face SHIFT, or --faces SHIFT,HAZARD,SHIFT")
     problem = face_names_problem(args.die, faces)
     if problem:

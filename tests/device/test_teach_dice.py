@@ -680,6 +680,11 @@ def test_a_face_name_is_trimmed_as_in_faces(tmp_path: Path, data_dir: Path, caps
     assert "--face ' ' is an empty name" in capsys.readouterr().err
     assert _teach("--faces", "SHIFT,,SPIN", _one(tmp_path, "SHIFT", 31)) == 2
     assert "--faces 'SHIFT,,SPIN' has an empty name" in capsys.readouterr().err
+    # an empty --face is an empty name, also beside --faces (a review: it was taken for no --face at all)
+    assert _teach("--face", "", _one(tmp_path, "SHIFT", 31)) == 2
+    assert "--face '' is an empty name" in capsys.readouterr().err
+    assert _teach("--face", "", "--faces", "SHIFT", _one(tmp_path, "SHIFT", 31)) == 2
+    assert "not both" in capsys.readouterr().err
 
 
 def test_a_library_that_is_a_link_is_taught_where_the_link_leads(tmp_path: Path, data_dir: Path) -> None:
