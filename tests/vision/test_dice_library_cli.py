@@ -201,3 +201,15 @@ def test_undo_holds_a_record_naming_a_face_twice_to_both_counts() -> None:
     with pytest.raises(ValueError, match="skid SHIFT no longer holds the 2 example"):
         lib.undo()
     assert len(lib.examples["skid"]["SHIFT"]) == 1
+
+
+def test_undo_of_a_die_named_near_a_taught_one_says_which() -> None:
+    """An audit: `teach dice --undo --die SKID` had no "did you mean skid?", where teaching has one."""
+    lib = FaceLibrary()
+    lib.add("skid", [("SHIFT", np.zeros((32, 32), np.uint8))])
+    for typed in ("SKID", "skdi"):
+        with pytest.raises(ValueError, match=f"nothing to undo for '{typed}': .*did you mean skid\\? teachings"):
+            lib.undo(typed)
+    with pytest.raises(ValueError) as far:
+        lib.undo("bump")
+    assert "did you mean" not in str(far.value)

@@ -653,9 +653,14 @@ class FaceLibrary:
         if die is not None:
             mine = [k for k, t in enumerate(self.teachings) if any(d == die for d, _, _ in t)]
             if not mine:
+                import difflib
+
                 taught = sorted({d for t in self.teachings for d, _, _ in t})
+                near = [d for d in taught if d.lower() == die.strip().lower()] or \
+                    difflib.get_close_matches(die, taught, n=1)
+                hint = f"did you mean {near[0]}? " if near else ""
                 raise ValueError(f"nothing to undo for {die!r}: no teaching of it is recorded in this face library "
-                                 f"(teachings recorded: {', '.join(taught)})")
+                                 f"({hint}teachings recorded: {', '.join(taught)})")
             at = mine[-1]
         last = self.teachings[at]
         which = "the last teaching" if die is None else f"the last teaching of {die}"
