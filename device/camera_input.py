@@ -976,7 +976,8 @@ def read_face_library(path: Any | None, config_option: str | None = None) -> tup
     when not the default: :meth:`PitboardConfig.config_option`)."""
     from pathlib import Path
 
-    from device.dice_library_files import FILE_NAME, library_path, mend_words, redo_words, unknown_name_words
+    from device.dice_library_files import (FILE_NAME, library_path, mend_words, redo_words, unknown_name_words,
+                                           unrolled_dice_words)
     from vision.dice.faces import FaceLibrary, MendableLibraryError, NewerLibraryError
 
     p = Path(path) if path is not None else library_path()
@@ -989,7 +990,10 @@ def read_face_library(path: Any | None, config_option: str | None = None) -> tup
             library = FaceLibrary.from_dict(data)
             unknown = unknown_name_words(library)
             if unknown is None:
-                return library, None
+                unrolled = unrolled_dice_words(library)  # read, but worth a word: the game's die goes untaught
+                return library, (None if unrolled is None else VisionFileProblem(
+                    "face library", p, f"the face library {p}: {unrolled}", "FACES: A DIE NO GAME ROLLS",
+                    severe=False))
             wrong = f"{p} {unknown}; it was left untouched"
         except NewerLibraryError as exc:  # not damaged: teaching again would throw the owner's work away
             wrong = f"{p}: {exc}; it was left untouched; upgrade Pitboard to use it"

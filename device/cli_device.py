@@ -469,17 +469,16 @@ def probe_vision_files(config: PitboardConfig) -> list[CheckLine]:
         status = "FAIL" if cal_problem.severe and camera_on else "WARN"
         lines.append(CheckLine(status, "calibration", cal_problem.message))
     faces_problem = found.get("face library")
-    if faces_problem is None:
-        from device.dice_library_files import library_path, teach_command, unrolled_dice_words
+    if faces_problem is None or not faces_problem.severe:
+        from device.dice_library_files import library_path, teach_command
 
         where = config.vision.faces or library_path()
         taught = sum(len(f) for f in lib.examples.values())
         teach = teach_command("NAME", "FACE", config.config_option())
         detail = f"{taught} taught face(s)" if Path(where).exists() else \
             f"none taught yet (no file): dice are read as plain d6; `{teach}` writes it"
-        unrolled = unrolled_dice_words(lib)
-        if unrolled:
-            lines.append(CheckLine("WARN", "face library", f"{where}: {detail}; {unrolled}"))
+        if faces_problem is not None:  # read, with a word: a die no game rolls
+            lines.append(CheckLine("WARN", "face library", f"{faces_problem.message} ({detail})"))
         else:
             lines.append(CheckLine("OK", "face library", f"{where}: {detail}"))
     else:

@@ -586,7 +586,7 @@ def test_the_appliance_config_given_as_a_table_config_is_named(tmp_path: Path, c
     assert not (tmp_path / "m.pdf").exists()
 
 
-def test_check_warns_of_a_taught_die_no_game_rolls(tmp_path: Path) -> None:
+def test_check_warns_of_a_taught_die_no_game_rolls(tmp_path: Path, factory) -> None:
     """A review: a die renamed by hand in faces.json ('skdi') passed `check` as "OK face library: 1 taught
     face(s)"; the game's skid then went untaught without a word.  A WARN names it with the near name."""
     from vision.dice.faces import PATCH, FaceLibrary
@@ -599,6 +599,16 @@ def test_check_warns_of_a_taught_die_no_game_rolls(tmp_path: Path) -> None:
     lines = [line for line in _check(config)[1] if "face library" in line]
     assert len(lines) == 1 and lines[0].startswith("WARN  face library:"), lines
     assert "no game rolls the die 'skdi' (did you mean skid?): the camera never reads it" in lines[0], lines
+    # and the appliance's journal says it at start (a note: the library is read, the screens carry no alarm)
+    logs: list[str] = []
+    appliance = build_appliance(config, pin_factory=factory, screen_backend="recording", clock=Clock(),
+                                log=logs.append, camera_backend=ReplayBackend(tmp_path / "frames"))
+    try:
+        assert appliance.app.reader.faces.dice() == ["skdi"]
+        assert any(m.startswith("note:") and "no game rolls the die 'skdi'" in m for m in logs), logs
+        assert not any("FACES" in " ".join(t) for t in _screen_alerts(appliance).values())
+    finally:
+        appliance.close()
 
 
 def test_a_face_library_taught_whole_on_the_page_takes_the_notice_away(tmp_path: Path, factory) -> None:

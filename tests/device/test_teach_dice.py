@@ -591,7 +591,8 @@ def test_a_face_name_mistyped_in_the_library_is_refused_not_read(tmp_path: Path,
     data["dice"]["banana"] = data["dice"]["skid"]
     lib.write_text(json.dumps(data))
     library, problem = read_face_library(lib)
-    assert problem is None and library.dice() == ["banana", "skid"]
+    assert library.dice() == ["banana", "skid"]
+    assert problem is not None and not problem.severe and "no game rolls the die 'banana'" in problem.message
     assert cli.main(["dice", "read", "--die", "skid", _one(tmp_path, "SLIDE", 31)]) == 0
     assert "SLIDE" in capsys.readouterr().out
 
