@@ -24,7 +24,7 @@ from pathlib import Path
 from device import paths
 from device.safe_files import FileProblem, folder_given, write_atomic
 from device.setup_files import SetupFileError, read_json_object
-from vision.dice.faces import FaceLibrary, MendableLibraryError, NewerLibraryError, mended
+from vision.dice.faces import FaceLibrary, MendableLibraryError, NewerLibraryError, did_you_mean, mended
 
 FILE_NAME = "faces.json"
 #: A library of many taught faces is a few MB of small crops; far more is not a face library.
@@ -134,9 +134,9 @@ def unknown_name_words(library: FaceLibrary) -> str | None:
     """What is wrong with a library holding, for a die a game rolls, a face name the games do not know, and what
     to do; None when there is none.  A face mistyped in the file by hand was read off the dice as it stands
     ("SLDE"), a value no rule asks for.  A die no game rolls is left alone: no rule ever asks the camera for it."""
-    rolled = game_dice()
+    taught = taught_dice()
     for die in library.dice():
-        if die in rolled and die not in PIP_DICE:
+        if die in taught:
             problem = face_names_problem(die, library.faces(die))
             if problem:
                 return (f"holds a face the games do not know ({problem}): a die showing it would be read so; "
@@ -149,7 +149,7 @@ def unrolled_dice_words(library: FaceLibrary) -> str | None:
     is never asked for them, so the game's own die goes untaught without a word.  None when there are none."""
     import difflib
 
-    rolled = [d for d in game_dice() if d not in PIP_DICE]
+    rolled = list(taught_dice())
     said = []
     for die in library.dice():
         if die not in rolled:
@@ -159,6 +159,12 @@ def unrolled_dice_words(library: FaceLibrary) -> str | None:
         return None
     return (f"no game rolls the die{'s' if len(said) > 1 else ''} {', '.join(said)}: the camera never reads "
             f"{'them' if len(said) > 1 else 'it'}; rename it in the file to the game's die, or teach that die")
+
+
+def taught_dice() -> dict[str, list[str]]:
+    """The dice a game rolls that are taught (not read by their pips), with their faces: :func:`game_dice` less
+    the pip dice."""
+    return {d: f for d, f in game_dice().items() if d not in PIP_DICE}
 
 
 def game_dice() -> dict[str, list[str]]:
@@ -180,20 +186,15 @@ def face_names_problem(die: str, faces: list[str]) -> str | None:
     """What is wrong with teaching ``faces`` of ``die``, or None: a die no game rolls, or a face its die does not
     have ("SHFIT" was taught as a skid face the rules never ask for, and the camera would read it).  The faces'
     names come from the games' data (a table that renames a face there teaches it under the new name)."""
-    import difflib
-
     # the names as they would be stored: exactly (a "skid " with its space is taught as a die nobody reads)
-    dice = {d: f for d, f in game_dice().items() if d not in PIP_DICE}
+    dice = taught_dice()
     if die.strip().lower() in PIP_DICE:
         return PIP_REFUSAL
     if die not in dice:
-        near = [d for d in dice if d.lower() == die.strip().lower()] or difflib.get_close_matches(die, list(dice), n=1)
-        hint = f"did you mean {near[0]}? " if near else ""
-        return f"no game here rolls a die called {die!r}: {hint}the dice the games roll are {', '.join(dice)}"
+        return (f"no game here rolls a die called {die!r}: {did_you_mean(die, list(dice))}the dice the games roll "
+                f"are {', '.join(dice)}")
     for face in faces:
         if face not in dice[die]:
-            near = ([f for f in dice[die] if f.lower() == face.strip().lower()]
-                    or difflib.get_close_matches(face, dice[die], n=1))
-            hint = f"did you mean {near[0]}? " if near else ""
-            return f"{face!r} is not a face of the {die} die: {hint}its faces are {', '.join(dice[die])}"
+            return (f"{face!r} is not a face of the {die} die: {did_you_mean(face, dice[die])}its faces are "
+                    f"{', '.join(dice[die])}")
     return None

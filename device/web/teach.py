@@ -84,7 +84,7 @@ def check_names(die: str, face: str) -> str | None:
 def new_die_note(die: str, path: Path | None) -> str:
     """A word when ``die`` is not in the face library yet but others are (a misspelt "skdi" would be taught
     as a die nobody reads), else ""."""
-    from device.dice_library_files import game_dice, library_path, load_library, unrolled_dice_words
+    from device.dice_library_files import library_path, load_library, taught_dice, unrolled_dice_words
 
     try:
         library = load_library(path or library_path())
@@ -94,7 +94,8 @@ def new_die_note(die: str, path: Path | None) -> str:
     if not known or die.strip() in known:
         return ""
     # a die renamed by hand in the file ("skdi") is never offered: the page itself refuses that name
-    rolled = [d for d in known if d in game_dice()]
+    taught = taught_dice()
+    rolled = [d for d in known if d in taught]
     said = f"{die.strip()!r} is a new die"
     if rolled:
         said += (f": the face library knows {', '.join(rolled)}; if you meant one of those, correct the name and "

@@ -33,6 +33,7 @@ from __future__ import annotations
 import base64
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -653,14 +654,9 @@ class FaceLibrary:
         if die is not None:
             mine = [k for k, t in enumerate(self.teachings) if any(d == die for d, _, _ in t)]
             if not mine:
-                import difflib
-
                 taught = sorted({d for t in self.teachings for d, _, _ in t})
-                near = [d for d in taught if d.lower() == die.strip().lower()] or \
-                    difflib.get_close_matches(die, taught, n=1)
-                hint = f"did you mean {near[0]}? " if near else ""
                 raise ValueError(f"nothing to undo for {die!r}: no teaching of it is recorded in this face library "
-                                 f"({hint}teachings recorded: {', '.join(taught)})")
+                                 f"({did_you_mean(die, taught)}teachings recorded: {', '.join(taught)})")
             at = mine[-1]
         last = self.teachings[at]
         which = "the last teaching" if die is None else f"the last teaching of {die}"
@@ -831,6 +827,15 @@ def _to_bytes(p: np.ndarray) -> bytes:
     lo, hi = float(p.min()), float(p.max())
     q = np.zeros_like(p) if hi - lo < 1e-9 else (p - lo) / (hi - lo) * 255.0
     return np.clip(np.rint(q), 0, 255).astype(np.uint8).tobytes()
+
+
+def did_you_mean(name: str, names: Sequence[str]) -> str:
+    """"did you mean X? " for the one of ``names`` ``name`` was likely meant as (the same but for case and spaces
+    around it, else the closest), "" when none is near."""
+    import difflib
+
+    near = [n for n in names if n.lower() == name.strip().lower()] or difflib.get_close_matches(name, list(names), n=1)
+    return f"did you mean {near[0]}? " if near else ""
 
 
 def _name(s: str, what: str) -> str:
