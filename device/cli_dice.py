@@ -33,6 +33,7 @@ import resource
 import time
 import tracemalloc
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -79,9 +80,7 @@ def cmd_read(args: argparse.Namespace) -> int:
         args.die = D6
     library = None
     if args.die != D6:
-        config = _appliance_config(args)
-        faces_file = _faces_file(config)  # the library `pitboard run` and `teach dice` use
-        offered = _config_option(config)
+        _, faces_file, offered = _library_place(args)  # the library `pitboard run` and `teach dice` use
         library = load_library(faces_file, config=offered)
         if args.die not in library.examples:
             known = ", ".join(library.dice()) or "none yet"
@@ -389,10 +388,12 @@ def _appliance_config(args: argparse.Namespace):
         raise _user_error(str(exc)) from None
 
 
-def _config_option(config) -> str | None:
-    """The ``--config`` the commands offered to the owner carry: the config's absolute path unless it is the
-    default (as the appliance offers them), so an offered command works from any folder."""
-    return config.config_option() if config is not None else None
+def _library_place(args: argparse.Namespace) -> tuple[Any, Path, str | None]:
+    """The appliance's config (or None), the face library it reads, and the ``--config`` the commands offered to
+    the owner carry: the config's absolute path unless it is the default (as the appliance offers them), so an
+    offered command works from any folder."""
+    config = _appliance_config(args)
+    return config, _faces_file(config), (config.config_option() if config is not None else None)
 
 
 def _crop(name: str, img: np.ndarray, box: tuple[int, int, int, int] | None, config, *,
@@ -456,9 +457,7 @@ def cmd_teach(args: argparse.Namespace) -> int:
         if args.images or args.camera is not None or args.face is not None or args.faces is not None or args.box:
             raise _user_error("--undo takes back a teaching on its own: give no IMAGE, --camera, --face or --box "
                               "(--die DIE takes back that die's last teaching; without it, the last teaching)")
-        config = _appliance_config(args)
-        offered = _config_option(config)
-        faces_file = _faces_file(config)
+        _, faces_file, offered = _library_place(args)
         library, mends = load_library_to_teach(faces_file, config=offered)
         if mends:  # an undo after a record was dropped would take back a teaching the owner did not mean
             path = save_library(library, faces_file)
@@ -497,9 +496,7 @@ def cmd_teach(args: argparse.Namespace) -> int:
     if not args.images and args.camera is None:
         raise _user_error("give IMAGE files showing the face, or --camera to take one frame")
     box = _parse_box(args.box) if args.box else None
-    config = _appliance_config(args)
-    offered = _config_option(config)
-    faces_file = _faces_file(config)  # the file `pitboard run` reads with this config
+    config, faces_file, offered = _library_place(args)  # the file `pitboard run` reads with this config
     library, mends = load_library_to_teach(faces_file, config=offered)  # a damaged file stops here, untouched
     sources: list[tuple[str, np.ndarray, bool]] = [(n, _load_image(Path(n)), False) for n in args.images]
     if args.camera is not None:
