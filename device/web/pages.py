@@ -573,7 +573,7 @@ def check_page(lines: Sequence[Any]) -> str:
 
 
 def teach_page(csrf: str, *, frame: int | None, die: str = "", face: str = "", token: str | None = None,
-               dice: int = 0, message: str = "", ok: bool = False, templates: str = "") -> str:
+               dice: int = 0, message: str = "", ok: bool = False, templates: str = "", library: str = "") -> str:
     msg = f'<p class="{"ok" if ok else "fail"}" id="teach-message">{esc(message)}</p>' if message else ""
     names = (f'<label>die <input name=die id=die value="{esc(die)}" placeholder="skid"></label> '
              f'<label>face <input name=face id=face value="{esc(face)}" placeholder="SHIFT"></label>')
@@ -600,7 +600,29 @@ def teach_page(csrf: str, *, frame: int | None, die: str = "", face: str = "", t
                 f"then confirm. Teach each face a few times, with the die turned and moved.</p><img class=cam id=tray alt=\"the tray now\" src=\"/teach/tray.png?f={frame}\">"
                 f'<form method=post action=/teach>{csrf_field(csrf)}{names} '
                 f'<button type=submit id=take>Take this crop</button></form>')
-    return layout("Teach dice faces and templates", head + body + templates, here="/teach")
+    return layout("Teach dice faces and templates", head + body + library + templates, here="/teach")
+
+
+def library_section(csrf: str, view: Any, *, message: str = "", ok: bool = False) -> str:
+    """The teach page's face library (``device.web.teach.LibraryView``): each die's faces and examples, and an
+    undo of the last teaching that names what it takes back."""
+    msg = f'<p class="{"ok" if ok else "fail"}" id="library-message">{esc(message)}</p>' if message else ""
+    head = f"<h2 id=library>The face library</h2>{msg}"
+    where = f"<p class=skip>{esc(view.path)}: the file <code>pitboard teach dice</code> and the appliance use.</p>"
+    if view.problem:
+        return f'{head}<p class=fail id=library-problem>{esc(view.problem)}</p>{where}'
+    if not view.dice:
+        return f"{head}<p id=library-empty>No face taught yet.</p>{where}"
+    rows = "".join(f"<tr><th>{esc(die)}</th><td>" + ", ".join(f"{esc(face)} {n}" for face, n in faces) + "</td></tr>"
+                   for die, faces in view.dice)
+    table = f"<table id=library-faces><tr><th>die</th><td>faces: examples</td></tr>{rows}</table>"
+    if view.last:
+        undo = (f"<form method=post action=/teach/undo>{csrf_field(csrf)}<input type=hidden name=last "
+                f'value="{esc(view.mark)}"><p>Last teaching: <b id=library-last>{esc(view.last)}</b> '
+                f"<button type=submit id=undo>Undo the last teaching</button></p></form>")
+    else:
+        undo = "<p class=skip>No teaching is recorded to undo.</p>"
+    return head + table + undo + where
 
 
 def template_section(csrf: str, names: Sequence[str], *, frame: int | None, calibrated: bool, name: str = "",

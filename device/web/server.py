@@ -686,6 +686,18 @@ def create_app(ctx: WebContext) -> Starlette:
             ctx.on_library(library)
         return await _teach_page(session, die=item.die, face=item.face, message=message, ok=True)
 
+    async def teach_undo(request: Request, session: Session, form: dict[str, str]) -> Response:
+        from device.web.teach import undo_last
+
+        try:
+            library, message = await asyncio.to_thread(undo_last, form.get("last", ""), ctx.faces_path,
+                                                       ctx.config_source)
+        except ValueError as exc:
+            return await _teach_page(session, status=400, library_message=str(exc))
+        if ctx.on_library is not None:
+            ctx.on_library(library)
+        return await _teach_page(session, library_message=message, library_ok=True)
+
     async def teach_template(request: Request, session: Session, form: dict[str, str]) -> Response:
         from device.web.calibrate import previous_calibration
         from device.web.teach import Outlines, learn_outline
@@ -735,9 +747,9 @@ def create_app(ctx: WebContext) -> Starlette:
 
     async def _teach_page(session: Session, *, status: int = 200, name: str = "", outline_token: str | None = None,
                           outline_text: str = "", outline_message: str = "", outline_ok: bool = False,
-                          **dice: Any) -> Response:
+                          library_message: str = "", library_ok: bool = False, **dice: Any) -> Response:
         from device.web.calibrate import previous_calibration
-        from device.web.teach import template_names
+        from device.web.teach import library_view, template_names
 
         shot = hub.camera
         frame = shot.index if shot else None
@@ -747,7 +759,10 @@ def create_app(ctx: WebContext) -> Starlette:
         more = pages.template_section(session.csrf, template_names(), frame=frame, calibrated=calibrated, name=name,
                                       token=outline_token, text=outline_text, message=outline_message,
                                       ok=outline_ok)
-        return html(pages.teach_page(session.csrf, frame=dice.pop("frame", frame), templates=more, **dice), status)
+        view = await asyncio.to_thread(library_view, ctx.faces_path)
+        library = pages.library_section(session.csrf, view, message=library_message, ok=library_ok)
+        return html(pages.teach_page(session.csrf, frame=dice.pop("frame", frame), templates=more, library=library,
+                                     **dice), status)
 
     # -- calibration from the live camera --------------------------------------------------------
     async def _calibrate_page(session: Session, *, status: int = 200, **kw: Any) -> Response:
@@ -862,6 +877,7 @@ def create_app(ctx: WebContext) -> Starlette:
         Route("/teach/tray.png", guard(teach_tray)),
         Route("/teach/crop/{token}.png", guard(teach_crop)),
         Route("/teach/confirm", guard(teach_confirm), methods=["POST"]),
+        Route("/teach/undo", guard(teach_undo), methods=["POST"]),
         Route("/teach/template", guard(teach_template), methods=["POST"]),
         Route("/teach/outline/{token}.png", guard(teach_outline_png)),
         Route("/teach/template/confirm", guard(teach_template_confirm), methods=["POST"]),

@@ -4,6 +4,8 @@ with the dice found in it, and only added to the owner's face library once confi
 
 from __future__ import annotations
 
+import json
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +19,10 @@ from device.web.waiting import Waiting
 #: Crops kept waiting for a confirmation, and for how long.
 KEPT = 8
 KEPT_S = 600.0
+
+#: One change of the face library at a time from the page (a confirmation and an undo sent together would each
+#: read the file, change it and write it back: the second would write over the first).
+_CHANGING = threading.Lock()
 
 
 def tray_crop(shot: CameraShot) -> np.ndarray:
@@ -110,10 +116,17 @@ def teach(item: Pending, path: Path | None, config_source: str | None = None) ->
     teach dice`` checks (:func:`vision.dice.faces.plan_teaching`): a crop showing more than one die is
     refused (one face is named, a mixed roll must not be taught as it), and an example unlike the face's
     others is warned about."""
-    from device.dice_library_files import library_path, load_library_to_teach, save_library, undo_command
-    from vision.dice.faces import dice_to_teach, plan_teaching
+    from device.dice_library_files import library_path
 
     path = path or library_path()
+    with _CHANGING:
+        return _teach(item, path, config_source)
+
+
+def _teach(item: Pending, path: Path, config_source: str | None) -> tuple[Any, str]:
+    from device.dice_library_files import load_library_to_teach, save_library, undo_command
+    from vision.dice.faces import dice_to_teach, plan_teaching
+
     try:
         library, mends = load_library_to_teach(path, config=config_source)
     except Exception as exc:  # a damaged library is never overwritten
@@ -133,11 +146,90 @@ def teach(item: Pending, path: Path | None, config_source: str | None = None) ->
         raise ValueError(f"the crop was not taught: {exc}") from None
     n = len(library.examples[item.die.strip()][item.face.strip()])
     undo = undo_command(item.die, config_source)
-    warned = "".join(f"; warning: {w}: if the die was not showing {item.face}, take it back with `{undo}`"
+    warned = "".join(f"; warning: {w}: if the die was not showing {item.face}, take it back with the page's "
+                     f"Undo the last teaching (or `{undo}`)"
                      for w in plan.warnings)
     mended = "".join(f"; mended: {m}" for m in mends)
     return library, (f"saved {saved}: {item.die} {item.face} now has {n} example(s) (+{len(plan.examples)})"
                      f"{mended}{warned}")
+
+
+@dataclass(frozen=True)
+class LibraryView:
+    """What the page shows of the face library: each die's faces with their number of examples, the last
+    teaching recorded (what an undo would take back) and the mark the undo form sends back, so that an undo
+    sent twice (a double tap) or after another teaching takes back nothing it was not shown."""
+
+    path: Path
+    dice: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = ()
+    last: str = ""
+    mark: str = ""
+    problem: str = ""
+
+
+def _mark(library: Any) -> str:
+    """The last teaching, as the undo form carries it: how many teachings there are and the last one's record."""
+    if not library.teachings:
+        return ""
+    return f"{len(library.teachings)}:" + json.dumps([list(r) for r in library.teachings[-1]], separators=(",", ":"))
+
+
+def _said(record: Any) -> str:
+    return ", ".join(f"{die} {face}: {n} example{'' if n == 1 else 's'}" for die, face, n in record)
+
+
+def library_view(path: Path | None) -> LibraryView:
+    """The face library at ``path`` (default the data folder's) as the page shows it; a library that cannot be
+    read is shown by its loader's message (nothing is written)."""
+    from device.dice_library_files import library_path, load_library
+
+    path = path or library_path()
+    try:
+        library = load_library(path)
+    except Exception as exc:  # noqa: BLE001 - a damaged library is told, never a 500
+        return LibraryView(path, problem=str(exc))
+    dice = tuple((die, tuple((face, len(library.examples[die][face])) for face in library.faces(die)))
+                 for die in library.dice())
+    last = _said(library.teachings[-1]) if library.teachings else ""
+    return LibraryView(path, dice, last, _mark(library))
+
+
+def undo_last(mark: str, path: Path | None, config_source: str | None = None) -> tuple[Any, str]:
+    """Take back the last teaching of the face library at ``path``, as ``pitboard teach dice --undo`` does, if it
+    is still the one the page showed (``mark``, :attr:`LibraryView.mark`): ``(library, message)``; ValueError
+    saying why nothing was undone.  A library that needs mending first (a record no undo can follow) is mended
+    and saved, and nothing is undone, as the command does."""
+    from device.dice_library_files import library_path, load_library_to_teach, save_library
+
+    path = path or library_path()
+    with _CHANGING:
+        try:
+            library, mends = load_library_to_teach(path, config=config_source)
+        except Exception as exc:  # a damaged library is never overwritten
+            raise ValueError(f"nothing was undone: {exc}") from None
+        if mends:
+            try:
+                saved = save_library(library, path)
+            except Exception as exc:  # noqa: BLE001 - a save the system refuses: said, not a 500
+                raise ValueError(f"nothing was undone: {exc}") from None
+            return library, (f"nothing was undone: the face library needed mending first ({'; '.join(mends)}); "
+                             f"saved {saved}; look at its last teaching below and undo again if you mean to")
+        if not mark or _mark(library) != mark:
+            now = f"its last teaching now is {_said(library.teachings[-1])}" if library.teachings else \
+                "no teaching is recorded in it now"
+            raise ValueError("nothing was undone: the face library's last teaching is not the one shown (undone "
+                             f"already, or another was taught since); {now}")
+        try:
+            removed = library.undo()
+        except ValueError as exc:
+            raise ValueError(f"nothing was undone: {path}: {exc}") from None
+        try:
+            saved = save_library(library, path)
+        except Exception as exc:  # noqa: BLE001 - a save the system refuses: said, not a 500
+            raise ValueError(f"nothing was undone: {exc}") from None
+    took = "; ".join(f"removed {n} example(s) of {die} {face} ({len(library.examples.get(die, {}).get(face, []))} "
+                     "left)" for die, face, n in removed)
+    return library, f"took back the last teaching: {took}; saved {saved}"
 
 
 # -- templates: an untagged template's outline, taught from the live camera --------------------------------

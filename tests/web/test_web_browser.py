@@ -217,6 +217,13 @@ def test_teach_a_die_face_from_the_live_camera(tmp_path, monkeypatch, driver):
         from device.dice_library_files import load_library
 
         assert "fire" in load_library(library).dice()
+        assert driver.find_element(By.ID, "library-last").text == "fire fire3: 1 example"
+        save_shot(driver, folder / "teach-library.png")
+        driver.find_element(By.ID, "undo").click()  # the phone takes the teaching back
+        wait_for(lambda: driver.find_elements(By.ID, "library-message"), what="the teaching to be undone")
+        assert "removed 1 example(s) of fire fire3 (0 left)" in driver.find_element(By.ID, "library-message").text
+        assert load_library(library).dice() == []
+        assert driver.find_elements(By.ID, "library-empty")
     finally:
         served.close()
 

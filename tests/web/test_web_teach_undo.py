@@ -32,10 +32,11 @@ def test_the_offered_undo_names_the_config_the_appliance_runs_with(tmp_path: Pat
     wrong = Pending(crop=_crop("HAZARD", 21), png=b"", dice=1, die="skid", face="SHIFT", at=0.0)  # the wrong die
     _, message = teach(wrong, faces, str(cfg))
     assert "looks like skid HAZARD" in message
-    assert f"take it back with `pitboard teach dice --undo --die skid --config {cfg}`" in message
+    assert ("take it back with the page's Undo the last teaching (or "
+            f"`pitboard teach dice --undo --die skid --config {cfg}`)") in message
     _library(faces)
     _, message = teach(wrong, faces, None)  # the default config: nothing to add
-    assert "take it back with `pitboard teach dice --undo --die skid`" in message
+    assert "(or `pitboard teach dice --undo --die skid`)" in message
 
 
 def test_a_library_the_system_will_not_let_be_written_is_a_refusal_not_a_500(tmp_path: Path, monkeypatch) -> None:
