@@ -155,6 +155,31 @@ def image_size(path: str | Path) -> tuple[int, int] | int | None:
         return None
 
 
+#: The ISO base media file brands of HEIF pictures (HEIC, an iPhone's photos) and AVIF, from the ``ftyp`` box.
+HEIF_BRANDS = frozenset({b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1", b"avif", b"avis"})
+#: Formats whose extra pictures are pages or an animation's frames.  Not MPO: a phone's JPEG carries a second
+#: picture (a depth map, a preview) after its photo, and the photo is the first.
+_PAGED = frozenset({"TIFF", "GIF", "PNG", "WEBP"})
+
+
+def picture_count(path: str | Path) -> int:
+    """How many pictures the file holds (a TIFF's pages, an animated GIF's, PNG's or WebP's frames), from
+    Pillow without decoding them; 1 when it holds one or Pillow cannot tell."""
+    from PIL import Image
+
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with Image.open(path) as im:
+                if im.format not in _PAGED:
+                    return 1
+                return max(1, int(getattr(im, "n_frames", 1)))
+    except Exception:  # noqa: BLE001 - any unreadable header: the decoder gives its own verdict
+        return 1
+
+
 def _jpeg_cut_short(data: np.ndarray) -> bool:
     """A JPEG that stops before its end-of-image marker.  Its segments are walked from the start (an EXIF
     thumbnail lies inside one and is skipped whole); after a start-of-scan the compressed data runs to the
@@ -222,7 +247,8 @@ def read_image(path: str | Path, *, what: str = "image") -> np.ndarray:
     if closed:
         raise FileProblem(f"{what} {p} {closed}")
     if not p.exists():
-        raise FileProblem(f"{what} {p} does not exist")
+        pattern = any(c in p.name for c in "*?[")  # the shell passes a pattern that matched nothing as it is
+        raise FileProblem(f"{what} {p} does not exist" + (" (a pattern that matched no file)" if pattern else ""))
     if p.is_dir():
         raise FileProblem(f"{what} {p} is a folder; give an image file (PNG, JPEG, BMP, TIFF or WebP)")
     try:
@@ -242,6 +268,10 @@ def read_image(path: str | Path, *, what: str = "image") -> np.ndarray:
     if shown:
         raise FileProblem(f"{what} {p} is {shown}; Pitboard reads images up to "
                           f"{MAX_IMAGE_PIXELS // 1_000_000} megapixels - scale it down or use a camera frame")
+    pages = picture_count(p)
+    if pages > 1:  # OpenCV decodes the first page or frame alone: the others' dice were never mentioned
+        raise FileProblem(f"{what} {p} holds {pages} pictures (pages, or the frames of an animation); Pitboard reads "
+                          "one picture a file: save the one you mean as a file of its own (PNG or JPEG)")
     try:
         data = np.fromfile(str(p), dtype=np.uint8)
     except OSError as exc:
@@ -260,6 +290,11 @@ def read_image(path: str | Path, *, what: str = "image") -> np.ndarray:
             raise FileProblem(f"{what} {p} says it is a {size[0]} x {size[1]} image, but its picture cannot be "
                               "decoded: the file is damaged or cut short (copied before it was whole?); take or "
                               "copy it again")
+        brand = data[8:12].tobytes() if data[4:8].tobytes() == b"ftyp" else b""
+        if brand in HEIF_BRANDS:  # an iPhone's own format: common, and OpenCV does not read it
+            raise FileProblem(f"{p} is a HEIC/HEIF or AVIF picture (an iPhone's own format), which Pitboard does not "
+                              "read: export it as JPEG (or set the iPhone's Settings > Camera > Formats to Most "
+                              "Compatible)")
         raise FileProblem(f"{p} is not an image Pitboard can read (a PNG, JPEG, BMP, TIFF or WebP picture is)")
     if _may_have_alpha(data):
         img = _on_grey(img, data, p, what)

@@ -321,3 +321,41 @@ def test_a_huge_image_is_refused_with_its_size(tmp_path: Path, monkeypatch: pyte
     with pytest.raises(FileProblem) as damaged:
         read_image(png(100))
     assert "megapixels" not in str(damaged.value) and "x 1 image" not in str(damaged.value), damaged.value
+
+
+@pytest.mark.parametrize("ext", [".tif", ".gif", ".png", ".webp"])
+def test_a_file_of_several_pictures_is_refused_and_one_picture_is_read(tmp_path: Path, ext: str) -> None:
+    """A multi-page TIFF or an animation was read as its first picture without a word."""
+    from PIL import Image
+
+    a, b = (Image.fromarray(np.full((40, 60, 3), v, np.uint8)) for v in (30, 200))
+    several, one = tmp_path / f"two{ext}", tmp_path / f"one{ext}"
+    a.save(several, save_all=True, append_images=[b])
+    a.save(one)
+    with pytest.raises(FileProblem, match=r"holds 2 pictures .* save the one you mean as a file of its own"):
+        read_image(several)
+    assert read_image(one).shape == (40, 60, 3)
+
+
+def test_a_phones_jpeg_with_a_second_picture_after_it_is_read(tmp_path: Path) -> None:
+    """Not refused as "several pictures": a phone's JPEG (MPO) carries a depth map or a preview after its photo."""
+    from PIL import Image
+
+    a, b = (Image.fromarray(np.full((40, 60, 3), v, np.uint8)) for v in (30, 200))
+    path = tmp_path / "phone.jpg"
+    a.save(path, format="MPO", save_all=True, append_images=[b])
+    with Image.open(path) as im:
+        assert im.format == "MPO" and im.n_frames == 2
+    assert read_image(path).shape == (40, 60, 3)
+
+
+def test_an_iphone_heic_picture_is_named_as_one_with_what_to_do(tmp_path: Path) -> None:
+    path = tmp_path / "IMG_0001.HEIC"
+    path.write_bytes(b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + bytes(200))
+    with pytest.raises(FileProblem, match=r"is a HEIC/HEIF or AVIF picture .* export it as JPEG"):
+        read_image(path)
+
+
+def test_a_pattern_that_matched_no_file_is_said_so(tmp_path: Path) -> None:
+    with pytest.raises(FileProblem, match=r"\*\.jpg does not exist \(a pattern that matched no file\)"):
+        read_image(tmp_path / "*.jpg")
