@@ -99,12 +99,26 @@ def cmd_read(args: argparse.Namespace) -> int:
             batch.unreadable(path, str(exc).strip("'\""))
             continue
         ms = (time.perf_counter() - t0) * 1000
+        note = _blank_note(img) if not readings else ""
         if args.json:
-            print(json.dumps({"image": str(path), "ms": round(ms, 2), "dice": [r.to_json() for r in readings]}))
+            line = {"image": str(path), "ms": round(ms, 2), "dice": [r.to_json() for r in readings]}
+            print(json.dumps({**line, "note": note} if note else line))
         else:
             vals = ", ".join("?" if r.value is None else str(r.value) for r in readings) or "no dice"
-            print(f"{path}: {vals}  ({ms:.1f} ms)")
+            print(f"{path}: {vals}{f' ({note})' if note else ''}  ({ms:.1f} ms)")
     return batch.finish()
+
+
+def _blank_note(img: np.ndarray) -> str:
+    """Why "no dice" may not be an empty tray: a picture that is all black or all white (the appliance does not
+    take such a picture for an empty tray either)."""
+    from device.camera_input import blank_look, tray_look
+
+    look = tray_look(img)
+    if not blank_look(look):
+        return ""
+    shade = "black" if int(look.max()) < 128 else "white"
+    return f"the picture is all {shade}: a lens covered or capped, or the light, not an empty tray?"
 
 
 def load_labels(data: Path) -> dict[str, list[Label]]:
@@ -114,18 +128,61 @@ def load_labels(data: Path) -> dict[str, list[Label]]:
         raise _user_error(f"{data} is not a labelled dice folder: it needs images/ and labels.csv "
                           f"(image,x_min,y_min,x_max,y_max,value)")
     out: dict[str, list[Label]] = {}
-    with csv_path.open(newline="") as fh:
-        for n, row in enumerate(csv.DictReader(fh), start=2):
-            try:
-                box = (int(row["x_min"]), int(row["y_min"]), int(row["x_max"]), int(row["y_max"]))
-                value = int(row["value"])
-            except (KeyError, TypeError, ValueError):
-                raise _user_error(f"{csv_path} line {n} is not image,x_min,y_min,x_max,y_max,value") from None
-            if not 0 <= value <= 6:
-                raise _user_error(f"{csv_path} line {n}: a d6 value is 1..6, or 0 for a die whose honest reading "
-                                  f"is null (leaning, half hidden, moving), not {value}")
-            out.setdefault(row["image"], []).append(Label(box, value))
+    # utf-8-sig: a spreadsheet's "CSV UTF-8" starts with a byte-order mark, which made the first column
+    # "\ufeffimage" and every line "not image,x_min,..." (a KeyError before)
+    try:
+        with csv_path.open(newline="", encoding="utf-8-sig") as fh:
+            for n, row in enumerate(csv.DictReader(fh), start=2):
+                try:
+                    image = row["image"].strip()
+                    box = (int(row["x_min"]), int(row["y_min"]), int(row["x_max"]), int(row["y_max"]))
+                    value = int(row["value"])
+                except (KeyError, TypeError, ValueError, AttributeError):
+                    raise _user_error(f"{csv_path} line {n} is not image,x_min,y_min,x_max,y_max,value") from None
+                if not image:
+                    raise _user_error(f"{csv_path} line {n} names no image (image,x_min,y_min,x_max,y_max,value)")
+                if not 0 <= value <= 6:
+                    raise _user_error(f"{csv_path} line {n}: a d6 value is 1..6, or 0 for a die whose honest "
+                                      f"reading is null (leaning, half hidden, moving), not {value}")
+                out.setdefault(image, []).append(Label(box, value))
+    except UnicodeDecodeError as exc:
+        raise _user_error(f"{csv_path} is not UTF-8 text (byte {exc.start}); save it as CSV UTF-8") from None
+    if not out:
+        raise _user_error(f"{csv_path} labels no image: give a line image,x_min,y_min,x_max,y_max,value for each "
+                          "die of each image in images/")
     return out
+
+
+def _unlabelled(data: Path, labels: dict[str, list[Label]]) -> int:
+    """How many files in ``data``'s images/ labels.csv does not name (not read: said, not skipped silently)."""
+    try:
+        return sum(1 for f in (data / "images").iterdir() if f.name not in labels and not f.name.startswith("."))
+    except OSError:
+        return 0
+
+
+def _bench_images(data: Path, names: list[str], scales: list[float]) -> None:
+    """Every labelled image is read before any is timed: one that cannot be read (missing, damaged, too small
+    at a scale asked) would leave figures that are not the folder's, and stopping at the first after minutes
+    of reading named none of the others.  Raises a ``UserError`` naming each, and what to do."""
+    bad: list[str] = []
+    for n in names:
+        path = data / "images" / n
+        try:
+            h, w = read_image(path, what="image").shape[:2]
+        except FileProblem as exc:
+            bad.append(str(exc))
+            continue
+        small = [sc for sc in scales if min(round(h * sc), round(w * sc)) < 16]
+        if small:
+            at = "" if small == [1.0] else f" at --scales {','.join(f'{sc:g}' for sc in small)}"
+            bad.append(f"image {path} of {w}x{h} pixels is too small to read dice from{at} (16 pixels a side at "
+                       "least)")
+    if bad:
+        lines = "\n  ".join(bad)
+        raise _user_error(f"{len(bad)} of the {len(names)} labelled images cannot be read, so no figures were "
+                          f"measured:\n  {lines}\nreplace them, or remove them and their lines from "
+                          f"{data / 'labels.csv'}")
 
 
 def load_review(path: Path, labels: dict[str, list[Label]]) -> tuple[dict[str, list[Label]], dict]:
@@ -207,6 +264,7 @@ def run_bench(data: Path, *, limit: int | None = None, threads: int = 1, review:
     if threads:
         cv2.setNumThreads(threads)
     images = [(n, data / "images" / n) for n in names]
+    _bench_images(data, names, [1.0])
     _warm_up(D6, None)
     results: list[tuple[str, list, float, float]] = []
     for n, p in images:
@@ -250,6 +308,7 @@ def run_bench(data: Path, *, limit: int | None = None, threads: int = 1, review:
     out["load_average"] = [round(x, 2) for x in os.getloadavg()]
     out["split"] = "held_out = crc32(image file name) % 5 == 0"
     out["data"] = str(data)
+    out["images_without_labels"] = _unlabelled(data, labels)
     if reviewed is not None:
         out["reviewed"] = {"review": str(review), **counts, "overall": groups["reviewed_overall"].figures(),
                            "per_prefix": {p: groups["reviewed_" + p].figures() for p in PREFIXES
@@ -275,6 +334,7 @@ def run_bench_scales(data: Path, scales: list[float], *, limit: int | None = Non
     names = sorted(labels)[:limit] if limit else sorted(labels)
     if threads:
         cv2.setNumThreads(threads)
+    _bench_images(data, names, scales)
     _warm_up(D6, None)
     per: dict[str, dict] = {}
     for sc in scales:
@@ -292,7 +352,7 @@ def run_bench_scales(data: Path, scales: list[float], *, limit: int | None = Non
         per[f"{sc:g}"] = {"image_size": "x" + f"{sc:g}", **_scale_figures(groups["overall"]),
                           "held_out": _scale_figures(groups["held_out"]), "dev": _scale_figures(groups["dev"])}
     return {"scales": per, "data": str(data), "split": "held_out = crc32(image file name) % 5 == 0",
-            "load_average": [round(x, 2) for x in os.getloadavg()]}
+            "images_without_labels": _unlabelled(data, labels), "load_average": [round(x, 2) for x in os.getloadavg()]}
 
 
 def _scale_figures(tally: Tally) -> dict:
@@ -338,6 +398,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
             for sc, f in figures["scales"].items():
                 for name, g in (("all", f), ("held-out", f["held_out"])):
                     print(_bench_line(f"x{sc:4s} {name:9s}", g, scaled=True))
+            _say_unlabelled(figures, data)
         return 0
     figures = run_bench(data, limit=args.limit, threads=args.threads,
                         review=Path(args.review) if args.review else None,
@@ -362,7 +423,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
             print(line("held-out", rv["held_out"]))
         print(f"peak traced memory per image {figures['peak_memory_mb']} MB, process peak RSS "
               f"{figures['process_peak_rss_mb']} MB")
+        _say_unlabelled(figures, data)
     return 0
+
+
+def _say_unlabelled(figures: dict, data: Path) -> None:
+    if figures["images_without_labels"]:
+        print(f"not read: {figures['images_without_labels']} file(s) in {data / 'images'} that labels.csv does not "
+              "name")
 
 
 def _parse_box(text: str) -> tuple[int, int, int, int]:
@@ -420,6 +488,28 @@ def _crop(name: str, img: np.ndarray, box: tuple[int, int, int, int] | None, con
         raise _user_error(f"{name}: the dice region {x},{y},{bw},{bh} reaches outside the {w}x{h} image; give "
                           "--box inside it (X,Y,WIDTH,HEIGHT)")
     return img[y:y + bh, x:x + bw], f"{name} ({what} {x},{y},{bw},{bh})", (x, y)
+
+
+def _teaching_images(names: list[str], faces_file: Path) -> list[tuple[str, np.ndarray, bool]]:
+    """Every image to teach from, read before any is taught: each that cannot be read is named (stopping at the
+    first hid the others), and a picture given twice is refused (it would be two examples of one look)."""
+    out: list[tuple[str, np.ndarray, bool]] = []
+    bad: list[str] = []
+    seen: dict[str, str] = {}
+    for n in names:
+        key = os.path.realpath(n)
+        if key in seen:
+            bad.append(f"{n} is given twice (as {seen[key]} too): each picture is one example of the face; give "
+                       "it once")
+            continue
+        seen[key] = n
+        try:
+            out.append((n, read_image(Path(n), what="image"), False))
+        except FileProblem as exc:
+            bad.append(str(exc))
+    if bad:
+        raise _user_error("\n".join(bad) + f"\nNothing was taught; {faces_file} is unchanged")
+    return out
 
 
 def _camera_frame(device: str | None, config) -> np.ndarray:
@@ -498,7 +588,7 @@ def cmd_teach(args: argparse.Namespace) -> int:
     box = _parse_box(args.box) if args.box else None
     config, faces_file, offered = _library_place(args)  # the file `pitboard run` reads with this config
     library, mends = load_library_to_teach(faces_file, config=offered)  # a damaged file stops here, untouched
-    sources: list[tuple[str, np.ndarray, bool]] = [(n, _load_image(Path(n)), False) for n in args.images]
+    sources = _teaching_images(args.images, faces_file)
     if args.camera is not None:
         sources.append(("camera frame", _camera_frame(args.camera or None, config), True))
     # Every image is checked before anything is added: one refusal keeps the library as it was.
