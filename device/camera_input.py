@@ -64,6 +64,27 @@ class Mismatch:
         return 0 if self.removed else max(0, self.table - self.log - self.due)
 
 
+def cant_read_words(readings: Sequence[Any], request: DiceRequest) -> str:
+    """What the roller is told of dice lying still with one the camera cannot read: what it reads, in reading
+    order (rows from the top), "?" where it cannot, and what to do ("camera: 3 3 ? 2 - can't read 1 die: lay
+    it flat, or use the buttons")."""
+    ordered = sorted(readings, key=lambda r: (float(r.center[1]), float(r.center[0])))
+    shown = " ".join("?" if r.value is None else str(request.name_of(plain(r.value))) for r in ordered)
+    bad = sum(1 for r in readings if r.value is None)
+    which = "the die" if len(readings) == 1 else f"{bad} {'die' if bad == 1 else 'dice'}"
+    return f"camera: {shown} - can't read {which}: lay {'it' if bad == 1 else 'them'} flat, or use the buttons"
+
+
+def count_words(seen: int, request: DiceRequest) -> str:
+    """What the roller is told of a tray holding more dice than the roll has, or fewer than a roll of so many:
+    "5 dice on the tray, 4 wanted (4 movement dice): take 1 off"; "at most 4 wanted" for a roll of up to 4."""
+    dice = f"{seen} {'die' if seen == 1 else 'dice'} on the tray"
+    if seen > request.count:
+        wanted = f"{request.count} wanted ({request.label})" if request.exact else f"at most {request.count} wanted"
+        return f"{dice}, {wanted}: take {seen - request.count} off"
+    return f"{dice}, {request.count} wanted ({request.label}): add {request.count - seen}, or use the buttons"
+
+
 @dataclass
 class Settle:
     """The same value ``need`` times in a row (``same`` decides what "the same" is)."""
@@ -212,7 +233,6 @@ class CameraInput:
         self.removed: dict[str, int] = {}  # zone -> tokens the rules took off since, still lying there
         self.tray_readings: list[Any] | None = None
         self.unreadable = Settle(settle_frames, same=same_dice)  # dice lying still with a die not read
-        self.unreadable_told: Any = None  # those dice, once the roller was told
         self.cant_read_shown = False  # the "camera can't read" notice is up
         self.mismatches: list[Mismatch] = []
         self.frames_seen = 0
@@ -223,7 +243,6 @@ class CameraInput:
         self.unseen.reset()  # a new step may be another player's: their notice settles afresh
         self.tray_readings = None
         self.unreadable.reset()  # a die still not read at a new roll is told to that roll's roller
-        self.unreadable_told = None
         self.used_told = None
 
     def roll_entered(self, withdraw: Withdraw) -> None:
@@ -235,7 +254,6 @@ class CameraInput:
             withdraw("dice")
             self.cant_read_shown = False
         self.unreadable.reset()
-        self.unreadable_told = None
         self.dice.reset()
         self.empty.reset()
         if self.last_seen:
@@ -328,11 +346,15 @@ class CameraInput:
             self.dice.reset()
             self.tray_readings = None
             return None
+        die = self.vision_die(request.die)
+        if self.untaught(die):  # nothing can be read of them (the roller is told so: _dice)
+            self.last_seen = None
+            return None
         if still and self.tray_readings is not None:
             readings = self.tray_readings  # still since the last read: the same dice, no need to read again
         else:
             try:
-                readings = list(self.reader.read_dice(tray, self.vision_die(request.die)))
+                readings = list(self.reader.read_dice(tray, die))
             except Exception as exc:
                 notify("vision", f"dice not read: {exc}", None, now=now)
                 return None
@@ -349,8 +371,24 @@ class CameraInput:
                 self.used_any = False  # a typed roll's dice not seen, then the tray seen empty: they are gone
         return readings, look
 
+    def untaught(self, die: str) -> bool:
+        """``die`` (as :meth:`vision_die` names it) is a taught die the reader's face library does not hold: the
+        camera cannot read it (no library at all: none).  A reader with no face library (a test's) is not judged."""
+        if die == "d6" or not hasattr(self.reader, "faces"):
+            return False
+        library = self.reader.faces
+        if library is None:
+            return True
+        return callable(getattr(library, "dice", None)) and die not in library.dice()
+
     def _dice(self, frame: Frame, prompt: Prompt, request: DiceRequest, apply: Apply, notify: Notify,
               now: float) -> None:
+        die = self.vision_die(request.die)
+        if self.untaught(die):  # the reader's own words ("the face library has no die called 'skid' (taught
+            # dice: none yet)") stood cut short on every screen, saying nothing of what to do
+            notify("dice", f"camera not taught the {die} dice: enter them with the buttons (teach them on the "
+                           "phone's Teach page)", prompt.player, now=now)
+            return
         got = self._tray(frame, request, notify, now)
         if got is None:
             return
@@ -376,17 +414,14 @@ class CameraInput:
                 # not this roller's to lay flat
                 self._tell_used(seen, prompt, notify, now)
                 return
-            if self.unreadable.feed(seen) and not (self.unreadable_told and same_dice(seen, self.unreadable_told)):
-                # lying still and still not read (cocked, face down, a die not taught): say so once
-                self.unreadable_told = seen
+            if self.unreadable.feed(seen):
+                # lying still and still not read (cocked, face down, a die not taught): said for as long as they
+                # lie so (said once, it went after a few seconds and the roll waited without a word), with the
+                # dice it did read, in reading order, the one it cannot read as "?"
                 self.cant_read_shown = True  # until a roll is in (the next step's roller may be another)
-                bad = sum(1 for r in readings if r.value is None)
-                which = "the die" if len(readings) == 1 else f"{bad} {'die' if bad == 1 else 'dice'}"
-                notify("dice", f"camera can't read {which}: lay {'it' if bad == 1 else 'them'} flat, or use the "
-                               "buttons", prompt.player, now=now)  # short: the dashboards' banner holds ~50 letters
+                notify("dice", cant_read_words(readings, request), prompt.player, now=now)
             return
         self.unreadable.reset()
-        self.unreadable_told = None
         dice = tuple((plain(r.value), float(r.center[0]), float(r.center[1]))
                      for r in sorted(readings, key=lambda r: (r.center[1], r.center[0])))
         if not self.dice.feed(dice):
@@ -400,13 +435,11 @@ class CameraInput:
             self._tell_used(dice, prompt, notify, now)
             return
         values = [d[0] for d in dice]
-        if len(values) > request.count:
-            extra = len(values) - request.count
-            notify("info", f"{len(values)} dice on the tray, {request.count} wanted ({request.label}): take "
-                           f"{extra} off", prompt.player, now=now)
+        if len(values) > request.count or (request.exact and len(values) < request.count):
+            # told for as long as they lie so: too many, or too few for a roll of so many (a die still in the
+            # hand, or one the camera does not see: off the tray, under its rim)
+            notify("info", count_words(len(values), request), prompt.player, now=now)
             return
-        if request.exact and len(values) != request.count:
-            return  # not all the dice are in yet
         result = request.command(values)
         self._use(dice, look, (h, w))
         self.dice.reset()

@@ -470,13 +470,18 @@ def probe_vision_files(config: PitboardConfig) -> list[CheckLine]:
         lines.append(CheckLine(status, "calibration", cal_problem.message))
     faces_problem = found.get("face library")
     if faces_problem is None or not faces_problem.severe:
-        from device.dice_library_files import library_path, teach_command
+        from device.dice_library_files import library_path, taught_dice, teach_command
 
         where = config.vision.faces or library_path()
         taught = sum(len(f) for f in lib.examples.values())
         teach = teach_command("NAME", "FACE", config.config_option())
-        detail = f"{taught} taught face(s)" if Path(where).exists() else \
-            f"none taught yet (no file): dice are read as plain d6; `{teach}` writes it"
+        # (said "dice are read as plain d6": only pip dice are; a skid die untaught is entered with the buttons)
+        untaught = [d for d, faces in taught_dice().items()  # (a die of faces 1-6 is read by its pips untaught)
+                    if d not in lib.examples and faces != [str(v) for v in range(1, 7)]]
+        left = (f"; not taught: {', '.join(untaught)} dice (the camera reads pip dice only; these are entered with "
+                f"the buttons until taught)") if untaught else ""
+        detail = f"{taught} taught face(s){left}" if Path(where).exists() else \
+            f"none taught yet (no file){left}; `{teach}` or the phone's Teach page writes it"
         if faces_problem is not None:  # read, with a word: a die no game rolls
             lines.append(CheckLine("WARN", "face library", f"{faces_problem.message} ({detail})"))
         else:

@@ -641,7 +641,7 @@ def test_a_die_the_camera_cannot_read_holds_the_roll(tmp_path: Path) -> None:
     assert all(rig.step() == [] for _ in range(5))
     rig.reader.dice = [Reading("SPIN", (30, 30)), Reading("SLIDE", (90, 90)), Reading("SLIDE", (150, 90))]
     assert all(rig.step() == [] for _ in range(4))  # 3 dice for a 2-dice roll: a notice, no command
-    assert rig.app.notices[-1].text == "3 dice on the tray, 2 wanted (skid dice): take 1 off"
+    assert rig.app.notices[-1].text == "3 dice on the tray, at most 2 wanted: take 1 off"  # a roll of up to 2
     assert rig.app.notices[-1].player == "Ann"
 
 
@@ -659,11 +659,14 @@ def test_a_die_the_camera_cannot_read_is_told_to_the_roller_once_it_lies_still(t
         assert rig.step() == []
     told = [n for n in rig.app.notices if "can't read" in n.text]
     assert len(told) == 1 and told[0].player == "Ann"
-    assert told[0].text == "camera can't read 1 die: lay it flat, or use the buttons"  # what is wrong, what to do
-    rig.t += 30  # the notice is over; the die still lies there: it is not said again and again
-    for _ in range(5):
+    # what it reads ("?" the die it cannot), what is wrong, what to do
+    assert told[0].text == "camera: SPIN ? - can't read 1 die: lay it flat, or use the buttons"
+    since = told[0].since
+    for _ in range(60):  # 30 s on, the die still there: still said (said once, it went after a few seconds, the
+        rig.t += 0.4  # roll waiting without a word), from when it was first said: its footer pieces go on turning
         rig.step()
-    assert not [n for n in rig.app.notices if "can't read" in n.text]
+    still = [n for n in rig.app.notices if "can't read" in n.text]
+    assert len(still) == 1 and still[0].since == since and still[0].until > rig.t
     rig.reader.dice = [Reading("SPIN", (30, 30)), Reading("SLIDE", (90, 90))]
     sent = [c for _ in range(4) for c in rig.step()]
     assert sent == [{"type": "skid_roll", "faces": ["SPIN", "SLIDE"]}]

@@ -108,7 +108,7 @@ def test_a_die_laid_flat_after_its_roll_was_typed_is_not_the_next_roll(tmp_path:
     try:
         t.lay((3, 40.0, 50.0), (5, 90.0, 60.0), (None, 150.0, 80.0), (6, 220.0, 120.0))
         assert t.frames(6) == []
-        assert t.told("Ana") == ["camera can't read 1 die: lay it flat, or use the buttons"]
+        assert t.told("Ana") == ["camera: 3 5 ? 6 - can't read 1 die: lay it flat, or use the buttons"]
         t.app.type_faces([3, 5, 1, 6], t.now, source="button")
         assert t.told("Ana") == []
         t.lay((3, 40.0, 50.0), (5, 90.0, 60.0), (1, 153.0, 84.0), (6, 220.0, 120.0))

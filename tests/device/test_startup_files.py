@@ -330,7 +330,12 @@ def test_the_teaching_offered_by_check_carries_the_config_it_was_given(tmp_path:
     fresh = tmp_path / "fresh.toml"
     fresh.write_text(f'[camera]\nbackend = "none"\n[vision]\nfaces = "{tmp_path / "none-yet.json"}"\n')
     (none_yet,) = [line for line in probe_vision_files(load_config(fresh)) if line.part == "face library"]
-    assert f"`pitboard teach dice --die NAME --face FACE IMAGE... --config {fresh}` writes it" in none_yet.detail
+    assert f"`pitboard teach dice --die NAME --face FACE IMAGE... --config {fresh}` or the phone's Teach page " \
+        "writes it" in none_yet.detail
+    # what is not taught is named, and what that means at the table (it said "dice are read as plain d6": only pip
+    # dice are; an untaught skid die is entered with the buttons)
+    assert ("none taught yet (no file); not taught: skid, road, stunt, shooting, bump, fire dice (the camera reads pip dice only; these "
+            "are entered with the buttons until taught)") in none_yet.detail, none_yet.detail
     assert f"`mv '{damaged}' '{damaged}.bad'`" in problem.message
     # a relative --config is offered whole (an ssh shell in another folder is where the owner types it), and the
     # file it came from is no setting: the same settings read from elsewhere are the same config

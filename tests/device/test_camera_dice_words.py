@@ -1,0 +1,117 @@
+"""What the roller's screen says of the dice the camera sees and cannot take (an outside audit of the player's
+OLED, 2026-12-05): a tray of too many or too few dice, a die it cannot read, a die it was never taught.  Every
+word is on the roller's menu page, a footer piece at a time, for as long as the dice lie so."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from device.dashboards import pages
+from device.camera_input import count_words
+from games.core.table_input import DiceRequest
+
+from test_app import Rig
+from test_camera_table_edges import Table
+
+from camera_doubles import Reading
+
+
+def footer_shown(page_of, step, frames: int) -> list[str]:
+    """The footer pieces a screen showed over ``frames`` frames, each change once."""
+    shown: list[str] = []
+    for _ in range(frames):
+        piece = page_of().alert
+        if not shown or shown[-1] != piece:
+            shown.append(piece)
+        step()
+    return shown
+
+
+def test_five_dice_for_four_are_told_whole_while_they_lie_there(tmp_path: Path) -> None:
+    """Seen: "5 dice on the tray, 4" stood on Ana's footer for as long as the dice lay there, the rest ("wanted
+    (4 movement dice): take 1 off") never shown: the camera posts it at every frame, and each post began its
+    pieces again."""
+    t = Table(tmp_path)
+    try:
+        t.lay((3, 40.0, 50.0), (5, 90.0, 60.0), (1, 150.0, 80.0), (6, 220.0, 120.0), (2, 260.0, 160.0))
+        assert t.frames(4) == []
+        text = "5 dice on the tray, 4 wanted (4 movement dice): take 1 off"
+        assert [n.text for n in t.app.notices if n.player == "Ana"] == [text]
+        views = {v.player: v for v in t.app.screen_views()}
+        pieces = pages.footer_pieces(text)
+        assert len(pieces) > 1
+        shown = footer_shown(lambda: t.app.page_for("Ana", views["Ana"], t.now, True), lambda: t.frames(1), 150)
+        assert set(pieces) <= set(shown), shown  # every piece, in turn, while the dice lie there
+    finally:
+        t.close()
+
+
+def test_too_few_dice_for_a_roll_of_four_are_told_not_waited_on_in_silence(tmp_path: Path) -> None:
+    """Seen: three dice lying still for a roll of four: nothing on any screen, ever (a die still in a hand, or
+    off the tray, or one the camera does not see)."""
+    t = Table(tmp_path)
+    try:
+        t.lay((3, 40.0, 50.0), (5, 90.0, 60.0), (6, 220.0, 120.0))
+        assert t.frames(30) == []
+        told = [n for n in t.app.notices if n.player == "Ana"]
+        assert [n.text for n in told] == ["3 dice on the tray, 4 wanted (4 movement dice): add 1, or use the buttons"]
+        t.lay((3, 40.0, 50.0), (5, 90.0, 60.0), (1, 150.0, 80.0), (6, 220.0, 120.0))  # the fourth die
+        assert t.frames(5) == [{"type": "roll", "player": "Ana", "dice": [3, 5, 1, 6]}]
+        assert t.told("Ana") == ["camera: 3 5 1 6"]
+    finally:
+        t.close()
+
+
+def test_a_roll_of_up_to_n_dice_says_at_most(tmp_path: Path) -> None:
+    """"5 dice on the tray, 4 wanted (skid dice (up to 4))": a skid roll takes 0 to Handling dice."""
+    up_to = DiceRequest("skid", 4, "skid dice (up to 4)", lambda faces: None, exact=False)
+    assert count_words(5, up_to) == "5 dice on the tray, at most 4 wanted: take 1 off"
+    exact = DiceRequest("bump", 2, "the bump die, then the direction die", lambda faces: None)
+    assert count_words(1, exact) == ("1 die on the tray, 2 wanted (the bump die, then the direction die): add 1, or "
+                                     "use the buttons")
+
+
+def test_a_die_the_camera_cannot_read_is_told_with_the_dice_it_reads(tmp_path: Path) -> None:
+    """Seen: "camera can't read 1 die" without the dice it did read (3 3 2), nor which die it meant."""
+    t = Table(tmp_path)
+    try:
+        t.lay((3, 40.0, 50.0), (None, 90.0, 60.0), (3, 150.0, 80.0), (2, 220.0, 120.0))
+        assert t.frames(6) == []
+        assert t.told("Ana") == ["camera: 3 ? 3 2 - can't read 1 die: lay it flat, or use the buttons"]
+        assert t.frames(200) == []  # 20 s on: still said
+        assert t.told("Ana") == ["camera: 3 ? 3 2 - can't read 1 die: lay it flat, or use the buttons"]
+    finally:
+        t.close()
+
+
+class FacesReader:
+    """A reader with a face library slot, as the appliance's: ``faces`` None, nothing taught."""
+
+    def __init__(self) -> None:
+        self.faces = None
+        self.read: list[str] = []
+
+    def read_dice(self, image: np.ndarray, die: str) -> list[Reading]:
+        self.read.append(die)
+        raise ValueError(f"die {die!r} is a custom die: pass the face library that was taught its faces")
+
+    def read_table(self, image: np.ndarray) -> None:
+        return None
+
+
+def test_skid_dice_never_taught_are_said_so_with_what_to_do(tmp_path: Path) -> None:
+    """Seen: with no face library yet (what `pitboard run` has before the first teaching), Alice's footer stood on
+    "dice not read: the face" and Bob's screen on "DICE NOT READ: THE FACE LIBRARY HAS NO DIE CALLED 'SKID'
+    (TAUGHT…", cut short: the reader's own words, and nothing to do."""
+    reader = FacesReader()
+    rig = Rig(tmp_path, camera=True, reader=reader)  # type: ignore[arg-type]
+    rig.step("ok")
+    rig.step("next")  # the skid roll awaited
+    assert all(rig.step() == [] for _ in range(5))
+    text = "camera not taught the skid dice: enter them with the buttons (teach them on the phone's Teach page)"
+    assert [(n.text, n.player) for n in rig.app.notices if n.kind in ("dice", "vision")] == [(text, "Ann")]
+    assert reader.read == []  # nothing asked of a reader that cannot read them
+    shown = footer_shown(lambda: rig.page("Ann"), rig.step, 120)
+    assert set(pages.footer_pieces(text)) <= set(shown), shown
