@@ -758,8 +758,12 @@ class FaceLibrary:
             raise KeyError(f"the face library has no die called {die!r}; teach it first")
         img = _as_bgr(image)
         blobs, contrast = find_die_blobs_and_contrast(img)
-        blobs = blobs + icon_blobs(blobs, contrast)
-        return [self.match(die, face_patches(img, b), b) for b in blobs]
+        found = [self.match(die, face_patches(img, b), b) for b in blobs]
+        # a die proposed by its icon alone is one only when a taught face is read on it: mottled felt gives
+        # icon-sized patches too, and each, reported as a die that cannot be read, held the roll (an outside
+        # audit: two flat skid dice on a plain tray, told "camera can't read 2 dice" and never taken)
+        guessed = [self.match(die, face_patches(img, b), b) for b in icon_blobs(blobs, contrast)]
+        return found + [m for m in guessed if m.face is not None]
 
     # -- (de)serialisation ---------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
