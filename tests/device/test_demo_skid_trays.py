@@ -6,7 +6,6 @@ by their "icon" -- and the roller told "camera can't read 2 dice", the roll neve
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
