@@ -604,7 +604,10 @@ class App:
 
     def _choose(self, choice: Choice, path: tuple[str, ...], now: float) -> None:
         if choice.dice is not None:
-            self.open_entry(choice.dice, trail=path)
+            # dice lying still with one the camera cannot read: the roll typed starts from those it reads (the
+            # roller was told "camera: 3 ? 3 2 - ... or use the buttons", and the buttons began at "no dice yet")
+            read = self.vision.read_beside_unreadable(choice.dice) if self.vision is not None else ()
+            self.open_entry(choice.dice, trail=path, entered=read)
         elif choice.command is not None:
             self._take(choice.command, path, now)
 
@@ -680,8 +683,13 @@ class App:
             self._taken[outcome.records[0].decision] = (f"UNDONE: {words}",)
 
     # -- dice -------------------------------------------------------------------------------------
-    def open_entry(self, request: DiceRequest, *, trail: tuple[str, ...] = (), kept: tuple[str, ...] = ()) -> None:
-        self.entry = DiceEntry(request, faces_of(request, self.die_types), trail=trail, kept=kept)
+    def open_entry(self, request: DiceRequest, *, trail: tuple[str, ...] = (), kept: tuple[str, ...] = (),
+                   entered: Sequence[Any] = ()) -> None:
+        """The dice entry for ``request``; ``entered``: dice already known (the camera's), kept when each is a
+        face the entry offers and there is room for one more."""
+        faces = faces_of(request, self.die_types)
+        start = list(entered) if all(f in faces for f in entered) and len(entered) < request.count else []
+        self.entry = DiceEntry(request, faces, trail=trail, kept=kept, entered=start)
         self._dirty = True
 
     def finish_entry(self, now: float) -> None:

@@ -371,6 +371,14 @@ class CameraInput:
                 self.used_any = False  # a typed roll's dice not seen, then the tray seen empty: they are gone
         return readings, look
 
+    def read_beside_unreadable(self, request: DiceRequest) -> tuple[Any, ...]:
+        """The faces the camera reads (rows from the top) of dice lying still with one it cannot read, while the
+        roller is told so: a roll typed with the buttons starts from them.  () otherwise."""
+        if not self.cant_read_shown or not self.last_seen or self.unreadable.count < self.unreadable.need:
+            return ()
+        ordered = sorted(self.last_seen, key=lambda d: (d[2], d[1]))
+        return tuple(v for v, _x, _y in ordered if v != ANY_FACE)
+
     def untaught(self, die: str) -> bool:
         """``die`` (as :meth:`vision_die` names it) is a taught die the reader's face library does not hold: the
         camera cannot read it (no library at all: none).  A reader with no face library (a test's) is not judged."""

@@ -115,3 +115,34 @@ def test_skid_dice_never_taught_are_said_so_with_what_to_do(tmp_path: Path) -> N
     assert reader.read == []  # nothing asked of a reader that cannot read them
     shown = footer_shown(lambda: rig.page("Ann"), rig.step, 120)
     assert set(pages.footer_pieces(text)) <= set(shown), shown
+
+
+def test_the_buttons_start_from_the_dice_the_camera_reads(tmp_path: Path) -> None:
+    """Seen: "camera can't read 1 die: ... or use the buttons", and the buttons' dice entry opened at "no dice
+    yet": every die entered again, the ones the camera read too."""
+    rig = Rig(tmp_path, camera=True)
+    rig.step("ok")
+    rig.step("next")  # the skid roll awaited (up to 2 dice)
+    rig.reader.dice = [Reading("SPIN", (30, 30)), Reading(None, (90, 90))]
+    assert all(rig.step() == [] for _ in range(5))
+    assert [n.text for n in rig.app.notices if n.kind == "dice"] == [
+        "camera: SPIN ? - can't read 1 die: lay it flat, or use the buttons"]
+    rig.step("next")  # "Roll skid dice": the dice entry
+    entry = rig.app.entry
+    assert entry is not None and entry.entered == ["SPIN"]  # the die it read; the roller adds the other
+    page = rig.page("Ann")
+    assert pages.dice_line(page) == "SPIN"
+    assert rig.step("ok") == []  # the face shown kept as the second die
+    second = rig.app.entry.entered[1]
+    sent = rig.step("next")
+    assert sent == [{"type": "skid_roll", "faces": ["SPIN", second]}]
+
+
+def test_the_buttons_start_empty_when_the_camera_reads_every_die_or_none(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, camera=True)
+    rig.step("ok")
+    rig.step("next")
+    rig.reader.dice = [Reading(None, (30, 30))]  # one die, not read: nothing to start from
+    assert all(rig.step() == [] for _ in range(5))
+    rig.step("next")
+    assert rig.app.entry is not None and rig.app.entry.entered == []
