@@ -457,8 +457,13 @@ class CameraInput:
                 self.cant_read_shown = False  # replaced by what was read
                 # what the camera read, on the roller's screen: an accepted roll otherwise only moves the
                 # menu on (a Space Race die that failed changed nothing else a player could see)
-                notify("dice", f"camera: {' '.join(request.name_of(v) for v in values) or 'no dice'}", prompt.player,
-                       now=now)  # short: one footer line, not three pieces that outlast the step
+                said = " ".join(str(request.name_of(v)) for v in values) or "no dice"
+                notify("dice", f"camera: {said}", prompt.player, now=now)  # short: one footer line, not three
+                # pieces that outlast the step; and whose roll it was taken as, on the other screens too (Thunder
+                # Road's roll goes to the first player still to roll: Ben's dice thrown first were Ana's, and
+                # only her screen said so)
+                if prompt.player is not None:
+                    notify("dice_taken", f"camera: {prompt.player} {said}", None, now=now)
 
     def _tell_used(self, dice: Any, prompt: Prompt, notify: Notify, now: float) -> None:
         if self.used_told is None:

@@ -64,6 +64,23 @@ def test_too_few_dice_for_a_roll_of_four_are_told_not_waited_on_in_silence(tmp_p
         t.close()
 
 
+def test_whose_roll_the_camera_took_is_on_every_screen(tmp_path: Path) -> None:
+    """Seen: Thunder Road's camera roll goes to the first player still to roll, and only that player's screen said
+    "camera: 3 4 5 6": Ben's dice, thrown first, were recorded as Ana's with nothing on Ben's screen."""
+    t = Table(tmp_path)
+    try:
+        t.lay((3, 40.0, 50.0), (5, 90.0, 60.0), (1, 150.0, 80.0), (6, 220.0, 120.0))
+        assert t.frames(5) == [{"type": "roll", "player": "Ana", "dice": [3, 5, 1, 6]}]
+        views = {v.player: v for v in t.app.screen_views()}
+        assert "camera: Ana 3 5 1 6" in [a.text for a in views["Ben"].alerts]
+        ben_page = t.app.page_for("Ben", views["Ben"], t.now, True)
+        assert ben_page.alert == "camera: Ana 3 5 1 6"  # his roll next: his menu page says whose was taken
+        ana = [a.text for a in views["Ana"].alerts if a.text.startswith("camera")]
+        assert ana[0] == "camera: 3 5 1 6"  # her own first
+    finally:
+        t.close()
+
+
 def test_a_roll_of_up_to_n_dice_says_at_most(tmp_path: Path) -> None:
     """"5 dice on the tray, 4 wanted (skid dice (up to 4))": a skid roll takes 0 to Handling dice."""
     up_to = DiceRequest("skid", 4, "skid dice (up to 4)", lambda faces: None, exact=False)
