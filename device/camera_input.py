@@ -119,18 +119,29 @@ def same_dice(a: Sequence[tuple[Any, float, float]], b: Sequence[tuple[Any, floa
     """The same dice showing the same faces in (nearly) the same places — centre estimates jitter by a
     pixel or two between frames, and a bumped tray moves dice a little without rolling them.  With
     ``any_face``, a die of face :data:`ANY_FACE` matches any face in its place (a cocked die laid flat)."""
-    if len(a) != len(b):
-        return False
+    return len(a) == len(b) and among_dice(a, b, tol, any_face=any_face)
+
+
+def among_dice(a: Sequence[tuple[Any, float, float]], b: Sequence[tuple[Any, float, float]],
+               tol: float = SAME_DIE_PX, *, any_face: bool = False) -> bool:
+    """Every die of ``a`` is one of ``b`` (a distinct one each), as :func:`same_dice` judges it: some of the last
+    roll's dice taken off, none thrown."""
+    return len(a) <= len(b) and dice_kept(a, b, tol, any_face=any_face) == len(a)
+
+
+def dice_kept(a: Sequence[tuple[Any, float, float]], b: Sequence[tuple[Any, float, float]],
+              tol: float = SAME_DIE_PX, *, any_face: bool = False) -> int:
+    """How many dice of ``a`` are dice of ``b`` lying where they lay (a distinct one each)."""
     left = list(b)
+    kept = 0
     for value, x, y in a:
         for k, (v2, x2, y2) in enumerate(left):
             faces = value == v2 or (any_face and ANY_FACE in (value, v2))
             if faces and abs(x - x2) <= tol and abs(y - y2) <= tol:
                 del left[k]
+                kept += 1
                 break
-        else:
-            return False
-    return True
+    return kept
 
 
 #: The tray's look, compared where no die lay: a small grey picture of it (cells of the tray crop).
@@ -233,6 +244,7 @@ class CameraInput:
         self.removed: dict[str, int] = {}  # zone -> tokens the rules took off since, still lying there
         self.tray_readings: list[Any] | None = None
         self.unreadable = Settle(settle_frames, same=same_dice)  # dice lying still with a die not read
+        self.unreadable_for: DiceRequest | None = None  # the roll they were read for (the step's, as the menu has it)
         self.cant_read_shown = False  # the "camera can't read" notice is up
         self.mismatches: list[Mismatch] = []
         self.frames_seen = 0
@@ -253,6 +265,7 @@ class CameraInput:
         if self.cant_read_shown:
             withdraw("dice")
             self.cant_read_shown = False
+        withdraw("tray_count")
         self.unreadable.reset()
         self.dice.reset()
         self.empty.reset()
@@ -292,7 +305,7 @@ class CameraInput:
         opened: attack dice, a re-roll)."""
         self.frames_seen += 1
         if menu.dice is not None and not typing:
-            self._dice(frame, prompt, menu.dice, apply, notify, now)
+            self._dice(frame, prompt, menu.dice, apply, notify, withdraw, now)
         elif typing and (entry or menu.dice) is not None:  # the tray is still watched, nothing is sent, so that
             self._tray(frame, entry or menu.dice, notify, now)  # the dice the typed roll used are known
         wants_template = menu.template is not None  # at 1.2 (placing) the table is read as at other steps
@@ -344,6 +357,7 @@ class CameraInput:
             return None
         if still is False:  # dice rolling, a hand over the tray: nothing is read
             self.dice.reset()
+            self.unreadable.reset()  # (nor is what lay there before the buttons' start: the dice are being moved)
             self.tray_readings = None
             return None
         die = self.vision_die(request.die)
@@ -374,7 +388,8 @@ class CameraInput:
     def read_beside_unreadable(self, request: DiceRequest) -> tuple[Any, ...]:
         """The faces the camera reads (rows from the top) of dice lying still with one it cannot read, while the
         roller is told so: a roll typed with the buttons starts from them.  () otherwise."""
-        if not self.cant_read_shown or not self.last_seen or self.unreadable.count < self.unreadable.need:
+        if (not self.cant_read_shown or not self.last_seen or self.unreadable.count < self.unreadable.need
+                or request is not self.unreadable_for):  # (Ben's dice opened while Ana's lay there: hers, not his)
             return ()
         ordered = sorted(self.last_seen, key=lambda d: (d[2], d[1]))
         return tuple(v for v, _x, _y in ordered if v != ANY_FACE)
@@ -390,12 +405,13 @@ class CameraInput:
         return callable(getattr(library, "dice", None)) and die not in library.dice()
 
     def _dice(self, frame: Frame, prompt: Prompt, request: DiceRequest, apply: Apply, notify: Notify,
-              now: float) -> None:
+              withdraw: Withdraw, now: float) -> None:
         die = self.vision_die(request.die)
         if self.untaught(die):  # the reader's own words ("the face library has no die called 'skid' (taught
             # dice: none yet)") stood cut short on every screen, saying nothing of what to do
             notify("dice", f"camera not taught the {die} dice: enter them with the buttons (teach them on the "
                            "phone's Teach page)", prompt.player, now=now)
+            self.cant_read_shown = True  # taken off once a roll is entered (it stood 10 s over the next step)
             return
         got = self._tray(frame, request, notify, now)
         if got is None:
@@ -417,7 +433,7 @@ class CameraInput:
         if any(r.value is None for r in readings):
             self.dice.reset()  # a die it cannot read (a hand, dice still tumbling): wait
             seen = self.last_seen or ()
-            if self.used_dice is not None and same_dice(seen, self._used_here(h, w), any_face=True):
+            if self.used_dice is not None and among_dice(seen, self._used_here(h, w), any_face=True):
                 # the last roll's dice, a cocked one among them, still lying there: that roll is in; it is
                 # not this roller's to lay flat
                 self._tell_used(seen, prompt, notify, now)
@@ -427,6 +443,7 @@ class CameraInput:
                 # lie so (said once, it went after a few seconds and the roll waited without a word), with the
                 # dice it did read, in reading order, the one it cannot read as "?"
                 self.cant_read_shown = True  # until a roll is in (the next step's roller may be another)
+                self.unreadable_for = request
                 notify("dice", cant_read_words(readings, request), prompt.player, now=now)
             return
         self.unreadable.reset()
@@ -437,17 +454,24 @@ class CameraInput:
         if self.used_any:  # a roll entered by hand, its dice not seen then: these are its dice
             self.used_any = False
             self._use(dice, look, (h, w))
-        if self.used_dice is not None and same_dice(dice, self._used_here(h, w), any_face=True):
-            # the dice already used lie where they were: not a new roll (their look follows the light)
-            self._use(dice, look, (h, w))
+        kept = dice_kept(dice, self._used_here(h, w), any_face=True) if self.used_dice is not None else 0
+        if kept and (kept == len(dice) or (kept >= 2 and 2 * kept >= len(dice))):
+            # the dice already used lie where they were: all, or some (the others taken off), or most of a roll
+            # with a die added ("3 dice on the tray, 4 wanted: add 1" for three of the last roll's made a roll of
+            # three old dice and a new one): not a new roll (their look follows the light).  One die of a new
+            # roll may fall where an old one lay by chance (the tray not seen empty between); half of them hardly
+            assert self.used_dice is not None
+            if len(dice) == len(self.used_dice):
+                self._use(dice, look, (h, w))
             self._tell_used(dice, prompt, notify, now)
             return
         values = [d[0] for d in dice]
         if len(values) > request.count or (request.exact and len(values) < request.count):
             # told for as long as they lie so: too many, or too few for a roll of so many (a die still in the
             # hand, or one the camera does not see: off the tray, under its rim)
-            notify("info", count_words(len(values), request), prompt.player, now=now)
+            notify("tray_count", count_words(len(values), request), prompt.player, now=now)
             return
+        withdraw("tray_count")  # (its own kind: as "info" it took the place of the roller's answers to presses)
         result = request.command(values)
         self._use(dice, look, (h, w))
         self.dice.reset()

@@ -163,3 +163,89 @@ def test_the_buttons_start_empty_when_the_camera_reads_every_die_or_none(tmp_pat
     assert all(rig.step() == [] for _ in range(5))
     rig.step("next")
     assert rig.app.entry is not None and rig.app.entry.entered == []
+
+
+# -- a review of the above (2026-12-05) ----------------------------------------------------------------------
+
+
+def test_another_players_roll_does_not_start_from_the_dice_read_for_the_roller(tmp_path: Path) -> None:
+    """Ana's dice lying with one cocked; "Ben's dice" opened from the menu started from Ana's 3 5 6, and one die
+    more recorded them as Ben's roll."""
+    t = Table(tmp_path)
+    try:
+        t.lay((3, 40.0, 50.0), (5, 90.0, 60.0), (None, 150.0, 80.0), (6, 220.0, 120.0))
+        assert t.frames(6) == []
+        menu = t.app.menu()
+        ben = next(c for c in menu.choices if c is not None and c.label == "Ben's dice")
+        t.app._choose(ben, (ben.label,), t.now)
+        assert t.app.entry is not None and t.app.entry.entered == []
+        t.app.entry = None  # BACK out of it
+        ana = next(c for c in menu.choices if c is not None and c.label == "Ana's dice")
+        t.app._choose(ana, (ana.label,), t.now)
+        assert t.app.entry.entered == [3, 5, 6]  # hers: the roll the camera was reading
+    finally:
+        t.close()
+
+
+def test_the_last_rolls_dice_partly_taken_off_are_not_a_roll_to_add_to(tmp_path: Path) -> None:
+    """Ana's four dice read; one taken off, three left: Ben was told "3 dice on the tray, 4 wanted: add 1", and
+    one die added made a roll of three of Ana's dice and his one."""
+    from test_camera_table_edges import ANAS
+
+    t = Table(tmp_path)
+    try:
+        t.lay(*ANAS)
+        assert t.frames(5) == [{"type": "roll", "player": "Ana", "dice": [3, 5, 1, 6]}]
+        t.lay(*ANAS[:3])
+        assert t.frames(10) == []
+        assert t.told("Ben") == ["tray holds the last roll: roll again"]
+        assert not [n for n in t.app.notices if n.player == "Ben" and "wanted" in n.text]
+        t.lay(*ANAS[:3], (2, 260.0, 160.0))
+        assert t.frames(10) == []  # three old dice and a new one: no roll of Ben's
+    finally:
+        t.close()
+
+
+def test_the_trays_count_does_not_take_the_place_of_the_rollers_answers(tmp_path: Path) -> None:
+    """The count was posted as "info", the kind of the answer to the roller's own press: her long OK's answer
+    lasted one frame, and "info" comes first on her footer, over news and UNDONE."""
+    t = Table(tmp_path)
+    try:
+        t.lay((3, 40.0, 50.0), (5, 90.0, 60.0), (6, 220.0, 120.0))
+        assert t.frames(6) == []
+        t.app.notify("info", "an answer to Ana's press", "Ana", now=t.now)
+        t.frames(3)
+        kinds = {n.kind: n.text for n in t.app.notices if n.player == "Ana"}
+        assert kinds["info"] == "an answer to Ana's press" and "add 1" in kinds["tray_count"]
+    finally:
+        t.close()
+
+
+def test_what_lay_before_a_hand_moved_the_dice_is_not_what_the_buttons_start_from(tmp_path: Path) -> None:
+    t = Table(tmp_path)
+    try:
+        still = {"now": True}
+        t.reader.tray_still = lambda image: still["now"]  # type: ignore[attr-defined]
+        t.lay((3, 40.0, 50.0), (5, 90.0, 60.0), (None, 150.0, 80.0), (6, 220.0, 120.0))
+        assert t.frames(6) == []
+        still["now"] = False  # a hand scoops the dice up
+        t.lay()
+        t.frames(5)
+        ana = t.app.menu().choices[0]
+        t.app._choose(ana, (ana.label,), t.now)
+        assert t.app.entry is not None and t.app.entry.entered == []
+    finally:
+        t.close()
+
+
+def test_untaught_dice_are_no_longer_told_once_the_roll_is_entered(tmp_path: Path) -> None:
+    reader = FacesReader()
+    rig = Rig(tmp_path, camera=True, reader=reader)  # type: ignore[arg-type]
+    rig.step("ok")
+    rig.step("next")
+    for _ in range(5):
+        rig.step()
+    assert [n.kind for n in rig.app.notices if "not taught" in n.text] == ["dice"]
+    rig.app.type_faces(["SPIN"], rig.t, source="button")  # entered with the buttons, as it said
+    rig.step()
+    assert not [n for n in rig.app.notices if "not taught" in n.text]  # not 10 s more over the next step
