@@ -157,14 +157,18 @@ def image_size(path: str | Path) -> tuple[int, int] | int | None:
 
 #: The ISO base media file brands of HEIF pictures (HEIC, an iPhone's photos) and AVIF, from the ``ftyp`` box.
 HEIF_BRANDS = frozenset({b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1", b"avif", b"avis"})
-#: Formats whose extra pictures are pages or an animation's frames.  Not MPO: a phone's JPEG carries a second
-#: picture (a depth map, a preview) after its photo, and the photo is the first.
-_PAGED = frozenset({"TIFF", "GIF", "PNG", "WEBP"})
+#: Formats that may be animations.  Not MPO: a phone's JPEG carries a second picture (a depth map, a preview)
+#: after its photo, and the photo is the first.
+_PAGED = frozenset({"GIF", "PNG", "WEBP"})
+#: A TIFF's pages looked at (each an IFD read, not decoded).
+MAX_TIFF_PAGES = 64
 
 
-def picture_count(path: str | Path) -> int:
-    """How many pictures the file holds (a TIFF's pages, an animated GIF's, PNG's or WebP's frames), from
-    Pillow without decoding them; 1 when it holds one or Pillow cannot tell."""
+def several_pictures(path: str | Path) -> str | None:
+    """What makes the file more than one picture ("3 pages", "an animation"), from Pillow without decoding
+    them; None when it holds one or Pillow cannot tell.  A TIFF's reduced-resolution pages (a preview, a
+    thumbnail: NewSubfileType bit 0) are not pictures of their own; an animation is told by its second frame
+    alone (counting a GIF's frames reads the whole file: 2 s for a million-frame GIF of 23 MB)."""
     from PIL import Image
 
     import warnings
@@ -173,11 +177,17 @@ def picture_count(path: str | Path) -> int:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             with Image.open(path) as im:
-                if im.format not in _PAGED:
-                    return 1
-                return max(1, int(getattr(im, "n_frames", 1)))
+                if im.format == "TIFF":
+                    pages = 0
+                    for k in range(min(int(getattr(im, "n_frames", 1)), MAX_TIFF_PAGES)):
+                        im.seek(k)
+                        pages += not int(im.tag_v2.get(254, 0)) & 1  # full resolution
+                    return f"{pages} pages" if pages > 1 else None
+                if im.format in _PAGED and getattr(im, "is_animated", False):
+                    return "an animation"
+                return None
     except Exception:  # noqa: BLE001 - any unreadable header: the decoder gives its own verdict
-        return 1
+        return None
 
 
 def _jpeg_cut_short(data: np.ndarray) -> bool:
@@ -247,8 +257,10 @@ def read_image(path: str | Path, *, what: str = "image") -> np.ndarray:
     if closed:
         raise FileProblem(f"{what} {p} {closed}")
     if not p.exists():
-        pattern = any(c in p.name for c in "*?[")  # the shell passes a pattern that matched nothing as it is
-        raise FileProblem(f"{what} {p} does not exist" + (" (a pattern that matched no file)" if pattern else ""))
+        # the shell passes a pattern that matched nothing as it is ("shots/*/x.jpg"); "dice [1].jpg" is a name
+        pattern = any(c in part for part in p.parts for c in "*?[")
+        raise FileProblem(f"{what} {p} does not exist" + (" (if it was a pattern, it matched no file)" if pattern
+                                                          else ""))
     if p.is_dir():
         raise FileProblem(f"{what} {p} is a folder; give an image file (PNG, JPEG, BMP, TIFF or WebP)")
     try:
@@ -268,10 +280,10 @@ def read_image(path: str | Path, *, what: str = "image") -> np.ndarray:
     if shown:
         raise FileProblem(f"{what} {p} is {shown}; Pitboard reads images up to "
                           f"{MAX_IMAGE_PIXELS // 1_000_000} megapixels - scale it down or use a camera frame")
-    pages = picture_count(p)
-    if pages > 1:  # OpenCV decodes the first page or frame alone: the others' dice were never mentioned
-        raise FileProblem(f"{what} {p} holds {pages} pictures (pages, or the frames of an animation); Pitboard reads "
-                          "one picture a file: save the one you mean as a file of its own (PNG or JPEG)")
+    several = several_pictures(p)
+    if several:  # OpenCV decodes the first page or frame alone: the others' dice were never mentioned
+        raise FileProblem(f"{what} {p} holds several pictures ({several}); Pitboard reads one picture a file: save "
+                          "the one you mean as a file of its own (PNG or JPEG)")
     try:
         data = np.fromfile(str(p), dtype=np.uint8)
     except OSError as exc:
@@ -286,15 +298,16 @@ def read_image(path: str | Path, *, what: str = "image") -> np.ndarray:
     if img is None:
         if data.size == 0:
             raise FileProblem(f"{what} {p} is empty (0 bytes); take or copy it again")
+        brand = data[8:12].tobytes() if data[4:8].tobytes() == b"ftyp" else b""
+        if brand in HEIF_BRANDS:  # an iPhone's own format: common, and this OpenCV does not decode it (Pillow may
+            # read its header, so it is told before "damaged")
+            raise FileProblem(f"{what} {p} is a HEIC/HEIF or AVIF picture (an iPhone's own format), which this "
+                              "install cannot decode: export it as JPEG (or set the iPhone's Settings > Camera > "
+                              "Formats to Most Compatible)")
         if size is not None:  # the header says an image: its picture data is what is broken
             raise FileProblem(f"{what} {p} says it is a {size[0]} x {size[1]} image, but its picture cannot be "
                               "decoded: the file is damaged or cut short (copied before it was whole?); take or "
                               "copy it again")
-        brand = data[8:12].tobytes() if data[4:8].tobytes() == b"ftyp" else b""
-        if brand in HEIF_BRANDS:  # an iPhone's own format: common, and OpenCV does not read it
-            raise FileProblem(f"{p} is a HEIC/HEIF or AVIF picture (an iPhone's own format), which Pitboard does not "
-                              "read: export it as JPEG (or set the iPhone's Settings > Camera > Formats to Most "
-                              "Compatible)")
         raise FileProblem(f"{p} is not an image Pitboard can read (a PNG, JPEG, BMP, TIFF or WebP picture is)")
     if _may_have_alpha(data):
         img = _on_grey(img, data, p, what)

@@ -332,7 +332,8 @@ def test_a_file_of_several_pictures_is_refused_and_one_picture_is_read(tmp_path:
     several, one = tmp_path / f"two{ext}", tmp_path / f"one{ext}"
     a.save(several, save_all=True, append_images=[b])
     a.save(one)
-    with pytest.raises(FileProblem, match=r"holds 2 pictures .* save the one you mean as a file of its own"):
+    with pytest.raises(FileProblem, match=r"holds several pictures \((2 pages|an animation)\); .* save the one you "
+                       r"mean as a file of its own"):
         read_image(several)
     assert read_image(one).shape == (40, 60, 3)
 
@@ -352,10 +353,43 @@ def test_a_phones_jpeg_with_a_second_picture_after_it_is_read(tmp_path: Path) ->
 def test_an_iphone_heic_picture_is_named_as_one_with_what_to_do(tmp_path: Path) -> None:
     path = tmp_path / "IMG_0001.HEIC"
     path.write_bytes(b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + bytes(200))
-    with pytest.raises(FileProblem, match=r"is a HEIC/HEIF or AVIF picture .* export it as JPEG"):
+    with pytest.raises(FileProblem, match=r"^image .*IMG_0001.HEIC is a HEIC/HEIF or AVIF picture .* export it as JPEG"):
         read_image(path)
 
 
+def test_a_tiff_with_a_preview_page_is_one_picture(tmp_path: Path) -> None:
+    """A review: some apps and scanners save a reduced-resolution preview as a TIFF's second page (NewSubfileType
+    1): it is the same picture, not a second one."""
+    from PIL import Image, TiffImagePlugin
+
+    full, preview = Image.fromarray(np.full((40, 60, 3), 30, np.uint8)), Image.fromarray(np.full((8, 12, 3), 30, np.uint8))
+    path = tmp_path / "scan.tif"
+    info = TiffImagePlugin.ImageFileDirectory_v2()
+    info[254] = 1
+    preview.encoderinfo = {"tiffinfo": info}
+    full.save(path, save_all=True, append_images=[preview])
+    with Image.open(path) as im:
+        assert im.n_frames == 2
+        im.seek(1)
+        assert im.tag_v2.get(254) == 1
+    assert read_image(path).shape == (40, 60, 3)
+
+
+def test_an_animated_gif_is_told_without_reading_every_frame(tmp_path: Path) -> None:
+    from PIL import Image
+
+    from device.safe_files import several_pictures
+
+    frames = [Image.fromarray(np.full((8, 8, 3), v % 256, np.uint8)) for v in range(300)]
+    path = tmp_path / "long.gif"
+    frames[0].save(path, save_all=True, append_images=frames[1:])
+    with Image.open(path) as im:
+        assert im.n_frames == 300
+    assert several_pictures(path) == "an animation"
+
+
 def test_a_pattern_that_matched_no_file_is_said_so(tmp_path: Path) -> None:
-    with pytest.raises(FileProblem, match=r"\*\.jpg does not exist \(a pattern that matched no file\)"):
+    with pytest.raises(FileProblem, match=r"\*\.jpg does not exist \(if it was a pattern, it matched no file\)"):
         read_image(tmp_path / "*.jpg")
+    with pytest.raises(FileProblem, match=r"x\.jpg does not exist \(if it was a pattern"):
+        read_image(tmp_path / "*" / "x.jpg")

@@ -135,8 +135,8 @@ def test_a_picture_of_several_pages_is_refused_not_read_as_its_first(tmp_path: P
     pages[0].save(path, save_all=True, append_images=pages[1:])
     assert cli.main(["dice", "read", str(path), "--json"]) == 2
     out, err = capsys.readouterr()
-    assert "both.tif holds 2 pictures (pages, or the frames of an animation)" in err, err
-    assert json.loads(out)["error"].startswith(f"image {path} holds 2 pictures")
+    assert "both.tif holds several pictures (2 pages)" in err, err
+    assert json.loads(out)["error"].startswith(f"image {path} holds several pictures")
 
 
 def test_no_dice_on_a_black_picture_says_it_is_no_empty_tray(tmp_path: Path, capsys) -> None:
