@@ -677,25 +677,22 @@ def create_app(ctx: WebContext) -> Starlette:
             return await _teach_page(session, status=400, message="that crop is gone (confirmed already, or too "
                                      "old): take it again")
         try:
-            library, message = await asyncio.to_thread(teach, item, ctx.faces_path, ctx.config_source)
+            _library, message = await asyncio.to_thread(teach, item, ctx.faces_path, ctx.config_source,
+                                                        ctx.on_library)
         except ValueError as exc:
             _crops().finish(token, None)
             return await _teach_page(session, status=400, die=item.die, face=item.face, message=str(exc))
         _crops().finish(token, message)
-        if ctx.on_library is not None:
-            ctx.on_library(library)
         return await _teach_page(session, die=item.die, face=item.face, message=message, ok=True)
 
     async def teach_undo(request: Request, session: Session, form: dict[str, str]) -> Response:
         from device.web.teach import undo_last
 
         try:
-            library, message = await asyncio.to_thread(undo_last, form.get("last", ""), ctx.faces_path,
-                                                       ctx.config_source)
+            message = await asyncio.to_thread(undo_last, form.get("last", ""), ctx.faces_path, ctx.config_source,
+                                              ctx.on_library)
         except ValueError as exc:
             return await _teach_page(session, status=400, library_message=str(exc))
-        if ctx.on_library is not None:
-            ctx.on_library(library)
         return await _teach_page(session, library_message=message, library_ok=True)
 
     async def teach_template(request: Request, session: Session, form: dict[str, str]) -> Response:
@@ -759,7 +756,7 @@ def create_app(ctx: WebContext) -> Starlette:
         more = pages.template_section(session.csrf, template_names(), frame=frame, calibrated=calibrated, name=name,
                                       token=outline_token, text=outline_text, message=outline_message,
                                       ok=outline_ok)
-        view = await asyncio.to_thread(library_view, ctx.faces_path)
+        view = await asyncio.to_thread(library_view, ctx.faces_path, ctx.config_source)
         library = pages.library_section(session.csrf, view, message=library_message, ok=library_ok)
         return html(pages.teach_page(session.csrf, frame=dice.pop("frame", frame), templates=more, library=library,
                                      **dice), status)

@@ -4,9 +4,9 @@ with the dice found in it, and only added to the owner's face library once confi
 
 from __future__ import annotations
 
-import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -110,7 +110,8 @@ def new_die_note(die: str, path: Path | None) -> str:
     return said + (f"; in the face library, {unrolled}" if unrolled else "")
 
 
-def teach(item: Pending, path: Path | None, config_source: str | None = None) -> tuple[Any, str]:
+def teach(item: Pending, path: Path | None, config_source: str | None = None,
+          use: Callable[[Any], None] | None = None) -> tuple[Any, str]:
     """Add the crop's die to the face library at ``path`` (default the data folder's) and save it
     atomically: ``(library, message)``; ValueError saying what to do when it cannot.  Checked as ``pitboard
     teach dice`` checks (:func:`vision.dice.faces.plan_teaching`): a crop showing more than one die is
@@ -119,8 +120,12 @@ def teach(item: Pending, path: Path | None, config_source: str | None = None) ->
     from device.dice_library_files import library_path
 
     path = path or library_path()
-    with _CHANGING:
-        return _teach(item, path, config_source)
+    with _CHANGING:  # (``use``: the appliance is handed the library saved before another change can be)
+        library, message = _teach(item, path, config_source)
+        _UNDONE.clear()  # (a teaching after an undo may write the very file that undo was sent from)
+        if use is not None:
+            use(library)
+        return library, message
 
 
 def _teach(item: Pending, path: Path, config_source: str | None) -> tuple[Any, str]:
@@ -157,8 +162,9 @@ def _teach(item: Pending, path: Path, config_source: str | None) -> tuple[Any, s
 @dataclass(frozen=True)
 class LibraryView:
     """What the page shows of the face library: each die's faces with their number of examples, the last
-    teaching recorded (what an undo would take back) and the mark the undo form sends back, so that an undo
-    sent twice (a double tap) or after another teaching takes back nothing it was not shown."""
+    teaching recorded (what an undo would take back) and the mark the undo form sends back: the SHA-256 of the
+    file as shown, so that an undo sent after any change to it (another teaching, from another phone or the
+    command line, even one recording the same face) takes back nothing it was not shown."""
 
     path: Path
     dice: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = ()
@@ -167,42 +173,78 @@ class LibraryView:
     problem: str = ""
 
 
-def _mark(library: Any) -> str:
-    """The last teaching, as the undo form carries it: how many teachings there are and the last one's record."""
-    if not library.teachings:
+def _mark(path: Path) -> str:
+    """The library file's SHA-256 ("" when there is none, or it cannot be read)."""
+    import hashlib
+
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
         return ""
-    return f"{len(library.teachings)}:" + json.dumps([list(r) for r in library.teachings[-1]], separators=(",", ":"))
 
 
 def _said(record: Any) -> str:
     return ", ".join(f"{die} {face}: {n} example{'' if n == 1 else 's'}" for die, face, n in record)
 
 
-def library_view(path: Path | None) -> LibraryView:
+#: The view last built, by (path, mark, config): a page shown again is not the whole library decoded again
+#: (92 ms for 600 examples here, several times that on a Pi).
+_VIEWS: dict[tuple[Path, str, str | None], LibraryView] = {}
+#: What each recent undo said, by the mark it was sent with: the same form sent twice (a double tap) is
+#: answered with the first one's result, not a red "nothing was undone" that invites a third tap.
+_UNDONE: dict[str, str] = {}
+
+
+def library_view(path: Path | None, config_source: str | None = None) -> LibraryView:
     """The face library at ``path`` (default the data folder's) as the page shows it; a library that cannot be
-    read is shown by its loader's message (nothing is written)."""
+    read is shown by its loader's message (nothing is written; its commands name ``config_source``)."""
     from device.dice_library_files import library_path, load_library
 
     path = path or library_path()
-    try:
-        library = load_library(path)
-    except Exception as exc:  # noqa: BLE001 - a damaged library is told, never a 500
-        return LibraryView(path, problem=str(exc))
+    for _ in range(3):  # the mark is of the file the view was built from: read it before and after
+        mark = _mark(path)
+        key = (path, mark, config_source)
+        if key in _VIEWS:
+            return _VIEWS[key]
+        try:
+            library = load_library(path, config=config_source)
+        except Exception as exc:  # noqa: BLE001 - a damaged library is told, never a 500
+            return LibraryView(path, problem=str(exc))
+        if _mark(path) == mark:
+            break
+    else:
+        return LibraryView(path, problem=f"{path} is being written: reload the page")
     dice = tuple((die, tuple((face, len(library.examples[die][face])) for face in library.faces(die)))
                  for die in library.dice())
     last = _said(library.teachings[-1]) if library.teachings else ""
-    return LibraryView(path, dice, last, _mark(library))
+    view = LibraryView(path, dice, last, mark if library.teachings else "")
+    _VIEWS.clear()
+    _VIEWS[key] = view
+    return view
 
 
-def undo_last(mark: str, path: Path | None, config_source: str | None = None) -> tuple[Any, str]:
-    """Take back the last teaching of the face library at ``path``, as ``pitboard teach dice --undo`` does, if it
-    is still the one the page showed (``mark``, :attr:`LibraryView.mark`): ``(library, message)``; ValueError
-    saying why nothing was undone.  A library that needs mending first (a record no undo can follow) is mended
-    and saved, and nothing is undone, as the command does."""
+def undo_last(mark: str, path: Path | None, config_source: str | None = None,
+              use: Callable[[Any], None] | None = None) -> str:
+    """Take back the last teaching of the face library at ``path``, as ``pitboard teach dice --undo`` does, if the
+    file is still the one the page showed (``mark``, :attr:`LibraryView.mark`), and hand the library to ``use``
+    (the appliance's reader) before another change can: the message; ValueError saying why nothing was undone.
+    A library that needs mending first (a record no undo can follow) is mended and saved, and nothing is
+    undone, as the command does."""
     from device.dice_library_files import library_path, load_library_to_teach, save_library
 
     path = path or library_path()
     with _CHANGING:
+        if mark and mark in _UNDONE:
+            return f"{_UNDONE[mark]} (sent twice: done once)"
+        if not mark or _mark(path) != mark:
+            try:
+                library, _ = load_library_to_teach(path, config=config_source)
+                now = f"its last teaching now is {_said(library.teachings[-1])}" if library.teachings else \
+                    "no teaching is recorded in it now"
+            except Exception:  # noqa: BLE001 - what it holds now is the page's to show
+                now = "look at it below"
+            raise ValueError("nothing was undone: the face library changed since the page showed it (another "
+                             f"teaching, or an undo); {now}")
         try:
             library, mends = load_library_to_teach(path, config=config_source)
         except Exception as exc:  # a damaged library is never overwritten
@@ -212,13 +254,10 @@ def undo_last(mark: str, path: Path | None, config_source: str | None = None) ->
                 saved = save_library(library, path)
             except Exception as exc:  # noqa: BLE001 - a save the system refuses: said, not a 500
                 raise ValueError(f"nothing was undone: {exc}") from None
-            return library, (f"nothing was undone: the face library needed mending first ({'; '.join(mends)}); "
-                             f"saved {saved}; look at its last teaching below and undo again if you mean to")
-        if not mark or _mark(library) != mark:
-            now = f"its last teaching now is {_said(library.teachings[-1])}" if library.teachings else \
-                "no teaching is recorded in it now"
-            raise ValueError("nothing was undone: the face library's last teaching is not the one shown (undone "
-                             f"already, or another was taught since); {now}")
+            if use is not None:
+                use(library)
+            return (f"nothing was undone: the face library needed mending first ({'; '.join(mends)}); saved "
+                    f"{saved}; look at its last teaching below and undo again if you mean to")
         try:
             removed = library.undo()
         except ValueError as exc:
@@ -227,9 +266,15 @@ def undo_last(mark: str, path: Path | None, config_source: str | None = None) ->
             saved = save_library(library, path)
         except Exception as exc:  # noqa: BLE001 - a save the system refuses: said, not a 500
             raise ValueError(f"nothing was undone: {exc}") from None
-    took = "; ".join(f"removed {n} example(s) of {die} {face} ({len(library.examples.get(die, {}).get(face, []))} "
-                     "left)" for die, face, n in removed)
-    return library, f"took back the last teaching: {took}; saved {saved}"
+        if use is not None:
+            use(library)
+        took = "; ".join(f"removed {n} example(s) of {die} {face} "
+                         f"({len(library.examples.get(die, {}).get(face, []))} left)" for die, face, n in removed)
+        message = f"took back the last teaching: {took}; saved {saved}"
+        _UNDONE[mark] = message
+        while len(_UNDONE) > KEPT:
+            _UNDONE.pop(next(iter(_UNDONE)))
+    return message
 
 
 # -- templates: an untagged template's outline, taught from the live camera --------------------------------
