@@ -41,7 +41,7 @@ import numpy as np
 from device.dice_library_files import (PIP_REFUSAL, face_names_problem, library_path, load_library,
                                        load_library_to_teach, save_library, teach_command, undo_command)
 from device.safe_files import FileProblem, ImageBatch, read_image
-from vision.dice import D6, ModelError, net, read_dice
+from vision.dice import D6, MIN_IMAGE_SIDE, ModelError, net, read_dice
 from vision.dice.faces import plan_teaching
 from vision.dice.scoring import Label, Tally, is_held_out
 
@@ -121,6 +121,17 @@ def _blank_note(img: np.ndarray) -> str:
     return f"the picture is all {shade}: a lens covered or capped, or the light, not an empty tray?"
 
 
+def _csv_rows(path: Path) -> list[tuple[int, dict[str, str]]]:
+    """The rows of a labels or review CSV with their line numbers.  utf-8-sig: a spreadsheet's "CSV UTF-8"
+    starts with a byte-order mark, which made the first column "\ufeffimage" and every line "not image,x_min,..."
+    (labels.csv ended in a KeyError)."""
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as fh:
+            return list(enumerate(csv.DictReader(fh), start=2))
+    except UnicodeDecodeError as exc:
+        raise _user_error(f"{path} is not UTF-8 text (byte {exc.start}); save it as CSV UTF-8") from None
+
+
 def load_labels(data: Path) -> dict[str, list[Label]]:
     """``labels.csv`` of a dice folder: image name -> labelled boxes."""
     csv_path = data / "labels.csv"
@@ -128,25 +139,19 @@ def load_labels(data: Path) -> dict[str, list[Label]]:
         raise _user_error(f"{data} is not a labelled dice folder: it needs images/ and labels.csv "
                           f"(image,x_min,y_min,x_max,y_max,value)")
     out: dict[str, list[Label]] = {}
-    # utf-8-sig: a spreadsheet's "CSV UTF-8" starts with a byte-order mark, which made the first column
-    # "\ufeffimage" and every line "not image,x_min,..." (a KeyError before)
-    try:
-        with csv_path.open(newline="", encoding="utf-8-sig") as fh:
-            for n, row in enumerate(csv.DictReader(fh), start=2):
-                try:
-                    image = row["image"].strip()
-                    box = (int(row["x_min"]), int(row["y_min"]), int(row["x_max"]), int(row["y_max"]))
-                    value = int(row["value"])
-                except (KeyError, TypeError, ValueError, AttributeError):
-                    raise _user_error(f"{csv_path} line {n} is not image,x_min,y_min,x_max,y_max,value") from None
-                if not image:
-                    raise _user_error(f"{csv_path} line {n} names no image (image,x_min,y_min,x_max,y_max,value)")
-                if not 0 <= value <= 6:
-                    raise _user_error(f"{csv_path} line {n}: a d6 value is 1..6, or 0 for a die whose honest "
-                                      f"reading is null (leaning, half hidden, moving), not {value}")
-                out.setdefault(image, []).append(Label(box, value))
-    except UnicodeDecodeError as exc:
-        raise _user_error(f"{csv_path} is not UTF-8 text (byte {exc.start}); save it as CSV UTF-8") from None
+    for n, row in _csv_rows(csv_path):
+        try:
+            image = row["image"].strip()
+            box = (int(row["x_min"]), int(row["y_min"]), int(row["x_max"]), int(row["y_max"]))
+            value = int(row["value"])
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise _user_error(f"{csv_path} line {n} is not image,x_min,y_min,x_max,y_max,value") from None
+        if not image:
+            raise _user_error(f"{csv_path} line {n} names no image (image,x_min,y_min,x_max,y_max,value)")
+        if not 0 <= value <= 6:
+            raise _user_error(f"{csv_path} line {n}: a d6 value is 1..6, or 0 for a die whose honest reading is "
+                              f"null (leaning, half hidden, moving), not {value}")
+        out.setdefault(image, []).append(Label(box, value))
     if not out:
         raise _user_error(f"{csv_path} labels no image: give a line image,x_min,y_min,x_max,y_max,value for each "
                           "die of each image in images/")
@@ -173,11 +178,11 @@ def _bench_images(data: Path, names: list[str], scales: list[float]) -> None:
         except FileProblem as exc:
             bad.append(str(exc))
             continue
-        small = [sc for sc in scales if min(round(h * sc), round(w * sc)) < 16]
+        small = [sc for sc in scales if min(round(h * sc), round(w * sc)) < MIN_IMAGE_SIDE]
         if small:
             at = "" if small == [1.0] else f" at --scales {','.join(f'{sc:g}' for sc in small)}"
-            bad.append(f"image {path} of {w}x{h} pixels is too small to read dice from{at} (16 pixels a side at "
-                       "least)")
+            bad.append(f"image {path} of {w}x{h} pixels is too small to read dice from{at} ({MIN_IMAGE_SIDE} "
+                       "pixels a side at least)")
     if bad:
         lines = "\n  ".join(bad)
         raise _user_error(f"{len(bad)} of the {len(names)} labelled images cannot be read, so no figures were "
@@ -193,30 +198,29 @@ def load_review(path: Path, labels: dict[str, list[Label]]) -> tuple[dict[str, l
         raise _user_error(f"review file {path} does not exist")
     out = {k: list(v) for k, v in labels.items()}
     counts = {"corrected": 0, "added": 0, "removed": 0}
-    with path.open(newline="") as fh:
-        for n, row in enumerate(csv.DictReader(fh), start=2):
-            try:
-                box = (int(row["x_min"]), int(row["y_min"]), int(row["x_max"]), int(row["y_max"]))
-                value = int(row["value"]) if row["value"].strip() else None
-                name = row["image"]
-            except (KeyError, TypeError, ValueError, AttributeError):
-                raise _user_error(f"{path} line {n} is not image,x_min,y_min,x_max,y_max,value,note") from None
-            if value is not None and not 1 <= value <= 6:
-                raise _user_error(f"{path} line {n}: a d6 value is 1..6 (or empty to remove a label), not {value}")
-            if name not in out:
-                raise _user_error(f"{path} line {n}: no image {name!r} in the labels")
-            same = [i for i, lab in enumerate(out[name]) if lab.box == box]
-            if same and value is None:
-                del out[name][same[0]]
-                counts["removed"] += 1
-            elif same:
-                out[name][same[0]] = Label(box, value)
-                counts["corrected"] += 1
-            elif value is not None:
-                out[name].append(Label(box, value))
-                counts["added"] += 1
-            else:
-                raise _user_error(f"{path} line {n}: removes a label {box} that {name} does not have")
+    for n, row in _csv_rows(path):
+        try:
+            box = (int(row["x_min"]), int(row["y_min"]), int(row["x_max"]), int(row["y_max"]))
+            value = int(row["value"]) if row["value"].strip() else None
+            name = row["image"].strip()
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise _user_error(f"{path} line {n} is not image,x_min,y_min,x_max,y_max,value,note") from None
+        if value is not None and not 1 <= value <= 6:
+            raise _user_error(f"{path} line {n}: a d6 value is 1..6 (or empty to remove a label), not {value}")
+        if name not in out:
+            raise _user_error(f"{path} line {n}: no image {name!r} in the labels")
+        same = [i for i, lab in enumerate(out[name]) if lab.box == box]
+        if same and value is None:
+            del out[name][same[0]]
+            counts["removed"] += 1
+        elif same:
+            out[name][same[0]] = Label(box, value)
+            counts["corrected"] += 1
+        elif value is not None:
+            out[name].append(Label(box, value))
+            counts["added"] += 1
+        else:
+            raise _user_error(f"{path} line {n}: removes a label {box} that {name} does not have")
     return out, counts
 
 
@@ -264,6 +268,8 @@ def run_bench(data: Path, *, limit: int | None = None, threads: int = 1, review:
     if threads:
         cv2.setNumThreads(threads)
     images = [(n, data / "images" / n) for n in names]
+    # the review read first: a bad line in it, found after the timed and memory passes, lost their minutes
+    reviewed, counts = load_review(review, labels) if review is not None else (None, {})
     _bench_images(data, names, [1.0])
     _warm_up(D6, None)
     results: list[tuple[str, list, float, float]] = []
@@ -288,7 +294,6 @@ def run_bench(data: Path, *, limit: int | None = None, threads: int = 1, review:
     groups: dict[str, Tally] = {"overall": Tally(), "held_out": Tally(), "dev": Tally()}
     for pre in PREFIXES:
         groups[pre] = Tally()
-    reviewed, counts = load_review(review, labels) if review is not None else (None, {})
     for n, readings, ms, cpu in results:
         keys = ["overall", "held_out" if is_held_out(n) else "dev"] + [p for p in PREFIXES if n.startswith(p)]
         for k in keys:

@@ -151,3 +151,23 @@ def test_no_dice_on_a_black_picture_says_it_is_no_empty_tray(tmp_path: Path, cap
     assert "felt.png: no dice  (" in out[1], out  # an empty tray: nothing more to say
     assert cli.main(["dice", "read", str(black), "--json"]) == 0
     assert "all black" in json.loads(capsys.readouterr().out)["note"]
+
+
+def test_a_review_saved_by_a_spreadsheet_is_read_and_a_bad_one_refused_before_any_image_is(tmp_path: Path,
+                                                                                           capsys, monkeypatch) -> None:
+    """A review: --review had none of labels.csv's mends (a byte-order mark made every line "not image,..."),
+    and a bad review was told only after the timed and memory passes had read every image."""
+    import device.cli_dice as cli_dice
+
+    folder = _bench_folder(tmp_path)
+    first = (folder / "labels.csv").read_text().splitlines()[1]
+    review = tmp_path / "review.csv"
+    review.write_bytes("\ufeffimage,x_min,y_min,x_max,y_max,value,note\r\n".encode() + f"{first},seen\r\n".encode())
+    assert cli.main(["bench", "dice", "--data", str(folder), "--json", "--review", str(review)]) == 0
+    assert json.loads(capsys.readouterr().out)["reviewed"]["corrected"] == 1
+    read: list[str] = []
+    monkeypatch.setattr(cli_dice, "read_dice", lambda img, **kw: read.append("x") or [])
+    review.write_text("image,x_min,y_min,x_max,y_max,value,note\nnope.png,1,1,2,2,3,x\n")
+    assert cli.main(["bench", "dice", "--data", str(folder), "--review", str(review)]) == 2
+    assert "no image 'nope.png' in the labels" in capsys.readouterr().err
+    assert read == []  # told before any image was read

@@ -29,7 +29,7 @@ from vision.dice import net, scale
 from vision.dice.faces import FaceLibrary, _as_bgr
 from vision.dice.net import ModelError
 
-__all__ = ["DieReading", "FaceLibrary", "ModelError", "read_dice", "check_models", "D6"]
+__all__ = ["DieReading", "FaceLibrary", "ModelError", "read_dice", "check_models", "D6", "MIN_IMAGE_SIDE"]
 
 #: Name of the standard pip die.
 D6 = "d6"
@@ -58,6 +58,8 @@ class DieReading:
 #: it the die is reported with value None.  Set on the dev photos and rendered validation frames, see
 #: vision/dice/README.md.
 READ_P = 0.5
+#: The least side (pixels) of an image dice are read from.
+MIN_IMAGE_SIDE = 16
 #: Reader probability of "not a die's top face" for a detection to be dropped.
 NOT_A_DIE_P = 0.5
 #: A detection the reader gives no value is reported (as a die it cannot read) only when it looks like a
@@ -197,7 +199,7 @@ def read_dice(image: np.ndarray, *, die: str = D6, library: FaceLibrary | None =
     :class:`ModelError` when the d6 weights are missing or cannot be loaded."""
     img = _as_bgr(image)
     h, w = img.shape[:2]
-    if h < 16 or w < 16:
+    if h < MIN_IMAGE_SIDE or w < MIN_IMAGE_SIDE:
         raise ValueError(f"image of {w}x{h} pixels is too small to read dice from")
     if die != D6:
         if library is None:
