@@ -189,11 +189,18 @@ FOOTER_WIDTH, FOOTER_MIN_SIZE = WIDTH - 3, 8
 
 def footer_pieces(alert: str) -> list[str]:
     """An alert too long for the footer line, in pieces that each fit it at the body size (shown in turn,
-    so that no word of it is cut off; the smallest size is cramped on a 1-bit screen: "Rusl Buckel");
-    ``[alert]`` when it fits the line."""
+    so that no word of it is cut off; the smallest size is cramped on a 1-bit screen: "Rusl Buckel"), each
+    but the last ending "…" (a piece read alone is seen to go on: "camera: SHIFT HAZARD" looked like a whole
+    roll of three); ``[alert]`` when it fits the line."""
     if text_width(alert, FOOTER_MIN_SIZE) <= FOOTER_WIDTH:
         return [alert]
-    return wrap(alert, width=FOOTER_WIDTH, size=BODY_SIZE)
+    parts = wrap(alert, width=FOOTER_WIDTH - text_width("…", BODY_SIZE) - 2, size=BODY_SIZE)  # (the letters' gap)
+    return [part + ("…" if i < len(parts) - 1 else "") for i, part in enumerate(parts)]
+
+
+def unpieced(pieces: Sequence[str]) -> str:
+    """The text :func:`footer_pieces` cut into ``pieces``."""
+    return " ".join(p.removesuffix("…") for p in pieces)
 
 
 def _footer(draw: ImageDraw.ImageDraw, text: str, alert: str, blink_on: bool) -> None:

@@ -743,7 +743,7 @@ def test_the_active_cars_tag_of_the_wrong_size_is_named_on_its_players_screen(tm
     from device.dashboards.common import text_width
 
     pieces = pages.footer_pieces(text)
-    assert len(pieces) > 1 and " ".join(pieces) == text  # nothing of it left out
+    assert len(pieces) > 1 and pages.unpieced(pieces) == text  # nothing of it left out
     assert all(text_width(p, pages.BODY_SIZE) <= pages.FOOTER_WIDTH for p in pieces)  # none cut, none cramped
     # each shown, then the footer's own line (the notice stands until its cause goes), and round again
     assert set(shown) == {*pieces, ""} and len(shown) > len(pieces) + 1
@@ -795,7 +795,8 @@ def test_hazard_count_mismatch_is_an_alert_not_a_command(tmp_path: Path) -> None
     text = "Car: 2 hazard tokens seen, log 0 (hold OK)"
     ann, ben = rig.app.screen_views()
     assert [a.text for a in ann.alerts if a.kind == "hazard_mismatch"] == [text]
-    assert text.startswith(rig.page("Ann").alert) and rig.page("Ann").alert  # on the menu page over her dashboard
+    assert text.startswith(rig.page("Ann").alert.removesuffix("…")) and rig.page("Ann").alert  # on the menu page
+    # over her dashboard, a piece at a time ("…": it goes on)
     assert rig.app._alert_text("Ann", ann)[0] == text  # once (the notice is among the view's alerts too)
     assert not ben.alerts and not rig.screens.last("Ben").alerts
     rig.reader.table = SimpleNamespace(templates=[], tokens={"car": 0, "p2": 0})
@@ -814,7 +815,7 @@ def test_a_hazard_count_read_again_and_again_pages_through_all_its_words(tmp_pat
     for _ in range(120):
         rig.step()
         seen.add(rig.page("Ann").alert)
-    assert {"Car: 2 hazard tokens", "seen, log 0 (hold OK)"} <= seen
+    assert {"Car: 2 hazard tokens…", "seen, log 0 (hold OK)"} <= seen
 
 
 def test_long_ok_adds_the_extra_tokens_the_camera_counted(tmp_path: Path) -> None:
@@ -857,7 +858,7 @@ def test_camera_down_means_manual_entry_and_a_notice_then_recovery(tmp_path: Pat
     # Ann's menu page says it too, in its footer line a piece at a time (it was cut to "CAMERA OFF: enter
     # dice wi…" before)
     pieces = pages.footer_pieces(down.text)
-    assert rig.page("Ann").alert in pieces and " ".join(pieces) == down.text
+    assert rig.page("Ann").alert in pieces and pages.unpieced(pieces) == down.text
     assert rig.app.camera_message == "the camera gave no frame (unplugged)"
     rig.step("ok")
     rig.step("next")
@@ -1089,7 +1090,7 @@ def test_a_notice_standing_until_its_cause_goes_lets_the_footer_line_take_its_tu
         page = rig.page("Ann")
         seen.add(page.alert)
         assert page.footer == status
-    assert seen == {"CAMERA OFF: enter dice", "with the buttons", ""}  # the footer's pieces, then its line
+    assert seen == {"CAMERA OFF: enter…", "dice with the buttons", ""}  # the footer's pieces, then its line
 
 
 def test_a_plan_made_while_the_dashboard_shows_counts_the_press_that_brings_the_menu_back(tmp_path: Path) -> None:
