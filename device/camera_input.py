@@ -77,12 +77,13 @@ def cant_read_words(readings: Sequence[Any], request: DiceRequest) -> str:
 
 def count_words(seen: int, request: DiceRequest) -> str:
     """What the roller is told of a tray holding more dice than the roll has, or fewer than a roll of so many:
-    "5 dice on the tray, 4 wanted (4 movement dice): take 1 off"; "at most 4 wanted" for a roll of up to 4."""
+    "5 dice on the tray, 4 wanted: take 1 off"; "at most 4 wanted" for a roll of up to 4.  (The roll's label,
+    "(4 movement dice)", made it four pieces of the footer where the menu's title names the roll already.)"""
     dice = f"{seen} {'die' if seen == 1 else 'dice'} on the tray"
     if seen > request.count:
-        wanted = f"{request.count} wanted ({request.label})" if request.exact else f"at most {request.count} wanted"
+        wanted = f"{request.count} wanted" if request.exact else f"at most {request.count} wanted"
         return f"{dice}, {wanted}: take {seen - request.count} off"
-    return f"{dice}, {request.count} wanted ({request.label}): add {request.count - seen}, or use the buttons"
+    return f"{dice}, {request.count} wanted: add {request.count - seen}, or use the buttons"
 
 
 @dataclass
