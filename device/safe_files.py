@@ -304,6 +304,9 @@ def read_image(path: str | Path, *, what: str = "image") -> np.ndarray:
             raise FileProblem(f"{what} {p} is a HEIC/HEIF or AVIF picture (an iPhone's own format), which this "
                               "install cannot decode: export it as JPEG (or set the iPhone's Settings > Camera > "
                               "Formats to Most Compatible)")
+        if data[:4].tobytes() == b"GIF8":  # whole, but a GIF (the Pi's OpenCV 4.11 decodes none): not "damaged"
+            raise FileProblem(f"{p} is a GIF, not an image Pitboard can read (a PNG, JPEG, BMP, TIFF or WebP "
+                              "picture is): save it as PNG")
         if size is not None:  # the header says an image: its picture data is what is broken
             raise FileProblem(f"{what} {p} says it is a {size[0]} x {size[1]} image, but its picture cannot be "
                               "decoded: the file is damaged or cut short (copied before it was whole?); take or "
