@@ -249,25 +249,23 @@ def undo_last(mark: str, path: Path | None, config_source: str | None = None,
             library, mends = load_library_to_teach(path, config=config_source)
         except Exception as exc:  # a damaged library is never overwritten
             raise ValueError(f"nothing was undone: {exc}") from None
-        if mends:
+        def saved_and_used() -> Path:
             try:
                 saved = save_library(library, path)
             except Exception as exc:  # noqa: BLE001 - a save the system refuses: said, not a 500
                 raise ValueError(f"nothing was undone: {exc}") from None
             if use is not None:
                 use(library)
+            return saved
+
+        if mends:
             return (f"nothing was undone: the face library needed mending first ({'; '.join(mends)}); saved "
-                    f"{saved}; look at its last teaching below and undo again if you mean to")
+                    f"{saved_and_used()}; look at its last teaching below and undo again if you mean to")
         try:
             removed = library.undo()
         except ValueError as exc:
             raise ValueError(f"nothing was undone: {path}: {exc}") from None
-        try:
-            saved = save_library(library, path)
-        except Exception as exc:  # noqa: BLE001 - a save the system refuses: said, not a 500
-            raise ValueError(f"nothing was undone: {exc}") from None
-        if use is not None:
-            use(library)
+        saved = saved_and_used()
         took = "; ".join(f"removed {n} example(s) of {die} {face} "
                          f"({len(library.examples.get(die, {}).get(face, []))} left)" for die, face, n in removed)
         message = f"took back the last teaching: {took}; saved {saved}"

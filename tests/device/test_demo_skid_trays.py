@@ -13,7 +13,7 @@ import pytest
 from device.demo import GaslandsDemo
 from device.store import Store
 from vision.dice import read_dice
-from vision.synth.dice_frames import DIE_MM
+from vision.synth.dice_frames import placed_dice
 from vision.synth.scene import DieSpec, SceneSpec
 
 
@@ -38,15 +38,7 @@ def _tray(d: GaslandsDemo, faces: list[str], seed: int) -> tuple[np.ndarray, lis
     img, truth = render_scene(spec, np.random.default_rng(seed))
     r = d.region
     crop = img[r.y:r.y + r.height, r.x:r.x + r.width]
-    hm = np.array(truth["mm_to_px"])
-    dice = []
-    for die in truth["dice"]:
-        p = hm @ np.array([*die["centre_mm"], 1.0])
-        q = hm @ np.array([die["centre_mm"][0] + DIE_MM, die["centre_mm"][1], 1.0])
-        c = p[:2] / p[2]
-        dice.append((str(die["face"]).upper(), float(c[0] - r.x), float(c[1] - r.y),
-                     float(np.linalg.norm(q[:2] / q[2] - c))))
-    return crop, dice
+    return crop, [(str(face).upper(), x, y, side) for face, (x, y), side in placed_dice(truth, (r.x, r.y))]
 
 
 @pytest.mark.parametrize("faces,seed", [(["hazard", "spin"], 5013)])  # the audit's tray

@@ -9,19 +9,11 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import pytest
 
 import device.cli as cli
 from tools.dice_training.render import render_scene
 
-
-@pytest.fixture(autouse=True)
-def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    d = tmp_path / "data"
-    monkeypatch.setenv("PITBOARD_DATA", str(d))
-    if "device.cli_dice" not in cli.PLUGINS:
-        monkeypatch.setattr(cli, "PLUGINS", cli.PLUGINS + ("device.cli_dice",))
-    return d
+from test_dice_library_cli import data_dir  # noqa: F401  (autouse: its own data folder, the dice commands)
 
 
 def _bench_folder(tmp_path: Path, seed: int = 4) -> Path:
@@ -94,7 +86,7 @@ def test_a_labels_file_labelling_nothing_is_refused_not_scored_zero(tmp_path: Pa
     assert out == "" and "labels.csv labels no image" in err, err
 
 
-def test_teaching_names_every_file_it_cannot_read_and_teaches_nothing(tmp_path: Path, data_dir: Path,
+def test_teaching_names_every_file_it_cannot_read_and_teaches_nothing(tmp_path: Path, data_dir: Path,  # noqa: F811
                                                                      capsys) -> None:
     """Before: only the first bad file was named, and the message did not say the library was unchanged."""
     good = tmp_path / "shift.png"
@@ -114,7 +106,8 @@ def test_teaching_names_every_file_it_cannot_read_and_teaches_nothing(tmp_path: 
     assert library.read_bytes() == before
 
 
-def test_one_picture_given_twice_is_not_taught_as_two_examples(tmp_path: Path, data_dir: Path, capsys) -> None:
+def test_one_picture_given_twice_is_not_taught_as_two_examples(tmp_path: Path, data_dir: Path,  # noqa: F811
+                                                               capsys) -> None:
     good = tmp_path / "shift.png"
     cv2.imwrite(str(good), render_scene(["SHIFT"], np.random.default_rng(3), side=56)[0])
     same = tmp_path / "sub" / ".." / "shift.png"

@@ -51,7 +51,12 @@ def tray_frame(rng: np.random.Generator, size: tuple[int, int], dice: list[DieSp
         pts = _tray_from_truth(truth)
         x0, y0 = np.maximum(pts.min(axis=0).astype(int), 0)
         x1, y1 = pts.max(axis=0).astype(int)
-    crop = img[y0:y1, x0:x1]
+    return img[y0:y1, x0:x1], placed_dice(truth, (x0, y0))
+
+
+def placed_dice(truth: dict[str, Any], origin: tuple[float, float] = (0.0, 0.0)) -> list[tuple[Any, tuple[float, float], float]]:
+    """Each die of a rendered scene's ``truth``: (face, centre, side), in pixels of a crop whose top-left corner
+    is ``origin`` in the picture."""
     hm = np.array(truth["mm_to_px"])
     placed = []
     for d in truth["dice"]:
@@ -59,8 +64,8 @@ def tray_frame(rng: np.random.Generator, size: tuple[int, int], dice: list[DieSp
         q = hm @ np.array([d["centre_mm"][0] + DIE_MM, d["centre_mm"][1], 1.0])
         c = p[:2] / p[2]
         side = float(np.linalg.norm(q[:2] / q[2] - c))
-        placed.append((d["face"], (float(c[0] - x0), float(c[1] - y0)), side))
-    return crop, placed
+        placed.append((d["face"], (float(c[0] - origin[0]), float(c[1] - origin[1])), side))
+    return placed
 
 
 def write_folder(out: Path, frames: int, seed: int) -> int:
