@@ -305,6 +305,13 @@ class CameraInput:
         """``typing``: dice are being entered by hand, ``entry`` their roll (the step's, or one a menu choice
         opened: attack dice, a re-roll)."""
         self.frames_seen += 1
+        if self.dice_region is not None:  # partly outside the picture: its dice there are never seen (wholly
+            # outside, a roll awaited says so: _tray); told from the first frame, not only at the first roll
+            h, w = frame.image.shape[:2]
+            misfit = self.dice_region.misfit(w, h)
+            if misfit is not None and min(frame.crop(self.dice_region).shape[:2]) >= 16:
+                notify("dice_region", f"dice tray partly outside the picture: [camera] dice_region {misfit}; set "
+                                      "it in pitboard.toml (pitboard check names it)", None, now=now)
         if menu.dice is not None and not typing:
             self._dice(frame, prompt, menu.dice, apply, notify, withdraw, now)
         elif typing and (entry or menu.dice) is not None:  # the tray is still watched, nothing is sent, so that

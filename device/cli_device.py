@@ -251,8 +251,23 @@ def probe_camera(config: PitboardConfig, backend: Any = None) -> CheckLine:
     tray = config.camera.dice_region
     misfit = tray.misfit(w, h) if tray is not None else None
     if misfit is not None:
+        assert tray is not None
+        # (it said "no die is read" of a region partly in the frame, where the dice in that part are read)
+        lost = "no die is read" if tray.x + 16 > w or tray.y + 16 > h else "dice beyond the frame's edge are not seen"
         return CheckLine("FAIL", part, f"gives {w}x{h} frames, but [camera] dice_region {misfit}: set dice_region "
-                                       "(and width/height) for this camera; until then no die is read")
+                                       f"(and width/height) for this camera; until then {lost}")
+    try:
+        cal, _lib, problems = read_vision_files(config)
+    except OSError:  # a file this user may not look at: the calibration's own line says so
+        cal, problems = None, []
+    if cal is not None and not problems and tuple(cal.image_size) != (w, h):
+        # checked for picamera2 against [camera] width/height only: a webcam or a replay folder of frames
+        # another size passed, and every frame at the table was refused ("table not read")
+        cw, ch = (int(v) for v in cal.image_size)
+        where = config.vision.calibration or "the data folder's calibration"
+        return CheckLine("FAIL", part, f"gives {w}x{h} frames, but {where} is for {cw}x{ch} frames: the table is not "
+                                       "read until they agree; calibrate again from a frame of this camera (`pitboard "
+                                       "check --interactive` saves one; or the phone's Calibrate page)")
     return CheckLine("OK", part, f"gives {w}x{h} frames")
 
 

@@ -430,7 +430,7 @@ def pixel_text(
 #: The banner title of each notice the app posts (``App.notify`` kinds; refusals are "refused"), for the
 #: dashboards that title a notice apart from its text.  An unknown kind is its words in capitals.
 NOTICE_TITLES = {"refused": "REFUSED", "camera_down": "CAMERA OFF", "camera_back": "CAMERA OK", "dice": "DICE",
-                 "typing": "DICE", "dice_taken": "DICE", "tray_count": "DICE TRAY",
+                 "typing": "DICE", "dice_taken": "DICE", "tray_count": "DICE TRAY", "dice_region": "DICE TRAY",
                  "vision": "CAMERA", "info": "INFO", "car_unseen": "CAR NOT SEEN",
                  "template_seen": "TEMPLATE", "hazard_mismatch": "HAZARDS",
                  "files": "FILES", "screen": "SCREEN OFF", "store": "GAME LOG", "resumed": "RESUMED",

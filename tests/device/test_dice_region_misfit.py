@@ -58,3 +58,48 @@ def test_check_fails_a_dice_region_that_misses_the_cameras_frames() -> None:
     assert "gives 1280x720 frames, but [camera] dice_region [864, 796, 576, 480] runs past" in line.detail
     fits = PitboardConfig(camera=CameraConfig(backend=CameraBackend.REPLAY, dice_region=Region(300, 200, 576, 480)))
     assert probe_camera(fits, backend=StillBackend(picture)).status == "OK"
+
+
+def test_a_tray_partly_outside_the_picture_is_said_from_the_first_frame(tmp_path: Path) -> None:
+    """An audit: a dice_region running past the webcam's frame by part of it read the dice in the part it
+    saw, missed the others, and nothing said so at start (only a region wholly off the frame was told, and
+    only once a roll was awaited)."""
+    module = game_package("thunder_road")
+    with Store(tmp_path / "tr.sqlite") as store:
+        _, match, _ = open_match(store, module, tomllib.loads(module.EXAMPLE_SETUP))
+        image = np.full((720, 1280, 3), 90, np.uint8)
+        clock = Clock()
+        app = App(module, match, buttons=ScriptedButtons(), displays=Screens(), clock=clock,
+                  camera=Camera(StillBackend(image), clock=clock, fps=10), reader=VisionReader(faces=FaceLibrary()),
+                  settle_frames=3, dice_region=Region(1000, 400, 576, 480))
+        clock.now += 0.1
+        app.step(clock.now)
+        said = [(n.text, n.player) for n in app.notices if n.kind == "dice_region"]
+        assert said == [("dice tray partly outside the picture: [camera] dice_region [1000, 400, 576, 480] runs "
+                         "past the 1280x720 frame the camera gives (it needs 1576x880); set it in pitboard.toml "
+                         "(pitboard check names it)", None)]
+
+
+def test_check_says_what_a_region_partly_outside_the_frame_loses() -> None:
+    picture = np.zeros((720, 1280, 3), np.uint8)
+    partly = PitboardConfig(camera=CameraConfig(backend=CameraBackend.REPLAY, dice_region=Region(1000, 400, 576, 480)))
+    line = probe_camera(partly, backend=StillBackend(picture))
+    assert line.status == "FAIL" and line.detail.endswith("until then dice beyond the frame's edge are not seen")
+    off = PitboardConfig(camera=CameraConfig(backend=CameraBackend.REPLAY, dice_region=Region(864, 796, 576, 480)))
+    assert probe_camera(off, backend=StillBackend(picture)).detail.endswith("until then no die is read")
+
+
+def test_check_fails_a_calibration_made_at_another_size_than_the_cameras_frames(tmp_path: Path) -> None:
+    """An audit: with a replay folder or a webcam giving 1920x1080 and a calibration made at 1280x720, check said
+    OK for both while every frame at the table was refused ("table not read")."""
+    from device.table_files import save_calibration
+    from device.config import VisionConfig
+    from vision.calibration import Calibration
+
+    cal = save_calibration(Calibration(px_to_mm=np.diag([0.5, 0.5, 1.0]), image_size=(1280, 720),
+                                       mat_mm=(640.0, 360.0)), tmp_path / "cal.json")
+    config = PitboardConfig(camera=CameraConfig(backend=CameraBackend.REPLAY), vision=VisionConfig(calibration=cal))
+    line = probe_camera(config, backend=StillBackend(np.zeros((1080, 1920, 3), np.uint8)))
+    assert line.status == "FAIL", line
+    assert line.detail.startswith(f"gives 1920x1080 frames, but {cal} is for 1280x720 frames: the table is not read")
+    assert probe_camera(config, backend=StillBackend(np.zeros((720, 1280, 3), np.uint8))).status == "OK"
