@@ -401,8 +401,9 @@ class _Validator:
         if key not in data:
             return default
         value = data[key]
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise self.fail(dotted, f"must be a number, not {as_written(value)}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)):  # (the range too: "16" in quotes is a
+            # text, and its fix is the number written bare, within it)
+            raise self.fail(dotted, f"must be a number from {lo:g} to {hi:g} without quotes, not {as_written(value)}")
         if not lo <= value <= hi:
             raise self.fail(dotted, f"{value} is out of range; allowed: {lo:g}..{hi:g}")
         return float(value)

@@ -103,9 +103,9 @@ def test_wrong_screen_address_names_file_key_and_allowed_values() -> None:
         ('[vision]\ncalibration = "' + "é" * 200 + '"', "pitboard.toml: vision.calibration: is not a usable file path"),
         ('[store]\npath = "/tmp/a\\u0000b"', "pitboard.toml: store.path: is not a usable file path"),
         ('[vision]\ndice_mm = 25', "pitboard.toml: vision.dice_mm: 25 is out of range; allowed: 12..19"),
-        ('[vision]\ndice_mm = "16"', "pitboard.toml: vision.dice_mm: must be a number, not \"16\""),
+        ('[vision]\ndice_mm = "16"', "pitboard.toml: vision.dice_mm: must be a number from 12 to 19 without quotes, not \"16\""),
         # the value as written in the file, not Python's True (an audit)
-        ('[vision]\ndice_mm = true', "pitboard.toml: vision.dice_mm: must be a number, not true"),
+        ('[vision]\ndice_mm = true', "pitboard.toml: vision.dice_mm: must be a number from 12 to 19 without quotes, not true"),
         ('[camera]\nbackend = "usb\\ncam"', "pitboard.toml: camera.backend: \"usb\\ncam\" is not known"),
         ('[camera]\nbackend = ["usb", true]', "pitboard.toml: camera.backend: must be a non-empty text in quotes, not [\"usb\", true]"),
         ('[vision]\ndice_mm = nan', "pitboard.toml: vision.dice_mm: nan is out of range; allowed: 12..19"),
@@ -226,7 +226,7 @@ def test_a_toml_mistake_names_the_line_says_what_is_wrong_and_how_to_mend_it(lin
 
 @pytest.mark.parametrize("edit, expected", [
     # seen: 'good.toml: camera.fps: must be a number, not 'ten'' - which of the 80 lines?
-    (("\nfps = 10\n", '\nfps = "ten"\n'), "pitboard.toml: camera.fps (line {n}): must be a number, not \"ten\""),
+    (("\nfps = 10\n", '\nfps = "ten"\n'), "pitboard.toml: camera.fps (line {n}): must be a number from 0.5 to 120 without quotes, not \"ten\""),
     (("address = 0x3D", "address = 0x3E"), "pitboard.toml: screens[1].address (line {n}): 0x3E is not"),
     (("\nfps = 10\n", "\nfsp = 10\n"), "pitboard.toml: camera.fsp (line {n}): unknown key"),
 ])
