@@ -888,7 +888,8 @@ class VisionReader:
             for problem in (cfg_problem, look_problem):
                 if problem is not None and problems is not None:
                     problems.append(problem)
-        return cls(calibration=cal, table_config=cfg, faces=lib, die_px=dice_px_at_tray(cal, dice_region, dice_mm))
+        region = dice_region or tray_region(cal)
+        return cls(calibration=cal, table_config=cfg, faces=lib, die_px=dice_px_at_tray(cal, region, dice_mm))
 
 
 @dataclass(frozen=True)
@@ -992,6 +993,38 @@ def read_calibration_file(path: Any | None) -> tuple[Any, VisionFileProblem | No
                 wrong = f"{p} is not a usable calibration ({exc!r}); {redo}"
     return None, VisionFileProblem("calibration", p, f"the calibration {wrong}. Until then the table is not "
                                    "read: templates and tokens are entered with the buttons.", short)
+
+
+#: The share of the calibration's tray zone's size added on each side when it stands for ``[camera] dice_region``
+#: (a zone drawn a little small must not cut the dice lying at its edge).
+TRAY_MARGIN = 0.1
+
+
+def tray_region(calibration: Any | None) -> Region | None:
+    """Where the dice are read when ``[camera] dice_region`` is not set: the calibration's ``tray`` zone (the
+    owner named where the dice tray stands when calibrating), its box in picture pixels widened by
+    :data:`TRAY_MARGIN` on each side, inside the frame.  None without a calibration or a tray zone.  (The
+    whole frame was read: the table's hazard tokens, tag cells and mat cracks came back as dice the camera cannot
+    read, ~7 a 1280x720 frame on a rendered table, and every roll was held.)"""
+    if calibration is None:
+        return None
+    import math
+
+    import numpy as np
+
+    try:
+        zone = calibration.zone("tray")
+        pts = calibration.to_px(np.array(zone.polygon, dtype=float))
+    except (KeyError, ValueError, AttributeError):
+        return None
+    (x0, y0), (x1, y1) = pts.min(axis=0), pts.max(axis=0)
+    mx, my = TRAY_MARGIN * (x1 - x0), TRAY_MARGIN * (y1 - y0)
+    w, h = (int(v) for v in calibration.image_size)
+    left, top = max(0, math.floor(x0 - mx)), max(0, math.floor(y0 - my))
+    right, bottom = min(w, math.ceil(x1 + mx)), min(h, math.ceil(y1 + my))
+    if right - left < 16 or bottom - top < 16:  # off the picture: the whole frame, as before
+        return None
+    return Region(int(left), int(top), int(right - left), int(bottom - top))
 
 
 def dice_px_at_tray(calibration: Any | None, region: Region | None, dice_mm: float) -> float | None:

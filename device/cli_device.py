@@ -473,11 +473,17 @@ def probe_vision_files(config: PitboardConfig) -> list[CheckLine]:
         if cam.dice_region is None and camera_on:
             # the table is in the picture: read whole, its tokens, tags and templates are found as dice that
             # cannot be read (2-6 a frame on rendered 1080p tables), each one a die the players are asked to enter
-            lines.append(CheckLine("WARN", "dice region", "no [camera] dice_region: the dice are read from the whole "
-                                                          "frame, where the table's tokens, tags and templates can be "
-                                                          "taken for dice; set dice_region = [x, y, width, height], "
+            from device.camera_input import tray_region
+
+            tray = tray_region(cal)
+            how = "the whole frame, where the table's tokens, tags and templates can be taken for dice" if tray is None \
+                else (f"the calibration's tray zone, [{tray.x}, {tray.y}, {tray.width}, {tray.height}] (pixels, with a "
+                      "margin): if the dice tray does not stand there, no die is read")
+            lines.append(CheckLine("WARN", "dice region", f"no [camera] dice_region: the dice are read from {how}; "
+                                                          "set dice_region = [x, y, width, height], "
                                                           "the dice tray in the camera's frame (pixels): the phone "
-                                                          "page's camera view shows the frame the appliance reads; "
+                                                          "page's camera view shows the frame the appliance reads "
+                                                          "and where it reads the dice; "
                                                           "with the appliance stopped, `pitboard check --interactive` "
                                                           "saves one at full size"))
     else:
@@ -769,9 +775,9 @@ def draw_calibration(image: Any, calibration: Any) -> Any:
     return canvas
 
 
-def draw_dice_region(image: Any, region: Any) -> tuple[Any, str]:
-    """A copy of a frame with ``[camera] dice_region`` drawn (where the appliance reads the dice), and what to
-    say of it: the calibration's tray zone is not where the dice are read."""
+def draw_dice_region(image: Any, region: Any, *, inferred: bool = False) -> tuple[Any, str]:
+    """A copy of a frame with where the appliance reads the dice drawn (``[camera] dice_region``; ``inferred``:
+    the calibration's tray zone, standing for it when it is not set), and what to say of it."""
     import cv2
 
     if region is None:
@@ -780,12 +786,13 @@ def draw_dice_region(image: Any, region: Any) -> tuple[Any, str]:
     h, w = canvas.shape[:2]
     x, y, rw, rh = region.x, region.y, region.width, region.height
     cv2.rectangle(canvas, (x, y), (x + rw - 1, y + rh - 1), (255, 0, 255), 3, cv2.LINE_AA)
-    cv2.putText(canvas, "dice read here ([camera] dice_region)", (x + 6, max(20, y - 8)), cv2.FONT_HERSHEY_SIMPLEX,
+    said = "the calibration's tray zone" if inferred else "[camera] dice_region"
+    cv2.putText(canvas, f"dice read here ({said})", (x + 6, max(20, y - 8)), cv2.FONT_HERSHEY_SIMPLEX,
                 0.6, (255, 0, 255), 2, cv2.LINE_AA)
     misfit = region.misfit(w, h)
     if misfit:
         return canvas, f"[camera] dice_region {misfit}"
-    return canvas, "the dice are read inside the magenta box ([camera] dice_region): the tray must sit in it"
+    return canvas, f"the dice are read inside the magenta box ({said}): the tray must sit in it"
 
 
 def check_camera_view(config: PitboardConfig, out_path: Path, backend: Any = None) -> CheckLine:
@@ -828,7 +835,10 @@ def check_camera_view(config: PitboardConfig, out_path: Path, backend: Any = Non
             note = (f"mat corners and {len(cal.zones)} zone(s) drawn: check they sit on the mat's corners and zones"
                     f"; {seen}")
             image = draw_calibration(image, cal)
-    image, region_note = draw_dice_region(image, config.camera.dice_region)
+    from device.camera_input import tray_region
+
+    image, region_note = draw_dice_region(image, config.camera.dice_region or tray_region(cal),
+                                          inferred=config.camera.dice_region is None)
     note += f"; {region_note}"
     h, w = image.shape[:2]
     region_off = config.camera.dice_region is not None and config.camera.dice_region.misfit(w, h) is not None
@@ -1131,8 +1141,13 @@ def _game_app(config: PitboardConfig, module: Any, match: Any, store: Any, game_
                                          dice_region=config.camera.dice_region, tokens=config.vision.tokens,
                                          config_option=config.config_option())
         problems.extend(model_problems())
+    region = config.camera.dice_region
+    if region is None and reader is not None:  # where the calibration says the dice tray stands
+        from device.camera_input import tray_region
+
+        region = tray_region(reader.calibration)
     app = App(module, match, buttons=buttons, displays=bank, clock=clock, camera=camera, reader=reader,
-              dice_region=config.camera.dice_region, settle_frames=config.camera.settle_frames,
+              dice_region=region, settle_frames=config.camera.settle_frames,
               long_back_undo_steps=config.buttons.long_back_undo_steps,
               on_finished=lambda: store.finish(game_id), log=log)
     app.show_file_problems(problems)

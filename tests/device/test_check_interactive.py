@@ -220,8 +220,13 @@ def test_camera_view_is_saved_with_corners_and_zones_drawn(tmp_path: Path, monke
     assert np.array_equal(cv2.imread(str(frame)), img)  # the frame as the camera gave it, for calibrate
     saved = cv2.imread(str(view))
     assert saved.shape == img.shape
-    expected = draw_calibration(img, cal)
+    from device.camera_input import tray_region
+    from device.cli_device import draw_dice_region
+
+    # where the dice are read too: no [camera] dice_region, so the calibration's tray zone (with its margin)
+    expected, said = draw_dice_region(draw_calibration(img, cal), tray_region(cal), inferred=True)
     assert np.array_equal(saved, expected)
+    assert "the dice are read inside the magenta box (the calibration's tray zone)" in out.getvalue() and said
     # the drawing is there: the mat's corner (0,0) in pixels is painted green
     x, y = np.round(cal.to_px(np.array([[0.0, 0.0]]))[0]).astype(int)
     ring = saved[y - 10:y + 11, x - 10:x + 11].reshape(-1, 3)

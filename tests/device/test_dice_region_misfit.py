@@ -103,3 +103,73 @@ def test_check_fails_a_calibration_made_at_another_size_than_the_cameras_frames(
     assert line.status == "FAIL", line
     assert line.detail.startswith(f"gives 1920x1080 frames, but {cal} is for 1280x720 frames: the table is not read")
     assert probe_camera(config, backend=StillBackend(np.zeros((720, 1280, 3), np.uint8))).status == "OK"
+
+
+# -- no dice_region: the calibration's tray zone -------------------------------------------------------------
+
+
+def _table(tmp_path: Path):
+    """A rendered table with hazard tokens in the players' zones and four dice in the tray, calibrated from its
+    corner tags as `pitboard calibrate` does: (frame, calibration, the dice's centres in the frame)."""
+    from vision.calibration import CornerLayout, calibrate_from_markers
+    from vision.markers import detect_tags
+    from vision.synth import SceneSpec, render_scene as render_table
+    from vision.synth.scene import DieSpec
+    from vision.synth.dice_frames import placed_dice
+
+    spec = SceneSpec(tokens={"p1": 3, "p2": 4}, dice=[DieSpec("d6", v) for v in (2, 3, 5, 6)])
+    img, truth = render_table(spec, np.random.default_rng(12))
+    det = {t.id: t.corners_px for t in detect_tags(img)}
+    cal = calibrate_from_markers(det, CornerLayout(mat_mm=spec.mat_mm), spec.image_size, spec.zone_list())
+    return img, cal, [(face, x, y) for face, (x, y), _side in placed_dice(truth)]
+
+
+def test_without_a_dice_region_the_dice_are_read_in_the_calibrations_tray_zone(tmp_path: Path) -> None:
+    """An audit: with no [camera] dice_region the whole frame was read, and the table's hazard tokens, tag
+    cells and mat cracks came back as dice the camera cannot read (~7 a 1280x720 frame): every roll was held,
+    "camera: ? ? ? ? 5 2 ? ? ? 2 6 - can't read 7 dice".  The calibration names where the tray stands."""
+    import cv2
+    import json
+
+    from gpiozero.pins.mock import MockFactory
+
+    from device.camera import ReplayBackend
+    from device.camera_input import tray_region
+    from device.config import parse_config
+
+    img, cal, dice = _table(tmp_path)
+    region = tray_region(cal)
+    assert region is not None
+    for _face, x, y in dice:  # every die of the tray inside it, the token zones outside it
+        assert region.x <= x <= region.x + region.width and region.y <= y <= region.y + region.height
+    for zone in ("p1", "p2"):
+        cx, cy = cal.to_px(np.array([np.mean(cal.zone(zone).polygon, axis=0)]))[0]
+        assert not (region.x <= cx <= region.x + region.width and region.y <= cy <= region.y + region.height)
+    from vision.dice import read_dice
+
+    tray = img[region.y:region.y + region.height, region.x:region.x + region.width]
+    assert sorted(r.value for r in read_dice(tray)) == [2, 3, 5, 6]  # the roll, and nothing of the table
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "f0.png"), img)
+    (tmp_path / "cal.json").write_text(json.dumps(cal.to_dict()))
+    config = parse_config({"game": {"name": "thunder_road"}, "screens": [{"player": "Ana"}],
+                           "camera": {"backend": "replay", "device": str(frames), "width": 1280, "height": 720},
+                           "store": {"path": str(tmp_path / "games.sqlite")},
+                           "vision": {"calibration": str(tmp_path / "cal.json"), "faces": str(tmp_path / "f.json")}},
+                          source="pitboard.toml")
+    from device.cli_device import build_appliance as build
+
+    factory = MockFactory()
+    appliance = build(config, pin_factory=factory, screen_backend="recording", log=lambda s: None,
+                      camera_backend=ReplayBackend(frames))
+    try:
+        assert appliance.app.vision.dice_region == region
+    finally:
+        appliance.close()
+        factory.reset()
+    from device.cli_device import probe_vision_files
+
+    (line,) = [x for x in probe_vision_files(config) if x.part == "dice region"]
+    assert line.status == "WARN" and (f"read from the calibration's tray zone, [{region.x}, {region.y}, "
+                                      f"{region.width}, {region.height}] (pixels, with a margin)") in line.detail
