@@ -213,7 +213,10 @@ class CameraInput:
                  dice_region: Region | None = None, settle_frames: int = 3, table_every: int = 5) -> None:
         self.reader = reader
         self.die_types = dict(die_types or {})
-        self.dice_region = dice_region
+        #: ``[camera] dice_region`` as configured (None: the calibration's tray zone, :attr:`dice_region`)
+        self.region_set = dice_region
+        self.frame_size: tuple[int, int] | None = None  # (w, h) of the latest frame
+        self._tray_zone: tuple[Any, Region | None] | None = None  # (the calibration, its tray_region)
         self.table_every = max(1, table_every)
         self.dice = Settle(settle_frames, same=same_dice)
         self.used_dice: tuple[tuple[Any, float, float], ...] | None = None  # the dice already used
@@ -249,6 +252,21 @@ class CameraInput:
         self.cant_read_shown = False  # the "camera can't read" notice is up
         self.mismatches: list[Mismatch] = []
         self.frames_seen = 0
+
+    @property
+    def dice_region(self) -> Region | None:
+        """Where the dice are read: ``[camera] dice_region``; unset, the reader's calibration's tray zone
+        (:func:`tray_region`) — followed when the table is calibrated again from the phone — while the frames are
+        the calibration's size (at another size its box says nothing of where the tray is); else the whole
+        frame."""
+        if self.region_set is not None:
+            return self.region_set
+        cal = getattr(self.reader, "calibration", None)
+        if cal is None or (self.frame_size is not None and tuple(cal.image_size) != self.frame_size):
+            return None
+        if self._tray_zone is None or self._tray_zone[0] is not cal:
+            self._tray_zone = (cal, tray_region(cal))
+        return self._tray_zone[1]
 
     def new_prompt(self) -> None:
         self.template.reset()
@@ -305,11 +323,12 @@ class CameraInput:
         """``typing``: dice are being entered by hand, ``entry`` their roll (the step's, or one a menu choice
         opened: attack dice, a re-roll)."""
         self.frames_seen += 1
-        if self.dice_region is not None:  # partly outside the picture: its dice there are never seen (wholly
+        h, w = frame.image.shape[:2]
+        self.frame_size = (w, h)
+        if self.region_set is not None:  # partly outside the picture: its dice there are never seen (wholly
             # outside, a roll awaited says so: _tray); told from the first frame, not only at the first roll
-            h, w = frame.image.shape[:2]
-            misfit = self.dice_region.misfit(w, h)
-            if misfit is not None and min(frame.crop(self.dice_region).shape[:2]) >= 16:
+            misfit = self.region_set.misfit(w, h)
+            if misfit is not None and min(frame.crop(self.region_set).shape[:2]) >= 16:
                 notify("dice_region", f"dice tray partly outside the picture: [camera] dice_region {misfit}; set "
                                       "it in pitboard.toml (pitboard check names it)", None, now=now)
         if menu.dice is not None and not typing:
@@ -350,11 +369,12 @@ class CameraInput:
     def _tray(self, frame: Frame, request: DiceRequest, notify: Notify, now: float) -> tuple[list[Any], Any] | None:
         """The dice on the tray now (None: not read: the tray is not in the picture, or moving, or vision
         failed) and the tray's look; :attr:`last_seen` follows it (None when the picture shows nothing)."""
-        tray = frame.crop(self.dice_region)
-        if self.dice_region is not None and min(tray.shape[:2]) < 16:  # a config for another camera
+        region = self.dice_region
+        tray = frame.crop(region)
+        if region is not None and min(tray.shape[:2]) < 16:  # a config for another camera
             h, w = frame.image.shape[:2]
             notify("vision", f"dice tray not in the picture: [camera] dice_region "
-                   f"{self.dice_region.misfit(w, h) or 'is empty'}; set it in pitboard.toml "
+                   f"{region.misfit(w, h) or 'is empty'}; set it in pitboard.toml "
                    "(pitboard check names it); enter the dice with the buttons", None, now=now)
             return None
         still_fn = getattr(self.reader, "tray_still", None)
@@ -635,7 +655,8 @@ class CameraInput:
         return None
 
     def _in_dice_tray(self, centre_px: Any) -> bool:
-        return self.dice_region is not None and centre_px is not None and self.dice_region.contains(*centre_px)
+        region = self.dice_region
+        return region is not None and centre_px is not None and region.contains(*centre_px)
 
     def _tokens(self, table: Any, views: Sequence[Any], notify: Notify, withdraw: Withdraw, now: float, *,
                 takes: bool = True, chooser: str | None = None) -> None:
@@ -1012,10 +1033,13 @@ def tray_region(calibration: Any | None) -> Region | None:
 
     import numpy as np
 
+    zones = [z for z in getattr(calibration, "zones", ()) if z.kind == "dice_tray"]  # (a --zones FILE may name
+    zones.sort(key=lambda z: z.name != "tray")  # its tray otherwise: "tray" first, then any dice tray zone)
+    if not zones:
+        return None
     try:
-        zone = calibration.zone("tray")
-        pts = calibration.to_px(np.array(zone.polygon, dtype=float))
-    except (KeyError, ValueError, AttributeError):
+        pts = calibration.to_px(np.array(zones[0].polygon, dtype=float))
+    except (ValueError, AttributeError):
         return None
     (x0, y0), (x1, y1) = pts.min(axis=0), pts.max(axis=0)
     mx, my = TRAY_MARGIN * (x1 - x0), TRAY_MARGIN * (y1 - y0)

@@ -837,7 +837,9 @@ def check_camera_view(config: PitboardConfig, out_path: Path, backend: Any = Non
             image = draw_calibration(image, cal)
     from device.camera_input import tray_region
 
-    image, region_note = draw_dice_region(image, config.camera.dice_region or tray_region(cal),
+    h, w = image.shape[:2]
+    same_size = cal is not None and tuple(cal.image_size) == (w, h)  # (else the box says nothing of the tray)
+    image, region_note = draw_dice_region(image, config.camera.dice_region or (tray_region(cal) if same_size else None),
                                           inferred=config.camera.dice_region is None)
     note += f"; {region_note}"
     h, w = image.shape[:2]
@@ -1141,13 +1143,9 @@ def _game_app(config: PitboardConfig, module: Any, match: Any, store: Any, game_
                                          dice_region=config.camera.dice_region, tokens=config.vision.tokens,
                                          config_option=config.config_option())
         problems.extend(model_problems())
-    region = config.camera.dice_region
-    if region is None and reader is not None:  # where the calibration says the dice tray stands
-        from device.camera_input import tray_region
-
-        region = tray_region(reader.calibration)
+    # (unset: where the reader's calibration says the dice tray stands, CameraInput.dice_region)
     app = App(module, match, buttons=buttons, displays=bank, clock=clock, camera=camera, reader=reader,
-              dice_region=region, settle_frames=config.camera.settle_frames,
+              dice_region=config.camera.dice_region, settle_frames=config.camera.settle_frames,
               long_back_undo_steps=config.buttons.long_back_undo_steps,
               on_finished=lambda: store.finish(game_id), log=log)
     app.show_file_problems(problems)

@@ -173,3 +173,25 @@ def test_without_a_dice_region_the_dice_are_read_in_the_calibrations_tray_zone(t
     (line,) = [x for x in probe_vision_files(config) if x.part == "dice region"]
     assert line.status == "WARN" and (f"read from the calibration's tray zone, [{region.x}, {region.y}, "
                                       f"{region.width}, {region.height}] (pixels, with a margin)") in line.detail
+
+
+def test_the_tray_zone_is_not_used_on_frames_of_another_size_and_follows_a_new_calibration(tmp_path: Path) -> None:
+    """A review: the tray zone's box is in the calibration's pixels; on frames of another size it points at no
+    tray (no die was read, nothing said why): the whole frame is read then, as before.  Calibrated again from
+    the phone (the reader's calibration swapped), the box follows."""
+    import dataclasses
+
+    from device.camera_input import CameraInput, tray_region
+
+    img, cal, _dice = _table(tmp_path)
+    reader = VisionReader(calibration=cal, faces=FaceLibrary())
+    vision = CameraInput(reader)
+    assert vision.dice_region == tray_region(cal)
+    vision.frame_size = (1920, 1080)
+    assert vision.dice_region is None
+    vision.frame_size = (1280, 720)
+    moved = dataclasses.replace(cal, zones=tuple(dataclasses.replace(z, polygon=tuple((x + 40.0, y) for x, y in
+                                                                                       z.polygon))
+                                                 for z in cal.zones))
+    reader.calibration = moved
+    assert vision.dice_region == tray_region(moved) != tray_region(cal)
