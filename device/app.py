@@ -885,10 +885,13 @@ class App:
         elif kind != "news":  # (a decision's news is its own, even in the words of the one before)
             # so does a timed one posted again while it shows (the camera's "5 dice on the tray, 4 wanted: take 1
             # off" at every frame): its footer stayed on its first piece, "5 dice on the tray, 4", for as long as
-            # the dice lay there; it now stands as long as it is posted, and its pieces turn
-            same = [n.since for n in self.notices if (n.kind, n.player, n.text) == (kind, player, text)
-                    and n.until is not None and n.until > now]
-            since = same[0] if same else now
+            # the dice lay there; it now stands as long as it is posted, and its pieces turn.  It keeps its place
+            # too (moved last at every frame, it hid each later notice where a dashboard shows the newest: a
+            # review) and redraws nothing (the screens were drawn again at every frame)
+            for k, n in enumerate(self.notices):
+                if (n.kind, n.player, n.text) == (kind, player, text) and n.until is not None and n.until > now:
+                    self.notices[k] = dataclasses.replace(n, until=max(n.until, end))  # type: ignore[type-var]
+                    return
         if kind not in ("hazard_mismatch",):
             self.notices = [n for n in self.notices if not (n.kind == kind and n.player == player)]
         self.notices.append(Notice(kind, text, player, end, since))  # type: ignore[arg-type]

@@ -248,3 +248,15 @@ def test_untaught_dice_are_no_longer_told_once_the_roll_is_entered(tmp_path: Pat
     rig.app.type_faces(["SPIN"], rig.t, source="button")  # entered with the buttons, as it said
     rig.step()
     assert not [n for n in rig.app.notices if "not taught" in n.text]  # not 10 s more over the next step
+
+
+def test_a_notice_posted_again_keeps_its_place_behind_later_ones(tmp_path: Path) -> None:
+    """A review: re-posted at every frame, a camera notice was moved last each time, and the Grand Tour's and
+    Space Race's dashboards draw the newest notice: a refusal posted meanwhile was hidden within half a second."""
+    rig = Rig(tmp_path)
+    rig.app.notify("tray_count", "3 dice on the tray, 4 wanted: add 1, or use the buttons", "Ann", now=rig.t)
+    rig.app.notify("refused", "NOT NOW: roll the dice first", None, now=rig.t)
+    rig.app._dirty = False
+    rig.app.notify("tray_count", "3 dice on the tray, 4 wanted: add 1, or use the buttons", "Ann", now=rig.t + 0.1)
+    assert [n.kind for n in rig.app.notices][-2:] == ["tray_count", "refused"]
+    assert not rig.app._dirty  # nothing changed on a screen: nothing redrawn
