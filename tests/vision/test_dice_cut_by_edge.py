@@ -56,3 +56,26 @@ def test_a_die_touching_the_edge_whole_is_still_read() -> None:
         read += bool(near) and near[0].value == value
         wrong += bool(near) and near[0].value not in (None, value)
     assert wrong == 0 and read >= 36, (read, wrong)  # of 40; rng 1: 78 of 80
+
+
+def test_a_speck_at_the_edge_is_dropped_as_a_speck_not_held_as_a_die_not_read(monkeypatch) -> None:
+    """A review: the speck rule ran before the cut rule, so a speck-sized detection read 2-6 next to the edge
+    escaped it and was then made null: a die the camera cannot read, holding the roll."""
+    import numpy as np
+
+    import vision.dice as vd
+    from vision.dice import net, scale
+
+    dets = [net.Detection((100.0, 100.0), 40.0, 0.9), net.Detection((160.0, 100.0), 40.0, 0.9),
+            net.Detection((295.0, 60.0), 12.0, 0.9)]  # a 12 px speck 5 px from the right edge
+    monkeypatch.setattr(scale, "detect", lambda img, die_px=None: (dets, {}))
+
+    def read(img, boxes, first_look=None):
+        out = np.zeros((len(boxes), 7))
+        for k, (_c, s) in enumerate(boxes):
+            out[k, 3 if s > 20 else 4] = 0.99
+        return out
+
+    monkeypatch.setattr(net, "read", read)
+    got = vd._read_learned(np.full((200, 300, 3), 128, np.uint8))
+    assert [r.value for r in got] == [3, 3]

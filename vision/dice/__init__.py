@@ -163,13 +163,14 @@ def _read_learned(img: np.ndarray, die_px: float | None = None) -> list[DieReadi
     out: list[DieReading] = []
     for i, ((cx, cy), size, peak, value, conf) in enumerate(found):
         others = [j for j in valued if j != i]
-        if others and value in (None, 1) and size < SPECK_SHARE * float(np.median([found[j][1] for j in others])):
-            continue
         # cut by the picture's edge: more of its side beyond it than CUT_SHARE (the detector shrinks a cut die:
-        # the image's other dice, one roll of one size, say its side when they are larger)
+        # the image's other dice, one roll of one size, say its side when they are larger); before the speck
+        # rule, which then drops a speck-sized one (made null after it, it held the roll as a die not read)
         side = max([size, float(np.median([found[j][1] for j in others]))] if others else [size])
         if value is not None and side / 2 - edge[i] > CUT_SHARE * side:
             value, conf = None, 0.0
+        if others and value in (None, 1) and size < SPECK_SHARE * float(np.median([found[j][1] for j in others])):
+            continue
         if value is not None and conf < DOUBT_READ_P and peak < DOUBT_DETECT_P:
             base = float(np.median([anisotropy(j) for j in others])) if others else FLAT_ANISOTROPY
             if anisotropy(i) - base > DOUBT_ANISOTROPY:
