@@ -192,7 +192,7 @@ def _said(record: Any) -> str:
 _VIEWS: dict[tuple[Path, str, str | None], LibraryView] = {}
 #: What each recent undo said, by the mark it was sent with: the same form sent twice (a double tap) is
 #: answered with the first one's result, not a red "nothing was undone" that invites a third tap.
-_UNDONE: dict[str, str] = {}
+_UNDONE: dict[tuple[Path, str], str] = {}  # (by library file and mark: two tables' libraries may be alike)
 
 
 def library_view(path: Path | None, config_source: str | None = None) -> LibraryView:
@@ -234,8 +234,8 @@ def undo_last(mark: str, path: Path | None, config_source: str | None = None,
 
     path = path or library_path()
     with _CHANGING:
-        if mark and mark in _UNDONE:
-            return f"{_UNDONE[mark]} (sent twice: done once)"
+        if mark and (path, mark) in _UNDONE:
+            return f"{_UNDONE[path, mark]} (sent twice: done once)"
         if not mark or _mark(path) != mark:
             try:
                 library, _ = load_library_to_teach(path, config=config_source)
@@ -269,7 +269,7 @@ def undo_last(mark: str, path: Path | None, config_source: str | None = None,
         took = "; ".join(f"removed {n} example(s) of {die} {face} "
                          f"({len(library.examples.get(die, {}).get(face, []))} left)" for die, face, n in removed)
         message = f"took back the last teaching: {took}; saved {saved}"
-        _UNDONE[mark] = message
+        _UNDONE[path, mark] = message
         while len(_UNDONE) > KEPT:
             _UNDONE.pop(next(iter(_UNDONE)))
     return message

@@ -181,3 +181,19 @@ def test_a_record_no_undo_can_follow_is_mended_first_and_nothing_is_undone(table
     assert words.startswith("nothing was undone: the face library needed mending first (dropped teaching record"), words
     library = load_library(faces)
     assert library.faces("skid") == ["SHIFT"] and len(library.teachings) == 1
+
+
+def test_an_undo_on_another_library_alike_to_one_undone_is_not_taken_for_a_double_tap(table, faces, tmp_path):
+    """The sent-twice memory was keyed by the file's SHA-256 alone: a second table's library holding the same
+    bytes (the same faces taught the same way) answered "sent twice: done once" and took nothing back."""
+    client, token = paired_client(table)
+    with_camera(table)
+    page = teach(client, token, "skid", "SHIFT")
+    other = tmp_path / "other-faces.json"
+    other.write_bytes(faces.read_bytes())
+    mark = undo_mark(page)
+    assert client.post("/teach/undo", data={"csrf": token, "last": mark}).status_code == 200
+    table.web.ctx.faces_path = other
+    r = client.post("/teach/undo", data={"csrf": token, "last": mark})
+    assert r.status_code == 200 and "sent twice" not in said(r.text), said(r.text)
+    assert load_library(other).dice() == []
