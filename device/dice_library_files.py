@@ -147,14 +147,12 @@ def unknown_name_words(library: FaceLibrary) -> str | None:
 def unrolled_dice_words(library: FaceLibrary) -> str | None:
     """The dice of ``library`` no game here rolls (a die renamed by hand, "skdi"), with the near name: the camera
     is never asked for them, so the game's own die goes untaught without a word.  None when there are none."""
-    import difflib
-
     rolled = list(taught_dice())
     said = []
     for die in library.dice():
         if die not in rolled:
-            near = difflib.get_close_matches(die, rolled, n=1)
-            said.append(f"{die!r}" + (f" (did you mean {near[0]}?)" if near else ""))
+            near = did_you_mean(die, rolled).strip()
+            said.append(f"{die!r}" + (f" ({near})" if near else ""))
     if not said:
         return None
     return (f"no game rolls the die{'s' if len(said) > 1 else ''} {', '.join(said)}: the camera never reads "
