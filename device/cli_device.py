@@ -256,11 +256,13 @@ def probe_camera(config: PitboardConfig, backend: Any = None) -> CheckLine:
         lost = "no die is read" if tray.x + 16 > w or tray.y + 16 > h else "dice beyond the frame's edge are not seen"
         return CheckLine("FAIL", part, f"gives {w}x{h} frames, but [camera] dice_region {misfit}: set dice_region "
                                        f"(and width/height) for this camera; until then {lost}")
-    try:
-        cal, _lib, problems = read_vision_files(config)
+    from device.camera_input import read_calibration_file
+
+    try:  # (the calibration alone: the face library, read for its own line, is no matter of the frames' size)
+        cal, problem = read_calibration_file(config.vision.calibration)
     except OSError:  # a file this user may not look at: the calibration's own line says so
-        cal, problems = None, []
-    if cal is not None and not problems and tuple(cal.image_size) != (w, h):
+        cal, problem = None, None
+    if cal is not None and problem is None and tuple(cal.image_size) != (w, h):
         # checked for picamera2 against [camera] width/height only: a webcam or a replay folder of frames
         # another size passed, and every frame at the table was refused ("table not read")
         cw, ch = (int(v) for v in cal.image_size)
