@@ -270,7 +270,39 @@ def probe_camera(config: PitboardConfig, backend: Any = None) -> CheckLine:
         return CheckLine("FAIL", part, f"gives {w}x{h} frames, but {where} is for {cw}x{ch} frames: the table is not "
                                        "read until they agree; calibrate again from a frame of this camera (`pitboard "
                                        "check --interactive` saves one; or the phone's Calibrate page)")
-    return CheckLine("OK", part, f"gives {w}x{h} frames")
+    return _measured_dice(config, image, cal if problem is None else None, CheckLine("OK", part, f"gives {w}x{h} frames"))
+
+
+def _measured_dice(config: PitboardConfig, image: Any, cal: Any | None, line: CheckLine) -> CheckLine:
+    """``line`` (the camera's, OK) with the size of any dice lying in the frame's dice region, measured by the
+    reader's own scale search, beside the size the calibration and ``[vision] dice_mm`` give them: a WARN when
+    they are too small to read or far from it (a calibration of another table, a dice_mm far from the dice's)."""
+    from device.camera_input import dice_px_at_tray, tray_region
+    from vision.dice.scale import READABLE_PX, find_die_px
+
+    region = config.camera.dice_region or (tray_region(cal) if cal is not None else None)
+    crop = image if region is None else image[region.y:region.y + region.height, region.x:region.x + region.width]
+    try:
+        found = find_die_px(crop)
+    except Exception:  # the weights (their own line says what is wrong) or a frame it cannot read: no figure
+        return line
+    if found is None:  # no die lies there now: nothing to measure
+        return line
+    said = f"{line.detail}; dice {'on the dice tray' if region is not None else 'in the frame'} now measure about " \
+           f"{found:.0f} px"
+    wanted = dice_px_at_tray(cal, region, config.vision.dice_mm) if cal is not None else None
+    if wanted is not None:
+        said += f" ({config.vision.dice_mm:g} mm dice at the calibration's scale: {wanted:.0f} px)"
+        # the reader's box is 0.75-1.05 of a die's side (rendered trays and table frames): beyond these, the
+        # calibration or dice_mm is not of this table's dice
+        if not 0.6 <= found / wanted <= 1.4:
+            return CheckLine("WARN", line.part, f"{said}: is [vision] dice_mm the side of these dice, and the "
+                                                "calibration of this table? calibrate again if it is")
+    if found < READABLE_PX[0]:
+        return CheckLine("WARN", line.part, f"{said}, and dice under {READABLE_PX[0]:.0f} px are often not read: "
+                                            "mount the camera lower, or ask it for larger frames ([camera] width and "
+                                            "height)")
+    return CheckLine(line.status, line.part, said)
 
 
 def probe_game(config: PitboardConfig, playing: Any = None) -> list[CheckLine]:
@@ -445,6 +477,29 @@ def _names_on_screens(players: list[str]) -> list[CheckLine]:
             for who, text in name_warnings(players)]
 
 
+def _dice_size_line(config: PitboardConfig, cal: Any) -> CheckLine | None:
+    """The dice's side in pixels at the tray as the reader takes it (the calibration's scale there times ``[vision]
+    dice_mm``): a WARN outside the sizes it reads well (``vision.dice.scale.READABLE_PX``: a camera mounted high
+    gave dice of 10-14 px, and the maker learnt it at the table, from dice not read).  None: no scale there."""
+    from device.camera_input import dice_px_at_tray, tray_region
+    from vision.dice.scale import READABLE_PX
+
+    px = dice_px_at_tray(cal, config.camera.dice_region or tray_region(cal), config.vision.dice_mm)
+    if px is None:
+        return None
+    lo, hi = READABLE_PX
+    said = f"{config.vision.dice_mm:g} mm dice ([vision] dice_mm) are {px:.0f} px across at the dice tray"
+    if px < lo:
+        return CheckLine("WARN", "dice size", f"{said}, and dice under {lo:.0f} px are often not read: mount the camera "
+                                              "lower, or ask it for larger frames ([camera] width and height, then "
+                                              "calibrate again); if your dice are larger, set dice_mm to their side")
+    if px > hi:
+        return CheckLine("WARN", "dice size", f"{said}, larger than the reader is made for (up to {hi:.0f} px): mount "
+                                              "the camera higher, or ask it for smaller frames ([camera] width and "
+                                              "height, then calibrate again)")
+    return CheckLine("OK", "dice size", f"{said} (read well from {lo:.0f} to {hi:.0f} px)")
+
+
 def probe_vision_files(config: PitboardConfig) -> list[CheckLine]:
     """The calibration and the face library: OK, FAIL (damaged, unreadable, configured but missing: the
     camera reads without them), WARN when the camera is off (they are not used then) or no calibration
@@ -488,6 +543,9 @@ def probe_vision_files(config: PitboardConfig) -> list[CheckLine]:
                                                           "and where it reads the dice; "
                                                           "with the appliance stopped, `pitboard check --interactive` "
                                                           "saves one at full size"))
+        size_line = _dice_size_line(config, cal)
+        if size_line is not None:
+            lines.append(size_line)
     else:
         status = "FAIL" if cal_problem.severe and camera_on else "WARN"
         lines.append(CheckLine(status, "calibration", cal_problem.message))

@@ -53,6 +53,10 @@ MIN_LEVEL_SIDE = 48
 RESCALE_BEYOND = 1.25
 #: Scales of the detection are kept within these (a whole 4K frame of tiny dice is not upscaled further).
 MIN_SCALE, MAX_SCALE = 1 / 8, 2.0
+#: Dice sides (image pixels) the reader reads well: from 20 px (50 dev nell_ photos scaled down, die side
+#: known: 39 px 0.987 of dice read right, 20 px 0.983, 14 px 0.87, 10 px 0.43) up to what the detection still
+#: brings down to TARGET_PX (MIN_SCALE: 156 px read 0.983).  ``pitboard check`` warns outside it.
+READABLE_PX = (20.0, TARGET_PX / MIN_SCALE)
 #: Dice sizes the owner may configure (mm): small 12 mm dice to large 19 mm ones.
 DICE_MM = (12.0, 19.0)
 
