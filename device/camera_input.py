@@ -854,6 +854,7 @@ class VisionReader:
 
         with self._counts_lock:  # the loop's thread; another thread reads with read_table_fresh
             calibration, config = self.calibration, self.table_config  # one of each for this frame
+            _fits_calibration(image, calibration)
             memo = self._counts
             if memo is None or memo.calibration is not calibration or memo.look is not config.tokens:
                 memo = self._counts = CountMemo(calibration, config.tokens)  # recalibrated or taught: afresh
@@ -866,7 +867,19 @@ class VisionReader:
             return None
         from vision.table import read_table
 
-        return read_table(image, self.calibration, self.table_config)
+        calibration = self.calibration
+        _fits_calibration(image, calibration)
+        return read_table(image, calibration, self.table_config)
+
+
+def _fits_calibration(image: Any, calibration: Any) -> None:
+    """Raises ``ValueError`` in the appliance's words when the camera's frame is not the calibration's size (the
+    reader's own, "calibrate at this resolution", named neither how nor the other way: the camera's size)."""
+    h, w = image.shape[:2]
+    cw, ch = (int(v) for v in calibration.image_size)
+    if (w, h) != (cw, ch):
+        raise ValueError(f"the camera gives {w}x{h} frames, the calibration is for {cw}x{ch}: calibrate again from the "
+                         f"phone, or set [camera] width = {cw}, height = {ch}")
 
     @classmethod
     def from_files(cls, calibration: Any | None, faces: Any | None, car_tags: Mapping[int, str] | None = None,
