@@ -246,6 +246,8 @@ class GaslandsDemo:
     # -- driving the loop -------------------------------------------------------------------------------
     def build(self, store: Store) -> None:
         from device.app import open_match
+        from device.camera_input import dice_px_at_tray
+        from vision.synth.dice_frames import DIE_MM
 
         self.calibrate()
         library = self.teach_skid_dice() if self.skid_dice == "skid" else None
@@ -259,7 +261,10 @@ class GaslandsDemo:
         self.app = App(
             self.module, self.match, buttons=self.buttons, displays=self.bank, clock=self.clock,
             camera=Camera(self.camera_backend, clock=self.clock, fps=10),
-            reader=VisionReader(calibration=self.calibration, table_config=self.table_config, faces=library),
+            # the dice's size at the tray as the appliance takes it (the calibration's scale, the renderer's 16 mm
+            # dice): the demo shows the appliance's known-size reading, not the reader's search of a photo
+            reader=VisionReader(calibration=self.calibration, table_config=self.table_config, faces=library,
+                                die_px=dice_px_at_tray(self.calibration, self.region, DIE_MM)),
             dice_region=self.region, settle_frames=3, table_every=2,
         )
 
