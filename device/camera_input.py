@@ -871,16 +871,6 @@ class VisionReader:
         _fits_calibration(image, calibration)
         return read_table(image, calibration, self.table_config)
 
-
-def _fits_calibration(image: Any, calibration: Any) -> None:
-    """Raises ``ValueError`` in the appliance's words when the camera's frame is not the calibration's size (the
-    reader's own, "calibrate at this resolution", named neither how nor the other way: the camera's size)."""
-    h, w = image.shape[:2]
-    cw, ch = (int(v) for v in calibration.image_size)
-    if (w, h) != (cw, ch):
-        raise ValueError(f"the camera gives {w}x{h} frames, the calibration is for {cw}x{ch}: calibrate again from the "
-                         f"phone, or set [camera] width = {cw}, height = {ch}")
-
     @classmethod
     def from_files(cls, calibration: Any | None, faces: Any | None, car_tags: Mapping[int, str] | None = None,
                    *, problems: list["VisionFileProblem"] | None = None, dice_mm: float = 16.0,
@@ -1032,6 +1022,16 @@ def read_calibration_file(path: Any | None) -> tuple[Any, VisionFileProblem | No
 #: The share of the calibration's tray zone's size added on each side when it stands for ``[camera] dice_region``
 #: (a zone drawn a little small must not cut the dice lying at its edge).
 TRAY_MARGIN = 0.1
+
+
+def _fits_calibration(image: Any, calibration: Any) -> None:
+    """Raises ``ValueError`` in the appliance's words when the camera's frame is not the calibration's size (the
+    reader's own, "calibrate at this resolution", named neither how nor the other way: the camera's size)."""
+    h, w = image.shape[:2]
+    cw, ch = (int(v) for v in calibration.image_size)
+    if (w, h) != (cw, ch):
+        raise ValueError(f"the camera gives {w}x{h} frames, the calibration is for {cw}x{ch}: calibrate again from the "
+                         f"phone, or set [camera] width = {cw}, height = {ch}")
 
 
 def tray_region(calibration: Any | None) -> Region | None:
