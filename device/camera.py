@@ -353,6 +353,13 @@ def backend_from_config(config: CameraConfig) -> Backend | None:
     return None
 
 
+#: Seconds an open camera may give no frame before it is down (closed, said on the screens, opened again with
+#: backoff).  An audit: a camera whose read blocked forever (a loose ribbon cable hangs libcamera) or gave none
+#: was never noticed: "picamera2 camera working", and a roll waited on the camera without a word.  A Pi camera
+#: gives its first frame within ~1 s of starting, a webcam within ~2 s.
+STALL_S = 5.0
+
+
 class CameraStatus(str, Enum):
     UP = "up"
     DOWN = "down"
@@ -367,8 +374,10 @@ class Camera:
     """
 
     def __init__(self, backend: Backend, *, clock: Clock = time.monotonic, fps: float = 10.0,
-                 reopen_min_s: float = 1.0, reopen_max_s: float = 30.0) -> None:
+                 reopen_min_s: float = 1.0, reopen_max_s: float = 30.0, stall_s: float = STALL_S) -> None:
         self.backend = backend
+        #: A camera open but giving no frame for this long is down, as one that fails (see STALL_S).
+        self.stall_s = stall_s
         self.clock = clock
         self.period = 1.0 / fps if fps > 0 else 0.0
         self.reopen_min_s = reopen_min_s
@@ -379,6 +388,7 @@ class Camera:
         self._opened = False
         self._next_attempt = float("-inf")
         self._next_frame = float("-inf")
+        self._last_frame_at = float("-inf")  # (or when it was opened)
         self._index = 0
         #: (time, status, message) for every change: what the app turns into notices.
         self.changes: list[tuple[float, CameraStatus, str]] = []
@@ -414,6 +424,7 @@ class Camera:
                 self._fail(now, f"{self.backend.name} failed to open: {exc!r}")
                 return None
             self._opened = True
+            self._last_frame_at = now
         if now < self._next_frame:
             return None
         try:
@@ -425,8 +436,12 @@ class Camera:
             self._fail(now, f"{self.backend.name} failed: {exc!r}")
             return None
         if image is None:  # a threaded backend with no new frame yet: try again next iteration
+            if now - self._last_frame_at > self.stall_s:  # ... unless it has given none for seconds: it hangs
+                self._fail(now, f"the {self.backend.name} camera gave no frame for {self.stall_s:g} s (a loose "
+                                "cable, or a camera that hung)")
             return None
         self.failures = 0
+        self._last_frame_at = now
         self._set(now, CameraStatus.UP, f"{self.backend.name} camera working")
         self._next_frame = now + self.period
         self._index += 1

@@ -244,6 +244,29 @@ def test_camera_treats_no_new_frame_as_waiting_not_failing() -> None:
     assert cam.poll(0.1) is not None and cam.up
 
 
+def test_a_camera_that_stops_giving_frames_without_an_error_is_down_and_opened_again() -> None:
+    """An audit: a camera whose read blocked forever (a loose ribbon cable hangs libcamera; ThreadedBackend's
+    thread waits in it) or gave none was never noticed: "picamera2 camera working", and a roll waited on the
+    camera without a word.  No frame for STALL_S is a failure like any other: closed, said, opened again."""
+    inner = FlakyBackend(["ok"])
+    threaded = ThreadedBackend(inner)
+    threaded.open = lambda: ThreadedBackend.open(threaded, start=False)  # type: ignore[method-assign]
+    cam = Camera(threaded, fps=0, stall_s=5.0, reopen_min_s=1.0)
+    assert cam.poll(0.0) is None and cam.status is CameraStatus.DOWN and cam.failures == 0  # starting: no frame yet
+    assert cam.poll(4.9) is None and cam.failures == 0  # a camera warming up is given its seconds
+    threaded.pump()
+    assert cam.poll(5.0) is not None and cam.up
+    for t in (6.0, 8.0, 10.0):  # frames stop: the thread's read never returns, nothing is raised
+        assert cam.poll(t) is None and cam.up
+    assert cam.poll(10.1) is None and cam.status is CameraStatus.DOWN
+    assert cam.message == "the flaky camera gave no frame for 5 s (a loose cable, or a camera that hung)"
+    assert inner.closes == 1 and cam.changes[-1][1] is CameraStatus.DOWN
+    assert cam.poll(10.5) is None and inner.opens == 1  # backoff: not yet opened again
+    assert cam.poll(11.2) is None and inner.opens == 2  # opened again (it gives no frame yet)
+    threaded.pump()
+    assert cam.poll(11.3) is not None and cam.up  # back
+
+
 def test_first_frame_waits_out_dropped_frames_and_always_closes() -> None:
     """One-off frames (`check`, `teach dice --camera`): a webcam's first reads may fail while exposure
     settles; the first frame it gives is taken, and the camera is closed whatever happened."""
