@@ -500,6 +500,43 @@ def _dice_size_line(config: PitboardConfig, cal: Any) -> CheckLine | None:
     return CheckLine("OK", "dice size", f"{said} (read well from {lo:.0f} to {hi:.0f} px)")
 
 
+def _dice_region_line(config: PitboardConfig, cal: Any | None) -> CheckLine | None:
+    """Where the dice are read, when check has a word to say of it (None: ``[camera] dice_region`` is set and
+    agrees with the calibration).  ``cal``: the calibration the appliance will use (None: one configured but
+    missing, damaged, or of another size than the frames: an audit found the whole frame read then, and a fifth
+    "die" held a roll of four, with no word of it in check).  No region: a WARN naming what is read instead (the calibration's tray zone,
+    or the whole frame, where the table's tokens, tags and templates are found as dice that cannot be read: 2-6
+    a frame on rendered 1080p tables, each a die the players are asked to enter).  A region apart from the
+    calibration's tray zone: a WARN (an audit: a region over a corner tag passed check, and at the table the
+    roller was told to lay flat a die that was not there)."""
+    from device.camera_input import tray_region
+
+    tray = tray_region(cal) if cal is not None else None
+    region = config.camera.dice_region
+    if region is not None:
+        if tray is None or (region.x < tray.x + tray.width and tray.x < region.x + region.width
+                            and region.y < tray.y + tray.height and tray.y < region.y + region.height):
+            return None
+        return CheckLine("WARN", "dice region", f"[camera] dice_region [{region.x}, {region.y}, {region.width}, "
+                                                f"{region.height}] lies apart from the calibration's tray zone, "
+                                                f"[{tray.x}, {tray.y}, {tray.width}, {tray.height}] (pixels, with a "
+                                                "margin): if the dice tray stands in the tray zone, no die is read "
+                                                "and other things are taken for dice; set dice_region over the tray "
+                                                "(x, y, width, height), or calibrate again if the tray moved")
+    if tray is None:
+        how = ("the whole frame, where the table's tokens, tags and templates can be taken for dice" if cal is not None
+               else "the whole frame (the calibration above is not used: none names where the tray stands), where "
+                    "the table's tokens, tags and templates can be taken for dice")
+    else:
+        how = (f"the calibration's tray zone, [{tray.x}, {tray.y}, {tray.width}, {tray.height}] (pixels, with a "
+               "margin): if the dice tray does not stand there, no die is read")
+    return CheckLine("WARN", "dice region", f"no [camera] dice_region: the dice are read from {how}; "
+                                            "set dice_region = [x, y, width, height], the dice tray in the camera's "
+                                            "frame (pixels): the phone page's camera view shows the frame the "
+                                            "appliance reads and where it reads the dice; with the appliance "
+                                            "stopped, `pitboard check --interactive` saves one at full size")
+
+
 def probe_vision_files(config: PitboardConfig) -> list[CheckLine]:
     """The calibration and the face library: OK, FAIL (damaged, unreadable, configured but missing: the
     camera reads without them), WARN when the camera is off (they are not used then) or no calibration
@@ -514,6 +551,7 @@ def probe_vision_files(config: PitboardConfig) -> list[CheckLine]:
     lines = []
     cal_problem = found.get("calibration")
     cam = config.camera
+    used = None  # the calibration the appliance will use (not one of another size than its frames)
     if cal_problem is None and cam.backend.value == "picamera2" and tuple(cal.image_size) != (cam.width, cam.height):
         # the frames the appliance asks for are another size: every frame is refused ("table not read")
         cw, ch = (int(v) for v in cal.image_size)
@@ -527,28 +565,18 @@ def probe_vision_files(config: PitboardConfig) -> list[CheckLine]:
         where = config.vision.calibration or "the data folder's calibration"
         lines.append(CheckLine("OK", "calibration", f"{where}: the table is read "
                                                     f"({cal.mat_mm[0]:g}x{cal.mat_mm[1]:g} mm mat)"))
-        if cam.dice_region is None and camera_on:
-            # the table is in the picture: read whole, its tokens, tags and templates are found as dice that
-            # cannot be read (2-6 a frame on rendered 1080p tables), each one a die the players are asked to enter
-            from device.camera_input import tray_region
-
-            tray = tray_region(cal)
-            how = "the whole frame, where the table's tokens, tags and templates can be taken for dice" if tray is None \
-                else (f"the calibration's tray zone, [{tray.x}, {tray.y}, {tray.width}, {tray.height}] (pixels, with a "
-                      "margin): if the dice tray does not stand there, no die is read")
-            lines.append(CheckLine("WARN", "dice region", f"no [camera] dice_region: the dice are read from {how}; "
-                                                          "set dice_region = [x, y, width, height], "
-                                                          "the dice tray in the camera's frame (pixels): the phone "
-                                                          "page's camera view shows the frame the appliance reads "
-                                                          "and where it reads the dice; "
-                                                          "with the appliance stopped, `pitboard check --interactive` "
-                                                          "saves one at full size"))
+        used = cal
         size_line = _dice_size_line(config, cal)
         if size_line is not None:
             lines.append(size_line)
     else:
         status = "FAIL" if cal_problem.severe and camera_on else "WARN"
         lines.append(CheckLine(status, "calibration", cal_problem.message))
+    # (no calibration made yet: a camera over the dice tray alone, its whole frame the tray, is no mistake)
+    if camera_on and (used is not None or cal_problem is None or cal_problem.severe):
+        region_line = _dice_region_line(config, used)
+        if region_line is not None:
+            lines.append(region_line)
     faces_problem = found.get("face library")
     if faces_problem is None or not faces_problem.severe:
         from device.dice_library_files import library_path, taught_dice, teach_command

@@ -195,3 +195,53 @@ def test_the_tray_zone_is_not_used_on_frames_of_another_size_and_follows_a_new_c
                                                  for z in cal.zones))
     reader.calibration = moved
     assert vision.dice_region == tray_region(moved) != tray_region(cal)
+
+
+def test_check_warns_of_a_dice_region_apart_from_the_calibrations_tray_zone(tmp_path: Path) -> None:
+    """An audit: a dice_region over a corner tag (inside the frame) passed check, and at the table the roller was
+    told "camera: ? - can't read the die: lay it flat" of a die that was not there."""
+    from device.cli_device import probe_vision_files
+    from device.config import VisionConfig
+    from device.camera_input import tray_region
+    from device.table_files import save_calibration
+
+    _img, cal, _dice = _table(tmp_path)
+    tray = tray_region(cal)
+    assert tray is not None
+    path = save_calibration(cal, tmp_path / "cal.json")
+
+    def region_lines(region: Region) -> list:
+        config = PitboardConfig(camera=CameraConfig(backend=CameraBackend.REPLAY, dice_region=region),
+                                vision=VisionConfig(calibration=path, faces=tmp_path / "faces.json"))
+        return [x for x in probe_vision_files(config) if x.part == "dice region"]
+
+    (line,) = region_lines(Region(40, 40, 296, 201))
+    assert line.status == "WARN" and line.detail.startswith(
+        f"[camera] dice_region [40, 40, 296, 201] lies apart from the calibration's tray zone, [{tray.x}, {tray.y}, "
+        f"{tray.width}, {tray.height}] (pixels, with a margin): if the dice tray stands in the tray zone, no die is read")
+    assert region_lines(Region(tray.x + 10, tray.y + 10, 100, 80)) == []  # over the tray: nothing to say
+
+
+def test_check_warns_of_the_whole_frame_read_when_the_calibration_cannot_be_used(tmp_path: Path) -> None:
+    """An audit: with no dice_region and a calibration damaged (or of another size than the frames), the dice are
+    read from the whole frame, and a fifth "die" held a roll of four; check's dice-region WARN came only with a
+    calibration it could read.  (With no calibration made at all, a camera over the tray alone, nothing is said.)"""
+    from device.cli_device import probe_vision_files
+    from device.config import VisionConfig
+
+    damaged = tmp_path / "cal.json"
+    damaged.write_text('{"px_to_mm": [[0.5, 0, 0], ')
+    config = PitboardConfig(camera=CameraConfig(backend=CameraBackend.REPLAY),
+                            vision=VisionConfig(calibration=damaged, faces=tmp_path / "faces.json"))
+    (line,) = [x for x in probe_vision_files(config) if x.part == "dice region"]
+    assert line.status == "WARN" and line.detail.startswith(
+        "no [camera] dice_region: the dice are read from the whole frame (the calibration above is not used: none "
+        "names where the tray stands), where the table's tokens, tags and templates can be taken for dice")
+    _img, cal, _dice = _table(tmp_path)
+    from device.table_files import save_calibration
+
+    other = save_calibration(cal, tmp_path / "other.json")  # 1280x720, the Pi camera asked for 2304x1296
+    config = PitboardConfig(camera=CameraConfig(backend=CameraBackend.PICAMERA2, width=2304, height=1296),
+                            vision=VisionConfig(calibration=other, faces=tmp_path / "faces.json"))
+    (line,) = [x for x in probe_vision_files(config) if x.part == "dice region"]
+    assert "read from the whole frame (the calibration above is not used" in line.detail
