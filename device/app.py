@@ -1038,16 +1038,16 @@ class App:
         return (str(alerts[0].text) if alerts else ""), 0.0, bool(alerts)
 
     def screen_views(self, now: float | None = None) -> list[Any]:
-        """The game's views with the app's notices added as alerts (for the dashboards).  A game's news too
-        long for a dashboard's notice box shows its pieces in turn (``device.dashboards.news_pieces``)."""
+        """The game's views with the app's notices added as alerts (for the dashboards).  A game's news or a
+        notice too long for a dashboard's notice box shows its pieces in turn (``device.dashboards.news_pieces``,
+        ``notice_pieces``)."""
         now = self.clock() if now is None else now
 
         def shown(n: Notice) -> str:
-            if n.kind != "news":
-                return n.text
-            from device.dashboards import news_pieces
+            from device.dashboards import news_pieces, notice_pieces
 
-            pieces = news_pieces(self.game.name, n.text)
+            pieces = news_pieces(self.game.name, n.text) if n.kind == "news" else \
+                notice_pieces(self.game.name, n.kind, n.text)
             return pieces[int(max(0.0, now - n.since) / ALERT_PIECE_S) % len(pieces)]
 
         alerts = [Alert(n.kind, shown(n), n.player) for n in self.notices]  # once, not once per screen

@@ -56,6 +56,24 @@ def news_pieces(game: str, text: str) -> list[str]:
     return pieces
 
 
+def notice_pieces(game: str, kind: str, text: str) -> list[str]:
+    """An app notice (``App.notify``'s ``kind`` and ``text``) in the texts its dashboard shows whole, in turn:
+    ``[text]`` when the game's notice box holds it, else its title (``common.NOTICE_TITLES``) over each piece of
+    the rest, a piece as many lines as the box holds (the dashboard's own ``notice_pieces`` of the words under
+    the title, else ``pages.notice_pieces``).  An audit: "dice tray not in the picture: [camera] dice_region
+    [864, 796, 57…" stood cut on every screen but the roller's, the reason and what to do never shown."""
+    from device.dashboards.common import notice_title
+    from device.dashboards.pages import notice_pieces as box_pieces
+
+    title, rest = notice_title(kind, text)
+    try:
+        own = getattr(dashboard(game), "notice_pieces", None)
+    except ValueError:
+        own = None
+    pieces: list[str] = own(rest) if callable(own) else box_pieces(rest)
+    return [text] if len(pieces) <= 1 else [f"{title}: {piece}" for piece in pieces]
+
+
 def clear_cache() -> None:
     """Forget the remembered frames (benchmarks use it to time drawing, not the look-up)."""
     _frames.clear()

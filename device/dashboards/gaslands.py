@@ -336,6 +336,15 @@ def news_pieces(text: str) -> list[str]:
     return [f"{head}: {' '.join(lines[i:i + 2])}" for i in range(0, len(lines), 2)] or [text]
 
 
+def notice_pieces(text: str) -> list[str]:
+    """An app notice's words under its title in pieces the banner holds whole (two small lines each), for
+    ``device.dashboards.notice_pieces``: a notice of one piece is drawn as before (its words in capitals)."""
+    from device.dashboards.pages import wrap
+
+    lines = wrap(text, width=BANNER_LINE, size=TEXT_SIZES[-1])
+    return [" ".join(lines[i:i + 2]) for i in range(0, len(lines), 2)] or [text]
+
+
 #: The title of a news whose own words before ": " do not fit the title line (NOTICE_TITLES' for news).
 NEWS_TITLE = "NOTE"
 

@@ -199,6 +199,11 @@ def news_pieces(text: str) -> list[str]:
     return [" ".join(lines[i:i + ALERT_LINES]) for i in range(0, len(lines), ALERT_LINES)] or [text]
 
 
+def notice_pieces(text: str) -> list[str]:
+    """An app notice's words under its title in pieces this screen's alert box holds whole (its news's)."""
+    return news_pieces(text)
+
+
 def _wrap(text: str, width: int, size: int, max_lines: int) -> list[str]:
     """Greedy word wrap into at most ``max_lines`` lines (the last is cut with "…" by fit_text)."""
     lines: list[str] = []

@@ -1,0 +1,80 @@
+"""An app notice too long for a dashboard's notice box is shown in pieces, in turn, each whole.
+
+An audit: "CAMERA / dice tray not in the picture: [camera] / dice_region [864, 796, 57…" stood on every screen but
+the roller's (whose menu footer turns its pieces): the reason and what to do were never shown there."""
+
+from __future__ import annotations
+
+import pytest
+
+from device.dashboards import notice_pieces
+from device.dashboards.common import notice_title
+
+LONG = ("dice tray not in the picture: [camera] dice_region [864, 796, 576, 480] runs past the 1280x720 frame the "
+        "camera gives (it needs 1440x1276); set it in pitboard.toml (pitboard check names it); enter the dice with "
+        "the buttons")
+
+
+@pytest.mark.parametrize("game", ["gaslands", "thunder_road", "space_race", "grand_tour"])
+def test_a_long_notice_is_shown_whole_in_pieces_under_its_title(game: str) -> None:
+    pieces = notice_pieces(game, "vision", LONG)
+    assert len(pieces) > 1
+    words = []
+    for piece in pieces:
+        title, rest = notice_title("vision", piece)
+        assert title == "CAMERA" and rest != piece  # each piece under the notice's title
+        words += rest.split()
+    assert words == LONG.split()  # every word, in order, once
+
+
+def test_each_piece_fits_the_box_it_is_drawn_in() -> None:
+    from device.dashboards.common import TEXT_SIZES, _wrap_to_fit
+    from device.dashboards.gaslands import BANNER_LINE
+    from device.dashboards.space_race import wrap
+    from device.dashboards.thunder_road import ALERT_LINES, ALERT_TEXT_WIDTH, _wrap
+
+    for piece in notice_pieces("gaslands", "vision", LONG):  # the banner draws two small lines at most
+        assert len(_wrap_to_fit(notice_title("vision", piece)[1], BANNER_LINE, TEXT_SIZES[-1])) <= 2
+    for piece in notice_pieces("thunder_road", "vision", LONG):
+        assert len(_wrap(notice_title("vision", piece)[1], ALERT_TEXT_WIDTH, 9, 10**6)) <= ALERT_LINES
+    for piece in notice_pieces("space_race", "vision", LONG):  # its notice box (0, 13, 127, 52): three lines
+        assert len(wrap(notice_title("vision", piece)[1], 127 - 4, 9)) <= (52 - 13 - 12) // 9
+
+
+def test_a_short_notice_is_one_piece_as_it_was() -> None:
+    for game in ("gaslands", "thunder_road", "space_race", "grand_tour"):
+        assert notice_pieces(game, "camera_down", "CAMERA OFF: enter dice with the buttons") == [
+            "CAMERA OFF: enter dice with the buttons"]
+
+
+def test_the_app_turns_the_pieces_on_the_other_players_screens(tmp_path) -> None:
+    import tomllib
+
+    import numpy as np
+    from test_app_camera_dice import Clock, Screens
+
+    from device.app import App, VisionReader, open_match
+    from device.buttons import ScriptedButtons
+    from device.camera import Camera, StillBackend
+    from device.config import Region
+    from device.store import Store
+    from games import game_package
+    from vision.dice import FaceLibrary
+
+    module = game_package("thunder_road")
+    with Store(tmp_path / "tr.sqlite") as store:
+        _, match, _ = open_match(store, module, tomllib.loads(module.EXAMPLE_SETUP))
+        clock = Clock()
+        app = App(module, match, buttons=ScriptedButtons(), displays=Screens(), clock=clock,
+                  camera=Camera(StillBackend(np.zeros((720, 1280, 3), np.uint8)), clock=clock, fps=10),
+                  reader=VisionReader(faces=FaceLibrary()), settle_frames=3, dice_region=Region(864, 796, 576, 480))
+        seen: list[str] = []
+        for _ in range(200):
+            clock.now += 0.1
+            app.step(clock.now)
+            ben = next(v for v in app.screen_views(clock.now) if v.player == "Ben")
+            for alert in ben.alerts:
+                if alert.kind == "vision" and alert.text not in seen:
+                    seen.append(alert.text)
+        (said,) = [n.text for n in app.notices if n.kind == "vision"]
+        assert seen == notice_pieces("thunder_road", "vision", said) and len(seen) > 2
