@@ -329,17 +329,29 @@ def key_line(text: str, key: str) -> int | None:
     return header
 
 
+#: The keys of each section of pitboard.toml (``screens``: of each [[screens]] table).
+SECTION_KEYS: dict[str, set[str]] = {
+    "game": {"name", "setup"},
+    "camera": {"backend", "device", "width", "height", "fps", "dice_region", "settle_frames", "reopen_max_s"},
+    "screens": {"player", "driver", "port", "address", "mux_address", "mux_channel", "rotate"},
+    "buttons": {"next", "back", "select", "ok", "players", "long_press_ms", "debounce_ms", "long_back_undo_steps"},
+    "vision": {"calibration", "faces", "dice_mm", "tokens"},
+    "store": {"path"},
+    "web": {"enabled", "host", "port"},
+}
+
+
 def parse_config(data: Mapping[str, Any], *, source: str = "pitboard.toml", base: Path | None = None) -> PitboardConfig:
     """Validate an already parsed TOML document.  ``base`` resolves relative paths (the file's folder)."""
     v = _Validator(source, base)
-    v.keys(data, "", {"game", "camera", "screens", "buttons", "vision", "store", "web"})
+    v.keys(data, "", set(SECTION_KEYS))
     game = v.game(v.table(data, "game"))
     camera = v.camera(v.table(data, "camera"))
     buttons = v.buttons(v.table(data, "buttons"))
     screens = v.screens(data.get("screens", []), buttons)
     vision = v.vision(v.table(data, "vision"))
     store_t = v.table(data, "store")
-    v.keys(store_t, "store", {"path"})
+    v.keys(store_t, "store", SECTION_KEYS["store"])
     store = StoreConfig(path=v.path(store_t, "store", "path"))
     web = v.web(v.table(data, "web"))
     return PitboardConfig(source, game, camera, screens, buttons, vision, store, web)
@@ -371,7 +383,17 @@ class _Validator:
             if key not in allowed:
                 dotted = f"{where}.{key}" if where else key
                 near = difflib.get_close_matches(str(key), sorted(allowed), n=1, cutoff=0.75)
-                what = "section" if not where and isinstance(data[key], (Mapping, list)) else "key"
+                value = data[key]  # (a list of tables is a [[section]]; a list of numbers, a key's value)
+                what = "section" if not where and (isinstance(value, Mapping) or (
+                    isinstance(value, list) and value and all(isinstance(x, Mapping) for x in value))) else "key"
+                # a key of another section ([camera] dice_mm, dice_region above every section): said where it goes
+                # (an audit: "unknown key; allowed: backend, device, ..." sent the owner looking for a typo)
+                home = [f"[{name}]" if name != "screens" else "each [[screens]]" for name, keys in SECTION_KEYS.items()
+                        if key in keys and not where.startswith(name)] if what == "key" else []
+                if home:
+                    here = f"[{where}]" if where else "above every section"
+                    raise self.fail(dotted, f"this key belongs in {' or '.join(home)}, not {here}: move it there"
+                                            + (f" (the keys of {here}: {', '.join(sorted(allowed))})" if where else ""))
                 meant = f" (did you mean {'[' + near[0] + ']' if what == 'section' else repr(near[0])}?)" if near else ""
                 raise self.fail(dotted, f"unknown {what}{meant}; allowed: {', '.join(sorted(allowed))}")
 
@@ -396,16 +418,18 @@ class _Validator:
             raise self.fail(dotted, f"{shown} is out of range; allowed: {allowed}")
         return value
 
-    def num(self, data: Mapping[str, Any], where: str, key: str, default: float, *, lo: float, hi: float) -> float:
+    def num(self, data: Mapping[str, Any], where: str, key: str, default: float, *, lo: float, hi: float,
+            unit: str = "", meaning: str = "") -> float:
         dotted = f"{where}.{key}"
         if key not in data:
             return default
         value = data[key]
         if isinstance(value, bool) or not isinstance(value, (int, float)):  # (the range too: "16" in quotes is a
             # text, and its fix is the number written bare, within it)
-            raise self.fail(dotted, f"must be a number from {lo:g} to {hi:g} without quotes, not {as_written(value)}")
+            raise self.fail(dotted, f"must be a number from {lo:g} to {hi:g}{unit} without quotes, not "
+                                    f"{as_written(value)}")
         if not lo <= value <= hi:
-            raise self.fail(dotted, f"{value} is out of range; allowed: {lo:g}..{hi:g}")
+            raise self.fail(dotted, f"{value} is out of range; allowed: {lo:g}..{hi:g}{unit}{meaning}")
         return float(value)
 
     def str_(self, data: Mapping[str, Any], where: str, key: str, default: str | None) -> str | None:
@@ -439,7 +463,7 @@ class _Validator:
 
     # -- sections -----------------------------------------------------------------------------------
     def game(self, t: Mapping[str, Any]) -> GameConfig:
-        self.keys(t, "game", {"name", "setup"})
+        self.keys(t, "game", SECTION_KEYS["game"])
         name = self.str_(t, "game", "name", "gaslands")
         assert name is not None
         if not name.isidentifier():
@@ -447,8 +471,7 @@ class _Validator:
         return GameConfig(name=name, setup=self.path(t, "game", "setup"))
 
     def camera(self, t: Mapping[str, Any]) -> CameraConfig:
-        self.keys(t, "camera", {"backend", "device", "width", "height", "fps", "dice_region", "settle_frames",
-                                "reopen_max_s"})
+        self.keys(t, "camera", SECTION_KEYS["camera"])
         backend = CameraBackend(self.choice(t, "camera", "backend", "none", CAMERA_BACKENDS))
         device: int | str = 0
         if "device" in t:
@@ -476,8 +499,11 @@ class _Validator:
                 raise self.fail("camera.dice_region", f"{as_written(raw)} is not a region; allowed: [x, y, width, height] in "
                                                       "pixels of the full frame, width and height 16 or more")
             if raw[0] + raw[2] > width or raw[1] + raw[3] > height:
+                x, y, x1, y1 = raw  # two corners written for x, y, width, height: said so (an audit)
+                corners = (f" (if [{x}, {y}] and [{x1}, {y1}] are the box's corners, write [{x}, {y}, {x1 - x}, "
+                           f"{y1 - y}])") if x < x1 <= width and y < y1 <= height and x1 - x >= 16 and y1 - y >= 16 else ""
                 raise self.fail("camera.dice_region", f"{as_written(raw)} reaches outside the {width}x{height} frame; allowed: "
-                                                      f"x + width <= {width}, y + height <= {height}")
+                                                      f"x + width <= {width}, y + height <= {height}{corners}")
             region = Region(*raw)
         settle = self.int_(t, "camera", "settle_frames", 3, lo=1, hi=30)
         assert settle is not None
@@ -485,8 +511,7 @@ class _Validator:
         return CameraConfig(backend, device, width, height, fps, region, settle, reopen)
 
     def buttons(self, t: Mapping[str, Any]) -> ButtonsConfig:
-        self.keys(t, "buttons", {"next", "back", "select", "ok", "players", "long_press_ms", "debounce_ms",
-                                 "long_back_undo_steps"})
+        self.keys(t, "buttons", SECTION_KEYS["buttons"])
         d = ButtonsConfig()
         pins: dict[str, int] = {}
         for key in ("next", "back", "select", "ok"):
@@ -545,7 +570,7 @@ class _Validator:
             w = f"screens[{i}]"
             if not isinstance(t, Mapping):
                 raise self.fail(w, "must be a [[screens]] table")
-            self.keys(t, w, {"player", "driver", "port", "address", "mux_address", "mux_channel", "rotate"})
+            self.keys(t, w, SECTION_KEYS["screens"])
             if "player" not in t:
                 raise self.fail(f"{w}.player", "is missing; allowed: the player's name as in the game setup, e.g. \"Alice\"")
             player = self.str_(t, w, "player", None)
@@ -608,7 +633,7 @@ class _Validator:
                                             f"{_hex(screen.address)}: {why}; {fix}")
 
     def web(self, t: Mapping[str, Any]) -> WebConfig:
-        self.keys(t, "web", {"enabled", "host", "port"})
+        self.keys(t, "web", SECTION_KEYS["web"])
         enabled = t.get("enabled", False)
         if not isinstance(enabled, bool):
             raise self.fail("web.enabled", f"must be true or false (no quotes), not {as_written(enabled)}")
@@ -624,7 +649,8 @@ class _Validator:
         return WebConfig(enabled, host, port)
 
     def vision(self, t: Mapping[str, Any]) -> VisionConfig:
-        self.keys(t, "vision", {"calibration", "faces", "dice_mm", "tokens"})
+        self.keys(t, "vision", SECTION_KEYS["vision"])
         return VisionConfig(self.path(t, "vision", "calibration"), self.path(t, "vision", "faces"),
-                            self.num(t, "vision", "dice_mm", 16.0, lo=12.0, hi=19.0),
+                            self.num(t, "vision", "dice_mm", 16.0, lo=12.0, hi=19.0, unit=" mm",
+                                     meaning=" (the side of one die)"),
                             self.path(t, "vision", "tokens"))

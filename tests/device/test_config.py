@@ -102,16 +102,27 @@ def test_wrong_screen_address_names_file_key_and_allowed_values() -> None:
         ('[game]\nname = "gas lands"', "pitboard.toml: game.name: 'gas lands' is not a game name"),
         ('[vision]\ncalibration = "' + "é" * 200 + '"', "pitboard.toml: vision.calibration: is not a usable file path"),
         ('[store]\npath = "/tmp/a\\u0000b"', "pitboard.toml: store.path: is not a usable file path"),
-        ('[vision]\ndice_mm = 25', "pitboard.toml: vision.dice_mm: 25 is out of range; allowed: 12..19"),
-        ('[vision]\ndice_mm = "16"', "pitboard.toml: vision.dice_mm: must be a number from 12 to 19 without quotes, not \"16\""),
+        ('[vision]\ndice_mm = 25', "pitboard.toml: vision.dice_mm: 25 is out of range; allowed: 12..19 mm (the side of one die)"),
+        ('[vision]\ndice_mm = "16"', "pitboard.toml: vision.dice_mm: must be a number from 12 to 19 mm without quotes, not \"16\""),
         # the value as written in the file, not Python's True (an audit)
-        ('[vision]\ndice_mm = true', "pitboard.toml: vision.dice_mm: must be a number from 12 to 19 without quotes, not true"),
+        ('[vision]\ndice_mm = true', "pitboard.toml: vision.dice_mm: must be a number from 12 to 19 mm without quotes, not true"),
         ('[camera]\nbackend = "usb\\ncam"', "pitboard.toml: camera.backend: \"usb\\ncam\" is not known"),
         ('[camera]\nbackend = ["usb", true]', "pitboard.toml: camera.backend: must be a non-empty text in quotes, not [\"usb\", true]"),
-        ('[vision]\ndice_mm = nan', "pitboard.toml: vision.dice_mm: nan is out of range; allowed: 12..19"),
+        ('[vision]\ndice_mm = nan', "pitboard.toml: vision.dice_mm: nan is out of range; allowed: 12..19 mm (the side of one die)"),
         ('[screen]\nplayer = "A"', "pitboard.toml: screen: unknown section (did you mean [screens]?); allowed: buttons, "
                                    "camera, game, screens, store, vision"),
         ('[button]\nnext = 17', "pitboard.toml: button: unknown section (did you mean [buttons]?)"),
+        # a key of another section is said where it goes (an audit: "unknown key; allowed: ..." sent the owner
+        # looking for a typo); a dice_region written as its two corners is said so
+        ('[camera]\ndice_mm = 16', "pitboard.toml: camera.dice_mm: this key belongs in [vision], not [camera]: "
+                                  "move it there (the keys of [camera]: backend, device, dice_region, fps,"),
+        ('dice_region = [1, 2, 30, 40]\n[camera]\nfps = 5', "pitboard.toml: dice_region: this key belongs in "
+                                                            "[camera], not above every section: move it there"),
+        ('[vision]\nport = 8080', "pitboard.toml: vision.port: this key belongs in each [[screens]] or [web]"),
+        ('[camera]\nwidth = 1280\nheight = 720\ndice_region = [492, 471, 788, 672]',
+         "pitboard.toml: camera.dice_region: [492, 471, 788, 672] reaches outside the 1280x720 frame; allowed: "
+         "x + width <= 1280, y + height <= 720 (if [492, 471] and [788, 672] are the box's corners, write [492, 471, "
+         "296, 201])"),
     ],
 )
 def test_errors_name_the_key_and_what_is_allowed(doc: str, expected: str) -> None:
