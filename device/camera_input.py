@@ -1082,6 +1082,23 @@ def dice_px_at_tray(calibration: Any | None, region: Region | None, dice_mm: flo
         return None
 
 
+def dice_size_words(calibration: Any, dice_mm: float = 16.0) -> str | None:
+    """What a calibration makes of the dice (``dice_mm``) at its tray zone (the frame's middle without one), for
+    ``pitboard calibrate`` and the phone's Calibrate page: "a 16 mm die is 38 px at the tray", with what to do
+    when that is under the size the reader reads well (an audit: a calibration at 640x360 said "1.49 mm/px" and
+    nothing of dice of 11 px).  None: the calibration gives no scale there."""
+    from vision.dice.scale import READABLE_PX
+
+    px = dice_px_at_tray(calibration, tray_region(calibration), dice_mm)
+    if px is None:
+        return None
+    said = f"a {dice_mm:g} mm die is {px:.0f} px at the tray"
+    if px < READABLE_PX[0]:
+        said += (f", and dice under {READABLE_PX[0]:.0f} px are often not read: mount the camera lower or give it "
+                 "larger frames ([camera] width and height), then calibrate again")
+    return said
+
+
 def read_table_config() -> tuple[Any, VisionFileProblem | None]:
     """The table config the owner's files make (``table.toml``, edited template shapes, outlines taught
     with ``pitboard teach template``, all in the data folder) over the shipped defaults; a damaged one:

@@ -204,7 +204,11 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from device.cli_tokens import learn_mats_at_calibration
 
     tokens_file, tokens_said = learn_mats_at_calibration(img, cal, cfg, args.tokens)
+    from device.camera_input import dice_px_at_tray, dice_size_words, tray_region
+
+    die_px = dice_px_at_tray(cal, tray_region(cal), 16.0)
     result = {"saved": str(path), "rms_px": round(cal.rms_px, 3), "rms_mm": round(cal.rms_mm, 3),
+              "die_px_16mm": None if die_px is None else round(die_px, 1),
               "mm_per_px": round(cal.mm_per_px(), 3), "image_size": list(cal.image_size), "mat_mm": list(cal.mat_mm),
               "zones": [z.name for z in cal.zones], "source": cal.source, "lens": cal.lens.to_dict(),
               "warning": cal.warning, "tokens_saved": str(tokens_file) if tokens_file else None,
@@ -216,6 +220,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         print(f"calibrated from {cal.source}: reprojection error {cal.rms_px:.2f} px ({cal.rms_mm:.2f} mm), "
               f"{cal.mm_per_px():.2f} mm/px at the mat centre{lens}; zones {', '.join(result['zones'])}; saved to {path}")
         print(f"tokens: {tokens_said}")
+        dice_said = dice_size_words(cal)
+        if dice_said is not None:
+            print(f"dice: {dice_said}")
     if cal.warning:
         print(f"warning: {cal.warning}", file=sys.stderr)
     return 0

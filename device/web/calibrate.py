@@ -164,10 +164,13 @@ def _polyline(cal: Any, points_mm: list[tuple[float, float]], per_side: int = 12
 
 
 def summary(cal: Any) -> str:
+    from device.camera_input import dice_size_words
+
     zones = ", ".join(z.name for z in cal.zones) or "none"
+    dice = dice_size_words(cal)
     return (f"from {cal.source}: reprojection error {cal.rms_px:.2f} px ({cal.rms_mm:.2f} mm), "
             f"{cal.mm_per_px():.2f} mm/px at the mat centre, mat {cal.mat_mm[0]:g}×{cal.mat_mm[1]:g} mm; "
-            f"zones {zones}")
+            f"zones {zones}" + (f"; {dice}" if dice else ""))
 
 
 def png(image: np.ndarray) -> bytes:

@@ -254,3 +254,21 @@ def test_two_zones_with_one_name_are_refused(tmp_path):
                      '[[zones]]\nname = "p1"\nkind = "tokens"\npolygon = [[200, 0], [300, 0], [300, 100]]\n')
     with pytest.raises(tf.TableFileError, match="two zones are called 'p1'"):
         tf.load_zones(zones)
+
+
+def test_calibrate_says_how_large_a_die_is_at_the_tray(tmp_path, monkeypatch, capsys):
+    """An audit: a calibration from a 640x360 frame said "1.49 mm/px at the mat centre" and nothing of dice that
+    came out ~11 px, under what the reader reads well (20 px); the maker learnt it at the table."""
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    small = tmp_path / "small.png"
+    cv2.imwrite(str(small), np.full((360, 640, 3), 128, np.uint8))
+    assert _run(["calibrate", str(small), "--points", "50,40 590,40 590,330 50,330", "--mat-mm", "800x450"]) == 0
+    said = capsys.readouterr().out
+    assert "dice: a 16 mm die is 11 px at the tray, and dice under 20 px are often not read: mount the camera lower" \
+        in said
+    big = tmp_path / "big.png"
+    cv2.imwrite(str(big), np.full((1080, 1920, 3), 128, np.uint8))
+    assert _run(["calibrate", str(big), "--points", "100,80 1820,80 1820,1000 100,1000", "--mat-mm", "800x450",
+                 "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert 33 <= out["die_px_16mm"] <= 35  # 1720 px for 800 mm: 2.15 px a mm
