@@ -43,6 +43,15 @@ class CameraError(Exception):
     """The camera cannot give a frame; the message says what happened (and, where known, what to do)."""
 
 
+def driver_words(exc: BaseException) -> str:
+    """A driver's exception in words for the journal: "input/output error (errno 5)", not Python's
+    "OSError(5, 'Input/output error')" (an audit); its type when it says nothing else."""
+    if isinstance(exc, OSError) and exc.strerror:
+        said = f"{exc.strerror[:1].lower()}{exc.strerror[1:]} (errno {exc.errno})"
+        return f"{said}: {exc.filename}" if exc.filename else said
+    return str(exc) or type(exc).__name__
+
+
 @dataclass(frozen=True)
 class Frame:
     image: np.ndarray  # BGR uint8, full resolution
@@ -284,7 +293,7 @@ class ThreadedBackend:
         except CameraError as exc:
             error = exc
         except Exception as exc:  # a driver bug on the thread must reach the loop, not vanish
-            error = CameraError(f"{self.name} failed: {exc!r}")
+            error = CameraError(f"{self.name} failed: {driver_words(exc)}")
         else:
             if image is not None:
                 with self._lock:
@@ -421,7 +430,7 @@ class Camera:
                 self._fail(now, str(exc))
                 return None
             except Exception as exc:  # a driver bug must not stop the game
-                self._fail(now, f"{self.backend.name} failed to open: {exc!r}")
+                self._fail(now, f"{self.backend.name} failed to open: {driver_words(exc)}")
                 return None
             self._opened = True
             self._last_frame_at = now
@@ -433,7 +442,7 @@ class Camera:
             self._fail(now, str(exc))
             return None
         except Exception as exc:
-            self._fail(now, f"{self.backend.name} failed: {exc!r}")
+            self._fail(now, f"{self.backend.name} failed: {driver_words(exc)}")
             return None
         if image is None:  # a threaded backend with no new frame yet: try again next iteration
             if now - self._last_frame_at > self.stall_s:  # ... unless it has given none for seconds: it hangs

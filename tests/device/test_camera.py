@@ -95,6 +95,20 @@ def test_an_unexpected_exception_is_a_failure_not_a_crash() -> None:
     assert cam.status is CameraStatus.DOWN and "driver exploded" in cam.message
 
 
+def test_a_drivers_error_is_said_in_words_not_as_python_writes_it() -> None:
+    """An audit: the journal said "camera lost: picamera2 failed: OSError(5, 'Input/output error')"."""
+    from device.camera import driver_words
+
+    assert driver_words(OSError(5, "Input/output error")) == "input/output error (errno 5)"
+    assert driver_words(OSError(2, "No such file or directory", "/dev/video0")) == \
+        "no such file or directory (errno 2): /dev/video0"
+    assert driver_words(RuntimeError("driver exploded")) == "driver exploded"
+    assert driver_words(IndexError()) == "IndexError"
+    cam = Camera(FlakyBackend(["raise"]), fps=0)
+    cam.poll(0.0)
+    assert cam.message == "flaky failed: driver exploded"
+
+
 def test_frames_generator_waits_through_failures() -> None:
     now = [0.0]
     slept: list[float] = []
