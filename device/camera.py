@@ -271,23 +271,33 @@ class ThreadedBackend:
         self.inner = inner
         self.name = inner.name
         self._lock = threading.Lock()
-        self._stop = threading.Event()
+        self._stop = threading.Event()  # this session's: each open makes its own (see close)
         self._thread: threading.Thread | None = None
+        self._hung: threading.Thread | None = None  # a closed session's thread still inside the driver's read
         self._latest: np.ndarray | None = None
         self._error: CameraError | None = None
 
     def open(self, *, start: bool = True) -> None:
         import threading
 
+        if self._hung is not None:
+            if self._hung.is_alive():  # its read never returned: opening the driver again beside it is not safe
+                raise CameraError(f"the {self.name} camera hung (its last read never returned): reseat its cable, "
+                                  "then restart pitboard (sudo systemctl restart pitboard)")
+            self._hung = None
+            self.inner.close()  # the hung session's, closed now that its read has returned
         self.inner.open()
-        self._stop.clear()
+        self._stop = threading.Event()
         self._latest, self._error = None, None
         if start:
-            self._thread = threading.Thread(target=self._run, name=f"camera-{self.name}", daemon=True)
+            self._thread = threading.Thread(target=self._run, args=(self._stop,), name=f"camera-{self.name}",
+                                            daemon=True)
             self._thread.start()
 
-    def pump(self) -> bool:
-        """Read one frame from the inner backend into the slot; False once it failed (the thread ends)."""
+    def pump(self, stop: Any = None) -> bool:
+        """Read one frame from the inner backend into the slot; False once it failed (the thread ends).
+        ``stop``: the session's event; a read that returns after its session was closed is dropped (a
+        hung read that came back late must not hand its frame or error to the next session)."""
         try:
             image = self.inner.read()
         except CameraError as exc:
@@ -297,14 +307,16 @@ class ThreadedBackend:
         else:
             if image is not None:
                 with self._lock:
-                    self._latest = image
+                    if stop is None or not stop.is_set():
+                        self._latest = image
             return True
         with self._lock:
-            self._error = error
+            if stop is None or not stop.is_set():
+                self._error = error
         return False
 
-    def _run(self) -> None:
-        while not self._stop.is_set() and self.pump():
+    def _run(self, stop: Any) -> None:
+        while not stop.is_set() and self.pump(stop):
             pass
 
     def read(self) -> np.ndarray | None:
@@ -317,11 +329,19 @@ class ThreadedBackend:
         return None
 
     def close(self) -> None:
+        """Stop the session.  A thread still inside the driver's read (a camera that hung, :data:`STALL_S`) is
+        not waited on (the loop froze 2 s at each stall) and the driver is not closed under it: it is closed
+        when that read returns, at the next open, which until then says the camera hung (a review: the
+        hung thread, its stop cleared by the reopen, read beside the new one once the cable was reseated)."""
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=2.0)
-            self._thread = None
-        self.inner.close()
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            thread.join(timeout=0.2)
+            if thread.is_alive():
+                self._hung = thread
+                return
+        if self._hung is None:
+            self.inner.close()
 
 
 def first_frame(backend: Backend, *, tries: int = 5, wait_s: float = 0.1) -> tuple[np.ndarray | None,

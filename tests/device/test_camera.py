@@ -281,6 +281,90 @@ def test_a_camera_that_stops_giving_frames_without_an_error_is_down_and_opened_a
     assert cam.poll(11.3) is not None and cam.up  # back
 
 
+class HangingBackend:
+    """One frame, then a read that blocks (a loose ribbon cable hangs libcamera) until ``release`` is set;
+    counts the reads in progress at once."""
+
+    name = "hanging"
+
+    def __init__(self) -> None:
+        import threading
+
+        self.release = threading.Event()
+        self.lock = threading.Lock()
+        self.reads = self.busy = self.most_busy = self.opens = self.closes = 0
+
+    def open(self) -> None:
+        self.opens += 1
+
+    def read(self) -> np.ndarray:
+        with self.lock:
+            self.reads += 1
+            n = self.reads
+            self.busy += 1
+            self.most_busy = max(self.most_busy, self.busy)
+        try:
+            if n > 1 and not self.release.is_set():
+                self.release.wait(5.0)
+            else:
+                import time
+
+                time.sleep(0.01)
+            return np.full((8, 8, 3), 7, np.uint8)
+        finally:
+            with self.lock:
+                self.busy -= 1
+
+    def close(self) -> None:
+        self.closes += 1
+
+
+def test_a_hung_read_on_the_camera_thread_neither_freezes_the_loop_nor_reads_beside_a_new_one() -> None:
+    """A review: at a stall, closing waited 2 s for the hung thread (the loop froze at every stall), then the
+    reopen cleared its stop and started another: once the cable was reseated, two threads read the driver at
+    once.  Now the loop is not held, the camera says it hung until the read returns, and then opens again."""
+    import threading
+    import time
+
+    inner = HangingBackend()
+    threaded = ThreadedBackend(inner)
+    cam = Camera(threaded, fps=0, stall_s=0.5, reopen_min_s=0.1, reopen_max_s=0.1)
+    t = 0.0
+    frame = None
+    for _ in range(200):  # the first frame, from the real thread
+        frame = cam.poll(t)
+        if frame is not None:
+            break
+        time.sleep(0.01)
+    assert frame is not None and cam.up
+    for _ in range(500):  # until the thread is inside its second read, which hangs
+        if inner.reads == 2 and inner.busy == 1:
+            break
+        time.sleep(0.01)
+    t0 = time.monotonic()
+    assert cam.poll(t + 0.6) is None and cam.status is CameraStatus.DOWN  # no frame for 0.5 s: down
+    assert time.monotonic() - t0 < 1.0  # the loop is not held for the hung thread
+    assert inner.closes == 0  # the driver is not closed under the read in progress
+    assert cam.poll(t + 0.8) is None and "hanging camera hung (its last read never returned)" in cam.message
+    assert inner.opens == 1  # not opened again beside the hung read
+    inner.release.set()  # the cable reseated: the hung read returns, its session is over
+    for _ in range(100):
+        if not any(th.name == "camera-hanging" and th.is_alive() for th in threading.enumerate()):
+            break
+        time.sleep(0.01)
+    frame = None
+    t = 1.0
+    for _ in range(200):
+        t += 0.2
+        frame = cam.poll(t)
+        if frame is not None:
+            break
+        time.sleep(0.01)
+    assert frame is not None and cam.up and inner.opens == 2 and inner.closes == 1
+    assert inner.most_busy == 1  # never two reads at once
+    threaded.close()
+
+
 def test_first_frame_waits_out_dropped_frames_and_always_closes() -> None:
     """One-off frames (`check`, `teach dice --camera`): a webcam's first reads may fail while exposure
     settles; the first frame it gives is taken, and the camera is closed whatever happened."""
