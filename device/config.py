@@ -386,16 +386,15 @@ class _Validator:
                 value = data[key]  # (a list of tables is a [[section]]; a list of numbers, a key's value)
                 what = "section" if not where and (isinstance(value, Mapping) or (
                     isinstance(value, list) and value and all(isinstance(x, Mapping) for x in value))) else "key"
-                # a key of another section ([camera] dice_mm, dice_region above every section): said where it goes
-                # (an audit: "unknown key; allowed: backend, device, ..." sent the owner looking for a typo)
-                home = [f"[{name}]" if name != "screens" else "each [[screens]]" for name, keys in SECTION_KEYS.items()
-                        if key in keys and not where.startswith(name)] if what == "key" else []
-                if home:
-                    here = f"[{where}]" if where else "above every section"
-                    raise self.fail(dotted, f"this key belongs in {' or '.join(home)}, not {here}: move it there"
-                                            + (f" (the keys of {here}: {', '.join(sorted(allowed))})" if where else ""))
                 meant = f" (did you mean {'[' + near[0] + ']' if what == 'section' else repr(near[0])}?)" if near else ""
-                raise self.fail(dotted, f"unknown {what}{meant}; allowed: {', '.join(sorted(allowed))}")
+                # a key of another section ([camera] dice_mm, dice_region above every section): where it goes, said
+                # after the near names (an audit: "unknown key; allowed: ..." sent the owner looking for a typo; a
+                # review: said first, [[screens]] players = ... was sent to [buttons], where "player" was meant)
+                home = [f"[{name}]" if name != "screens" else "[[screens]]" for name, keys in SECTION_KEYS.items()
+                        if key in keys and not where.startswith(name)] if what == "key" else []
+                there = (f"; {key} is a key of {' and of '.join(home)}: if you meant that one, move it there"
+                         if home else "")
+                raise self.fail(dotted, f"unknown {what}{meant}; allowed: {', '.join(sorted(allowed))}{there}")
 
     def int_(self, data: Mapping[str, Any], where: str, key: str, default: int | None, *, lo: int | None = None,
              hi: int | None = None, allowed_text: str | None = None, as_hex: bool = False) -> int | None:

@@ -112,13 +112,19 @@ def test_wrong_screen_address_names_file_key_and_allowed_values() -> None:
         ('[screen]\nplayer = "A"', "pitboard.toml: screen: unknown section (did you mean [screens]?); allowed: buttons, "
                                    "camera, game, screens, store, vision"),
         ('[button]\nnext = 17', "pitboard.toml: button: unknown section (did you mean [buttons]?)"),
-        # a key of another section is said where it goes (an audit: "unknown key; allowed: ..." sent the owner
-        # looking for a typo); a dice_region written as its two corners is said so
-        ('[camera]\ndice_mm = 16', "pitboard.toml: camera.dice_mm: this key belongs in [vision], not [camera]: "
-                                  "move it there (the keys of [camera]: backend, device, dice_region, fps,"),
-        ('dice_region = [1, 2, 30, 40]\n[camera]\nfps = 5', "pitboard.toml: dice_region: this key belongs in "
-                                                            "[camera], not above every section: move it there"),
-        ('[vision]\nport = 8080', "pitboard.toml: vision.port: this key belongs in each [[screens]] or [web]"),
+        # a key of another section is said where it goes, after the near names (an audit; a review: said first,
+        # a typo for "player" in [[screens]] was sent to [buttons]); a dice_region written as its corners, said so
+        ('[camera]\ndice_mm = 16', "pitboard.toml: camera.dice_mm: unknown key; allowed: backend, device, dice_region, "
+                                  "fps, height, reopen_max_s, settle_frames, width; dice_mm is a key of [vision]: if "
+                                  "you meant that one, move it there"),
+        ('dice_region = [1, 2, 30, 40]\n[camera]\nfps = 5', "pitboard.toml: dice_region: unknown key; allowed: buttons, "
+                                                            "camera, game, screens, store, vision, web; dice_region is a "
+                                                            "key of [camera]: if you meant that one, move it there"),
+        ('[[screens]]\nplayers = "Alice"', "pitboard.toml: screens[0].players: unknown key (did you mean 'player'?); "
+                                         "allowed: address, driver, mux_address, mux_channel, player, port, rotate; "
+                                         "players is a key of [buttons]: if you meant that one, move it there"),
+        ('[camera]\nport = 0', "pitboard.toml: camera.port: unknown key; allowed: backend, device, dice_region, fps, "
+                              "height, reopen_max_s, settle_frames, width; port is a key of [[screens]] and of [web]"),
         ('[camera]\nwidth = 1280\nheight = 720\ndice_region = [492, 471, 788, 672]',
          "pitboard.toml: camera.dice_region: [492, 471, 788, 672] reaches outside the 1280x720 frame; allowed: "
          "x + width <= 1280, y + height <= 720 (if [492, 471] and [788, 672] are the box's corners, write [492, 471, "
