@@ -205,12 +205,18 @@ def test_check_warns_of_a_dice_region_apart_from_the_calibrations_tray_zone(tmp_
     from device.camera_input import tray_region
     from device.table_files import save_calibration
 
-    _img, cal, _dice = _table(tmp_path)
+    import dataclasses
+
+    _img, default_cal, _dice = _table(tmp_path)
+    # the owner placed the tray zone (a zone card, --zones): 20 mm right of the default one
+    cal = dataclasses.replace(default_cal, zones=tuple(
+        dataclasses.replace(z, polygon=tuple((x + 20.0, y) for x, y in z.polygon)) if z.kind == "dice_tray" else z
+        for z in default_cal.zones))
     tray = tray_region(cal)
     assert tray is not None
-    path = save_calibration(cal, tmp_path / "cal.json")
 
-    def region_lines(region: Region) -> list:
+    def region_lines(region: Region, calibration=cal) -> list:
+        path = save_calibration(calibration, tmp_path / "cal.json")
         config = PitboardConfig(camera=CameraConfig(backend=CameraBackend.REPLAY, dice_region=region),
                                 vision=VisionConfig(calibration=path, faces=tmp_path / "faces.json"))
         return [x for x in probe_vision_files(config) if x.part == "dice region"]
@@ -219,7 +225,12 @@ def test_check_warns_of_a_dice_region_apart_from_the_calibrations_tray_zone(tmp_
     assert line.status == "WARN" and line.detail.startswith(
         f"[camera] dice_region [40, 40, 296, 201] lies apart from the calibration's tray zone, [{tray.x}, {tray.y}, "
         f"{tray.width}, {tray.height}] (pixels, with a margin): if the dice tray stands in the tray zone, no die is read")
+    assert line.detail.endswith("move the tray zone (its zone card, or `pitboard calibrate IMAGE --zones FILE`)")
     assert region_lines(Region(tray.x + 10, tray.y + 10, 100, 80)) == []  # over the tray: nothing to say
+    # a sliver in common is no agreement (a review: one pixel was)
+    assert len(region_lines(Region(tray.x + tray.width - 2, tray.y, 296, 201))) == 1
+    # the default tray zone was placed by no one: a region elsewhere (a tray beside the mat) is the owner's word
+    assert region_lines(Region(40, 40, 296, 201), default_cal) == []
 
 
 def test_check_warns_of_the_whole_frame_read_when_the_calibration_cannot_be_used(tmp_path: Path) -> None:
@@ -235,8 +246,8 @@ def test_check_warns_of_the_whole_frame_read_when_the_calibration_cannot_be_used
                             vision=VisionConfig(calibration=damaged, faces=tmp_path / "faces.json"))
     (line,) = [x for x in probe_vision_files(config) if x.part == "dice region"]
     assert line.status == "WARN" and line.detail.startswith(
-        "no [camera] dice_region: the dice are read from the whole frame (the calibration above is not used: none "
-        "names where the tray stands), where the table's tokens, tags and templates can be taken for dice")
+        "no [camera] dice_region: the dice are read from the whole frame (the calibration above cannot be used, so "
+        "neither can its tray zone), where the table's tokens, tags and templates can be taken for dice")
     _img, cal, _dice = _table(tmp_path)
     from device.table_files import save_calibration
 
@@ -244,4 +255,4 @@ def test_check_warns_of_the_whole_frame_read_when_the_calibration_cannot_be_used
     config = PitboardConfig(camera=CameraConfig(backend=CameraBackend.PICAMERA2, width=2304, height=1296),
                             vision=VisionConfig(calibration=other, faces=tmp_path / "faces.json"))
     (line,) = [x for x in probe_vision_files(config) if x.part == "dice region"]
-    assert "read from the whole frame (the calibration above is not used" in line.detail
+    assert "read from the whole frame (the calibration above cannot be used" in line.detail
