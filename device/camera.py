@@ -45,11 +45,17 @@ class CameraError(Exception):
 
 def driver_words(exc: BaseException) -> str:
     """A driver's exception in words for the journal: "input/output error (errno 5)", not Python's
-    "OSError(5, 'Input/output error')" (an audit); its type when it says nothing else."""
+    "OSError(5, 'Input/output error')" (an audit); its kind before its words unless it is a plain
+    RuntimeError; its kind alone when it says nothing."""
     if isinstance(exc, OSError) and exc.strerror:
         said = f"{exc.strerror[:1].lower()}{exc.strerror[1:]} (errno {exc.errno})"
         return f"{said}: {exc.filename}" if exc.filename else said
-    return str(exc) or type(exc).__name__
+    said = str(exc)
+    if not said:
+        return type(exc).__name__
+    # (a RuntimeError's words are the driver's own; another's need its kind: "picamera2 failed: 'main'" said
+    # nothing of a KeyError; a review)
+    return said if type(exc) in (RuntimeError, CameraError) else f"{type(exc).__name__}: {said}"
 
 
 @dataclass(frozen=True)

@@ -104,6 +104,7 @@ def test_a_drivers_error_is_said_in_words_not_as_python_writes_it() -> None:
         "no such file or directory (errno 2): /dev/video0"
     assert driver_words(RuntimeError("driver exploded")) == "driver exploded"
     assert driver_words(IndexError()) == "IndexError"
+    assert driver_words(KeyError("main")) == "KeyError: 'main'"
     cam = Camera(FlakyBackend(["raise"]), fps=0)
     cam.poll(0.0)
     assert cam.message == "flaky failed: driver exploded"

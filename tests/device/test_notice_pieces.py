@@ -37,8 +37,9 @@ def test_each_piece_fits_the_box_it_is_drawn_in() -> None:
         assert len(_wrap_to_fit(notice_title("vision", piece)[1], BANNER_LINE, TEXT_SIZES[-1])) <= 2
     for piece in notice_pieces("thunder_road", "vision", LONG):
         assert len(_wrap(notice_title("vision", piece)[1], ALERT_TEXT_WIDTH, 9, 10**6)) <= ALERT_LINES
-    for piece in notice_pieces("space_race", "vision", LONG):  # its notice box (0, 13, 127, 52): three lines
-        assert len(wrap(notice_title("vision", piece)[1], 127 - 4, 9)) <= (52 - 13 - 12) // 9
+    for game in ("space_race", "grand_tour"):  # space_race.notice in the box (0, 13, 127, 52): three lines
+        for piece in notice_pieces(game, "vision", LONG):
+            assert len(wrap(notice_title("vision", piece)[1], 127 - 4, 9)) <= (52 - 13 - 12) // 9
 
 
 def test_a_short_notice_is_one_piece_as_it_was() -> None:
