@@ -530,6 +530,22 @@ class App:
             keys = ["select", *keys]  # the dashboard is showing: the first SELECT only brings the menu back
         return keys
 
+    def press_key(self) -> str:
+        """What a press of the buttons acts on now, as a short key: the game's log, the step, the menu's open
+        lists and highlighted choice, a roll being entered, the legend, a refusal shown.  A phone's press carries
+        the key its page showed (:attr:`ButtonEvent.seen`) and is not taken once it has changed (an audit: a
+        double tap on the phone's NEXT, and two phones' NEXT at once, each recorded a second decision: "Moved"
+        then "Attacks done", the attack step skipped)."""
+        import hashlib
+
+        c = self.cursor
+        menu = None if c is None or c.empty else (c.path, tuple(lv.cursor for lv in c.levels))
+        e = self.entry
+        entry = None if e is None else (e.request.label, tuple(map(str, e.entered)), e.cursor)
+        raw = repr((id(self.match), len(self.match.records), self.prompt().text, self.menu_shown, menu, entry,
+                    self.legend, self.refusal is not None))
+        return hashlib.sha1(raw.encode()).hexdigest()[:12]
+
     def chooser(self) -> str | None:
         """Who chooses now (None: anybody)."""
         t = self.turn()
@@ -546,6 +562,12 @@ class App:
             # on a dashboard was gone before its turn came)
             text = f"{who} moved the game on while the button was down; look, then press again"
             self.refusal = Refusal(self._moved_from, tuple(pages.text_pages("PRESS NOT TAKEN", text)), now)
+            return
+        if event.seen is not None and event.seen != self.press_key():
+            # a phone's press aimed at what its page showed, and the screen changed before it arrived: a double tap's
+            # second, or another phone's press first; said on the chooser's screen, mirrored on the phones
+            text = "the screen changed before the phone's press arrived (another press got there first); look, then press again"
+            self.refusal = Refusal(self.chooser(), tuple(pages.text_pages("PRESS NOT TAKEN", text)), now)
             return
         self._last_press = now
         self.refusal = None  # read, or passed over: the next press clears it

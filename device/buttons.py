@@ -59,12 +59,14 @@ class Edge:
 @dataclass(frozen=True)
 class ButtonEvent:
     """A decided press: ``button`` is ``next``/``back``/``select``/``ok``/``p1``.. ; ``t`` when it was decided;
-    ``began`` when the finger went down (None: not known, a key or a page's button)."""
+    ``began`` when the finger went down (None: not known, a key or a page's button); ``seen``: a phone's press,
+    the :meth:`device.app.App.press_key` its page showed (None: a button, which acts on what its screen shows)."""
 
     button: str
     kind: PressKind
     t: float
     began: float | None = field(default=None, compare=False)
+    seen: str | None = field(default=None, compare=False)
 
     @property
     def long(self) -> bool:

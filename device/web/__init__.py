@@ -239,13 +239,15 @@ class WebService:
         if self._undo_asked is None or self._undo_asked[0] != asked:
             self._undo_asked = (asked, undo_questions(app))
         undo = self._undo_asked[1]
+        press_key = app.press_key()
         key = (snap.screens, snap.prompt, snap.status, snap.refusal, snap.notices, snap.commands, snap.dice,
-               tuple(undo.values()))
+               tuple(undo.values()), press_key)
         if key == self._last_key:
             return
         self._last_key = key
         self._version += 1
         self.ctx.undo = undo  # before the snapshot: a page woken by it reads the questions that go with it
+        self.ctx.press_key = press_key
         self.hub.publish(snap)
 
     def _on_frame(self, app: Any, frame: Any) -> None:

@@ -199,10 +199,10 @@ class WebHub:
         out: list[ButtonEvent] = []
         while True:
             try:
-                button, kind, _ = self._presses.get_nowait()
+                button, kind, _, seen = self._presses.get_nowait()
             except queue.Empty:
                 return out
-            out.append(ButtonEvent(button, kind, now))
+            out.append(ButtonEvent(button, kind, now, seen=seen))
 
     def run_calls(self) -> None:
         while True:
@@ -224,10 +224,12 @@ class WebHub:
                 pass
 
     # -- the server's side ----------------------------------------------------------------------
-    def press(self, button: str, long: bool = False) -> None:
+    def press(self, button: str, long: bool = False, seen: str | None = None) -> None:
+        """Queue a phone's press for the loop; ``seen``: the press key its page showed (the loop refuses the press
+        when what the buttons act on has changed since: :meth:`device.app.App.press_key`)."""
         if button not in WEB_BUTTONS:
             raise ValueError(f"{button!r} is not a button; buttons are {', '.join(WEB_BUTTONS)}")
-        self._presses.put((button, PressKind.LONG if long else PressKind.SHORT, time.perf_counter()))
+        self._presses.put((button, PressKind.LONG if long else PressKind.SHORT, time.perf_counter(), seen))
 
     def call_in_loop(self, call: Callable[[], None]) -> None:
         """Run ``call`` on the loop's thread at its next iteration."""

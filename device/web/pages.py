@@ -228,9 +228,15 @@ LIVE_JS = """
     ? {back: pressForm.dataset.undoBack || null, long: pressForm.dataset.undoLong || null, key: pressForm.dataset.undoKey}
     : null;
   es.addEventListener('snapshot', function(ev){ var u = JSON.parse(ev.data).undo; if (u) undo = u; });
-  // OK, BACK and NEXT decide (BACK at the top undoes): a second tap before the screen has answered the
-  // first (a double tap) is dropped, so it acts once; SELECT only moves the cursor and stays quick.
-  var waitUntil = 0, waitVersion = null;
+  // What the buttons act on as this page shows it: OK, BACK and NEXT carry it, and the Pitboard does not take
+  // a press once it has changed (two phones' NEXT at once recorded two decisions).
+  var pressKey = pressForm ? (pressForm.dataset.press || null) : null;
+  es.addEventListener('snapshot', function(ev){ var k = JSON.parse(ev.data).press; if (k) pressKey = k; });
+  // OK, BACK and NEXT decide (BACK at the top undoes): a second tap within half a second of the first (a
+  // double tap) is dropped, so it acts once, even when the screen has already answered the first (on the
+  // table's network it answers in milliseconds, and a double tap's second NEXT skipped a whole step);
+  // SELECT only moves the cursor and stays quick.
+  var lastDecision = 0;
   document.querySelectorAll('form.press').forEach(function(f){
     f.addEventListener('submit', function(e){
       e.preventDefault();
@@ -241,15 +247,17 @@ LIVE_JS = """
         if (question && !window.confirm(question)) return;
         asked = undo.key;  // the Pitboard refuses the press if the game changed meanwhile
       }
-      if (/^(ok|back|next)/.test(b.value)) {
+      var deciding = /^(ok|back|next)/.test(b.value);
+      if (deciding) {
         var now = Date.now();
-        if (now < waitUntil && document.body.dataset.version === waitVersion) return;
-        waitUntil = now + 700; waitVersion = document.body.dataset.version;
+        if (now - lastDecision < 500) return;
+        lastDecision = now;
       }
       var body = new URLSearchParams();
       body.set('button', b.value.split(':')[0]);
       if (b.value.indexOf(':long') > 0) body.set('long', '1');
       if (asked !== null) body.set('undoes', asked);
+      if (deciding && pressKey) body.set('seen', pressKey);
       body.set('csrf', f.querySelector('[name=csrf]').value);
       fetch('/press', {method: 'POST', body: body, credentials: 'same-origin',
                        headers: {'X-CSRF-Token': f.querySelector('[name=csrf]').value}})
@@ -384,9 +392,9 @@ def undo_data(undo: Mapping[str, str | None] | None) -> str:
 
 
 def live_page(snap: Snapshot, csrf: str, *, camera: int | None, game: str,
-              undo: Mapping[str, str | None] | None = None) -> str:
+              undo: Mapping[str, str | None] | None = None, press_key: str | None = None) -> str:
     """``undo``: what a BACK that undoes asks first (:func:`device.web.undo_questions`), until the live script
-    has the event stream's."""
+    has the event stream's; ``press_key``: what a press acts on now (the page's OK, BACK and NEXT carry it)."""
     screens = "".join(
         f'<figure data-player="{esc(p)}"{" class=active" if p == snap.prompt_player else ""}>'
         f'<img class="oled" id="screen-{i}" alt="{esc(p)}\'s screen" width="128" height="64" '
@@ -414,7 +422,8 @@ def live_page(snap: Snapshot, csrf: str, *, camera: int | None, game: str,
             f'<p class="warn" id="notices">{esc(" · ".join(snap.notices))}</p>'
             f'<div class="screens">{screens}</div>'
             f'<div class="dock">{dice_form(snap.dice, csrf)}'
-            f'<form class="press buttons" method="post" action="/press"{undo_data(undo)}>{csrf_field(csrf)}'
+            f'<form class="press buttons" method="post" action="/press"{undo_data(undo)}'
+            f'{f" data-press={chr(34)}{esc(press_key)}{chr(34)}" if press_key else ""}>{csrf_field(csrf)}'
             f'<p class="refusal link" id="link" role="status" hidden></p>{buttons}</form></div>'
             f"<h2>Last commands</h2><ul id=commands>{commands}</ul>{cam}")
     return layout(f"Live: {title_of(game)}", body, here="/", script=True)

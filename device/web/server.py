@@ -91,6 +91,9 @@ class WebContext:
     #: What the phone asks before a BACK that undoes (:func:`device.web.undo_questions`: "back", "long", "key"),
     #: set on the loop's thread with each snapshot; None: the page asks nothing.
     undo: dict[str, str | None] | None = None
+    #: What a press acts on now (:meth:`device.app.App.press_key`), set on the loop's thread with each redraw; a
+    #: phone's OK, BACK or NEXT carries the one its page showed.
+    press_key: str | None = None
 
 
 def client_of(request: Request) -> str:
@@ -227,12 +230,13 @@ def create_app(ctx: WebContext) -> Starlette:
     async def live(request: Request, session: Session, form: dict[str, str]) -> Response:
         shot = hub.camera
         return html(pages.live_page(hub.snapshot, session.csrf, camera=shot.index if shot else None, game=ctx.game,
-                                    undo=ctx.undo))
+                                    undo=ctx.undo, press_key=ctx.press_key))
 
     def _payload() -> str:
         data = hub.snapshot.to_json()
         data["camera"] = hub.camera.index if hub.camera is not None else None
         data["undo"] = ctx.undo
+        data["press"] = ctx.press_key
         return json.dumps(data)
 
     async def events(request: Request, session: Session, form: dict[str, str]) -> Response:
@@ -274,8 +278,15 @@ def create_app(ctx: WebContext) -> Starlette:
                        "it would now undo nothing" if long else "it would now only close a list")
                 return PlainTextResponse(f"BACK was not pressed: the game changed while you were asked ({now}); "
                                          "press it again", status_code=409)
+        seen = form.get("seen") or None
+        if button not in ("ok", "back", "next"):
+            seen = None  # (SELECT only moves the cursor: two of them move it twice, as two presses would)
+        elif seen is not None and ctx.press_key is not None and seen != ctx.press_key:
+            # a double tap's second, or a press another phone's got ahead of: it would act on a screen not seen
+            return PlainTextResponse("the screen changed before this press arrived (another press got there "
+                                     "first); look, then press again", status_code=409)
         try:
-            hub.press(button, long)
+            hub.press(button, long, seen=seen)
         except ValueError as exc:
             return PlainTextResponse(f"{exc}", status_code=400)
         if request.headers.get("x-csrf-token"):

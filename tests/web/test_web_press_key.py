@@ -1,0 +1,52 @@
+"""A phone's OK, BACK or NEXT acts on the screen its page showed, or not at all.
+
+An audit at 360 px: a double tap on the phone's NEXT at "1.7 Move: Moved" recorded "Moved" and then "Attacks
+done" (the attack step skipped: the screen answers in milliseconds on the table's network, so the second tap
+landed on the next step), and two phones' NEXT at once recorded two decisions."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")
+
+from web_helpers import paired_client  # noqa: E402
+
+
+def test_a_second_press_aimed_at_the_same_screen_is_not_taken(table):
+    """Two presses queued with the key of one screen (two phones at once, or a double tap's second sent before
+    the first was taken): the first acts, the second is refused on the screens, nothing more is decided."""
+    table.step()
+    app, hub = table.app, table.web.hub
+    seen = app.press_key()
+    hub.press("ok", seen=seen)
+    hub.press("ok", seen=seen)
+    table.step()
+    assert app.refusal is not None
+    assert app.refusal.pages[0].title == "PRESS NOT TAKEN"
+    said = " ".join(" ".join(p.lines) for p in app.refusal.pages)
+    assert "the screen changed before the phone's press arrived" in said
+    assert app.press_key() != seen
+
+
+def test_the_page_carries_the_key_and_a_stale_one_is_answered_at_once(table):
+    client, token = paired_client(table)
+    table.step()
+    key = table.web.ctx.press_key
+    assert key == table.app.press_key()
+    page = client.get("/", headers={"accept": "text/html"}).text
+    assert f'data-press="{key}"' in page
+    r = client.post("/press", data={"csrf": token, "button": "next", "seen": "0123456789ab"},
+                    headers={"x-csrf-token": token})
+    assert r.status_code == 409
+    assert r.text == "the screen changed before this press arrived (another press got there first); look, then press again"
+    r = client.post("/press", data={"csrf": token, "button": "ok", "seen": key}, headers={"x-csrf-token": token})
+    assert r.status_code == 204
+    before = len(table.app.history)
+    table.step()
+    assert table.app.refusal is None and len(table.app.history) >= before  # taken
+    # SELECT only moves the cursor: it carries no key and is never refused for one
+    r = client.post("/press", data={"csrf": token, "button": "select", "seen": "0123456789ab"},
+                    headers={"x-csrf-token": token})
+    assert r.status_code == 204
