@@ -283,6 +283,10 @@ class WebService:
                 config = default_config()
             tags = car_tags_of(getattr(getattr(self.app, "match", None), "state", None))
             reader.table_config = dataclasses.replace(config, car_tags=tags) if tags else config
+        if self.app is not None and hasattr(self.app, "show_file_problems"):  # the calibration's problem is over
+            # (an audit: "TABLE NOT READ: calibration" stood on every screen for the rest of the game after a
+            # calibration was saved from the phone, while the camera view drew its zones and check said OK)
+            self.app.show_file_problems([p for p in self.app.file_problems if p.part != "calibration"])
 
     def _type_dice(self, offer: Any, places: list[int], draft: bool = False) -> None:
         """A roll typed on the page, entered as the simulator's typed dice are (the same rules, the same log);

@@ -50,3 +50,23 @@ def test_the_page_carries_the_key_and_a_stale_one_is_answered_at_once(table):
     r = client.post("/press", data={"csrf": token, "button": "select", "seen": "0123456789ab"},
                     headers={"x-csrf-token": token})
     assert r.status_code == 204
+
+
+def test_a_calibration_saved_from_the_phone_ends_the_table_not_read_notice(table):
+    """An audit: after a calibration was saved on the Calibrate page, "TABLE NOT READ: calibration" stood on every
+    screen for the rest of the game, while the camera view drew the new zones and check said OK."""
+    import numpy as np
+
+    from device.camera_input import VisionFileProblem, VisionReader
+    from vision.calibration import Calibration
+
+    app = table.app
+    if getattr(app, "reader", None) is None:
+        app.reader = VisionReader()
+    missing = VisionFileProblem("calibration", "/nowhere/table_calibration.json", "no calibration yet",
+                                "TABLE NOT READ: calibration")
+    app.show_file_problems([missing])
+    assert [n.text for n in app.notices if n.kind == "files"] == ["TABLE NOT READ: calibration"]
+    table.web._use_calibration(Calibration(px_to_mm=np.diag([0.5, 0.5, 1.0]), image_size=(1280, 720),
+                                           mat_mm=(640.0, 360.0)))
+    assert not [n for n in app.notices if n.kind == "files"] and app.file_problems == []
