@@ -135,7 +135,7 @@ class WebService:
                               # the setup of the game in play, not the one the host was started with (the
                               # page said "game gaslands: example setup is a valid table" over a 5-player game)
                               check=lambda: (check or self._files_check)(self.playing()),
-                              game_id=lambda: self.game_id, in_progress=self.in_progress)
+                              game_id=lambda: self.game_id, in_progress=self.in_progress, at_table=self.at_table)
         self.ctx.on_pair_page = lambda: self.hub.call_in_loop(self.show_code)
         self.ctx.faces_path = faces_path
         self.ctx.config_source = config_source
@@ -184,6 +184,16 @@ class WebService:
                 lst.remove(fn)
         if isinstance(app.buttons, WebButtons):
             app.buttons = app.buttons.inner
+
+    def at_table(self) -> str | None:
+        """The game at the table in words, moves or none ("a Thunder Road: Vendetta game (game 3)"); None: none."""
+        app = self.app
+        if app is None:
+            return None
+        from device.web.pages import title_of
+
+        number = f" (game {self.game_id})" if self.game_id is not None else ""
+        return f"a {title_of(app.game.name)} game{number}"
 
     def in_progress(self) -> str | None:
         """The game at the table in words when starting another would leave it unfinished (moves made, not

@@ -494,8 +494,9 @@ def replay_page(game_id: int, decision: int, entry: Any, players: Sequence[str],
 
 def setup_page(game: str, games: Sequence[str], text: str, csrf: str, message: str = "", ok: bool = False,
                can_start: bool = True, once: str = "", restore: bool = False, begun: bool = False,
-               playing: str | None = None, ticked: bool = False) -> str:
+               playing: str | None = None, ticked: bool = False, table: str = "") -> str:
     """The set-up form; ``once``: this form's own token, so that the same form sent twice begins one game;
+    ``table``: the game at the table as this form is drawn (its id: a Start is refused once another began);
     ``restore``: the box holds only the example (the page asked for plainly), so the phone may put back what
     was being typed in it (SETUP_JS); ``playing``: the game being played, which Start this game would leave
     unfinished: starting then needs the box "End the game in progress" ticked."""
@@ -512,6 +513,8 @@ def setup_page(game: str, games: Sequence[str], text: str, csrf: str, message: s
              "config's [game] setup and restart)</span>")
     once_field = f'<input type="hidden" name="once" value="{esc(once)}">' if once else ""
     once_field += f'<input type="hidden" name="shown" value="{esc(game)}">'  # the game the box's text is for
+    if table:
+        once_field += f'<input type="hidden" name="table" value="{esc(table)}">'
     body = (f"<p>Players in seating order (clockwise), their vehicles, the scenario: the same TOML as "
             f"<code>pitboard play {esc(game)} --setup FILE</code>, checked by the game's own rules.</p>{msg}"
             f'<form method=post action=/setup>{csrf_field(csrf)}{once_field}<label>Game <select name=game id=game>'

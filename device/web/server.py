@@ -68,6 +68,8 @@ class WebContext:
     #: The game being played, when Start this game would leave it unfinished ("A Gaslands: Refuelled game
     #: (game 3), 12 moves in,"); None when there is none, it is over, or nothing has been played yet.
     in_progress: Callable[[], str | None] = lambda: None
+    #: The game at the table in words ("a Thunder Road: Vendetta game (game 3)"), moves or none; None: no game.
+    at_table: Callable[[], str | None] = lambda: None
     #: Somebody opened the pairing page: show the code on player 1's screen (queued for the loop).
     on_pair_page: Callable[[], None] | None = None
     camera: CameraView = field(default_factory=CameraView)
@@ -473,7 +475,7 @@ def create_app(ctx: WebContext) -> Starlette:
         playing = ctx.in_progress() if playing is None and start else playing
         return html(pages.setup_page(game, game_names(), text, session.csrf, message, ok=ok, can_start=start,
                                      once=secrets.token_urlsafe(12), restore=restore, begun=begun_now,
-                                     playing=playing, ticked=ticked), status)
+                                     playing=playing, ticked=ticked, table=str(ctx.game_id())), status)
 
     async def setup_get(request: Request, session: Session, form: dict[str, str]) -> Response:
         from device.web.setup import example_setup, game_names
@@ -519,6 +521,15 @@ def create_app(ctx: WebContext) -> Starlette:
                 return setup_html(session, game, text, "this host cannot start a game from the page", status=400,
                                   can_start=False)
             once = form.get("once", "")
+            seen = form.get("table")
+            if seen is not None and seen != str(ctx.game_id()) and not (once and once in begun):
+                # another game began since this form was drawn (an audit: two phones' Start 0.1 s apart, both
+                # ticked: Thunder Road began and was at once replaced by the Grand Tour, while the first phone
+                # was told its game began; a game with no moves yet was replaced without a word)
+                there = ctx.at_table() or "another game"
+                return setup_html(session, game, text, f"{there[:1].upper()}{there[1:]} was begun since this page "
+                                  "was drawn (from another phone, or at the table): press Start this game again to "
+                                  "start this one in its place", status=409)
             playing = ctx.in_progress()
             if playing is not None and form.get("replace") != "1" and not (once and once in begun):
                 # one tap next to Check left the game at the table behind, with no word to anybody

@@ -241,3 +241,41 @@ def test_a_setup_pasted_under_the_wrong_game_is_named(table):
     assert ("this looks like a Thunder Road: Vendetta setup (first_player and board are its keys, not Gaslands: "
             "Refuelled's): choose Thunder Road: Vendetta in the game list and check again") in text
     assert box(r.text) == road  # what was pasted is kept
+
+
+def test_a_start_from_a_page_drawn_before_another_game_began_is_refused_naming_it(tmp_path, monkeypatch):
+    """An audit: two phones pressed Start 0.1 s apart, both with "End the game in progress" ticked: Thunder Road
+    (game 3) began and was at once replaced by the Grand Tour, while the first phone was told its game began; and
+    a game with no moves yet was replaced by a second phone's Start without a word.  The form carries the game at
+    the table as it was drawn; a Start after another game began is refused, naming it, and a second press, from
+    the page drawn again, starts."""
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    begun: list[str] = []
+
+    def new_game(game, options):
+        begun.append(game)
+        t.web.game_id = (t.web.game_id or 0) + 1  # the table's game is another now
+        return f"a new {game} game begins now"
+
+    t = Table(tmp_path, new_game=new_game)
+    try:
+        client, token = paired_client(t)
+        page_a = client.get("/setup", headers=HTML).text
+        page_b = client.get("/setup", headers=HTML).text
+        drawn = re.search(r'name="table" value="([^"]+)"', page_a).group(1)
+        assert drawn == str(t.web.game_id) == re.search(r'name="table" value="([^"]+)"', page_b).group(1)
+        form = {"csrf": token, "game": "gaslands", "shown": "gaslands", "action": "start", "replace": "1",
+                "setup": t.module.EXAMPLE_SETUP, "table": drawn}
+        r = client.post("/setup", data={**form, "once": "phone-a"})
+        assert r.status_code == 200 and begun == ["gaslands"]
+        r = client.post("/setup", data={**form, "once": "phone-b"})  # phone B's page was drawn before A's Start
+        assert r.status_code == 409 and begun == ["gaslands"]
+        kind, text = said(r.text)
+        assert kind == "fail" and text == (f"A Gaslands: Refuelled game (game {t.web.game_id}) was begun since this "
+                                           "page was drawn (from another phone, or at the table): press Start this "
+                                           "game again to start this one in its place")
+        again = re.search(r'name="table" value="([^"]+)"', r.text).group(1)
+        r = client.post("/setup", data={**form, "once": "phone-b2", "table": again})
+        assert r.status_code == 200 and begun == ["gaslands", "gaslands"]
+    finally:
+        t.close()
