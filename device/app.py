@@ -1100,7 +1100,8 @@ class App:
         known = getattr(self.displays, "players", None)  # a bank draws only the players it has screens for
         for view in self.screen_views(now):
             player = str(getattr(view, "player", ""))
-            if known is not None and player not in known:
+            screenless = known is not None and player not in known
+            if screenless and not self.redraw_listeners:
                 continue
             page = self.page_for(player, view, now, blink)
             image = self.render(self.game.name, view, blink) if page is None else render_page(page, blink)
@@ -1108,10 +1109,12 @@ class App:
             if not force and self._last_images.get(player) == data:
                 continue
             self._last_images[player] = data
+            shown[player] = image
+            if screenless:  # drawn for the listeners only (the phones' Live page: an audit found a player with no
+                continue  # screen shown nowhere, not their gear, hazards, hull, VP or riders)
             self.displays.show(player, image)
             self.frames_drawn += 1
             drawn.append(player)
-            shown[player] = image
         for listener in self.redraw_listeners:
             listener(self, shown)
         return drawn

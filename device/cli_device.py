@@ -384,10 +384,16 @@ def _table_lines(config: PitboardConfig, module: Any, options: Any, players: lis
                                    f"(players: {', '.join(players)}): the player's name in [[screens]] must be "
                                    "spelt as in the game setup"))
     unseen = [p for p in players if p not in screened]
-    if unseen:
+    if unseen and len(unseen) == len(players):
+        # (an audit: "the others' screens still show the game" was said when no one at the table had a screen)
+        lines.append(CheckLine("WARN", "screens", f"no one at this table has a screen ([[screens]] are for "
+                                                  f"{', '.join(sorted(screened))}): the screens show nothing of this "
+                                                  "game; the phones' Live page shows every player's screen"))
+    elif unseen:
         who = "they have" if len(unseen) > 1 else "that player has"
         lines.append(CheckLine("WARN", "screens", f"no [[screens]] for {', '.join(unseen)}: {who} no screen of "
-                                                  "their own (the others' screens still show the game)"))
+                                                  "their own (the others' screens show their menus when they "
+                                                  "choose; the phones' Live page shows their screen)"))
     return lines
 
 

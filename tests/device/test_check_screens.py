@@ -152,3 +152,13 @@ def test_an_empty_config_file_is_refused_not_passed(tmp_path) -> None:
         empty.write_text(text)
         with pytest.raises(ConfigError, match="is empty .*power cut.*copy firmware_config/pitboard.toml"):
             load_config(empty)
+
+
+def test_a_table_where_no_one_has_a_screen_is_said_so() -> None:
+    """An audit: with screens for Alice and Bob and a game of USA and USSR begun from the phone, check said "no
+    [[screens]] for USA, USSR: they have no screen of their own (the others' screens still show the game)":
+    no screen showed anything of it."""
+    lines = probe_game(PitboardConfig(screens=(ScreenConfig("Ann"), ScreenConfig("Cy", address=0x3D))))
+    (warn,) = [line for line in lines if line.part == "screens"]
+    assert warn.detail == ("no one at this table has a screen ([[screens]] are for Ann, Cy): the screens show "
+                           "nothing of this game; the phones' Live page shows every player's screen")

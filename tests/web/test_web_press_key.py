@@ -70,3 +70,15 @@ def test_a_calibration_saved_from_the_phone_ends_the_table_not_read_notice(table
     table.web._use_calibration(Calibration(px_to_mm=np.diag([0.5, 0.5, 1.0]), image_size=(1280, 720),
                                            mat_mm=(640.0, 360.0)))
     assert not [n for n in app.notices if n.kind == "files"] and app.file_problems == []
+
+
+def test_the_live_page_shows_the_screen_of_a_player_with_none(table):
+    """An audit: a game begun from the phone with players who have no [[screens]]: the Live page showed no
+    dashboard at all (no gear, hazards or hull), only the prompt line."""
+    table.app.displays.players = {"Alice"}  # a bank with a screen for Alice only
+    table.screens.images.clear()
+    table.web._pngs.clear()  # (as drawn first: the mirror's frames of the bank's players only)
+    table.app.redraw(table.now, force=True)
+    shown = [p for p, _png in table.web.hub.snapshot.screens]
+    assert shown == ["Alice", "Bob"]  # Bob's screen on the phones
+    assert list(table.screens.images) == ["Alice"]  # and sent to no screen of the table's
