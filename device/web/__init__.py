@@ -128,6 +128,10 @@ class WebService:
         self.game_id: int | None = None
         self._pngs: dict[str, bytes] = {}
         self._version = 0
+        #: Shows the pairing code on a screen not at the table when no one at it has one (``pitboard run`` sets
+        #: it): returns that screen's player, or None; :attr:`code_screen` is where it was last shown.
+        self.code_elsewhere: Callable[[], str | None] | None = None
+        self.code_screen: str | None = None
         self._last_key: Any = None
         self._undo_asked: tuple[Any, dict[str, str | None]] | None = None  # (what the questions read, them)
         self._shown_until = 0.0
@@ -137,6 +141,7 @@ class WebService:
                               check=lambda: (check or self._files_check)(self.playing()),
                               game_id=lambda: self.game_id, in_progress=self.in_progress, at_table=self.at_table)
         self.ctx.on_pair_page = lambda: self.hub.call_in_loop(self.show_code)
+        self.ctx.code_screen = lambda: self.code_screen
         self.ctx.faces_path = faces_path
         self.ctx.config_source = config_source
         self.ctx.on_library = lambda library: self.hub.call_in_loop(lambda: self._use_library(library))
@@ -225,10 +230,13 @@ class WebService:
         return str(getattr(views[0], "player", "")) if views else None
 
     def show_code(self, seconds: float | None = CODE_SHOWN_S) -> None:
-        """Player 1's screen shows the pairing code (for ``seconds``; None: until withdrawn)."""
+        """Player 1's screen shows the pairing code (for ``seconds``; None: until withdrawn); when no one at the
+        table has a screen, :attr:`code_elsewhere` shows it on another (``pitboard run``)."""
         app = self.app
         if app is None:
             return
+        if self.code_elsewhere is not None:
+            self.code_screen = self.code_elsewhere()
         now = app.clock()
         until = None if seconds is None else now + seconds
         app.notify(PAIR_NOTICE, f"web code {self.code}", self.first_player(), until=until, now=now)

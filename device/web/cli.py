@@ -171,11 +171,33 @@ def run_with_web(config: Any, appliance: Any, stop: Callable[[], bool],
                              calibration_path=config.vision.calibration, new_game=new_game).start()
         except OSError as exc:
             raise _user_error(f"{config.source}: [web] {exc}") from None
+        def code_elsewhere() -> str | None:
+            """The pairing code on a screen whose player is not at the table, when no one at the table has a
+            working screen (an audit: a game begun from the phone with players who have no [[screens]], resumed
+            after a restart: the pair page asked for the code on player 1's screen, which no screen showed, and
+            the phones paired before were locked out).  Returns the screen's player, or None."""
+            from device.dashboards import pages as screen_pages
+
+            status = appliance.bank.status()
+            at_table = {str(getattr(v, "player", "")) for v in appliance.app.match.views()}
+            if any(p in at_table and s.state.value == "ok" for p, s in status.items()):
+                return None
+            for p, s in status.items():
+                if s.state.value == "ok":
+                    said = f"web code {web.code}: type it on the phone's pairing page ({p} is not at this table)"
+                    page = screen_pages.TextPage("PHONE CODE", tuple(screen_pages.wrap(said)), 1, 1)
+                    appliance.bank.show(p, screen_pages.render_text(page))
+                    return p
+            return None
+
+        web.code_elsewhere = code_elsewhere
         web.attach(appliance.app, appliance.game_id, options)
         first = web.first_player() or "player 1"
+        shown = web.code_screen = code_elsewhere()
+        where = f"{shown}'s screen (not at this table)" if shown else f"{first}'s screen"
         log(f"web page on {web.url} (listening on {config.web.host}:{web.server.port}; pair with the code "
-            f"shown on {first}'s screen)")
-        screen = appliance.bank.status().get(first)
+            f"shown on {where})")
+        screen = appliance.bank.status().get(shown or first)
         if screen is None or screen.state.value != "ok":  # no screen can show it: the page could not be paired
             log(f"{first}'s screen does not show anything, so the pairing code is said here: {web.code}")
         if started is not None:

@@ -345,10 +345,12 @@ def csrf_field(token: str) -> str:
     return f'<input type="hidden" name="csrf" value="{esc(token)}">'
 
 
-def pair_page(token: str, message: str = "", first: str | None = None) -> str:
-    """``first``: player 1's name, whose screen shows the code."""
+def pair_page(token: str, message: str = "", first: str | None = None, screen: str | None = None) -> str:
+    """``first``: player 1's name, whose screen shows the code; ``screen``: the screen that shows it instead when
+    no one at the table has one (its ``[[screens]]`` player)."""
     msg = f'<p class="refusal" id="pair-message">{esc(message)}</p>' if message else ""
-    where = f"{esc(first)}'s screen (player 1)" if first else "player 1's screen"
+    where = (f"{esc(screen)}'s screen" if screen else f"{esc(first)}'s screen (player 1)" if first else
+             "player 1's screen")
     body = (f"<p>Type the six-digit code shown on {where}. It is new each time the Pitboard starts "
             f"(<code>pitboard sim</code> prints it too).</p>{msg}"
             f'<form method="post" action="/pair">{csrf_field(token)}'

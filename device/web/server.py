@@ -72,6 +72,8 @@ class WebContext:
     at_table: Callable[[], str | None] = lambda: None
     #: Somebody opened the pairing page: show the code on player 1's screen (queued for the loop).
     on_pair_page: Callable[[], None] | None = None
+    #: The screen showing the pairing code when it is not player 1's (no one at the table has one), or None.
+    code_screen: Callable[[], str | None] = lambda: None
     camera: CameraView = field(default_factory=CameraView)
     #: The owner's face library (None: the data folder's faces.json), and who is told of a new one.
     faces_path: Path | None = None
@@ -199,7 +201,7 @@ def create_app(ctx: WebContext) -> Starlette:
         token = request.cookies.get(PAIR_COOKIE) or secrets.token_urlsafe(24)
         if ctx.on_pair_page is not None:
             ctx.on_pair_page()
-        resp = html(pages.pair_page(token, first=_first_player()))
+        resp = html(pages.pair_page(token, first=_first_player(), screen=ctx.code_screen()))
         resp.set_cookie(PAIR_COOKIE, token, httponly=True, samesite="strict", max_age=3600)
         return resp
 
@@ -219,7 +221,7 @@ def create_app(ctx: WebContext) -> Starlette:
             first = _first_player()
             if first:
                 message = message.replace("player 1's screen", f"{first}'s screen")
-            return html(pages.pair_page(cookie, message, first=first), status)
+            return html(pages.pair_page(cookie, message, first=first, screen=ctx.code_screen()), status)
         resp = RedirectResponse("/", status_code=303)
         resp.set_cookie(SESSION_COOKIE, session.id, httponly=True, samesite="strict", path="/")
         browser = request.cookies.get(BROWSER_COOKIE) or secrets.token_urlsafe(16)

@@ -426,3 +426,36 @@ def test_pitboard_run_begins_any_game_from_the_page_and_resumes_it_after_a_resta
         assert any("begun from the web page" in line for line in logs)
     finally:
         again.close()
+
+
+def test_when_no_one_at_the_table_has_a_screen_the_code_is_shown_on_another(tmp_path, monkeypatch):
+    """An audit: a game begun from the phone with players who have no [[screens]], resumed after a restart: the
+    pair page asked for the code on player 1's screen, which no screen showed (the phones paired before were
+    locked out).  The code goes on a screen whose player is not at the table, and the pair page names it."""
+    from gpiozero.pins.mock import MockFactory
+
+    from device.cli_device import build_appliance
+    from device.config import WebConfig, parse_config
+    from device.web.cli import run_with_web
+    from device.web.pages import pair_page
+
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    doc = {"game": {"name": "gaslands"}, "screens": [{"player": "Zed"}, {"player": "Yan", "address": 0x3D}],
+           "store": {"path": str(tmp_path / "games.sqlite")}}
+    config = dataclasses.replace(parse_config(doc, source="pitboard.toml"), web=WebConfig(True, "127.0.0.1", 0))
+    factory = MockFactory()
+    appliance = build_appliance(config, pin_factory=factory, screen_backend="recording", log=lambda m: None)
+    shown: list = []
+    monkeypatch.setattr(appliance.bank, "show", lambda player, image, real=appliance.bank.show: (
+        shown.append((player, image.copy())), real(player, image))[1])
+    logs: list[str] = []
+    services: list = []
+    try:
+        run_with_web(config, appliance, lambda: True, logs.append, services.append)
+    finally:
+        factory.reset()
+    web = services[0]
+    assert web.code_screen == "Zed"
+    assert any("pair with the code shown on Zed's screen (not at this table)" in line for line in logs), logs
+    assert [p for p, _ in shown][-1] == "Zed"
+    assert "Type the six-digit code shown on Zed's screen." in pair_page("t", first="Alice", screen=web.code_screen)
