@@ -280,8 +280,9 @@ def create_app(ctx: WebContext) -> Starlette:
                 question = undo["long" if long else "back"]
                 now = (f"it would now ask: {question}" if question else
                        "it would now undo nothing" if long else "it would now only close a list")
-                return PlainTextResponse(f"BACK was not pressed: the game changed while you were asked ({now}); "
-                                         "press it again", status_code=409)
+                # (the page says "BACK was not pressed: " before it: it was said twice)
+                return PlainTextResponse(f"the game changed while you were asked ({now}); press it again",
+                                         status_code=409)
         seen = form.get("seen") or None
         if button not in ("ok", "back", "next"):
             seen = None  # (SELECT only moves the cursor: two of them move it twice, as two presses would)
@@ -662,7 +663,15 @@ def create_app(ctx: WebContext) -> Starlette:
         if problem:
             return await _teach_page(session, status=400, die=die, face=face, message=problem)
         assert shot is not None
-        token, item = await asyncio.to_thread(lambda: _crops().keep(tray_crop(shot), die, face))
+        crop = tray_crop(shot)
+        from device.camera_input import blank_look, tray_look
+
+        if blank_look(tray_look(crop)):  # (an audit: a black frame was offered to teach, as "one die filling it")
+            return await _teach_page(session, status=400, die=die, face=face,
+                                     message="the camera's picture of the tray is all black (or all white): the "
+                                             "camera covered, or the lights off? Nothing can be taught from it; "
+                                             "light the tray, lay the die in it, and press Take again")
+        token, item = await asyncio.to_thread(lambda: _crops().keep(crop, die, face))
         notes = [] if item.dice else ["no die found in the crop: it would be taught as one die filling it"]
         notes.append(await asyncio.to_thread(new_die_note, die, ctx.faces_path))
         message = "; ".join(n for n in notes if n)

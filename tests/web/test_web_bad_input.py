@@ -307,3 +307,17 @@ def test_a_damaged_log_still_offers_its_events_from_the_phone(table):
     r = client.get(link.group(1))
     assert r.status_code == 200 and '"data_text": "{oops"' in r.text and '"type": "game_started"' in r.text
     assert logged(table) == before
+
+
+def test_a_black_frame_is_refused_for_teaching_and_said_so(table, tmp_path):
+    """An audit: a black frame (the camera covered, the lights off) on Teach got "no die found in the crop: it
+    would be taught as one die filling it", and was offered to confirm: a black square taught as a face."""
+    client, token = paired_client(table)
+    table.web.hub.camera = CameraShot(np.zeros((480, 640, 3), np.uint8), 1)
+    table.web.ctx.faces_path = tmp_path / "faces.json"
+    r = client.post("/teach", data={"csrf": token, "die": "skid", "face": "SHIFT"})
+    assert r.status_code == 400
+    said = message(r.text, "teach-message")
+    assert said.startswith("the camera&#x27;s picture of the tray is all black (or all white)"), said
+    assert 'name=token value="' not in r.text  # nothing offered to confirm
+    assert not (tmp_path / "faces.json").exists()
