@@ -445,14 +445,17 @@ def _when(stamp: str) -> str:
     return moment.strftime("%Y-%m-%d %H:%M") + (" UTC" if moment.tzinfo is not None else "")
 
 
-def games_page(games: Sequence[Any], where: str) -> str:
-    # the appliance resumes the newest unfinished game of its kind: an older one left unfinished is not played
-    current = {g.game: g.id for g in sorted(games, key=lambda g: g.id) if not g.finished}
+def games_page(games: Sequence[Any], where: str, at_table: int | None = None) -> str:
+    """``at_table``: the game being played (None: not known, the newest unfinished is taken, as `pitboard run`
+    resumes the newest unfinished game of any kind).  An audit: one game of each kind read "playing", four at
+    once, when only one was at the table."""
+    unfinished = [g.id for g in games if not g.finished]
+    playing = at_table if at_table is not None else (max(unfinished) if unfinished else None)
     # three columns, each stacked (six in a row made the table 494 px in a 341 px phone, the export links off
     # to the side with nothing to say so)
     rows = "".join(
         f'<tr><td><a href="/log/{g.id}">game {g.id}</a><br>{esc(title_of(g.game))}</td>'
-        f'<td>{"finished" if g.finished else "playing" if current.get(g.game) == g.id else "left unfinished"}<br>'
+        f'<td>{"finished" if g.finished else "playing" if g.id == playing else "left unfinished"}<br>'
         f'{esc(_when(g.created))}<br>{g.events} events</td>'
         f'<td><a href="/log/{g.id}/events.jsonl">JSON lines</a><br><a href="/log/{g.id}/events.csv">CSV</a></td></tr>'
         for g in reversed(games))

@@ -381,7 +381,7 @@ def create_app(ctx: WebContext) -> Starlette:
                 games = store.games()
         except Exception as exc:
             return _problem(exc)
-        return html(pages.games_page(games, f"The games in {ctx.store_path}"))
+        return html(pages.games_page(games, f"The games in {ctx.store_path}", at_table=ctx.game_id()))
 
     async def log_game(request: Request, session: Session, form: dict[str, str]) -> Response:
         from device.web.timeline import timeline

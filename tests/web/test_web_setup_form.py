@@ -225,6 +225,13 @@ def test_the_game_log_list_says_which_game_is_played_and_when_games_began():
     assert rows == [("3", "Twilight Struggle Space Race", "finished", "2026-12-03 22:05 UTC", "40"),
                     ("2", "Gaslands: Refuelled", "playing", "2026-12-03 22:01 UTC", "3"),
                     ("1", "Gaslands: Refuelled", "left unfinished", "2026-12-03 21:45 UTC", "9")]
+    # an audit: one game of each kind read "playing" (four at once); only the one at the table is
+    games.append(SimpleNamespace(id=4, game="thunder_road", created="2026-12-03T22:10:00+00:00", finished=False,
+                                 events=2))
+    states = re.findall(r'<a href="/log/(\d)">game \d</a><br>[^<]*</td><td>([a-z ]+)<br>', games_page(games, "x", 2))
+    assert states == [("4", "left unfinished"), ("3", "finished"), ("2", "playing"), ("1", "left unfinished")]
+    states = re.findall(r'<a href="/log/(\d)">game \d</a><br>[^<]*</td><td>([a-z ]+)<br>', games_page(games, "x"))
+    assert [s for g, s in states if s == "playing"] == ["playing"] and ("4", "playing") in states
 
 
 def test_a_setup_pasted_under_the_wrong_game_is_named(table):
