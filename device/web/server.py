@@ -100,6 +100,22 @@ class WebContext:
     press_key: str | None = None
 
 
+def _holds_setup_of(shown: str, game: str, text: str) -> bool:
+    """Whether ``text``, refused for ``game``, is a setup of ``shown`` (the game the page was drawn for): an
+    audit found "the box still holds the Space Race setup; ... press Example, which replaces what is in the box"
+    said of a Thunder Road setup typed there, whose typing Example would have wiped."""
+    import tomllib
+
+    from device.setup_files import another_games_setup
+
+    try:
+        options = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError):
+        return False
+    other = another_games_setup(game, options)
+    return other is not None and other[0] == shown
+
+
 def client_of(request: Request) -> str:
     return request.client.host if request.client is not None else "?"
 
@@ -514,7 +530,7 @@ def create_app(ctx: WebContext) -> Starlette:
                               f"is the {pages.title_of(game)} example instead; edit it, then press Check", status=400)
         options, message = check_setup(game, text, ctx.chart_path)
         if options is None:
-            if other:
+            if other and _holds_setup_of(shown, game, text):
                 message += (f" (the box still holds the {pages.title_of(shown)} setup; for a {pages.title_of(game)} "
                             "one, press Example, which replaces what is in the box)")
             # "End the game in progress" stays ticked: the owner mends the setup and starts again

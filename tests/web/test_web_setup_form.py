@@ -286,3 +286,20 @@ def test_a_start_from_a_page_drawn_before_another_game_began_is_refused_naming_i
         assert r.status_code == 200 and begun == ["gaslands", "gaslands"]
     finally:
         t.close()
+
+
+def test_the_box_is_said_to_hold_the_other_games_setup_only_when_it_does(table):
+    """An audit: Thunder Road chosen in the list on a page drawn for Space Race, a Thunder Road setup typed with
+    a mistake: "(the box still holds the Twilight Struggle Space Race setup; ... press Example, which replaces
+    what is in the box)": untrue, and Example would have wiped the typing."""
+    from games import game_package
+
+    client, token = paired_client(table)
+    tr = game_package("thunder_road").EXAMPLE_SETUP
+    sr = game_package("space_race").EXAMPLE_SETUP
+    form = {"csrf": token, "game": "thunder_road", "shown": "space_race", "action": "check"}
+    typed = tr.replace("[[players]]", 'tiles = "six"\n[[players]]', 1)
+    r = client.post("/setup", data={**form, "setup": typed})
+    assert r.status_code == 400 and "still holds" not in r.text
+    r = client.post("/setup", data={**form, "setup": sr + "\n# kept\n"})
+    assert r.status_code == 400 and "the box still holds the Twilight Struggle Space Race setup" in r.text
