@@ -112,6 +112,10 @@ LIVE_JS = """
     document.getElementById('dice-typed').textContent = typed.length
       ? 'Typed: ' + typed.map(function(p){ return names[p - 1]; }).join(' \u00b7 ') : 'Tap each die\u2019s face';
   }
+  // "another phone is entering this roll" said here: gone with that roll (an audit: it stood after the roll was
+  // sent and the step moved on, "its hold ends by itself in 60 s")
+  var held = false;
+  function heldDone(){ if (held) { held = false; tell(''); } }
   function showDice(d){
     if (!dice) return;
     if (!d) {
@@ -119,10 +123,11 @@ LIVE_JS = """
       // prompt above the top of a phone's screen
       var prompt = document.getElementById('prompt');
       if (!dice.hidden && prompt && prompt.getBoundingClientRect().top < 0) prompt.scrollIntoView({block: 'start'});
-      dice.hidden = true; typed = []; return;
+      dice.hidden = true; typed = []; heldDone(); return;
     }
     var key = [d.player, d.die, d.label].concat(d.names).join('|');  // another roller: a fresh box
     if (dice.dataset.key !== key) {
+      heldDone();
       dice.dataset.key = key; dice.dataset.names = JSON.stringify(d.names); dice.dataset.count = d.count;
       dice.querySelector('[name=die]').value = d.die; dice.querySelector('[name=label]').value = d.label;
       dice.querySelector('[name=player]').value = d.player || '';
@@ -178,7 +183,7 @@ LIVE_JS = """
       var body = new URLSearchParams(new FormData(dice)); body.set('draft', '1');
       // another phone entering this roll: its taps stand on the roller's screen, so this pad is emptied and says why
       post(body).then(function(r){
-        if (r.status === 409) return r.text().then(function(t){ typed = []; showTyped(); tell(t); });
+        if (r.status === 409) return r.text().then(function(t){ typed = []; showTyped(); tell(t); held = true; });
       }).catch(function(){});
     }
     dice.addEventListener('submit', function(e){

@@ -517,3 +517,34 @@ def test_the_dock_leaves_the_screens_room_while_a_roll_is_typed(tmp_path, monkey
         assert phone.find_element(By.ID, "btn-next-long").is_displayed()
     finally:
         served.close()
+
+
+def test_another_phones_hold_is_no_longer_said_once_its_roll_is_in(tmp_path, monkeypatch, phone):
+    """An audit: phone B tapped while phone A entered the roll and was told "another phone is entering this roll
+    ... its hold ends by itself in 60 s"; after A sent it and the step moved on, B still said so."""
+    import httpx
+    from selenium.webdriver.common.by import By
+
+    from tests.web.web_helpers import pair_token
+
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    served = ServedSim(tmp_path, game="thunder_road")
+    try:
+        pair(phone, served)
+        wait_for(lambda: "Ana" in phone.find_element(By.ID, "dice-label").text, what="Ana's pad")
+        other = httpx.Client(base_url=served.url, headers={"accept": "text/html"})
+        page = other.get("/pair")
+        other.post("/pair", data={"csrf": pair_token(page.text), "code": served.code})
+        csrf = pair_token(other.get("/").text)
+        roll = {"csrf": csrf, "die": "movement", "label": "4 movement dice", "player": "Ana"}
+        assert other.post("/dice", data={**roll, "faces": "3 5", "draft": "1"},
+                          headers={"x-csrf-token": csrf}).status_code == 204
+        phone.find_element(By.CSS_SELECTOR, "#dice-pad button").click()
+        wait_for(lambda: "another phone is entering this roll" in phone.find_element(By.ID, "link").text,
+                 what="the hold said")
+        assert other.post("/dice", data={**roll, "faces": "3 5 1 6"}, headers={"x-csrf-token": csrf}).status_code == 204
+        wait_for(lambda: "Ben" in phone.find_element(By.ID, "dice-label").text, what="Ben's pad")
+        wait_for(lambda: "another phone" not in phone.find_element(By.ID, "link").text, what="the hold unsaid")
+        other.close()
+    finally:
+        served.close()
