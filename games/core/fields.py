@@ -175,7 +175,10 @@ def text(
     expected = f"{what} of {0 if empty else 1} to {max_len} characters, in quotes"
     value = _get(source, key, default, where, expected)
     if not isinstance(value, str) or not (empty or value.strip()) or len(value) > max_len:
-        raise _refuse(where, key, expected, value)
+        # (an audit: a 49-character name was told "must be a text of 1 to 40 characters, in quotes", which it was
+        # in all but its length, never said)
+        long = isinstance(value, str) and len(value) > max_len
+        raise _refuse(where, key, expected, value, f"; it is {len(value)} characters long" if long else "")
     return value
 
 

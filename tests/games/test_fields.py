@@ -271,3 +271,30 @@ def test_each_game_names_the_keys_its_setup_takes(name: str) -> None:
     with pytest.raises(Illegal) as refused:
         pkg.GAME.start({**example, "zz_not_a_key": 1})
     assert refused.value.reason.endswith(f"the keys here are {', '.join(sorted(pkg.SETUP_KEYS))}")
+
+
+def test_a_text_too_long_says_how_long_it_is() -> None:
+    """An audit: a 49-character player's name was told "must be a text of 1 to 40 characters, in quotes (got
+    'Maximilian-Alexan...', text)": quoted, a text, and its length never said."""
+    import pytest
+
+    from games.core import Illegal
+    from games.core import fields
+
+    with pytest.raises(Illegal) as refused:
+        fields.text({"name": "x" * 49}, "name", "[[players]]", max_len=40)
+    assert str(refused.value).endswith("; it is 49 characters long")
+    with pytest.raises(Illegal) as refused:
+        fields.text({"name": "  "}, "name", "[[players]]", max_len=40)
+    assert "characters long" not in str(refused.value)
+
+
+def test_too_many_gaslands_players_says_how_many_were_given() -> None:
+    """Rulebook: a Gaslands game seats 2 to 6 players; seven were told "needs 2 to 6 players" without the 7."""
+    import pytest
+
+    from games.core import Illegal
+    from games.gaslands import rules
+
+    with pytest.raises(Illegal, match=r"needs 2 to 6 players \(7 given\)"):
+        rules.start({"players": [{"name": f"P{i}"} for i in range(7)]})
