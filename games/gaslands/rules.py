@@ -130,8 +130,8 @@ def start(options: Mapping[str, Any]) -> list[Event]:
     fields.only_keys(options, SETUP_KEYS, "setup")
     players_opt = options.get("players")
     if not isinstance(players_opt, list) or not 2 <= len(players_opt) <= 6:
-        given = f" ({len(players_opt)} given)" if isinstance(players_opt, list) else ""
-        raise Illegal(f"setup: Gaslands needs 2 to 6 players{given}, listed in seating order (clockwise) as "
+        counted = f" ({len(players_opt)} given)" if isinstance(players_opt, list) else ""
+        raise Illegal(f"setup: Gaslands needs 2 to 6 players{counted}, listed in seating order (clockwise) as "
                       "[[players]]")
     types: dict[str, Mapping[str, Any]] = dict(vehicle_types())
     for name, row in _table(options.get("vehicle_types"), "vehicle_types").items():
