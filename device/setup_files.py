@@ -84,8 +84,18 @@ def toml_mistake(exc: Exception, text: str) -> str:
     if at is None:
         return f"at the end of the file: {told}"
     number = int(at.group(1))
-    lines = text.splitlines()
-    line = lines[number - 1].strip() if number <= len(lines) else ""
+    lines = text.split("\n")  # (as TOML counts lines: splitlines also split at a lone carriage return)
+    raw = lines[number - 1] if number <= len(lines) else ""
+    if "\r" in raw.removesuffix("\r") and what.startswith("Expected newline"):
+        # (an audit: "line 12 (settle_frames = 3): Expected newline ..." did not name the invisible character)
+        return (f"line {number}: an invisible carriage-return character stands inside the line (some editors "
+                "leave one): save the file again with plain line ends, or delete the line's end and press Enter")
+    if what == "Unclosed array":  # TOML notices at the next line: the list is on a line before it (an audit)
+        opened = next((k for k in range(number - 1, 0, -1) if "[" in _without_comment(lines[k - 1]).split("=", 1)[-1]
+                       and "]" not in _without_comment(lines[k - 1]).split("=", 1)[-1]), None)
+        if opened is not None:
+            number, raw = opened, lines[opened - 1]
+    line = raw.strip()
     if not line:
         return f"line {number}: {told}"
     shown = _without_comment(line)

@@ -228,6 +228,11 @@ def test_a_direct_and_a_muxed_screen_apart_by_bus_or_address_are_accepted(second
     ('player = Alice', ['line 2', "player = Alice", 'player = "Alice"']),
     # seen: 'Cannot overwrite a value (at line 3, column 9)' for a key written twice
     ('player = "Alice"\nplayer = "Bob"', ['line 3', 'player = "Bob"', "twice"]),
+    # an audit: an unclosed list was told at the line after it ("line 12 (settle_frames = 3): Unclosed array")
+    ('player = "Alice"\nport = [1, 2\naddress = 0x3C', ['line 3 (port = [1, 2): Unclosed array', "closing ] is missing"]),
+    # an audit: a lone carriage return was "Expected newline ...", the invisible character not named, the line
+    # shown the wrong one (the line count split at it)
+    ('player = "Alice"\r\r\naddress = 0x3C', ['line 2: an invisible carriage-return character stands inside the line']),
 ])
 def test_a_toml_mistake_names_the_line_says_what_is_wrong_and_how_to_mend_it(line: str, expected: list[str],
                                                                             tmp_path: Path) -> None:
