@@ -531,19 +531,20 @@ class App:
         return keys
 
     def press_key(self) -> str:
-        """What a press of the buttons acts on now, as a short key: the game's log, the step, the menu's open
-        lists and highlighted choice, a roll being entered, the legend, a refusal shown.  A phone's press carries
-        the key its page showed (:attr:`ButtonEvent.seen`) and is not taken once it has changed (an audit: a
-        double tap on the phone's NEXT, and two phones' NEXT at once, each recorded a second decision: "Moved"
-        then "Attacks done", the attack step skipped)."""
+        """What an OK, BACK or NEXT acts on now, as a short key: the game's log, the step, the menu's open lists, a
+        roll being entered, the legend open.  A phone's press carries the key its page showed
+        (:attr:`ButtonEvent.seen`) and is not taken once it has changed (an audit: a double tap on the phone's NEXT,
+        and two phones' NEXT at once, each recorded a second decision: "Moved" then "Attacks done", the attack
+        step skipped).  Not in it (a review): the cursor within a list (the phone's own SELECT moved it, and its
+        OK was refused before the page heard of the move), the menu's return to the dashboard after a while and a
+        refusal's pages (timers: a NEXT that would act the same was refused)."""
         import hashlib
 
         c = self.cursor
-        menu = None if c is None or c.empty else (c.path, tuple(lv.cursor for lv in c.levels))
+        menu = None if c is None or c.empty else tuple(c.trail)
         e = self.entry
-        entry = None if e is None else (e.request.label, tuple(map(str, e.entered)), e.cursor)
-        raw = repr((id(self.match), len(self.match.records), self.prompt().text, self.menu_shown, menu, entry,
-                    self.legend, self.refusal is not None))
+        entry = None if e is None else (e.request.label, tuple(map(str, e.entered)))
+        raw = repr((id(self.match), len(self.match.records), self.prompt().text, menu, entry, self.legend is not None))
         return hashlib.sha1(raw.encode()).hexdigest()[:12]
 
     def chooser(self) -> str | None:
@@ -566,7 +567,7 @@ class App:
         if event.seen is not None and event.seen != self.press_key():
             # a phone's press aimed at what its page showed, and the screen changed before it arrived: a double tap's
             # second, or another phone's press first; said on the chooser's screen, mirrored on the phones
-            text = "the screen changed before the phone's press arrived (another press got there first); look, then press again"
+            text = "the screen changed before the phone's press arrived; look, then press again"
             self.refusal = Refusal(self.chooser(), tuple(pages.text_pages("PRESS NOT TAKEN", text)), now)
             return
         self._last_press = now

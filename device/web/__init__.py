@@ -132,6 +132,9 @@ class WebService:
         #: it): returns that screen's player, or None; :attr:`code_screen` is where it was last shown.
         self.code_elsewhere: Callable[[], str | None] | None = None
         self.code_screen: str | None = None
+        #: Draws again what that screen showed before the code (once a phone paired), and who else shows the code.
+        self.code_restore: Callable[[str], None] | None = None
+        self.code_player: str | None = None
         self._last_key: Any = None
         self._undo_asked: tuple[Any, dict[str, str | None]] | None = None  # (what the questions read, them)
         self._shown_until = 0.0
@@ -139,9 +142,9 @@ class WebService:
                               # the setup of the game in play, not the one the host was started with (the
                               # page said "game gaslands: example setup is a valid table" over a 5-player game)
                               check=lambda: (check or self._files_check)(self.playing()),
-                              game_id=lambda: self.game_id, in_progress=self.in_progress, at_table=self.at_table)
+                              game_id=lambda: self.game_id, in_progress=self.in_progress)
         self.ctx.on_pair_page = lambda: self.hub.call_in_loop(self.show_code)
-        self.ctx.code_screen = lambda: self.code_screen
+        self.ctx.code_screen = lambda: self.code_screen or self.code_player
         self.ctx.faces_path = faces_path
         self.ctx.config_source = config_source
         self.ctx.on_library = lambda library: self.hub.call_in_loop(lambda: self._use_library(library))
@@ -190,16 +193,6 @@ class WebService:
         if isinstance(app.buttons, WebButtons):
             app.buttons = app.buttons.inner
 
-    def at_table(self) -> str | None:
-        """The game at the table in words, moves or none ("a Thunder Road: Vendetta game (game 3)"); None: none."""
-        app = self.app
-        if app is None:
-            return None
-        from device.web.pages import title_of
-
-        number = f" (game {self.game_id})" if self.game_id is not None else ""
-        return f"a {title_of(app.game.name)} game{number}"
-
     def in_progress(self) -> str | None:
         """The game at the table in words when starting another would leave it unfinished (moves made, not
         over), else None.  Read from the page's thread: the match's state and stack are replaced, never
@@ -226,12 +219,19 @@ class WebService:
         return Playing(app.game.name, self.game_id, tuple(p for p in players if p), dict(self.options))
 
     def first_player(self) -> str | None:
+        """Who shows the pairing code: player 1, or the first player at the table whose screen works (a review:
+        with player 1 screenless, the code went to no screen and the pair page asked for player 1's)."""
         views = self.app.turn().views if self.app is not None else ()
-        return str(getattr(views[0], "player", "")) if views else None
+        players = [str(getattr(v, "player", "")) for v in views]
+        status = getattr(getattr(self.app, "displays", None), "status", None)
+        if callable(status) and players:
+            working = {p for p, s in status().items() if getattr(s.state, "value", s.state) == "ok"}
+            return next((p for p in players if p in working), players[0])
+        return players[0] if players else None
 
     def show_code(self, seconds: float | None = CODE_SHOWN_S) -> None:
-        """Player 1's screen shows the pairing code (for ``seconds``; None: until withdrawn); when no one at the
-        table has a screen, :attr:`code_elsewhere` shows it on another (``pitboard run``)."""
+        """Player 1's screen (:meth:`first_player`'s) shows the pairing code (for ``seconds``; None: until
+        withdrawn); when no one at the table has a screen, :attr:`code_elsewhere` shows it on another."""
         app = self.app
         if app is None:
             return
@@ -239,11 +239,16 @@ class WebService:
             self.code_screen = self.code_elsewhere()
         now = app.clock()
         until = None if seconds is None else now + seconds
-        app.notify(PAIR_NOTICE, f"web code {self.code}", self.first_player(), until=until, now=now)
+        self.code_player = self.first_player()
+        app.withdraw(PAIR_NOTICE)  # (shown to another player before: one code notice, on one screen)
+        app.notify(PAIR_NOTICE, f"web code {self.code}", self.code_player, until=until, now=now)
 
     def hide_code(self) -> None:
         if self.app is not None:
             self.app.withdraw(PAIR_NOTICE)
+        if self.code_screen is not None and self.code_restore is not None:  # (paired: the code is off that screen)
+            self.code_restore(self.code_screen)
+            self.code_screen = None
 
     def _on_redraw(self, app: Any, shown: dict[str, Any]) -> None:
         for player, image in shown.items():

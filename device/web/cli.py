@@ -190,7 +190,16 @@ def run_with_web(config: Any, appliance: Any, stop: Callable[[], bool],
                     return p
             return None
 
+        def code_restore(player: str) -> None:
+            """The screen's own page again once a phone has paired (the code stood on it for good)."""
+            from device.cli_device import not_at_table_page
+            from device.dashboards import pages as screen_pages
+
+            players = sorted({str(getattr(v, "player", "")) for v in appliance.app.match.views()})
+            appliance.bank.show(player, screen_pages.render_text(not_at_table_page(player, players, config.source)))
+
         web.code_elsewhere = code_elsewhere
+        web.code_restore = code_restore
         web.attach(appliance.app, appliance.game_id, options)
         first = web.first_player() or "player 1"
         shown = web.code_screen = code_elsewhere()

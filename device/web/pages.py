@@ -255,7 +255,7 @@ LIVE_JS = """
       var deciding = /^(ok|back|next)/.test(b.value);
       if (deciding) {
         var now = Date.now();
-        if (now - lastDecision < 500) return;
+        if (now - lastDecision < 500) { tell(b.textContent + ': a second tap within half a second is not taken (a double tap); tap again to press again'); return; }
         lastDecision = now;
       }
       var body = new URLSearchParams();
@@ -351,8 +351,8 @@ def csrf_field(token: str) -> str:
 
 
 def pair_page(token: str, message: str = "", first: str | None = None, screen: str | None = None) -> str:
-    """``first``: player 1's name, whose screen shows the code; ``screen``: the screen that shows it instead when
-    no one at the table has one (its ``[[screens]]`` player)."""
+    """``first``: player 1's name; ``screen``: whose screen shows the code when known (the first player at the
+    table with a working screen, or, when no one at it has one, a screen's ``[[screens]]`` player)."""
     msg = f'<p class="refusal" id="pair-message">{esc(message)}</p>' if message else ""
     where = (f"{esc(screen)}'s screen" if screen else f"{esc(first)}'s screen (player 1)" if first else
              "player 1's screen")
@@ -506,7 +506,7 @@ def setup_page(game: str, games: Sequence[str], text: str, csrf: str, message: s
                can_start: bool = True, once: str = "", restore: bool = False, begun: bool = False,
                playing: str | None = None, ticked: bool = False, table: str = "") -> str:
     """The set-up form; ``once``: this form's own token, so that the same form sent twice begins one game;
-    ``table``: the game at the table as this form is drawn (its id: a Start is refused once another began);
+    ``table``: the page's count of games begun as this form is drawn (a Start is refused once another began);
     ``restore``: the box holds only the example (the page asked for plainly), so the phone may put back what
     was being typed in it (SETUP_JS); ``playing``: the game being played, which Start this game would leave
     unfinished: starting then needs the box "End the game in progress" ticked."""

@@ -68,8 +68,6 @@ class WebContext:
     #: The game being played, when Start this game would leave it unfinished ("A Gaslands: Refuelled game
     #: (game 3), 12 moves in,"); None when there is none, it is over, or nothing has been played yet.
     in_progress: Callable[[], str | None] = lambda: None
-    #: The game at the table in words ("a Thunder Road: Vendetta game (game 3)"), moves or none; None: no game.
-    at_table: Callable[[], str | None] = lambda: None
     #: Somebody opened the pairing page: show the code on player 1's screen (queued for the loop).
     on_pair_page: Callable[[], None] | None = None
     #: The screen showing the pairing code when it is not player 1's (no one at the table has one), or None.
@@ -304,8 +302,8 @@ def create_app(ctx: WebContext) -> Starlette:
             seen = None  # (SELECT only moves the cursor: two of them move it twice, as two presses would)
         elif seen is not None and ctx.press_key is not None and seen != ctx.press_key:
             # a double tap's second, or a press another phone's got ahead of: it would act on a screen not seen
-            return PlainTextResponse("the screen changed before this press arrived (another press got there "
-                                     "first); look, then press again", status_code=409)
+            return PlainTextResponse("the screen changed before this press arrived; look, then press again",
+                                     status_code=409)
         try:
             hub.press(button, long, seen=seen)
         except ValueError as exc:
@@ -484,6 +482,15 @@ def create_app(ctx: WebContext) -> Starlette:
     #: A check's result, shown by a GET after the POST (``/setup?checked=TOKEN``): Back or a reload after
     #: Check then asks nothing (a page made by a POST made the phone's browser ask to send the form again).
     checked: dict[str, tuple[str, str, str]] = {}
+    #: The games begun from this page so far (this server's own mark, then their count) and the last one's name: a
+    #: form carries the mark and count it was drawn with, and a Start from a form drawn before another Start was
+    #: taken is refused (an audit: two phones' Start 0.1 s apart, both ticked: Thunder Road began and was at once
+    #: replaced by the Grand Tour, the first phone told its game began).  Counted here, not by the game at the
+    #: table, which the loop changes later (a review: two Starts before the loop's next step both began).
+    starts: list[Any] = [secrets.token_hex(4), 0, None]
+
+    def start_mark() -> str:
+        return f"{starts[0]}.{starts[1]}"
 
     def setup_html(session: Session, game: str, text: str, message: str = "", *, ok: bool = False,
                    status: int = 200, can_start: bool | None = None, restore: bool = False,
@@ -494,7 +501,7 @@ def create_app(ctx: WebContext) -> Starlette:
         playing = ctx.in_progress() if playing is None and start else playing
         return html(pages.setup_page(game, game_names(), text, session.csrf, message, ok=ok, can_start=start,
                                      once=secrets.token_urlsafe(12), restore=restore, begun=begun_now,
-                                     playing=playing, ticked=ticked, table=str(ctx.game_id())), status)
+                                     playing=playing, ticked=ticked, table=start_mark()), status)
 
     async def setup_get(request: Request, session: Session, form: dict[str, str]) -> Response:
         from device.web.setup import example_setup, game_names
@@ -541,14 +548,13 @@ def create_app(ctx: WebContext) -> Starlette:
                                   can_start=False)
             once = form.get("once", "")
             seen = form.get("table")
-            if seen is not None and seen != str(ctx.game_id()) and not (once and once in begun):
-                # another game began since this form was drawn (an audit: two phones' Start 0.1 s apart, both
-                # ticked: Thunder Road began and was at once replaced by the Grand Tour, while the first phone
-                # was told its game began; a game with no moves yet was replaced without a word)
-                there = ctx.at_table() or "another game"
-                return setup_html(session, game, text, f"{there[:1].upper()}{there[1:]} was begun since this page "
-                                  "was drawn (from another phone, or at the table): press Start this game again to "
-                                  "start this one in its place", status=409)
+            if seen is not None and seen != start_mark() and not (once and once in begun):
+                # another phone's Start was taken since this form was drawn (see ``starts``; a game with no moves yet
+                # was replaced so without a word)
+                other = f"a {pages.title_of(starts[2])} game" if starts[2] else "another game"
+                return setup_html(session, game, text, f"{other[:1].upper()}{other[1:]} was started from another "
+                                  "phone since this page was drawn: press Start this game again to start this one "
+                                  "in its place", status=409)
             playing = ctx.in_progress()
             if playing is not None and form.get("replace") != "1" and not (once and once in begun):
                 # one tap next to Check left the game at the table behind, with no word to anybody
@@ -565,6 +571,7 @@ def create_app(ctx: WebContext) -> Starlette:
                 return setup_html(session, game, text, str(exc), status=400)
             if once:
                 begun.append(once)
+            starts[1], starts[2] = starts[1] + 1, game  # (no await since the check: no other Start came between)
             return setup_html(session, game, text, result, ok=True, begun_now=True)
         token = secrets.token_urlsafe(9)
         checked[token] = (game, text, message)
@@ -679,10 +686,11 @@ def create_app(ctx: WebContext) -> Starlette:
         if problem:
             return await _teach_page(session, status=400, die=die, face=face, message=problem)
         assert shot is not None
-        crop = tray_crop(shot)
         from device.camera_input import blank_look, tray_look
 
-        if blank_look(tray_look(crop)):  # (an audit: a black frame was offered to teach, as "one die filling it")
+        crop = await asyncio.to_thread(tray_crop, shot)  # (the page's thread must not wait on image work)
+        if await asyncio.to_thread(lambda: blank_look(tray_look(crop))):  # (an audit: a black frame was offered
+            # to teach, as "one die filling it")
             return await _teach_page(session, status=400, die=die, face=face,
                                      message="the camera's picture of the tray is all black (or all white): the "
                                              "camera covered, or the lights off? Nothing can be taught from it; "

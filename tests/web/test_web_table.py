@@ -450,12 +450,37 @@ def test_when_no_one_at_the_table_has_a_screen_the_code_is_shown_on_another(tmp_
         shown.append((player, image.copy())), real(player, image))[1])
     logs: list[str] = []
     services: list = []
+    seen: dict = {}
+
+    def started(web) -> None:
+        services.append(web)
+        seen["screen"], seen["images"] = web.code_screen, len(shown)
+        seen["page"] = pair_page("t", first="Alice", screen=web.ctx.code_screen())
+        web.hide_code()  # a phone paired (the loop's call)
+
     try:
-        run_with_web(config, appliance, lambda: True, logs.append, services.append)
+        run_with_web(config, appliance, lambda: True, logs.append, started)
     finally:
         factory.reset()
     web = services[0]
-    assert web.code_screen == "Zed"
+    assert seen["screen"] == "Zed"
     assert any("pair with the code shown on Zed's screen (not at this table)" in line for line in logs), logs
-    assert [p for p, _ in shown][-1] == "Zed"
-    assert "Type the six-digit code shown on Zed's screen." in pair_page("t", first="Alice", screen=web.code_screen)
+    assert "Type the six-digit code shown on Zed's screen." in seen["page"]
+    code_image = [img for p, img in shown[:seen["images"]] if p == "Zed"][-1]
+    assert shown[seen["images"]][0] == "Zed" and shown[seen["images"]][1].tobytes() != code_image.tobytes()
+    assert web.code_screen is None  # once paired, Zed's screen says again why it shows no game
+
+
+def test_the_code_goes_to_the_first_player_at_the_table_whose_screen_works(table):
+    """A review: with player 1's screen off (or none), the code went to no screen, and the pair page asked for
+    player 1's."""
+    from types import SimpleNamespace
+
+    states = {"Alice": "down", "Bob": "ok"}
+    table.app.displays.status = lambda: {p: SimpleNamespace(state=SimpleNamespace(value=v)) for p, v in states.items()}
+    table.web.show_code()
+    (notice,) = [n for n in table.app.notices if n.text.startswith("web code")]
+    assert notice.player == "Bob" and table.web.ctx.code_screen() == "Bob"
+    states["Alice"] = "ok"
+    table.web.show_code()
+    assert [n.player for n in table.app.notices if n.text.startswith("web code")] == ["Alice"]
