@@ -288,8 +288,9 @@ class ThreadedBackend:
 
         if self._hung is not None:
             if self._hung.is_alive():  # its read never returned: opening the driver again beside it is not safe
-                raise CameraError(f"the {self.name} camera hung (its last read never returned): reseat its cable, "
-                                  "then restart pitboard (sudo systemctl restart pitboard)")
+                raise CameraError(f"the {self.name} camera hung (its last read never returned): reseat its cable "
+                                  "(it is opened again once that read returns); if it stays so, restart pitboard "
+                                  "(sudo systemctl restart pitboard)")
             self._hung = None
             self.inner.close()  # the hung session's, closed now that its read has returned
         self.inner.open()
