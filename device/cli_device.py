@@ -277,15 +277,14 @@ def _measured_dice(config: PitboardConfig, image: Any, cal: Any | None, line: Ch
     """``line`` (the camera's, OK) with the size of any dice lying in the frame's dice region, measured by the
     reader's own scale search, beside the size the calibration and ``[vision] dice_mm`` give them: a WARN when
     they are too small to read or far from it (a calibration of another table, a dice_mm far from the dice's)."""
+    import cv2
+
     from device.camera_input import dice_px_at_tray, tray_region
+    from vision.dice import ModelError
     from vision.dice.scale import READABLE_PX, find_die_px
 
     region = config.camera.dice_region or (tray_region(cal) if cal is not None else None)
     crop = image if region is None else image[region.y:region.y + region.height, region.x:region.x + region.width]
-    import cv2
-
-    from vision.dice import ModelError
-
     try:
         found = find_die_px(crop)
     except (ModelError, cv2.error, ValueError):  # the weights (their own line says what is wrong), or a frame
