@@ -70,7 +70,8 @@ class WebContext:
     in_progress: Callable[[], str | None] = lambda: None
     #: Somebody opened the pairing page: show the code on player 1's screen (queued for the loop).
     on_pair_page: Callable[[], None] | None = None
-    #: The screen showing the pairing code when it is not player 1's (no one at the table has one), or None.
+    #: Whose screen shows the pairing code (the first player at the table with a working screen, or a screen not
+    #: at the table when no one at it has one), or None before it was first shown.
     code_screen: Callable[[], str | None] = lambda: None
     camera: CameraView = field(default_factory=CameraView)
     #: The owner's face library (None: the data folder's faces.json), and who is told of a new one.
