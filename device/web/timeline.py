@@ -164,7 +164,11 @@ def _actor(records: Sequence[Record]) -> str | None:
 
 
 def _short(text: str) -> str:
-    return text if len(text) <= 160 else text[:159] + "…"
+    """``text`` cut to 160 characters at a word's end (an audit: "Dée (small ca…" cut a word, at 360 px)."""
+    if len(text) <= 160:
+        return text
+    cut = text[:159]
+    return (cut[:cut.rfind(" ")] if " " in cut[80:] else cut).rstrip(" ,;:") + "…"
 
 
 def describe(event: Event, vehicles: Mapping[str, str] | None = None, game: Any = None) -> str:

@@ -171,3 +171,14 @@ def test_a_choice_taken_on_the_buttons_is_listed_in_the_menus_words(table):
                                          re.S).group(1))
     assert "choose template" not in listed and "undo: steps" not in listed, listed
     assert f"[button] {undone}" in listed and "Straights › Short</li>" in listed, listed
+
+
+def test_a_long_line_of_the_game_log_is_cut_at_a_words_end():
+    """An audit at 360 px: the set-up line of a five-player Thunder Road game read "Dée (small ca…"."""
+    from device.web.timeline import _short
+
+    text = "setup: " + ", ".join(f"Dée (small car Rust Bucket {i}, gear 1)" for i in range(8))
+    cut = _short(text)
+    assert len(cut) <= 160 and cut.endswith("gear…") and text.startswith(cut[:-1])
+    assert _short("a" * 200) == "a" * 159 + "…"  # one long word: cut where it must be
+    assert _short("short") == "short"
