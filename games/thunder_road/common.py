@@ -119,6 +119,16 @@ def face_of(state: ThunderRoadState, die: str, value: Any) -> str:
     return str(value)
 
 
+def allowance_known(state: ThunderRoadState) -> bool:
+    """Whether the moving vehicle's allowance is known: not when a Nitro of unknown size is in play, nor once a
+    Road die was rolled for it this turn (the rules say what its faces are, not what they do to a move: an
+    unknown fact never refuses a move; an audit found a move of die + Road die refused as over the die)."""
+    turn = state.turn
+    if turn is None or not turn.allowance_known:
+        return False
+    return not (state.road_roll is not None and state.road_roll[0] == turn.vehicle)
+
+
 def turn_player(state: ThunderRoadState, command: Command) -> str:
     """The player whose turn it is; a command naming another player is refused."""
     assert state.turn is not None

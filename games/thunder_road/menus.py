@@ -25,7 +25,7 @@ from games.core.table_input import (
 )
 from games.thunder_road import rules
 from games.thunder_road.bumps import reroll_owners
-from games.thunder_road.common import met_on_the_way, own_label
+from games.thunder_road.common import allowance_known, met_on_the_way, own_label
 from games.thunder_road.movement import bumped_vehicles
 from games.thunder_road.prompt import meet_another
 from games.thunder_road.state import MOVEMENT_DICE, Step, ThunderRoadState, Vehicle
@@ -33,7 +33,8 @@ from games.thunder_road.turn import command_turn_ends
 
 #: A flat list of vehicles holds at most this many; more are grouped by player.
 FLAT_VEHICLES = 6
-#: Distances offered for "Other distance…" beyond the allowance when a Nitro's size is not known.
+#: Distances offered for "Other distance…" beyond the allowance when it is not known (a Nitro of unknown size, a
+#: Road die rolled: ``common.allowance_known``).
 UNKNOWN_EXTRA = MOVEMENT_DICE + 2
 
 TITLES: dict[str, str] = {
@@ -67,7 +68,8 @@ def _moving_status(state: ThunderRoadState, who: str) -> str:
     turn = state.turn
     assert turn is not None and turn.vehicle is not None
     n = "?" if turn.allowance is None else str(turn.allowance)
-    allowance = n + ("" if turn.allowance_known else "+Nitro")
+    road = state.road_roll is not None and state.road_roll[0] == turn.vehicle
+    allowance = n + ("+Nitro" if not turn.allowance_known else "+Road die" if road else "")
     parts = [vehicle_name(state, turn.vehicle, who), f"{allowance} space{'' if allowance == '1' else 's'}"]
     if turn.action == "coast":
         parts.append("coast")
@@ -261,7 +263,7 @@ def _move(state: ThunderRoadState, commands: Sequence[str]) -> list[Choice | Non
         leaf(f"Moved {a}", Command("move", {"spaces": a}), default=True),
         _met(state, who, mover, a, "drift" in turn.commands) if a >= 1 else None,
     ]
-    top = a if turn.allowance_known else a + UNKNOWN_EXTRA
+    top = a if allowance_known(state) else a + UNKNOWN_EXTRA
     out.append(branch("Other distance…", [leaf(f"Moved {n}", Command("move", {"spaces": n}))
                                           for n in range(top, -1, -1) if n != a]))
     if "scroll" in commands:

@@ -21,7 +21,14 @@ from collections.abc import Mapping
 
 from games.core import Command, Event, Illegal, fields
 
-from games.thunder_road.common import MAX_SPACES, needs_step, refuse_while_named_off, resolve_vehicle, vehicle_words
+from games.thunder_road.common import (
+    MAX_SPACES,
+    allowance_known,
+    needs_step,
+    refuse_while_named_off,
+    resolve_vehicle,
+    vehicle_words,
+)
 from games.thunder_road.state import Step, ThunderRoadState
 
 
@@ -34,7 +41,7 @@ def decide_move(state: ThunderRoadState, command: Command) -> list[Event]:
     spaces = command.get("spaces", turn.allowance)
     if isinstance(spaces, bool) or not isinstance(spaces, int) or not 0 <= spaces <= MAX_SPACES:
         raise Illegal("spaces must be how many spaces the vehicle moved (a whole number)")
-    if turn.allowance_known and spaces > turn.allowance:
+    if allowance_known(state) and spaces > turn.allowance:
         raise Illegal(
             f"{vehicle_words(state, mover)} may move at most {turn.allowance} space{'' if turn.allowance == 1 else 's'} "
             f"this turn, not {spaces}"

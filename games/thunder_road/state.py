@@ -197,7 +197,7 @@ class ThunderRoadState:
     turn: Turn | None = None
     bumps: tuple[Bump, ...] = ()
     winner: str | None = None
-    road_roll: tuple[str, int] | None = None  # (vehicle, face) of the last Road die roll this turn
+    road_roll: tuple[str, int | str] | None = None  # (vehicle, face) of the last Road die roll this turn
     note: str = ""  # what just happened, in words
     #: what the last command settled that every player is told (a vehicle eliminated or out of service)
     news: str = ""

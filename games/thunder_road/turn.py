@@ -232,4 +232,5 @@ def decide_road(state: ThunderRoadState, command: Command) -> list[Event]:
             "the Big Rig does not use the Road die unless its Traction Drive command is active this turn"
         )
     face = face_of(state, "road", command.get("face"))
-    return [Event("road_rolled", {"vehicle": vid, "face": int(face)})]
+    # (a face as the owner's dice.toml names it: renamed "one", int() of it was a traceback; an audit)
+    return [Event("road_rolled", {"vehicle": vid, "face": int(face) if face.isdigit() else face})]

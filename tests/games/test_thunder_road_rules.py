@@ -309,6 +309,29 @@ def test_big_rig_uses_the_road_die_only_with_traction_drive():
     assert "Traction Drive" in t.no("road", vehicle="big_rig", face=1)
 
 
+def test_what_the_road_die_adds_to_a_move_is_unknown_so_it_never_refuses_one():
+    """The md lists the Road die's faces ("road ... number faces [V/P]", dice.toml) and "Big Rig: does not use the
+    Road die unless its Traction Drive command ... is active this turn", but not what its result does to a move:
+    an unknown fact, and an unknown fact never refuses a move (an audit: a Big Rig with Traction Drive, die 3 and
+    Road die 3, was refused a move of 6 as "at most 3").  Without a Road die the die's limit stands."""
+    t = Table(("Ana", ["small", "big_rig"]), "Ben")
+    t.roll(Ana=[3, 4, 5, 6], Ben=[1, 2, 3, 4])
+    t.ok("command", name="traction_drive", die=4)
+    t.ok("assign", vehicle="big_rig", die=3)
+    assert "at most 3 spaces" in t.no("move", spaces=6)  # no Road die rolled for it yet
+    t.ok("road", vehicle="big_rig", face=3)
+    t.ok("move", spaces=6)
+
+
+def test_a_road_die_face_renamed_by_the_owner_is_recorded_not_a_traceback():
+    """dice.toml: "rename a label here and teach it under the new name" (an audit: a Road die face renamed "one"
+    was int()-ed: a ValueError out of the rules)."""
+    t = Table("Ana", "Ben", dice={"road": {"faces": ["one", "one", "one", "two", "two", "three"]}})
+    t.roll(Ana=[1, 2, 3, 4], Ben=[1, 2, 3, 4])
+    t.ok("road", vehicle="small", face="one")
+    assert t.state.road_roll == ("Ana/small", "one")
+
+
 def test_traction_drive_goes_with_a_coast_the_command_board_does_not():
     """"Once per round you may also assign an unused movement die to a command on your command board — but not
     on a turn in which you coast." [seed] — a rule of the command board: Traction Drive is on the Big Rig's
