@@ -381,7 +381,9 @@ def menu(state: GaslandsState) -> Menu:
     if "activate" in commands:
         choices += [leaf(f"{own_name(v)} (gear {v.gear})", Command("activate", {"vehicle": v.id}))
                     for v in rules.qualifying(state, state.turn)]
-    if "choose_template" in commands and active is not None:
+    if step == Step.PLACE_TEMPLATE.value and act is not None and act.template is not None:
+        choices += _turned(act, active)  # the same template laid the other way (never another: touch-move)
+    elif "choose_template" in commands and active is not None:
         choices += _templates(state, active)
         if step == Step.CHOOSE_TEMPLATE.value:
             choices.append(_touched(state, active))  # under "Table…" when the first level has no room
@@ -420,7 +422,8 @@ def menu(state: GaslandsState) -> Menu:
         choices.append(_cars("Hit", cars, lambda v: Command("hits", {"vehicle": v.id, "count": 1}),
                              lambda v: f"hull {v.hull}"))
     choices.append(_table(state, commands, cars, table_extra))
-    template = _seen_template if "choose_template" in commands else None
+    # (at 1.2 the camera takes no template: what it sees laid is checked against the one picked, as before)
+    template = _seen_template if "choose_template" in commands and step != Step.PLACE_TEMPLATE.value else None
     hazards = _counted_hazards if "gain_hazard" in commands else None
     kept = keep_legal(choices, _legal(state))
     if len(kept) > FIRST_LEVEL_MAX:
@@ -428,6 +431,22 @@ def menu(state: GaslandsState) -> Menu:
     placing = act.template if step == Step.PLACE_TEMPLATE.value and act is not None else None
     menu = Menu(title, kept, p.player, status, dice, template, hazards, placing)
     return menu.with_advance(_usual(step, commands))
+
+
+def _turned(act: Any, active: Any) -> list[Choice | None]:
+    """1.2's other ways to lay the template picked: turning the other way ("Each may be used turning left or
+    right"), and in gear 1 at the rear edge or back at the front (reverse); each its own leaf ("Gentle, right
+    instead"), checked by the rules like every leaf."""
+    from dataclasses import replace
+
+    t = act.template
+    ways = []
+    if not t.endswith("_straight"):
+        ways.append(("right" if act.hand == "left" else "left", act.edge))
+    if active is not None and active.gear == 1:
+        ways.append((act.hand or "left", "front" if act.edge == "rear" else "rear"))
+    return [leaf(f"{rules.placed_words(replace(act, hand=h, edge=e))} instead",
+                 Command("choose_template", {"template": t, "hand": h, "edge": e})) for h, e in ways]
 
 
 def _touched_under_table(kept: tuple[Choice, ...]) -> tuple[Choice, ...]:

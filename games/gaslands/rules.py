@@ -642,7 +642,8 @@ STEP_COMMANDS: dict[Step, tuple[str, ...]] = {
     Step.CHOOSE_VEHICLE: ("activate", "skip_phase"),
     Step.CHOOSE_TEMPLATE: ("choose_template", "gain_hazard"),
     Step.TOUCH_MOVE: ("choose_template", "gain_hazard"),
-    Step.PLACE_TEMPLATE: ("place_template", "confirm", "gain_hazard"),
+    # (choose_template at 1.2: the same template turned the other way, or reversed; another is touch-move)
+    Step.PLACE_TEMPLATE: ("place_template", "choose_template", "confirm", "gain_hazard"),
     Step.SKID_CHECK: ("skid_roll", "gain_hazard"),
     Step.SHIFTS: ("shift", "end_shifts", "push_it", "gain_hazard"),
     Step.SLIDE: ("confirm", "gain_hazard"),
@@ -655,6 +656,19 @@ STEP_COMMANDS: dict[Step, tuple[str, ...]] = {
     Step.WIPEOUT_MOVE: ("confirm", "collision", "hits", "gain_hazard"),
     Step.GAME_OVER: (),
 }
+
+def step_commands(state: GaslandsState) -> tuple[str, ...]:
+    """The commands the current step takes (:data:`STEP_COMMANDS`): at 1.2, choose_template only while the template
+    picked can be laid another way (a turn's other hand; in gear 1, the other edge)."""
+    step = current_step(state)
+    commands = STEP_COMMANDS[step]
+    act = state.activation
+    if step is Step.PLACE_TEMPLATE and act is not None:
+        straight = (act.template or "").endswith("_straight")
+        if straight and state.vehicle(act.vehicle).gear != 1:
+            commands = tuple(c for c in commands if c != "choose_template")
+    return commands
+
 
 #: What the table does at each step, in a few words (refusals name it: "Rust Bucket is at 1.2 place the
 #: template: do that first").
@@ -785,7 +799,7 @@ def decide(state: GaslandsState, cmd: Command) -> Decision:
             raise Illegal(f"{v.name} is {'already' if on else 'not'} on fire")
         draft.emit("fire_set", vehicle=v.id, on=on)
         return draft.done()
-    allowed = STEP_COMMANDS[step]
+    allowed = step_commands(state)
     if cmd.type not in allowed:
         if step is Step.GAME_OVER:
             raise Illegal("the game is over")
@@ -824,6 +838,9 @@ def _choose_template(draft: _Draft, cmd: Command) -> None:
     act = state.activation
     assert act is not None
     v = state.vehicle(act.vehicle)
+    if act.step is Step.PLACE_TEMPLATE:
+        _turn_template(draft, cmd, cmd.get("template"))
+        return
     template = _need(cmd, "template", str)
     hand = cmd.get("hand", "left")
     edge = cmd.get("edge", "front")
@@ -852,6 +869,32 @@ def _choose_template(draft: _Draft, cmd: Command) -> None:
         "template_chosen", vehicle=v.id, template=template, hand=hand, edge=edge, status=status.value,
         touch_move=act.touch_move,
     )
+
+
+def _turn_template(draft: _Draft, cmd: Command, template: Any) -> None:
+    """1.2, the template chosen: "Each may be used turning left or right (turns rotated 180°, Veer and Swerve
+    flipped)", and in gear 1 placed "centred on the rear edge instead of the front"; the touch-move rule binds the
+    template ("they must use it"; the seed: not "swap it for another template"), not the way it is laid (an
+    audit: the other hand was refused as touch-move, and only undo got out of it)."""
+    state = draft.state
+    act = state.activation
+    assert act is not None and act.template is not None and act.status is not None
+    v = state.vehicle(act.vehicle)
+    if template != act.template:
+        raise Illegal(f"touch-move: the {_label(act.template)} was touched, so it must be used")
+    hand = cmd.get("hand", act.hand or "left")
+    edge = cmd.get("edge", act.edge)
+    if hand not in HANDS:
+        raise Illegal("hand must be left or right")
+    if edge not in EDGES:
+        raise Illegal("edge must be front, or rear to reverse")
+    if edge == "rear" and v.gear != 1:
+        raise Illegal(f"{v.name} is in gear {v.gear}: a vehicle reverses only in gear 1")
+    straight = template.endswith("_straight")  # a straight has no hand
+    if edge == act.edge and (hand == act.hand or straight):
+        raise Illegal(f"the {placed_words(act)} is chosen already: place it (1.2)")
+    draft.emit("template_chosen", vehicle=v.id, template=template, hand=hand, edge=edge, status=act.status.value,
+               touch_move=act.touch_move)
 
 
 def _place_template(draft: _Draft, cmd: Command) -> None:
@@ -1188,7 +1231,7 @@ _HANDLERS = {
 
 def prompt(state: GaslandsState) -> Prompt:
     step = current_step(state)
-    commands = STEP_COMMANDS[step] + (() if step is Step.GAME_OVER else ("set_fire", "end_game", "undo"))
+    commands = step_commands(state) + (() if step is Step.GAME_OVER else ("set_fire", "end_game", "undo"))
     if step is Step.SHIFTS:
         act0 = state.activation
         assert act0 is not None

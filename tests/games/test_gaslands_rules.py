@@ -561,6 +561,35 @@ def test_touch_move_a_touched_template_must_be_used():
     assert t.state.activation.template == "gentle"
 
 
+def test_touch_move_binds_the_template_not_the_way_it_is_laid():
+    """"Each may be used turning left or right (turns rotated 180°, Veer and Swerve flipped)." [seed] [V] and
+    "once the player touches a permitted template at 1.1 they must use it" [seed] (the seed: not "swap it for
+    another template"); "Reverse: only in gear 1 ... centred on the rear edge instead of the front" [seed] [V].
+    An audit: the Turn picked left could not be laid right (refused as touch-move), only undone."""
+    from games.gaslands import menus
+
+    t = Table()
+    t.ok("choose_template", template="turn", hand="left")
+    t.ok("choose_template", template="turn", hand="right")  # the same template, the other way
+    assert (t.state.activation.template, t.state.activation.hand) == ("turn", "right")
+    t.ok("choose_template", template="turn", hand="right", edge="rear")  # gear 1: reversed
+    assert t.state.activation.edge == "rear"
+    assert t.illegal("choose_template", template="veer") == "touch-move: the Turn was touched, so it must be used"
+    assert t.illegal("choose_template", template="turn", hand="right", edge="rear") == (
+        "the Turn, right, reverse is chosen already: place it (1.2)")
+    labels = [c.label for c in menus.menu(t.state).choices]
+    assert "Turn, left, reverse instead" in labels and "Turn, right instead" in labels
+    t.ok("place_template")
+    assert t.state.activation.step is Step.SKID_CHECK
+    # a straight has no hand, and above gear 1 no other edge: nothing else to lay it as, and its words stay
+    g2 = Table()
+    g2.patch(g2.state.activation.vehicle, gear=2)
+    g2.ok("choose_template", template="short_straight")
+    assert "choose_template" not in GAME.prompt(g2.state).commands
+    assert g2.illegal("choose_template", template="short_straight", hand="right") == (
+        "touch-move: the Short Straight was touched, so it must be used")
+
+
 def test_no_pre_measuring_during_another_players_activation():
     """"Players may not pre-measure their next maneuver during another player's activation." [seed] — the
     companion takes a template only at the active vehicle's step 1.1."""
