@@ -73,7 +73,8 @@ def template_status(
     Full Throttle (the Bike): the Long Straight is permitted in any gear and is never trivial or hazardous.
     """
     if template not in TEMPLATES:
-        raise Illegal(f"{template!r} is not a maneuver template; choose one of {', '.join(TEMPLATES)}")
+        named = ", ".join(t.replace("_", " ").title() for t in TEMPLATES)
+        raise Illegal(f"{template!r} is not a maneuver template; the templates are {named}")
     if not 1 <= gear <= 6:
         raise Illegal(f"gear {gear} does not exist: gears are 1 to 6")
     if full_throttle and template == "long_straight":

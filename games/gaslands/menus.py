@@ -434,19 +434,20 @@ def menu(state: GaslandsState) -> Menu:
 
 
 def _turned(act: Any, active: Any) -> list[Choice | None]:
-    """1.2's other ways to lay the template picked: turning the other way ("Each may be used turning left or
-    right"), and in gear 1 at the rear edge or back at the front (reverse); each its own leaf ("Gentle, right
-    instead"), checked by the rules like every leaf."""
-    from dataclasses import replace
-
+    """1.2's other ways to lay the template picked (the status line names it: "place: Turn, left"): turning the
+    other way ("Each may be used turning left or right"), "Right instead"; in gear 1 at the other edge, "Reverse
+    instead" / "Forward instead"; each checked by the rules like every leaf."""
     t = act.template
-    ways = []
+    out: list[Choice | None] = []
     if not t.endswith("_straight"):
-        ways.append(("right" if act.hand == "left" else "left", act.edge))
+        other = "right" if act.hand == "left" else "left"
+        out.append(leaf(f"{other.capitalize()} instead", Command("choose_template",
+                                                                   {"template": t, "hand": other, "edge": act.edge})))
     if active is not None and active.gear == 1:
-        ways.append((act.hand or "left", "front" if act.edge == "rear" else "rear"))
-    return [leaf(f"{rules.placed_words(replace(act, hand=h, edge=e))} instead",
-                 Command("choose_template", {"template": t, "hand": h, "edge": e})) for h, e in ways]
+        edge = "front" if act.edge == "rear" else "rear"
+        out.append(leaf("Forward instead" if edge == "front" else "Reverse instead",
+                        Command("choose_template", {"template": t, "hand": act.hand or "left", "edge": edge})))
+    return out
 
 
 def _touched_under_table(kept: tuple[Choice, ...]) -> tuple[Choice, ...]:

@@ -605,12 +605,28 @@ def _need(cmd: Command, key: str, kind: type | tuple[type, ...]) -> Any:
     return value
 
 
+def _named_ids(vehicles: Any) -> str:
+    """Vehicles as a refusal lists them: by name, their command ids after ("Alice's Buggy (alice-1)"; an audit: the
+    ids alone, where every screen names vehicles by name)."""
+    return ", ".join(f"{v.name} ({v.id})" for v in vehicles)
+
+
+def template_id(template: Any) -> Any:
+    """A template as the rulebook prints it ("Short Straight", "Turn") as its id ("short_straight"); anything else
+    as given (the chart's check names what it is not)."""
+    if isinstance(template, str):
+        key = template.strip().lower().replace(" ", "_").replace("-", "_")
+        if key in TEMPLATES:
+            return key
+    return template
+
+
 def _other_vehicle(state: GaslandsState, cmd: Command, key: str = "vehicle") -> Vehicle:
     vid = _need(cmd, key, str)
     try:
         return state.vehicle(vid)
     except KeyError:
-        raise Illegal(f"there is no vehicle {vid!r}; vehicles are {', '.join(v.id for v in state.vehicles)}") from None
+        raise Illegal(f"there is no vehicle {vid!r}; vehicles are {_named_ids(state.vehicles)}") from None
 
 
 def _faces(state: GaslandsState, raw: Any, what: str) -> list[str]:
@@ -819,7 +835,7 @@ def _activate(draft: _Draft, cmd: Command) -> None:
     vid = cmd.get("vehicle")
     if vid is None:
         if len(options) != 1:
-            raise Illegal(f"{player}: say which vehicle activates: {', '.join(v.id for v in options)}")
+            raise Illegal(f"{player}: say which vehicle activates: {_named_ids(options)}")
         vid = options[0].id
     v = _other_vehicle(state, Command("activate", {"vehicle": vid}))  # same checks and messages
     if v.owner != player:
@@ -839,9 +855,9 @@ def _choose_template(draft: _Draft, cmd: Command) -> None:
     assert act is not None
     v = state.vehicle(act.vehicle)
     if act.step is Step.PLACE_TEMPLATE:
-        _turn_template(draft, cmd, cmd.get("template"))
+        _turn_template(draft, cmd, template_id(cmd.get("template")))
         return
-    template = _need(cmd, "template", str)
+    template = template_id(_need(cmd, "template", str))
     hand = cmd.get("hand", "left")
     edge = cmd.get("edge", "front")
     if hand not in HANDS:

@@ -578,7 +578,7 @@ def test_touch_move_binds_the_template_not_the_way_it_is_laid():
     assert t.illegal("choose_template", template="turn", hand="right", edge="rear") == (
         "the Turn, right, reverse is chosen already: place it (1.2)")
     labels = [c.label for c in menus.menu(t.state).choices]
-    assert "Turn, left, reverse instead" in labels and "Turn, right instead" in labels
+    assert "Left instead" in labels and "Forward instead" in labels
     t.ok("place_template")
     assert t.state.activation.step is Step.SKID_CHECK
     # a straight has no hand, and above gear 1 no other edge: nothing else to lay it as, and its words stay
@@ -1397,7 +1397,7 @@ def test_activate_a_player_with_one_qualifying_vehicle_starts_at_once():
     assert t.illegal("activate", vehicle="alice-1") == "Alice's Buggy is activating already: choose its template (1.1)"
     t.whole_activation()
     assert t.step == "choose vehicle" and GAME.prompt(t.state).player == "Bob"
-    assert t.illegal("activate") == "Bob: say which vehicle activates: bob-1, bob-2"
+    assert t.illegal("activate") == "Bob: say which vehicle activates: Bob's Truck (bob-1), Bob's Car (bob-2)"
     t.ok("activate", vehicle="bob-2")
     assert t.active == "bob-2"
 
@@ -1507,3 +1507,16 @@ def test_a_new_round_is_told_on_every_screen():
     assert t.events[-1].type == "told"  # said after the round's gear phases and the first activation
     t.ok("choose_template", template="gentle", hand="left")
     assert t.state.news == ""
+
+
+def test_a_template_is_named_as_the_rulebook_prints_it():
+    """"Nine templates: Short Straight, Medium Straight, Long Straight, Gentle, Turn, Hard, Veer, Swerve, Hairpin."
+    [seed] — an audit: "Turn" was refused ("'Turn' is not a maneuver template; choose one of short_straight, ...":
+    the program's ids, not the printed names)."""
+    t = Table()
+    t.ok("choose_template", template="Short Straight")
+    assert t.state.activation.template == "short_straight"
+    t2 = Table()
+    assert t2.illegal("choose_template", template="U-turn") == (
+        "'U-turn' is not a maneuver template; the templates are Short Straight, Medium Straight, Long Straight, "
+        "Gentle, Turn, Hard, Veer, Swerve, Hairpin")
