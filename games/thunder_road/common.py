@@ -95,8 +95,8 @@ def resolve_vehicle(state: ThunderRoadState, ref: Any, owner: str | None = None)
     try:
         state.vehicle(vid)
     except KeyError:
-        if owner is not None:
-            mine = ", ".join(v.id.split("/", 1)[1] for v in state.fleet(owner))
+        if owner is not None:  # by the name the screens give, the command's word after (an audit: "small, ...")
+            mine = ", ".join(f"{state.kind_of(v.id).label} ({v.id.split('/', 1)[1]})" for v in state.fleet(owner))
             raise Illegal(f"{owner} has no vehicle {ref!r}: {owner}'s vehicles are {mine}") from None
         everyone = ", ".join(v.id for v in state.vehicles)
         raise Illegal(f"no vehicle {ref!r}: the vehicles are {everyone}") from None
@@ -106,7 +106,8 @@ def resolve_vehicle(state: ThunderRoadState, ref: Any, owner: str | None = None)
 def movement_die(value: Any, what: str = "die") -> int:
     """A movement die's value, 1 to 6 (or Illegal)."""
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 6:
-        raise Illegal(f"the {what} must be a movement die value from 1 to 6 (got {value!r})")
+        # (it read "the movement die must be a movement die value from 1 to 6": said twice; an audit)
+        raise Illegal(f"the {what} must be a value from 1 to 6 (got {value!r})")
     return value
 
 
@@ -134,6 +135,9 @@ def turn_player(state: ThunderRoadState, command: Command) -> str:
     assert state.turn is not None
     who = command.get("player", state.turn.player)
     if who != state.turn.player:
+        out = next((p for p in state.players if p.name == who and not state.standing(p.name)), None)
+        if out is not None:  # (an audit: "it is Ben's turn, not Cy's" of Cy, who was out of the race)
+            raise Illegal(f"{who} is out of the race; it is {state.turn.player}'s turn")
         raise Illegal(f"it is {state.turn.player}'s turn, not {who}'s")
     return str(who)
 

@@ -23,7 +23,8 @@ def decide_damage(state: ThunderRoadState, command: Command) -> list[Event]:
     on_fire = fields.boolean(command.args, "on_fire", False, command.type)
     if kind.damage_slots is not None and v.damage >= kind.damage_slots:
         raise Illegal(
-            f"{vehicle_words(state, vid)} has all {kind.damage_slots} damage slots filled: no slot for another token"
+            f"{vehicle_words(state, vid)} has {'both' if kind.damage_slots == 2 else 'all ' + str(kind.damage_slots)} "
+            "damage slots filled: no slot for another token"
         )
     # Whether an ON FIRE! damage token sets a vehicle that takes minor damage ("fills a slot but has no
     # effect") on fire is not certain in the seed: the kind's damage_fire says (data); unknown, the table's

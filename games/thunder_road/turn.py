@@ -152,7 +152,8 @@ def decide_command(state: ThunderRoadState, command: Command) -> list[Event]:
     name = command.get("name", command.get("command"))
     known = [c.name for c in state.tables.commands]
     if name not in known:
-        raise Illegal(f"unknown command {name!r}: the commands are {', '.join(known)}")
+        named = ", ".join(f"{c.label} ({c.name})" for c in state.tables.commands)  # (the printed names; an audit)
+        raise Illegal(f"unknown command {name!r}: the commands are {named}")
     rule = state.tables.command(name)
     die = movement_die(command.get("die"))
     player = state.player(who)

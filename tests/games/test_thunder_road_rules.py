@@ -678,7 +678,7 @@ def test_two_damage_tokens_put_a_car_out_of_service():
     assert not t.state.out_of_service("Ana/small")
     t.ok("damage", vehicle="Ana/small")
     assert t.state.out_of_service("Ana/small")
-    assert "all 2 damage slots filled" in t.no("damage", vehicle="Ana/small")
+    assert "both damage slots filled" in t.no("damage", vehicle="Ana/small")
     # told on every screen when it comes; the banner stands over its owner's screen on their turn alone (its
     # column says OUT; it flashed over every other player's turn for a round on end)
     assert {v.news for v in t.match.views()} == {"Ana's small car out of service"}
@@ -750,7 +750,7 @@ def test_big_rig_and_bikes_take_minor_damage():
     t2 = Table(("Ana", ["big_rig"]), "Ben", vehicle_types={"big_rig": {"damage_slots": 2}})
     t2.ok("damage", vehicle="Ana/big_rig")
     t2.ok("damage", vehicle="Ana/big_rig")
-    assert "all 2 damage slots filled" in t2.no("damage", vehicle="Ana/big_rig")
+    assert "both damage slots filled" in t2.no("damage", vehicle="Ana/big_rig")
     assert not t2.state.out_of_service("Ana/big_rig")
 
 
@@ -1264,3 +1264,28 @@ def test_prompts_refusals_and_notes_name_vehicles_in_the_rulebooks_words():
     assert why.endswith("you must assign a die to a vehicle you have not moved: big rig, bike 1, bike 2"), why
     for text in (prompt, why):
         assert "_" not in text and "bike1" not in text
+
+
+def test_refusals_name_vehicles_commands_and_players_as_the_table_does():
+    """An audit of the rules' words: "the movement die must be a movement die value from 1 to 6" (said twice);
+    "Ben's vehicles are small, medium, large" and "the commands are airstrike, ..., traction_drive" (the program's
+    words, where the screens say "Small car" and "Traction Drive"); "it is Ben's turn, not Cy's" of Cy, out of
+    the race."""
+    t = Table("Ana", "Ben")
+    assert t.no("roll", dice={"Ana": [0, 2, 3, 4], "Ben": [1, 2, 3, 4]}) == (
+        "the movement die must be a value from 1 to 6 (got 0)")
+    t.roll(Ana=[1, 2, 3, 4], Ben=[1, 2, 3, 4])
+    assert t.no("assign", vehicle="lorry", die=1) == (
+        "Ana has no vehicle 'lorry': Ana's vehicles are Small car (small), Medium car (medium), Large car (large)")
+    reason = t.no("command", name="warp", die=1)
+    assert reason.startswith("unknown command 'warp': the commands are ") and "Traction Drive (traction_drive)" in reason
+
+
+def test_a_command_from_a_player_out_of_the_race_says_so():
+    """An audit: a command naming a player whose vehicles were all eliminated said "it is Ana's turn, not Cy's"."""
+    t = Table("Ana", "Ben", ("Cy", ["small"]), tiles=["a", "b", "c", "d", "e"], on_board=3)
+    t.roll()
+    t.ok("assign", vehicle="large", die=4)
+    t.ok("scroll", eliminated=["Cy/small"])
+    assert not t.state.standing("Cy")
+    assert t.no("road", player="Cy", vehicle="small", face=1) == "Cy is out of the race; it is Ana's turn"
