@@ -381,9 +381,7 @@ def menu(state: GaslandsState) -> Menu:
     if "activate" in commands:
         choices += [leaf(f"{own_name(v)} (gear {v.gear})", Command("activate", {"vehicle": v.id}))
                     for v in rules.qualifying(state, state.turn)]
-    if step == Step.PLACE_TEMPLATE.value and act is not None and act.template is not None:
-        choices += _turned(act, active)  # the same template laid the other way (never another: touch-move)
-    elif "choose_template" in commands and active is not None:
+    if "choose_template" in commands and active is not None and step != Step.PLACE_TEMPLATE.value:
         choices += _templates(state, active)
         if step == Step.CHOOSE_TEMPLATE.value:
             choices.append(_touched(state, active))  # under "Table…" when the first level has no room
@@ -391,6 +389,8 @@ def menu(state: GaslandsState) -> Menu:
             title = f"Pick for {active.name}"
     if "place_template" in commands:
         choices.append(leaf("Template placed", Command("place_template"), default=True))
+        if act is not None and act.template is not None:
+            choices += _turned(act, active)  # the same template laid the other way (never another: touch-move)
     if "skid_roll" in commands and active is not None:
         die, names = _skid_die(state)
         dice = DiceRequest(die, active.handling, f"skid dice (up to {active.handling})",
