@@ -127,7 +127,15 @@ def allowance_known(state: ThunderRoadState) -> bool:
     turn = state.turn
     if turn is None or not turn.allowance_known:
         return False
-    return not (state.road_roll is not None and state.road_roll[0] == turn.vehicle)
+    if turn.action == "coast":  # "A coast counts as a move of 1" [seed][V], Road die or not (a review)
+        return True
+    return not road_rolled_for_mover(state)
+
+
+def road_rolled_for_mover(state: ThunderRoadState) -> bool:
+    """A Road die was rolled this turn for the vehicle moving now."""
+    turn = state.turn
+    return turn is not None and state.road_roll is not None and state.road_roll[0] == turn.vehicle
 
 
 def turn_player(state: ThunderRoadState, command: Command) -> str:

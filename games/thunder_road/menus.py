@@ -25,7 +25,7 @@ from games.core.table_input import (
 )
 from games.thunder_road import rules
 from games.thunder_road.bumps import reroll_owners
-from games.thunder_road.common import allowance_known, met_on_the_way, own_label
+from games.thunder_road.common import allowance_known, met_on_the_way, own_label, road_rolled_for_mover
 from games.thunder_road.movement import bumped_vehicles
 from games.thunder_road.prompt import meet_another
 from games.thunder_road.state import MOVEMENT_DICE, Step, ThunderRoadState, Vehicle
@@ -68,7 +68,7 @@ def _moving_status(state: ThunderRoadState, who: str) -> str:
     turn = state.turn
     assert turn is not None and turn.vehicle is not None
     n = "?" if turn.allowance is None else str(turn.allowance)
-    road = state.road_roll is not None and state.road_roll[0] == turn.vehicle
+    road = road_rolled_for_mover(state) and turn.action != "coast"
     allowance = n + ("+Nitro" if not turn.allowance_known else "+Road die" if road else "")
     parts = [vehicle_name(state, turn.vehicle, who), f"{allowance} space{'' if allowance == '1' else 's'}"]
     if turn.action == "coast":
@@ -423,7 +423,7 @@ def menu(state: ThunderRoadState) -> Menu:
         # vehicles named off the rear tile: the scroll with them is the way on (NEXT moved on without it)
         # a Nitro whose added moves are not filled in: the distance is the player's to choose (NEXT recorded the
         # die's alone, "Moved 3", under a line that said "3+Nitro spaces")
-        usual = "Road scrolls…" if turn.off_rear else f"Moved {turn.allowance}" if turn.allowance_known else None
+        usual = "Road scrolls…" if turn.off_rear else f"Moved {turn.allowance}" if allowance_known(state) else None
     elif step is Step.PLACE and turn is not None and turn.off_rear:
         usual = "Road scrolls…"
     elif step is Step.TURN and "pass" in commands and "coast" not in commands:

@@ -234,4 +234,5 @@ def decide_road(state: ThunderRoadState, command: Command) -> list[Event]:
         )
     face = face_of(state, "road", command.get("face"))
     # (a face as the owner's dice.toml names it: renamed "one", int() of it was a traceback; an audit)
-    return [Event("road_rolled", {"vehicle": vid, "face": int(face) if face.isdigit() else face})]
+    number = face.isascii() and face.isdigit()  # ("²".isdigit() is True, and int() of it fails; a review)
+    return [Event("road_rolled", {"vehicle": vid, "face": int(face) if number else face})]

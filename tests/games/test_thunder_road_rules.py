@@ -320,7 +320,24 @@ def test_what_the_road_die_adds_to_a_move_is_unknown_so_it_never_refuses_one():
     t.ok("assign", vehicle="big_rig", die=3)
     assert "at most 3 spaces" in t.no("move", spaces=6)  # no Road die rolled for it yet
     t.ok("road", vehicle="big_rig", face=3)
+    assert "3+Road die spaces" in t.match.prompt().text
+    assert not GAME.menu(t.state).advance  # NEXT does not record the die's 3 alone
+    t.ok("met", vehicle="Ben/small", at=4)  # met beyond the die: the move goes on
     t.ok("move", spaces=6)
+
+
+def test_a_coast_stays_a_move_of_1_with_a_road_die():
+    """"A coast counts as a move of 1" [seed][V]: a Road die rolled for the coasting vehicle changes nothing (a
+    review: it lifted the coast's limit)."""
+    t = Table(("Ana", ["small", "medium"]), ("Ben", ["small"]))
+    t.roll(Ana=[1, 2, 5, 6], Ben=[1, 1, 1, 1])
+    t.turn("small", 1)
+    t.turn("small", 1)  # Ben
+    t.turn("medium", 2)
+    t.ok("coast", vehicle="small", die=1)  # Ben's only car has moved: coast
+    t.ok("road", vehicle="small", face=3)
+    assert "at most 1 space" in t.no("move", spaces=4)
+    t.ok("move", spaces=1)
 
 
 def test_a_road_die_face_renamed_by_the_owner_is_recorded_not_a_traceback():
