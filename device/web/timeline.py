@@ -167,8 +167,8 @@ def _short(text: str) -> str:
     """``text`` cut to 160 characters at a word's end (an audit: "Dée (small ca…" cut a word, at 360 px)."""
     if len(text) <= 160:
         return text
-    cut = text[:159]
-    return (cut[:cut.rfind(" ")] if " " in cut[80:] else cut).rstrip(" ,;:") + "…"
+    cut = text[:160]  # (the word ending at 159 fits: a space at 159 is where to cut; a review)
+    return (cut[:cut.rfind(" ")] if " " in cut[80:] else cut[:159]).rstrip(" ,;:") + "…"
 
 
 def describe(event: Event, vehicles: Mapping[str, str] | None = None, game: Any = None) -> str:

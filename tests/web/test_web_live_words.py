@@ -182,3 +182,5 @@ def test_a_long_line_of_the_game_log_is_cut_at_a_words_end():
     assert len(cut) <= 160 and cut.endswith("gear…") and text.startswith(cut[:-1])
     assert _short("a" * 200) == "a" * 159 + "…"  # one long word: cut where it must be
     assert _short("short") == "short"
+    fits = "x" * 100 + " " + "y" * 58 + " zz" * 10  # the word of y ends at 159: it stays
+    assert _short(fits) == "x" * 100 + " " + "y" * 58 + "…"
