@@ -392,7 +392,8 @@ class CameraInput:
         if self.untaught(die):  # nothing can be read of them (the roller is told so: _dice)
             self.last_seen = None
             return None
-        if still and self.tray_readings is not None:
+        better = getattr(self.reader, "better_mean_ready", None)
+        if still and self.tray_readings is not None and not (better is not None and better()):
             readings = self.tray_readings  # still since the last read: the same dice, no need to read again
         else:
             try:
@@ -810,7 +811,8 @@ def logged_hazards(views: Sequence[Any]) -> dict[str, Logged]:
 #: The most frames of a still run whose mean the dice are read in.  An audit: the sensor noise of a dim room
 #: reads pips into felt; on 80 dev photos with noise of sigma 10 grey levels one frame read 0.9874 of the dice
 #: right, the mean of three 0.9906 (at sigma ~21, 42 wrong values in 641 dice, the tray is never judged still:
-#: nothing is read there).  Frames of a still tray are the same scene, so a clean picture reads the same.
+#: nothing is read there).  Frames of a still tray are the same scene, so a clean picture reads the same.  The
+#: tray is first judged still at two frames (their mean is read), and read again at three.
 STILL_MEAN_FRAMES = 3
 
 
@@ -834,6 +836,7 @@ class VisionReader:
 
         self._tray = StillnessDetector(max(2, still_frames))
         self._recent: list[Any] = []  # the latest trays given to tray_still (the still run's, for still_mean)
+        self._mean_of = 0  # how many frames the last read's mean took
         self._counts: Any = None  # the token counts' memo (vision.tokens.CountMemo), made at the first read
         self._counts_lock = threading.Lock()
         if calibration is not None and table_config is not None:
@@ -857,6 +860,12 @@ class VisionReader:
 
         return list(read_dice(self.still_mean(image), die=die, library=self.faces, die_px=self.die_px))
 
+    def better_mean_ready(self) -> bool:
+        """The still run has more frames than the last read's mean took (up to STILL_MEAN_FRAMES): reading again
+        reads a mean of more of them (a review: the tray is first judged still at two frames, and the readings
+        were then kept while it stayed so: the mean of three was never read)."""
+        return self._mean_of < min(self._tray.still_frames, len(self._recent), STILL_MEAN_FRAMES)
+
     def still_mean(self, image: Any) -> Any:
         """``image``, or the mean of it and the frames before it that showed the same still scene."""
         import numpy as np
@@ -864,6 +873,7 @@ class VisionReader:
         run = min(self._tray.still_frames, len(self._recent))
         if run < 2 or not self._recent or self._recent[-1] is not image:  # (another caller's picture: as given)
             return image
+        self._mean_of = run
         frames = self._recent[-run:]
         if any(f.shape != image.shape for f in frames):
             return image

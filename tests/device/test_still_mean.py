@@ -64,3 +64,46 @@ def test_a_picture_not_of_the_still_run_is_read_as_given(seen: list[np.ndarray])
     assert reader.tray_still(moved) is False
     reader.read_dice(moved, "d6")
     assert seen[2] is moved
+
+
+def test_the_tray_is_read_again_when_a_third_still_frame_comes(seen: list[np.ndarray]) -> None:
+    """A review: the tray is first judged still at two frames and the camera kept that reading while it stayed so:
+    the mean of three was never read.  A better mean ready is read again."""
+    _scene, frames = _frames(4)
+    reader = VisionReader()  # judged still at two frames
+    assert [reader.tray_still(f) for f in frames[:2]] == [False, True]
+    reader.read_dice(frames[1], "d6")
+    assert not reader.better_mean_ready()
+    reader.tray_still(frames[2])
+    assert reader.better_mean_ready()
+    reader.read_dice(frames[2], "d6")
+    assert not reader.better_mean_ready()
+    reader.tray_still(frames[3])
+    assert not reader.better_mean_ready()  # three is the most
+    assert len(seen) == 2
+
+
+def test_the_camera_reads_the_still_tray_at_two_frames_and_again_at_three(seen: list[np.ndarray], tmp_path) -> None:
+    import tomllib
+
+    from test_app_camera_dice import Clock, Screens
+
+    from device.app import App, open_match
+    from device.buttons import ScriptedButtons
+    from device.camera import Camera, StillBackend
+    from device.store import Store
+    from games import game_package
+    from vision.dice import FaceLibrary
+
+    module = game_package("thunder_road")
+    _scene, frames = _frames(1)
+    with Store(tmp_path / "tr.sqlite") as store:
+        _, match, _ = open_match(store, module, tomllib.loads(module.EXAMPLE_SETUP))
+        clock = Clock()
+        app = App(module, match, buttons=ScriptedButtons(), displays=Screens(), clock=clock,
+                  camera=Camera(StillBackend(frames[0]), clock=clock, fps=10), reader=VisionReader(faces=FaceLibrary()),
+                  settle_frames=3)
+        for _ in range(8):
+            clock.now += 0.1
+            app.step(clock.now)
+    assert len(seen) == 2  # the mean of two, then of three; then the same dice, not read again
