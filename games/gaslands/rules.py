@@ -815,7 +815,7 @@ def decide(state: GaslandsState, cmd: Command) -> Decision:
             raise Illegal(f"{v.name} is {'already' if on else 'not'} on fire")
         draft.emit("fire_set", vehicle=v.id, on=on)
         return draft.done()
-    allowed = step_commands(state)
+    allowed = STEP_COMMANDS[step]  # (the prompt lists step_commands; the same refusal words either way: a review)
     if cmd.type not in allowed:
         if step is Step.GAME_OVER:
             raise Illegal("the game is over")

@@ -587,7 +587,9 @@ def test_touch_move_binds_the_template_not_the_way_it_is_laid():
     g2.ok("choose_template", template="short_straight")
     assert "choose_template" not in GAME.prompt(g2.state).commands
     assert g2.illegal("choose_template", template="short_straight", hand="right") == (
-        "touch-move: the Short Straight was touched, so it must be used")
+        "the Short Straight is chosen already: place it (1.2)")
+    assert g2.illegal("choose_template", template="gentle") == "touch-move: the Short Straight was touched, so it must be used"
+    assert "reverses only in gear 1" in g2.illegal("choose_template", template="short_straight", edge="rear")
 
 
 def test_no_pre_measuring_during_another_players_activation():
