@@ -858,12 +858,7 @@ def _choose_template(draft: _Draft, cmd: Command) -> None:
         _turn_template(draft, cmd, template_id(cmd.get("template")))
         return
     template = template_id(_need(cmd, "template", str))
-    hand = cmd.get("hand", "left")
-    edge = cmd.get("edge", "front")
-    if hand not in HANDS:
-        raise Illegal("hand must be left or right")
-    if edge not in EDGES:
-        raise Illegal("edge must be front, or rear to reverse")
+    hand, edge = _laid(cmd, "left", "front")
     status = template_status(template, v.gear, dict(state.chart), full_throttle=v.full_throttle)
     # a template not permitted in this gear is a touch-move whichever edge it was laid against (checked
     # first: a Turn in gear 5 picked to reverse was refused as a reverse, and the player picked again, skid
@@ -879,12 +874,27 @@ def _choose_template(draft: _Draft, cmd: Command) -> None:
             "no skid dice this activation"
         )
         return
-    if edge == "rear" and v.gear != 1:
-        raise Illegal(f"{v.name} is in gear {v.gear}: a vehicle reverses only in gear 1")
+    _reverse_in_gear_1(v, edge)
     draft.emit(
         "template_chosen", vehicle=v.id, template=template, hand=hand, edge=edge, status=status.value,
         touch_move=act.touch_move,
     )
+
+
+def _laid(cmd: Command, hand: str, edge: str) -> tuple[str, str]:
+    """The hand and edge ``cmd`` lays its template with (``hand`` and ``edge`` when it names none)."""
+    hand, edge = cmd.get("hand", hand), cmd.get("edge", edge)
+    if hand not in HANDS:
+        raise Illegal("hand must be left or right")
+    if edge not in EDGES:
+        raise Illegal("edge must be front, or rear to reverse")
+    return hand, edge
+
+
+def _reverse_in_gear_1(v: Vehicle, edge: str) -> None:
+    """"Reverse: only in gear 1." [seed] [V]"""
+    if edge == "rear" and v.gear != 1:
+        raise Illegal(f"{v.name} is in gear {v.gear}: a vehicle reverses only in gear 1")
 
 
 def _turn_template(draft: _Draft, cmd: Command, template: Any) -> None:
@@ -898,14 +908,8 @@ def _turn_template(draft: _Draft, cmd: Command, template: Any) -> None:
     v = state.vehicle(act.vehicle)
     if template != act.template:
         raise Illegal(f"touch-move: the {_label(act.template)} was touched, so it must be used")
-    hand = cmd.get("hand", act.hand or "left")
-    edge = cmd.get("edge", act.edge)
-    if hand not in HANDS:
-        raise Illegal("hand must be left or right")
-    if edge not in EDGES:
-        raise Illegal("edge must be front, or rear to reverse")
-    if edge == "rear" and v.gear != 1:
-        raise Illegal(f"{v.name} is in gear {v.gear}: a vehicle reverses only in gear 1")
+    hand, edge = _laid(cmd, act.hand or "left", act.edge)
+    _reverse_in_gear_1(v, edge)
     straight = template.endswith("_straight")  # a straight has no hand
     if edge == act.edge and (hand == act.hand or straight):
         raise Illegal(f"the {placed_words(act)} is chosen already: place it (1.2)")
