@@ -125,17 +125,25 @@ def allowance_known(state: ThunderRoadState) -> bool:
     Road die was rolled for it this turn (the rules say what its faces are, not what they do to a move: an
     unknown fact never refuses a move; an audit found a move of die + Road die refused as over the die)."""
     turn = state.turn
-    if turn is None or not turn.allowance_known:
-        return False
-    if turn.action == "coast":  # "A coast counts as a move of 1" [seed][V], Road die or not (a review)
-        return True
-    return not road_rolled_for_mover(state)
+    return turn is not None and turn.allowance_known and not _road_die_in_move(state)
 
 
-def road_rolled_for_mover(state: ThunderRoadState) -> bool:
-    """A Road die was rolled this turn for the vehicle moving now."""
+def _road_die_in_move(state: ThunderRoadState) -> bool:
+    """A Road die was rolled this turn for the vehicle moving now, and it is not coasting ("A coast counts as a
+    move of 1" [seed][V], Road die or not: a review)."""
     turn = state.turn
-    return turn is not None and state.road_roll is not None and state.road_roll[0] == turn.vehicle
+    return (turn is not None and turn.action != "coast" and state.road_roll is not None
+            and state.road_roll[0] == turn.vehicle)
+
+
+def allowance_words(state: ThunderRoadState) -> str:
+    """The moving vehicle's allowance as the prompt and the menu's status line say it: "4", "4+Nitro" (a Nitro of
+    unknown size), "3+Road die" (a Road die rolled for it), "?" before it is set."""
+    turn = state.turn
+    n = "?" if turn is None or turn.allowance is None else str(turn.allowance)
+    if turn is not None and not turn.allowance_known:
+        return n + "+Nitro"
+    return n + ("+Road die" if _road_die_in_move(state) else "")
 
 
 def turn_player(state: ThunderRoadState, command: Command) -> str:

@@ -25,7 +25,7 @@ from games.core.table_input import (
 )
 from games.thunder_road import rules
 from games.thunder_road.bumps import reroll_owners
-from games.thunder_road.common import allowance_known, met_on_the_way, own_label, road_rolled_for_mover
+from games.thunder_road.common import allowance_known, allowance_words, met_on_the_way, own_label
 from games.thunder_road.movement import bumped_vehicles
 from games.thunder_road.prompt import meet_another
 from games.thunder_road.state import MOVEMENT_DICE, Step, ThunderRoadState, Vehicle
@@ -67,9 +67,7 @@ def _moving_status(state: ThunderRoadState, who: str) -> str:
     it moves ("Small car 2 · 2 spaces · Drift")."""
     turn = state.turn
     assert turn is not None and turn.vehicle is not None
-    n = "?" if turn.allowance is None else str(turn.allowance)
-    road = road_rolled_for_mover(state) and turn.action != "coast"
-    allowance = n + ("+Nitro" if not turn.allowance_known else "+Road die" if road else "")
+    allowance = allowance_words(state)
     parts = [vehicle_name(state, turn.vehicle, who), f"{allowance} space{'' if allowance == '1' else 's'}"]
     if turn.action == "coast":
         parts.append("coast")

@@ -7,11 +7,11 @@ from games.core import Command, Illegal, Prompt
 
 from games.thunder_road.bumps import larger_owner
 from games.thunder_road.common import (
+    allowance_words,
     board_command_this_turn,
     dice_words,
     met_on_the_way,
     own_words,
-    road_rolled_for_mover,
     vehicle_words,
 )
 from games.thunder_road.state import MOVEMENT_DICE, Step, ThunderRoadState
@@ -110,8 +110,7 @@ def prompt(state: ThunderRoadState) -> Prompt:
             s.value, "choice", player=who, vehicle=vehicle, commands=("fire_ruling",) + ANYTIME,
         )
     if s is Step.MOVE:
-        road = road_rolled_for_mover(state) and turn.action != "coast"
-        allowance = f"{turn.allowance}" + ("+Nitro" if not turn.allowance_known else "+Road die" if road else "")
+        allowance = allowance_words(state)
         extra = " (Drift: pass the first occupied space)" if "drift" in turn.commands else ""
         met = met_on_the_way(state)
         if met:  # reported one at a time so far: the move is reported after them
