@@ -1133,10 +1133,16 @@ def dice_size_words(calibration: Any, dice_mm: float = 16.0) -> str | None:
     if px is None:
         return None
     said = f"a {dice_mm:g} mm die is {px:.0f} px at the tray"
-    if px < READABLE_PX[0]:
-        said += (f", and dice under {READABLE_PX[0]:.0f} px are often not read: mount the camera lower or give it "
-                 "larger frames ([camera] width and height), then calibrate again")
-    return said
+    return f"{said}, and {small_dice_advice()}" if px < READABLE_PX[0] else said
+
+
+def small_dice_advice() -> str:
+    """What to do about dice too small in the picture to read well (``vision.dice.scale.READABLE_PX``), as
+    ``pitboard calibrate`` and ``pitboard check`` say it."""
+    from vision.dice.scale import READABLE_PX
+
+    return (f"dice under {READABLE_PX[0]:.0f} px are often not read: mount the camera lower, or ask it for larger "
+            "frames ([camera] width and height, then calibrate again)")
 
 
 def read_table_config() -> tuple[Any, VisionFileProblem | None]:

@@ -279,21 +279,21 @@ def _measured_dice(config: PitboardConfig, image: Any, cal: Any | None, line: Ch
     they are too small to read or far from it (a calibration of another table, a dice_mm far from the dice's)."""
     import cv2
 
-    from device.camera_input import dice_px_at_tray, tray_region
+    from device.camera import Frame
+    from device.camera_input import dice_px_at_tray, small_dice_advice, tray_region
     from vision.dice import ModelError
     from vision.dice.scale import READABLE_PX, find_die_px
 
-    region = config.camera.dice_region or (tray_region(cal) if cal is not None else None)
-    crop = image if region is None else image[region.y:region.y + region.height, region.x:region.x + region.width]
+    region = config.camera.dice_region or tray_region(cal)  # (None for no calibration)
     try:
-        found = find_die_px(crop)
+        found = find_die_px(Frame(image, 0.0, 0).crop(region))  # (the camera's own cut of the dice region)
     except (ModelError, cv2.error, ValueError):  # the weights (their own line says what is wrong), or a frame
         return line  # the reader cannot take (a region of a few pixels): no figure
     if found is None:  # no die lies there now: nothing to measure
         return line
     said = f"{line.detail}; dice {'on the dice tray' if region is not None else 'in the frame'} now measure about " \
            f"{found:.0f} px"
-    wanted = dice_px_at_tray(cal, region, config.vision.dice_mm) if cal is not None else None
+    wanted = dice_px_at_tray(cal, region, config.vision.dice_mm)  # (None for no calibration)
     if wanted is not None:
         said += f" ({config.vision.dice_mm:g} mm dice at the calibration's scale: {wanted:.0f} px)"
         # the reader's box is 0.75-1.05 of a die's side (rendered trays and table frames): beyond these, the
@@ -303,9 +303,7 @@ def _measured_dice(config: PitboardConfig, image: Any, cal: Any | None, line: Ch
                                                 "calibration is not of this table as it stands: calibrate again")
     # (the reader's box is 0.75-1.05 of the die's side: its 16 px is a die of about 20 px)
     if found < 0.8 * READABLE_PX[0]:
-        return CheckLine("WARN", line.part, f"{said}, and dice under {READABLE_PX[0]:.0f} px are often not read: "
-                                            "mount the camera lower, or ask it for larger frames ([camera] width and "
-                                            "height, then calibrate again)")
+        return CheckLine("WARN", line.part, f"{said}, and {small_dice_advice()}")
     return CheckLine(line.status, line.part, said)
 
 
@@ -491,7 +489,7 @@ def _dice_size_line(config: PitboardConfig, cal: Any) -> CheckLine | None:
     """The dice's side in pixels at the tray as the reader takes it (the calibration's scale there times ``[vision]
     dice_mm``): a WARN outside the sizes it reads well (``vision.dice.scale.READABLE_PX``: a camera mounted high
     gave dice of 10-14 px, and the maker learnt it at the table, from dice not read).  None: no scale there."""
-    from device.camera_input import dice_px_at_tray, tray_region
+    from device.camera_input import dice_px_at_tray, small_dice_advice, tray_region
     from vision.dice.scale import READABLE_PX
 
     px = dice_px_at_tray(cal, config.camera.dice_region or tray_region(cal), config.vision.dice_mm)
@@ -500,9 +498,8 @@ def _dice_size_line(config: PitboardConfig, cal: Any) -> CheckLine | None:
     lo, hi = READABLE_PX
     said = f"{config.vision.dice_mm:g} mm dice ([vision] dice_mm) are {px:.0f} px across at the dice tray"
     if px < lo:
-        return CheckLine("WARN", "dice size", f"{said}, and dice under {lo:.0f} px are often not read: mount the camera "
-                                              "lower, or ask it for larger frames ([camera] width and height, then "
-                                              "calibrate again); if your dice are larger, set dice_mm to their side")
+        return CheckLine("WARN", "dice size", f"{said}, and {small_dice_advice()}; if your dice are larger, set "
+                                              "dice_mm to their side")
     if px > hi:
         return CheckLine("WARN", "dice size", f"{said}, larger than the reader is made for (up to {hi:.0f} px): mount "
                                               "the camera higher, or ask it for smaller frames ([camera] width and "
