@@ -325,15 +325,12 @@ def news_pieces(text: str) -> list[str]:
     """The game's news ("what: details") in pieces this screen's banner holds whole, shown in turn: the title
     on each, the details two small lines at a time ("Crash, evaded: Charlotte's Performance Car and Dmitri's Ice
     Cream Truck, +1 hazard each" was cut after "Ice", and its second piece drawn as a title)."""
-    from device.dashboards.pages import wrap
-
     head = _news_title(text)
     if head is None:  # no title of its own fits: under NOTE, as the other games' screens say news
         head, rest = NEWS_TITLE, text
     else:
         rest = text[len(head) + 2:]
-    lines = wrap(rest, width=BANNER_LINE, size=TEXT_SIZES[-1])
-    return [f"{head}: {' '.join(lines[i:i + 2])}" for i in range(0, len(lines), 2)] or [text]
+    return [f"{head}: {piece}" for piece in notice_pieces(rest)] if rest.split() else [text]
 
 
 def notice_pieces(text: str) -> list[str]:
