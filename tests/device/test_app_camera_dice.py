@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,19 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
+
+
+@contextmanager
+def road_app_on_still(tmp_path: Path, image: Any, reader: Any, **kwargs: Any) -> Iterator[tuple[App, Clock]]:
+    """Thunder Road's example table with a camera giving ``image`` every frame, on a clock the test moves:
+    ``(app, clock)``; ``kwargs`` go to the App (``dice_region``...; ``settle_frames`` is 3)."""
+    module = game_package("thunder_road")
+    with Store(tmp_path / "tr.sqlite") as store:
+        _, match, _ = open_match(store, module, tomllib.loads(module.EXAMPLE_SETUP))
+        clock = Clock()
+        yield App(module, match, buttons=ScriptedButtons(), displays=Screens(), clock=clock,
+                  camera=Camera(StillBackend(image), clock=clock, fps=10), reader=reader,
+                  **{"settle_frames": 3, **kwargs}), clock
 
 
 def test_thunder_road_movement_dice_are_read_as_pip_dice(tmp_path: Path) -> None:

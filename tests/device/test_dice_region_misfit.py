@@ -10,7 +10,7 @@ import tomllib
 from pathlib import Path
 
 import numpy as np
-from test_app_camera_dice import Clock, Screens
+from test_app_camera_dice import Clock, Screens, road_app_on_still
 
 from device.app import App, VisionReader, open_match
 from device.buttons import ScriptedButtons
@@ -64,14 +64,9 @@ def test_a_tray_partly_outside_the_picture_is_said_from_the_first_frame(tmp_path
     """An audit: a dice_region running past the webcam's frame by part of it read the dice in the part it
     saw, missed the others, and nothing said so at start (only a region wholly off the frame was told, and
     only once a roll was awaited)."""
-    module = game_package("thunder_road")
-    with Store(tmp_path / "tr.sqlite") as store:
-        _, match, _ = open_match(store, module, tomllib.loads(module.EXAMPLE_SETUP))
-        image = np.full((720, 1280, 3), 90, np.uint8)
-        clock = Clock()
-        app = App(module, match, buttons=ScriptedButtons(), displays=Screens(), clock=clock,
-                  camera=Camera(StillBackend(image), clock=clock, fps=10), reader=VisionReader(faces=FaceLibrary()),
-                  settle_frames=3, dice_region=Region(1000, 400, 576, 480))
+    image = np.full((720, 1280, 3), 90, np.uint8)
+    with road_app_on_still(tmp_path, image, VisionReader(faces=FaceLibrary()),
+                           dice_region=Region(1000, 400, 576, 480)) as (app, clock):
         clock.now += 0.1
         app.step(clock.now)
         said = [(n.text, n.player) for n in app.notices if n.kind == "dice_region"]

@@ -27,25 +27,12 @@ def test_a_frame_of_another_size_names_both_sizes_and_both_ways_out(read: str) -
 
 
 def test_the_screens_say_it_in_those_words(tmp_path) -> None:
-    import tomllib
+    from test_app_camera_dice import road_app_on_still
 
-    from test_app_camera_dice import Clock, Screens
-
-    from device.app import App, open_match
-    from device.buttons import ScriptedButtons
-    from device.camera import Camera, StillBackend
-    from device.store import Store
-    from games import game_package
     from vision.dice import FaceLibrary
 
-    module = game_package("thunder_road")
-    with Store(tmp_path / "tr.sqlite") as store:
-        _, match, _ = open_match(store, module, tomllib.loads(module.EXAMPLE_SETUP))
-        clock = Clock()
-        app = App(module, match, buttons=ScriptedButtons(), displays=Screens(), clock=clock,
-                  camera=Camera(StillBackend(np.zeros((1080, 1920, 3), np.uint8)), clock=clock, fps=10),
-                  reader=VisionReader(calibration=CAL, table_config=default_config(), faces=FaceLibrary()),
-                  settle_frames=3)
+    reader = VisionReader(calibration=CAL, table_config=default_config(), faces=FaceLibrary())
+    with road_app_on_still(tmp_path, np.zeros((1080, 1920, 3), np.uint8), reader) as (app, clock):
         for _ in range(12):
             clock.now += 0.1
             app.step(clock.now)

@@ -49,26 +49,15 @@ def test_a_short_notice_is_one_piece_as_it_was() -> None:
 
 
 def test_the_app_turns_the_pieces_on_the_other_players_screens(tmp_path) -> None:
-    import tomllib
-
     import numpy as np
-    from test_app_camera_dice import Clock, Screens
+    from test_app_camera_dice import road_app_on_still
 
-    from device.app import App, VisionReader, open_match
-    from device.buttons import ScriptedButtons
-    from device.camera import Camera, StillBackend
+    from device.app import VisionReader
     from device.config import Region
-    from device.store import Store
-    from games import game_package
     from vision.dice import FaceLibrary
 
-    module = game_package("thunder_road")
-    with Store(tmp_path / "tr.sqlite") as store:
-        _, match, _ = open_match(store, module, tomllib.loads(module.EXAMPLE_SETUP))
-        clock = Clock()
-        app = App(module, match, buttons=ScriptedButtons(), displays=Screens(), clock=clock,
-                  camera=Camera(StillBackend(np.zeros((720, 1280, 3), np.uint8)), clock=clock, fps=10),
-                  reader=VisionReader(faces=FaceLibrary()), settle_frames=3, dice_region=Region(864, 796, 576, 480))
+    with road_app_on_still(tmp_path, np.zeros((720, 1280, 3), np.uint8), VisionReader(faces=FaceLibrary()),
+                           dice_region=Region(864, 796, 576, 480)) as (app, clock):
         seen: list[str] = []
         for _ in range(200):
             clock.now += 0.1

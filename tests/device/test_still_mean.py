@@ -84,25 +84,12 @@ def test_the_tray_is_read_again_when_a_third_still_frame_comes(seen: list[np.nda
 
 
 def test_the_camera_reads_the_still_tray_at_two_frames_and_again_at_three(seen: list[np.ndarray], tmp_path) -> None:
-    import tomllib
+    from test_app_camera_dice import road_app_on_still
 
-    from test_app_camera_dice import Clock, Screens
-
-    from device.app import App, open_match
-    from device.buttons import ScriptedButtons
-    from device.camera import Camera, StillBackend
-    from device.store import Store
-    from games import game_package
     from vision.dice import FaceLibrary
 
-    module = game_package("thunder_road")
     _scene, frames = _frames(1)
-    with Store(tmp_path / "tr.sqlite") as store:
-        _, match, _ = open_match(store, module, tomllib.loads(module.EXAMPLE_SETUP))
-        clock = Clock()
-        app = App(module, match, buttons=ScriptedButtons(), displays=Screens(), clock=clock,
-                  camera=Camera(StillBackend(frames[0]), clock=clock, fps=10), reader=VisionReader(faces=FaceLibrary()),
-                  settle_frames=3)
+    with road_app_on_still(tmp_path, frames[0], VisionReader(faces=FaceLibrary())) as (app, clock):
         for _ in range(8):
             clock.now += 0.1
             app.step(clock.now)
