@@ -6,8 +6,9 @@ tokens counted in their zones.  Game-agnostic: the game's menu says which roll i
 * **Dice.**  When a roll is awaited, the reading of the dice tray (its region of the full frame) is used
   once it has been the same for ``settle_frames`` frames and the dice are not the ones already used (a
   die that has not moved is not a new roll).  A die it cannot read, a hand over the tray, dice still
-  tumbling: nothing is sent.  A roll entered by hand (buttons, phone, keyboard) uses the dice lying in the
-  tray too, seen or not (:meth:`CameraInput.roll_entered`).  The used dice are forgotten only when the tray
+  tumbling, a die across the tray's edge (is it the roll's?): nothing is sent.  A roll entered by hand
+  (buttons, phone, keyboard) uses the dice lying in the tray too, seen or not
+  (:meth:`CameraInput.roll_entered`).  The used dice are forgotten only when the tray
   is seen empty, looking as it did around them (a black, white or covered picture is no empty tray).
 * **Templates.**  When the menu takes a template, the one the camera sees attached to the active vehicle
   is sent the same way (once per vehicle and template).  When that vehicle's car is not seen, its
@@ -70,9 +71,16 @@ def cant_read_words(readings: Sequence[Any], request: DiceRequest) -> str:
     it flat, or use the buttons")."""
     ordered = sorted(readings, key=lambda r: (float(r.center[1]), float(r.center[0])))
     shown = " ".join("?" if r.value is None else str(request.name_of(plain(r.value))) for r in ordered)
-    bad = sum(1 for r in readings if r.value is None)
-    which = "the die" if len(readings) == 1 else f"{bad} {'die' if bad == 1 else 'dice'}"
-    return f"camera: {shown} - can't read {which}: lay {'it' if bad == 1 else 'them'} flat, or use the buttons"
+    edge = sum(1 for r in readings if isinstance(r, EdgeDie))
+    bad = sum(1 for r in readings if r.value is None) - edge
+    parts = []
+    if edge:  # lying across the tray's edge: is it the roll's?
+        dice = "a die" if edge == 1 else f"{edge} dice"
+        parts.append(f"{dice} on the tray's edge: move {'it' if edge == 1 else 'them'} in")
+    if bad:
+        which = "the die" if len(readings) == 1 else f"{bad} {'die' if bad == 1 else 'dice'}"
+        parts.append(f"can't read {which}: lay {'it' if bad == 1 else 'them'} flat")
+    return f"camera: {shown} - {'; '.join(parts)}, or use the buttons"
 
 
 def count_words(seen: int, request: DiceRequest) -> str:
@@ -104,6 +112,59 @@ class Settle:
 
     def reset(self) -> None:
         self.last, self.count = None, 0
+
+
+def edge_margin(region: Region, die_px: float | None) -> int:
+    """Pixels read around the dice tray's region on each side: a die's side (a die whose centre lies on the
+    region's edge reaches at most 0.71 of it beyond), or a tenth of the region's shorter side when the dice's
+    size is not known (no calibration); at least 8."""
+    if die_px is not None and die_px > 0:
+        return max(8, int(round(die_px)))
+    return max(8, int(round(0.1 * min(region.width, region.height))))
+
+
+#: The least share of a die's box inside the tray's region for a die centred outside it to be a die on the
+#: tray's edge (less: something beside the tray, not a die of the roll).
+EDGE_SHARE = 0.25
+
+
+def in_tray(readings: Sequence[Any], dx: int, dy: int, size: tuple[int, int]) -> list[Any]:
+    """``readings`` of the picture read around the tray (:meth:`CameraInput._read_crop`) in the tray crop's
+    pixels (shifted by the region's corner ``dx``, ``dy``; ``size`` its (h, w)): a die whose centre lies in
+    the tray is the tray's; a die read with a value, centred outside but lying at least :data:`EDGE_SHARE` in
+    it, lies across the tray's edge and is the tray's unread (:class:`EdgeDie`: the roller is told to move
+    it); anything else lies beside the tray."""
+    import dataclasses as dc
+
+    h, w = size
+    out: list[Any] = []
+    for r in readings:
+        cx, cy = float(r.center[0]) - dx, float(r.center[1]) - dy
+        box = getattr(r, "box", None)
+        if box is not None:
+            box = (int(box[0]) - dx, int(box[1]) - dy, int(box[2]) - dx, int(box[3]) - dy)
+        if 0 <= cx < w and 0 <= cy < h:
+            moved = {"center": (cx, cy)} if box is None else {"center": (cx, cy), "box": box}
+            out.append(dc.replace(r, **moved) if dc.is_dataclass(r) and not isinstance(r, type) else r)
+            continue
+        if box is None:  # (a reader that gives centres only: beside the tray)
+            continue
+        area = max(1, (box[2] - box[0]) * (box[3] - box[1]))
+        inside = max(0, min(box[2], w) - max(box[0], 0)) * max(0, min(box[3], h) - max(box[1], 0))
+        if r.value is not None and inside >= EDGE_SHARE * area:
+            out.append(EdgeDie(None, box, (min(max(cx, 0.0), w - 1.0), min(max(cy, 0.0), h - 1.0)), 0.0))
+    return out
+
+
+@dataclass(frozen=True)
+class EdgeDie:
+    """A die lying across the dice tray's edge: not read (is it the roll's?); its box in the tray crop's pixels
+    (running past it), its centre brought to the crop's edge."""
+
+    value: None
+    box: tuple[int, int, int, int]
+    center: tuple[float, float]
+    confidence: float
 
 
 #: Two readings of a die are the same die if its centre moved less than this (pixels of the tray crop).
@@ -377,9 +438,10 @@ class CameraInput:
                    f"{region.misfit(w, h) or 'is empty'}; set it in pitboard.toml "
                    "(pitboard check names it); enter the dice with the buttons", None, now=now)
             return None
+        seen, (dx, dy) = self._read_crop(frame, region)  # the tray and a margin: a die at its edge is seen whole
         still_fn = getattr(self.reader, "tray_still", None)
         try:
-            still = still_fn(tray) if still_fn is not None else None
+            still = still_fn(seen) if still_fn is not None else None
         except Exception as exc:  # noqa: BLE001 - a tray vision cannot judge is no reason to stop the game
             notify("vision", f"dice not read: {exc}", None, now=now)
             return None
@@ -397,10 +459,12 @@ class CameraInput:
             readings = self.tray_readings  # still since the last read: the same dice, no need to read again
         else:
             try:
-                readings = list(self.reader.read_dice(tray, die))
+                readings = list(self.reader.read_dice(seen, die))
             except Exception as exc:
                 notify("vision", f"dice not read: {exc}", None, now=now)
                 return None
+            if region is not None:
+                readings = in_tray(readings, dx, dy, tray.shape[:2])
             self.tray_readings = readings if still else None
         look = tray_look(tray)
         self.last_size = tray.shape[:2]
@@ -413,6 +477,19 @@ class CameraInput:
             if self.last_seen == ():
                 self.used_any = False  # a typed roll's dice not seen, then the tray seen empty: they are gone
         return readings, look
+
+    def _read_crop(self, frame: Frame, region: Region | None) -> tuple[Any, tuple[int, int]]:
+        """The picture the dice are read in: the tray's region and :func:`edge_margin` around it, inside the
+        frame, and the region's corner in it.  (The region's own crop cut a die lying across its edge: of 50 dev
+        photos' dice cut in half, 32 were not found and 17 read null: a roll of up to Handling was taken one die
+        short, or the roller told to lay a flat die flat.)"""
+        if region is None:
+            return frame.image, (0, 0)
+        h, w = frame.image.shape[:2]
+        m = edge_margin(region, getattr(self.reader, "die_px", None))
+        x0, y0 = max(0, min(region.x, w) - m), max(0, min(region.y, h) - m)
+        x1, y1 = min(w, region.x + region.width + m), min(h, region.y + region.height + m)
+        return frame.image[y0:y1, x0:x1], (min(region.x, w) - x0, min(region.y, h) - y0)
 
     def read_beside_unreadable(self, request: DiceRequest) -> tuple[Any, ...]:
         """The faces the camera reads (rows from the top) of dice lying still with one it cannot read, while the

@@ -606,14 +606,15 @@ def test_settled_dice_reading_becomes_the_roll_once(tmp_path: Path) -> None:
     rig = Rig(tmp_path, camera=True, dice_region=Region(10, 20, 64, 48))
     rig.step("ok")
     rig.step("next")
-    rig.reader.dice = [Reading("SPIN", (30, 30)), Reading("HAZARD", (5, 40))]
+    # (read in the region and 8 px around it: the reader's pixels are 8 px right and down of the region's)
+    rig.reader.dice = [Reading("SPIN", (38, 38)), Reading("HAZARD", (13, 48))]
     assert rig.step() == [] and rig.step() == []  # 2 identical readings: not yet settled
     assert rig.step() == [{"type": "skid_roll", "faces": ["SPIN", "HAZARD"]}]
     assert rig.app.history[-1].source == "camera"
     # what the camera read is on the roller's screen, not only in the log
     assert [(n.text, n.player) for n in rig.app.notices if n.kind == "dice"] == [
         ("camera: SPIN HAZARD", "Ann")]
-    assert rig.reader.dice_calls[0] == ((48, 64, 3), "skid")  # read from the tray's region
+    assert rig.reader.dice_calls[0] == ((64, 80, 3), "skid")  # read from the tray's region and its margin
     # At the next dice step the same dice lying still are NOT a new roll.
     rig.step("ok")
     rig.step("next")
@@ -621,7 +622,7 @@ def test_settled_dice_reading_becomes_the_roll_once(tmp_path: Path) -> None:
         assert rig.step() == []
     rig.reader.dice = []  # tray emptied
     rig.step()
-    rig.reader.dice = [Reading("SHIFT", (90, 10))]
+    rig.reader.dice = [Reading("SHIFT", (60, 18))]
     assert [rig.step() for _ in range(3)][-1] == [{"type": "skid_roll", "faces": ["SHIFT"]}]
 
 

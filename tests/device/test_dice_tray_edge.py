@@ -1,0 +1,86 @@
+"""A die lying across the dice tray's edge (``[camera] dice_region`` drawn a little small, a die rolled against
+the tray's rim): read whole when its centre is in the tray, held with words when it is not.  (The region's own
+crop cut such a die: it was not found, and a roll of up to Handling skid dice was taken a die short.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from device.app import VisionReader
+from device.camera_input import EdgeDie, cant_read_words, edge_margin, in_tray
+from device.config import Region
+from games.core.table_input import DiceRequest
+from tests.device.test_app_camera_dice import road_app_on_still
+from tools.dice_training.render import render_scene
+from vision.dice import DieReading, FaceLibrary
+
+
+def _tray() -> np.ndarray:
+    """Four dice, 3 5 1 6; the 3 at x ~554 (its box x 525-583), the others left of x 515."""
+    image, placed = render_scene([3, 5, 1, 6], np.random.default_rng(4))
+    assert [p.face for p in placed] == [3, 5, 1, 6] and 550 < placed[0].center[0] < 558
+    return image
+
+
+def _run(app, clock, frames: int = 20) -> None:
+    for _ in range(frames):
+        clock.now += 0.1
+        app.step(clock.now)
+        if app.history:
+            return
+
+
+def test_a_die_centred_in_the_tray_but_cut_by_its_edge_is_read_whole(tmp_path: Path) -> None:
+    """The region's right edge at x 560 cuts the 3 (centre 554): read in the region alone, it was not found
+    ("3 dice on the tray, 4 wanted")."""
+    with road_app_on_still(tmp_path, _tray(), VisionReader(faces=FaceLibrary()),
+                           dice_region=Region(0, 0, 560, 480)) as (app, clock):
+        _run(app, clock)
+        assert app.history, [n.text for n in app.notices]
+        assert sorted(app.history[0].command.args["dice"]) == [1, 3, 5, 6]
+
+
+def test_a_die_across_the_trays_edge_holds_the_roll_and_says_so(tmp_path: Path) -> None:
+    """The region's edge at x 545: the 3's centre lies outside, a third of it inside.  Is it the roll's?  The
+    roller is told to move it in (it was dropped: a roll of three dice)."""
+    with road_app_on_still(tmp_path, _tray(), VisionReader(faces=FaceLibrary()),
+                           dice_region=Region(0, 0, 545, 480)) as (app, clock):
+        roller = app.prompt().player
+        _run(app, clock)
+        assert not app.history
+        said = [(n.text, n.player) for n in app.notices if n.kind == "dice"]
+        assert said == [("camera: 1 ? 5 6 - a die on the tray's edge: move it in, or use the buttons", roller)]
+
+
+def _reading(value: object, box: tuple[int, int, int, int]) -> DieReading:
+    return DieReading(value, box, ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), 0.9)  # type: ignore[arg-type]
+
+
+def test_in_tray_keeps_the_trays_dice_in_its_pixels_and_drops_what_lies_beside() -> None:
+    # read in a picture 10 px wider on each side than the 100 x 80 tray
+    inside = _reading(4, (20, 20, 40, 40))
+    across = _reading(2, (95, 30, 115, 50))  # centre x 105 - 10 = 95 of 100: inside, cut by the edge
+    edge = _reading(5, (102, 30, 122, 50))  # centre 102 of 100: outside; 8 of its 20 px inside (40%)
+    beside = _reading(6, (107, 30, 127, 50))  # 3 of 20 px inside (15%): beside the tray
+    unread = _reading(None, (102, 60, 122, 80))  # outside, not read as a die: not the tray's
+    got = in_tray([inside, across, edge, beside, unread], 10, 10, (80, 100))
+    assert [(r.value, r.center) for r in got] == [(4, (20.0, 20.0)), (2, (95.0, 30.0)), (None, (99.0, 30.0))]
+    assert got[0].box == (10, 10, 30, 30) and isinstance(got[2], EdgeDie)
+
+
+@pytest.mark.parametrize(("die_px", "region", "margin"), [
+    (40.0, Region(0, 0, 300, 200), 40),  # a die's side: a die centred on the edge is whole in it
+    (None, Region(0, 0, 300, 200), 20),  # no calibration: a tenth of the shorter side
+    (3.0, Region(0, 0, 30, 20), 8)])  # at least 8
+def test_edge_margin(die_px: float | None, region: Region, margin: int) -> None:
+    assert edge_margin(region, die_px) == margin
+
+
+def test_the_words_name_dice_on_the_edge_apart_from_dice_not_read() -> None:
+    request = DiceRequest(die="d6", count=3, label="skid dice", build=lambda v: None, exact=False)  # type: ignore[arg-type]
+    got = cant_read_words([_reading(3, (0, 0, 10, 10)), EdgeDie(None, (50, 0, 70, 10), (59.0, 5.0), 0.0),
+                           _reading(None, (0, 30, 10, 40))], request)
+    assert got == "camera: 3 ? ? - a die on the tray's edge: move it in; can't read 1 die: lay it flat, or use the buttons"
