@@ -252,6 +252,87 @@ def looks_the_same(look: Any, before: Any, dice: Sequence[tuple[Any, float, floa
     return float(changed.mean()) <= TRAY_LOOK_SHARE
 
 
+def colour_look(tray: Any) -> Any:
+    """The tray's look in colour (:data:`TRAY_LOOK` cells, BGR means, float32): a hand on a wooden tray is
+    nearly its grey, not its colour."""
+    import cv2
+    import numpy as np
+
+    img = tray if tray.ndim == 3 else cv2.cvtColor(np.ascontiguousarray(tray), cv2.COLOR_GRAY2BGR)
+    return cv2.resize(np.ascontiguousarray(img[..., :3]), TRAY_LOOK, interpolation=cv2.INTER_AREA).astype(np.float32)
+
+
+#: Something reaching into the tray: a cell of its colour look this much brighter or darker than when the tray
+#: was last seen bare (in any colour, log ratio, after the picture's own change of light is taken out) ...
+REACH_LOG = 0.2
+#: ... in one piece, at least two cells wide, that touches the look's edge (a hand, an arm, a sleeve: they come
+#: from beyond the tray), covering at least this share of the look, and at most :data:`REACH_MOST` of what is
+#: compared (more: the light or the camera changed, not something in the tray).
+REACH_SHARE = 0.03
+REACH_MOST = 0.6
+#: Seconds a still tray with something reaching in is held; then it is taken as the tray's look (a lamp moved,
+#: a shadow that stays: a hand is seldom that still) and the dice are read.
+REACH_HOLD_S = 5.0
+REACH_WORDS = "camera: a hand or shadow over the tray? Dice read once it is clear, or use the buttons"
+
+
+def _away_from_dice(dice: Sequence[tuple[Any, float, float]], size: tuple[int, int], side: float) -> Any:
+    """Cells of the tray's look away from ``dice`` (tray pixels of a crop of ``size`` (h, w)), dice of ``side``
+    pixels: a die and its shadow (three quarters of its side from its centre) left out."""
+    import math
+
+    import numpy as np
+
+    h, w = size
+    cw, ch = TRAY_LOOK
+    keep = np.ones((ch, cw), bool)
+    rx, ry = (max(1, math.ceil(0.75 * side / (n / cells))) for n, cells in ((max(w, 1), cw), (max(h, 1), ch)))
+    for _v, x, y in dice:
+        cx, cy = int(x / max(w, 1) * cw), int(y / max(h, 1) * ch)
+        keep[max(0, cy - ry):cy + ry + 1, max(0, cx - rx):cx + rx + 1] = False
+    return keep
+
+
+def reaching_in(look: Any, bare: Any, dice: Sequence[tuple[Any, float, float]], size: tuple[int, int],
+                side: float) -> Any | None:
+    """What reaches into the tray since it was seen bare: the cells (a bool array of :data:`TRAY_LOOK`'s shape)
+    of the piece of :func:`colour_look` ``look`` that differs from ``bare`` (the tray seen empty) away from
+    ``dice`` (their side ``side`` pixels) by :data:`REACH_LOG`, touches the look's edge and covers
+    :data:`REACH_SHARE` of it; None when nothing does (or when all of it changed: the light, the camera)."""
+    import cv2
+    import numpy as np
+
+    keep = _away_from_dice(dice, size, side)
+    if not keep.any():
+        return None
+    ratio = np.log((look + 8.0) / (bare + 8.0))
+    # the picture's own change of light, each colour: a smooth surface (a lamp moved, a cloud, the camera's
+    # exposure), fitted to the cells that follow it (twice: a hand pulls the first fit)
+    ch, cw = keep.shape
+    yy, xx = np.mgrid[0:ch, 0:cw].astype(np.float32)
+    xx, yy = xx / cw - 0.5, yy / ch - 0.5
+    basis = np.stack([np.ones_like(xx), xx, yy, xx * xx, yy * yy, xx * yy], axis=-1)
+    # (begun on the cells near the median change: a fit to all of them bent round a hand at the edge)
+    fit = keep & (np.abs(ratio - np.median(ratio[keep], axis=0)).max(axis=2) <= REACH_LOG)
+    for _ in range(3):
+        if fit.sum() < 12:
+            return None
+        coef, *_ = np.linalg.lstsq(basis[fit], ratio[fit], rcond=None)
+        resid = ratio - basis @ coef
+        fit = keep & (np.abs(resid).max(axis=2) <= REACH_LOG)
+    changed = (np.abs(resid).max(axis=2) > REACH_LOG) & keep
+    if changed.sum() > REACH_MOST * keep.sum():
+        return None
+    # a wall's edge moved a little (the tray bumped) changes a line of cells: at least two cells wide
+    changed = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
+    edge = set(np.unique(np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]]))) - {0}
+    best = max(edge, key=lambda i: stats[i, cv2.CC_STAT_AREA], default=None)
+    if best is None or stats[best, cv2.CC_STAT_AREA] < REACH_SHARE * ch * cw:
+        return None
+    return labels == best
+
+
 def plain(value: Any) -> Any:
     """A face as the rules take it: enum members by value, numpy ints as int."""
     value = getattr(value, "value", value)
@@ -308,6 +389,11 @@ class CameraInput:
         self.logged_before: dict[str, int] = {}  # zone -> the log's count at the last settled reading
         self.removed: dict[str, int] = {}  # zone -> tokens the rules took off since, still lying there
         self.tray_readings: list[Any] | None = None
+        self.last_colour: Any = None  # the tray's colour look at the last read (:func:`colour_look`)
+        #: the tray's colour look when last seen bare, and the crop's (h, w) then: what reaches in since is
+        #: a hand or a shadow (:func:`reaching_in`)
+        self.bare: tuple[Any, tuple[int, int]] | None = None
+        self.reach_since: float | None = None  # when the still tray was first seen with something reaching in
         self.unreadable = Settle(settle_frames, same=same_dice)  # dice lying still with a die not read
         self.unreadable_for: DiceRequest | None = None  # the roll they were read for (the step's, as the menu has it)
         self.cant_read_shown = False  # the "camera can't read" notice is up
@@ -446,6 +532,7 @@ class CameraInput:
             notify("vision", f"dice not read: {exc}", None, now=now)
             return None
         if still is False:  # dice rolling, a hand over the tray: nothing is read
+            self.reach_since = None
             self.dice.reset()
             self.unreadable.reset()  # (nor is what lay there before the buttons' start: the dice are being moved)
             self.tray_readings = None
@@ -469,6 +556,7 @@ class CameraInput:
         look = tray_look(tray)
         self.last_size = tray.shape[:2]
         self.last_look = look
+        self.last_colour = colour_look(tray)
         if readings:
             self.last_seen = tuple((ANY_FACE if r.value is None else plain(r.value), float(r.center[0]),
                                     float(r.center[1])) for r in readings)
@@ -526,6 +614,9 @@ class CameraInput:
         h, w = self.last_size
         if not readings:
             self.dice.reset()
+            self.reach_since = None
+            if not blank_look(look):
+                self.bare = (self.last_colour, (h, w))
             # the tray was emptied (the next dice are a new roll) only when it is seen so, looking as it did
             # around the used dice: a black, white or covered picture shows no dice either
             if self.used_dice is not None and (
@@ -543,6 +634,8 @@ class CameraInput:
                 # the last roll's dice, a cocked one among them, still lying there: that roll is in; it is
                 # not this roller's to lay flat
                 self._tell_used(seen, prompt, notify, now)
+                return
+            if self._reaching(readings, prompt, notify, now):  # (a fingernail is proposed as a die)
                 return
             if self.unreadable.feed(seen):
                 # lying still and still not read (cocked, face down, a die not taught): said for as long as they
@@ -571,6 +664,8 @@ class CameraInput:
                 self._use(dice, look, (h, w))
             self._tell_used(dice, prompt, notify, now)
             return
+        if self._reaching(readings, prompt, notify, now):  # a die under a finger, or hidden by it
+            return
         values = [d[0] for d in dice]
         if len(values) > request.count or (request.exact and len(values) < request.count):
             # told for as long as they lie so: too many, or too few for a roll of so many (a die still in the
@@ -594,6 +689,34 @@ class CameraInput:
                 # only her screen said so)
                 if prompt.player is not None:
                     notify("dice_taken", f"camera: {prompt.player} {said}", None, now=now)
+
+    def _reaching(self, readings: Sequence[Any], prompt: Prompt, notify: Notify, now: float) -> bool:
+        """Something reaches into the still tray since it was seen bare (:func:`reaching_in`): a hand over the
+        dice (a die under a finger was read wrong 14 times of 15 it was read, the audit of the dev photos) or a
+        shadow's edge through them.  The roller is told, for up to :data:`REACH_HOLD_S`; then the tray's look is
+        taken as it is now.  False when nothing reaches in, or the tray was never seen bare at this size."""
+        import numpy as np
+
+        if self.bare is None or self.bare[1] != self.last_size or self.last_colour is None:
+            self.reach_since = None
+            return False
+        boxes = [r.box for r in readings if getattr(r, "box", None) is not None]
+        side = (float(np.median([max(b[2] - b[0], b[3] - b[1]) for b in boxes])) if boxes
+                else getattr(self.reader, "die_px", None))
+        if not side:
+            return False
+        dice = [(None, float(r.center[0]), float(r.center[1])) for r in readings]
+        if reaching_in(self.last_colour, self.bare[0], dice, self.last_size, float(side)) is None:
+            self.reach_since = None
+            return False
+        if self.reach_since is None:
+            self.reach_since = now
+        if now - self.reach_since >= REACH_HOLD_S:
+            self.bare, self.reach_since = (self.last_colour, self.last_size), None
+            return False
+        self.cant_read_shown = True  # (taken off when the roll is entered by hand)
+        notify("dice", REACH_WORDS, prompt.player, now=now)
+        return True
 
     def _tell_used(self, dice: Any, prompt: Prompt, notify: Notify, now: float) -> None:
         if self.used_told is None:

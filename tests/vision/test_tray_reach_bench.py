@@ -1,0 +1,17 @@
+"""The hold's benchmark (`python -m tools.tray_reach`) runs on the dev photos and judges each condition."""
+
+from __future__ import annotations
+
+import pytest
+
+from tools.tray_reach import CONDITIONS, DATA, dev_photos, held_out, run
+
+
+@pytest.mark.skipif(not (DATA / "labels.csv").is_file(), reason="../shared/data/dice-real is not beside the repo")
+def test_the_bench_reads_dev_photos_only_and_reports_every_condition() -> None:
+    photos = dev_photos(DATA, 3)
+    assert len(photos) == 6 and not any(held_out(name) for name, _ in photos)
+    got = run("choose", DATA, per_set=3)
+    assert got["photos"] == 3 and set(got["conditions"]) == set(CONDITIONS)
+    assert got["conditions"]["as seen bare"]["held"] == 0  # the tray as it was seen bare holds nothing
+    assert got["conditions"]["hand beside the dice"]["held"] >= 1
