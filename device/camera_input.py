@@ -79,8 +79,31 @@ def cant_read_words(readings: Sequence[Any], request: DiceRequest) -> str:
         parts.append(f"{dice} on the tray's edge: move {'it' if edge == 1 else 'them'} in")
     if bad:
         which = "the die" if len(readings) == 1 else f"{bad} {'die' if bad == 1 else 'dice'}"
-        parts.append(f"can't read {which}: lay {'it' if bad == 1 else 'them'} flat")
+        small = _small_in_picture([r for r in readings if r.value is None and not isinstance(r, EdgeDie)])
+        if small is not None:  # the camera to blame, not the die (the reader's box: ~0.85 of a die's side)
+            parts.append(f"can't read {which}: too small in the picture (mount the camera lower)")
+        else:
+            parts.append(f"can't read {which}: lay {'it' if bad == 1 else 'them'} flat")
     return f"camera: {shown} - {'; '.join(parts)}, or use the buttons"
+
+
+#: The reader's box around a die against the die's side (0.75-1.05, median 0.85, on rendered trays and frames).
+BOX_OF_SIDE = 0.85
+
+
+def _small_in_picture(unread: Sequence[Any]) -> float | None:
+    """The median side (px, from the reader's boxes: ~13 px for dice of 10) of the dice the camera cannot read
+    when they are too small in the picture to read well (``vision.dice.scale.READABLE_PX``: 14 px read 0.87,
+    10 px 0.43), else None (or no boxes)."""
+    import statistics
+
+    from vision.dice.scale import READABLE_PX
+
+    sides = [max(b[2] - b[0], b[3] - b[1]) for b in (getattr(r, "box", None) for r in unread) if b is not None]
+    if not sides:
+        return None
+    side = statistics.median(sides) / BOX_OF_SIDE
+    return side if side < READABLE_PX[0] else None
 
 
 def count_words(seen: int, request: DiceRequest) -> str:

@@ -81,6 +81,29 @@ def test_edge_margin(die_px: float | None, region: Region, margin: int) -> None:
 
 def test_the_words_name_dice_on_the_edge_apart_from_dice_not_read() -> None:
     request = DiceRequest(die="d6", count=3, label="skid dice", build=lambda v: None, exact=False)  # type: ignore[arg-type]
-    got = cant_read_words([_reading(3, (0, 0, 10, 10)), EdgeDie(None, (50, 0, 70, 10), (59.0, 5.0), 0.0),
-                           _reading(None, (0, 30, 10, 40))], request)
+    got = cant_read_words([_reading(3, (0, 0, 40, 40)), EdgeDie(None, (50, 0, 90, 40), (59.0, 20.0), 0.0),
+                           _reading(None, (0, 50, 40, 90))], request)
     assert got == "camera: 3 ? ? - a die on the tray's edge: move it in; can't read 1 die: lay it flat, or use the buttons"
+
+
+def test_dice_too_small_in_the_picture_blame_the_camera_not_the_die() -> None:
+    """Dice of ~12 px (a camera high over the table, no calibration to warn of it) read null: the roller was told
+    to "lay it flat", the die blamed; now the size is said and what to do about it."""
+    request = DiceRequest(die="d6", count=3, label="movement dice", build=lambda v: None)  # type: ignore[arg-type]
+    tiny = [_reading(None, (0, 0, 10, 10)), _reading(4, (30, 0, 40, 10)), _reading(None, (0, 30, 10, 40))]
+    assert cant_read_words(tiny, request) == (
+        "camera: ? 4 ? - can't read 2 dice: too small in the picture (mount the camera lower), or use the buttons")
+    flat = [_reading(None, (0, 0, 40, 40)), _reading(4, (60, 0, 100, 40))]
+    assert cant_read_words(flat, request) == "camera: ? 4 - can't read 1 die: lay it flat, or use the buttons"
+
+
+def test_a_camera_too_high_is_said_on_the_rollers_screen(tmp_path: Path) -> None:
+    """Dice of 10 px, no calibration: two of four found, neither read."""
+    image, _ = render_scene([3, 5, 1, 6], np.random.default_rng(4), side=10)
+    with road_app_on_still(tmp_path, image, VisionReader(faces=FaceLibrary())) as (app, clock):
+        roller = app.prompt().player
+        _run(app, clock)
+        assert not app.history
+        said = [(n.text, n.player) for n in app.notices if n.kind == "dice"]
+        assert said == [("camera: ? ? - can't read 2 dice: too small in the picture (mount the camera lower), or "
+                         "use the buttons", roller)]
