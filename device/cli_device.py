@@ -232,7 +232,8 @@ def probe_buttons(config: PitboardConfig, pin_factory: Any = None) -> list[Check
     return out
 
 
-def probe_camera(config: PitboardConfig, backend: Any = None) -> CheckLine:
+def probe_camera(config: PitboardConfig, backend: Any = None, *,
+                 frames: list[tuple[int, int]] | None = None) -> CheckLine:
     from device.camera import CameraError, backend_from_config, first_frame
 
     backend = backend if backend is not None else backend_from_config(config.camera)
@@ -248,6 +249,8 @@ def probe_camera(config: PitboardConfig, backend: Any = None) -> CheckLine:
     if image is None:
         return CheckLine("FAIL", part, "opened but gave no frame")
     h, w = image.shape[:2]
+    if frames is not None:
+        frames.append((w, h))
     tray = config.camera.dice_region
     misfit = tray.misfit(w, h) if tray is not None else None
     if misfit is not None:
@@ -676,11 +679,34 @@ def run_check(config: PitboardConfig, *, out: TextIO | None = None, pin_factory:
         else:
             lines.append(probe_screen(screen, smbus_factory))
     lines.extend(probe_buttons(config, pin_factory))
-    lines.append(probe_camera(config, camera_backend))
+    frames: list[tuple[int, int]] = []
+    lines.append(probe_camera(config, camera_backend, frames=frames))
+    if frames:
+        lines = [_calibration_for_frames(line, config, frames[0]) for line in lines]
     for line in lines:
         out.write(f"{line}\n")
     out.write(check_summary(lines) + "\n")
     return 1 if any(line.status == "FAIL" for line in lines) else 0
+
+
+def _calibration_for_frames(line: CheckLine, config: PitboardConfig, size: tuple[int, int]) -> CheckLine:
+    """The calibration's OK ``line`` as the camera's frames (``size``, w x h) have it: a webcam's or a replay
+    folder's frames of another size than the calibration's are all refused at the table, and check said "OK
+    calibration: the table is read" above the camera's FAIL (its line could not know the frames)."""
+    if line.part != "calibration" or line.status != "OK":
+        return line
+    from device.camera_input import read_calibration_file
+
+    try:
+        cal, problem = read_calibration_file(config.vision.calibration)
+    except OSError:
+        return line
+    if cal is None or problem is not None or tuple(cal.image_size) == size:
+        return line
+    cw, ch = (int(v) for v in cal.image_size)
+    where = config.vision.calibration or "the data folder's calibration"
+    return CheckLine("FAIL", "calibration", f"{where} is for {cw}x{ch} frames, but the camera gives {size[0]}x{size[1]}: "
+                                            "the table is not read until they agree (the camera's line says how)")
 
 
 def check_summary(lines: Sequence[CheckLine]) -> str:

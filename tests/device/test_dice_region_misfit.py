@@ -251,3 +251,28 @@ def test_check_warns_of_the_whole_frame_read_when_the_calibration_cannot_be_used
                             vision=VisionConfig(calibration=other, faces=tmp_path / "faces.json"))
     (line,) = [x for x in probe_vision_files(config) if x.part == "dice region"]
     assert "read from the whole frame (the calibration above cannot be used" in line.detail
+
+
+def test_check_does_not_say_the_calibration_is_read_above_the_cameras_fail(tmp_path: Path, monkeypatch) -> None:
+    """A replay folder or a webcam giving 1920x1080 frames and a calibration made at 1280x720: the calibration's
+    line said "OK ... the table is read" above the camera's FAIL (it could not know the frames)."""
+    import io
+
+    from device.cli_device import run_check
+    from device.config import VisionConfig
+    from device.table_files import save_calibration
+    from vision.calibration import Calibration
+
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    cal = save_calibration(Calibration(px_to_mm=np.diag([0.5, 0.5, 1.0]), image_size=(1280, 720),
+                                       mat_mm=(640.0, 360.0)), tmp_path / "cal.json")
+    config = PitboardConfig(camera=CameraConfig(backend=CameraBackend.REPLAY), vision=VisionConfig(calibration=cal))
+
+    def check(h: int, w: int) -> list[str]:
+        out = io.StringIO()
+        run_check(config, out=out, camera_backend=StillBackend(np.zeros((h, w, 3), np.uint8)))
+        return [line for line in out.getvalue().splitlines() if " calibration: " in line]
+
+    assert check(1080, 1920) == [f"FAIL  calibration: {cal} is for 1280x720 frames, but the camera gives 1920x1080: "
+                                 "the table is not read until they agree (the camera's line says how)"]
+    assert check(720, 1280) == [f"OK    calibration: {cal}: the table is read (640x360 mm mat)"]
