@@ -942,7 +942,28 @@ def create_app(ctx: WebContext) -> Starlette:
         Route("/calibrate/preview/{token}.png", guard(calibrate_preview)),
         Route("/calibrate/confirm", guard(calibrate_confirm), methods=["POST"]),
     ]
-    return Starlette(routes=routes)
+    async def no_page(request: Request, exc: Exception) -> Response:
+        """An address with no page: the pages' own words, not Starlette's bare "Not Found" (a step number
+        typed wrong, /log/3/at/-1), and a form's address opened again (the browser's back after a POST, a
+        bookmark of /teach/confirm) goes to its page.  Unpaired browsers learn nothing of the addresses."""
+        status = getattr(exc, "status_code", 404)
+        wants_page = "text/html" in request.headers.get("accept", "text/html")
+        if not wants_page:
+            return PlainTextResponse("not found" if status == 404 else "method not allowed", status_code=status)
+        if _session(ctx, request) is None:
+            return RedirectResponse("/pair", status_code=303)
+        top = "/" + request.url.path.strip("/").split("/")[0]
+        pages_at = {h for h, _ in pages.NAV}
+        if status == 405 and request.method in ("GET", "HEAD"):
+            return RedirectResponse(top if top in pages_at else "/", status_code=303)
+        where = top if top in pages_at else "/"
+        name = dict(pages.NAV)[where]
+        body = (f'<p class="refusal">There is no page at <code>{pages.esc(request.url.path)}</code>'
+                f"{' (the steps of a game are numbered from 0)' if top == '/log' else ''}.</p>"
+                f'<p><a href="{where}">{pages.esc(name)}</a></p>')
+        return html(pages.layout("No such page", body, here=where), status)
+
+    return Starlette(routes=routes, exception_handlers={404: no_page, 405: no_page})
 
 
 def render_still(game: str, view: Any) -> Any:

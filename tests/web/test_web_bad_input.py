@@ -321,3 +321,30 @@ def test_a_black_frame_is_refused_for_teaching_and_said_so(table, tmp_path):
     assert said.startswith("the camera&#x27;s picture of the tray is all black (or all white)"), said
     assert 'name=token value="' not in r.text  # nothing offered to confirm
     assert not (tmp_path / "faces.json").exists()
+
+
+def test_an_address_with_no_page_answers_with_a_pitboard_page(table):
+    """/log/1/at/-1 (a step number typed wrong) was Starlette's bare "Not Found"; the browser's back to a form's
+    address (/teach/confirm, which takes only POST) was a bare "Method Not Allowed"."""
+    client, _ = paired_client(table)
+    gid = table.game_id
+    r = client.get(f"/log/{gid}/at/-1", headers=HTML)
+    assert r.status_code == 404 and "No such page" in r.text and "the steps of a game are numbered from 0" in r.text
+    assert '<a href="/log">Game log</a>' in r.text  # the nav and a way on
+    r = client.get("/nowhere", headers=HTML)
+    assert r.status_code == 404 and "There is no page at <code>/nowhere</code>" in r.text
+    r = client.get("/teach/confirm", headers=HTML, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/teach"
+    r = client.get("/calibrate/confirm", headers=HTML, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/calibrate"
+    assert client.get("/nowhere", headers={"accept": "image/png"}).text == "not found"
+
+
+def test_an_unpaired_browser_learns_nothing_of_the_addresses(table):
+    from starlette.testclient import TestClient
+
+    from device.web.server import create_app
+
+    fresh = TestClient(create_app(table.web.ctx))
+    r = fresh.get("/nowhere", headers=HTML, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/pair"
