@@ -147,16 +147,19 @@ def edge_margin(region: Region, die_px: float | None) -> int:
 
 
 #: The least share of a die's box inside the tray's region for a die centred outside it to be a die on the
-#: tray's edge (less: something beside the tray, not a die of the roll).
+#: tray's edge (less: something beside the tray, not a die of the roll); for one the camera cannot read (a
+#: cocked die; or a token, a tag beside the tray), half.
 EDGE_SHARE = 0.25
+EDGE_SHARE_UNREAD = 0.5
 
 
 def in_tray(readings: Sequence[Any], dx: int, dy: int, size: tuple[int, int]) -> list[Any]:
     """``readings`` of the picture read around the tray (:meth:`CameraInput._read_crop`) in the tray crop's
     pixels (shifted by the region's corner ``dx``, ``dy``; ``size`` its (h, w)): a die whose centre lies in
-    the tray is the tray's; a die read with a value, centred outside but lying at least :data:`EDGE_SHARE` in
-    it, lies across the tray's edge and is the tray's unread (:class:`EdgeDie`: the roller is told to move
-    it); anything else lies beside the tray."""
+    the tray is the tray's; a die centred outside but lying at least :data:`EDGE_SHARE` in it (read with a
+    value; :data:`EDGE_SHARE_UNREAD` not) lies across the tray's edge and is the tray's unread
+    (:class:`EdgeDie`, at its own centre: the roller is told to move it); anything else lies beside the tray.
+    Readings that are no dataclass are given as :class:`TrayDie`."""
     import dataclasses as dc
 
     h, w = size
@@ -168,21 +171,34 @@ def in_tray(readings: Sequence[Any], dx: int, dy: int, size: tuple[int, int]) ->
             box = (int(box[0]) - dx, int(box[1]) - dy, int(box[2]) - dx, int(box[3]) - dy)
         if 0 <= cx < w and 0 <= cy < h:
             moved = {"center": (cx, cy)} if box is None else {"center": (cx, cy), "box": box}
-            out.append(dc.replace(r, **moved) if dc.is_dataclass(r) and not isinstance(r, type) else r)
+            if dc.is_dataclass(r) and not isinstance(r, type):
+                out.append(dc.replace(r, **moved))
+            else:  # (a reader's own kind of reading: its centre must move all the same)
+                out.append(TrayDie(r.value, box, (cx, cy), float(getattr(r, "confidence", 0.0))))
             continue
         if box is None:  # (a reader that gives centres only: beside the tray)
             continue
         area = max(1, (box[2] - box[0]) * (box[3] - box[1]))
         inside = max(0, min(box[2], w) - max(box[0], 0)) * max(0, min(box[3], h) - max(box[1], 0))
-        if r.value is not None and inside >= EDGE_SHARE * area:
-            out.append(EdgeDie(None, box, (min(max(cx, 0.0), w - 1.0), min(max(cy, 0.0), h - 1.0)), 0.0))
+        if inside >= (EDGE_SHARE if r.value is not None else EDGE_SHARE_UNREAD) * area:
+            out.append(EdgeDie(None, box, (cx, cy), 0.0))
     return out
 
 
 @dataclass(frozen=True)
+class TrayDie:
+    """A die of the tray read by a reader whose readings are no dataclass, in the tray crop's pixels."""
+
+    value: Any
+    box: tuple[int, int, int, int] | None
+    center: tuple[float, float]
+    confidence: float
+
+
+@dataclass(frozen=True)
 class EdgeDie:
-    """A die lying across the dice tray's edge: not read (is it the roll's?); its box in the tray crop's pixels
-    (running past it), its centre brought to the crop's edge."""
+    """A die lying across the dice tray's edge: not read (is it the roll's?); its box and centre in the tray
+    crop's pixels (past its edge: a die of the last roll nudged across it is still matched to where it lay)."""
 
     value: None
     box: tuple[int, int, int, int]
@@ -297,6 +313,8 @@ REACH_MOST = 0.6
 #: a shadow that stays: a hand is seldom that still) and the dice are read.
 REACH_HOLD_S = 5.0
 REACH_WORDS = "camera: a hand or shadow over the tray? Dice read once it is clear, or use the buttons"
+#: Seconds the words stay after the last frame that held the roll (posted again at each: they go soon after).
+REACH_WORDS_S = 1.0
 
 
 def _away_from_dice(dice: Sequence[tuple[Any, float, float]], size: tuple[int, int], side: float) -> Any:
@@ -340,8 +358,9 @@ def reaching_in(look: Any, bare: Any, dice: Sequence[tuple[Any, float, float]], 
     for _ in range(3):
         if fit.sum() < 12:
             return None
-        coef, *_ = np.linalg.lstsq(basis[fit], ratio[fit], rcond=None)
-        resid = ratio - basis @ coef
+        b = basis[fit].astype(np.float64)  # (the normal equations, 6x6: lstsq took 3.5-24 ms threaded)
+        coef = np.linalg.solve(b.T @ b + 1e-9 * np.eye(b.shape[1]), b.T @ ratio[fit].astype(np.float64))
+        resid = ratio - (basis @ coef).astype(np.float32)
         fit = keep & (np.abs(resid).max(axis=2) <= REACH_LOG)
     changed = (np.abs(resid).max(axis=2) > REACH_LOG) & keep
     if changed.sum() > REACH_MOST * keep.sum():
@@ -354,6 +373,82 @@ def reaching_in(look: Any, bare: Any, dice: Sequence[tuple[Any, float, float]], 
     if best is None or stats[best, cv2.CC_STAT_AREA] < REACH_SHARE * ch * cw:
         return None
     return labels == best
+
+
+def _near_dice(piece: Any, dice: Sequence[tuple[Any, float, float]], size: tuple[int, int], side: float) -> bool:
+    """Whether the cells ``piece`` reach a die (the cells around it that :func:`reaching_in` leaves out)."""
+    import cv2
+    import numpy as np
+
+    grown = cv2.dilate(piece.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    return bool((grown & ~_away_from_dice(dice, size, side)).any())
+
+
+@dataclass
+class BareTray:
+    """The dice tray's colour look (:func:`colour_look`) when last seen empty, and what reaches into it since
+    (:func:`reaching_in`): a hand held still over the dice, a shadow's edge through them.
+
+    * Seen empty again: its look, unless something reaches in since (a hand resting over the empty tray was
+      taken for the tray: a review), which is taken only after :data:`REACH_HOLD_S` (a lamp moved).
+    * Dice lying still with something reaching in: :meth:`holds` says to hold the roll; after
+      :data:`REACH_HOLD_S` still, a piece away from the dice is taken into the look (the cells away from the
+      dice only: a review found the dice of the roll taken with it holding the next roll), while a piece
+      reaching a die holds for as long as it stays (a finger over half a die read wrong 14 times of 15).
+    * What differs only from a look taken so, and not from the one before it (the shadow gone), is nothing.
+    * ``key`` (the region and the frame size): the look of another place or camera is forgotten."""
+
+    look: Any = None
+    before: Any = None
+    key: Any = None
+    since: float | None = None  # something reaching in over dice lying still, since
+    empty_since: float | None = None  # the tray seen empty unlike its look, since
+
+    def forget(self) -> None:
+        self.look = self.before = self.key = None
+        self.since = self.empty_since = None
+
+    def _piece(self, look: Any, dice: Sequence[tuple[Any, float, float]], size: tuple[int, int],
+               side: float) -> Any | None:
+        piece = reaching_in(look, self.look, dice, size, side)
+        if piece is not None and self.before is not None and reaching_in(look, self.before, dice, size, side) is None:
+            return None
+        return piece
+
+    def seen_empty(self, look: Any, key: Any, size: tuple[int, int], now: float) -> None:
+        """The tray seen empty, still: its look is ``look`` unless something reaches in (then after a while)."""
+        self.since = None
+        if self.key != key or self.look is None:
+            self.look, self.before, self.key, self.empty_since = look, None, key, None
+            return
+        if self._piece(look, (), size, 1.0) is None:
+            self.look, self.before, self.empty_since = look, None, None
+            return
+        if self.empty_since is None:
+            self.empty_since = now
+        elif now - self.empty_since >= REACH_HOLD_S:
+            self.look, self.before, self.empty_since = look, None, None
+
+    def holds(self, look: Any, key: Any, dice: Sequence[tuple[Any, float, float]], size: tuple[int, int],
+              side: float, now: float) -> bool:
+        """Whether dice lying still at ``dice`` (side ``side`` px) are held: something reaches in since."""
+        self.empty_since = None
+        if self.look is None or self.key != key:
+            self.since = None
+            return False
+        piece = self._piece(look, dice, size, side)
+        if piece is None:
+            self.since = None
+            return False
+        if self.since is None:
+            self.since = now
+        if now - self.since < REACH_HOLD_S or _near_dice(piece, dice, size, side):
+            return True
+        import numpy as np
+
+        away = _away_from_dice(dice, size, side)[..., None]
+        self.look, self.before, self.since = np.where(away, look, self.look), self.look, None
+        return False
 
 
 def plain(value: Any) -> Any:
@@ -412,11 +507,8 @@ class CameraInput:
         self.logged_before: dict[str, int] = {}  # zone -> the log's count at the last settled reading
         self.removed: dict[str, int] = {}  # zone -> tokens the rules took off since, still lying there
         self.tray_readings: list[Any] | None = None
-        self.last_colour: Any = None  # the tray's colour look at the last read (:func:`colour_look`)
-        #: the tray's colour look when last seen bare, and the crop's (h, w) then: what reaches in since is
-        #: a hand or a shadow (:func:`reaching_in`)
-        self.bare: tuple[Any, tuple[int, int]] | None = None
-        self.reach_since: float | None = None  # when the still tray was first seen with something reaching in
+        self.bare = BareTray()  # the tray's look when last seen empty: what reaches in since
+        self._tray_now: Any = None  # the tray crop of the frame being read (its colour look made when needed)
         self.unreadable = Settle(settle_frames, same=same_dice)  # dice lying still with a die not read
         self.unreadable_for: DiceRequest | None = None  # the roll they were read for (the step's, as the menu has it)
         self.cant_read_shown = False  # the "camera can't read" notice is up
@@ -445,6 +537,7 @@ class CameraInput:
         self.tray_readings = None
         self.unreadable.reset()  # a die still not read at a new roll is told to that roll's roller
         self.used_told = None
+        self.bare.since = None
 
     def roll_entered(self, withdraw: Withdraw) -> None:
         """A roll was entered by hand (buttons, phone, keyboard): the dice lying in the tray are used too —
@@ -458,6 +551,7 @@ class CameraInput:
         self.unreadable.reset()
         self.dice.reset()
         self.empty.reset()
+        self.bare.since = None
         if self.last_seen:
             self.used_dice = tuple((ANY_FACE, x, y) for _v, x, y in self.last_seen)
             self.used_look, self.used_size, self.used_any = self.last_look, self.last_size, False
@@ -485,6 +579,7 @@ class CameraInput:
         self.settled_counts, self.settled_log, self.unclear_since, self.unclear = {}, {}, {}, ()
         self.uncounted = set()
         self.last_seen = None  # what lies on the tray meanwhile is not known
+        self.bare.forget()  # (the camera may come back mounted otherwise)
 
     # -- frames -----------------------------------------------------------------------------------
     def on_frame(self, frame: Frame, prompt: Prompt, menu: Menu, *, typing: bool, views: Sequence[Any],
@@ -555,7 +650,7 @@ class CameraInput:
             notify("vision", f"dice not read: {exc}", None, now=now)
             return None
         if still is False:  # dice rolling, a hand over the tray: nothing is read
-            self.reach_since = None
+            self.bare.since = None
             self.dice.reset()
             self.unreadable.reset()  # (nor is what lay there before the buttons' start: the dice are being moved)
             self.tray_readings = None
@@ -579,7 +674,7 @@ class CameraInput:
         look = tray_look(tray)
         self.last_size = tray.shape[:2]
         self.last_look = look
-        self.last_colour = colour_look(tray)
+        self._tray_now = tray
         if readings:
             self.last_seen = tuple((ANY_FACE if r.value is None else plain(r.value), float(r.center[0]),
                                     float(r.center[1])) for r in readings)
@@ -637,9 +732,8 @@ class CameraInput:
         h, w = self.last_size
         if not readings:
             self.dice.reset()
-            self.reach_since = None
             if not blank_look(look):
-                self.bare = (self.last_colour, (h, w))
+                self.bare.seen_empty(colour_look(self._tray_now), self._bare_key(), (h, w), now)
             # the tray was emptied (the next dice are a new roll) only when it is seen so, looking as it did
             # around the used dice: a black, white or covered picture shows no dice either
             if self.used_dice is not None and (
@@ -713,15 +807,17 @@ class CameraInput:
                 if prompt.player is not None:
                     notify("dice_taken", f"camera: {prompt.player} {said}", None, now=now)
 
+    def _bare_key(self) -> Any:
+        return (self.dice_region, self.frame_size, self.last_size)
+
     def _reaching(self, readings: Sequence[Any], prompt: Prompt, notify: Notify, now: float) -> bool:
-        """Something reaches into the still tray since it was seen bare (:func:`reaching_in`): a hand over the
-        dice (a die under a finger was read wrong 14 times of 15 it was read, the audit of the dev photos) or a
-        shadow's edge through them.  The roller is told, for up to :data:`REACH_HOLD_S`; then the tray's look is
-        taken as it is now.  False when nothing reaches in, or the tray was never seen bare at this size."""
+        """Something reaches into the still tray since it was seen empty (:class:`BareTray`): a hand over the
+        dice (a die under a finger was read wrong 14 times of the 15 it was given a value, the audit of the dev
+        photos) or a shadow's edge through them.  The roller is told for as long as it holds (the words go a
+        second after); False when nothing reaches in, or the tray was never seen empty here."""
         import numpy as np
 
-        if self.bare is None or self.bare[1] != self.last_size or self.last_colour is None:
-            self.reach_since = None
+        if self.bare.look is None or self._tray_now is None:
             return False
         boxes = [r.box for r in readings if getattr(r, "box", None) is not None]
         side = (float(np.median([max(b[2] - b[0], b[3] - b[1]) for b in boxes])) if boxes
@@ -729,16 +825,10 @@ class CameraInput:
         if not side:
             return False
         dice = [(None, float(r.center[0]), float(r.center[1])) for r in readings]
-        if reaching_in(self.last_colour, self.bare[0], dice, self.last_size, float(side)) is None:
-            self.reach_since = None
-            return False
-        if self.reach_since is None:
-            self.reach_since = now
-        if now - self.reach_since >= REACH_HOLD_S:
-            self.bare, self.reach_since = (self.last_colour, self.last_size), None
+        if not self.bare.holds(colour_look(self._tray_now), self._bare_key(), dice, self.last_size, float(side), now):
             return False
         self.cant_read_shown = True  # (taken off when the roll is entered by hand)
-        notify("dice", REACH_WORDS, prompt.player, now=now)
+        notify("dice", REACH_WORDS, prompt.player, until=now + REACH_WORDS_S, now=now)
         return True
 
     def _tell_used(self, dice: Any, prompt: Prompt, notify: Notify, now: float) -> None:

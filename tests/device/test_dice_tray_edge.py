@@ -65,10 +65,20 @@ def test_in_tray_keeps_the_trays_dice_in_its_pixels_and_drops_what_lies_beside()
     across = _reading(2, (95, 30, 115, 50))  # centre x 105 - 10 = 95 of 100: inside, cut by the edge
     edge = _reading(5, (102, 30, 122, 50))  # centre 102 of 100: outside; 8 of its 20 px inside (40%)
     beside = _reading(6, (107, 30, 127, 50))  # 3 of 20 px inside (15%): beside the tray
-    unread = _reading(None, (102, 60, 122, 80))  # outside, not read as a die: not the tray's
-    got = in_tray([inside, across, edge, beside, unread], 10, 10, (80, 100))
-    assert [(r.value, r.center) for r in got] == [(4, (20.0, 20.0)), (2, (95.0, 30.0)), (None, (99.0, 30.0))]
-    assert got[0].box == (10, 10, 30, 30) and isinstance(got[2], EdgeDie)
+    unread = _reading(None, (104, 60, 124, 80))  # not read, 6 of 20 px inside: a token beside the tray
+    cocked = _reading(None, (100, 60, 120, 80))  # not read, half of it inside: a cocked die on the edge
+    got = in_tray([inside, across, edge, beside, unread, cocked], 10, 10, (80, 100))
+    assert [(r.value, r.center) for r in got] == [(4, (20.0, 20.0)), (2, (95.0, 30.0)), (None, (102.0, 30.0)),
+                                                  (None, (100.0, 60.0))]
+    assert got[0].box == (10, 10, 30, 30) and isinstance(got[2], EdgeDie) and isinstance(got[3], EdgeDie)
+
+
+def test_in_tray_moves_a_readers_own_kind_of_reading_too() -> None:
+    from collections import namedtuple
+
+    Own = namedtuple("Own", "value box center")
+    got = in_tray([Own(3, (20, 20, 40, 40), (30.0, 30.0))], 10, 10, (80, 100))
+    assert [(r.value, r.box, r.center) for r in got] == [(3, (10, 10, 30, 30), (20.0, 20.0))]
 
 
 @pytest.mark.parametrize(("die_px", "region", "margin"), [

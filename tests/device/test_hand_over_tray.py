@@ -42,10 +42,11 @@ def _with_hand(image: np.ndarray, tip: tuple[float, float], side: float) -> np.n
 def _show(app, clock, image: np.ndarray, seconds: float) -> None:
     assert app.camera is not None
     app.camera.backend.show(image)
+    before = len(app.history)
     for _ in range(int(round(seconds * 10))):
         clock.now += 0.1
         app.step(clock.now)
-        if app.history:
+        if len(app.history) > before:
             return
 
 
@@ -67,25 +68,72 @@ def test_a_still_hand_over_a_die_holds_the_roll_until_it_is_taken_away(tmp_path:
         assert app.history and sorted(app.history[0].command.args["dice"]) == sorted(FACES)
 
 
-def test_something_that_stays_is_taken_as_the_trays_look_after_a_few_seconds(tmp_path: Path) -> None:
-    """A shadow's edge through the tray that stays (a lamp moved): held REACH_HOLD_S, then the dice are read."""
+def test_a_shadow_that_stays_away_from_the_dice_is_taken_as_the_trays_look_after_a_few_seconds(tmp_path: Path) -> None:
+    """A shadow along the tray's far side that stays (a lamp moved): held REACH_HOLD_S, then the dice are read;
+    and when it goes, the next roll is not held for it (a review: the look taken then held the next roll)."""
     bare, dice, _ = _tray()
     shadow = dice.copy()
-    shadow[:, :200] = (shadow[:, :200] * 0.55).astype(np.uint8)  # the 5 at x ~99 lies in it
+    shadow[:40] = (shadow[:40] * 0.55).astype(np.uint8)  # the dice lie below y 90
     with road_app_on_still(tmp_path, bare, VisionReader(faces=FaceLibrary())) as (app, clock):
         _show(app, clock, bare, 1.0)
         _show(app, clock, shadow, REACH_HOLD_S - 1.0)
         assert not app.history and _said(app) == [REACH_WORDS]
         _show(app, clock, shadow, 3.0)
+        assert len(app.history) == 1 and sorted(app.history[0].command.args["dice"]) == sorted(FACES)
+        assert REACH_WORDS not in _said(app)
+        # the shadow gone, Ben's roll thrown without the tray seen empty between
+        ben, _ = render_scene([2, 2, 4, 4], np.random.default_rng(9))
+        _show(app, clock, ben, 2.0)
+        assert len(app.history) == 2 and sorted(app.history[1].command.args["dice"]) == [2, 2, 4, 4]
+
+
+def test_a_shadow_through_a_die_holds_for_as_long_as_it_stays(tmp_path: Path) -> None:
+    """A piece reaching a die the camera sees is not taken into the tray's look however long it stays (a finger
+    over half a die gave a wrong value 14 times of the 15 it gave one; a shadow's edge through dice 10 of 75)."""
+    bare, dice, _ = _tray()
+    shadow = dice.copy()
+    shadow[:, :99] = (shadow[:, :99] * 0.55).astype(np.uint8)  # through the 5, centred at x ~99
+    with road_app_on_still(tmp_path, bare, VisionReader(faces=FaceLibrary())) as (app, clock):
+        _show(app, clock, bare, 1.0)
+        _show(app, clock, shadow, 3 * REACH_HOLD_S)
+        assert not app.history and _said(app) == [REACH_WORDS]
+        _show(app, clock, dice, 2.0)  # the shadow gone
         assert app.history and sorted(app.history[0].command.args["dice"]) == sorted(FACES)
 
 
+def test_the_words_go_soon_after_the_hand(tmp_path: Path) -> None:
+    """A review: the hold's words stood ~10 s after it ended, beside the words of what came next."""
+    bare, dice, placed = _tray()
+    five = next(p for p in placed if p.face == 5)
+    three = render_scene(FACES[:3], np.random.default_rng(4))[0]  # the roll a die short: no roll is taken
+    hand = _with_hand(three, five.center, five.side)
+    with road_app_on_still(tmp_path, bare, VisionReader(faces=FaceLibrary())) as (app, clock):
+        _show(app, clock, bare, 1.0)
+        _show(app, clock, hand, 2.0)
+        assert _said(app) == [REACH_WORDS]
+        _show(app, clock, three, 2.0)
+        assert not app.history and REACH_WORDS not in _said(app)
+
+
+def test_a_hand_resting_over_the_empty_tray_is_not_taken_for_the_tray(tmp_path: Path) -> None:
+    """A review: an arm resting still over the empty tray for a second became the tray's look, and the roll
+    thrown after it went was held 5 s for a hand that was not there."""
+    bare, dice, placed = _tray()
+    resting = _with_hand(bare, (320.0, 240.0), 56.0)
+    with road_app_on_still(tmp_path, bare, VisionReader(faces=FaceLibrary())) as (app, clock):
+        _show(app, clock, bare, 1.0)
+        _show(app, clock, resting, 2.0)
+        _show(app, clock, dice, 1.5)
+        assert app.history and sorted(app.history[0].command.args["dice"]) == sorted(FACES)
+        assert REACH_WORDS not in _said(app)
+
+
 def test_the_light_changing_over_the_whole_tray_holds_nothing(tmp_path: Path) -> None:
-    """Warm light and a vignette since the tray was seen bare: the light, not something in the tray."""
+    """Warm light falling across the tray since it was seen bare: the light, not something in the tray."""
     bare, dice, _ = _tray()
     h, w = dice.shape[:2]
     yy, xx = np.mgrid[0:h, 0:w]
-    fall = 1.0 - 0.35 * (((xx - w / 2) / (w / 2)) ** 2 + ((yy - h / 2) / (h / 2)) ** 2) / 2
+    fall = 1.0 - 0.65 * xx / w  # the light falling to 35% across (a review: a milder one needed no fit)
     warm = np.clip(dice * np.array([0.7, 0.95, 1.2]) * fall[..., None], 0, 255).astype(np.uint8)
     with road_app_on_still(tmp_path, bare, VisionReader(faces=FaceLibrary())) as (app, clock):
         _show(app, clock, bare, 1.0)

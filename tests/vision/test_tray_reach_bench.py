@@ -13,5 +13,9 @@ def test_the_bench_reads_dev_photos_only_and_reports_every_condition() -> None:
     assert len(photos) == 6 and not any(held_out(name) for name, _ in photos)
     got = run("choose", DATA, per_set=3)
     assert got["photos"] == 3 and set(got["conditions"]) == set(CONDITIONS)
-    assert got["conditions"]["as seen bare"]["held"] == 0  # the tray as it was seen bare holds nothing
+    # nothing in the tray holds nothing: the light (falling across, a vignette: a review found a plain median
+    # offset for the light's change held those), a nudge, JPEG (the runs are seeded)
+    for name, (_, hold_right) in CONDITIONS.items():
+        if hold_right is False:
+            assert got["conditions"][name]["held"] == 0, name
     assert got["conditions"]["hand beside the dice"]["held"] >= 1
