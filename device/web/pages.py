@@ -723,5 +723,8 @@ def facts_section(game: str, values: Sequence[tuple[Any, str]], cards: Sequence[
     return (f'<h2 id="facts-{esc(game)}">{esc(titles.get(game, game))}</h2><p>Not in the sources: <i>unknown</i> '
             f"until you fill them in. Checked by the game's own set-up, then saved as <code>{esc(where)}</code> "
             f"(the setup file's own tables; a new game begun here takes them).</p>{msg}"
-            f'<form method=post action="/rules/facts/{esc(game)}">{csrf_field(csrf)}<table id="facts-{esc(game)}">'
+            # (to the message when the answer refuses the save: it stood at the top of a long page; the table's
+            # id was the heading's too)
+            f'<form method=post action="/rules/facts/{esc(game)}#facts-{esc(game)}-message">{csrf_field(csrf)}'
+            f'<table id="facts-{esc(game)}-table">'
             f"{rows}</table>{card_rows}<button type=submit id=\"save-facts-{esc(game)}\">Save</button></form>")

@@ -348,3 +348,15 @@ def test_an_unpaired_browser_learns_nothing_of_the_addresses(table):
     fresh = TestClient(create_app(table.web.ctx))
     r = fresh.get("/nowhere", headers=HTML, follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"] == "/pair"
+
+
+def test_no_page_gives_two_elements_one_id_and_a_refused_facts_save_opens_at_its_words(table):
+    """The Rule facts page gave a game's heading and its table one id (the save's redirect went to either); a
+    refused save's words stood at the top of a long page, the form far below: its action now ends at them."""
+    client, _ = paired_client(table)
+    for where in ("/", "/log", "/setup", "/rules", "/calibrate", "/teach", "/check"):
+        text = client.get(where, headers=HTML).text
+        ids = re.findall(r'\sid="?([^"\s>]+)', text)
+        assert len(ids) == len(set(ids)), (where, sorted({i for i in ids if ids.count(i) > 1}))
+    rules = client.get("/rules", headers=HTML).text
+    assert 'action="/rules/facts/thunder_road#facts-thunder_road-message"' in rules
