@@ -126,27 +126,40 @@ def calibrate_frame(image: np.ndarray, *, mat_mm: tuple[float, float] | None, po
 
 
 def draw_calibration(image: np.ndarray, cal: Any) -> np.ndarray:
-    """A copy of ``image`` with the mat's outline and named corners and every zone drawn on it (BGR)."""
+    """A copy of ``image`` with the mat's outline and named corners and every zone drawn on it (BGR), lines and
+    names sized to the picture: a phone shows it ~360 px wide (names drawn for 640 px were unreadable on a
+    2304-px frame), each name dark-edged to read on any mat."""
     import cv2
 
     canvas = np.ascontiguousarray(image).copy()
     if canvas.ndim == 2:
         canvas = cv2.cvtColor(canvas, cv2.COLOR_GRAY2BGR)
+    k = max(1.0, canvas.shape[1] / 400)  # drawn for a 400-px picture, scaled
+    line = max(2, round(2 * k))
+    font = 0.55 * k
+
+    def label(text: str, x: float, y: float, colour: tuple[int, int, int], centred: bool = False) -> None:
+        (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, font, line)
+        if centred:  # (a zone's name in its middle: at its corner it ran into the corner's name)
+            x, y = x - tw / 2, y + th / 2
+        tx = int(min(max(x, 4), canvas.shape[1] - tw - 4))
+        ty = int(min(max(y, th + 4), canvas.shape[0] - 6))
+        cv2.putText(canvas, text, (tx, ty), cv2.FONT_HERSHEY_SIMPLEX, font, (0, 0, 0), line + max(2, round(2 * k)))
+        cv2.putText(canvas, text, (tx, ty), cv2.FONT_HERSHEY_SIMPLEX, font, colour, line)
+
     w, h = cal.mat_mm
     corners = cal.to_px(np.array([[0.0, 0.0], [w, 0.0], [w, h], [0.0, h]]))
     outline = _polyline(cal, [(0.0, 0.0), (w, 0.0), (w, h), (0.0, h)])
-    cv2.polylines(canvas, [outline], True, (255, 255, 0), 2)
+    cv2.polylines(canvas, [outline], True, (255, 255, 0), line)
     for name, (x, y) in zip(CORNER_NAMES, corners, strict=True):
-        cv2.circle(canvas, (int(x), int(y)), 7, (0, 0, 255), -1)
-        tx = int(min(max(x + 10, 4), canvas.shape[1] - 110))
-        ty = int(min(max(y + 22, 18), canvas.shape[0] - 6))
-        cv2.putText(canvas, name, (tx, ty), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (0, 0, 255), 2)
+        cv2.circle(canvas, (int(x), int(y)), round(7 * k), (0, 0, 255), -1)
+        label(name, x + 10 * k, y + 22 * k, (0, 0, 255))
     for zone in cal.zones:
         colour = (0, 255, 0) if zone.kind == "dice_tray" else (0, 200, 255)
         poly = _polyline(cal, list(zone.polygon))
-        cv2.polylines(canvas, [poly], True, colour, 2)
-        x, y = poly.reshape(-1, 2).min(axis=0)
-        cv2.putText(canvas, zone.name, (int(x) + 4, int(y) + 18), cv2.FONT_HERSHEY_SIMPLEX, 0.55, colour, 2)
+        cv2.polylines(canvas, [poly], True, colour, line)
+        (x0, y0), (x1, y1) = poly.reshape(-1, 2).min(axis=0), poly.reshape(-1, 2).max(axis=0)
+        label(zone.name, (x0 + x1) / 2, (y0 + y1) / 2, colour, centred=True)
     return canvas
 
 
