@@ -88,6 +88,8 @@ class WebContext:
     on_calibration: Callable[[Any], None] | None = None
     on_outlines: Callable[[], None] | None = None
     proposals: Any = None
+    #: when a calibration was last saved from a phone (time.monotonic): an older preview is not saved over it
+    calibration_saved_at: float = float("-inf")
     outlines: Any = None
     #: A roll typed on the page: ``(the offer it answers, faces by place)``, queued for the loop (None: not taken).
     on_dice: Callable[[Any, list[int], bool], None] | None = None  # (offer, places, draft)
@@ -883,11 +885,19 @@ def create_app(ctx: WebContext) -> Starlette:
                 return await _calibrate_page(session, ok=True, message=again)
             return await _calibrate_page(session, status=400, message="that calibration is gone (saved already, or "
                                          "too old): calibrate again")
+        if item.at < ctx.calibration_saved_at:
+            # another phone's calibration was saved after this preview was drawn: saving this older one over it
+            # said nothing of the other (a review of two phones)
+            ctx.proposals.finish(token, None)
+            return await _calibrate_page(session, status=409, message="not saved: another phone saved a calibration "
+                                         "after this preview was drawn, and the table is read with that one; to use "
+                                         "this camera picture instead, calibrate again")
         try:
             path = await asyncio.to_thread(save, item.calibration, ctx.calibration_path)
         except ValueError as exc:
             ctx.proposals.finish(token, None)
             return await _calibrate_page(session, status=500, message=str(exc))
+        ctx.calibration_saved_at = time.monotonic()
         if ctx.on_calibration is not None:
             ctx.on_calibration(item.calibration)
         message = f"saved {path}: the table is read with it from the next frame on"

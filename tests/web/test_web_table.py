@@ -484,3 +484,26 @@ def test_the_code_goes_to_the_first_player_at_the_table_whose_screen_works(table
     states["Alice"] = "ok"
     table.web.show_code()
     assert [n.player for n in table.app.notices if n.text.startswith("web code")] == ["Alice"]
+
+
+def test_an_older_preview_is_not_saved_over_a_calibration_saved_since(table, tmp_path):
+    """Two phones on the Calibrate page: Ana's preview drawn first, Ben's drawn and saved after it; Ana's
+    confirmation was saved over Ben's without a word to either."""
+    ana, ana_csrf = paired_client(table)
+    ben, ben_csrf = paired_client(table)
+    show(table, scene(SceneSpec(tilt_deg=8.0)))
+
+    def preview(client, csrf: str) -> str:
+        r = client.post("/calibrate", data={"csrf": csrf, "mat": "800x450"})
+        assert r.status_code == 200, r.text
+        return re.search(r'name=token value="([^"]+)"', r.text).group(1)
+
+    older = preview(ana, ana_csrf)
+    newer = preview(ben, ben_csrf)
+    assert ben.post("/calibrate/confirm", data={"csrf": ben_csrf, "token": newer}).status_code == 200
+    saved = (tmp_path / "calibration.json").read_bytes()
+    r = ana.post("/calibrate/confirm", data={"csrf": ana_csrf, "token": older})
+    assert r.status_code == 409 and "another phone saved a calibration after this preview was drawn" in r.text
+    assert (tmp_path / "calibration.json").read_bytes() == saved
+    # a preview drawn after the save is saved
+    assert ana.post("/calibrate/confirm", data={"csrf": ana_csrf, "token": preview(ana, ana_csrf)}).status_code == 200
