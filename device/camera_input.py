@@ -137,6 +137,16 @@ class Settle:
         self.last, self.count = None, 0
 
 
+def _takes(fn: Callable[..., Any], name: str) -> bool:
+    """Whether ``fn`` takes a keyword ``name`` (a reader of the tests may take less than VisionReader)."""
+    import inspect
+
+    try:
+        return name in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
 def edge_margin(region: Region, die_px: float | None) -> int:
     """Pixels read around the dice tray's region on each side: a die's side (a die whose centre lies on the
     region's edge reaches at most 0.71 of it beyond), or a tenth of the region's shorter side when the dice's
@@ -362,11 +372,30 @@ def reaching_in(look: Any, bare: Any, dice: Sequence[tuple[Any, float, float]], 
         coef = np.linalg.solve(b.T @ b + 1e-9 * np.eye(b.shape[1]), b.T @ ratio[fit].astype(np.float64))
         resid = ratio - (basis @ coef).astype(np.float32)
         fit = keep & (np.abs(resid).max(axis=2) <= REACH_LOG)
-    changed = (np.abs(resid).max(axis=2) > REACH_LOG) & keep
+    surface = ratio - resid  # the light's change, each cell
+    # a cell is changed when it is unlike the bare look there, and unlike any mix of it with a cell beside it:
+    # the tray nudged by the throw (or the camera) moves its rim and walls by part of a cell, a cell then showing
+    # its own bare colour mixed with its neighbour's (an audit: a 4-px nudge held 11 of 34 rolls).  (Any colour
+    # between the neighbours', channel by channel, let a brown hand over a green wall beside orange felt pass.)
+    seen = (look + 8.0) * np.exp(-np.clip(surface, -5.0, 5.0))  # the light's change taken out (a fit may run wild
+    # far from the cells it was fitted to)
+    own = bare.astype(np.float32) + 8.0
+    padded = cv2.copyMakeBorder(own, 1, 1, 1, 1, cv2.BORDER_REPLICATE)
+    unlike = np.abs(np.log(seen / own)).max(axis=2)
+    for dy, dx in ((0, 1), (2, 1), (1, 0), (1, 2), (0, 0), (0, 2), (2, 0), (2, 2)):
+        step = padded[dy:dy + ch, dx:dx + cw] - own
+        t = np.clip(((seen - own) * step).sum(axis=2) / ((step * step).sum(axis=2) + 1e-6), 0.0, 1.0)
+        mix = own + t[..., None] * step
+        unlike = np.minimum(unlike, np.abs(np.log(seen / mix)).max(axis=2))
+    changed = (unlike > REACH_LOG) & keep
     if changed.sum() > REACH_MOST * keep.sum():
         return None
     # a wall's edge moved a little (the tray bumped) changes a line of cells: at least two cells wide
-    changed = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    # (the cells of some 2x2 block all changed; OpenCV's opening with a 2x2 kernel shifted the piece a cell down
+    # and right, and beyond the look counted as changed: a line along the edge stood)
+    two = np.ones((2, 2), np.uint8)
+    changed = cv2.dilate(cv2.erode(changed.astype(np.uint8), two, anchor=(0, 0), borderType=cv2.BORDER_CONSTANT,
+                                   borderValue=0), two, anchor=(1, 1), borderType=cv2.BORDER_CONSTANT, borderValue=0)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
     edge = set(np.unique(np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]]))) - {0}
     best = max(edge, key=lambda i: stats[i, cv2.CC_STAT_AREA], default=None)
@@ -508,6 +537,7 @@ class CameraInput:
         self.removed: dict[str, int] = {}  # zone -> tokens the rules took off since, still lying there
         self.tray_readings: list[Any] | None = None
         self.bare = BareTray()  # the tray's look when last seen empty: what reaches in since
+        self.seen_die_px: float | None = None  # the side of the dice read last (px): the margin without calibration
         self._tray_now: Any = None  # the tray crop of the frame being read (its colour look made when needed)
         self.unreadable = Settle(settle_frames, same=same_dice)  # dice lying still with a die not read
         self.unreadable_for: DiceRequest | None = None  # the roll they were read for (the step's, as the menu has it)
@@ -642,10 +672,17 @@ class CameraInput:
                    f"{region.misfit(w, h) or 'is empty'}; set it in pitboard.toml "
                    "(pitboard check names it); enter the dice with the buttons", None, now=now)
             return None
-        seen, (dx, dy) = self._read_crop(frame, region)  # the tray and a margin: a die at its edge is seen whole
+        margin = self._margin(region) if region is not None else 0
+        seen, (dx, dy) = self._read_crop(frame, region, margin)  # the tray and a margin: a die at its edge is seen whole
         still_fn = getattr(self.reader, "tray_still", None)
+        inner = (dx, dy, dx + tray.shape[1], dy + tray.shape[0]) if region is not None else None
         try:
-            still = still_fn(seen) if still_fn is not None else None
+            if still_fn is None:
+                still = None
+            elif inner is not None and _takes(still_fn, "inner"):
+                still = still_fn(seen, inner=inner)  # judged on the tray alone, read with its margin
+            else:
+                still = still_fn(seen)
         except Exception as exc:  # noqa: BLE001 - a tray vision cannot judge is no reason to stop the game
             notify("vision", f"dice not read: {exc}", None, now=now)
             return None
@@ -668,9 +705,15 @@ class CameraInput:
             except Exception as exc:
                 notify("vision", f"dice not read: {exc}", None, now=now)
                 return None
+            sides = [max(b[2] - b[0], b[3] - b[1]) for b in (getattr(r, "box", None) for r in readings
+                                                             if r.value is not None) if b is not None]
+            if sides:
+                self.seen_die_px = float(sorted(sides)[len(sides) // 2]) / BOX_OF_SIDE
             if region is not None:
                 readings = in_tray(readings, dx, dy, tray.shape[:2])
-            self.tray_readings = readings if still else None
+            # read again at the next frame when these dice want a wider margin than they were read with
+            grown = region is not None and self._margin(region) > margin
+            self.tray_readings = readings if still and not grown else None
         look = tray_look(tray)
         self.last_size = tray.shape[:2]
         self.last_look = look
@@ -684,15 +727,19 @@ class CameraInput:
                 self.used_any = False  # a typed roll's dice not seen, then the tray seen empty: they are gone
         return readings, look
 
-    def _read_crop(self, frame: Frame, region: Region | None) -> tuple[Any, tuple[int, int]]:
-        """The picture the dice are read in: the tray's region and :func:`edge_margin` around it, inside the
-        frame, and the region's corner in it.  (The region's own crop cut a die lying across its edge: of 50 dev
+    def _margin(self, region: Region) -> int:
+        """:func:`edge_margin` for the dice's size: the calibration's, else the dice read last (a tenth of the
+        region cut a die of 53 px lying across the edge of a 360-px region: read a 3 centred inside, an audit)."""
+        return edge_margin(region, getattr(self.reader, "die_px", None) or self.seen_die_px)
+
+    def _read_crop(self, frame: Frame, region: Region | None, m: int) -> tuple[Any, tuple[int, int]]:
+        """The picture the dice are read in: the tray's region and ``m`` pixels around it (:meth:`_margin`),
+        inside the frame, and the region's corner in it.  (The region's own crop cut a die lying across its edge: of 50 dev
         photos' dice cut in half, 32 were not found and 17 read null: a roll of up to Handling was taken one die
         short, or the roller told to lay a flat die flat.)"""
         if region is None:
             return frame.image, (0, 0)
         h, w = frame.image.shape[:2]
-        m = edge_margin(region, getattr(self.reader, "die_px", None))
         x0, y0 = max(0, min(region.x, w) - m), max(0, min(region.y, h) - m)
         x1, y1 = min(w, region.x + region.width + m), min(h, region.y + region.height + m)
         return frame.image[y0:y1, x0:x1], (min(region.x, w) - x0, min(region.y, h) - y0)
@@ -824,7 +871,9 @@ class CameraInput:
                 else getattr(self.reader, "die_px", None))
         if not side:
             return False
-        dice = [(None, float(r.center[0]), float(r.center[1])) for r in readings]
+        # around the dice read (a die not read may be a fingernail: left out, the hand is hidden with it and the
+        # roller told "lay them flat", an audit)
+        dice = [(None, float(r.center[0]), float(r.center[1])) for r in readings if r.value is not None]
         if not self.bare.holds(colour_look(self._tray_now), self._bare_key(), dice, self.last_size, float(side), now):
             return False
         self.cant_read_shown = True  # (taken off when the roll is entered by hand)
@@ -1160,8 +1209,11 @@ class VisionReader:
             except Exception:  # noqa: BLE001 - a damaged zone: the frame read names it ("table not read")
                 pass  # and the appliance starts all the same
 
-    def tray_still(self, image: Any) -> bool:
-        still = bool(self._tray.update(image))
+    def tray_still(self, image: Any, inner: tuple[int, int, int, int] | None = None) -> bool:
+        """Whether the tray in ``image`` has been still for the frames asked; ``inner`` (x0, y0, x1, y1): the part
+        of ``image`` judged (the tray, where ``image`` has a margin around it: a hand moving beside the tray
+        held a still roll, an audit)."""
+        still = bool(self._tray.update(image, inner))
         self._recent = [*self._recent, image][-STILL_MEAN_FRAMES:]
         return still
 

@@ -70,12 +70,13 @@ class StillnessDetector:
         frac = float(np.count_nonzero(diff > self.pixel_threshold)) / diff.size
         return frac > self.changed_fraction
 
-    def update(self, frame_or_zone: np.ndarray) -> bool:
-        """Feed the next frame (or the zone cut from it); True when the zone has been still for
-        ``frames_required`` frames, including this one."""
+    def update(self, frame_or_zone: np.ndarray, zone: Zone | None = None) -> bool:
+        """Feed the next frame (or the zone cut from it); True when the zone (``zone``, else the detector's
+        own) has been still for ``frames_required`` frames, including this one."""
         img = frame_or_zone
-        if self.zone is not None:
-            x0, y0, x1, y1 = self.zone
+        zone = zone if zone is not None else self.zone
+        if zone is not None:
+            x0, y0, x1, y1 = zone
             img = img[y0:y1, x0:x1]
         g = _small_grey(img, self.scale)
         if self._prev is None or self._prev.shape != g.shape or self.changed(self._prev, g):

@@ -117,3 +117,21 @@ def test_a_camera_too_high_is_said_on_the_rollers_screen(tmp_path: Path) -> None
         said = [(n.text, n.player) for n in app.notices if n.kind == "dice"]
         assert said == [("camera: ? ? - can't read 2 dice: too small in the picture (mount the camera lower), or "
                          "use the buttons", roller)]
+
+
+def test_without_a_calibration_the_margin_follows_the_dice_read() -> None:
+    """An audit: a tenth of a 360-px region (36 px) cut a die of 53 px lying across its edge, read as a 3 centred
+    inside.  With no calibration the margin is the side of the dice read last; wider than the margin a read
+    was made with, they are read again at the next frame."""
+    from device.camera_input import BOX_OF_SIDE, CameraInput
+
+    class Reader:
+        die_px = None
+
+    camera = CameraInput(Reader())  # type: ignore[arg-type]
+    region = Region(0, 0, 480, 360)
+    assert camera._margin(region) == 36
+    camera.seen_die_px = 45 / BOX_OF_SIDE
+    assert camera._margin(region) == 53
+    Reader.die_px = 40.0  # a calibration's size comes first
+    assert camera._margin(region) == 40

@@ -163,3 +163,61 @@ def test_reaching_in_needs_a_piece_from_the_edge() -> None:
     island = dice.copy()
     cv2.rectangle(island, (200, 150), (300, 230), (150, 175, 225), -1)
     assert reaching_in(colour_look(island), colour_look(bare), where, dice.shape[:2], side) is None
+
+
+def _walled(image: np.ndarray, wall: int = 40) -> np.ndarray:
+    """The tray's rim, ``wall`` px wide, at the picture's edges (a dice_region drawn round the tray's outline)."""
+    out = image.copy()
+    out[:wall], out[-wall:], out[:, :wall], out[:, -wall:] = 200, 200, 200, 200
+    return out
+
+
+def test_a_tray_nudged_by_the_throw_is_not_a_hand(tmp_path: Path) -> None:
+    """An audit: the dice knock the tray 4 px, its rim moves and the table shows at one edge: the roll was held
+    5 s as "a hand or shadow over the tray" (11 rolls of 34)."""
+    bare, dice, _ = _tray()
+    bare, dice = _walled(bare), _walled(dice)
+    h, w = dice.shape[:2]
+    nudged = cv2.warpAffine(dice, np.float32([[1, 0, 3], [0, 1, 4]]), (w, h), borderValue=(30, 30, 30))
+    with road_app_on_still(tmp_path, bare, VisionReader(faces=FaceLibrary())) as (app, clock):
+        _show(app, clock, bare, 1.0)
+        _show(app, clock, nudged, 1.5)
+        assert app.history and sorted(app.history[0].command.args["dice"]) == sorted(FACES)
+        assert REACH_WORDS not in _said(app)
+
+
+def test_a_hand_moving_beside_the_tray_does_not_keep_a_still_roll_waiting(tmp_path: Path) -> None:
+    """An audit: the tray read with a margin was judged still with it, so a hand moving on the table just beyond
+    the tray's region kept a still roll waiting, without a word, for as long as it moved."""
+    from device.config import Region
+
+    region = Region(352, 120, 640, 480)
+    bare_t, dice_t, _ = _tray()
+    table = np.full((720, 1280, 3), (40, 70, 90), np.uint8)
+
+    def frame(tray: np.ndarray, hand_x: int | None = None) -> np.ndarray:
+        f = table.copy()
+        f[region.y:region.y + region.height, region.x:region.x + region.width] = tray
+        if hand_x is not None:  # a finger on the table 15 px beyond the tray's edge, another place each frame
+            cv2.rectangle(f, (hand_x, region.y + region.height + 15), (hand_x + 120, 720), (150, 175, 225), -1)
+        return f
+
+    with road_app_on_still(tmp_path, frame(bare_t), VisionReader(faces=FaceLibrary()), dice_region=region) as (app,
+                                                                                                            clock):
+        _show(app, clock, frame(bare_t), 1.0)
+        for k in range(20):
+            _show(app, clock, frame(dice_t, 400 + 40 * (k % 8)), 0.1)
+            if app.history:
+                break
+        assert app.history and sorted(app.history[0].command.args["dice"]) == sorted(FACES)
+
+
+def test_a_hand_over_the_rim_is_not_taken_for_a_mix_of_rim_and_felt() -> None:
+    """An audit's scene: a brown hand reaching in over a green rim beside orange felt.  Each of its colours lies
+    between the rim's and the felt's, channel by channel; it is no mix of the two a nudge could make."""
+    bare = np.full((480, 640, 3), (80, 150, 210), np.uint8)  # orange felt (BGR)
+    bare[440:] = (40, 100, 40)  # a green rim along the bottom
+    hand = bare.copy()
+    cv2.rectangle(hand, (250, 300), (360, 480), (70, 95, 140), -1)
+    got = reaching_in(colour_look(hand), colour_look(bare), [], (480, 640), 40.0)
+    assert got is not None and got[-1].any()  # it reaches the picture's edge, over the rim
