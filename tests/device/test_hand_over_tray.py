@@ -54,6 +54,12 @@ def _said(app) -> list[str]:
     return [n.text for n in app.notices if n.kind == "dice"]
 
 
+def _read_as_thrown(app) -> None:
+    """The roll was taken as thrown, and no one was told of a hand or shadow."""
+    assert app.history and sorted(app.history[0].command.args["dice"]) == sorted(FACES)
+    assert REACH_WORDS not in _said(app)
+
+
 def test_a_still_hand_over_a_die_holds_the_roll_until_it_is_taken_away(tmp_path: Path) -> None:
     bare, dice, placed = _tray()
     five = next(p for p in placed if p.face == 5)
@@ -124,8 +130,7 @@ def test_a_hand_resting_over_the_empty_tray_is_not_taken_for_the_tray(tmp_path: 
         _show(app, clock, bare, 1.0)
         _show(app, clock, resting, 2.0)
         _show(app, clock, dice, 1.5)
-        assert app.history and sorted(app.history[0].command.args["dice"]) == sorted(FACES)
-        assert REACH_WORDS not in _said(app)
+        _read_as_thrown(app)
 
 
 def test_the_light_changing_over_the_whole_tray_holds_nothing(tmp_path: Path) -> None:
@@ -138,8 +143,7 @@ def test_the_light_changing_over_the_whole_tray_holds_nothing(tmp_path: Path) ->
     with road_app_on_still(tmp_path, bare, VisionReader(faces=FaceLibrary())) as (app, clock):
         _show(app, clock, bare, 1.0)
         _show(app, clock, warm, 1.5)
-        assert app.history and sorted(app.history[0].command.args["dice"]) == sorted(FACES)
-        assert REACH_WORDS not in _said(app)
+        _read_as_thrown(app)
 
 
 def test_a_tray_never_seen_bare_is_read_as_before(tmp_path: Path) -> None:
@@ -182,8 +186,7 @@ def test_a_tray_nudged_by_the_throw_is_not_a_hand(tmp_path: Path) -> None:
     with road_app_on_still(tmp_path, bare, VisionReader(faces=FaceLibrary())) as (app, clock):
         _show(app, clock, bare, 1.0)
         _show(app, clock, nudged, 1.5)
-        assert app.history and sorted(app.history[0].command.args["dice"]) == sorted(FACES)
-        assert REACH_WORDS not in _said(app)
+        _read_as_thrown(app)
 
 
 def test_a_hand_moving_beside_the_tray_does_not_keep_a_still_roll_waiting(tmp_path: Path) -> None:
