@@ -319,8 +319,10 @@ REACH_LOG = 0.2
 #: compared (more: the light or the camera changed, not something in the tray).
 REACH_SHARE = 0.03
 REACH_MOST = 0.6
-#: Seconds a still tray with something reaching in is held; then it is taken as the tray's look (a lamp moved,
-#: a shadow that stays: a hand is seldom that still) and the dice are read.
+#: Seconds a still tray with something reaching in is held; then a piece away from the dice is taken into the
+#: tray's look (a lamp moved, a shadow that stays, a sleeve at its edge) and the dice are read, while one reaching
+#: a die holds for as long as it stays (:class:`BareTray`).  So long, too, the empty tray must look otherwise
+#: for its new look to be taken.
 REACH_HOLD_S = 5.0
 REACH_WORDS = "camera: a hand or shadow over the tray? Dice read once it is clear, or use the buttons"
 #: Seconds the words stay after the last frame that held the roll (posted again at each: they go soon after).
@@ -358,7 +360,7 @@ def reaching_in(look: Any, bare: Any, dice: Sequence[tuple[Any, float, float]], 
         return None
     ratio = np.log((look + 8.0) / (bare + 8.0))
     # the picture's own change of light, each colour: a smooth surface (a lamp moved, a cloud, the camera's
-    # exposure), fitted to the cells that follow it (twice: a hand pulls the first fit)
+    # exposure), fitted again and again to the cells that follow it (a hand pulls the first fit)
     ch, cw = keep.shape
     yy, xx = np.mgrid[0:ch, 0:cw].astype(np.float32)
     xx, yy = xx / cw - 0.5, yy / ch - 0.5
