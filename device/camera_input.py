@@ -79,7 +79,9 @@ def cant_read_words(readings: Sequence[Any], request: DiceRequest) -> str:
         parts.append(f"{dice} on the tray's edge: move {'it' if edge == 1 else 'them'} in")
     if bad:
         which = "the die" if len(readings) == 1 else f"{bad} {'die' if bad == 1 else 'dice'}"
-        small = _small_in_picture([r for r in readings if r.value is None and not isinstance(r, EdgeDie)])
+        read = [r for r in readings if r.value is not None]  # (their size, when some were read: an unread speck
+        # or fingernail of 12 px beside dice of 48 blamed the camera, a review)
+        small = _small_in_picture(read or [r for r in readings if r.value is None and not isinstance(r, EdgeDie)])
         if small is not None:  # the camera to blame, not the die (the reader's box: ~0.85 of a die's side)
             parts.append(f"can't read {which}: too small in the picture (mount the camera lower)")
         else:
@@ -91,15 +93,15 @@ def cant_read_words(readings: Sequence[Any], request: DiceRequest) -> str:
 BOX_OF_SIDE = 0.85
 
 
-def _small_in_picture(unread: Sequence[Any]) -> float | None:
-    """The median side (px, from the reader's boxes: ~13 px for dice of 10) of the dice the camera cannot read
-    when they are too small in the picture to read well (``vision.dice.scale.READABLE_PX``: 14 px read 0.87,
-    10 px 0.43), else None (or no boxes)."""
+def _small_in_picture(dice: Sequence[Any]) -> float | None:
+    """The median side (px, from the reader's boxes: ~13 px for dice of 10) of ``dice`` when they are too small
+    in the picture to read well (``vision.dice.scale.READABLE_PX``: 14 px read 0.87, 10 px 0.43), else None (or
+    no boxes)."""
     import statistics
 
     from vision.dice.scale import READABLE_PX
 
-    sides = [max(b[2] - b[0], b[3] - b[1]) for b in (getattr(r, "box", None) for r in unread) if b is not None]
+    sides = [max(b[2] - b[0], b[3] - b[1]) for b in (getattr(r, "box", None) for r in dice) if b is not None]
     if not sides:
         return None
     side = statistics.median(sides) / BOX_OF_SIDE
@@ -184,7 +186,7 @@ def in_tray(readings: Sequence[Any], dx: int, dy: int, size: tuple[int, int]) ->
             if dc.is_dataclass(r) and not isinstance(r, type):
                 out.append(dc.replace(r, **moved))
             else:  # (a reader's own kind of reading: its centre must move all the same)
-                out.append(TrayDie(r.value, box, (cx, cy), float(getattr(r, "confidence", 0.0))))
+                out.append(TrayDie(r.value, box, (cx, cy), float(getattr(r, "confidence", None) or 0.0)))
             continue
         if box is None:  # (a reader that gives centres only: beside the tray)
             continue
@@ -324,6 +326,9 @@ REACH_MOST = 0.6
 #: a die holds for as long as it stays (:class:`BareTray`).  So long, too, the empty tray must look otherwise
 #: for its new look to be taken.
 REACH_HOLD_S = 5.0
+#: Seconds at most a still roll is held so, a piece reaching a die too (a look gone stale, which nothing else
+#: mends while dice lie there: a review); then it is taken into the tray's look.
+REACH_MOST_S = 20.0
 REACH_WORDS = "camera: a hand or shadow over the tray? Dice read once it is clear, or use the buttons"
 #: Seconds the words stay after the last frame that held the roll (posted again at each: they go soon after).
 REACH_WORDS_S = 1.0
@@ -425,7 +430,7 @@ class BareTray:
     * Dice lying still with something reaching in: :meth:`holds` says to hold the roll; after
       :data:`REACH_HOLD_S` still, a piece away from the dice is taken into the look (the cells away from the
       dice only: a review found the dice of the roll taken with it holding the next roll), while a piece
-      reaching a die holds for as long as it stays (a finger over half a die read wrong 14 times of 15).
+      reaching a die holds up to :data:`REACH_MOST_S` (a finger over half a die read wrong 14 times of 15).
     * What differs only from a look taken so, and not from the one before it (the shadow gone), is nothing.
     * ``key`` (the region and the frame size): the look of another place or camera is forgotten."""
 
@@ -457,8 +462,8 @@ class BareTray:
             return
         if self.empty_since is None:
             self.empty_since = now
-        elif now - self.empty_since >= REACH_HOLD_S:
-            self.look, self.before, self.empty_since = look, None, None
+        elif now - self.empty_since >= REACH_HOLD_S:  # (the look before it kept: should this go, nothing is)
+            self.look, self.before, self.empty_since = look, self.look, None
 
     def holds(self, look: Any, key: Any, dice: Sequence[tuple[Any, float, float]], size: tuple[int, int],
               side: float, now: float) -> bool:
@@ -473,7 +478,8 @@ class BareTray:
             return False
         if self.since is None:
             self.since = now
-        if now - self.since < REACH_HOLD_S or _near_dice(piece, dice, size, side):
+        held = now - self.since
+        if held < REACH_HOLD_S or (held < REACH_MOST_S and _near_dice(piece, dice, size, side)):
             return True
         import numpy as np
 
@@ -541,6 +547,7 @@ class CameraInput:
         self.bare = BareTray()  # the tray's look when last seen empty: what reaches in since
         self.seen_die_px: float | None = None  # the side of the dice read last (px): the margin without calibration
         self._tray_now: Any = None  # the tray crop of the frame being read (its colour look made when needed)
+        self._fresh = True  # the dice of that frame were read afresh (not the still run's readings kept)
         self.unreadable = Settle(settle_frames, same=same_dice)  # dice lying still with a die not read
         self.unreadable_for: DiceRequest | None = None  # the roll they were read for (the step's, as the menu has it)
         self.cant_read_shown = False  # the "camera can't read" notice is up
@@ -569,7 +576,7 @@ class CameraInput:
         self.tray_readings = None
         self.unreadable.reset()  # a die still not read at a new roll is told to that roll's roller
         self.used_told = None
-        self.bare.since = None
+        self.bare.since = self.bare.empty_since = None
 
     def roll_entered(self, withdraw: Withdraw) -> None:
         """A roll was entered by hand (buttons, phone, keyboard): the dice lying in the tray are used too —
@@ -583,7 +590,7 @@ class CameraInput:
         self.unreadable.reset()
         self.dice.reset()
         self.empty.reset()
-        self.bare.since = None
+        self.bare.since = self.bare.empty_since = None
         if self.last_seen:
             self.used_dice = tuple((ANY_FACE, x, y) for _v, x, y in self.last_seen)
             self.used_look, self.used_size, self.used_any = self.last_look, self.last_size, False
@@ -612,6 +619,7 @@ class CameraInput:
         self.uncounted = set()
         self.last_seen = None  # what lies on the tray meanwhile is not known
         self.bare.forget()  # (the camera may come back mounted otherwise)
+        self.seen_die_px = None
 
     # -- frames -----------------------------------------------------------------------------------
     def on_frame(self, frame: Frame, prompt: Prompt, menu: Menu, *, typing: bool, views: Sequence[Any],
@@ -689,7 +697,7 @@ class CameraInput:
             notify("vision", f"dice not read: {exc}", None, now=now)
             return None
         if still is False:  # dice rolling, a hand over the tray: nothing is read
-            self.bare.since = None
+            self.bare.since = self.bare.empty_since = None
             self.dice.reset()
             self.unreadable.reset()  # (nor is what lay there before the buttons' start: the dice are being moved)
             self.tray_readings = None
@@ -701,7 +709,9 @@ class CameraInput:
         better = getattr(self.reader, "better_mean_ready", None)
         if still and self.tray_readings is not None and not (better is not None and better()):
             readings = self.tray_readings  # still since the last read: the same dice, no need to read again
+            self._fresh = False
         else:
+            self._fresh = True
             try:
                 readings = list(self.reader.read_dice(seen, die))
             except Exception as exc:
@@ -732,7 +742,8 @@ class CameraInput:
     def _margin(self, region: Region) -> int:
         """:func:`edge_margin` for the dice's size: the calibration's, else the dice read last (a tenth of the
         region cut a die of 53 px lying across the edge of a 360-px region: read a 3 centred inside, an audit)."""
-        return edge_margin(region, getattr(self.reader, "die_px", None) or self.seen_die_px)
+        seen = None if self.seen_die_px is None else min(self.seen_die_px, 0.25 * min(region.width, region.height))
+        return edge_margin(region, getattr(self.reader, "die_px", None) or seen)  # (one odd box: a quarter at most)
 
     def _read_crop(self, frame: Frame, region: Region | None, m: int) -> tuple[Any, tuple[int, int]]:
         """The picture the dice are read in: the tray's region and ``m`` pixels around it (:meth:`_margin`),
@@ -781,7 +792,8 @@ class CameraInput:
         h, w = self.last_size
         if not readings:
             self.dice.reset()
-            if not blank_look(look):
+            # (once a still run while it agrees: ~2 ms a frame on x86-64 every frame between rolls, a review)
+            if not blank_look(look) and (self._fresh or self.bare.empty_since is not None or self.bare.look is None):
                 self.bare.seen_empty(colour_look(self._tray_now), self._bare_key(), (h, w), now)
             # the tray was emptied (the next dice are a new roll) only when it is seen so, looking as it did
             # around the used dice: a black, white or covered picture shows no dice either

@@ -105,6 +105,9 @@ def test_dice_too_small_in_the_picture_blame_the_camera_not_the_die() -> None:
         "camera: ? 4 ? - can't read 2 dice: too small in the picture (mount the camera lower), or use the buttons")
     flat = [_reading(None, (0, 0, 40, 40)), _reading(4, (60, 0, 100, 40))]
     assert cant_read_words(flat, request) == "camera: ? 4 - can't read 1 die: lay it flat, or use the buttons"
+    # a speck (or a fingernail) of 12 px beside dice of 48 read: the camera is near enough (a review)
+    speck = [_reading(3, (0, 0, 48, 48)), _reading(5, (60, 0, 108, 48)), _reading(None, (0, 60, 12, 72))]
+    assert cant_read_words(speck, request) == "camera: 3 5 ? - can't read 1 die: lay it flat, or use the buttons"
 
 
 def test_a_camera_too_high_is_said_on_the_rollers_screen(tmp_path: Path) -> None:
@@ -135,3 +138,32 @@ def test_without_a_calibration_the_margin_follows_the_dice_read() -> None:
     assert camera._margin(region) == 53
     Reader.die_px = 40.0  # a calibration's size comes first
     assert camera._margin(region) == 40
+
+
+def test_dice_wanting_a_wider_margin_are_read_again() -> None:
+    """Without a calibration the first read is made with a tenth of the region; dice read larger than that are
+    read again at the next frame with a margin of their size (kept while the tray stays still: never)."""
+    from device.camera import Frame
+    from device.camera_input import CameraInput
+
+    class Reader:
+        die_px = None
+
+        def __init__(self) -> None:
+            self.shapes: list[tuple[int, ...]] = []
+
+        def tray_still(self, image: np.ndarray) -> bool:
+            return True
+
+        def read_dice(self, image: np.ndarray, die: str) -> list[DieReading]:
+            self.shapes.append(image.shape[:2])
+            return [_reading(4, (100, 100, 160, 160))]
+
+    reader = Reader()
+    camera = CameraInput(reader, dice_region=Region(200, 100, 500, 400))  # type: ignore[arg-type]
+    request = DiceRequest(die="d6", count=1, label="movement dice", build=lambda v: None)  # type: ignore[arg-type]
+    frame = Frame(np.zeros((720, 1280, 3), np.uint8), 0.0, 0)
+    for _ in range(3):
+        camera._tray(frame, request, lambda *a, **k: None, 0.0)
+    # a tenth of 400 (40 px), then the die's 60-px box / 0.85 (71 px; a quarter of the region at most), then kept
+    assert reader.shapes == [(480, 580), (542, 642)]

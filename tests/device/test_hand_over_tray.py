@@ -224,3 +224,45 @@ def test_a_hand_over_the_rim_is_not_taken_for_a_mix_of_rim_and_felt() -> None:
     cv2.rectangle(hand, (250, 300), (360, 480), (70, 95, 140), -1)
     got = reaching_in(colour_look(hand), colour_look(bare), [], (480, 640), 40.0)
     assert got is not None and got[-1].any()  # it reaches the picture's edge, over the rim
+
+
+def test_an_arm_taken_for_the_empty_tray_and_gone_since_holds_nothing(tmp_path: Path) -> None:
+    """A review: an arm resting still over the empty tray past REACH_HOLD_S became its look (as it should: a
+    lamp moved looks the same), then left, and the roll thrown after held 30 s and more, the patch where the
+    arm lay beside a die.  The look before it is kept: what differs only from the arm's look is nothing."""
+    bare, dice, _ = _tray()
+    resting = _with_hand(bare, (400.0, 90.0), 56.0)
+    with road_app_on_still(tmp_path, bare, VisionReader(faces=FaceLibrary())) as (app, clock):
+        _show(app, clock, bare, 1.0)
+        _show(app, clock, resting, REACH_HOLD_S + 1.5)
+        _show(app, clock, dice, 1.5)
+        _read_as_thrown(app)
+
+
+def test_an_arm_moving_over_the_empty_tray_is_not_taken_for_it(tmp_path: Path) -> None:
+    """A review: the empty tray's timer ran on while the arm moved (1 s still, 5 s moving, 0.5 s still: taken
+    as the tray's look); it counts still time only."""
+    bare, dice, _ = _tray()
+    resting, moved = _with_hand(bare, (400.0, 90.0), 56.0), _with_hand(bare, (340.0, 60.0), 56.0)
+    with road_app_on_still(tmp_path, bare, VisionReader(faces=FaceLibrary())) as (app, clock):
+        _show(app, clock, bare, 1.0)
+        _show(app, clock, resting, 1.0)
+        for k in range(50):
+            _show(app, clock, (resting, moved)[k % 2], 0.1)
+        _show(app, clock, resting, 0.5)
+        assert app.vision is not None and np.array_equal(app.vision.bare.look, colour_look(bare))
+
+
+def test_no_roll_is_held_past_reach_most_s(tmp_path: Path) -> None:
+    """A look gone stale (the tray first seen under a shadow that then went) cannot hold a roll for good."""
+    from device.camera_input import REACH_MOST_S
+
+    bare, dice, _ = _tray()
+    shadowed = bare.copy()
+    shadowed[:, :99] = (shadowed[:, :99] * 0.55).astype(np.uint8)  # through where the 5 will lie
+    with road_app_on_still(tmp_path, shadowed, VisionReader(faces=FaceLibrary())) as (app, clock):
+        _show(app, clock, shadowed, 1.0)  # the first look of the tray: under the shadow
+        _show(app, clock, dice, REACH_MOST_S - 2.0)
+        assert not app.history and _said(app) == [REACH_WORDS]
+        _show(app, clock, dice, 3.0)
+        assert app.history and sorted(app.history[0].command.args["dice"]) == sorted(FACES)
