@@ -706,7 +706,9 @@ def _calibration_for_frames(line: CheckLine, config: PitboardConfig, size: tuple
     cw, ch = (int(v) for v in cal.image_size)
     where = config.vision.calibration or "the data folder's calibration"
     return CheckLine("FAIL", "calibration", f"{where} is for {cw}x{ch} frames, but the camera gives {size[0]}x{size[1]}: "
-                                            "the table is not read until they agree (the camera's line says how)")
+                                            "the table is not read until they agree: calibrate again from a frame "
+                                            "of this camera (`pitboard check --interactive` saves one; or the phone's "
+                                            "Calibrate page)")
 
 
 def check_summary(lines: Sequence[CheckLine]) -> str:

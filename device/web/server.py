@@ -885,19 +885,20 @@ def create_app(ctx: WebContext) -> Starlette:
                 return await _calibrate_page(session, ok=True, message=again)
             return await _calibrate_page(session, status=400, message="that calibration is gone (saved already, or "
                                          "too old): calibrate again")
-        if item.at < ctx.calibration_saved_at:
+        if item.at < ctx.calibration_saved_at:  # (set before the save's await: two confirms at once, one saved)
             # another phone's calibration was saved after this preview was drawn: saving this older one over it
             # said nothing of the other (a review of two phones)
             ctx.proposals.finish(token, None)
             return await _calibrate_page(session, status=409, message="not saved: another phone saved a calibration "
                                          "after this preview was drawn, and the table is read with that one; to use "
                                          "this camera picture instead, calibrate again")
+        saved_before, ctx.calibration_saved_at = ctx.calibration_saved_at, time.monotonic()
         try:
             path = await asyncio.to_thread(save, item.calibration, ctx.calibration_path)
         except ValueError as exc:
+            ctx.calibration_saved_at = saved_before
             ctx.proposals.finish(token, None)
             return await _calibrate_page(session, status=500, message=str(exc))
-        ctx.calibration_saved_at = time.monotonic()
         if ctx.on_calibration is not None:
             ctx.on_calibration(item.calibration)
         message = f"saved {path}: the table is read with it from the next frame on"
@@ -957,9 +958,12 @@ def create_app(ctx: WebContext) -> Starlette:
         typed wrong, /log/3/at/-1), and a form's address opened again (the browser's back after a POST, a
         bookmark of /teach/confirm) goes to its page.  Unpaired browsers learn nothing of the addresses."""
         status = getattr(exc, "status_code", 404)
+        headers = getattr(exc, "headers", None)  # (a 405's Allow)
         wants_page = "text/html" in request.headers.get("accept", "text/html")
-        if not wants_page:
-            return PlainTextResponse("not found" if status == 404 else "method not allowed", status_code=status)
+        if not wants_page or (status == 405 and request.method not in ("GET", "HEAD")):
+            # (a POST to a page's address: the page is there, it takes no form)
+            return PlainTextResponse("not found" if status == 404 else f"{request.method} is not taken here",
+                                     status_code=status, headers=headers)
         if _session(ctx, request) is None:
             return RedirectResponse("/pair", status_code=303)
         top = "/" + request.url.path.strip("/").split("/")[0]

@@ -274,5 +274,6 @@ def test_check_does_not_say_the_calibration_is_read_above_the_cameras_fail(tmp_p
         return [line for line in out.getvalue().splitlines() if " calibration: " in line]
 
     assert check(1080, 1920) == [f"FAIL  calibration: {cal} is for 1280x720 frames, but the camera gives 1920x1080: "
-                                 "the table is not read until they agree (the camera's line says how)"]
+                                 "the table is not read until they agree: calibrate again from a frame of this "
+                                 "camera (`pitboard check --interactive` saves one; or the phone's Calibrate page)"]
     assert check(720, 1280) == [f"OK    calibration: {cal}: the table is read (640x360 mm mat)"]

@@ -338,6 +338,9 @@ def test_an_address_with_no_page_answers_with_a_pitboard_page(table):
     r = client.get("/calibrate/confirm", headers=HTML, follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"] == "/calibrate"
     assert client.get("/nowhere", headers={"accept": "image/png"}).text == "not found"
+    # a POST to a page that takes none: the page is there (a review: "There is no page at /log")
+    r = client.post("/log", data={"csrf": "x"}, headers=HTML)
+    assert r.status_code == 405 and r.text == "POST is not taken here" and "GET" in r.headers["allow"]
 
 
 def test_an_unpaired_browser_learns_nothing_of_the_addresses(table):

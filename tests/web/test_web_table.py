@@ -507,3 +507,38 @@ def test_an_older_preview_is_not_saved_over_a_calibration_saved_since(table, tmp
     assert (tmp_path / "calibration.json").read_bytes() == saved
     # a preview drawn after the save is saved
     assert ana.post("/calibrate/confirm", data={"csrf": ana_csrf, "token": preview(ana, ana_csrf)}).status_code == 200
+
+
+def test_two_confirms_at_once_save_one(table, monkeypatch):
+    """A review: two phones' confirms arriving together (a slow SD card) were both saved, one over the other,
+    the time of the save being set only after it was written."""
+    import threading
+    import time
+
+    import device.web.calibrate as calibrate
+
+    real = calibrate.save
+
+    def slow(*args, **kwargs):
+        time.sleep(0.3)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(calibrate, "save", slow)
+    show(table, scene(SceneSpec(tilt_deg=8.0)))
+    phones = [paired_client(table), paired_client(table)]
+    tokens = []
+    for client, csrf in phones:
+        r = client.post("/calibrate", data={"csrf": csrf, "mat": "800x450"})
+        tokens.append(re.search(r'name=token value="([^"]+)"', r.text).group(1))
+    got: list[int] = []
+
+    def confirm(k: int) -> None:
+        client, csrf = phones[k]
+        got.append(client.post("/calibrate/confirm", data={"csrf": csrf, "token": tokens[k]}).status_code)
+
+    threads = [threading.Thread(target=confirm, args=(k,)) for k in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(got) == [200, 409]
