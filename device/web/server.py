@@ -953,6 +953,7 @@ def create_app(ctx: WebContext) -> Starlette:
         Route("/calibrate/preview/{token}.png", guard(calibrate_preview)),
         Route("/calibrate/confirm", guard(calibrate_confirm), methods=["POST"]),
     ]
+
     async def no_page(request: Request, exc: Exception) -> Response:
         """An address with no page: the pages' own words, not Starlette's bare "Not Found" (a step number
         typed wrong, /log/3/at/-1), and a form's address opened again (the browser's back after a POST, a
@@ -973,7 +974,7 @@ def create_app(ctx: WebContext) -> Starlette:
         where = top if top in pages_at else "/"
         name = dict(pages.NAV)[where]
         body = (f'<p class="refusal">There is no page at <code>{pages.esc(request.url.path)}</code>'
-                f"{' (the steps of a game are numbered from 0)' if top == '/log' else ''}.</p>"
+                f"{' (the steps of a game are numbered from 0)' if '/at/' in request.url.path else ''}.</p>"
                 f'<p><a href="{where}">{pages.esc(name)}</a></p>')
         return html(pages.layout("No such page", body, here=where), status)
 
