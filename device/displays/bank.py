@@ -84,6 +84,12 @@ class ScreenStatus:
         return f"screen {self.player} ({self.name}): NOT ANSWERING: {self.error}{retry}"
 
 
+def working(status: Mapping[str, ScreenStatus]) -> list[str]:
+    """The players of ``status`` (a bank's :meth:`DisplayBank.status`) whose screen works now, in its order (a
+    state given by its value, as :class:`ScreenState`'s is, is taken too)."""
+    return [p for p, s in status.items() if getattr(s.state, "value", s.state) == ScreenState.OK.value]
+
+
 class _Slot:
     def __init__(self, player: str, screen: Screen) -> None:
         self.player = player

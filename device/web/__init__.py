@@ -225,8 +225,10 @@ class WebService:
         players = [str(getattr(v, "player", "")) for v in views]
         status = getattr(getattr(self.app, "displays", None), "status", None)
         if callable(status) and players:
-            working = {p for p, s in status().items() if getattr(s.state, "value", s.state) == "ok"}
-            return next((p for p in players if p in working), players[0])
+            from device.displays.bank import working
+
+            shown = set(working(status()))
+            return next((p for p in players if p in shown), players[0])
         return players[0] if players else None
 
     def show_code(self, seconds: float | None = CODE_SHOWN_S) -> None:

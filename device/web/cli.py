@@ -177,18 +177,17 @@ def run_with_web(config: Any, appliance: Any, stop: Callable[[], bool],
             after a restart: the pair page asked for the code on player 1's screen, which no screen showed, and
             the phones paired before were locked out).  Returns the screen's player, or None."""
             from device.dashboards import pages as screen_pages
+            from device.displays.bank import working
 
-            status = appliance.bank.status()
+            shown = working(appliance.bank.status())
             at_table = {str(getattr(v, "player", "")) for v in appliance.app.match.views()}
-            if any(p in at_table and s.state.value == "ok" for p, s in status.items()):
+            if not shown or any(p in at_table for p in shown):
                 return None
-            for p, s in status.items():
-                if s.state.value == "ok":
-                    said = f"web code {web.code}: type it on the phone's pairing page ({p} is not at this table)"
-                    page = screen_pages.TextPage("PHONE CODE", tuple(screen_pages.wrap(said)), 1, 1)
-                    appliance.bank.show(p, screen_pages.render_text(page))
-                    return p
-            return None
+            p = shown[0]
+            said = f"web code {web.code}: type it on the phone's pairing page ({p} is not at this table)"
+            page = screen_pages.TextPage("PHONE CODE", tuple(screen_pages.wrap(said)), 1, 1)
+            appliance.bank.show(p, screen_pages.render_text(page))
+            return p
 
         def code_restore(player: str) -> None:
             """The screen's own page again once a phone has paired (the code stood on it for good)."""
@@ -206,8 +205,9 @@ def run_with_web(config: Any, appliance: Any, stop: Callable[[], bool],
         where = f"{shown}'s screen (not at this table)" if shown else f"{first}'s screen"
         log(f"web page on {web.url} (listening on {config.web.host}:{web.server.port}; pair with the code "
             f"shown on {where})")
-        screen = appliance.bank.status().get(shown or first)
-        if screen is None or screen.state.value != "ok":  # no screen can show it: the page could not be paired
+        from device.displays.bank import working
+
+        if (shown or first) not in working(appliance.bank.status()):  # no screen shows it: the page could not be paired
             log(f"{first}'s screen does not show anything, so the pairing code is said here: {web.code}")
         if started is not None:
             started(web)
