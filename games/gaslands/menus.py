@@ -439,7 +439,7 @@ def _turned(act: Any, active: Any) -> list[Choice | None]:
     instead" / "Forward instead"; each checked by the rules like every leaf."""
     t = act.template
     out: list[Choice | None] = []
-    if not t.endswith("_straight"):
+    if not rules.is_straight(t):
         other = "right" if act.hand == "left" else "left"
         out.append(leaf(f"{other.capitalize()} instead", Command("choose_template",
                                                                    {"template": t, "hand": other, "edge": act.edge})))

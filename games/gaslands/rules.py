@@ -43,11 +43,16 @@ def _label(template: str) -> str:
     return template.replace("_", " ").title()
 
 
+def is_straight(template: str | None) -> bool:
+    """Whether a template is a straight: it has no hand (every other "may be used turning left or right")."""
+    return (template or "").endswith("_straight")
+
+
 def placed_words(act: Activation) -> str:
     """The template chosen as it is placed: "Gentle, left", "Medium Straight, reverse" (the screens said only
     "the Gentle", which hand and which edge being the prompt's alone)."""
     words = [_label(act.template or "")]
-    if act.hand and not (act.template or "").endswith("_straight"):  # a straight has no hand
+    if act.hand and not is_straight(act.template):
         words.append(act.hand)
     if act.edge == "rear":
         words.append("reverse")
@@ -680,8 +685,7 @@ def step_commands(state: GaslandsState) -> tuple[str, ...]:
     commands = STEP_COMMANDS[step]
     act = state.activation
     if step is Step.PLACE_TEMPLATE and act is not None:
-        straight = (act.template or "").endswith("_straight")
-        if straight and state.vehicle(act.vehicle).gear != 1:
+        if is_straight(act.template) and state.vehicle(act.vehicle).gear != 1:
             commands = tuple(c for c in commands if c != "choose_template")
     return commands
 
@@ -910,8 +914,7 @@ def _turn_template(draft: _Draft, cmd: Command, template: Any) -> None:
         raise Illegal(f"touch-move: the {_label(act.template)} was touched, so it must be used")
     hand, edge = _laid(cmd, act.hand or "left", act.edge)
     _reverse_in_gear_1(v, edge)
-    straight = template.endswith("_straight")  # a straight has no hand
-    if edge == act.edge and (hand == act.hand or straight):
+    if edge == act.edge and (hand == act.hand or is_straight(template)):
         raise Illegal(f"the {placed_words(act)} is chosen already: place it (1.2)")
     draft.emit("template_chosen", vehicle=v.id, template=template, hand=hand, edge=edge, status=act.status.value,
                touch_move=act.touch_move)
