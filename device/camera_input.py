@@ -97,15 +97,22 @@ def _small_in_picture(dice: Sequence[Any]) -> float | None:
     """The median side (px, from the reader's boxes: ~13 px for dice of 10) of ``dice`` when they are too small
     in the picture to read well (``vision.dice.scale.READABLE_PX``: 14 px read 0.87, 10 px 0.43), else None (or
     no boxes)."""
-    import statistics
-
     from vision.dice.scale import READABLE_PX
 
-    sides = [max(b[2] - b[0], b[3] - b[1]) for b in (getattr(r, "box", None) for r in dice) if b is not None]
-    if not sides:
+    box = box_side(dice)
+    if box is None:
         return None
-    side = statistics.median(sides) / BOX_OF_SIDE
+    side = box / BOX_OF_SIDE
     return side if side < READABLE_PX[0] else None
+
+
+def box_side(dice: Sequence[Any]) -> float | None:
+    """The median side (px, the longer of its box's two) of the reader's boxes around ``dice``; None when none
+    has a box."""
+    import statistics
+
+    sides = [max(b[2] - b[0], b[3] - b[1]) for b in (getattr(r, "box", None) for r in dice) if b is not None]
+    return float(statistics.median(sides)) if sides else None
 
 
 def count_words(seen: int, request: DiceRequest) -> str:
@@ -290,13 +297,8 @@ def looks_the_same(look: Any, before: Any, dice: Sequence[tuple[Any, float, floa
     of ``size`` (h, w)): the dice gone and the rest as it was, not a black, white or covered picture."""
     import numpy as np
 
-    h, w = size
-    cw, ch = TRAY_LOOK
-    keep = np.ones((ch, cw), bool)
-    r = max(2, int(round(0.08 * cw)))  # about a die and its shadow, in cells
-    for _v, x, y in dice:
-        cx, cy = int(x / max(w, 1) * cw), int(y / max(h, 1) * ch)
-        keep[max(0, cy - r):cy + r + 1, max(0, cx - r):cx + r + 1] = False
+    r = max(2, int(round(0.08 * TRAY_LOOK[0])))  # about a die and its shadow, in cells
+    keep = _cells_apart(dice, size, r, r)
     if not keep.any():
         return False
     changed = np.abs(look - before)[keep] > TRAY_LOOK_LEVELS
@@ -339,12 +341,20 @@ def _away_from_dice(dice: Sequence[tuple[Any, float, float]], size: tuple[int, i
     pixels: a die and its shadow (three quarters of its side from its centre) left out."""
     import math
 
+    h, w = size
+    cw, ch = TRAY_LOOK
+    rx, ry = (max(1, math.ceil(0.75 * side / (n / cells))) for n, cells in ((max(w, 1), cw), (max(h, 1), ch)))
+    return _cells_apart(dice, size, rx, ry)
+
+
+def _cells_apart(dice: Sequence[tuple[Any, float, float]], size: tuple[int, int], rx: int, ry: int) -> Any:
+    """Cells of the tray's look (:data:`TRAY_LOOK`) farther than ``rx`` across and ``ry`` down from each of
+    ``dice`` (tray pixels of a crop of ``size`` (h, w))."""
     import numpy as np
 
     h, w = size
     cw, ch = TRAY_LOOK
     keep = np.ones((ch, cw), bool)
-    rx, ry = (max(1, math.ceil(0.75 * side / (n / cells))) for n, cells in ((max(w, 1), cw), (max(h, 1), ch)))
     for _v, x, y in dice:
         cx, cy = int(x / max(w, 1) * cw), int(y / max(h, 1) * ch)
         keep[max(0, cy - ry):cy + ry + 1, max(0, cx - rx):cx + rx + 1] = False
@@ -876,13 +886,11 @@ class CameraInput:
         dice (a die under a finger was read wrong 14 times of the 15 it was given a value, the audit of the dev
         photos) or a shadow's edge through them.  The roller is told for as long as it holds (the words go a
         second after); False when nothing reaches in, or the tray was never seen empty here."""
-        import numpy as np
-
         if self.bare.look is None or self._tray_now is None:
             return False
-        boxes = [r.box for r in readings if getattr(r, "box", None) is not None]
-        side = (float(np.median([max(b[2] - b[0], b[3] - b[1]) for b in boxes])) if boxes
-                else getattr(self.reader, "die_px", None))
+        side = box_side(readings)
+        if side is None:
+            side = getattr(self.reader, "die_px", None)
         if not side:
             return False
         # around the dice read (a die not read may be a fingernail: left out, the hand is hidden with it and the
