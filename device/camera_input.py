@@ -230,6 +230,9 @@ SAME_DIE_PX = 12.0
 #: A token zone the camera has not been able to count for this long (seconds) is said to be so on its
 #: player's screen; a hand passing over it for less keeps its last count and says nothing.
 UNCLEAR_S = 6.0
+#: How long a player whose hazard tokens lie in no token zone is told so (seconds), once a game (or again when
+#: the table's zones change): the camera never counts them, and nothing else on their screen would say so.
+NO_ZONE_WORDS_S = 15.0
 #: A die whose face is not known: one the camera could not read, or one a roll entered by hand used.
 ANY_FACE = "?"
 
@@ -563,6 +566,7 @@ class CameraInput:
         self.cant_read_shown = False  # the "camera can't read" notice is up
         self.mismatches: list[Mismatch] = []
         self.frames_seen = 0
+        self.told_no_zone: set[tuple[str, frozenset[str]]] = set()  # (player, the zones then) told no zone is theirs
 
     @property
     def dice_region(self) -> Region | None:
@@ -1049,6 +1053,7 @@ class CameraInput:
         "(hold OK)" hint is theirs alone, and only then."""
         tokens = {str(z): n for z, n in (getattr(table, "tokens", None) or {}).items()}
         logged = logged_hazards(views)
+        self._say_no_zone(tokens, views, notify, now)
         for zone, n in tokens.items():
             if n is None:
                 self.unclear_since.setdefault(zone, now)
@@ -1093,6 +1098,27 @@ class CameraInput:
                     fresh.append(Mismatch(zone, player, vehicle, name, n, expected, self.removed.get(zone, 0), due))
         self.mismatches = fresh
         self.post_mismatches(notify, withdraw, now, takes=takes, chooser=chooser)
+
+    def _say_no_zone(self, zones: Mapping[str, Any], views: Sequence[Any], notify: Notify, now: float) -> None:
+        """A player some of whose vehicles' hazard tokens have no token zone (a fifth player on a table calibrated
+        with four zones or zone cards) is told so on their screen: the camera counts the others' and never theirs.
+        Said once a game, and again when the table's zones change; nothing when the table has no token zones."""
+        if not zones:
+            return
+        names = frozenset(zones)
+        for seat, view in enumerate(views, start=1):
+            player = getattr(view, "player", None)
+            vehicles = [v for v in getattr(view, "vehicles", ()) if hasattr(v, "hazards")]
+            if player is None or not vehicles or {str(player), f"p{seat}"} & names:
+                continue
+            bare = [str(getattr(v, "name", v.id)) for v in vehicles if str(v.id) not in names]
+            if not bare or (str(player), names) in self.told_no_zone:
+                continue
+            self.told_no_zone.add((str(player), names))
+            whose = f"{player}'s" if len(bare) == len(vehicles) else ", ".join(bare) + "'s"
+            notify("token_zone", f"HAZARDS: the camera does not count {whose} hazard tokens (no token zone p{seat} "
+                                 "on the table): enter them with the menu", player,
+                   until=now + NO_ZONE_WORDS_S, now=now)
 
     def post_mismatches(self, notify: Notify, withdraw: Withdraw, now: float, *, takes: bool,
                         chooser: str | None) -> None:

@@ -432,7 +432,7 @@ def pixel_text(
 NOTICE_TITLES = {"refused": "REFUSED", "camera_down": "CAMERA OFF", "camera_back": "CAMERA OK", "dice": "DICE",
                  "typing": "DICE", "dice_taken": "DICE", "tray_count": "DICE TRAY", "dice_region": "DICE TRAY",
                  "vision": "CAMERA", "info": "INFO", "car_unseen": "CAR NOT SEEN",
-                 "template_seen": "TEMPLATE", "hazard_mismatch": "HAZARDS",
+                 "template_seen": "TEMPLATE", "hazard_mismatch": "HAZARDS", "token_zone": "HAZARDS",
                  "files": "FILES", "screen": "SCREEN OFF", "store": "GAME LOG", "resumed": "RESUMED",
                  "not_recorded": "NOT RECORDED", "recorded": "RECORDED", "undone": "UNDONE", "roll": "ROLL", "news": "NOTE",
                  "not_started": "NOT STARTED"}

@@ -806,6 +806,25 @@ def test_hazard_count_mismatch_is_an_alert_not_a_command(tmp_path: Path) -> None
     assert not rig.app.screen_views()[0].alerts and rig.page("Ann").alert == ""
 
 
+def test_a_player_with_no_token_zone_is_told_on_their_own_screen(tmp_path: Path) -> None:
+    """The camera counts Ann's tokens (her car's zone) and never Ben's: Ben is told, on his screen, for a while."""
+    rig = Rig(tmp_path, camera=True, table_every=1)
+    rig.reader.table = SimpleNamespace(templates=[], tokens={"car": 0})
+    for _ in range(3):
+        rig.step()
+    text = "HAZARDS: the camera does not count Ben's hazard tokens (no token zone p2 on the table): enter them with the menu"
+    assert [(n.kind, n.player, n.text) for n in rig.app.notices] == [("token_zone", "Ben", text)]
+    pieces = []
+    for _ in range(140):  # on Ben's screen, a piece at a time, each under its title; never on Ann's
+        rig.step()
+        assert rig.page("Ann").alert == ""  # her menu page (her step)
+        pieces += [a.text for a in rig.screens.last("Ben").alerts if a.text not in pieces]
+    assert " ".join(p.removeprefix("HAZARDS: ") for p in pieces) == text.removeprefix("HAZARDS: ")
+    for _ in range(20):  # 16 s later: gone, and not said again at every read of the table
+        rig.step()
+    assert not rig.app.screen_views()[1].alerts
+
+
 def test_a_hazard_count_read_again_and_again_pages_through_all_its_words(tmp_path: Path) -> None:
     """Posted again (withdrawn and posted whole) at every read of the table, every half second, the count's
     footer began again each time: over 12 s only "Car: 2 hazard tokens" was seen, never "seen, log 0 (hold

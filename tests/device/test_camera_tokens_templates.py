@@ -346,3 +346,39 @@ def test_tokens_to_take_off_count_those_still_to_gain() -> None:
         for k in range(3):
             ci._tokens(NS(tokens={"rust": 4}), views, calls.notify, calls.withdraw, k * 0.1, chooser="Alice")
     assert calls.notices[("hazard_mismatch", "Alice")] == "Rust Bucket: take 1 hazard token off (log 2 + 1 to gain)"
+
+
+def _seats(*players: str) -> list[Any]:
+    return [NS(player=p, vehicles=[NS(id=p.lower(), name=f"{p}'s car", hazards=0)]) for p in players]
+
+
+def test_a_player_whose_tokens_have_no_zone_is_told_once_on_their_screen() -> None:
+    """A fifth player at a table calibrated with four token zones (p1..p4, the default and `pitboard markers`'
+    four cards): the camera counted the others' hazard tokens and never theirs, and nothing said so."""
+    ci, calls = CameraInput(NS(), settle_frames=3), Calls()
+    posted: list[tuple[str, str | None]] = []
+
+    def notify(kind: str, text: str, player: str | None, **kw: Any) -> None:
+        posted.append((kind, player))
+        calls.notify(kind, text, player, **kw)
+
+    views = _seats("Ann", "Ben", "Cat", "Dee", "Eve")
+    zones = {"p1": 0, "p2": 0, "p3": None, "p4": 0}  # p3 under a hand: a zone all the same
+    for _ in range(4):
+        ci._tokens(NS(tokens=zones), views, notify, calls.withdraw, 0.0)
+    assert posted.count(("token_zone", "Eve")) == 1  # once, not at every read of the table
+    assert calls.notices[("token_zone", "Eve")] == ("HAZARDS: the camera does not count Eve's hazard tokens (no token "
+                                                    "zone p5 on the table): enter them with the menu")
+    assert [k for k in posted if k[0] == "token_zone"] == [("token_zone", "Eve")]
+    # a zone named after the vehicle (or the player) is theirs too; the zones changed: said again, to whom it is so
+    ci._tokens(NS(tokens={**zones, "eve": 0, "Dee": 0}), views, notify, calls.withdraw, 0.0)
+    assert [k for k in posted if k[0] == "token_zone"] == [("token_zone", "Eve")]
+    two = [NS(player="Ann", vehicles=[NS(id="a1", name="Rust Bucket", hazards=0), NS(id="a2", name="Brick", hazards=0)])]
+    ci._tokens(NS(tokens={"a1": 0}), two, notify, calls.withdraw, 0.0)
+    assert calls.notices[("token_zone", "Ann")].startswith("HAZARDS: the camera does not count Brick's hazard tokens")
+    # a table with no token zones counts nobody's: nothing to tell one player (nor in a game without hazards)
+    ci, posted[:] = CameraInput(NS(), settle_frames=3), []
+    ci._tokens(NS(tokens={}), views, notify, calls.withdraw, 0.0)
+    ci._tokens(NS(tokens={"p1": 0}), [NS(player="Ann", vehicles=[NS(id="r", name="Rig")])] * 2, notify,
+               calls.withdraw, 0.0)
+    assert posted == []
