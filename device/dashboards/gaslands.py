@@ -53,7 +53,9 @@ from games.gaslands.state import PlayerView, VehicleView, name_for_owner
 ALERT_TITLES = {"wrecked": "WRECKED", "lost_control": "LOST CONTROL", "wipeout_coming": "WIPEOUT!",
                 "illegal_template": "NOT PERMITTED", "touch_move": "YOU PICK", "touch_move_place": "YOU PLACE",
                 "car_unseen": "CAR NOT SEEN"}
-ALERT_ORDER = ("wrecked", "lost_control", "wipeout_coming", "illegal_template", "touch_move", "touch_move_place",
+#: Which alert the banner shows first (the others are "+N").  A roll asked of this player now ("3 hits: roll 3 evade
+#: dice") before all: behind a crash's news it stood unseen for 14 s while the evade entry waited (an audit).
+ALERT_ORDER = ("roll", "wrecked", "lost_control", "wipeout_coming", "illegal_template", "touch_move", "touch_move_place",
                "car_unseen")
 
 #: The rules' step names are for the log; the screen has ~20 characters.

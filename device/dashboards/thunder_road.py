@@ -29,7 +29,7 @@ ALERT_TITLES = {"fire_roll": "ROLL FIRE DIE", "out_of_service": "OUT OF SERVICE"
 #: The app's notices (``"*"``: any kind not named; an undo and a move not recorded first) come before OUT OF
 #: SERVICE, which stands as long as a car is out of service (turns on end, and its column says OUT): under it
 #: its owner never saw "UNDONE: …", "recorded: …", RESUMED or the game's news meant for every screen.
-ALERT_ORDER = ("fire_roll", "reroll", "not_recorded", "undone", "*", "out_of_service")
+ALERT_ORDER = ("fire_roll", "reroll", "roll", "not_recorded", "undone", "*", "out_of_service")
 
 HEADER_BOTTOM = 11
 MIDDLE_TOP, MIDDLE_BOTTOM = 13, 52

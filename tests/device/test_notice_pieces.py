@@ -68,3 +68,30 @@ def test_the_app_turns_the_pieces_on_the_other_players_screens(tmp_path) -> None
                     seen.append(alert.text)
         (said,) = [n.text for n in app.notices if n.kind == "vision"]
         assert seen == notice_pieces("thunder_road", "vision", said) and len(seen) > 2
+
+
+@pytest.mark.parametrize("game", ["gaslands", "thunder_road"])
+def test_a_roll_asked_of_the_player_comes_before_older_news(game: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An audit: "Eve's Bike with Sidecar: 3 hits: roll 3 evade dice" stood behind "HEAD-ON CRASH: ..." on Eve's
+    screen for 14 s while the evade entry waited for her dice (a roll asked of her had no rank)."""
+    import importlib
+    from types import SimpleNamespace
+
+    from games.core import Alert
+
+    dash = importlib.import_module(f"device.dashboards.{game}")
+    drawn: list[tuple[str, str]] = []
+    monkeypatch.setattr(dash, "banner", lambda _d, _box, title, text, **_: drawn.append((title, text)), raising=False)
+    monkeypatch.setattr(dash, "fit_text", lambda *_a, **_k: None, raising=False)
+    crash = Alert("news", "Head-on crash: Charlotte's Performance Car and The Brick, +2 hazard each", None)
+    roll = Alert("roll", "Eve's Bike: 3 hits: roll 3 evade dice", "Eve")
+    view = SimpleNamespace(player="Eve", alerts=(crash, roll))
+    draw = SimpleNamespace(rectangle=lambda *_a, **_k: None, text=lambda *_a, **_k: None)
+    if game == "gaslands":
+        dash._alert(draw, view, True)
+        assert "ROLL 3 EVADE DICE" in drawn[0][0].upper() + " " + drawn[0][1].upper()
+    else:
+        texts: list[str] = []
+        monkeypatch.setattr(dash, "notice_title", lambda kind, text: texts.append(kind) or ("T", text))
+        dash._alert(draw, view, True)
+        assert texts[0] == "roll"
