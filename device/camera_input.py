@@ -1440,6 +1440,12 @@ def read_calibration_file(path: Any | None) -> tuple[Any, VisionFileProblem | No
     if configured:
         redo += f" (on an installed Pi: `sudo -u pitboard pitboard calibrate IMAGE{out}`)"
     short = "TABLE NOT READ: calibration"
+    from device.safe_files import unreachable
+
+    closed = unreachable(p)
+    if closed:  # Path.exists raises in a folder closed to this user
+        return None, VisionFileProblem("calibration", p, f"the calibration {p} {closed}. Until then the table is not "
+                                       "read: templates and tokens are entered with the buttons.", short)
     if configured and not p.exists() and p.name == "calibration.json" and (p.parent / CALIBRATION_FILE).is_file():
         # the name before table_calibration.json: an /etc/pitboard/pitboard.toml from then is never rewritten
         return None, VisionFileProblem("calibration", p, f"the calibration {p} does not exist, but "
@@ -1578,8 +1584,14 @@ def read_token_look(base: Any, path: Any | None = None) -> tuple[Any, VisionFile
     """``base`` with the token colour and bare mats learned at set-up (``<data folder>/table_tokens.npz``,
     written by ``pitboard calibrate`` and ``pitboard teach tokens``).  No file: ``base`` (golden tokens, the
     mat judged from each frame).  A damaged file: ``base`` and a (not severe) problem saying what to do."""
+    from device.safe_files import unreachable
     from device.token_files import TokenFileError, load_token_look, tokens_path
 
+    closed = unreachable(tokens_path(path))
+    if closed:  # Path.exists raises in a folder closed to this user
+        return base, VisionFileProblem("token look", tokens_path(path), f"the token look {tokens_path(path)} {closed}. "
+                                       "Until then tokens are counted as golden tokens on an unlearned mat.",
+                                       "TOKENS FILE BAD", severe=False)
     if path is not None and not tokens_path(path).exists():
         return base, VisionFileProblem("token look", tokens_path(path), f"the token look {path} named in "
                                        "[vision] tokens does not exist: run `pitboard calibrate IMAGE` and "
@@ -1604,9 +1616,11 @@ def read_face_library(path: Any | None, config_option: str | None = None) -> tup
                                            unrolled_dice_words)
     from vision.dice.faces import FaceLibrary, MendableLibraryError, NewerLibraryError
 
+    from device.safe_files import unreachable
+
     p = Path(path) if path is not None else library_path()
-    if not p.exists() and not p.is_symlink():
-        return FaceLibrary(), None
+    if not unreachable(p) and not p.exists() and not p.is_symlink():  # (exists raises in a folder closed to us:
+        return FaceLibrary(), None  # _read_json_file says so)
     redo = redo_words(p, config_option)
     data, wrong = _read_json_file(p, "face library", FILE_NAME, redo)
     if wrong is None:

@@ -570,11 +570,18 @@ def probe_vision_files(config: PitboardConfig) -> list[CheckLine]:
     """The calibration and the face library: OK, FAIL (damaged, unreadable, configured but missing: the
     camera reads without them), WARN when the camera is off (they are not used then) or no calibration
     was made yet."""
-    try:
-        cal, lib, problems = read_vision_files(config)
-    except PermissionError as exc:
-        return [CheckLine("WARN", "calibration, face library", f"{exc.filename} cannot be looked at by this user "
-                                                               f"({exc.strerror}); {AS_SERVICE_USER}")]
+    from device.dice_library_files import library_path
+    from device.paths import data_dir
+    from device.safe_files import unreachable
+    from device.table_files import CALIBRATION_FILE
+
+    # check is run by the login user, the files are the service user's: the appliance may well read them
+    for path in (Path(config.vision.calibration or data_dir() / CALIBRATION_FILE),
+                 Path(config.vision.faces or library_path())):
+        if (unreachable(path) or "").startswith("cannot be reached"):  # (not a link leading nowhere: said below)
+            return [CheckLine("WARN", "calibration, face library", f"{path} cannot be looked at by this user "
+                                                                   f"(Permission denied); {AS_SERVICE_USER}")]
+    cal, lib, problems = read_vision_files(config)
     camera_on = config.camera.backend.value != "none"
     found = {p.part: p for p in problems}
     lines = []
@@ -1150,6 +1157,11 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
     except (LookupError, ValueError) as exc:
         raise _user_error(f"{config.source}: game: {exc}") from None
     given = config.store.path
+    from device.safe_files import unreachable
+
+    closed = unreachable(given) if given is not None else None
+    if closed:  # (Path.exists raises in a folder closed to this user)
+        raise _user_error(f"the game log {given} {closed} (as [store] path in {config.source})")
     if given is not None and not given.exists() and not given.parent.is_dir():
         # as `check` says: a mistyped folder would begin a new game there, and the unfinished one (in the
         # folder meant) would not be resumed

@@ -226,6 +226,11 @@ class Store:
         self.read_only = read_only
         self._db: sqlite3.Connection | None = None
         self._lock: _WriterLock | None = None
+        from device.safe_files import unreachable
+
+        closed = unreachable(self.path)
+        if closed:  # (Path.exists raises in a folder closed to this user)
+            raise StoreError(f"the game log {self.path} {closed}")
         if self.path.is_dir():
             raise StoreError(f"{self.path} is a folder; give a file path for the game log")
         exists = self.path.exists()

@@ -96,6 +96,8 @@ def test_every_cut_of_a_jpeg_is_refused(tmp_path: Path, keep: float) -> None:
     ["dice", "read", "{d}/frame.png"],
     ["check", "--config", "{d}/pitboard.toml"],
     ["play", "gaslands", "--setup", "{d}/setup.toml", "--db", "{tmp}/g.sqlite"],
+    ["play", "gaslands", "--db", "{d}/g.sqlite"],  # (an audit: these two raised out of Store)
+    ["log", "list", "--db", "{d}/g.sqlite"],
 ])
 def test_a_file_in_a_folder_closed_to_the_user_is_told_not_a_traceback(tmp_path: Path, monkeypatch, capsys,
                                                                         argv: list[str]) -> None:

@@ -3,6 +3,7 @@ is wrong, logs what is wrong and what to do, and ``pitboard check`` names the fi
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import time
@@ -638,3 +639,54 @@ def test_a_face_library_taught_whole_on_the_page_takes_the_notice_away(tmp_path:
         assert not any("FACES FILE BAD" in " ".join(t) for t in _screen_alerts(appliance).values())
     finally:
         appliance.close()
+
+
+def _closed_folder(monkeypatch, folder: Path) -> None:
+    """A folder the user running Pitboard may not enter (root passes every permission here: a stand-in for the
+    kernel refuses to look into it, as Path.stat is refused there)."""
+    real_stat = Path.stat
+
+    def stat(self: Path, *a, **k):
+        if str(self).startswith(str(folder) + "/"):
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_stat(self, *a, **k)
+
+    monkeypatch.setattr(Path, "stat", stat)
+
+
+def test_run_with_its_files_in_a_folder_closed_to_it_plays_on_and_says_so(tmp_path: Path, factory,
+                                                                          monkeypatch) -> None:
+    """An audit: [vision] faces, tokens or calibration in a folder the service user may not enter stopped
+    `pitboard run` with a PermissionError traceback (Path.exists raises there); under systemd it restarted and
+    crashed again, the screens dark.  A file that cannot be read is told and the game goes on without it."""
+    closed = tmp_path / "private"
+    config = _config(tmp_path, calibration=closed / "table_calibration.json", faces=closed / "faces.json")
+    config = dataclasses.replace(config, vision=dataclasses.replace(config.vision, tokens=closed / "tokens.npz"))
+    _closed_folder(monkeypatch, closed)
+    clock, logs = Clock(), []
+    appliance = build_appliance(config, pin_factory=factory, screen_backend="recording", clock=clock,
+                                log=logs.append, camera_backend=ReplayBackend(tmp_path / "frames"))
+    try:
+        warnings = [m for m in logs if m.startswith(("warning:", "note:"))]
+        for name in ("table_calibration.json", "faces.json"):  # (no calibration: the token look is not read)
+            said = [w for w in warnings if str(closed / name) in w]
+            assert said and "cannot be reached (Permission denied" in said[0] and "give the user running" in said[0], \
+                (name, warnings)
+        _plays(appliance, factory, clock)
+    finally:
+        appliance.close()
+    from device.camera_input import read_token_look
+
+    base = object()
+    look, problem = read_token_look(base, closed / "tokens.npz")
+    assert look is base and problem is not None and "cannot be reached (Permission denied" in problem.message
+
+
+def test_a_game_log_in_a_folder_closed_to_it_is_refused_in_words(tmp_path: Path, factory, monkeypatch) -> None:
+    closed = tmp_path / "private"
+    config = _config(tmp_path, store={"path": str(closed / "games.sqlite")})
+    _closed_folder(monkeypatch, closed)
+    with pytest.raises(UserError) as caught:
+        build_appliance(config, pin_factory=factory, screen_backend="recording", log=lambda m: None)
+    message = str(caught.value)
+    assert str(closed / "games.sqlite") in message and "cannot be reached (Permission denied" in message, message
