@@ -520,7 +520,7 @@ def create_app(ctx: WebContext) -> Starlette:
         return setup_html(session, game, example_setup(game), restore=True)
 
     async def setup_post(request: Request, session: Session, form: dict[str, str]) -> Response:
-        from device.web.setup import check_setup, example_setup, game_names
+        from device.web.setup import check_setup, example_setup, game_names, saved_files_notes
 
         game = form.get("game", ctx.game)
         # a browser sends a text box's lines ended CRLF: the untouched example below was never recognised
@@ -575,6 +575,7 @@ def create_app(ctx: WebContext) -> Starlette:
             if once:
                 begun.append(once)
             starts[1], starts[2] = starts[1] + 1, game  # (no await since the check: no other Start came between)
+            result += saved_files_notes(game, options, ctx.chart_path)  # (options: the setup's, with the files')
             return setup_html(session, game, text, result, ok=True, begun_now=True)
         token = secrets.token_urlsafe(9)
         checked[token] = (game, text, message)

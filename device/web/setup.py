@@ -37,6 +37,7 @@ def check_setup(game: str, text: str, chart_path: Path | None = None) -> tuple[d
         return None, str(exc)
     if not isinstance(options, dict):
         return None, "the setup must be a TOML table"
+    damaged = saved_files_notes(game, options, chart_path)
     if game == "gaslands" and "chart" not in options and chart_path is not None:
         saved, _problem = read_chart(chart_path)
         if saved:
@@ -75,7 +76,25 @@ def check_setup(game: str, text: str, chart_path: Path | None = None) -> tuple[d
     warned = "".join(f"; note: {text}" for _who, text in name_warnings(players))
     from device.web.pages import title_of
 
-    return options, f"{title_of(game)}: a valid table{who}{note}{warned}"
+    return options, f"{title_of(game)}: a valid table{who}{note}{warned}{damaged}"
+
+
+def saved_files_notes(game: str, options: Mapping[str, Any], chart_path: Path | None) -> str:
+    """"; note: ..." for each file saved from the page that a game of ``game`` begun with ``options`` would read
+    but cannot (a damaged chart, Fire die or facts file): it was dropped without a word, and the game begun on
+    the packaged values while Check said "a valid table" (an audit)."""
+    if chart_path is None:
+        return ""
+    from device.web.facts import GAMES, file_name, read_facts
+
+    found = []
+    if game == "gaslands" and "chart" not in options:
+        found.append((read_chart(chart_path)[1], "the packaged permitted-gears chart"))
+    if game == "thunder_road" and "fire_die" not in options:
+        found.append((read_fire(chart_path.parent / FIRE_FILE)[1], "the packaged Fire die"))
+    if game in GAMES:
+        found.append((read_facts(chart_path.parent / file_name(game))[1], "the setup's and the packaged rule facts"))
+    return "".join(f"; note: {problem}; until then this game uses {instead}" for problem, instead in found if problem)
 
 
 def read_chart(path: Path) -> tuple[dict[str, list[str]], str]:

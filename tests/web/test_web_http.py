@@ -230,6 +230,33 @@ def test_a_new_game_from_the_page_takes_the_saved_chart(tmp_path):
         t.close()
 
 
+@pytest.mark.parametrize("game, name, text, instead", [
+    ("gaslands", "chart.toml", '[chart]\nhairpin = ["permitted",\n', "the packaged permitted-gears chart"),
+    ("thunder_road", "thunder_road-facts.toml", "damage_slots = 3 3\n", "the setup's and the packaged rule facts"),
+    ("thunder_road", "thunder_road-fire_die.toml", "[fire_die\n", "the packaged Fire die"),
+])
+def test_a_damaged_file_saved_from_the_page_is_named_at_check_and_start(tmp_path, game, name, text, instead):
+    """An audit: a chart (or facts, or Fire die) file saved from the phone and since damaged was dropped without a
+    word: Check said "a valid table", Start began the game on the packaged values."""
+    from games import game_package
+
+    started = []
+    t = Table(tmp_path, new_game=lambda game, options: started.append(options) or "begun")
+    try:
+        client, token = paired_client(t)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        example = game_package(game).EXAMPLE_SETUP
+        for action in ("check", "start"):
+            r = client.post("/setup", data={"csrf": token, "game": game, "action": action, "setup": example,
+                                            "replace": "1"})
+            said = pages_text(f"note: {tmp_path / name} ")
+            assert r.status_code == 200 and said in r.text and pages_text(f"this game uses {instead}") in r.text, \
+                (action, r.text[-3000:])
+        assert len(started) == 1
+    finally:
+        t.close()
+
+
 def test_the_fire_die_is_saved_as_the_setups_fire_die_and_a_new_game_takes_it(tmp_path):
     import tomllib
 
