@@ -325,6 +325,10 @@ def probe_game(config: PitboardConfig, playing: Any = None) -> list[CheckLine]:
         module = game_package(config.game.name)
         options = read_setup(module, config.game.setup, config.source)
     except Exception as exc:
+        resumed = _unfinished_in_log(config)
+        if resumed is not None:  # as run does: the game under way needs no setup
+            return [CheckLine("WARN", part, f"{exc}; run resumes the unfinished {resumed[0]} game {resumed[1]}, "
+                                            "which needs no setup: mend it before the next new game")]
         return [CheckLine("FAIL", part, str(exc))]
     try:
         players = seated_players(module, module.GAME.start(options))
@@ -333,6 +337,31 @@ def probe_game(config: PitboardConfig, playing: Any = None) -> list[CheckLine]:
         return [CheckLine("FAIL", part, _setup_refused(config, reason, options))]
     source = str(config.game.setup) if config.game.setup else "example setup"
     return [CheckLine("OK", part, f"{source} is a valid table"), *_table_lines(config, module, options, players)]
+
+
+def _unfinished_in_log(config: PitboardConfig) -> tuple[str, int] | None:
+    """(kind, id) of the game ``run`` would resume from the game log, looked at read-only; None when it would
+    begin one (or the log cannot be looked at: its own line says why)."""
+    from device.paths import data_dir
+    from device.store import Store
+    from games import game_package
+
+    try:
+        path = config.store.path or data_dir() / "games.sqlite"
+        if not path.is_file() or path.stat().st_size == 0:
+            return None
+        store = Store(path, read_only=True)
+    except Exception:  # noqa: BLE001 - the game log's own line names it
+        return None
+    try:
+        package = game_package(config.game.name)
+        game = (_resumed_kind(store, package) or package).GAME
+        game_id = store.latest_unfinished(game.name)
+        return None if game_id is None else (game.name, int(game_id))
+    except Exception:  # noqa: BLE001 - as above
+        return None
+    finally:
+        store.close()
 
 
 def _probe_playing(config: PitboardConfig, playing: Any) -> list[CheckLine]:
@@ -1153,9 +1182,13 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
         raise _user_error(f"{config.source}: screens: none configured; add one [[screens]] table per player")
     try:
         module = game_package(config.game.name)
-        options = read_setup(module, config.game.setup, config.source)
-    except (LookupError, ValueError) as exc:
+    except LookupError as exc:
         raise _user_error(f"{config.source}: game: {exc}") from None
+    setup_wrong: str | None = None
+    try:
+        options = read_setup(module, config.game.setup, config.source)
+    except (LookupError, ValueError) as exc:  # said below, unless a game in the log is resumed (it needs none)
+        options, setup_wrong = {}, f"{config.source}: game: {exc}"
     given = config.store.path
     from device.safe_files import unreachable
 
@@ -1176,6 +1209,14 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
         log(f"resuming the unfinished {other.GAME.name} game (begun from the web page); [game] name "
             f"{config.game.name!r} begins when the log holds no unfinished game")
         module, options = other, None
+    if setup_wrong is not None:
+        if options is not None and store.would_begin(module.GAME):  # a new game needs it
+            store.close()
+            raise _user_error(setup_wrong)
+        # an owner editing the next game's setup, then a power cut, stranded the game under way (an audit)
+        log(f"warning: {setup_wrong}; it is needed only to begin the next new game: the unfinished game in the log "
+            "is resumed")
+        options = None
     def refused(exc: Exception) -> Exception:
         if isinstance(exc, StoreError):  # the log's game cannot be replayed: the log, not the setup, is named
             return _user_error(f"the game could not start: {exc}")

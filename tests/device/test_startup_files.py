@@ -400,6 +400,40 @@ def test_the_camera_off_leaves_the_files_alone_at_run_and_check_only_warns(tmp_p
     assert any(l.startswith("WARN  calibration:") and 'not used: camera backend "none"' in l for l in lines_text)
 
 
+def test_a_bad_setup_does_not_strand_the_game_under_way(tmp_path: Path, factory) -> None:
+    """An audit: the owner edits the next game's setup (a quote left open), then a power cut: `pitboard run`
+    refused to start, and the unfinished game in the log was stranded.  It needs no setup: it is resumed, the
+    setup's fault said in the journal (and a new game still refuses it)."""
+    setup = tmp_path / "setup.toml"
+    config = _config(tmp_path, game={"name": "space_race"}, screens=[{"player": "USA"}, {"player": "USSR",
+                                                                                          "address": 0x3D}])
+    first = build_appliance(config, pin_factory=factory, screen_backend="recording", log=lambda m: None)
+    game_id = first.game_id
+    first.close()
+    factory.reset()
+    setup.write_text('edition = "deluxe\n', encoding="utf-8")
+    config = _config(tmp_path, game={"name": "space_race", "setup": str(setup)},
+                     screens=[{"player": "USA"}, {"player": "USSR", "address": 0x3D}])
+    logs: list[str] = []
+    again = build_appliance(config, pin_factory=factory, screen_backend="recording", log=logs.append)
+    try:
+        assert again.resumed and again.game_id == game_id
+        said = [m for m in logs if m.startswith("warning:") and str(setup) in m]
+        assert said and "needed only to begin the next new game" in said[0], logs
+    finally:
+        again.close()
+    factory.reset()
+    line = next(l for l in _check(config)[1] if l.startswith(("FAIL  game space_race", "WARN  game space_race")))
+    assert line.startswith("WARN") and f"run resumes the unfinished space_race game {game_id}" in line, line
+    from device.store import Store
+
+    with Store(tmp_path / "games.sqlite") as store:
+        store.finish(game_id)
+    with pytest.raises(UserError, match="not valid TOML"):
+        build_appliance(config, pin_factory=factory, screen_backend="recording", log=lambda m: None)
+    assert any(l.startswith("FAIL  game space_race") for l in _check(config)[1])
+
+
 @pytest.mark.parametrize("kind", ["a folder", "binary", "deeply nested", "missing"])
 def test_a_bad_setup_path_is_a_clear_message_at_run_and_in_check(kind: str, tmp_path: Path, factory) -> None:
     setup = tmp_path / "setup.toml"
