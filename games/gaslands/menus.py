@@ -379,7 +379,10 @@ def menu(state: GaslandsState) -> Menu:
     dice: DiceRequest | None = None
     table_extra: list[Choice | None] = []
     if "activate" in commands:
-        choices += [leaf(f"{own_name(v)} (gear {v.gear})", Command("activate", {"vehicle": v.id}))
+        # with its hazard tokens: a screen shows one vehicle's, and the owner choosing which to activate could
+        # not see how near the others were to a wipeout (an audit at a table of three vehicles each)
+        choices += [leaf(f"{own_name(v)} (gear {v.gear}{f', {v.hazards} haz' if v.hazards else ''})",
+                         Command("activate", {"vehicle": v.id}))
                     for v in rules.qualifying(state, state.turn)]
     if "choose_template" in commands and active is not None and step != Step.PLACE_TEMPLATE.value:
         choices += _templates(state, active)

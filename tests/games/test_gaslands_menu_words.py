@@ -21,6 +21,14 @@ def test_own_vehicles_are_offered_without_the_owners_name() -> None:
     assert menu(t.state).choices[1].command.args == {"vehicle": "dmitri-2"}
 
 
+def test_the_vehicles_to_activate_are_offered_with_their_hazard_tokens() -> None:
+    """"every player checks every vehicle they control; each one with 6 or more hazard tokens loses control":
+    the owner's screen shows one vehicle's tokens; the list to activate from now shows each one's."""
+    t = Table(("Dmitri", ["bike_with_sidecar", "ice_cream_truck"]), ("Bob", ["truck"]))
+    t.patch("dmitri-2", hazards=4)
+    assert _labels(t)[:2] == ["Bike with Sidecar (gear 1)", "Ice Cream Truck (gear 1, 4 haz)"]
+
+
 def _to_shifts(faces: list[str]) -> Table:
     t = Table(("Alice", ["buggy"]), ("Bob", ["truck"]))
     assert t.step == "1.1 choose template"  # Alice's only vehicle activates at once
