@@ -465,7 +465,7 @@ class App:
         self._last_taken = ((t.menu.title, t.menu.player), path)
         chooser = self.chooser()
         outcome = self.apply(command, source="button", now=now)
-        if outcome.accepted and outcome.records:
+        if outcome.records:  # (a refusal the rules record, too: Gaslands' touch-move pick of a barred template)
             # said when undone: the menu's title names whose step it was ("red Rouleur › 21-25 cards › 25",
             # not "21-25 cards › 25"), and a roll its dice ("Roll the die: 2")
             who = t.menu.player
@@ -516,7 +516,8 @@ class App:
                 out.append(" › ".join(self._taken[decision]))
             elif events:
                 names = vehicle_names(self.match.records) if names is None else names
-                out.append(describe(events[0], names))
+                # a list's brackets are for the log: on a screen, in pieces, one read "HAZARD]" (an audit)
+                out.append(describe(events[0], names, self.game).replace("[", "").replace("]", ""))
         return out
 
     # -- buttons ----------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from device.app import App, open_match
 from device.buttons import PressKind, ScriptedButtons
 from device.store import Store
 from games import game_package
+from games.core import Command
 from games.core.table_input import FIRST_LEVEL_MAX, leaves
 
 
@@ -178,9 +179,27 @@ def test_gaslands_a_touched_template_not_permitted_is_recorded_with_the_buttons(
     # undone and picked again: the touch-move is a decision recorded, the undo history (a review: "UNDONE: … ›
     # Not permitted… › Hairpin" stood over it, as a refusal recorded nothing)
     g.press("back")
-    assert [n.kind for n in g.app.notices if n.kind == "undone"] == ["undone"]
+    # in the menu's words, as Alice took it (an audit: "UNDONE: Rust Bucket: template refused: hairpin, gear 1,
+    # picker Bob, reason Hairpin is not permitted in gear 1")
+    assert [n.text for n in g.app.notices if n.kind == "undone"] == ["UNDONE: Alice: 1.1 Template › Not permitted… "
+                                                                     "› Hairpin"]
     g.go("Not permitted…", "Hairpin")
     assert g.match.state.activation.touch_move and not [n for n in g.app.notices if n.kind == "undone"]
+    g.close()
+
+
+def test_gaslands_a_camera_roll_undone_is_said_without_the_logs_brackets(tmp_path: Path) -> None:
+    """An audit: BACK after the camera's skid dice said "UNDONE: Rust Bucket: skid rolled: faces [SHIFT, SPIN,
+    HAZARD]", and one piece of it on a dashboard's banner read "HAZARD]"."""
+    g = Panel(tmp_path, "gaslands")
+    _to_template_step(g)
+    g.choose("Straights", "Short")
+    g.press("next")  # 1.2 Template placed
+    assert g.match.prompt().awaits == "dice"
+    assert g.app.apply(Command("skid_roll", {"faces": ["SHIFT", "SPIN", "HAZARD"]}), source="camera").accepted
+    g.press("back")
+    undone = [n.text for n in g.app.notices if n.kind == "undone"]
+    assert len(undone) == 1 and "[" not in undone[0] and undone[0].endswith("SHIFT, SPIN, HAZARD"), undone
     g.close()
 
 
