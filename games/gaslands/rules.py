@@ -385,6 +385,11 @@ def evolve(state: GaslandsState | None, event: Event) -> GaslandsState:
         s2 = _set_vehicle(state, v.id, hull=max(0, v.hull - d["count"]))
         if s2.vehicle(v.id).wrecked and state.activation is not None:
             s2 = _act(s2, wrecks=state.activation.wrecks + (v.id,))
+        if s2.vehicle(v.id).wrecked and not str(d.get("cause", "")).startswith("attack by"):
+            # every screen is told (an attack's news says it already): hits entered with the menu wrecked a car
+            # and only its owner's screen said so (an audit)
+            n = d["count"]
+            s2 = replace(s2, news=f"{v.name}: {n} hit{'' if n == 1 else 's'} · WRECKED")
         return s2
     if t == "wipeout_started":
         return _act(state, step=Step.WIPEOUT_FLIP)

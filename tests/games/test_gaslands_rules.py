@@ -208,6 +208,8 @@ def test_hull_lost_one_per_uncancelled_hit_and_wrecked_at_zero():
     assert t.v("bob-1").hull == 0 and t.v("bob-1").wrecked
     view = {v.player: v for v in GAME.views(t.state)}["Bob"]
     assert any(a.kind == "wrecked" for a in view.alerts)
+    # and every screen: only Bob's said it (an audit)
+    assert t.state.news == "Bob's Drag Racer: 2 hits · WRECKED"
 
 
 def test_wipeout_six_hazards_lose_control_only_in_the_wipeout_step():
