@@ -1005,12 +1005,15 @@ class App:
             alert = pieces[k % len(pieces)]
         if self.entry is not None:
             e = self.entry
+            # a chooser with no screen enters their dice on every other screen: whose dice they are is said there
+            # (an audit: "Roll skid dice 0/5 · skid dice (up to 5)" on four screens, and nobody's name)
+            whose = f"{chooser}: " if chooser is not None and chooser != player and chooser in dark else ""
             page = pages.DicePage(
                 # the path as the menu's title bar fits it ("Another goes first… › Cy first" was cut to "… › Cy…" at
                 # 8 px, losing who goes first): the deepest lists that fit at a readable size
                 title=pages.fitting_path(e.trail[0], e.trail[1:], f"{len(e.entered)}/{e.request.count}")
                 if e.trail else self.menu().title,
-                label=e.request.label, entered=tuple(e.request.name_of(f) for f in e.entered),
+                label=whose + e.request.label, entered=tuple(e.request.name_of(f) for f in e.entered),
                 count=e.request.count, exact=e.request.exact, current=e.request.name_of(e.current),
                 ready=e.ready, alert=alert, kept=" · ".join(e.kept), then_another=e.then_another)
             # a dice line too long for the screen shows its pieces in turn (every die is read before NEXT)

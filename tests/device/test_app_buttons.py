@@ -203,6 +203,24 @@ def test_gaslands_a_camera_roll_undone_is_said_without_the_logs_brackets(tmp_pat
     g.close()
 
 
+def test_gaslands_dice_of_a_player_with_no_screen_say_whose_on_the_others(tmp_path: Path) -> None:
+    """An audit: a player with no screen entered their skid dice on every other screen, which read "Roll skid
+    dice 0/5 · skid dice (up to 5)": nobody's name."""
+    from types import SimpleNamespace
+
+    g = Panel(tmp_path, "gaslands")
+    g.app.displays.status = lambda: {"Bob": SimpleNamespace(state="up")}  # Alice has none
+    _to_template_step(g)
+    g.choose("Straights", "Short")
+    g.press("next")  # 1.2 Template placed
+    g.press("next")  # the skid dice entry opens
+    assert g.app.entry is not None
+    views = {v.player: v for v in g.app.screen_views(0.0)}
+    page = g.app.page_for("Bob", views["Bob"], 0.0, True)
+    assert page.label.startswith("Alice: ") and "skid dice" in page.label, page
+    g.close()
+
+
 def _to_gear_2_template_step(g: Panel) -> None:
     """Alice's buggy shifts up to gear 2 in phase 1, everybody finishes; phase 2 asks for its template."""
     for _ in range(40):
