@@ -103,6 +103,17 @@ def _tag_id(key: str, where: str, dictionary: str, size: int, example: str) -> i
     return int(key)
 
 
+def _number(section: Mapping[str, Any], where: str, key: str, default: float, whole: bool = False) -> float:
+    """``section[key]`` as a number (``default`` when absent); anything else names the key: "could not convert
+    string to float: 'big'" named none (an audit)."""
+    v = section.get(key, default)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or (whole and not float(v).is_integer()):
+        kind = "a whole number" if whole else "a number"
+        raise ConfigError(f"{where}.{key} must be {kind}, got {v!r}; write it without quotes, e.g. {key} = "
+                          f"{int(default) if whole else default:g}")
+    return float(v)
+
+
 def config_from_dict(data: Mapping[str, Any], shapes: Mapping[str, TemplateShape] | None = None,
                      outlines: Mapping[str, TemplateShape] | None = None) -> TableConfig:
     """Build a config from a parsed TOML document shaped like ``vision/data/table_defaults.toml``."""
@@ -153,20 +164,22 @@ def config_from_dict(data: Mapping[str, Any], shapes: Mapping[str, TemplateShape
         cfg = TableConfig(
             dictionary=dictionary,
             corner_ids=corners,
-            corner_size_mm=float(tags.get("corner_size_mm", 50.0)),
-            car_tag_size_mm=float(tags.get("car_size_mm", 20.0)),
+            corner_size_mm=_number(tags, "tags", "corner_size_mm", 50.0),
+            car_tag_size_mm=_number(tags, "tags", "car_size_mm", 20.0),
             car_tags=car_tags,
             template_tags=template_tags,
-            cars=CarGeometry(float(cars.get("length_mm", 70.0)), float(cars.get("width_mm", 32.0)),
-                             float(cars.get("tag_height_mm", 28.0))),
-            max_attach_distance_mm=float(att.get("max_distance_mm", 12.0)),
-            max_attach_angle_deg=float(att.get("max_angle_deg", 20.0)),
-            tokens=TokenLook(int(tok.get("hue_min", 20)), int(tok.get("hue_max", 38)), int(tok.get("sat_min", 150)),
-                             int(tok.get("val_min", 90)), float(tok.get("diameter_mm", 20.0)),
-                             hand_test=_flag(tok, "hand_test", True)),
-            template_sat_min=int(look.get("sat_min", 70)),
-            template_val_min=int(look.get("val_min", 40)),
-            min_iou=float(look.get("min_iou", 0.80)),
+            cars=CarGeometry(_number(cars, "cars", "length_mm", 70.0), _number(cars, "cars", "width_mm", 32.0),
+                             _number(cars, "cars", "tag_height_mm", 28.0)),
+            max_attach_distance_mm=_number(att, "attachment", "max_distance_mm", 12.0),
+            max_attach_angle_deg=_number(att, "attachment", "max_angle_deg", 20.0),
+            tokens=TokenLook(int(_number(tok, "tokens", "hue_min", 20, whole=True)),
+                             int(_number(tok, "tokens", "hue_max", 38, whole=True)),
+                             int(_number(tok, "tokens", "sat_min", 150, whole=True)),
+                             int(_number(tok, "tokens", "val_min", 90, whole=True)),
+                             _number(tok, "tokens", "diameter_mm", 20.0), hand_test=_flag(tok, "hand_test", True)),
+            template_sat_min=int(_number(look, "templates_look", "sat_min", 70, whole=True)),
+            template_val_min=int(_number(look, "templates_look", "val_min", 40, whole=True)),
+            min_iou=_number(look, "templates_look", "min_iou", 0.80),
             shapes=dict(shapes) if shapes is not None else builtin_shapes(),
             outlines=dict(outlines or {}),
         )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import cv2
 import numpy as np
@@ -198,6 +199,14 @@ def test_config_overrides_are_checked():
     mine = merge(base, {"tags": {"cars": {"20": "interceptor"}}, "cars": {"length_mm": 75.0}})
     cfg = config_from_dict(mine)
     assert cfg.car_tags == {20: "interceptor"} and cfg.cars.length_mm == 75.0
+    # a value of the wrong kind names its key (an audit: "table config is malformed (could not convert string to
+    # float: 'big')", "float() argument must be a string or a real number, not 'list'")
+    for over, said in [({"tags": {"car_size_mm": "big"}}, "tags.car_size_mm must be a number, got 'big'"),
+                       ({"tags": {"car_size_mm": [20]}}, "tags.car_size_mm must be a number, got [20]"),
+                       ({"tokens": {"hue_min": 20.5}}, "tokens.hue_min must be a whole number, got 20.5"),
+                       ({"templates_look": {"min_iou": True}}, "templates_look.min_iou must be a number, got True")]:
+        with pytest.raises(ConfigError, match=re.escape(said)):
+            config_from_dict(merge(base, over))
     with pytest.raises(ConfigError, match="more than one thing"):
         config_from_dict(merge(base, {"tags": {"cars": {"30": "oops"}}}))
 
