@@ -663,10 +663,31 @@ def probe_vision_files(config: PitboardConfig) -> list[CheckLine]:
     else:
         lines.append(CheckLine("FAIL" if camera_on else "WARN", "face library", faces_problem.message))
     lines.append(_token_look_line(config))
+    lines.append(_table_config_line())
     if not camera_on:
         lines = [CheckLine(line.status if line.status != "OK" else "SKIP", line.part,
                            f"{line.detail} (not used: camera backend \"none\")") for line in lines]
     return lines
+
+
+def _table_config_line() -> CheckLine:
+    """The table config the data folder's files make (``table.toml``, edited template shapes, taught outlines):
+    WARN when one is damaged (the table is then read with the shipped defaults; the appliance still runs).  An
+    audit: a bad table.toml was named by `run` and `vision read`, never by check."""
+    from device.camera_input import read_table_config
+    from device.paths import data_dir
+    from device.table_files import CONFIG_FILE
+
+    try:
+        _cfg, problem = read_table_config()
+    except PermissionError as exc:
+        return CheckLine("WARN", "table config", f"{exc.filename} cannot be looked at by this user ({exc.strerror}); "
+                                                 f"{AS_SERVICE_USER}")
+    if problem is not None:
+        return CheckLine("WARN", "table config", problem.message)
+    where = data_dir() / CONFIG_FILE
+    return CheckLine("OK", "table config", f"{where}: read" if where.is_file() else
+                     f"the shipped tags and template shapes (no {where})")
 
 
 def _token_look_line(config: PitboardConfig) -> CheckLine:

@@ -724,3 +724,17 @@ def test_a_game_log_in_a_folder_closed_to_it_is_refused_in_words(tmp_path: Path,
         build_appliance(config, pin_factory=factory, screen_backend="recording", log=lambda m: None)
     message = str(caught.value)
     assert str(closed / "games.sqlite") in message and "cannot be reached (Permission denied" in message, message
+
+
+def test_check_names_a_damaged_table_config(tmp_path: Path, monkeypatch) -> None:
+    """An audit: car_size_mm = "big" in the data folder's table.toml was named by `run` and `vision read`, and
+    every line of check said OK."""
+    data = tmp_path / "data"
+    data.mkdir()
+    monkeypatch.setenv("PITBOARD_DATA", str(data))
+    config = _config(tmp_path)
+    line = next(l for l in _check(config)[1] if "table config" in l)
+    assert line.startswith("OK    table config:") and "shipped" in line, line
+    (data / "table.toml").write_text('[tags]\ncar_size_mm = "big"\n', encoding="utf-8")
+    line = next(l for l in _check(config)[1] if "table config" in l)
+    assert line.startswith("WARN  table config:") and "tags.car_size_mm must be a number" in line, line
