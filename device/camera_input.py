@@ -1470,7 +1470,7 @@ def read_calibration_file(path: Any | None) -> tuple[Any, VisionFileProblem | No
                 return Calibration.from_dict(data), None
             except CalibrationError as exc:
                 wrong = f"{p}: {exc}"
-                if "pitboard calibrate" not in wrong:
+                if "pitboard calibrate" not in wrong and "newer Pitboard" not in wrong:  # (newer: never write over it)
                     wrong += f"; {redo}"
             except (KeyError, TypeError, ValueError, IndexError, AttributeError, RecursionError) as exc:
                 wrong = f"{p} is not a usable calibration ({exc!r}); {redo}"

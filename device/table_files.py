@@ -146,6 +146,8 @@ def load_calibration(path: str | Path | None = None) -> Calibration:
     try:
         return Calibration.from_dict(data)
     except CalibrationError as exc:
+        if "newer Pitboard" in str(exc):  # not damaged: moving it aside and calibrating would lose it
+            raise TableFileError(f"calibration file {p}: {exc}") from exc
         said = str(exc).removesuffix("; run `pitboard calibrate` again")  # said once, below
         raise TableFileError(f"calibration file {p}: {said}; {again}") from exc
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError, IndexError) as exc:
@@ -168,7 +170,21 @@ def load_zones(path: str | Path) -> tuple[Zone, ...]:
     except SetupFileError as exc:
         raise TableFileError(str(exc)) from None
     try:
-        return unique_zones([Zone.from_dict(z) for z in data["zones"]])
+        zones = data["zones"]
+        if isinstance(zones, list) and not zones:  # (a calibration was saved with no tray and no token zone)
+            raise CalibrationError("zones = [] names no zone; list the dice tray and each player's token zone, or "
+                                   "leave --zones out for the default ones")
+        for n, z in enumerate(zones if isinstance(zones, list) else (), start=1):
+            odd = sorted(set(z) - {"name", "kind", "polygon"}) if isinstance(z, dict) else []
+            if odd:  # (ignored without a word: a typo's value was lost)
+                import difflib
+
+                close = difflib.get_close_matches(str(odd[0]), ["name", "kind", "polygon"], n=1)
+                which = f"zone {z['name']!r}" if "name" in z else f"zone {n}"
+                raise CalibrationError(f"{which}: unknown key {odd[0]!r}"
+                                       f"{f' (did you mean {close[0]!r}?)' if close else ''}; a zone has name, kind "
+                                       "and polygon")
+        return unique_zones([Zone.from_dict(z) for z in zones])
     except CalibrationError as exc:  # a ValueError: said whole, before the malformed file's words
         raise TableFileError(f"{p}: {exc}") from exc
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError, IndexError) as exc:

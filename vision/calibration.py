@@ -60,13 +60,20 @@ class Zone:
 
     @staticmethod
     def from_dict(d: Mapping[str, Any]) -> "Zone":
+        need = "each zone needs name, kind (dice_tray|tokens) and polygon [[x_mm, y_mm], ...]"
+        missing = [k for k in ("name", "kind", "polygon") if k not in d]
+        if missing:  # (said "is malformed ('name')" of a zone whose name was misspelt)
+            raise CalibrationError(f"zone entry {dict(d)!r} has no {' and no '.join(missing)}; {need}")
+        name = str(d["name"])
+        raw = d["polygon"]
         try:
-            poly = tuple((float(x), float(y)) for x, y in d["polygon"])
-            kind = str(d["kind"])
-            name = str(d["name"])
-        except (KeyError, TypeError, ValueError) as exc:
-            raise CalibrationError(f"zone entry {dict(d)!r} is malformed ({exc}); each zone needs "
-                                   "name, kind (dice_tray|tokens) and polygon [[x_mm, y_mm], ...]") from exc
+            if isinstance(raw, (str, bytes)):
+                raise TypeError(raw)
+            poly = tuple((float(x), float(y)) for x, y in raw)
+        except (TypeError, ValueError) as exc:
+            raise CalibrationError(f"zone {name!r}: polygon must be a list of [x_mm, y_mm] points, e.g. [[0, 0], "
+                                   f"[140, 0], [140, 120]], got {raw!r}") from exc
+        kind = str(d["kind"])
         if kind not in ("dice_tray", "tokens"):
             raise CalibrationError(f"zone {name!r} has kind {kind!r}; use 'dice_tray' or 'tokens'")
         if len(poly) < 3:
@@ -577,7 +584,11 @@ class Calibration:
     @staticmethod
     def from_dict(d: Mapping[str, Any]) -> "Calibration":
         try:
-            if int(d.get("schema", 0)) != CALIBRATION_SCHEMA:
+            schema = int(d.get("schema", 0))
+            if schema > CALIBRATION_SCHEMA:  # calibrating again would write over what a newer Pitboard made
+                raise CalibrationError(f"calibration schema {schema} was written by a newer Pitboard (this one reads "
+                                       f"{CALIBRATION_SCHEMA}); upgrade Pitboard to use it (the file is left as it is)")
+            if schema != CALIBRATION_SCHEMA:
                 raise CalibrationError(f"calibration schema {d.get('schema')!r} is not {CALIBRATION_SCHEMA}; "
                                        "run `pitboard calibrate` again")
             hmat = np.array(d["px_to_mm"], dtype=np.float64)

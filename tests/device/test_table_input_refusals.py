@@ -238,11 +238,27 @@ def test_a_damaged_calibration_is_still_to_be_written_again(tmp_path: Path) -> N
     with pytest.raises(TableFileError, match="move it aside and run `pitboard calibrate` again"):
         load_calibration(cut)
     other = tmp_path / "other.json"
-    other.write_text(json.dumps({"schema": 2, "px_to_mm": [[1, 0, 0]] * 3}))
+    other.write_text(json.dumps({"schema": 0, "px_to_mm": [[1, 0, 0]] * 3}))
     with pytest.raises(TableFileError) as caught:
         load_calibration(other)
-    assert str(caught.value) == (f"calibration file {other}: calibration schema 2 is not 1; move it aside and run "
+    assert str(caught.value) == (f"calibration file {other}: calibration schema 0 is not 1; move it aside and run "
                                  "`pitboard calibrate` again")
+
+
+def test_a_calibration_from_a_newer_pitboard_is_not_to_be_written_over(tmp_path: Path) -> None:
+    """An audit: schema 99 was told "run `pitboard calibrate` again", which writes over what a newer Pitboard
+    made (the game log of a newer schema says "upgrade Pitboard")."""
+    newer = tmp_path / "newer.json"
+    newer.write_text(json.dumps({"schema": 99, "px_to_mm": [[1, 0, 0]] * 3}))
+    with pytest.raises(TableFileError) as caught:
+        load_calibration(newer)
+    said = str(caught.value)
+    assert "written by a newer Pitboard" in said and "upgrade Pitboard" in said and "calibrate" not in said, said
+    from device.camera_input import read_calibration_file
+
+    cal, problem = read_calibration_file(newer)
+    assert cal is None and "upgrade Pitboard" in problem.message and "pitboard calibrate" not in problem.message, \
+        problem.message
 
 
 def test_the_appliance_names_a_face_library_given_as_its_calibration(tmp_path: Path) -> None:

@@ -272,3 +272,30 @@ def test_calibrate_says_how_large_a_die_is_at_the_tray(tmp_path, monkeypatch, ca
                  "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert 33 <= out["die_px_16mm"] <= 35  # 1720 px for 800 mm: 2.15 px a mm
+
+
+@pytest.mark.parametrize("text, said", [
+    ("zones = []\n", "zones = [] names no zone"),
+    ('[[zones]]\nname = "p1"\nkind = "tokens"\ncolour = "red"\npolygon = [[0, 0], [100, 0], [100, 100]]\n',
+     "zone 'p1': unknown key 'colour'"),
+    ('[[zones]]\nnmae = "p1"\nkind = "tokens"\npolygon = [[0, 0], [100, 0], [100, 100]]\n',
+     "zone 1: unknown key 'nmae' (did you mean 'name'?)"),
+    ('[[zones]]\nname = "p1"\nkind = "tokens"\npolygon = "square"\n',
+     "zone 'p1': polygon must be a list of [x_mm, y_mm] points"),
+])
+def test_a_zones_file_names_what_is_wrong_with_it(tmp_path, text: str, said: str) -> None:
+    """An audit: zones = [] saved a calibration with no tray zone (and check said "the table is read"); an unknown
+    key was ignored; a misspelt name said "is malformed ('name')"; polygon = "square" "not enough values to
+    unpack"."""
+    from device import table_files as tf
+
+    zones = tmp_path / "zones.toml"
+    zones.write_text(text, encoding="utf-8")
+    with pytest.raises(tf.TableFileError) as caught:
+        tf.load_zones(zones)
+    assert said in str(caught.value) and str(zones) in str(caught.value), str(caught.value)
+    if "nmae" in text:  # the same zone in a calibration file: Zone.from_dict names the missing key
+        from vision.calibration import Zone
+
+        with pytest.raises(CalibrationError, match="has no name; each zone needs name, kind"):
+            Zone.from_dict({"nmae": "p1", "kind": "tokens", "polygon": [[0, 0], [100, 0], [100, 100]]})
