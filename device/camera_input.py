@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
@@ -1103,19 +1103,11 @@ class CameraInput:
         """A player some of whose vehicles' hazard tokens have no token zone (a fifth player on a table calibrated
         with four zones or zone cards) is told so on their screen: the camera counts the others' and never theirs.
         Said once a game, and again when the table's zones change; nothing when the table has no token zones."""
-        if not zones:
-            return
         names = frozenset(zones)
-        for seat, view in enumerate(views, start=1):
-            player = getattr(view, "player", None)
-            vehicles = [v for v in getattr(view, "vehicles", ()) if hasattr(v, "hazards")]
-            if player is None or not vehicles or {str(player), f"p{seat}"} & names:
+        for seat, player, whose in without_token_zone(names, views):
+            if (player, names) in self.told_no_zone:
                 continue
-            bare = [str(getattr(v, "name", v.id)) for v in vehicles if str(v.id) not in names]
-            if not bare or (str(player), names) in self.told_no_zone:
-                continue
-            self.told_no_zone.add((str(player), names))
-            whose = f"{player}'s" if len(bare) == len(vehicles) else ", ".join(bare) + "'s"
+            self.told_no_zone.add((player, names))
             notify("token_zone", f"HAZARDS: the camera does not count {whose} hazard tokens (no token zone p{seat} "
                                  "on the table): enter them with the menu", player,
                    until=now + NO_ZONE_WORDS_S, now=now)
@@ -1193,6 +1185,25 @@ class Logged(NamedTuple):
     hazards: int  # hazard tokens in the log
     vehicle: str | None  # the one vehicle the zone is for (None: a zone shared by several vehicles)
     due: int = 0  # tokens the rules will add soon (Gaslands 1.5): on the table already is not "more"
+
+
+def without_token_zone(zones: Iterable[str], views: Sequence[Any]) -> list[tuple[int, str, str]]:
+    """(seat, player, whose tokens: "Eve's" or "Brick's") of each player some of whose vehicles' hazard tokens lie
+    in none of the token ``zones`` (named by seat p1.., player or vehicle id, as :func:`logged_hazards` reads
+    them).  None when there are no zones: then the camera counts nobody's."""
+    names = set(zones)
+    if not names:
+        return []
+    out = []
+    for seat, view in enumerate(views, start=1):
+        player = getattr(view, "player", None)
+        vehicles = [v for v in getattr(view, "vehicles", ()) if hasattr(v, "hazards")]
+        if player is None or not vehicles or {str(player), f"p{seat}"} & names:
+            continue
+        bare = [str(getattr(v, "name", v.id)) for v in vehicles if str(v.id) not in names]
+        if bare:
+            out.append((seat, str(player), f"{player}'s" if len(bare) == len(vehicles) else ", ".join(bare) + "'s"))
+    return out
 
 
 def logged_hazards(views: Sequence[Any]) -> dict[str, Logged]:

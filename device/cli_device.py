@@ -403,6 +403,8 @@ def _table_lines(config: PitboardConfig, module: Any, options: Any, players: lis
         clashes = car_tag_clashes(tags, read_table_config()[0]) if tags else {}
         if clashes:
             lines.append(CheckLine("FAIL", "setup tags", car_tag_message(tags, clashes)))
+        if options:
+            lines += _token_zone_lines(config, module, options)
     lines += _names_on_screens(players)
     if not config.screens:
         return lines
@@ -424,6 +426,27 @@ def _table_lines(config: PitboardConfig, module: Any, options: Any, players: lis
                                                   "their own (the others' screens show their menus when they "
                                                   "choose; the phones' Live page shows their screen)"))
     return lines
+
+
+def _token_zone_lines(config: PitboardConfig, module: Any, options: Any) -> list[CheckLine]:
+    """A WARN for each player whose hazard tokens lie in none of the calibration's token zones (a fifth player on
+    a table calibrated with four): the camera never counts theirs (their screen says so once a game)."""
+    from device.camera_input import read_calibration_file, without_token_zone
+    from games.core.match import replay
+
+    try:
+        cal, _problem = read_calibration_file(config.vision.calibration)
+        zones = [z.name for z in getattr(cal, "zones", ()) if z.kind == "tokens"]
+        views = module.GAME.views(replay(module.GAME, module.GAME.start(options))) if zones else []
+    except Exception:  # noqa: BLE001 - the calibration's and the game's own lines say what is wrong
+        return []
+    cards = len(zones) + 1
+    return [CheckLine("WARN", "token zones", f"no token zone for {player} (p{seat}, or named {player}): the camera "
+                                             f"does not count {whose} hazard tokens; they are entered with the menu. "
+                                             f"The calibration's token zones: {', '.join(zones)}; print another "
+                                             f"token-zone card (`pitboard markers --cards {max(cards, seat)}`) and "
+                                             "calibrate with it on the mat")
+            for seat, player, whose in without_token_zone(zones, views)]
 
 
 #: What to do when `check` runs as a user who may not look in the service's data folder (mode 0750).

@@ -738,3 +738,24 @@ def test_check_names_a_damaged_table_config(tmp_path: Path, monkeypatch) -> None
     (data / "table.toml").write_text('[tags]\ncar_size_mm = "big"\n', encoding="utf-8")
     line = next(l for l in _check(config)[1] if "table config" in l)
     assert line.startswith("WARN  table config:") and "tags.car_size_mm must be a number" in line, line
+
+
+def test_check_warns_of_a_player_whose_tokens_have_no_zone(tmp_path: Path) -> None:
+    """An audit: a 5-player Gaslands setup and a calibration with the default four token zones: check said "OK
+    calibration ... the table is read", and player 5's tokens were never counted."""
+    from vision.calibration import default_zones
+
+    cal = tmp_path / "cal.json"
+    calibration = dataclasses.replace(_valid_calibration(), zones=default_zones((800.0, 450.0)))
+    save_calibration(calibration, cal)
+    seats = "".join(f'[[players]]\nname = "{p}"\n[[players.vehicles]]\nid = "{p.lower()}"\ntype = "buggy"\n\n'
+                    for p in ("Ann", "Ben", "Cy", "Dee", "Eve"))
+    setup = tmp_path / "setup.toml"
+    setup.write_text('[scenario]\npole = "Ann"\n\n' + seats, encoding="utf-8")
+    config = _config(tmp_path, calibration=cal, game={"name": "gaslands", "setup": str(setup)},
+                     screens=[{"player": p, "port": k} for k, p in enumerate(("Ann", "Ben", "Cy", "Dee", "Eve"), 1)])
+    lines = [l for l in _check(config)[1] if "token zones" in l]
+    assert len(lines) == 1 and lines[0].startswith("WARN  token zones: no token zone for Eve (p5"), lines
+    assert "pitboard markers --cards 5" in lines[0]
+    setup.write_text('[scenario]\npole = "Ann"\n\n' + seats.split("[[players]]\nname = \"Eve\"")[0], encoding="utf-8")
+    assert not [l for l in _check(config)[1] if "token zones" in l]
