@@ -315,7 +315,7 @@ def _reroll_words(results: Sequence[SkidFace], positions: Sequence[int]) -> str:
 
 
 def _attack(state: GaslandsState, attacker: str, cars: Sequence[Vehicle]) -> Choice | None:
-    """Attack: the target, then the attack dice, then the target's evade dice (as many as its gear)."""
+    """Attack: the target, then the attack dice, then the target's evade dice (at most its gear)."""
 
     def request(target: Vehicle) -> DiceRequest:
         def evade(dice: Sequence[Any]) -> DiceRequest | Command:
@@ -330,7 +330,7 @@ def _attack(state: GaslandsState, attacker: str, cars: Sequence[Vehicle]) -> Cho
                 (target.owner, f"{target.name}: {said}: roll {target.gear} evade {'die' if target.gear == 1 else 'dice'}"),)
             return DiceRequest("d6", target.gear, f"{said}: evade dice",
                                lambda ev: Command("attack", {"target": target.id, "dice": list(dice), "evade": list(ev)}),
-                               tell=tell)
+                               exact=False, tell=tell)
 
         return DiceRequest("d6", MAX_ATTACK_DICE, "attack dice", lambda dice: evade(dice) if dice else None, exact=False)
 

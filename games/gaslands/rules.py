@@ -1141,13 +1141,9 @@ def _attack(draft: _Draft, cmd: Command) -> None:
     if not dice:
         raise Illegal("attack needs dice: the attack dice rolled")
     evade = _d6(cmd, "evade")
+    if len(evade) > target.gear:
+        raise Illegal(f"{target.name} is in gear {target.gear}: it rolls at most {target.gear} evade dice")
     hits = attack_hits(dice)
-    # as many evade dice as its gear, no fewer: a die short (NEXT pressed at 2 of 3) took a hit it may have
-    # cancelled; with no hits there is nothing to evade and none are rolled
-    if (hits or evade) and len(evade) != target.gear:
-        n = target.gear
-        raise Illegal(f"{target.name} is in gear {n}: it rolls {n} evade {'die' if n == 1 else 'dice'}, "
-                      f"not {len(evade)}")
     net = max(0, hits - sum(1 for d in evade if d == 6))
     # the roll and what it did, for every screen (the hits came off the target's hull and nothing said how many)
     draft.emit("attack_rolled", attacker=act.vehicle, target=target.id, dice=dice, evade=evade, hits=hits, net=net)

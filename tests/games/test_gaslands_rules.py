@@ -187,11 +187,7 @@ def test_attack_hits_on_4_plus_six_is_two_hits_evade_sixes_cancel():
     assert t.v("bob-1").hull == 12 - 3
     # every screen is told in words that cannot be read two ways ("3 hits, 1 evaded" said "2 hits, 1 evaded")
     assert t.state.news == "Bob's Truck: 4 hits, 1 evaded: 3 taken · hull 9"
-    assert t.illegal("attack", target="bob-1", dice=[6], evade=[1, 1, 1]) == "Bob's Truck is in gear 2: it rolls 2 evade dice, not 3"
-    # no fewer either: a die short (NEXT pressed at 1 of 2) took a hit the missing die may have cancelled
-    assert t.illegal("attack", target="bob-1", dice=[6], evade=[1]) == "Bob's Truck is in gear 2: it rolls 2 evade dice, not 1"
-    t.ok("attack", target="bob-1", dice=[1, 2], evade=[])  # no hits: nothing to evade, no evade dice rolled
-    assert t.v("bob-1").hull == 12 - 3
+    assert "at most 2 evade dice" in t.illegal("attack", target="bob-1", dice=[6], evade=[1, 1, 1])
     t.ok("attack", target="bob-1", dice=[6, 6, 6, 6, 6], evade=[1, 1])
     assert t.v("bob-1").wrecked and t.state.news == "Bob's Truck: 10 hits · WRECKED"  # not "hull 0"
 
@@ -930,7 +926,7 @@ def test_a_vehicle_wrecked_in_its_attack_step_makes_no_more_attacks():
     t.ok("skid_roll", faces=[])
     t.ok("confirm")
     assert t.step == "2 attack step"
-    t.ok("attack", target="bob-1", dice=[4], evade=[1])
+    t.ok("attack", target="bob-1", dice=[4])
     t.ok("hits", vehicle="alice-1", count=4)
     assert t.v("alice-1").wrecked and "attack" not in GAME.prompt(t.state).commands
     assert t.illegal("attack", target="bob-1", dice=[6, 6]) == "Alice's Drag Racer is wrecked: a wreck makes no attacks"
