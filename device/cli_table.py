@@ -169,7 +169,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         previous = None
         try:
             previous = tf.load_calibration(args.out)
-        except tf.NotCalibrationError as exc:  # another file there (a face library ...): never written over
+        except (tf.NotCalibrationError, tf.NewerCalibrationError) as exc:  # another file there (a face library,
+            # a newer Pitboard's calibration ...): never written over
             raise _user_error(f"{exc}; `pitboard calibrate` would write over it: give --out another file "
                               "name") from None
         except tf.TableFileError as exc:

@@ -42,6 +42,22 @@ class NotCalibrationError(TableFileError):
     look ...): the owner pointed at the wrong file, so nothing may advise moving or replacing it."""
 
 
+class NewerCalibrationError(TableFileError):
+    """The calibration was written by a newer Pitboard (a later schema): not damaged, and never written over."""
+
+
+def _newer_schema(p: Path) -> int | None:
+    """The schema of the calibration at ``p`` when a newer Pitboard wrote it (else None: none there, another
+    kind of file, damaged, this Pitboard's)."""
+    from vision.calibration import CALIBRATION_SCHEMA
+
+    try:
+        schema = json.loads(p.read_text(encoding="utf-8-sig")).get("schema")
+    except (OSError, ValueError, AttributeError, RecursionError):
+        return None
+    return schema if isinstance(schema, int) and not isinstance(schema, bool) and schema > CALIBRATION_SCHEMA else None
+
+
 #: The first bytes of files an owner might give in place of the calibration, and what to call them.
 _MAGIC = ((b"PK\x03\x04", "a NumPy archive (the token look table_tokens.npz is one)"),
           (b"PK\x05\x06", "a NumPy archive (the token look table_tokens.npz is one)"),
@@ -113,6 +129,10 @@ def save_calibration(cal: Calibration, path: str | Path | None = None) -> Path:
     """Write ``cal`` (atomically) after reading it back as ``load_calibration`` will: a calibration that could
     not be loaded (a mat of 1e308 mm, a matrix of NaN) is refused and the file already there is kept."""
     p = calibration_path(path)
+    newer = _newer_schema(p)
+    if newer is not None:  # (a review: `calibrate` warned "upgrade Pitboard", then wrote over it)
+        raise NewerCalibrationError(f"{p} is a calibration of schema {newer}, written by a newer Pitboard: it is not "
+                                    "written over; upgrade Pitboard to use it, or give another file name")
     data = cal.to_dict()
     try:
         Calibration.from_dict(json.loads(json.dumps(data)))
@@ -147,7 +167,7 @@ def load_calibration(path: str | Path | None = None) -> Calibration:
         return Calibration.from_dict(data)
     except CalibrationError as exc:
         if "newer Pitboard" in str(exc):  # not damaged: moving it aside and calibrating would lose it
-            raise TableFileError(f"calibration file {p}: {exc}") from exc
+            raise NewerCalibrationError(f"calibration file {p}: {exc}") from exc
         said = str(exc).removesuffix("; run `pitboard calibrate` again")  # said once, below
         raise TableFileError(f"calibration file {p}: {said}; {again}") from exc
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError, IndexError) as exc:

@@ -299,3 +299,23 @@ def test_a_zones_file_names_what_is_wrong_with_it(tmp_path, text: str, said: str
 
         with pytest.raises(CalibrationError, match="has no name; each zone needs name, kind"):
             Zone.from_dict({"nmae": "p1", "kind": "tokens", "polygon": [[0, 0], [100, 0], [100, 100]]})
+
+
+def test_a_calibration_from_a_newer_pitboard_is_never_written_over(tmp_path, monkeypatch):
+    """A review: `calibrate` warned "written by a newer Pitboard ... upgrade Pitboard to use it (the file is left
+    as it is)", then wrote over it with this Pitboard's schema (so did the phone's Calibrate page)."""
+    from device import table_files as tf
+    from device.cli import UserError
+
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    grey = tmp_path / "grey.png"
+    cv2.imwrite(str(grey), np.full((720, 1280, 3), 128, np.uint8))
+    newer = tmp_path / "cal.json"
+    newer.write_text(json.dumps({"schema": 7, "px_to_mm": [[1, 0, 0]] * 3}))
+    before = newer.read_text()
+    with pytest.raises(UserError) as refused:
+        _run(["calibrate", str(grey), "--points", "100,80 1180,80 1180,660 100,660", "--out", str(newer)])
+    assert "newer Pitboard" in str(refused.value) and "give --out another file name" in str(refused.value)
+    with pytest.raises(tf.NewerCalibrationError, match="it is not written over"):
+        tf.save_calibration(Calibration(px_to_mm=np.eye(3), image_size=(64, 48), mat_mm=(800.0, 450.0)), newer)
+    assert newer.read_text() == before
