@@ -440,12 +440,15 @@ def _token_zone_lines(config: PitboardConfig, module: Any, options: Any) -> list
         views = module.GAME.views(replay(module.GAME, module.GAME.start(options))) if zones else []
     except Exception:  # noqa: BLE001 - the calibration's and the game's own lines say what is wrong
         return []
-    cards = len(zones) + 1
+    from vision.calibration import ZONE_CARD_IDS
+
+    def card(seat: int) -> str:  # (cards are printed for p1..p6 only)
+        return (f"print its token-zone card (`pitboard markers --cards {seat}`) and calibrate with it on the mat"
+                if seat <= len(ZONE_CARD_IDS) else "add a zone for them (`pitboard calibrate IMAGE --zones FILE`)")
+
     return [CheckLine("WARN", "token zones", f"no token zone for {player} (p{seat}, or named {player}): the camera "
                                              f"does not count {whose} hazard tokens; they are entered with the menu. "
-                                             f"The calibration's token zones: {', '.join(zones)}; print another "
-                                             f"token-zone card (`pitboard markers --cards {max(cards, seat)}`) and "
-                                             "calibrate with it on the mat")
+                                             f"The calibration's token zones: {', '.join(zones)}; {card(seat)}")
             for seat, player, whose in without_token_zone(zones, views)]
 
 
@@ -699,7 +702,7 @@ def _table_config_line() -> CheckLine:
     audit: a bad table.toml was named by `run` and `vision read`, never by check."""
     from device.camera_input import read_table_config
     from device.paths import data_dir
-    from device.table_files import CONFIG_FILE
+    from device.table_files import CONFIG_FILE, OUTLINES_FILE, SHAPES_FILE
 
     try:
         _cfg, problem = read_table_config()
@@ -708,9 +711,10 @@ def _table_config_line() -> CheckLine:
                                                  f"{AS_SERVICE_USER}")
     if problem is not None:
         return CheckLine("WARN", "table config", problem.message)
-    where = data_dir() / CONFIG_FILE
-    return CheckLine("OK", "table config", f"{where}: read" if where.is_file() else
-                     f"the shipped tags and template shapes (no {where})")
+    found = [name for name in (CONFIG_FILE, SHAPES_FILE, OUTLINES_FILE) if (data_dir() / name).is_file()]
+    return CheckLine("OK", "table config", f"{data_dir()}: {', '.join(found)} read over the shipped defaults" if found
+                     else f"the shipped tags and template shapes (none of {CONFIG_FILE}, {SHAPES_FILE}, {OUTLINES_FILE} "
+                          f"in {data_dir()})")
 
 
 def _token_look_line(config: PitboardConfig) -> CheckLine:
@@ -1237,7 +1241,7 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
     from device.safe_files import unreachable
 
     closed = unreachable(given) if given is not None else None
-    if closed:  # (Path.exists raises in a folder closed to this user)
+    if closed and closed.startswith("cannot be reached"):  # (Path.exists raises in a folder closed to this user)
         raise _user_error(f"the game log {given} {closed} (as [store] path in {config.source})")
     if given is not None and not given.exists() and not given.parent.is_dir():
         # as `check` says: a mistyped folder would begin a new game there, and the unfinished one (in the

@@ -229,7 +229,8 @@ class Store:
         from device.safe_files import unreachable
 
         closed = unreachable(self.path)
-        if closed:  # (Path.exists raises in a folder closed to this user)
+        if closed and closed.startswith("cannot be reached"):  # (Path.exists raises in a folder closed to this user;
+            # a link to a log not yet made is sqlite's to create, as before)
             raise StoreError(f"the game log {self.path} {closed}")
         if self.path.is_dir():
             raise StoreError(f"{self.path} is a folder; give a file path for the game log")

@@ -370,9 +370,12 @@ def test_a_player_whose_tokens_have_no_zone_is_told_once_on_their_screen() -> No
     assert calls.notices[("token_zone", "Eve")] == ("HAZARDS: the camera does not count Eve's hazard tokens (no token "
                                                     "zone p5 on the table): enter them with the menu")
     assert [k for k in posted if k[0] == "token_zone"] == [("token_zone", "Eve")]
-    # a zone named after the vehicle (or the player) is theirs too; the zones changed: said again, to whom it is so
+    # the zones changed (a tray zone moved, a card added): said again, to whom it is still so
+    ci._tokens(NS(tokens={**zones, "x": 0}), views, notify, calls.withdraw, 0.0)
+    assert [k for k in posted if k[0] == "token_zone"] == [("token_zone", "Eve")] * 2
+    # a zone named after the vehicle (or the player) is theirs too
     ci._tokens(NS(tokens={**zones, "eve": 0, "Dee": 0}), views, notify, calls.withdraw, 0.0)
-    assert [k for k in posted if k[0] == "token_zone"] == [("token_zone", "Eve")]
+    assert [k for k in posted if k[0] == "token_zone"] == [("token_zone", "Eve")] * 2
     two = [NS(player="Ann", vehicles=[NS(id="a1", name="Rust Bucket", hazards=0), NS(id="a2", name="Brick", hazards=0)])]
     ci._tokens(NS(tokens={"a1": 0}), two, notify, calls.withdraw, 0.0)
     assert calls.notices[("token_zone", "Ann")].startswith("HAZARDS: the camera does not count Brick's hazard tokens")

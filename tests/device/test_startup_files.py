@@ -734,7 +734,10 @@ def test_check_names_a_damaged_table_config(tmp_path: Path, monkeypatch) -> None
     monkeypatch.setenv("PITBOARD_DATA", str(data))
     config = _config(tmp_path)
     line = next(l for l in _check(config)[1] if "table config" in l)
-    assert line.startswith("OK    table config:") and "shipped" in line, line
+    assert line.startswith("OK    table config:") and "shipped" in line and "none of table.toml" in line, line
+    (data / "table.toml").write_text("[cars]\nlength_mm = 75\n", encoding="utf-8")
+    line = next(l for l in _check(config)[1] if "table config" in l)
+    assert line.startswith("OK    table config:") and "table.toml read over the shipped" in line, line
     (data / "table.toml").write_text('[tags]\ncar_size_mm = "big"\n', encoding="utf-8")
     line = next(l for l in _check(config)[1] if "table config" in l)
     assert line.startswith("WARN  table config:") and "tags.car_size_mm must be a number" in line, line

@@ -623,3 +623,20 @@ def test_the_screens_words_for_a_log_beside_its_wal_or_journal_say_which(tmp_pat
     with pytest.raises(StoreError) as refused:
         Store(db, read_only=True)
     assert refused.value.short == "the game log is missing beside its journal file: see pitboard check"
+
+
+def test_a_game_log_linked_to_a_file_not_made_yet_is_made_there(tmp_path: Path) -> None:
+    """A review: the closed-folder check refused a game log that is a link to a file not made yet (a USB stick's
+    log); sqlite makes it where the link points, as before."""
+    from device.store import Store
+
+    target = tmp_path / "stick" / "games.sqlite"
+    target.parent.mkdir()
+    link = tmp_path / "games.sqlite"
+    link.symlink_to(target)
+    store = Store(link)
+    try:
+        store.new_game("gaslands")
+    finally:
+        store.close()
+    assert target.is_file() and target.stat().st_size > 0
