@@ -517,7 +517,7 @@ class App:
             elif events:
                 names = vehicle_names(self.match.records) if names is None else names
                 # a list's brackets are for the log: on a screen, in pieces, one read "HAZARD]" (an audit)
-                out.append(describe(events[0], names, self.game).replace("[", "").replace("]", ""))
+                out.append(describe(events[0], names, self.game, screen=True))
         return out
 
     # -- buttons ----------------------------------------------------------------------------------

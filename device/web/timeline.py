@@ -93,15 +93,17 @@ def _plain(v: Any) -> Any:
     return v.value if isinstance(v, Enum) else v
 
 
-def _value(v: Any, brief: bool = False) -> str:
+def _value(v: Any, brief: bool = False, bare: bool = False) -> str:
     """A value in words; ``brief``: a long list of records said by whom they name (an event's data: the
-    command a player typed is said whole)."""
+    command a player typed is said whole); ``bare``: a list without its brackets (a screen's words)."""
     if isinstance(v, bool):
         return "yes" if v else "no"
     if v is None:
         return "none"
     if isinstance(v, Enum):
         return _value(v.value)
+    if isinstance(v, (list, tuple)) and bare:
+        return ", ".join(_value(x) for x in v)
     if isinstance(v, (list, tuple)):
         text = "[" + ", ".join(_value(x) for x in v) + "]"
         if brief and len(text) > _LONG and v and all(isinstance(x, Mapping) for x in v):
@@ -171,11 +173,13 @@ def _short(text: str) -> str:
     return (cut[:cut.rfind(" ")] if " " in cut[80:] else cut[:159]).rstrip(" ,;:") + "…"
 
 
-def describe(event: Event, vehicles: Mapping[str, str] | None = None, game: Any = None) -> str:
+def describe(event: Event, vehicles: Mapping[str, str] | None = None, game: Any = None, *,
+             screen: bool = False) -> str:
     """One event in words: the game's own (``game.timeline_words``: a set-up in a few words, not its rule
     tables) where it has them, else its type and its data, short (the first event's rule tables are left out,
     long lists of records said by whom they name); keys and values in words ("touch move no", "short
-    straight"), a car by its name (``vehicles``: id → name)."""
+    straight"), a car by its name (``vehicles``: id → name).  ``screen``: a list's values without the log's
+    brackets (a banner piece read "HAZARD]")."""
     words = getattr(game, "timeline_words", None)
     if callable(words):
         try:
@@ -197,7 +201,8 @@ def describe(event: Event, vehicles: Mapping[str, str] | None = None, game: Any 
     def said(key: str, v: Any) -> str:
         if isinstance(v, str) and ("vehicle" in key or key in ("target", "other", "attacker")) and v in cars:
             return cars[v]
-        return _value(v, brief=True).replace("_", " ")
+        return _value(v, brief=True, bare=screen and isinstance(v, (list, tuple)) and
+                      not any(isinstance(x, Mapping) for x in v)).replace("_", " ")
 
     # whose it is first ("Rust Bucket: template chosen: …", "blue Sprinteur: rider moved: …"); a value that says
     # nothing left out ("status unknown"); the key the event's name begins with, its value alone and first

@@ -122,3 +122,14 @@ def test_last_commands_name_whose_step_it_was(table, space_table):
     table.step()
     listed = [c for _s, c, _a, _r in table.web.hub.snapshot.commands]
     assert any(c.startswith("Alice: skid roll: faces [HAZARD, SLIDE]") for c in listed)
+
+
+def test_an_event_on_a_screen_says_its_lists_without_brackets_and_names_as_they_are() -> None:
+    """A review: UNDONE's words dropped every bracket, a car's name's too ("Rust [2]"); only the log's list
+    brackets go (a banner piece read "HAZARD]")."""
+    from device.web.timeline import describe
+    from games.core import Event
+
+    event = Event("skid_rolled", {"vehicle": "r2", "faces": ["SHIFT", "SPIN", "HAZARD"]})
+    assert describe(event, {"r2": "Rust [2]"}, screen=True) == "Rust [2]: skid rolled: faces SHIFT, SPIN, HAZARD"
+    assert describe(event, {"r2": "Rust [2]"}) == "Rust [2]: skid rolled: faces [SHIFT, SPIN, HAZARD]"
