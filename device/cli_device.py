@@ -339,12 +339,21 @@ def probe_game(config: PitboardConfig, playing: Any = None) -> list[CheckLine]:
     return [CheckLine("OK", part, f"{source} is a valid table"), *_table_lines(config, module, options, players)]
 
 
+def _to_resume(store: Any, config: PitboardConfig) -> tuple[Any, int | None]:
+    """(the game, the id of its unfinished game or None) ``run`` resumes from ``store``: the newest unfinished game
+    of any kind (one begun from the phone page), else ``[game]``'s."""
+    from games import game_package
+
+    package = game_package(config.game.name)
+    game = (_resumed_kind(store, package) or package).GAME
+    return game, store.latest_unfinished(game.name)
+
+
 def _unfinished_in_log(config: PitboardConfig) -> tuple[str, int] | None:
     """(kind, id) of the game ``run`` would resume from the game log, looked at read-only; None when it would
     begin one (or the log cannot be looked at: its own line says why)."""
     from device.paths import data_dir
     from device.store import Store
-    from games import game_package
 
     try:
         path = config.store.path or data_dir() / "games.sqlite"
@@ -354,9 +363,7 @@ def _unfinished_in_log(config: PitboardConfig) -> tuple[str, int] | None:
     except Exception:  # noqa: BLE001 - the game log's own line names it
         return None
     try:
-        package = game_package(config.game.name)
-        game = (_resumed_kind(store, package) or package).GAME
-        game_id = store.latest_unfinished(game.name)
+        game, game_id = _to_resume(store, config)
         return None if game_id is None else (game.name, int(game_id))
     except Exception:  # noqa: BLE001 - as above
         return None
@@ -471,7 +478,6 @@ def probe_store(config: PitboardConfig) -> CheckLine:
 def _probe_store(config: PitboardConfig) -> CheckLine:
     from device.paths import data_dir
     from device.store import Store, StoreError, check_not_orphaned
-    from games import game_package
 
     try:
         path = config.store.path or data_dir() / "games.sqlite"
@@ -494,9 +500,7 @@ def _probe_store(config: PitboardConfig) -> CheckLine:
         return CheckLine("FAIL", "game log", str(exc))
     try:
         store.games()
-        package = game_package(config.game.name)
-        game = (_resumed_kind(store, package) or package).GAME  # the newest unfinished game, of any kind
-        game_id = store.latest_unfinished(game.name)
+        game, game_id = _to_resume(store, config)
         if game_id is None:
             detail = f"no unfinished {game.name} game: run begins one"
         else:
