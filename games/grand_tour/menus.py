@@ -211,6 +211,7 @@ def _exhaustion(state: GrandTourState, legal: Callable[[Command], bool]) -> Menu
     more = branch(f"21-{BUTTON_MAX_EXHAUSTION} cards…", [group(g) for g in groups(21, BUTTON_MAX_EXHAUSTION)])
     choices = keep_legal([*(group(g) for g in groups(0, 20)), more], legal)
     # the title names the rider: the status line under the list is covered by the team's flashing "count
-    # exhaustion cards" alert, so the rider whose cards are being entered was on no line of the screen
-    return Menu(title=rider_label(rid), choices=choices, player=rid.split(".")[0],
-                status=rider_label(rid))
+    # exhaustion cards" alert, so the rider whose cards are being entered was on no line of the screen.  The
+    # status says what is counted, in the rules' words: behind the stage's news the alert did not show, and the
+    # team entering them never read "exhaustion" (an audit; the keeping of half is said when they are in)
+    return Menu(title=rider_label(rid), choices=choices, player=rid.split(".")[0], status="all exhaustion cards")

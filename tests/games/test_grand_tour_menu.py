@@ -180,7 +180,8 @@ def test_exhaustion_cards_in_groups_of_five_for_the_rider_the_prompt_names() -> 
     m.apply(Command("finish_round", {"crossed": [{"rider": r.id, "squares": 0} for r in m.state.riders]}))
     menu = check_menu(m.state)
     prompt = GAME.prompt(m.state)
-    assert (menu.title, menu.status, menu.player) == ("red Rouleur", "red Rouleur", "red")
+    # "count exhaustion cards of red Rouleur (half are discarded, rounded down)": whose, and what is counted
+    assert (menu.title, menu.status, menu.player) == ("red Rouleur", "all exhaustion cards", "red")
     assert "red Rouleur" in prompt.text and prompt.player == "red"  # its name, not the id "red.rouleur"
     assert [c.label for c in menu.choices] == ["0-4 cards", "5-9 cards", "10-14 cards", "15-20 cards", "21-40 cards…"]
     assert menu.choices[0].default and menu.choices[0].children[2].default  # 2 cards
@@ -189,7 +190,7 @@ def test_exhaustion_cards_in_groups_of_five_for_the_rider_the_prompt_names() -> 
     assert max(found.values()) <= 8
     take(m, "5-9 cards", "7")
     assert m.state.rider("red.rouleur").keep == 4  # 7 held: 3 discarded
-    assert check_menu(m.state).status == "red Sprinteur"
+    assert check_menu(m.state).status == "all exhaustion cards"
     assert check_menu(m.state).title == "red Sprinteur"  # the footer's status is under the team's alert
 
 
