@@ -1108,9 +1108,14 @@ class CameraInput:
             if (player, names) in self.told_no_zone:
                 continue
             self.told_no_zone.add((player, names))
-            notify("token_zone", f"HAZARDS: the camera does not count {whose} hazard tokens (no token zone p{seat} "
-                                 "on the table): enter them with the menu", player,
-                   until=now + NO_ZONE_WORDS_S, now=now)
+            text = (f"HAZARDS: the camera does not count {whose} hazard tokens (no token zone p{seat} on the table): "
+                    "enter them with the menu")
+            # every piece seen at least once, where it turns slowest: a chooser's footer, every other 2 s turn (a
+            # review: a long list of vehicle names outlasted 15 s)
+            from device.dashboards.pages import footer_pieces
+
+            notify("token_zone", text, player, until=now + max(NO_ZONE_WORDS_S, 4.0 * len(footer_pieces(text))),
+                   now=now)
 
     def post_mismatches(self, notify: Notify, withdraw: Withdraw, now: float, *, takes: bool,
                         chooser: str | None) -> None:

@@ -820,7 +820,7 @@ def test_a_player_with_no_token_zone_is_told_on_their_own_screen(tmp_path: Path)
         assert rig.page("Ann").alert == ""  # her menu page (her step)
         pieces += [a.text for a in rig.screens.last("Ben").alerts if a.text not in pieces]
     assert " ".join(p.removeprefix("HAZARDS: ") for p in pieces) == text.removeprefix("HAZARDS: ")
-    for _ in range(20):  # 16 s later: gone, and not said again at every read of the table
+    for _ in range(120):  # 26 s later: gone (each piece was seen), and not said again at every read of the table
         rig.step()
     assert not rig.app.screen_views()[1].alerts
 

@@ -385,3 +385,19 @@ def test_a_player_whose_tokens_have_no_zone_is_told_once_on_their_screen() -> No
     ci._tokens(NS(tokens={"p1": 0}), [NS(player="Ann", vehicles=[NS(id="r", name="Rig")])] * 2, notify,
                calls.withdraw, 0.0)
     assert posted == []
+
+
+def test_the_no_zone_notice_stands_until_each_of_its_pieces_was_seen() -> None:
+    """A review: a player with many vehicles without a zone got a notice of many pieces, withdrawn after 15 s
+    before its last pieces turned (a chooser's footer turns them every other 2 s)."""
+    from device.dashboards.pages import footer_pieces
+
+    ci, until = CameraInput(NS(), settle_frames=3), {}
+
+    def notify(kind: str, text: str, player: str | None, **kw: Any) -> None:
+        until[player] = (text, kw["until"])
+
+    many = [NS(player="Ann", vehicles=[NS(id=f"v{k}", name=f"Interceptor Mark {k}", hazards=0) for k in range(6)])]
+    ci._tokens(NS(tokens={"x": 0}), many, notify, lambda kind: None, 100.0)
+    text, end = until["Ann"]
+    assert len(footer_pieces(text)) > 4 and end - 100.0 >= 4.0 * len(footer_pieces(text)) > 15.0
