@@ -724,6 +724,13 @@ class App:
             n, got = entry.request.count, len(entry.entered)
             self.notify("info", f"{entry.request.label}: {got} of {n} entered", self.chooser(), now=now)
             return
+        n, got = entry.request.count, len(entry.entered)
+        if entry.request.confirm_fewer and got < n and entry.fewer_asked != got:
+            # the usual roll is all of them: a NEXT pressed at 2 of 3 sent 2 (an audit); fewer stay possible
+            entry.fewer_asked = got
+            self.notify("info", f"{entry.request.label}: {got} of {n} entered; NEXT again sends {got}", self.chooser(),
+                        now=now)
+            return
         self.entry = None
         result = entry.request.command(list(entry.entered))
         if isinstance(result, DiceRequest):  # a second roll (the target's evade dice, the direction die)

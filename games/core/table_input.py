@@ -64,6 +64,9 @@ class DiceRequest:
     #: (player, words) for players who roll these dice while another enters them (the target's evade dice):
     #: shown on their own screens while the roll is entered
     tell: tuple[tuple[str, str], ...] = ()
+    #: fewer than ``count`` are taken (not ``exact``), but the usual roll is all of them (Gaslands' evade dice,
+    #: "equal to its current gear", fewer only for a perk or weapon): the buttons ask once before sending fewer
+    confirm_fewer: bool = False
 
     def name_of(self, face: Any) -> str:
         """How a face is shown on the screen ("4 SHIFT" for a d6 skid stand-in, else the face itself)."""

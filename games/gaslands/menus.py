@@ -330,7 +330,7 @@ def _attack(state: GaslandsState, attacker: str, cars: Sequence[Vehicle]) -> Cho
                 (target.owner, f"{target.name}: {said}: roll {target.gear} evade {'die' if target.gear == 1 else 'dice'}"),)
             return DiceRequest("d6", target.gear, f"{said}: evade dice",
                                lambda ev: Command("attack", {"target": target.id, "dice": list(dice), "evade": list(ev)}),
-                               exact=False, tell=tell)
+                               exact=False, tell=tell, confirm_fewer=True)
 
         return DiceRequest("d6", MAX_ATTACK_DICE, "attack dice", lambda dice: evade(dice) if dice else None, exact=False)
 

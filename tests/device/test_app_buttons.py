@@ -346,6 +346,40 @@ def test_gaslands_attack_dice_then_the_targets_evade_dice(tmp_path: Path) -> Non
     g.close()
 
 
+def test_gaslands_fewer_evade_dice_than_the_gear_are_sent_at_a_second_next(tmp_path: Path) -> None:
+    """"the target rolls evade dice equal to its current gear": fewer are taken (docs/RULINGS.md: a perk or weapon
+    that lowers them is the table's), but a NEXT pressed at 2 of 3 sent 2 (an audit).  It now asks once."""
+    from games.core.table_input import DiceRequest
+
+    g = Panel(tmp_path, "gaslands")
+    _to_attack_step(g)
+
+    def evade() -> DiceRequest:
+        return DiceRequest("d6", 3, "2 hits: evade dice",
+                           lambda ev: Command("attack", {"target": "brick", "dice": [4, 5], "evade": list(ev)}),
+                           exact=False, confirm_fewer=True)
+
+    def sent() -> list[int]:
+        return [len(a.command.args["evade"]) for a in g.app.history if a.command.type == "attack"]
+
+    g.app.open_entry(evade())
+    g.press("ok", "ok", "next")  # two dice, NEXT
+    assert sent() == [] and g.app.entry is not None
+    said = [n.text for n in g.app.notices if n.kind == "info"]
+    assert said == ["2 hits: evade dice: 2 of 3 entered; NEXT again sends 2"]
+    g.press("ok", "next")  # a third die: all of them, sent at once
+    assert sent() == [3]
+    g.app.open_entry(evade())
+    g.press("ok", "next", "next")  # one die, NEXT, NEXT: sent as the table rolled it
+    assert sent() == [3, 1]
+    # the menu's evade dice are such a roll
+    g.go("Attack…", "The Brick")
+    g.type_dice([4, 6])
+    assert g.app.entry is not None and g.app.entry.request.label == "3 hits: evade dice"
+    assert g.app.entry.request.confirm_fewer and not g.app.entry.request.exact
+    g.close()
+
+
 def test_gaslands_push_it_with_the_buttons(tmp_path: Path) -> None:
     g = Panel(tmp_path, "gaslands")
     _to_template_step(g)
