@@ -10,7 +10,8 @@ Fonts are Pillow's bundled default (``load_default(size)``), so rendering is the
 this Pillow, which the golden-image tests rely on.  Glyphs are drawn without antialiasing on a 1-bit image;
 big numbers use a 1-pixel stroke so they stay bold enough at arm's length.  Small numbers are drawn with
 :func:`pixel_text`, a 5×7 pixel font, or in text whose 6 and 9 :func:`font` redraws: the bundled font's 6, 8
-and 9 merge below 14 px on a 1-bit screen.
+and 9 merge below 14 px on a 1-bit screen.  Below 10 px its "!" is a solid stroke (an "I"); :func:`font`
+parts its dot from its stem wherever a text has one.
 """
 
 from __future__ import annotations
@@ -39,12 +40,44 @@ def font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     them an 8 (:data:`CLEARER_DIGITS`)."""
     base = ImageFont.load_default(size=size)
     fixes = _clearer_digits(base, size) if isinstance(base, ImageFont.FreeTypeFont) else {}
-    if not fixes:
+    bang = _clearer_bang(base) if isinstance(base, ImageFont.FreeTypeFont) else None
+    if not fixes and bang is None:
         return base
     clear = _ClearDigitsFont.__new__(_ClearDigitsFont)
     clear.__dict__.update(base.__dict__)
     clear.fixes = fixes
+    clear.bang = bang
     return clear
+
+
+def _glyph_ink(base: ImageFont.FreeTypeFont, ch: str) -> "np.ndarray | None":
+    """``ch``'s ink as the font draws it on a 1-bit screen, cropped to itself (None where Pillow's
+    internals are not the ones known here)."""
+    import numpy as np
+
+    try:
+        core, _ = ImageFont.FreeTypeFont.getmask2(base, ch, "1")
+        ink = np.asarray(Image.Image()._new(core)) > 0
+    except Exception:  # noqa: BLE001 - another Pillow's internals: its own glyphs, as they are
+        return None
+    if not ink.any():
+        return None
+    ys, xs = np.nonzero(ink)
+    return ink[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+
+
+def _clearer_bang(base: ImageFont.FreeTypeFont) -> "tuple[np.ndarray, np.ndarray, int] | None":
+    """The bundled font's "!" below 10 px is a solid stroke, its dot touching its stem: "ON FIRE!" read
+    "ON FIREI" on Thunder Road's screens.  Where the font draws "!" without a gap, the screens draw it with
+    its next-to-last row dark: (as drawn, as the screens draw it, its left bearing in pixels).  An "I" or an
+    "l" is the same stroke, so the redraw is made only where the text has a "!" (see ``getmask2``)."""
+    ink = _glyph_ink(base, "!")
+    if ink is None or ink.shape[0] < 4 or not ink.any(axis=1).all():
+        return None  # too small to part, or a font that already leaves the gap
+    clearer = ink.copy()
+    clearer[-2, :] = False
+    left = int(base.getbbox("!", mode="1")[0])
+    return ink, clearer, left
 
 
 def _rows(text: str) -> "np.ndarray":
@@ -74,22 +107,14 @@ CLEARER_DIGITS: dict[tuple[int, ...], dict[str, tuple[str, str]]] = {
 
 
 def _clearer_digits(base: ImageFont.FreeTypeFont, size: int) -> dict[str, tuple["np.ndarray", "np.ndarray"]]:
-    import numpy as np
-
     out = {}
     for sizes, glyphs in CLEARER_DIGITS.items():
         if size not in sizes:
             continue
         for ch, (drawn, clearer) in glyphs.items():
-            try:
-                core, _ = ImageFont.FreeTypeFont.getmask2(base, ch, "1")
-                ink = np.asarray(Image.Image()._new(core)) > 0
-            except Exception:  # noqa: BLE001 - another Pillow's internals: its own glyphs, as they are
-                return {}
-            if not ink.any():
+            ink = _glyph_ink(base, ch)
+            if ink is None:
                 continue
-            ys, xs = np.nonzero(ink)
-            ink = ink[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
             want, new = _rows(drawn), _rows(clearer)
             if ink.shape == want.shape == new.shape and (ink == want).all():
                 out[ch] = (want, new)
@@ -100,14 +125,17 @@ class _ClearDigitsFont(ImageFont.FreeTypeFont):
     """The bundled font with its 6 and 9 redrawn in every text mask it makes (see :data:`CLEARER_DIGITS`)."""
 
     fixes: dict[str, tuple["np.ndarray", "np.ndarray"]]
+    bang: "tuple[np.ndarray, np.ndarray, int] | None" = None
 
     def getmask2(self, text: "str | bytes", mode: str = "", *args: Any, **kwargs: Any) -> tuple[Any, tuple[int, int]]:
         import numpy as np
         from numpy.lib.stride_tricks import sliding_window_view
 
         core, offset = super().getmask2(text, mode, *args, **kwargs)
-        wanted = [self.fixes[ch] for ch in self.fixes if ch in str(text)]
-        if mode != "1" or not wanted or getattr(core, "mode", "L") != "L":
+        shown = str(text)
+        wanted = [self.fixes[ch] for ch in self.fixes if ch in shown]
+        bangs = [i for i, ch in enumerate(shown) if ch == "!"] if self.bang is not None and "\n" not in shown else []
+        if mode != "1" or not (wanted or bangs) or getattr(core, "mode", "L") != "L":
             return core, offset
         mask = np.asarray(Image.Image()._new(core)).copy()
         ink = mask > 0
@@ -118,6 +146,19 @@ class _ClearDigitsFont(ImageFont.FreeTypeFont):
             windows = sliding_window_view(ink, (h, w))
             for y, x in zip(*np.nonzero((windows == drawn).all(axis=(2, 3)))):
                 mask[y:y + h, x:x + w] = np.where(clearer, 255, 0)
+        if bangs and self.bang is not None:
+            drawn, clearer, left = self.bang
+            h, w = drawn.shape
+            if ink.shape[0] >= h and ink.shape[1] >= w:
+                hits = np.nonzero((sliding_window_view(ink, (h, w)) == drawn).all(axis=(2, 3)))
+                origin = self.getbbox(shown, mode="1")[0]  # the mask's first column, in the text's own x
+                for i in bangs:
+                    # where this "!" starts: only a stroke within a pixel of it is the "!", not an "I" beside
+                    x_bang = round(self.getlength(shown[:i], mode="1") + left - origin)
+                    near = [(abs(int(x) - x_bang), int(y), int(x)) for y, x in zip(*hits) if abs(int(x) - x_bang) <= 1]
+                    if near:
+                        _, y, x = min(near)
+                        mask[y:y + h, x:x + w] = np.where(clearer, 255, 0)
         return Image.fromarray(mask, "L").im, offset
 
 

@@ -144,6 +144,24 @@ def test_the_fonts_6_and_9_are_not_drawn_as_8(size: int) -> None:
         assert int((windows == glyph).all(axis=(2, 3)).sum()) == times
 
 
+@pytest.mark.parametrize("size", [7, 8, 9, 10, 12])
+def test_an_exclamation_mark_keeps_its_dot_apart_and_an_i_beside_it_stays_whole(size: int) -> None:
+    """Thunder Road's "ON FIRE!" read "ON FIREI" below 10 px: the bundled font's "!" is a solid stroke there,
+    its dot touching its stem, the same stroke as an "I".  The "!" is drawn with a gap above its dot; an
+    "I" or an "l" in the same text is left whole."""
+    line = _ink("ON FIRE!", size)
+    bang = line[:, -1]  # the "!" is the line's last column of ink
+    assert bang[0] and bang[-1] and not bang.all(), "the dot apart from the stem"
+    line = _ink("I! Il!", size)
+
+    def parted(c: int) -> bool:  # a dark row between the column's first and last lit rows
+        rows = np.nonzero(line[:, c])[0]
+        return len(rows) > 0 and not line[rows[0]:rows[-1] + 1, c].all()
+
+    assert not parted(0) and parted(line.shape[1] - 1), "the first 'I' whole, the last '!' parted"
+    assert sum(parted(c) for c in range(line.shape[1])) == 2, "the two '!' parted, the 'I's and the 'l' whole"
+
+
 def test_a_path_too_long_for_a_line_is_split_after_a_folder():
     """Seen on NOT STARTED: "firmware_config/pitboar" / "d.toml"; a path is read by its folders."""
     from device.dashboards.pages import WIDTH, wrap
