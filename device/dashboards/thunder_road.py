@@ -7,9 +7,10 @@ Read at arm's length, so one column per vehicle, each with the same few things i
     |  S      M      L      R          |   big letter per vehicle (lit box = the one moving now)
     |  ##     #.     ..     ##?        |   damage slots: filled = token; "?" = slot count unknown
     |  v oo   v o.   . ..              |   v = moved this round, two rings = coasts used (of 2)
-    | FIRE          OUT                |   FIRE = ON FIRE! token; OUT = out of service; X = eliminated
-    | Nitro              dice 1 3 5    |   footer: the command used this round, the unused dice (while a
-    +----------------------------------+           bump waits: "bump M" to its owners, else "bumps 1")
+    | FIRE          OUT    Traction    |   FIRE = ON FIRE! token; OUT = out of service; X = eliminated;
+    | Nitro              dice 1 3 5    |   Traction = a Big Rig section's command active this turn
+    +----------------------------------+   footer: the command used this round, the unused dice (while a
+                                                   bump waits: "bump M" to its owners, else "bumps 1")
 
 Alerts (Fire-die roll required, a car out of service, and the app's notices such as a refusal with its
 reason) cover the middle as a lit banner while ``blink_on``, so they flash over the columns; the most urgent
@@ -111,6 +112,13 @@ def _column(draw: ImageDraw.ImageDraw, v: VehicleView, x: int, w: int) -> None:
     elif v.out_of_service:
         draw.rectangle(tag_box, outline=ON)
         fit_text(draw, (x0 + 1, tag_box[1] + 1, x1 - 1, tag_box[3] - 1), "OUT", sizes=(10, 9, 8), align="center")
+    elif v.sections:
+        # a Big Rig section's command active this turn, in its card's words ("Traction Drive"; "Traction" in a
+        # narrow column): the footer's "no cmd" is the command board's, still free
+        room = x1 - x0 - 1
+        words = [" ".join(s.split()[:n]) for s in v.sections for n in (len(s.split()), 1)]
+        word = next((w for w in words if text_width(w, 8) <= room), v.sections[0])
+        fit_text(draw, (x0, tag_box[1] + 1, x1, tag_box[3] - 1), word, sizes=(10, 9, 8), align="center")
 
 
 def _slots(draw: ImageDraw.ImageDraw, v: VehicleView, x0: int, x1: int, y: int) -> None:

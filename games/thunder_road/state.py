@@ -264,6 +264,9 @@ class VehicleView:
     coasts: int
     moving: bool  # the vehicle moving this turn
     bumped: bool = False  # in a bump still to resolve (stacked on one space with another)
+    #: its own section commands active this turn ("Traction Drive" on a Big Rig), by label: not the command
+    #: board's, whose footer said "no cmd" while the rig's Traction Drive let it use the Road die
+    sections: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -42,10 +42,13 @@ def views(state: ThunderRoadState) -> list[PlayerView]:
     moving = state.turn.vehicle if state.turn else None
     bumped = {v for b in state.bumps for v in (b.a, b.b)}
     out = []
+    active = [state.tables.command(name) for name in state.turn.commands] if state.turn else []
     for p in state.players:
         vehicles = []
         for v in state.fleet(p.name):
             kind = state.tables.kind(v.kind)
+            mine = turn_player == p.name
+            sections = tuple(rule.label for rule in active if mine and rule.board == kind.cls)
             vehicles.append(
                 VehicleView(
                     id=v.id,
@@ -62,6 +65,7 @@ def views(state: ThunderRoadState) -> list[PlayerView]:
                     coasts=v.coasts,
                     moving=v.id == moving,
                     bumped=v.id in bumped,
+                    sections=sections,
                 )
             )
         out.append(

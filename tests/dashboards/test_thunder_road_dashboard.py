@@ -106,6 +106,12 @@ def big_rig_and_bikes() -> PlayerView:
     return _view(m, "Ben")
 
 
+def big_rig_traction_drive() -> PlayerView:
+    m = _table([{"name": "Ana", "vehicles": ["small", "big_rig"]}, "Ben"], ROLL,
+               {"type": "command", "name": "traction_drive", "die": 3})
+    return _view(m, "Ana")
+
+
 def eliminated_and_winner() -> PlayerView:
     m = _table(
         ["Ana", {"name": "Ben", "vehicles": ["small", "large"]}], ROLL,
@@ -137,6 +143,7 @@ STATES: dict[str, tuple[Callable[[], PlayerView], bool]] = {
     "out_of_service_blink_on": (out_of_service, True),
     "out_of_service_blink_off": (out_of_service, False),
     "big_rig_and_bikes": (big_rig_and_bikes, True),
+    "big_rig_traction_drive": (big_rig_traction_drive, True),
     "eliminated_and_winner": (eliminated_and_winner, True),
     "demo_end": (demo_end, True),
 }
@@ -167,6 +174,29 @@ def test_views_say_what_the_screen_needs() -> None:
     assert [a.kind for a in fire_roll().alerts] == ["fire_roll"]
     assert refused_assignment().alerts == ()
     assert [a.kind for a in out_of_service().alerts] == ["out_of_service"]
+
+
+def test_a_big_rigs_traction_drive_is_shown_on_its_column_while_it_is_active() -> None:
+    """"Big Rig: does not use the Road die unless its Traction Drive command (centre section) is active this
+    turn."  Its owner's footer said "no cmd" (the command board's, still free) and nothing said the rig's
+    Traction Drive was on: the Road die's menu offered it with no word why."""
+    view = big_rig_traction_drive()
+    small, rig = view.vehicles
+    assert rig.sections == ("Traction Drive",) and small.sections == () and view.command is None
+    image = lit(render(view, blink_on=True))
+    before = lit(render(your_turn_with_rig(), blink_on=True))
+    tag = (slice(42, 53), slice(64, 128))  # the rig's column, under its moves
+    assert image[tag].any() and not before[tag].any()
+    assert (image[:, :64] == before[:, :64]).all(), "the small car's column is as it was"
+    # on Ben's turn it is no longer active (the rule's "this turn")
+    m = _table([{"name": "Ana", "vehicles": ["small", "big_rig"]}, "Ben"], ROLL,
+               {"type": "command", "name": "traction_drive", "die": 3},
+               {"type": "assign", "vehicle": "big_rig", "die": 4}, {"type": "move"})
+    assert all(v.sections == () for view in m.views() for v in view.vehicles)
+
+
+def your_turn_with_rig() -> PlayerView:
+    return _view(_table([{"name": "Ana", "vehicles": ["small", "big_rig"]}, "Ben"], ROLL), "Ana")
 
 
 def test_alerts_flash_and_quiet_screens_do_not() -> None:
