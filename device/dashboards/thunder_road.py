@@ -3,7 +3,7 @@
 Read at arm's length, so one column per vehicle, each with the same few things in fixed places::
 
     +----------------------------------+   header: lit bar = your turn ("YOUR TURN"), else whose turn;
-    |> ANA   YOUR TURN           R2    |           R = round
+    |> ANA   YOUR TURN           R2    |           R = round; before the turns "roll dice", or "Ben to roll"
     |  S      M      L      R          |   big letter per vehicle (lit box = the one moving now)
     |  ##     #.     ..     ##?        |   damage slots: filled = token; "?" = slot count unknown
     |  v oo   v o.   . ..              |   v = moved this round, two rings = coasts used (of 2)
@@ -63,6 +63,8 @@ def _header(draw: ImageDraw.ImageDraw, view: PlayerView) -> None:
         fit_text(draw, (WIDTH - 20, 0, WIDTH - 2, HEADER_BOTTOM), rnd, sizes=(11, 10), fill=OFF, align="right")
         return
     turn = f"> {view.turn_player}" if view.turn_player else "roll dice"
+    if not view.turn_player and view.to_roll and view.player not in view.to_roll:  # rolled: the others are awaited
+        turn = f"{view.to_roll[0]} to roll" if len(view.to_roll) == 1 else f"{len(view.to_roll)} to roll"
     if not view.standing:
         turn = "out of race"
     if text_width(view.player, 11) <= 57 and text_width(turn, 9) <= 46:  # the usual boxes hold both

@@ -288,3 +288,6 @@ class PlayerView:
     winner: str | None = None
     alerts: tuple[Alert, ...] = field(default_factory=tuple)
     news: str = ""  # ``ThunderRoadState.news``
+    #: players still in the race who have not rolled their movement dice this round (no turn yet): a player
+    #: who had rolled read "roll dice" in their header until the last one did
+    to_roll: tuple[str, ...] = ()

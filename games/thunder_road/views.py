@@ -43,6 +43,7 @@ def views(state: ThunderRoadState) -> list[PlayerView]:
     bumped = {v for b in state.bumps for v in (b.a, b.b)}
     out = []
     active = [state.tables.command(name) for name in state.turn.commands] if state.turn else []
+    to_roll = () if state.turn else tuple(p.name for p in state.players if state.standing(p.name) and not p.rolled)
     for p in state.players:
         vehicles = []
         for v in state.fleet(p.name):
@@ -85,6 +86,7 @@ def views(state: ThunderRoadState) -> list[PlayerView]:
                 winner=state.winner,
                 alerts=_alerts(state, p.name),
                 news=state.news,
+                to_roll=to_roll,
             )
         )
     return out

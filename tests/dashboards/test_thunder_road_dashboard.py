@@ -195,6 +195,24 @@ def test_a_big_rigs_traction_drive_is_shown_on_its_column_while_it_is_active() -
     assert all(v.sections == () for view in m.views() for v in view.vehicles)
 
 
+def test_a_player_who_has_rolled_reads_who_is_still_to_roll_not_roll_dice() -> None:
+    """All players roll their movement dice before the turns: Ana, who had rolled, still read "roll dice" in
+    her header while the table waited for Ben."""
+    m = _table(["Ana", "Ben", "Cy"], {"type": "roll", "player": "Ana", "dice": [1, 3, 4, 6]})
+    assert _view(m, "Ana").to_roll == ("Ben", "Cy")
+
+    def header(view: PlayerView) -> np.ndarray:
+        return lit(render(view, blink_on=True))[:12]
+
+    ana, ben = _view(m, "Ana"), _view(m, "Ben")
+    assert not (header(ana)[:, 60:] == header(replace(ana, to_roll=ana.to_roll + ("Ana",)))[:, 60:]).all()
+    assert (header(ben) == header(replace(ben, to_roll=()))).all(), "Ben has still to roll: 'roll dice'"
+    m.apply(Command.from_json({"type": "roll", "player": "Ben", "dice": [2, 2, 5, 6]}))
+    assert _view(m, "Ana").to_roll == ("Cy",)
+    m.apply(Command.from_json({"type": "roll", "player": "Cy", "dice": [1, 1, 2, 2]}))
+    assert all(v.to_roll == () for v in m.views()) and _view(m, "Ana").turn_player is not None
+
+
 def your_turn_with_rig() -> PlayerView:
     return _view(_table([{"name": "Ana", "vehicles": ["small", "big_rig"]}, "Ben"], ROLL), "Ana")
 
