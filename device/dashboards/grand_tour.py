@@ -12,8 +12,9 @@
     └──────────────────────────────────┘
 
 Between stages a rider whose exhaustion cards are not counted yet shows "count" and the header flashes;
-at the end the winners' screens flash "WINNER" and the others' headers say who won ("black won").  The app's messages (a refusal and its reason) flash over
-the middle, and the app's menu line ("> red Sprinteur (2/8) OK") replaces the bottom line.
+at the end the winners' screens flash "WINNER" and the others' headers say who won ("black won").  The app's
+messages (a refusal and its reason) flash over the middle, and the app's menu line ("> red Sprinteur (2/8)
+OK") takes the bottom line: the points and START then share one smaller line, so both riders' lines stay.
 """
 
 from __future__ import annotations
@@ -71,18 +72,25 @@ def render(view: TeamView, *, blink_on: bool) -> Image.Image:
         fit_text(draw, (1, 0, team_right, 11), view.team.upper(), sizes=(12, 11, 10, 9), fill=ink)
         fit_text(draw, (76, 0, WIDTH - 2, 11), right, sizes=(12, 11), align="right", fill=ink)
     draw.line((0, 12, WIDTH - 1, 12), fill=ON)
-    draw.text((0, 13), str(view.points), fill=ON, font=font(24), stroke_width=1, stroke_fill=ON)
-    draw.text((44, 16), "pts", fill=ON, font=font(10))
-    if view.phase == "tour over":  # the final classification: the team's place, not a next start line
-        draw.text((74, 14), "PLACE", fill=ON, font=font(9))
-        start = str(view.rank)
+    # the app's menu line takes the bottom line: the points and the start line then share one line so that both
+    # riders' lines stay (the counting team lost its second rider's time gap under "> red Sprinteur (2/8)")
+    menu_line = is_status(view.prompt)
+    place = view.phase == "tour over"  # the final classification: the team's place, not a next start line
+    start = str(view.rank) if place else (str(view.start_position) if view.start_position else "-")
+    if menu_line:
+        draw.text((0, 13), str(view.points), fill=ON, font=font(18))
+        draw.text((text_width(str(view.points), 18) + 3, 17), "pts", fill=ON, font=font(10))
+        draw.text((74, 17), "PLACE" if place else "START", fill=ON, font=font(9))
+        draw.text((108, 13), start, fill=ON, font=font(18))
     else:
-        draw.text((74, 14), "START", fill=ON, font=font(9))
-        start = str(view.start_position) if view.start_position else "-"
-    # not bold: at 16-20 px the stroke closes a 5, 6 and 8 alike ("START 5" read 6); 24 px and up stay open
-    draw.text((74, 22), start, fill=ON, font=font(18))
+        draw.text((0, 13), str(view.points), fill=ON, font=font(24), stroke_width=1, stroke_fill=ON)
+        draw.text((44, 16), "pts", fill=ON, font=font(10))
+        draw.text((74, 14), "PLACE" if place else "START", fill=ON, font=font(9))
+        # not bold: at 16-20 px the stroke closes a 5, 6 and 8 alike ("START 5" read 6); 24 px and up stay open
+        draw.text((74, 22), start, fill=ON, font=font(18))
+    top = 32 if menu_line else 42
     for i, rider in enumerate(view.riders[:2]):
-        y = 42 + i * 11
+        y = top + i * 11
         fit_text(draw, (0, y, 10, y + 9), ROLE_LETTER.get(rider.role, "?"), sizes=(11,))
         fit_text(draw, (12, y, 74, y + 9), _gap(rider), sizes=(11, 10, 9))
         fit_text(draw, (76, y, WIDTH - 1, y + 9), _keep(rider, view), sizes=(11, 10, 9), align="right")

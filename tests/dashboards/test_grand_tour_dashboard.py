@@ -84,6 +84,23 @@ def test_app_status_line_and_refusal_notice() -> None:
     assert Image.open(path).convert("1").tobytes() == image.tobytes()
 
 
+def test_the_menu_line_leaves_both_riders_time_gaps_on_the_screen() -> None:
+    """The team counting its exhaustion cards lost its second rider's line under the menu's
+    "> red Sprinteur (2/8) OK": its time gap to the leader was on no screen while its cards were counted."""
+    import dataclasses
+
+    v = _match(R1, R2, R3, EX[0]).views()[0]
+    menu = dataclasses.replace(v, prompt="> red Sprinteur (2/8) OK")
+    sprinteur = v.riders[1]
+    later = dataclasses.replace(menu, riders=(v.riders[0], dataclasses.replace(sprinteur, gap="+2:30",
+                                                                                  gap_seconds=150)))
+    assert render(menu, blink_on=False).tobytes() != render(later, blink_on=False).tobytes()
+    kept = dataclasses.replace(menu, riders=(dataclasses.replace(v.riders[0], keep=1), sprinteur))
+    assert render(menu, blink_on=False).tobytes() != render(kept, blink_on=False).tobytes()
+    other = dataclasses.replace(menu, points=v.points + 7, start_position=3)  # the points and start line stay too
+    assert render(menu, blink_on=False).tobytes() != render(other, blink_on=False).tobytes()
+
+
 def test_the_final_classification_shows_each_teams_place() -> None:
     """At the tour's end the screen shows the team's place (the START of a next stage there is none of):
     two teams with the same points but other places look different (found by the OLED audit)."""
