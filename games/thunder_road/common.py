@@ -57,13 +57,22 @@ def remove_die(dice: tuple[int, ...], value: int) -> tuple[int, ...]:
 def vehicle_words(state: ThunderRoadState, vid: str) -> str:
     """``"Ana/small"`` → ``"Ana's small car"`` (``"Eve's bike 2"`` for the second of several bikes, as the
     screens' menus number them; the id's ``"bike2"`` read "bike2", and "small car1" on a refusal)."""
-    return f"{state.vehicle(vid).owner}'s {own_label(state, vid).lower()}"
+    return f"{state.vehicle(vid).owner}'s {in_sentence(own_label(state, vid))}"
 
 
 def own_words(state: ThunderRoadState, vehicles: Sequence[Any]) -> str:
     """One player's vehicles in a sentence for them: "small car, bike 1, bike 2" (not the ids' "small,
     bike1, bike2")."""
-    return ", ".join(own_label(state, v.id).lower() for v in vehicles)
+    return ", ".join(in_sentence(own_label(state, v.id)) for v in vehicles)
+
+
+def in_sentence(label: str) -> str:
+    """A vehicle's label inside a sentence: "Small car" → "small car", but the rules' name "Big Rig" stays
+    "Big Rig" (it read "Cy's big rig"): a label whose later words are capitalised is a name."""
+    words = label.split()
+    if any(w[:1].isupper() for w in words[1:]):
+        return label
+    return label[:1].lower() + label[1:]
 
 
 def own_label(state: ThunderRoadState, vid: str) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from games.core import Alert, Event
 
 from games.thunder_road.bumps import larger_owner, reroll_owners
-from games.thunder_road.common import own_label
+from games.thunder_road.common import in_sentence, own_label
 from games.thunder_road.prompt import prompt
 from games.thunder_road.state import PlayerView, Step, ThunderRoadState, VehicleView
 
@@ -110,7 +110,7 @@ def timeline_words(event: Event) -> str | None:
 
     def label(kind: str) -> str:
         row = kinds.get(kind)
-        return str(row["label"]).lower() if isinstance(row, Mapping) and row.get("label") else kind.replace("_", " ")
+        return in_sentence(str(row["label"])) if isinstance(row, Mapping) and row.get("label") else kind.replace("_", " ")
 
     players = [f"{p['name']} ({', '.join(label(str(k)) for k in p['vehicles'])})" for p in options["players"]]
     words = [", ".join(players)]

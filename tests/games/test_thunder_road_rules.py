@@ -1267,18 +1267,19 @@ def test_the_owners_own_dice_faces_are_the_ones_the_buttons_offer():
 def test_prompts_refusals_and_notes_name_vehicles_in_the_rulebooks_words():
     """The rules' ids ("Ana/bike2", "big_rig") are no word of the rulebook's: the prompt said "assign a die
     (1, 2, 3, 4) to big_rig, bike1, bike2", a refusal "assign your die to big_rig, bike1, bike2", a bump
-    "bump Ana/bike2 / Ben/large"."""
+    "bump Ana/bike2 / Ben/large".  The rulebook's name "Big Rig" stays a name in a sentence ("Cy's big rig"
+    lost it); "Small car" is a label, "small car" in a sentence."""
     t = Table(("Ana", ["small", "big_rig", "bike", "bike"]), "Ben")
     t.roll()
     t.turn("small", 1)
     assert t.match.prompt().text == "Ben: assign a die (1, 2, 3, 4) to small car, medium car, large car"
     t.turn("small", 1)
     prompt = t.match.prompt().text
-    assert prompt == "Ana: assign a die (2, 3, 4) to big rig, bike 1, bike 2", prompt
+    assert prompt == "Ana: assign a die (2, 3, 4) to Big Rig, bike 1, bike 2", prompt
     why = t.no("assign", vehicle="small", die=2)
-    assert why.endswith("already moved this round: assign your die to big rig, bike 1, bike 2"), why
+    assert why.endswith("already moved this round: assign your die to Big Rig, bike 1, bike 2"), why
     why = t.no("pass")
-    assert why.endswith("you must assign a die to a vehicle you have not moved: big rig, bike 1, bike 2"), why
+    assert why.endswith("you must assign a die to a vehicle you have not moved: Big Rig, bike 1, bike 2"), why
     for text in (prompt, why):
         assert "_" not in text and "bike1" not in text
 
