@@ -32,7 +32,7 @@ img.oled{image-rendering:pixelated;image-rendering:crisp-edges;width:384px;max-w
 .buttons button{font-size:min(1em,4vw);padding:.55em .1em;grid-column:span 3;touch-action:manipulation}
 .buttons button:not(.hold){white-space:nowrap}
 .buttons .link{grid-column:1/-1;margin:0}
-.buttons button.hold{font-size:.8em;grid-column:span 3}
+.buttons button.hold{font-size:.75em;grid-column:span 3;line-height:1.1;padding:.3em .1em}
 table{border-collapse:collapse;display:block;overflow-x:auto;max-width:100%}
 td,th{border:1px solid #444;padding:.25em .4em}#check{list-style:none;padding:0}#check li{margin:0 0 .6em;overflow-wrap:anywhere}
 #chart tr>th:first-child{position:sticky;left:0;background:#111}

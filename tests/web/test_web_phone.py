@@ -498,7 +498,9 @@ def test_the_log_lists_links_and_the_nav_are_thumb_sized(served, phone):
 def test_the_dock_leaves_the_screens_room_while_a_roll_is_typed(tmp_path, monkeypatch, phone):
     """Stop 30's phone audit, at 360 px: with a roll's pad open the dock (pad, Take back / Send, the four
     buttons and the four held ones) took 284 of the 597 px the page has (48%), "SELECT ▶" wrapped onto two
-    lines and made its row as tall as two.  It stays on one line now (269 px, 45%).  The held buttons stay:
+    lines and made its row as tall as two.  It stays on one line now (269 px, 45%).  With DejaVu Sans (a
+    browser without Liberation's fonts, wider than a phone's) the held buttons took four lines and the dock
+    284 px again: they are set tighter (270 px).  The held buttons stay:
     hiding them while the pad is open lost OK (hold) at Gaslands 1.3 and the legend (review), and hiding them
     at the first die typed moved the pad under the finger between two taps."""
     from selenium.webdriver.common.by import By
