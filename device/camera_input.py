@@ -1584,8 +1584,10 @@ def read_table_config() -> tuple[Any, VisionFileProblem | None]:
     """The table config the owner's files make (``table.toml``, edited template shapes, outlines taught
     with ``pitboard teach template``, all in the data folder) over the shipped defaults; a damaged one:
     the shipped defaults and a (not severe) problem naming the file."""
-    from device.table_files import TableFileError, load_table_config
+    from pathlib import Path
+
     from device.paths import data_dir
+    from device.table_files import TableFileError, load_table_config
     from vision.table import default_config
 
     try:
@@ -1594,6 +1596,12 @@ def read_table_config() -> tuple[Any, VisionFileProblem | None]:
         return default_config(), VisionFileProblem(
             "table config", data_dir(), f"{exc}. Until then the table is read with the shipped template "
             "shapes and tag numbers (taught outlines are not used).", "TABLE FILE BAD", severe=False)
+    except PermissionError as exc:  # a folder on its way closed to this user: Path.exists raises there
+        where = exc.filename or data_dir()
+        return default_config(), VisionFileProblem(
+            "table config", Path(where), f"the table config {where} cannot be reached ({exc.strerror or exc}: a "
+            "folder on its way is closed to this user); give the user running Pitboard access to it. Until then "
+            "the table is read with the shipped template shapes and tag numbers.", "TABLE FILE BAD", severe=False)
 
 
 def read_token_look(base: Any, path: Any | None = None) -> tuple[Any, VisionFileProblem | None]:

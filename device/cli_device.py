@@ -710,12 +710,14 @@ def _table_config_line() -> CheckLine:
 
     try:
         _cfg, problem = read_table_config()
+        # which files were read: looked at inside the try too (a folder this user cannot search was a traceback)
+        found = [] if problem is not None else [name for name in (CONFIG_FILE, SHAPES_FILE, OUTLINES_FILE)
+                                                if (data_dir() / name).is_file()]
     except PermissionError as exc:
         return CheckLine("WARN", "table config", f"{exc.filename} cannot be looked at by this user ({exc.strerror}); "
                                                  f"{AS_SERVICE_USER}")
     if problem is not None:
         return CheckLine("WARN", "table config", problem.message)
-    found = [name for name in (CONFIG_FILE, SHAPES_FILE, OUTLINES_FILE) if (data_dir() / name).is_file()]
     return CheckLine("OK", "table config", f"{data_dir()}: {', '.join(found)} read over the shipped defaults" if found
                      else f"the shipped tags and template shapes (none of {CONFIG_FILE}, {SHAPES_FILE}, {OUTLINES_FILE} "
                           f"in {data_dir()})")

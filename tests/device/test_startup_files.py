@@ -741,6 +741,16 @@ def test_check_names_a_damaged_table_config(tmp_path: Path, monkeypatch) -> None
     (data / "table.toml").write_text('[tags]\ncar_size_mm = "big"\n', encoding="utf-8")
     line = next(l for l in _check(config)[1] if "table config" in l)
     assert line.startswith("WARN  table config:") and "tags.car_size_mm must be a number" in line, line
+    (data / "table.toml").unlink()
+    # a data folder this user cannot look into: said as a WARN (check as the login user), not a PermissionError
+    # traceback out of the setup's car tags, which read the table config too
+    _closed_folder(monkeypatch, data)
+    lines = _check(config)[1]
+    assert any(l.startswith("WARN") and str(data) in l and "cannot be looked at" in l for l in lines), lines
+    from device.camera_input import read_table_config
+
+    _cfg, problem = read_table_config()
+    assert problem is not None and "cannot be reached" in problem.message and not problem.severe, problem
 
 
 def test_check_warns_of_a_player_whose_tokens_have_no_zone(tmp_path: Path) -> None:
