@@ -391,17 +391,20 @@ def _probe_playing(config: PitboardConfig, playing: Any) -> list[CheckLine]:
         reason = getattr(exc, "reason", None) or str(exc)
         return [CheckLine("WARN", part, f"{playing.words()}: it goes on from its log (begun from a setup the rules "
                                         f"took); the setup at hand now is refused by the rules, for the next game: "
-                                        f"{reason}"), *_table_lines(config, module, {}, players)]
+                                        f"{reason}"), *_table_lines(config, module, {}, players, playing.views)]
     if seated == players:
         lines = [CheckLine("OK", part, f"{playing.words()}: its setup is a valid table")]
     else:  # resumed with another setup at hand than it was begun with: the log holds its table
         options = {}
         lines = [CheckLine("OK", part, f"{playing.words()}: its table was begun from a setup the rules took "
                                        "(it is in the game log)")]
-    return [*lines, *_table_lines(config, module, options, players)]
+    return [*lines, *_table_lines(config, module, options, players, playing.views)]
 
 
-def _table_lines(config: PitboardConfig, module: Any, options: Any, players: list[str]) -> list[CheckLine]:
+def _table_lines(config: PitboardConfig, module: Any, options: Any, players: list[str],
+                 views: Sequence[Any] = ()) -> list[CheckLine]:
+    """The lines of a table's setup: car tags clashing with the table's, players without a token zone (from
+    ``views``, the game in play's, else a game begun from ``options``), screens without a player."""
     lines: list[CheckLine] = []
     if config.camera.backend.value != "none":
         from device.camera_input import car_tag_clashes, car_tag_message, car_tags_from_options, read_table_config
@@ -410,8 +413,8 @@ def _table_lines(config: PitboardConfig, module: Any, options: Any, players: lis
         clashes = car_tag_clashes(tags, read_table_config()[0]) if tags else {}
         if clashes:
             lines.append(CheckLine("FAIL", "setup tags", car_tag_message(tags, clashes)))
-        if options:
-            lines += _token_zone_lines(config, module, options)
+        if options or views:
+            lines += _token_zone_lines(config, module, options, views)
     lines += _names_on_screens(players)
     if not config.screens:
         return lines
@@ -435,16 +438,18 @@ def _table_lines(config: PitboardConfig, module: Any, options: Any, players: lis
     return lines
 
 
-def _token_zone_lines(config: PitboardConfig, module: Any, options: Any) -> list[CheckLine]:
+def _token_zone_lines(config: PitboardConfig, module: Any, options: Any, views: Sequence[Any] = ()) -> list[CheckLine]:
     """A WARN for each player whose hazard tokens lie in none of the calibration's token zones (a fifth player on
-    a table calibrated with four): the camera never counts theirs (their screen says so once a game)."""
+    a table calibrated with four): the camera never counts theirs (their screen says so once a game).  ``views``:
+    the game in play's; none given, those of a game begun from ``options``."""
     from device.camera_input import read_calibration_file, without_token_zone
     from games.core.match import replay
 
     try:
         cal, _problem = read_calibration_file(config.vision.calibration)
         zones = [z.name for z in getattr(cal, "zones", ()) if z.kind == "tokens"]
-        views = module.GAME.views(replay(module.GAME, module.GAME.start(options))) if zones else []
+        if zones and not views:
+            views = module.GAME.views(replay(module.GAME, module.GAME.start(options)))
     except Exception:  # noqa: BLE001 - the calibration's and the game's own lines say what is wrong
         return []
     from vision.calibration import ZONE_CARD_IDS

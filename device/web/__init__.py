@@ -59,6 +59,9 @@ class Playing:
     game_id: int | None
     players: tuple[str, ...]
     options: Mapping[str, Any]
+    #: the match's views as they stand (whose tokens lie in which zone: a game begun from the phone, or resumed
+    #: with another setup at hand, has no options here, and check said nothing of a player without a token zone)
+    views: tuple[Any, ...] = ()
 
     def words(self) -> str:
         """"game 7 in play, 5 players (Ana, Ben, Cy, Dee, Eve)"."""
@@ -215,8 +218,9 @@ class WebService:
         app = self.app
         if app is None:
             return None
-        players = tuple(dict.fromkeys(str(getattr(v, "player", "") or "") for v in app.match.views()))
-        return Playing(app.game.name, self.game_id, tuple(p for p in players if p), dict(self.options))
+        views = tuple(app.match.views())
+        players = tuple(dict.fromkeys(str(getattr(v, "player", "") or "") for v in views))
+        return Playing(app.game.name, self.game_id, tuple(p for p in players if p), dict(self.options), views)
 
     def first_player(self) -> str | None:
         """Who shows the pairing code: player 1, or the first player at the table whose screen works (a review:

@@ -772,3 +772,15 @@ def test_check_warns_of_a_player_whose_tokens_have_no_zone(tmp_path: Path) -> No
     assert "pitboard markers --cards 5" in lines[0]
     setup.write_text('[scenario]\npole = "Ann"\n\n' + seats.split("[[players]]\nname = \"Eve\"")[0], encoding="utf-8")
     assert not [l for l in _check(config)[1] if "token zones" in l]
+    # the phone's Check of a game in play begun from the phone's set-up (no options at hand): its views say whose
+    # tokens lie where (check said nothing of Eve's)
+    from device.cli_device import probe_game
+    from device.web import Playing
+    from games.core.match import replay
+    from games.gaslands import GAME
+
+    options = tomllib.loads('[scenario]\npole = "Ann"\n\n' + seats)
+    views = tuple(GAME.views(replay(GAME, GAME.start(options))))
+    playing = Playing("gaslands", 4, ("Ann", "Ben", "Cy", "Dee", "Eve"), {}, views)
+    lines = [str(l) for l in probe_game(config, playing=playing) if l.part == "token zones"]
+    assert len(lines) == 1 and "no token zone for Eve (p5" in lines[0], lines
