@@ -325,18 +325,33 @@ def probe_game(config: PitboardConfig, playing: Any = None) -> list[CheckLine]:
         module = game_package(config.game.name)
         options = read_setup(module, config.game.setup, config.source)
     except Exception as exc:
-        resumed = _unfinished_in_log(config)
-        if resumed is not None:  # as run does: the game under way needs no setup
-            return [CheckLine("WARN", part, f"{exc}; run resumes the unfinished {resumed[0]} game {resumed[1]}, "
-                                            "which needs no setup: mend it before the next new game")]
-        return [CheckLine("FAIL", part, str(exc))]
+        return [_unless_resumed(config, part, str(exc))]
     try:
         players = seated_players(module, module.GAME.start(options))
     except Exception as exc:
         reason = getattr(exc, "reason", None) or str(exc)
-        return [CheckLine("FAIL", part, _setup_refused(config, reason, options))]
+        return [_unless_resumed(config, part, _setup_refused(config, reason, options))]
     source = str(config.game.setup) if config.game.setup else "example setup"
     return [CheckLine("OK", part, f"{source} is a valid table"), *_table_lines(config, module, options, players)]
+
+
+def _unless_resumed(config: PitboardConfig, part: str, wrong: str) -> CheckLine:
+    """A setup ``run`` cannot begin a game from (``wrong`` says why): FAIL, unless the game log holds an unfinished
+    game ``run`` resumes without it (WARN, as ``run`` goes on), or this user cannot look at the log to know (the
+    service's own folder: WARN with both cases; check said FAIL where run, as the service user, resumed)."""
+    from device.paths import data_dir
+    from device.safe_files import unreachable
+
+    resumed = _unfinished_in_log(config)
+    if resumed is not None:  # as run does: the game under way needs no setup
+        return CheckLine("WARN", part, f"{wrong}; run resumes the unfinished {resumed[0]} game {resumed[1]}, which "
+                                       "needs no setup: mend it before the next new game")
+    path = config.store.path or data_dir() / "games.sqlite"
+    if (unreachable(path) or "").startswith("cannot be reached"):
+        return CheckLine("WARN", part, f"{wrong}; the game log {path} cannot be looked at by this user: run resumes "
+                                       "an unfinished game in it without a setup, but refuses to begin a new one "
+                                       f"until this is mended; {AS_SERVICE_USER}")
+    return CheckLine("FAIL", part, wrong)
 
 
 def _to_resume(store: Any, config: PitboardConfig) -> tuple[Any, int | None]:

@@ -425,6 +425,20 @@ def test_a_bad_setup_does_not_strand_the_game_under_way(tmp_path: Path, factory)
     factory.reset()
     line = next(l for l in _check(config)[1] if l.startswith(("FAIL  game space_race", "WARN  game space_race")))
     assert line.startswith("WARN") and f"run resumes the unfinished space_race game {game_id}" in line, line
+    # a setup the rules refuse (valid TOML) is needed no more than one that does not parse: run resumes
+    setup.write_text('edition = "gold"\n', encoding="utf-8")
+    line = next(l for l in _check(config)[1] if l.startswith(("FAIL  game space_race", "WARN  game space_race")))
+    assert line.startswith("WARN") and f"run resumes the unfinished space_race game {game_id}" in line, line
+    assert "gold" in line, line
+    setup.write_text('edition = "deluxe\n', encoding="utf-8")
+    # check run by a login user who may not look at the service's game log: run may resume, check cannot tell
+    service = tmp_path / "service"  # the service's folder (mode 0750), its log in it
+    closed = _config(tmp_path, game={"name": "space_race", "setup": str(setup)}, store={"path": str(service / "g.sqlite")},
+                     screens=[{"player": "USA"}, {"player": "USSR", "address": 0x3D}])
+    with pytest.MonkeyPatch.context() as mp:
+        _closed_folder(mp, service)
+        line = next(l for l in _check(closed)[1] if l.startswith(("FAIL  game space_race", "WARN  game space_race")))
+    assert line.startswith("WARN") and "cannot be looked at by this user: run resumes an unfinished game" in line, line
     from device.store import Store
 
     with Store(tmp_path / "games.sqlite") as store:
