@@ -728,7 +728,7 @@ class App:
         if entry.request.confirm_fewer and got < n and entry.fewer_asked != got:
             # the usual roll is all of them: a NEXT pressed at 2 of 3 sent 2 (an audit); fewer stay possible
             entry.fewer_asked = got
-            self.notify("info", f"{entry.request.label}: {got} of {n} entered; NEXT again sends {got}", self.chooser(),
+            self.notify("info", f"{entry.request.label}: {got} of {n} entered; NEXT again: send {got} dice", self.chooser(),
                         now=now)
             return
         self.entry = None

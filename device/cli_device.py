@@ -347,7 +347,12 @@ def _unless_resumed(config: PitboardConfig, part: str, wrong: str) -> CheckLine:
         return CheckLine("WARN", part, f"{wrong}; run resumes the unfinished {resumed[0]} game {resumed[1]}, which "
                                        "needs no setup: mend it before the next new game")
     path = config.store.path or data_dir() / "games.sqlite"
-    if (unreachable(path) or "").startswith("cannot be reached"):
+    try:  # its folder closed to this user, or the file itself (the service's, mode 0640)
+        closed = (unreachable(path) or "").startswith("cannot be reached") or (
+            path.is_file() and not os.access(path, os.R_OK))
+    except OSError:
+        closed = True
+    if closed:
         return CheckLine("WARN", part, f"{wrong}; the game log {path} cannot be looked at by this user: run resumes "
                                        "an unfinished game in it without a setup, but refuses to begin a new one "
                                        f"until this is mended; {AS_SERVICE_USER}")
@@ -736,6 +741,9 @@ def _table_config_line() -> CheckLine:
     except PermissionError as exc:
         return CheckLine("WARN", "table config", f"{exc.filename} cannot be looked at by this user ({exc.strerror}); "
                                                  f"{AS_SERVICE_USER}")
+    if problem is not None and " cannot be reached (" in problem.message:  # check run by the login user
+        return CheckLine("WARN", "table config", f"{problem.path} cannot be looked at by this user (Permission "
+                                                 f"denied); {AS_SERVICE_USER}")
     if problem is not None:
         return CheckLine("WARN", "table config", problem.message)
     return CheckLine("OK", "table config", f"{data_dir()}: {', '.join(found)} read over the shipped defaults" if found

@@ -81,7 +81,10 @@ def render(view: TeamView, *, blink_on: bool) -> Image.Image:
         draw.text((0, 13), str(view.points), fill=ON, font=font(18))
         draw.text((text_width(str(view.points), 18) + 3, 17), "pts", fill=ON, font=font(10))
         draw.text((74, 17), "PLACE" if place else "START", fill=ON, font=font(9))
-        draw.text((108, 13), start, fill=ON, font=font(18))
+        if start == "-":  # at 18 px the dash sat on START's baseline and read "START _"
+            draw.text((108, 17), start, fill=ON, font=font(10))
+        else:
+            draw.text((108, 13), start, fill=ON, font=font(18))
     else:
         draw.text((0, 13), str(view.points), fill=ON, font=font(24), stroke_width=1, stroke_fill=ON)
         draw.text((44, 16), "pts", fill=ON, font=font(10))
@@ -99,8 +102,8 @@ def render(view: TeamView, *, blink_on: bool) -> Image.Image:
     notices = [a for a in view.alerts if a.kind not in RULE_ALERTS and a.player in (None, view.player)]
     if notices:
         notice(draw, (0, 13, WIDTH - 1, 52), notices[-1], blink_on=blink_on)
-    elif view.winner:
-        banner(draw, (0, 13, WIDTH - 1, 40), "WINNER", blink_on=blink_on)
+    elif view.winner:  # over the points, clear of the riders' lines (the menu line moves them up to y 32)
+        banner(draw, (0, 13, WIDTH - 1, 31 if menu_line else 40), "WINNER", blink_on=blink_on)
     return image
 
 

@@ -28,6 +28,7 @@ LEGENDS: dict[str, tuple[tuple[str, str], ...]] = {
     ),
     "thunder_road": (
         ("Lit top bar", "YOUR TURN (else whose turn)"),
+        ("roll dice", "roll your movement dice (Ben to roll: Ben's are awaited)"),
         ("R2", "the round"),
         ("S M L R B", "small, medium, large car, Big Rig, bike; lit box: moving now"),
         ("Squares", "damage slots; filled: a token; ?: slots not known"),
@@ -35,6 +36,7 @@ LEGENDS: dict[str, tuple[tuple[str, str], ...]] = {
         ("Rings", "coasts used (two at most)"),
         ("FIRE", "ON FIRE!"),
         ("OUT", "out of service"),
+        ("Traction, TD", "Big Rig: Traction Drive active this turn"),
         ("X", "eliminated"),
         ("Bottom left", "your command this round"),
         ("1 3 5 (bottom right)", "your unused dice; bump M: your M in a bump"),

@@ -324,4 +324,7 @@ def legend_pages(game: str, legend: Sequence[tuple[str, str]]) -> list[TextPage]
     names = {"gaslands": "Gaslands", "thunder_road": "Thunder Road", "space_race": "Space Race",
              "grand_tour": "Grand Tour"}
     title = f"Legend · {names.get(game, game)}"
+    widest = f"{len(chunks)}/{len(chunks)}"  # (as _title draws it: the page count, then the title in what is left)
+    if text_width(title, 8) > WIDTH - 2 - text_width(widest, 10) - 5:
+        title = "Legend"  # ten pages or more: "Legend · Thunder R…" was cut beside "10/11"
     return [TextPage(title, tuple(c), i + 1, len(chunks), LEGEND_SIZE) for i, c in enumerate(chunks)]

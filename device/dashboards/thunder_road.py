@@ -64,7 +64,10 @@ def _header(draw: ImageDraw.ImageDraw, view: PlayerView) -> None:
         return
     turn = f"> {view.turn_player}" if view.turn_player else "roll dice"
     if not view.turn_player and view.to_roll and view.player not in view.to_roll:  # rolled: the others are awaited
-        turn = f"{view.to_roll[0]} to roll" if len(view.to_roll) == 1 else f"{len(view.to_roll)} to roll"
+        # the one awaited by name where it fits whole ("Maximilian to…" read as a name); two spaces after a count:
+        # at 11 px the font's one space ran "4 to roll" into "4to roll"
+        named = f"{view.to_roll[0]} to roll"
+        turn = named if len(view.to_roll) == 1 and text_width(named, 9) <= 46 else f"{len(view.to_roll)}  to roll"
     if not view.standing:
         turn = "out of race"
     if text_width(view.player, 11) <= 57 and text_width(turn, 9) <= 46:  # the usual boxes hold both
@@ -118,8 +121,9 @@ def _column(draw: ImageDraw.ImageDraw, v: VehicleView, x: int, w: int) -> None:
         # a Big Rig section's command active this turn, in its card's words ("Traction Drive"; "Traction" in a
         # narrow column): the footer's "no cmd" is the command board's, still free
         room = x1 - x0 - 1
-        words = [" ".join(s.split()[:n]) for s in v.sections for n in (len(s.split()), 1)]
-        word = next((w for w in words if text_width(w, 8) <= room), v.sections[0])
+        # the whole label, its first word, then its initials ("TD", in the legend) in a column of four or more
+        words = [w for s in v.sections for w in (s, s.split()[0], "".join(p[0] for p in s.split()).upper())]
+        word = next((w for w in words if text_width(w, 8) <= room), words[-1])
         fit_text(draw, (x0, tag_box[1] + 1, x1, tag_box[3] - 1), word, sizes=(10, 9, 8), align="center")
 
 

@@ -68,9 +68,13 @@ def own_words(state: ThunderRoadState, vehicles: Sequence[Any]) -> str:
 
 def in_sentence(label: str) -> str:
     """A vehicle's label inside a sentence: "Small car" → "small car", but the rules' name "Big Rig" stays
-    "Big Rig" (it read "Cy's big rig"): a label whose later words are capitalised is a name."""
+    "Big Rig" (it read "Cy's big rig"): a label whose later words are capitalised is a name, and so is a first
+    word not written as a capital and small letters (an owner's "ATV", "VW bus" or "War-Rig")."""
     words = label.split()
-    if any(w[:1].isupper() for w in words[1:]):
+    if not words or any(w[:1].isupper() for w in words[1:]):
+        return label
+    first = words[0]
+    if not (first[:1].isupper() and (len(first) == 1 or first[1:].isalpha() and first[1:].islower())):
         return label
     return label[:1].lower() + label[1:]
 

@@ -160,6 +160,16 @@ def test_an_exclamation_mark_keeps_its_dot_apart_and_an_i_beside_it_stays_whole(
 
     assert not parted(0) and parted(line.shape[1] - 1), "the first 'I' whole, the last '!' parted"
     assert sum(parted(c) for c in range(line.shape[1])) == 2, "the two '!' parted, the 'I's and the 'l' whole"
+    # a stroked (bold) text is left as the font draws it: no dark pixel punched beside its widened "!"
+    from device.dashboards.common import font
+    from PIL import Image, ImageDraw, ImageFont
+
+    stroked = []
+    for f in (font(size), ImageFont.load_default(size=size)):
+        image = Image.new("1", (6 * size, 2 * size), 0)
+        ImageDraw.Draw(image).text((2, 2), "GO!", font=f, fill=1, stroke_width=1, stroke_fill=1)
+        stroked.append(np.asarray(image))
+    assert (stroked[0] == stroked[1]).all()
 
 
 def test_a_path_too_long_for_a_line_is_split_after_a_folder():

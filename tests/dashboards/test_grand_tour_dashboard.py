@@ -99,6 +99,11 @@ def test_the_menu_line_leaves_both_riders_time_gaps_on_the_screen() -> None:
     assert render(menu, blink_on=False).tobytes() != render(kept, blink_on=False).tobytes()
     other = dataclasses.replace(menu, points=v.points + 7, start_position=3)  # the points and start line stay too
     assert render(menu, blink_on=False).tobytes() != render(other, blink_on=False).tobytes()
+    # the winner's WINNER banner, with the menu line up, leaves the first rider's line too
+    won = dataclasses.replace(menu, winner=True)
+    moved = dataclasses.replace(won, riders=(dataclasses.replace(v.riders[0], gap="+3:30", gap_seconds=210),
+                                             sprinteur))
+    assert render(won, blink_on=True).tobytes() != render(moved, blink_on=True).tobytes()
 
 
 def test_the_final_classification_shows_each_teams_place() -> None:

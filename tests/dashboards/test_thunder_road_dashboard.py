@@ -195,6 +195,24 @@ def test_a_big_rigs_traction_drive_is_shown_on_its_column_while_it_is_active() -
     assert all(v.sections == () for view in m.views() for v in view.vehicles)
 
 
+def test_traction_drive_in_a_narrow_column_is_its_initials_not_a_cut_word() -> None:
+    """A Big Rig with bikes (four columns of 32 px): "Traction" did not fit and the tag came out "Tr…"."""
+    from PIL import ImageDraw
+
+    from device.dashboards.common import fit_text
+    from device.dashboards.thunder_road import MIDDLE_BOTTOM
+
+    m = _table([{"name": "Ana", "vehicles": ["big_rig", "bike", "bike", "bike"]}, "Ben"], ROLL,
+               {"type": "command", "name": "traction_drive", "die": 3})
+    view = _view(m, "Ana")
+    assert view.vehicles[0].sections == ("Traction Drive",)
+    drawn = lit(render(view, blink_on=True))
+    tag = (slice(MIDDLE_BOTTOM - 9, MIDDLE_BOTTOM), slice(1, 30))
+    want = Image.new("1", (128, 64))
+    fit_text(ImageDraw.Draw(want), (1, MIDDLE_BOTTOM - 9, 30, MIDDLE_BOTTOM - 1), "TD", sizes=(10, 9, 8), align="center")
+    assert (drawn[tag] == lit(want)[tag]).all(), "the rig's tag reads TD"
+
+
 def test_a_player_who_has_rolled_reads_who_is_still_to_roll_not_roll_dice() -> None:
     """All players roll their movement dice before the turns: Ana, who had rolled, still read "roll dice" in
     her header while the table waited for Ben."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
+import os
 import time
 import tomllib
 from pathlib import Path
@@ -439,6 +440,12 @@ def test_a_bad_setup_does_not_strand_the_game_under_way(tmp_path: Path, factory)
         _closed_folder(mp, service)
         line = next(l for l in _check(closed)[1] if l.startswith(("FAIL  game space_race", "WARN  game space_race")))
     assert line.startswith("WARN") and "cannot be looked at by this user: run resumes an unfinished game" in line, line
+    with pytest.MonkeyPatch.context() as mp:  # the folder open, the log file itself not readable by this user
+        real = os.access
+        mp.setattr(os, "access", lambda p, mode, *a, **k: False if str(p).endswith("games.sqlite") else real(p, mode))
+        mp.setattr(cli_device, "_unfinished_in_log", lambda config: None)  # (as Store cannot open it then)
+        line = next(l for l in _check(config)[1] if l.startswith(("FAIL  game space_race", "WARN  game space_race")))
+    assert line.startswith("WARN") and "cannot be looked at by this user: run resumes an unfinished game" in line, line
     from device.store import Store
 
     with Store(tmp_path / "games.sqlite") as store:
@@ -759,6 +766,10 @@ def test_check_names_a_damaged_table_config(tmp_path: Path, monkeypatch) -> None
     # a data folder this user cannot look into: said as a WARN (check as the login user), not a PermissionError
     # traceback out of the setup's car tags, which read the table config too
     _closed_folder(monkeypatch, data)
+    outside = _config(tmp_path, calibration=tmp_path / "cal.json")  # (a calibration in it is the line said first)
+    line = next((l for l in _check(outside)[1] if "table config" in l), None)
+    assert line is not None and line.startswith("WARN  table config:") and str(data) in line, line
+    assert "cannot be looked at by this user" in line and "sudo -u pitboard" in line, line
     lines = _check(config)[1]
     assert any(l.startswith("WARN") and str(data) in l and "cannot be looked at" in l for l in lines), lines
     from device.camera_input import read_table_config

@@ -1269,6 +1269,10 @@ def test_prompts_refusals_and_notes_name_vehicles_in_the_rulebooks_words():
     (1, 2, 3, 4) to big_rig, bike1, bike2", a refusal "assign your die to big_rig, bike1, bike2", a bump
     "bump Ana/bike2 / Ben/large".  The rulebook's name "Big Rig" stays a name in a sentence ("Cy's big rig"
     lost it); "Small car" is a label, "small car" in a sentence."""
+    from games.thunder_road.common import in_sentence
+
+    assert [in_sentence(w) for w in ("Small car", "Big Rig", "Bike", "ATV", "VW bus", "War-Rig", "X")] == \
+        ["small car", "Big Rig", "bike", "ATV", "VW bus", "War-Rig", "x"]
     t = Table(("Ana", ["small", "big_rig", "bike", "bike"]), "Ben")
     t.roll()
     t.turn("small", 1)
