@@ -24,7 +24,8 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from device.dashboards.common import OFF, ON, WIDTH, canvas, drawable, font, terms, text_width
+from device.dashboards.common import (OFF, ON, WIDTH, canvas, drawable, font, pixel_text, pixel_text_width, terms,
+                                      text_width)
 
 
 def fit_text(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], text: str, *,
@@ -56,11 +57,16 @@ DICE_MARK = ""  # a roll says so in its label ("Roll skid dice")
 def _title(draw: ImageDraw.ImageDraw, text: str, right: str = "") -> None:
     draw.rectangle(TITLE, fill=ON)
     x1 = WIDTH - 2
-    if right:
+    if right and all(ch in "0123456789/+- " for ch in right):
+        # a count ("0/4", "10/11") in the pixel font: the bundled font's 0 runs into its slash ("Q/4")
+        w = pixel_text_width(right)
+        pixel_text(draw, (x1 - w + 1, 2), right, fill=OFF)
+        x1 -= w + 4
+    elif right:
         w = text_width(right, 10)
         fit_text(draw, (x1 - w - 1, 0, x1, 11), right, sizes=(10,), fill=OFF, align="right")
         x1 -= w + 4
-    fit_text(draw, (1, 0, x1, 11), text, sizes=(10, 9, 8), fill=OFF)
+    fit_text(draw, (1, 0, x1, 11), text, sizes=(10, 9), fill=OFF)
 
 
 #: The smallest size a title bar's path is chosen at: at 8 px the font's t reads as l ("1.1 Templale ›
@@ -134,7 +140,7 @@ class MenuPage:
 #: A highlighted label too long for its line shows its start, then its end, this long each.
 LABEL_TURN_S = 1.5
 #: The sizes a highlighted menu line is drawn at (largest first).
-HIGHLIGHT_SIZES = (12, 11, 10, 9, 8)
+HIGHLIGHT_SIZES = (12, 11, 10, 9)  # not 8: the font draws t, f and l alike there
 _HIGHLIGHT_BOX = (3, WIDTH - 3)
 
 
@@ -184,7 +190,7 @@ def _mark(kind: str) -> str:
 
 
 #: The footer line's alert: its box's width and the smallest size it is drawn at.
-FOOTER_WIDTH, FOOTER_MIN_SIZE = WIDTH - 3, 8
+FOOTER_WIDTH, FOOTER_MIN_SIZE = WIDTH - 3, 9
 
 
 def footer_pieces(alert: str) -> list[str]:
@@ -214,7 +220,7 @@ def _footer(draw: ImageDraw.ImageDraw, text: str, alert: str, blink_on: bool) ->
         return
     if text:
         draw.line((0, 52, WIDTH - 1, 52), fill=ON)
-        fit_text(draw, (1, 53, WIDTH - 2, 63), text, sizes=(10, 9, 8))
+        fit_text(draw, (1, 53, WIDTH - 2, 63), text, sizes=(10, FOOTER_MIN_SIZE))
 
 
 #: A dashboard's notice box: its text's width and size, and the lines it holds under its title.
@@ -251,7 +257,7 @@ def render_menu(page: MenuPage, *, blink_on: bool = True) -> Image.Image:
                     text = _tail(text, 9, x1 - x0)
                 fit_text(draw, (x0, y0, x1, y1), text, sizes=HIGHLIGHT_SIZES, fill=OFF)
             else:
-                fit_text(draw, (6, y0, WIDTH - 3, y1), text, sizes=(10, 9, 8))
+                fit_text(draw, (6, y0, WIDTH - 3, y1), text, sizes=(10, 9))
     _footer(draw, page.footer, page.alert, blink_on)
     return image
 
@@ -282,7 +288,7 @@ def render_dice(page: DicePage, *, blink_on: bool = True) -> Image.Image:
     image, draw = canvas()
     limit = f"{len(page.entered)}/{page.count}"
     _title(draw, page.title, limit)
-    fit_text(draw, (1, 12, WIDTH - 2, 23), page.label, sizes=(10, 9, 8))
+    fit_text(draw, (1, 12, WIDTH - 2, 23), page.label, sizes=(10, 9))
     pieces = dice_line_pieces(page)
     fit_text(draw, (1, 24, WIDTH - 2, 34), pieces[page.turn % len(pieces)], sizes=(10, 9))
     draw.rectangle((0, 36, WIDTH - 1, 50), fill=ON)
@@ -325,6 +331,6 @@ def legend_pages(game: str, legend: Sequence[tuple[str, str]]) -> list[TextPage]
              "grand_tour": "Grand Tour"}
     title = f"Legend · {names.get(game, game)}"
     widest = f"{len(chunks)}/{len(chunks)}"  # (as _title draws it: the page count, then the title in what is left)
-    if text_width(title, 8) > WIDTH - 2 - text_width(widest, 10) - 5:
+    if text_width(title, 9) > WIDTH - 2 - pixel_text_width(widest) - 5:
         title = "Legend"  # ten pages or more: "Legend · Thunder R…" was cut beside "10/11"
     return [TextPage(title, tuple(c), i + 1, len(chunks), LEGEND_SIZE) for i, c in enumerate(chunks)]

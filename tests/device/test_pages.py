@@ -315,6 +315,51 @@ def cut_text(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return cut
 
 
+def test_a_pages_text_is_never_drawn_at_8_px(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A game-night audit: at 8 px the bundled font draws t, f and l alike: Gaslands' footer "place: Turn, left
+    · hazardous" read "Turn, lell", "place: Short Straight · trivial" read "placa: Shorl Slraighl · lrivial".  A
+    text too long at 9 px is shown in pieces (the footer) or cut with its tail turning (a menu row)."""
+    drawn: list[tuple[str, int]] = []
+    fit = pages.fit_text
+
+    def spy(draw: Any, box: tuple[int, int, int, int], text: str, *, sizes: tuple[int, ...] = (12, 11, 10, 9),
+            **kw: Any) -> int:
+        size = fit(draw, box, text, sizes=sizes, **kw)
+        drawn.append((text, size))
+        return size
+
+    monkeypatch.setattr(pages, "fit_text", spy)
+    page = pages.MenuPage(title="1.2 Template ›", entries=(("Short Straight · trivial", "leaf"),), cursor=0,
+                          footer="place: Short Straight · trivial")
+    pages.render_menu(page, blink_on=True)
+    footer = pages.footer_pieces("place: Turn, left · hazardous")
+    assert len(footer) == 2 and pages.unpieced(footer) == "place: Turn, left · hazardous"
+    t = Table("gaslands", tmp_path)
+    try:
+        t.press(*OPEN_A_LIST["gaslands"])
+    finally:
+        t.close()
+    assert drawn and not [(text, size) for text, size in drawn if size < 9], drawn
+
+
+def test_a_titles_count_is_drawn_in_the_pixel_font() -> None:
+    """The audit again: a dice entry's "0/4" read "Q/4" (the bundled font's 0 runs into its slash), the
+    legend's "10/11" "1Q/11".  A count beside a title is drawn in the 5×7 pixel font, whose 0 stands apart."""
+    import numpy as np
+    from PIL import Image, ImageDraw
+
+    from device.dashboards.common import pixel_text, pixel_text_width
+
+    page = pages.DicePage(title="Roll skid dice", label="skid dice (up to 4)", entered=(), count=4, exact=False,
+                          current="SHIFT", ready=False)
+    drawn = np.asarray(pages.render_dice(page), dtype=bool)
+    want = Image.new("1", (128, 64), 1)
+    w = pixel_text_width("0/4")
+    pixel_text(ImageDraw.Draw(want), (126 - w + 1, 2), "0/4", fill=0)
+    corner = (slice(0, 11), slice(126 - w - 2, 127))
+    assert (drawn[corner] == np.asarray(want, dtype=bool)[corner]).all()
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_no_text_on_the_pages_is_cut(game: str, tmp_path: Path, cut_text: list[str]) -> None:
     t = Table(game, tmp_path)
