@@ -355,7 +355,7 @@ def menu(state: GaslandsState) -> Menu:
         # the SHIFTs to spend and the results they may cancel: the footer said only "gear 1 · 0 haz", so a
         # roll read by the camera was never shown and the player had to remember what stood
         left = act.shifts_left
-        title = f"1.4 Spend {left} SHIFT" if left else "1.4 No SHIFT left"
+        title = f"1.4 Spend {left} SHIFT" if left else "1.4 No SHIFT to spend"  # ("left" when none was rolled)
         status = _shift_status(active, [f.value for f in act.uncancelled])
     if step == Step.PLACE_TEMPLATE.value and act is not None and act.template is not None:
         # which template, hand and edge (the title says only 1.2), and its icon in this gear
@@ -370,6 +370,12 @@ def menu(state: GaslandsState) -> Menu:
     if step == Step.WIPEOUT_MOVE.value and act is not None and act.flipping is not None:
         # wrecked by a hit during the move: a wreck goes no further (docs/RULINGS.md)
         status = "wrecked: no further move" if state.vehicle(act.flipping[0]).wrecked else "2 hits + Medium Straight"
+    # what the step asks, in the rules' words: the screens said only "1.6 Slide" / "Slide placed" (the log's prompt
+    # had the notch and the 90°)
+    if step == Step.SLIDE.value and active is not None:
+        status = f"Slide template at the skid-exit notch · {status}"
+    if step == Step.SPIN.value and active is not None:
+        status = f"pivot up to 90° either way · {status}"
     if step in (Step.MOVE.value, Step.SPIN.value) and active is not None and active.wrecked:
         status = "wrecked: no further move"  # the prompt said "move to the final position" to a wreck
     hazard = _cars("Hazard token", cars, lambda v: Command("gain_hazard", {"vehicle": v.id, "count": 1,

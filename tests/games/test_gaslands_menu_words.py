@@ -61,7 +61,7 @@ def test_repeated_results_are_counted_to_fit_the_footer() -> None:
 def test_no_shift_rolled_is_said() -> None:
     t = _to_shifts(["HAZARD", "SLIDE"])
     m = menu(t.state)
-    assert m.title == "1.4 No SHIFT left" and m.status.startswith("HAZARD SLIDE")
+    assert m.title == "1.4 No SHIFT to spend" and m.status.startswith("HAZARD SLIDE")  # (it said "left": none was)
 
 
 def test_the_turners_menu_names_the_vehicle_that_lost_control() -> None:
@@ -304,3 +304,19 @@ def test_a_templates_icon_in_the_vehicles_gear_is_said_after_its_name() -> None:
     assert "Turn · hazardous" in _labels(t)
     t.ok("choose_template", template="turn", hand="left")
     assert menu(t.state).status.startswith("place: Turn, left · hazardous")
+
+
+def test_the_slide_and_spin_steps_say_what_to_do() -> None:
+    """"1.6 resolve a slide (place the Slide template at the template's skid-exit notch) ... 1.8 resolve a spin:
+    pivot up to 90° either way".  The screens said only "1.6 Slide" over "Slide placed" and "1.8 Spin" over
+    "Spun": the words were in the log's prompt alone (a game-night audit)."""
+    t = _to_shifts(["SLIDE", "SPIN"])
+    t.ok("end_shifts")
+    assert t.step == "1.6 resolve slide"
+    m = menu(t.state)
+    assert m.title == "1.6 Slide" and m.status.startswith("Slide template at the skid-exit notch · "), m.status
+    t.ok("confirm")
+    t.ok("confirm")
+    assert t.step == "1.8 resolve spin"
+    m = menu(t.state)
+    assert m.title == "1.8 Spin" and m.status.startswith("pivot up to 90° either way · "), m.status
