@@ -8,7 +8,7 @@ first level never holds more than eight choices:
 * 1.1 template — Straights… (Short / Medium / Long), Gentle…, Turn…, Hard…, Veer…, Swerve…, Hairpin…
   (each: Left / Right, and "reverse" in gear 1); Table…
 * 1.2 — Template placed; Hazard token…; Table…          1.3 — Roll skid dice; Hazard token…; Table…
-* 1.4 — Gear up, Gear down, Cancel…, Discard a hazard token, Discard… (All SHIFTs left: NEXT), Push it…,
+* 1.4 — Gear up · +1 hazard, Gear down · +1 hazard, Cancel…, Discard a hazard token, Discard… (All SHIFTs left: NEXT), Push it…,
   Hazard token…, Table…
 * 1.6 / 1.7 / 1.8 / flip move — Done; Hazard token…; Crash… (vehicle › Head-on / T-bone / Sideswipe / Tailgate, with its smash dice); Crash, evaded…; Hit…; Table…
 * 2 attack — Attacks done; Attack… (target, then the attack dice and the evade dice); Hit…; Hazard…; Table…
@@ -225,8 +225,10 @@ def _shifts(state: GaslandsState, v: Vehicle, commands: Sequence[str]) -> list[C
         out += [
             branch("Cancel…", [leaf(f"Cancel {r}", Command("shift", {"use": "cancel", "result": r})) for r in standing],
                    default=bool(standing)),
-            leaf("Gear up", Command("shift", {"use": "gear_up"}), default=not standing),
-            leaf("Gear down", Command("shift", {"use": "gear_down"})),
+            # with their price, as Push it… has it: "gear up (+1 current gear, +1 hazard token)" (an audit: the
+            # list said nothing of the token)
+            leaf(GEAR_UP, Command("shift", {"use": "gear_up"}), default=not standing),
+            leaf(GEAR_DOWN, Command("shift", {"use": "gear_down"})),
             leaf("Discard a hazard token", Command("shift", {"use": "discard_hazard"})),  # the rulebook's words
             branch("Discard…", [leaf("This SHIFT", Command("shift", {"use": "discard"})),
                                 leaf("All SHIFTs left", Command("end_shifts"), default=True)]),
@@ -247,6 +249,7 @@ def _skid_die(state: GaslandsState) -> tuple[str, tuple[tuple[Any, str], ...]]:
 
 
 PUSH_IT = "Push it…"
+GEAR_UP, GEAR_DOWN = f"Gear up{READING_SEP}+1 hazard", f"Gear down{READING_SEP}+1 hazard"
 
 
 def _push_it(state: GaslandsState) -> list[Choice | None]:

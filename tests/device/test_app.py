@@ -1067,7 +1067,7 @@ def test_gaslands_through_the_loop(tmp_path: Path) -> None:
     assert app.history[-1].outcome.accepted
     assert match.prompt().awaits == "shift"
     paths = {lf.path for lf in leaves(app.menu().choices)}
-    assert ("Gear up",) in paths
+    assert ("Gear up · +1 hazard",) in paths
     assert app.chooser() is not None and screens.shows_page(app.chooser())
     store.close()
 

@@ -229,8 +229,8 @@ def _to_gear_2_template_step(g: Panel) -> None:
             return
         if p.awaits == "dice" and p.die == "skid":
             g.type_dice(["SHIFT"] if p.vehicle == "rust" else [])
-        elif p.awaits == "shift" and ("Gear up",) in g.paths:
-            g.choose("Gear up")
+        elif p.awaits == "shift" and ("Gear up · +1 hazard",) in g.paths:
+            g.choose("Gear up · +1 hazard")
         elif p.awaits == "template":
             g.choose("Straights", "Short")
         elif p.awaits == "vehicle":

@@ -217,7 +217,7 @@ def _gaslands_refusal(t: Table) -> None:
     t.choose("Template placed")
     t.app.type_faces(["SHIFT"] * 4)
     for _ in range(4):
-        t.choose("Gear up")
+        t.choose("Gear up · +1 hazard")
     for _ in range(12):
         p = t.app.prompt()
         if p.awaits == "template" and p.vehicle == "rust":

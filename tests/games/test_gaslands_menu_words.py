@@ -320,3 +320,19 @@ def test_the_slide_and_spin_steps_say_what_to_do() -> None:
     assert t.step == "1.8 resolve spin"
     m = menu(t.state)
     assert m.title == "1.8 Spin" and m.status.startswith("pivot up to 90° either way · "), m.status
+
+
+def test_a_gear_change_shows_its_hazard_token_in_the_list() -> None:
+    """"gear up (+1 current gear, +1 hazard token); gear down (−1 current gear, +1 hazard token)".  The list said
+    "Gear up" and "Gear down" while "Push it… · +1 hazard" showed its price (a game-night audit)."""
+    from games.core.table_input import leaves
+
+    t = _to_shifts(["SHIFT", "SHIFT"])
+    labels = [leaf.path[-1] for leaf in leaves(menu(t.state).choices)]
+    assert "Gear up · +1 hazard" in labels, labels
+    vid = t.state.activation.vehicle
+    before = t.v(vid).hazards
+    t.ok("shift", use="gear_up")
+    assert t.v(vid).hazards == before + 1
+    labels = [leaf.path[-1] for leaf in leaves(menu(t.state).choices)]
+    assert "Gear down · +1 hazard" in labels, labels  # (in gear 2 now)
