@@ -200,13 +200,15 @@ def footer_pieces(alert: str) -> list[str]:
     roll of three); ``[alert]`` when it fits the line."""
     if text_width(alert, FOOTER_MIN_SIZE) <= FOOTER_WIDTH:
         return [alert]
-    parts = wrap(alert, width=FOOTER_WIDTH - text_width("…", BODY_SIZE) - 2, size=BODY_SIZE)  # (the letters' gap)
-    return [part + ("…" if i < len(parts) - 1 else "") for i, part in enumerate(parts)]
+    # room for "…" at both ends (the letters' gap too): a piece after the first begins "…" so that it is not read
+    # alone as a whole message ("evaded: 3 taken · hull 9", the tail of another car's news, read as Cy's own)
+    parts = wrap(alert, width=FOOTER_WIDTH - 2 * text_width("…", BODY_SIZE) - 2, size=BODY_SIZE)
+    return [("…" if i else "") + part + ("…" if i < len(parts) - 1 else "") for i, part in enumerate(parts)]
 
 
 def unpieced(pieces: Sequence[str]) -> str:
     """The text :func:`footer_pieces` cut into ``pieces``."""
-    return " ".join(p.removesuffix("…") for p in pieces)
+    return " ".join(p.removeprefix("…").removesuffix("…") for p in pieces)
 
 
 def _footer(draw: ImageDraw.ImageDraw, text: str, alert: str, blink_on: bool) -> None:

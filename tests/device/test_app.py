@@ -835,7 +835,7 @@ def test_a_hazard_count_read_again_and_again_pages_through_all_its_words(tmp_pat
     for _ in range(120):
         rig.step()
         seen.add(rig.page("Ann").alert)
-    assert {"Car: 2 hazard tokens…", "seen, log 0 (hold OK)"} <= seen
+    assert {"Car: 2 hazard tokens…", "…seen, log 0 (hold OK)"} <= seen
 
 
 def test_long_ok_adds_the_extra_tokens_the_camera_counted(tmp_path: Path) -> None:
@@ -1087,7 +1087,7 @@ def test_a_standing_alert_of_the_game_lets_the_footer_line_take_its_turn(tmp_pat
         page = rig.page("Ann")
         seen.add(page.alert)
         assert page.footer == status
-    assert seen == {"roll the Fire die for…", "Small car", ""}  # in pieces at 9 px and up: 8 px read "lhe Fire"
+    assert seen == {"roll the Fire die for…", "…Small car", ""}  # in pieces at 9 px and up: 8 px read "lhe Fire"
     # a notice posted for a while keeps the footer until it goes
     monkeypatch.setattr(rig.app, "_alert_text", lambda player, view: ("camera: SPIN", 99.0, False))
     for t in (100.0, 102.0, 104.0):
@@ -1110,7 +1110,7 @@ def test_a_notice_standing_until_its_cause_goes_lets_the_footer_line_take_its_tu
         page = rig.page("Ann")
         seen.add(page.alert)
         assert page.footer == status
-    assert seen == {"CAMERA OFF: enter…", "dice with the buttons", ""}  # the footer's pieces, then its line
+    assert seen == {"CAMERA OFF: enter…", "…dice with the buttons", ""}  # the footer's pieces, then its line
 
 
 def test_a_plan_made_while_the_dashboard_shows_counts_the_press_that_brings_the_menu_back(tmp_path: Path) -> None:

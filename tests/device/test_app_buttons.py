@@ -602,8 +602,8 @@ def test_after_a_news_the_choosers_own_line_comes_first_and_takes_every_other_tu
     own = [p.footer for p in shown[0::2]]
     assert [p.alert for p in shown[0::2]] == [""] * len(status) and own == status  # first, and in order
     assert [p.alert for p in shown[1::2]][:len(pages.footer_pieces(news.text))] == pages.footer_pieces(news.text)
-    assert pages.footer_pieces("Dee's medium car is ON FIRE!") == ["Dee's medium car is…", "ON FIRE!"]
-    assert pages.footer_pieces("Dee's small car eliminated with the rear tile")[-1] == "rear tile"
+    assert pages.footer_pieces("Dee's medium car is ON FIRE!") == ["Dee's medium car is…", "…ON FIRE!"]
+    assert pages.footer_pieces("Dee's small car eliminated with the rear tile")[-1] == "…rear tile"
     t.close()
 
 

@@ -754,3 +754,13 @@ def test_news_outlives_the_next_press_until_the_choosers_footer_showed_all_of_it
     assert app.apply(Command.from_json({"type": "move", "spaces": 4}), now=100.5).accepted
     kept = next(n for n in app.notices if n.kind == "news")
     assert kept.until >= 100.0 + 2 * ALERT_PIECE_S * len(footer)  # every other turn of the footer
+
+
+def test_a_footer_piece_after_the_first_begins_with_an_ellipsis() -> None:
+    """A game-night audit: the tail of The Brick's news, "evaded: 3 taken · hull 9", stood alone in Cy's footer
+    and read as Cy's own roll.  A piece that goes on from another begins "…", as one that goes on ends "…"."""
+    pieces = pages.footer_pieces("The Brick: 4 hits, 1 evaded: 3 taken · hull 9 · 2 hazards")
+    assert len(pieces) >= 2 and pieces[0][0] != "…" and all(p.startswith("…") for p in pieces[1:]), pieces
+    assert all(p.endswith("…") for p in pieces[:-1]) and not pieces[-1].endswith("…"), pieces
+    assert pages.unpieced(pieces) == "The Brick: 4 hits, 1 evaded: 3 taken · hull 9 · 2 hazards"
+    assert all(pages.text_width(p, pages.BODY_SIZE) <= pages.FOOTER_WIDTH for p in pieces), pieces
