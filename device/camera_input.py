@@ -1587,6 +1587,7 @@ def read_table_config() -> tuple[Any, VisionFileProblem | None]:
     from pathlib import Path
 
     from device.paths import data_dir
+    from device.safe_files import closed_to_user
     from device.table_files import TableFileError, load_table_config
     from vision.table import default_config
 
@@ -1597,11 +1598,11 @@ def read_table_config() -> tuple[Any, VisionFileProblem | None]:
             "table config", data_dir(), f"{exc}. Until then the table is read with the shipped template "
             "shapes and tag numbers (taught outlines are not used).", "TABLE FILE BAD", severe=False)
     except PermissionError as exc:  # a folder on its way closed to this user: Path.exists raises there
-        where = exc.filename or data_dir()
+        where = Path(exc.filename or data_dir())
+        closed = closed_to_user(where) or f"cannot be reached ({exc.strerror or exc})"
         return default_config(), VisionFileProblem(
-            "table config", Path(where), f"the table config {where} cannot be reached ({exc.strerror or exc}: a "
-            "folder on its way is closed to this user); give the user running Pitboard access to it. Until then "
-            "the table is read with the shipped template shapes and tag numbers.", "TABLE FILE BAD", severe=False)
+            "table config", where, f"the table config {where} {closed}. Until then the table is read with the "
+            "shipped template shapes and tag numbers.", "TABLE FILE BAD", severe=False)
 
 
 def read_token_look(base: Any, path: Any | None = None) -> tuple[Any, VisionFileProblem | None]:

@@ -340,7 +340,7 @@ def _unless_resumed(config: PitboardConfig, part: str, wrong: str) -> CheckLine:
     game ``run`` resumes without it (WARN, as ``run`` goes on), or this user cannot look at the log to know (the
     service's own folder: WARN with both cases; check said FAIL where run, as the service user, resumed)."""
     from device.paths import data_dir
-    from device.safe_files import unreachable
+    from device.safe_files import closed_to_user
 
     resumed = _unfinished_in_log(config)
     if resumed is not None:  # as run does: the game under way needs no setup
@@ -348,8 +348,7 @@ def _unless_resumed(config: PitboardConfig, part: str, wrong: str) -> CheckLine:
                                        "needs no setup: mend it before the next new game")
     path = config.store.path or data_dir() / "games.sqlite"
     try:  # its folder closed to this user, or the file itself (the service's, mode 0640)
-        closed = (unreachable(path) or "").startswith("cannot be reached") or (
-            path.is_file() and not os.access(path, os.R_OK))
+        closed = bool(closed_to_user(path)) or (path.is_file() and not os.access(path, os.R_OK))
     except OSError:
         closed = True
     if closed:
@@ -489,6 +488,11 @@ AS_SERVICE_USER = ("run check as the service user to see it: sudo -u pitboard PI
                    "pitboard check --config FILE")
 
 
+def _not_looked_at(part: str, where: Any, why: str | None = "Permission denied") -> CheckLine:
+    """The WARN of a file this user (check run by the login user) may not look at: the service may well read it."""
+    return CheckLine("WARN", part, f"{where} cannot be looked at by this user ({why}); {AS_SERVICE_USER}")
+
+
 def probe_store(config: PitboardConfig) -> CheckLine:
     """The game log ``run`` would resume, looked at read-only as ``pitboard log list`` does (never created,
     never changed): FAIL for what would stop ``run`` - damaged, another program's, not replayable, a folder it
@@ -496,8 +500,7 @@ def probe_store(config: PitboardConfig) -> CheckLine:
     try:
         return _probe_store(config)
     except PermissionError as exc:
-        return CheckLine("WARN", "game log", f"{exc.filename or config.store.path} cannot be looked at by this user "
-                                             f"({exc.strerror}); {AS_SERVICE_USER}")
+        return _not_looked_at("game log", exc.filename or config.store.path, exc.strerror)
 
 
 def _probe_store(config: PitboardConfig) -> CheckLine:
@@ -656,15 +659,14 @@ def probe_vision_files(config: PitboardConfig) -> list[CheckLine]:
     was made yet."""
     from device.dice_library_files import library_path
     from device.paths import data_dir
-    from device.safe_files import unreachable
+    from device.safe_files import closed_to_user
     from device.table_files import CALIBRATION_FILE
 
     # check is run by the login user, the files are the service user's: the appliance may well read them
     for path in (Path(config.vision.calibration or data_dir() / CALIBRATION_FILE),
                  Path(config.vision.faces or library_path())):
-        if (unreachable(path) or "").startswith("cannot be reached"):  # (not a link leading nowhere: said below)
-            return [CheckLine("WARN", "calibration, face library", f"{path} cannot be looked at by this user "
-                                                                   f"(Permission denied); {AS_SERVICE_USER}")]
+        if closed_to_user(path):  # (not a link leading nowhere: said below)
+            return [_not_looked_at("calibration, face library", path)]
     cal, lib, problems = read_vision_files(config)
     camera_on = config.camera.backend.value != "none"
     found = {p.part: p for p in problems}
@@ -733,17 +735,17 @@ def _table_config_line() -> CheckLine:
     from device.paths import data_dir
     from device.table_files import CONFIG_FILE, OUTLINES_FILE, SHAPES_FILE
 
+    from device.safe_files import closed_to_user
+
     try:
         _cfg, problem = read_table_config()
         # which files were read: looked at inside the try too (a folder this user cannot search was a traceback)
         found = [] if problem is not None else [name for name in (CONFIG_FILE, SHAPES_FILE, OUTLINES_FILE)
                                                 if (data_dir() / name).is_file()]
     except PermissionError as exc:
-        return CheckLine("WARN", "table config", f"{exc.filename} cannot be looked at by this user ({exc.strerror}); "
-                                                 f"{AS_SERVICE_USER}")
-    if problem is not None and " cannot be reached (" in problem.message:  # check run by the login user
-        return CheckLine("WARN", "table config", f"{problem.path} cannot be looked at by this user (Permission "
-                                                 f"denied); {AS_SERVICE_USER}")
+        return _not_looked_at("table config", exc.filename, exc.strerror)
+    if problem is not None and closed_to_user(Path(problem.path)):  # check run by the login user
+        return _not_looked_at("table config", problem.path)
     if problem is not None:
         return CheckLine("WARN", "table config", problem.message)
     return CheckLine("OK", "table config", f"{data_dir()}: {', '.join(found)} read over the shipped defaults" if found
@@ -763,8 +765,7 @@ def _token_look_line(config: PitboardConfig) -> CheckLine:
     try:
         look, problem = read_token_look(base, config.vision.tokens)
     except PermissionError as exc:
-        return CheckLine("WARN", "token look", f"{exc.filename} cannot be looked at by this user ({exc.strerror}); "
-                                               f"{AS_SERVICE_USER}")
+        return _not_looked_at("token look", exc.filename, exc.strerror)
     if problem is not None:
         return CheckLine("WARN", "token look", problem.message)
     if not where.exists():
@@ -1272,10 +1273,10 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
     except (LookupError, ValueError) as exc:  # said below, unless a game in the log is resumed (it needs none)
         options, setup_wrong = {}, f"{config.source}: game: {exc}"
     given = config.store.path
-    from device.safe_files import unreachable
+    from device.safe_files import closed_to_user
 
-    closed = unreachable(given) if given is not None else None
-    if closed and closed.startswith("cannot be reached"):  # (Path.exists raises in a folder closed to this user)
+    closed = closed_to_user(given) if given is not None else None
+    if closed:  # (Path.exists raises in a folder closed to this user)
         raise _user_error(f"the game log {given} {closed} (as [store] path in {config.source})")
     if given is not None and not given.exists() and not given.parent.is_dir():
         # as `check` says: a mistyped folder would begin a new game there, and the unfinished one (in the

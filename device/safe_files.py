@@ -64,6 +64,13 @@ def unreachable(path: Path) -> str | None:
     return None
 
 
+def closed_to_user(path: Path) -> str | None:
+    """:func:`unreachable`'s words when a folder on ``path``'s way is closed to this user (``Path.exists`` raises
+    there), else None: a link leading nowhere is not this (a log or file not made yet is made there)."""
+    why = unreachable(path)
+    return why if why is not None and why.startswith("cannot be reached") else None
+
+
 def folder_given(path: Path, what: str, name: str) -> str:
     """What to say of a folder given where a ``what`` file is read: give a file's path (``name`` in it as the
     example).  Never "move it aside" or "remove it": it may be the data folder, with the game log in it."""

@@ -226,11 +226,10 @@ class Store:
         self.read_only = read_only
         self._db: sqlite3.Connection | None = None
         self._lock: _WriterLock | None = None
-        from device.safe_files import unreachable
+        from device.safe_files import closed_to_user
 
-        closed = unreachable(self.path)
-        if closed and closed.startswith("cannot be reached"):  # (Path.exists raises in a folder closed to this user;
-            # a link to a log not yet made is sqlite's to create, as before)
+        closed = closed_to_user(self.path)
+        if closed:  # (a link to a log not yet made is sqlite's to create, as before)
             raise StoreError(f"the game log {self.path} {closed}")
         if self.path.is_dir():
             raise StoreError(f"{self.path} is a folder; give a file path for the game log")
