@@ -463,6 +463,11 @@ _GLYPHS: dict[str, tuple[int, ...]] = {
 }
 
 
+def pixel_drawable(text: str) -> bool:
+    """Whether :func:`pixel_text` draws every character of ``text`` (digits, "/", "+", "-", space)."""
+    return all(ch in _GLYPHS for ch in text)
+
+
 def pixel_text_width(text: str, scale: int = 1) -> int:
     """Width in pixels of ``text`` in the 5×7 pixel font (1 column between glyphs)."""
     return max(0, len(text) * 6 - 1) * scale

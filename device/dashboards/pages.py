@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from device.dashboards.common import (OFF, ON, WIDTH, canvas, drawable, font, pixel_text, pixel_text_width, terms,
-                                      text_width)
+from device.dashboards.common import (OFF, ON, WIDTH, canvas, drawable, font, pixel_drawable, pixel_text,
+                                      pixel_text_width, terms, text_width)
 
 
 def fit_text(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], text: str, *,
@@ -54,19 +54,25 @@ BRANCH_MARK = " ›"
 DICE_MARK = ""  # a roll says so in its label ("Roll skid dice")
 
 
+def _right_width(right: str) -> int:
+    """The width of a title bar's right-hand text: a count ("0/4", "10/11") in the pixel font, as the bundled
+    font's 0 runs into its slash ("Q/4"); other words at 10 px."""
+    return pixel_text_width(right) if pixel_drawable(right) else text_width(right, 10)
+
+
+def _title_right(right: str) -> int:
+    """Where a title bar's own text ends beside ``right`` (its box is from x 1 to this)."""
+    return WIDTH - 2 - (_right_width(right) + 4 if right else 0)
+
+
 def _title(draw: ImageDraw.ImageDraw, text: str, right: str = "") -> None:
     draw.rectangle(TITLE, fill=ON)
     x1 = WIDTH - 2
-    if right and all(ch in "0123456789/+- " for ch in right):
-        # a count ("0/4", "10/11") in the pixel font: the bundled font's 0 runs into its slash ("Q/4")
-        w = pixel_text_width(right)
-        pixel_text(draw, (x1 - w + 1, 2), right, fill=OFF)
-        x1 -= w + 4
+    if right and pixel_drawable(right):
+        pixel_text(draw, (x1 - _right_width(right) + 1, 2), right, fill=OFF)
     elif right:
-        w = text_width(right, 10)
-        fit_text(draw, (x1 - w - 1, 0, x1, 11), right, sizes=(10,), fill=OFF, align="right")
-        x1 -= w + 4
-    fit_text(draw, (1, 0, x1, 11), text, sizes=(10, 9), fill=OFF)
+        fit_text(draw, (x1 - _right_width(right) - 1, 0, x1, 11), right, sizes=(10,), fill=OFF, align="right")
+    fit_text(draw, (1, 0, _title_right(right), 11), text, sizes=(10, 9), fill=OFF)
 
 
 #: The smallest size a title bar's path is chosen at: at 8 px the font's t reads as l ("1.1 Templale ›
@@ -79,7 +85,7 @@ def fitting_path(title: str, trail: Sequence[str], right: str) -> str:
     ``TITLE_MIN_SIZE``; else the step's number and the lists opened ("1.1 › Straights"); else the step's
     number and the deepest lists that fit ("1.1 … Large car"); else the lists opened without the step;
     else the deepest that fit."""
-    room = WIDTH - 2 - text_width(right, 10) - 6
+    room = _title_right(right) - 2  # beside the count as _title draws it (in the pixel font: wider than at 10 px)
     candidates = [" › ".join((title, *trail))] if trail else [title]
     number = title.split(" ", 1)[0]
     if trail and number[:1].isdigit() and number != title:
@@ -332,7 +338,6 @@ def legend_pages(game: str, legend: Sequence[tuple[str, str]]) -> list[TextPage]
     names = {"gaslands": "Gaslands", "thunder_road": "Thunder Road", "space_race": "Space Race",
              "grand_tour": "Grand Tour"}
     title = f"Legend · {names.get(game, game)}"
-    widest = f"{len(chunks)}/{len(chunks)}"  # (as _title draws it: the page count, then the title in what is left)
-    if text_width(title, 9) > WIDTH - 2 - pixel_text_width(widest) - 5:
+    if text_width(title, 9) > _title_right(f"{len(chunks)}/{len(chunks)}") - 1:  # (the widest page count)
         title = "Legend"  # ten pages or more: "Legend · Thunder R…" was cut beside "10/11"
     return [TextPage(title, tuple(c), i + 1, len(chunks), LEGEND_SIZE) for i, c in enumerate(chunks)]
