@@ -402,6 +402,7 @@ class App:
         if key == self._prompt_key and self.cursor is not None and self.cursor.menu is t.menu:
             return
         just_taken = False  # the cursor goes back where a choice was just taken, in a list that stays open
+        usual_before = self.cursor.menu.advance if self.cursor is not None else None
         if key == self._prompt_key and self.cursor is not None:
             path = self.cursor.path  # the same prompt, a new menu object: stay where the cursor was
         else:
@@ -422,8 +423,11 @@ class App:
             self.cursor.back()
         elif just_taken and self.cursor.trail and self.cursor.current.once:
             # a choice that is not taken twice running (a collision: the line reads the same after it, and a second
-            # OK crashed the two cars again): back to its first-level branch, closed, where OK opens the list again
-            self.cursor.follow(path[:1])
+            # OK crashed the two cars again): back to its first-level branch, closed, where OK opens the list again;
+            # or on what it opened, when it made a new usual way on (a crash's smash attacks, first on the menu
+            # but out of sight below the cursor left on "Crash")
+            usual = t.menu.advance
+            self.cursor.follow(usual if usual and usual != usual_before else path[:1])
         # A list the loop reopened by itself: NEXT is still the step's usual way on until the player moves.
         self._reopened = bool(self.cursor.trail)
         self.entry = None
@@ -731,12 +735,18 @@ class App:
             self.notify("info", f"{entry.request.label}: {got} of {n} entered; NEXT again: send {got} dice", self.chooser(),
                         now=now)
             return
-        self.entry = None
         result = entry.request.command(list(entry.entered))
+        if result is None and not entry.entered:
+            # an attack's dice sent with none entered: the entry closed on "these dice make no command: <the
+            # step's prompt>", which named neither the dice nor what to do; it stays open and says so
+            self.notify("info", f"{entry.request.label}: no dice entered; OK keeps a die, BACK leaves",
+                        self.chooser(), now=now)
+            return
+        self.entry = None
         if isinstance(result, DiceRequest):  # a second roll (the target's evade dice, the direction die)
             faces = " ".join(str(entry.request.name_of(f)) for f in entry.entered) or "none"
             self.open_entry(result, trail=entry.trail,
-                            kept=(*entry.kept, f"{entry.request.label.removeprefix('the ')} {faces}"))
+                            kept=(*entry.kept, f"{entry.request.dice_name.removeprefix('the ')} {faces}"))
         elif isinstance(result, Command):
             path = entry.trail
             dice = " · ".join((*entry.kept, " ".join(str(entry.request.name_of(f)) for f in entry.entered) or "none"))

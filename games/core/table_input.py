@@ -68,6 +68,13 @@ class DiceRequest:
     #: "equal to its current gear", fewer only for a perk or weapon): the buttons ask once before sending fewer
     confirm_fewer: bool = False
 
+    @property
+    def dice_name(self) -> str:
+        """The dice without the count asked, for a roll once made: "skid dice (up to 4)" → "skid dice"
+        ("smash dice (5 ± weight) 6 4" was cut before its faces on the next roll's page)."""
+        head, sep, tail = self.label.rpartition(" (")
+        return head if sep and tail.endswith(")") else self.label
+
     def name_of(self, face: Any) -> str:
         """How a face is shown on the screen ("4 SHIFT" for a d6 skid stand-in, else the face itself)."""
         for f, word in self.face_names:

@@ -11,6 +11,8 @@ first level never holds more than eight choices:
 * 1.4 — Gear up · +1 hazard, Gear down · +1 hazard, Cancel…, Discard a hazard token, Discard… (All SHIFTs left: NEXT), Push it…,
   Hazard token…, Table…
 * 1.6 / 1.7 / 1.8 / flip move — Done; Hazard token…; Crash… (vehicle › Head-on / T-bone / Sideswipe / Tailgate, with its smash dice); Crash, evaded…; Hit…; Table…
+  After a crash of a known kind, first: Smash attack… (each car's on the other: its smash dice, then the target's
+  evade dice), what NEXT opens until both are rolled or the table moves on
 * 2 attack — Attacks done; Attack… (target, then the attack dice and the evade dice); Hit…; Hazard…; Table…
 * 3 wipeout — Roll the flip check
 * Table… — Set on fire…, Put out fire…, Skip rest of phase, End game…
@@ -26,7 +28,7 @@ from games.core.table_input import (FIRST_LEVEL_MAX, READING_SEP, Choice, DiceRe
                                     roll)
 from games.gaslands import rules
 from games.gaslands.chart import TEMPLATES, template_status
-from games.gaslands.state import GaslandsState, SkidFace, Step, TemplateStatus, Vehicle, name_for_owner
+from games.gaslands.state import GaslandsState, SkidFace, SmashAttack, Step, TemplateStatus, Vehicle, name_for_owner
 
 #: How the step is named at the top of the menu (a 128-pixel line).
 TITLES: dict[str, str] = {
@@ -317,28 +319,65 @@ def _reroll_words(results: Sequence[SkidFace], positions: Sequence[int]) -> str:
     return " + ".join(f"{n} {face}" if n > 1 else face for face, n in seen.items())
 
 
+def _evade(entering: str | None, target: Vehicle, dice: Sequence[Any],
+           make: Callable[[list[Any], list[Any]], Command]) -> DiceRequest | Command:
+    """After an attack's (or a smash attack's) dice, the target's evade dice (at most its gear), ``make(dice,
+    evade)`` the command; with no hit, the command at once (the target was told "0 hits: roll 1 evade die").
+    The hits are on the evade dice page (the attack dice themselves are no longer shown; the page's title names
+    the target: with its name here too the line was cut at 8 px)."""
+    hits = rules.attack_hits([int(d) for d in dice])
+    if not hits:
+        return make(list(dice), [])
+    said = f"{hits} hit{'' if hits == 1 else 's'}"
+    # the target's owner rolls them, the player at the buttons enters them: told on the owner's own screen
+    tell = () if target.owner == entering else (
+        (target.owner, f"{target.name}: {said}: roll {target.gear} evade {'die' if target.gear == 1 else 'dice'}"),)
+    return DiceRequest("d6", target.gear, f"{said}: evade dice", lambda ev: make(list(dice), list(ev)),
+                       exact=False, tell=tell, confirm_fewer=True)
+
+
 def _attack(state: GaslandsState, attacker: str, cars: Sequence[Vehicle]) -> Choice | None:
     """Attack: the target, then the attack dice, then the target's evade dice (at most its gear)."""
+    owner = state.vehicle(attacker).owner
 
     def request(target: Vehicle) -> DiceRequest:
-        def evade(dice: Sequence[Any]) -> DiceRequest | Command:
-            # the attack's hits on the evade dice page: the attack dice themselves were no longer shown (the
-            # page's title names the target: with its name here too the line was cut at 8 px)
-            hits = rules.attack_hits([int(d) for d in dice])
-            if not hits:  # nothing to evade: recorded at once (the target was told "0 hits: roll 1 evade die")
-                return Command("attack", {"target": target.id, "dice": list(dice), "evade": []})
-            said = f"{hits} hit{'' if hits == 1 else 's'}"
-            # the target's owner rolls them, the attacker enters them: told on the owner's own screen
-            tell = () if target.owner == state.vehicle(attacker).owner else (
-                (target.owner, f"{target.name}: {said}: roll {target.gear} evade {'die' if target.gear == 1 else 'dice'}"),)
-            return DiceRequest("d6", target.gear, f"{said}: evade dice",
-                               lambda ev: Command("attack", {"target": target.id, "dice": list(dice), "evade": list(ev)}),
-                               exact=False, tell=tell, confirm_fewer=True)
+        def make(dice: list[Any], evade: list[Any]) -> Command:
+            return Command("attack", {"target": target.id, "dice": dice, "evade": evade})
 
-        return DiceRequest("d6", MAX_ATTACK_DICE, "attack dice", lambda dice: evade(dice) if dice else None, exact=False)
+        return DiceRequest("d6", MAX_ATTACK_DICE, "attack dice",
+                           lambda dice: _evade(owner, target, dice, make) if dice else None, exact=False)
 
     targets = [v for v in cars if v.id != attacker]
     return branch("Attack…", [roll(v.name, request(v)) for v in targets])
+
+
+#: The first level's entry for a crash's smash attacks (NEXT opens it while one waits).
+SMASH = "Smash attack…"
+
+
+def _smashes(state: GaslandsState, entering: str | None) -> Choice | None:
+    """A crash's smash attacks, each car's on the other ("Rust Bucket on The Brick · 5 dice"): the smash dice
+    (the count the crash's kind gives; more for a ram or a perk, which are the table's), then the target's evade
+    dice.  The car's owner, when another player enters them, is told to roll them on their own screen."""
+
+    def request(s: SmashAttack) -> Choice:
+        a, t = state.vehicle(s.attacker), state.vehicle(s.target)
+        count = f"{s.dice}{'' if s.weight_known else ' ± weight'}"
+
+        def make(dice: list[Any], evade: list[Any]) -> Command:
+            return Command("smash", {"attacker": a.id, "target": t.id, "dice": dice, "evade": evade})
+
+        # its target named only when the car has more than one smash attack waiting (the line was cut at 9 px)
+        on = f" at {t.name}" if sum(o.attacker == a.id for o in waiting) > 1 else ""
+        tell = () if a.owner == entering else ((a.owner, f"{a.name}: roll {count} smash dice{on}"),)
+        dice = DiceRequest("d6", MAX_ATTACK_DICE, f"smash dice ({count})",
+                           lambda rolled: _evade(entering, t, rolled, make) if rolled else None,
+                           exact=False, tell=tell)
+        return roll(f"{own_name(a) if a.owner == entering else a.name} on {t.name}{READING_SEP}"
+                    f"{s.dice} {'die' if s.dice == 1 else 'dice'}", dice)
+
+    waiting = rules.open_smashes(state)
+    return branch(SMASH, [request(s) for s in waiting])
 
 
 def menu(state: GaslandsState) -> Menu:
@@ -416,6 +455,8 @@ def menu(state: GaslandsState) -> Menu:
         choices.append(roll("Roll the flip check", dice, default=True))
     if "confirm" in commands and "place_template" not in commands:
         choices.append(leaf(DONE_WORDS.get(step, "Done"), Command("confirm"), default=True))
+    if "smash" in commands:  # first: the crash just recorded (NEXT opens it)
+        choices.insert(0, _smashes(state, p.player))
     if "attack" in commands and act is not None:
         choices.append(_attack(state, act.vehicle, cars))
     if "gain_hazard" in commands:
@@ -490,6 +531,8 @@ def _touched(state: GaslandsState, v: Vehicle) -> Choice | None:
 def _usual(step: str, commands: Sequence[str]) -> str | None:
     """What NEXT does at this step: the usual way on ("Moved", "Roll skid dice", done with SHIFTs) —
     nothing where the step is a decision (which vehicle, which template)."""
+    if "smash" in commands:
+        return SMASH
     if "place_template" in commands:
         return "Template placed"
     if "skid_roll" in commands:

@@ -27,6 +27,7 @@ from games.gaslands.state import (
     PlayerView,
     Settings,
     SkidFace,
+    SmashAttack,
     Step,
     TemplateStatus,
     Vehicle,
@@ -267,27 +268,46 @@ def _set_vehicle(state: GaslandsState, vid: str, **changes: Any) -> GaslandsStat
 
 
 def _act(state: GaslandsState, **changes: Any) -> GaslandsState:
+    """The activation changed; a smash attack not rolled in its collision's step is not made (the table moved on)."""
     assert state.activation is not None
+    if "step" in changes and changes["step"] is not state.activation.step:
+        changes.setdefault("smashes", ())
     return replace(state, activation=replace(state.activation, **changes))
+
+
+def _hit_news(target: Vehicle, hits: int, net: int) -> str:
+    """"The Brick: 3 hits, 1 evaded: 2 taken · hull 7", not "2 hits, 1 evaded" (read as one of the two evaded); a
+    wreck said so."""
+    left = max(0, target.hull - net)
+    return (f"{target.name}: no hit" if not hits else
+            f"{target.name}: {hits} hit{'' if hits == 1 else 's'}"
+            + (f", {hits - net} evaded: {net} taken" if hits > net else "")
+            + (" · WRECKED" if net and left == 0 else f" · hull {left}"))
+
+
+def _rolled_hits(data: Mapping[str, Any]) -> bool:
+    """A ``hits_taken`` of a rolled attack or smash attack, whose own news says the hits (and any wreck)."""
+    return str(data.get("cause", "")).startswith(("attack by", "smash by"))
 
 
 def evolve(state: GaslandsState | None, event: Event) -> GaslandsState:
     d = event.data
     t = event.type
-    if state is not None and state.news and not (t == "hits_taken" and str(d.get("cause", "")).startswith("attack by")):
+    if state is not None and state.news and not (t == "hits_taken" and _rolled_hits(d)):
         state = replace(state, news="")  # told once: an attack's news stands through the hits it gives
-    if t == "attack_rolled":
+    if t in ("attack_rolled", "smash_rolled"):
         target = state.vehicle(d["target"]) if state is not None else None
         if state is None or target is None:
-            raise ValueError("attack_rolled before game_started")
-        hits, net = d["hits"], d["net"]
-        # "3 hits, 1 evaded: 2 taken", not "2 hits, 1 evaded" (read as one of the two evaded); a wreck said so
-        left = max(0, target.hull - net)
-        said = (f"{target.name}: no hit" if not hits else
-                f"{target.name}: {hits} hit{'' if hits == 1 else 's'}"
-                + (f", {hits - net} evaded: {net} taken" if hits > net else "")
-                + (" · WRECKED" if net and left == 0 else f" · hull {left}"))
-        return replace(state, news=said)
+            raise ValueError(f"{t} before game_started")
+        said = _hit_news(target, d["hits"], d["net"])
+        if t == "attack_rolled":
+            return replace(state, news=said)
+        # "Smash: Rust Bucket on The Brick: 3 hits…": whose smash it was (both cars of a crash make one)
+        act = state.activation
+        assert act is not None
+        smashes = tuple(s for s in act.smashes if (s.attacker, s.target) != (d["attacker"], d["target"]))
+        return replace(_act(state, smashes=smashes),
+                       news=f"Smash: {state.vehicle(d['attacker']).name} on {said}")
     if t == "game_started":
         s = d["settings"]
         settings = Settings(
@@ -376,8 +396,13 @@ def evolve(state: GaslandsState | None, event: Event) -> GaslandsState:
         # "what: details", the banner's title and its small lines
         what = ("Crash, evaded" if d["both_evaded"] else
                 f"{COLLISION_WORDS.get(d['kind'], d['kind'])} crash" if d.get("kind") else "Crash")
-        return replace(s2, news=f"{what}: {state.vehicle(d['vehicle']).name} and {state.vehicle(d['other']).name}, "
-                                f"+{d['hazards_each']} hazard each")
+        s2 = replace(s2, news=f"{what}: {state.vehicle(d['vehicle']).name} and {state.vehicle(d['other']).name}, "
+                              f"+{d['hazards_each']} hazard each")
+        if "smash" in d and s2.activation is not None:  # (logs from before the smash attacks were asked: none open)
+            opened = tuple(SmashAttack(s["attacker"], s["target"], d["kind"], s["dice"], s["weight_dice"] != "unknown")
+                           for s in d["smash"])
+            s2 = _act(s2, smashes=s2.activation.smashes + opened)
+        return s2
     if t == "told":  # what the decision settled, said last (its events' own words would be cleared by the next)
         return replace(state, news=d["text"])
     if t == "hits_taken":
@@ -385,7 +410,7 @@ def evolve(state: GaslandsState | None, event: Event) -> GaslandsState:
         s2 = _set_vehicle(state, v.id, hull=max(0, v.hull - d["count"]))
         if s2.vehicle(v.id).wrecked and state.activation is not None:
             s2 = _act(s2, wrecks=state.activation.wrecks + (v.id,))
-        if s2.vehicle(v.id).wrecked and not str(d.get("cause", "")).startswith("attack by"):
+        if s2.vehicle(v.id).wrecked and not _rolled_hits(d):
             # every screen is told (an attack's news says it already): hits entered with the menu wrecked a car
             # and only its owner's screen said so (an audit)
             n = d["count"]
@@ -813,6 +838,11 @@ def decide(state: GaslandsState, cmd: Command) -> Decision:
             raise Illegal("the game is over")
         _end_game(draft, cmd)
         return draft.done()
+    if cmd.type == "smash":  # in the step of the crash it follows (1.7, 1.8, a flip's move): checked by _smash
+        if state.finished:
+            raise Illegal("the game is over")
+        _smash(draft, cmd)
+        return draft.done()
     if cmd.type == "set_fire":
         if state.finished:
             raise Illegal("the game is over")
@@ -1074,7 +1104,44 @@ def _collision(draft: _Draft, cmd: Command) -> None:
         dice, weight = smash_attack(state, kind, state.vehicle(mover), other)
         data["smash_dice"] = dice
         data["weight_dice"] = "unknown" if weight is None else weight
+        if not both:  # each car's smash attack on the other, to be rolled (:func:`_smash`)
+            data["smash"] = [
+                {"attacker": a.id, "target": t.id, "dice": n, "weight_dice": "unknown" if w is None else w}
+                for a, t in ((state.vehicle(mover), other), (other, state.vehicle(mover)))
+                for n, w in (smash_attack(state, kind, a, t),)
+            ]
     draft.emit("collided", **data)
+
+
+def open_smashes(state: GaslandsState) -> tuple[SmashAttack, ...]:
+    """The smash attacks the table may roll now: this activation's collisions' not yet rolled, on a car not
+    wrecked (a car wrecked by the other's smash attack of the same crash still makes its own: docs/RULINGS.md)."""
+    act = state.activation
+    if act is None or state.finished:
+        return ()
+    return tuple(s for s in act.smashes if not state.vehicle(s.target).wrecked)
+
+
+def _smash(draft: _Draft, cmd: Command) -> None:
+    """A collision's smash attack, rolled: hits on 4+, a 6 is two hits, each evade die of 6 cancels one (as an
+    attack's); the dice are the table's to count (a ram or a perk adds some), the screen says the usual count."""
+    state = draft.state
+    attacker = _other_vehicle(state, cmd, "attacker")
+    target = _other_vehicle(state, cmd, "target")
+    act = state.activation
+    waiting = act.smashes if act is not None else ()
+    if not waiting:
+        raise Illegal("no smash attack waits: they are rolled at their crash, recorded with its kind "
+                      "(Crash › the car › Head-on…)")
+    if not any((s.attacker, s.target) == (attacker.id, target.id) for s in waiting):
+        named = "; ".join(f"{state.vehicle(s.attacker).name} on {state.vehicle(s.target).name}" for s in waiting)
+        raise Illegal(f"{attacker.name} has no smash attack on {target.name} waiting (waiting: {named})")
+    dice, evade, hits, net = _rolled(cmd, target, "smash")
+    kind = next(s.kind for s in waiting if (s.attacker, s.target) == (attacker.id, target.id))
+    draft.emit("smash_rolled", attacker=attacker.id, target=target.id, kind=kind, dice=dice, evade=evade, hits=hits,
+               net=net)
+    if net:
+        draft.emit("hits_taken", vehicle=target.id, count=net, cause=f"smash by {attacker.id}")
 
 
 #: The most hazard tokens one ``gain_hazard`` adds.  The rules set no limit (a vehicle may hold more than
@@ -1135,20 +1202,26 @@ def _attack(draft: _Draft, cmd: Command) -> None:
     target = _other_vehicle(state, cmd, "target")
     if target.id == act.vehicle:
         raise Illegal("a vehicle does not attack itself")
-    if target.wrecked:
-        raise Illegal(f"{target.name} is already wrecked")
-    dice = _d6(cmd, "dice")
-    if not dice:
-        raise Illegal("attack needs dice: the attack dice rolled")
-    evade = _d6(cmd, "evade")
-    if len(evade) > target.gear:
-        raise Illegal(f"{target.name} is in gear {target.gear}: it rolls at most {target.gear} evade dice")
-    hits = attack_hits(dice)
-    net = max(0, hits - sum(1 for d in evade if d == 6))
+    dice, evade, hits, net = _rolled(cmd, target, "attack")
     # the roll and what it did, for every screen (the hits came off the target's hull and nothing said how many)
     draft.emit("attack_rolled", attacker=act.vehicle, target=target.id, dice=dice, evade=evade, hits=hits, net=net)
     if net:
         draft.emit("hits_taken", vehicle=target.id, count=net, cause=f"attack by {act.vehicle}")
+
+
+def _rolled(cmd: Command, target: Vehicle, what: str) -> tuple[list[int], list[int], int, int]:
+    """An attack's (or a smash attack's) roll on ``target``: (its dice, the evade dice, hits, hits taken): "hits on
+    4+, a 6 is two hits; the target rolls evade dice equal to its current gear, each 6 cancels one hit"."""
+    if target.wrecked:
+        raise Illegal(f"{target.name} is already wrecked")
+    dice = _d6(cmd, "dice")
+    if not dice:
+        raise Illegal(f"{what} needs dice: the {what} dice rolled")
+    evade = _d6(cmd, "evade")
+    if len(evade) > target.gear:
+        raise Illegal(f"{target.name} is in gear {target.gear}: it rolls at most {target.gear} evade dice")
+    hits = attack_hits(dice)
+    return dice, evade, hits, max(0, hits - sum(1 for d in evade if d == 6))
 
 
 def attack_hits(dice: Sequence[int]) -> int:
@@ -1226,6 +1299,7 @@ COMMAND_FIELDS: dict[str, tuple[str, ...]] = {
     "collision": ("vehicle", "both_evaded", "kind"),
     "hits": ("vehicle", "count", "cause"),
     "attack": ("target", "dice", "evade"),
+    "smash": ("attacker", "target", "dice", "evade"),
     "gain_hazard": ("vehicle", "count", "cause"),
     "flip_check": ("die",),
     "skip_phase": ("confirm",),
@@ -1245,6 +1319,7 @@ _HANDLERS = {
     "collision": _collision,
     "hits": _hits,
     "attack": _attack,
+    "smash": _smash,
     "gain_hazard": _gain_hazard,
     "flip_check": _flip_check,
     "skip_phase": _skip_phase,
@@ -1276,6 +1351,8 @@ def prompt(state: GaslandsState) -> Prompt:
         mover = act1.flipping[0] if step is Step.WIPEOUT_MOVE and act1.flipping else act1.vehicle
         if state.vehicle(mover).wrecked or not any(not v.wrecked and v.id != mover for v in state.vehicles):
             commands = tuple(c for c in commands if c not in ("attack", "collision"))
+    if open_smashes(state):
+        commands = (*commands, "smash")
     if step is Step.GAME_OVER:
         # the winner the table named, in words on the phone's page and the simulator's line as on the screens
         text = f"Game over: {state.winner} wins" if state.winner else "Game over"

@@ -82,6 +82,19 @@ class Vehicle:
 
 
 @dataclass(frozen=True)
+class SmashAttack:
+    """A collision's smash attack not rolled yet: ``attacker`` on ``target``, ``dice`` the count its kind and the
+    gears give (head-on: both gears; T-bone, sideswipe: the attacker's; tailgate: the difference), with the
+    weight classes' dice when the owner's setup gives them (``weight_known``)."""
+
+    attacker: str
+    target: str
+    kind: str
+    dice: int
+    weight_known: bool
+
+
+@dataclass(frozen=True)
 class Activation:
     """The active vehicle's activation in progress."""
 
@@ -102,6 +115,8 @@ class Activation:
     flipping: tuple[str, int] | None = None
     #: vehicles wrecked during this activation (the screens flash them until it ends)
     wrecks: tuple[str, ...] = ()
+    #: the smash attacks of this activation's collisions not rolled yet (each vehicle's on the other)
+    smashes: tuple[SmashAttack, ...] = ()
 
     @property
     def uncancelled(self) -> tuple[SkidFace, ...]:

@@ -300,13 +300,19 @@ def test_gaslands_hazards_hits_and_collisions_from_the_menu(tmp_path: Path) -> N
         "type": "collision", "vehicle": "brick", "both_evaded": False, "kind": "head_on"}
     assert g.match.state.vehicle("brick").hazards == brick + 2
     # a collision is not taken twice running: the line reads the same after it, and one more OK crashed the cars
-    # again (a walkthrough: 2 → 4 hazard tokens each). The cursor is back on Crash, closed: OK opens the list
-    assert g.highlighted == ("Crash",)
-    assert g.press("ok") == [] and g.highlighted == ("Crash", "The Brick")
+    # again (a walkthrough: 2 → 4 hazard tokens each). The cursor is on the crash's smash attacks, closed (the
+    # first entry, out of sight below "Crash"): OK opens their list
+    assert g.highlighted == ("Smash attack…",)
+    assert g.press("ok") == [] and g.highlighted == ("Smash attack…", f"Rust Bucket on The Brick · {n} dice")
     assert g.choose("Crash, evaded", "The Brick")["both_evaded"] is True
     assert g.highlighted == ("Crash, evaded",)
-    assert g.press("next") == [{"type": "confirm"}]  # NEXT confirms the step
+    # NEXT opens the head-on crash's smash attacks first; the table that makes none moves on with "Moved"
+    assert g.press("next") == [] and g.app.entry is not None and g.app.entry.request.label.startswith("smash dice")
+    g.press("back")
+    assert g.app.entry is None
+    assert g.choose("Moved") == {"type": "confirm"}
     assert g.match.prompt().step.startswith("1.8") or g.match.prompt().step.startswith("2")
+    assert not g.match.state.activation.smashes  # not made: the crash is behind
     g.close()
 
 
@@ -757,3 +763,38 @@ def test_a_space_race_events_extra_attempt_is_not_granted_twice_by_one_more_ok(t
     assert g.press("ok") == []  # opens the list again: nothing recorded
     assert g.match.state.side("USSR").granted == 1
     g.close()
+
+
+def test_gaslands_a_crash_then_each_cars_smash_attack_and_the_evade_dice(tmp_path: Path) -> None:
+    """After a crash of a known kind NEXT opens the smash attacks: each car's smash dice, then the target's evade
+    dice, as an attack's (hits on 4+, a 6 is two hits, each evade 6 cancels one). The crash used to end at
+    "Head-on · 3 dice": no dice were asked, and the hits went in one OK at a time under Hit…."""
+    g = Panel(tmp_path, "gaslands")
+    _to_move_step(g)
+    g.choose("Crash", "The Brick", next(x for x in g.under("Crash", "The Brick") if x.startswith("Head-on")))
+    brick, rust = (g.match.state.vehicle(v) for v in ("brick", "rust"))
+    n = rust.gear + brick.gear
+    assert g.top[0] == "Smash attack…" and g.highlighted == ("Smash attack…",)  # the cursor is on it
+    assert g.under("Smash attack…") == [f"Rust Bucket on The Brick · {n} dice", f"The Brick on Rust Bucket · {n} dice"]
+    assert g.top_next() == [] and g.app.entry is not None  # NEXT: the first smash attack's dice
+    assert g.app.entry.request.label == f"smash dice ({n} ± weight)"
+    # Bob rolls for The Brick's evade dice and its smash attack: told on his own screen while Alice enters them
+    sent = g.type_dice([6, 4], [6][:brick.gear])
+    assert sent == [{"type": "smash", "attacker": "rust", "target": "brick", "dice": [6, 4], "evade": [6]}]
+    assert g.match.state.vehicle("brick").hull == brick.hull - 2  # 3 hits, 1 evaded
+    assert g.match.state.news.startswith("Smash: Rust Bucket on The Brick: 3 hits, 1 evaded: 2 taken")
+    assert g.under("Smash attack…") == [f"The Brick on Rust Bucket · {n} dice"]
+    g.top_next()
+    assert g.app.entry is not None and g.app.entry.request.tell == (
+        ("Bob", f"The Brick: roll {n} ± weight smash dice"),)
+    # NEXT with no die entered: the entry stays open and says what to do (it closed on "these dice make no
+    # command: <the step's prompt>")
+    assert g.press("next") == [] and g.app.entry is not None
+    assert [n.text for n in g.app.notices if n.kind == "info"] == [f"smash dice ({n} ± weight): no dice entered; "
+                                                                   "OK keeps a die, BACK leaves"]
+    assert g.type_dice([1, 2, 3]) == [{"type": "smash", "attacker": "brick", "target": "rust", "dice": [1, 2, 3],
+                                       "evade": []}]  # no hit: no evade dice asked
+    assert "Smash attack…" not in g.top
+    assert g.top_next() == [{"type": "confirm"}]  # NEXT is the step's own again
+    g.close()
+

@@ -363,6 +363,90 @@ def test_smash_attack_dice(kind, expected):
     assert t.state.news == "Crash, evaded: Alice's Buggy and Bob's Truck, +1 hazard each"
 
 
+def _crashed(kind: str = "head_on", **scenario) -> Table:
+    """Alice's Buggy (gear 3) has crashed into Bob's Truck (gear 2) at 1.7."""
+    t = Table(**scenario)
+    t.patch("alice-1", gear=3)
+    t.patch("bob-1", gear=2)
+    t.to_skid_check("gentle")
+    t.ok("skid_roll", faces=[])
+    t.ok("collision", vehicle="bob-1", kind=kind)
+    return t
+
+
+def test_a_crash_asks_each_cars_smash_attack_on_the_other():
+    """"Smash (collision) attack dice: head-on = both gears added; T-bone / sideswipe = attacker's gear;
+    tailgate = difference of gears" [V], and an attack "hits on 4+, a 6 is two hits; the target rolls evade dice
+    equal to its current gear, each 6 cancels one hit" [V]. A crash used to record its dice and stop there: the
+    hits were entered one OK at a time under Hit…, with no evade."""
+    t = _crashed("t_bone", weight_dice={"lighter_by_1": 0, "heavier_by_1": 1})
+    # T-bone: each car's smash attack is its own gear (the Truck, one class heavier, one die more)
+    assert [(s.attacker, s.target, s.dice) for s in t.state.activation.smashes] == [
+        ("alice-1", "bob-1", 3), ("bob-1", "alice-1", 3)]
+    assert "smash" in GAME.prompt(t.state).commands
+    hull = t.v("bob-1").hull
+    t.ok("smash", attacker="alice-1", target="bob-1", dice=[6, 4, 1], evade=[6, 2])  # 3 hits, 1 evaded
+    assert t.v("bob-1").hull == hull - 2
+    assert t.state.news == f"Smash: Alice's Buggy on Bob's Truck: 3 hits, 1 evaded: 2 taken · hull {hull - 2}"
+    assert "no smash attack on Bob's Truck waiting" in t.illegal("smash", attacker="alice-1", target="bob-1",
+                                                                 dice=[6], evade=[])
+    buggy = t.v("alice-1").hull
+    t.ok("smash", attacker="bob-1", target="alice-1", dice=[5, 5, 3], evade=[])
+    assert t.v("alice-1").hull == buggy - 2
+    assert t.state.activation.smashes == ()
+    assert "smash" not in GAME.prompt(t.state).commands
+
+
+def test_smash_attacks_are_rolled_at_their_crash():
+    """The smash attack belongs to the crash (1.7 or 1.8, "collision window"): a table that moves on has
+    not made it, and none waits before a crash of a known kind, nor after a crash both cars evaded."""
+    t = _crashed()
+    assert "at most 2 evade dice" in t.illegal("smash", attacker="alice-1", target="bob-1", dice=[4],
+                                                 evade=[6, 6, 6])
+    assert "smash needs dice" in t.illegal("smash", attacker="alice-1", target="bob-1", dice=[], evade=[])
+    t.ok("confirm")  # 1.7 done (no SPIN rolled: on to the attack step)
+    assert t.step == "2 attack step"
+    assert "no smash attack waits" in t.illegal("smash", attacker="alice-1", target="bob-1", dice=[4], evade=[])
+    t = Table()
+    t.to_skid_check("gentle")
+    t.ok("skid_roll", faces=["SPIN"])
+    t.ok("end_shifts")
+    t.ok("collision", vehicle="bob-1", kind="head_on")
+    t.ok("confirm")  # 1.7 done: on to 1.8
+    assert t.step == "1.8 resolve spin" and t.state.activation.smashes == ()
+    t.ok("collision", vehicle="bob-1")  # no kind: no dice to roll
+    t.ok("collision", vehicle="bob-1", both_evaded=True, kind="head_on")
+    assert t.state.activation.smashes == ()
+
+
+def test_a_car_wrecked_by_the_crash_still_makes_its_smash_attack():
+    """Both cars are in the crash before either takes its hits (docs/RULINGS.md): the Truck wrecked by the
+    Buggy's smash attack still makes its own on the Buggy; nobody makes one on a wreck."""
+    t = _crashed()
+    t.patch("bob-1", hull=1)
+    t.ok("smash", attacker="alice-1", target="bob-1", dice=[4], evade=[])
+    assert t.v("bob-1").wrecked and t.state.news.endswith("WRECKED")
+    t.ok("smash", attacker="bob-1", target="alice-1", dice=[4, 4], evade=[])
+    assert t.v("alice-1").hull == t.v("alice-1").max_hull - 2
+
+
+def test_undo_brings_a_smash_attack_back():
+    """Undo is an event: the smash attack undone waits again, and its hits are back on the hull."""
+    from games.core import Command
+
+    from gaslands_helpers import match
+
+    m = match()  # (it starts at Alice's Buggy's activation)
+    for cmd in (Command("choose_template", {"template": "gentle"}), Command("place_template"),
+                Command("skid_roll", {"faces": []}), Command("collision", {"vehicle": "bob-1", "kind": "head_on"}),
+                Command("smash", {"attacker": "alice-1", "target": "bob-1", "dice": [6], "evade": []})):
+        assert m.apply(cmd).accepted, cmd
+    assert [s.attacker for s in m.state.activation.smashes] == ["bob-1"]
+    assert m.apply(Command("undo")).accepted
+    assert [s.attacker for s in m.state.activation.smashes] == ["alice-1", "bob-1"]
+    assert m.state.vehicle("bob-1").hull == m.state.vehicle("bob-1").max_hull
+
+
 def _crash_labels(t: Table, other: str) -> list[str]:
     from games.gaslands.menus import menu
 

@@ -23,15 +23,17 @@ SKID = ["SHIFT", "HAZARD", "SLIDE", "SPIN"]
 
 
 @st.composite
-def commands(draw: st.DrawFn, vehicle_ids: list[str]) -> Command:
+def commands(draw: st.DrawFn, vehicle_ids: list[str], kind: str | None = None) -> Command:
+    """A command of any kind (or of ``kind``), with arguments right or wrong."""
     vid = st.sampled_from(vehicle_ids + ["nobody"])
-    kind = draw(
-        st.sampled_from(
-            ["activate", "choose_template", "place_template", "skid_roll", "push_it", "shift", "end_shifts",
-             "confirm", "collision", "hits", "attack", "gain_hazard", "flip_check", "set_fire", "skip_phase",
-             "bogus"]
+    if kind is None:
+        kind = draw(
+            st.sampled_from(
+                ["activate", "choose_template", "place_template", "skid_roll", "push_it", "shift", "end_shifts",
+                 "confirm", "collision", "hits", "attack", "smash", "gain_hazard", "flip_check", "set_fire",
+                 "skip_phase", "bogus"]
+            )
         )
-    )
     args: dict[str, Any] = {}
     if kind == "activate":
         args = {"vehicle": draw(vid)}
@@ -48,7 +50,13 @@ def commands(draw: st.DrawFn, vehicle_ids: list[str]) -> Command:
         args = {"use": draw(st.sampled_from(["cancel", "gear_up", "gear_down", "discard_hazard", "discard", "x"])),
                 "result": draw(st.sampled_from(["HAZARD", "SLIDE", "SPIN"]))}
     elif kind == "collision":
-        args = {"vehicle": draw(vid), "both_evaded": draw(st.booleans())}
+        args = {"vehicle": draw(vid), "both_evaded": draw(st.sampled_from([False, False, True]))}
+        kind_of = draw(st.sampled_from([None, "head_on", "t_bone", "sideswipe", "tailgate", "rear"]))
+        if kind_of is not None:
+            args["kind"] = kind_of
+    elif kind == "smash":
+        args = {"attacker": draw(vid), "target": draw(vid), "dice": draw(st.lists(st.integers(1, 6), max_size=6)),
+                "evade": draw(st.lists(st.integers(1, 6), max_size=3))}
     elif kind == "hits":
         args = {"vehicle": draw(vid), "count": draw(st.integers(-1, 4))}
     elif kind == "attack":
@@ -90,7 +98,7 @@ class GaslandsTable(RuleBasedStateMachine):
         prompt = self.match.prompt()
         kinds = [c for c in prompt.commands if c not in ("undo", "set_fire")]
         kind = data.draw(st.sampled_from(kinds))
-        command = data.draw(commands(self.ids).filter(lambda c: c.type == kind) | st.just(Command(kind, {})))
+        command = data.draw(commands(self.ids, kind) | st.just(Command(kind, {})))
         if kind == "activate" and prompt.options:
             command = Command("activate", {"vehicle": data.draw(st.sampled_from(list(prompt.options)))})
         if kind == "choose_template" and prompt.options and data.draw(st.booleans()):
@@ -99,6 +107,19 @@ class GaslandsTable(RuleBasedStateMachine):
             command = Command("skid_roll", {"faces": data.draw(st.lists(st.sampled_from(SKID), max_size=prompt.count))})
         if kind == "flip_check":
             command = Command("flip_check", {"die": data.draw(st.integers(1, 6))})
+        if kind == "smash":  # one of the smash attacks waiting
+            from games.gaslands.rules import open_smashes
+
+            s = data.draw(st.sampled_from(list(open_smashes(self.match.state))))
+            command = Command("smash", {"attacker": s.attacker, "target": s.target,
+                                        "dice": data.draw(st.lists(st.integers(1, 6), min_size=1, max_size=s.dice + 1)),
+                                        "evade": data.draw(st.lists(st.integers(1, 6), max_size=1))})
+        if kind == "collision" and data.draw(st.booleans()):  # a crash of a known kind with a car that can take it
+            others = [v.id for v in self.match.state.vehicles
+                      if not v.wrecked and v.id != self.match.state.activation.vehicle]
+            if others:
+                command = Command("collision", {"vehicle": data.draw(st.sampled_from(others)),
+                                                "kind": data.draw(st.sampled_from(["head_on", "t_bone", "tailgate"]))})
         self.match.apply(command)
         self.steps += 1
 
@@ -120,6 +141,23 @@ class GaslandsTable(RuleBasedStateMachine):
         vid = self.match.state.activation.vehicle
         self.match.apply(Command("gain_hazard", {"vehicle": vid, "count": count}))
         self.steps += 1
+
+    @precondition(lambda self: self.match.state.activation is not None and self.match.state.activation.smashes)
+    @rule(data=st.data())
+    def roll_a_waiting_smash_attack(self, data: st.DataObject) -> None:
+        """A crash's smash attacks wait for few steps: rolled here whenever one does."""
+        from games.gaslands.rules import open_smashes
+
+        waiting = open_smashes(self.match.state)
+        if waiting:
+            s = data.draw(st.sampled_from(list(waiting)))
+            dice = data.draw(st.lists(st.integers(1, 6), min_size=1, max_size=s.dice + 1))
+            target = self.match.state.vehicle(s.target)
+            evade = data.draw(st.lists(st.integers(1, 6), max_size=target.gear))
+            outcome = self.match.apply(Command("smash", {"attacker": s.attacker, "target": s.target, "dice": dice,
+                                                         "evade": evade}))
+            assert outcome.accepted, outcome.reason
+            self.steps += 1
 
     @rule(data=st.data())
     def undo_then_same_command_gives_same_state(self, data: st.DataObject) -> None:
@@ -152,6 +190,10 @@ class GaslandsTable(RuleBasedStateMachine):
         else:
             assert [a.id for a in active] == [state.activation.vehicle]
             assert not state.vehicle(state.activation.vehicle).wrecked or state.activation.step.value >= "1.7"
+            # a crash's smash attacks wait only at a collision window, each car's on another
+            smashes = state.activation.smashes
+            assert all(s.attacker != s.target for s in smashes)
+            assert not smashes or state.activation.step.value.startswith(("1.7", "1.8", "3 wipeout: flip move"))
 
     @invariant()
     def log_replays_to_the_same_state(self) -> None:
