@@ -15,7 +15,7 @@ first level never holds more than eight choices:
   evade dice), what NEXT opens until both are rolled or the table moves on
 * 2 attack — Attacks done; Attack… (target, then the attack dice and the evade dice); Hit…; Hazard…; Table…
 * 3 wipeout — Roll the flip check
-* Table… — Set on fire…, Put out fire…, Skip rest of phase, End game…
+* Table… — Set on fire…, Put out fire…, Skip rest of phase, End game… (No winner / Ana wins, each › Yes, end the game)
 """
 
 from __future__ import annotations
@@ -169,8 +169,13 @@ def _table(state: GaslandsState, commands: Sequence[str], cars: Sequence[Vehicle
     if "skip_phase" in commands:
         kids.append(leaf("Skip rest of phase", Command("skip_phase", {"confirm": True})))
     if "end_game" in commands:
-        kids.append(branch("End game", [leaf("No winner", Command("end_game")),
-                                        *(leaf(f"{p} wins", Command("end_game", {"winner": p})) for p in state.players)]))
+        # each asked once more: the second OK of "End game › No winner" ended the game where the table meant to
+        # look (undo brings it back, but every screen showed Game over meanwhile)
+        def ending(label: str, cmd: Command) -> Choice | None:
+            return branch(label, [leaf("Yes, end the game", cmd)])  # (the page's title names the ending)
+
+        kids.append(branch("End game", [ending("No winner", Command("end_game")),
+                                        *(ending(f"{p} wins", Command("end_game", {"winner": p})) for p in state.players)]))
     return branch("Table…", kids)
 
 

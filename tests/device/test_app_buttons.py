@@ -798,3 +798,16 @@ def test_gaslands_a_crash_then_each_cars_smash_attack_and_the_evade_dice(tmp_pat
     assert g.top_next() == [{"type": "confirm"}]  # NEXT is the step's own again
     g.close()
 
+
+def test_gaslands_end_game_asks_once_more(tmp_path: Path) -> None:
+    """Table… › End game › No winner ended the game at its OK, with every screen showing Game over: the ending is
+    asked once more ("Yes, end the game"), and BACK leaves it."""
+    g = Panel(tmp_path, "gaslands")
+    assert g.under("Table…", "End game") == ["No winner", "Alice wins", "Bob wins"]
+    assert g.go("Table…", "End game", "No winner") == [] and not g.match.state.finished
+    assert g.highlighted == ("Table…", "End game", "No winner", "Yes, end the game")
+    g.press("back")
+    assert not g.match.state.finished
+    assert g.choose("Table…", "End game", "Bob wins", "Yes, end the game") == {"type": "end_game", "winner": "Bob"}
+    assert g.match.state.finished and g.match.state.winner == "Bob"
+    g.close()
