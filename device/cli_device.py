@@ -339,14 +339,14 @@ def _unless_resumed(config: PitboardConfig, part: str, wrong: str) -> CheckLine:
     """A setup ``run`` cannot begin a game from (``wrong`` says why): FAIL, unless the game log holds an unfinished
     game ``run`` resumes without it (WARN, as ``run`` goes on), or this user cannot look at the log to know (the
     service's own folder: WARN with both cases; check said FAIL where run, as the service user, resumed)."""
-    from device.paths import data_dir
+    from device.paths import game_log
     from device.safe_files import closed_to_user
 
     resumed = _unfinished_in_log(config)
     if resumed is not None:  # as run does: the game under way needs no setup
         return CheckLine("WARN", part, f"{wrong}; run resumes the unfinished {resumed[0]} game {resumed[1]}, which "
                                        "needs no setup: mend it before the next new game")
-    path = config.store.path or data_dir() / "games.sqlite"
+    path = game_log(config.store.path)
     try:  # its folder closed to this user, or the file itself (the service's, mode 0640)
         closed = bool(closed_to_user(path)) or (path.is_file() and not os.access(path, os.R_OK))
     except OSError:
@@ -371,11 +371,11 @@ def _to_resume(store: Any, config: PitboardConfig) -> tuple[Any, int | None]:
 def _unfinished_in_log(config: PitboardConfig) -> tuple[str, int] | None:
     """(kind, id) of the game ``run`` would resume from the game log, looked at read-only; None when it would
     begin one (or the log cannot be looked at: its own line says why)."""
-    from device.paths import data_dir
+    from device.paths import game_log
     from device.store import Store
 
     try:
-        path = config.store.path or data_dir() / "games.sqlite"
+        path = game_log(config.store.path)
         if not path.is_file() or path.stat().st_size == 0:
             return None
         store = Store(path, read_only=True)
@@ -504,11 +504,11 @@ def probe_store(config: PitboardConfig) -> CheckLine:
 
 
 def _probe_store(config: PitboardConfig) -> CheckLine:
-    from device.paths import data_dir
+    from device.paths import game_log
     from device.store import Store, StoreError, check_not_orphaned
 
     try:
-        path = config.store.path or data_dir() / "games.sqlite"
+        path = game_log(config.store.path)
     except OSError as exc:
         return CheckLine("FAIL", "game log", str(exc))
     if not path.exists() or (path.is_file() and path.stat().st_size == 0):
@@ -1257,7 +1257,7 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
     from device.buttons import ButtonPanel
     from device.camera import Camera, ThreadedBackend, backend_from_config
     from device.displays import build_bank
-    from device.paths import data_dir
+    from device.paths import game_log
     from device.store import Store, StoreError, starting_events
     from games import game_package
 
@@ -1284,7 +1284,7 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
         raise _user_error(f"{given}: the folder {given.parent} does not exist; create it, or correct [store] path "
                           f"in {config.source}")
     try:
-        store = Store(given or data_dir() / "games.sqlite")
+        store = Store(game_log(given))
     except StoreError as exc:
         raise _user_error(str(exc)) from None
     other = _resumed_kind(store, module, log)

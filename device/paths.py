@@ -31,3 +31,9 @@ def data_dir() -> Path:
             f"set {where} to a folder this user can write, or make that one writable (the Pi's service uses "
             "/var/lib/pitboard, which deploy/install.sh makes)") from None
     return path
+
+
+def game_log(configured: Path | None) -> Path:
+    """The SQLite game log: ``[store] path`` when the config gives one, else ``games.sqlite`` in the data folder
+    (made only then: :func:`data_dir`)."""
+    return configured or data_dir() / "games.sqlite"
