@@ -219,8 +219,12 @@ def what_first(state: ThunderRoadState) -> str:
             return f"no vehicle is moving yet: {who} has no die left and passes first"
         if state.unmoved(who):
             return f"no vehicle is moving yet: {who} assigns a die to a vehicle first"
-        if state.coastable(who) and not board_command_this_turn(state):
-            return f"no vehicle is moving yet: {who} coasts a vehicle or passes first"
+        if state.coastable(who):
+            if not board_command_this_turn(state):
+                return f"no vehicle is moving yet: {who} coasts a vehicle or passes first"
+            # a turn spent on a command alone only ends (turn.command_turn_ends): the menu says "End turn", and
+            # "passes first" read as leaving the round (an audit)
+            return f"no vehicle is moving yet: {who} ends the turn first (End turn)"
         return f"no vehicle is moving yet: {who} passes first"
     assert turn.vehicle is not None
     mover = vehicle_words(state, turn.vehicle)

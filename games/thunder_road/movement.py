@@ -116,7 +116,10 @@ def decide_met(state: ThunderRoadState, command: Command) -> list[Event]:
         _, before = turn.met[-1]
         raise Illegal(f"{vehicle_words(state, before)} was met at space {last}: a vehicle met after it stood "
                       f"further on (space {last + 1} or more)")
-    if allowance_known(state) and at >= turn.allowance:
+    if allowance_known(state) and at > turn.allowance:  # (an audit: space 5 of a 2-space move was "where it ends")
+        raise Illegal(f"{vehicle_words(state, turn.vehicle)} moves at most {turn.allowance} space"
+                      f"{'' if turn.allowance == 1 else 's'}: a vehicle at space {at} is beyond the move, not met")
+    if allowance_known(state) and at == turn.allowance:
         raise Illegal(f"{vehicle_words(state, turn.vehicle)} moves at most {turn.allowance} space"
                       f"{'' if turn.allowance == 1 else 's'}: a vehicle at space {at} is met where the move ends — "
                       "report it with the move (ended on it)")

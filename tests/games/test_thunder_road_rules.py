@@ -181,6 +181,8 @@ def test_a_command_turn_ends_the_turn_not_the_round():
     assert "end the turn" in t.match.prompt().text
     assert "End turn" in [c.label for c in GAME.menu(t.state).choices if c is not None]
     assert GAME.menu(t.state).status == "Ben · a command turn: no coast"  # the reason, on the screen
+    # a move sent now is refused with the way on the menu names ("passes first" read as leaving the round)
+    assert t.no("move") == "no vehicle is moving yet: Ben ends the turn first (End turn)"
     t.ok("pass")
     assert not t.state.player("Ben").passed and t.state.player("Ben").dice == (3, 6)
     t.turn("large", 5)  # Ana
@@ -1311,3 +1313,15 @@ def test_a_command_from_a_player_out_of_the_race_says_so():
     t.ok("scroll", eliminated=["Cy/small"])
     assert not t.state.standing("Cy")
     assert t.no("road", player="Cy", vehicle="small", face=1) == "Cy is out of the race; it is Ana's turn"
+
+
+def test_a_vehicle_met_beyond_the_move_is_refused_as_beyond_it():
+    """A vehicle reported met at a space the move does not reach was refused as "met where the move ends" (an
+    audit: space 5 of a 2-space move); the space where it ends is reported with the move, as before."""
+    t = Table("Ana", "Ben")
+    t.roll(Ana=[1, 2, 3, 4], Ben=[1, 2, 3, 4])
+    t.ok("assign", vehicle="small", die=2)
+    allowance = t.state.turn.allowance
+    assert t.no("met", vehicle="Ben/small", at=allowance + 3).endswith(
+        f"a vehicle at space {allowance + 3} is beyond the move, not met")
+    assert t.no("met", vehicle="Ben/small", at=allowance).endswith("report it with the move (ended on it)")
