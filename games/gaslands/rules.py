@@ -1104,11 +1104,13 @@ def _collision(draft: _Draft, cmd: Command) -> None:
         dice, weight = smash_attack(state, kind, state.vehicle(mover), other)
         data["smash_dice"] = dice
         data["weight_dice"] = "unknown" if weight is None else weight
-        if not both:  # each car's smash attack on the other, to be rolled (:func:`_smash`)
+        if not both:  # each car's smash attack on the other, to be rolled (:func:`_smash`); none of no dice (a
+            # tailgate in the same gear), unless the weight classes' dice are unknown and may give some
             data["smash"] = [
                 {"attacker": a.id, "target": t.id, "dice": n, "weight_dice": "unknown" if w is None else w}
                 for a, t in ((state.vehicle(mover), other), (other, state.vehicle(mover)))
                 for n, w in (smash_attack(state, kind, a, t),)
+                if n > 0 or w is None
             ]
     draft.emit("collided", **data)
 

@@ -397,6 +397,20 @@ def test_a_crash_asks_each_cars_smash_attack_on_the_other():
     assert "smash" not in GAME.prompt(t.state).commands
 
 
+def test_a_smash_attack_of_no_dice_is_not_asked():
+    """"tailgate = difference of gears": two cars in the same gear have no smash attack to roll (it was asked,
+    and an entry of no dice refused); with the weight classes' dice unknown it stays, said "0 ± weight"."""
+    t = Table(weight_dice={"lighter_by_1": 0, "heavier_by_1": 0})
+    t.patch("alice-1", gear=2)
+    t.patch("bob-1", gear=2)
+    t.to_skid_check("gentle")
+    t.ok("skid_roll", faces=[])
+    t.ok("collision", vehicle="bob-1", kind="tailgate")
+    assert t.state.activation.smashes == () and "smash" not in GAME.prompt(t.state).commands
+    t = _crashed("tailgate")  # gears 3 and 2: one die each way, ± weight
+    assert [s.dice for s in t.state.activation.smashes] == [1, 1]
+
+
 def test_smash_attacks_are_rolled_at_their_crash():
     """The smash attack belongs to the crash (1.7 or 1.8, "collision window"): a table that moves on has
     not made it, and none waits before a crash of a known kind, nor after a crash both cars evaded."""
