@@ -779,7 +779,7 @@ class App:
             said = " ".join(str(request.name_of(f)) for f in faces) or "none"
             self.open_entry(result, trail=opened.trail if opened is not None else (),
                             kept=(*(opened.kept if opened is not None else ()),
-                                  f"{request.label.removeprefix('the ')} {said}"))
+                                  f"{request.dice_name.removeprefix('the ')} {said}"))
             return None
         if result is None:
             self.notify("info", f"{request.label}: {len(faces)} dice make no roll", self.chooser(), now=now)
@@ -1033,8 +1033,9 @@ class App:
                 label=whose + e.request.label, entered=tuple(e.request.name_of(f) for f in e.entered),
                 count=e.request.count, exact=e.request.exact, current=e.request.name_of(e.current),
                 ready=e.ready, alert=alert, kept=" · ".join(e.kept), then_another=e.then_another)
-            # a dice line too long for the screen shows its pieces in turn (every die is read before NEXT)
-            return dataclasses.replace(page, turn=int(now / pages.LABEL_TURN_S) % len(pages.dice_line_pieces(page)))
+            # a dice line or a label too long for the screen shows its pieces in turn (every die is read before NEXT;
+            # a smash attack's label names its target, which the cut title lost)
+            return dataclasses.replace(page, turn=int(now / pages.LABEL_TURN_S) % pages.dice_page_turns(page))
         cursor = self.cursor
         if cursor is None or cursor.empty or not self.menu_shown:
             return None

@@ -19,6 +19,7 @@ time (``footer_pieces``: the app turns them).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -280,11 +281,9 @@ def dice_line(page: DicePage) -> str:
     return f"{page.kept} · {got}" if page.kept else got
 
 
-def dice_line_pieces(page: DicePage) -> list[str]:
-    """The dice line whole when it fits at 9 px; else in pieces that fit at the body size, shown in turn, each
-    but the last ending "…" and each but the first beginning "…", so that every die is read before NEXT
-    sends them ("SHIFT HAZARD SPIN SHIFT…" hid the fifth; at 8 px a 1-bit screen draws "attack" "allack")."""
-    line = dice_line(page)
+def line_pieces(line: str) -> list[str]:
+    """A line of the dice page whole when it fits at 9 px; else in pieces that fit at the body size, shown in
+    turn, each but the last ending "…" and each but the first beginning "…"."""
     if text_width(line, 9) <= DICE_LINE_WIDTH:
         return [line]
     room = DICE_LINE_WIDTH - 2 * text_width("…", BODY_SIZE) - 2
@@ -292,11 +291,29 @@ def dice_line_pieces(page: DicePage) -> list[str]:
     return [("…" if i else "") + part + ("…" if i < len(parts) - 1 else "") for i, part in enumerate(parts)]
 
 
+def dice_line_pieces(page: DicePage) -> list[str]:
+    """The dice line in pieces (:func:`line_pieces`), so that every die is read before NEXT sends them ("SHIFT
+    HAZARD SPIN SHIFT…" hid the fifth; at 8 px a 1-bit screen draws "attack" "allack")."""
+    return line_pieces(dice_line(page))
+
+
+def label_pieces(page: DicePage) -> list[str]:
+    """The label in pieces (:func:`line_pieces`): "3 hits on Dmitri's Ice Cream Truck: evade dice" was cut, and
+    with it whose evade dice they are."""
+    return line_pieces(page.label)
+
+
+def dice_page_turns(page: DicePage) -> int:
+    """How many turns show every piece of both lines (each line's pieces go round on their own)."""
+    return math.lcm(len(label_pieces(page)), len(dice_line_pieces(page)))
+
+
 def render_dice(page: DicePage, *, blink_on: bool = True) -> Image.Image:
     image, draw = canvas()
     limit = f"{len(page.entered)}/{page.count}"
     _title(draw, page.title, limit)
-    fit_text(draw, (1, 12, WIDTH - 2, 23), page.label, sizes=(10, 9))
+    labels = label_pieces(page)
+    fit_text(draw, (1, 12, WIDTH - 2, 23), labels[page.turn % len(labels)], sizes=(10, 9))
     pieces = dice_line_pieces(page)
     fit_text(draw, (1, 24, WIDTH - 2, 34), pieces[page.turn % len(pieces)], sizes=(10, 9))
     draw.rectangle((0, 36, WIDTH - 1, 50), fill=ON)

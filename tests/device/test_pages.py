@@ -469,6 +469,28 @@ def test_a_dice_line_too_long_for_the_screen_shows_every_die_in_turn() -> None:
     assert p.dice_line_pieces(two) == ["SHIFT HAZARD"]
 
 
+def test_a_long_dice_label_turns_in_pieces() -> None:
+    """A smash attack's evade dice name their target ("3 hits on Dmitri's Ice Cream Truck: evade dice"): the
+    label was cut at the screen's edge, and with it whose dice they are. It turns in pieces, as the dice line
+    does, every piece whole and the two lines' pieces all shown in turn."""
+    from dataclasses import replace
+
+    from device.dashboards import pages as p
+    from device.dashboards.common import text_width
+
+    page = p.DicePage("Charlotte's Pe… 0/4", "3 hits on Dmitri's Ice Cream Truck: evade dice", (), 4, False, "1",
+                      True, kept="smash dice on Dmitri's Ice Cream Truck 6 6 4")
+    labels = p.label_pieces(page)
+    assert len(labels) >= 2 and " ".join(x.strip("…") for x in labels).split() == page.label.split()
+    assert all(text_width(x, p.BODY_SIZE) <= p.DICE_LINE_WIDTH for x in labels)
+    turns = p.dice_page_turns(page)
+    assert turns % len(labels) == 0 and turns % len(p.dice_line_pieces(page)) == 0
+    drawn = {p.render_dice(replace(page, turn=k)).tobytes() for k in range(turns)}
+    assert len(drawn) == turns  # every turn shows another pair of pieces
+    short = p.DicePage("Bob · Attack", "3 hits: evade dice", ("1",), 4, False, "6", True)
+    assert p.label_pieces(short) == ["3 hits: evade dice"] and p.dice_page_turns(short) == 1
+
+
 def test_the_app_turns_a_long_dice_line() -> None:
     """Through the loop: a Bike's skid roll of five dice shows its first dice, then the rest, as time passes."""
     from device.app import App
