@@ -325,11 +325,12 @@ def _reroll_words(results: Sequence[SkidFace], positions: Sequence[int]) -> str:
 
 
 def _evade(entering: str | None, target: Vehicle, dice: Sequence[Any],
-           make: Callable[[list[Any], list[Any]], Command]) -> DiceRequest | Command:
+           make: Callable[[list[Any], list[Any]], Command], *, named: bool = False) -> DiceRequest | Command:
     """After an attack's (or a smash attack's) dice, the target's evade dice (at most its gear), ``make(dice,
     evade)`` the command; with no hit, the command at once (the target was told "0 hits: roll 1 evade die").
-    The hits are on the evade dice page (the attack dice themselves are no longer shown; the page's title names
-    the target: with its name here too the line was cut at 8 px)."""
+    The hits are on the evade dice page (the attack dice themselves are no longer shown).  An attack's page
+    title names the target; a smash attack's ("Rust Bucket on The B…") is cut before it: ``named`` puts the
+    target in the label ("3 hits on The Brick: evade dice", in turns when long)."""
     hits = rules.attack_hits([int(d) for d in dice])
     if not hits:
         return make(list(dice), [])
@@ -337,7 +338,8 @@ def _evade(entering: str | None, target: Vehicle, dice: Sequence[Any],
     # the target's owner rolls them, the player at the buttons enters them: told on the owner's own screen
     tell = () if target.owner == entering else (
         (target.owner, f"{target.name}: {said}: roll {target.gear} evade {'die' if target.gear == 1 else 'dice'}"),)
-    return DiceRequest("d6", target.gear, f"{said}: evade dice", lambda ev: make(list(dice), list(ev)),
+    label = f"{said} on {target.name}: evade dice" if named else f"{said}: evade dice"
+    return DiceRequest("d6", target.gear, label, lambda ev: make(list(dice), list(ev)),
                        exact=False, tell=tell, confirm_fewer=True)
 
 
@@ -370,15 +372,19 @@ def _smashes(state: GaslandsState, entering: str | None) -> Choice | None:
         count = f"{s.dice}{'' if s.weight_known else ' ± weight'}"
 
         def make(dice: list[Any], evade: list[Any]) -> Command:
-            return Command("smash", {"attacker": a.id, "target": t.id, "dice": dice, "evade": evade})
+            return Command("smash", {"attacker": a.id, "target": t.id, "kind": s.kind, "dice": dice, "evade": evade})
 
         # its target named only when the car has more than one smash attack waiting (the line was cut at 9 px)
         on = f" at {t.name}" if sum(o.attacker == a.id for o in waiting) > 1 else ""
         tell = () if a.owner == entering else ((a.owner, f"{a.name}: roll {count} smash dice{on}"),)
-        dice = DiceRequest("d6", MAX_ATTACK_DICE, f"smash dice ({count})",
-                           lambda rolled: _evade(entering, t, rolled, make) if rolled else None,
+        # (room for a ram's or a perk's dice beyond a head-on's 12)
+        dice = DiceRequest("d6", max(MAX_ATTACK_DICE, s.dice + 6), f"smash dice on {t.name} ({count})",
+                           lambda rolled: _evade(entering, t, rolled, make, named=True) if rolled else None,
                            exact=False, tell=tell)
-        return roll(f"{own_name(a) if a.owner == entering else a.name} on {t.name}{READING_SEP}"
+        # two crashes of the same cars in one step: each line says its kind
+        twice = sum((o.attacker, o.target) == (s.attacker, s.target) for o in waiting) > 1
+        return roll(f"{own_name(a) if a.owner == entering else a.name} on {t.name}"
+                    f"{', ' + rules.COLLISION_WORDS[s.kind] if twice else ''}{READING_SEP}"
                     f"{s.dice} {'die' if s.dice == 1 else 'dice'}", dice)
 
     waiting = rules.open_smashes(state)

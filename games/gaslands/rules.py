@@ -305,7 +305,9 @@ def evolve(state: GaslandsState | None, event: Event) -> GaslandsState:
         # "Smash: Rust Bucket on The Brick: 3 hits…": whose smash it was (both cars of a crash make one)
         act = state.activation
         assert act is not None
-        smashes = tuple(s for s in act.smashes if (s.attacker, s.target) != (d["attacker"], d["target"]))
+        made = next((i for i, s in enumerate(act.smashes) if (s.attacker, s.target, s.kind) ==
+                     (d["attacker"], d["target"], d["kind"])), None)  # the one made (the same cars may crash twice)
+        smashes = act.smashes if made is None else act.smashes[:made] + act.smashes[made + 1:]
         return replace(_act(state, smashes=smashes),
                        news=f"Smash: {state.vehicle(d['attacker']).name} on {said}")
     if t == "game_started":
@@ -1135,11 +1137,16 @@ def _smash(draft: _Draft, cmd: Command) -> None:
     if not waiting:
         raise Illegal("no smash attack waits: they are rolled at their crash, recorded with its kind "
                       "(Crash › the car › Head-on…)")
-    if not any((s.attacker, s.target) == (attacker.id, target.id) for s in waiting):
+    kind = cmd.get("kind")  # which crash, when the same cars crashed twice in the step (else the first)
+    if kind is not None and kind not in SMASH_KINDS:
+        raise Illegal(f"kind is one of {', '.join(SMASH_KINDS)}: the crash whose smash attack this is")
+    mine = [s for s in waiting if (s.attacker, s.target) == (attacker.id, target.id) and kind in (None, s.kind)]
+    if not mine:
         named = "; ".join(f"{state.vehicle(s.attacker).name} on {state.vehicle(s.target).name}" for s in waiting)
-        raise Illegal(f"{attacker.name} has no smash attack on {target.name} waiting (waiting: {named})")
+        crash = f" ({COLLISION_WORDS[kind]})" if kind is not None else ""
+        raise Illegal(f"{attacker.name} has no smash attack on {target.name}{crash} waiting (waiting: {named})")
     dice, evade, hits, net = _rolled(cmd, target, "smash")
-    kind = next(s.kind for s in waiting if (s.attacker, s.target) == (attacker.id, target.id))
+    kind = mine[0].kind
     draft.emit("smash_rolled", attacker=attacker.id, target=target.id, kind=kind, dice=dice, evade=evade, hits=hits,
                net=net)
     if net:
@@ -1157,7 +1164,7 @@ COLLISION_WORDS = {"head_on": "Head-on", "t_bone": "T-bone", "sideswipe": "Sides
 
 def smash_dice(kind: str, mover_gear: int, other_gear: int) -> int:
     """Smash attack dice before weight-class modifiers: head-on = both gears added; T-bone and sideswipe =
-    the active (moving) vehicle's gear; tailgate = the difference of the gears.  The weight classes' +/- dice
+    the attacker's gear (``mover_gear``: the car whose smash attack it is); tailgate = the difference of the gears.  The weight classes' +/- dice
     are the owner's data (:func:`smash_attack`)."""
     if kind == "head_on":
         return mover_gear + other_gear
@@ -1301,7 +1308,7 @@ COMMAND_FIELDS: dict[str, tuple[str, ...]] = {
     "collision": ("vehicle", "both_evaded", "kind"),
     "hits": ("vehicle", "count", "cause"),
     "attack": ("target", "dice", "evade"),
-    "smash": ("attacker", "target", "dice", "evade"),
+    "smash": ("attacker", "target", "kind", "dice", "evade"),
     "gain_hazard": ("vehicle", "count", "cause"),
     "flip_check": ("die",),
     "skip_phase": ("confirm",),
@@ -1355,6 +1362,10 @@ def prompt(state: GaslandsState) -> Prompt:
             commands = tuple(c for c in commands if c not in ("attack", "collision"))
     if open_smashes(state):
         commands = (*commands, "smash")
+    if all(v.wrecked for v in state.vehicles):
+        # every car wrecked in this activation (a crash's two smash attacks, hits): nothing is left to hit, set
+        # on fire or give hazards; the game ends when the activation does
+        commands = tuple(c for c in commands if c not in ("hits", "gain_hazard", "set_fire", "attack", "collision"))
     if step is Step.GAME_OVER:
         # the winner the table named, in words on the phone's page and the simulator's line as on the screens
         text = f"Game over: {state.winner} wins" if state.winner else "Game over"

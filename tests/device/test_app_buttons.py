@@ -777,10 +777,11 @@ def test_gaslands_a_crash_then_each_cars_smash_attack_and_the_evade_dice(tmp_pat
     assert g.top[0] == "Smash attack…" and g.highlighted == ("Smash attack…",)  # the cursor is on it
     assert g.under("Smash attack…") == [f"Rust Bucket on The Brick · {n} dice", f"The Brick on Rust Bucket · {n} dice"]
     assert g.top_next() == [] and g.app.entry is not None  # NEXT: the first smash attack's dice
-    assert g.app.entry.request.label == f"smash dice ({n} ± weight)"
+    assert g.app.entry.request.label == f"smash dice on The Brick ({n} ± weight)"
     # Bob rolls for The Brick's evade dice and its smash attack: told on his own screen while Alice enters them
     sent = g.type_dice([6, 4], [6][:brick.gear])
-    assert sent == [{"type": "smash", "attacker": "rust", "target": "brick", "dice": [6, 4], "evade": [6]}]
+    assert sent == [{"type": "smash", "attacker": "rust", "target": "brick", "kind": "head_on", "dice": [6, 4],
+                     "evade": [6]}]
     assert g.match.state.vehicle("brick").hull == brick.hull - 2  # 3 hits, 1 evaded
     assert g.match.state.news.startswith("Smash: Rust Bucket on The Brick: 3 hits, 1 evaded: 2 taken")
     assert g.under("Smash attack…") == [f"The Brick on Rust Bucket · {n} dice"]
@@ -790,10 +791,10 @@ def test_gaslands_a_crash_then_each_cars_smash_attack_and_the_evade_dice(tmp_pat
     # NEXT with no die entered: the entry stays open and says what to do (it closed on "these dice make no
     # command: <the step's prompt>")
     assert g.press("next") == [] and g.app.entry is not None
-    assert [n.text for n in g.app.notices if n.kind == "info"] == [f"smash dice ({n} ± weight): no dice entered; "
-                                                                   "OK keeps a die, BACK leaves"]
-    assert g.type_dice([1, 2, 3]) == [{"type": "smash", "attacker": "brick", "target": "rust", "dice": [1, 2, 3],
-                                       "evade": []}]  # no hit: no evade dice asked
+    assert [n.text for n in g.app.notices if n.kind == "info"] == [
+        f"smash dice on Rust Bucket ({n} ± weight): no dice entered; OK keeps a die, BACK leaves"]
+    assert g.type_dice([1, 2, 3]) == [{"type": "smash", "attacker": "brick", "target": "rust", "kind": "head_on",
+                                       "dice": [1, 2, 3], "evade": []}]  # no hit: no evade dice asked
     assert "Smash attack…" not in g.top
     assert g.top_next() == [{"type": "confirm"}]  # NEXT is the step's own again
     g.close()

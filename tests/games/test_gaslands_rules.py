@@ -397,6 +397,39 @@ def test_a_crash_asks_each_cars_smash_attack_on_the_other():
     assert "smash" not in GAME.prompt(t.state).commands
 
 
+def test_the_same_cars_crashing_twice_make_each_crashs_smash_attacks():
+    """A head-on and then a T-bone of the same two cars in one step (an audit): rolling one smash attack took the
+    other crash's away too. Each is its own, the menu says which ("…, T-bone · 3 dice")."""
+    from games.gaslands.menus import menu
+
+    t = _crashed("head_on")
+    t.ok("collision", vehicle="bob-1", kind="t_bone")
+    smash = next(c for c in menu(t.state).choices if c.label == "Smash attack…")
+    assert [c.label for c in smash.children] == [
+        "Buggy on Bob's Truck, Head-on · 5 dice", "Bob's Truck on Alice's Buggy, Head-on · 5 dice",
+        "Buggy on Bob's Truck, T-bone · 3 dice", "Bob's Truck on Alice's Buggy, T-bone · 2 dice"]
+    t.ok("smash", attacker="alice-1", target="bob-1", kind="t_bone", dice=[1], evade=[])
+    assert [(s.attacker, s.kind) for s in t.state.activation.smashes] == [
+        ("alice-1", "head_on"), ("bob-1", "head_on"), ("bob-1", "t_bone")]
+    assert "no smash attack on Bob's Truck (T-bone) waiting" in t.illegal(
+        "smash", attacker="alice-1", target="bob-1", kind="t_bone", dice=[1], evade=[])
+    t.ok("smash", attacker="alice-1", target="bob-1", dice=[1], evade=[])  # no kind: the first waiting
+    assert [(s.attacker, s.kind) for s in t.state.activation.smashes] == [("bob-1", "head_on"), ("bob-1", "t_bone")]
+
+
+def test_a_car_wrecked_by_the_crash_leaves_nothing_to_hit():
+    """Both cars wrecked by a crash's two smash attacks: the step offered hits, hazards and fire that every car,
+    a wreck, refused (the random menu games found it); it ends, and with it the game."""
+    t = _crashed()
+    t.patch("alice-1", hull=1)
+    t.patch("bob-1", hull=1)
+    t.ok("smash", attacker="alice-1", target="bob-1", dice=[4], evade=[])
+    t.ok("smash", attacker="bob-1", target="alice-1", dice=[4], evade=[])
+    assert set(GAME.prompt(t.state).commands) == {"confirm", "end_game", "undo"}
+    t.ok("confirm")
+    assert t.state.finished
+
+
 def test_a_smash_attack_of_no_dice_is_not_asked():
     """"tailgate = difference of gears": two cars in the same gear have no smash attack to roll (it was asked,
     and an entry of no dice refused); with the weight classes' dice unknown it stays, said "0 ± weight"."""

@@ -142,6 +142,19 @@ class GaslandsTable(RuleBasedStateMachine):
         self.match.apply(Command("gain_hazard", {"vehicle": vid, "count": count}))
         self.steps += 1
 
+    @precondition(lambda self: "collision" in self.match.prompt().commands)
+    @rule(data=st.data())
+    def crash_of_a_known_kind(self, data: st.DataObject) -> None:
+        """A crash whose smash attacks are then asked: a collision window is left after few steps."""
+        state = self.match.state
+        mover = state.activation.flipping[0] if state.activation.flipping else state.activation.vehicle
+        others = [v.id for v in state.vehicles if not v.wrecked and v.id != mover]
+        if others:
+            self.match.apply(Command("collision", {
+                "vehicle": data.draw(st.sampled_from(others)),
+                "kind": data.draw(st.sampled_from(["head_on", "t_bone", "sideswipe", "tailgate"]))}))
+            self.steps += 1
+
     @precondition(lambda self: self.match.state.activation is not None and self.match.state.activation.smashes)
     @rule(data=st.data())
     def roll_a_waiting_smash_attack(self, data: st.DataObject) -> None:
