@@ -461,14 +461,15 @@ class App:
                 self.notices = [dataclasses.replace(m, until=shown) if m is n else m for m in self.notices]
                 self._dirty = True
 
-    def _take(self, command: Command, path: tuple[str, ...], now: float, *, dice: str = "") -> Outcome:
+    def _take(self, command: Command, path: tuple[str, ...], now: float, *, dice: str = "",
+              source: str = "button") -> Outcome:
         """Send a command chosen in the menu, remembering where it was chosen (BACK comes back there).
         ``dice``: the faces entered for it, said with the path when it is undone."""
         t = self.turn()
         self._memory[self._prompt_id(t)] = path
         self._last_taken = ((t.menu.title, t.menu.player), path)
         chooser = self.chooser()
-        outcome = self.apply(command, source="button", now=now)
+        outcome = self.apply(command, source=source, now=now)
         if outcome.records:  # (a refusal the rules record, too: Gaslands' touch-move pick of a barred template)
             # said when undone: the menu's title names whose step it was ("red Rouleur › 21-25 cards › 25",
             # not "21-25 cards › 25"), and a roll its dice ("Roll the die: 2")
@@ -720,7 +721,9 @@ class App:
         self.entry = DiceEntry(request, faces, trail=trail, kept=kept, entered=start)
         self._dirty = True
 
-    def finish_entry(self, now: float) -> None:
+    def finish_entry(self, now: float, *, source: str = "button") -> None:
+        """NEXT in a dice entry (or the camera's roll filling it, ``source`` "camera"): send the roll, or open the
+        next roll it asks (the target's evade dice), or say what is missing."""
         entry = self.entry
         if entry is None:
             return
@@ -750,7 +753,8 @@ class App:
         elif isinstance(result, Command):
             path = entry.trail
             dice = " · ".join((*entry.kept, " ".join(str(entry.request.name_of(f)) for f in entry.entered) or "none"))
-            outcome = self._take(result, path, now, dice=dice) if path else self.apply(result, source="button", now=now)
+            outcome = (self._take(result, path, now, dice=dice, source=source) if path
+                       else self.apply(result, source=source, now=now))
             self._rolled_by_hand(outcome)
         else:
             self.notify("info", f"these dice make no command: {self.prompt().text}", self.chooser(), now=now)
@@ -859,9 +863,20 @@ class App:
         if self.vision is None:
             return
         t = self.turn()
-        self.vision.on_frame(frame, t.prompt, t.menu, typing=self.entry is not None, views=t.views,
+        entry = self.entry
+        fill = None
+        if entry is not None and not entry.entered and entry.request != t.menu.dice:
+            # a roll a menu choice opened (attack, smash, evade dice), nothing entered by hand yet: the camera's
+            # only way to it (the step's own roll it reads with no entry open; opened, it is being typed)
+
+            def fill(values: list[Any]) -> None:
+                entry.entered = list(values)
+                self._dirty = True
+                self.finish_entry(now, source="camera")
+
+        self.vision.on_frame(frame, t.prompt, t.menu, typing=entry is not None, views=t.views,
                              apply=self.apply, notify=self.notify, withdraw=self.withdraw, now=now,
-                             entry=self.entry.request if self.entry is not None else None)
+                             entry=entry.request if entry is not None else None, fill=fill)
         for listener in self.frame_listeners:
             listener(self, frame)
 

@@ -638,9 +638,10 @@ class CameraInput:
     # -- frames -----------------------------------------------------------------------------------
     def on_frame(self, frame: Frame, prompt: Prompt, menu: Menu, *, typing: bool, views: Sequence[Any],
                  apply: Apply, notify: Notify, withdraw: Withdraw, now: float,
-                 entry: DiceRequest | None = None) -> None:
+                 entry: DiceRequest | None = None, fill: Callable[[list[Any]], None] | None = None) -> None:
         """``typing``: dice are being entered by hand, ``entry`` their roll (the step's, or one a menu choice
-        opened: attack dice, a re-roll)."""
+        opened: attack dice, a re-roll).  ``fill``: the entry is open with no die entered yet, and a roll the
+        camera reads goes into it (``fill(values)``: the entry sends it, or asks its next roll, as NEXT does)."""
         self.frames_seen += 1
         h, w = frame.image.shape[:2]
         self.frame_size = (w, h)
@@ -652,6 +653,10 @@ class CameraInput:
                                       "it in pitboard.toml (pitboard check names it)", None, now=now)
         if menu.dice is not None and not typing:
             self._dice(frame, prompt, menu.dice, apply, notify, withdraw, now)
+        elif typing and entry is not None and fill is not None:
+            # a roll a menu choice opened (attack, smash, evade dice): only the step's own were read, and a
+            # Gaslands table entered every attack die with the buttons while the camera watched them
+            self._dice(frame, prompt, entry, apply, notify, withdraw, now, fill=fill)
         elif typing and (entry or menu.dice) is not None:  # the tray is still watched, nothing is sent, so that
             self._tray(frame, entry or menu.dice, notify, now)  # the dice the typed roll used are known
         wants_template = menu.template is not None  # at 1.2 (placing) the table is read as at other steps
@@ -791,7 +796,7 @@ class CameraInput:
         return callable(getattr(library, "dice", None)) and die not in library.dice()
 
     def _dice(self, frame: Frame, prompt: Prompt, request: DiceRequest, apply: Apply, notify: Notify,
-              withdraw: Withdraw, now: float) -> None:
+              withdraw: Withdraw, now: float, fill: Callable[[list[Any]], None] | None = None) -> None:
         die = self.vision_die(request.die)
         if self.untaught(die):  # the reader's own words ("the face library has no die called 'skid' (taught
             # dice: none yet)") stood cut short on every screen, saying nothing of what to do
@@ -865,6 +870,14 @@ class CameraInput:
             notify("tray_count", count_words(len(values), request), prompt.player, now=now)
             return
         withdraw("tray_count")  # (its own kind: as "info" it took the place of the roller's answers to presses)
+        if fill is not None:  # into the open entry, which shows the dice and sends them as NEXT would
+            self._use(dice, look, (h, w))
+            self.dice.reset()
+            self.cant_read_shown = False
+            said = " ".join(str(request.name_of(v)) for v in values) or "no dice"
+            notify("dice", f"camera: {said}", prompt.player, now=now)
+            fill(values)
+            return
         result = request.command(values)
         self._use(dice, look, (h, w))
         self.dice.reset()

@@ -119,3 +119,67 @@ def test_the_appliance_reads_the_table_with_the_owners_files(tmp_path: Path, mon
     parts = {p.part: p for p in problems}
     assert not parts["table config"].severe and "table.toml" in parts["table config"].message
     assert not parts["token look"].severe and str(missing) in parts["token look"].message
+
+
+def test_a_roll_the_menu_opened_is_read_by_the_camera(tmp_path: Path) -> None:
+    """"A camera above the table reads the dice that players roll": it read only the step's own roll (skid dice,
+    a flip check), and a Gaslands attack's dice and the target's evade dice, opened from the menu, were entered
+    with the buttons while the camera watched them. Such an entry (not the step's own roll, which the camera reads
+    with no entry open) with no die entered yet now takes the roll the camera reads, and goes on as NEXT does
+    (the evade dice next); a die entered by hand leaves it to the hand."""
+    from device.buttons import PressKind
+
+    module = game_package("gaslands")
+    with Store(tmp_path / "g.sqlite") as store:
+        _, match, _ = open_match(store, module, tomllib.loads(module.EXAMPLE_SETUP))
+        clock = Clock()
+        empty = np.zeros((480, 640, 3), np.uint8)
+        empty[:] = (60, 110, 40)
+        backend = StillBackend(empty)
+        buttons = ScriptedButtons()
+        app = App(module, match, buttons=buttons, displays=Screens(), clock=clock,
+                  camera=Camera(backend, clock=clock, fps=10), reader=VisionReader(faces=FaceLibrary()),
+                  settle_frames=3)
+
+        def run(frames: int = 15) -> None:
+            for _ in range(frames):
+                clock.now += 0.1
+                app.step(clock.now)
+
+        def press(*keys: str) -> None:
+            for key in keys:
+                buttons.press(key, PressKind.SHORT)
+                clock.now += 0.1
+                app.step(clock.now)
+
+        for command in ({"type": "choose_template", "template": "short_straight"}, {"type": "place_template"},
+                        {"type": "skid_roll", "faces": []}, {"type": "confirm"}):
+            from games.core import Command
+
+            assert app.apply(Command.from_json(command), now=clock.now).accepted
+        assert match.prompt().step.startswith("2")
+        run()  # the empty tray seen
+        press(*app.plan(("Attack…", "The Brick")))
+        assert app.entry is not None and app.entry.request.label == "attack dice"
+        backend.show(render_scene([6, 4, 2], np.random.default_rng(3))[0])
+        run()
+        assert app.entry is not None and app.entry.request.label == "3 hits: evade dice"  # the attack dice read
+        assert sorted(app.entry.kept[0].split()[2:]) == ["2", "4", "6"]  # shown on the evade page
+        backend.show(empty)
+        run()
+        assert match.state.vehicle("brick").gear == 1  # one evade die
+        backend.show(render_scene([6], np.random.default_rng(5))[0])
+        run()
+        attack = [a for a in app.history if a.command.type == "attack"]
+        assert len(attack) == 1 and attack[0].source == "camera", [(a.command, a.source) for a in app.history]
+        assert sorted(attack[0].command.args["dice"]) == [2, 4, 6] and attack[0].command.args["evade"] == [6]
+        assert app.entry is None and match.state.vehicle("brick").hull == match.state.vehicle("brick").max_hull - 2
+        # a die entered by hand: the camera leaves the roll to the hand
+        backend.show(empty)
+        run()
+        press(*app.plan(("Attack…", "The Brick")))
+        assert app.entry is not None and app.entry.request.label == "attack dice"
+        press("ok")
+        backend.show(render_scene([5, 5], np.random.default_rng(7))[0])
+        run()
+        assert app.entry is not None and app.entry.request.label == "attack dice" and len(app.entry.entered) == 1
