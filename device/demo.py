@@ -394,6 +394,19 @@ class GaslandsDemo:
                            source="camera", now=self.clock.tick())
             self.camera_backend.show(self.scene())
             self.settle()
+        elif kind == "smash":  # a crash's smash attack: its dice, then the target's evade dice, read by the camera
+            dice = self.read_d6(command["dice"], "smash_dice")
+            evade = self.read_d6(command["evade"], "evade_dice")
+            args = {k: v for k, v in command.items() if k != "type"}
+            outcome = self.app.apply(Command("smash", {**args, "dice": dice, "evade": evade}), source="camera",
+                                     now=self.clock.tick())
+            if not outcome.accepted:
+                raise DemoFailure(f"smash attack {args}: {outcome.reason}")
+            self.camera_backend.show(self.scene())
+            self.settle(30)  # its news read on the screens (3 s): the next roll had replaced it unseen
+        elif kind == "collision":
+            self.choose(Command.from_json(command))
+            self.settle(30)  # the crash's news on every screen before the smash dice are rolled
         elif kind in ("shift", "place_template", "confirm", "end_shifts"):
             self.choose(Command.from_json(command))
         else:

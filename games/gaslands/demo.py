@@ -79,6 +79,11 @@ COMMANDS: list[dict[str, Any]] = [
     {"type": "confirm"},  # 1.8 spin
     {"type": "confirm"},  # attack step → wipeout step
     {"type": "flip_check", "die": 2},
+    # the flip's Medium Straight T-bones The Brick: +2 hazards each, then each car's smash attack on the other
+    # (its own gear in dice), the target's evade dice after it
+    {"type": "collision", "vehicle": "brick", "both_evaded": False, "kind": "t_bone"},
+    {"type": "smash", "attacker": "rust", "target": "brick", "kind": "t_bone", "dice": [5], "evade": [3, 6]},
+    {"type": "smash", "attacker": "brick", "target": "rust", "kind": "t_bone", "dice": [6, 4], "evade": [2]},
     {"type": "confirm"},  # moved a Medium Straight
 ]
 
