@@ -1164,8 +1164,8 @@ COLLISION_WORDS = {"head_on": "Head-on", "t_bone": "T-bone", "sideswipe": "Sides
 
 def smash_dice(kind: str, mover_gear: int, other_gear: int) -> int:
     """Smash attack dice before weight-class modifiers: head-on = both gears added; T-bone and sideswipe =
-    the attacker's gear (``mover_gear``: the car whose smash attack it is); tailgate = the difference of the gears.  The weight classes' +/- dice
-    are the owner's data (:func:`smash_attack`)."""
+    the attacker's gear (``mover_gear``: the car whose smash attack it is); tailgate = the difference of the
+    gears.  The weight classes' +/- dice are the owner's data (:func:`smash_attack`)."""
     if kind == "head_on":
         return mover_gear + other_gear
     if kind in ("t_bone", "sideswipe"):
