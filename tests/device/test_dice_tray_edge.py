@@ -17,6 +17,10 @@ from tests.device.test_app_camera_dice import road_app_on_still
 from tools.dice_training.render import render_scene
 from vision.dice import DieReading, FaceLibrary
 
+#: The dice networks read frame after frame in the loop: under a fraction of a second a test here, minutes under
+#: qemu (deploy/pi-emulated runs ``-m 'not slow'``; its dice and vision steps check the networks on arm64).
+pytestmark = pytest.mark.slow
+
 
 def _tray() -> np.ndarray:
     """Four dice, 3 5 1 6; the 3 at x ~554 (its box x 525-583), the others left of x 515."""

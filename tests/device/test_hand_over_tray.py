@@ -9,12 +9,18 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
 from device.app import VisionReader
 from device.camera_input import REACH_HOLD_S, REACH_WORDS, colour_look, reaching_in
 from tests.device.test_app_camera_dice import road_app_on_still
 from tools.dice_training.render import render_scene
 from vision.dice import FaceLibrary
+
+
+#: The dice networks read frame after frame in the loop: under a fraction of a second a test here, minutes under
+#: qemu (deploy/pi-emulated runs ``-m 'not slow'``; its dice and vision steps check the networks on arm64).
+pytestmark = pytest.mark.slow
 
 FACES = [3, 5, 1, 6]
 

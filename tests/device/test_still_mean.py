@@ -13,6 +13,10 @@ import pytest
 
 from device.camera_input import STILL_MEAN_FRAMES, VisionReader
 
+#: The dice networks read frame after frame in the loop: under a fraction of a second a test here, minutes under
+#: qemu (deploy/pi-emulated runs ``-m 'not slow'``; its dice and vision steps check the networks on arm64).
+pytestmark = pytest.mark.slow
+
 
 def _frames(n: int, sigma: float = 10.0) -> tuple[np.ndarray, list[np.ndarray]]:
     rng = np.random.default_rng(3)
