@@ -870,24 +870,21 @@ class CameraInput:
             notify("tray_count", count_words(len(values), request), prompt.player, now=now)
             return
         withdraw("tray_count")  # (its own kind: as "info" it took the place of the roller's answers to presses)
+        self._use(dice, look, (h, w))
+        self.dice.reset()
+        said = " ".join(str(request.name_of(v)) for v in values) or "no dice"
         if fill is not None:  # into the open entry, which shows the dice and sends them as NEXT would
-            self._use(dice, look, (h, w))
-            self.dice.reset()
             self.cant_read_shown = False
-            said = " ".join(str(request.name_of(v)) for v in values) or "no dice"
             notify("dice", f"camera: {said}", prompt.player, now=now)
             fill(values)
             return
         result = request.command(values)
-        self._use(dice, look, (h, w))
-        self.dice.reset()
         if isinstance(result, Command):
             outcome = apply(result, source="camera", now=now)
             if getattr(outcome, "accepted", False):
                 self.cant_read_shown = False  # replaced by what was read
                 # what the camera read, on the roller's screen: an accepted roll otherwise only moves the
                 # menu on (a Space Race die that failed changed nothing else a player could see)
-                said = " ".join(str(request.name_of(v)) for v in values) or "no dice"
                 notify("dice", f"camera: {said}", prompt.player, now=now)  # short: one footer line, not three
                 # pieces that outlast the step; and whose roll it was taken as, on the other screens too (Thunder
                 # Road's roll goes to the first player still to roll: Ben's dice thrown first were Ana's, and
