@@ -1364,8 +1364,8 @@ def prompt(state: GaslandsState) -> Prompt:
         commands = (*commands, "smash")
     if all(v.wrecked for v in state.vehicles):
         # every car wrecked in this activation (a crash's two smash attacks, hits): nothing is left to hit, set
-        # on fire or give hazards; the game ends when the activation does
-        commands = tuple(c for c in commands if c not in ("hits", "gain_hazard", "set_fire", "attack", "collision"))
+        # on fire or give hazards (attacks and collisions went above); the game ends when the activation does
+        commands = tuple(c for c in commands if c not in ("hits", "gain_hazard", "set_fire"))
     if step is Step.GAME_OVER:
         # the winner the table named, in words on the phone's page and the simulator's line as on the screens
         text = f"Game over: {state.winner} wins" if state.winner else "Game over"
