@@ -130,6 +130,30 @@ TRAY_SHARE = 0.4
 #: (leaning, half hidden, moving) when it has one; 0 picks every die equally often (about 1 in 8 of a tray's
 #: dice is one).
 NULL_PICK = 0.0
+#: ``--hard-pick``: the share of the reader's draws from a tray frame that pick one of its hard dice (those the
+#: shipped reader, run whole on the frame, leaves null, reads wrong, or gives a value where null is honest) when
+#: it has one.  Found on the training frames only (their own seeds), never on a choosing or bench folder.
+HARD_PICK = 0.0
+#: The hard dice of each training tray frame, by its name (filled by :func:`hard_dice`).
+_HARD: dict[str, np.ndarray] = {}
+
+
+def hard_dice(tray: list) -> dict[str, np.ndarray]:
+    """Each tray frame's dice that the shipped reader (``vision.dice.read_dice``, detector and readers) does
+    not read right: left null or read wrong (a die lying flat), given a value (a die to read null).  A die it
+    does not find is not counted: the reader cannot learn to find it."""
+    from vision.dice import read_dice
+    from vision.dice.scoring import match
+
+    out = {}
+    for name, img, c, s, v in tray:
+        boxes = [(x - d / 2, y - d / 2, x + d / 2, y + d / 2) for (x, y), d in zip(c, s)]
+        got = {i: r.value for r, i in match(boxes, read_dice(img)) if i >= 0}
+        bad = [i for i in got if (got[i] is not None) if v[i] == NULL_DIE] + [
+            i for i in got if v[i] != NULL_DIE and got[i] != v[i]]
+        if bad:
+            out[name] = np.array(sorted(bad), np.int64)
+    return out
 
 
 #: With ``--extra`` (a labelled folder of rendered table frames, see vision/synth/dice_frames.py) the
@@ -222,6 +246,8 @@ def reader_batch(rng: np.random.Generator, imgs: list, n: int, neg: float = 0.3,
             nulls = np.flatnonzero(v == NULL_DIE)
             if rng.random() < NULL_PICK and nulls.size:
                 i = rng.choice(nulls)  # a die to read null, more often than it lies in trays
+        if HARD_PICK and name in _HARD and rng.random() < HARD_PICK:
+            i = rng.choice(_HARD[name])  # a die the shipped reader does not read right
         h, w = img.shape[:2]
         if hard and rng.random() < neg * MINED_SHARE:
             img, ctr, size = hard[rng.integers(len(hard))]
@@ -323,6 +349,10 @@ def train_reader(data: Path, out: Path, folds: set[int], epochs: int, per_epoch:
     hard = mine(imgs, mine_with) if mine_with else None
     if hard is not None and tray:
         hard += mine(tray, mine_with, complete=True)
+    if HARD_PICK and tray:
+        _HARD.update(hard_dice(tray))
+        print(f"reader: {sum(len(i) for i in _HARD.values())} hard dice in {len(_HARD)} tray frames",
+              file=sys.stderr)
     print(f"reader: {len(imgs)} images, {sum(len(i[4]) for i in imgs)} dice"
           + (f", {len(tray)} tray frames" if tray else "")
           + (f", {len(hard)} mined negatives" if hard is not None else ""), file=sys.stderr)
@@ -585,7 +615,7 @@ def train_detector(data: Path, out: Path, folds: set[int], epochs: int, per_epoc
 
 
 def main(argv: list[str] | None = None) -> int:
-    global SEED, TRAY_SHARE, READER_WIDTH, NULL_PICK, SMALL_MIN
+    global SEED, TRAY_SHARE, READER_WIDTH, NULL_PICK, SMALL_MIN, HARD_PICK
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("net", choices=["reader", "detector"])
     ap.add_argument("--data", required=True, type=Path)
@@ -611,6 +641,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--null-pick", type=float, default=NULL_PICK, metavar="F",
                     help="reader only: this share of its draws from a tray frame pick a die to read null when the "
                          "frame has one (default 0: every die equally often)")
+    ap.add_argument("--hard-pick", type=float, default=HARD_PICK, metavar="F",
+                    help="reader only: this share of its draws from a tray frame pick a die the shipped reader does "
+                         "not read right when the frame has one (default 0)")
     ap.add_argument("--small-min", type=float, default=SMALL_MIN, metavar="F",
                     help=f"reader only: the lowest resolution a crop is taught at, times its own (default {SMALL_MIN})")
     a = ap.parse_args(argv)
@@ -619,7 +652,10 @@ def main(argv: list[str] | None = None) -> int:
     if not 0.0 < a.small_min <= SMALL_MAX:
         ap.error(f"--small-min is a share of the crop's size above 0 and at most {SMALL_MAX:g} (the largest it is "
                  f"shrunk to), not {a.small_min:g}")
+    if not 0.0 <= a.hard_pick <= 1.0:
+        ap.error(f"--hard-pick is a share, 0 to 1, not {a.hard_pick:g}")
     NULL_PICK = a.null_pick
+    HARD_PICK = a.hard_pick
     SMALL_MIN = a.small_min
     TRAY_SHARE = a.tray_share
     READER_WIDTH = a.width
