@@ -183,7 +183,7 @@ def describe(event: Event, vehicles: Mapping[str, str] | None = None, game: Any 
     words = getattr(game, "timeline_words", None)
     if callable(words):
         try:
-            said_by_game = words(event)
+            said_by_game = words(event, vehicles or {})
         except _BAD:
             said_by_game = None
         if said_by_game:

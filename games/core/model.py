@@ -162,9 +162,10 @@ class Game(Protocol, Generic[S, V]):
     likeliest meant one (:func:`games.core.match.check_fields`); without it, the fields are not checked.
 
     For the game log a game may also declare ``timeline_heading(state) -> str``, where the table is in its own
-    words ("Round 2 · gear phase 3", "Stage 1 · round 2 at the line", "Turn 3"), and ``timeline_words(event)
-    -> str | None``, an event in its words where the plain reading of the data would not do (the set-up's rule
-    tables); without them the log reads the state's ``round``/``stage``/``turn`` and the event's data.
+    words ("Round 2 · gear phase 3", "Stage 1 · round 2 at the line", "Turn 3"), and ``timeline_words(event,
+    names) -> str | None``, an event in its words where the plain reading of the data would not do (the set-up's
+    rule tables; Gaslands' attacks and crashes), ``names`` being the vehicles' names by their ids; without them
+    the log reads the state's ``round``/``stage``/``turn`` and the event's data.
     """
 
     name: str

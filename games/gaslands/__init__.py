@@ -7,7 +7,7 @@ from typing import Any
 
 from games.core import Command, Decision, Event, Prompt
 from games.core.table_input import Menu
-from games.gaslands import menus, rules
+from games.gaslands import log_words, menus, rules
 from games.gaslands.chart import TEMPLATES, normalise_chart, template_status, vehicle_types
 from games.gaslands.state import GaslandsState, PlayerView, Step, TemplateStatus
 
@@ -82,6 +82,11 @@ class Gaslands:
         """Where the table was before a decision, as the game log (:mod:`device.web.timeline`) heads it: the
         round and the gear phase."""
         return f"Round {state.round} · gear phase {state.phase}"
+
+    def timeline_words(self, event: Event, names: Mapping[str, str] | None = None) -> str | None:
+        """An event in the rulebook's words for the game log and the screens' "UNDONE: …", each car by its name
+        (``names``: id → name); None where the log's plain reading will do."""
+        return log_words.timeline_words(event, names)
 
 
 GAME = Gaslands()

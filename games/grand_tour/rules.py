@@ -538,8 +538,9 @@ class GrandTourGame:
         """Where the table was before a decision, as the game log heads it: the stage, and the round at the line within it."""
         return timeline_heading(state)
 
-    def timeline_words(self, event: Event) -> str | None:
-        """An event in the game's words for the game log (None: the log's plain reading will do)."""
+    def timeline_words(self, event: Event, names: Mapping[str, str] | None = None) -> str | None:
+        """An event in the game's words for the game log (None: the log's plain reading will do); ``names``
+        (vehicles' names by id) are not needed: this game's events say whom they name in words already."""
         return timeline_words(event)
 
 

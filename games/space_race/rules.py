@@ -349,8 +349,9 @@ class SpaceRaceGame:
         """Where the table was before a decision, as the game log heads it: the turn."""
         return timeline_heading(state)
 
-    def timeline_words(self, event: Event) -> str | None:
-        """An event in the game's words for the game log (None: the log's plain reading will do)."""
+    def timeline_words(self, event: Event, names: Mapping[str, str] | None = None) -> str | None:
+        """An event in the game's words for the game log (None: the log's plain reading will do); ``names``
+        (vehicles' names by id) are not needed: this game's events say whom they name in words already."""
         return timeline_words(event)
 
 

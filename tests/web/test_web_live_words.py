@@ -99,8 +99,9 @@ def test_the_timeline_names_the_cars_as_their_owners_do(table):
     table.step()
     page = html_lib.unescape(client.get(f"/log/{table.game_id}", headers=HTML).text)
     assert "<h3>Alice · Rust Bucket</h3>" in page and "Alice · rust<" not in page
-    # the car first, the template as the event's own word, nothing that says nothing ("status unknown")
-    assert "Rust Bucket: template chosen: short straight, edge front, hand left, touch move no" in page
+    # the car first, the template in the rulebook's words (a straight has no hand), nothing that says nothing
+    # ("status unknown": this table's chart leaves the cell blank)
+    assert "Rust Bucket: 1.1 template Short Straight<" in page
     assert "short_straight" not in page and "status unknown" not in page
 
 

@@ -133,3 +133,42 @@ def test_an_event_on_a_screen_says_its_lists_without_brackets_and_names_as_they_
     event = Event("skid_rolled", {"vehicle": "r2", "faces": ["SHIFT", "SPIN", "HAZARD"]})
     assert describe(event, {"r2": "Rust [2]"}, screen=True) == "Rust [2]: skid rolled: faces SHIFT, SPIN, HAZARD"
     assert describe(event, {"r2": "Rust [2]"}) == "Rust [2]: skid rolled: faces [SHIFT, SPIN, HAZARD]"
+
+
+def test_gaslands_log_says_attacks_crashes_and_smash_attacks_in_the_rulebooks_words():
+    """Seen on the Gaslands log: "Rust Bucket: collided: both evaded no, hazards each 2, kind t bone, other The
+    Brick, smash [2 entries], smash dice 1", "hits taken: cause smash by brick" (the set-up's id) and "game
+    started" for the set-up: the events' data. Gaslands now says its events as the rulebook does, each car by
+    its name."""
+    module, match = _demo("gaslands")
+    tl = timeline(module.GAME, match.records)
+    said = " | ".join(e.text for e in tl.entries)  # (a decision's events are one entry, joined by "; ")
+    assert said.startswith("Gaslands set: Alice (Rust Bucket), Bob (The Brick); pole Alice; Rust Bucket activates")
+    for words in (
+        "Attack: Rust Bucket on The Brick: rolled 5, 2; evade 3; 1 hit, 0 evaded, 1 taken",
+        "The Brick takes 1 hit (attack by Rust Bucket)",
+        "Rust Bucket: Turn refused, not permitted in gear 5; touch-move: Bob picks, no skid dice",
+        "Rust Bucket and The Brick: T-bone, 2 hazard tokens each; smash attacks Rust Bucket on The Brick 1 die ± "
+        "weight, The Brick on Rust Bucket 2 dice ± weight",
+        "Smash: Rust Bucket on The Brick (T-bone): rolled 5; evade 3, 6; 1 hit, 1 evaded, 0 taken",
+        "Smash: The Brick on Rust Bucket (T-bone): rolled 6, 4; evade 2; 3 hits, 0 evaded, 3 taken",
+        "Rust Bucket takes 3 hits (smash by The Brick)",
+    ):
+        assert words in said, words
+    words = _all_words(tl)
+    for program in ("{", "[", "_", "entries", " by rust", " by brick", "status unknown", "None", "game started"):
+        assert program not in words, program
+
+
+def test_gaslands_words_for_a_car_the_set_up_did_not_name_and_a_game_ended_by_the_table() -> None:
+    """The words take the cars' names from the log; a car it does not name is said by its id, not dropped."""
+    from games.core import Event
+    from games.gaslands.log_words import timeline_words
+
+    assert timeline_words(Event("hits_taken", {"vehicle": "x9", "count": 2, "cause": "smash by rust"}),
+                          {"rust": "Rust Bucket"}) == "x9 takes 2 hits (smash by Rust Bucket)"
+    assert timeline_words(Event("game_over", {"reason": "ended by the table", "winner": "Ana"})) == \
+        "Game over: ended by the table; Ana wins"
+    assert timeline_words(Event("fire_set", {"vehicle": "rust", "on": False}), {"rust": "Rust Bucket"}) == \
+        "Rust Bucket's fire is out"
+    assert timeline_words(Event("step_entered", {"step": "1.3 skid check"})) is None  # said by the log's reading
