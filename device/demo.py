@@ -346,6 +346,10 @@ class GaslandsDemo:
         keys = self.app.plan(leaf.path) if leaf is not None else None
         if keys is None:
             raise DemoFailure(f"{command.to_json()} is not in the menu of '{self.app.prompt().text}'")
+        self.press_keys(keys)
+
+    def press_keys(self, keys: list[str]) -> None:
+        """The presses :meth:`App.plan` gives, made on the buttons."""
         for key in keys:
             if key == "select_long":
                 self.press("select", PressKind.LONG)
@@ -357,18 +361,40 @@ class GaslandsDemo:
         assert prompt.vehicle is not None, prompt.text
         return prompt.vehicle
 
-    def read_d6(self, faces: list[int], label: str) -> list[int]:
-        """A roll of plain d6 read by the camera (attack and evade dice)."""
-        from vision.dice import read_dice
+    def roll_from_menu(self, command: Command) -> None:
+        """An attack or a smash attack as the table makes one: the player opens its dice from the menu (the
+        presses the screen shows), rolls, and the camera reads the dice into the entry; the target's evade
+        dice next, the same way. What the rules were sent is checked against the dice the scenes show."""
+        from games.core.table_input import leaves, sample_command
 
-        image = self.scene(dice=[("d6", f) for f in faces])
-        self.show(image, label)
-        r = self.region
-        readings = read_dice(image[r.y:r.y + r.height, r.x:r.x + r.width])
-        values = sorted(int(d.value) for d in readings if d.value is not None)
-        if values != sorted(faces):
-            raise DemoFailure(f"{label}: the camera read {values}, the dice show {sorted(faces)}")
-        return values
+        def sends(cmd: Command | None) -> bool:
+            return cmd is not None and cmd.type == command.type and all(
+                cmd.args.get(k) == command.args[k] for k in ("target", "attacker", "kind") if k in command.args)
+
+        menu = self.app.menu()
+        found = [lf for lf in leaves(menu.choices, advance=menu.advance)
+                 if lf.choice.dice is not None and sends(sample_command(lf.choice.dice, range(1, 7)))]
+        keys = self.app.plan(min(found, key=lambda lf: lf.presses).path) if found else None
+        if keys is None:
+            raise DemoFailure(f"{command.to_json()}: no roll for it in the menu of '{self.app.prompt().text}'")
+        self.press_keys(keys)
+        history = len(self.app.history)
+        dice, evade = list(command.args["dice"]), list(command.args["evade"])
+        entry = self.app.entry
+        if entry is None or not dice or not evade:
+            raise DemoFailure(f"{command.type}: its dice entry did not open, or the script rolls no dice")
+        self.log(f"  [buttons] {' '.join(keys)}: the entry '{entry.request.label}' opens; the camera reads the roll")
+        self.show(self.scene(dice=[("d6", f) for f in dice]), f"{command.type}_dice")
+        self.run_until(lambda: self.app.entry is not entry or len(self.app.history) > history, f"{command.type} dice")
+        self.show(self.scene(), "tray_cleared")  # the attack dice picked up before the evade dice are rolled
+        self.settle()
+        self.show(self.scene(dice=[("d6", f) for f in evade]), "evade_dice")
+        self.run_until(lambda: len(self.app.history) > history, "evade dice")
+        sent = self.app.history[history].command
+        if sent.type != command.type or sorted(sent.args.get("dice", [])) != sorted(dice) or \
+                sorted(sent.args.get("evade", [])) != sorted(evade):
+            raise DemoFailure(f"{command.type}: the camera read {sent.to_json()}, the dice show {dice} and {evade}")
+        self.camera_backend.show(self.scene())
 
     def play(self, command: dict[str, Any]) -> None:
         kind = command["type"]
@@ -387,23 +413,10 @@ class GaslandsDemo:
         elif kind == "flip_check":
             self.show(self.scene(dice=[("d6", command["die"])]), f"flip_check_{command['die']}")
             self.run_until(lambda: len(self.app.history) > history, "flip check")
-        elif kind == "attack":
-            dice = self.read_d6(command["dice"], "attack_dice")
-            evade = self.read_d6(command["evade"], "evade_dice")
-            self.app.apply(Command("attack", {"target": command["target"], "dice": dice, "evade": evade}),
-                           source="camera", now=self.clock.tick())
-            self.camera_backend.show(self.scene())
-            self.settle()
-        elif kind == "smash":  # a crash's smash attack: its dice, then the target's evade dice, read by the camera
-            dice = self.read_d6(command["dice"], "smash_dice")
-            evade = self.read_d6(command["evade"], "evade_dice")
-            args = {k: v for k, v in command.items() if k != "type"}
-            outcome = self.app.apply(Command("smash", {**args, "dice": dice, "evade": evade}), source="camera",
-                                     now=self.clock.tick())
-            if not outcome.accepted:
-                raise DemoFailure(f"smash attack {args}: {outcome.reason}")
-            self.camera_backend.show(self.scene())
-            self.settle(30)  # its news read on the screens (3 s): the next roll had replaced it unseen
+        elif kind in ("attack", "smash"):  # opened from the menu; the camera reads its dice, then the evade dice
+            self.roll_from_menu(Command.from_json(command))
+            self.settle(50 if kind == "smash" else 4)  # a smash's news read on the screens before the next roll: on the
+            # roller's own after the camera's "camera: 3 6" (4 s)
         elif kind == "collision":
             self.choose(Command.from_json(command))
             self.settle(30)  # the crash's news on every screen before the smash dice are rolled

@@ -54,6 +54,12 @@ def test_gaslands_demo_sees_the_table_and_marshals_a_round(tmp_path):
     assert read == rolled
     assert "hazard tokens in Alice's zone: 4 seen, log 5" in text
     assert "flip_check die=2 -> ok" in text
+    # an attack's and each smash attack's dice, opened from the menu, are read by the camera into the entry (the
+    # script applied them itself), and the target's evade dice after them
+    assert "the entry 'attack dice' opens; the camera reads the roll" in text
+    assert "the entry 'smash dice on The Brick (1 ± weight)' opens" in text
+    assert "the entry 'smash dice on Rust Bucket (2 ± weight)' opens" in text
+    assert "[camera] smash attacker=brick target=rust kind=t_bone dice=[4, 6] evade=[2] -> ok" in text
     types = [json.loads(line)["type"] for line in (out / "events.jsonl").read_text().splitlines()]
     for expected in ("template_refused", "skid_rolled", "lost_control", "flip_checked", "hits_taken"):
         assert expected in types
