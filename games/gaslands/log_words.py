@@ -108,14 +108,15 @@ def timeline_words(event: Event, names: Mapping[str, str] | None = None) -> str 
                 + (" ± weight" if s.get("weight_dice") == "unknown" else "") for s in smash)
         return text
     if t == "lost_control":
-        return f"{car()} loses control (gear {d.get('old_gear')}): wipeout"
+        return f"{car()} loses control: gear 1 (was {d.get('old_gear')}), its hazard tokens removed"
     if t == "wipeout_started":
         return "Wipeout: " + ", ".join(car_of(cars, v) for v in d.get("vehicles", []))
     if t == "flip_checked":
         if d.get("die") is None:
-            return f"{car()}: no flip check (gear {d.get('old_gear')})"
-        result = "flips" if d.get("flipped") else "does not flip"
-        return f"{car()}: flip check {d.get('die')} against gear {d.get('old_gear')}, {result}"
+            return f"{car()}: turned; no flip check in gear {d.get('old_gear')} (no d6 is lower)"
+        # as the screens' news says it ("Flipped: Rust Bucket, rolled 2 (gear 4)"): lower than the gear it had flips
+        result = "flipped" if d.get("flipped") else "not flipped"
+        return f"{car()}: flip check, rolled {d.get('die')} (gear {d.get('old_gear')}): {result}"
     if t == "fire_set":
         return f"{car()} is on fire" if d.get("on", True) else f"{car()}'s fire is out"
     if t == "game_over":

@@ -153,6 +153,8 @@ def test_gaslands_log_says_attacks_crashes_and_smash_attacks_in_the_rulebooks_wo
         "Smash: Rust Bucket on The Brick (T-bone): rolled 5; evade 3, 6; 1 hit, 1 evaded, 0 taken",
         "Smash: The Brick on Rust Bucket (T-bone): rolled 6, 4; evade 2; 3 hits, 0 evaded, 3 taken",
         "Rust Bucket takes 3 hits (smash by The Brick)",
+        "Rust Bucket loses control: gear 1 (was 4), its hazard tokens removed",
+        "Rust Bucket: flip check, rolled 2 (gear 4): flipped",
     ):
         assert words in said, words
     words = _all_words(tl)
@@ -171,4 +173,6 @@ def test_gaslands_words_for_a_car_the_set_up_did_not_name_and_a_game_ended_by_th
         "Game over: ended by the table; Ana wins"
     assert timeline_words(Event("fire_set", {"vehicle": "rust", "on": False}), {"rust": "Rust Bucket"}) == \
         "Rust Bucket's fire is out"
+    assert timeline_words(Event("flip_checked", {"vehicle": "rust", "die": None, "old_gear": 1, "flipped": False}),
+                          {"rust": "Rust Bucket"}) == "Rust Bucket: turned; no flip check in gear 1 (no d6 is lower)"
     assert timeline_words(Event("step_entered", {"step": "1.3 skid check"})) is None  # said by the log's reading
