@@ -58,7 +58,11 @@ def timeline_words(event: Event, names: Mapping[str, str] | None = None) -> str 
         first = f"; pole {players[pole]}" if isinstance(pole, int) and 0 <= pole < len(players) else ""
         return "Gaslands set: " + ", ".join(fleet(p) for p in players) + first
     if t == "gear_phase_started":
-        return f"Round {d.get('round')}, gear phase {d.get('phase')} begins"
+        text = f"Round {d.get('round')}, gear phase {d.get('phase')} begins"
+        if d.get("skipped") is not None:  # a table's long NEXT passed the rest of a phase over (skip_phase)
+            missed = [car_of(cars, v) for v in d.get("passed_over", [])]
+            text += f"; phase {d['skipped']} passed" + (f" over {', '.join(missed)}" if missed else "")
+        return text
     if t == "activation_started":
         return f"{car()} activates"
     if t == "activation_ended":
@@ -72,7 +76,7 @@ def timeline_words(event: Event, names: Mapping[str, str] | None = None) -> str 
         # its cell of the chart where the chart says it ("unknown": an owner's chart left it blank)
         said = [str(d["status"])] if d.get("status") not in (None, "unknown") else []
         said += ["touch-move"] if d.get("touch_move") else []
-        return f"{car()}: 1.1 template {', '.join(placed)}" + (f" ({', '.join(said)})" if said else "")
+        return f"{car()}: template {', '.join(placed)}" + (f" ({', '.join(said)})" if said else "")
     if t == "template_refused":
         return (f"{car()}: {_label(d.get('template'))} refused, not permitted in gear {d.get('gear')}; touch-move: "
                 f"{d.get('picker')} picks, no skid dice")
@@ -81,7 +85,10 @@ def timeline_words(event: Event, names: Mapping[str, str] | None = None) -> str 
     if t == "skid_rolled":
         return f"{car()}: skid dice {_faces(d.get('faces'))}"
     if t == "skid_dice_pushed":
-        return f"{car()} pushes it: re-rolls {_faces(d.get('reroll'))}, now {_faces(d.get('faces'))}"
+        # (``reroll``: the positions of the dice re-rolled, not faces; ``faces``: the new faces of those dice)
+        again = d.get("reroll")
+        n = len(again) if isinstance(again, (list, tuple)) else "?"
+        return f"{car()} pushes it: {_count(n, 'skid die', 'skid dice')} re-rolled: {_faces(d.get('faces'))}"
     if t == "shift_spent":
         use = d.get("use")
         spent = f"cancel {d.get('result')}" if use == "cancel" else _SHIFT.get(str(use), str(use))
@@ -101,11 +108,13 @@ def timeline_words(event: Event, names: Mapping[str, str] | None = None) -> str 
         crash = _CRASH.get(str(d.get("kind")), "collision")
         tokens = _count(d.get("hazards_each"), "hazard token")
         text = f"{car()} and {car('other')}: {crash}, {'both evaded, ' if d.get('both_evaded') else ''}{tokens} each"
+        # each car's smash dice on the other, short: the line is an "UNDONE:" banner's pieces too
         smash = [s for s in d.get("smash", []) if isinstance(s, Mapping)]
         if smash:
-            text += "; smash attacks " + ", ".join(
-                f"{car_of(cars, s.get('attacker'))} on {car_of(cars, s.get('target'))} {_count(s.get('dice'), 'die', 'dice')}"
-                + (" ± weight" if s.get("weight_dice") == "unknown" else "") for s in smash)
+            weight = " (± weight)" if any(s.get("weight_dice") == "unknown" for s in smash) else ""
+            text += "; smash dice " + ", ".join(f"{car_of(cars, s.get('attacker'))} {s.get('dice')}" for s in smash) + weight
+        elif "smash" not in d and d.get("smash_dice") is not None:  # a log from before each car's smash attack
+            text += f"; smash dice {d['smash_dice']}"
         return text
     if t == "lost_control":
         return f"{car()} loses control: gear 1 (was {d.get('old_gear')}), its hazard tokens removed"

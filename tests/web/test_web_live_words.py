@@ -101,7 +101,7 @@ def test_the_timeline_names_the_cars_as_their_owners_do(table):
     assert "<h3>Alice · Rust Bucket</h3>" in page and "Alice · rust<" not in page
     # the car first, the template in the rulebook's words (a straight has no hand), nothing that says nothing
     # ("status unknown": this table's chart leaves the cell blank)
-    assert "Rust Bucket: 1.1 template Short Straight<" in page
+    assert "Rust Bucket: template Short Straight<" in page
     assert "short_straight" not in page and "status unknown" not in page
 
 

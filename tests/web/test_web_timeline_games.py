@@ -148,8 +148,7 @@ def test_gaslands_log_says_attacks_crashes_and_smash_attacks_in_the_rulebooks_wo
         "Attack: Rust Bucket on The Brick: rolled 5, 2; evade 3; 1 hit, 0 evaded, 1 taken",
         "The Brick takes 1 hit (attack by Rust Bucket)",
         "Rust Bucket: Turn refused, not permitted in gear 5; touch-move: Bob picks, no skid dice",
-        "Rust Bucket and The Brick: T-bone, 2 hazard tokens each; smash attacks Rust Bucket on The Brick 1 die ± "
-        "weight, The Brick on Rust Bucket 2 dice ± weight",
+        "Rust Bucket and The Brick: T-bone, 2 hazard tokens each; smash dice Rust Bucket 1, The Brick 2 (± weight)",
         "Smash: Rust Bucket on The Brick (T-bone): rolled 5; evade 3, 6; 1 hit, 1 evaded, 0 taken",
         "Smash: The Brick on Rust Bucket (T-bone): rolled 6, 4; evade 2; 3 hits, 0 evaded, 3 taken",
         "Rust Bucket takes 3 hits (smash by The Brick)",
@@ -175,4 +174,16 @@ def test_gaslands_words_for_a_car_the_set_up_did_not_name_and_a_game_ended_by_th
         "Rust Bucket's fire is out"
     assert timeline_words(Event("flip_checked", {"vehicle": "rust", "die": None, "old_gear": 1, "flipped": False}),
                           {"rust": "Rust Bucket"}) == "Rust Bucket: turned; no flip check in gear 1 (no d6 is lower)"
+    # a push re-rolls dice at positions (0 and 2), not of faces 0 and 2
+    assert timeline_words(Event("skid_dice_pushed", {"vehicle": "rust", "reroll": [0, 2], "faces": ["SHIFT", "SPIN"]}),
+                          {"rust": "Rust Bucket"}) == "Rust Bucket pushes it: 2 skid dice re-rolled: SHIFT, SPIN"
+    # a phase passed over names the cars that missed their activation (a review: the words had dropped them)
+    assert timeline_words(Event("gear_phase_started", {"round": 1, "phase": 4, "pole": 0, "turn": 0, "skipped": 3,
+                                                       "passed_over": ["rust"]}), {"rust": "Rust Bucket"}) == \
+        "Round 1, gear phase 4 begins; phase 3 passed over Rust Bucket"
+    # a crash in a log from before each car's smash attack was listed keeps its smash dice
+    assert timeline_words(Event("collided", {"vehicle": "rust", "other": "brick", "both_evaded": False, "hazards_each": 2,
+                                             "kind": "head_on", "smash_dice": 6, "weight_dice": 0}),
+                          {"rust": "Rust Bucket", "brick": "The Brick"}) == \
+        "Rust Bucket and The Brick: Head-on, 2 hazard tokens each; smash dice 6"
     assert timeline_words(Event("step_entered", {"step": "1.3 skid check"})) is None  # said by the log's reading
