@@ -381,19 +381,30 @@ class GaslandsDemo:
         history = len(self.app.history)
         dice, evade = list(command.args["dice"]), list(command.args["evade"])
         entry = self.app.entry
-        if entry is None or not dice or not evade:
+        if entry is None or not dice:
             raise DemoFailure(f"{command.type}: its dice entry did not open, or the script rolls no dice")
         self.log(f"  [buttons] {' '.join(keys)}: the entry '{entry.request.label}' opens; the camera reads the roll")
         self.show(self.scene(dice=[("d6", f) for f in dice]), f"{command.type}_dice")
         self.run_until(lambda: self.app.entry is not entry or len(self.app.history) > history, f"{command.type} dice")
         self.show(self.scene(), "tray_cleared")  # the attack dice picked up before the evade dice are rolled
         self.settle()
-        self.show(self.scene(dice=[("d6", f) for f in evade]), "evade_dice")
-        self.run_until(lambda: len(self.app.history) > history, "evade dice")
-        sent = self.app.history[history].command
+        if len(self.app.history) == history:  # the evade entry is open (no hits: the command went at once)
+            evading = self.app.entry
+            if evade:
+                self.show(self.scene(dice=[("d6", f) for f in evade]), "evade_dice")
+                self.run_until(lambda: len(self.app.history) > history or (
+                    evading is not None and evading.fewer_asked is not None), "evade dice")
+            if len(self.app.history) == history:  # none rolled, or fewer than the target's gear: NEXT sends them
+                self.press_keys(["next"] * (1 if evade else 2))
+        if len(self.app.history) == history:
+            raise DemoFailure(f"{command.type}: the evade dice {evade} were not sent (prompt: {self.app.prompt().text})")
+        applied = self.app.history[history]
+        sent = applied.command
         if sent.type != command.type or sorted(sent.args.get("dice", [])) != sorted(dice) or \
                 sorted(sent.args.get("evade", [])) != sorted(evade):
             raise DemoFailure(f"{command.type}: the camera read {sent.to_json()}, the dice show {dice} and {evade}")
+        if not applied.outcome.accepted:
+            raise DemoFailure(f"{command.type} {sent.to_json()}: refused: {applied.outcome.reason}")
         self.camera_backend.show(self.scene())
 
     def play(self, command: dict[str, Any]) -> None:
