@@ -130,6 +130,9 @@ TRAY_SHARE = 0.4
 #: (leaning, half hidden, moving) when it has one; 0 picks every die equally often (about 1 in 8 of a tray's
 #: dice is one).
 NULL_PICK = 0.0
+#: The tray folders' seeds that choose between networks (92, 93) and measure the shipped one (91, the bench's):
+#: never a seed of training trays.
+CHOOSING_TRAY_SEEDS = (91, 92, 93)
 #: ``--hard-pick``: the share of the reader's draws from a tray frame that pick one of its hard dice (those the
 #: shipped reader, run whole on the frame, leaves null, reads wrong, or gives a value where null is honest) when
 #: it has one.  Found on the training frames only (their own seeds), never on a choosing or bench folder.
@@ -654,6 +657,12 @@ def main(argv: list[str] | None = None) -> int:
                  f"shrunk to), not {a.small_min:g}")
     if not 0.0 <= a.hard_pick <= 1.0:
         ap.error(f"--hard-pick is a share, 0 to 1, not {a.hard_pick:g}")
+    if a.hard_pick and not a.tray:
+        ap.error("--hard-pick draws from the tray frames: give --tray N as well")
+    trays_seed = a.seed + (7 if a.net == "reader" else 8)  # the seed of the training trays (tray_frames)
+    if a.tray and trays_seed in CHOOSING_TRAY_SEEDS:
+        ap.error(f"--seed {a.seed} would train on the trays of seed {trays_seed}, which choose and measure the "
+                 f"readers ({', '.join(map(str, CHOOSING_TRAY_SEEDS))}): take another seed")
     NULL_PICK = a.null_pick
     HARD_PICK = a.hard_pick
     SMALL_MIN = a.small_min
