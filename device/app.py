@@ -520,7 +520,7 @@ class App:
             if decision in self._taken:
                 out.append(" › ".join(self._taken[decision]))
             elif events:
-                names = vehicle_names(self.match.records) if names is None else names
+                names = vehicle_names(self.match.records, self.game) if names is None else names
                 # a list's brackets are for the log: on a screen, in pieces, one read "HAZARD]" (an audit)
                 out.append(describe(events[0], names, self.game, screen=True))
         return out

@@ -125,9 +125,18 @@ def _value(v: Any, brief: bool = False, bare: bool = False) -> str:
 _TEAM_RIDER = re.compile(r"[a-z][a-z0-9_-]*\.[a-z]+")
 
 
-def vehicle_names(records: Iterable[Record]) -> dict[str, str]:
-    """The cars' names by their setup ids ("rust" is "Rust Bucket"), from the events that list the vehicles."""
+def vehicle_names(records: Iterable[Record], game: Any = None) -> dict[str, str]:
+    """The cars' names by their setup ids ("rust" is "Rust Bucket"), from the events that list the vehicles;
+    a game that words its vehicles itself (``game.timeline_vehicle_names(state)``: Thunder Road's "Ana/small" is
+    "Ana's small car") says them from the state its first event sets up."""
     names: dict[str, str] = {}
+    records = list(records)
+    own = getattr(game, "timeline_vehicle_names", None)
+    if callable(own) and records:
+        try:
+            names.update(own(game.evolve(None, records[0].event)))
+        except _BAD:
+            pass  # an edited or old log's first event: the plain reading below
     for r in records:
         vehicles = r.event.data.get("vehicles") if isinstance(r.event.data, Mapping) else None
         if isinstance(vehicles, list):
@@ -261,7 +270,7 @@ def timeline(game: Any, records: Sequence[Record]) -> Timeline:
     out = Timeline(str(getattr(game, "name", "")))
     stack: list[tuple[int, Any]] = []
     by_decision: dict[int, Entry] = {}
-    cars = vehicle_names(records)
+    cars = vehicle_names(records, game)
     for group in _decisions(records):
         d = group[0].decision
         seqs = tuple(r.seq for r in group)

@@ -12,7 +12,7 @@ from games.core import Command, Decision, Event, Menu, Prompt
 from games.thunder_road import rules, setup
 from games.thunder_road.deciders import COMMAND_FIELDS
 from games.thunder_road.state import PlayerView, Step, ThunderRoadState, VehicleView
-from games.thunder_road.views import timeline_heading, timeline_words
+from games.thunder_road.views import timeline_heading, timeline_vehicle_names, timeline_words
 from games.thunder_road.views import views as _views
 
 
@@ -86,9 +86,13 @@ class ThunderRoad:
         return timeline_heading(state)
 
     def timeline_words(self, event: Event, names: Mapping[str, str] | None = None) -> str | None:
-        """An event in the game's words for the game log (None: the log's plain reading will do); ``names``
-        (vehicles' names by id) are not needed: this game's events say whom they name in words already."""
-        return timeline_words(event)
+        """An event in the game's words for the game log (None: the log's plain reading will do); ``names``:
+        each vehicle's words by its id (:meth:`timeline_vehicle_names`)."""
+        return timeline_words(event, names)
+
+    def timeline_vehicle_names(self, state: ThunderRoadState) -> dict[str, str]:
+        """Each vehicle's id → its words for the game log ("Ana/small" → "Ana's small car")."""
+        return timeline_vehicle_names(state)
 
 
 GAME = ThunderRoad()

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from games.core import Alert, Event
 
 from games.thunder_road.bumps import larger_owner, reroll_owners
-from games.thunder_road.common import in_sentence, own_label
+from games.thunder_road.common import in_sentence, own_label, vehicle_words
 from games.thunder_road.prompt import prompt
 from games.thunder_road.state import PlayerView, Step, ThunderRoadState, VehicleView
 
@@ -100,12 +101,70 @@ def timeline_heading(state: ThunderRoadState) -> str:
     return f"Round {state.round}" + (f" · {state.turn.player}'s turn" if state.turn is not None else "")
 
 
-def timeline_words(event: Event) -> str | None:
+#: What a Fire-die face did, in words (``FireEffect``; "moves" says how many).
+_FIRE_WORDS = {"out": "the fire is out", "eliminate": "eliminated", "nothing": "no effect",
+               "unknown": "a face fire_die.toml does not say: the table rules on it"}
+
+
+def timeline_vehicle_names(state: ThunderRoadState) -> dict[str, str]:
+    """Each vehicle's id → its words ("Ana/small" → "Ana's small car"), for the game log."""
+    return {v.id: vehicle_words(state, v.id) for v in state.vehicles}
+
+
+def timeline_words(event: Event, names: Mapping[str, str] | None = None) -> str | None:
     """The game's set-up in a few words (who drives what, the road, who goes first: not the rule tables the
-    first event carries); None for any other event."""
-    if event.type != "game_started":
+    first event carries), and a turn's moves, coasts, damage and fire in the rules' words, each vehicle as its
+    owner's ("Ana's small car": ``names``, id → words); None where the log's plain reading will do."""
+    cars = names or {}
+    d: Mapping[str, Any] = event.data
+
+    def car(vid: Any = None) -> str:
+        vid = d.get("vehicle") if vid is None else vid
+        return cars.get(vid, str(vid)) if isinstance(vid, str) else "?"
+
+    t = event.type
+    if t == "dice_rolled":
+        return f"{d.get('player')}: movement dice " + ", ".join(str(x) for x in d.get("dice", []))
+    if t == "die_assigned":
+        return f"{car()}: movement die {d.get('die')}"
+    if t == "coasted":
+        return f"{car()} coasts (die {d.get('die')} on its coast space): a move of 1"
+    if t == "command_used":
+        return f"{d.get('player')}: {str(d.get('command', '?')).replace('_', ' ').capitalize()} command, die {d.get('die')}"
+    if t == "moved":
+        n = d.get("spaces")
+        text = f"{car()} moves {n} space{'' if n == 1 else 's'}"
+        if d.get("passed"):
+            text += f", drifting past {car(d['passed'])}"
+        hits = [car(v) for v in d.get("collisions", []) if isinstance(v, str)]
+        return text + (f"; hits {', '.join(hits)}" if hits else "")
+    if t == "vehicle_met":
+        return f"{car(d.get('mover'))} meets {car()} at space {d.get('at')}"
+    if t == "damaged":
+        return f"{car()} takes a damage token" + (": ON FIRE!" if d.get("on_fire") else "")
+    if t == "ignited":
+        return f"{car()}: ON FIRE!"
+    if t == "fire_roll_required":
+        return f"{car()} is ON FIRE!: roll the Fire die before it moves"
+    if t in ("bump_rolled", "bump_rerolled"):  # the bump die's faces are the owner's labels (dice.toml)
+        again = " again" if t == "bump_rerolled" else ""
+        return f"Bump: rolled{again} bump die {d.get('bump')}, direction die {d.get('direction')}"
+    if t == "bump_placed":
+        onto = f", landing on {car(d['onto'])}: a chain bump" if d.get("onto") else ""
+        return f"Bump: {car(d.get('moved'))} moved{onto}"
+    if t == "fire_rolled":
+        moves = d.get("moves") or 0
+        said = _FIRE_WORDS.get(str(d.get("effect")), str(d.get("effect")))
+        if d.get("effect") == "moves":
+            said = f"{moves} more space{'' if moves == 1 else 's'}"
+        return f"{car()}: Fire die {d.get('face')}: {said}" + (" (the table's ruling)" if d.get("ruled") else "")
+    if t == "finished":
+        return f"{car()} crosses the finish line"
+    if t == "rear_named":
+        return f"{car()} is on the rear tile"
+    if t != "game_started":
         return None
-    options = event.data["options"]
+    options = d["options"]
     kinds = options.get("vehicle_types", {})
 
     def label(kind: str) -> str:

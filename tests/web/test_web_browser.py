@@ -175,7 +175,7 @@ def test_read_a_games_timeline(served, driver, tmp_path):
     driver.get(served.url + "log")
     driver.find_element(By.LINK_TEXT, f"game {served.sim.game_id}").click()
     text = driver.find_element(By.ID, "timeline").text
-    assert "Round 1 · gear phase 1" in text and "template chosen" in text
+    assert "Round 1 · gear phase 1" in text and "Rust Bucket: template Turn, left" in text
     save_shot(driver, folder / "log.png")
     driver.find_element(By.CSS_SELECTOR, "#timeline li a").click()
     wait_for(lambda: "at step" in driver.title, what="the replayed step")

@@ -91,6 +91,22 @@ def test_thunder_road_headings_say_whose_turn_and_the_set_up_who_drives_what():
                                   "medium car, large car); a road of 5 tiles; Ana first")
 
 
+def test_thunder_road_log_names_each_vehicle_as_its_owner_does_and_says_moves_and_fire():
+    """Seen on Thunder Road's log: "Ana/small: moved: passed Ben/medium, spaces 4", "bump placed: moved
+    Ana/small", "fire rolled: face fire3, moves 0": the rules' ids and the events' data."""
+    module, match = _demo("thunder_road")
+    said = " | ".join(e.text for e in timeline(module.GAME, match.records).entries)
+    for words in ("Ana: movement dice 2, 3, 4, 6", "Ana: Drift command, die 3", "Ana's small car: movement die 4",
+                  "Ana's small car moves 4 spaces, drifting past Ben's medium car",
+                  "Ana's small car takes a damage token: ON FIRE!",
+                  "Ben's small car coasts (die 5 on its coast space): a move of 1",
+                  "Bump: Ana's small car moved",
+                  "Ana's small car: Fire die fire3: a face fire_die.toml does not say: the table rules on it"):
+        assert words in said, words
+    for program in ("Ana/", "Ben/", "[", "{", "None", "dice rolled", "fire rolled"):
+        assert program not in said, program
+
+
 @pytest.fixture
 def space_table(tmp_path, monkeypatch):
     pytest.importorskip("starlette")
