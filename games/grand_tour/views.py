@@ -150,6 +150,18 @@ def timeline_words(event: Event) -> str | None:
             words.append("specialties")
         words.append("cooperation " + ("allowed" if d.get("cooperation") else "off"))
         return "Grand Tour set: " + ", ".join(words)
+    if event.type == "specialties_dealt":
+        cards = [str(c) for c in d["cards"]]
+        return f"{d['team']} is dealt specialty cards {' and '.join(cards) if len(cards) == 2 else ', '.join(cards)}"
+    if event.type == "specialty_kept":
+        return (f"{rider_label(str(d['rider']))} keeps specialty card {d['card']}"
+                + (f", discards {d['discarded']}" if d.get("discarded") is not None else ""))
+    if event.type == "stage_started":
+        return f"stage {d['stage']} starts"
+    if event.type == "exhaustion_noted":
+        # "each player discards only half of their exhaustion cards, rounded down"
+        return (f"{rider_label(str(d['rider']))}: {_count(int(d['cards']), 'exhaustion card')}, discards "
+                f"{d['discard']}, keeps {d['keep']} for the next stage")
     if event.type == "round_finished":
         crossed = [f"{_place(int(c['place']))} {rider_label(str(c['rider']))} +{c['squares']}"
                    + (" (10 s bonus)" if c.get("bonus") else "") for c in d["crossed"]]

@@ -103,8 +103,23 @@ def timeline_heading(state: SpaceRaceState) -> str:
 
 
 def timeline_words(event: Event) -> str | None:
-    """The race's set-up in a few words (the edition and its track, not the track's table); None for any other
-    event: the log's plain reading names the side already."""
+    """The race's set-up in a few words (the edition and its track, not the track's table), and each turn's card,
+    roll and advance as the rules say them ("USSR rolls 2 for box 1: success", not "die rolled: 2, box 1, success
+    yes"); None for any other event."""
+    d = event.data
+    if event.type == "turn_begun":
+        return f"Turn {d.get('turn')} begins"
+    if event.type == "turn_ended":
+        return f"Turn {d.get('turn')} ends"
+    if event.type == "card_played":
+        return f"{d.get('side')} plays a card of {d.get('ops')} Ops on the Space Race"
+    if event.type == "attempt_granted":
+        return f"{d.get('side')}: an event grants a Space Race attempt"
+    if event.type == "die_rolled":
+        return f"{d.get('side')} rolls {d.get('die')} for box {d.get('box')}: {'success' if d.get('success') else 'failure'}"
+    if event.type == "advanced":
+        by = {"roll": "", "event": " by an event"}.get(str(d.get("cause")), f" ({d.get('cause')})")
+        return f"{d.get('side')} reaches box {d.get('box')}{by}, {d.get('arrival')}: {d.get('vp')} VP"
     if event.type == "race_set":
         track = [b for b in event.data["track"] if isinstance(b, Mapping)]
         ends = f" ({track[0]['name']} to {track[-1]['name']})" if track and "name" in track[0] else ""

@@ -54,7 +54,13 @@ def test_grand_tour_set_up_and_rounds_read_as_the_rulebook_says_them():
     stage = next(e.text for e in tl.entries if "stage 1 finished" in e.text)
     assert "stage 1 finished: points green 3, red 2, blue 1; order green Sprinteur, red Sprinteur" in stage
     words = _all_words(tl)
-    for program in ("{", "->", "col ", "red.sprinteur", "Phase.", "None", "known no"):
+    # specialties and the exhaustion carried over, as the rules say them (they read "specialties dealt: cards [1,
+    # 2], team red" and "exhaustion noted: cards 5, discard 2, keep 3")
+    for said in ("red is dealt specialty cards 1 and 2", "red Sprinteur keeps specialty card 2, discards 1",
+                 "red Rouleur: 5 exhaustion cards, discards 2, keeps 3 for the next stage", "stage 2 starts"):
+        assert said in words, said
+    for program in ("{", "[", "->", "col ", "red.sprinteur", "Phase.", "None", "known no", "exhaustion noted",
+                    "specialties dealt"):
         assert program not in words, program
 
 
@@ -67,8 +73,11 @@ def test_space_race_turns_are_headed_by_the_turn_and_name_the_side():
     assert [h for h, _ in groups] == ["Set-up", "Turn 1", "Turn 2", "Turn 3", "Turn 4"]
     turn1 = dict(groups[1][1][:3])
     assert [w for w, _ in groups[1][1]] == ["the table", "USSR", "USA", "the table"]
-    assert turn1["USSR"][0].text.startswith("USSR: card played: ops 2")
-    assert [e.text for e in turn1["USA"]] == ["USA: card played: ops 3", "USA: die rolled: 5, box 1, success no"]
+    # each in the rules' words (it read "USA: die rolled: 5, box 1, success no": the event's data)
+    assert turn1["USSR"][0].text == ("USSR plays a card of 2 Ops on the Space Race; USSR rolls 2 for box 1: success; "
+                                     "USSR reaches box 1, first: 2 VP")
+    assert [e.text for e in turn1["USA"]] == ["USA plays a card of 3 Ops on the Space Race",
+                                              "USA rolls 5 for box 1: failure"]
 
 
 def test_space_race_set_up_in_a_few_words():

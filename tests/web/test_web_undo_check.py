@@ -62,10 +62,10 @@ def test_back_on_the_phone_says_what_it_undoes_and_asks_once(space: Table) -> No
     space.step()
     client, csrf = paired_client(space)
     page = client.get("/", headers=HTML).text
-    rolled = "USA: die rolled: 2, box 1, success yes"
+    rolled = "USA rolls 2 for box 1: success"  # (in the rules' words since the log said them so)
     assert _asked(page, "back") == f"Undo {rolled}?"
     assert _asked(page, "long") == ("A long BACK undoes the last 3 decisions, the newest first:\n"
-                                    f"1. {rolled}\n2. USA: card played: ops 3\n3. turn begun: 1\nUndo all 3?")
+                                    f"1. {rolled}\n2. USA plays a card of 3 Ops on the Space Race\n3. Turn 1 begins\nUndo all 3?")
     assert "A long BACK undoes the last few decisions at once" not in pages.LIVE_JS
     assert "window.confirm(question)" in pages.LIVE_JS and "body.set('undoes', asked)" in pages.LIVE_JS
     key = _asked(page, "key")
