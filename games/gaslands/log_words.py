@@ -9,9 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.core import Event
-
-#: The kinds of collision as the rulebook names them (the same words as ``rules.COLLISION_WORDS``).
-_CRASH = {"head_on": "Head-on", "t_bone": "T-bone", "sideswipe": "Sideswipe", "tailgate": "Tailgate"}
+from games.gaslands.rules import COLLISION_WORDS as _CRASH  # the kinds of collision as the rulebook names them
 #: What a SHIFT result was spent on (1.4).
 _SHIFT = {"gear_up": "gear up", "gear_down": "gear down", "discard_hazard": "discard a hazard token",
           "discard": "discarded"}
