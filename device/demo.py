@@ -365,18 +365,15 @@ class GaslandsDemo:
         """An attack or a smash attack as the table makes one: the player opens its dice from the menu (the
         presses the screen shows), rolls, and the camera reads the dice into the entry; the target's evade
         dice next, the same way. What the rules were sent is checked against the dice the scenes show."""
-        from games.core.table_input import leaves, sample_command
+        from device.scripted import button_route, find_same
 
-        def sends(cmd: Command | None) -> bool:
-            return cmd is not None and cmd.type == command.type and all(
-                cmd.args.get(k) == command.args[k] for k in ("target", "attacker", "kind") if k in command.args)
-
-        menu = self.app.menu()
-        found = [lf for lf in leaves(menu.choices, advance=menu.advance)
-                 if lf.choice.dice is not None and sends(sample_command(lf.choice.dice, range(1, 7)))]
-        keys = self.app.plan(min(found, key=lambda lf: lf.presses).path) if found else None
-        if keys is None:
+        # the choice that records the command's own events (the route the other demos and the menu bench press)
+        steps = button_route(self.app.module, self.app.match.state, command, self.app.die_types)
+        if not steps or steps[0][0].choice.dice is None:
             raise DemoFailure(f"{command.to_json()}: no roll for it in the menu of '{self.app.prompt().text}'")
+        keys = self.app.plan(find_same(self.app.menu(), steps[0][0]).path)
+        if keys is None:
+            raise DemoFailure(f"{command.to_json()}: its roll cannot be reached from '{self.app.prompt().text}'")
         self.press_keys(keys)
         history = len(self.app.history)
         dice, evade = list(command.args["dice"]), list(command.args["evade"])
