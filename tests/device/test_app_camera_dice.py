@@ -19,9 +19,7 @@ from games import game_package
 from vision.dice import FaceLibrary
 from tools.dice_training.render import render_scene
 
-#: The dice networks read frame after frame in the loop: under a fraction of a second a test here, minutes under
-#: qemu (deploy/pi-emulated runs ``-m 'not slow'``; its dice and vision steps check the networks on arm64).
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.slow  # the dice networks read frame after frame: why, in pyproject.toml's markers
 
 
 class Screens:

@@ -17,9 +17,7 @@ from tests.device.test_app_camera_dice import road_app_on_still
 from tools.dice_training.render import render_scene
 from vision.dice import DieReading, FaceLibrary
 
-#: The dice networks read frame after frame in the loop: under a fraction of a second a test here, minutes under
-#: qemu (deploy/pi-emulated runs ``-m 'not slow'``; its dice and vision steps check the networks on arm64).
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.slow  # the dice networks read frame after frame: why, in pyproject.toml's markers
 
 
 def _tray() -> np.ndarray:

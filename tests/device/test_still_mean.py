@@ -13,9 +13,7 @@ import pytest
 
 from device.camera_input import STILL_MEAN_FRAMES, VisionReader
 
-#: The dice networks read frame after frame in the loop: under a fraction of a second a test here, minutes under
-#: qemu (deploy/pi-emulated runs ``-m 'not slow'``; its dice and vision steps check the networks on arm64).
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.slow  # the dice networks read frame after frame: why, in pyproject.toml's markers
 
 
 def _frames(n: int, sigma: float = 10.0) -> tuple[np.ndarray, list[np.ndarray]]:
