@@ -118,9 +118,11 @@ def timeline_words(event: Event, names: Mapping[str, str] | None = None) -> str 
     cars = names or {}
     d: Mapping[str, Any] = event.data
 
-    def car(vid: Any = None) -> str:
-        vid = d.get("vehicle") if vid is None else vid
-        return cars.get(vid, str(vid)) if isinstance(vid, str) else "?"
+    def named(vid: Any) -> str:
+        return cars.get(vid, vid) if isinstance(vid, str) else "?"
+
+    def car(key: str = "vehicle") -> str:  # the vehicle the event names under ``key``
+        return named(d.get(key))
 
     t = event.type
     if t == "dice_rolled":
@@ -135,11 +137,11 @@ def timeline_words(event: Event, names: Mapping[str, str] | None = None) -> str 
         n = d.get("spaces")
         text = f"{car()} moves {n} space{'' if n == 1 else 's'}"
         if d.get("passed"):
-            text += f", drifting past {car(d['passed'])}"
-        hits = [car(v) for v in d.get("collisions", []) if isinstance(v, str)]
+            text += f", drifting past {car('passed')}"
+        hits = [named(v) for v in d.get("collisions", []) if isinstance(v, str)]
         return text + (f"; hits {', '.join(hits)}" if hits else "")
     if t == "vehicle_met":
-        return f"{car(d.get('mover'))} meets {car()} at space {d.get('at')}"
+        return f"{car('mover')} meets {car()} at space {d.get('at')}"
     if t == "damaged":
         return f"{car()} takes a damage token" + (": ON FIRE!" if d.get("on_fire") else "")
     if t == "ignited":
@@ -150,8 +152,8 @@ def timeline_words(event: Event, names: Mapping[str, str] | None = None) -> str 
         again = " again" if t == "bump_rerolled" else ""
         return f"Bump: rolled{again} bump die {d.get('bump')}, direction die {d.get('direction')}"
     if t == "bump_placed":
-        onto = f", landing on {car(d['onto'])}: a chain bump" if d.get("onto") else ""
-        return f"Bump: {car(d.get('moved'))} moved{onto}"
+        onto = f", landing on {car('onto')}: a chain bump" if d.get("onto") else ""
+        return f"Bump: {car('moved')} moved{onto}"
     if t == "fire_rolled":
         moves = d.get("moves") or 0
         said = _FIRE_WORDS.get(str(d.get("effect")), str(d.get("effect")))
