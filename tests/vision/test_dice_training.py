@@ -53,7 +53,9 @@ def test_null_pick_draws_the_dice_to_read_null_more_often(monkeypatch: pytest.Mo
 
 
 @pytest.mark.parametrize("option, value", [("--null-pick", "2"), ("--null-pick", "-0.1"), ("--small-min", "0.9"),
-                                           ("--small-min", "0")])
+                                           ("--small-min", "0"), ("--tray-looks", "marble=3"),
+                                           ("--tray-looks", "marbled=0"), ("--tray-looks", "marbled"),
+                                           ("--tray-looks", "marbled=3")])  # (the last: no --tray to weight)
 def test_a_share_out_of_its_range_is_refused_before_anything_is_read(option: str, value: str, tmp_path,
                                                                     capsys: pytest.CaptureFixture[str]) -> None:
     from tools.dice_training import train_net
@@ -110,6 +112,27 @@ def test_tray_frames_bring_the_variety_the_issue_lists() -> None:
         why |= {d.why_null for d in dice if d.why_null}
     assert min(sides) < 24 and max(sides) > 75
     assert why == {"leaning", "half hidden", "moving"}
+
+
+def test_tray_looks_draw_the_looks_named_more_often_and_leave_the_benches_trays_as_they_were() -> None:
+    """Round 15 (``train_net.py --tray-looks marbled=3,smoky=3``): the training trays draw the looks the
+    shipped set misses most often more often; with no weights the trays are the renderer's own (the benches'
+    folders, seeds 91-93, must not change under a training option)."""
+    from tools.dice_training.tray import KIND_SHARES, _scheme, look_shares, render_tray
+
+    assert look_shares(None) == pytest.approx(list(KIND_SHARES))
+
+    def share(looks: dict[str, float] | None) -> float:
+        rng = np.random.default_rng(21)
+        kinds = [_scheme(rng, looks)["kind"] for _ in range(3000)]
+        return sum(k in ("marbled", "smoky") for k in kinds) / len(kinds)
+
+    assert share(None) == pytest.approx(0.22, abs=0.03)
+    assert share({"marbled": 3, "smoky": 3}) == pytest.approx(0.46, abs=0.03)  # 0.66 / (1 - 0.22 + 0.66)
+    # the trays pass them to every die, one set of dice or each its own
+    for seed in range(3):
+        _img, dice = render_tray(np.random.default_rng(seed), looks={"marbled": 1e6})
+        assert dice and {d.look for d in dice} == {"marbled"}
 
 
 def test_the_tray_folder_marks_null_dice_with_value_0_and_the_bench_scores_them(tmp_path) -> None:

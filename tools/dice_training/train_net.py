@@ -106,12 +106,13 @@ def synthetic(rng: np.random.Generator, n: int) -> list[tuple[str, np.ndarray, n
 
 def tray_frames(rng: np.random.Generator, n: int) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
     """``n`` photo-like tray frames (tools/dice_training/tray.py) in the format of :func:`load`; a die
-    whose honest reading is null (leaning, half hidden, moving) has value ``NULL_DIE``."""
+    whose honest reading is null (leaning, half hidden, moving) has value ``NULL_DIE``.  Their dice's looks
+    are drawn with ``TRAY_LOOKS`` (``--tray-looks``)."""
     from tools.dice_training.tray import render_tray
 
     out = []
     for k in range(n):
-        img, dice = render_tray(rng)
+        img, dice = render_tray(rng, looks=TRAY_LOOKS)
         if not dice:
             continue
         c = np.array([((d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2) for d in dice], np.float64)
@@ -124,6 +125,10 @@ def tray_frames(rng: np.random.Generator, n: int) -> list[tuple[str, np.ndarray,
 #: The value of a die that is a die but whose reading must be null: the reader is taught an even spread
 #: over 1..6 for it (under READ_P: reported null, and not "not a die", so it is still reported).
 NULL_DIE = -1
+#: ``--tray-looks``: each die look's weight in the training trays (``tray.look_shares``); None: the tray
+#: renderer's own shares, as the benches' trays are drawn (round 15: marbled and smoky, the looks the shipped set
+#: leaves null most often, three times as often).
+TRAY_LOOKS: dict[str, float] | None = None
 #: Share of training samples drawn from the tray frames (with ``--tray``).
 TRAY_SHARE = 0.4
 #: ``--null-pick``: the share of the reader's draws from a tray frame that pick one of its dice to read null
@@ -617,8 +622,33 @@ def train_detector(data: Path, out: Path, folds: set[int], epochs: int, per_epoc
             "offset": {2: "gh", 3: "gw"}})
 
 
+def tray_looks() -> tuple[str, ...]:
+    from tools.dice_training.tray import LOOKS
+
+    return LOOKS
+
+
+def parse_looks(text: str) -> dict[str, float] | None:
+    """``"marbled=3,smoky=3"`` as weights for ``tray.look_shares`` (checked there); "" is None."""
+    from tools.dice_training.tray import look_shares
+
+    if not text.strip():
+        return None
+    looks: dict[str, float] = {}
+    for part in text.split(","):
+        kind, eq, weight = part.partition("=")
+        try:
+            looks[kind.strip()] = float(weight)
+        except ValueError:
+            raise ValueError(f"{part.strip()!r} is not LOOK=WEIGHT (e.g. marbled=3)") from None
+        if not eq:
+            raise ValueError(f"{part.strip()!r} is not LOOK=WEIGHT (e.g. marbled=3)")
+    look_shares(looks)  # an unknown look or a weight not above 0 is named here
+    return looks
+
+
 def main(argv: list[str] | None = None) -> int:
-    global SEED, TRAY_SHARE, READER_WIDTH, NULL_PICK, SMALL_MIN, HARD_PICK
+    global SEED, TRAY_SHARE, READER_WIDTH, NULL_PICK, SMALL_MIN, HARD_PICK, TRAY_LOOKS
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("net", choices=["reader", "detector"])
     ap.add_argument("--data", required=True, type=Path)
@@ -649,7 +679,16 @@ def main(argv: list[str] | None = None) -> int:
                          "not read right when the frame has one (default 0)")
     ap.add_argument("--small-min", type=float, default=SMALL_MIN, metavar="F",
                     help=f"reader only: the lowest resolution a crop is taught at, times its own (default {SMALL_MIN})")
+    ap.add_argument("--tray-looks", default="", metavar="LOOK=W,...",
+                    help="the training trays' dice: each look named drawn W times as often (e.g. marbled=3,smoky=3; "
+                         "looks: " + ", ".join(tray_looks()) + ")")
     a = ap.parse_args(argv)
+    try:
+        TRAY_LOOKS = parse_looks(a.tray_looks)
+    except ValueError as exc:
+        ap.error(f"--tray-looks: {exc}")
+    if TRAY_LOOKS and not a.tray:
+        ap.error("--tray-looks weights the tray frames' looks: give --tray N as well")
     if not 0.0 <= a.null_pick <= 1.0:
         ap.error(f"--null-pick is a share, 0 to 1, not {a.null_pick:g}")
     if not 0.0 < a.small_min <= SMALL_MAX:

@@ -76,10 +76,30 @@ def _any_colour(rng: np.random.Generator, lo: int = 0, hi: int = 256) -> BGR:
     return (float(v[0]), float(v[1]), float(v[2]))
 
 
-def _scheme(rng: np.random.Generator) -> dict:
-    """A die's look: body, pip colour, kind (opaque, translucent, marbled), pip geometry."""
-    kind = str(rng.choice(["opaque", "opaque", "dark_coloured", "translucent", "smoky", "marbled", "pearl"],
-                          p=[0.24, 0.12, 0.2, 0.14, 0.1, 0.12, 0.08]))
+#: Each look's share of the dice drawn (two entries for opaque: plain and with coloured pips share one branch).
+KINDS = ("opaque", "opaque", "dark_coloured", "translucent", "smoky", "marbled", "pearl")
+KIND_SHARES = (0.24, 0.12, 0.2, 0.14, 0.1, 0.12, 0.08)
+LOOKS = tuple(dict.fromkeys(KINDS))
+
+
+def look_shares(looks: dict[str, float] | None) -> list[float]:
+    """:data:`KIND_SHARES` with each look's share multiplied by ``looks[kind]`` (training draws the looks it
+    misses more often: ``train_net.py --tray-looks marbled=3``), summing to 1.  Raises ValueError naming an
+    unknown look or a weight that is not a positive number."""
+    looks = looks or {}
+    for kind, weight in looks.items():
+        if kind not in LOOKS:
+            raise ValueError(f"no die look {kind!r}: the looks are {', '.join(LOOKS)}")
+        if not (weight > 0 and math.isfinite(weight)):
+            raise ValueError(f"the look {kind!r} is weighted {weight}: give a number above 0")
+    shares = [share * looks.get(kind, 1.0) for kind, share in zip(KINDS, KIND_SHARES)]
+    return [share / sum(shares) for share in shares]
+
+
+def _scheme(rng: np.random.Generator, looks: dict[str, float] | None = None) -> dict:
+    """A die's look: body, pip colour, kind (opaque, translucent, marbled), pip geometry (``looks``: see
+    :func:`look_shares`; None draws the renderer's own shares, the benches' trays)."""
+    kind = str(rng.choice(list(KINDS), p=list(KIND_SHARES) if looks is None else look_shares(looks)))
     second: BGR | None = None
     alpha = 1.0
     if kind == "opaque":
@@ -343,8 +363,9 @@ def _side_pips(col: np.ndarray, side_m: np.ndarray, value: int, sch: dict, S: fl
 # -------------------------------------------------------------------------------------------- a frame
 
 def render_tray(rng: np.random.Generator, *, size: tuple[int, int] | None = None, dice: int | None = None,
-                side: float | None = None, null_share: float = 0.12) -> tuple[np.ndarray, list[TrayDie]]:
-    """One tray frame (BGR uint8, ``size`` = rows, cols) and its dice."""
+                side: float | None = None, null_share: float = 0.12,
+                looks: dict[str, float] | None = None) -> tuple[np.ndarray, list[TrayDie]]:
+    """One tray frame (BGR uint8, ``size`` = rows, cols) and its dice (``looks``: see :func:`look_shares`)."""
     S = float(side if side is not None else math.exp(rng.uniform(math.log(20), math.log(90))))
     n = int(dice if dice is not None else rng.integers(1, 9))
     if size is None:
@@ -357,7 +378,7 @@ def render_tray(rng: np.random.Generator, *, size: tuple[int, int] | None = None
     img = _table(rng, h, w)
     walls = _walls(rng, h, w)
     floor = _floor_mask(h, w, walls)
-    sch = _scheme(rng) if rng.random() < 0.5 else None  # half the frames: one set of dice
+    sch = _scheme(rng, looks) if rng.random() < 0.5 else None  # half the frames: one set of dice
     light_dir = rng.uniform(0, 2 * math.pi)
     out: list[TrayDie] = []
     placed: list[tuple[float, float, float]] = []
@@ -397,7 +418,7 @@ def render_tray(rng: np.random.Generator, *, size: tuple[int, int] | None = None
         else:
             continue
         value = int(rng.integers(1, 7))
-        sc = sch if sch is not None else _scheme(rng)
+        sc = sch if sch is not None else _scheme(rng, looks)
         # the side faces a camera sees, from the frame's centre outward; a leaning die shows a big one
         vx, vy = (cx - w / 2) / max(w, h), (cy - h / 2) / max(w, h)
         lift = (float(vx * rng.uniform(0.1, 0.45)), float(vy * rng.uniform(0.1, 0.45)))
