@@ -61,6 +61,10 @@ def timeline_words(event: Event, names: Mapping[str, str] | None = None) -> str 
             missed = [car_of(cars, v) for v in d.get("passed_over", [])]
             text += f"; phase {d['skipped']} passed" + (f" over {', '.join(missed)}" if missed else "")
         return text
+    if t == "turn_passed":  # play goes clockwise, one qualifying vehicle per player at a time
+        seat = d.get("seat")
+        who = d.get("player") or (f"player {seat + 1}" if isinstance(seat, int) else "the next player")
+        return f"{who}'s turn to activate"  # (a log from before the event named its player: the seat, counted from 1)
     if t == "activation_started":
         return f"{car()} activates"
     if t == "activation_ended":

@@ -549,7 +549,8 @@ def _advance(draft: _Draft, after_seat: int | None) -> None:
 
 def _offer(draft: _Draft, seat: int) -> None:
     if draft.state.turn != seat:
-        draft.emit("turn_passed", seat=seat)
+        # the player by name too, for the log ("Bob's turn"); its seat is what the state keeps
+        draft.emit("turn_passed", seat=seat, player=draft.state.players[seat])
     options = qualifying(draft.state, seat)
     if len(options) == 1:
         draft.emit("activation_started", vehicle=options[0].id)

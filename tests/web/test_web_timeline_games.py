@@ -179,10 +179,12 @@ def test_gaslands_log_says_attacks_crashes_and_smash_attacks_in_the_rulebooks_wo
         "Rust Bucket takes 3 hits (smash by The Brick)",
         "Rust Bucket loses control: gear 1 (was 4), its hazard tokens removed",
         "Rust Bucket: flip check, rolled 2 (gear 4): flipped",
+        "Bob's turn to activate; The Brick activates",  # (it read "turn passed: seat 1")
     ):
         assert words in said, words
     words = _all_words(tl)
-    for program in ("{", "[", "_", "entries", " by rust", " by brick", "status unknown", "None", "game started"):
+    for program in ("{", "[", "_", "entries", " by rust", " by brick", "status unknown", "None", "game started",
+                    "seat"):
         assert program not in words, program
 
 
@@ -193,6 +195,8 @@ def test_gaslands_words_for_a_car_the_set_up_did_not_name_and_a_game_ended_by_th
 
     assert timeline_words(Event("hits_taken", {"vehicle": "x9", "count": 2, "cause": "smash by rust"}),
                           {"rust": "Rust Bucket"}) == "x9 takes 2 hits (smash by Rust Bucket)"
+    # a log from before the turn's event named its player: the seat, counted as the owner counts
+    assert timeline_words(Event("turn_passed", {"seat": 1})) == "player 2's turn to activate"
     assert timeline_words(Event("game_over", {"reason": "ended by the table", "winner": "Ana"})) == \
         "Game over: ended by the table; Ana wins"
     assert timeline_words(Event("fire_set", {"vehicle": "rust", "on": False}), {"rust": "Rust Bucket"}) == \
