@@ -636,13 +636,11 @@ def parse_looks(text: str) -> dict[str, float] | None:
         return None
     looks: dict[str, float] = {}
     for part in text.split(","):
-        kind, eq, weight = part.partition("=")
+        kind, _eq, weight = part.partition("=")
         try:
             looks[kind.strip()] = float(weight)
-        except ValueError:
+        except ValueError:  # (no "=" leaves no weight: "" is not a number either)
             raise ValueError(f"{part.strip()!r} is not LOOK=WEIGHT (e.g. marbled=3)") from None
-        if not eq:
-            raise ValueError(f"{part.strip()!r} is not LOOK=WEIGHT (e.g. marbled=3)")
     look_shares(looks)  # an unknown look or a weight not above 0 is named here
     return looks
 

@@ -76,7 +76,7 @@ def _any_colour(rng: np.random.Generator, lo: int = 0, hi: int = 256) -> BGR:
     return (float(v[0]), float(v[1]), float(v[2]))
 
 
-#: Each look's share of the dice drawn (two entries for opaque: plain and with coloured pips share one branch).
+#: Each look's share of the dice drawn (opaque listed twice: its share is the two together, 0.36).
 KINDS = ("opaque", "opaque", "dark_coloured", "translucent", "smoky", "marbled", "pearl")
 KIND_SHARES = (0.24, 0.12, 0.2, 0.14, 0.1, 0.12, 0.08)
 LOOKS = tuple(dict.fromkeys(KINDS))
