@@ -534,6 +534,24 @@ def test_finish_line_of_the_final_tile_wins():
     assert t.view("Ben").winner == "Ben"
 
 
+def test_a_bump_on_the_final_tile_is_placed_on_it_and_the_refusal_says_so():
+    """"Moving onto the finish line of the final tile ends the game: that player wins." [seed] A bump over the
+    line is not a win (docs/RULINGS.md): the refusal to scroll must not send the table to ``finish``, which is
+    refused while a bumped vehicle is placed (an audit: each refusal pointed to the other)."""
+    t = Table("Ana", "Ben", tiles=4, on_board=3)
+    t.roll()
+    t.ok("assign", vehicle="large", die=4)
+    t.ok("scroll", eliminated=[])
+    t.ok("move", spaces=4, occupied=[{"at": 4, "vehicle": "Ben/large"}])
+    t.ok("bump", bump="bump1", direction=1)
+    assert t.state.step is Step.PLACE and t.state.board.lead_is_final
+    said = t.no("scroll", eliminated=[])
+    assert "place the bumped vehicle" in said and "(finish)" not in said
+    assert "place the bumped vehicle" in t.no("finish")
+    t.ok("placed", moved="Ben/large")
+    assert t.state.step is not Step.GAME_OVER
+
+
 def test_last_player_standing_wins():
     """"(Also: last player standing wins. [V])\""""
     t = Table(("Ana", ["small"]), ("Ben", ["small", "medium"]))
