@@ -189,6 +189,24 @@ def test_reaching_top_left_moves_every_other_marker_right() -> None:
     assert any("top-left" in line for line in log)
 
 
+def test_a_leader_on_the_top_left_cell_who_crosses_again_moves_the_others_right() -> None:
+    """"When a marker reaches the top-left cell, every other marker moves one column right at once." A marker on
+    that cell cannot move up: its rider's crossing reaches it again (docs/RULINGS.md).  A rules audit: the
+    leader, 1st from the top-left cell, stayed there while the 2nd moved 5 rows and a bonus up: the lead of 11
+    rows fell to 5, the winner losing a minute to the rider behind it."""
+    m = new(teams=("red", "blue"), start=(0, 3), stages=2)
+    ok(m, rnd(("red.sprinteur", 5), ("blue.sprinteur", 3)))  # stage 1 as in the test above
+    assert cell(m, "red.sprinteur") == (0, 0) and cell(m, "blue.sprinteur") == (0, 5)
+    ok(m, rnd(("red.rouleur", 1), ("blue.rouleur", 1)))  # the stage's other riders cross
+    exhaust(m)
+    ok(m, rnd(("red.sprinteur", 5), ("blue.sprinteur", 5)))  # the leader wins again, the other 2nd
+    assert cell(m, "red.sprinteur") == (0, 0)
+    # one column right at once (the top-left rule), then 5 rows and the 2nd's 10 s up: as far behind as before
+    assert cell(m, "blue.sprinteur") == (0, 5)
+    log = m.live_events()[-1].data["log"]
+    assert sum(line.startswith("top-left rule:") for line in log) == 1  # once for the rider's round, its bonus too
+
+
 def test_first_and_second_get_a_ten_second_bonus() -> None:
     """"1st and 2nd of each stage get a 10-second bonus (one row up)." — 3rd gets none."""
     m = new(teams=("red", "blue"), start=(2, 3), stages=2)
