@@ -129,12 +129,16 @@ def finish_round(
 
     reached = False
     for rider, rows in crossed:
+        # a pack's first already on that cell does not arrive with its pack: the others move right before the
+        # pack-mates move up (after them, a pack-mate 5 rows behind the tour's leader took the leader's time)
+        stood = markers[rider].tracked and markers[rider].index == track.top_left
         arrived = up(rider, rows, f"crossed: {rows} row(s) up")
         if rider in bonus:
             arrived |= up(rider, bonus_rows, "1st/2nd bonus: 10 s up")
-        if arrived and not pack:
+        if arrived and (not pack or stood):
             top_left_rule()
-        reached |= arrived
+        else:
+            reached |= arrived
     if reached and pack:
         top_left_rule()
     return log

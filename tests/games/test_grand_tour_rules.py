@@ -207,6 +207,22 @@ def test_a_leader_on_the_top_left_cell_who_crosses_again_moves_the_others_right(
     assert sum(line.startswith("top-left rule:") for line in log) == 1  # once for the rider's round, its bonus too
 
 
+def test_a_pack_led_by_the_rider_on_the_top_left_cell_keeps_its_gaps() -> None:
+    """"If all riders who crossed are linked in an unbroken chain (a pack), they all take the time of the first
+    of them." - the same time for the stage, not the first's time for the tour: a pack-mate 5 rows behind the
+    leader on the top-left cell moved up beside it (the rule came after the pack, the mate already there)."""
+    m = new(teams=("red", "blue"), start=(0, 3), stages=2)
+    ok(m, rnd(("red.sprinteur", 5), ("blue.sprinteur", 3)))
+    ok(m, rnd(("red.rouleur", 1), ("blue.rouleur", 1)))
+    exhaust(m)
+    assert cell(m, "red.sprinteur") == (0, 0) and cell(m, "blue.sprinteur") == (0, 5)
+    ok(m, rnd(("red.sprinteur", 4), ("blue.sprinteur", 2), pack=True))  # both 4 rows and a bonus
+    assert cell(m, "red.sprinteur") == (0, 0)
+    # one column right at once, then the pack's 4 rows and the 2nd's 10 s: 6 rows behind (the rule's minute
+    # against the 5 rows the leader could not move), not on the leader's cell
+    assert cell(m, "blue.sprinteur") == (1, 0)
+
+
 def test_first_and_second_get_a_ten_second_bonus() -> None:
     """"1st and 2nd of each stage get a 10-second bonus (one row up)." — 3rd gets none."""
     m = new(teams=("red", "blue"), start=(2, 3), stages=2)
