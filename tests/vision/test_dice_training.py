@@ -124,7 +124,8 @@ def test_tray_looks_draw_the_looks_named_more_often_and_leave_the_benches_trays_
 
     def share(looks: dict[str, float] | None) -> float:
         rng = np.random.default_rng(21)
-        kinds = [_scheme(rng, looks)["kind"] for _ in range(3000)]
+        shares = None if looks is None else look_shares(looks)
+        kinds = [_scheme(rng, shares)["kind"] for _ in range(3000)]
         return sum(k in ("marbled", "smoky") for k in kinds) / len(kinds)
 
     assert share(None) == pytest.approx(0.22, abs=0.03)

@@ -622,12 +622,6 @@ def train_detector(data: Path, out: Path, folds: set[int], epochs: int, per_epoc
             "offset": {2: "gh", 3: "gw"}})
 
 
-def tray_looks() -> tuple[str, ...]:
-    from tools.dice_training.tray import LOOKS
-
-    return LOOKS
-
-
 def parse_looks(text: str) -> dict[str, float] | None:
     """``"marbled=3,smoky=3"`` as weights for ``tray.look_shares`` (checked there); "" is None."""
     from tools.dice_training.tray import look_shares
@@ -647,6 +641,8 @@ def parse_looks(text: str) -> dict[str, float] | None:
 
 def main(argv: list[str] | None = None) -> int:
     global SEED, TRAY_SHARE, READER_WIDTH, NULL_PICK, SMALL_MIN, HARD_PICK, TRAY_LOOKS
+    from tools.dice_training.tray import LOOKS
+
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("net", choices=["reader", "detector"])
     ap.add_argument("--data", required=True, type=Path)
@@ -679,7 +675,7 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"reader only: the lowest resolution a crop is taught at, times its own (default {SMALL_MIN})")
     ap.add_argument("--tray-looks", default="", metavar="LOOK=W,...",
                     help="the training trays' dice: each look named drawn W times as often (e.g. marbled=3,smoky=3; "
-                         "looks: " + ", ".join(tray_looks()) + ")")
+                         "looks: " + ", ".join(LOOKS) + ")")
     a = ap.parse_args(argv)
     try:
         TRAY_LOOKS = parse_looks(a.tray_looks)

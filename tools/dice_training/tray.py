@@ -96,10 +96,10 @@ def look_shares(looks: dict[str, float] | None) -> list[float]:
     return [share / sum(shares) for share in shares]
 
 
-def _scheme(rng: np.random.Generator, looks: dict[str, float] | None = None) -> dict:
-    """A die's look: body, pip colour, kind (opaque, translucent, marbled), pip geometry (``looks``: see
-    :func:`look_shares`; None draws the renderer's own shares, the benches' trays)."""
-    kind = str(rng.choice(list(KINDS), p=list(KIND_SHARES) if looks is None else look_shares(looks)))
+def _scheme(rng: np.random.Generator, shares: list[float] | None = None) -> dict:
+    """A die's look: body, pip colour, kind (opaque, translucent, marbled), pip geometry (``shares``: each
+    of :data:`KINDS`' share, :func:`look_shares`; None draws the renderer's own, the benches' trays)."""
+    kind = str(rng.choice(list(KINDS), p=list(KIND_SHARES) if shares is None else shares))
     second: BGR | None = None
     alpha = 1.0
     if kind == "opaque":
@@ -378,7 +378,8 @@ def render_tray(rng: np.random.Generator, *, size: tuple[int, int] | None = None
     img = _table(rng, h, w)
     walls = _walls(rng, h, w)
     floor = _floor_mask(h, w, walls)
-    sch = _scheme(rng, looks) if rng.random() < 0.5 else None  # half the frames: one set of dice
+    shares = None if looks is None else look_shares(looks)  # (once a frame, not once a die)
+    sch = _scheme(rng, shares) if rng.random() < 0.5 else None  # half the frames: one set of dice
     light_dir = rng.uniform(0, 2 * math.pi)
     out: list[TrayDie] = []
     placed: list[tuple[float, float, float]] = []
@@ -418,7 +419,7 @@ def render_tray(rng: np.random.Generator, *, size: tuple[int, int] | None = None
         else:
             continue
         value = int(rng.integers(1, 7))
-        sc = sch if sch is not None else _scheme(rng, looks)
+        sc = sch if sch is not None else _scheme(rng, shares)
         # the side faces a camera sees, from the frame's centre outward; a leaning die shows a big one
         vx, vy = (cx - w / 2) / max(w, h), (cy - h / 2) / max(w, h)
         lift = (float(vx * rng.uniform(0.1, 0.45)), float(vy * rng.uniform(0.1, 0.45)))
