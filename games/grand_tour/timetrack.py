@@ -115,23 +115,24 @@ def finish_round(
             if m.index != track.top_left:
                 move(track, markers, other, track.right(m.index), "shifted right (top-left rule)", log)
 
+    def on_top_left(rider: str) -> bool:
+        return markers[rider].tracked and markers[rider].index == track.top_left
+
     def up(rider: str, rows: int, why: str) -> bool:
         """Move ``rider`` ``rows`` up; True when it reaches the top-left cell: arrives there, or stands there
         already with rows still to go up.  A marker on that cell has no row above it, and the rule moves the
         others right instead (a rules audit: the tour's leader, winning the next stage from that cell, gained
         nothing and lost its lead to the runner-up's rows; docs/RULINGS.md)."""
-        m = markers[rider]
-        arrived = move(track, markers, rider, track.up(m.index, rows), why, log)
-        if not arrived and rows > 0 and m.tracked and m.index == track.top_left:
+        if rows > 0 and on_top_left(rider):
             log.append(f"{rider} is on the top-left cell with {rows} row(s) still to go up")
             return True
-        return arrived
+        return move(track, markers, rider, track.up(markers[rider].index, rows), why, log)
 
     reached = False
     for rider, rows in crossed:
         # a pack's first already on that cell does not arrive with its pack: the others move right before the
         # pack-mates move up (after them, a pack-mate 5 rows behind the tour's leader took the leader's time)
-        stood = markers[rider].tracked and markers[rider].index == track.top_left
+        stood = on_top_left(rider)
         arrived = up(rider, rows, f"crossed: {rows} row(s) up")
         if rider in bonus:
             arrived |= up(rider, bonus_rows, "1st/2nd bonus: 10 s up")
