@@ -98,6 +98,8 @@ def _team(state: GrandTourState, raw: Any) -> str:
 
 
 #: The keys of a setup file's top level.
+#: What a setup's [time_track] may give: the printed sheet's size and start cell (the seed fixes the rest).
+SHEET_KEYS = ("columns", "start_column", "start_row")
 SETUP_KEYS = ("stages", "teams", "specialties", "cooperation", "peloton", "time_track", "specialty")
 
 
@@ -157,8 +159,8 @@ class GrandTourGame:
         if not isinstance(override, Mapping):
             raise Illegal("[time_track] must be a table: columns, start_column, start_row")
         for key in override:
-            if key not in ("columns", "start_column", "start_row"):
-                meant = fields.did_you_mean(str(key), ("columns", "start_column", "start_row"))
+            if key not in SHEET_KEYS:
+                meant = fields.did_you_mean(str(key), SHEET_KEYS)
                 if meant or key not in tt:  # a misspelt key, not one of the seed's fixed facts
                     raise Illegal(f"[time_track] unknown key {fields.show(key)}{meant}; the keys here are columns, "
                                   "start_column, start_row")
@@ -173,7 +175,10 @@ class GrandTourGame:
         sc = _whole(tt["start_column"], "time_track start_column", 0, columns - 1)
         sr = _whole(tt["start_row"], "time_track start_row", 0, rows - 1)
         track = {"columns": columns, "rows": rows, "seconds_per_row": tt["seconds_per_row"],
-                 "start": sc * rows + sr, "known": bool(tt.get("known", False)) and not override}
+                 "start": sc * rows + sr,
+                 # the sheet's columns and start cell are the table's own: the data file's, marked known once the
+                 # owner copied them from the printed sheet, or all three given by the setup (else placeholders)
+                 "sheet_known": bool(tt.get("known", False)) or all(k in override for k in SHEET_KEYS)}
         scoring = {k: data[k] for k in ("stage_points", "final_time_points", "bonus_places", "bonus_rows", "max_squares")}
         return [Event("tour_set", {
             "stages": stages, "teams": teams, "specialties": specialties,
@@ -217,6 +222,7 @@ class GrandTourGame:
                 cards=tuple(Specialty(**c) for c in d["cards"]),
                 teams=tuple(Team(n) for n in d["teams"]),
                 riders=tuple(Rider(f"{n}.{role}", n, role, track.start) for n in d["teams"] for role in ROLES),
+                sheet_known=bool(t.get("sheet_known", True)),  # (a log from before the mark: not questioned)
                 phase=Phase.SPECIALTIES if d["specialties"] else Phase.RACING,
                 note="deal 2 specialties to each team" if d["specialties"] else "stage 1: race",
             )
@@ -256,7 +262,8 @@ class GrandTourGame:
             )
             order = state.order + tuple(c["rider"] for c in d["crossed"])
             note = "; ".join(d["log"][-3:])
-            return replace(state, riders=riders, order=order, round=d["round"], open_round=(), note=note)
+            return replace(state, riders=riders, order=order, round=d["round"], open_round=(), note=note,
+                           news=_sheet_news(state, d))
         if event.type == "stage_finished":
             teams = tuple(replace(t, points=t.points + d["points"].get(t.name, 0)) for t in state.teams)
             last = d["stage"] == state.stages
@@ -266,7 +273,7 @@ class GrandTourGame:
                 riders=tuple(replace(r, exhaustion=None, keep=None) for r in state.riders),
                 start_order=tuple(d.get("next_start_order", ())),
                 note=f"stage {d['stage']} won by {d['order'][0]}",
-                news=f"Stage {d['stage']} won by {rider_label(d['order'][0])}: " + ", ".join(
+                news=(f"{told}; " if told else "") + f"Stage {d['stage']} won by {rider_label(d['order'][0])}: " + ", ".join(
                     f"{team} +{pts} pt{'' if pts == 1 else 's'}" for team, pts in sorted(d["points"].items(),
                                                                            key=lambda tp: -tp[1]) if pts),
             )
@@ -435,7 +442,9 @@ class GrandTourGame:
         markers = {r.id: Marker(r.id, r.index, r.tracked) for r in state.riders}
         crossers = {rid for rid, _ in crossed}
         still = [r.id for r in state.riders if not r.crossed and r.id not in crossers]
-        log = finish_round(state.track, markers, still, moves, bonus, state.scoring.bonus_rows, pack=pack)
+        rule_by: list[str] = []
+        log = finish_round(state.track, markers, still, moves, bonus, state.scoring.bonus_rows, pack=pack,
+                           rule_by=rule_by)
         round_no = state.round + 1
         events = [Event("round_finished", {
             "stage": state.stage, "round": round_no, "pack": pack,
@@ -443,6 +452,11 @@ class GrandTourGame:
                         for (rid, sq), (_, rows) in zip(crossed, moves)],
             "cells": {rid: [m.index, m.tracked] for rid, m in markers.items()},
             "log": log,
+            # what the table is told of the sheet's edges (the gaps on the screens jump a minute, or a rider's time
+            # stops): each rider whose marker made the top-left rule move the others; the markers the bottom-right
+            # cell stopped
+            "top_left": rule_by,
+            "untracked": [r.id for r in state.riders if r.tracked and not markers[r.id].tracked],
         })]
         if not still:
             events += self._stage_end(state, markers, state.order + tuple(rid for rid, _ in crossed))
@@ -542,6 +556,22 @@ class GrandTourGame:
         """An event in the game's words for the game log (None: the log's plain reading will do); ``names``
         (vehicles' names by id) are not needed: this game's events say whom they name in words already."""
         return timeline_words(event)
+
+
+def _sheet_news(state: GrandTourState, round_data: Mapping[str, Any]) -> str:
+    """What every team is told when a round reaches the sheet's edges: the top-left rule ("every other marker
+    moves one column right at once": each gap to the leader grows by a minute) and the bottom-right cell (the
+    rider's time stops).  Both depend on the printed sheet's size and start cell, which the seed does not give:
+    on the data file's placeholders the table is told to give its own."""
+    said = []
+    for rider in round_data.get("top_left", ()):
+        said.append(f"{rider_label(rider)} on the top-left cell: every other marker moves one column right")
+    gone = list(round_data.get("untracked", ()))
+    if gone:
+        said.append(f"{', '.join(rider_label(r) for r in gone)} reached the bottom-right cell: no longer tracked")
+    if said and not state.sheet_known:
+        said.append("placeholder time sheet: give yours in the setup's [time_track]")
+    return "; ".join(said)
 
 
 def start_order(points: Mapping[str, int], index: Mapping[str, int], place: Mapping[str, int]) -> list[str]:

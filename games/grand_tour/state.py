@@ -86,6 +86,8 @@ class GrandTourState:
     #: what the last event decided that every team must be told (a stage's points, the cards a rider keeps,
     #: the tour's winner), in the rulebook's words; "" after any other event
     news: str = ""
+    #: whether the time sheet's columns and start cell are the table's own (False: the data file's placeholders)
+    sheet_known: bool = True
 
     def team(self, name: str) -> Team:
         return find(self.teams, "name", name)

@@ -92,12 +92,14 @@ def finish_round(
     bonus_rows: int,
     *,
     pack: bool = False,
+    rule_by: list[str] | None = None,
 ) -> list[str]:
     """The end of a round in which riders crossed the line; updates ``markers`` in place, returns the log.
 
     ``still_racing``: riders that have not crossed (they move one column right).  ``crossed``: (rider, rows
     up) in finishing order, the pack rule and the 5-square limit already applied.  ``bonus``: crossers who
     took 1st or 2nd place of the stage (one more row up each).  ``pack``: the crossers are one pack.
+    ``rule_by``: given, each rider whose marker on the top-left cell made the top-left rule apply is appended.
 
     "When a marker reaches the top-left cell, every other marker moves one column right at once": a rider
     crossing alone who reaches it shifts every other marker at once, the crossers still to move included (a
@@ -109,8 +111,10 @@ def finish_round(
     for rider in still_racing:
         move(track, markers, rider, track.right(markers[rider].index), "did not cross: one column right", log)
 
-    def top_left_rule() -> None:  # moving right never reaches the top-left cell: no rule follows from it
+    def top_left_rule(rider: str) -> None:  # moving right never reaches the top-left cell: no rule follows from it
         log.append("top-left rule: every marker not on the top-left cell moves one column right")
+        if rule_by is not None:
+            rule_by.append(rider)
         for other, m in list(markers.items()):
             if m.index != track.top_left:
                 move(track, markers, other, track.right(m.index), "shifted right (top-left rule)", log)
@@ -128,7 +132,7 @@ def finish_round(
             return True
         return move(track, markers, rider, track.up(markers[rider].index, rows), why, log)
 
-    reached = False
+    reached: str | None = None  # a pack's rider that reached the cell: the rule follows the pack's crossings
     for rider, rows in crossed:
         # a pack's first already on that cell does not arrive with its pack: the others move right before the
         # pack-mates move up (after them, a pack-mate 5 rows behind the tour's leader took the leader's time)
@@ -137,9 +141,9 @@ def finish_round(
         if rider in bonus:
             arrived |= up(rider, bonus_rows, "1st/2nd bonus: 10 s up")
         if arrived and (not pack or stood):
-            top_left_rule()
-        else:
-            reached |= arrived
-    if reached and pack:
-        top_left_rule()
+            top_left_rule(rider)
+        elif arrived and reached is None:
+            reached = rider
+    if reached is not None and pack:
+        top_left_rule(reached)
     return log

@@ -166,7 +166,11 @@ def timeline_words(event: Event) -> str | None:
         crossed = [f"{_place(int(c['place']))} {rider_label(str(c['rider']))} +{c['squares']}"
                    + (" (10 s bonus)" if c.get("bonus") else "") for c in d["crossed"]]
         pack = "; a pack: all take the first's time" if d.get("pack") else ""
-        return f"round {d['round']} at the line: {', '.join(crossed) or 'nobody crossed'}{pack}"
+        edges = "".join(f"; {rider_label(str(r))} on the top-left cell: every other marker one column right"
+                        for r in d.get("top_left", ()))
+        if d.get("untracked"):
+            edges += f"; {', '.join(rider_label(str(r)) for r in d['untracked'])} no longer tracked (bottom-right cell)"
+        return f"round {d['round']} at the line: {', '.join(crossed) or 'nobody crossed'}{pack}{edges}"
     if event.type == "stage_finished":
         points = sorted(d["points"].items(), key=lambda tp: -int(tp[1]))
         order = ", ".join(rider_label(str(r)) for r in d["order"])

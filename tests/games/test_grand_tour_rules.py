@@ -552,6 +552,53 @@ def test_a_rider_crossing_after_one_who_reached_the_top_left_cell_is_shifted_fir
     assert sum("reached the top-left cell" in line for line in log) == 1
 
 
+def test_the_table_is_told_when_a_marker_reaches_the_top_left_cell() -> None:
+    """"When a marker reaches the top-left cell, every other marker moves one column right at once." — every
+    team's gap to the leader grows by a minute; the screens showed only the new gaps, and the note that said why
+    was on no screen.  Every team is told, in the rule's words (on a sheet the setup gave: nothing more)."""
+    m = new(teams=("red", "blue"), start=(0, 3))
+    ok(m, rnd(("red.sprinteur", 5), ("blue.sprinteur", 3)))
+    assert m.state.news == "red Sprinteur on the top-left cell: every other marker moves one column right"
+    words = GAME.timeline_words(m.live_events()[-1])  # the game log's line
+    assert words is not None and words.endswith("; red Sprinteur on the top-left cell: every other marker one column "
+                                                "right"), words
+    ok(m, rnd(("red.rouleur", 0)))
+    assert "top-left" not in m.state.news  # told once
+
+
+def test_the_table_is_told_when_a_marker_reaches_the_bottom_right_cell() -> None:
+    """"A marker that reaches the bottom-right cell stops being tracked." — the rider's time stops growing on
+    every screen; now every team is told why."""
+    m = new(teams=("red", "blue"), columns=2, start=(1, 0))
+    ok(m, rnd(("red.sprinteur", 1)))
+    assert m.state.news.endswith("red Rouleur, blue Rouleur, blue Sprinteur reached the bottom-right cell: no longer "
+                                 "tracked"), m.state.news
+
+
+def test_an_edge_of_a_placeholder_sheet_says_the_sheet_is_a_placeholder() -> None:
+    """"When a marker reaches the top-left cell, every other marker moves one column right at once." — when
+    that happens depends on where "start" is printed, which the seed does not give: the data file's start cell
+    and columns are placeholders (rules/grand-tour.md: the sheet's layout is [?]).  A rule that fires on them is
+    said to, and where to give the table's own sheet; a setup that gives all three is the table's sheet."""
+    setup = {"stages": 1, "teams": ["red", "blue"], "time_track": {"start_column": 0, "start_row": 3}}
+    m = Match.begin(GAME, setup)  # the columns still the data file's placeholder
+    assert load_tour_data()["time_track"]["known"] is False and not m.state.sheet_known
+    ok(m, rnd(("red.sprinteur", 5)))
+    assert m.state.news == ("red Sprinteur on the top-left cell: every other marker moves one column right; "
+                            "placeholder time sheet: give yours in the setup's [time_track]")
+    assert new(start=(0, 3)).state.sheet_known
+    assert not Match.begin(GAME, {"stages": 1, "teams": ["red", "blue"]}).state.sheet_known
+
+
+def test_a_stage_won_onto_the_top_left_cell_tells_both() -> None:
+    """"When a marker reaches the top-left cell, every other marker moves one column right at once." and "Each
+    stage: 1st place 3 points, 2nd 2, 3rd 1." — a round that ends the stage tells the rule and the points."""
+    m = new(teams=("red", "blue"), start=(0, 3))
+    ok(m, rnd(("red.sprinteur", 5), ("blue.sprinteur", 3), ("red.rouleur", 1), ("blue.rouleur", 0)))
+    assert m.state.news.startswith("red Sprinteur on the top-left cell: every other marker moves one column right; "
+                                   "Stage 1 won by red Sprinteur"), m.state.news
+
+
 def test_prompts_refusals_and_notes_name_riders_and_cards_as_the_table_does():
     """A rules audit: the ids reached the screens and the log ("count exhaustion cards of red.rouleur", "red:
     keep 1 of 1, 2", "red.sprinteur takes specialty 1"), and a missing card read "not 'None'"."""
