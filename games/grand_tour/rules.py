@@ -97,9 +97,9 @@ def _team(state: GrandTourState, raw: Any) -> str:
     raise Illegal(f"team {fields.show(raw)} is not in this tour{_hint(raw, names)}; teams: {', '.join(names)}")
 
 
-#: The keys of a setup file's top level.
 #: What a setup's [time_track] may give: the printed sheet's size and start cell (the seed fixes the rest).
 SHEET_KEYS = ("columns", "start_column", "start_row")
+#: The keys of a setup file's top level.
 SETUP_KEYS = ("stages", "teams", "specialties", "cooperation", "peloton", "time_track", "specialty")
 
 
