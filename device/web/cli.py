@@ -170,7 +170,20 @@ def run_with_web(config: Any, appliance: Any, stop: Callable[[], bool],
                              config_source=config.config_option(),
                              calibration_path=config.vision.calibration, new_game=new_game).start()
         except OSError as exc:
-            raise _user_error(f"{config.source}: [web] {exc}") from None
+            # the table plays on without the page (a deploy audit: the port taken, or [web] host an address the
+            # network has not brought up yet, exited 2, which systemd does not restart: no game at all)
+            log(f"warning: the web page is off ({config.source}: [web] {config.web.host}:{config.web.port}: {exc}); "
+                "the table plays on without it: free the port or correct [web] host/port, then restart")
+            why = exc.strerror or str(exc)  # ("[Errno 98] " is for the journal: a footer has no room for it)
+            appliance.app.notify("web_off", f"WEB PAGE OFF: {config.web.host}:{config.web.port}: {why}; the game "
+                                 "goes on", None)
+            if started is not None:
+                started(None)
+            try:
+                appliance.app.run(stop=stop)
+            except KeyboardInterrupt:
+                pass
+            return 0
         def code_elsewhere() -> str | None:
             """The pairing code on a screen whose player is not at the table, when no one at the table has a
             working screen (an audit: a game begun from the phone with players who have no [[screens]], resumed

@@ -542,3 +542,46 @@ def test_two_confirms_at_once_save_one(table, monkeypatch):
     for t in threads:
         t.join()
     assert sorted(got) == [200, 409]
+
+
+def test_a_web_page_that_cannot_listen_leaves_the_table_playing_and_says_why(tmp_path, monkeypatch):
+    """A deploy audit: `run` with [web] enabled on a port another program holds (or a host address the network
+    has not brought up yet) exited 2, which the service does not restart: no game at the table at all.  The
+    table plays on without the page; the journal and every screen say why and what to do."""
+    import socket
+
+    from gpiozero.pins.mock import MockFactory
+
+    from device.cli_device import build_appliance
+    from device.config import WebConfig, parse_config
+    from device.web.cli import run_with_web
+
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    doc = {"game": {"name": "gaslands"}, "screens": [{"player": "Alice"}, {"player": "Bob", "address": 0x3D}],
+           "store": {"path": str(tmp_path / "games.sqlite")}}
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen(1)
+    port = taken.getsockname()[1]
+    config = dataclasses.replace(parse_config(doc, source="pitboard.toml"), web=WebConfig(True, "127.0.0.1", port))
+    factory = MockFactory()
+    appliance = build_appliance(config, pin_factory=factory, screen_backend="recording", log=lambda m: None)
+    steps: list[int] = []
+    logs: list[str] = []
+    services: list = []
+    shown: list[str] = []
+    try:
+        def stop() -> bool:  # a few steps of the loop, then what the screens were told
+            steps.append(1)
+            shown.extend(n.text for n in appliance.app.notices if n.kind == "web_off")
+            return len(steps) > 3
+
+        assert run_with_web(config, appliance, stop, logs.append, services.append) == 0
+    finally:
+        factory.reset()
+        taken.close()
+    assert services == [None] and len(steps) > 3  # the loop ran: the game is played without the page
+    (said,) = [line for line in logs if "web page is off" in line]
+    assert f"127.0.0.1:{port}" in said and "free the port or correct [web] host/port, then restart" in said
+    assert shown and shown[0].startswith(f"WEB PAGE OFF: 127.0.0.1:{port}: ") and shown[0].endswith("the game goes on")
+    assert "Errno" not in shown[0], shown[0]
