@@ -28,15 +28,38 @@ before the step it would act on (the camera moved the game on while the button w
 
 from __future__ import annotations
 
+import os
 import queue
+import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol
 
 Clock = Callable[[], float]
+
+
+def lgpio_workdir(env: MutableMapping[str, str] | None = None, cwd: str | None = None) -> str | None:
+    """Give lgpio a folder it can write, before gpiozero loads it; returns the folder set, or None.
+
+    lgpio (gpiozero's pin factory on a Pi 5) makes its notification pipes (``.lgd-nfy*``) in the current
+    folder, or in ``LG_WD`` when that is set.  Run as the service user from a folder it cannot write (a deploy
+    audit: ``sudo -u pitboard pitboard check`` from a Bookworm home folder, mode 0700), lgpio failed and every
+    button read "no GPIO on this machine".  When ``LG_WD`` is unset and the current folder is not writable,
+    ``LG_WD`` becomes the data folder (``PITBOARD_DATA``) if writable, else the temporary folder.  The service
+    itself runs in /var/lib/pitboard (its unit's ``WorkingDirectory``), which is writable."""
+    env = os.environ if env is None else env
+    if env.get("LG_WD"):
+        return None
+    here = os.getcwd() if cwd is None else cwd
+    if os.access(here, os.W_OK | os.X_OK):
+        return None
+    data = env.get("PITBOARD_DATA", "")
+    folder = data if data and os.path.isdir(data) and os.access(data, os.W_OK | os.X_OK) else tempfile.gettempdir()
+    env["LG_WD"] = folder
+    return folder
 
 #: The four panel buttons; player buttons are named ``p1`` .. ``p6`` in seat order.
 PANEL = ("next", "back", "select", "ok")
@@ -169,6 +192,7 @@ class ButtonPanel:
 
     def __init__(self, pins: Mapping[str, int], *, clock: Clock = time.monotonic, pin_factory: Any = None,
                  long_press_ms: int = 800, debounce_ms: int = 30) -> None:
+        lgpio_workdir()
         from gpiozero import Button  # imported here: `pitboard sim` never needs gpiozero's pin probing
 
         self.clock = clock

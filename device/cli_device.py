@@ -25,6 +25,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from device.buttons import lgpio_workdir
 from device.config import DEFAULT_PATH, ConfigError, PitboardConfig, ScreenConfig, load_config, salvage_screens
 
 #: SSD1306 / SH1106 / SSD1309 "no operation" command: a harmless write that the controller must ACK.
@@ -194,9 +195,19 @@ def probe_screen(screen: ScreenConfig, smbus_factory: Callable[[int], Any]) -> C
     return CheckLine("OK", part, "answers")
 
 
+def no_pin_factory(fallbacks: Sequence[str]) -> str:
+    """A check's words when gpiozero found no pin factory, with each factory's own reason (gpiozero says them
+    as warnings: "Falling back from lgpio: …"; hidden, a Pi 5 whose lgpio could not start said only "install
+    python3-lgpio", which was installed)."""
+    said = "; ".join(dict.fromkeys(f.strip() for f in fallbacks if f.strip()))
+    return ("no GPIO on this machine (gpiozero found no pin factory; on a Pi install python3-lgpio and add the user "
+            "to the gpio group)" + (f": {said}" if said else ""))
+
+
 def probe_buttons(config: PitboardConfig, pin_factory: Any = None) -> list[CheckLine]:
     """Claim each button's pin with the pull-up on, read its level, release it."""
     out: list[CheckLine] = []
+    lgpio_workdir()
     try:
         from gpiozero import Button
         from gpiozero.exc import BadPinFactory
@@ -210,12 +221,11 @@ def probe_buttons(config: PitboardConfig, pin_factory: Any = None) -> list[Check
             out.append(CheckLine("FAIL", part, "no GPIO on this machine (as above)"))
             continue
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
                 button = Button(pin, pull_up=True, pin_factory=pin_factory)
         except BadPinFactory:
-            no_gpio = ("no GPIO on this machine (gpiozero found no pin factory; on a Pi install "
-                       "python3-lgpio and add the user to the gpio group)")
+            no_gpio = no_pin_factory([str(w.message) for w in caught])
             out.append(CheckLine("FAIL", part, no_gpio))
             continue
         except Exception as exc:
@@ -943,6 +953,7 @@ def check_buttons_interactive(config: PitboardConfig, out: TextIO, *, pin_factor
     another GPIO). ``on_prompt(name, pin)`` runs after each request (tests press mock pins there).
     ``seated``: the players at the table; a player button beyond them is not asked for (SKIP): six optional
     P buttons in the shipped file, two players, and the owner waited out four timeouts for nothing."""
+    lgpio_workdir()
     try:
         from gpiozero import Button
         from gpiozero.exc import BadPinFactory
@@ -950,14 +961,14 @@ def check_buttons_interactive(config: PitboardConfig, out: TextIO, *, pin_factor
         return [CheckLine("FAIL", "buttons", "gpiozero is not installed")]
     pins = config.buttons.pins()
     claimed: dict[int, Any] = {}
+    caught: list[warnings.WarningMessage] = []
     try:
         for pin in pins.values():
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
                 claimed[pin] = Button(pin, pull_up=True, bounce_time=None, pin_factory=pin_factory)
     except BadPinFactory:
-        return [CheckLine("FAIL", "buttons", "no GPIO on this machine (gpiozero found no pin factory; on a Pi "
-                                             "install python3-lgpio and add the user to the gpio group)")]
+        return [CheckLine("FAIL", "buttons", no_pin_factory([str(w.message) for w in caught]))]
     except Exception as exc:
         for b in claimed.values():
             b.close()
