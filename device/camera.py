@@ -20,6 +20,7 @@ clock.  Nothing here sleeps or starts a thread: the loop decides when to call.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -102,8 +103,13 @@ class Picamera2Backend:
     def open(self) -> None:
         try:
             from picamera2 import Picamera2  # type: ignore[import-not-found]
-        except ImportError:
-            raise CameraError(PICAMERA2_MISSING) from None
+        except ImportError as exc:
+            if exc.name in (None, "picamera2"):
+                raise CameraError(PICAMERA2_MISSING) from None
+            # installed, but something it loads is not (a deploy audit: every such failure read "not installed")
+            raise CameraError(f"picamera2 is installed but could not be loaded ({exc}): reinstall it from Raspberry "
+                              "Pi OS (sudo apt install --reinstall python3-picamera2 python3-libcamera)") from None
+        cam: Any = None
         try:
             cam = Picamera2()
             config = cam.create_video_configuration(
@@ -114,6 +120,9 @@ class Picamera2Backend:
             cam.configure(config)
             cam.start()
         except Exception as exc:  # libcamera raises RuntimeError/IndexError when no camera is attached
+            if cam is not None:  # a camera that failed to configure or start is let go, or the next try finds it busy
+                with contextlib.suppress(Exception):
+                    cam.close()
             raise CameraError(f"the Pi camera did not start ({exc}); check the ribbon cable and "
                               "camera_auto_detect=1 in config.txt") from exc
         self._cam = cam

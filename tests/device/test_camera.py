@@ -402,3 +402,41 @@ def test_first_frame_waits_out_dropped_frames_and_always_closes() -> None:
     with pytest.raises(CameraError, match="no camera at index 0"):
         first_frame(cam, wait_s=0)
     assert cam.closed
+
+
+def test_picamera2_that_cannot_load_names_what_failed_and_a_camera_that_fails_is_let_go(tmp_path: Path,
+                                                                                      monkeypatch) -> None:
+    """A deploy audit: any ImportError read "picamera2 is not installed", also when it was and a module it
+    loads was not; and a camera that failed to configure was not closed (the next try could find it busy)."""
+    import sys
+
+    pkg = tmp_path / "site" / "picamera2"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("import libcamera_not_here_at_all\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    monkeypatch.delitem(sys.modules, "picamera2", raising=False)
+    with pytest.raises(CameraError) as info:
+        Picamera2Backend().open()
+    said = str(info.value)
+    assert said.startswith("picamera2 is installed but could not be loaded (No module named "
+                           "'libcamera_not_here_at_all')") and "apt install --reinstall python3-picamera2" in said
+
+    closed: list[bool] = []
+
+    class Broken:
+        def create_video_configuration(self, **_: object) -> dict:
+            return {}
+
+        def configure(self, _config: object) -> None:
+            raise RuntimeError("Camera frontend has timed out!")
+
+        def close(self) -> None:
+            closed.append(True)
+
+    fake = type(sys)("picamera2")
+    fake.Picamera2 = Broken  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "picamera2", fake)
+    with pytest.raises(CameraError) as info:
+        Picamera2Backend().open()
+    assert "the Pi camera did not start (Camera frontend has timed out!)" in str(info.value)
+    assert closed == [True]
