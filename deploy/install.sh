@@ -144,6 +144,15 @@ PYTHON=${PITBOARD_PYTHON:-/usr/bin/python3}
 [ -x "$PYTHON" ] || PYTHON=$(command -v python3 || true)
 
 CHANGES=0
+FIRMWARE_APPENDED=0
+
+# The configuration is still the shipped example, unedited: the service is not enabled or started on it (a deploy
+# audit: started on it, it began the example's game with Alice and Bob, which every later start resumed, the
+# owner's own players "not at this table").
+config_is_example() {
+    [ -f "$ETC/pitboard.toml" ] && [ -f "$REPO/firmware_config/pitboard.toml" ] &&
+        cmp -s "$ETC/pitboard.toml" "$REPO/firmware_config/pitboard.toml"
+}
 
 # ---------------------------------------------------------------------------------------------------
 # Helpers: every change to the machine goes through one of these, so --dry-run and the "nothing to do"
@@ -380,6 +389,11 @@ choose_lock() {
     [ "$USE_LOCK" -eq 1 ] || return 0
     tag=$("$PYTHON" -c 'import sys; print("py%d%d" % sys.version_info[:2])')
     arch=$(uname -m)
+    # A Pi 4/5 on the 32-bit OS runs a 64-bit kernel: uname says aarch64, but Python and every wheel are armhf
+    # (a deploy audit: pip then refused the aarch64 lock's wheels and blamed the network or a hash)
+    if [ "$arch" = aarch64 ] && command -v dpkg >/dev/null 2>&1 && [ "$(dpkg --print-architecture)" = armhf ]; then
+        die "this is the 32-bit Raspberry Pi OS (armhf) on a 64-bit kernel: Pitboard needs the 64-bit OS (arm64; onnxruntime, which reads the dice, has no 32-bit ARM build). Install Raspberry Pi OS (64-bit) and run this again"
+    fi
     LOCK=$REPO/deploy/requirements-$tag-$arch.lock
     if [ ! -f "$LOCK" ]; then
         die "no lock file for $tag on $arch (deploy/$(basename "$LOCK")): locks exist for $(cd "$REPO/deploy" && printf '%s ' requirements-py*.lock). Make one with deploy/lock, or run again with --no-lock to let pip pick the versions (no hashes)"
@@ -496,8 +510,14 @@ else
 fi
 
 # --- 6. i2c-dev at boot ----------------------------------------------------------------------------
-write_file "$MODULES_CONF" 0644 "# Written by Pitboard's deploy/install.sh: /dev/i2c-* for the OLED screens.
+# videodev and mc too: the unit's DeviceAllow=char-video4linux / char-media are looked up in /proc/devices when it
+# starts, and a group whose module udev had not loaded yet was left out for the service's whole life (a deploy
+# audit: a boot race that blocks the camera)
+write_file "$MODULES_CONF" 0644 "# Written by Pitboard's deploy/install.sh: /dev/i2c-* for the OLED screens, and the camera's
+# video4linux and media devices before the service starts.
 i2c-dev
+videodev
+mc
 "
 if [ "$SYSTEM" -eq 1 ] && [ -d /sys/module ] && [ ! -e /sys/module/i2c_dev ]; then
     run modprobe i2c-dev || warn "could not load i2c-dev now; it loads at the next boot"
@@ -540,6 +560,7 @@ else
         block=$'\n# Added by Pitboard (deploy/install.sh --firmware); see firmware_config/config.txt\n[all]\n'
         block+=$(printf '%s\n' "${missing_lines[@]}")
         CHANGES=$((CHANGES + 1))
+        FIRMWARE_APPENDED=1
         if [ "$DRY" -eq 1 ]; then
             printf '%s: would append to %s:\n%s\n' "$PROG" "$BOOT_CONFIG" "$block"
         else
@@ -563,16 +584,26 @@ else
 fi
 
 # --- 9. systemd ------------------------------------------------------------------------------------
+CHANGED_BEFORE_UNIT=$CHANGES
+EXAMPLE=0
+config_is_example && EXAMPLE=1
 if [ "$SYSTEM" -eq 1 ]; then
     if [ -d /run/systemd/system ]; then
         run systemctl daemon-reload
-        if ! systemctl is-enabled --quiet "$UNIT_NAME" 2>/dev/null; then
+        if [ "$EXAMPLE" -eq 1 ]; then
+            warn "$ETC/pitboard.toml is still the example (players Alice and Bob): $UNIT_NAME is not enabled or started on it, or it would begin the example's game and resume it at every start. Edit it for your table, then: sudo systemctl enable --now pitboard"
+        elif ! systemctl is-enabled --quiet "$UNIT_NAME" 2>/dev/null; then
             run systemctl enable --quiet "$UNIT_NAME"
         fi
-        if [ "$START" -eq 0 ]; then
+        if [ "$EXAMPLE" -eq 1 ]; then
+            :
+        elif [ "$START" -eq 0 ]; then
             say "not starting the service (--no-start): sudo systemctl restart pitboard"
         elif [ ! -e "$ETC/pitboard.toml" ]; then
             warn "not starting: $ETC/pitboard.toml does not exist yet"
+        elif [ "$CHANGED_BEFORE_UNIT" -eq 0 ] && systemctl is-active --quiet "$UNIT_NAME"; then
+            # a re-run that changed nothing does not stop a game under way (it would resume, but the table waits)
+            say "nothing changed: $UNIT_NAME keeps running (to restart it: sudo systemctl restart pitboard)"
         else
             say "restarting $UNIT_NAME"
             run systemctl restart "$UNIT_NAME"
@@ -581,6 +612,8 @@ if [ "$SYSTEM" -eq 1 ]; then
         # In a chroot or an image build systemd is not running: enable offline, start at next boot.
         if systemctl --root=/ is-enabled --quiet "$UNIT_NAME" 2>/dev/null; then
             say "systemd is not running here; $UNIT_NAME is enabled for the next boot"
+        elif [ "$EXAMPLE" -eq 1 ]; then
+            warn "$ETC/pitboard.toml is still the example (players Alice and Bob): $UNIT_NAME is not enabled for the next boot, or it would begin the example's game. Edit it for your table, then: sudo systemctl enable pitboard"
         else
             say "systemd is not running here: enabling $UNIT_NAME for the next boot"
             run systemctl --root=/ enable --quiet "$UNIT_NAME"
@@ -595,16 +628,30 @@ if [ "$DRY" -eq 1 ]; then
     exit 0
 fi
 say "done${ROOT:+ (under $ROOT)}: $CHANGES change(s) made."
-say "next: edit /etc/pitboard/pitboard.toml, run 'pitboard check --config /etc/pitboard/pitboard.toml',"
-say "      then follow the service with 'journalctl -u pitboard -f'"
+# the check as the service user (its groups, its data folder: the owner's login cannot read /etc/pitboard), with
+# the service stopped (screens, buttons and camera serve one program at a time)
+CHECK_AS="sudo -u $SERVICE_USER PITBOARD_DATA=/var/lib/pitboard pitboard check --config /etc/pitboard/pitboard.toml"
+if [ "$EXAMPLE" -eq 1 ]; then
+    say "next: edit /etc/pitboard/pitboard.toml for your table (players, screens, buttons, game),"
+    say "      check it: $CHECK_AS"
+    say "      then start it: sudo systemctl enable --now pitboard; follow it: journalctl -u pitboard -f"
+else
+    say "next: check the wiring: sudo systemctl stop pitboard; $CHECK_AS; sudo systemctl start pitboard"
+    say "      then follow the service with 'journalctl -u pitboard -f'"
+fi
 
 # --- 10. the interactive wiring check (offered) ----------------------------------------------------
 # With someone at the table: each player's name on their screen to confirm, each button pressed in turn
 # (which GPIO answered), the camera's view saved with the calibration drawn. Run as the service user, so
 # its groups (gpio i2c video) are what is tested, with the service stopped (one program per device).
-CHECK_CMD="sudo systemctl stop pitboard; sudo -u $SERVICE_USER PITBOARD_DATA=/var/lib/pitboard pitboard check --interactive --config /etc/pitboard/pitboard.toml; sudo systemctl start pitboard"
+CHECK_CMD="sudo systemctl stop pitboard; sudo -u $SERVICE_USER PITBOARD_DATA=/var/lib/pitboard pitboard check --interactive --config /etc/pitboard/pitboard.toml"
+# (on the unedited example the service is not started afterwards: see section 9)
+[ "$EXAMPLE" -eq 1 ] || CHECK_CMD+="; sudo systemctl start pitboard"
 if [ "$OFFER_CHECK" -eq 0 ]; then
     :
+elif [ "$SYSTEM" -eq 1 ] && { [ "$FIRMWARE_APPENDED" -eq 1 ] || [ ! -e /dev/i2c-1 ]; }; then
+    # the screens answer only once I2C is on, at the next boot: offered now, every screen FAILed "then reboot"
+    say "after the reboot that turns I2C on (sudo reboot), check the wiring with you at the table: $CHECK_CMD"
 elif [ "$SYSTEM" -eq 1 ] && [ "$VENV" -eq 1 ] && [ -x "$VENV_DIR/bin/pitboard" ] && [ -e "$ETC/pitboard.toml" ] &&
     [ -t 0 ] && [ -t 1 ]; then
     answer=

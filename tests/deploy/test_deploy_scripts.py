@@ -201,6 +201,34 @@ def test_the_interactive_wiring_check_is_offered_at_the_end(repo: Path, root: Pa
     assert "check --interactive" not in ok(install(repo, root, "--dry-run")).stdout
 
 
+def test_on_the_unedited_example_the_service_is_left_off_and_the_next_steps_say_so(repo: Path, root: Path) -> None:
+    """A deploy audit: the installer started the service on the example config it had just copied, which began the
+    example's game (Alice and Bob); every later start resumed it, the owner's own players "not at this table".
+    On the unedited example the service is neither enabled nor started, and the next steps say edit, check (as the
+    service user: the owner's login cannot read /etc/pitboard), then enable; once edited, stop, check, start."""
+    first = ok(install(repo, root)).stdout
+    assert "next: edit /etc/pitboard/pitboard.toml for your table" in first
+    assert ("check it: sudo -u pitboard PITBOARD_DATA=/var/lib/pitboard pitboard check --config "
+            "/etc/pitboard/pitboard.toml") in first
+    assert "then start it: sudo systemctl enable --now pitboard" in first
+    last = first.rstrip().splitlines()[-1]
+    assert "check --interactive" in last and "systemctl start pitboard" not in last  # not started on the example
+    config = root / "etc/pitboard/pitboard.toml"
+    config.write_text(config.read_text() + "\n# my table\n")
+    again = ok(install(repo, root)).stdout
+    assert "edit /etc/pitboard/pitboard.toml for your table" not in again
+    assert ("next: check the wiring: sudo systemctl stop pitboard; sudo -u pitboard PITBOARD_DATA=/var/lib/pitboard "
+            "pitboard check --config /etc/pitboard/pitboard.toml; sudo systemctl start pitboard") in again
+    assert again.rstrip().splitlines()[-1].endswith("; sudo systemctl start pitboard")
+
+
+def test_the_camera_modules_load_at_boot_before_the_service(repo: Path, root: Path) -> None:
+    """A deploy audit: the unit's DeviceAllow=char-video4linux / char-media are looked up when it starts; a
+    module udev had not loaded yet left the camera blocked for the service's life."""
+    ok(install(repo, root))
+    assert active_lines((root / "etc/modules-load.d/pitboard.conf").read_text()) == ["i2c-dev", "videodev", "mc"]
+
+
 def test_existing_owner_config_is_never_overwritten(repo: Path, root: Path) -> None:
     owner = root / "etc/pitboard/pitboard.toml"
     owner.parent.mkdir(parents=True)
