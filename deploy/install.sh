@@ -478,7 +478,7 @@ if [ "$VENV" -eq 1 ]; then
                 build=$(mktemp -d)
                 trap 'rm -rf "$build"' EXIT
                 tar -C "$REPO" --exclude=.git --exclude=out --exclude=build --exclude='*.egg-info' \
-                    --exclude=__pycache__ --exclude=.venv --exclude=tests -cf - . | tar -C "$build" -xf -
+                    --exclude=__pycache__ --exclude='.venv*' --exclude=.mypy_cache --exclude=.ruff_cache --exclude=.pytest_cache --exclude=tests -cf - . | tar -C "$build" -xf -
                 if [ -n "$LOCK" ]; then
                     install_locked "$build"
                 else
