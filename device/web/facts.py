@@ -76,14 +76,34 @@ def packaged(game: str) -> dict[str, Any]:
     raise ValueError(f"{game!r} has no facts edited here; games are {', '.join(GAMES)}")
 
 
+#: The tables a facts file may hold, and their shape: "rows" a table of tables ([vehicle_types.big_rig]), "table"
+#: one table ([time_track]), "cards" a list of tables ([[specialty]]).
+SHAPES = {"vehicle_types": "rows", "commands": "rows", "time_track": "table", "specialty": "cards"}
+_SHAPE_WORDS = {"rows": "a table of tables ([{key}.NAME])", "table": "a table ([{key}])",
+                "cards": "a list of cards ([[{key}]], two brackets)"}
+
+
 def read_facts(path: Path) -> tuple[dict[str, Any], str]:
-    """The saved facts (empty when none) and a problem with the file ("" when none)."""
+    """The saved facts (empty when none) and a problem with the file ("" when none).  A file of the wrong shape (a
+    hand edit: ``[specialty]`` for ``[[specialty]]``) is a problem named here, not a 500 on the Rule facts page and
+    a refusal of every Grand Tour setup that named neither the file nor the line (a web audit)."""
     if not path.exists():
         return {}, ""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         return {}, f"{path} cannot be read ({exc}); saving the facts here writes it anew"
+    for key, value in data.items():
+        shape = SHAPES.get(key)
+        if shape is None:
+            return {}, (f"{path}: [{key}] is not a table of rule facts ({', '.join(SHAPES)}); saving the facts here "
+                        "writes it anew")
+        fits = (isinstance(value, dict) and all(isinstance(v, dict) for v in value.values()) if shape == "rows" else
+                isinstance(value, dict) if shape == "table" else
+                isinstance(value, list) and all(isinstance(c, dict) for c in value))
+        if not fits:
+            return {}, (f"{path}: {key} must be {_SHAPE_WORDS[shape].format(key=key)}; saving the facts here writes "
+                        "it anew")
     return data, ""
 
 
@@ -197,12 +217,25 @@ def as_typed(game: str, path: Path, form: Mapping[str, str]) -> tuple[list[tuple
     return values, cards
 
 
-def facts_from_form(game: str, form: Mapping[str, str]) -> dict[str, Any]:
-    """The setup tables the form fills in: only the facts not left unknown, and (Grand Tour) the cards."""
+def facts_from_form(game: str, form: Mapping[str, str], saved: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The setup tables the form fills in: only the facts not left unknown, and (Grand Tour) the cards.  A fact or
+    a card's field the form does not send keeps its ``saved`` value (a web audit: a cut-off form wrote a file of
+    its header alone, every saved fact erased, and said "Facts saved"); a form with none of them is refused."""
+    saved = saved or {}
     out: dict[str, Any] = {}
     base = packaged(game)
+    fields = [fact.field for fact in FACTS[game]] + [k for k in form if k.startswith("card.")]
+    if not any(f in form for f in fields):
+        raise ValueError("the facts were not saved: the form sent none of them (cut off on the way?); reload the "
+                         "page and save again")
     for fact in FACTS[game]:
         if fact.field not in form:
+            kept = _get(saved, fact.path)
+            if kept is not None:
+                node = out
+                for part in fact.path[:-1]:
+                    node = node.setdefault(part, {})
+                node[fact.path[-1]] = kept
             continue
         value = parse(fact, form[fact.field])
         if value == UNKNOWN and _get(base, fact.path) in (UNKNOWN, None):
@@ -217,7 +250,9 @@ def facts_from_form(game: str, form: Mapping[str, str]) -> dict[str, Any]:
     if game == "grand_tour":
         cards = []
         changed = False
-        for card in base["specialty"]:
+        mine = {str(c.get("id")): c for c in saved.get("specialty", ()) if isinstance(c, Mapping)}
+        for packed in base["specialty"]:
+            card = {**packed, **mine.get(str(packed["id"]), {})}  # the saved card's fields over the packaged ones
             cid = str(card["id"])
             name = form.get(f"card.{cid}.name", str(card.get("name", ""))).strip() or str(card.get("name", ""))
             timing = form.get(f"card.{cid}.timing", str(card.get("timing", UNKNOWN))).strip()
@@ -226,7 +261,7 @@ def facts_from_form(game: str, form: Mapping[str, str]) -> dict[str, Any]:
             text = form.get(f"card.{cid}.text", str(card.get("text", ""))).strip()
             known = timing != UNKNOWN and bool(text) and not text.startswith("[?]")
             new = {"id": card["id"], "name": name, "timing": timing, "text": text, "known": known}
-            changed |= any(new[k] != card.get(k) for k in ("name", "timing", "text"))
+            changed |= any(new[k] != packed.get(k) for k in ("name", "timing", "text"))
             cards.append(new)
         if changed:
             out["specialty"] = cards
@@ -288,7 +323,8 @@ def save_facts(game: str, path: Path, form: Mapping[str, str]) -> str:
 
     if game not in GAMES:
         raise ValueError(f"{game!r} has no facts edited here; games are {', '.join(GAMES)}")
-    facts = facts_from_form(game, form)
+    saved, problem = read_facts(path)  # (a damaged file: the form's facts are written anew, as the page says)
+    facts = facts_from_form(game, form, {} if problem else saved)
     check_facts(game, facts)
     text = facts_toml(game, facts)
     if tomllib.loads(text) != facts:  # what is read back is what was checked

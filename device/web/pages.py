@@ -568,13 +568,15 @@ def chart_page(chart: dict[str, list[str]], saved: dict[str, list[str]], statuse
 
 def fire_section(faces: Sequence[dict[str, Any]], effects: Sequence[str], csrf: str, where: str,
                  message: str = "") -> str:
+    from device.web.setup import MAX_FIRE_MOVES  # the save's own bound (max=12 here made a saved 13 unsendable)
+
     rows = []
     for f in faces:
         label = str(f.get("label", ""))
         opts = options(effects, f.get("effect"))
         rows.append(f'<tr><th>{esc(label)}</th><td class="{esc(f.get("effect"))}"><select name="{esc(label)}.effect" '
                     f'id="fire-{esc(label)}-effect">{opts}</select></td><td><input name="{esc(label)}.moves" '
-                    f'id="fire-{esc(label)}-moves" type=number min=0 max=12 value="{int(f.get("moves", 0) or 0)}">'
+                    f'id="fire-{esc(label)}-moves" type=number min=0 max={MAX_FIRE_MOVES} value="{int(f.get("moves", 0) or 0)}">'
                     f"</td></tr>")
     msg = f'<p class="ok" id="fire-message">{esc(message)}</p>' if message else ""
     return (f"<h2>Thunder Road: the Fire die</h2><p>What each face does is not in the sources: <i>unknown</i> asks "

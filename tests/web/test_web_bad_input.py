@@ -182,6 +182,13 @@ def test_fire_die_moves_out_of_any_range_are_refused(table):
     assert not fire.exists()
     ok = client.post("/rules/fire", data={"csrf": token, "fire1.effect": "moves", "fire1.moves": "2"})
     assert ok.status_code == 200 and fire.exists()
+    # a value the save takes is one the form lets the browser send again (max=12 in the form made a saved 13 block
+    # every later Save of the Fire die: a web audit)
+    ok = client.post("/rules/fire", data={"csrf": token, "fire1.effect": "moves", "fire1.moves": "13"})
+    assert ok.status_code == 200
+    page = client.get("/rules", headers=HTML).text
+    (field,) = re.findall(r'<input name="fire1.moves"[^>]*>', page)
+    assert 'value="13"' in field and "max=200" in field, field
 
 
 def test_a_page_pasted_into_a_fact_is_not_quoted_back_whole(table):
@@ -363,3 +370,40 @@ def test_no_page_gives_two_elements_one_id_and_a_refused_facts_save_opens_at_its
         assert len(ids) == len(set(ids)), (where, sorted({i for i in ids if ids.count(i) > 1}))
     rules = client.get("/rules", headers=HTML).text
     assert 'action="/rules/facts/thunder_road#facts-thunder_road-message"' in rules
+
+
+def test_a_hand_edited_facts_file_of_the_wrong_shape_is_named_not_a_500(table):
+    """A web audit: ``[specialty]`` typed for ``[[specialty]]`` in the Grand Tour facts file made the whole Rule
+    facts page a 500 (the Gaslands chart and the Fire die with it), and every Grand Tour setup was refused with
+    words that named neither the file nor the slip.  The page names the file and what its table must be."""
+    client, token = paired_client(table)
+    facts = table.store.path.parent / "grand_tour-facts.toml"  # beside the chart the page saves
+    facts.write_text('[specialty]\nid = "1"\nname = "Breakaway"\n', encoding="utf-8")
+    r = client.get("/rules", headers=HTML)
+    assert r.status_code == 200
+    assert "specialty must be a list of cards ([[specialty]], two brackets); saving the facts here writes it anew" \
+        in r.text.replace("&#x27;", "'")
+    assert facts.read_text(encoding="utf-8").startswith("[specialty]")  # read, not rewritten
+    facts.write_text("specialty = 3\n", encoding="utf-8")
+    assert client.get("/rules", headers=HTML).status_code == 200
+
+
+def test_a_facts_form_missing_its_fields_keeps_the_saved_facts(table):
+    """A web audit: a facts form sent with none of its fields (cut off on the way, a stale page) wrote a file of
+    its header alone and said "Facts saved": every fact the owner had entered was gone.  A form with none is
+    refused and the file kept; a form with some keeps the saved values of the others."""
+    client, token = paired_client(table)
+    facts = table.store.path.parent / "thunder_road-facts.toml"
+    r = client.post("/rules/facts/thunder_road", data={"csrf": token, "vehicle_types.big_rig.damage_slots": "3",
+                                                       "commands.nitro.adds_moves": "die"})
+    assert r.status_code in (200, 303), r.text[-400:]
+    saved = facts.read_text(encoding="utf-8")
+    assert "damage_slots = 3" in saved and 'adds_moves = "die"' in saved
+    r = client.post("/rules/facts/thunder_road", data={"csrf": token})
+    assert r.status_code == 400
+    assert "the form sent none of them (cut off on the way?); reload the page and save again" in r.text
+    assert facts.read_text(encoding="utf-8") == saved
+    r = client.post("/rules/facts/thunder_road", data={"csrf": token, "commands.nitro.adds_moves": "2"})
+    assert r.status_code in (200, 303), r.text[-400:]
+    again = facts.read_text(encoding="utf-8")
+    assert "damage_slots = 3" in again and "adds_moves = 2" in again
