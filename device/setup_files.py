@@ -101,9 +101,16 @@ def toml_mistake(exc: Exception, text: str) -> str:
     shown = _without_comment(line)
     shown = shown if len(shown) <= 60 else shown[:57] + "..."
     bare = re.fullmatch(r"([A-Za-z0-9_.-]+)\s*=\s*([^\"'\[{#\s][^#]*?)\s*(#.*)?", line)
+    curly = "\u201c\u201d\u2018\u2019"  # a phone keyboard's “smart” quotes
+    if what == "Invalid value" and not bare and any(c in _without_comment(line) for c in curly):
+        # inside a list or a table on one line (teams = [“red”, “blue”]): the general words named no quotes (a web
+        # audit: an iPhone types them)
+        plain = _without_comment(line).translate({ord(c): '"' for c in "\u201c\u201d"} | {ord(c): "'" for c in "\u2018\u2019"})
+        plain = plain if len(plain) <= 60 else plain[:57] + "..."
+        return (f"line {number} ({shown}): “ and ” are not quotes in TOML (a phone keyboard types them): write "
+                f"straight quotes: {plain}")
     if what == "Invalid value" and bare:
         key, value = bare.group(1), bare.group(2)
-        curly = "\u201c\u201d\u2018\u2019"  # a phone keyboard's “smart” quotes
         if value[:1] in curly:  # they are no quotes to TOML: the advice must not wrap them in more
             plain = value.strip(curly)
             return (f"line {number} ({shown}): “ and ” are not quotes in TOML (a phone keyboard types them): "

@@ -533,7 +533,7 @@ def setup_page(game: str, games: Sequence[str], text: str, csrf: str, message: s
             # the box to tick lay a screen further down, under the text box
             f"{replace}"
             f'<p class=warn id=draft-note hidden>Your unsent typing is back (kept by this phone); Example starts '
-            f'again from the example.</p><textarea name=setup id=setup spellcheck=false wrap=off autocapitalize=off autocomplete=off data-game="{esc(game)}"'
+            f'again from the example.</p><textarea name=setup id=setup spellcheck=false wrap=off autocapitalize=off autocomplete=off autocorrect=off data-game="{esc(game)}"'
             f'{" data-restore=1" if restore else ""}>{esc(text)}</textarea>'
             f"<button type=submit name=action value=check id=check>Check</button> {start}</form>")
     return layout("New game", body, here="/setup", script="setup.js")

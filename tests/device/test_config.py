@@ -233,6 +233,9 @@ def test_a_direct_and_a_muxed_screen_apart_by_bus_or_address_are_accepted(second
     # an audit: a lone carriage return was "Expected newline ...", the invisible character not named, the line
     # shown the wrong one (the line count split at it)
     ('player = "Alice"\r\r\naddress = 0x3C', ['line 2: an invisible carriage-return character stands inside the line']),
+    # a web audit: a phone's curly quotes inside a list got the general words, which named no quotes
+    ('player = "Alice"\nport = [\u201c1\u201d]', ['line 3 (port = [\u201c1\u201d]): \u201c and \u201d are not quotes in TOML',
+                                          'write straight quotes: port = ["1"]']),
 ])
 def test_a_toml_mistake_names_the_line_says_what_is_wrong_and_how_to_mend_it(line: str, expected: list[str],
                                                                             tmp_path: Path) -> None:
