@@ -329,6 +329,13 @@ SETUP_JS = """
   function keep(){ try { sessionStorage.setItem(key, box.value); } catch (e) {} }
   keep();
   box.addEventListener('input', keep);
+  // Example replaces the box and the draft kept for it: typing not yet checked is asked about first (a web
+  // audit: one tap beside the game list lost a table typed on a phone, for good)
+  var example = document.getElementById('example');
+  if (example) example.addEventListener('click', function(ev){
+    if (box.value.trim() && box.value !== box.defaultValue &&
+        !window.confirm('Replace what you typed with the example? (Cancel keeps it)')) ev.preventDefault();
+  });
 })();
 """
 

@@ -118,10 +118,20 @@ def test_a_setup_being_typed_survives_a_reload(served, phone):
     phone.get(served.url + "setup")  # New game again
     wait_for(lambda: "XYZ" in phone.find_element(By.ID, "setup").get_attribute("value"), what="the checked text")
     phone.find_element(By.ID, "example").click()  # Example: starts again from the example, kept as such
+    phone.switch_to.alert.accept()  # (the box holds the phone's draft, not the page as sent: asked first)
     wait_for(lambda: "XYZ" not in phone.find_element(By.ID, "setup").get_attribute("value"), what="the example")
     phone.refresh()
     wait_for(lambda: phone.find_element(By.ID, "setup").get_attribute("value").strip(), what="the box")
     assert "XYZ" not in phone.find_element(By.ID, "setup").get_attribute("value")
+    # typing not yet checked: Example asks first (a web audit: one tap lost it for good), and Cancel keeps it
+    phone.find_element(By.ID, "setup").send_keys("\n# more QQQ\n")
+    phone.find_element(By.ID, "example").click()
+    phone.switch_to.alert.dismiss()
+    time.sleep(0.5)
+    assert "QQQ" in phone.find_element(By.ID, "setup").get_attribute("value")
+    phone.find_element(By.ID, "example").click()
+    phone.switch_to.alert.accept()
+    wait_for(lambda: "QQQ" not in phone.find_element(By.ID, "setup").get_attribute("value"), what="the example")
 
 
 def test_a_double_tap_on_ok_or_back_acts_once(served, phone):
