@@ -16,6 +16,7 @@ from __future__ import annotations
 import hmac
 import secrets
 import time
+import unicodedata
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -77,7 +78,9 @@ class Pairing:
         wait = self.retry_after(client)
         if wait > 0:
             return None, f"too many wrong codes: wait {int(wait) + 1} s, then type the code on player 1's screen"
-        typed = "".join(ch for ch in str(code) if not ch.isspace())
+        # a phone set to another script types its own digits (١٦١٠١٩, full-width １６１…): the same code (a web audit)
+        typed = "".join(str(unicodedata.digit(ch)) if ch.isdigit() and unicodedata.digit(ch, None) is not None
+                        else ch for ch in str(code) if not ch.isspace())
         if not hmac.compare_digest(typed.encode(), self.code.encode()):
             now = self.clock()
             self._fails.setdefault(client, deque()).append(now)

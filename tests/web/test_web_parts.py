@@ -348,3 +348,7 @@ def test_a_wrong_pairing_code_is_told_as_it_is() -> None:
         session, message = p.pair(f"client-{typed}", typed)
         assert session is None and message.startswith(said), message
     assert p.pair("other", " 651 450 ")[0] is not None  # spaces are no mistake
+    # a phone set to Arabic or a full-width keyboard types the same code in its own digits (a web audit)
+    assert p.pair("arabic", "\u0666\u0665\u0661\u0664\u0665\u0660")[0] is not None
+    assert p.pair("wide", "\uff16\uff15\uff11\uff14\uff15\uff10")[0] is not None
+    assert p.pair("arabic-wrong", "\u0661\u0662\u0663\u0664\u0665\u0666")[1].startswith("123456: not the code;")
