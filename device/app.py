@@ -83,6 +83,10 @@ ALERT_PIECE_S = 2.0
 BLINK_S = 0.5
 #: After this long without a press the chooser's screen shows their dashboard again.
 MENU_IDLE_S = 20.0
+#: Buttons whose first press while the dashboard shows only brings the menu back.  BACK too (an audit: BACK
+#: pressed on a dashboard undid the player before's move, a decision the presser could not see); NEXT is the
+#: step's usual way on, meant to be pressed without the menu (README, "NEXT"), and a held BACK is a deliberate undo.
+WAKE_BUTTONS = ("select", "ok", "back")
 
 
 class Displays(Protocol):
@@ -532,8 +536,10 @@ class App:
         if self.cursor is None:
             return None
         keys = plan(self.cursor, path, reopened=self._reopened)
-        if keys and not self.menu_shown and keys[0] in ("select", "ok"):
-            keys = ["select", *keys]  # the dashboard is showing: the first SELECT only brings the menu back
+        if keys and not self.menu_shown and keys[0].removesuffix("_long") in WAKE_BUTTONS:
+            # the dashboard is showing: the first SELECT only brings the menu back (a held SELECT too: a plan that
+            # began with one landed a level off, and recorded another car's damage: an audit)
+            keys = ["select", *keys]
         return keys
 
     def press_key(self) -> str:
@@ -602,7 +608,7 @@ class App:
         if self.entry is not None:
             self._entry_button(name, long, now)
             return
-        if not self.menu_shown and name in ("select", "ok"):
+        if not self.menu_shown and name in WAKE_BUTTONS:
             self.menu_shown = True  # the dashboard was showing: this press only brings the menu back
             return
         self.menu_shown = True
@@ -1072,7 +1078,8 @@ class App:
         """Whether BACK now undoes the last decision: no legend, no dice entry, the menu at its top (deeper, BACK
         only closes a list)."""
         cursor = self.cursor
-        return self.legend is None and self.entry is None and (cursor is None or len(cursor.levels) <= 1)
+        return (self.legend is None and self.entry is None and self.menu_shown
+                and (cursor is None or len(cursor.levels) <= 1))
 
     def _is_news(self, text: str) -> bool:
         return any(n.kind == "news" and n.text == text for n in self.notices)

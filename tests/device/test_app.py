@@ -526,6 +526,23 @@ def test_idle_shows_the_dashboard_and_a_press_only_wakes_the_menu(tmp_path: Path
     assert rig.screens.shows_page("Ann")  # a new step shows its menu
 
 
+def test_back_on_the_dashboard_only_wakes_the_menu_and_undoes_nothing(tmp_path: Path) -> None:
+    """An audit (Thunder Road, 4 players): BACK pressed on an idle dashboard undid the player before's move, a
+    decision the presser could not see ("UNDONE: Ana: Move › Moved 3" on every screen).  The first BACK only
+    brings the menu back; the next, with the menu in view, undoes; a held BACK is a deliberate undo."""
+    rig = Rig(tmp_path)
+    rig.step("ok", "ok")  # a decision to undo
+    decided = rig.app.match.undoable
+    assert decided >= 1 and rig.app.back_undoes
+    rig.t += MENU_IDLE_S + 1
+    rig.step()
+    assert not rig.app.menu_shown and not rig.app.back_undoes  # the phone asks nothing of a BACK that only wakes
+    assert rig.step("back") == [] and rig.app.match.undoable == decided and rig.app.menu_shown
+    assert rig.screens.shows_page("Ann")
+    rig.step("back")
+    assert rig.app.match.undoable == decided - 1  # in view, BACK at the top undoes
+
+
 def test_refusal_is_shown_with_the_rules_reason(tmp_path: Path) -> None:
     rig = Rig(tmp_path)
     rig.step()
@@ -1125,6 +1142,20 @@ def test_a_plan_made_while_the_dashboard_shows_counts_the_press_that_brings_the_
     assert keys is not None and keys[0] == "select"
     sent = rig.press(*keys)
     assert sent and sent[-1] == leaf.command.to_json()
+
+
+def test_a_plan_that_begins_with_a_held_select_counts_the_wake_up_press_too(tmp_path: Path, monkeypatch) -> None:
+    """An audit: a plan whose first key was a held SELECT, made while the dashboard showed, had its held SELECT
+    swallowed by the wake-up and landed a level off (another car's damage recorded)."""
+    import device.app as app_module
+
+    rig = Rig(tmp_path)
+    rig.t += MENU_IDLE_S + 1
+    rig.step()
+    monkeypatch.setattr(app_module, "plan", lambda cursor, path, reopened=False: ["select_long", "ok"])
+    assert rig.app.plan(("anything",)) == ["select", "select_long", "ok"]
+    monkeypatch.setattr(app_module, "plan", lambda cursor, path, reopened=False: ["back", "ok"])
+    assert rig.app.plan(("anything",)) == ["select", "back", "ok"]
 
 
 
