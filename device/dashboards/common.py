@@ -501,7 +501,7 @@ NOTICE_TITLES = {"refused": "REFUSED", "camera_down": "CAMERA OFF", "camera_back
                  "template_seen": "TEMPLATE", "hazard_mismatch": "HAZARDS", "token_zone": "HAZARDS",
                  "files": "FILES", "screen": "SCREEN OFF", "store": "GAME LOG", "resumed": "RESUMED",
                  "not_recorded": "NOT RECORDED", "recorded": "RECORDED", "undone": "UNDONE", "roll": "ROLL", "news": "NOTE",
-                 "not_started": "NOT STARTED"}
+                 "not_started": "NOT STARTED", "web_off": "WEB PAGE OFF"}
 
 
 def notice_title(kind: str, text: str) -> tuple[str, str]:

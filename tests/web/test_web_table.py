@@ -265,13 +265,12 @@ def _screen_notices(appliance) -> list[str]:
     return [n.text for n in appliance.app.notices]
 
 
-def test_the_run_page_refuses_a_taken_port_by_its_config_key(tmp_path, monkeypatch):
+def test_a_taken_port_is_named_by_its_config_key_and_the_table_plays_on(tmp_path, monkeypatch):
     import socket
 
     from gpiozero.pins.mock import MockFactory
 
     from device.camera import ReplayBackend
-    from device.cli import UserError
     from device.cli_device import build_appliance
     from device.config import WebConfig, parse_config
     from device.web.cli import run_with_web
@@ -291,12 +290,16 @@ def test_the_run_page_refuses_a_taken_port_by_its_config_key(tmp_path, monkeypat
     factory = MockFactory()
     appliance = build_appliance(config, pin_factory=factory, screen_backend="recording", log=lambda m: None,
                                 camera_backend=ReplayBackend(frames))
-    try:
-        with pytest.raises(UserError, match=r"pitboard.toml: \[web\] the web page could not listen on .*port"):
-            run_with_web(config, appliance, lambda: True, log=lambda m: None)
+    said: list[str] = []
+    try:  # (the table plays on without the page: test_a_web_page_that_cannot_listen_leaves_the_table_playing...)
+        try:
+            assert run_with_web(config, appliance, lambda: True, log=said.append) == 0
+        finally:
+            holder.close()
     finally:
-        holder.close()
         factory.reset()
+    assert any(re.search(r"pitboard.toml: \[web\] 127.0.0.1:\d+: the web page could not listen on .*port", line)
+               for line in said), said
     from device.store import Store
 
     with Store(tmp_path / "games.sqlite") as again:  # the appliance was closed: its log is free
