@@ -350,3 +350,27 @@ def test_a_player_out_of_the_race_shows_no_dice(monkeypatch) -> None:
     monkeypatch.setattr(tr, "fit_text", lambda draw, box, t, **kw: (drawn.append(t), real(draw, box, t, **kw))[1])
     render(view, blink_on=False)
     assert "out of race" in drawn and "-" in drawn and " ".join(str(d) for d in view.dice) not in drawn
+
+
+def test_a_car_on_fire_and_out_of_service_shows_both() -> None:
+    """An audit (4 players): a car both ON FIRE! and out of service showed FIRE alone in its column; OUT, a car
+    that can no longer act, was on no screen once the news had gone (the banner only on its owner's turn)."""
+    from PIL import ImageDraw
+
+    from device.dashboards.common import OFF, ON, fit_text
+    from device.dashboards.thunder_road import MIDDLE_BOTTOM
+
+    view = _view(_table([{"name": "Ana", "vehicles": ["small", "medium"]}, "Ben"], ROLL), "Ana")
+    small = view.vehicles[0]
+    both = replace(view, vehicles=(replace(small, on_fire=True, out_of_service=True), *view.vehicles[1:]))
+    fire = replace(view, vehicles=(replace(small, on_fire=True), *view.vehicles[1:]))
+    x0, x1 = 1, 62  # the first of two 64 px columns
+    want = Image.new("1", (128, 64))
+    draw = ImageDraw.Draw(want)
+    draw.rectangle((x0, MIDDLE_BOTTOM - 10, x1, MIDDLE_BOTTOM), fill=ON)
+    fit_text(draw, (x0 + 1, MIDDLE_BOTTOM - 9, x1 - 1, MIDDLE_BOTTOM - 1), "FIRE OUT", sizes=(10, 9, 8), fill=OFF,
+             align="center")
+    tag = (slice(MIDDLE_BOTTOM - 10, MIDDLE_BOTTOM + 1), slice(x0, x1 + 1))
+    drawn = lit(render(both, blink_on=True))
+    assert (drawn[tag] == lit(want)[tag]).all(), "the tag reads FIRE OUT"
+    assert not (drawn[tag] == lit(render(fire, blink_on=True))[tag]).all()
