@@ -373,7 +373,7 @@ class App:
             text = outcome.reason or "refused"
             if text.startswith("NOT RECORDED: "):
                 text = text[len("NOT RECORDED: "):]
-            self.refusal = Refusal(sender, tuple(pages.text_pages(title, text)), now)
+            self.refusal = Refusal(self._refused_to(command, sender, t), tuple(pages.text_pages(title, text)), now)
         self._dirty = True
         self._sync()
         after = self.turn()
@@ -393,6 +393,15 @@ class App:
                     self.notify("store", f"game over, not marked finished: {exc.short}", None, now=now)
                     log.warning("game over, not marked finished: %s", exc)
         return outcome
+
+    @staticmethod
+    def _refused_to(command: Command, sender: str | None, t: Turn) -> str | None:
+        """Whose screen a refusal is shown on: the player a command names when it is sent for one at the table
+        (a phone's command for Dee during Cy's turn was refused on Cy's screen, "it is Cy's turn, not Dee's", and
+        Dee saw nothing: an audit), else whose step it was."""
+        named = command.args.get("player") if isinstance(command.args, Mapping) else None
+        players = {getattr(v, "player", None) for v in t.views}
+        return named if isinstance(named, str) and named in players else sender
 
     def _prompt_id(self, t: Turn) -> Any:
         return (self.match.undoable, json.dumps(t.prompt.to_json(), sort_keys=True, default=str))

@@ -1207,3 +1207,23 @@ def test_a_long_ok_leaves_the_words_of_a_zone_not_counted(tmp_path: Path) -> Non
     rig.app.accept_table_hazards(rig.clock())  # Ann's long OK: her 2 tokens entered
     assert rig.state.hazards == 2
     assert words in [n.text for n in rig.app.notices]  # at once, not at the next reading (or step)
+
+
+def test_a_command_sent_for_another_player_is_refused_on_that_players_screen(tmp_path: Path) -> None:
+    """An audit (Thunder Road, from a phone): Ben's die assigned during Ana's turn was refused on Ana's screen,
+    "it is Ana's turn, not Ben's", and Ben's screen said nothing.  The refusal goes to the player the command
+    names when that player is at the table; a command naming nobody is refused on the screen of whose step it was."""
+    from games import game_package
+
+    module = game_package("thunder_road")
+    setup = {"players": [{"name": "Ana"}, {"name": "Ben"}, {"name": "Cy"}], "board": {"tiles": 5, "on_board": 3}}
+    _, match, _ = open_match(Store(tmp_path / "g.sqlite"), module, setup)
+    app = App(module, match, buttons=ScriptedButtons(), displays=Screens(), clock=lambda: 0.1)
+    app.step(0.1)
+    for player, dice in (("Ana", [1, 3, 4, 6]), ("Ben", [2, 2, 5, 6]), ("Cy", [1, 1, 2, 2])):
+        assert app.apply(Command("roll", {"player": player, "dice": dice}), source="web").accepted
+    out = app.apply(Command("assign", {"player": "Ben", "vehicle": "small", "die": 2}), source="web")
+    assert not out.accepted and "it is Ana's turn, not Ben's" in (out.reason or "")
+    assert app.refusal is not None and app.refusal.player == "Ben"
+    out = app.apply(Command("assign", {"player": "Zed", "vehicle": "small", "die": 2}), source="web")
+    assert not out.accepted and app.refusal is not None and app.refusal.player == "Ana"  # Zed is at no seat
