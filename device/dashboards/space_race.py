@@ -67,7 +67,9 @@ def render(view: SideView, *, blink_on: bool) -> Image.Image:
     draw.text((92, 21), str(view.attempts_left), fill=ON, font=font(20))
     # next attempt
     if view.finished:
-        line = "last box: race over"
+        # this side only: "may not play cards to the Space Race for the rest of the game"; the other side may still
+        # be racing ("race over" said it was over for both: an audit)
+        line = "last box: no more cards" if view.opponent_box < TRACK_BOXES else "both on the last box"
     else:
         # "·" between the figures: a space of one pixel made "1-4 67%" read "1-467%"
         line = f"next {view.next_ops} Ops · {view.next_roll} · {view.odds_percent}%"

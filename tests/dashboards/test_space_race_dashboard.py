@@ -140,3 +140,22 @@ def test_the_side_that_reveals_its_headline_first_is_told_on_its_own_screen() ->
     usa = views["USA"]
     assert render(usa, blink_on=True).tobytes() != render(replace(usa, rival_ability_keys=()), blink_on=True).tobytes()
     _golden("rival_headline_first", render(usa, blink_on=True))
+
+
+def test_a_side_on_the_last_box_reads_no_more_cards_not_race_over(monkeypatch) -> None:
+    """"A player who reached the last box may not play cards to the Space Race for the rest of the game." — an
+    audit: USSR's screen said "race over" while USA was still racing.  Only with both sides there is the race
+    done; the line says so then."""
+    from dataclasses import replace
+
+    import device.dashboards.space_race as sr
+
+    drawn: list[str] = []
+    real = sr.fit_text
+    monkeypatch.setattr(sr, "fit_text", lambda draw, box, text, **kw: (drawn.append(text), real(draw, box, text, **kw))[1])
+    view = _usa_done().views()[0]
+    assert view.finished and view.opponent_box < 8
+    render(view, blink_on=True)
+    render(replace(view, opponent_box=8), blink_on=True)
+    assert "last box: no more cards" in drawn and "both on the last box" in drawn
+    assert not any("race over" in t for t in drawn)
