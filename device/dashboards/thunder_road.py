@@ -66,8 +66,11 @@ def _header(draw: ImageDraw.ImageDraw, view: PlayerView) -> None:
     if not view.turn_player and view.to_roll and view.player not in view.to_roll:  # rolled: the others are awaited
         # the one awaited by name where it fits whole ("Maximilian to…" read as a name); two spaces after a count:
         # at 11 px the font's one space ran "4 to roll" into "4to roll"
+        # (in the usual box where it fits, else in boxes of the names' own widths, _long_names: "Ben to roll", 49 px
+        # at 9 px, read "1 to roll" though the whole header had room: an audit)
         named = f"{view.to_roll[0]} to roll"
-        turn = named if len(view.to_roll) == 1 and text_width(named, 9) <= 46 else f"{len(view.to_roll)}  to roll"
+        fits = text_width(view.player, 9) + 4 + text_width(named, 9) <= WIDTH - 3
+        turn = named if len(view.to_roll) == 1 and fits else f"{len(view.to_roll)}  to roll"
     if not view.standing:
         turn = "out of race"
     if text_width(view.player, 11) <= 57 and text_width(turn, 9) <= 46:  # the usual boxes hold both
