@@ -61,6 +61,7 @@ def lgpio_workdir(env: MutableMapping[str, str] | None = None, cwd: str | None =
     env["LG_WD"] = folder
     return folder
 
+
 #: The four panel buttons; player buttons are named ``p1`` .. ``p6`` in seat order.
 PANEL = ("next", "back", "select", "ok")
 
