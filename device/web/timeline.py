@@ -314,6 +314,12 @@ def timeline(game: Any, records: Sequence[Record]) -> Timeline:
     return out
 
 
+def _cell(text: str) -> str:
+    """A name the table typed, as a spreadsheet cell that stays text: one beginning = + - @ (a player named
+    "=HYPERLINK(…)" was a formula when the export was opened: a web audit) gets a leading apostrophe."""
+    return f"'{text}" if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
 def export_csv(lines: Iterable[str], tl: Timeline | None = None) -> str:
     """The JSON lines of ``Store.export_jsonl`` as CSV: seq, decision, type, recorded, round, gear phase,
     player, vehicle, undone, data (JSON)."""
@@ -327,6 +333,6 @@ def export_csv(lines: Iterable[str], tl: Timeline | None = None) -> str:
         data = row.get("data")
         w.writerow([row.get("seq"), row.get("decision"), row.get("type"), row.get("recorded"),
                     "" if e is None or e.round is None else e.round, "" if e is None or e.phase is None else e.phase,
-                    (e.player or "") if e else "", (e.vehicle or "") if e else "", "yes" if e and e.undone else "",
+                    _cell(e.player or "") if e else "", _cell(e.vehicle or "") if e else "", "yes" if e and e.undone else "",
                     json.dumps(data, sort_keys=True) if data is not None else row.get("data_text", "")])
     return buf.getvalue()

@@ -65,6 +65,14 @@ def test_the_timeline_says_who_and_where_and_marks_the_undone_decision():
     csv_text = export_csv(lines, tl)
     assert csv_text.splitlines()[0].startswith("seq,decision,type,recorded,round,gear_phase,player")
     assert len(csv_text.strip().splitlines()) == len(match.records) + 1
+    # a name typed as a formula stays text in a spreadsheet (a web audit: "=HYPERLINK(…)" exported as it was)
+    import csv
+    import dataclasses
+    import io
+
+    tl.entries[:] = [dataclasses.replace(e, player="=HYPERLINK(\"x\")", vehicle="@car") for e in tl.entries]
+    rows = list(csv.reader(io.StringIO(export_csv(lines, tl))))
+    assert {(r[6], r[7]) for r in rows[1:]} == {("'=HYPERLINK(\"x\")", "'@car")}
 
 
 def test_describe_leaves_the_rule_tables_out_of_the_first_event():
