@@ -216,12 +216,17 @@ def _bump_entry(state: ThunderRoadState, kind: str) -> DiceRequest:
         faces=directions), faces=_faces(state, "bump"))
 
 
-def _met(state: ThunderRoadState, who: str, mover: str, allowance: int, drift: bool) -> Choice | None:
+def _met(state: ThunderRoadState, who: str, mover: str, allowance: int, drift: bool,
+         top: int | None = None) -> Choice | None:
     """Met a vehicle… → which vehicle → where: ending on it, or hitting it at space k on the way (both a bump:
     "the vehicle passes through the first space it reaches that holds another road vehicle without hitting it"
     only with Drift, which "Drifted past it" says).  A move through two or more vehicles: "Then met another…"
     → where this one stood reports it alone (``met``), and the menu comes back for the next one or the move;
-    the vehicles met so far are on the status line, and each later one stood further on."""
+    the vehicles met so far are on the status line, and each later one stood further on.  ``top``: the furthest
+    space the move may reach when its allowance is not known (a Nitro of unknown size: "Ended on it" recorded the
+    die's spaces alone, and a vehicle ended on beyond them could not be entered: an audit), as "Other distance…"
+    offers: "Ended on it at space k" up to it."""
+    top = allowance if top is None else top
     turn = state.turn
     assert turn is not None
     met = turn.met
@@ -230,13 +235,15 @@ def _met(state: ThunderRoadState, who: str, mover: str, allowance: int, drift: b
     others = [v for v in state.vehicles if v.id != mover and not v.eliminated and v.id not in {vid for _, vid in met}]
 
     def where(v: Vehicle, name: str) -> Choice | None:
-        def move(at: int) -> Command:
-            return Command("move", {"spaces": allowance, "occupied": [{"at": at, "vehicle": v.id}]})
+        def move(at: int, spaces: int = allowance) -> Command:
+            return Command("move", {"spaces": spaces, "occupied": [{"at": at, "vehicle": v.id}]})
 
         def met_at(at: int) -> Command:
             return Command("met", {"vehicle": v.id, "at": at})
 
         spots: list[Choice | None] = [leaf("Ended on it", move(allowance), default=True)]
+        # beyond the die, with the allowance not known: the move ended on it there
+        spots += [leaf(f"Ended on it at space {k}", move(k, k)) for k in range(max(allowance, after) + 1, top + 1)]
         then: list[Choice | None] = []
         if passing and allowance > after + 1:  # the first vehicle met on the way is passed, wherever it stood
             # (a move of 1 meets it only where it ends, and "if it ends its move on an occupied space it hits it
@@ -257,11 +264,11 @@ def _move(state: ThunderRoadState, commands: Sequence[str]) -> list[Choice | Non
     turn = state.turn
     assert turn is not None and turn.vehicle is not None and turn.allowance is not None
     who, mover, a = turn.player, turn.vehicle, turn.allowance
+    top = a if allowance_known(state) else a + UNKNOWN_EXTRA
     out: list[Choice | None] = [
         leaf(f"Moved {a}", Command("move", {"spaces": a}), default=True),
-        _met(state, who, mover, a, "drift" in turn.commands) if a >= 1 else None,
+        _met(state, who, mover, a, "drift" in turn.commands, top) if a >= 1 else None,
     ]
-    top = a if allowance_known(state) else a + UNKNOWN_EXTRA
     out.append(branch("Other distance…", [leaf(f"Moved {n}", Command("move", {"spaces": n}))
                                           for n in range(top, -1, -1) if n != a]))
     if "scroll" in commands:

@@ -296,3 +296,30 @@ def test_a_drift_still_passes_the_first_vehicle_met_when_a_scroll_took_it_off_th
     ok(m, "move", spaces=4)
     moved = [e for e in m.live_events() if e.type == "moved"][-1]
     assert moved.data["passed"] == "Ben/small" and moved.data["collisions"] == ["Cy/medium"]
+
+
+def test_a_vehicle_met_beyond_the_die_is_offered_when_nitro_s_spaces_are_unknown() -> None:
+    """A screen audit: with "4+Nitro spaces" (the Nitro's added spaces not filled in), Met a vehicle… › Ended on
+    it recorded a move of 4, the die alone, and a car the move ended on at space 5 or 6 could not be entered,
+    where "Other distance…" offers moves up to the die and more.  "Ended on it at space k" reaches as far."""
+    from games.thunder_road.menus import UNKNOWN_EXTRA
+
+    def spots(m: Match[Any]) -> tuple[Choice, ...]:
+        choices = menu(m.state).choices
+        for label in ("Met a vehicle…", "Benedikt", "Medium car"):
+            choices = next(c for c in choices if c.label == label).children
+        return choices
+
+    m = rolled(match())
+    ok(m, "command", name="nitro", die=1)
+    ok(m, "assign", vehicle="Ana/big_rig", die=4)
+    labels = [c.label for c in spots(m)]
+    assert labels[0] == "Ended on it" and [f"Hit it at space {k}" for k in (1, 2, 3)] == \
+        [s for s in labels if s.startswith("Hit it")]
+    assert [s for s in labels if s.startswith("Ended on it at space")] == \
+        [f"Ended on it at space {k}" for k in range(5, 4 + UNKNOWN_EXTRA + 1)]
+    six = next(c for c in spots(m) if c.label == "Ended on it at space 6")
+    assert six.command is not None and six.command.args["spaces"] == 6 and m.apply(six.command).accepted
+    m2 = rolled(match())
+    ok(m2, "assign", vehicle="Ana/big_rig", die=4)  # no Nitro: the die is the move, as before
+    assert not any(c.label.startswith("Ended on it at space") for c in spots(m2))
