@@ -154,6 +154,14 @@ def _get(data: Mapping[str, Any], path: tuple[str, ...]) -> Any:
     return node
 
 
+def _put(data: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
+    """``value`` at ``path`` in ``data``, the tables on the way made as needed (:func:`_get`'s twin)."""
+    node = data
+    for part in path[:-1]:
+        node = node.setdefault(part, {})
+    node[path[-1]] = value
+
+
 def current(game: str, path: Path) -> tuple[list[tuple[Fact, str]], list[dict[str, Any]], str]:
     """Each fact with its value as text (the saved one, else the packaged), the specialty cards (Grand Tour),
     and a problem with the saved file."""
@@ -224,18 +232,14 @@ def facts_from_form(game: str, form: Mapping[str, str], saved: Mapping[str, Any]
     saved = saved or {}
     out: dict[str, Any] = {}
     base = packaged(game)
-    fields = [fact.field for fact in FACTS[game]] + [k for k in form if k.startswith("card.")]
-    if not any(f in form for f in fields):
+    if not any(fact.field in form for fact in FACTS[game]) and not any(k.startswith("card.") for k in form):
         raise ValueError("the facts were not saved: the form sent none of them (cut off on the way?); reload the "
                          "page and save again")
     for fact in FACTS[game]:
         if fact.field not in form:
             kept = _get(saved, fact.path)
             if kept is not None:
-                node = out
-                for part in fact.path[:-1]:
-                    node = node.setdefault(part, {})
-                node[fact.path[-1]] = kept
+                _put(out, fact.path, kept)
             continue
         value = parse(fact, form[fact.field])
         if value == UNKNOWN and _get(base, fact.path) in (UNKNOWN, None):
@@ -243,10 +247,7 @@ def facts_from_form(game: str, form: Mapping[str, str], saved: Mapping[str, Any]
         if fact.path[0] == "time_track" and value == UNKNOWN:
             raise ValueError(f"{fact.label}: give a whole number (the sheet needs one; the packaged value is "
                              f"{show(_get(base, fact.path))})")
-        node = out
-        for part in fact.path[:-1]:
-            node = node.setdefault(part, {})
-        node[fact.path[-1]] = value
+        _put(out, fact.path, value)
     if game == "grand_tour":
         cards = []
         changed = False
