@@ -158,18 +158,12 @@ def bumped_vehicles(state: ThunderRoadState) -> tuple[str, ...]:
 def _no_more_scrolls(state: ThunderRoadState) -> None:
     if state.step is Step.PLACE and state.bumps[0].scrolled:
         raise Illegal("the road has scrolled for this bump: place the bumped vehicle on the new lead tile")
-    if state.board.lead_is_final and state.step is Step.PLACE:
-        # (it pointed to finish, which a bumped vehicle is not offered: only a move over the line wins, a
-        # ruling in docs/RULINGS.md; an audit)
-        raise Illegal(
-            "the lead tile is the final tile: the road does not scroll any more — place the bumped vehicle on "
-            "it (a bump over the finish line is not a win: only a move onto it wins)"
-        )
     if state.board.lead_is_final:
-        raise Illegal(
-            "the lead tile is the final tile: the road does not scroll any more — a vehicle reaching its "
-            "finish line wins (finish)"
-        )
+        # placing a bumped vehicle, it pointed to finish, which is not offered then: only a move over the line
+        # wins, a ruling in docs/RULINGS.md (an audit)
+        then = ("place the bumped vehicle on it (a bump over the finish line is not a win: only a move onto it wins)"
+                if state.step is Step.PLACE else "a vehicle reaching its finish line wins (finish)")
+        raise Illegal(f"the lead tile is the final tile: the road does not scroll any more — {then}")
 
 
 def decide_off(state: ThunderRoadState, command: Command) -> list[Event]:
