@@ -23,8 +23,7 @@ def decide_damage(state: ThunderRoadState, command: Command) -> list[Event]:
     on_fire = fields.boolean(command.args, "on_fire", False, command.type)
     if kind.damage_slots is not None and v.damage >= kind.damage_slots:
         raise Illegal(
-            f"{vehicle_words(state, vid)} has {'both' if kind.damage_slots == 2 else 'all ' + str(kind.damage_slots)} "
-            "damage slots filled: no slot for another token"
+            f"{vehicle_words(state, vid)} has {_filled(kind.damage_slots)} filled: no slot for another token"
         )
     # Whether an ON FIRE! damage token sets a vehicle that takes minor damage ("fills a slot but has no
     # effect") on fire is not certain in the seed: the kind's damage_fire says (data); unknown, the table's
@@ -42,3 +41,10 @@ def decide_ignite(state: ThunderRoadState, command: Command) -> list[Event]:
     if v.on_fire:
         raise Illegal(f"{vehicle_words(state, vid)} is already ON FIRE!")
     return [Event("ignited", {"vehicle": vid})]
+
+
+def _filled(slots: int) -> str:
+    """The filled slots in words: "both damage slots", "its one damage slot", "all 3 damage slots"."""
+    if slots == 1:
+        return "its one damage slot"
+    return f"{'both' if slots == 2 else f'all {slots}'} damage slots"

@@ -96,11 +96,11 @@ def check_overrides(base: Mapping[str, Any], options: Mapping[str, Any]) -> None
         _check_fire_keys(fields.table(options["fire_die"], "setup: [fire_die]"), "setup: [fire_die]")
 
 
-def _int_or_unknown(value: Any, where: str, *, none_word: str = UNKNOWN) -> int | None:
+def _int_or_unknown(value: Any, where: str, *, none_word: str = UNKNOWN, least: int = 0) -> int | None:
     if value == none_word:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise Illegal(f'{where} must be a whole number of 0 or more, or "{none_word}" (got {value!r})')
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise Illegal(f'{where} must be a whole number of {least} or more, or "{none_word}" (got {value!r})')
     return value
 
 
@@ -121,6 +121,13 @@ def _parse_kinds(table: Mapping[str, Any]) -> tuple[VehicleKind, ...]:
         cls = row.get("class", "car")
         if cls not in ("car", "big_rig", "bike"):
             raise Illegal(f'{where}: class must be "car", "big_rig" or "bike" (got {cls!r})')
+        slots = _int_or_unknown(row.get("damage_slots", UNKNOWN), f"{where}: damage_slots", least=1)
+        out_at = _int_or_unknown(row.get("out_of_service_at", "none"), f"{where}: out_of_service_at",
+                                 none_word="none", least=1)
+        if slots is not None and out_at is not None and out_at > slots:
+            raise Illegal(f"{where}: out_of_service_at = {out_at} is more damage tokens than its damage_slots = "
+                          f"{slots} hold, so it could never go out of service: lower out_of_service_at, raise "
+                          f'damage_slots, or write out_of_service_at = "none"')
         kinds.append(
             VehicleKind(
                 name=name,
@@ -128,10 +135,10 @@ def _parse_kinds(table: Mapping[str, Any]) -> tuple[VehicleKind, ...]:
                 short=str(row.get("short", name[:1].upper()))[:2],
                 cls=cls,
                 size=_int_or_unknown(row.get("size", UNKNOWN), f"{where}: size"),
-                damage_slots=_int_or_unknown(row.get("damage_slots", UNKNOWN), f"{where}: damage_slots"),
-                out_of_service_at=_int_or_unknown(
-                    row.get("out_of_service_at", "none"), f"{where}: out_of_service_at", none_word="none"
-                ),
+                # a dashboard with no slot could take no damage token, and a vehicle out of service at 0 tokens
+                # would start the race out: both are slips of the file, not rules
+                damage_slots=slots,
+                out_of_service_at=out_at,
                 minor_damage=bool(row.get("minor_damage", False)),
                 damage_fire=_bool_or_unknown(row.get("damage_fire", not row.get("minor_damage", False)),
                                              f"{where}: damage_fire"),

@@ -19,7 +19,7 @@ from games.thunder_road import tables as tr_tables
 from games.thunder_road.demo import DEMO_SETUP
 from games.thunder_road.rules import normalise
 from games.thunder_road.state import ThunderRoadState
-from test_thunder_road_helpers import KNOWN_FIRE, setup
+from test_thunder_road_helpers import KNOWN_FIRE, Table, setup
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -82,6 +82,32 @@ def test_added_moves_out_of_range_are_refused(value: str) -> None:
         'command \'nitro\': adds_moves must be "die", a number of spaces 0-20 or "unknown"')
     faces = f'[fire_die]\nfaces = [{{label = "Boost", effect = "moves", moves = {value}}}]\n'
     assert "moves must be a whole number of spaces 0-20" in _refusal(faces)
+
+
+@pytest.mark.parametrize(("extra", "expected"), [
+    ("damage_slots = 0\n",
+     "vehicle type 'big_rig': damage_slots must be a whole number of 1 or more, or \"unknown\" (got 0)"),
+    ("out_of_service_at = 0\n",
+     "vehicle type 'big_rig': out_of_service_at must be a whole number of 1 or more, or \"none\" (got 0)"),
+    ("damage_slots = 2\nout_of_service_at = 3\n",
+     "vehicle type 'big_rig': out_of_service_at = 3 is more damage tokens than its damage_slots = 2 hold, so it "
+     "could never go out of service: lower out_of_service_at, raise damage_slots, or write out_of_service_at = "
+     "\"none\""),
+])
+def test_a_dashboard_that_could_hold_no_damage_is_refused(extra: str, expected: str) -> None:
+    """"damage_slots: how many damage tokens the vehicle's dashboard holds" (vehicles.toml) — a dashboard of 0
+    slots would refuse every damage token, and out of service at 0 tokens would start the car out; both were
+    taken as facts. A size of 0 stays a rank (smaller than the small car's 1)."""
+    assert _refusal("[vehicle_types.big_rig]\n" + extra) == expected
+    GAME.start(tomllib.loads(BASE + "[vehicle_types.big_rig]\nsize = 0\ndamage_slots = 1\n"))
+
+
+def test_the_last_free_slot_of_a_one_slot_dashboard_is_named_in_words():
+    """"damage_slots: how many damage tokens the vehicle's dashboard holds" — one slot reads "its one damage
+    slot", not "all 1 damage slots"."""
+    t = Table("Ana", ("Ben", ["small", "big_rig"]), vehicle_types={"big_rig": {"damage_slots": 1}})
+    t.ok("damage", vehicle="Ben/big_rig")
+    assert t.no("damage", vehicle="Ben/big_rig").endswith("has its one damage slot filled: no slot for another token")
 
 
 def test_a_command_the_game_does_not_have_is_refused():
