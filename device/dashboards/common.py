@@ -17,6 +17,7 @@ parts its dot from its stem wherever a text has one.
 from __future__ import annotations
 
 from functools import lru_cache
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from PIL import Image, ImageDraw, ImageFont
@@ -511,6 +512,31 @@ def notice_title(kind: str, text: str) -> tuple[str, str]:
     if text.upper().startswith(title + ":"):
         text = text[len(title) + 1:].strip()
     return title, text
+
+
+#: The mark a piece shown in turn carries where the text goes on: after a piece but the last, before a piece but the
+#: first.
+GOES_ON = "…"
+
+
+def marked(parts: Sequence[str]) -> list[str]:
+    """``parts`` of one text shown in turn, each but the last ending "…" and each but the first beginning "…": a
+    piece read alone is seen to go on ("camera: SHIFT HAZARD" looked like a whole roll of three; "evaded: 3 taken ·
+    hull 9", the tail of another car's news, was read as Cy's own)."""
+    last = len(parts) - 1
+    return [(GOES_ON if i else "") + part + (GOES_ON if i < last else "") for i, part in enumerate(parts)]
+
+
+def pieced(text: str, wrap_at: Callable[[int], list[str]], width: int, size: int, lines: int) -> list[str]:
+    """``text`` in pieces of at most ``lines`` lines of ``width`` px at ``size`` (``wrap_at(width)`` wraps it as the
+    box draws it), shown in turn and :func:`marked`: ``[text]`` when one piece holds it.  Every line is wrapped
+    with room for one "…" (a piece's first line may begin with one, its last end with one), so that a box drawing
+    a piece again at ``width`` needs no more lines than planned."""
+    whole = wrap_at(width)
+    if len(whole) <= lines:
+        return [" ".join(whole)] if whole else [text]
+    rows = wrap_at(width - text_width(GOES_ON, size) - 1)
+    return marked([" ".join(rows[i:i + lines]) for i in range(0, len(rows), lines)])
 
 
 #: The rulebook's terms never split across two lines or pieces ("Dee's medium car is ON" / "FIRE!", "eliminated

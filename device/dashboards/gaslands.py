@@ -40,6 +40,7 @@ from device.dashboards.common import (
     flag,
     font,
     notice_title,
+    pieced,
     pips,
     pixel_text,
     pixel_text_width,
@@ -337,11 +338,11 @@ def news_pieces(text: str) -> list[str]:
 
 def notice_pieces(text: str) -> list[str]:
     """An app notice's words under its title in pieces the banner holds whole (two small lines each), for
-    ``device.dashboards.notice_pieces``: a notice of one piece is drawn as before (its words in capitals)."""
+    ``device.dashboards.notice_pieces``: a notice of one piece is drawn as before (its words in capitals), more
+    pieces carry "…" where the words go on (``common.pieced``)."""
     from device.dashboards.pages import wrap
 
-    lines = wrap(text, width=BANNER_LINE, size=TEXT_SIZES[-1])
-    return [" ".join(lines[i:i + 2]) for i in range(0, len(lines), 2)] or [text]
+    return pieced(text, lambda width: wrap(text, width=width, size=TEXT_SIZES[-1]), BANNER_LINE, TEXT_SIZES[-1], 2)
 
 
 #: The title of a news whose own words before ": " do not fit the title line (NOTICE_TITLES' for news).

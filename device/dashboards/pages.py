@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from device.dashboards.common import (OFF, ON, WIDTH, canvas, drawable, font, pixel_drawable, pixel_text,
-                                      pixel_text_width, terms, text_width)
+from device.dashboards.common import (GOES_ON, OFF, ON, WIDTH, canvas, drawable, font, marked, pieced,
+                                      pixel_drawable, pixel_text, pixel_text_width, terms, text_width)
 
 
 def fit_text(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], text: str, *,
@@ -207,15 +207,13 @@ def footer_pieces(alert: str) -> list[str]:
     roll of three); ``[alert]`` when it fits the line."""
     if text_width(alert, FOOTER_MIN_SIZE) <= FOOTER_WIDTH:
         return [alert]
-    # room for "…" at both ends (the letters' gap too): a piece after the first begins "…" so that it is not read
-    # alone as a whole message ("evaded: 3 taken · hull 9", the tail of another car's news, read as Cy's own)
-    parts = wrap(alert, width=FOOTER_WIDTH - 2 * text_width("…", BODY_SIZE) - 2, size=BODY_SIZE)
-    return [("…" if i else "") + part + ("…" if i < len(parts) - 1 else "") for i, part in enumerate(parts)]
+    # room for "…" at both ends (the letters' gap too): a piece of one line may carry both marks
+    return marked(wrap(alert, width=FOOTER_WIDTH - 2 * text_width(GOES_ON, BODY_SIZE) - 2, size=BODY_SIZE))
 
 
 def unpieced(pieces: Sequence[str]) -> str:
     """The text :func:`footer_pieces` cut into ``pieces``."""
-    return " ".join(p.removeprefix("…").removesuffix("…") for p in pieces)
+    return " ".join(p.removeprefix(GOES_ON).removesuffix(GOES_ON) for p in pieces)
 
 
 def _footer(draw: ImageDraw.ImageDraw, text: str, alert: str, blink_on: bool) -> None:
@@ -238,9 +236,10 @@ NOTICE_TEXT_WIDTH, NOTICE_SIZE, NOTICE_LINES = WIDTH - 5, 9, 3
 
 def notice_pieces(text: str) -> list[str]:
     """``text`` in pieces that each fill at most a dashboard notice box's lines (shown in turn: "USSR reached
-    box 2 Animal in Space first; gains: two Space Race" lost "attempts per turn")."""
-    lines = wrap(text, width=NOTICE_TEXT_WIDTH, size=NOTICE_SIZE)
-    return [" ".join(lines[i:i + NOTICE_LINES]) for i in range(0, len(lines), NOTICE_LINES)] or [text]
+    box 2 Animal in Space first; gains: two Space Race" lost "attempts per turn"), :func:`common.marked` with
+    "…" where the text goes on."""
+    return pieced(text, lambda width: wrap(text, width=width, size=NOTICE_SIZE), NOTICE_TEXT_WIDTH, NOTICE_SIZE,
+                  NOTICE_LINES)
 
 
 def render_menu(page: MenuPage, *, blink_on: bool = True) -> Image.Image:
@@ -286,9 +285,7 @@ def line_pieces(line: str) -> list[str]:
     turn, each but the last ending "…" and each but the first beginning "…"."""
     if text_width(line, 9) <= DICE_LINE_WIDTH:
         return [line]
-    room = DICE_LINE_WIDTH - 2 * text_width("…", BODY_SIZE) - 2
-    parts = wrap(line, width=room, size=BODY_SIZE)
-    return [("…" if i else "") + part + ("…" if i < len(parts) - 1 else "") for i, part in enumerate(parts)]
+    return marked(wrap(line, width=DICE_LINE_WIDTH - 2 * text_width(GOES_ON, BODY_SIZE) - 2, size=BODY_SIZE))
 
 
 def dice_line_pieces(page: DicePage) -> list[str]:

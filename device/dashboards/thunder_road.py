@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from PIL import Image, ImageDraw
 
-from device.dashboards.common import (HEIGHT, OFF, ON, WIDTH, canvas, fit_text, notice_title, pixel_text, terms,
-                                      pixel_text_width, text_width, triangle, winner_bar)
+from device.dashboards.common import (HEIGHT, OFF, ON, WIDTH, canvas, fit_text, notice_title, pieced, pixel_text,
+                                      pixel_text_width, terms, text_width, triangle, winner_bar)
 from games.thunder_road.state import PlayerView, VehicleView
 
 #: Alert kinds → banner title; the first standing in this order is shown.
@@ -213,9 +213,9 @@ ALERT_TEXT_WIDTH, ALERT_LINES = WIDTH - 16, 3
 
 def news_pieces(text: str) -> list[str]:
     """The game's news in pieces this screen's alert box holds whole, shown in turn: the pages' notice box is
-    wider, and its pieces lost a word here ("… eliminated with the r…" then "tile": "rear" never shown)."""
-    lines = _wrap(text, ALERT_TEXT_WIDTH, 9, 10**6)
-    return [" ".join(lines[i:i + ALERT_LINES]) for i in range(0, len(lines), ALERT_LINES)] or [text]
+    wider, and its pieces lost a word here ("… eliminated with the r…" then "tile": "rear" never shown); "…" where
+    the words go on (``common.pieced``)."""
+    return pieced(text, lambda width: _wrap(text, width, 9, 10**6), ALERT_TEXT_WIDTH, 9, ALERT_LINES)
 
 
 def notice_pieces(text: str) -> list[str]:

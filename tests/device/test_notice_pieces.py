@@ -20,10 +20,13 @@ def test_a_long_notice_is_shown_whole_in_pieces_under_its_title(game: str) -> No
     pieces = notice_pieces(game, "vision", LONG)
     assert len(pieces) > 1
     words = []
-    for piece in pieces:
+    for i, piece in enumerate(pieces):
         title, rest = notice_title("vision", piece)
         assert title == "CAMERA" and rest != piece  # each piece under the notice's title
-        words += rest.split()
+        # a piece but the first begins "…", and each but the last ends "…": read alone, it is seen to go on (an
+        # audit: a later piece read as a message of its own)
+        assert rest.startswith("…") == (i > 0) and rest.endswith("…") == (i < len(pieces) - 1), rest
+        words += rest.removeprefix("…").removesuffix("…").split()
     assert words == LONG.split()  # every word, in order, once
 
 
