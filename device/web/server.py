@@ -301,7 +301,8 @@ def create_app(ctx: WebContext) -> Starlette:
                 return PlainTextResponse(f"the game changed while you were asked ({now}); press it again",
                                          status_code=409)
         seen = form.get("seen") or None
-        if button not in ("ok", "back", "next"):
+        # a seat's button (p1-p6) is its player's OK: it decides as OK does, and is held to the screen seen too
+        if button not in ("ok", "back", "next") and not (button[:1] == "p" and button[1:].isdigit()):
             seen = None  # (SELECT only moves the cursor: two of them move it twice, as two presses would)
         elif seen is not None and ctx.press_key is not None and seen != ctx.press_key:
             # a double tap's second, or a press another phone's got ahead of: it would act on a screen not seen

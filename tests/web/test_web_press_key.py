@@ -69,6 +69,22 @@ def test_the_page_carries_the_key_and_a_stale_one_is_answered_at_once(table):
     assert r.status_code == 204
 
 
+def test_a_seats_button_is_held_to_the_screen_seen_as_ok_is(table):
+    """A web audit: /press took p1-p6 (a seat's button: its player's OK) without the key of the screen seen, so a
+    double tap's second, or a press sent after another phone's, chose on a screen nobody had looked at."""
+    client, token = paired_client(table)
+    table.step()
+    key = table.web.ctx.press_key
+    r = client.post("/press", data={"csrf": token, "button": "p1", "seen": "0123456789ab"},
+                    headers={"x-csrf-token": token})
+    assert r.status_code == 409
+    assert r.text == "the screen changed before this press arrived; look, then press again"
+    table.step()
+    assert table.app.press_key() == key and not table.app.history  # nothing was chosen
+    r = client.post("/press", data={"csrf": token, "button": "p1", "seen": key}, headers={"x-csrf-token": token})
+    assert r.status_code == 204
+
+
 def test_a_calibration_saved_from_the_phone_ends_the_table_not_read_notice(table):
     """An audit: after a calibration was saved on the Calibrate page, "TABLE NOT READ: calibration" stood on every
     screen for the rest of the game, while the camera view drew the new zones and check said OK."""
