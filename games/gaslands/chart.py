@@ -65,6 +65,13 @@ def normalise_chart(override: Mapping[str, Any] | None = None) -> dict[str, list
     return chart
 
 
+def check_template(template: Any) -> None:
+    """Refuse what is not one of the rulebook's maneuver templates, naming them."""
+    if template not in TEMPLATES:
+        named = ", ".join(t.replace("_", " ").title() for t in TEMPLATES)
+        raise Illegal(f"{template!r} is not a maneuver template; the templates are {named}")
+
+
 def template_status(
     template: str, gear: int, chart: Mapping[str, Sequence[str]], *, full_throttle: bool = False
 ) -> TemplateStatus:
@@ -72,9 +79,7 @@ def template_status(
 
     Full Throttle (the Bike): the Long Straight is permitted in any gear and is never trivial or hazardous.
     """
-    if template not in TEMPLATES:
-        named = ", ".join(t.replace("_", " ").title() for t in TEMPLATES)
-        raise Illegal(f"{template!r} is not a maneuver template; the templates are {named}")
+    check_template(template)
     if not 1 <= gear <= 6:
         raise Illegal(f"gear {gear} does not exist: gears are 1 to 6")
     if full_throttle and template == "long_straight":

@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import Any
 
 from games.core import Alert, Command, Decision, Event, Illegal, Prompt, fields
-from games.gaslands.chart import TEMPLATES, normalise_chart, template_status, vehicle_types
+from games.gaslands.chart import TEMPLATES, check_template, normalise_chart, template_status, vehicle_types
 from games.gaslands.state import (
     WIPEOUT_AT,
     Activation,
@@ -896,8 +896,9 @@ def _choose_template(draft: _Draft, cmd: Command) -> None:
     act = state.activation
     assert act is not None
     v = state.vehicle(act.vehicle)
-    if act.step is Step.PLACE_TEMPLATE:
-        _turn_template(draft, cmd, template_id(cmd.get("template")))
+    if act.step is Step.PLACE_TEMPLATE:  # no template named: the one touched, laid another way
+        raw = cmd.get("template")
+        _turn_template(draft, cmd, act.template if raw is None else template_id(raw))
         return
     template = template_id(_need(cmd, "template", str))
     hand, edge = _laid(cmd, "left", "front")
@@ -949,6 +950,7 @@ def _turn_template(draft: _Draft, cmd: Command, template: Any) -> None:
     assert act is not None and act.template is not None and act.status is not None
     v = state.vehicle(act.vehicle)
     if template != act.template:
+        check_template(template)  # ("banana" was refused as a touch-move breach: no template was picked)
         raise Illegal(f"touch-move: the {_label(act.template)} was touched, so it must be used")
     hand, edge = _laid(cmd, act.hand or "left", act.edge)
     _reverse_in_gear_1(v, edge)

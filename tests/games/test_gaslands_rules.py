@@ -710,6 +710,14 @@ def test_touch_move_binds_the_template_not_the_way_it_is_laid():
     assert t.illegal("choose_template", template="veer") == "touch-move: the Turn was touched, so it must be used"
     assert t.illegal("choose_template", template="turn", hand="right", edge="rear") == (
         "the Turn, right, reverse is chosen already: place it (1.2)")
+    # an audit: no template named, or not a template at all, was refused as a touch-move breach, though nothing
+    # else was picked: the touched one is meant, and "banana" is refused for what it is
+    assert t.illegal("choose_template", hand="right", edge="rear") == (
+        "the Turn, right, reverse is chosen already: place it (1.2)")
+    assert t.illegal("choose_template", template="banana").startswith("'banana' is not a maneuver template; ")
+    t.ok("choose_template", hand="left", edge="rear")
+    assert (t.state.activation.template, t.state.activation.hand) == ("turn", "left")
+    t.ok("choose_template", template="turn", hand="right", edge="rear")
     labels = [c.label for c in menus.menu(t.state).choices]
     assert "Left instead" in labels and "Forward instead" in labels
     t.ok("place_template")
@@ -1431,7 +1439,7 @@ def test_every_out_of_order_command_is_refused_in_words():
         ("3 wipeout: flip move", "flip_check", "the flip check is done: move Bob's Truck a Medium Straight"),
         ("1.1 choose template", "activate", "Alice's Buggy is activating already: choose its template (1.1)"),
         ("touch-move 1.2", "push_it", "no skid dice this activation (touch-move)"),
-        ("touch-move 1.2", "choose_template", "touch-move: the Gentle was touched, so it must be used"),
+        ("touch-move 1.2", "choose_template", "the Gentle, left is chosen already: place it (1.2)"),
     ],
 )
 def test_refusal_reasons(step, kind, reason):
