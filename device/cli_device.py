@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -195,6 +195,20 @@ def probe_screen(screen: ScreenConfig, smbus_factory: Callable[[int], Any]) -> C
     return CheckLine("OK", part, "answers")
 
 
+@contextlib.contextmanager
+def fallbacks_said() -> Iterator[list[str]]:
+    """While pins are claimed, gpiozero's pin-factory fallbacks ("Falling back from lgpio: …", warnings with their
+    reasons), recorded in the list yielded; filled when the block ends, an exception in it too (the check's and the
+    appliance's words say them: :func:`no_pin_factory`)."""
+    said: list[str] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield said
+        finally:
+            said.extend(str(w.message) for w in caught)
+
+
 def no_pin_factory(fallbacks: Sequence[str]) -> str:
     """A check's words when gpiozero found no pin factory, with each factory's own reason (gpiozero says them
     as warnings: "Falling back from lgpio: …"; hidden, a Pi 5 whose lgpio could not start said only "install
@@ -221,11 +235,10 @@ def probe_buttons(config: PitboardConfig, pin_factory: Any = None) -> list[Check
             out.append(CheckLine("FAIL", part, "no GPIO on this machine (as above)"))
             continue
         try:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
+            with fallbacks_said() as said:
                 button = Button(pin, pull_up=True, pin_factory=pin_factory)
         except BadPinFactory:
-            no_gpio = no_pin_factory([str(w.message) for w in caught])
+            no_gpio = no_pin_factory(said)
             out.append(CheckLine("FAIL", part, no_gpio))
             continue
         except Exception as exc:
@@ -961,14 +974,13 @@ def check_buttons_interactive(config: PitboardConfig, out: TextIO, *, pin_factor
         return [CheckLine("FAIL", "buttons", "gpiozero is not installed")]
     pins = config.buttons.pins()
     claimed: dict[int, Any] = {}
-    caught: list[warnings.WarningMessage] = []
+    said: list[str] = []
     try:
         for pin in pins.values():
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
+            with fallbacks_said() as said:
                 claimed[pin] = Button(pin, pull_up=True, bounce_time=None, pin_factory=pin_factory)
     except BadPinFactory:
-        return [CheckLine("FAIL", "buttons", no_pin_factory([str(w.message) for w in caught]))]
+        return [CheckLine("FAIL", "buttons", no_pin_factory(said))]
     except Exception as exc:
         for b in claimed.values():
             b.close()
@@ -1327,18 +1339,11 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
     # the log (the next run resumed it, with the players of the setup it failed with)
     bank = build_bank(config.screens, screen_backend, clock=clock, on_event=lambda e: log(str(e)))
     bank.open()
-    import warnings
-
     fallbacks: list[str] = []
     try:
-        with warnings.catch_warnings(record=True) as caught:  # gpiozero's PinFactoryFallback, with its file path
-            warnings.simplefilter("always")
-            try:
-                buttons = ButtonPanel(config.buttons.pins(), clock=clock, pin_factory=pin_factory,
-                                      long_press_ms=config.buttons.long_press_ms,
-                                      debounce_ms=config.buttons.debounce_ms)
-            finally:
-                fallbacks = [str(w.message) for w in caught]
+        with fallbacks_said() as fallbacks:
+            buttons = ButtonPanel(config.buttons.pins(), clock=clock, pin_factory=pin_factory,
+                                  long_press_ms=config.buttons.long_press_ms, debounce_ms=config.buttons.debounce_ms)
     except Exception as exc:
         bank.close()
         store.close()
