@@ -55,9 +55,12 @@ ALERT_TITLES = {"wrecked": "WRECKED", "lost_control": "LOST CONTROL", "wipeout_c
                 "illegal_template": "NOT PERMITTED", "touch_move": "YOU PICK", "touch_move_place": "YOU PLACE",
                 "car_unseen": "CAR NOT SEEN"}
 #: Which alert the banner shows first (the others are "+N").  A roll asked of this player now ("3 hits: roll 3 evade
-#: dice") before all: behind a crash's news it stood unseen for 14 s while the evade entry waited (an audit).
-ALERT_ORDER = ("roll", "wrecked", "lost_control", "wipeout_coming", "illegal_template", "touch_move", "touch_move_place",
-               "car_unseen")
+#: dice") before all: behind a crash's news it stood unseen for 14 s while the evade entry waited (an audit).  Then
+#: what a decision settled and what was undone, for the while they are told: behind a standing alert of the game
+#: (WIPEOUT! stands from the 6th hazard token to step 3) the owner never read their own car's "2 hits · hull 4",
+#: nor an UNDONE every other screen showed (an audit, five players); the standing alert comes back after them.
+ALERT_ORDER = ("roll", "news", "undone", "wrecked", "lost_control", "wipeout_coming", "illegal_template", "touch_move",
+               "touch_move_place", "car_unseen")
 
 #: The rules' step names are for the log; the screen has ~20 characters.
 SHORT_STEPS = {

@@ -401,3 +401,20 @@ def test_every_piece_of_a_news_is_drawn_whole(text: str) -> None:
             assert banner_texts and all(whole for _, whole in banner_texts), (piece, drawn)
     finally:
         common.fit_text = real
+
+
+@pytest.mark.parametrize("told", [Alert("news", "Rust Bucket: 2 hits · hull 4", None),
+                                  Alert("undone", "UNDONE: Bob: 2 Attack step › Attack… › Rust Bucket", None)])
+def test_what_a_decision_settled_comes_before_a_standing_alert(told: Alert, monkeypatch) -> None:
+    """An audit, five players: with WIPEOUT! standing on Dmitri's screen (his car's 6th hazard token, until step 3),
+    Bob's attack on that car was "NOTE …: 2 hits · hull 4" on every screen but his, where it waited as "+1"; an
+    UNDONE the same. The news and the undo are shown first while they are told; the standing alert comes back."""
+    import device.dashboards.gaslands as gl
+
+    drawn: list[tuple[str, str, str]] = []
+    monkeypatch.setattr(gl, "banner", lambda _d, _box, title, text, **kw: drawn.append((title, text, kw["more"])))
+    render(view(vehicle(hazards=6), your_activation=False, alerts=(WIPEOUT, told)), blink_on=True)
+    render(view(vehicle(hazards=6), your_activation=False, alerts=(WIPEOUT,)), blink_on=True)
+    assert drawn[0][0] != "WIPEOUT!" and drawn[0][2] == "+1"
+    assert told.text.endswith(drawn[0][1])
+    assert drawn[1][:2] == ("WIPEOUT!", "Rust Bucket: 7 hazards")
