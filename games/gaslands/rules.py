@@ -300,8 +300,9 @@ def evolve(state: GaslandsState | None, event: Event) -> GaslandsState:
         if state is None or target is None:
             raise ValueError(f"{t} before game_started")
         said = _hit_news(target, d["hits"], d["net"])
-        if t == "attack_rolled":
-            return replace(state, news=said)
+        if t == "attack_rolled":  # whose attack it was, as a smash says (an audit, five players: "NOTE Dmitri's
+            # Ice Cream Truck: 2 hits" named neither the attack nor the attacker)
+            return replace(state, news=f"Attack: {state.vehicle(d['attacker']).name} on {said}")
         # "Smash: Rust Bucket on The Brick: 3 hits…": whose smash it was (both cars of a crash make one)
         act = state.activation
         assert act is not None

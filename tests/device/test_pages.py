@@ -696,7 +696,8 @@ def test_an_attacks_hits_evaded_and_hull_left_are_told_on_every_screen() -> None
     app.finish_entry(0.0)
     app.entry.entered[:] = [6]
     app.finish_entry(0.0)
-    said = "Big Yellow Schoolbus: 3 hits, 1 evaded: 2 taken · hull 14"  # read "2 hits, 1 evaded": one of two?
+    # read "2 hits, 1 evaded": one of two?; and whose attack it was (an audit: "NOTE …: 2 hits" named no attacker)
+    said = "Attack: Rust Bucket on Big Yellow Schoolbus: 3 hits, 1 evaded: 2 taken · hull 14"
     assert [n.text for n in app.notices if n.kind == "news"] == [said]
     from device.dashboards.gaslands import news_pieces
 
@@ -705,7 +706,7 @@ def test_an_attacks_hits_evaded_and_hull_left_are_told_on_every_screen() -> None
     app.entry.entered[:] = [1, 2, 3]
     app.finish_entry(1.0)  # no hit: nothing to evade, recorded at once
     assert app.entry is None and app.history[-1].command.args == {"target": "bob-1", "dice": [1, 2, 3], "evade": []}
-    assert [n.text for n in app.notices if n.kind == "news"] == ["Big Yellow Schoolbus: no hit"]
+    assert [n.text for n in app.notices if n.kind == "news"] == ["Attack: Rust Bucket on Big Yellow Schoolbus: no hit"]
     app.apply(Command("hits", {"vehicle": "bob-1", "count": 1}), now=2.0)  # a later hit: not the attack's news
     assert [v.news for v in app.turn().views] == ["", ""]
 

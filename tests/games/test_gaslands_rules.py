@@ -186,10 +186,10 @@ def test_attack_hits_on_4_plus_six_is_two_hits_evade_sixes_cancel():
     t.ok("attack", target="bob-1", dice=[1, 3, 4, 5, 6], evade=[6, 2])  # 1+1+2 hits, one cancelled
     assert t.v("bob-1").hull == 12 - 3
     # every screen is told in words that cannot be read two ways ("3 hits, 1 evaded" said "2 hits, 1 evaded")
-    assert t.state.news == "Bob's Truck: 4 hits, 1 evaded: 3 taken · hull 9"
+    assert t.state.news == "Attack: Alice's Buggy on Bob's Truck: 4 hits, 1 evaded: 3 taken · hull 9"
     assert "at most 2 evade dice" in t.illegal("attack", target="bob-1", dice=[6], evade=[1, 1, 1])
     t.ok("attack", target="bob-1", dice=[6, 6, 6, 6, 6], evade=[1, 1])
-    assert t.v("bob-1").wrecked and t.state.news == "Bob's Truck: 10 hits · WRECKED"  # not "hull 0"
+    assert t.v("bob-1").wrecked and t.state.news == "Attack: Alice's Buggy on Bob's Truck: 10 hits · WRECKED"  # not "hull 0"
 
 
 def test_hull_lost_one_per_uncancelled_hit_and_wrecked_at_zero():
