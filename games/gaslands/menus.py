@@ -408,8 +408,13 @@ def menu(state: GaslandsState) -> Menu:
         # the SHIFTs to spend and the results they may cancel: the footer said only "gear 1 · 0 haz", so a
         # roll read by the camera was never shown and the player had to remember what stood
         left = act.shifts_left
-        title = f"1.4 Spend {left} SHIFT" if left else "1.4 No SHIFT to spend"  # ("left" when none was rolled)
+        title = f"1.4 Spend {left} SHIFT{'s' if left > 1 else ''}" if left else "1.4 No SHIFT to spend"  # ("left"
+        # when none was rolled)
         status = _shift_status(active, [f.value for f in act.uncancelled])
+        if left and act.free_shifts:
+            # where a SHIFT no die showed came from: "1.4 Spend 1 SHIFT" after no skid dice (touch-move) and "Spend 4"
+            # after three rolled were not explained on any screen (an audit, five players)
+            status += f" · {act.free_shifts} free SHIFT: trivial"
     if step == Step.PLACE_TEMPLATE.value and act is not None and act.template is not None:
         # which template, hand and edge (the title says only 1.2), and its icon in this gear
         status = f"place: {rules.placed_words(act)}{_icon(act.status)}"

@@ -45,11 +45,26 @@ def test_the_shift_step_says_how_many_shifts_and_which_results_stand() -> None:
     shown nowhere at all."""
     t = _to_shifts(["SHIFT", "SHIFT", "HAZARD", "SPIN"])
     m = menu(t.state)
-    assert m.title == "1.4 Spend 2 SHIFT"
-    assert m.status.startswith("HAZARD SPIN") and "gear 1" in m.status
+    assert m.title == "1.4 Spend 2 SHIFTs"
+    assert m.status.startswith("HAZARD SPIN") and "gear 1" in m.status and "free" not in m.status
     t.ok("shift", use="cancel", result="SPIN")
     m = menu(t.state)
     assert m.title == "1.4 Spend 1 SHIFT" and m.status.startswith("HAZARD ·")
+
+
+def test_a_free_shift_of_a_trivial_icon_is_said_where_it_is_spent() -> None:
+    """"the template shows an icon: trivial (gives one free SHIFT result)" — "1.4 Spend 4 SHIFTs" after three
+    SHIFTs rolled (and "Spend 1 SHIFT" after no skid dice) said nowhere where the other came from (an audit, five
+    players)."""
+    t = Table(("Alice", ["buggy"]), ("Bob", ["truck"]))
+    t.ok("choose_template", template="turn", hand="left")  # trivial in gear 1
+    t.ok("place_template")
+    t.ok("skid_roll", faces=["SHIFT", "SPIN"])
+    m = menu(t.state)
+    assert m.title == "1.4 Spend 2 SHIFTs" and m.status.endswith(" · 1 free SHIFT: trivial")
+    t.ok("shift", use="cancel", result="SPIN")
+    t.ok("shift", use="gear_up")
+    assert "free" not in menu(t.state).status  # all spent
 
 
 def test_repeated_results_are_counted_to_fit_the_footer() -> None:
