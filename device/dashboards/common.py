@@ -545,13 +545,15 @@ KEEP_TOGETHER = (("ON", "FIRE!"), ("rear", "tile"), ("lead", "tile"))
 
 
 def terms(paragraph: str) -> list[str]:
-    """``paragraph``'s words, a term of ``KEEP_TOGETHER`` as one: what every wrap on the screens splits."""
+    """``paragraph``'s words, a term of ``KEEP_TOGETHER`` as one, and a bare number with the word it counts ("3
+    taken", "1 free": an audit read "1 evaded: 3…" then "…taken · hull 9"): what every wrap on the screens
+    splits."""
     words = paragraph.split()
     out: list[str] = []
     i = 0
     while i < len(words):
         term = next((t for t in KEEP_TOGETHER if tuple(w.rstrip(",.;:") for w in words[i:i + len(t)]) == t), None)
-        n = len(term) if term else 1
+        n = len(term) if term else 2 if words[i].isdigit() and i + 1 < len(words) else 1
         out.append(" ".join(words[i:i + n]))
         i += n
     return out

@@ -98,3 +98,17 @@ def test_a_roll_asked_of_the_player_comes_before_older_news(game: str, monkeypat
         monkeypatch.setattr(dash, "notice_title", lambda kind, text: texts.append(kind) or ("T", text))
         dash._alert(draw, view, True)
         assert texts[0] == "roll"
+
+
+def test_a_number_stays_with_the_word_it_counts() -> None:
+    """An audit, five players: an attack's news read "…1 evaded: 3…" then "…taken · hull 9", the hits taken split
+    from their number across two pieces; every wrap on the screens keeps a bare number with the word after it, as
+    it keeps "ON FIRE!" and "rear tile"."""
+    from device.dashboards.common import terms
+    from device.dashboards.pages import wrap
+
+    assert terms("4 hits, 1 evaded: 3 taken · hull 9") == ["4 hits,", "1 evaded:", "3 taken", "·", "hull", "9"]
+    assert terms("Dee's car is ON FIRE! at 2") == ["Dee's", "car", "is", "ON FIRE!", "at", "2"]
+    for width in range(40, 128):
+        for line in wrap("Attack: The Brick on Bob's Truck: 4 hits, 1 evaded: 3 taken · hull 9", width=width):
+            assert not line.rstrip("…").split()[-1].isdigit() or line.endswith("9"), (width, line)
