@@ -549,6 +549,7 @@ def _probe_store(config: PitboardConfig) -> CheckLine:
         store = Store(path, read_only=True)
     except StoreError as exc:
         return CheckLine("FAIL", "game log", str(exc))
+    note = store.wal_note
     try:
         store.games()
         game, game_id = _to_resume(store, config)
@@ -574,6 +575,13 @@ def _probe_store(config: PitboardConfig) -> CheckLine:
         store.close()
     if not os.access(path.parent, os.W_OK) or not os.access(path, os.W_OK):
         return CheckLine("FAIL", "game log", f"{path}: run could not record a move: it {_unwritable(path.parent)}")
+    if note:
+        return CheckLine("WARN", "game log", f"{note}; {detail}")
+    kept = sorted(path.parent.glob(f"{path.name}-wal.damaged-*"))
+    if kept:  # (run kept it, and its decisions were not played on: said until the maker moves it away)
+        return CheckLine("WARN", "game log", f"{path}: {detail}; {', '.join(k.name for k in kept)} beside it holds "
+                                             "decisions recorded after a damaged part of its -wal file (kept when "
+                                             "the log was opened): keep it until they are saved, then move it away")
     return CheckLine("OK", "game log", f"{path}: {detail}")
 
 
@@ -1310,6 +1318,8 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
         store = Store(game_log(given))
     except StoreError as exc:
         raise _user_error(str(exc)) from None
+    if store.wal_note:
+        log(f"warning: {store.wal_note}")
     other = _resumed_kind(store, module, log)
     if other is not None:  # a game begun from the phone page, of another kind than the config's: it goes on
         log(f"resuming the unfinished {other.GAME.name} game (begun from the web page); [game] name "
@@ -1386,6 +1396,8 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
         except ValueError:
             began = ""
         app.notify("resumed", f"resumed game {game_id}{began}", None, until=clock() + RESUMED_NOTICE_S)
+    if store.wal_short:  # what the table played may be short of what it had recorded: said on every screen
+        app.notify("store", f"GAME LOG: {store.wal_short}", None, until=clock() + 4 * RESUMED_NOTICE_S)
     log(f"{'resumed' if resumed else 'started'} {module.GAME.name} game {game_id} ({store.path})")
     return Appliance(app, store, game_id, resumed, buttons, bank, camera, tuple(problems))
 

@@ -184,6 +184,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
     commands = _read_script_arg(args.script, args.game) if args.script else None
     try:
         with Store(args.db) as store:
+            if store.wal_note:
+                print(f"warning: {store.wal_note}", file=sys.stderr)
             game_id, match = open_match(args.game, store, setup, new=args.new, setup_path=args.setup)
             if commands is not None:
                 try:
@@ -245,6 +247,8 @@ def _read_chart(path: str) -> dict[str, Any]:
 def _cmd_log(args: argparse.Namespace) -> int:
     try:
         with Store(args.db, read_only=True) as store:
+            if store.wal_note:
+                print(f"warning: {store.wal_note}", file=sys.stderr)
             if args.log_what == "list":
                 for info in store.games():
                     print(json.dumps(dataclasses.asdict(info)))

@@ -389,6 +389,8 @@ class Sim:
         self._lock_fd = _lock(path) if keep_log else None
         try:
             self.store = Store(path)
+            if self.store.wal_note:
+                print(f"warning: {self.store.wal_note}", file=sys.stderr)
             try:
                 self.game_id, match, self.resumed = self.store.open_match(self.module.GAME, self.options, new=new)
             except Illegal as exc:

@@ -239,10 +239,16 @@ class Store:
             check_not_orphaned(self.path)
         if read_only and not exists:
             raise StoreError(f"there is no game log {self.path}: check the path (nothing was created)")
+        #: Said to the maker and the table when the log's -wal file holds decisions SQLite will not read
+        #: (:meth:`_keep_damaged_wal`); ``wal_short``: in a few words, for the screens.
+        self.wal_note: str | None = None
+        self.wal_short: str | None = None
         if not empty:
             self._check_header()
         if not read_only:
             self._take_lock()
+        if not empty:
+            self._keep_damaged_wal()  # (a writer's copy before SQLite opens the log and may delete the file)
         try:
             if not empty:
                 self._open_existing()
@@ -251,6 +257,49 @@ class Store:
             raise
 
     # -- opening ----------------------------------------------------------------------------------
+    def _keep_damaged_wal(self) -> None:
+        """Decisions committed in the -wal file after a damaged frame (``device.wal_scan``) are not read by SQLite,
+        and its next checkpoint deletes the file: a writer keeps a copy of it first, and both say so.  A copy that
+        cannot be made refuses the log, untouched."""
+        from device.wal_scan import unread_commits
+
+        wal = self.path.with_name(self.path.name + "-wal")
+        try:
+            data = wal.read_bytes() if wal.is_file() else b""
+        except OSError:
+            return  # (SQLite's own opening says what is wrong with a file it cannot read)
+        lost = unread_commits(data)
+        if not lost:
+            return
+        said = (f"{wal} is damaged: {lost} decision{'s' if lost > 1 else ''} recorded after its damaged part cannot "
+                "be read (a failing SD card, or a copy cut short)")
+        self.wal_short = f"{lost} decision{'s' if lost > 1 else ''} after a damaged part of the log unread"
+        if self.read_only:
+            self.wal_note = (f"{said}; a game resumed from it goes on from the decisions before that part, and a "
+                             "copy of the file is kept then")
+            return
+        stamp = "".join(ch for ch in self._clock() if ch.isdigit())[:14] or "copy"
+        kept = wal.with_name(f"{wal.name}.damaged-{stamp}")
+        n = 1
+        while kept.exists():
+            n += 1
+            kept = wal.with_name(f"{wal.name}.damaged-{stamp}-{n}")
+        try:
+            with open(kept, "xb") as out:
+                out.write(data)
+                out.flush()
+                os.fsync(out.fileno())
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                kept.unlink()
+            self.close()
+            raise StoreError(f"{said}, and no copy of it could be kept as {kept.name} ({exc.strerror}). {_KEEP}: "
+                             "free space or give write access there, then start again (opening the log would "
+                             "lose those decisions for good)") from None
+        self.wal_note = (f"{said}; the game goes on from the decisions before it. A copy is kept as {kept.name}: "
+                         "keep it, the lost decisions may be saved from it")
+        self.wal_short += f"; a copy is kept beside it: {kept.name}"
+
     def _damaged(self, why: str) -> StoreError:
         return StoreError(
             f"{self.path} is not a Pitboard game log or is damaged ({why}). {_KEEP}: move it aside with its -wal "

@@ -624,3 +624,27 @@ def test_a_toml_mistake_is_mended_the_way_the_next_check_accepts(line: str, advi
     assert said.endswith(advice), said
     fixed = said.split("write ", 1)[1].removesuffix(" with straight quotes")
     tomllib.loads(fixed)  # the advice itself is valid TOML
+
+
+def test_a_damaged_wal_is_told_on_every_screen_and_its_copy_named(tmp_path: Path, factory) -> None:
+    """A bad-input audit: decisions after a damaged frame of the log's -wal file (a failing SD card) were dropped
+    without a word, and the file deleted. The appliance keeps a copy, says so in the journal and on the screens."""
+    from test_store_wal import crashed, damage
+
+    from device.wal_scan import scan
+
+    db, _ = crashed(tmp_path)
+    wal = db.with_name("game.sqlite-wal")
+    damage(wal, scan(wal.read_bytes()).frames - 4)
+    logs: list[str] = []
+    appliance = build_appliance(_config(tmp_path, store={"path": str(db)}), pin_factory=factory,
+                                screen_backend="recording", log=logs.append,
+                                camera_backend=ReplayBackend(tmp_path / "frames"))
+    try:
+        assert any(line.startswith("warning: ") and "is damaged: " in line for line in logs), logs
+        (notice,) = [n for n in appliance.app.notices if n.kind == "store"]
+        assert notice.player is None and "after a damaged part of the log unread" in notice.text
+        assert "a copy is kept beside it: game.sqlite-wal.damaged-" in notice.text
+        assert list(db.parent.glob("game.sqlite-wal.damaged-*"))
+    finally:
+        appliance.close()
