@@ -192,6 +192,26 @@ def _writable(folder: Path) -> bool:
     return os.access(folder, os.W_OK)
 
 
+def link_problem(path: Path) -> str | None:
+    """Why a game log reached through a symbolic link cannot be opened or made: the link loops, or leads to a file
+    whose folder is not there (a drive not mounted: "damaged (unable to open database file)" was said, with "start a
+    new log", of a log on a USB stick not yet mounted), else None.  A link to a log not yet made, in a folder that
+    is there, is where the first game writes it."""
+    from device.safe_files import unreachable
+
+    why = unreachable(path)
+    if why is None or "symbolic link" not in why:
+        return None
+    if "leads back to itself" in why:
+        return why
+    target = Path(os.readlink(path))
+    folder = (path.parent / target).parent
+    if folder.is_dir():
+        return None
+    return (f"is a symbolic link to {target}, whose folder {folder} is not there (a drive not mounted?): mount it, or "
+            "point the link or the log's path elsewhere; nothing was created")
+
+
 def check_not_orphaned(path: Path) -> None:
     """Refuse a missing or 0-byte log with a -wal file or a hot journal beside it: that is no new log, those
     files hold its games (a crash, a copy that missed the main file), and SQLite would delete a -wal file
@@ -228,8 +248,8 @@ class Store:
         self._lock: _WriterLock | None = None
         from device.safe_files import closed_to_user
 
-        closed = closed_to_user(self.path)
-        if closed:  # (a link to a log not yet made is sqlite's to create, as before)
+        closed = closed_to_user(self.path) or link_problem(self.path)
+        if closed:  # (a link to a log not yet made, in a folder that is there, is sqlite's to create, as before)
             raise StoreError(f"the game log {self.path} {closed}")
         if self.path.is_dir():
             raise StoreError(f"{self.path} is a folder; give a file path for the game log")

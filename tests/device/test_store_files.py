@@ -640,3 +640,35 @@ def test_a_game_log_linked_to_a_file_not_made_yet_is_made_there(tmp_path: Path) 
     finally:
         store.close()
     assert target.is_file() and target.stat().st_size > 0
+
+
+def test_a_log_linked_to_a_drive_not_mounted_or_looping_is_named_so(tmp_path, capsys):
+    """A bad-input audit: games.sqlite a link to a USB stick not mounted: check said "none yet (the first game
+    writes it)", run refused the log as "damaged" and said to start a new one; a loop of links was "no game log"
+    to `log list` and "[Errno 40]" to `sim`. A link to a folder that is there is where the first game writes."""
+    from device.cli_device import _probe_store
+    from device.config import PitboardConfig, StoreConfig
+
+    away = tmp_path / "usb" / "games.sqlite"
+    db = tmp_path / "games.sqlite"
+    db.symlink_to(away)
+    loop1, loop2 = tmp_path / "l1", tmp_path / "l2"
+    loop1.symlink_to(loop2)
+    loop2.symlink_to(loop1)
+    not_there = f"is a symbolic link to {away}, whose folder {away.parent} is not there (a drive not mounted?)"
+    commands = (lambda log: ["log", "list", "--db", log], lambda log: ["play", "gaslands", "--db", log],
+                lambda log: ["sim", "gaslands", "--db", log, "--keys", "o"])
+    for command in commands:
+        code, _, err = run(capsys, *command(str(db)))
+        assert code == 2 and not_there in err and "damaged" not in err, (command(str(db)), err)
+        code, _, err = run(capsys, *command(str(loop1)))
+        assert code == 2 and "leads back to itself (a loop of links)" in err, (command(str(loop1)), err)
+    assert not away.parent.exists()
+    line = _probe_store(PitboardConfig(store=StoreConfig(path=db)))
+    assert line.status == "FAIL" and not_there in line.detail
+    away.parent.mkdir()  # mounted: the first game writes the log there
+    assert _probe_store(PitboardConfig(store=StoreConfig(path=db))).status == "OK"
+    with Store(db) as store:
+        store.begin_game("gaslands", list(GAME.start({"players": [
+            {"name": "A", "vehicles": [{"type": "buggy"}]}, {"name": "B", "vehicles": [{"type": "car"}]}]})))
+    assert away.is_file() and db.is_symlink()
