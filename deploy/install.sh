@@ -31,10 +31,11 @@ PROG=install.sh
 SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
 REPO=$(dirname -- "$SCRIPT_DIR")
 
-APT_PACKAGES=(python3-picamera2 python3-lgpio python3-venv i2c-tools)
+APT_PACKAGES=(python3-picamera2 python3-lgpio python3-venv i2c-tools sqlite3)
 # Without these Pitboard still installs and runs (apt sources other than Raspberry Pi OS's, e.g. plain
-# Debian, have neither picamera2 nor lgpio): the installer says what is lost and carries on.
-APT_OPTIONAL=(python3-picamera2 python3-lgpio i2c-tools)
+# Debian, have neither picamera2 nor lgpio): the installer says what is lost and carries on.  sqlite3: the
+# command a damaged or half-written game log's messages name (to roll it back, or dump what can be read).
+APT_OPTIONAL=(python3-picamera2 python3-lgpio i2c-tools sqlite3)
 DEVICE_GROUPS=(gpio i2c video)
 SERVICE_USER=pitboard
 UNIT_NAME=pitboard.service
@@ -262,6 +263,7 @@ without() {
         python3-picamera2) echo "no Raspberry Pi camera module (picamera2): a USB webcam works through OpenCV ([camera] backend = \"opencv\" in pitboard.toml)" ;;
         python3-lgpio) echo "gpiozero cannot use lgpio for the buttons: it falls back to another pin factory (GPIOZERO_PIN_FACTORY=rpigpio with python3-rpi-lgpio or python3-rpi.gpio, or native)" ;;
         i2c-tools) echo "no i2cdetect to look for the screens (pitboard check still probes them)" ;;
+        sqlite3) echo "no sqlite3 command to roll back or dump a damaged game log by hand (the log's messages name it)" ;;
         *) echo "$1 is missing" ;;
     esac
 }

@@ -174,7 +174,7 @@ else
     fi
 fi
 
-say "left in place: the apt packages (python3-picamera2 python3-lgpio python3-venv i2c-tools) and the"
+say "left in place: the apt packages (python3-picamera2 python3-lgpio python3-venv i2c-tools sqlite3) and the"
 say "I2C/camera lines in config.txt; remove them by hand if nothing else needs them"
 if [ "$DRY" -eq 1 ]; then
     say "dry run finished: $CHANGES change(s) would be made"

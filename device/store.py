@@ -396,8 +396,9 @@ class Store:
                 f"{self.path} has {journal.name} beside it: a write cut short (a crash, a power cut) by a program "
                 "that keeps a rollback journal - another program, or another Pitboard version - which SQLite must "
                 f"roll back before the log is read: {doing} failed. {_KEEP}, and so was the journal: keep a copy of "
-                f"both, then let SQLite roll it back with `sqlite3 {self.path} 'PRAGMA integrity_check'` and try "
-                f"again. If {journal.name} is not this log's, move it aside",
+                f"both, then let SQLite roll it back as the user that owns the log: `sqlite3 {self.path} 'PRAGMA "
+                f"integrity_check'` (on the Pi: `sudo -u pitboard sqlite3 ...`; no sqlite3 command: `sudo apt install "
+                f"sqlite3`), and try again. If {journal.name} is not this log's, move it aside",
                 short="the game log was left half-written: see pitboard check",
             )
         if name.startswith("SQLITE_FULL") or (free is not None and free < _LOW_SPACE):
