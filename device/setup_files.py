@@ -80,6 +80,11 @@ def toml_mistake(exc: Exception, text: str) -> str:
     at = re.search(r"\s*\(at line (\d+), column \d+\)$", said)
     what = said[: at.start()] if at else re.sub(r"\s*\(at end of document\)$", "", said)
     meaning = next((m for words, m in _TOML_MEANINGS if words in what), None)
+    twice = re.fullmatch(r"Cannot declare \((.*)\) twice", what)
+    if twice:  # [screens] for [[screens]] (one of several) was told to "merge the two into one" (a bad-input audit)
+        name = ".".join(part.strip().strip("'\"") for part in twice.group(1).split(",") if part.strip())
+        meaning = (f"[{name}] is written twice: one of several (each player's screen, each player) is written "
+                   f"[[{name}]], in double brackets, each time; one table said twice: merge the two into one")
     told = f"{what} ({meaning})" if meaning else what
     if at is None:
         return f"at the end of the file: {told}"

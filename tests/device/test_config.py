@@ -275,3 +275,17 @@ def test_a_byte_that_is_not_utf8_is_named_by_its_line(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as caught:
         load_config(path)
     assert "line 5 is not UTF-8 text" in str(caught.value), str(caught.value)
+
+
+def test_a_list_of_tables_written_with_single_brackets_is_told_the_double_ones() -> None:
+    """A bad-input audit: two [screens] where [[screens]] was meant were told "a [table] written twice; merge the
+    two into one", which makes one screen of two (and its keys said twice)."""
+    import tomllib
+
+    from device.setup_files import toml_mistake
+
+    text = '[[players]]\nname = "A"\n\n[screens]\nplayer = "A"\n\n[screens]\nplayer = "B"\n'
+    with pytest.raises(tomllib.TOMLDecodeError) as err:
+        tomllib.loads(text)
+    said = toml_mistake(err.value, text)
+    assert said.startswith("line 7 ([screens]): ") and "is written [[screens]], in double brackets" in said
