@@ -435,6 +435,13 @@ class Store:
                                  .exists())
             return
         # a writer: known to be ours read-only first, then opened for writing
+        if not os.access(self.path, os.W_OK):  # (SQLite opens such a file read-only without a word, and the table
+            # played until its first move was NOT RECORDED: a bad-input audit)
+            raise StoreError(
+                f"{self.path} is read-only to this user: it can still be read with `pitboard log list/export`; to "
+                "play on, give the user running Pitboard write access to it (chmod u+w, or chown it to that user), "
+                "or copy it (with any -wal file) to a writable folder and point --db (the appliance: [store] path in "
+                "pitboard.toml) at it. Nothing was changed")
         try:
             probe = self._connect("ro")
         except sqlite3.Error as exc:

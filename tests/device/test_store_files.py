@@ -672,3 +672,21 @@ def test_a_log_linked_to_a_drive_not_mounted_or_looping_is_named_so(tmp_path, ca
         store.begin_game("gaslands", list(GAME.start({"players": [
             {"name": "A", "vehicles": [{"type": "buggy"}]}, {"name": "B", "vehicles": [{"type": "car"}]}]})))
     assert away.is_file() and db.is_symlink()
+
+
+def test_a_read_only_log_file_is_refused_before_the_game_starts(tmp_path, capsys, monkeypatch):
+    """A bad-input audit: `chmod 444 game.sqlite`: run resumed the game and its first move was NOT RECORDED
+    (SQLite opens a read-only file for reading without a word). Refused at start now, the log unchanged; readers
+    still read it. (os.access is stood in for: this runs as root, who may write anything.)"""
+    db = make_log(tmp_path)
+    before = digest(db)
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, *a, **k: False if Path(p) == db and mode == os.W_OK
+                        else real(p, mode, *a, **k))
+    with pytest.raises(StoreError, match=r"is read-only to this user: it can still be read .* Nothing was changed"):
+        Store(db)
+    code, _, err = run(capsys, "play", "gaslands", "--db", str(db))
+    assert code == 2 and "is read-only to this user" in err
+    with Store(db, read_only=True) as store:
+        assert store.games()
+    assert digest(db) == before
