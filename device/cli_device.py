@@ -220,7 +220,12 @@ def no_pin_factory(fallbacks: Sequence[str]) -> str:
 
 def probe_buttons(config: PitboardConfig, pin_factory: Any = None) -> list[CheckLine]:
     """Claim each button's pin with the pull-up on, read its level, release it."""
+    from device.config import header_pins_for_gpios
+
     out: list[CheckLine] = []
+    mixed = header_pins_for_gpios(config.buttons.pins())
+    if mixed:
+        out.append(CheckLine("WARN", "buttons", mixed))
     lgpio_workdir()
     try:
         from gpiozero import Button

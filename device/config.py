@@ -37,6 +37,24 @@ HEADER_GPIOS: tuple[int, ...] = tuple(range(0, 28))
 HEADER_PIN_GPIO: dict[int, int] = {3: 2, 5: 3, 7: 4, 8: 14, 10: 15, 11: 17, 12: 18, 13: 27, 15: 22, 16: 23, 18: 24,
                                    19: 10, 21: 9, 22: 25, 23: 11, 24: 8, 26: 7, 27: 0, 28: 1, 29: 5, 31: 6, 32: 12,
                                    33: 13, 35: 19, 36: 16, 37: 26, 38: 20, 40: 21}
+#: The example's wiring (firmware_config/pitboard.toml, WIRING.md): each panel button's BCM GPIO.
+EXAMPLE_BUTTONS: dict[str, int] = {"next": 17, "back": 27, "select": 22, "ok": 23}
+
+
+def header_pins_for_gpios(pins: dict[str, int]) -> str | None:
+    """What to say when the panel buttons are the example wiring's header pin numbers (next = 11 for pin 11, which
+    is GPIO17): valid BCM numbers too, so taken, and the buttons then read pins nothing is wired to (a bad-input
+    audit: 11/13/15/16, GPIO15 being the serial console's RXD); None otherwise."""
+    meant = {k: EXAMPLE_BUTTONS[k] for k, pin in pins.items()
+             if k in EXAMPLE_BUTTONS and HEADER_PIN_GPIO.get(pin) == EXAMPLE_BUTTONS[k]}
+    if len(meant) < 2:
+        return None
+    keys = "/".join(meant)
+    return (f"buttons {keys} = {'/'.join(str(pins[k]) for k in meant)} are the header pins of "
+            f"GPIO{'/'.join(str(g) for g in meant.values())} (the example's wiring): [buttons] takes BCM GPIO "
+            f"numbers; write {', '.join(f'{k} = {g}' for k, g in meant.items())}")
+
+
 RESERVED_GPIOS: dict[int, str] = {
     0: "GPIO0 is the HAT EEPROM bus (ID_SD)",
     1: "GPIO1 is the HAT EEPROM bus (ID_SC)",

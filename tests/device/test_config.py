@@ -289,3 +289,25 @@ def test_a_list_of_tables_written_with_single_brackets_is_told_the_double_ones()
         tomllib.loads(text)
     said = toml_mistake(err.value, text)
     assert said.startswith("line 7 ([screens]): ") and "is written [[screens]], in double brackets" in said
+
+
+def test_buttons_at_the_example_wirings_header_pins_are_warned_of() -> None:
+    """A bad-input audit: next/back/select/ok = 11/13/15/16, the header pins WIRING.md names for GPIO17/27/22/23,
+    were taken as GPIO11/13/15/16 and check said OK for each (GPIO15 is the serial console's RXD); the buttons
+    wired as the example would never be read."""
+    from gpiozero.pins.mock import MockFactory
+
+    from device.cli_device import probe_buttons
+    from device.config import parse_config
+
+    factory = MockFactory()
+    try:
+        config = parse_config({"buttons": {"next": 11, "back": 13, "select": 15, "ok": 16}}, source="pitboard.toml")
+        lines = probe_buttons(config, factory)
+        assert (lines[0].status, lines[0].part) == ("WARN", "buttons")
+        assert lines[0].detail == ("buttons next/back/select/ok = 11/13/15/16 are the header pins of GPIO17/27/22/23 "
+                                   "(the example's wiring): [buttons] takes BCM GPIO numbers; write next = 17, back = "
+                                   "27, select = 22, ok = 23")
+        assert all(line.part != "buttons" for line in probe_buttons(parse_config({}, source="x"), factory))
+    finally:
+        factory.reset()
