@@ -20,6 +20,7 @@ from __future__ import annotations
 import difflib
 import math
 import reprlib
+import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -138,6 +139,11 @@ def distinct_names(names: Iterable[str], where: str, noun: str) -> None:
     ``'Alice' and 'alice ' are one name at the table``.  ``where`` starts the message (``"setup: "`` or ``""``)."""
     seen: dict[str, str] = {}
     for name in names:
+        hidden = next((ch for ch in name if unicodedata.category(ch).startswith("C")), None)
+        if hidden is not None:  # a line break, a bell, a zero-width space: "Alice\u200b" drew as "Alice?" and was
+            # another player than "Alice" (a bad-input audit)
+            raise Illegal(f"{where}the {noun} name {name!r} holds an invisible or control character "
+                          f"(U+{ord(hidden):04X}); write the name with letters, digits, spaces and signs only")
         key = name.strip().casefold()
         if key not in seen:
             seen[key] = name

@@ -7,6 +7,8 @@ from __future__ import annotations
 import tomllib
 from typing import Any
 
+import re
+
 import pytest
 
 from games.core import Command, Illegal, Match, fields
@@ -298,3 +300,19 @@ def test_too_many_gaslands_players_says_how_many_were_given() -> None:
 
     with pytest.raises(Illegal, match=r"needs 2 to 6 players \(7 given\)"):
         rules.start({"players": [{"name": f"P{i}"} for i in range(7)]})
+
+
+@pytest.mark.parametrize(("name", "code"), [("Bo\nb", "U+000A"), ("Bob\u0007", "U+0007"), ("Alice\u200b", "U+200B")])
+@pytest.mark.parametrize("game", ["gaslands", "thunder_road"])  # (the Grand Tour's teams are a-z, 0-9 and _)
+def test_a_name_with_an_invisible_or_control_character_is_refused(game: str, name: str, code: str) -> None:
+    """A bad-input audit: "Bo\\nb", "Bob\\a" and "Alice\\u200b" (a zero-width space) were taken as players;
+    "Alice\\u200b" was another player than "Alice", and both drew as "Alice" on the screens."""
+    import tomllib
+
+    from games import game_package
+
+    module = game_package(game)
+    options = tomllib.loads(module.EXAMPLE_SETUP)
+    options["players"][1]["name"] = name
+    with pytest.raises(Illegal, match=re.escape(f"holds an invisible or control character ({code})")):
+        module.GAME.start(options)
