@@ -552,6 +552,10 @@ def _probe_store(config: PitboardConfig) -> CheckLine:
                                                  f"correct [store] path in {config.source}")
         if not os.access(path.parent, os.W_OK):
             return CheckLine("FAIL", "game log", f"{path}: the folder {path.parent} {_unwritable(path.parent)}")
+        if path.is_file():  # (a log cut to nothing by a card fault or a copy is no new log to its owner)
+            return CheckLine("WARN", "game log", f"{path} is empty (0 bytes): run begins a new game in it; if it held "
+                                                 "games (a copy cut short, a card fault), put the log back from a "
+                                                 "copy first")
         return CheckLine("OK", "game log", f"{path}: none yet (the first game writes it)")
     try:
         store = Store(path, read_only=True)

@@ -690,3 +690,15 @@ def test_a_read_only_log_file_is_refused_before_the_game_starts(tmp_path, capsys
     with Store(db, read_only=True) as store:
         assert store.games()
     assert digest(db) == before
+
+
+def test_check_warns_of_an_empty_log_file(tmp_path):
+    """A bad-input audit: a 0-byte log (cut to nothing) was "OK … none yet (the first game writes it)"."""
+    from device.cli_device import _probe_store
+    from device.config import PitboardConfig, StoreConfig
+
+    db = tmp_path / "game.sqlite"
+    assert _probe_store(PitboardConfig(store=StoreConfig(path=db))).status == "OK"  # none yet: as before
+    db.write_bytes(b"")
+    line = _probe_store(PitboardConfig(store=StoreConfig(path=db)))
+    assert line.status == "WARN" and "is empty (0 bytes): run begins a new game in it" in line.detail
