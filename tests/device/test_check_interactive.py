@@ -415,3 +415,31 @@ def test_a_dice_region_off_the_cameras_frame_fails_the_camera_view(tmp_path: Pat
                                                 'dice_region = [500, 400, 100, 60]')
     line = check_camera_view(config(text), tmp_path / "view.png", StillBackend(np.full((240, 320, 3), 90, np.uint8)))
     assert line.status == "FAIL" and "[camera] dice_region [500, 400, 100, 60] runs past the 320x240 frame" in line.detail
+
+
+def test_a_die_taught_some_of_its_faces_is_a_warning_naming_the_others(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bad-input audit: a skid die taught SHIFT and HAZARD only was "OK face library: 2 taught face(s)"; its
+    SLIDE and SPIN are read as "?" at the table."""
+    import numpy as np
+
+    from device.cli_device import probe_vision_files
+    from device.dice_library_files import save_library
+    from vision.dice import FaceLibrary
+
+    data = tmp_path / "data"
+    data.mkdir()
+    monkeypatch.setenv("PITBOARD_DATA", str(data))
+    lib = FaceLibrary()
+    rng = np.random.default_rng(1)
+    patch = rng.normal(size=(24, 24)).astype(np.float32)  # as face_patch makes them: zero mean, unit norm
+    patch = (patch - patch.mean()) / np.linalg.norm(patch - patch.mean())
+    lib.add("skid", [("SHIFT", patch), ("HAZARD", patch)])
+    save_library(lib)
+    camera_on = config(CONFIG.replace('backend = "none"', 'backend = "picamera2"'))
+    (line,) = [ln for ln in probe_vision_files(camera_on) if ln.part == "face library"]
+    assert line.status == "WARN" and "faces not taught: skid (SLIDE, SPIN)" in line.detail, line
+    lib.add("skid", [("SLIDE", patch), ("SPIN", patch)])
+    save_library(lib)
+    (line,) = [ln for ln in probe_vision_files(camera_on) if ln.part == "face library"]
+    assert line.status == "OK" and "faces not taught" not in line.detail, line
