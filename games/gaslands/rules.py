@@ -155,6 +155,9 @@ def start(options: Mapping[str, Any]) -> list[Event]:
         named_well = isinstance(given, str) and given.strip() and len(given) <= 40  # (a long name is not quoted)
         if isinstance(p, Mapping):  # first: a misspelt `name` is named, not told as a missing name
             fields.only_keys(p, PLAYER_KEYS, f"setup: [[players]] {given}" if named_well else f"setup: player {i}")
+        if given is not None and not isinstance(given, str):  # (name = 42 was "needs a name")
+            raise Illegal(f"setup: player {i}'s name must be a text in quotes (got {fields.show(given)}): name = "
+                          f"\"{given}\"")
         if not isinstance(given, str) or not given.strip():
             raise Illegal(f"setup: player {i} needs a name")
         name = given

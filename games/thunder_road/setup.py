@@ -58,6 +58,8 @@ def normalise(options: Mapping[str, Any]) -> dict[str, Any]:
         named_well = isinstance(name, str) and name.strip() and "/" not in name and len(name) <= 40
         # first: a misspelt `name` (nmae = "Ana") is named, not told as a missing name; a long one is not quoted
         fields.only_keys(row, PLAYER_KEYS, f"setup: [[players]] {name}" if named_well else f"setup: player {i}")
+        if name is not None and not isinstance(name, str):  # (name = 42 was "needs a name")
+            raise Illegal(f"player {i}'s name must be a text in quotes (got {fields.show(name)}): name = \"{name}\"")
         if not isinstance(name, str) or not name.strip():
             raise Illegal(f"player {i} needs a name")
         if "/" in name:
@@ -77,7 +79,8 @@ def normalise(options: Mapping[str, Any]) -> dict[str, Any]:
     names: list[str] = [str(p["name"]) for p in players]
     expansion = any(tables.kind(k).cls in ("big_rig", "bike") for p in players for k in p["vehicles"])
     if len(players) < 2:
-        raise Illegal("Thunder Road needs 2 to 4 players (5 with the Big Rig and the Final Five)")
+        raise Illegal(f"{len(players)} player{'' if len(players) == 1 else 's'}: Thunder Road needs 2 to 4 players "
+                      "(5 with the Big Rig and the Final Five)")
     if len(players) > 5:
         raise Illegal(f"{len(players)} players: Thunder Road takes 2 to 4 players, 5 at most with the Maximum "
                       "Chrome Big Rig or Final Five")

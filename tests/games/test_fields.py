@@ -316,3 +316,15 @@ def test_a_name_with_an_invisible_or_control_character_is_refused(game: str, nam
     options["players"][1]["name"] = name
     with pytest.raises(Illegal, match=re.escape(f"holds an invisible or control character ({code})")):
         module.GAME.start(options)
+
+
+@pytest.mark.parametrize("game", ["gaslands", "thunder_road"])
+def test_a_name_written_as_a_number_is_told_to_be_quoted(game: str) -> None:
+    """A bad-input audit: name = 42 was "player 2 needs a name", though one was given, unquoted."""
+    from games import game_package
+
+    module = game_package(game)
+    options = tomllib.loads(module.EXAMPLE_SETUP)
+    options["players"][1]["name"] = 42
+    with pytest.raises(Illegal, match=re.escape("player 2's name must be a text in quotes (got 42): name = \"42\"")):
+        module.GAME.start(options)
