@@ -369,8 +369,11 @@ class App:
                 if not outcome.accepted:
                     self._news_outlived(now)
         if not outcome.accepted:
-            title = "NOT RECORDED" if (outcome.reason or "").startswith("NOT RECORDED") else "NOT ALLOWED"
             text = outcome.reason or "refused"
+            # in the rulebook's words where the rules say them: a template not permitted in the gear (its banner
+            # says NOT PERMITTED) was paged under NOT ALLOWED (an audit, five players)
+            title = ("NOT RECORDED" if text.startswith("NOT RECORDED") else
+                     "NOT PERMITTED" if " is not permitted in gear " in text else "NOT ALLOWED")
             if text.startswith("NOT RECORDED: "):
                 text = text[len("NOT RECORDED: "):]
             self.refusal = Refusal(self._refused_to(command, sender, t), tuple(pages.text_pages(title, text)), now)

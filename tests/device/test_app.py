@@ -552,6 +552,8 @@ def test_refusal_is_shown_with_the_rules_reason(tmp_path: Path) -> None:
     assert refusal is not None and refusal.player == "Ann"
     assert " ".join(line for p in refusal.pages for line in p.lines) == HAIRPIN  # the whole reason
     assert same_image(rig.screens.image("Ann"), pages.render_text(refusal.pages[0]))
+    # under the rulebook's words, as the banner says them (an audit: NOT ALLOWED over "not permitted")
+    assert {p.title for p in refusal.pages} == {"NOT PERMITTED"}
 
 
 def test_a_long_refusal_is_paged_and_the_next_press_clears_it(tmp_path: Path) -> None:
@@ -560,7 +562,7 @@ def test_a_long_refusal_is_paged_and_the_next_press_clears_it(tmp_path: Path) ->
     rig.app.apply(Command("choose_template", {"template": "hairpin"}))
     rig.step()
     first, second = rig.app.refusal.pages[:2]
-    assert (first.title, first.page, first.pages) == ("NOT ALLOWED", 1, len(rig.app.refusal.pages)) and first.pages >= 2
+    assert (first.title, first.page, first.pages) == ("NOT PERMITTED", 1, len(rig.app.refusal.pages)) and first.pages >= 2
     assert same_image(rig.screens.image("Ann"), pages.render_text(first))
     rig.t += REFUSAL_PAGE_S
     rig.step()
