@@ -318,7 +318,7 @@ class Store:
                              "lose those decisions for good)") from None
         self.wal_note = (f"{said}; the game goes on from the decisions before it. A copy is kept as {kept.name}: "
                          "keep it, the lost decisions may be saved from it")
-        self.wal_short += f"; a copy is kept beside it: {kept.name}"
+        self.wal_short += "; a copy is kept beside the log (pitboard check names it)"  # (its name: 5 pieces)
 
     def _damaged(self, why: str) -> StoreError:
         return StoreError(

@@ -644,7 +644,7 @@ def test_a_damaged_wal_is_told_on_every_screen_and_its_copy_named(tmp_path: Path
         assert any(line.startswith("warning: ") and "is damaged: " in line for line in logs), logs
         (notice,) = [n for n in appliance.app.notices if n.kind == "store"]
         assert notice.player is None and "after a damaged part of the log unread" in notice.text
-        assert "a copy is kept beside it: game.sqlite-wal.damaged-" in notice.text
+        assert "a copy is kept beside the log (pitboard check names it)" in notice.text
         assert list(db.parent.glob("game.sqlite-wal.damaged-*"))
     finally:
         appliance.close()
