@@ -29,8 +29,8 @@ FRAME_HEADER = 24
 @dataclass(frozen=True)
 class WalScan:
     """``read``: frames SQLite reads (up to its last whole commit before any damage); ``unread_commits``:
-    decisions committed after the first damaged frame, each frame of them whole; ``frames``: the frames of the
-    file's current generation (its salts)."""
+    decisions whose commit frame, after the first damaged frame, is whole (written and synced: the decision was
+    recorded); ``frames``: the frames of the file's current generation (its salts)."""
 
     read: int
     unread_commits: int
