@@ -569,13 +569,15 @@ def _probe_store(config: PitboardConfig) -> CheckLine:
             detail = f"no unfinished {game.name} game: run begins one"
         else:
             from games.core import Match
+            from games.core.match import CorruptLog
 
             try:
                 Match(game, store.records(game_id))
             except StoreError:
                 raise
             except Exception as exc:  # noqa: BLE001 - what open_match would refuse, in its words
-                reason = getattr(exc, "reason", None) or f"{type(exc).__name__}: {exc}"
+                reason = getattr(exc, "reason", None) or (str(exc) if isinstance(exc, CorruptLog) else
+                                                          f"{type(exc).__name__}: {exc}")  # (said "CorruptLog: ...")
                 raise StoreError(f"{path}: game {game_id} cannot be replayed ({reason}); see it with `pitboard log "
                                  f"export --db {path} --game-id {game_id}`") from None
             detail = f"run resumes the unfinished {game.name} game {game_id}"

@@ -68,6 +68,8 @@ def _fault(exc: BaseException) -> str:
         return exc.reason
     if isinstance(exc, KeyError):
         return f"{exc.args[0]!r} is missing, or is not a name this game knows" if exc.args else "a field is missing"
+    if isinstance(exc, ValueError) and str(exc):  # its words say it ("unknown Gaslands event 'teleported'"): no
+        return str(exc)  # Python class name before them (a bad-input audit)
     return f"{type(exc).__name__}: {exc}"
 
 

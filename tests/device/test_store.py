@@ -152,9 +152,17 @@ def test_an_event_that_cannot_be_replayed_is_reported_with_its_number(tmp_path):
     gid = store.new_game("gaslands")
     Match.begin(GAME, crash_writer.SETUP, sink=store.sink(gid))
     store.append(gid, 5, [Event("teleported", {"vehicle": "x"})])
-    with pytest.raises(UserError, match=r"event \d+ \(teleported\) cannot be replayed"):
+    with pytest.raises(UserError, match=r"event \d+ \(teleported\) cannot be replayed") as err:
         open_match("gaslands", store, None)
     assert len(store.records(gid)) > 1  # nothing was deleted
+    # in words, without Python's class names (a bad-input audit: "CorruptLog: … ValueError: unknown Gaslands event")
+    assert "unknown Gaslands event 'teleported'" in str(err.value) and "Error" not in str(err.value)
+    from device.cli_device import _probe_store
+    from device.config import PitboardConfig, StoreConfig
+
+    store.close()
+    line = _probe_store(PitboardConfig(store=StoreConfig(path=path)))
+    assert line.status == "FAIL" and "cannot be replayed" in line.detail and "Error" not in line.detail, line
 
 
 KILLS = int(os.environ.get("PITBOARD_CRASH_KILLS", "200"))
