@@ -16,8 +16,8 @@ parts its dot from its stem wherever a text has one.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from PIL import Image, ImageDraw, ImageFont
@@ -549,11 +549,18 @@ def terms(paragraph: str) -> list[str]:
     taken", "1 free": an audit read "1 evaded: 3…" then "…taken · hull 9"): what every wrap on the screens
     splits."""
     words = paragraph.split()
+
+    def term_at(i: int) -> int:
+        """How many words the term at ``i`` is: a KEEP_TOGETHER term's, else one."""
+        term = next((t for t in KEEP_TOGETHER if tuple(w.rstrip(",.;:") for w in words[i:i + len(t)]) == t), None)
+        return len(term) if term else 1
+
     out: list[str] = []
     i = 0
     while i < len(words):
-        term = next((t for t in KEEP_TOGETHER if tuple(w.rstrip(",.;:") for w in words[i:i + len(t)]) == t), None)
-        n = len(term) if term else 2 if words[i].isdigit() and i + 1 < len(words) else 1
+        n = term_at(i)
+        if n == 1 and words[i].isdigit() and i + 1 < len(words):
+            n += term_at(i + 1)  # the number with the whole term it counts ("2 rear tile" kept one)
         out.append(" ".join(words[i:i + n]))
         i += n
     return out

@@ -109,6 +109,7 @@ def test_a_number_stays_with_the_word_it_counts() -> None:
 
     assert terms("4 hits, 1 evaded: 3 taken · hull 9") == ["4 hits,", "1 evaded:", "3 taken", "·", "hull", "9"]
     assert terms("Dee's car is ON FIRE! at 2") == ["Dee's", "car", "is", "ON FIRE!", "at", "2"]
+    assert terms("2 rear tile cars") == ["2 rear tile", "cars"]  # a term stays whole behind its number
     for width in range(40, 128):
         for line in wrap("Attack: The Brick on Bob's Truck: 4 hits, 1 evaded: 3 taken · hull 9", width=width):
             assert not line.rstrip("…").split()[-1].isdigit() or line.endswith("9"), (width, line)
