@@ -154,7 +154,8 @@ def load_calibration(path: str | Path | None = None) -> Calibration:
         raise TableFileError(folder_given(p, "calibration", CALIBRATION_FILE))
     again = "move it aside and run `pitboard calibrate` again"
     try:
-        data = read_json_object(p, fix=again, what="calibration file", max_bytes=MAX_TABLE_FILE_BYTES)
+        # (only `calibrate` writes it: "fix that line" of a file cut short was no advice; a bad-input audit)
+        data = read_json_object(p, fix=again, what="calibration file", max_bytes=MAX_TABLE_FILE_BYTES, by_hand=False)
     except SetupFileError as exc:
         what = None if p.is_dir() else not_a_calibration(p)
         if what is not None:  # another kind of file: never advise moving it

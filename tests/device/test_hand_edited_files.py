@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from device.cli import main
 from device.cli_device import read_setup
 from device.config import load_config
@@ -140,3 +142,17 @@ def test_a_folder_given_to_teach_dice_or_a_command_reading_the_calibration_is_no
         load_calibration(data)
     said = str(refused_cal.value)
     assert "is a folder, not a calibration file" in said and "move it aside" not in said, said
+
+
+def test_a_calibration_cut_short_is_not_told_to_be_fixed_by_hand(tmp_path: Path) -> None:
+    """A bad-input audit: a calibration cut short (a card fault) said "is not valid JSON: …; fix that line": only
+    `pitboard calibrate` writes it, and nobody mends a line of it."""
+    from device.table_files import TableFileError, load_calibration
+
+    calibration = tmp_path / "table_calibration.json"
+    calibration.write_text('{"px_to_mm": [[0.5, 0')
+    with pytest.raises(TableFileError) as err:
+        load_calibration(calibration)
+    said = str(err.value)
+    assert "fix that line" not in said and "cut short or garbled after Pitboard wrote it" in said
+    assert "run `pitboard calibrate` again" in said
