@@ -12,7 +12,7 @@ Read at arm's length, so the layout is a few big things in fixed places::
 
 A player with several vehicles sees the *featured* one big (the active one, else the next to activate)
 and the others as chips in a right-hand column: initial + gear, inverted at the wipeout line, crossed out
-when wrecked.  Alerts (not-permitted template, the touch-move pick and placing, a coming wipeout, a loss of
+when wrecked; with one or two others, each chip also shows its hazard tokens as dots and its hull as a bar.  Alerts (not-permitted template, the touch-move pick and placing, a coming wipeout, a loss of
 control, a wreck) cover the middle as a lit banner while ``blink_on``, so they flash over the normal picture.
 
 The screen knows no rule: the wipeout line and which vehicles still activate in this gear phase come with
@@ -272,9 +272,16 @@ def chip_marks(view: PlayerView) -> dict[str, str]:
     return marks
 
 
+#: Other vehicles up to this many get tall chips: under the mark and gear, a dot per hazard token up to the
+#: wipeout line and a hull bar (an audit, five players: a second car's hazards and hull were on no screen).
+TALL_CHIPS = 2
+
+
 def _chips(draw: ImageDraw.ImageDraw, view: PlayerView, others: Sequence[VehicleView]) -> None:
-    """The other vehicles: mark (:func:`chip_marks`) + gear, 10 px high each, in the right-hand column."""
+    """The other vehicles: mark (:func:`chip_marks`) + gear, 10 px high each, in the right-hand column; with one
+    or two, each 20 px high with its hazard tokens (dots) and hull (a bar) under that (:func:`_chip_state`)."""
     marks = chip_marks(view)
+    tall = len(others) <= TALL_CHIPS
     two = any(len(marks.get(v.id, "")) > 1 for v in others)
     room, gap = (2, 3) if two else (0, 0)
     for y in range(MIDDLE_TOP - 1, MIDDLE_BOTTOM + 1, 2):
@@ -285,7 +292,7 @@ def _chips(draw: ImageDraw.ImageDraw, view: PlayerView, others: Sequence[Vehicle
         shown = shown[: MAX_CHIPS - 1]
         extra = len(others) - len(shown)
     for i, v in enumerate(shown):
-        top = MIDDLE_TOP + i * 10
+        top = MIDDLE_TOP + i * (20 if tall else 10)
         box = (CHIPS_X, top, WIDTH - 1, top + 8)
         ink = ON
         if v.hazards >= v.wipeout_at and not v.wrecked:
@@ -296,6 +303,8 @@ def _chips(draw: ImageDraw.ImageDraw, view: PlayerView, others: Sequence[Vehicle
         fit_text(draw, (box[0] + 1, top, box[0] + 10 + room, top + 8), marks.get(v.id, "?"), sizes=(10, 9, 8, 7),
                  fill=ink)
         pixel_text(draw, (box[0] + 12 + gap, top + 1), str(v.gear)[-1], fill=ink)
+        if tall and not v.wrecked:
+            _chip_state(draw, v, top + 11)
         if v.wrecked:
             draw.line((box[0], box[3], box[2], box[1]), fill=ON)
         if v.on_fire:
@@ -303,6 +312,23 @@ def _chips(draw: ImageDraw.ImageDraw, view: PlayerView, others: Sequence[Vehicle
     if extra:
         top = MIDDLE_TOP + len(shown) * 10
         fit_text(draw, (CHIPS_X, top, WIDTH - 1, top + 8), f"+{extra}", sizes=(10, 9), align="center")
+
+
+def _chip_state(draw: ImageDraw.ImageDraw, v: VehicleView, y: int) -> None:
+    """Under a tall chip's mark: a 2 px dot per hazard token, a 1 px one per free place up to the wipeout line (6:
+    18 px), then a 3 px hull bar filled as the hull points left."""
+    x0, x1 = CHIPS_X + 1, WIDTH - 2
+    for k in range(max(1, min(v.wipeout_at, 6))):
+        x = x0 + k * 3
+        if k < v.hazards:
+            draw.rectangle((x, y, x + 1, y + 1), fill=ON)
+        else:
+            draw.point((x, y + 1), fill=ON)
+    draw.rectangle((x0, y + 4, x1, y + 6), outline=ON)
+    inner = x1 - x0 - 1
+    filled = round(inner * max(0, v.hull) / v.max_hull) if v.max_hull > 0 else 0
+    if filled:
+        draw.line((x0 + 1, y + 5, x0 + filled, y + 5), fill=ON)
 
 
 def _footer(draw: ImageDraw.ImageDraw, view: PlayerView) -> None:

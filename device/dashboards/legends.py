@@ -20,6 +20,7 @@ LEGENDS: dict[str, tuple[tuple[str, str], ...]] = {
         ("done", "activated this gear phase"),
         ("Chips right", "your other vehicles: initial (B2: Buggy 2, Bi: Bike beside a Buggy) and gear"),
         ("Chips right", "inverted: 6+ hazards; crossed: wrecked"),
+        ("Chips right", "with one or two: dots = hazard tokens, bar = hull left"),
         ("Bottom line", "the table's step (1.1 … 3); on the others' screens, whose: Ana · 1.1"),
         ("YOU WIN! / Ana wins", "at game over, on the top bar: the winner the table named"),
         # two entries: one ran over a page, "WRECKED" alone on the next

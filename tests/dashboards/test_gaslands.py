@@ -418,3 +418,20 @@ def test_what_a_decision_settled_comes_before_a_standing_alert(told: Alert, monk
     assert drawn[0][0] != "WIPEOUT!" and drawn[0][2] == "+1"
     assert told.text.endswith(drawn[0][1])
     assert drawn[1][:2] == ("WIPEOUT!", "Rust Bucket: 7 hazards")
+
+
+def test_a_second_vehicles_hazards_and_hull_are_on_its_chip() -> None:
+    """An audit, five players: Alice's other car (flipped, hull 4/6) was a chip "R 1", its hazard tokens and hull
+    on no screen and no button. With one or two other vehicles each chip shows them (dots, a bar) under its gear;
+    with more, the chips stay one line (initial and gear)."""
+    from device.dashboards.gaslands import CHIPS_X
+
+    def chip_column(*others: VehicleView) -> bytes:
+        image = render(view(vehicle(), *others), blink_on=False)
+        return image.crop((CHIPS_X, 0, 128, 54)).tobytes()
+
+    car = vehicle(id="car", name="Car", active=False, activates_this_phase=False)
+    assert chip_column(replace(car, hazards=2)) != chip_column(replace(car, hazards=4))
+    assert chip_column(replace(car, hull=6)) != chip_column(replace(car, hull=3))
+    more = [vehicle(id=f"v{i}", name=f"Van {i}", active=False, activates_this_phase=False) for i in range(3)]
+    assert chip_column(replace(car, hazards=2), *more) == chip_column(replace(car, hazards=4), *more)
