@@ -49,11 +49,6 @@ def damage(wal: Path, frame: int) -> None:
     wal.write_bytes(bytes(data))
 
 
-def events(path: Path, *, read_only: bool = False) -> int:
-    with Store(path, read_only=read_only) as store:
-        return len(store.records(1))
-
-
 def test_a_crash_wal_is_read_whole_and_nothing_is_kept(tmp_path):
     """A -wal file a crash left is what SQLite reads, every frame (the checksums summed as SQLite sums them)."""
     db, recorded = crashed(tmp_path)
