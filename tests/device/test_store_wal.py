@@ -138,3 +138,26 @@ def test_check_log_list_play_and_the_next_check_say_it(tmp_path, capsys):
     assert "warning: " in err and "A copy is kept as game.sqlite-wal.damaged-" in err
     line = _probe_store(config)  # the -wal read and gone: the copy beside the log is named until moved away
     assert line.status == "WARN" and "game.sqlite-wal.damaged-" in line.detail and "keep it until" in line.detail
+
+
+def test_a_running_writers_wal_is_not_scanned_by_readers(tmp_path, monkeypatch):
+    """The review: every read-only open (the phone's game log page, check beside the running appliance) summed the
+    live -wal's checksums, seconds on a Pi for nothing: a running writer's -wal is no crash's. A lock file a crash
+    left (its process gone) does not stop the scan."""
+    import os
+
+    import device.wal_scan as wal_scan
+    from device.store import lock_path
+
+    db, _ = crashed(tmp_path)
+    wal = db.with_name("game.sqlite-wal")
+    damage(wal, scan(wal.read_bytes()).frames - 4)
+    scanned: list[int] = []
+    real = wal_scan.unread_commits
+    monkeypatch.setattr(wal_scan, "unread_commits", lambda data: scanned.append(len(data)) or real(data))
+    lock_path(db).write_text(f"{os.getpid()} pitboard run\n")  # this process: running
+    with Store(db, read_only=True) as store:
+        assert store.wal_note is None and not scanned
+    lock_path(db).write_text("999999999 pitboard run\n")  # no such process: a crash's lock
+    with Store(db, read_only=True) as store:
+        assert store.wal_note is not None and scanned
