@@ -205,10 +205,16 @@ def footer_pieces(alert: str) -> list[str]:
     so that no word of it is cut off; the smallest size is cramped on a 1-bit screen: "Rusl Buckel"), each
     but the last ending "…" (a piece read alone is seen to go on: "camera: SHIFT HAZARD" looked like a whole
     roll of three); ``[alert]`` when it fits the line."""
-    if text_width(alert, FOOTER_MIN_SIZE) <= FOOTER_WIDTH:
-        return [alert]
-    # room for "…" at both ends (the letters' gap too): a piece of one line may carry both marks
-    return marked(wrap(alert, width=FOOTER_WIDTH - 2 * text_width(GOES_ON, BODY_SIZE) - 2, size=BODY_SIZE))
+    return _one_line_pieces(alert, FOOTER_WIDTH)
+
+
+def _one_line_pieces(text: str, width: int) -> list[str]:
+    """``[text]`` when it fits one line of ``width`` at the smallest size (9 px); else :func:`common.marked` pieces
+    of one line each at the body size, with room for "…" at both ends (the letters' gap too): a piece of one line
+    may carry both marks."""
+    if text_width(text, FOOTER_MIN_SIZE) <= width:
+        return [text]
+    return marked(wrap(text, width=width - 2 * text_width(GOES_ON, BODY_SIZE) - 2, size=BODY_SIZE))
 
 
 def unpieced(pieces: Sequence[str]) -> str:
@@ -282,10 +288,8 @@ def dice_line(page: DicePage) -> str:
 
 def line_pieces(line: str) -> list[str]:
     """A line of the dice page whole when it fits at 9 px; else in pieces that fit at the body size, shown in
-    turn, each but the last ending "…" and each but the first beginning "…"."""
-    if text_width(line, 9) <= DICE_LINE_WIDTH:
-        return [line]
-    return marked(wrap(line, width=DICE_LINE_WIDTH - 2 * text_width(GOES_ON, BODY_SIZE) - 2, size=BODY_SIZE))
+    turn, each but the last ending "…" and each but the first beginning "…" (as the footer's)."""
+    return _one_line_pieces(line, DICE_LINE_WIDTH)
 
 
 def dice_line_pieces(page: DicePage) -> list[str]:
