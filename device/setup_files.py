@@ -73,6 +73,11 @@ def _without_comment(line: str) -> str:
     return line
 
 
+def _cut(text: str) -> str:
+    """``text`` as a message quotes it: at most 60 characters."""
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def toml_mistake(exc: Exception, text: str) -> str:
     """``exc`` (a :class:`tomllib.TOMLDecodeError`) in the owner's words: the line as written, what is wrong
     and, for a text not in quotes, the line mended (``line 17 (name = Bob): ... write name = "Bob"``)."""
@@ -103,23 +108,19 @@ def toml_mistake(exc: Exception, text: str) -> str:
     line = raw.strip()
     if not line:
         return f"line {number}: {told}"
-    shown = _without_comment(line)
-    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    code = _without_comment(line)
+    shown = _cut(code)
     bare = re.fullmatch(r"([A-Za-z0-9_.-]+)\s*=\s*([^\"'\[{#\s][^#]*?)\s*(#.*)?", line)
     curly = "\u201c\u201d\u2018\u2019"  # a phone keyboard's “smart” quotes
-    if what == "Invalid value" and not bare and any(c in _without_comment(line) for c in curly):
-        # inside a list or a table on one line (teams = [“red”, “blue”]): the general words named no quotes (a web
-        # audit: an iPhone types them)
-        plain = _without_comment(line).translate({ord(c): '"' for c in "\u201c\u201d"} | {ord(c): "'" for c in "\u2018\u2019"})
-        plain = plain if len(plain) <= 60 else plain[:57] + "..."
-        return (f"line {number} ({shown}): “ and ” are not quotes in TOML (a phone keyboard types them): write "
-                f"straight quotes: {plain}")
+    if what == "Invalid value" and (bare.group(2)[:1] in curly if bare else any(c in code for c in curly)):
+        # they are no quotes to TOML: the advice must not wrap them in more; inside a list or a table on one line
+        # (teams = [“red”, “blue”]) the line mended (a web audit: the general words named no quotes; an iPhone)
+        mended = (f"{bare.group(1)} = \"{bare.group(2).strip(curly)}\" with straight quotes" if bare else
+                  "straight quotes: " + _cut(code.translate({ord(c): '"' for c in "\u201c\u201d"}
+                                                            | {ord(c): "'" for c in "\u2018\u2019"})))
+        return f"line {number} ({shown}): “ and ” are not quotes in TOML (a phone keyboard types them): write {mended}"
     if what == "Invalid value" and bare:
         key, value = bare.group(1), bare.group(2)
-        if value[:1] in curly:  # they are no quotes to TOML: the advice must not wrap them in more
-            plain = value.strip(curly)
-            return (f"line {number} ({shown}): “ and ” are not quotes in TOML (a phone keyboard types them): "
-                    f"write {key} = \"{plain}\" with straight quotes")
         if value.lower() in ("true", "false", "yes", "no", "on", "off"):  # a yes/no: TOML's own words
             word = "true" if value.lower() in ("true", "yes", "on") else "false"
             return f"line {number} ({shown}): yes/no is written true or false, in small letters: write {key} = {word}"
