@@ -402,7 +402,7 @@ class App:
         """Whose screen a refusal is shown on: the player a command names when it is sent for one at the table
         (a phone's command for Dee during Cy's turn was refused on Cy's screen, "it is Cy's turn, not Dee's", and
         Dee saw nothing: an audit), else whose step it was."""
-        named = command.args.get("player") if isinstance(command.args, Mapping) else None
+        named = command.get("player")
         players = {getattr(v, "player", None) for v in t.views}
         return named if isinstance(named, str) and named in players else sender
 
