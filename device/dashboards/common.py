@@ -42,12 +42,14 @@ def font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     base = ImageFont.load_default(size=size)
     fixes = _clearer_digits(base, size) if isinstance(base, ImageFont.FreeTypeFont) else {}
     bang = _clearer_bang(base) if isinstance(base, ImageFont.FreeTypeFont) else None
-    if not fixes and bang is None:
+    colon = _colon(base) if isinstance(base, ImageFont.FreeTypeFont) else None
+    if not fixes and bang is None and colon is None:
         return base
     clear = _ClearDigitsFont.__new__(_ClearDigitsFont)
     clear.__dict__.update(base.__dict__)
     clear.fixes = fixes
     clear.bang = bang
+    clear.colon = colon
     return clear
 
 
@@ -79,6 +81,21 @@ def _clearer_bang(base: ImageFont.FreeTypeFont) -> "tuple[np.ndarray, np.ndarray
     clearer[-2, :] = False
     left = int(base.getbbox("!", mode="1")[0])
     return ink, clearer, left
+
+
+def _colon(base: ImageFont.FreeTypeFont) -> "tuple[np.ndarray, int] | None":
+    """The bundled font's ":" is two one-pixel dots with no room of its own before them: after a letter whose
+    ink reaches its edge (k, l, x, t, 2, 3 ...) the dots join it, and "Attack: The Brick" read "Attack The
+    Brick" (a longer arm of the k) on the screens below 12 px.  Where the ":" is one column of ink with a
+    dark column after it within its own width, the screens move it into that column when it touches the
+    letter before it: (its ink as drawn, its left bearing in pixels)."""
+    ink = _glyph_ink(base, ":")
+    if ink is None or ink.shape[1] != 1 or ink.all():
+        return None
+    left = int(base.getbbox(":", mode="1")[0])
+    if base.getlength(":", mode="1") - left < 2:
+        return None  # no dark column of its own to move into
+    return ink, left
 
 
 def _rows(text: str) -> "np.ndarray":
@@ -139,11 +156,13 @@ def _stroke_width(f: ImageFont.FreeTypeFont, text: Any, mode: str, args: tuple[A
 
 
 class _ClearDigitsFont(ImageFont.FreeTypeFont):
-    """The bundled font with its 6 and 9 redrawn in every text mask it makes (see :data:`CLEARER_DIGITS`), and its
-    "!" parted from its dot where the font draws them touching (:func:`_clearer_bang`)."""
+    """The bundled font with its 6 and 9 redrawn in every text mask it makes (see :data:`CLEARER_DIGITS`), its
+    "!" parted from its dot where the font draws them touching (:func:`_clearer_bang`), and its ":" kept apart
+    from the letter before it (:func:`_colon`)."""
 
     fixes: dict[str, tuple["np.ndarray", "np.ndarray"]]
     bang: "tuple[np.ndarray, np.ndarray, int] | None" = None
+    colon: "tuple[np.ndarray, int] | None" = None
 
     def getmask2(self, text: "str | bytes", mode: str = "", *args: Any, **kwargs: Any) -> tuple[Any, tuple[int, int]]:
         import numpy as np
@@ -152,11 +171,12 @@ class _ClearDigitsFont(ImageFont.FreeTypeFont):
         core, offset = super().getmask2(text, mode, *args, **kwargs)
         shown = str(text)
         wanted = [self.fixes[ch] for ch in self.fixes if ch in shown]
-        # (not in a stroked text: the stroke widens the "!" out of the shape looked for, and a dot punched beside it)
-        parted = self.bang is not None and "!" in shown and "\n" not in shown
-        bangs = [i for i, ch in enumerate(shown) if ch == "!"] \
-            if parted and not _stroke_width(self, text, mode, args, kwargs) else []
-        if mode != "1" or not (wanted or bangs) or getattr(core, "mode", "L") != "L":
+        # (not in a stroked text: the stroke widens the "!" and the ":" out of the shapes looked for; nor in
+        # text of several lines, whose x is not the line's)
+        plain = "\n" not in shown and not _stroke_width(self, text, mode, args, kwargs)
+        bangs = [i for i, ch in enumerate(shown) if ch == "!"] if plain and self.bang is not None else []
+        colons = [i for i, ch in enumerate(shown) if ch == ":"] if plain and self.colon is not None else []
+        if mode != "1" or not (wanted or bangs or colons) or getattr(core, "mode", "L") != "L":
             return core, offset
         mask = np.asarray(Image.Image()._new(core)).copy()
         ink = mask > 0
@@ -167,19 +187,40 @@ class _ClearDigitsFont(ImageFont.FreeTypeFont):
             windows = sliding_window_view(ink, (h, w))
             for y, x in zip(*np.nonzero((windows == drawn).all(axis=(2, 3)))):
                 mask[y:y + h, x:x + w] = np.where(clearer, 255, 0)
-        if bangs and self.bang is not None:
-            drawn, clearer, left = self.bang
+        origin = self.getbbox(shown, mode="1")[0]  # the mask's first column, in the text's own x
+
+        def found(i: int, drawn: "np.ndarray", left: int) -> tuple[int, int] | None:
+            """Where the glyph at ``shown[i]``, drawn so, lies in the mask: only a shape within a pixel of
+            where it starts is it (not an "I" beside a "!")."""
             h, w = drawn.shape
-            if ink.shape[0] >= h and ink.shape[1] >= w:
-                hits = np.nonzero((sliding_window_view(ink, (h, w)) == drawn).all(axis=(2, 3)))
-                origin = self.getbbox(shown, mode="1")[0]  # the mask's first column, in the text's own x
-                for i in bangs:
-                    # where this "!" starts: only a stroke within a pixel of it is the "!", not an "I" beside
-                    x_bang = round(self.getlength(shown[:i], mode="1") + left - origin)
-                    near = [(abs(int(x) - x_bang), int(y), int(x)) for y, x in zip(*hits) if abs(int(x) - x_bang) <= 1]
-                    if near:
-                        _, y, x = min(near)
-                        mask[y:y + h, x:x + w] = np.where(clearer, 255, 0)
+            if ink.shape[0] < h or ink.shape[1] < w:
+                return None
+            hits = np.nonzero((sliding_window_view(ink, (h, w)) == drawn).all(axis=(2, 3)))
+            x_at = round(self.getlength(shown[:i], mode="1") + left - origin)
+            near = [(abs(int(x) - x_at), int(y), int(x)) for y, x in zip(*hits) if abs(int(x) - x_at) <= 1]
+            return min(near)[1:] if near else None
+
+        if self.bang is not None:
+            drawn, clearer, left = self.bang
+            for i in bangs:
+                if (at := found(i, drawn, left)) is not None:
+                    y, x = at
+                    mask[y:y + drawn.shape[0], x:x + drawn.shape[1]] = np.where(clearer, 255, 0)
+        if self.colon is not None:
+            drawn, left = self.colon
+            h = drawn.shape[0]
+            dots = np.nonzero(drawn[:, 0])[0]
+            for i in colons:
+                if (at := found(i, drawn, left)) is None:
+                    continue
+                y, x = at
+                touches = x > 0 and ink[y + dots, x - 1].any()
+                # the column after it, and the one after that, dark the colon's whole height: it moves apart
+                # from the letter before it without touching the next
+                room = x + 1 < ink.shape[1] and not ink[y:y + h, x + 1:x + 3].any()
+                if touches and room:
+                    mask[y + dots, x] = 0
+                    mask[y + dots, x + 1] = 255
         return Image.fromarray(mask, "L").im, offset
 
 

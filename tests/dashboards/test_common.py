@@ -172,6 +172,32 @@ def test_an_exclamation_mark_keeps_its_dot_apart_and_an_i_beside_it_stays_whole(
     assert (stroked[0] == stroked[1]).all()
 
 
+@pytest.mark.parametrize("size", [9, 10, 11])
+@pytest.mark.parametrize("word", ["Attack", "Truck", "hull", "box"])
+def test_a_colon_keeps_apart_from_the_letter_before_it(word: str, size: int) -> None:
+    """The bundled font's ":" has no dark column before it: on the screens "Attack: The Brick" read "Attack The
+    Brick", the colon's two dots joining the k's arms (the same after l, x, t, 2, 3 ...).  It is drawn one
+    column on, in its own width, with a dark column on each side."""
+    from PIL import Image, ImageDraw
+
+    from device.dashboards.common import font
+
+    f = font(size)
+    image = Image.new("1", (12 * size, 3 * size), 0)
+    ImageDraw.Draw(image).text((size, size), f"{word}: 2", font=f, fill=1)
+    a = np.asarray(image, dtype=bool)
+    solo = Image.new("1", (12 * size, 3 * size), 0)
+    ImageDraw.Draw(solo).text((size, size), word, font=f, fill=1)
+    word_right = int(np.nonzero(np.asarray(solo, dtype=bool).any(axis=0))[0].max())
+    cols = a.any(axis=0)
+    after = cols[word_right + 1:]
+    first_dark = int(np.argmin(after))
+    colon = word_right + 1 + first_dark + int(np.argmax(after[first_dark:]))  # the next ink after a dark column
+    dots = np.nonzero(a[:, colon])[0]
+    assert len(dots) == 2 and dots[1] - dots[0] > 1, f"{word}: the colon's two dots stand alone after the word"
+    assert not a[:, colon - 1].any() and not a[:, colon + 1].any()
+
+
 def test_a_path_too_long_for_a_line_is_split_after_a_folder():
     """Seen on NOT STARTED: "firmware_config/pitboar" / "d.toml"; a path is read by its folders."""
     from device.dashboards.pages import WIDTH, wrap
