@@ -304,13 +304,14 @@ def _road_scrolls(state: ThunderRoadState, who: str, leaving: tuple[str, ...]) -
         # three or more on the rear tile, named one at a time: the scroll with them, or one more
         rest = [v for v in others if v.id not in pending]
         return branch("Road scrolls…", [
-            leaf(f"Scroll: {len(pending)} off", Command("scroll", {"eliminated": []}), default=True),
+            leaf(f"Scroll: {len(pending)} off", Command("scroll", {"eliminated": []}), default=True, once=True),
             branch("One more off…", _by_player(state, rest, who, named_off)) if rest else None,
         ])
     # "remove the rear tile (vehicles on it are eliminated)": with five players three or more on it is usual,
     # and the list stopped at two (a second scroll would move the road twice)
     return branch("Road scrolls…", [
-        leaf("Nobody off the road", Command("scroll", {"eliminated": []}), default=True),
+        # (taken once: the line reads the same after it, and a second OK scrolled the road again)
+        leaf("Nobody off the road", Command("scroll", {"eliminated": []}), default=True, once=True),
         *_by_player(state, others, who, lambda v, name: leaf(f"{name} off", Command("scroll", {"eliminated": [v.id]})),
                     grouped=len(others) > FIRST_LEVEL_MAX - 3),  # a list holds eight
         branch("Two off…", _by_player(state, others, who, two_off)) if len(others) >= 2 else None,

@@ -469,6 +469,20 @@ def test_thunder_road_three_or_more_off_the_rear_tile_with_the_buttons(tmp_path:
     t.close()
 
 
+def test_a_scroll_of_nobody_is_not_taken_twice_by_one_more_ok(tmp_path: Path) -> None:
+    """An audit: after "Road scrolls… › Nobody off the road" the cursor stayed on that line, which read the same;
+    two more OKs scrolled the road twice more to the final tile, and no screen changed. The cursor leaves it."""
+    t = Panel(tmp_path, "thunder_road", tr_setup(board={"tiles": 7, "on_board": 3}))
+    roll_all(t, [1, 3, 4, 6], [2, 2, 5, 6])
+    t.choose("Move a vehicle…", "Medium car", "Die 4")
+    lead = t.match.state.board.lead
+    assert t.choose("Road scrolls…", "Nobody off the road") == {"type": "scroll", "eliminated": []}
+    assert t.highlighted != ("Road scrolls…", "Nobody off the road")
+    t.press("ok")
+    assert t.match.state.board.lead == lead + 1, "one OK more did not scroll the road again"
+    t.close()
+
+
 def test_the_answer_to_a_press_shows_over_a_news_of_every_screen(tmp_path: Path) -> None:
     """A walkthrough: NEXT where the step is a decision answers "Choose: SELECT, then OK", but the news of a
     scroll ("… eliminated with the rear tile") held the footer for 12 s: NEXT seemed to do nothing."""
@@ -607,7 +621,8 @@ def test_after_a_news_the_choosers_own_line_comes_first_and_takes_every_other_tu
     shown = [t.app.page_for("Ben", ben, news.since + k * ALERT_PIECE_S + 0.1, True) for k in range(2 * len(status))]
     own = [p.footer for p in shown[0::2]]
     assert [p.alert for p in shown[0::2]] == [""] * len(status) and own == status  # first, and in order
-    assert [p.alert for p in shown[1::2]][:len(pages.footer_pieces(news.text))] == pages.footer_pieces(news.text)
+    news_shown = [p.alert for p in shown[1::2]]
+    assert news_shown == pages.footer_pieces(news.text)[:len(news_shown)]  # the news's pieces, in order
     assert pages.footer_pieces("Dee's medium car is ON FIRE!") == ["Dee's medium car is…", "…ON FIRE!"]
     assert pages.footer_pieces("Dee's small car eliminated with the rear tile")[-1] == "…rear tile"
     t.close()

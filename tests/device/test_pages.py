@@ -632,10 +632,10 @@ def test_thunder_road_news_shows_every_word_in_its_alert_box() -> None:
               Command("off", {"vehicle": "Cy/large"}), Command("off", {"vehicle": "Dee/large"}),
               Command("scroll", {"eliminated": []})):
         assert app.apply(c, now=1.0).accepted, c
-    said = "Ben's large car, Cy's large car, Dee's large car eliminated with the rear tile"
+    said = "Road scrolled: tile 4 leads; Ben's large car, Cy's large car, Dee's large car eliminated with the rear tile"
     assert [n.text for n in app.notices if n.kind == "news"] == [said]
     shown = []
-    for k in range(3):
+    for k in range(5):
         ana = next(v for v in app.screen_views(now=1.0 + k * ALERT_PIECE_S) if v.player == "Ana")
         shown.append(next(a.text for a in ana.alerts if a.kind == "news"))
     pieces = list(dict.fromkeys(shown))

@@ -405,6 +405,21 @@ def test_leaving_the_front_scrolls_the_road_and_eliminates_the_rear_tile():
     t.ok("move", spaces=4)
 
 
+def test_every_scroll_is_told_with_the_tile_that_leads_and_the_final_tile_named():
+    """"When a vehicle leaves the front of the board and the lead tile was not the final tile: remove the rear
+    tile ... draw a new lead tile" and "Moving onto the finish line of the final tile ends the game": a scroll
+    that eliminated nobody was on no screen, and no screen said when the final tile led (the Finish line is
+    offered from then on). Every scroll is news, with the tile that leads."""
+    t = Table("Ana", "Ben", tiles=["a", "b", "c", "d", "e"], on_board=3)
+    t.roll()
+    t.ok("assign", vehicle="large", die=4)
+    t.ok("scroll", eliminated=[])
+    assert t.state.news == "Road scrolled: tile d leads"
+    t.ok("scroll", eliminated=[])
+    assert t.state.news == "Road scrolled: tile e leads, the final tile"
+    assert "finish" in t.match.prompt().commands
+
+
 def test_three_or_more_vehicles_on_the_rear_tile_are_named_one_at_a_time_then_scrolled_off():
     """"remove the rear tile (vehicles on it are eliminated [V])" — with five players three or more vehicles
     on the rear tile is usual, and the buttons offered at most two (a second scroll moves the road again).
@@ -428,8 +443,8 @@ def test_three_or_more_vehicles_on_the_rear_tile_are_named_one_at_a_time_then_sc
     gone = {v.id for v in t.state.vehicles if v.eliminated}
     assert gone == {"Ben/small", "Cy/medium", "Ben/medium", "Cy/large"}
     # every screen is told (an X in the owner's column was all)
-    assert t.state.news == ("Ben's small car, Cy's medium car, Ben's medium car, Cy's large car eliminated with the "
-                            "rear tile")  # in the order named
+    assert t.state.news == ("Road scrolled: tile d leads; Ben's small car, Cy's medium car, Ben's medium car, Cy's "
+                            "large car eliminated with the rear tile")  # in the order named
     assert t.state.turn.off_rear == () and t.state.board.tiles[t.state.board.lead] == "d"
     assert "eliminated" in t.no("off", vehicle="Ben/small")
     t.ok("scroll", eliminated=[])  # the final tile leads now: nothing more scrolls
