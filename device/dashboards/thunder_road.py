@@ -175,6 +175,8 @@ def _footer(draw: ImageDraw.ImageDraw, view: PlayerView) -> None:
     fit_text(draw, (1, FOOTER_TOP, 58, HEIGHT - 1), command, sizes=(10, 9))
     # a player out of the race has no dice to use (their last roll stayed on the line)
     dice = " ".join(str(d) for d in view.dice) if view.dice and view.standing else "-"
+    if view.passed and view.standing:
+        dice = "passed"  # out of the round: the dice left are not played (they read as a die still to play)
     if view.bumps:
         # whose vehicles (their columns above) the bump dice are for: an owner saw "bumps 1", not that it was theirs
         mine = " ".join(v.short for v in view.vehicles if v.bumped)

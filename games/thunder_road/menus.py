@@ -374,6 +374,10 @@ def menu(state: ThunderRoadState) -> Menu:
             if "coast" in commands:
                 choices.append(_assign(state, who, "coast", state.coastable(who), "Coast 1…", True))
             if "pass" in commands:
+                if "coast" in commands:
+                    # passing gives up the dice left for the round (the player is out of it): "Pass" beside
+                    # "Coast 1…" did not say so, and the 6 kept on the dashboard looked like a die to play
+                    pass_words = "Pass: out of round"
                 choices.append(leaf(pass_words, Command("pass"), default="coast" not in commands))
         elif step is Step.FIRE:
             dice = DiceRequest("fire", 1, "the Fire die", lambda f: Command("fire", {"face": f[0]}),

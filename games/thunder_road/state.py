@@ -291,3 +291,5 @@ class PlayerView:
     #: players still in the race who have not rolled their movement dice this round (no turn yet): a player
     #: who had rolled read "roll dice" in their header until the last one did
     to_roll: tuple[str, ...] = ()
+    #: passed this round (no vehicle to move, declined to coast): out of the round, its dice left unused
+    passed: bool = False

@@ -88,6 +88,7 @@ def views(state: ThunderRoadState) -> list[PlayerView]:
                 alerts=_alerts(state, p.name),
                 news=state.news,
                 to_roll=to_roll,
+                passed=p.passed,
             )
         )
     return out

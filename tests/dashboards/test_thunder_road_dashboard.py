@@ -352,6 +352,20 @@ def test_a_player_out_of_the_race_shows_no_dice(monkeypatch) -> None:
     assert "out of race" in drawn and "-" in drawn and " ".join(str(d) for d in view.dice) not in drawn
 
 
+def test_a_player_who_passed_reads_passed_not_the_dice_left(monkeypatch) -> None:
+    """An audit: Dee passed with a 6 left ("no such vehicle: you may instead coast"; she chose not to) and is out
+    of the round; her footer still read "6", as Ben's did with a turn to come."""
+    import device.dashboards.thunder_road as tr
+
+    view = replace(your_turn(), your_turn=False, turn_player="Ben", passed=True)
+    assert view.dice and view.standing
+    drawn: list[str] = []
+    real = tr.fit_text
+    monkeypatch.setattr(tr, "fit_text", lambda draw, box, t, **kw: (drawn.append(t), real(draw, box, t, **kw))[1])
+    render(view, blink_on=False)
+    assert "passed" in drawn and " ".join(str(d) for d in view.dice) not in drawn
+
+
 def test_a_car_on_fire_and_out_of_service_shows_both() -> None:
     """An audit (4 players): a car both ON FIRE! and out of service showed FIRE alone in its column; OUT, a car
     that can no longer act, was on no screen once the news had gone (the banner only on its owner's turn)."""

@@ -512,15 +512,19 @@ def test_thunder_road_commands_coast_and_pass_with_the_buttons(tmp_path: Path) -
     t.choose("Move a vehicle…", "Small car", "Die 1")  # Ben
     t.press("next")
     # Ana's only car has moved: coast it (no command on a coast turn) or pass
-    assert t.top[:2] == ["Coast 1…", "Pass"] and "Command…" not in t.top
+    assert t.top[:2] == ["Coast 1…", "Pass: out of round"] and "Command…" not in t.top
     assert t.under("Coast 1…", "Small car") == ["Die 5", "Die 6"]
     assert t.choose("Coast 1…", "Small car", "Die 5") == {"type": "coast", "vehicle": "Ana/small", "die": 5}
     assert t.top[0] == "Moved 1"
     t.press("next")
     t.choose("Coast 1…", "Small car", "Die 1")  # Ben
     t.press("next")
-    assert t.choose("Pass") == {"type": "pass"}
-    assert t.match.state.player("Ana").passed
+    # passing gives up the round's dice left (an audit: "Pass" did not say so, and the dashboard kept the 6)
+    assert t.top[:2] == ["Coast 1…", "Pass: out of round"]
+    assert t.choose("Pass: out of round") == {"type": "pass"}
+    assert t.match.state.player("Ana").passed and t.match.state.player("Ana").dice
+    ana = next(v for v in t.match.views() if v.player == "Ana")
+    assert ana.passed and ana.standing
     t.close()
 
 
