@@ -115,8 +115,9 @@ def _column(draw: ImageDraw.ImageDraw, v: VehicleView, x: int, w: int) -> None:
     tag_box = (x0, MIDDLE_BOTTOM - 10, x1, MIDDLE_BOTTOM)
     if v.on_fire:
         draw.rectangle(tag_box, fill=ON)
-        # on fire and out of service at once: both (an audit: FIRE alone hid OUT, a car that can no longer act)
-        words = ("FIRE OUT", "F! OUT", "F!OUT", "F!O") if v.out_of_service else ("FIRE", "F!")
+        # on fire and out of service at once: both (an audit: FIRE alone hid OUT, a car that can no longer act),
+        # joined by "+" ("FIRE OUT" read as the Fire die's "Fire out", the fire put out)
+        words = ("FIRE+OUT", "F!+OUT", "F!+O", "F!O") if v.out_of_service else ("FIRE", "F!")
         word = next((w for w in words if text_width(w, 8) <= x1 - x0 - 2), words[-1])
         fit_text(draw, (x0 + 1, tag_box[1] + 1, x1 - 1, tag_box[3] - 1), word, sizes=(10, 9, 8), fill=OFF, align="center")
     elif v.out_of_service:

@@ -382,11 +382,11 @@ def test_a_car_on_fire_and_out_of_service_shows_both() -> None:
     want = Image.new("1", (128, 64))
     draw = ImageDraw.Draw(want)
     draw.rectangle((x0, MIDDLE_BOTTOM - 10, x1, MIDDLE_BOTTOM), fill=ON)
-    fit_text(draw, (x0 + 1, MIDDLE_BOTTOM - 9, x1 - 1, MIDDLE_BOTTOM - 1), "FIRE OUT", sizes=(10, 9, 8), fill=OFF,
+    fit_text(draw, (x0 + 1, MIDDLE_BOTTOM - 9, x1 - 1, MIDDLE_BOTTOM - 1), "FIRE+OUT", sizes=(10, 9, 8), fill=OFF,
              align="center")
     tag = (slice(MIDDLE_BOTTOM - 10, MIDDLE_BOTTOM + 1), slice(x0, x1 + 1))
     drawn = lit(render(both, blink_on=True))
-    assert (drawn[tag] == lit(want)[tag]).all(), "the tag reads FIRE OUT"
+    assert (drawn[tag] == lit(want)[tag]).all(), "the tag reads FIRE+OUT (not the Fire die's 'Fire out')"
     assert not (drawn[tag] == lit(render(fire, blink_on=True))[tag]).all()
 
 
