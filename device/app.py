@@ -708,8 +708,11 @@ class App:
         elif name == "back":
             if not entry.remove():
                 self.entry = None
-            # "…: 2 of 4 entered" counted the die just taken back, until it timed out
-            said = [n for n in self.notices if n.kind == "info" and n.text.startswith(f"{entry.request.label}: ")]
+            # "…: 2 of 4 entered" counted the die just taken back, until it timed out; "all 4 dice are in" stood
+            # over "3/4" the same way
+            full = f"all {entry.request.count} dice are in: "
+            said = [n for n in self.notices if n.kind == "info"
+                    and (n.text.startswith(f"{entry.request.label}: ") or n.text.startswith(full))]
             if said:
                 self.notices = [n for n in self.notices if n not in said]
                 self._dirty = True

@@ -726,6 +726,18 @@ def test_a_die_taken_back_is_not_counted_by_the_notice_of_a_roll_sent_short(tmp_
     g.close()
 
 
+def test_a_die_taken_back_ends_the_notice_that_all_dice_are_in(tmp_path: Path) -> None:
+    """An audit: a fifth OK said "all 4 dice are in: NEXT sends them"; BACK took a die back and the page read 3/4
+    while the footer still said all 4 were in (NEXT then answered "3 of 4 entered")."""
+    g = Panel(tmp_path, "thunder_road")
+    g.press("next", "ok", "ok", "ok", "ok", "ok")  # four dice kept, and one OK more
+    assert [n.text for n in g.app.notices if n.kind == "info"][-1] == "all 4 dice are in: NEXT sends them"
+    g.press("back")
+    assert len(g.app.entry.entered) == 3
+    assert not [n for n in g.app.notices if n.kind == "info" and "are in" in n.text]
+    g.close()
+
+
 def test_an_undone_or_recorded_choice_is_said_with_its_whole_path(tmp_path: Path) -> None:
     """BACK at the top said "UNDONE: Ben: Move › Ana's Small car › Ended on it" without "Met a vehicle…", and a
     car in a player's own list lost its owner ("Medium car › Ended on it" was Cy's): the path's last two words
