@@ -50,6 +50,9 @@ def render(view: PlayerView, *, blink_on: bool) -> Image.Image:
     return image
 
 
+YOUR_TURN = "YOUR TURN"
+
+
 def _header(draw: ImageDraw.ImageDraw, view: PlayerView) -> None:
     rnd = f"R{view.round}"
     if view.winner is not None:
@@ -58,8 +61,20 @@ def _header(draw: ImageDraw.ImageDraw, view: PlayerView) -> None:
     if view.your_turn:
         draw.rectangle((0, 0, WIDTH - 1, HEADER_BOTTOM), fill=ON)
         triangle(draw, 2, 2, 8, fill=OFF)
+        # the player's name whole where it and YOUR TURN fit at one size (an audit: "Benedi…" in a 40 px box beside
+        # room to spare); the round gives way before the name is cut, as in the unlit header
+        for right in (WIDTH - 20, WIDTH - 2) if text_width(view.player, 9) > 48 - 8 else ():
+            size = next((z for z in (11, 10, 9) if 8 + text_width(view.player, z) + 4 + text_width(YOUR_TURN, z) <= right),
+                        None)
+            if size is not None:
+                name_right = 8 + text_width(view.player, size)
+                fit_text(draw, (8, 0, name_right, HEADER_BOTTOM), view.player, sizes=(size,), fill=OFF)
+                fit_text(draw, (name_right + 4, 0, right, HEADER_BOTTOM), YOUR_TURN, sizes=(size,), fill=OFF, align="center")
+                if right < WIDTH - 2:
+                    fit_text(draw, (right, 0, WIDTH - 2, HEADER_BOTTOM), rnd, sizes=(11, 10), fill=OFF, align="right")
+                return
         fit_text(draw, (8, 0, 48, HEADER_BOTTOM), view.player, sizes=(11, 10, 9), fill=OFF)
-        fit_text(draw, (50, 0, WIDTH - 20, HEADER_BOTTOM), "YOUR TURN", sizes=(11, 10, 9, 8), fill=OFF, align="center")
+        fit_text(draw, (50, 0, WIDTH - 20, HEADER_BOTTOM), YOUR_TURN, sizes=(11, 10, 9, 8), fill=OFF, align="center")
         fit_text(draw, (WIDTH - 20, 0, WIDTH - 2, HEADER_BOTTOM), rnd, sizes=(11, 10), fill=OFF, align="right")
         return
     turn = f"> {view.turn_player}" if view.turn_player else "roll dice"

@@ -352,6 +352,26 @@ def test_a_player_out_of_the_race_shows_no_dice(monkeypatch) -> None:
     assert "out of race" in drawn and "-" in drawn and " ".join(str(d) for d in view.dice) not in drawn
 
 
+@pytest.mark.parametrize("name", ["Benedikt", "Dominique", "Maximilian"])
+def test_the_lit_header_shows_the_players_whole_name_beside_your_turn(monkeypatch, name: str) -> None:
+    """An audit: "Benedi… YOUR TURN R1": the lit header cut its own player's name in a 40 px box with room
+    beside YOUR TURN. The name is whole; the round gives way first, as in the unlit header."""
+    import device.dashboards.thunder_road as tr
+    from device.dashboards.common import text_width
+
+    drawn: list[tuple[str, bool]] = []
+    real = tr.fit_text
+
+    def spy(draw, box, t, **kw):
+        size = real(draw, box, t, **kw)
+        drawn.append((t, text_width(t, size) <= box[2] - box[0] + 1))
+        return size
+
+    monkeypatch.setattr(tr, "fit_text", spy)
+    render(replace(your_turn(), player=name), blink_on=False)
+    assert (name, True) in drawn and ("YOUR TURN", True) in drawn, drawn
+
+
 def test_a_player_who_passed_reads_passed_not_the_dice_left(monkeypatch) -> None:
     """An audit: Dee passed with a 6 left ("no such vehicle: you may instead coast"; she chose not to) and is out
     of the round; her footer still read "6", as Ben's did with a turn to come."""
