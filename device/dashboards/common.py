@@ -41,14 +41,20 @@ def font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     them an 8 (:data:`CLEARER_DIGITS`)."""
     base = ImageFont.load_default(size=size)
     fixes = _clearer_digits(base, size) if isinstance(base, ImageFont.FreeTypeFont) else {}
-    bang = _clearer_bang(base) if isinstance(base, ImageFont.FreeTypeFont) else None
-    colon = _colon(base) if isinstance(base, ImageFont.FreeTypeFont) else None
-    if not fixes and bang is None and colon is None:
+    redraws: dict[str, tuple[np.ndarray, np.ndarray, int]] = {}
+    colon = None
+    if isinstance(base, ImageFont.FreeTypeFont):
+        if (bang := _clearer_bang(base)) is not None:
+            redraws["!"] = bang
+        if (arrow := _clearer_arrow(base)) is not None:
+            redraws["›"] = arrow
+        colon = _colon(base)
+    if not fixes and not redraws and colon is None:
         return base
     clear = _ClearDigitsFont.__new__(_ClearDigitsFont)
     clear.__dict__.update(base.__dict__)
     clear.fixes = fixes
-    clear.bang = bang
+    clear.redraws = redraws
     clear.colon = colon
     return clear
 
@@ -81,6 +87,24 @@ def _clearer_bang(base: ImageFont.FreeTypeFont) -> "tuple[np.ndarray, np.ndarray
     clearer[-2, :] = False
     left = int(base.getbbox("!", mode="1")[0])
     return ink, clearer, left
+
+
+def _clearer_arrow(base: ImageFont.FreeTypeFont) -> "tuple[np.ndarray, np.ndarray, int] | None":
+    """The bundled font's "›" at 9 px is a straight stroke three pixels high: a menu path on the screens
+    ("UNDONE: Cy: Move › Road die… › Big Rig: 2") read "Move ı Road die… ı Big Rig".  Where the font draws it
+    so, with a dark column after it in its own width, the screens draw a small chevron in the same two columns:
+    (as drawn, as the screens draw it, its left bearing in pixels)."""
+    import numpy as np
+
+    ink = _glyph_ink(base, "›")
+    if ink is None or ink.shape[1] != 1 or not ink.all() or ink.shape[0] != 3:
+        return None  # already a chevron (10 px and up), or another font's
+    left = int(base.getbbox("›", mode="1")[0])
+    if base.getlength("›", mode="1") - left < 2:
+        return None
+    drawn = np.zeros((3, 2), dtype=bool)
+    drawn[:, 0] = True
+    return drawn, _rows("#. .# #."), left
 
 
 def _colon(base: ImageFont.FreeTypeFont) -> "tuple[np.ndarray, int] | None":
@@ -157,11 +181,12 @@ def _stroke_width(f: ImageFont.FreeTypeFont, text: Any, mode: str, args: tuple[A
 
 class _ClearDigitsFont(ImageFont.FreeTypeFont):
     """The bundled font with its 6 and 9 redrawn in every text mask it makes (see :data:`CLEARER_DIGITS`), its
-    "!" parted from its dot where the font draws them touching (:func:`_clearer_bang`), and its ":" kept apart
-    from the letter before it (:func:`_colon`)."""
+    "!" parted from its dot where the font draws them touching (:func:`_clearer_bang`), its "›" a chevron where
+    it is a stroke (:func:`_clearer_arrow`), and its ":" kept apart from the letter before it (:func:`_colon`)."""
 
     fixes: dict[str, tuple["np.ndarray", "np.ndarray"]]
-    bang: "tuple[np.ndarray, np.ndarray, int] | None" = None
+    #: a glyph redrawn where it is in a text: (as the font draws it, as the screens do, its left bearing)
+    redraws: "dict[str, tuple[np.ndarray, np.ndarray, int]]"
     colon: "tuple[np.ndarray, int] | None" = None
 
     def getmask2(self, text: "str | bytes", mode: str = "", *args: Any, **kwargs: Any) -> tuple[Any, tuple[int, int]]:
@@ -174,9 +199,9 @@ class _ClearDigitsFont(ImageFont.FreeTypeFont):
         # (not in a stroked text: the stroke widens the "!" and the ":" out of the shapes looked for; nor in
         # text of several lines, whose x is not the line's)
         plain = "\n" not in shown and not _stroke_width(self, text, mode, args, kwargs)
-        bangs = [i for i, ch in enumerate(shown) if ch == "!"] if plain and self.bang is not None else []
+        redrawn = [(i, self.redraws[ch]) for i, ch in enumerate(shown) if ch in self.redraws] if plain else []
         colons = [i for i, ch in enumerate(shown) if ch == ":"] if plain and self.colon is not None else []
-        if mode != "1" or not (wanted or bangs or colons) or getattr(core, "mode", "L") != "L":
+        if mode != "1" or not (wanted or redrawn or colons) or getattr(core, "mode", "L") != "L":
             return core, offset
         mask = np.asarray(Image.Image()._new(core)).copy()
         ink = mask > 0
@@ -200,12 +225,10 @@ class _ClearDigitsFont(ImageFont.FreeTypeFont):
             near = [(abs(int(x) - x_at), int(y), int(x)) for y, x in zip(*hits) if abs(int(x) - x_at) <= 1]
             return min(near)[1:] if near else None
 
-        if self.bang is not None:
-            drawn, clearer, left = self.bang
-            for i in bangs:
-                if (at := found(i, drawn, left)) is not None:
-                    y, x = at
-                    mask[y:y + drawn.shape[0], x:x + drawn.shape[1]] = np.where(clearer, 255, 0)
+        for i, (drawn, clearer, left) in redrawn:
+            if (at := found(i, drawn, left)) is not None:
+                y, x = at
+                mask[y:y + drawn.shape[0], x:x + drawn.shape[1]] = np.where(clearer, 255, 0)
         if self.colon is not None:
             drawn, left = self.colon
             h = drawn.shape[0]

@@ -198,6 +198,18 @@ def test_a_colon_keeps_apart_from_the_letter_before_it(word: str, size: int) -> 
     assert not a[:, colon - 1].any() and not a[:, colon + 1].any()
 
 
+@pytest.mark.parametrize("size", [9, 10, 11, 12])
+def test_a_menu_paths_arrow_is_a_chevron_not_a_stroke(size: int) -> None:
+    """An audit: at 9 px the bundled font's "›" is a straight stroke, and "UNDONE: Cy: Move › Road die… ›
+    Big Rig: 2" read "Move ı Road die… ı Big Rig". The arrow has a point to its right at every size; an "l"
+    or an "I" in the same text stays a stroke."""
+    arrow = _ink("›", size)
+    assert arrow.shape[1] >= 2 and arrow[arrow.shape[0] // 2, -1] and not arrow[0, -1], "a point to the right"
+    line = _ink("l › I", size)
+    cols = [c for c in range(line.shape[1]) if line[:, c].any()]
+    assert line[:, cols[0]].sum() >= size // 2 and line[:, cols[-1]].sum() >= size // 2  # the l and the I whole
+
+
 def test_a_path_too_long_for_a_line_is_split_after_a_folder():
     """Seen on NOT STARTED: "firmware_config/pitboar" / "d.toml"; a path is read by its folders."""
     from device.dashboards.pages import WIDTH, wrap
