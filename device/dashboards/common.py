@@ -609,9 +609,9 @@ KEEP_TOGETHER = (("ON", "FIRE!"), ("rear", "tile"), ("lead", "tile"))
 
 
 def terms(paragraph: str) -> list[str]:
-    """``paragraph``'s words, a term of ``KEEP_TOGETHER`` as one, and a bare number with the word it counts ("3
-    taken", "1 free": an audit read "1 evaded: 3…" then "…taken · hull 9"): what every wrap on the screens
-    splits."""
+    """``paragraph``'s words, a term of ``KEEP_TOGETHER`` as one, a bare number with the word it counts ("3
+    taken", "1 free": an audit read "1 evaded: 3…" then "…taken · hull 9"), and a number ending the text or its
+    clause with the word it numbers ("Bike 3", "Die 5;"): what every wrap on the screens splits."""
     words = paragraph.split()
 
     def term_at(i: int) -> int:
@@ -623,8 +623,15 @@ def terms(paragraph: str) -> list[str]:
     i = 0
     while i < len(words):
         n = term_at(i)
+        bare = words[i].rstrip(",.;:!")
         if n == 1 and words[i].isdigit() and i + 1 < len(words):
             n += term_at(i + 1)  # the number with the whole term it counts ("2 rear tile" kept one)
+        elif n == 1 and bare.isdigit() and out and (i + 1 == len(words) or bare != words[i]):
+            # a number that ends the text or its clause names what is before it ("the Fire die for Bike" / "3"
+            # left the bike's number alone on a line; "Die" / "5; Cy: …")
+            out[-1] += f" {words[i]}"
+            i += 1
+            continue
         out.append(" ".join(words[i:i + n]))
         i += n
     return out

@@ -107,9 +107,12 @@ def test_a_number_stays_with_the_word_it_counts() -> None:
     from device.dashboards.common import terms
     from device.dashboards.pages import wrap
 
-    assert terms("4 hits, 1 evaded: 3 taken · hull 9") == ["4 hits,", "1 evaded:", "3 taken", "·", "hull", "9"]
-    assert terms("Dee's car is ON FIRE! at 2") == ["Dee's", "car", "is", "ON FIRE!", "at", "2"]
+    assert terms("4 hits, 1 evaded: 3 taken · hull 9") == ["4 hits,", "1 evaded:", "3 taken", "·", "hull 9"]
+    assert terms("Dee's car is ON FIRE! at 2") == ["Dee's", "car", "is", "ON FIRE!", "at 2"]
     assert terms("2 rear tile cars") == ["2 rear tile", "cars"]  # a term stays whole behind its number
+    # a number ending the text or its clause stays with what it numbers (an audit: "…for Bike" / "3")
+    assert terms("roll the Fire die for Bike 3") == ["roll", "the", "Fire", "die", "for", "Bike 3"]
+    assert terms("Die 5; Cy: Move") == ["Die 5;", "Cy:", "Move"]
     for width in range(40, 128):
         for line in wrap("Attack: The Brick on Bob's Truck: 4 hits, 1 evaded: 3 taken · hull 9", width=width):
             assert not line.rstrip("…").split()[-1].isdigit() or line.endswith("9"), (width, line)
