@@ -213,5 +213,8 @@ def _exhaustion(state: GrandTourState, legal: Callable[[Command], bool]) -> Menu
     # the title names the rider: the status line under the list is covered by the team's flashing "count
     # exhaustion cards" alert, so the rider whose cards are being entered was on no line of the screen.  The
     # status says what is counted, in the rules' words: behind the stage's news the alert did not show, and the
-    # team entering them never read "exhaustion" (an audit; the keeping of half is said when they are in)
-    return Menu(title=rider_label(rid), choices=choices, player=rid.split(".")[0], status="all exhaustion cards")
+    # team entering them never read "exhaustion" (an audit; the keeping of half is said when they are in).  The
+    # status names the rider too: once a group is open the title is the group's ("0-4 cards"), and the news of
+    # the rider counted before it ("red Rouleur keeps…") took turns with "all exhaustion cards" on the footer
+    return Menu(title=rider_label(rid), choices=choices, player=rid.split(".")[0],
+                status=f"{rider_label(rid)}: all exhaustion cards")
