@@ -457,10 +457,15 @@ class App:
         self._dirty = True
 
     def _news_turns(self, news: str) -> int:
-        """How many pieces a news is shown in, where it turns in most: the menu page's footer or a dashboard."""
+        """How many pieces a news is shown in, where it turns in most: the menu page's footer or a dashboard.  With
+        nothing left to choose (the game over) no menu page is shown: the dashboards' pieces (the Grand Tour's
+        end was counted in the footer's 18 pieces and covered WINNER and the points for a minute, an audit)."""
         from device.dashboards import news_pieces
 
-        return max(len(pages.footer_pieces(news)), len(news_pieces(self.game.name, news)))
+        on_dashboards = len(news_pieces(self.game.name, news))
+        if not self.turn().menu.choices:
+            return on_dashboards
+        return max(len(pages.footer_pieces(news)), on_dashboards)
 
     def _news_outlived(self, now: float) -> None:
         """A later decision with no news of its own: the news is what an earlier one settled (Space Race: "…

@@ -273,9 +273,12 @@ class GrandTourGame:
                 riders=tuple(replace(r, exhaustion=None, keep=None) for r in state.riders),
                 start_order=tuple(d.get("next_start_order", ())),
                 note=f"stage {d['stage']} won by {d['order'][0]}",
-                news=(f"{told}; " if told else "") + f"Stage {d['stage']} won by {rider_label(d['order'][0])}: " + ", ".join(
+                # the stage's result first, what the same round told before it after (an audit: the tour's end
+                # opened with "red Sprinteur on the top-left cell: …; placeholder time sheet: …" for a minute)
+                news=f"Stage {d['stage']} won by {rider_label(d['order'][0])}: " + ", ".join(
                     f"{team} +{pts} pt{'' if pts == 1 else 's'}" for team, pts in sorted(d["points"].items(),
-                                                                           key=lambda tp: -tp[1]) if pts),
+                                                                           key=lambda tp: -tp[1]) if pts)
+                + (f"; {told}" if told else ""),
             )
         if event.type == "exhaustion_noted":
             riders = tuple(replace(r, exhaustion=d["cards"], keep=d["keep"]) if r.id == d["rider"] else r
@@ -294,8 +297,8 @@ class GrandTourGame:
                    else f" with {top} pts")
             return replace(state, teams=teams, phase=Phase.FINISHED, time_ranking=tuple(d["time_ranking"]),
                            winners=tuple(d["winners"]), note=f"tour won by {', '.join(d['winners'])}",
-                           news=(f"{told}. " if told else "") + f"Tour won by {' and '.join(d['winners'])}{why}"
-                           + (f"; best time points: {best}" if best else ""))
+                           news=f"Tour won by {' and '.join(d['winners'])}{why}"
+                           + (f"; best time points: {best}" if best else "") + (f". {told}" if told else ""))
         raise ValueError(f"unknown event {event.type!r}")
 
     # -- decide --------------------------------------------------------------------------------------------

@@ -591,6 +591,25 @@ def test_a_stages_result_is_told_on_every_screen() -> None:
     assert not [n for n in app.notices if n.kind == "news"] and app.match.state.phase.value == "racing"
 
 
+def test_the_tours_end_is_told_for_as_long_as_the_dashboards_take_to_show_it() -> None:
+    """An audit: at the tour's end the news stood a minute over WINNER, the points and PLACE on every dashboard:
+    its time was counted in the menu footer's 18 pieces, though with nothing to choose no menu page is shown."""
+    from device.app import ALERT_PIECE_S, NEWS_S, App
+    from device.dashboards import news_pieces
+    from games import grand_tour
+    from games.core import Match
+
+    match = Match.begin(grand_tour.GAME, {"teams": ["red", "blue"], "stages": 1, "specialties": False})
+    app = App(grand_tour, match, buttons=ScriptedButtons(), displays=Screens(), clock=lambda: 0.0)
+    crossed = [{"rider": r, "squares": 0} for r in ("red.sprinteur", "blue.rouleur", "red.rouleur", "blue.sprinteur")]
+    assert app.apply(Command("finish_round", {"crossed": crossed}), now=10.0).accepted
+    news = next(n for n in app.notices if n.kind == "news")
+    assert news.text.startswith("Tour won by red"), news.text  # the result first
+    shown = len(news_pieces("grand_tour", news.text))
+    assert not app.menu().choices and len(pages.footer_pieces(news.text)) > shown
+    assert news.until == 10.0 + max(NEWS_S, 2 * ALERT_PIECE_S * shown)
+
+
 def test_news_too_long_for_a_dashboards_notice_box_shows_its_pieces_in_turn() -> None:
     """Space Race: "USSR reached box 2 Animal in Space first; gains: two Space Race" — the notice box holds
     three lines and "attempts per turn" was never drawn. The news turns, each piece whole."""

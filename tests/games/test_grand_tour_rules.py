@@ -595,8 +595,10 @@ def test_a_stage_won_onto_the_top_left_cell_tells_both() -> None:
     stage: 1st place 3 points, 2nd 2, 3rd 1." — a round that ends the stage tells the rule and the points."""
     m = new(teams=("red", "blue"), start=(0, 3))
     ok(m, rnd(("red.sprinteur", 5), ("blue.sprinteur", 3), ("red.rouleur", 1), ("blue.rouleur", 0)))
-    assert m.state.news.startswith("red Sprinteur on the top-left cell: every other marker moves one column right; "
-                                   "Stage 1 won by red Sprinteur"), m.state.news
+    # the result first, the sheet's rule after (an audit: the tour's end opened with the sheet's rule for a minute)
+    assert m.state.news.startswith("Tour won by red"), m.state.news
+    assert ". Stage 1 won by red Sprinteur: red +4 pts, blue +2 pts; red Sprinteur on the top-left cell: every " \
+           "other marker moves one column right" in m.state.news, m.state.news
 
 
 def test_prompts_refusals_and_notes_name_riders_and_cards_as_the_table_does():
