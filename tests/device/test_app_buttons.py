@@ -749,6 +749,19 @@ def test_an_undone_or_recorded_choice_is_said_with_its_whole_path(tmp_path: Path
     t.close()
 
 
+def test_a_crosser_entered_through_five_or_more_is_not_recorded_without_its_rider(tmp_path: Path) -> None:
+    """An audit: a Grand Tour crosser entered as "5+… › 5" was confirmed "recorded: 5+… › 5" for 4 s on every
+    screen, without the rider, over the status that named it ("red Sprinteur +5 (1 in)"). The menu went back to
+    the riders: wholly another, which says the press was taken."""
+    t = Panel(tmp_path, "grand_tour", {"teams": ["red", "blue"], "stages": 2, "specialties": False})
+    t.choose("red Sprinteur")
+    assert t.app.menu().title == "Squares past the line"
+    assert t.choose("5+…", "5") == {"type": "cross", "squares": 5}
+    assert not [n for n in t.app.notices if n.kind == "recorded"]
+    assert "red Sprinteur +5" in t.app.menu().status, t.app.menu().status
+    t.close()
+
+
 def test_a_roll_recorded_while_the_menu_stays_is_said_with_its_dice(tmp_path: Path) -> None:
     """"recorded: Road die… › Small car" said nothing of the face rolled, which was on no screen."""
     t = Panel(tmp_path, "thunder_road", tr_setup())
