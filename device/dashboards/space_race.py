@@ -54,7 +54,10 @@ def render(view: SideView, *, blink_on: bool) -> Image.Image:
     codes = " ".join([*(ability_code(a) for a in view.ability_keys),
                       *(RIVAL_CODES.get(a, ability_code(a).lower()) for a in view.rival_ability_keys)])
     if codes:
-        fit_text(draw, (34, 0, 102, 11), codes, sizes=(10, 9), align="center")
+        # a word's space from the side's name at least (all four codes at 10 px began 2 px after it: "USSR2X HL…",
+        # an audit)
+        left = max(34, min(32, text_width(view.side, 12)) + 5)
+        fit_text(draw, (left, 0, 102, 11), codes, sizes=(10, 9, 8), align="center")
     fit_text(draw, (104, 0, WIDTH - 1, 11), f"T{view.turn}" if view.turn else "T-", sizes=(12,), align="right")
     draw.line((0, 12, WIDTH - 1, 12), fill=ON)
     # big numbers

@@ -128,6 +128,21 @@ def test_the_header_codes_the_abilities_by_key_whatever_their_words() -> None:
     assert render(no_abilities, blink_on=True).tobytes() != render(view, blink_on=True).tobytes()
 
 
+def test_all_four_abilities_keep_a_words_space_from_the_sides_name() -> None:
+    """An audit: with all four abilities the header read "USSR2X HL DIS 8AR", the codes 2 px after the name."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    view = next(v for v in _seed_example().views() if v.side == "USSR")
+    keys = ("two_attempts", "opponent_headline_first", "discard_held", "eight_action_rounds")
+    header = np.asarray(render(replace(view, ability_keys=keys), blink_on=True), dtype=bool)[:12, :103]
+    side = np.asarray(render(replace(view, ability_keys=()), blink_on=True), dtype=bool)[:12, :103]
+    name_end = int(np.nonzero(side.any(axis=0))[0].max())
+    codes_start = int(np.nonzero(header[:, name_end + 1:].any(axis=0))[0].min()) + name_end + 1
+    assert codes_start - name_end > 4, (name_end, codes_start)
+
+
 def test_the_side_that_reveals_its_headline_first_is_told_on_its_own_screen() -> None:
     """Box 4's ability: "opponent reveals their headline first".  Only its holder's header said HL; the side that
     must act on it (the opponent) was shown nothing, and the turn's reminder went to a note no screen draws."""
