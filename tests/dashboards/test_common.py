@@ -210,6 +210,31 @@ def test_a_menu_paths_arrow_is_a_chevron_not_a_stroke(size: int) -> None:
     assert line[:, cols[0]].sum() >= size // 2 and line[:, cols[-1]].sum() >= size // 2  # the l and the I whole
 
 
+@pytest.mark.parametrize("text", ["Stage 2 won by red", "blue Sprinteur keeps 4 of 8 cards", "Truck 3 hits · hull 4",
+                                  "keeps 0 of 0 exhaustion cards", "SPIN · gear 1 · 0 haz"])
+def test_two_words_at_9_px_are_farther_apart_than_two_letters(text: str) -> None:
+    """Two audits: at 9 px "Stage 2 won by red" read "Stage 2won by red" and "keeps 4 of 8" "keeps 4of 8": the
+    font's 2 px space came down to one dark column in a long line, where two letters can have two. Every space
+    between two words is at least three dark columns; no two letters are."""
+    from PIL import Image, ImageDraw
+
+    from device.dashboards.common import font
+
+    image = Image.new("1", (240, 20), 0)
+    ImageDraw.Draw(image).text((4, 4), text, font=font(9), fill=1)
+    line = np.asarray(image, dtype=bool)
+    xs = np.nonzero(line.any(axis=0))[0]
+    dark = ~line.any(axis=0)[xs.min():xs.max() + 1]
+    runs, n = [], 0
+    for d in dark:
+        if d:
+            n += 1
+        elif n:
+            runs.append(n)
+            n = 0
+    assert sum(r >= 3 for r in runs) == text.count(" "), runs
+
+
 def test_a_path_too_long_for_a_line_is_split_after_a_folder():
     """Seen on NOT STARTED: "firmware_config/pitboar" / "d.toml"; a path is read by its folders."""
     from device.dashboards.pages import WIDTH, wrap
