@@ -492,8 +492,8 @@ class App:
         chooser = self.chooser()
         outcome = self.apply(command, source=source, now=now)
         if outcome.records:  # (a refusal the rules record, too: Gaslands' touch-move pick of a barred template)
-            # said when undone: the menu's title names whose step it was ("red Rouleur › 21-25 cards › 25",
-            # not "21-25 cards › 25"), and a roll its dice ("Roll the die: 2")
+            # said when undone: the menu's title names whose step it was ("red Rouleur › 21 to 25 cards › 25",
+            # not "21 to 25 cards › 25"), and a roll its dice ("Roll the die: 2")
             who = t.menu.player
             named = choice_name(t.menu.title)  # a title's reading is for the page ("Roll d6 · no event")
             title = f"{who}: {named}" if who and who not in named else named

@@ -7,7 +7,7 @@
     racing          the riders still racing: red Rouleur, red Sprinteur, ... (some by team when they do not
                     fit: blue → Rouleur / Sprinteur) · End round (after two crossers: → Pack / No pack)
     a crosser named Squares past the line: 0 1 2 3 4 5+
-    between stages  Exhaustion cards of the rider the prompt names: 0-4 → 0..4, 5-9, 10-14, 15-20, 21-40 cards…
+    between stages  Exhaustion cards of the rider the prompt names: 0 to 4 → 0..4, 5 to 9, ..., 21 to 40 cards…
 
 Why a crosser is two steps (rider, then squares) and not one tree rider → squares: a round's menu would hold
 every racing rider times six squares (48 leaves for four teams), and no tree of eight-wide lists reaches
@@ -186,9 +186,9 @@ def _squares(state: GrandTourState, legal: Callable[[Command], bool]) -> Menu:
 
 
 def _exhaustion(state: GrandTourState, legal: Callable[[Command], bool]) -> Menu:
-    """The exhaustion cards of the rider the prompt names: 0 to 20 in groups of five ("0-4" ...; the last takes
+    """The exhaustion cards of the rider the prompt names: 0 to 20 in groups of five ("0 to 4" ...; the last takes
     the rest), the cursor on the group of EXHAUSTION_DEFAULT, in the middle of it; 21 to BUTTON_MAX_EXHAUSTION
-    under "21-40 cards…" (a tired deck carrying its exhaustion over stages holds more than 20).  Every count
+    under "21 to 40 cards…" (a tired deck carrying its exhaustion over stages holds more than 20).  Every count
     is at most eight presses away."""
     rid = next(r.id for r in state.riders if r.exhaustion is None)
 
@@ -205,16 +205,17 @@ def _exhaustion(state: GrandTourState, legal: Callable[[Command], bool]) -> Menu
 
     def group(g: list[int]) -> Choice | None:
         start = EXHAUSTION_DEFAULT if EXHAUSTION_DEFAULT in g else g[len(g) // 2]
-        return branch(f"{g[0]}-{g[-1]} cards", [count(n, default=n == start) for n in g],
+        # "to", not "-": at 9 px (an UNDONE on the footer) the hyphen between two digits is lost ("04 cards")
+        return branch(f"{g[0]} to {g[-1]} cards", [count(n, default=n == start) for n in g],
                       default=EXHAUSTION_DEFAULT in g)
 
-    more = branch(f"21-{BUTTON_MAX_EXHAUSTION} cards…", [group(g) for g in groups(21, BUTTON_MAX_EXHAUSTION)])
+    more = branch(f"21 to {BUTTON_MAX_EXHAUSTION} cards…", [group(g) for g in groups(21, BUTTON_MAX_EXHAUSTION)])
     choices = keep_legal([*(group(g) for g in groups(0, 20)), more], legal)
     # the title names the rider: the status line under the list is covered by the team's flashing "count
     # exhaustion cards" alert, so the rider whose cards are being entered was on no line of the screen.  The
     # status says what is counted, in the rules' words: behind the stage's news the alert did not show, and the
     # team entering them never read "exhaustion" (an audit; the keeping of half is said when they are in).  The
-    # status names the rider too: once a group is open the title is the group's ("0-4 cards"), and the news of
+    # status names the rider too: once a group is open the title is the group's ("0 to 4 cards"), and the news of
     # the rider counted before it ("red Rouleur keeps…") took turns with "all exhaustion cards" on the footer
     return Menu(title=rider_label(rid), choices=choices, player=rid.split(".")[0],
                 status=f"{rider_label(rid)}: all exhaustion cards")

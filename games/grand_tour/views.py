@@ -80,7 +80,7 @@ def build_views(state: GrandTourState, prompt_text: str) -> tuple[TeamView, ...]
         alerts: list[Alert] = []
         todo = [r for r in riders if r.exhaustion is None]
         if state.phase is Phase.BETWEEN_STAGES and todo:
-            # whose cards: the count's list is titled "5-9 cards" once opened, the rider's name gone from it
+            # whose cards: the count's list is titled "5 to 9 cards" once opened, the rider's name gone from it
             alerts.append(Alert("enter_exhaustion", f"count exhaustion cards of {rider_label(todo[0].id)}", team.name))
         if state.phase is Phase.SPECIALTIES and team.kept is None:
             alerts.append(Alert("choose_specialty", "keep 1 specialty", team.name))

@@ -50,7 +50,7 @@ def check_menu(state: GrandTourState) -> Menu:
     if found:
         presses = [lf.presses for lf in found]
         # 41 exhaustion counts (a deck carrying its exhaustion over stages holds more than 20): the fifth entry,
-        # "21-40 cards…", costs 15-20 the wrap that kept the list's median at 4; the median is 5 there, knowingly
+        # "21 to 40 cards…", costs 15-20 the wrap that kept the list's median at 4; the median is 5 there, knowingly
         exhaustion = any(lf.choice.command.type == "exhaustion" for lf in found)  # type: ignore[union-attr]
         median = MEDIAN_PRESSES + 1 if exhaustion else MEDIAN_PRESSES
         assert max(presses) <= MAX_PRESSES and statistics.median(presses) <= median, presses
@@ -185,12 +185,13 @@ def test_exhaustion_cards_in_groups_of_five_for_the_rider_the_prompt_names() -> 
     # "count exhaustion cards of red Rouleur (half are discarded, rounded down)": whose, and what is counted
     assert (menu.title, menu.status, menu.player) == ("red Rouleur", "red Rouleur: all exhaustion cards", "red")
     assert "red Rouleur" in prompt.text and prompt.player == "red"  # its name, not the id "red.rouleur"
-    assert [c.label for c in menu.choices] == ["0-4 cards", "5-9 cards", "10-14 cards", "15-20 cards", "21-40 cards…"]
+    assert [c.label for c in menu.choices] == ["0 to 4 cards", "5 to 9 cards", "10 to 14 cards", "15 to 20 cards",
+                                               "21 to 40 cards…"]
     assert menu.choices[0].default and menu.choices[0].children[2].default  # 2 cards
     found = {lf.choice.command.get("cards"): lf.presses for lf in leaves(menu.choices)}  # type: ignore[union-attr]
     assert sorted(found) == list(range(BUTTON_MAX_EXHAUSTION + 1)) and found[2] == min(found.values())
     assert max(found.values()) <= 8
-    take(m, "5-9 cards", "7")
+    take(m, "5 to 9 cards", "7")
     assert m.state.rider("red.rouleur").keep == 4  # 7 held: 3 discarded
     # the rider on the status line too: once a group is open the title is the group's, and the news of the
     # rider counted before ("red Rouleur keeps…") takes turns with it on the footer (an audit)

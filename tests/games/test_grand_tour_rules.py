@@ -621,7 +621,7 @@ def test_prompts_refusals_and_notes_name_riders_and_cards_as_the_table_does():
     out = m.apply(Command("exhaustion", {"rider": "red.rouleur", "cards": 99}))
     assert "exhaustion cards held by red Rouleur" in out.reason, out.reason
     # each team's alert names the rider whose cards are counted next: once the count's list is opened its
-    # title is "5-9 cards", the rider gone from it
+    # title is "5 to 9 cards", the rider gone from it
     alerts = {v.player: [a.text for a in v.alerts] for v in GAME.views(m.state)}
     assert alerts == {"red": ["count exhaustion cards of red Rouleur"], "blue": ["count exhaustion cards of blue Rouleur"]}
     m.apply(Command("exhaustion", {"rider": "red.rouleur", "cards": 2}))
