@@ -179,22 +179,15 @@ def _getmask2_signature() -> Any:
     return inspect.signature(ImageFont.FreeTypeFont.getmask2)
 
 
-def _stroke_width(f: ImageFont.FreeTypeFont, text: Any, mode: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> float:
-    """The stroke width a ``getmask2`` call asks for, given by keyword or (as ImageDraw.text does) by place."""
+def _stroke_and_anchor(f: ImageFont.FreeTypeFont, text: Any, mode: str, args: tuple[Any, ...],
+                       kwargs: dict[str, Any]) -> tuple[float, str]:
+    """The stroke width and the anchor a ``getmask2`` call asks for, given by keyword or (as ImageDraw.text does)
+    by place (anchor "la", left and ascender, when not given; "?" when the call is not one known here)."""
     try:
         bound = _getmask2_signature().bind(f, text, mode, *args, **kwargs)
     except TypeError:
-        return 0
-    return float(bound.arguments.get("stroke_width") or 0)
-
-
-def _anchor(f: ImageFont.FreeTypeFont, text: Any, mode: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """The anchor a ``getmask2`` call asks for (None: the default, left and ascender)."""
-    try:
-        bound = _getmask2_signature().bind(f, text, mode, *args, **kwargs)
-    except TypeError:
-        return "?"
-    return bound.arguments.get("anchor")
+        return 0, "?"
+    return float(bound.arguments.get("stroke_width") or 0), bound.arguments.get("anchor") or "la"
 
 
 class _ClearDigitsFont(ImageFont.FreeTypeFont):
@@ -217,11 +210,12 @@ class _ClearDigitsFont(ImageFont.FreeTypeFont):
         wanted = [self.fixes[ch] for ch in self.fixes if ch in shown]
         # (not in a stroked text: the stroke widens the "!" and the ":" out of the shapes looked for; nor in
         # text of several lines, whose x is not the line's)
-        plain = "\n" not in shown and not _stroke_width(self, text, mode, args, kwargs)
+        stroke, anchor = _stroke_and_anchor(self, text, mode, args, kwargs)
+        plain = "\n" not in shown and not stroke
         redrawn = [(i, self.redraws[ch]) for i, ch in enumerate(shown) if ch in self.redraws] if plain else []
         colons = [i for i, ch in enumerate(shown) if ch == ":"] if plain and self.colon is not None else []
         spaces = [i for i, ch in enumerate(shown) if ch == " " and i and shown[i - 1] != " "] \
-            if self.spaced and plain and _anchor(self, text, mode, args, kwargs) in (None, "la") else []
+            if self.spaced and plain and anchor[:1] in ("l", "m", "r") else []
         if mode != "1" or not (wanted or redrawn or colons or spaces) or getattr(core, "mode", "L") != "L":
             return core, offset
         mask = np.asarray(Image.Image()._new(core)).copy()
@@ -231,9 +225,10 @@ class _ClearDigitsFont(ImageFont.FreeTypeFont):
         # the word before it ends
         lit = (mask > 0).any(axis=0)
         added: list[int] = []
+        space = self.getlength(" ", mode="1")
         for i in spaces:
             a = self.getlength(shown[:i], mode="1") - origin
-            b = self.getlength(shown[:i + 1], mode="1") - origin
+            b = a + space
             dark = [c for c in range(int(a) - 1, int(b) + 2) if 0 < c < len(lit) and not lit[c]]
             if not dark:
                 continue  # (a space a glyph reaches over)
@@ -246,6 +241,8 @@ class _ClearDigitsFont(ImageFont.FreeTypeFont):
                 added += [start] * max(0, self.spaced - (end - start + 1))
         if added:
             mask = np.insert(mask, added, 0, axis=1)
+            # the text as wide as the columns added: its middle or its right end stays where the anchor puts it
+            offset = (offset[0] - {"m": len(added) // 2, "r": len(added)}.get(anchor[:1], 0), offset[1])
         ink = mask > 0
         for drawn, clearer in wanted:
             h, w = drawn.shape
@@ -255,13 +252,17 @@ class _ClearDigitsFont(ImageFont.FreeTypeFont):
             for y, x in zip(*np.nonzero((windows == drawn).all(axis=(2, 3)))):
                 mask[y:y + h, x:x + w] = np.where(clearer, 255, 0)
 
+        shapes: dict[int, tuple[Any, Any]] = {}  # each glyph's shape looked for once in the text, not per glyph
+
         def found(i: int, drawn: "np.ndarray", left: int) -> tuple[int, int] | None:
             """Where the glyph at ``shown[i]``, drawn so, lies in the mask: only a shape within a pixel of
             where it starts is it (not an "I" beside a "!")."""
             h, w = drawn.shape
             if ink.shape[0] < h or ink.shape[1] < w:
                 return None
-            hits = np.nonzero((sliding_window_view(ink, (h, w)) == drawn).all(axis=(2, 3)))
+            if id(drawn) not in shapes:
+                shapes[id(drawn)] = np.nonzero((sliding_window_view(ink, (h, w)) == drawn).all(axis=(2, 3)))
+            hits = shapes[id(drawn)]
             x_at = round(self.getlength(shown[:i], mode="1") + left - origin)
             x_at += sum(1 for c in added if c <= x_at)  # the dark columns a narrow space was given before it
             near = [(abs(int(x) - x_at), int(y), int(x)) for y, x in zip(*hits) if abs(int(x) - x_at) <= 1]

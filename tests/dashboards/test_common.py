@@ -210,21 +210,28 @@ def test_a_menu_paths_arrow_is_a_chevron_not_a_stroke(size: int) -> None:
     assert line[:, cols[0]].sum() >= size // 2 and line[:, cols[-1]].sum() >= size // 2  # the l and the I whole
 
 
+@pytest.mark.parametrize("align", ["left", "center", "right"])
 @pytest.mark.parametrize("text", ["Stage 2 won by red", "blue Sprinteur keeps 4 of 8 cards", "Truck 3 hits · hull 4",
                                   "keeps 0 of 0 exhaustion cards", "SPIN · gear 1 · 0 haz"])
-def test_two_words_at_9_px_are_farther_apart_than_two_letters(text: str) -> None:
+def test_two_words_at_9_px_are_farther_apart_than_two_letters(text: str, align: str) -> None:
     """Two audits: at 9 px "Stage 2 won by red" read "Stage 2won by red" and "keeps 4 of 8" "keeps 4of 8": the
     font's 2 px space came down to one dark column in a long line, where two letters can have two. Every space
     between two words is at least three dark columns; no two letters are."""
     from PIL import Image, ImageDraw
 
-    from device.dashboards.common import font
+    from device.dashboards.common import fit_text, text_width
 
     image = Image.new("1", (240, 20), 0)
-    ImageDraw.Draw(image).text((4, 4), text, font=font(9), fill=1)
+    box = (20, 2, 219, 14)  # as the screens draw it: in a box, anchored left, centred or right
+    fit_text(ImageDraw.Draw(image), box, text, sizes=(9,), align=align)
     line = np.asarray(image, dtype=bool)
     xs = np.nonzero(line.any(axis=0))[0]
     dark = ~line.any(axis=0)[xs.min():xs.max() + 1]
+    # where it is drawn: at the box's left, around its middle, at its right, as wide as measured
+    assert abs(xs.max() - xs.min() + 1 - text_width(text, 9)) <= 1
+    middle = (xs.min() + xs.max()) / 2
+    assert {"left": xs.min() - box[0] <= 1, "center": abs(middle - (box[0] + box[2]) / 2) <= 2,
+            "right": box[2] - xs.max() <= 2}[align], (xs.min(), xs.max())  # (the font leaves 2 px there too)
     runs, n = [], 0
     for d in dark:
         if d:
