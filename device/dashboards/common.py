@@ -669,9 +669,11 @@ def terms(paragraph: str) -> list[str]:
         bare = words[i].rstrip(",.;:!")
         if n == 1 and words[i].isdigit() and i + 1 < len(words):
             n += term_at(i + 1)  # the number with the whole term it counts ("2 rear tile" kept one)
-        elif n == 1 and bare.isdigit() and out and (i + 1 == len(words) or bare != words[i]):
+        elif (n == 1 and bare.isdigit() and out and not out[-1].split()[-1].rstrip(",.;:!").isdigit()
+              and (i + 1 == len(words) or bare != words[i])):
             # a number that ends the text or its clause names what is before it ("the Fire die for Bike" / "3"
-            # left the bike's number alone on a line; "Die" / "5; Cy: …")
+            # left the bike's number alone on a line; "Die" / "5; Cy: …"); not another number: a list of them
+            # ("dice 1, 3, 4, 6") is not one term
             out[-1] += f" {words[i]}"
             i += 1
             continue

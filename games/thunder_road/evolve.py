@@ -63,8 +63,8 @@ FIRE_NEWS = {FireEffect.OUT: "the fire is out", FireEffect.NOTHING: "no effect, 
 
 
 def _news(before: ThunderRoadState, after: ThunderRoadState, event: Event) -> str:
-    """What every screen is told of a command: a scroll of the road and the tile that leads now; the vehicles
-    it eliminated (an X in their owner's column was all) and those it put out of service; a vehicle set on fire, a Fire die's result; a command used (a Repair says
+    """What every screen is told of a command: the vehicles it eliminated (an X in their owner's column was all)
+    and those it put out of service, and a scroll of the road with the tile that leads now; a vehicle set on fire, a Fire die's result; a command used (a Repair says
     the car and its damage).  Only the owner's screen showed these, or nothing did."""
     d = event.data
     if event.type == "ignited":
@@ -83,11 +83,6 @@ def _news(before: ThunderRoadState, after: ThunderRoadState, event: Event) -> st
     out = [v for v in touched if after.out_of_service(v) and not before.out_of_service(v)]
     why = NEWS_EVENTS[event.type]
     said = []
-    if event.type == "board_scrolled":
-        # every scroll, not only one that eliminates: the Finish line is offered once the final tile leads, and
-        # a scroll pressed twice (or never entered) was on no screen
-        final = ", the final tile" if after.board.lead_is_final else ""
-        said.append(f"Road scrolled: tile {d['lead']} leads{final}")
     if gone:
         said.append(f"{', '.join(vehicle_words(after, v) for v in gone)} eliminated{why}")
     if out:
@@ -100,6 +95,11 @@ def _news(before: ThunderRoadState, after: ThunderRoadState, event: Event) -> st
         result = f"+{n} move{'' if n == 1 else 's'}, still burning" if effect is FireEffect.MOVES else FIRE_NEWS[effect]
         ruled = " ruled" if d.get("ruled") else ""  # the table's ruling on a face not filled in
         said.append(f"Fire die for {vehicle_words(after, d['vehicle'])}: {d['face']}{ruled}, {result}")
+    if event.type == "board_scrolled":
+        # every scroll, not only one that eliminates (after what it eliminated): the Finish line is offered once
+        # the final tile leads, and a scroll pressed twice (or never entered) was on no screen
+        final = ", the final tile" if after.board.lead_is_final else ""
+        said.append(f"Road scrolled: lead tile {d['lead']}{final}")
     return "; ".join(said)
 
 

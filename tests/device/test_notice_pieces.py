@@ -113,6 +113,9 @@ def test_a_number_stays_with_the_word_it_counts() -> None:
     # a number ending the text or its clause stays with what it numbers (an audit: "…for Bike" / "3")
     assert terms("roll the Fire die for Bike 3") == ["roll", "the", "Fire", "die", "for", "Bike 3"]
     assert terms("Die 5; Cy: Move") == ["Die 5;", "Cy:", "Move"]
+    assert terms("dice 1, 3, 4, 6") == ["dice 1,", "3,", "4,", "6"]  # a list of numbers is not one term (the review)
+    assert terms("Road scrolled: lead tile 4, the final tile") == ["Road", "scrolled:", "lead tile 4,", "the",
+                                                                   "final", "tile"]
     for width in range(40, 128):
         for line in wrap("Attack: The Brick on Bob's Truck: 4 hits, 1 evaded: 3 taken · hull 9", width=width):
             assert not line.rstrip("…").split()[-1].isdigit() or line.endswith("9"), (width, line)

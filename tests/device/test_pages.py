@@ -651,7 +651,7 @@ def test_thunder_road_news_shows_every_word_in_its_alert_box() -> None:
               Command("off", {"vehicle": "Cy/large"}), Command("off", {"vehicle": "Dee/large"}),
               Command("scroll", {"eliminated": []})):
         assert app.apply(c, now=1.0).accepted, c
-    said = "Road scrolled: tile 4 leads; Ben's large car, Cy's large car, Dee's large car eliminated with the rear tile"
+    said = "Ben's large car, Cy's large car, Dee's large car eliminated with the rear tile; Road scrolled: lead tile 4"
     assert [n.text for n in app.notices if n.kind == "news"] == [said]
     shown = []
     for k in range(5):

@@ -414,9 +414,9 @@ def test_every_scroll_is_told_with_the_tile_that_leads_and_the_final_tile_named(
     t.roll()
     t.ok("assign", vehicle="large", die=4)
     t.ok("scroll", eliminated=[])
-    assert t.state.news == "Road scrolled: tile d leads"
+    assert t.state.news == "Road scrolled: lead tile d"
     t.ok("scroll", eliminated=[])
-    assert t.state.news == "Road scrolled: tile e leads, the final tile"
+    assert t.state.news == "Road scrolled: lead tile e, the final tile"
     assert "finish" in t.match.prompt().commands
 
 
@@ -443,8 +443,8 @@ def test_three_or_more_vehicles_on_the_rear_tile_are_named_one_at_a_time_then_sc
     gone = {v.id for v in t.state.vehicles if v.eliminated}
     assert gone == {"Ben/small", "Cy/medium", "Ben/medium", "Cy/large"}
     # every screen is told (an X in the owner's column was all)
-    assert t.state.news == ("Road scrolled: tile d leads; Ben's small car, Cy's medium car, Ben's medium car, Cy's "
-                            "large car eliminated with the rear tile")  # in the order named
+    assert t.state.news == ("Ben's small car, Cy's medium car, Ben's medium car, Cy's large car eliminated with the "
+                            "rear tile; Road scrolled: lead tile d")  # in the order named, what it took first
     assert t.state.turn.off_rear == () and t.state.board.tiles[t.state.board.lead] == "d"
     assert "eliminated" in t.no("off", vehicle="Ben/small")
     t.ok("scroll", eliminated=[])  # the final tile leads now: nothing more scrolls
