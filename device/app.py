@@ -506,9 +506,11 @@ class App:
             self._taken[outcome.records[0].decision] = (
                 title, *bare[:-1], bare[-1] + (f": {dice}" if dice else "")) if bare else (title,)
         after = self.turn()
-        # (not when the menu is wholly another: the Grand Tour's squares list went back to the riders, whose status
-        # said "red Sprinteur +5 (1 in)", and "recorded: 5+… › 5", without the rider, stood over it)
-        stays = bool({choice_name(c.label) for c in after.menu.choices} & {choice_name(c.label) for c in t.menu.choices})
+        # (not when the menu is another: the Grand Tour's squares list went back to the riders, whose status said
+        # "red Sprinteur +5 (1 in)", and "recorded: 5+… › 5", without the rider, stood over it; the next rider's
+        # exhaustion count has the same lists under another title, red Sprinteur's after red Rouleur's)
+        stays = (after.menu.title, after.menu.player) == (t.menu.title, t.menu.player) and bool(
+            {choice_name(c.label) for c in after.menu.choices} & {choice_name(c.label) for c in t.menu.choices})
         if (outcome.accepted and len(path) > 1 and after.prompt.step == t.prompt.step and self.chooser() == chooser
                 and stays):
             # the step goes on and the menu stays (a damage token, a hit, a fire): nothing else on this screen

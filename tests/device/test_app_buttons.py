@@ -471,7 +471,9 @@ def test_thunder_road_three_or_more_off_the_rear_tile_with_the_buttons(tmp_path:
 
 def test_a_scroll_of_nobody_is_not_taken_twice_by_one_more_ok(tmp_path: Path) -> None:
     """An audit: after "Road scrolls… › Nobody off the road" the cursor stayed on that line, which read the same;
-    two more OKs scrolled the road twice more to the final tile, and no screen changed. The cursor leaves it."""
+    two more OKs scrolled the road twice more to the final tile, and no screen changed. The cursor leaves it for
+    its branch, closed (a road may scroll twice in a long move: OK opens the list again), and every scroll is news
+    (the rules' test)."""
     t = Panel(tmp_path, "thunder_road", tr_setup(board={"tiles": 7, "on_board": 3}))
     roll_all(t, [1, 3, 4, 6], [2, 2, 5, 6])
     t.choose("Move a vehicle…", "Medium car", "Die 4")
@@ -759,6 +761,21 @@ def test_a_crosser_entered_through_five_or_more_is_not_recorded_without_its_ride
     assert t.choose("5+…", "5") == {"type": "cross", "squares": 5}
     assert not [n for n in t.app.notices if n.kind == "recorded"]
     assert "red Sprinteur +5" in t.app.menu().status, t.app.menu().status
+    t.close()
+
+
+def test_an_exhaustion_count_is_not_recorded_over_the_next_riders(tmp_path: Path) -> None:
+    """The review: red Rouleur's count ("0 to 4 cards › 2") was followed by red Sprinteur's, the same lists under
+    another title, and "recorded: 0 to 4 cards › 2", without a rider, stood over the status naming the next one."""
+    t = Panel(tmp_path, "grand_tour", {"teams": ["red", "blue"], "stages": 2, "specialties": False})
+    for rider in ("red Sprinteur", "blue Rouleur", "red Rouleur", "blue Sprinteur"):
+        t.choose(rider)
+        t.choose("0")
+    t.choose("End round", "No pack · own times")
+    assert t.app.menu().title == "red Rouleur", t.app.menu().title
+    t.choose("0 to 4 cards", "2")
+    assert t.app.menu().title == "red Sprinteur"
+    assert not [n for n in t.app.notices if n.kind == "recorded"]
     t.close()
 
 
