@@ -37,7 +37,7 @@ LEGENDS: dict[str, tuple[tuple[str, str], ...]] = {
         ("Rings", "coasts used (two at most)"),
         ("FIRE, F!", "ON FIRE!"),
         ("OUT", "out of service"),
-        ("FIRE+OUT, F!+OUT, F!+O", "ON FIRE! and out of service"),
+        ("FIRE+OUT, F!+OUT, F!+O, F!O", "ON FIRE! and out of service"),
         ("Traction, TD", "Big Rig: Traction Drive active this turn"),
         ("X", "eliminated"),
         ("Bottom left", "your command this round"),

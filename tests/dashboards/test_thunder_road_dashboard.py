@@ -364,7 +364,7 @@ def test_the_lit_header_shows_the_players_whole_name_beside_your_turn(monkeypatc
 
     def spy(draw, box, t, **kw):
         size = real(draw, box, t, **kw)
-        drawn.append((t, text_width(t, size) <= box[2] - box[0] + 1))
+        drawn.append((t, text_width(t, size) <= box[2] - box[0]))  # as fit_text measures: whole, not cut
         return size
 
     monkeypatch.setattr(tr, "fit_text", spy)

@@ -60,9 +60,10 @@ def check_menu(state: GrandTourState) -> Menu:
         assert sum(c.default for c in level) <= 1
         assert len({c.label for c in level}) == len(level)  # a path of labels names one choice
         assert all(len(c.label) <= LABEL_CHARS for c in level)
-    # (the status line may turn in pieces on the footer, as Thunder Road's do: an exhaustion count names its rider
-    # there, "yellow Sprinteur: all exhaustion cards", an audit)
+    # (an exhaustion count's status names its rider, "yellow Sprinteur: all exhaustion cards" (an audit), and turns
+    # in pieces on the footer, as Thunder Road's do)
     assert len(menu.title) <= LABEL_CHARS
+    assert len(menu.status) <= LABEL_CHARS or menu.status.endswith(": all exhaustion cards"), menu.status
     assert menu.player == prompt.player
     assert menu.player in {None, *(v.player for v in GAME.views(state))}
     return menu
