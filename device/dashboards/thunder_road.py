@@ -61,18 +61,8 @@ def _header(draw: ImageDraw.ImageDraw, view: PlayerView) -> None:
     if view.your_turn:
         draw.rectangle((0, 0, WIDTH - 1, HEADER_BOTTOM), fill=ON)
         triangle(draw, 2, 2, 8, fill=OFF)
-        # the player's name whole where it and YOUR TURN fit at one size (an audit: "Benedi…" in a 40 px box beside
-        # room to spare); the round gives way before the name is cut, as in the unlit header
-        for right in (WIDTH - 20, WIDTH - 2) if text_width(view.player, 9) > 48 - 8 else ():
-            size = next((z for z in (11, 10, 9) if 8 + text_width(view.player, z) + 4 + text_width(YOUR_TURN, z) <= right),
-                        None)
-            if size is not None:
-                name_right = 8 + text_width(view.player, size)
-                fit_text(draw, (8, 0, name_right, HEADER_BOTTOM), view.player, sizes=(size,), fill=OFF)
-                fit_text(draw, (name_right + 4, 0, right, HEADER_BOTTOM), YOUR_TURN, sizes=(size,), fill=OFF, align="center")
-                if right < WIDTH - 2:
-                    fit_text(draw, (right, 0, WIDTH - 2, HEADER_BOTTOM), rnd, sizes=(11, 10), fill=OFF, align="right")
-                return
+        if text_width(view.player, 9) > 48 - 8 and _long_name_lit(draw, view.player, rnd):
+            return
         fit_text(draw, (8, 0, 48, HEADER_BOTTOM), view.player, sizes=(11, 10, 9), fill=OFF)
         fit_text(draw, (50, 0, WIDTH - 20, HEADER_BOTTOM), YOUR_TURN, sizes=(11, 10, 9, 8), fill=OFF, align="center")
         fit_text(draw, (WIDTH - 20, 0, WIDTH - 2, HEADER_BOTTOM), rnd, sizes=(11, 10), fill=OFF, align="right")
@@ -95,6 +85,23 @@ def _header(draw: ImageDraw.ImageDraw, view: PlayerView) -> None:
     else:
         _long_names(draw, view.player, turn, rnd)
     draw.line((0, HEADER_BOTTOM + 1, WIDTH - 1, HEADER_BOTTOM + 1), fill=ON)
+
+
+def _long_name_lit(draw: ImageDraw.ImageDraw, player: str, rnd: str) -> bool:
+    """The lit header of a name too long for its usual 40 px: the name whole where it and YOUR TURN fit at one
+    size (an audit: "Benedi… YOUR TURN" with room to spare), the round giving way before the name is cut, as in
+    the unlit header.  False where even that does not fit (the usual boxes then, the name cut)."""
+    for right in (WIDTH - 20, WIDTH - 2):
+        size = next((z for z in (11, 10, 9) if 8 + text_width(player, z) + 4 + text_width(YOUR_TURN, z) <= right), None)
+        if size is None:
+            continue
+        name_right = 8 + text_width(player, size)
+        fit_text(draw, (8, 0, name_right, HEADER_BOTTOM), player, sizes=(size,), fill=OFF)
+        fit_text(draw, (name_right + 4, 0, right, HEADER_BOTTOM), YOUR_TURN, sizes=(size,), fill=OFF, align="center")
+        if right < WIDTH - 2:
+            fit_text(draw, (right, 0, WIDTH - 2, HEADER_BOTTOM), rnd, sizes=(11, 10), fill=OFF, align="right")
+        return True
+    return False
 
 
 def _long_names(draw: ImageDraw.ImageDraw, player: str, turn: str, rnd: str) -> None:

@@ -64,8 +64,9 @@ FIRE_NEWS = {FireEffect.OUT: "the fire is out", FireEffect.NOTHING: "no effect, 
 
 def _news(before: ThunderRoadState, after: ThunderRoadState, event: Event) -> str:
     """What every screen is told of a command: the vehicles it eliminated (an X in their owner's column was all)
-    and those it put out of service, and a scroll of the road with the tile that leads now; a vehicle set on fire, a Fire die's result; a command used (a Repair says
-    the car and its damage).  Only the owner's screen showed these, or nothing did."""
+    and those it put out of service, then a scroll of the road with the tile that leads now; a vehicle set on
+    fire, a Fire die's result; a command used (a Repair says the car and its damage).  Only the owner's screen
+    showed these, or nothing did."""
     d = event.data
     if event.type == "ignited":
         return f"{vehicle_words(after, d['vehicle'])} is ON FIRE!"
