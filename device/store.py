@@ -147,12 +147,11 @@ class _WriterLock:
     @staticmethod
     def _holder(fd: int) -> str:
         try:
-            text = os.pread(fd, 200, 0).decode("utf-8", "replace").split()
+            pid, who = _lock_note(os.pread(fd, 200, 0).decode("utf-8", "replace"))
         except OSError:
-            text = []
-        if text and text[0].isdigit():
-            who = " ".join(text[1:]) or "another program"
-            return f"`{who}` (PID {text[0]})"
+            pid, who = None, ""
+        if pid is not None:
+            return f"`{who or 'another program'}` (PID {pid})"
         return "another program"
 
     def release(self) -> None:
@@ -166,17 +165,25 @@ class _WriterLock:
         self.fd = None
 
 
+def _lock_note(text: str) -> tuple[int | None, str]:
+    """The lock file's note, "PID program" as the writer wrote it: (the PID, the program), or (None, "")."""
+    said = text.split()
+    if not said or not said[0].isdigit():
+        return None, ""
+    return int(said[0]), " ".join(said[1:])
+
+
 def _writer_alive(log: Path) -> bool:
     """Whether a writer has ``log`` open now: its lock file names a running process (read only: a lock taken to
     find out could refuse that writer).  A -wal file is then the writer's live one, not one a crash left."""
     try:
-        said = lock_path(log).read_text(encoding="utf-8", errors="replace").split()
+        pid, _ = _lock_note(lock_path(log).read_text(encoding="utf-8", errors="replace"))
     except OSError:
         return False
-    if not said or not said[0].isdigit():
+    if pid is None:
         return False
     try:
-        os.kill(int(said[0]), 0)
+        os.kill(pid, 0)
     except PermissionError:  # another user's process: running
         return True
     except (OSError, OverflowError):  # none by that number: the lock a crash left
