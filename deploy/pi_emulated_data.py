@@ -1,7 +1,9 @@
 """Test data for ``deploy/pi-emulated``: make it once, then read it on each machine and compare.
 
-``make OUT``     renders synthetic table frames (cars, templates, tokens, dice) and dice-tray crops from
-                 fixed seeds into ``OUT/table/*.png`` and ``OUT/dice/*.png`` (run on the PC).
+``make OUT [REAL]`` renders synthetic table frames (cars, templates, tokens, dice) and dice-tray crops from
+                 fixed seeds into ``OUT/table/*.png`` and ``OUT/dice/*.png`` (run on the PC); with ``REAL``
+                 (a folder like ``../shared/data/dice-real``) it adds 24 of its real photos, from the dev
+                 split only (never the held-out fold), so the networks' arm64 kernels read real dice too.
 ``summary FILE`` reduces the JSON lines of ``pitboard dice read --json`` / ``vision read --json`` to
                  what must be equal on every machine (dice values, template names/hands/cars/edges, car
                  ids, token counts), dropping timings and sub-pixel positions; prints one JSON line.
@@ -12,12 +14,28 @@ Not part of the installed package: it imports ``vision.synth`` from the reposito
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
 
-def make(out: Path) -> int:
+#: How many real photos ``make`` adds to the dice images: evenly spaced over the dev split's sorted names.
+REAL_PHOTOS = 24
+
+
+def real_photos(real: Path, count: int = REAL_PHOTOS) -> list[Path]:
+    """``count`` photos of ``real/images`` from the dev split (fold 0 is held out: never read here)."""
+    from vision.dice.scoring import is_held_out
+
+    dev = sorted(p for p in (real / "images").iterdir()
+                 if p.suffix.lower() in {".jpg", ".jpeg", ".png"} and not is_held_out(p.name))
+    if len(dev) <= count:
+        return dev
+    return [dev[round(k * (len(dev) - 1) / (count - 1))] for k in range(count)]
+
+
+def make(out: Path, real: Path | None = None) -> int:
     import cv2
     import numpy as np
 
@@ -38,7 +56,11 @@ def make(out: Path) -> int:
         img, _truth = render_scene(spec, np.random.default_rng(100 + k))
         cv2.imwrite(str(out / "table" / f"table_{k}.png"), img)
     dice = write_folder(out / "dice", frames=12, seed=4242)
-    print(f"{len(scenes)} table frames, 12 dice trays ({dice} dice) -> {out}", file=sys.stderr)
+    photos = real_photos(real) if real is not None and (real / "images").is_dir() else []
+    for photo in photos:
+        shutil.copyfile(photo, out / "dice" / "images" / f"real_{photo.name}")
+    print(f"{len(scenes)} table frames, 12 dice trays ({dice} dice), {len(photos)} real dev photos -> {out}",
+          file=sys.stderr)
     return 0
 
 
@@ -71,11 +93,11 @@ def summary(path: Path) -> int:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) == 2 and argv[0] == "make":
-        return make(Path(argv[1]))
+    if len(argv) in (2, 3) and argv[0] == "make":
+        return make(Path(argv[1]), Path(argv[2]) if len(argv) == 3 else None)
     if len(argv) == 2 and argv[0] == "summary":
         return summary(Path(argv[1]))
-    print("usage: pi_emulated_data.py make OUT | summary FILE", file=sys.stderr)
+    print("usage: pi_emulated_data.py make OUT [REAL] | summary FILE", file=sys.stderr)
     return 2
 
 

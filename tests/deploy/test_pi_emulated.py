@@ -129,3 +129,23 @@ def test_summary_differs_when_a_result_differs(tmp_path: Path, change: str) -> N
     else:
         other[0]["cars"].pop()
     assert summarise(tmp_path, other) != summarise(tmp_path, [VISION, DICE])
+
+
+def test_real_photos_are_from_the_dev_split_only_and_spread_over_it(tmp_path: Path) -> None:
+    """The emulated Pi reads 24 real photos beside the rendered trays; the held-out fold is never one of them."""
+    from vision.dice.scoring import is_held_out
+
+    data = load_data_module()
+    images = tmp_path / "images"
+    images.mkdir()
+    names = [f"photo_{k}.jpg" for k in range(200)] + ["notes.txt"]
+    for name in names:
+        (images / name).write_bytes(b"")
+    picked = data.real_photos(tmp_path)
+    dev = sorted(n for n in names if n.endswith(".jpg") and not is_held_out(n))
+    assert len(picked) == data.REAL_PHOTOS == 24
+    assert [p.name for p in picked] == sorted(p.name for p in picked)
+    assert not [p for p in picked if is_held_out(p.name)]
+    assert picked[0].name == dev[0] and picked[-1].name == dev[-1]  # spread from the first to the last
+    assert len({p.name for p in picked}) == 24
+    assert [p.name for p in data.real_photos(tmp_path, count=500)] == dev  # fewer than asked: all of them
