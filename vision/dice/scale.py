@@ -132,6 +132,7 @@ class _Level:
     sizes: list[float]  # input pixels of the dice read with a sure value
     rejected: int  # sure detections the reader calls "not a die's top face"
     valued: tuple[float, ...] = ()  # input pixels of those read 2-6 (a pip seen as a die reads 1)
+    looked: int = 0  # sure detections the reader looked at (the sure values, the rejected and the unsure)
 
     @property
     def ones(self) -> int:
@@ -157,18 +158,20 @@ def _level(img: np.ndarray, dets: list[net.Detection], f: float, looked: dict[ne
     k = np.argmax(p, axis=1)
     ok = (k > 0) & (p.max(axis=1) >= CONFIRM_P)
     return _Level(f, [d.size for d, good in zip(sure, ok) if good], int((p[:, 0] >= 0.5).sum()),
-                  tuple(d.size for d, good, v in zip(sure, ok, k) if good and v > 1))
+                  tuple(d.size for d, good, v in zip(sure, ok, k) if good and v > 1), len(sure))
 
 
 def _plainly_right(level: _Level, dets: list[net.Detection]) -> bool:
-    """Level 1 needs no search: the reader is sure of every die it looked at, some read 2-6 (not only
-    1s: pips seen as dice read 1), the size of those is one the networks know well (not the 1s': at 3x a
-    photo's pips, read 1, set the size for one real die read 5, and every pip of its dice was a die), and
-    there are fewer detections too small to trust than such dice (four tiny dice side by side look like a 4)."""
+    """Level 1 needs no search: the reader is sure of every die it looked at (none "not a die", none unsure:
+    at 2-3x dice beyond the band are not looked at, and of the pips and pip pairs inside it the reader was
+    sure of a few, 2 of 16 in one photo, which set the size to a pip pair's), some read 2-6 (not only 1s:
+    pips seen as dice read 1), the size of those is one the networks know well (not the 1s': at 3x a photo's
+    pips, read 1, set the size for one real die read 5, and every pip of its dice was a die), and there are
+    fewer detections too small to trust than such dice (four tiny dice side by side look like a 4)."""
     med = float(np.median(level.valued)) if level.valued else 0.0
     small = sum(1 for d in dets if d.size < BAND[0])
-    return (level.rejected == 0 and len(level.sizes) - level.ones >= 1 and small < len(level.sizes)
-            and 1 / COMFORT <= med / TARGET_PX <= COMFORT)
+    return (level.rejected == 0 and len(level.sizes) == level.looked and len(level.sizes) - level.ones >= 1
+            and small < len(level.sizes) and 1 / COMFORT <= med / TARGET_PX <= COMFORT)
 
 
 def search(img: np.ndarray) -> ScaleSearch:
