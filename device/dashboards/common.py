@@ -12,7 +12,7 @@ big numbers use a 1-pixel stroke so they stay bold enough at arm's length.  Smal
 :func:`pixel_text`, a 5×7 pixel font, or in text whose 6 and 9 :func:`font` redraws: the bundled font's 6, 8
 and 9 merge below 14 px on a 1-bit screen.  Below 10 px its "!" is a solid stroke (an "I"); :func:`font`
 parts its dot from its stem wherever a text has one, draws a 9 px "›" as a chevron, moves a ":" off the letter
-it touches, and widens a 9 px space narrower than :data:`WORD_GAP`.
+it touches, and widens a 9-11 px space narrower than :data:`WORD_GAP`.
 """
 
 from __future__ import annotations
@@ -64,9 +64,11 @@ def font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
 
 #: The fewest dark columns between two words, by size: at 9 px the bundled font's space is 2 px and, with the
 #: pen's fractions in a long line, the gap between two words came down to 1 px, narrower than some between two
-#: letters (up to 2): "Stage 2won by red", "keeps 4of 8", "Truck3 hits" (two audits).  A space narrower than
-#: this is widened to it; the others are left as the font draws them.
-WORD_GAP = {9: 3}
+#: letters (up to 2): "Stage 2won by red", "keeps 4of 8", "Truck3 hits" (two audits).  At 10 and 11 px, the
+#: sizes most boxes try first, it came down to 2, as wide as between two letters: "Rust Bucketon", "gear5",
+#: "1-4wins".  A space narrower than this is widened to it; the others are left as the font draws them.  (From
+#: 12 px the font leaves 3 or more; a "1" beside a letter has 3 at 10-12 px, its own bearings.)
+WORD_GAP = {9: 3, 10: 3, 11: 3}
 
 
 def _glyph_ink(base: ImageFont.FreeTypeFont, ch: str) -> "np.ndarray | None":

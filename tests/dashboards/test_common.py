@@ -12,6 +12,7 @@ from device.dashboards.common import (
     canvas,
     fit_text,
     flag,
+    font,
     pips,
     pixel_text,
     pixel_text_width,
@@ -210,27 +211,34 @@ def test_a_menu_paths_arrow_is_a_chevron_not_a_stroke(size: int) -> None:
     assert line[:, cols[0]].sum() >= size // 2 and line[:, cols[-1]].sum() >= size // 2  # the l and the I whole
 
 
+@pytest.mark.parametrize("size", [9, 10, 11])
 @pytest.mark.parametrize("align", ["left", "center", "right"])
 @pytest.mark.parametrize("text", ["Stage 2 won by red", "blue Sprinteur keeps 4 of 8 cards", "Truck 3 hits · hull 4",
-                                  "keeps 0 of 0 exhaustion cards", "SPIN · gear 1 · 0 haz"])
-def test_two_words_at_9_px_are_farther_apart_than_two_letters(text: str, align: str) -> None:
+                                  "keeps 0 of 0 exhaustion cards", "SPIN · gear 1 · 0 haz", "Rust Bucket on the road",
+                                  "Turn is not permitted in gear 5", "1-4 wins, no event", "USA 3 ops", "at top undo"])
+def test_two_words_are_farther_apart_than_two_letters(text: str, align: str, size: int) -> None:
     """Two audits: at 9 px "Stage 2 won by red" read "Stage 2won by red" and "keeps 4 of 8" "keeps 4of 8": the
-    font's 2 px space came down to one dark column in a long line, where two letters can have two. Every space
-    between two words is at least three dark columns; no two letters are."""
+    font's 2 px space came down to one dark column in a long line, where two letters can have two. At 10 and 11 px
+    too (the sizes most boxes try first): "Rust Bucketon", "gear5", "1-4wins", "USA3 ops", "attop undo". Every
+    space between two words is at least three dark columns; no two letters are."""
     from PIL import Image, ImageDraw
 
     from device.dashboards.common import fit_text, text_width
 
     image = Image.new("1", (240, 20), 0)
     box = (20, 2, 219, 14)  # as the screens draw it: in a box, anchored left, centred or right
-    fit_text(ImageDraw.Draw(image), box, text, sizes=(9,), align=align)
+    fit_text(ImageDraw.Draw(image), box, text, sizes=(size,), align=align)
     line = np.asarray(image, dtype=bool)
     xs = np.nonzero(line.any(axis=0))[0]
     dark = ~line.any(axis=0)[xs.min():xs.max() + 1]
-    # where it is drawn: at the box's left, around its middle, at its right, as wide as measured
-    assert abs(xs.max() - xs.min() + 1 - text_width(text, 9)) <= 1
+    # where it is drawn: at the box's left, around its middle, at its right, as wide as measured (text_width is
+    # measured from the pen's start: less the dark columns before the first glyph's ink, a "1"'s 2 px at 11 px)
+    alone = Image.new("1", (400, 20), 0)
+    ImageDraw.Draw(alone).text((0, 0), text, fill=1, font=font(size))
+    lead = alone.getbbox()[0]
+    assert abs(xs.max() - xs.min() + 1 - (text_width(text, size) - lead)) <= 1
     middle = (xs.min() + xs.max()) / 2
-    assert {"left": xs.min() - box[0] <= 1, "center": abs(middle - (box[0] + box[2]) / 2) <= 2,
+    assert {"left": xs.min() - lead - box[0] <= 1, "center": abs(middle - (box[0] + box[2]) / 2) <= 2,
             "right": box[2] - xs.max() <= 2}[align], (xs.min(), xs.max())  # (the font leaves 2 px there too)
     runs, n = [], 0
     for d in dark:
