@@ -202,3 +202,19 @@ def test_outcomes_by_kind_count_every_die_once_under_all() -> None:
     assert sum(got["all"].values()) == len(dice)
     assert sum(got["flat"].values()) == sum(d.value is not None for d in dice)
     assert sum(v for k, c in got.items() if k.startswith("flat, look: ") for v in c.values()) == sum(got["flat"].values())
+
+
+def test_quantise_takes_each_network_from_its_source_folder_else_the_shipped_one(tmp_path) -> None:
+    """The shipped first reader is int8 (round 20): quantising it again would quantise int8 weights, so its fp32
+    source (what train_net writes) is given with --source, and --only names the networks to quantise."""
+    from tools.dice_training import quantise
+    from vision.dice import net
+
+    (tmp_path / net.READER.name).write_bytes(b"fp32 reader")
+    nets = quantise._networks(tmp_path)
+    assert nets == {"detector": net.DETECTOR, "reader": tmp_path / net.READER.name, "reader2": net.SECOND_READER}
+    assert quantise._networks(None) == {"detector": net.DETECTOR, "reader": net.READER, "reader2": net.SECOND_READER}
+    with pytest.raises(SystemExit, match="no such folder"):
+        quantise.quantise(tmp_path, tmp_path / "out", source=tmp_path / "missing", only=("reader",))
+    with pytest.raises(SystemExit):
+        quantise.main(["--data", str(tmp_path), "--only", "reader,classifier"])

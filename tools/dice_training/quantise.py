@@ -6,13 +6,17 @@ opencv-python-headless`` and this repository on ``PYTHONPATH``::
     python -m tools.dice_training.quantise --data ../shared/data/dice-real --out /tmp/dice-int8
 
 writes ``detector.onnx``, ``reader.onnx`` and ``reader2.onnx`` (QDQ, int8 weights per channel, uint8
-activations) into ``--out``.  Calibration data: detector inputs and reader crops of the **dev split
-only** (``fold(name) != 0``; every fourth photo, seeded order), never the held-out photos.  Then::
+activations) into ``--out``, from the fp32 networks in ``--source`` (default: the shipped ones in
+``vision/dice/``; the shipped first reader is int8 since round 20, so its fp32 source is the one
+``train_net.py`` writes); ``--only reader`` quantises that network alone.  Calibration data: detector
+inputs and reader crops of the **dev split only** (``fold(name) != 0``; every fourth photo, seeded
+order), never the held-out photos; the same inputs give the same bytes.  Then::
 
     python -m tools.dice_training.quantise compare --data ../shared/data/dice-real --int8 /tmp/dice-int8
 
 reads every photo with the shipped fp32 networks and with the int8 ones (project venv is enough) and
-prints both figures and the ms per image on one core.  ``--dev-only`` leaves the held-out photos unread
+prints both figures and the ms per image on one core (a network missing from ``--int8`` is read from the
+shipped ones; ``--source`` sets the fp32 side).  ``--dev-only`` leaves the held-out photos unread
 (the choice "ship int8 or not" is made on the dev photos); ``--data`` may also be a rendered tray folder
 (``python -m tools.dice_training.tray``), which is where int8 must hold too.
 """
@@ -62,7 +66,23 @@ class _Reader:
         return next(self.items, None)
 
 
-def quantise(data: Path, out: Path, trays: Path | None = None) -> None:
+#: The networks by the names ``--only`` takes.
+ROLES = {"detector": "DETECTOR", "reader": "READER", "reader2": "SECOND_READER"}
+
+
+def _networks(folder: Path | None) -> dict[str, Path]:
+    """Each role's weights: in ``folder`` when it holds that file, else the shipped one."""
+    shipped = {role: getattr(N, attr) for role, attr in ROLES.items()}
+    if folder is None:
+        return shipped
+    return {role: folder / path.name if (folder / path.name).is_file() else path for role, path in shipped.items()}
+
+
+def quantise(data: Path, out: Path, trays: Path | None = None, *, source: Path | None = None,
+             only: tuple[str, ...] = tuple(ROLES)) -> None:
+    if source is not None and not source.is_dir():
+        raise SystemExit(f"--source {source}: no such folder (it holds the fp32 networks to quantise)")
+    nets = _networks(source)
     from onnxruntime.quantization import CalibrationMethod, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
@@ -73,7 +93,10 @@ def quantise(data: Path, out: Path, trays: Path | None = None) -> None:
     crops = [N.reader_input(np.stack([N.reader_crop(img, (x, y), s) for x, y, s in boxes]))
              for img, boxes in photos]
     out.mkdir(parents=True, exist_ok=True)
-    for src, inputs in ((N.DETECTOR, det_inputs), (N.READER, crops), (N.SECOND_READER, crops)):
+    for role, inputs in (("detector", det_inputs), ("reader", crops), ("reader2", crops)):
+        if role not in only:
+            continue
+        src = nets[role]
         pre = out / (src.stem + ".pre.onnx")
         quant_pre_process(str(src), str(pre), skip_symbolic_shape=True)
         import onnxruntime as ort
@@ -87,19 +110,20 @@ def quantise(data: Path, out: Path, trays: Path | None = None) -> None:
         print(f"{out / src.name}: {mb:.2f} MB (fp32 {src.stat().st_size / 1e6:.2f} MB)")
 
 
-def compare(data: Path, int8: Path, *, dev_only: bool = False) -> dict:
-    """Bench figures with the shipped networks and with those in ``int8`` (same photos, one thread;
-    ``dev_only``: the held-out photos are not read, so the choice does not look at them)."""
+def compare(data: Path, int8: Path, *, dev_only: bool = False, source: Path | None = None) -> dict:
+    """Bench figures with the fp32 networks (``source``, else the shipped ones) and with those in ``int8``,
+    each network missing there the shipped one (same photos, one thread; ``dev_only``: the held-out photos
+    are not read, so the choice does not look at them)."""
     from device.cli_dice import run_bench
 
     cv2.setNumThreads(1)
+    sets = {"fp32": _networks(source), "int8": _networks(int8)}
     out = {}
-    for label, folder in (("fp32", None), ("int8", int8)):
-        if folder is not None:
-            for attr in ("DETECTOR", "READER", "SECOND_READER"):
-                setattr(N, attr, folder / getattr(N, attr).name)
-            N.REQUIRED = (N.DETECTOR, N.READER, N.SECOND_READER)
-            N._sessions.clear()
+    for label, nets in sets.items():
+        for role, attr in ROLES.items():
+            setattr(N, attr, nets[role])
+        N.REQUIRED = (N.DETECTOR, N.READER, N.SECOND_READER)
+        N._sessions.clear()
         t0 = time.perf_counter()
         f = run_bench(data, dev_only=dev_only)
         out[label] = {k: f[k] for k in ("accuracy", "precision", "recall", "wrong", "unreadable", "false_dice",
@@ -120,11 +144,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dev-only", action="store_true", help="compare: leave the held-out photos unread")
     ap.add_argument("--trays", type=Path, default=None,
                     help="quantise: calibrate on every fourth frame of this rendered tray folder as well")
+    ap.add_argument("--source", type=Path, default=None,
+                    help="the fp32 networks (a folder; each file missing there: the shipped one)")
+    ap.add_argument("--only", default=",".join(ROLES),
+                    help="quantise: the networks to quantise, of " + ", ".join(ROLES) + " (default: all)")
     args = ap.parse_args(argv)
+    only = tuple(r.strip() for r in args.only.split(",") if r.strip())
+    if not only or any(r not in ROLES for r in only):
+        ap.error(f"--only {args.only!r}: give networks of {', '.join(ROLES)}, separated by commas")
     if args.what == "quantise":
-        quantise(args.data, args.out, args.trays)
+        quantise(args.data, args.out, args.trays, source=args.source, only=only)
     else:
-        print(json.dumps(compare(args.data, args.int8 or args.out, dev_only=args.dev_only), indent=1))
+        print(json.dumps(compare(args.data, args.int8 or args.out, dev_only=args.dev_only, source=args.source),
+                         indent=1))
     return 0
 
 
