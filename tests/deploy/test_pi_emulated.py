@@ -149,3 +149,15 @@ def test_real_photos_are_from_the_dev_split_only_and_spread_over_it(tmp_path: Pa
     assert picked[0].name == dev[0] and picked[-1].name == dev[-1]  # spread from the first to the last
     assert len({p.name for p in picked}) == 24
     assert [p.name for p in data.real_photos(tmp_path, count=500)] == dev  # fewer than asked: all of them
+
+
+def test_the_dice_step_reads_the_real_photos_too() -> None:
+    """The first run with real photos read only the rendered trays: its glob was *.png and the photos are .jpg
+    (found running it, 2026-12-06: "12 images, 32 dice" with 24 photos beside them)."""
+    import fnmatch
+    import re
+
+    found = re.search(r'dice read --json "\$d"/dice/images/(\S+) ', SCRIPT.read_text())
+    assert found is not None
+    for name in ("real_matteo_dice_1.jpg", "real_nell_IMG_1.JPG", "tray_000.png"):
+        assert fnmatch.fnmatch(name, found.group(1)), (name, found.group(1))
