@@ -65,7 +65,7 @@ def font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
 #: The fewest dark columns between two words, by size: at 9 px the bundled font's space is 2 px and, with the
 #: pen's fractions in a long line, the gap between two words came down to 1 px, narrower than some between two
 #: letters (up to 2): "Stage 2won by red", "keeps 4of 8", "Truck3 hits" (two audits).  At 10 and 11 px, the
-#: sizes most boxes try first, it came down to 2, as wide as between two letters: "Rust Bucketon", "gear5",
+#: sizes most boxes try first, it came down to 2, as wide as between two letters: "Rust Bucket · gear5",
 #: "1-4wins".  A space narrower than this is widened to it; the others are left as the font draws them.  (From
 #: 12 px the font leaves 3 or more; a "1" beside a letter has 3 at 10-12 px, its own bearings.)
 WORD_GAP = {9: 3, 10: 3, 11: 3}

@@ -214,12 +214,12 @@ def test_a_menu_paths_arrow_is_a_chevron_not_a_stroke(size: int) -> None:
 @pytest.mark.parametrize("size", [9, 10, 11])
 @pytest.mark.parametrize("align", ["left", "center", "right"])
 @pytest.mark.parametrize("text", ["Stage 2 won by red", "blue Sprinteur keeps 4 of 8 cards", "Truck 3 hits · hull 4",
-                                  "keeps 0 of 0 exhaustion cards", "SPIN · gear 1 · 0 haz", "Rust Bucket on the road",
+                                  "keeps 0 of 0 exhaustion cards", "SPIN · gear 1 · 0 haz", "Rust Bucket · gear 5 · 4 haz",
                                   "Turn is not permitted in gear 5", "1-4 wins, no event", "USA 3 ops", "at top undo"])
 def test_two_words_are_farther_apart_than_two_letters(text: str, align: str, size: int) -> None:
     """Two audits: at 9 px "Stage 2 won by red" read "Stage 2won by red" and "keeps 4 of 8" "keeps 4of 8": the
     font's 2 px space came down to one dark column in a long line, where two letters can have two. At 10 and 11 px
-    too (the sizes most boxes try first): "Rust Bucketon", "gear5", "1-4wins", "USA3 ops", "attop undo". Every
+    too (the sizes most boxes try first): "Rust Bucket · gear5", "1-4wins", "USA3 ops", "attop undo". Every
     space between two words is at least three dark columns; no two letters are."""
     from PIL import Image, ImageDraw
 

@@ -214,7 +214,14 @@ def test_quantise_takes_each_network_from_its_source_folder_else_the_shipped_one
     nets = quantise._networks(tmp_path)
     assert nets == {"detector": net.DETECTOR, "reader": tmp_path / net.READER.name, "reader2": net.SECOND_READER}
     assert quantise._networks(None) == {"detector": net.DETECTOR, "reader": net.READER, "reader2": net.SECOND_READER}
+    # a mistyped folder, or one without the networks, is refused (it gave the shipped ones under its name), before
+    # anything is read or quantised
     with pytest.raises(SystemExit, match="no such folder"):
         quantise.quantise(tmp_path, tmp_path / "out", source=tmp_path / "missing", only=("reader",))
-    with pytest.raises(SystemExit):
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(SystemExit, match="none of detector.onnx, reader.onnx, reader2.onnx is there"):
+        quantise.compare(tmp_path, tmp_path / "empty")
+    with pytest.raises(SystemExit, match="no detector.onnx there to quantise"):
+        quantise.quantise(tmp_path, tmp_path / "out", source=tmp_path, only=("reader", "detector"))
+    with pytest.raises(SystemExit, match="2"):  # argparse's usage error
         quantise.main(["--data", str(tmp_path), "--only", "reader,classifier"])

@@ -70,19 +70,26 @@ class _Reader:
 ROLES = {"detector": "DETECTOR", "reader": "READER", "reader2": "SECOND_READER"}
 
 
-def _networks(folder: Path | None) -> dict[str, Path]:
-    """Each role's weights: in ``folder`` when it holds that file, else the shipped one."""
+def _networks(folder: Path | None, option: str = "--source") -> dict[str, Path]:
+    """Each role's weights: in ``folder`` when it holds that file, else the shipped one.  A folder that does not
+    exist or holds none of the three is refused (a mistyped one gave the shipped networks under its name)."""
     shipped = {role: getattr(N, attr) for role, attr in ROLES.items()}
     if folder is None:
         return shipped
-    return {role: folder / path.name if (folder / path.name).is_file() else path for role, path in shipped.items()}
+    if not folder.is_dir():
+        raise SystemExit(f"{option} {folder}: no such folder")
+    nets = {role: folder / path.name if (folder / path.name).is_file() else path for role, path in shipped.items()}
+    if nets == shipped:
+        raise SystemExit(f"{option} {folder}: none of {', '.join(p.name for p in shipped.values())} is there")
+    return nets
 
 
 def quantise(data: Path, out: Path, trays: Path | None = None, *, source: Path | None = None,
              only: tuple[str, ...] = tuple(ROLES)) -> None:
-    if source is not None and not source.is_dir():
-        raise SystemExit(f"--source {source}: no such folder (it holds the fp32 networks to quantise)")
     nets = _networks(source)
+    if source is not None and (missing := [r for r in only if nets[r].parent != source]):
+        raise SystemExit(f"--source {source}: no {', '.join(nets[r].name for r in missing)} there to quantise "
+                         f"(--only {','.join(only)}); the shipped one may be int8 already")
     from onnxruntime.quantization import CalibrationMethod, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
@@ -117,9 +124,10 @@ def compare(data: Path, int8: Path, *, dev_only: bool = False, source: Path | No
     from device.cli_dice import run_bench
 
     cv2.setNumThreads(1)
-    sets = {"fp32": _networks(source), "int8": _networks(int8)}
+    sets = {"fp32": _networks(source), "int8": _networks(int8, "--int8")}
     out = {}
     for label, nets in sets.items():
+        print(f"{label}: " + ", ".join(str(nets[role]) for role in ROLES), file=sys.stderr)
         for role, attr in ROLES.items():
             setattr(N, attr, nets[role])
         N.REQUIRED = (N.DETECTOR, N.READER, N.SECOND_READER)

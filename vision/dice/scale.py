@@ -131,8 +131,8 @@ class _Level:
     f: float
     sizes: list[float]  # input pixels of the dice read with a sure value
     rejected: int  # sure detections the reader calls "not a die's top face"
-    valued: tuple[float, ...] = ()  # input pixels of those read 2-6 (a pip seen as a die reads 1)
-    looked: int = 0  # sure detections the reader looked at (the sure values, the rejected and the unsure)
+    valued: tuple[float, ...]  # input pixels of those read 2-6 (a pip seen as a die reads 1)
+    looked: int  # sure detections the reader looked at (the sure values, the rejected and the unsure)
 
     @property
     def ones(self) -> int:
@@ -150,7 +150,7 @@ def _level(img: np.ndarray, dets: list[net.Detection], f: float, looked: dict[ne
     a size it knows; "not a die" is p >= 0.5, as ``read_dice`` drops such detections."""
     sure = [d for d in dets if d.score >= SURE_P and BAND[0] <= d.size * f <= BAND[1]]
     if not sure:
-        return _Level(f, [], 0)
+        return _Level(f, [], 0, (), 0)
     crops = np.stack([net.reader_crop(img, d.center, d.size) for d in sure])
     p = net.turned_probabilities(net.session(net.READER), crops, turns=(0,))
     if f == 1.0:
