@@ -90,8 +90,14 @@ def quantise(data: Path, out: Path, trays: Path | None = None, *, source: Path |
     if source is not None and (missing := [r for r in only if nets[r].parent != source]):
         raise SystemExit(f"--source {source}: no {', '.join(nets[r].name for r in missing)} there to quantise "
                          f"(--only {','.join(only)}); the shipped one may be int8 already")
+    import onnx
     from onnxruntime.quantization import CalibrationMethod, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    for role in only:  # an int8 network quantised again is not the one measured: its fp32 source is wanted
+        if any(node.op_type in ("QuantizeLinear", "DequantizeLinear") for node in onnx.load(str(nets[role])).graph.node):
+            raise SystemExit(f"{nets[role]} is int8 already: give the fp32 {nets[role].name} train_net.py wrote "
+                             "with --source DIR")
 
     photos = _dev_photos(data)
     if trays is not None:  # rendered trays too: activations the photos never reach (round 7's collapsed there)
