@@ -14,9 +14,9 @@ order), never the held-out photos; the same inputs give the same bytes.  Then::
 
     python -m tools.dice_training.quantise compare --data ../shared/data/dice-real --int8 /tmp/dice-int8
 
-reads every photo with the shipped fp32 networks and with the int8 ones (project venv is enough) and
-prints both figures and the ms per image on one core (a network missing from ``--int8`` is read from the
-shipped ones; ``--source`` sets the fp32 side).  ``--dev-only`` leaves the held-out photos unread
+reads every photo with the fp32 networks (``--source``; else the shipped ones, whose first reader is int8
+since round 20) and with the int8 ones (project venv is enough) and prints both figures and the ms per
+image on one core (a network missing from ``--int8`` or ``--source`` is read from the shipped ones).  ``--dev-only`` leaves the held-out photos unread
 (the choice "ship int8 or not" is made on the dev photos); ``--data`` may also be a rendered tray folder
 (``python -m tools.dice_training.tray``), which is where int8 must hold too.
 """
