@@ -436,8 +436,11 @@ def menu(state: GaslandsState) -> Menu:
         status = f"pivot up to 90° either way · {status}"
     if step in (Step.MOVE.value, Step.SPIN.value) and active is not None and active.wrecked:
         status = "wrecked: no further move"  # the prompt said "move to the final position" to a wreck
+    # each OK is one token: the count is on the line, as "Hit" has the hull (an audit: three OKs left the screen
+    # as it was, and a player pressed again to see whether the last one counted)
     hazard = _cars("Hazard token", cars, lambda v: Command("gain_hazard", {"vehicle": v.id, "count": 1,
-                                                                          "cause": "table"}))
+                                                                          "cause": "table"}),
+                   lambda v: f"{v.hazards} haz")
     collisions = "collision" in commands
     choices: list[Choice | None] = []
     dice: DiceRequest | None = None

@@ -267,15 +267,21 @@ def test_gaslands_hazards_hits_and_collisions_from_the_menu(tmp_path: Path) -> N
     g = Panel(tmp_path, "gaslands")
     _to_move_step(g)
     assert g.top == ["Moved", "Hazard token", "Crash", "Crash, evaded", "Hit", "Table…"]
-    assert g.under("Hazard token") == ["Rust Bucket", "The Brick"]  # the active vehicle first
+    rust = lambda: g.match.state.vehicle("rust")  # noqa: E731
+    brick = g.match.state.vehicle("brick").hazards
+    # the active vehicle first; each line with its tokens, as "Hit" has the hull (an audit: three OKs left the
+    # screen as it was, and a player pressed again to see whether the last one counted)
+    assert g.under("Hazard token") == [f"Rust Bucket · {rust().hazards} haz", f"The Brick · {brick} haz"]
     assert g.under("Crash") == ["The Brick"]  # not the moving car itself
     g.every_choice_is_legal()
-    rust = lambda: g.match.state.vehicle("rust")  # noqa: E731
     hull = rust().hull
-    assert g.choose("Hazard token", "Rust Bucket")["type"] == "gain_hazard"
-    assert g.highlighted == ("Hazard token", "Rust Bucket")  # the list stays open: OK again adds another
+    assert rust().hazards == 0
+    assert g.choose("Hazard token", "Rust Bucket · 0 haz")["type"] == "gain_hazard"
+    assert g.highlighted == ("Hazard token", "Rust Bucket · 1 haz")  # the list stays open: OK again adds another
     g.press("ok")
     assert rust().hazards == 2
+    assert g.highlighted == ("Hazard token", "Rust Bucket · 2 haz")
+    assert [n.text for n in g.app.notices if n.kind == "recorded"] == ["recorded: Hazard token › Rust Bucket · 2 haz"]
     g.choose("Hit", f"Rust Bucket · hull {hull}")
     assert rust().hull == hull - 1
     # the line's reading as it is after the hit, not before it (a walkthrough: a tail "Hit › Red Fury · hull 7"
