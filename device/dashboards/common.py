@@ -11,7 +11,8 @@ this Pillow, which the golden-image tests rely on.  Glyphs are drawn without ant
 big numbers use a 1-pixel stroke so they stay bold enough at arm's length.  Small numbers are drawn with
 :func:`pixel_text`, a 5×7 pixel font, or in text whose 6 and 9 :func:`font` redraws: the bundled font's 6, 8
 and 9 merge below 14 px on a 1-bit screen.  Below 10 px its "!" is a solid stroke (an "I"); :func:`font`
-parts its dot from its stem wherever a text has one, draws a 9 px "›" as a chevron, moves a ":" off the letter
+parts its dot from its stem wherever a text has one, draws a 9 px "›" as a chevron and a 9 px "·" as a dot (not
+its "-"), moves a ":" off the letter
 it touches, and widens a 9-11 px space narrower than :data:`WORD_GAP`.
 """
 
@@ -49,6 +50,8 @@ def font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
             redraws["!"] = bang
         if (arrow := _clearer_arrow(base)) is not None:
             redraws["›"] = arrow
+        if (dot := _clearer_dot(base)) is not None:
+            redraws["·"] = dot
         colon = _colon(base)
     spaced = WORD_GAP.get(size, 0) if isinstance(base, ImageFont.FreeTypeFont) else 0
     if not fixes and not redraws and colon is None and not spaced:
@@ -117,6 +120,23 @@ def _clearer_arrow(base: ImageFont.FreeTypeFont) -> "tuple[np.ndarray, np.ndarra
     drawn = np.zeros((3, 2), dtype=bool)
     drawn[:, 0] = True
     return drawn, _rows("#. .# #."), left
+
+
+def _clearer_dot(base: ImageFont.FreeTypeFont) -> "tuple[np.ndarray, np.ndarray, int] | None":
+    """The bundled font's "·" at 9 px is two pixels side by side, the very "-" of the same size: "Rust Bucket ·
+    gear 4 · 9 haz" read "Rust Bucket - gear 4 - 9 haz", and a list of dice "6 4 · 6" read "6 4 -6" (an audit).
+    Where the font draws it as its "-", the screens draw one pixel of it, a dot as at 10 and 11 px: (as drawn,
+    as the screens draw it, its left bearing in pixels)."""
+    import numpy as np
+
+    ink = _glyph_ink(base, "·")
+    if ink is None or ink.shape != (1, 2) or not ink.all():
+        return None  # a dot already (10 px and up), or another font's
+    dash = _glyph_ink(base, "-")
+    if dash is None or dash.shape != ink.shape:
+        return None  # not mistaken for the font's "-"
+    left = int(base.getbbox("·", mode="1")[0])
+    return ink, np.array([[True, False]]), left
 
 
 def _colon(base: ImageFont.FreeTypeFont) -> "tuple[np.ndarray, int] | None":

@@ -314,3 +314,15 @@ def test_a_long_banner_title_breaks_between_its_facts_without_the_dot():
     assert head != "BOB" and f"{head} {rest}" == title
     head, rest = _split_to_fit("DICE MODELS BROKEN: ENTER DICE WITH THE BUTTONS", 122, 12)  # no dot: as before
     assert (head, rest) == ("DICE MODELS", "BROKEN: ENTER DICE WITH THE BUTTONS")
+
+
+@pytest.mark.parametrize("size", [9, 10, 11])
+def test_a_middle_dot_is_not_a_hyphen(size: int) -> None:
+    """An audit: at 9 px the bundled font's "·" is two pixels side by side, its "-": "Rust Bucket · gear 4 · 9 haz"
+    read "Rust Bucket - gear 4 - 9 haz" and a list of dice "6 4 · 6" "6 4 -6". The dot is narrower than the hyphen
+    at every size the screens' small text uses, and a "-" in the same text stays as the font draws it."""
+    dot, dash = _ink("·", size), _ink("-", size)
+    assert dot.sum() < dash.sum() and dot.shape[1] < dash.shape[1]
+    both = _ink("- ·", size)  # one row high: the hyphen's pixels, a gap, the dot's
+    assert both.shape[0] == 1 and both.sum() == dash.sum() + dot.sum()
+    assert (both[0, :dash.shape[1]] == dash[0]).all()
