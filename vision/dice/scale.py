@@ -170,7 +170,8 @@ def _plainly_right(level: _Level, dets: list[net.Detection]) -> bool:
     fewer detections too small to trust than such dice (four tiny dice side by side look like a 4)."""
     med = float(np.median(level.valued)) if level.valued else 0.0
     small = sum(1 for d in dets if d.size < BAND[0])
-    return (level.rejected == 0 and len(level.sizes) == level.looked and len(level.sizes) - level.ones >= 1
+    # (every one read sure leaves none "not a die": that is p >= 0.5 of no value, a sure value p >= CONFIRM_P of one)
+    return (len(level.sizes) == level.looked and len(level.sizes) - level.ones >= 1
             and small < len(level.sizes) and 1 / COMFORT <= med / TARGET_PX <= COMFORT)
 
 
