@@ -53,7 +53,8 @@ def test_null_pick_draws_the_dice_to_read_null_more_often(monkeypatch: pytest.Mo
 
 
 @pytest.mark.parametrize("option, value", [("--null-pick", "2"), ("--null-pick", "-0.1"), ("--small-min", "0.9"),
-                                           ("--small-min", "0"), ("--tray-looks", "marble=3"),
+                                           ("--small-min", "0"), ("--small-share", "1.5"),
+                                           ("--small-share", "-0.1"), ("--tray-looks", "marble=3"),
                                            ("--tray-looks", "marbled=0"), ("--tray-looks", "marbled"),
                                            ("--tray-looks", "marbled=3")])  # (the last: no --tray to weight)
 def test_a_share_out_of_its_range_is_refused_before_anything_is_read(option: str, value: str, tmp_path,

@@ -277,8 +277,8 @@ def reader_batch(rng: np.random.Generator, imgs: list, n: int, neg: float = 0.3,
                 continue  # landed on a die after all
             label = 0
         crop = N.reader_crop(img, (float(ctr[0]), float(ctr[1])), float(size), float(rng.uniform(0, 360)))
-        if rng.random() < 0.2:  # a smaller die, seen at lower resolution (not below SMALL_MIN: 2-pixel pips are
-            # not a value to teach)
+        if rng.random() < SMALL_SHARE:  # a smaller die, seen at lower resolution (not below SMALL_MIN: 2-pixel
+            # pips are not a value to teach)
             k = rng.uniform(SMALL_MIN, SMALL_MAX)
             small = cv2.resize(crop, (max(8, int(N.SIZE * k)),) * 2, interpolation=cv2.INTER_AREA)
             crop = cv2.resize(small, (N.SIZE, N.SIZE), interpolation=cv2.INTER_LINEAR)
@@ -302,6 +302,9 @@ def soft_targets(y: np.ndarray) -> np.ndarray:
 #: dice seen at lower resolution: 0.5 stands for dice of about 25 pixels (the crop is 1.3 x the die).
 SMALL_MIN = 0.5
 SMALL_MAX = 0.85  # the largest it is shrunk to
+#: ``--small-share``: the share of the reader's crops shrunk so (round 21 tried more, with a lower SMALL_MIN, for
+#: photos taken from twice as far: dice of 12-23 px)
+SMALL_SHARE = 0.2
 READER_WIDTH = 1.0  # --width: every layer of the reader this many times wider (round 10 tried 1.33)
 
 
@@ -640,7 +643,7 @@ def parse_looks(text: str) -> dict[str, float] | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    global SEED, TRAY_SHARE, READER_WIDTH, NULL_PICK, SMALL_MIN, HARD_PICK, TRAY_LOOKS
+    global SEED, TRAY_SHARE, READER_WIDTH, NULL_PICK, SMALL_MIN, SMALL_SHARE, HARD_PICK, TRAY_LOOKS
     from tools.dice_training.tray import LOOKS
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -673,6 +676,8 @@ def main(argv: list[str] | None = None) -> int:
                          "not read right when the frame has one (default 0)")
     ap.add_argument("--small-min", type=float, default=SMALL_MIN, metavar="F",
                     help=f"reader only: the lowest resolution a crop is taught at, times its own (default {SMALL_MIN})")
+    ap.add_argument("--small-share", type=float, default=SMALL_SHARE, metavar="F",
+                    help=f"reader only: the share of its crops taught at a lower resolution (default {SMALL_SHARE})")
     ap.add_argument("--tray-looks", default="", metavar="LOOK=W,...",
                     help="the training trays' dice: each look named drawn W times as often (e.g. marbled=3,smoky=3; "
                          "looks: " + ", ".join(LOOKS) + ")")
@@ -688,6 +693,8 @@ def main(argv: list[str] | None = None) -> int:
     if not 0.0 < a.small_min <= SMALL_MAX:
         ap.error(f"--small-min is a share of the crop's size above 0 and at most {SMALL_MAX:g} (the largest it is "
                  f"shrunk to), not {a.small_min:g}")
+    if not 0.0 <= a.small_share <= 1.0:
+        ap.error(f"--small-share is a share, 0 to 1, not {a.small_share:g}")
     if not 0.0 <= a.hard_pick <= 1.0:
         ap.error(f"--hard-pick is a share, 0 to 1, not {a.hard_pick:g}")
     if a.hard_pick and not a.tray:
@@ -699,6 +706,7 @@ def main(argv: list[str] | None = None) -> int:
     NULL_PICK = a.null_pick
     HARD_PICK = a.hard_pick
     SMALL_MIN = a.small_min
+    SMALL_SHARE = a.small_share
     TRAY_SHARE = a.tray_share
     READER_WIDTH = a.width
     SEED = a.seed
