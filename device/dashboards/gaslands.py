@@ -51,16 +51,19 @@ from device.dashboards.common import (
 from games.gaslands.state import PlayerView, VehicleView, name_for_owner
 
 #: Alert kinds → the banner's big word, and which wins when several stand (lower first).
-ALERT_TITLES = {"wrecked": "WRECKED", "lost_control": "LOST CONTROL", "wipeout_coming": "WIPEOUT!",
-                "illegal_template": "NOT PERMITTED", "touch_move": "YOU PICK", "touch_move_place": "YOU PLACE",
-                "car_unseen": "CAR NOT SEEN"}
+ALERT_TITLES = {"wrecked": "WRECKED", "lost_control": "LOST CONTROL", "you_turn": "YOU TURN",
+                "wipeout_coming": "WIPEOUT!", "illegal_template": "NOT PERMITTED", "touch_move": "YOU PICK",
+                "touch_move_place": "YOU PLACE", "car_unseen": "CAR NOT SEEN"}
 #: Which alert the banner shows first (the others are "+N").  A roll asked of this player now ("3 hits: roll 3 evade
 #: dice") before all: behind a crash's news it stood unseen for 14 s while the evade entry waited (an audit).  Then
 #: what a decision settled and what was undone, for the while they are told: behind a standing alert of the game
 #: (WIPEOUT! stands from the 6th hazard token to step 3) the owner never read their own car's "2 hits · hull 4",
 #: nor an UNDONE every other screen showed (an audit, five players); the standing alert comes back after them.
-ALERT_ORDER = ("roll", "news", "undone", "wrecked", "lost_control", "wipeout_coming", "illegal_template", "touch_move",
-               "touch_move_place", "car_unseen")
+#: YOU TURN (a car that lost control, turned by this player while its owner rolls the flip check) is a thing to do
+#: now as a roll is: behind the attack's news it waited 10 s as "+1", and the flip die entered sooner ended it
+#: unseen (an audit, five players).
+ALERT_ORDER = ("roll", "you_turn", "news", "undone", "wrecked", "lost_control", "wipeout_coming", "illegal_template",
+               "touch_move", "touch_move_place", "car_unseen")
 
 #: The rules' step names are for the log; the screen has ~20 characters.
 SHORT_STEPS = {

@@ -1472,8 +1472,9 @@ def prompt(state: GaslandsState) -> Prompt:
 
 def alerts(state: GaslandsState) -> list[Alert]:
     """What the screens flash now: the touch-move (NOT PERMITTED for the active player; YOU PICK, then
-    YOU PLACE, for the player on the left), a vehicle losing control (everybody's screen, in step 3), a
-    coming wipeout (6+ hazard tokens) and a wreck."""
+    YOU PLACE, for the player on the left), a vehicle losing control (everybody's screen, in step 3; YOU TURN
+    on the screen of the player on the owner's left while the owner rolls the flip check), a coming wipeout
+    (6+ hazard tokens) and a wreck."""
     out: list[Alert] = []
     act = state.activation
     if act is not None and act.touch_move and act.step in (Step.TOUCH_MOVE, Step.PLACE_TEMPLATE):
@@ -1486,7 +1487,12 @@ def alerts(state: GaslandsState) -> list[Alert]:
             out.append(Alert("touch_move_place", f"YOU PLACE the {placed_words(act)} for {v.name}", picker))
     if act is not None and act.flipping is not None and act.step in (Step.WIPEOUT_FLIP, Step.WIPEOUT_TURN):
         fv = state.vehicle(act.flipping[0])
-        out.append(Alert("lost_control", f"LOST CONTROL: {fv.name}, {_turner(state, fv)} turns it"))
+        turner = _turner(state, fv)
+        if act.step is Step.WIPEOUT_FLIP and turner != fv.owner:
+            # the turner has no step of their own while the owner rolls the flip check: told on their own screen
+            # (in gear 1 the step to turn it is theirs, its menu says so)
+            out.append(Alert("you_turn", f"YOU TURN {fv.name} to face any direction", turner))
+        out.append(Alert("lost_control", f"LOST CONTROL: {fv.name}, {turner} turns it"))
     for v in state.vehicles:
         if v.wrecked:
             if act is not None and v.id in act.wrecks:

@@ -420,6 +420,24 @@ def test_what_a_decision_settled_comes_before_a_standing_alert(told: Alert, monk
     assert drawn[1][:2] == ("WIPEOUT!", "Rust Bucket: 7 hazards")
 
 
+def test_the_turners_you_turn_comes_before_older_news(monkeypatch) -> None:
+    """"the player on the left turns it to face any direction" [V]. An audit, five players: while Cleo rolled
+    the flip check, Dan's screen showed the attack's news for 10 s with "+1" behind it, and LOST CONTROL, Dan
+    turns it, only after; entered sooner, the flip die ended it unseen. A thing this player must do now comes
+    first, as a roll asked of them does; the news waits behind it."""
+    import device.dashboards.gaslands as gl
+
+    drawn: list[tuple[str, str, str]] = []
+    monkeypatch.setattr(gl, "banner", lambda _d, _box, title, text, **kw: drawn.append((title, text, kw["more"])))
+    you_turn = Alert("you_turn", "YOU TURN Rust Bucket to face any direction", "Alice")
+    news = Alert("news", "Attack: Rust Bucket on Leviathan: 7 hits", None)
+    lost = Alert("lost_control", "LOST CONTROL: Rust Bucket, Alice turns it")
+    render(view(vehicle(), your_activation=False, alerts=(news, lost, you_turn)), blink_on=True)
+    render(view(vehicle(), your_activation=False, alerts=(news, lost)), blink_on=True)
+    assert drawn[0] == ("YOU TURN", "Rust Bucket to face any direction", "+2")
+    assert drawn[1][0] == "ATTACK"  # on the others' screens the news still comes before LOST CONTROL
+
+
 def test_a_second_vehicles_hazards_and_hull_are_on_its_chip() -> None:
     """An audit, five players: Alice's other car (flipped, hull 4/6) was a chip "R 1", its hazard tokens and hull
     on no screen and no button. With one or two other vehicles each chip shows them (dots, a bar) under its gear;

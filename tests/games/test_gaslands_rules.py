@@ -1121,6 +1121,33 @@ def test_a_wipeout_with_a_flip_check_is_announced_too():
     assert views["Bob"].your_activation and not views["Alice"].your_activation
 
 
+def test_the_player_on_the_left_is_told_on_their_own_screen_to_turn_it_while_the_flip_check_is_rolled():
+    """"Lose control: the vehicle drops to gear 1, the player on the left turns it to face any direction" [V] —
+    the flip check is the owner's step; the turner has none, so their screen says YOU TURN (theirs alone). In
+    gear 1 the step to turn it is theirs (its menu says so): no YOU TURN then."""
+    t = Table()
+    t.patch("bob-1", hazards=6, gear=3)
+    t.to_skid_check()
+    t.ok("skid_roll", faces=[])
+    t.ok("confirm")
+    t.ok("confirm")
+    assert t.step == "3 wipeout: flip check"
+    views = {v.player: v for v in GAME.views(t.state)}
+    you_turn = Alert("you_turn", "YOU TURN Bob's Truck to face any direction", "Alice")
+    assert you_turn in views["Alice"].alerts and you_turn not in views["Bob"].alerts
+    t.ok("flip_check", die=6)
+    assert not any(a.kind == "you_turn" for v in GAME.views(t.state) for a in v.alerts)
+
+    t = Table()
+    t.patch("alice-1", hazards=6)  # gear 1: "3 wipeout: lost control in gear 1", Bob's own step
+    t.to_skid_check()
+    t.ok("skid_roll", faces=[])
+    t.ok("confirm")
+    t.ok("confirm")
+    assert t.step == "3 wipeout: lost control in gear 1"
+    assert not any(a.kind == "you_turn" for v in GAME.views(t.state) for a in v.alerts)
+
+
 def test_gear_1_and_higher_gear_wipeouts_in_one_step_follow_seating_order():
     """"every player checks every vehicle they control; each one with 6 or more hazard tokens loses
     control." [seed] — a gear-1 loss of control waits for its confirm before the next vehicle's."""
