@@ -14,7 +14,8 @@ The buttons:
 * **SELECT** — the next choice (long: the previous one); both wrap round.
 * **OK** (or the chooser's own player button) — take the choice: a list opens, a command is sent, a roll
   opens the dice entry.  Long OK adds the extra hazard tokens the camera counted (after its notice).
-* **BACK** — up one list; at the top, undo the last decision (long: several).
+* **BACK** — up one list; at the top, undo the last decision (long: the last few taken at the same
+  player's step, :meth:`App.undo`).
 * **NEXT** — OK, then OK on each list's default down to a command: at the top level the step's usual
   way on as the game names it, whatever the cursor ("Moved", "Template placed", "Roll skid dice"; nothing
   where the step is a decision), in an open list the highlighted choice (Damage… › Ben › Large car: NEXT =
@@ -257,6 +258,8 @@ class App:
         self._reopened = False
         self._memory: dict[Any, tuple[str, ...]] = {}  # prompt → the path taken there (kept for undo)
         self._taken: dict[int, tuple[str, ...]] = {}  # decision → the menu's title and path that took it (said when undone)
+        #: decision → whose step it was when it was taken (a held BACK undoes one player's decisions at a time)
+        self._chooser: dict[int, str | None] = {}
         self._last_taken: tuple[tuple[str, str | None], tuple[str, ...]] | None = None
         self._last_press = clock()
         self._dirty = True
@@ -342,6 +345,8 @@ class App:
             log.warning("not recorded: %s: %s", command.type, exc)
             self.notify("not_recorded", f"NOT RECORDED: {exc.short}", None, until=None, now=now)
         self.history.append(Applied(source, command, outcome, sender))
+        if outcome.records and command.type != "undo":
+            self._chooser[outcome.records[0].decision] = sender
         key = self._prompt_key
         if outcome.accepted:
             self.refusal = None
@@ -620,7 +625,7 @@ class App:
             return
         if name == "back" and long:
             self.entry = None
-            self.undo(self.long_back_undo_steps, now)
+            self.undo(self.long_back_undo_steps, now, one_player=True)
             return
         if name == "ok" and long and self.entry is None:
             self.accept_table_hazards(now)
@@ -730,11 +735,21 @@ class App:
         elif name == "next":
             self.finish_entry(now)
 
-    def undo(self, steps: int, now: float) -> None:
+    def undo(self, steps: int, now: float, *, one_player: bool = False) -> None:
         """BACK at the top (long BACK: several): the last decisions are undone, and every screen says which
-        ("UNDONE: Attack… › Widowmaker"); a "recorded" notice of what was undone goes with it."""
+        ("UNDONE: Attack… › Widowmaker"); a "recorded" notice of what was undone goes with it.  ``one_player``
+        (a held BACK): no further back than the decisions taken at the same player's step as the last one: held
+        at the start of Alice's step it undid her refused pick and two of Eve's moves with no question (an
+        audit, five players); held again, it undoes Eve's.  A decision whose player is not known (taken before
+        a restart) is not undone with another."""
         steps = min(steps, self.match.undoable) or 1
         targets = self.match.undo_targets(steps)
+        if one_player and targets:
+            first = self._chooser.get(targets[0][0], "?")
+            same = 1
+            while same < len(targets) and targets[same][0] in self._chooser and self._chooser[targets[same][0]] == first:
+                same += 1
+            steps, targets = same, targets[:same]
         outcome = self.apply(Command("undo", {"steps": steps}), now=now)
         if not outcome.accepted or not targets:
             return  # (an accepted undo withdrew the "recorded" notice of what it undid: App.apply)

@@ -879,3 +879,35 @@ def test_gaslands_end_game_asks_once_more(tmp_path: Path) -> None:
     assert g.choose("Table…", "End game", "Bob wins", "Yes, end the game") == {"type": "end_game", "winner": "Bob"}
     assert g.match.state.finished and g.match.state.winner == "Bob"
     g.close()
+
+
+def test_gaslands_a_held_back_undoes_only_the_decisions_of_one_players_step(tmp_path: Path) -> None:
+    """An audit, five players: BACK held at the start of Alice's step undid her pick and two of Eve's decisions
+    (her "Moved" and "Attacks done") with no question, and Eve was told only in blinking pieces. Held, BACK undoes
+    up to three decisions all taken at the same player's step; held again, the player's before."""
+    g = Panel(tmp_path, "gaslands")
+    first = g.match.prompt().player
+    while g.match.prompt().player == first:
+        p = g.match.prompt()
+        if p.awaits == "vehicle":
+            g.press("ok")
+        elif p.awaits == "template":
+            g.go("Straights", "Short")
+        elif p.awaits == "dice":
+            g.type_dice([])
+        else:
+            g.top_next()
+    second = g.match.prompt().player
+    assert second != first and g.match.undoable >= 4
+    _to_template_step(g)
+    g.choose("Straights", "Short")
+    g.press("next")  # 1.2 Template placed: two decisions at the second player's step
+    assert g.match.prompt().player == second and g.match.prompt().awaits == "dice"
+    assert g.press("back_long") == [{"type": "undo", "steps": 2}]
+    assert g.match.prompt().player == second  # not back into the first player's step
+    undone = [n.text for n in g.app.notices if n.kind == "undone"]
+    assert len(undone) == 1 and undone[0].count("; ") == 1, undone
+    left = g.match.undoable
+    assert g.press("back_long") == [{"type": "undo", "steps": min(3, left)}]
+    assert g.match.prompt().player == first
+    g.close()
