@@ -100,6 +100,11 @@ class Displays(Protocol):
 Renderer = Callable[[str, Any, bool], Any]
 
 
+def _roll_name(request: DiceRequest) -> str:
+    """A roll's dice as a few words: "3 hits: evade dice" → "evade dice", "the direction die (d6)" → "direction die"."""
+    return request.dice_name.rpartition(": ")[2].removeprefix("the ")
+
+
 def default_renderer() -> Renderer:
     """``device.dashboards.render_view``; for a game with no dashboard yet, :func:`plain_render`."""
     from device.dashboards import dashboard, render_view
@@ -782,8 +787,8 @@ class App:
         if entry.request.confirm_fewer and got < n and entry.fewer_asked != got:
             # the usual roll is all of them: a NEXT pressed at 2 of 3 sent 2 (an audit); fewer stay possible
             entry.fewer_asked = got
-            self.notify("info", f"{entry.request.label}: {got} of {n} entered; NEXT again: send {got} dice", self.chooser(),
-                        now=now)
+            # the instruction first: at the end of the notice it came in a later piece than "2 of 3 entered" (an audit)
+            self.notify("info", f"NEXT again: send {got} of {n} {_roll_name(entry.request)}", self.chooser(), now=now)
             return
         result = entry.request.command(list(entry.entered))
         if result is None and not entry.entered:
@@ -1094,7 +1099,8 @@ class App:
                 if e.trail else self.menu().title,
                 label=whose + e.request.label, entered=tuple(e.request.name_of(f) for f in e.entered),
                 count=e.request.count, exact=e.request.exact, current=e.request.name_of(e.current),
-                ready=e.ready, alert=alert, kept=" · ".join(e.kept), then_another=e.then_another)
+                ready=e.ready, alert=alert, kept=" · ".join(e.kept), name=_roll_name(e.request),
+                then_another=e.then_another)
             # a dice line or a label too long for the screen shows its pieces in turn (every die is read before NEXT;
             # a smash attack's label names its target, which the cut title lost)
             return dataclasses.replace(page, turn=int(now / pages.LABEL_TURN_S) % pages.dice_page_turns(page))

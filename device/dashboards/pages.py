@@ -177,6 +177,8 @@ class DicePage:
     alert: str = ""
     #: the rolls entered before this one in the same entry ("bump die 3"), shown before its dice
     kept: str = ""
+    #: this roll's dice ("evade dice"), named before them after ``kept``: "attack dice 6 4 · 6" read as one roll
+    name: str = ""
     #: NEXT opens the next roll of the entry rather than sending it
     then_another: bool = False
     #: which piece of a dice line too long for its line is shown (``dice_line_pieces``): they take turns
@@ -281,9 +283,13 @@ DICE_LINE_WIDTH = WIDTH - 3
 
 
 def dice_line(page: DicePage) -> str:
-    """The dice entered so far, after the entry's earlier roll when it has one."""
-    got = " ".join(page.entered) if page.entered else "no dice yet"
-    return f"{page.kept} · {got}" if page.kept else got
+    """The dice entered so far, after the entry's earlier roll when it has one, each roll by its name ("attack
+    dice 6 4 · evade dice 6")."""
+    if not page.kept:
+        return " ".join(page.entered) if page.entered else "no dice yet"
+    if not page.name:
+        return f"{page.kept} · {' '.join(page.entered) or 'no dice yet'}"
+    return f"{page.kept} · {page.name} {' '.join(page.entered)}" if page.entered else f"{page.kept} · {page.name}: none yet"
 
 
 def line_pieces(line: str) -> list[str]:

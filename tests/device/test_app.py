@@ -467,7 +467,7 @@ def test_the_dice_entry_is_on_the_chooser_screen_and_next_sends_the_roll(tmp_pat
     rig = Rig(tmp_path)
     rig.press("ok", "next", "next")
     expected = pages.DicePage(title="Roll skid dice", label="skid dice", entered=(), count=2, exact=False,
-                              current="SHIFT", ready=True)
+                              current="SHIFT", ready=True, name="skid dice")
     assert rig.page("Ann") == expected
     assert same_image(rig.screens.image("Ann"), pages.render_dice(expected))
     assert isinstance(rig.screens.image("Ben"), Img)

@@ -378,7 +378,7 @@ def test_gaslands_fewer_evade_dice_than_the_gear_are_sent_at_a_second_next(tmp_p
     g.press("ok", "ok", "next")  # two dice, NEXT
     assert sent() == [] and g.app.entry is not None
     said = [n.text for n in g.app.notices if n.kind == "info"]
-    assert said == ["2 hits: evade dice: 2 of 3 entered; NEXT again: send 2 dice"]
+    assert said == ["NEXT again: send 2 of 3 evade dice"]  # the instruction in the first piece (an audit)
     g.press("ok", "next")  # a third die: all of them, sent at once
     assert sent() == [3]
     g.app.open_entry(evade())
