@@ -521,8 +521,12 @@ def _next_phase(draft: _Draft, **extra: Any) -> None:
         pole = _pole_to(s)
     rnd, phase = (s.round + 1, 1) if end_of_round else (s.round, s.phase + 1)
     draft.emit("gear_phase_started", round=rnd, phase=phase, pole=pole, turn=pole, **extra)
+    # phases nobody qualifies for pass in the same decision: the table is told the one it is in, not each
+    draft.said = [said for said in draft.said if not said.startswith("Gear phase ")]
     if end_of_round:  # no screen showed the round, and nothing said a new one began
         draft.tell(f"Round {rnd} begins: pole {s.players[pole]}")
+    else:  # a dashboard's "ph1" turned "ph2", and the pole flag moved, with no word on any screen (an audit)
+        draft.tell(f"Gear phase {phase}: pole {s.players[pole]}")
 
 
 def _advance(draft: _Draft, after_seat: int | None) -> None:

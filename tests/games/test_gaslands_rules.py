@@ -1662,6 +1662,44 @@ def test_two_vehicles_with_one_name_are_refused():
     assert GAME.start(options)
 
 
+def test_a_new_gear_phase_is_told_on_every_screen_with_who_has_pole():
+    """"Each round is divided into six gear phases … pole position passes clockwise" — an audit: a new gear phase
+    showed only as "ph1" turning "ph2" on the dashboards, and the pole flag moving. The decision that starts it
+    tells every screen which phase and who has pole; phases nobody qualifies for pass unsaid (the one reached is
+    told)."""
+    t = Table()
+    t.patch("alice-1", gear=2)
+    t.patch("bob-1", gear=4)
+    for _ in range(2):  # phase 1: both activate
+        t.ok("choose_template", template="short_straight")
+        t.ok("place_template")
+        t.ok("skid_roll", faces=[])
+        while GAME.prompt(t.state).awaits != "template":
+            t.ok("confirm")
+    assert (t.state.round, t.state.phase) == (1, 2)
+    assert t.state.news == "Gear phase 2: pole Bob"
+    for _ in range(2):  # phase 2: both again; then nobody in gear 3 but Bob's truck, in phase 3 and 4
+        t.ok("choose_template", template="short_straight")
+        t.ok("place_template")
+        t.ok("skid_roll", faces=[])
+        while GAME.prompt(t.state).awaits != "template":
+            t.ok("confirm")
+    assert (t.state.round, t.state.phase) == (1, 3)
+    assert t.state.news == "Gear phase 3: pole Alice"
+    t.ok("choose_template", template="short_straight")
+    assert t.state.news == ""
+    for phase in (3, 4):  # Bob's truck alone; after phase 4 nobody is in gear 5 or 6
+        if phase == 4:
+            assert t.state.news == "Gear phase 4: pole Bob"
+            t.ok("choose_template", template="short_straight")
+        t.ok("place_template")
+        t.ok("skid_roll", faces=[])
+        while GAME.prompt(t.state).awaits != "template":
+            t.ok("confirm")
+    assert (t.state.round, t.state.phase) == (2, 1)
+    assert t.state.news == "Round 2 begins: pole Alice"  # not "Gear phase 5 …; Gear phase 6 …" before it
+
+
 def test_a_new_round_is_told_on_every_screen():
     """"A round is six gear phases" — a walkthrough: no screen showed the round and nothing said a new one
     began (the dashboards say only "ph1"). The decision that starts it tells every screen, with who has pole."""
