@@ -96,7 +96,7 @@ def _alert_flash() -> tuple[Any, Any]:
 
     v = VehicleView("rust", "Rust Bucket", "buggy", 5, 6, 2, 5, 6, False, False, False, True)
     flashing = PlayerView("Alice", 0, 1, 3, True, True, (v,), Step.TOUCH_MOVE.value, "",
-                          (Alert("illegal_template", "Hairpin NOT PERMITTED in gear 5"),))
+                          (Alert("illegal_template", "Hairpin NOT PERMITTED in gear 5. Bob picks for you"),))
     return flashing, flashing
 
 

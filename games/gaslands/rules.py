@@ -1484,7 +1484,11 @@ def alerts(state: GaslandsState) -> list[Alert]:
     if act is not None and act.touch_move and act.step in (Step.TOUCH_MOVE, Step.PLACE_TEMPLATE):
         v = state.vehicle(act.vehicle)
         picker = _touch_move_picker(state)
-        out.append(Alert("illegal_template", f"{_label(act.refused_template or '')} NOT PERMITTED in gear {v.gear}", v.owner))
+        # the owner is told who now picks (or places) for their car: "NOT PERMITTED in gear 5" alone left them
+        # waiting for a menu that had gone to their left (an audit, five players)
+        does = "picks" if act.step is Step.TOUCH_MOVE else "places"
+        out.append(Alert("illegal_template",
+                         f"{_label(act.refused_template or '')} NOT PERMITTED in gear {v.gear}. {picker} {does} for you", v.owner))
         if act.step is Step.TOUCH_MOVE:
             out.append(Alert("touch_move", f"YOU PICK for {v.name}", picker))
         else:

@@ -36,7 +36,7 @@ def view(*vehicles: VehicleView, **kw) -> PlayerView:
     return PlayerView(**base)
 
 
-ILLEGAL = Alert("illegal_template", "Hairpin NOT PERMITTED in gear 5")
+ILLEGAL = Alert("illegal_template", "Hairpin NOT PERMITTED in gear 5. Bob picks for you")
 WIPEOUT = Alert("wipeout_coming", "Rust Bucket: 7 hazards, WIPEOUT", "Alice")
 WRECK = Alert("wrecked", "Rust Bucket WRECKED", "Alice")
 LOST = Alert("lost_control", "LOST CONTROL: Alice's Buggy, Bob turns it")

@@ -626,7 +626,8 @@ def test_touch_move_left_player_picks_no_skid_dice_icon_still_counts():
     p = GAME.prompt(t.state)
     assert p.player == "Bob" and p.awaits == "template" and "turn" not in p.options
     views = {v.player: v for v in GAME.views(t.state)}
-    assert any(a.kind == "illegal_template" for a in views["Alice"].alerts)
+    # Alice's screen says whose pick it is now (an audit: "NOT PERMITTED in gear 5" alone, and she waited)
+    assert Alert("illegal_template", "Turn NOT PERMITTED in gear 5. Bob picks for you", "Alice") in views["Alice"].alerts
     assert any(a.kind == "touch_move" for a in views["Bob"].alerts)  # Bob's screen: it is his pick
     assert views["Bob"].your_activation and not views["Alice"].your_activation
     assert not views["Cleo"].alerts
@@ -1330,7 +1331,7 @@ def test_touch_move_the_player_on_the_left_also_places_the_template():
     assert views["Bob"].your_activation and not views["Alice"].your_activation
     assert Alert("touch_move_place", "YOU PLACE the Long Straight for Alice's Buggy", "Bob") in views["Bob"].alerts
     assert not any(a.kind == "touch_move" for a in views["Bob"].alerts)
-    assert any(a.kind == "illegal_template" for a in views["Alice"].alerts)
+    assert Alert("illegal_template", "Turn NOT PERMITTED in gear 5. Bob places for you", "Alice") in views["Alice"].alerts
     assert not views["Cleo"].alerts
     assert t.illegal("skid_roll", faces=[]) == "no skid dice this activation (touch-move)"
     t.ok("place_template")
