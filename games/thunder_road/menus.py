@@ -264,13 +264,18 @@ def _move(state: ThunderRoadState, commands: Sequence[str]) -> list[Choice | Non
     turn = state.turn
     assert turn is not None and turn.vehicle is not None and turn.allowance is not None
     who, mover, a = turn.player, turn.vehicle, turn.allowance
-    top = a if allowance_known(state) else a + UNKNOWN_EXTRA
-    out: list[Choice | None] = [
-        leaf(f"Moved {a}", Command("move", {"spaces": a}), default=True),
-        _met(state, who, mover, a, "drift" in turn.commands, top) if a >= 1 else None,
-    ]
-    out.append(branch("Other distance…", [leaf(f"Moved {n}", Command("move", {"spaces": n}))
-                                          for n in range(top, -1, -1) if n != a]))
+    met = _met(state, who, mover, a, "drift" in turn.commands, a if allowance_known(state) else a + UNKNOWN_EXTRA) \
+        if a >= 1 else None
+    out: list[Choice | None]
+    if allowance_known(state):
+        out = [leaf(f"Moved {a}", Command("move", {"spaces": a}), default=True), met,
+               branch("Other distance…", [leaf(f"Moved {n}", Command("move", {"spaces": n}))
+                                          for n in range(a, -1, -1) if n != a])]
+    else:
+        # what a Nitro of unknown size or a Road die adds is not known: the cursor sat on "Moved 4", the die alone,
+        # and OK recorded it under "4+Nitro spaces" (an audit); the table counts the spaces and picks them
+        out = [branch("Moved how far…", [leaf(f"Moved {n}", Command("move", {"spaces": n}))
+                                         for n in range(a + UNKNOWN_EXTRA, -1, -1)]), met]
     if "scroll" in commands:
         out.append(_road_scrolls(state, who, (mover,)))
     if "finish" in commands:
