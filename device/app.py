@@ -15,7 +15,8 @@ The buttons:
 * **OK** (or the chooser's own player button) — take the choice: a list opens, a command is sent, a roll
   opens the dice entry.  Long OK adds the extra hazard tokens the camera counted (after its notice).
 * **BACK** — up one list; at the top, undo the last decision (long: the last few taken at the same
-  player's step, :meth:`App.undo`).
+  player's step, :meth:`App.undo_plan`); one taken at another player's step at a second BACK, the first
+  saying which (:meth:`App._back_undo`).
 * **NEXT** — OK, then OK on each list's default down to a command: at the top level the step's usual
   way on as the game names it, whatever the cursor ("Moved", "Template placed", "Roll skid dice"; nothing
   where the step is a decision), in an open list the highlighted choice (Damage… › Ben › Large car: NEXT =
@@ -265,6 +266,8 @@ class App:
         self._taken: dict[int, tuple[str, ...]] = {}  # decision → the menu's title and path that took it (said when undone)
         #: decision → whose step it was when it was taken (a held BACK undoes one player's decisions at a time)
         self._chooser: dict[int, str | None] = {}
+        #: (the newest decision, how many) a BACK was asked to press again for: taken at another player's step
+        self._undo_asked: tuple[int, int] | None = None
         self._last_taken: tuple[tuple[str, str | None], tuple[str, ...]] | None = None
         self._last_press = clock()
         self._dirty = True
@@ -617,6 +620,7 @@ class App:
             return
         self._last_press = now
         self.refusal = None  # read, or passed over: the next press clears it
+        asked, self._undo_asked = self._undo_asked, None  # "BACK again to undo …" holds for the next press only
         if self.legend is not None:
             if name == "select":
                 self.legend = max(0, self.legend + (-1 if long else 1))
@@ -630,7 +634,7 @@ class App:
             return
         if name == "back" and long:
             self.entry = None
-            self.undo(self.long_back_undo_steps, now, one_player=True)
+            self._back_undo(self.long_back_undo_steps, now, one_player=True, asked=asked, sure=event.seen is not None)
             return
         if name == "ok" and long and self.entry is None:
             self.accept_table_hazards(now)
@@ -651,7 +655,7 @@ class App:
             self.advance(now)
         elif name == "back":
             if self.cursor is None or not self.cursor.back():
-                self.undo(1, now)
+                self._back_undo(1, now, asked=asked, sure=event.seen is not None)
         elif name == "select":
             if self.cursor is not None and not self.cursor.empty:
                 self.cursor.select(back=long)
@@ -724,37 +728,71 @@ class App:
         if name == "select":
             entry.select(back=long)
         elif name == "ok":
-            if not entry.keep():
+            if entry.keep():
+                self._entry_counts_outdated(entry)  # "0 of 1 entered" stood on over "1/1" (an audit)
+            else:
                 self.notify("info", f"all {entry.request.count} dice are in: NEXT sends them", self.chooser(), now=now)
         elif name == "back":
             if not entry.remove():
                 self.entry = None
             # "…: 2 of 4 entered" counted the die just taken back, until it timed out; "all 4 dice are in" stood
             # over "3/4" the same way
-            full = f"all {entry.request.count} dice are in: "
-            said = [n for n in self.notices if n.kind == "info"
-                    and (n.text.startswith(f"{entry.request.label}: ") or n.text.startswith(full))]
-            if said:
-                self.notices = [n for n in self.notices if n not in said]
-                self._dirty = True
+            self._entry_counts_outdated(entry)
         elif name == "next":
             self.finish_entry(now)
 
-    def undo(self, steps: int, now: float, *, one_player: bool = False) -> None:
-        """BACK at the top (long BACK: several): the last decisions are undone, and every screen says which
-        ("UNDONE: Attack… › Widowmaker"); a "recorded" notice of what was undone goes with it.  ``one_player``
-        (a held BACK): no further back than the decisions taken at the same player's step as the last one: held
-        at the start of Alice's step it undid her refused pick and two of Eve's moves with no question (an
-        audit, five players); held again, it undoes Eve's.  A decision whose player is not known (taken before
-        a restart) is not undone with another."""
-        steps = min(steps, self.match.undoable) or 1
-        targets = self.match.undo_targets(steps)
+    def _entry_counts_outdated(self, entry: DiceEntry) -> None:
+        """The dice entered changed: the notices that counted them ("…: 2 of 4 entered", "all 4 dice are in",
+        "NEXT again: send 2 of 3 …", "…: no dice entered") no longer do; fewer dice are asked about again."""
+        entry.fewer_asked = None
+        heads = (f"{entry.request.label}: ", f"all {entry.request.count} dice are in: ", "NEXT again: send ")
+        said = [n for n in self.notices if n.kind == "info" and n.text.startswith(heads)]
+        if said:
+            self.notices = [n for n in self.notices if n not in said]
+            self._dirty = True
+
+    def undo_plan(self, steps: int, *, one_player: bool = False) -> list[tuple[int, list[Any]]]:
+        """The decisions an undo of ``steps`` retires, the newest first (``Match.undo_targets``).  ``one_player``
+        (a held BACK): no further back than those taken at the same player's step as the newest: held at the
+        start of Alice's step it undid her refused pick and two of Eve's moves (an audit, five players).  One taken
+        at anybody's step (a Space Race turn begun) goes with the player's either side of it; one whose player is
+        not known (taken before a restart) is not undone with another."""
+        targets = self.match.undo_targets(min(steps, self.match.undoable) or 1)
         if one_player and targets:
-            first = self._chooser.get(targets[0][0], "?")
+            whose = self._chooser.get(targets[0][0], "?")
             same = 1
-            while same < len(targets) and targets[same][0] in self._chooser and self._chooser[targets[same][0]] == first:
+            while same < len(targets) and targets[same][0] in self._chooser:
+                other = self._chooser[targets[same][0]]
+                if other is not None and whose is not None and other != whose:
+                    break
+                whose = whose if other is None else other
                 same += 1
-            steps, targets = same, targets[:same]
+            targets = targets[:same]
+        return targets
+
+    def _back_undo(self, steps: int, now: float, *, one_player: bool = False, asked: tuple[int, int] | None,
+                   sure: bool) -> None:
+        """BACK at the top: undo (:meth:`undo`), but a decision taken at another player's step only at a second
+        BACK: on Ana's fresh "Your turn" menu one BACK undid Dee's move, which was never on her screen (an
+        audit).  The first says what a second would undo, on the chooser's screen.  ``sure``: the phone's press,
+        whose page asked already (naming each decision)."""
+        targets = self.undo_plan(steps, one_player=one_player)
+        here = self.chooser()
+        who = self._chooser.get(targets[0][0], "?") if targets else here
+        if not sure and here is not None and who is not None and who != here:
+            ask = (targets[0][0], len(targets))
+            if asked != ask:
+                self._undo_asked = ask
+                back = "hold BACK" if one_player else "BACK"
+                self.notify("info", f"{back} again to undo {'; '.join(self.decision_words(targets))}", here, now=now)
+                return
+        self.undo(steps, now, one_player=one_player)
+
+    def undo(self, steps: int, now: float, *, one_player: bool = False) -> None:
+        """BACK at the top (long BACK: several, :meth:`undo_plan`): the last decisions are undone, and every screen
+        says which ("UNDONE: Attack… › Widowmaker"); a "recorded" notice of what was undone goes with it."""
+        targets = self.undo_plan(steps, one_player=one_player)
+        steps = len(targets) or 1
         outcome = self.apply(Command("undo", {"steps": steps}), now=now)
         if not outcome.accepted or not targets:
             return  # (an accepted undo withdrew the "recorded" notice of what it undid: App.apply)

@@ -93,12 +93,12 @@ def undo_questions(app: Any) -> dict[str, str | None]:
     if app.legend is not None or undoable == 0:  # BACK closes the legend; nothing to undo: asked nothing
         return {"back": None, "long": None, "key": f"{key}:-"}
 
-    def said(steps: int) -> list[str]:
-        return app.decision_words(match.undo_targets(steps))
+    def said(steps: int, one_player: bool = False) -> list[str]:
+        return app.decision_words(app.undo_plan(steps, one_player=one_player))
 
     first = said(1) if app.back_undoes else []
     back = f"Undo {first[0]}?" if first else None
-    several = said(min(app.long_back_undo_steps, undoable))
+    several = said(min(app.long_back_undo_steps, undoable), one_player=True)  # as the held BACK undoes them
     if len(several) == 1:
         long = f"A long BACK undoes the last decision: {several[0]}. Undo it?"
     elif several:

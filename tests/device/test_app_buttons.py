@@ -177,7 +177,8 @@ def test_gaslands_a_touched_template_not_permitted_is_recorded_with_the_buttons(
     assert g.match.state.activation.touch_move and g.match.prompt().player == "Bob"
     assert "Not permitted…" not in g.top  # Bob picks a permitted one
     # undone and picked again: the touch-move is a decision recorded, the undo history (a review: "UNDONE: … ›
-    # Not permitted… › Hairpin" stood over it, as a refusal recorded nothing)
+    # Not permitted… › Hairpin" stood over it, as a refusal recorded nothing); Alice's, at Bob's step: BACK twice
+    assert g.press("back") == [] and g.app.notices[-1].text.startswith("BACK again to undo Alice: 1.1 Template")
     g.press("back")
     # in the menu's words, as Alice took it (an audit: "UNDONE: Rust Bucket: template refused: hairpin, gear 1,
     # picker Bob, reason Hairpin is not permitted in gear 1")
@@ -379,7 +380,13 @@ def test_gaslands_fewer_evade_dice_than_the_gear_are_sent_at_a_second_next(tmp_p
     assert sent() == [] and g.app.entry is not None
     said = [n.text for n in g.app.notices if n.kind == "info"]
     assert said == ["NEXT again: send 2 of 3 evade dice"]  # the instruction in the first piece (an audit)
-    g.press("ok", "next")  # a third die: all of them, sent at once
+    g.press("back")  # the second die taken back: "send 2" no longer says the dice entered (nor after OK)
+    assert not [n for n in g.app.notices if n.kind == "info"]
+    g.press("ok", "next")  # two dice again: asked again
+    assert [n.text for n in g.app.notices if n.kind == "info"] == ["NEXT again: send 2 of 3 evade dice"]
+    g.press("ok")
+    assert not [n for n in g.app.notices if n.kind == "info"]
+    g.press("next")  # a third die: all of them, sent at once
     assert sent() == [3]
     g.app.open_entry(evade())
     g.press("ok", "next", "next")  # one die, NEXT, NEXT: sent as the table rolled it
@@ -516,7 +523,9 @@ def test_thunder_road_commands_coast_and_pass_with_the_buttons(tmp_path: Path) -
     # the Nitro's added moves are not filled in: NEXT recorded the die's alone ("Moved 3" under "3+Nitro
     # spaces"); the distance is chosen
     assert t.press("next") == [] and "Choose: SELECT, then OK" in [n.text for n in t.app.notices]
-    assert t.choose("Other distance…", "Moved 5") == {"type": "move", "spaces": 5}
+    # nor does OK: the cursor sat on "Moved 3" and OK recorded it (an audit); it is on the list of distances
+    assert t.highlighted == ("Moved how far…",) and t.press("ok") == []
+    assert t.choose("Moved how far…", "Moved 5") == {"type": "move", "spaces": 5}
     t.choose("Move a vehicle…", "Small car", "Die 1")  # Ben
     t.press("next")
     # Ana's only car has moved: coast it (no command on a coast turn) or pass
@@ -668,7 +677,7 @@ def test_thunder_road_fire_ruling_damage_and_road_die(tmp_path: Path) -> None:
     # die 4 and a Road die 3: what the Road die adds is not known (RULINGS), so NEXT takes no distance on its own
     # (it recorded the die's 4 under "4+Road die spaces"); the table counts the spaces and picks them
     assert t.app.menu().advance == ()
-    assert t.choose("Other distance…", "Moved 7") == {"type": "move", "spaces": 7}
+    assert t.choose("Moved how far…", "Moved 7") == {"type": "move", "spaces": 7}
     assert t.match.state.turn.player == "Ben"
     t.choose("Move a vehicle…", "Small car", "Die 2")  # Ben
     t.press("next")
@@ -908,6 +917,55 @@ def test_gaslands_a_held_back_undoes_only_the_decisions_of_one_players_step(tmp_
     undone = [n.text for n in g.app.notices if n.kind == "undone"]
     assert len(undone) == 1 and undone[0].count("; ") == 1, undone
     left = g.match.undoable
+    # the first player's decisions were never on this step's screen: held again, BACK asks, held once more, undoes
+    assert g.press("back_long") == [] and g.match.prompt().player == second
+    asked = [n.text for n in g.app.notices if n.kind == "info"]
+    assert len(asked) == 1 and asked[0].startswith("hold BACK again to undo ") and asked[0].count("; ") == 2, asked
     assert g.press("back_long") == [{"type": "undo", "steps": min(3, left)}]
     assert g.match.prompt().player == first
+    g.close()
+
+
+def test_gaslands_back_on_a_fresh_step_asks_before_it_undoes_the_player_befores_decision(tmp_path: Path) -> None:
+    """An audit (Thunder Road): half a second after Dee's "Moved 4", Ana's screen showed her "Your turn" menu, and
+    her BACK undid Dee's move, never on her screen. BACK at the top of a step undoes a decision taken at another
+    player's step only when pressed again: the first says what it would undo, on the chooser's screen; any
+    other press in between asks again."""
+    g = Panel(tmp_path, "gaslands")
+    first = g.match.prompt().player
+    while g.match.prompt().player == first:
+        p = g.match.prompt()
+        if p.awaits == "vehicle":
+            g.press("ok")
+        elif p.awaits == "template":
+            g.go("Straights", "Short")
+        elif p.awaits == "dice":
+            g.type_dice([])
+        else:
+            g.top_next()
+    second = g.match.prompt().player
+    undoable = g.match.undoable
+    assert g.press("back") == [] and g.match.undoable == undoable
+    asked = [n for n in g.app.notices if n.kind == "info"]
+    assert len(asked) == 1 and asked[0].player == second and asked[0].text.startswith("BACK again to undo "), asked
+    g.press("select")  # something else: the question lapses
+    assert g.press("back") == [] and g.match.undoable == undoable
+    assert g.press("back") == [{"type": "undo", "steps": 1}] and g.match.prompt().player == first
+    # the first player's own decisions at their own step: undone at once, as before
+    assert g.press("back") == [{"type": "undo", "steps": 1}]
+    g.close()
+
+
+def test_a_count_of_the_dice_entered_goes_when_a_die_is_kept(tmp_path: Path) -> None:
+    """An audit (Space Race): NEXT with no die entered said "USA d6, box 2: 0 of 1 entered", and after OK kept the
+    die ("1/1") the footer still said "0 of…" until the notice timed out."""
+    from games.core.table_input import DiceRequest
+
+    g = Panel(tmp_path, "gaslands")
+    _to_attack_step(g)
+    g.app.open_entry(DiceRequest("d6", 1, "flip check", lambda f: None))
+    g.press("next")
+    assert [n.text for n in g.app.notices if n.kind == "info"] == ["flip check: 0 of 1 entered"]
+    g.press("ok")
+    assert not [n for n in g.app.notices if n.kind == "info"]
     g.close()
