@@ -425,3 +425,19 @@ def test_the_one_player_still_to_roll_is_named_where_the_header_has_room(monkeyp
         drawn.clear()
         render(_view(m, names[0]), blink_on=True)
         assert said in drawn, drawn
+
+
+def test_a_big_rigs_damage_tokens_are_counted_past_the_squares_that_fit() -> None:
+    """An audit: a Big Rig's slots are not known (the rules file does not give them), and its 2, 3 and 4 damage
+    tokens drew the same two squares and "?" in a narrow column. Past the squares that fit, the count is
+    written."""
+    view = big_rig_and_bikes()
+    rig = next(v for v in view.vehicles if v.id == "Ben/big_rig")
+    assert rig.damage_slots is None
+
+    def drawn(damage: int) -> bytes:
+        vehicles = tuple(replace(v, damage=damage) if v.id == rig.id else v for v in view.vehicles)
+        return render(replace(view, vehicles=vehicles), blink_on=False).tobytes()
+
+    pictures = [drawn(n) for n in range(1, 6)]
+    assert len(set(pictures)) == 5
