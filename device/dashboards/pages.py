@@ -287,9 +287,9 @@ def dice_line(page: DicePage) -> str:
     dice 6 4 · evade dice 6")."""
     if not page.kept:
         return " ".join(page.entered) if page.entered else "no dice yet"
-    if not page.name:
-        return f"{page.kept} · {' '.join(page.entered) or 'no dice yet'}"
-    return f"{page.kept} · {page.name} {' '.join(page.entered)}" if page.entered else f"{page.kept} · {page.name}: none yet"
+    if not page.entered:  # the title's "0/1" says none yet: "bump die bump1 · direction die: none yet" took three
+        return page.kept  # pieces, the first die's face on screen a third of the time (an audit)
+    return f"{page.kept} · {page.name + ' ' if page.name else ''}{' '.join(page.entered)}"
 
 
 def line_pieces(line: str) -> list[str]:

@@ -468,7 +468,7 @@ def test_a_dice_line_too_long_for_the_screen_shows_every_die_in_turn() -> None:
     # named (an audit: "attack dice … 6 4 · 6" read as one roll, the evade die one more attack die)
     named = replace(evade, name="evade dice")
     assert p.dice_line(named) == "attack dice 6 4 2 · evade dice 1 2"
-    assert p.dice_line(replace(named, entered=())) == "attack dice 6 4 2 · evade dice: none yet"
+    assert p.dice_line(replace(named, entered=())) == "attack dice 6 4 2"  # none yet: the title says "0/4"
     two = p.DicePage("Cy · 1.3 Skid check", "3 skid dice", ("SHIFT", "HAZARD"), 3, False, "SHIFT", False)
     assert p.dice_line_pieces(two) == ["SHIFT HAZARD"]
 
