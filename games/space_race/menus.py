@@ -92,9 +92,12 @@ def menu(state: SpaceRaceState) -> Menu:
         branch("Event: advance", _sides("event_advance")),
     ], legal)
     status = f"Tries: USA {state.attempts_left('USA')} USSR {state.attempts_left('USSR')}"
-    if state.last_roll is not None:  # the roll's verdict, until the next card: a failure changes nothing else
+    # the roll's verdict, until the next card (a failure changes nothing else; the box is on the dashboard), while
+    # the side that rolled has no try left: an extra attempt (event) or box 2's second try was on no screen while
+    # the verdict stood (an audit), and the tries are what that side reads next
+    if state.last_roll is not None and state.attempts_left(state.last_roll[0]) == 0:
         side, die, success = state.last_roll
-        status = f"{side} die {die}: {'made it' if success else 'failed'}"  # the box: on the dashboard
+        status = f"{side} die {die}: {'made it' if success else 'failed'}"
     if all(state.next_box(s) is None for s in SIDES):  # the menu said nothing of it: only the idle dashboard
         status = "Space Race over"
     menu = Menu(title=f"Turn {state.turn}", choices=choices, status=status)

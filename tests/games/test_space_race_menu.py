@@ -154,6 +154,9 @@ def test_a_failed_roll_is_said_on_the_menu_until_the_next_card() -> None:
     m.apply(Command("attempt", {"side": "USA", "ops": 2}))
     m.apply(Command("roll", {"die": 5}))
     assert check_menu(m.state).status == "USA die 5: failed"
+    # an extra attempt (an event) after the verdict: the try it gave is what USA reads next (an audit: never shown)
+    m.apply(Command("grant_attempt", {"side": "USA"}))
+    assert check_menu(m.state).status == "Tries: USA 1 USSR 0"
     m.apply(Command("end_turn"))
     m.apply(Command("begin_turn"))
     assert check_menu(m.state).status.startswith("Tries:")
