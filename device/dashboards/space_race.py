@@ -73,6 +73,8 @@ def render(view: SideView, *, blink_on: bool) -> Image.Image:
         # this side only: "may not play cards to the Space Race for the rest of the game"; the other side may still
         # be racing ("race over" said it was over for both: an audit)
         line = "last box: no more cards" if view.opponent_box < TRACK_BOXES else "both on the last box"
+    elif view.rival_rolls:  # while the other side rolls, this side's next attempt waits: whose die it is
+        line = view.rival_rolls
     else:
         # "·" between the figures: a space of one pixel made "1-4 67%" read "1-467%"
         line = f"next {view.next_ops} Ops · {view.next_roll} · {view.odds_percent}%"

@@ -47,6 +47,8 @@ class SideView:
     rival_ability_keys: tuple[str, ...] = ()
     #: what the last decision settled that both sides are told (``SpaceRaceState.news``)
     news: str = ""
+    #: the other side's die awaited ("USSR rolls for box 1"): this side's screen said nothing of it (an audit)
+    rival_rolls: str = ""
 
 
 def build_views(state: SpaceRaceState, prompt_text: str) -> tuple[SideView, ...]:
@@ -55,6 +57,7 @@ def build_views(state: SpaceRaceState, prompt_text: str) -> tuple[SideView, ...]
         side = state.side(name)
         other = state.opponent(name)
         nxt = state.next_box(name)
+        rival_next = state.next_box(other.name)
         alerts: list[Alert] = []
         if state.pending is not None and state.pending.side == name:
             alerts.append(Alert("roll_die", f"roll the d6: {nxt.roll_text if nxt else '-'} succeeds", name))
@@ -88,6 +91,8 @@ def build_views(state: SpaceRaceState, prompt_text: str) -> tuple[SideView, ...]
                 note=state.note,
                 alerts=tuple(alerts),
                 news=state.news,
+                rival_rolls=(f"{other.name} rolls for box {rival_next.number}" if rival_next is not None and
+                             state.pending is not None and state.pending.side == other.name else ""),
             )
         )
     return tuple(out)

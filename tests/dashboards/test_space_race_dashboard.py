@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import os
 from pathlib import Path
 from typing import Any
@@ -54,6 +56,7 @@ STATES = {
     "seed_example_ussr": (_seed_example, 1, True),
     "seed_example_usa": (_seed_example, 0, True),
     "usa_last_box": (_usa_done, 0, True),
+    "usa_while_ussr_rolls": (lambda: _match(B, a("USSR", die=None)), 0, True),
 }
 
 
@@ -81,6 +84,16 @@ def test_the_track_is_eight_wide_boxes_with_the_rival_marked() -> None:
         assert ussr[mid, x] == ((i < 4) != (i == 0))  # USA's marker: dark in USSR's lit box 1
         assert usa[mid, x] == ((i < 1) != (i == 3))  # USSR's marker: lit in USA's dark box 4
         assert ussr[row, i * BOX_PITCH + BOX_PITCH - 1] == 0  # a dark gap between boxes
+
+
+def test_the_other_sides_screen_says_whose_die_is_awaited() -> None:
+    """An audit: while the USSR rolled for box 1, the USA's screen showed only its own board, the next attempt's
+    odds among it, and nothing said the die awaited was the USSR's."""
+    m = _match(B, a("USSR", die=None))
+    usa, ussr = m.views()
+    assert usa.rival_rolls == "USSR rolls for box 1" and ussr.rival_rolls == ""
+    assert render(usa, blink_on=True).tobytes() != render(dataclasses.replace(usa, rival_rolls=""), blink_on=True).tobytes()
+    assert _match(B).views()[0].rival_rolls == ""  # nobody rolling
 
 
 def test_blink_changes_the_roll_banner_only_while_on() -> None:
