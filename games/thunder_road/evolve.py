@@ -88,6 +88,12 @@ def _news(before: ThunderRoadState, after: ThunderRoadState, event: Event) -> st
         said.append(f"{', '.join(vehicle_words(after, v) for v in gone)} eliminated{why}")
     if out:
         said.append(f"{', '.join(vehicle_words(after, v) for v in out)} out of service")
+    if event.type == "damaged" and not gone and not out and not d["on_fire"]:
+        # a token that put nothing out of service was said on no screen but the sender's: its owner saw one square
+        # fill in a row of them (an audit)
+        vid = d["vehicle"]
+        slots = after.kind_of(vid).damage_slots
+        said.append(f"{vehicle_words(after, vid)}: damage {after.vehicle(vid).damage} of {slots if slots else '?'}")
     if event.type == "damaged" and d["on_fire"] and not gone:
         said.append(f"{vehicle_words(after, d['vehicle'])} is ON FIRE!")
     if event.type == "fire_rolled" and not gone:

@@ -1358,3 +1358,16 @@ def test_a_vehicle_met_beyond_the_move_is_refused_as_beyond_it():
     assert t.no("met", vehicle="Ben/small", at=allowance + 3).endswith(
         f"a vehicle at space {allowance + 3} is beyond the move, not met")
     assert t.no("met", vehicle="Ben/small", at=allowance).endswith("report it with the move (ended on it)")
+
+
+def test_a_damage_token_is_told_on_every_screen():
+    """"A car that takes damage draws a damage token face down into a damage slot; a car with two damage tokens
+    is out of service" [seed] — an audit:
+    a token that put nothing out of service was said only on the sender's screen ("recorded: Damage… › Ben ›
+    Large car"); its owner saw one square fill. Every screen is told the vehicle and its count."""
+    t = Table("Ana", "Ben")
+    t.ok("damage", vehicle="Ben/large")
+    slots = t.state.kind_of("Ben/large").damage_slots
+    assert t.state.news == f"Ben's large car: damage 1 of {slots if slots else '?'}"
+    t.roll(Ana=[4, 6, 5, 6], Ben=[1, 2, 3, 4])
+    assert t.state.news == ""  # told once
