@@ -242,12 +242,13 @@ class GrandTourGame:
             return replace(state, teams=teams, riders=riders, note=took, news=took)
         if event.type == "stage_started":
             riders = tuple(replace(r, crossed=False) for r in state.riders)
-            # the last rider's exhaustion count starts the stage in the same decision: its news stands
-            # and the start line's order (fewest points first), which no screen said
+            # the last rider's exhaustion count starts the stage in the same decision: its news stands after
+            # the start line's order (fewest points first), which no screen said; first, as the table places the
+            # riders by it now (behind the count it came ~20 s after the last press: an audit, five teams)
             start = f"Stage {d['stage']} start line: {', '.join(d['start_order'])}" if d["stage"] > 1 else ""
             return replace(state, phase=Phase.RACING, stage=d["stage"], round=0, order=(), riders=riders,
                            start_order=tuple(d["start_order"]), note=f"stage {d['stage']}: race",
-                           news="; ".join(w for w in (told, start) if w))
+                           news="; ".join(w for w in (start, told) if w))
         if event.type == "crosser_named":
             return replace(state, crossing=d["rider"], note=f"{d['rider']} crossed: squares past the line?")
         if event.type == "crossing_entered":

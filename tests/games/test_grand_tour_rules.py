@@ -661,6 +661,7 @@ def test_a_stages_points_the_cards_kept_and_the_winner_are_news_for_every_team()
     for rider in ("red.sprinteur", "blue.rouleur", "blue.sprinteur", "green.rouleur"):
         ok(m, {"type": "exhaustion", "rider": rider, "cards": 2})
     ok(m, {"type": "exhaustion", "rider": "green.sprinteur", "cards": 5})  # the last: stage 2 starts with it
-    # and the next stage's start line, fewest points first, which no screen said (a walkthrough)
+    # and the next stage's start line, fewest points first, which no screen said (a walkthrough); first, as the
+    # table places the riders by it now (an audit: it came ~20 s after the last press, behind the count)
     assert m.state.stage == 2 and {v.news for v in m.views()} == {
-        "green Sprinteur keeps 3 of 5 exhaustion cards; Stage 2 start line: green, blue, red"}
+        "Stage 2 start line: green, blue, red; green Sprinteur keeps 3 of 5 exhaustion cards"}
