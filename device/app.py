@@ -509,7 +509,10 @@ class App:
             # not "21 to 25 cards › 25"), and a roll its dice ("Roll the die: 2")
             who = t.menu.player
             named = choice_name(t.menu.title)  # a title's reading is for the page ("Roll d6 · no event")
-            title = f"{who}: {named}" if who and who not in named else named
+            if who and named.startswith("Your "):  # the chooser's page: to the table it is "Dee's turn" (an audit:
+                title = f"{who}'s {named[5:]}"  # "UNDONE Dee: Your turn › …" on every screen read as the reader's)
+            else:
+                title = f"{who}: {named}" if who and who not in named else named
             # the whole path: its last two words alone lost whose vehicle it was and what was done ("Medium car ›
             # Ended on it" was Cy's, met by Ana's move; "Dee › Medium car" was a scroll taking two off); a long
             # notice turns in pieces on the screens

@@ -969,3 +969,15 @@ def test_a_count_of_the_dice_entered_goes_when_a_die_is_kept(tmp_path: Path) -> 
     g.press("ok")
     assert not [n for n in g.app.notices if n.kind == "info"]
     g.close()
+
+
+def test_thunder_road_an_undo_names_whose_turn_it_was(tmp_path: Path) -> None:
+    """An audit: every screen read "UNDONE: Dee: Your turn › Move a vehicle… › Small car › Die 4", the title of
+    Dee's own page, which on Ana's, Ben's and Cy's screens read as theirs."""
+    t = Panel(tmp_path, "thunder_road", tr_setup())
+    roll_all(t, [1, 3, 4, 6], [2, 2, 5, 6])
+    t.choose("Move a vehicle…", "Small car", "Die 4")
+    t.press("back")
+    undone = [n.text for n in t.app.notices if n.kind == "undone"]
+    assert undone == ["UNDONE: Ana's turn › Move a vehicle… › Small car › Die 4"], undone
+    t.close()
