@@ -781,8 +781,9 @@ class App:
         whose page asked already (naming each decision)."""
         targets = self.undo_plan(steps, one_player=one_player)
         here = self.chooser()
-        who = self._chooser.get(targets[0][0], "?") if targets else here
-        if not sure and here is not None and who is not None and who != here:
+        # any of them another player's (or not known: taken before a restart); one taken at anybody's step is not
+        whose = {self._chooser.get(decision, "?") for decision, _ in targets} - {None, here}
+        if not sure and here is not None and whose:
             ask = (targets[0][0], len(targets))
             if asked != ask:
                 self._undo_asked = ask

@@ -981,3 +981,19 @@ def test_thunder_road_an_undo_names_whose_turn_it_was(tmp_path: Path) -> None:
     undone = [n.text for n in t.app.notices if n.kind == "undone"]
     assert undone == ["UNDONE: Ana's turn › Move a vehicle… › Small car › Die 4"], undone
     t.close()
+
+
+def test_space_race_a_held_back_asks_when_another_sides_roll_is_among_what_it_undoes(tmp_path: Path) -> None:
+    """A held BACK at the USSR's roll undoes its attempt (taken at anybody's step) and, behind it, the USA's roll:
+    the newest decision was nobody's, and the USA's roll went with no question. It asks first."""
+    t = Panel(tmp_path, "space_race")
+    for command in (Command("begin_turn"), Command("attempt", {"side": "USA", "ops": 3}), Command("roll", {"die": 2}),
+                    Command("attempt", {"side": "USSR", "ops": 3})):
+        assert t.app.apply(command, source="web").accepted
+    assert t.app.chooser() == "USSR"
+    undoable = t.match.undoable
+    assert t.press("back_long") == [] and t.match.undoable == undoable
+    asked = [n.text for n in t.app.notices if n.kind == "info"]
+    assert len(asked) == 1 and asked[0].startswith("hold BACK again to undo ") and "USA rolls 2" in asked[0], asked
+    assert t.press("back_long") == [{"type": "undo", "steps": 3}]
+    t.close()
