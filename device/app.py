@@ -777,13 +777,17 @@ class App:
                    sure: bool) -> None:
         """BACK at the top: undo (:meth:`undo`), but a decision taken at another player's step only at a second
         BACK: on Ana's fresh "Your turn" menu one BACK undid Dee's move, which was never on her screen (an
-        audit).  The first says what a second would undo, on the chooser's screen.  ``sure``: the phone's press,
-        whose page asked already (naming each decision)."""
+        audit); and any once the game is over.  The first says what a second would undo, on the chooser's screen
+        (every screen, when nobody's step it is).  ``sure``: the phone's press, whose page asked already (naming
+        each decision)."""
         targets = self.undo_plan(steps, one_player=one_player)
         here = self.chooser()
         # any of them another player's (or not known: taken before a restart); one taken at anybody's step is not
         whose = {self._chooser.get(decision, "?") for decision, _ in targets} - {None, here}
-        if not sure and here is not None and whose:
+        # over, the game's result goes with it: at "Tour over" a BACK that only woke an empty menu and a second one
+        # undid the last round and the tour's winner (an audit)
+        over = bool(targets) and bool(getattr(self.match.state, "finished", False))
+        if not sure and (here is not None and whose or over):
             ask = (targets[0][0], len(targets))
             if asked != ask:
                 self._undo_asked = ask

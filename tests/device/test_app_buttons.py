@@ -997,3 +997,17 @@ def test_space_race_a_held_back_asks_when_another_sides_roll_is_among_what_it_un
     assert len(asked) == 1 and asked[0].startswith("hold BACK again to undo ") and "USA rolls 2" in asked[0], asked
     assert t.press("back_long") == [{"type": "undo", "steps": 3}]
     t.close()
+
+
+def test_gaslands_back_after_the_game_is_over_asks_before_it_undoes_the_result(tmp_path: Path) -> None:
+    """An audit (Grand Tour): at "Tour over" a BACK that only woke an empty menu and a second one undid the last
+    round, and with it the winner. Once the game is over, BACK asks first, on every screen."""
+    g = Panel(tmp_path, "gaslands")
+    assert g.app.apply(Command("end_game", {"winner": "Alice"}), source="web").accepted
+    assert g.match.state.finished
+    undoable = g.match.undoable
+    assert g.press("back") == [] and g.match.undoable == undoable
+    asked = [n for n in g.app.notices if n.kind == "info"]
+    assert len(asked) == 1 and asked[0].text.startswith("BACK again to undo ") and asked[0].player is None, asked
+    assert g.press("back") == [{"type": "undo", "steps": 1}] and not g.match.state.finished
+    g.close()
