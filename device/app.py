@@ -15,8 +15,8 @@ The buttons:
 * **OK** (or the chooser's own player button) — take the choice: a list opens, a command is sent, a roll
   opens the dice entry.  Long OK adds the extra hazard tokens the camera counted (after its notice).
 * **BACK** — up one list; at the top, undo the last decision (long: the last few taken at the same
-  player's step, :meth:`App.undo_plan`); one taken at another player's step at a second BACK, the first
-  saying which (:meth:`App._back_undo`).
+  player's step, :meth:`App.undo_plan`); one taken at another player's step, or any once the game is over,
+  at a second BACK, the first saying which (:meth:`App._back_undo`).
 * **NEXT** — OK, then OK on each list's default down to a command: at the top level the step's usual
   way on as the game names it, whatever the cursor ("Moved", "Template placed", "Roll skid dice"; nothing
   where the step is a decision), in an open list the highlighted choice (Damage… › Ben › Large car: NEXT =
