@@ -101,6 +101,11 @@ class Displays(Protocol):
 Renderer = Callable[[str, Any, bool], Any]
 
 
+#: How a BACK that undoes another player's decision (or one once the game is over) asks to be pressed again
+#: (its start: "hold BACK again to undo …" for a held one): :meth:`App._back_undo`.
+ASK_AGAIN = "BACK again to undo "
+
+
 def _roll_name(request: DiceRequest) -> str:
     """A roll's dice as a few words: "3 hits: evade dice" → "evade dice", "the direction die (d6)" → "direction die"."""
     return request.dice_name.rpartition(": ")[2].removeprefix("the ")
@@ -624,6 +629,9 @@ class App:
         self._last_press = now
         self.refusal = None  # read, or passed over: the next press clears it
         asked, self._undo_asked = self._undo_asked, None  # "BACK again to undo …" holds for the next press only
+        if asked is not None:  # and its words go with it: standing on, they asked for a BACK that only asked again
+            said = [n for n in self.notices if n.kind == "info" and n.text.startswith((ASK_AGAIN, "hold " + ASK_AGAIN))]
+            self.notices = [n for n in self.notices if n not in said]
         if self.legend is not None:
             if name == "select":
                 self.legend = max(0, self.legend + (-1 if long else 1))
@@ -636,8 +644,9 @@ class App:
             self.legend = 0
             return
         if name == "back" and long:
-            self.entry = None
-            self._back_undo(self.long_back_undo_steps, now, one_player=True, asked=asked, sure=event.seen is not None)
+            # (the dice entry closes with an undo, not with its question: the dice entered stay for a press elsewhere)
+            if self._back_undo(self.long_back_undo_steps, now, one_player=True, asked=asked, sure=event.seen is not None):
+                self.entry = None
             return
         if name == "ok" and long and self.entry is None:
             self.accept_table_hazards(now)
@@ -758,14 +767,13 @@ class App:
         """The decisions an undo of ``steps`` retires, the newest first (``Match.undo_targets``).  ``one_player``
         (a held BACK): no further back than those taken at the same player's step as the newest: held at the
         start of Alice's step it undid her refused pick and two of Eve's moves (an audit, five players).  One taken
-        at anybody's step (a Space Race turn begun) goes with the player's either side of it; one whose player is
-        not known (taken before a restart) is not undone with another."""
+        at anybody's step (a Space Race turn begun) goes with the player's either side of it."""
         targets = self.match.undo_targets(min(steps, self.match.undoable) or 1)
         if one_player and targets:
-            whose = self._chooser.get(targets[0][0], "?")
+            whose = self._whose(targets[0][0])
             same = 1
-            while same < len(targets) and targets[same][0] in self._chooser:
-                other = self._chooser[targets[same][0]]
+            while same < len(targets) and self._whose(targets[same][0]) != "?":
+                other = self._whose(targets[same][0])
                 if other is not None and whose is not None and other != whose:
                     break
                 whose = whose if other is None else other
@@ -774,16 +782,16 @@ class App:
         return targets
 
     def _back_undo(self, steps: int, now: float, *, one_player: bool = False, asked: tuple[int, int] | None,
-                   sure: bool) -> None:
+                   sure: bool) -> bool:
         """BACK at the top: undo (:meth:`undo`), but a decision taken at another player's step only at a second
         BACK: on Ana's fresh "Your turn" menu one BACK undid Dee's move, which was never on her screen (an
         audit); and any once the game is over.  The first says what a second would undo, on the chooser's screen
         (every screen, when nobody's step it is).  ``sure``: the phone's press, whose page asked already (naming
-        each decision)."""
+        each decision).  Returns whether it undid (False: it asked)."""
         targets = self.undo_plan(steps, one_player=one_player)
         here = self.chooser()
-        # any of them another player's (or not known: taken before a restart); one taken at anybody's step is not
-        whose = {self._chooser.get(decision, "?") for decision, _ in targets} - {None, here}
+        # any of them another player's; one taken at anybody's step is not
+        whose = {self._whose(decision) for decision, _ in targets} - {None, here}
         # over, the game's result goes with it: at "Tour over" a BACK that only woke an empty menu and a second one
         # undid the last round and the tour's winner (an audit)
         over = bool(targets) and bool(getattr(self.match.state, "finished", False))
@@ -791,10 +799,23 @@ class App:
             ask = (targets[0][0], len(targets))
             if asked != ask:
                 self._undo_asked = ask
-                back = "hold BACK" if one_player else "BACK"
-                self.notify("info", f"{back} again to undo {'; '.join(self.decision_words(targets))}", here, now=now)
-                return
+                # a chooser with no screen reads their menu on every screen: the question with it
+                to = None if here is None or here in self._dark_screens() else here
+                words = "; ".join(self.decision_words(targets))
+                self.notify("info", f"{'hold ' if one_player else ''}{ASK_AGAIN}{words}", to, now=now)
+                return False
         self.undo(steps, now, one_player=one_player)
+        return True
+
+    def _whose(self, decision: int) -> str | None:
+        """Whose step a live decision was taken at (None: anybody's; "?": not a live decision): as it was sent,
+        or, for one taken before a restart, from the state it was taken in (after a restart every BACK asked)."""
+        if decision not in self._chooser:
+            before = self.match.state_before(decision)
+            if before is None:
+                return "?"
+            self._chooser[decision] = chooser_of(self.game.menu(before), self.game.prompt(before))
+        return self._chooser[decision]
 
     def undo(self, steps: int, now: float, *, one_player: bool = False) -> None:
         """BACK at the top (long BACK: several, :meth:`undo_plan`): the last decisions are undone, and every screen

@@ -135,6 +135,13 @@ class Match(Generic[S]):
         """How many decisions undo can still retire (the start of the game is not one of them)."""
         return max(0, len(self._stack) - 1)
 
+    def state_before(self, decision: int) -> S | None:
+        """The state a live decision was taken in (None: not a live decision, or the game's start)."""
+        for k, (d, _) in enumerate(self._stack):
+            if d == decision:
+                return self._stack[k - 1][1] if k else None
+        return None
+
     def undo_targets(self, steps: int = 1) -> list[tuple[int, list[Event]]]:
         """The decisions an undo of ``steps`` would retire, the newest first: (decision, its events)."""
         targets = [decision for decision, _ in self._stack[::-1][: min(steps, self.undoable)]]

@@ -948,7 +948,8 @@ def test_gaslands_back_on_a_fresh_step_asks_before_it_undoes_the_player_befores_
     assert g.press("back") == [] and g.match.undoable == undoable
     asked = [n for n in g.app.notices if n.kind == "info"]
     assert len(asked) == 1 and asked[0].player == second and asked[0].text.startswith("BACK again to undo "), asked
-    g.press("select")  # something else: the question lapses
+    g.press("select")  # something else: the question lapses, and its words with it (a review: they stood on)
+    assert not [n for n in g.app.notices if n.kind == "info" and "again to undo" in n.text]
     assert g.press("back") == [] and g.match.undoable == undoable
     assert g.press("back") == [{"type": "undo", "steps": 1}] and g.match.prompt().player == first
     # the first player's own decisions at their own step: undone at once, as before
@@ -1010,4 +1011,54 @@ def test_gaslands_back_after_the_game_is_over_asks_before_it_undoes_the_result(t
     asked = [n for n in g.app.notices if n.kind == "info"]
     assert len(asked) == 1 and asked[0].text.startswith("BACK again to undo ") and asked[0].player is None, asked
     assert g.press("back") == [{"type": "undo", "steps": 1}] and not g.match.state.finished
+    g.close()
+
+
+def _to_second_players_step(g: Panel) -> tuple[str, str]:
+    first = g.match.prompt().player
+    while g.match.prompt().player == first:
+        p = g.match.prompt()
+        if p.awaits == "vehicle":
+            g.press("ok")
+        elif p.awaits == "template":
+            g.go("Straights", "Short")
+        elif p.awaits == "dice":
+            g.type_dice([])
+        else:
+            g.top_next()
+    return first, g.match.prompt().player
+
+
+def test_gaslands_after_a_restart_back_knows_whose_each_decision_was(tmp_path: Path) -> None:
+    """A review: after a restart the app knew nobody's decisions, and every BACK asked twice, the chooser's own
+    template pick too. Whose step each was is read from the state it was taken in."""
+    g = Panel(tmp_path, "gaslands")
+    first, second = _to_second_players_step(g)
+    _to_template_step(g)
+    g.choose("Straights", "Short")
+    g.app = App(g.module, g.match, buttons=g.buttons, displays=Screens(), clock=lambda: 0.0, render=_render)
+    assert g.press("back") == [{"type": "undo", "steps": 1}]  # the second player's own pick: at once
+    assert g.match.prompt().player == second
+    assert g.press("back") == []  # the first player's: asked
+    assert [n.text for n in g.app.notices if n.kind == "info"][0].startswith("BACK again to undo ")
+    assert g.press("back") == [{"type": "undo", "steps": 1}] and g.match.prompt().player == first
+    g.close()
+
+
+def test_gaslands_a_chooser_with_no_screen_reads_the_question_on_every_screen(tmp_path: Path) -> None:
+    """A review: the question went to the chooser's screen alone; a chooser with no screen reads their menu on
+    every other screen, and the question was drawn nowhere: a second BACK undid with nothing said."""
+    from types import SimpleNamespace
+
+    class Bank(Screens):
+        def status(self) -> dict[str, Any]:
+            return {"Alice": SimpleNamespace(state="up")}  # Bob has no screen
+
+    g = Panel(tmp_path, "gaslands")
+    g.app = App(g.module, g.match, buttons=g.buttons, displays=Bank(), clock=lambda: 0.0, render=_render)
+    first, second = _to_second_players_step(g)
+    assert second == "Bob"
+    assert g.press("back") == []
+    asked = [n for n in g.app.notices if n.kind == "info" and "again to undo" in n.text]
+    assert len(asked) == 1 and asked[0].player is None
     g.close()
