@@ -163,13 +163,8 @@ def _slots(draw: ImageDraw.ImageDraw, v: VehicleView, x0: int, x1: int, y: int) 
     room = (x1 - x0 + 1 - (0 if known else 6)) // pitch
     if not known and n > max(room, 1):
         # more tokens than squares fit before the "?": 2, 3 and 4 tokens on a Big Rig (its slots unknown) drew the
-        # same two squares (an audit); one square, then the count ("3?"), or the count alone in a narrow column
-        count = f"{v.damage}?"
-        left = x0 + 1
-        if text_width(count, 9) <= x1 - (x0 + 1 + pitch):
-            draw.rectangle((x0 + 1, y, x0 + size, y + size - 1), fill=ON)
-            left += pitch
-        fit_text(draw, (left, y - 1, x1, y + size), count, sizes=(10, 9))
+        # same two squares (an audit); the count alone ("3?": a square before it read as one more, "■4?" as 5)
+        fit_text(draw, (x0 + 1, y - 1, x1 - 1, y + size), f"{v.damage}?", sizes=(10, 9))
         return
     shown = min(n, max(room, 1))
     for i in range(shown):

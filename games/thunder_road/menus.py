@@ -5,7 +5,8 @@
   → vehicle for Repair); Road die… (vehicle → the Road-die roll); Damage…
 * Fire die — Roll the Fire die; ruling on a face not filled in: Moves… / Fire out / Eliminated / No effect
 * move — Moved N (the allowance); Met a vehicle… (who → where: at the end, or passed at space k);
-  Other distance…; Road scrolls…; Finish line; Command…; Road die…; Damage…
+  Other distance…; Road scrolls…; Finish line; Command…; Road die…; Damage…  With the allowance not known (a
+  Nitro of unknown size, a Road die): Moved how far… (every distance) first, no Moved N.
 * bump — Roll bump dice; place — which vehicle was moved (or Chain bump… onto which), Re-roll (larger)
 * Damage… — the vehicle (the ones in play first, then by player when there are many) → Damage token
   (the usual one: NEXT takes it) / ON FIRE! token / Fire space
@@ -33,7 +34,7 @@ from games.thunder_road.turn import command_turn_ends
 
 #: A flat list of vehicles holds at most this many; more are grouped by player.
 FLAT_VEHICLES = 6
-#: Distances offered for "Other distance…" beyond the allowance when it is not known (a Nitro of unknown size, a
+#: Distances offered by "Moved how far…" beyond the die when the allowance is not known (a Nitro of unknown size, a
 #: Road die rolled: ``common.allowance_known``).
 UNKNOWN_EXTRA = MOVEMENT_DICE + 2
 
@@ -224,7 +225,7 @@ def _met(state: ThunderRoadState, who: str, mover: str, allowance: int, drift: b
     → where this one stood reports it alone (``met``), and the menu comes back for the next one or the move;
     the vehicles met so far are on the status line, and each later one stood further on.  ``top``: the furthest
     space the move may reach when its allowance is not known (a Nitro of unknown size: "Ended on it" recorded the
-    die's spaces alone, and a vehicle ended on beyond them could not be entered: an audit), as "Other distance…"
+    die's spaces alone, and a vehicle ended on beyond them could not be entered: an audit), as "Moved how far…"
     offers: "Ended on it at space k" up to it."""
     top = allowance if top is None else top
     turn = state.turn
