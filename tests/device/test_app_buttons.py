@@ -895,18 +895,7 @@ def test_gaslands_a_held_back_undoes_only_the_decisions_of_one_players_step(tmp_
     (her "Moved" and "Attacks done") with no question, and Eve was told only in blinking pieces. Held, BACK undoes
     up to three decisions all taken at the same player's step; held again, the player's before."""
     g = Panel(tmp_path, "gaslands")
-    first = g.match.prompt().player
-    while g.match.prompt().player == first:
-        p = g.match.prompt()
-        if p.awaits == "vehicle":
-            g.press("ok")
-        elif p.awaits == "template":
-            g.go("Straights", "Short")
-        elif p.awaits == "dice":
-            g.type_dice([])
-        else:
-            g.top_next()
-    second = g.match.prompt().player
+    first, second = _to_second_players_step(g)
     assert second != first and g.match.undoable >= 4
     _to_template_step(g)
     g.choose("Straights", "Short")
@@ -932,18 +921,7 @@ def test_gaslands_back_on_a_fresh_step_asks_before_it_undoes_the_player_befores_
     player's step only when pressed again: the first says what it would undo, on the chooser's screen; any
     other press in between asks again."""
     g = Panel(tmp_path, "gaslands")
-    first = g.match.prompt().player
-    while g.match.prompt().player == first:
-        p = g.match.prompt()
-        if p.awaits == "vehicle":
-            g.press("ok")
-        elif p.awaits == "template":
-            g.go("Straights", "Short")
-        elif p.awaits == "dice":
-            g.type_dice([])
-        else:
-            g.top_next()
-    second = g.match.prompt().player
+    first, second = _to_second_players_step(g)
     undoable = g.match.undoable
     assert g.press("back") == [] and g.match.undoable == undoable
     asked = [n for n in g.app.notices if n.kind == "info"]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import tomllib
+from typing import Any
 
 import pytest
 
@@ -1073,18 +1074,25 @@ def test_a_vehicle_wrecked_in_its_attack_step_makes_no_more_attacks():
     assert t.v("bob-1").hull == 12 - 1
 
 
+def _to_wipeout(vehicle: str, **patch: Any) -> Table:
+    """Alice's buggy and Bob's truck; ``vehicle`` patched (6 hazard tokens: it loses control), then Alice's
+    activation to its wipeout step (no skid dice, no attack)."""
+    t = Table()
+    t.patch(vehicle, **patch)
+    t.to_skid_check()
+    t.ok("skid_roll", faces=[])
+    t.ok("confirm")
+    t.ok("confirm")  # attack step done → wipeout step
+    return t
+
+
 def test_a_vehicle_in_gear_1_loses_control_without_a_flip_check():
     """"Lose control: the vehicle drops to gear 1, the player on the left turns it to face any direction, all
     its hazard tokens are removed; then a flip check: roll a d6, if lower than the gear it had, the vehicle
     takes 2 hits and is moved a Medium Straight." [V for gear/rotation/clear] [P for the flip check] — a
     vehicle already in gear 1 loses control like any other (announced, turned by the player on the left,
     tokens cleared), but no d6 is lower than 1: there is no flip check to roll."""
-    t = Table()
-    t.patch("alice-1", hazards=6)
-    t.to_skid_check()
-    t.ok("skid_roll", faces=[])
-    t.ok("confirm")
-    t.ok("confirm")  # attack step done → wipeout step
+    t = _to_wipeout("alice-1", hazards=6)
     assert t.step == "3 wipeout: lost control in gear 1"
     assert t.v("alice-1").hazards == 0 and t.v("alice-1").gear == 1 and t.active == "alice-1"
     p = GAME.prompt(t.state)
@@ -1108,12 +1116,7 @@ def test_a_vehicle_in_gear_1_loses_control_without_a_flip_check():
 def test_a_wipeout_with_a_flip_check_is_announced_too():
     """"Lose control: the vehicle drops to gear 1, the player on the left turns it to face any direction, all
     its hazard tokens are removed" [V] — every screen flashes LOST CONTROL while the flip check is rolled."""
-    t = Table()
-    t.patch("bob-1", hazards=6, gear=3)
-    t.to_skid_check()
-    t.ok("skid_roll", faces=[])
-    t.ok("confirm")
-    t.ok("confirm")
+    t = _to_wipeout("bob-1", hazards=6, gear=3)
     assert t.step == "3 wipeout: flip check"
     views = {v.player: v for v in GAME.views(t.state)}
     lost = Alert("lost_control", "LOST CONTROL: Bob's Truck, Alice turns it")
@@ -1126,12 +1129,7 @@ def test_the_player_on_the_left_is_told_on_their_own_screen_to_turn_it_while_the
     """"Lose control: the vehicle drops to gear 1, the player on the left turns it to face any direction" [V] —
     the flip check is the owner's step; the turner has none, so their screen says YOU TURN (theirs alone). In
     gear 1 the step to turn it is theirs (its menu says so): no YOU TURN then."""
-    t = Table()
-    t.patch("bob-1", hazards=6, gear=3)
-    t.to_skid_check()
-    t.ok("skid_roll", faces=[])
-    t.ok("confirm")
-    t.ok("confirm")
+    t = _to_wipeout("bob-1", hazards=6, gear=3)
     assert t.step == "3 wipeout: flip check"
     views = {v.player: v for v in GAME.views(t.state)}
     you_turn = Alert("you_turn", "YOU TURN Bob's Truck to face any direction", "Alice")
@@ -1139,12 +1137,7 @@ def test_the_player_on_the_left_is_told_on_their_own_screen_to_turn_it_while_the
     t.ok("flip_check", die=6)
     assert not any(a.kind == "you_turn" for v in GAME.views(t.state) for a in v.alerts)
 
-    t = Table()
-    t.patch("alice-1", hazards=6)  # gear 1: "3 wipeout: lost control in gear 1", Bob's own step
-    t.to_skid_check()
-    t.ok("skid_roll", faces=[])
-    t.ok("confirm")
-    t.ok("confirm")
+    t = _to_wipeout("alice-1", hazards=6)  # gear 1: "3 wipeout: lost control in gear 1", Bob's own step
     assert t.step == "3 wipeout: lost control in gear 1"
     assert not any(a.kind == "you_turn" for v in GAME.views(t.state) for a in v.alerts)
 
@@ -1671,32 +1664,28 @@ def test_a_new_gear_phase_is_told_on_every_screen_with_who_has_pole():
     t = Table()
     t.patch("alice-1", gear=2)
     t.patch("bob-1", gear=4)
-    for _ in range(2):  # phase 1: both activate
-        t.ok("choose_template", template="short_straight")
-        t.ok("place_template")
-        t.ok("skid_roll", faces=[])
-        while GAME.prompt(t.state).awaits != "template":
-            t.ok("confirm")
-    assert (t.state.round, t.state.phase) == (1, 2)
-    assert t.state.news == "Gear phase 2: pole Bob"
-    for _ in range(2):  # phase 2: both again; then nobody in gear 3 but Bob's truck, in phase 3 and 4
-        t.ok("choose_template", template="short_straight")
-        t.ok("place_template")
-        t.ok("skid_roll", faces=[])
-        while GAME.prompt(t.state).awaits != "template":
-            t.ok("confirm")
-    assert (t.state.round, t.state.phase) == (1, 3)
-    assert t.state.news == "Gear phase 3: pole Alice"
-    t.ok("choose_template", template="short_straight")
-    assert t.state.news == ""
-    for phase in (3, 4):  # Bob's truck alone; after phase 4 nobody is in gear 5 or 6
-        if phase == 4:
-            assert t.state.news == "Gear phase 4: pole Bob"
+
+    def activate(chosen: bool = False) -> None:  # a Short Straight, no skid dice, confirmed to the next template
+        if not chosen:
             t.ok("choose_template", template="short_straight")
         t.ok("place_template")
         t.ok("skid_roll", faces=[])
         while GAME.prompt(t.state).awaits != "template":
             t.ok("confirm")
+
+    for _ in range(2):  # phase 1: both activate
+        activate()
+    assert (t.state.round, t.state.phase) == (1, 2)
+    assert t.state.news == "Gear phase 2: pole Bob"
+    for _ in range(2):  # phase 2: both again; then nobody in gear 3 but Bob's truck, in phase 3 and 4
+        activate()
+    assert (t.state.round, t.state.phase) == (1, 3)
+    assert t.state.news == "Gear phase 3: pole Alice"
+    t.ok("choose_template", template="short_straight")
+    assert t.state.news == ""
+    activate(chosen=True)
+    assert t.state.news == "Gear phase 4: pole Bob"
+    activate()  # after phase 4 nobody is in gear 5 or 6
     assert (t.state.round, t.state.phase) == (2, 1)
     assert t.state.news == "Round 2 begins: pole Alice"  # not "Gear phase 5 …; Gear phase 6 …" before it
 
