@@ -645,7 +645,7 @@ class App:
             return
         if name == "back" and long:
             # (the dice entry closes with an undo, not with its question: the dice entered stay for a press elsewhere)
-            if self._back_undo(self.long_back_undo_steps, now, one_player=True, asked=asked, sure=event.seen is not None):
+            if self._back_undo(self.long_back_undo_steps, now, one_player=True, asked=asked, sure=event.asked):
                 self.entry = None
             return
         if name == "ok" and long and self.entry is None:
@@ -667,7 +667,7 @@ class App:
             self.advance(now)
         elif name == "back":
             if self.cursor is None or not self.cursor.back():
-                self._back_undo(1, now, asked=asked, sure=event.seen is not None)
+                self._back_undo(1, now, asked=asked, sure=event.asked)
         elif name == "select":
             if self.cursor is not None and not self.cursor.empty:
                 self.cursor.select(back=long)
@@ -786,8 +786,8 @@ class App:
         """BACK at the top: undo (:meth:`undo`), but a decision taken at another player's step only at a second
         BACK: on Ana's fresh "Your turn" menu one BACK undid Dee's move, which was never on her screen (an
         audit); and any once the game is over.  The first says what a second would undo, on the chooser's screen
-        (every screen, when nobody's step it is).  ``sure``: the phone's press, whose page asked already (naming
-        each decision).  Returns whether it undid (False: it asked)."""
+        (every screen, when nobody's step it is).  ``sure``: the phone's BACK whose page asked already (naming each
+        decision; ``ButtonEvent.asked``).  Returns whether it undid (False: it asked)."""
         targets = self.undo_plan(steps, one_player=one_player)
         here = self.chooser()
         # any of them another player's; one taken at anybody's step is not

@@ -84,13 +84,16 @@ class Edge:
 class ButtonEvent:
     """A decided press: ``button`` is ``next``/``back``/``select``/``ok``/``p1``.. ; ``t`` when it was decided;
     ``began`` when the finger went down (None: not known, a key or a page's button); ``seen``: a phone's press,
-    the :meth:`device.app.App.press_key` its page showed (None: a button, which acts on what its screen shows)."""
+    the :meth:`device.app.App.press_key` its page showed (None: a button, which acts on what its screen shows);
+    ``asked``: a phone's BACK whose page asked "Undo …?" first, naming what it undoes (the App does not ask
+    again)."""
 
     button: str
     kind: PressKind
     t: float
     began: float | None = field(default=None, compare=False)
     seen: str | None = field(default=None, compare=False)
+    asked: bool = field(default=False, compare=False)
 
     @property
     def long(self) -> bool:

@@ -179,7 +179,7 @@ class WebHub:
     snapshot: Snapshot = EMPTY
     camera: CameraShot | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
-    _presses: queue.SimpleQueue[tuple[str, PressKind, float]] = field(default_factory=queue.SimpleQueue)
+    _presses: queue.SimpleQueue[tuple[str, PressKind, float, str | None, bool]] = field(default_factory=queue.SimpleQueue)
     _calls: queue.SimpleQueue[Callable[[], None]] = field(default_factory=queue.SimpleQueue)
     _waiters: list[Waiter] = field(default_factory=list)
     closing: bool = False
@@ -199,10 +199,10 @@ class WebHub:
         out: list[ButtonEvent] = []
         while True:
             try:
-                button, kind, _, seen = self._presses.get_nowait()
+                button, kind, _, seen, asked = self._presses.get_nowait()
             except queue.Empty:
                 return out
-            out.append(ButtonEvent(button, kind, now, seen=seen))
+            out.append(ButtonEvent(button, kind, now, seen=seen, asked=asked))
 
     def run_calls(self) -> None:
         while True:
@@ -224,12 +224,13 @@ class WebHub:
                 pass
 
     # -- the server's side ----------------------------------------------------------------------
-    def press(self, button: str, long: bool = False, seen: str | None = None) -> None:
+    def press(self, button: str, long: bool = False, seen: str | None = None, asked: bool = False) -> None:
         """Queue a phone's press for the loop; ``seen``: the press key its page showed (the loop refuses the press
-        when what the buttons act on has changed since: :meth:`device.app.App.press_key`)."""
+        when what the buttons act on has changed since: :meth:`device.app.App.press_key`); ``asked``: a BACK its
+        page asked "Undo …?" about first."""
         if button not in WEB_BUTTONS:
             raise ValueError(f"{button!r} is not a button; buttons are {', '.join(WEB_BUTTONS)}")
-        self._presses.put((button, PressKind.LONG if long else PressKind.SHORT, time.perf_counter(), seen))
+        self._presses.put((button, PressKind.LONG if long else PressKind.SHORT, time.perf_counter(), seen, asked))
 
     def call_in_loop(self, call: Callable[[], None]) -> None:
         """Run ``call`` on the loop's thread at its next iteration."""

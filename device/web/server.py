@@ -308,8 +308,12 @@ def create_app(ctx: WebContext) -> Starlette:
             # a double tap's second, or a press another phone's got ahead of: it would act on a screen not seen
             return PlainTextResponse("the screen changed before this press arrived; look, then press again",
                                      status_code=409)
+        # the page asked "Undo …?" only when it had a question for this BACK (its key came with the press, checked
+        # above against the question now): the App asks the rest on the screen (a review: it took any phone press)
+        questioned = (button == "back" and asked is not None and undo is not None
+                      and undo["long" if long else "back"] is not None)
         try:
-            hub.press(button, long, seen=seen)
+            hub.press(button, long, seen=seen, asked=questioned)
         except ValueError as exc:
             return PlainTextResponse(f"{exc}", status_code=400)
         if request.headers.get("x-csrf-token"):

@@ -147,7 +147,7 @@ def test_the_page_has_every_press_the_panel_has(table):
     for value in ("select", "ok", "back", "next", "select:long", "ok:long", "back:long", "next:long"):
         assert f'value="{value}"' in page, value
     sent = []
-    table.web.hub.press = lambda button, long=False, seen=None: sent.append((button, long))
+    table.web.hub.press = lambda button, long=False, seen=None, asked=False: sent.append((button, long))
     r = client.post("/press", data={"csrf": token, "button": "ok:long"}, follow_redirects=False)
     assert r.status_code == 303
     assert sent == [("ok", True)]

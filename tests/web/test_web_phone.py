@@ -145,7 +145,7 @@ def test_a_double_tap_on_ok_or_back_acts_once(served, phone):
     hub = served.sim.web.hub
     sent: list[tuple[str, bool]] = []
     press = hub.press
-    hub.press = lambda button, long=False, seen=None: (sent.append((button, long)), press(button, long, seen))[1]
+    hub.press = lambda button, long=False, seen=None, asked=False: (sent.append((button, long)), press(button, long, seen, asked))[1]
     phone.execute_script("var b = document.getElementById('btn-select'); b.click(); b.click();")
     wait_for(lambda: len(sent) == 2, what="two SELECTs")
     phone.execute_script("var b = document.getElementById('btn-ok'); b.click(); b.click();")

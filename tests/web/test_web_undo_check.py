@@ -190,3 +190,42 @@ def test_the_undo_questions_are_worked_out_again_only_when_the_game_changed(spac
     for _ in range(3):
         space.web._on_redraw(space.app, {})
     assert len(calls) == 1
+
+
+def test_a_phone_back_it_asked_about_is_not_asked_again_and_one_it_did_not_ask_is(road: Table) -> None:
+    """A review: the App took any phone press carrying its page's key as asked already, though the page asks only
+    when it has a question for that BACK. Ana's move, then Ben's turn: a BACK the phone asked "Undo Ana's …?"
+    about undoes it at once; the panel's BACK asks on the screen first (one more BACK)."""
+    app = road.app
+    for player, dice in (("Ana", [1, 3, 4, 6]), ("Ben", [2, 2, 5, 6]), ("Cy", [1, 1, 2, 2])):
+        assert app.apply(Command("roll", {"player": player, "dice": dice}), source="web").accepted
+    road.step()
+    for key in [*(app.plan(("Move a vehicle…", "Small car", "Die 4")) or []), "next"]:  # the die, then "Moved 4"
+        road.buttons.press(key)
+        road.step()
+    assert road.match.state.turn.player == "Ben" and app.chooser() == "Ben"
+    undoable = road.match.undoable
+    road.buttons.press("back")  # the panel: asked on Ben's screen
+    road.step()
+    assert road.match.undoable == undoable
+    assert any(n.text.startswith("BACK again to undo Ana") for n in app.notices)
+    road.buttons.press("select")  # (the question lapses)
+    road.step()
+    client, csrf = paired_client(road)
+    page = client.get("/", headers=HTML).text
+    assert _asked(page, "back").startswith("Undo Ana")
+    form = page.split('class="press buttons"', 1)[1].split(">", 1)[0]
+    seen = html.unescape(form.split('data-press="', 1)[1].split('"', 1)[0])
+    # a phone BACK its page did not ask about (no question key with it, as a script's): asked on the screen
+    data = {"csrf": csrf, "button": "back", "seen": seen}
+    assert client.post("/press", data=data, headers={"x-csrf-token": csrf}).status_code == 204
+    road.step()
+    assert road.match.undoable == undoable
+    assert any(n.text.startswith("BACK again to undo Ana") for n in app.notices)
+    road.buttons.press("select")  # (the question lapses)
+    road.step()
+    page = client.get("/", headers=HTML).text
+    data = {"csrf": csrf, "button": "back", "undoes": _asked(page, "key")}
+    assert client.post("/press", data=data, headers={"x-csrf-token": csrf}).status_code == 204
+    road.step()
+    assert road.match.undoable == undoable - 1  # asked on the phone: undone at once
