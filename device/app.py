@@ -269,7 +269,8 @@ class App:
         self._reopened = False
         self._memory: dict[Any, tuple[str, ...]] = {}  # prompt → the path taken there (kept for undo)
         self._taken: dict[int, tuple[str, ...]] = {}  # decision → the menu's title and path that took it (said when undone)
-        #: decision → whose step it was when it was taken (a held BACK undoes one player's decisions at a time)
+        #: decision → whose step it was taken at (:meth:`_whose`, from the state it was taken in; kept: the same
+        #: decision never changes)
         self._chooser: dict[int, str | None] = {}
         #: (the newest decision, how many) a BACK was asked to press again for: taken at another player's step
         self._undo_asked: tuple[int, int] | None = None
@@ -358,8 +359,6 @@ class App:
             log.warning("not recorded: %s: %s", command.type, exc)
             self.notify("not_recorded", f"NOT RECORDED: {exc.short}", None, until=None, now=now)
         self.history.append(Applied(source, command, outcome, sender))
-        if outcome.records and command.type != "undo":
-            self._chooser[outcome.records[0].decision] = sender
         key = self._prompt_key
         if outcome.accepted:
             self.refusal = None
@@ -630,8 +629,7 @@ class App:
         self.refusal = None  # read, or passed over: the next press clears it
         asked, self._undo_asked = self._undo_asked, None  # "BACK again to undo …" holds for the next press only
         if asked is not None:  # and its words go with it: standing on, they asked for a BACK that only asked again
-            said = [n for n in self.notices if n.kind == "info" and n.text.startswith((ASK_AGAIN, "hold " + ASK_AGAIN))]
-            self.notices = [n for n in self.notices if n not in said]
+            self._withdraw_info(ASK_AGAIN, "hold " + ASK_AGAIN)
         if self.legend is not None:
             if name == "select":
                 self.legend = max(0, self.legend + (-1 if long else 1))
@@ -757,7 +755,10 @@ class App:
         """The dice entered changed: the notices that counted them ("…: 2 of 4 entered", "all 4 dice are in",
         "NEXT again: send 2 of 3 …", "…: no dice entered") no longer do; fewer dice are asked about again."""
         entry.fewer_asked = None
-        heads = (f"{entry.request.label}: ", f"all {entry.request.count} dice are in: ", "NEXT again: send ")
+        self._withdraw_info(f"{entry.request.label}: ", f"all {entry.request.count} dice are in: ", "NEXT again: send ")
+
+    def _withdraw_info(self, *heads: str) -> None:
+        """The answers to a press ("info" notices) that begin with any of ``heads``: no longer true."""
         said = [n for n in self.notices if n.kind == "info" and n.text.startswith(heads)]
         if said:
             self.notices = [n for n in self.notices if n not in said]
@@ -772,9 +773,9 @@ class App:
         if one_player and targets:
             whose = self._whose(targets[0][0])
             same = 1
-            while same < len(targets) and self._whose(targets[same][0]) != "?":
-                other = self._whose(targets[same][0])
-                if other is not None and whose is not None and other != whose:
+            for decision, _ in targets[1:]:
+                other = self._whose(decision)
+                if other == "?" or other is not None and whose is not None and other != whose:
                     break
                 whose = whose if other is None else other
                 same += 1
@@ -804,12 +805,13 @@ class App:
                 words = "; ".join(self.decision_words(targets))
                 self.notify("info", f"{'hold ' if one_player else ''}{ASK_AGAIN}{words}", to, now=now)
                 return False
-        self.undo(steps, now, one_player=one_player)
+        self._undo_targets(targets, now)
         return True
 
     def _whose(self, decision: int) -> str | None:
-        """Whose step a live decision was taken at (None: anybody's; "?": not a live decision): as it was sent,
-        or, for one taken before a restart, from the state it was taken in (after a restart every BACK asked)."""
+        """Whose step a live decision was taken at (None: anybody's; "?": not a live decision): read from the state
+        it was taken in (``Match.state_before``), so that one taken before a restart is known as well (recorded
+        only as they were sent, after a restart every BACK asked twice)."""
         if decision not in self._chooser:
             before = self.match.state_before(decision)
             if before is None:
@@ -820,9 +822,11 @@ class App:
     def undo(self, steps: int, now: float, *, one_player: bool = False) -> None:
         """BACK at the top (long BACK: several, :meth:`undo_plan`): the last decisions are undone, and every screen
         says which ("UNDONE: Attack… › Widowmaker"); a "recorded" notice of what was undone goes with it."""
-        targets = self.undo_plan(steps, one_player=one_player)
-        steps = len(targets) or 1
-        outcome = self.apply(Command("undo", {"steps": steps}), now=now)
+        self._undo_targets(self.undo_plan(steps, one_player=one_player), now)
+
+    def _undo_targets(self, targets: list[tuple[int, list[Any]]], now: float) -> None:
+        """Undo ``targets`` (:meth:`undo_plan`; none: an undo the rules refuse, "nothing to undo")."""
+        outcome = self.apply(Command("undo", {"steps": len(targets) or 1}), now=now)
         if not outcome.accepted or not targets:
             return  # (an accepted undo withdrew the "recorded" notice of what it undid: App.apply)
         words = "; ".join(self.decision_words(targets))
