@@ -265,10 +265,10 @@ def _move(state: ThunderRoadState, commands: Sequence[str]) -> list[Choice | Non
     turn = state.turn
     assert turn is not None and turn.vehicle is not None and turn.allowance is not None
     who, mover, a = turn.player, turn.vehicle, turn.allowance
-    met = _met(state, who, mover, a, "drift" in turn.commands, a if allowance_known(state) else a + UNKNOWN_EXTRA) \
-        if a >= 1 else None
+    known = allowance_known(state)
+    met = _met(state, who, mover, a, "drift" in turn.commands, a if known else a + UNKNOWN_EXTRA) if a >= 1 else None
     out: list[Choice | None]
-    if allowance_known(state):
+    if known:
         out = [leaf(f"Moved {a}", Command("move", {"spaces": a}), default=True), met,
                branch("Other distance…", [leaf(f"Moved {n}", Command("move", {"spaces": n}))
                                           for n in range(a, -1, -1) if n != a])]
