@@ -40,6 +40,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -79,10 +80,35 @@ NOTICE_S = 4.0
 NEWS_S = 12.0
 #: How long each page of a refusal's reason stays up (it is shown whole, page after page).
 REFUSAL_PAGE_S = 3.5
-#: A menu page's footer alert too long for its line shows a piece at a time, each this long.
+#: A menu page's footer alert too long for its line shows a piece at a time, each this long: the screens' common
+#: beat.  Every piece begins on it (see :func:`turns_since`).
 ALERT_PIECE_S = 2.0
-#: Alerts blink at 1 Hz (on for half a second).
-BLINK_S = 0.5
+#: Alerts flash once a beat: lit this long from its start, then dark until the next (the dashboard under a banner
+#: shows through).  They were lit half a second of each second: a news piece of three lines was read in two
+#: half-second glimpses before the next piece took its place (an audit); lit 1.5 s, each piece is read whole.
+LIT_S = 1.5
+
+
+def turns_since(now: float, since: float) -> int:
+    """How many beats of :data:`ALERT_PIECE_S` a notice posted at ``since`` has turned by ``now``: its pieces
+    change on the screens' common beat, where a banner lights, so each piece is lit whole (the first stands from
+    when it is posted to the beat after the next one it meets, one to two beats)."""
+    return max(0, int((now - _first_beat(since)) // ALERT_PIECE_S))
+
+
+def turns_end(since: float, turns: int) -> float:
+    """When a notice posted at ``since`` has shown ``turns`` beats (each piece of it once, with ``turns`` its
+    pieces)."""
+    return _first_beat(since) + turns * ALERT_PIECE_S
+
+
+def _first_beat(since: float) -> float:
+    return math.ceil(since / ALERT_PIECE_S) * ALERT_PIECE_S
+
+
+def lit(now: float) -> bool:
+    """Whether the flashing alerts are lit at ``now`` (the first :data:`LIT_S` of each beat)."""
+    return now % ALERT_PIECE_S < LIT_S
 #: After this long without a press the chooser's screen shows their dashboard again.
 MENU_IDLE_S = 20.0
 #: Buttons whose first press while the dashboard shows only brings the menu back.  BACK too (an audit: BACK
@@ -368,7 +394,7 @@ class App:
             news = next((str(v.news) for v in self.turn().views if getattr(v, "news", "")), "")
             if news and command.type != "undo":
                 turns = self._news_turns(news)
-                self.notify("news", news, None, until=now + max(NEWS_S, 2 * ALERT_PIECE_S * turns), now=now)
+                self.notify("news", news, None, until=max(now + NEWS_S, turns_end(now, 2 * turns)), now=now)
             elif command.type == "undo":
                 self.withdraw("news")  # "Stage 1 won by ..." stood on over a stage no longer over
             else:
@@ -492,7 +518,7 @@ class App:
             # (the chooser reads it on the menu page's footer, in more pieces than the dashboards': a review saw
             # "Ben's small car, Cy's" and never "eliminated")
             # (it takes every other turn there, the chooser's own line the others)
-            shown = n.since + max(NOTICE_S, 2 * ALERT_PIECE_S * self._news_turns(n.text))
+            shown = max(n.since + NOTICE_S, turns_end(n.since, 2 * self._news_turns(n.text)))
             if now >= shown:
                 self.withdraw("news")
             elif n.until is None or n.until > shown:
@@ -1052,7 +1078,7 @@ class App:
                now: float | None = None) -> None:
         now = self.clock() if now is None else now
         # long enough to be read whole, where a menu page's footer shows it a piece at a time
-        end = now + max(NOTICE_S, ALERT_PIECE_S * len(pages.footer_pieces(text))) if until == "auto" else until
+        end = max(now + NOTICE_S, turns_end(now, len(pages.footer_pieces(text)))) if until == "auto" else until
         since = now
         if until is None:
             # a standing notice posted again in the same words (the camera's hazard counts, at every read of the
@@ -1146,7 +1172,7 @@ class App:
             since = self._alert_first.setdefault((player, alert), now)
         pieces = pages.footer_pieces(alert)  # a long alert turns in the footer line, a piece at a time
         status_turn: int | None = None  # the status line's piece shown in the footer's own turns
-        k = int(max(0.0, now - since) / ALERT_PIECE_S)  # the alert's turns since it was posted
+        k = turns_since(now, since)  # the alert's turns since it was posted
         if alert and stands:
             # an alert standing as long as its cause (ON FIRE!, count exhaustion cards, CAMERA OFF, a
             # hazard count that differs from the log), or a news: the footer's own line (the vehicle's gear and
@@ -1233,7 +1259,7 @@ class App:
 
             pieces = news_pieces(self.game.name, n.text) if n.kind == "news" else \
                 notice_pieces(self.game.name, n.kind, n.text)
-            return pieces[int(max(0.0, now - n.since) / ALERT_PIECE_S) % len(pieces)]
+            return pieces[turns_since(now, n.since) % len(pieces)]
 
         alerts = [Alert(n.kind, shown(n), n.player) for n in self.notices]  # once, not once per screen
         out = []
@@ -1249,7 +1275,7 @@ class App:
 
     def redraw(self, now: float, *, force: bool = False) -> list[str]:
         """Render and show the screens whose picture changed; returns the players redrawn."""
-        blink = int(now / BLINK_S) % 2 == 0
+        blink = lit(now)
         if blink != self._blink:
             self._blink = blink
             self._dirty = True  # alerts flash; the unchanged screens are skipped below

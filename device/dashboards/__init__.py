@@ -1,8 +1,8 @@
 """Dashboards: a player's view drawn as one 128×64 1-bit frame.
 
 ``render_view(game, view, blink_on=...)`` imports ``device.dashboards.<game>`` on first use (so the app
-only loads the game it plays) and calls its ``render(view, *, blink_on)``.  ``blink_on`` alternates a few
-times a second in the main loop; alerts are drawn only while it is on, which makes them flash.
+only loads the game it plays) and calls its ``render(view, *, blink_on)``.  ``blink_on`` is on for 1.5 s of
+every 2 s in the main loop (``device.app.lit``); alerts are drawn only while it is on, which makes them flash.
 
 Views are frozen dataclasses, so the last frames are remembered by ``(game, view, blink_on)``: after a press
 usually one or two of six players' views changed, and the others cost a dictionary look-up and a copy.

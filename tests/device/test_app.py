@@ -603,7 +603,7 @@ def test_screens_are_redrawn_only_when_they_change_and_alerts_blink(tmp_path: Pa
     assert [p for p, _ in rig.screens.shown[n:]] == ["Ann"]  # only Ann's screen shows the selection
     rig.app.notify("refused", "no", "Ben")
     before = len(rig.screens.shown)
-    for _ in range(10):
+    for _ in range(20):  # a beat: lit 1.5 s, then dark
         rig.step()
     blinks = {img.blink for p, img in rig.screens.shown[before:] if p == "Ben"}
     assert blinks == {True, False}

@@ -119,3 +119,38 @@ def test_a_number_stays_with_the_word_it_counts() -> None:
     for width in range(40, 128):
         for line in wrap("Attack: The Brick on Bob's Truck: 4 hits, 1 evaded: 3 taken · hull 9", width=width):
             assert not line.rstrip("…").split()[-1].isdigit() or line.endswith("9"), (width, line)
+
+
+@pytest.mark.parametrize("since", [0.0, 37.3, 41.9])
+def test_each_piece_of_a_news_is_lit_whole_on_the_screens_beat(tmp_path, since: float) -> None:
+    """An audit: alerts were lit half a second of each second, and a news piece turned every 2 s from when it was
+    posted: a piece of three lines was read in two half-second glimpses, or cut by the turn. Now each piece comes
+    as the banner lights and stays lit 1.5 s whole, then dark half a second (the dashboard under it)."""
+    from test_app_buttons import Panel
+
+    from device.app import LIT_S, lit
+    from device.dashboards import news_pieces
+
+    g = Panel(tmp_path, "space_race")
+    text = ("USSR reached box 2 Animal in Space first; gains: two Space Race attempts per turn until the USA "
+            "reaches it too")
+    g.app.notify("news", text, None, until=since + 30.0, now=since)
+    runs: list[tuple[str, float]] = []  # each stretch of one piece lit: (the piece, how long)
+    before = (None, False)
+    for k in range(int(28.0 / 0.05)):
+        now = since + k * 0.05
+        usa = next(v for v in g.app.screen_views(now) if v.player == "USA")
+        (piece,) = [a.text for a in usa.alerts if a.kind == "news"]
+        on = lit(now)
+        if before[0] is not None and piece != before[0]:
+            assert on and not before[1], f"the piece turned at {now - since:.2f} s while lit or in the dark"
+        if on:
+            if runs and before[1] and runs[-1][0] == piece:
+                runs[-1] = (piece, runs[-1][1] + 0.05)
+            else:
+                runs.append((piece, 0.05))
+        before = (piece, on)
+    whole = [p for p, t in runs if t >= LIT_S - 0.06]
+    assert set(whole) == set(news_pieces("space_race", text))  # every piece lit whole, at least once
+    assert len(set(whole)) > 1
+    g.close()
