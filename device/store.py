@@ -306,7 +306,7 @@ class Store:
         """Decisions committed in the -wal file after a damaged frame (``device.wal_scan``) are not read by SQLite,
         and its next checkpoint deletes the file: a writer keeps a copy of it first, and both say so.  A copy that
         cannot be made refuses the log, untouched."""
-        from device.wal_scan import unread_commits
+        from device.wal_scan import scan
 
         if self.read_only and _writer_alive(self.path):
             # a running writer's -wal (the appliance's, read by its own phone page or by check): not a crash's, and
@@ -317,12 +317,19 @@ class Store:
             data = wal.read_bytes() if wal.is_file() else b""
         except OSError:
             return  # (SQLite's own opening says what is wrong with a file it cannot read)
-        lost = unread_commits(data)
-        if not lost:
+        found = scan(data)
+        lost = found.unread_commits
+        if not lost and not found.header_damaged:
             return
-        said = (f"{wal} is damaged: {lost} decision{'s' if lost > 1 else ''} recorded after its damaged part cannot "
-                "be read (a failing SD card, or a copy cut short)")
-        self.wal_short = f"{lost} decision{'s' if lost > 1 else ''} after a damaged part of the log unread"
+        decisions = f"{lost} decision{'s' if lost > 1 else ''}" if lost else "the decisions"
+        if found.header_damaged:  # SQLite reads none of the file
+            said = (f"{wal} is damaged: its header cannot be read, so {decisions} recorded in it cannot be (a failing "
+                    "SD card, or a copy cut short)")
+            self.wal_short = f"{decisions} in a damaged part of the log unread"
+        else:
+            said = (f"{wal} is damaged: {decisions} recorded after its damaged part cannot be read (a failing SD "
+                    "card, or a copy cut short)")
+            self.wal_short = f"{decisions} after a damaged part of the log unread"
         if self.read_only:
             self.wal_note = (f"{said}; a game resumed from it goes on from the decisions before that part, and a "
                              "copy of the file is kept then")

@@ -4,7 +4,7 @@ SQLite reads a write-ahead log frame by frame and stops at the first frame whose
 frame is ignored, and the next writer's checkpoint deletes the file.  A crash never makes such a WAL — the
 frames of a decision cut short fail their own checksums and nothing committed follows them — but a failing SD
 card or a copy cut short can: one bad byte in frame 3 of 14 hid the six decisions recorded after it, the
-appliance resumed from the earlier ones and deleted the file (an audit).  :func:`unread_commits` counts those
+appliance resumed from the earlier ones and deleted the file (an audit).  :func:`scan` counts those
 decisions, read-only, so that the log keeps a copy of the file and says so before SQLite opens it.
 
 The file format (sqlite.org/fileformat2.html, "The Write-Ahead Log"): a 32-byte header (magic, version, page
@@ -35,6 +35,9 @@ class WalScan:
     read: int
     unread_commits: int
     frames: int
+    #: the file's header is not one SQLite takes (a bad byte in its first 32): SQLite reads none of it, and the
+    #: frames and commits are those found without it (:func:`_headless`)
+    header_damaged: bool = False
 
 
 def _checksum(data: bytes, order: str, start: tuple[int, int]) -> tuple[int, int]:
@@ -51,11 +54,12 @@ def scan(data: bytes) -> WalScan:
     if len(data) < HEADER:
         return WalScan(0, 0, 0)
     magic, _version, page, _seq, salt1, salt2, c1, c2 = struct.unpack(">8I", data[:HEADER])
-    if magic not in MAGIC or page < 512 or page > 65536 or page & (page - 1):
-        return WalScan(0, 0, 0)  # not a WAL header SQLite takes: it reads none of the file
     order = ">" if magic & 1 else "<"
-    if _checksum(data[:24], order, (0, 0)) != (c1, c2):
-        return WalScan(0, 0, 0)
+    if magic not in MAGIC or page < 512 or page > 65536 or page & (page - 1) or \
+            _checksum(data[:24], order, (0, 0)) != (c1, c2):
+        # not a WAL header SQLite takes: it reads none of the file, and its next checkpoint deletes it (an audit:
+        # 32 bad bytes hid 14 decisions, said nowhere); nothing past the header is nothing lost
+        return _headless(data) if len(data) > HEADER else WalScan(0, 0, 0)
     size = FRAME_HEADER + page
     previous = (c1, c2)  # the stored checksum the next frame's sum starts from
     read = frames = unread = 0
@@ -76,6 +80,32 @@ def scan(data: bytes) -> WalScan:
     return WalScan(read, unread, frames)
 
 
-def unread_commits(data: bytes) -> int:
-    """Decisions committed in a WAL file's ``data`` after a damaged frame, which SQLite will not read."""
-    return scan(data).unread_commits
+def _headless(data: bytes) -> WalScan:
+    """The frames of a WAL file whose header is damaged, found without it: every frame of the file's first
+    generation carries the first frame's salts, and from the second frame on each one's checksum is summed from the
+    stored checksum of the frame before, so the page size and byte order are those under which the most frames
+    check.  Commits counted: in the frames that check, and the first frame's (nothing to check it against).  A file
+    in which no frame checks (one frame, or no WAL at all) is counted as no commit, but still damaged."""
+    best = (0, 0, 0)  # (frames that check, frames, commits)
+    for page in (512 << k for k in range(8)):  # 512 .. 65536, the sizes SQLite allows
+        size = FRAME_HEADER + page
+        if len(data) < HEADER + size:
+            break
+        salts = data[HEADER + 8:HEADER + 16]
+        for order in "<>":
+            checked = frames = commits = 0
+            previous: tuple[int, int] | None = None
+            for off in range(HEADER, len(data) - size + 1, size):
+                if data[off + 8:off + 16] != salts:
+                    break
+                frames += 1
+                _page_no, commit, _s1, _s2, f1, f2 = struct.unpack(">6I", data[off:off + FRAME_HEADER])
+                ok = previous is not None and _checksum(
+                    data[off:off + 8] + data[off + FRAME_HEADER:off + size], order, previous) == (f1, f2)
+                checked += ok
+                if commit and (ok or previous is None):
+                    commits += 1
+                previous = (f1, f2)
+            best = max(best, (checked, frames, commits))
+    checked, frames, commits = best
+    return WalScan(0, commits if checked else 0, frames if checked else 0, header_damaged=True)

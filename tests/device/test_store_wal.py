@@ -153,11 +153,48 @@ def test_a_running_writers_wal_is_not_scanned_by_readers(tmp_path, monkeypatch):
     wal = db.with_name("game.sqlite-wal")
     damage(wal, scan(wal.read_bytes()).frames - 4)
     scanned: list[int] = []
-    real = wal_scan.unread_commits
-    monkeypatch.setattr(wal_scan, "unread_commits", lambda data: scanned.append(len(data)) or real(data))
+    real = wal_scan.scan
+    monkeypatch.setattr(wal_scan, "scan", lambda data: scanned.append(len(data)) or real(data))
     lock_path(db).write_text(f"{os.getpid()} pitboard run\n")  # this process: running
     with Store(db, read_only=True) as store:
         assert store.wal_note is None and not scanned
     lock_path(db).write_text("999999999 pitboard run\n")  # no such process: a crash's lock
     with Store(db, read_only=True) as store:
         assert store.wal_note is not None and scanned
+
+
+@pytest.mark.parametrize("bad", ["header", "salts"])
+def test_a_damaged_header_hides_every_decision_of_the_file_and_is_kept_and_told(tmp_path, bad):
+    """An audit: 32 random bytes over the -wal's header (or its salts alone) and SQLite read none of the file: `check`
+    said OK, `log list` counted the 10 events of the main file, and `play` resumed from them and emptied the -wal,
+    14 decisions gone, no copy kept and nothing said."""
+    import random
+
+    db, recorded = crashed(tmp_path)
+    wal = db.with_name("game.sqlite-wal")
+    whole = wal.read_bytes()
+    frames, commits = scan(whole).frames, scan(whole).read
+    data = bytearray(whole)
+    if bad == "header":
+        data[:HEADER] = random.Random(7).randbytes(HEADER)
+    else:
+        data[16:24] = bytes(b ^ 0x5A for b in data[16:24])
+    wal.write_bytes(bytes(data))
+    s = scan(bytes(data))
+    assert s.header_damaged and s.read == 0 and s.frames == frames and s.unread_commits >= 8
+    with Store(db, read_only=True) as store:  # check and log list: told
+        assert store.wal_note is not None and "its header cannot be read, so" in store.wal_note
+        seen = len(store.records(1))
+    assert seen < recorded
+    with Store(db, clock=lambda: "2026-12-06T18:30:00+00:00") as store:  # a writer keeps a copy first
+        assert store.wal_note is not None and "A copy is kept as game.sqlite-wal.damaged-20261206183000" in \
+            store.wal_note
+    assert db.with_name("game.sqlite-wal.damaged-20261206183000").read_bytes() == bytes(data)
+    assert commits > 0
+
+
+def test_no_header_damage_is_seen_in_a_wal_sqlite_wrote_or_in_an_empty_one(tmp_path):
+    db, _ = crashed(tmp_path)
+    assert not scan(db.with_name("game.sqlite-wal").read_bytes()).header_damaged
+    assert scan(b"") == scan(b"\0" * HEADER) == scan(b"\0" * 20)
+    assert not scan(b"").header_damaged
