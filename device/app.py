@@ -1225,6 +1225,18 @@ class App:
         return (self.legend is None and self.entry is None and self.menu_shown
                 and (cursor is None or len(cursor.levels) <= 1))
 
+    def _ranked_notices(self) -> list[Notice]:
+        """The notices in the order a screen shows the first of: NOT RECORDED; then those that pass, as they were
+        posted; then CAMERA OFF; then the other standing ones, the newest first.  All in the order they were posted,
+        a standing notice hid every later one for as long as it stood: CAMERA OFF never reached a screen while
+        "TABLE NOT READ: calibration" stood (an audit)."""
+        def rank(item: tuple[int, Notice]) -> tuple[int, int]:
+            k, n = item
+            tier = 0 if n.kind == "not_recorded" else 1 if n.until is not None else 2 if n.kind == "camera_down" else 3
+            return tier, k if tier < 3 else -k
+
+        return [n for _, n in sorted(enumerate(self.notices), key=rank)]
+
     def _is_news(self, text: str) -> bool:
         return any(n.kind == "news" and n.text == text for n in self.notices)
 
@@ -1236,8 +1248,9 @@ class App:
         own = [a for a in alerts if not any(a.kind == n.kind for n in self.notices)]
         # the answer to this player's own press first ("Choose: SELECT, then OK"): behind a news of every screen
         # posted before it, NEXT seemed to do nothing
-        answers = [n for n in self.notices if n.kind == "info" and n.player == player]
-        for n in answers + [n for n in self.notices if n not in answers]:
+        ranked = self._ranked_notices()
+        answers = [n for n in ranked if n.kind == "info" and n.player == player]
+        for n in answers + [n for n in ranked if n not in answers]:
             if n.player in (None, player):
                 if n.kind == "hazard_mismatch" and own:
                     # the camera's count stands as long as its cause, and must not hide the game's own alert (LOST
@@ -1261,7 +1274,7 @@ class App:
                 notice_pieces(self.game.name, n.kind, n.text)
             return pieces[turns_since(now, n.since) % len(pieces)]
 
-        alerts = [Alert(n.kind, shown(n), n.player) for n in self.notices]  # once, not once per screen
+        alerts = [Alert(n.kind, shown(n), n.player) for n in self._ranked_notices()]  # once, not once per screen
         out = []
         for view in self.turn().views:
             player = getattr(view, "player", None)

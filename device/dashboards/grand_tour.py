@@ -101,7 +101,7 @@ def render(view: TeamView, *, blink_on: bool) -> Image.Image:
         status_line(draw, (0, 53, WIDTH - 1, 63), view.prompt)
     notices = [a for a in view.alerts if a.kind not in RULE_ALERTS and a.player in (None, view.player)]
     if notices:
-        notice(draw, (0, 13, WIDTH - 1, 52), notices[-1], blink_on=blink_on)
+        notice(draw, (0, 13, WIDTH - 1, 52), notices[0], blink_on=blink_on)  # the app's first (its ranked order)
     elif view.winner:  # over the points, clear of the riders' lines (the menu line moves them up to y 32)
         banner(draw, (0, 13, WIDTH - 1, 31 if menu_line else 40), "WINNER", blink_on=blink_on)
     return image

@@ -84,7 +84,7 @@ def render(view: SideView, *, blink_on: bool) -> Image.Image:
         status_line(draw, (0, 54, WIDTH - 1, 63), view.prompt)
     notices = [a for a in view.alerts if a.kind not in RULE_ALERTS and a.player in (None, view.player)]
     if notices:
-        notice(draw, (0, 13, WIDTH - 1, 52), notices[-1], blink_on=blink_on)
+        notice(draw, (0, 13, WIDTH - 1, 52), notices[0], blink_on=blink_on)  # the app's first (its ranked order)
     elif view.your_die:
         banner(draw, (0, 13, WIDTH - 1, 52), "ROLL d6", f"{view.next_roll} wins, no event", blink_on=blink_on)
     return image

@@ -154,3 +154,31 @@ def test_each_piece_of_a_news_is_lit_whole_on_the_screens_beat(tmp_path, since: 
     assert set(whole) == set(news_pieces("space_race", text))  # every piece lit whole, at least once
     assert len(set(whole)) > 1
     g.close()
+
+
+@pytest.mark.parametrize("game", ["gaslands", "thunder_road", "space_race", "grand_tour"])
+def test_camera_off_is_shown_over_a_standing_notice_posted_before_it(tmp_path, game: str) -> None:
+    """An audit: with "TABLE NOT READ: calibration" standing, the camera unplugged mid-game said CAMERA OFF on no
+    screen (the first notice posted was the one shown, on every screen, for as long as it stood); a news passes
+    before both, and the standing ones come back after it."""
+    from test_app_buttons import Panel
+
+    g = Panel(tmp_path, game)
+    app = g.app
+    app.notify("files", "TABLE NOT READ: calibration", None, until=None, now=1.0)
+    app.notify("camera_down", "CAMERA OFF: enter dice with the buttons", None, until=None, now=5.0)
+
+    def first_app_alert(now: float) -> list[str]:
+        return [next(a.kind for a in v.alerts if a.kind in ("files", "camera_down", "news"))
+                for v in app.screen_views(now)]
+
+    assert set(first_app_alert(6.0)) == {"camera_down"}
+    chooser = app.chooser() or app.turn().views[0].player
+    view = next(v for v in app.screen_views(6.0) if v.player == chooser)
+    page = app.page_for(chooser, view, 6.0, True)
+    assert page is not None and "CAMERA OFF" in page.alert + page.footer
+    app.notify("news", "Gear phase 2: pole Bob", None, until=30.0, now=10.0)
+    assert set(first_app_alert(11.0)) == {"news"}
+    app.withdraw("news")
+    assert set(first_app_alert(31.0)) == {"camera_down"}
+    g.close()
