@@ -828,7 +828,9 @@ class Store:
         ):
             try:
                 payload = json.loads(data)
-            except (json.JSONDecodeError, UnicodeDecodeError, TypeError) as exc:  # a BLOB: bytes that are not UTF-8
+            # (a BLOB: bytes that are not UTF-8; nesting deeper than Python reads: an audit's 3,000 brackets was a
+            # traceback in play, log export and sim, and "setup: maximum recursion depth" in run)
+            except (ValueError, UnicodeDecodeError, TypeError, RecursionError) as exc:  # (and a number past 4,300 digits)
                 raise damaged(seq, f"is not valid JSON ({exc})") from None
             if not isinstance(payload, dict):
                 raise damaged(seq, f"has data that is not a JSON object ({type(payload).__name__})")
@@ -849,7 +851,7 @@ class Store:
             line: dict[str, Any] = {"seq": seq, "decision": decision, "type": kind, "recorded": recorded}
             try:
                 line["data"] = json.loads(data)
-            except (json.JSONDecodeError, UnicodeDecodeError, TypeError) as exc:
+            except (ValueError, UnicodeDecodeError, TypeError, RecursionError) as exc:  # (and a number past 4,300 digits)
                 line["data"] = None
                 line["data_text"] = data if isinstance(data, str) else repr(data)
                 line["error"] = f"not valid JSON: {exc}"

@@ -401,6 +401,11 @@ EDITS = {
     "data not JSON": (["UPDATE events SET data = '{oops' WHERE seq = 2"], "event 2 of game 1 is not valid JSON"),
     # another SQLite tool can store the data as a BLOB of bytes that are not UTF-8 (a traceback before)
     "data a BLOB": (["UPDATE events SET data = x'ff00ff' WHERE seq = 2"], "event 2 of game 1 is not valid JSON"),
+    # nested deeper than Python reads, a number longer than it reads (an audit: a traceback in play, log export and sim)
+    "data nested too deep": ([f"UPDATE events SET data = '{{\"a\": {'[' * 3000}{']' * 3000}}}' WHERE seq = 2"],
+                             "event 2 of game 1 is not valid JSON"),
+    "data a number too long": ([f"UPDATE events SET data = '{{\"a\": {'9' * 5000}}}' WHERE seq = 2"],
+                               "event 2 of game 1 is not valid JSON"),
     "wrong first event": (["DELETE FROM events WHERE seq = 1"], "game 1 cannot be replayed"),
     "first event of another kind": (["UPDATE events SET type = 'template_chosen' WHERE seq = 1"],
                                     "game 1 cannot be replayed"),
@@ -446,14 +451,15 @@ def test_export_into_a_closed_pipe_ends_quietly(tmp_path):
     assert len(proc.stdout) == 10 and "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
 
 
-def test_export_shows_an_undecodable_event_as_it_is_stored(tmp_path, capsys):
+@pytest.mark.parametrize("data", ["{oops", '{"a": ' + "[" * 3000 + "]" * 3000 + "}"], ids=["broken", "too deep"])
+def test_export_shows_an_undecodable_event_as_it_is_stored(tmp_path, capsys, data):
     db = make_log(tmp_path)
     capsys.readouterr()
-    before = _edit(db, "UPDATE events SET data = '{oops' WHERE seq = 2")
+    before = _edit(db, f"UPDATE events SET data = '{data}' WHERE seq = 2")
     code, out, err = run(capsys, "log", "export", "--db", str(db), "--game-id", "1")
     lines = [json.loads(line) for line in out.splitlines()]
     assert code == 1 and "event 2: its data is not valid JSON" in err and str(db) in err
-    assert lines[1]["data_text"] == "{oops" and lines[1]["error"].startswith("not valid JSON")
+    assert lines[1]["data_text"] == data and lines[1]["error"].startswith("not valid JSON")
     assert lines[0]["type"] == "game_started" and len(lines) > 2  # the rest is exported too
     assert digest(db) == before
 
