@@ -533,7 +533,7 @@ def probe_store(config: PitboardConfig) -> CheckLine:
 
 def _probe_store(config: PitboardConfig) -> CheckLine:
     from device.paths import game_log
-    from device.store import Store, StoreError, check_not_orphaned, link_problem
+    from device.store import Store, StoreError, check_not_orphaned, link_problem, writable_log
 
     try:
         path = game_log(config.store.path)
@@ -587,7 +587,10 @@ def _probe_store(config: PitboardConfig) -> CheckLine:
         return CheckLine("SKIP", "game log", f"{path}: no game {config.game.name!r} to look for")
     finally:
         store.close()
-    if not os.access(path.parent, os.W_OK) or not os.access(path, os.W_OK):
+    if os.access(path.parent, os.W_OK) and os.access(path, os.W_OK) and not writable_log(path):
+        return CheckLine("FAIL", "game log", f"{path}: run could not record a move: it is marked read-only (no write "
+                                             f"permission for anyone); `chmod u+w {path}` to play on")
+    if not os.access(path.parent, os.W_OK) or not writable_log(path):
         return CheckLine("FAIL", "game log", f"{path}: run could not record a move: it {_unwritable(path.parent)}")
     if note:
         return CheckLine("WARN", "game log", f"{note}; {detail}")

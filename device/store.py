@@ -217,6 +217,15 @@ def _writable(folder: Path) -> bool:
     return os.access(folder, os.W_OK)
 
 
+def writable_log(path: Path) -> bool:
+    """Whether the game log at ``path`` may be written: this user may, and it is not marked read-only (no write bit
+    at all: root may write anyway, and played on a 0444 log an owner had made read-only, an audit)."""
+    try:
+        return os.access(path, os.W_OK) and bool(path.stat().st_mode & 0o222)
+    except OSError:
+        return False
+
+
 def link_problem(path: Path) -> str | None:
     """Why a game log reached through a symbolic link cannot be opened or made: the link loops, or leads to a file
     whose folder is not there (a drive not mounted: "damaged (unable to open database file)" was said, with "start a
@@ -471,10 +480,15 @@ class Store:
                                  .exists())
             return
         # a writer: known to be ours read-only first, then opened for writing
-        if not os.access(self.path, os.W_OK):  # (SQLite opens such a file read-only without a word, and the table
+        if not writable_log(self.path):  # (SQLite opens such a file read-only without a word, and the table
             # played until its first move was NOT RECORDED: a bad-input audit)
+            try:
+                marked = not self.path.stat().st_mode & 0o222
+            except OSError:
+                marked = False
+            how = "marked read-only (no write permission for anyone)" if marked else "read-only to this user"
             raise StoreError(
-                f"{self.path} is read-only to this user: it can still be read with `pitboard log list/export`; to "
+                f"{self.path} is {how}: it can still be read with `pitboard log list/export`; to "
                 "play on, give the user running Pitboard write access to it (chmod u+w, or chown it to that user), "
                 "or copy it (with any -wal file) to a writable folder and point --db (the appliance: [store] path in "
                 "pitboard.toml) at it. Nothing was changed")

@@ -698,6 +698,26 @@ def test_a_read_only_log_file_is_refused_before_the_game_starts(tmp_path, capsys
     assert digest(db) == before
 
 
+def test_a_log_marked_read_only_is_refused_even_to_root(tmp_path, capsys):
+    """A bad-input audit: `chmod 444 game.sqlite`, and root played on, writing 3 events into it (root may write
+    anything: os.access said yes). A log nobody may write is the owner's "do not change it"."""
+    from device.cli_device import _probe_store
+    from device.config import PitboardConfig, StoreConfig
+
+    db = make_log(tmp_path)
+    db.chmod(0o444)
+    before = digest(db)
+    script = tmp_path / "more.jsonl"
+    script.write_text('{"type": "skid_roll", "faces": []}\n')
+    code, _, err = run(capsys, "play", "gaslands", "--script", str(script), "--db", str(db))
+    assert code == 2 and "is marked read-only (no write permission for anyone)" in err and "chmod u+w" in err
+    line = _probe_store(PitboardConfig(store=StoreConfig(path=db)))
+    assert line.status == "FAIL" and "run could not record a move: it is marked read-only" in line.detail
+    with Store(db, read_only=True) as store:
+        assert store.games()
+    assert digest(db) == before
+
+
 def test_check_warns_of_an_empty_log_file(tmp_path):
     """A bad-input audit: a 0-byte log (cut to nothing) was "OK … none yet (the first game writes it)"."""
     from device.cli_device import _probe_store
