@@ -407,3 +407,24 @@ def test_a_facts_form_missing_its_fields_keeps_the_saved_facts(table):
     assert r.status_code in (200, 303), r.text[-400:]
     again = facts.read_text(encoding="utf-8")
     assert "damage_slots = 3" in again and "adds_moves = 2" in again
+
+
+def test_a_form_cut_short_by_a_lost_connection_is_a_plain_refusal_not_a_traceback():
+    """An audit: a POST whose body stopped coming (a phone losing the Wi-Fi mid-upload: Content-Length 5000, a short
+    body, the socket closed) wrote ~40 lines of ClientDisconnect traceback into the journal, at every such request."""
+    import asyncio
+
+    from starlette.requests import Request
+
+    from device.web.server import BadForm, _form
+
+    messages = [{"type": "http.request", "body": b"code=12", "more_body": True}, {"type": "http.disconnect"}]
+
+    async def receive() -> dict:
+        return messages.pop(0)
+
+    scope = {"type": "http", "method": "POST", "path": "/pair", "headers": [
+        (b"content-type", b"application/x-www-form-urlencoded"), (b"content-length", b"5000")]}
+    with pytest.raises(BadForm, match="the form was cut short") as cut:
+        asyncio.run(_form(Request(scope, receive)))
+    assert cut.value.status == 400
