@@ -164,6 +164,11 @@ def _read_script_arg(path: str, game: str) -> list[tuple[int, Command]]:
     """``--script PATH`` (``-``: standard input) read and checked whole, before the log is opened."""
     if path == "-":
         return read_script(getattr(sys.stdin, "buffer", sys.stdin), path, load_game(game))
+    from device.safe_files import unreachable
+
+    closed = unreachable(Path(path))
+    if closed:
+        raise _user_error(f"the script {path} {closed} (nothing was written to the game log)")
     try:
         script = open(path, "rb")
     except OSError as exc:

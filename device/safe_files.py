@@ -41,9 +41,10 @@ class FileProblem(Exception):
 def unreachable(path: Path) -> str | None:
     """Why ``path`` cannot be looked at (a folder on its way the user may not enter: ``Path.exists`` and
     ``is_dir`` raise then, where a missing file only says False; a symbolic link that leads nowhere, or back to
-    itself: "does not exist" and "give the user read access" were said of those), or None."""
+    itself: "does not exist" and "give the user read access" were said of those; a named pipe, a socket or a
+    device, which a read waits on for ever: check, play and dice read hung without a word, an audit), or None."""
     try:
-        path.stat()
+        st = path.stat()
     except FileNotFoundError:
         if path.is_symlink():
             try:
@@ -61,6 +62,9 @@ def unreachable(path: Path) -> str | None:
             return ("is a symbolic link that leads back to itself (a loop of links): point the link at the file, "
                     "or put the file in its place")
         return None  # a name too long ...: the checks that follow say it
+    if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+        return ("is not a file but a named pipe, a socket or a device (reading it could wait for ever): give the "
+                "path of a file")
     return None
 
 

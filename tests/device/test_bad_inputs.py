@@ -60,3 +60,24 @@ def test_summary_counts_what_the_outcomes_say(outcomes: list[Outcome], tmp_path:
     s = summarise(outcomes)
     assert s["inputs"] == len(outcomes)
     assert s["tracebacks"] == sum(o.traceback is not None for o in outcomes)
+
+
+@pytest.mark.parametrize("command", [["check", "--config", "{fifo}"],
+                                     ["play", "gaslands", "--setup", "{fifo}", "--db", "{tmp}/g.sqlite"],
+                                     ["play", "gaslands", "--script", "{fifo}", "--db", "{tmp}/g.sqlite"],
+                                     ["dice", "read", "{fifo}"]], ids=["config", "setup", "script", "image"])
+def test_a_named_pipe_given_as_a_file_is_refused_not_waited_on(tmp_path: Path, command: list[str]) -> None:
+    """An audit: `check --config FIFO`, `play --setup FIFO` and `dice read FIFO` printed nothing and waited for ever
+    (a read of a pipe nobody writes to)."""
+    import subprocess
+    import sys
+
+    fifo = tmp_path / "pipe.toml"
+    os.mkfifo(fifo)
+    args = [a.format(fifo=fifo, tmp=tmp_path) for a in command]
+    repo = Path(__file__).resolve().parents[2]
+    proc = subprocess.run([sys.executable, "-m", "device.cli", *args], capture_output=True, text=True, timeout=120,
+                          cwd=repo, env={**os.environ, "PYTHONPATH": str(repo), "PITBOARD_DATA": str(tmp_path / "d")})
+    said = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "is not a file but a named pipe" in said and str(fifo) in said, said
+    assert "Traceback" not in said
