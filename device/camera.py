@@ -296,19 +296,23 @@ class ThreadedBackend:
         import threading
 
         if self._hung is not None:
-            if self._hung.is_alive():  # its read never returned: opening the driver again beside it is not safe
-                raise CameraError(f"the {self.name} camera hung (its last read never returned): reseat its cable "
-                                  "(it is opened again once that read returns); if it stays so, restart pitboard "
-                                  "(sudo systemctl restart pitboard)")
+            if self._hung.is_alive():  # its open or read never returned: opening the driver again beside it is not safe
+                raise CameraError(f"the {self.name} camera hung (the driver never returned from its last open or "
+                                  "read): reseat its cable (it is opened again once the driver returns); if it stays "
+                                  "so, restart pitboard (sudo systemctl restart pitboard)")
             self._hung = None
             self.inner.close()  # the hung session's, closed now that its read has returned
-        self.inner.open()
         self._stop = threading.Event()
         self._latest, self._error = None, None
-        if start:
-            self._thread = threading.Thread(target=self._run, args=(self._stop,), name=f"camera-{self.name}",
-                                            daemon=True)
-            self._thread.start()
+        if not start:
+            self.inner.open()
+            return
+        # the driver is opened on the thread too: an open that never returned (a device that blocks, a driver
+        # stuck) froze the loop, the buttons and SIGTERM with it, and no CAMERA OFF came (an audit); now it is a
+        # camera that gives no frame, down after STALL_S, and said so
+        self._thread = threading.Thread(target=self._run, args=(self._stop, True), name=f"camera-{self.name}",
+                                        daemon=True)
+        self._thread.start()
 
     def pump(self, stop: Any = None) -> bool:
         """Read one frame from the inner backend into the slot; False once it failed (the thread ends).
@@ -331,7 +335,17 @@ class ThreadedBackend:
                 self._error = error
         return False
 
-    def _run(self, stop: Any) -> None:
+    def _run(self, stop: Any, opening: bool = False) -> None:
+        if opening:
+            try:
+                self.inner.open()
+            except Exception as exc:  # handed to the loop at its next read, as a failed read is
+                error = exc if isinstance(exc, CameraError) else CameraError(
+                    f"{self.name} failed to open: {driver_words(exc)}")
+                with self._lock:
+                    if not stop.is_set():
+                        self._error = error
+                return
         while not stop.is_set() and self.pump(stop):
             pass
 
@@ -360,12 +374,42 @@ class ThreadedBackend:
             self.inner.close()
 
 
-def first_frame(backend: Backend, *, tries: int = 5, wait_s: float = 0.1) -> tuple[np.ndarray | None,
-                                                                                   CameraError | None]:
+#: Seconds :func:`first_frame` waits for a camera to open and give a frame before saying it hangs.
+FIRST_FRAME_S = 15.0
+
+
+def first_frame(backend: Backend, *, tries: int = 5, wait_s: float = 0.1,
+                limit_s: float = FIRST_FRAME_S) -> tuple[np.ndarray | None, CameraError | None]:
     """Open ``backend``, take the first frame it gives within ``tries`` reads (webcams drop their first
     frames while exposure settles: a read's ``CameraError`` means "not yet", ``wait_s`` apart), and close
     it again.  Returns ``(frame, None)``, or ``(None, the last read's error or None)``; an error while
-    opening is raised.  For one-off frames (``check``, ``teach --camera``), not the running loop."""
+    opening is raised.  For one-off frames (``check``, ``teach --camera``), not the running loop.  A camera
+    whose open or read does not return within ``limit_s`` is a :class:`CameraError` (``check`` waited on such a
+    device for ever, printing nothing: an audit); the call stuck in the driver is left on its own thread."""
+    import threading
+
+    result: list[Any] = []
+
+    def take() -> None:
+        try:
+            result.append(_first_frame(backend, tries, wait_s))
+        except BaseException as exc:  # handed back to the caller's thread
+            result.append(exc)
+
+    worker = threading.Thread(target=take, name=f"first-frame-{backend.name}", daemon=True)
+    worker.start()
+    worker.join(limit_s)
+    if not result:
+        raise CameraError(f"the {backend.name} camera did not open or give a frame within {limit_s:g} s (a camera "
+                          "that hangs, a loose cable, or [camera] device naming something that is not a camera): "
+                          "check the cable and [camera] in pitboard.toml, then try again")
+    if isinstance(result[0], BaseException):
+        raise result[0]
+    out: tuple[np.ndarray | None, CameraError | None] = result[0]
+    return out
+
+
+def _first_frame(backend: Backend, tries: int, wait_s: float) -> tuple[np.ndarray | None, CameraError | None]:
     last: CameraError | None = None
     try:
         backend.open()
@@ -434,6 +478,7 @@ class Camera:
         self._next_attempt = float("-inf")
         self._next_frame = float("-inf")
         self._last_frame_at = float("-inf")  # (or when it was opened)
+        self._first = True  # no frame yet since it was opened
         self._index = 0
         #: (time, status, message) for every change: what the app turns into notices.
         self.changes: list[tuple[float, CameraStatus, str]] = []
@@ -470,6 +515,7 @@ class Camera:
                 return None
             self._opened = True
             self._last_frame_at = now
+            self._first = True
         if now < self._next_frame:
             return None
         try:
@@ -481,10 +527,14 @@ class Camera:
             self._fail(now, f"{self.backend.name} failed: {driver_words(exc)}")
             return None
         if image is None:  # a threaded backend with no new frame yet: try again next iteration
-            if now - self._last_frame_at > self.stall_s:  # ... unless it has given none for seconds: it hangs
-                self._fail(now, f"the {self.backend.name} camera gave no frame for {self.stall_s:g} s (a loose "
+            # ... unless it has given none for seconds: it hangs (the first frame is given twice as long: a threaded
+            # backend opens the driver on its thread, and a Pi camera takes a second or two to open and start)
+            limit = self.stall_s * (2 if self._first else 1)
+            if now - self._last_frame_at > limit:
+                self._fail(now, f"the {self.backend.name} camera gave no frame for {limit:g} s (a loose "
                                 "cable, or a camera that hung)")
             return None
+        self._first = False
         self.failures = 0
         self._last_frame_at = now
         self._set(now, CameraStatus.UP, f"{self.backend.name} camera working")

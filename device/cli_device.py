@@ -260,6 +260,18 @@ def probe_buttons(config: PitboardConfig, pin_factory: Any = None) -> list[Check
     return out
 
 
+def _no_frame_fix(config: PitboardConfig) -> str:
+    """What to do about a camera that opened and gave no frame, naming the device [camera] gives."""
+    if config.camera.backend.value == "picamera2":
+        return ("check the camera's ribbon cable (blue side to the Ethernet port on a Pi 4) and that no other "
+                "program uses the camera (rpicam-hello --list-cameras lists it)")
+    if config.camera.backend.value == "replay":
+        return (f"[camera] device = {config.camera.device!r} in pitboard.toml: does that folder hold the frames to "
+                "replay (PNG or JPEG pictures)?")
+    return (f"[camera] device = {config.camera.device!r} in pitboard.toml: is it the camera (a webcam's number, "
+            "or /dev/videoN from `v4l2-ctl --list-devices`)? check its cable and that no other program uses it")
+
+
 def probe_camera(config: PitboardConfig, backend: Any = None, *,
                  frames: list[tuple[int, int]] | None = None) -> CheckLine:
     from device.camera import CameraError, backend_from_config, first_frame
@@ -274,8 +286,8 @@ def probe_camera(config: PitboardConfig, backend: Any = None, *,
         return CheckLine("FAIL", part, str(exc))
     except Exception as exc:
         return CheckLine("FAIL", part, f"failed: {exc}")
-    if image is None:
-        return CheckLine("FAIL", part, "opened but gave no frame")
+    if image is None:  # (an audit: the line named neither the device nor what to do)
+        return CheckLine("FAIL", part, f"opened but gave no frame: {_no_frame_fix(config)}")
     h, w = image.shape[:2]
     if frames is not None:
         frames.append((w, h))
@@ -1129,7 +1141,7 @@ def check_camera_view(config: PitboardConfig, out_path: Path, backend: Any = Non
     except Exception as exc:
         return CheckLine("FAIL", "camera view", f"no frame ({exc})")
     if image is None:
-        return CheckLine("FAIL", "camera view", "the camera opened but gave no frame")
+        return CheckLine("FAIL", "camera view", f"the camera opened but gave no frame: {_no_frame_fix(config)}")
     cal, _lib, _problems = read_vision_files(config)
     note = "nothing drawn: no usable calibration (see the calibration line)"
     misfit = wrong_size = False

@@ -346,7 +346,7 @@ def test_a_hung_read_on_the_camera_thread_neither_freezes_the_loop_nor_reads_bes
     assert cam.poll(t + 0.6) is None and cam.status is CameraStatus.DOWN  # no frame for 0.5 s: down
     assert time.monotonic() - t0 < 1.0  # the loop is not held for the hung thread
     assert inner.closes == 0  # the driver is not closed under the read in progress
-    assert cam.poll(t + 0.8) is None and "hanging camera hung (its last read never returned)" in cam.message
+    assert cam.poll(t + 0.8) is None and "hanging camera hung (the driver never returned from its last open or read)" in cam.message
     assert inner.opens == 1  # not opened again beside the hung read
     inner.release.set()  # the cable reseated: the hung read returns, its session is over
     for _ in range(100):
@@ -364,6 +364,95 @@ def test_a_hung_read_on_the_camera_thread_neither_freezes_the_loop_nor_reads_bes
     assert frame is not None and cam.up and inner.opens == 2 and inner.closes == 1
     assert inner.most_busy == 1  # never two reads at once
     threaded.close()
+
+
+class BlockingOpen:
+    """A driver whose open blocks until ``release`` is set (an audit: a device that never answers), then gives
+    frames; or whose open fails (``fail``)."""
+
+    name = "blocking"
+
+    def __init__(self, fail: bool = False) -> None:
+        import threading
+
+        self.release = threading.Event()
+        self.fail = fail
+        self.opens = self.closes = 0
+
+    def open(self) -> None:
+        self.opens += 1
+        if self.fail:
+            raise CameraError("no camera at /dev/video7")
+        self.release.wait(10.0)
+
+    def read(self) -> np.ndarray:
+        import time
+
+        time.sleep(0.01)
+        return np.full((8, 8, 3), 5, np.uint8)
+
+    def close(self) -> None:
+        self.closes += 1
+
+
+def test_a_camera_whose_open_never_returns_neither_freezes_the_loop_nor_goes_unsaid() -> None:
+    """An audit: a camera whose open blocked (a device that never answers) held the loop's thread: presses did
+    nothing, SIGTERM waited, no CAMERA OFF. The driver is opened on the camera's thread: the loop goes on, the
+    camera is down once it gave no first frame for twice STALL_S, said hung until the open returns, then opened
+    again."""
+    import threading
+    import time
+
+    inner = BlockingOpen()
+    threaded = ThreadedBackend(inner)
+    cam = Camera(threaded, fps=0, stall_s=0.5, reopen_min_s=0.1, reopen_max_s=0.1)
+    t0 = time.monotonic()
+    assert cam.poll(0.0) is None and cam.poll(0.9) is None and cam.failures == 0  # a camera starting: its seconds
+    assert time.monotonic() - t0 < 0.5  # the loop is not held
+    assert cam.poll(1.1) is None and cam.status is CameraStatus.DOWN
+    assert cam.message == "the blocking camera gave no frame for 1 s (a loose cable, or a camera that hung)"
+    assert cam.poll(1.3) is None and "blocking camera hung (the driver never returned" in cam.message
+    assert inner.opens == 1 and inner.closes == 0  # not opened again beside the open in progress, nor closed under it
+    inner.release.set()  # the open returns: that session is over
+    for _ in range(100):
+        if not any(th.name == "camera-blocking" and th.is_alive() for th in threading.enumerate()):
+            break
+        time.sleep(0.01)
+    frame, t = None, 1.3
+    for _ in range(200):
+        t += 0.2
+        frame = cam.poll(t)
+        if frame is not None:
+            break
+        time.sleep(0.01)
+    assert frame is not None and cam.up and inner.opens == 2 and inner.closes == 1
+    threaded.close()
+
+
+def test_a_camera_whose_open_fails_on_its_thread_is_said_as_before() -> None:
+    import time
+
+    cam = Camera(ThreadedBackend(BlockingOpen(fail=True)), fps=0, stall_s=5.0)
+    for k in range(100):
+        cam.poll(k * 0.01)
+        if cam.changes:
+            break
+        time.sleep(0.01)
+    assert cam.status is CameraStatus.DOWN and cam.message == "no camera at /dev/video7" and cam.failures == 1
+
+
+def test_first_frame_gives_up_on_a_camera_that_never_opens() -> None:
+    """An audit: `check` with [camera] device naming a pipe nobody writes to printed nothing, for ever."""
+    import time
+
+    from device.camera import first_frame
+
+    inner = BlockingOpen()
+    t0 = time.monotonic()
+    with pytest.raises(CameraError, match=r"the blocking camera did not open or give a frame within 0.3 s .*\[camera\]"):
+        first_frame(inner, limit_s=0.3)
+    assert time.monotonic() - t0 < 2.0
+    inner.release.set()
 
 
 def test_first_frame_waits_out_dropped_frames_and_always_closes() -> None:
@@ -440,3 +529,31 @@ def test_picamera2_that_cannot_load_names_what_failed_and_a_camera_that_fails_is
         Picamera2Backend().open()
     assert "the Pi camera did not start (Camera frontend has timed out!)" in str(info.value)
     assert closed == [True]
+
+
+def test_check_names_the_device_of_a_camera_that_opened_and_gave_no_frame() -> None:
+    """An audit: `[camera] device` naming a JPEG: "FAIL camera (opencv): opened but gave no frame", no file named
+    and nothing to do."""
+    import dataclasses
+
+    from device.cli_device import probe_camera
+    from device.config import CameraBackend, PitboardConfig
+
+    class Silent:
+        name = "opencv"
+
+        def open(self) -> None:
+            pass
+
+        def read(self) -> None:
+            return None
+
+        def close(self) -> None:
+            pass
+
+    config = PitboardConfig()
+    config = dataclasses.replace(config, camera=dataclasses.replace(config.camera, backend=CameraBackend.OPENCV,
+                                                                    device="/srv/shots/text.jpg"))
+    line = probe_camera(config, Silent())
+    assert line.status == "FAIL" and "[camera] device = '/srv/shots/text.jpg'" in line.detail
+    assert "is it the camera" in line.detail
