@@ -17,6 +17,7 @@ from typing import Any, Generic, TypeVar
 
 from games.core import fields
 from games.core.model import Command, Decision, Event, Game, Illegal, Prompt, Record
+from games.core.typed import not_finite, type_problem
 
 S = TypeVar("S")
 
@@ -106,6 +107,11 @@ class Match(Generic[S]):
             # whatever shows the game first
             last = self.records[-1]
             try:
+                # a value no play makes (a hull of 10.5, or 17 of 12, played on: an audit)
+                problem = getattr(self.game, "state_problem", None)
+                wrong = type_problem(self.state) or (problem(self.state) if problem is not None else None)
+                if wrong is not None:
+                    raise Illegal(wrong)
                 self._show(self.state)
             except _BAD_STATE as exc:
                 raise CorruptLog(f"the game as its events leave it (up to event {last.seq}, {last.event.type}) cannot "
@@ -247,6 +253,9 @@ class Match(Generic[S]):
             return
         state: S | None = self._stack[-1][1] if self._stack else None
         for record in group:
+            odd = not_finite(record.event.data)
+            if odd is not None:  # (NaN hits wrecked a car: an audit)
+                raise CorruptLog(f"event {record.seq} ({record.event.type}) cannot be replayed: {odd}")
             try:
                 state = self.game.evolve(state, record.event)
             except _BAD_STATE as exc:

@@ -166,6 +166,10 @@ class Game(Protocol, Generic[S, V]):
     names) -> str | None``, an event in its words where the plain reading of the data would not do (the set-up's
     rule tables; Gaslands' attacks and crashes), ``names`` being the vehicles' names by their ids; without them
     the log reads the state's ``round``/``stage``/``turn`` and the event's data.
+
+    A game may declare ``state_problem(state) -> str | None`` too: what a state folded from a log edited by hand
+    holds that no play makes (a gear above the vehicle's max), checked with the fields' declared types
+    (:func:`games.core.typed.type_problem`) when a log is replayed.
     """
 
     name: str

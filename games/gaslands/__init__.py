@@ -78,6 +78,22 @@ class Gaslands:
     def menu(self, state: GaslandsState) -> Menu:
         return menus.menu(state)
 
+    def state_problem(self, state: GaslandsState) -> str | None:
+        """What a state folded from an edited log holds that no play makes (None: nothing): a gear outside 1 to
+        the vehicle's max gear, hazard tokens below 0, a hull above the vehicle's own (an audit: hits of -5 gave
+        The Brick a hull of 17 of 12, played on without a word)."""
+        for v in state.vehicles:
+            if not 1 <= v.gear <= v.max_gear:
+                return f"{v.name} is in gear {v.gear}, outside 1 to its max gear {v.max_gear}"
+            if v.hazards < 0:
+                return f"{v.name} has {v.hazards} hazard tokens"
+            if not 0 <= v.hull <= v.max_hull:
+                return f"{v.name} has hull {v.hull} of {v.max_hull}"
+        act = state.activation
+        if act is not None and act.template is not None and act.template not in TEMPLATES:
+            return f"the active vehicle's template is {act.template!r}, not one of {', '.join(TEMPLATES)}"
+        return None
+
     def timeline_heading(self, state: GaslandsState) -> str:
         """Where the table was before a decision, as the game log (:mod:`device.web.timeline`) heads it: the
         round and the gear phase."""

@@ -80,6 +80,14 @@ class ThunderRoad:
 
         return menu(state)
 
+    def state_problem(self, state: ThunderRoadState) -> str | None:
+        """What a state folded from an edited log holds that no play makes (None: nothing): damage tokens or
+        coasts below 0."""
+        for v in state.vehicles:
+            if v.damage < 0 or v.coasts < 0:
+                return f"{v.id} has {v.damage} damage tokens and {v.coasts} coasts"
+        return None
+
     # -- the game log's words (the phone's timeline, :mod:`device.web.timeline`) ---------------------------
     def timeline_heading(self, state: ThunderRoadState) -> str:
         """Where the table was before a decision, as the game log heads it: the round and whose turn."""
