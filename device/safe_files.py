@@ -318,6 +318,16 @@ def read_image(path: str | Path, *, what: str = "image") -> np.ndarray:
         if data[:4].tobytes() == b"GIF8":  # whole, but a GIF (the Pi's OpenCV 4.11 decodes none): not "damaged"
             raise FileProblem(f"{p} is a GIF, not an image Pitboard can read (a PNG, JPEG, BMP, TIFF or WebP "
                               "picture is): save it as PNG")
+        if data[:4].tobytes() in (b"II*\x00", b"MM\x00*"):  # a TIFF of samples OpenCV takes only unchanged
+            try:
+                with opencv_quiet():
+                    raw = cv2.imdecode(data, cv2.IMREAD_UNCHANGED)
+            except (cv2.error, MemoryError):
+                raw = None
+            if raw is not None and raw.dtype.kind == "f":  # (an audit: said "damaged", or "not an image")
+                raise FileProblem(f"{what} {p} is a TIFF of {raw.dtype.itemsize * 8}-bit floating-point samples (a "
+                                  "scientific or HDR export), not a photo's: save it with 8 or 16 bits a channel, "
+                                  "as PNG, JPEG or TIFF")
         if size is not None:  # the header says an image: its picture data is what is broken
             raise FileProblem(f"{what} {p} says it is a {size[0]} x {size[1]} image, but its picture cannot be "
                               "decoded: the file is damaged or cut short (copied before it was whole?); take or "

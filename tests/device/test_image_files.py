@@ -401,3 +401,14 @@ def test_a_pattern_that_matched_no_file_is_said_so(tmp_path: Path) -> None:
         read_image(tmp_path / "*.jpg")
     with pytest.raises(FileProblem, match=r"x\.jpg does not exist \(if it was a pattern"):
         read_image(tmp_path / "*" / "x.jpg")
+
+
+@pytest.mark.parametrize("channels", [1, 3])
+def test_a_tiff_of_floating_point_samples_is_named_as_such(tmp_path: Path, channels: int) -> None:
+    """An audit: a 32-bit float TIFF was "damaged or cut short ... take or copy it again" (grey) or "not an image
+    Pitboard can read (a ... TIFF ... is)" (colour): neither is so, and copying it again changes nothing."""
+    shape = (48, 64) if channels == 1 else (48, 64, 3)
+    path = tmp_path / "float.tiff"
+    assert cv2.imwrite(str(path), np.random.default_rng(1).random(shape).astype(np.float32))
+    with pytest.raises(FileProblem, match=r"is a TIFF of 32-bit floating-point samples .* 8 or 16 bits a channel"):
+        read_image(path)
