@@ -304,6 +304,7 @@ class App:
         self._last_press = clock()
         self._dirty = True
         self._blink: bool | None = None
+        self._label_tick: int | None = None  # the turn of a long label or dice line (pages.LABEL_TURN_S) last drawn
         self._last_images: dict[str, bytes] = {}
         self._camera_changes_seen = 0
         self._screen_events_seen = 0
@@ -1292,6 +1293,12 @@ class App:
         if blink != self._blink:
             self._blink = blink
             self._dirty = True  # alerts flash; the unchanged screens are skipped below
+        tick = int(now / pages.LABEL_TURN_S)
+        if tick != self._label_tick:
+            # a long label or dice line turns on its own beat, which the alerts' does not divide (a review: turns
+            # drawn up to 1 s late, one shown for half a second)
+            self._label_tick = tick
+            self._dirty = True
         if self.refusal is not None:
             self._dirty = True  # its pages turn with time
         if not (self._dirty or force):

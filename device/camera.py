@@ -291,6 +291,7 @@ class ThreadedBackend:
         self._hung: threading.Thread | None = None  # a closed session's thread still inside the driver's read
         self._latest: np.ndarray | None = None
         self._error: CameraError | None = None
+        self._closed_late = False  # the thread closed the driver after an open that returned once it was stopped
 
     def open(self, *, start: bool = True) -> None:
         import threading
@@ -301,9 +302,10 @@ class ThreadedBackend:
                                   "read): reseat its cable (it is opened again once the driver returns); if it stays "
                                   "so, restart pitboard (sudo systemctl restart pitboard)")
             self._hung = None
-            self.inner.close()  # the hung session's, closed now that its read has returned
+            if not self._closed_late:  # (an open that returned late closed the driver itself)
+                self.inner.close()  # the hung session's, closed now that its read has returned
         self._stop = threading.Event()
-        self._latest, self._error = None, None
+        self._latest, self._error, self._closed_late = None, None, False
         if not start:
             self.inner.open()
             return
@@ -345,6 +347,10 @@ class ThreadedBackend:
                 with self._lock:
                     if not stop.is_set():
                         self._error = error
+                return
+            if stop.is_set():  # closed while it opened (the appliance stopping): the driver is closed here, as
+                self.inner.close()  # close() would have (a review: it was left open)
+                self._closed_late = True
                 return
         while not stop.is_set() and self.pump(stop):
             pass

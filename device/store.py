@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import glob
 import json
 import os
 import sqlite3
@@ -349,11 +350,15 @@ class Store:
         while kept.exists():
             n += 1
             kept = wal.with_name(f"{wal.name}.damaged-{stamp}-{n}")
+        same = self._same_copy(wal, data)
         try:
-            with open(kept, "xb") as out:
-                out.write(data)
-                out.flush()
-                os.fsync(out.fileno())
+            if same is not None:  # a start that ended before the first move (a restart loop) copied it already: a
+                kept = same  # copy at every start filled the card (a review)
+            else:
+                with open(kept, "xb") as out:
+                    out.write(data)
+                    out.flush()
+                    os.fsync(out.fileno())
         except OSError as exc:
             with contextlib.suppress(OSError):
                 kept.unlink()
@@ -364,6 +369,17 @@ class Store:
         self.wal_note = (f"{said}; the game goes on from the decisions before it. A copy is kept as {kept.name}: "
                          "keep it, the lost decisions may be saved from it")
         self.wal_short += "; a copy is kept beside the log (pitboard check names it)"  # (its name: 5 pieces)
+
+    @staticmethod
+    def _same_copy(wal: Path, data: bytes) -> Path | None:
+        """A copy of ``wal`` kept beside it already holding ``data``, byte for byte (None: none)."""
+        for old in sorted(wal.parent.glob(f"{glob.escape(wal.name)}.damaged-*")):
+            try:
+                if old.stat().st_size == len(data) and old.read_bytes() == data:
+                    return old
+            except OSError:
+                continue
+        return None
 
     def _damaged(self, why: str) -> StoreError:
         return StoreError(

@@ -101,17 +101,21 @@ class Match(Generic[S]):
             group.append(record)
         if group:
             self._fold(group)
+        for decision, state in self._stack:
+            # a value no play makes (a hull of 10.5, or 17 of 12, played on: an audit), in any live decision's
+            # state: one undo would bring back a state before the newest (a review)
+            problem = getattr(self.game, "state_problem", None)
+            wrong = type_problem(state) or (problem(state) if problem is not None else None)
+            if wrong is not None:
+                seq = next((r.seq for r in reversed(self.records) if r.decision == decision), None)
+                raise CorruptLog(f"the game as its events leave it after decision {decision} (up to event {seq}) "
+                                 f"cannot be shown: {wrong}")
         if self._stack and self.records:
             # the events folded, but a state an edited event left wrong may still break the prompt or the views
             # (a turn given to a player not at the table): said here, naming the last event, not as a crash of
             # whatever shows the game first
             last = self.records[-1]
             try:
-                # a value no play makes (a hull of 10.5, or 17 of 12, played on: an audit)
-                problem = getattr(self.game, "state_problem", None)
-                wrong = type_problem(self.state) or (problem(self.state) if problem is not None else None)
-                if wrong is not None:
-                    raise Illegal(wrong)
                 self._show(self.state)
             except _BAD_STATE as exc:
                 raise CorruptLog(f"the game as its events leave it (up to event {last.seq}, {last.event.type}) cannot "

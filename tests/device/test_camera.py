@@ -557,3 +557,22 @@ def test_check_names_the_device_of_a_camera_that_opened_and_gave_no_frame() -> N
     line = probe_camera(config, Silent())
     assert line.status == "FAIL" and "[camera] device = '/srv/shots/text.jpg'" in line.detail
     assert "is it the camera" in line.detail
+
+
+def test_a_camera_closed_while_its_driver_opens_is_closed_once_the_open_returns() -> None:
+    """A review: the appliance stopping while the driver's open was slow left the driver open."""
+    import threading
+    import time
+
+    inner = BlockingOpen()
+    threaded = ThreadedBackend(inner)
+    threaded.open()
+    time.sleep(0.05)
+    threaded.close()  # the open is still in the driver: not waited on, not closed under it
+    assert inner.closes == 0
+    inner.release.set()
+    for _ in range(200):
+        if not any(th.name == "camera-blocking" and th.is_alive() for th in threading.enumerate()):
+            break
+        time.sleep(0.01)
+    assert inner.opens == 1 and inner.closes == 1

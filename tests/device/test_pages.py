@@ -810,3 +810,46 @@ def test_a_footer_piece_after_the_first_begins_with_an_ellipsis() -> None:
     assert all(p.endswith("…") for p in pieces[:-1]) and not pieces[-1].endswith("…"), pieces
     assert pages.unpieced(pieces) == "The Brick: 4 hits, 1 evaded: 3 taken · hull 9 · 2 hazards"
     assert all(pages.text_width(p, pages.BODY_SIZE) <= pages.FOOTER_WIDTH for p in pieces), pieces
+
+
+def test_a_long_dice_line_turns_on_time_whatever_the_alerts_beat(tmp_path) -> None:
+    """A review: with alerts lit 1.5 s of each 2 s, the screens were redrawn only when that flipped; a dice line
+    too long for the screen turns every 1.5 s, and its turns came up to 1 s late, one shown for half a second."""
+    from device.app import App
+    from device.buttons import ScriptedButtons
+    from games import gaslands
+    from games.core import Command, Match
+
+    class Shown:
+        def __init__(self) -> None:
+            self.log: list[str] = []
+
+        def show(self, player: str, image) -> bool:
+            self.log.append(player)
+            return True
+
+    setup = {"players": [{"name": "Eve", "vehicles": [{"type": "bike", "name": "Sand Flea"}]},
+                         {"name": "Bob", "vehicles": [{"type": "car"}]}]}
+    t = [0.0]
+    screens = Shown()
+    app = App(gaslands, Match.begin(gaslands.GAME, setup), buttons=ScriptedButtons(), displays=screens,
+              clock=lambda: t[0])
+    for command in (Command("choose_template", {"template": "gentle", "hand": "left"}), Command("place_template")):
+        assert app.apply(command, now=0.0).accepted
+    app.open_entry(app.menu().dice)
+    entry = app.entry
+    for face in ("SHIFT", "HAZARD", "SPIN", "SHIFT", "SLIDE"):
+        while entry.request.name_of(entry.current) != face:
+            entry.select()
+        entry.keep()
+    eve = next(v for v in app.turn().views if v.player == "Eve")
+    assert pages.dice_page_turns(app.page_for("Eve", eve, 0.0, True)) > 1
+    shown_turn = None
+    for i in range(1200):
+        t[0] = now = 100.0 + i * 0.01
+        before = len(screens.log)
+        app.step(now)
+        want = app.page_for("Eve", next(v for v in app.turn().views if v.player == "Eve"), now, True).turn
+        if "Eve" in screens.log[before:]:
+            shown_turn = want
+        assert shown_turn == want, f"turn {want} due, turn {shown_turn} on the screen at {now:.2f}"

@@ -198,3 +198,20 @@ def test_no_header_damage_is_seen_in_a_wal_sqlite_wrote_or_in_an_empty_one(tmp_p
     assert not scan(db.with_name("game.sqlite-wal").read_bytes()).header_damaged
     assert scan(b"") == scan(b"\0" * HEADER) == scan(b"\0" * 20)
     assert not scan(b"").header_damaged
+
+
+def test_a_damaged_wal_met_again_is_not_copied_again(tmp_path):
+    """A review: starts that end before the first move (a restart loop, a power cut) met the same damaged -wal
+    each time and kept a copy each time."""
+    db, _ = crashed(tmp_path)
+    wal = db.with_name("game.sqlite-wal")
+    damage(wal, 3)
+    damaged, main = wal.read_bytes(), db.read_bytes()
+    with Store(db, clock=lambda: "2026-12-06T07:55:01+00:00") as store:
+        assert store.wal_note is not None
+    db.write_bytes(main)  # as the crash before the first move left them
+    wal.write_bytes(damaged)
+    with Store(db, clock=lambda: "2026-12-06T08:10:00+00:00") as store:
+        assert store.wal_note is not None and "A copy is kept as game.sqlite-wal.damaged-20261206075501" in \
+            store.wal_note
+    assert [p.name for p in db.parent.glob("*.damaged-*")] == ["game.sqlite-wal.damaged-20261206075501"]

@@ -76,3 +76,24 @@ def test_every_game_state_as_played_has_its_declared_types() -> None:
     for game in (gaslands, thunder_road):
         m = Match.begin(game.GAME, tomllib.loads(game.EXAMPLE_SETUP))
         assert type_problem(m.state) is None and game.GAME.state_problem(m.state) is None
+
+
+def test_a_bad_value_behind_a_later_decision_is_refused_too() -> None:
+    """A review: the first hit edited to 1.5 and a later hit of 11 (hull 0 at the end): the replay was taken,
+    and one undo brought back a hull of 10.5 to play on."""
+    options = setup(("Alice", ["buggy"]), ("Bob", ["truck"]))
+    t = Table(options=options)
+    t.to_skid_check()
+    t.ok("skid_roll", faces=[])
+    t.ok("confirm")
+    t.ok("hits", vehicle="bob-1", count=2)
+    t.ok("hits", vehicle="bob-1", count=11)
+    start = list(gaslands.GAME.start(options))
+    records = [Record(k + 1, 0, e) for k, e in enumerate(start)] + [
+        Record(len(start) + k + 1, k + 1, e) for k, e in enumerate(t.events)]
+    first = next(r.seq for r in records if r.event.type == "hits_taken")
+    edited = [dataclasses.replace(r, event=Event("hits_taken", {**r.event.data, "count": 1.5})) if r.seq == first
+              else r for r in records]
+    assert Match(gaslands.GAME, records).state.vehicle("bob-1").hull == 0
+    with pytest.raises(CorruptLog, match=r"after decision \d+ .*hull is 10\.5"):
+        Match(gaslands.GAME, edited)
