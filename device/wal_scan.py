@@ -59,7 +59,8 @@ def scan(data: bytes) -> WalScan:
             _checksum(data[:24], order, (0, 0)) != (c1, c2):
         # not a WAL header SQLite takes: it reads none of the file, and its next checkpoint deletes it (an audit:
         # 32 bad bytes hid 14 decisions, said nowhere); nothing past the header is nothing lost
-        return _headless(data) if len(data) > HEADER else WalScan(0, 0, 0)
+        # (a file of zeros holds nothing: what a filesystem can leave of a file extended before its power cut)
+        return _headless(data) if len(data) > HEADER and data.count(0) != len(data) else WalScan(0, 0, 0)
     size = FRAME_HEADER + page
     previous = (c1, c2)  # the stored checksum the next frame's sum starts from
     read = frames = unread = 0
