@@ -109,6 +109,8 @@ def _first_beat(since: float) -> float:
 def lit(now: float) -> bool:
     """Whether the flashing alerts are lit at ``now`` (the first :data:`LIT_S` of each beat)."""
     return now % ALERT_PIECE_S < LIT_S
+
+
 #: After this long without a press the chooser's screen shows their dashboard again.
 MENU_IDLE_S = 20.0
 #: Buttons whose first press while the dashboard shows only brings the menu back.  BACK too (an audit: BACK
