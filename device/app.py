@@ -234,8 +234,9 @@ class App:
     """The appliance's loop around one :class:`games.core.Match`.
 
     ``game_module`` is the game package (``games.gaslands``): its ``GAME`` decides and declares the menu,
-    its ``DIE_TYPES`` gives the faces of dice typed by hand.  ``on_finished`` is called once when the
-    game ends (the run command marks the game finished in the store).
+    its ``DIE_TYPES`` gives the faces of dice typed by hand.  ``on_finished(over)`` is called when the
+    game ends (``True``: the run command marks the game finished in the store) and when an undo takes it out of
+    its end again (``False``: marked playing again; a restart resumed another game, an audit).
     """
 
     def __init__(
@@ -253,7 +254,7 @@ class App:
         settle_frames: int = 3,
         long_back_undo_steps: int = 3,
         table_every: int = 5,
-        on_finished: Callable[[], None] | None = None,
+        on_finished: Callable[[bool], None] | None = None,
         log: Callable[[str], None] | None = None,
     ) -> None:
         #: the journal (``run``'s log): what the screens cannot say whole, such as why the camera was lost
@@ -286,7 +287,7 @@ class App:
         self.menu_shown = True
         self.frames_drawn = 0
         self.iterations = 0
-        self._finished_reported = False
+        self._over = bool(getattr(match.state, "finished", False))  # as the store was told last
         self._turn: Turn | None = None
         self._prompt_key: Any = None
         #: when the step last moved on by something other than a button (the camera, the phone's dice): a
@@ -431,16 +432,18 @@ class App:
             self.vision.template_step_started(after.prompt.vehicle)  # a new activation: a new pick
         if source != "button" and self._prompt_key != key:
             self._moved_at, self._moved_by, self._moved_from = now, source, sender
-        if not self._finished_reported and getattr(self.match.state, "finished", False):
-            self._finished_reported = True
+        over = bool(getattr(self.match.state, "finished", False))
+        if over != self._over:
+            self._over = over
             if self.on_finished is not None:
                 try:
-                    self.on_finished()
+                    self.on_finished(over)
                 except StoreError as exc:
                     # the game's last events are recorded; only its "finished" mark is not (the next start
-                    # resumes it at its end): the table is told, the loop goes on
-                    self.notify("store", f"game over, not marked finished: {exc.short}", None, now=now)
-                    log.warning("game over, not marked finished: %s", exc)
+                    # resumes it at its end, or another game): the table is told, the loop goes on
+                    said = "game over, not marked finished" if over else "undone, not marked playing again"
+                    self.notify("store", f"{said}: {exc.short}", None, now=now)
+                    log.warning("%s: %s", said, exc)
         return outcome
 
     @staticmethod

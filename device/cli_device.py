@@ -1492,7 +1492,7 @@ def _game_app(config: PitboardConfig, module: Any, match: Any, store: Any, game_
     app = App(module, match, buttons=buttons, displays=bank, clock=clock, camera=camera, reader=reader,
               dice_region=config.camera.dice_region, settle_frames=config.camera.settle_frames,
               long_back_undo_steps=config.buttons.long_back_undo_steps,
-              on_finished=lambda: store.finish(game_id), log=log)
+              on_finished=lambda over: store.finish(game_id, over), log=log)
     app.show_file_problems(problems)
     return app, problems
 

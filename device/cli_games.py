@@ -72,9 +72,8 @@ def open_match(game_name: str, store: Store, setup: Mapping[str, Any] | None, *,
 
 
 def mark_finished(store: Store, game_id: int, match: Match[Any]) -> None:
-    """A game whose state says it is over is not resumed again."""
-    if getattr(match.state, "finished", False):
-        store.finish(game_id)
+    """A game whose state says it is over is not resumed again; one whose end a script undid is, again."""
+    store.finish(game_id, bool(getattr(match.state, "finished", False)))
 
 
 def _bad_line(source: str, number: int, what: str, fix: str = "fix the line") -> Exception:

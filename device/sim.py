@@ -529,9 +529,9 @@ class Sim:
                 self.tick()
             time.sleep(tick)
 
-    def _finished(self) -> None:
-        self.finished = True
-        self.store.finish(self.game_id)
+    def _finished(self, over: bool) -> None:
+        self.finished = over
+        self.store.finish(self.game_id, over)
 
     def _release(self) -> None:
         if getattr(self, "_listener", None) is not None:

@@ -799,13 +799,15 @@ class Store:
             rows = []
         return str(rows[0][0]) if rows else "GAME"
 
-    def finish(self, game_id: int) -> None:
+    def finish(self, game_id: int, finished: bool = True) -> None:
+        """Mark the game over (not resumed again), or, ``finished`` False, playing again (its end undone)."""
         if self._db is None:
             return
         try:
-            self._db.execute("UPDATE games SET finished = 1 WHERE id = ?", (game_id,))
+            self._db.execute("UPDATE games SET finished = ? WHERE id = ?", (int(finished), game_id))
         except sqlite3.Error as exc:
-            raise self._sqlite_problem(exc, f"marking game {game_id} finished") from None
+            said = "finished" if finished else "playing again"
+            raise self._sqlite_problem(exc, f"marking game {game_id} {said}") from None
 
     # -- events -----------------------------------------------------------------------------------
     def sink(self, game_id: int) -> Callable[[int, Sequence[Event]], list[Record]]:

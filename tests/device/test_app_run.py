@@ -523,7 +523,7 @@ def test_a_game_that_ends_on_a_full_disk_is_kept_and_the_loop_goes_on(tmp_path: 
     clock = Clock()
     appliance = _cameraless(tmp_path, factory, clock)
     try:
-        def full(game_id: int) -> None:
+        def full(game_id: int, finished: bool = True) -> None:
             raise StoreError("the disk holding games.sqlite is full: marking game 1 finished failed. Nothing was "
                              "changed; free some space and try again")
 
@@ -648,3 +648,36 @@ def test_a_damaged_wal_is_told_on_every_screen_and_its_copy_named(tmp_path: Path
         assert list(db.parent.glob("game.sqlite-wal.damaged-*"))
     finally:
         appliance.close()
+
+
+def test_a_games_end_undone_marks_it_playing_again_and_a_restart_resumes_it(tmp_path: Path) -> None:
+    """A phone audit: a finished game brought back into play by an undo stayed marked finished; the restart
+    resumed an older unfinished game of the log, and the game being played was left behind."""
+    import tomllib
+
+    import games.gaslands as gaslands
+    from device.app import App
+    from device.buttons import ScriptedButtons
+    from device.store import Store
+    from games.core import Command
+
+    store = Store(tmp_path / "g.sqlite")
+    older, _, _ = store.open_match(gaslands.GAME, tomllib.loads(gaslands.EXAMPLE_SETUP), new=True)
+    game_id, match, _ = store.open_match(gaslands.GAME, tomllib.loads(gaslands.EXAMPLE_SETUP), new=True)
+    marks: list[bool] = []
+
+    def on_finished(over: bool) -> None:
+        marks.append(over)
+        store.finish(game_id, over)
+
+    class Screens:
+        def show(self, player, image) -> bool:
+            return True
+
+    app = App(gaslands, match, buttons=ScriptedButtons(), displays=Screens(), clock=lambda: 0.0,
+              on_finished=on_finished)
+    assert app.apply(Command("end_game", {"winner": "Alice"}), now=0.0).accepted
+    assert marks == [True] and store.latest_unfinished("gaslands") == older
+    assert app.apply(Command("undo", {"steps": 1}), now=1.0).accepted
+    assert marks == [True, False] and store.latest_unfinished("gaslands") == game_id  # resumed, not game 1
+    store.close()
