@@ -15,6 +15,7 @@ import asyncio
 import base64
 import io
 import queue
+import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -47,6 +48,8 @@ class DiceOffer:
     exact: bool
     names: tuple[str, ...]
     player: str | None
+    #: what the roller's screen tells them ("The Brick: 1 hit: roll 1 evade die"), when another player rolls
+    told: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {"die": self.die, "label": self.label, "count": self.count, "exact": self.exact,
@@ -59,8 +62,12 @@ class DiceOffer:
     def title(self) -> str:
         """What the page's dice box asks for."""
         whose = f"{self.player}'s roll" if self.player else "The roll"
-        said = self.exact or str(self.count) in self.label  # "4 movement dice", "skid dice (up to 4)"
-        return f"{whose}: {self.label}" + ("" if said else f", at most {self.count}")
+        # "4 movement dice", "skid dice (up to 4)", "(2 ± weight)": the count said; not the "1" of "1 hit: evade dice"
+        # (a phone audit: the count was left out)
+        asked = self.told or self.label  # the roller's screen's words, where another rolls
+        said = self.exact or re.search(rf"(up to |at most |\()\s*{self.count}\b|\b{self.count} [a-z ]*dic?e\b",
+                                        asked) is not None
+        return f"{whose}: {asked}" + ("" if said else f", at most {self.count}")
 
     def places(self, text: str, *, draft: bool = False) -> list[int]:
         """The faces typed (``"3 5 1"``, ``"3,5,1"``: places in ``names``), or ValueError saying what is wrong.
@@ -83,8 +90,12 @@ def dice_offer(app: Any) -> DiceOffer | None:
     if request is None:
         return None
     faces = faces_of(app, request)
+    # who rolls: the player the screens tell to roll (a target's evade dice are its owner's, a smash attack's its
+    # car's), else the step's (a phone audit: "Alice's roll: 1 hit: evade dice" for The Brick's, Bob's, roll)
+    rollers = list(dict.fromkeys(who for who, _ in request.tell))
+    told = request.tell[0][1] if len(rollers) == 1 else ""
     return DiceOffer(request.die, request.label, request.count, request.exact,
-                     tuple(request.name_of(f) for f in faces), app.prompt().player)
+                     tuple(request.name_of(f) for f in faces), " and ".join(rollers) or app.prompt().player, told)
 
 
 def faces_of(app: Any, request: Any) -> list[Any]:
@@ -116,10 +127,11 @@ def type_dice(app: Any, offer: DiceOffer, places: Sequence[int], now: float | No
     # SHIFTs a player had kept on the panel were dropped without a word)
     entry = app.entry
     kept = [request.name_of(f) for f in entry.entered] if entry is not None and entry.request is request else []
+    step_player = app.prompt().player  # whose screen the dice are entered on (the offer names who rolls them)
     outcome = app.type_faces(faces, now, source="web")
     if getattr(outcome, "accepted", False):
         replaced = f" (replaced {' '.join(kept)}, entered with the buttons)" if kept else ""
-        app.notify("dice", f"phone: {typed or 'no dice'}{replaced}", offer.player, now=now)
+        app.notify("dice", f"phone: {typed or 'no dice'}{replaced}", step_player, now=now)
 
 
 @dataclass(frozen=True)

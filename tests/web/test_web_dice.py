@@ -206,3 +206,27 @@ def test_a_second_phone_cannot_type_over_a_roll_another_phone_is_entering(road: 
     assert second.post("/dice", data={**data, "faces": ""}, headers={"x-csrf-token": csrf2}).status_code == 204
     data1 = {**data, "csrf": csrf1, "faces": "4"}
     assert first.post("/dice", data=data1, headers={"x-csrf-token": csrf1}).status_code == 204
+
+
+def test_the_dice_box_names_who_rolls_and_how_many_as_their_screen_does(tmp_path: Path) -> None:
+    """A phone audit: Alice attacked The Brick and the page's dice box asked "Alice's roll: 1 hit: evade dice", no
+    count (the "1" of "1 hit" was taken for it) and not the roller: Bob's screen read "The Brick: 1 hit: roll 1
+    evade die"."""
+    from device.web.hub import DiceOffer, dice_offer
+    from games.core.table_input import DiceRequest
+
+    table = Table(tmp_path, "gaslands")
+    try:
+        request = DiceRequest(die="d6", count=1, exact=False, label="1 hit: evade dice", build=lambda faces: None,
+                              tell=(("Bob", "The Brick: 1 hit: roll 1 evade die"),))
+        table.app.awaited_roll = lambda: request  # type: ignore[method-assign]
+        offer = dice_offer(table.app)
+        assert offer is not None and offer.player == "Bob"
+        assert offer.title() == "Bob's roll: The Brick: 1 hit: roll 1 evade die"
+    finally:
+        table.close()
+    plain = DiceOffer("d6", "1 hit: evade dice", 1, False, ("1",), "Bob")
+    assert plain.title() == "Bob's roll: 1 hit: evade dice, at most 1"  # the "1" of "1 hit" is no count
+    assert DiceOffer("skid", "skid dice (up to 4)", 4, False, ("SHIFT",), "Al").title() == "Al's roll: skid dice (up to 4)"
+    assert DiceOffer("d6", "smash dice on Rust Bucket (2 ± weight)", 2, False, ("1",), "Bob").title() == \
+        "Bob's roll: smash dice on Rust Bucket (2 ± weight)"
