@@ -307,6 +307,7 @@ class App:
         self._last_press = clock()
         self._dirty = True
         self._blink: bool | None = None
+        self._vehicle_names: dict[str, str] | None = None  # by id, for the commands' words (words_of)
         self._label_tick: int | None = None  # the turn of a long label or dice line (pages.LABEL_TURN_S) last drawn
         self._last_images: dict[str, bytes] = {}
         self._camera_changes_seen = 0
@@ -580,12 +581,14 @@ class App:
         screens said it ("Ana: Move a vehicle… › Small car › Die 3"); any other (the camera's, the phone's, a
         refusal) in its type and values, after whose step it was when the command names nobody ("Alice: skid roll:
         faces [HAZARD, SLIDE]", "USA: roll: die 2")."""
-        from device.web.timeline import command_words
+        from device.web.timeline import command_words, vehicle_names
 
         records = applied.outcome.records
         if applied.outcome.accepted and records and records[0].decision in self._taken:
             return " › ".join(self._taken[records[0].decision])
-        return command_words(applied.command, applied.player)
+        if self._vehicle_names is None:  # the vehicles' names, from the events that set the game up
+            self._vehicle_names = vehicle_names([r for r in self.match.records if r.decision == 0], self.game)
+        return command_words(applied.command, applied.player, self._vehicle_names)
 
     def decision_words(self, targets: Sequence[tuple[int, Sequence[Any]]]) -> list[str]:
         """Decisions to undo (``Match.undo_targets``), each as "UNDONE: …" on the screens and the phone's "Undo

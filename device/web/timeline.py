@@ -227,12 +227,16 @@ def describe(event: Event, vehicles: Mapping[str, str] | None = None, game: Any 
     return _short(text)
 
 
-def command_words(command: Any, who: str | None = None) -> str:
+def command_words(command: Any, who: str | None = None, names: Mapping[str, str] | None = None) -> str:
     """A command as the live page's list says it: its type and values in words, a key the type already
     names left out ("choose template: turn, hand left", not the JSON a player cannot read).  ``who``: whose
     step it was, said first when the command names nobody itself ("USA: roll: die 2", "Alice: skid roll: …");
-    a command naming its vehicle, rider, side, team or player says it in its values already."""
+    a command naming its vehicle, rider, side, team or player says it in its values already.  ``names``: the
+    vehicles' names by their ids (:func:`vehicle_names`), said for the ids ("target The Brick", not "target
+    bob-1": a phone audit)."""
     data = dict(command.to_json()) if hasattr(command, "to_json") else dict(command)
+    if names:
+        data = {k: names.get(v, v) if isinstance(v, str) else v for k, v in data.items()}
     kind = str(data.pop("type", "command"))
     prefix = f"{who}: " if who and kind != "undo" and not any(isinstance(data.get(k), str) for k in _SUBJECTS) else ""
     name = kind.replace("_", " ")

@@ -185,3 +185,25 @@ def test_a_long_line_of_the_game_log_is_cut_at_a_words_end():
     assert _short("short") == "short"
     fits = "x" * 100 + " " + "y" * 58 + " zz" * 10  # the word of y ends at 159: it stays
     assert _short(fits) == "x" * 100 + " " + "y" * 58 + "…"
+
+
+def test_last_commands_name_the_cars_not_their_ids(tmp_path):
+    """A phone audit: "Alice: attack: target bob-1, dice [5, 2], evade [3]" under Last commands, where the game log
+    and the undo question said "Rust Bucket on The Brick"."""
+    from device.web.timeline import command_words
+
+    names = {"rust": "Rust Bucket", "brick": "The Brick"}
+    assert command_words({"type": "smash", "attacker": "rust", "target": "brick", "kind": "t_bone"}, "Alice", names) \
+        == "Alice: smash: attacker Rust Bucket, target The Brick, kind t bone"
+    from games.core import Command
+    from web_helpers import Table
+
+    table = Table(tmp_path, "gaslands")
+    try:
+        target = table.app.match.state.vehicles[1]
+        outcome = table.app.apply(Command("set_fire", {"vehicle": target.id, "on": True}), source="web")
+        assert outcome.accepted or outcome.reason
+        said = table.app.words_of(table.app.history[-1])
+        assert target.name in said and f"vehicle {target.id}," not in said, said
+    finally:
+        table.close()
