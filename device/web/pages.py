@@ -502,7 +502,7 @@ def replay_page(game_id: int, decision: int, entry: Any, players: Sequence[str],
                    for i, p in enumerate(players))
     prev = f'<a href="/log/{game_id}/at/{decision - 1}" id=prev>◀ step {decision - 1}</a>' if decision > 0 else ""
     nxt = f'<a href="/log/{game_id}/at/{decision + 1}" id=next>step {decision + 1} ▶</a>' if decision < last else ""
-    what = esc(entry.text) if entry is not None else ""
+    what = esc(entry.whole or entry.text) if entry is not None else ""
     links = " · ".join(x for x in (prev, f"<a href=/log/{game_id}#d{decision}>timeline</a>", nxt) if x)
     body = (f"<p>{links}</p>"
             f"<p>After decision {decision}: {what}</p><div class=screens>{imgs}</div>")

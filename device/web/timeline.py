@@ -45,6 +45,9 @@ class Entry:
     vehicle_name: str | None = None
     #: Where the table was, in the game's words (:func:`heading_of`): the log's heading of the decision.
     heading: str = "Set-up"
+    #: ``text`` whole, not cut at 160 characters (the step's own page: a phone audit found a fifth player, and a
+    #: fifth team's finish, on no page)
+    whole: str = ""
 
     @property
     def activation(self) -> str:
@@ -183,12 +186,13 @@ def _short(text: str) -> str:
 
 
 def describe(event: Event, vehicles: Mapping[str, str] | None = None, game: Any = None, *,
-             screen: bool = False) -> str:
+             screen: bool = False, whole: bool = False) -> str:
     """One event in words: the game's own (``game.timeline_words``: a set-up in a few words, not its rule
     tables) where it has them, else its type and its data, short (the first event's rule tables are left out,
     long lists of records said by whom they name); keys and values in words ("touch move no", "short
     straight"), a car by its name (``vehicles``: id → name).  ``screen``: a list's values without the log's
-    brackets (a banner piece read "HAZARD]")."""
+    brackets (a banner piece read "HAZARD]").  ``whole``: not cut at 160 characters."""
+    cut = (lambda text: text) if whole else _short
     words = getattr(game, "timeline_words", None)
     if callable(words):
         try:
@@ -196,11 +200,11 @@ def describe(event: Event, vehicles: Mapping[str, str] | None = None, game: Any 
         except _BAD:
             said_by_game = None
         if said_by_game:
-            return _short(str(said_by_game))
+            return cut(str(said_by_game))
     name = event.type.replace("_", " ")
     data = dict(event.data)
     if event.type == "told" and isinstance(data.get("text"), str):  # what a decision settled, in words already
-        return _short(data["text"])
+        return cut(data["text"])
     if event.type == "game_started":
         players = data.get("players")
         names = [p.get("name") for p in players if isinstance(p, dict)] if isinstance(players, list) else []
@@ -224,7 +228,7 @@ def describe(event: Event, vehicles: Mapping[str, str] | None = None, game: Any 
         f"{k.replace('_', ' ')} {said(k, v)}" for k, v in kept.items()]
     text = f"{name}: {', '.join(parts)}" if parts else name
     text = f"{subject}: {text}" if subject else text
-    return _short(text)
+    return cut(text)
 
 
 def command_words(command: Any, who: str | None = None, names: Mapping[str, str] | None = None) -> str:
@@ -312,7 +316,8 @@ def timeline(game: Any, records: Sequence[Record]) -> Timeline:
                       prompt.step if prompt else "start", "; ".join(describe(r.event, cars, game) for r in group),
                       refused=refused, types=types,
                       vehicle_name=cars.get(prompt.vehicle) if prompt and prompt.vehicle else None,
-                      heading=heading_of(game, state))
+                      heading=heading_of(game, state),
+                      whole="; ".join(describe(r.event, cars, game, whole=True) for r in group))
         by_decision[d] = entry
         out.entries.append(entry)
     return out

@@ -216,3 +216,26 @@ def test_gaslands_words_for_a_car_the_set_up_did_not_name_and_a_game_ended_by_th
                           {"rust": "Rust Bucket", "brick": "The Brick"}) == \
         "Rust Bucket and The Brick: Head-on, 2 hazard tokens each; smash dice 6"
     assert timeline_words(Event("step_entered", {"step": "1.3 skid check"})) is None  # said by the log's reading
+
+
+def test_a_steps_own_page_says_a_long_entry_whole(tmp_path):
+    """A phone audit: a five-player Thunder Road's set-up and a five-team stage's finishing order were cut at 160
+    characters on the timeline and on the step's own page: the fifth player, and the fifth team's finish, were on
+    no page."""
+    import tomllib
+
+    import games.thunder_road as thunder_road
+    from device.web.pages import replay_page
+    from device.web.timeline import timeline
+    from games.core import Match
+
+    options = tomllib.loads(thunder_road.EXAMPLE_SETUP)
+    options["players"] = [{"name": n, "vehicles": ["small", "medium", "large"]}
+                          for n in ("Anastasia", "Benedikt", "Cyprian", "Dorothea")] + [
+        {"name": "Evangeline", "vehicles": ["small", "medium", "large", "big_rig"]}]
+    options["first_player"] = "Anastasia"
+    m = Match.begin(thunder_road.GAME, options)
+    entry = timeline(thunder_road.GAME, m.records).entries[0]
+    assert "Evangeline" not in entry.text and entry.text.endswith("…")  # the timeline's line stays short
+    assert "Evangeline" in entry.whole
+    assert "Evangeline" in replay_page(1, 0, entry, ["Anastasia"], 3)
