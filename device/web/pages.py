@@ -496,6 +496,16 @@ def timeline_page(game_id: int, tl: Any, refusals: Sequence[tuple[str, str]]) ->
     return layout(f"Game {game_id}: {title_of(tl.game)}", body, here="/log")
 
 
+#: What each game's set-up holds, as the page's first words say it (every game's read "Players in seating order
+#: (clockwise), their vehicles, the scenario": Space Race has no players, the Grand Tour teams: a phone audit).
+_SETUP_INTRO = {
+    "gaslands": "Players in seating order (clockwise), their vehicles, the scenario",
+    "thunder_road": "Players in seating order (turns go round in it), their vehicles, who goes first, the road tiles",
+    "space_race": "The Space Race track your board prints (its edition, or your own boxes): the two sides need no names",
+    "grand_tour": "The teams (each a Rouleur and a Sprinteur), the stages, the time sheet and the specialties",
+}
+
+
 def replay_page(game_id: int, decision: int, entry: Any, players: Sequence[str], last: int) -> str:
     imgs = "".join(f'<figure><img class="oled" alt="{esc(p)}" width="128" height="64" '
                    f'src="/log/{game_id}/at/{decision}/screen/{i}.png"><figcaption>{esc(p)}</figcaption></figure>'
@@ -532,7 +542,8 @@ def setup_page(game: str, games: Sequence[str], text: str, csrf: str, message: s
     once_field += f'<input type="hidden" name="shown" value="{esc(game)}">'  # the game the box's text is for
     if table:
         once_field += f'<input type="hidden" name="table" value="{esc(table)}">'
-    body = (f"<p>Players in seating order (clockwise), their vehicles, the scenario: the same TOML as "
+    intro = _SETUP_INTRO.get(game, "The game's set-up")
+    body = (f"<p>{esc(intro)}: the same TOML as "
             f"<code>pitboard play {esc(game)} --setup FILE</code>, checked by the game's own rules.</p>{msg}"
             f'<form method=post action=/setup>{csrf_field(csrf)}{once_field}<label>Game <select name=game id=game>'
             f"{opts}</select></label> <button type=submit name=action value=example id=example>Example</button>"

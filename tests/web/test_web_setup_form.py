@@ -309,3 +309,16 @@ def test_the_box_is_said_to_hold_the_other_games_setup_only_when_it_does(table):
     assert r.status_code == 400 and "still holds" not in r.text
     r = client.post("/setup", data={**form, "setup": sr + "\n# kept\n"})
     assert r.status_code == 400 and "the box still holds the Twilight Struggle Space Race setup" in r.text
+
+
+def test_the_set_up_page_says_what_each_games_set_up_holds():
+    """A phone audit: every game's page began "Players in seating order (clockwise), their vehicles, the scenario";
+    followed for the Space Race, the setup was refused ("has no players to name"), and the Grand Tour takes teams."""
+    from device.web.pages import setup_page
+
+    games = ["gaslands", "thunder_road", "space_race", "grand_tour"]
+    said = {g: setup_page(g, games, "", "token") for g in games}
+    assert "their vehicles, the scenario" in said["gaslands"]
+    assert "no names" in said["space_race"] and "Players in seating" not in said["space_race"]
+    assert "The teams" in said["grand_tour"] and "vehicles" not in said["grand_tour"].split("<form")[0]
+    assert "who goes first" in said["thunder_road"]
