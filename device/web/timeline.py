@@ -331,11 +331,14 @@ def _cell(text: str) -> str:
 
 def export_csv(lines: Iterable[str], tl: Timeline | None = None) -> str:
     """The JSON lines of ``Store.export_jsonl`` as CSV: seq, decision, type, recorded, round, gear phase,
-    player, vehicle, undone, data (JSON)."""
+    player, vehicle, undone, data (JSON), and the step's heading as the game log's page says it ("Stage 1 ·
+    round 1 at the line": the round and gear-phase columns are the state's own numbers, which for the Grand Tour
+    and the Space Race read otherwise, a phone audit)."""
     where = {e.decision: e for e in tl.entries} if tl is not None else {}
     buf = io.StringIO()
     w = csv.writer(buf)
-    w.writerow(["seq", "decision", "type", "recorded", "round", "gear_phase", "player", "vehicle", "undone", "data"])
+    w.writerow(["seq", "decision", "type", "recorded", "round", "gear_phase", "player", "vehicle", "undone", "data",
+                "heading"])
     for line in lines:
         row = json.loads(line)
         e = where.get(row.get("decision"))
@@ -343,5 +346,6 @@ def export_csv(lines: Iterable[str], tl: Timeline | None = None) -> str:
         w.writerow([row.get("seq"), row.get("decision"), row.get("type"), row.get("recorded"),
                     "" if e is None or e.round is None else e.round, "" if e is None or e.phase is None else e.phase,
                     _cell(e.player or "") if e else "", _cell(e.vehicle or "") if e else "", "yes" if e and e.undone else "",
-                    json.dumps(data, sort_keys=True) if data is not None else row.get("data_text", "")])
+                    json.dumps(data, sort_keys=True) if data is not None else row.get("data_text", ""),
+                    e.heading if e else ""])
     return buf.getvalue()

@@ -65,6 +65,9 @@ def test_the_timeline_says_who_and_where_and_marks_the_undone_decision():
     csv_text = export_csv(lines, tl)
     assert csv_text.splitlines()[0].startswith("seq,decision,type,recorded,round,gear_phase,player")
     assert len(csv_text.strip().splitlines()) == len(match.records) + 1
+    # the page's heading of each step beside the state's own numbers (a phone audit: the Grand Tour's CSV said round
+    # 0 where the page said "Stage 1 · round 1 at the line")
+    assert csv_text.splitlines()[0].endswith(",heading") and "Round 1 · gear phase 1" in csv_text
     # a name typed as a formula stays text in a spreadsheet (a web audit: "=HYPERLINK(…)" exported as it was)
     import csv
     import dataclasses
