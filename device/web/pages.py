@@ -558,7 +558,8 @@ def setup_page(game: str, games: Sequence[str], text: str, csrf: str, message: s
 
 
 def chart_page(chart: dict[str, list[str]], saved: dict[str, list[str]], statuses: Sequence[str], gear: int,
-               verdicts: Sequence[tuple[str, str]], csrf: str, where: str, message: str = "", more: str = "") -> str:
+               verdicts: Sequence[tuple[str, str]], csrf: str, where: str, message: str = "", more: str = "",
+               ok: bool = True) -> str:
     head = "".join(f"<th>gear {g}</th>" for g in range(1, 7))
     rows = []
     for name, row in chart.items():
@@ -572,7 +573,7 @@ def chart_page(chart: dict[str, list[str]], saved: dict[str, list[str]], statuse
     vrows = "".join(f'<tr><td>{esc(template_title(n))}</td><td class="{esc(v)}" id="verdict-{esc(n)}">'
                     f"{esc(spoken(v))}</td></tr>" for n, v in verdicts)
     gears = "".join(f'<option{" selected" if g == gear else ""}>{g}</option>' for g in range(1, 7))
-    msg = f'<p class="ok" id="chart-message">{esc(message)}</p>' if message else ""
+    msg = f'<p class="{"ok" if ok else "fail"}" id="chart-message">{esc(message)}</p>' if message else ""
     body = (f"<h2>Gaslands: the permitted-gears chart</h2><p>Cells marked <i>unknown</i> are never flagged; fill them "
             f"in from the icons on your own templates. Saved as <code>{esc(where)}</code> ([chart], the TOML that "
             f"<code>pitboard rules gaslands templates --chart</code> and a setup file's [chart] read; a new game "

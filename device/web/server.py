@@ -593,8 +593,10 @@ def create_app(ctx: WebContext) -> Starlette:
         return RedirectResponse(f"/setup?checked={token}", status_code=303)
 
     async def rules_get(request: Request, session: Session, form: dict[str, str], message: str = "",
-                        typed: tuple[str, Any, Any, str] | None = None, status: int = 200) -> Response:
-        """The rule facts page; ``typed``: (game, facts, cards, why not saved) of a refused save, shown as typed."""
+                        typed: tuple[str, Any, Any, str] | None = None, status: int = 200,
+                        chart_typed: dict[str, list[str]] | None = None) -> Response:
+        """The rule facts page; ``typed``: (game, facts, cards, why not saved) of a refused save, shown as typed;
+        ``chart_typed``: the grid of a refused chart save, shown as sent, ``message`` saying why."""
         from device.web.setup import chart_view
 
         try:
@@ -620,17 +622,22 @@ def create_app(ctx: WebContext) -> Starlette:
                 _, values, cards, saved_msg = typed
                 ok = False
             more += pages.facts_section(game, values, cards, facts.TIMINGS, session.csrf, str(path), saved_msg, ok=ok)
+        if chart_typed is not None:
+            chart = chart_typed
         return html(pages.chart_page(chart, saved, statuses, gear, verdicts, session.csrf, str(ctx.chart_path),
-                                     message or problem, more), status)
+                                     message or problem, more, ok=chart_typed is None), status)
 
     async def chart_post(request: Request, session: Session, form: dict[str, str]) -> Response:
-        from device.web.setup import save_chart
+        from device.web.setup import save_chart, typed_chart
 
         try:
             save_chart(ctx.chart_path, form)
         except ValueError as exc:
-            return html(pages.layout("Rule facts", f"<p class=fail id=chart-message>{pages.esc(exc)}</p>",
-                                     here="/rules"), 400)
+            # the page again with the grid as sent and why it was not saved: the page of the message alone lost
+            # every cell chosen (a phone audit: 54 of them)
+            why = str(exc).removeprefix("the chart was not saved: ")
+            return await rules_get(request, session, form, f"Not saved: {why}", status=400,
+                                   chart_typed=typed_chart(ctx.chart_path, form))
         return RedirectResponse(f"/rules?saved=1&gear={form.get('gear', '1')}", status_code=303)
 
     async def fire_post(request: Request, session: Session, form: dict[str, str]) -> Response:
@@ -658,7 +665,8 @@ def create_app(ctx: WebContext) -> Starlette:
             # the page again with what was typed and why it was not saved: the page of the message alone, and
             # its link back to the saved values, lost every entry of the form
             values, cards = facts.as_typed(game, path, form)
-            return await rules_get(request, session, form, typed=(game, values, cards, f"Not saved: {exc}"),
+            why = str(exc).removeprefix("the facts were not saved: ")  # ("Not saved: the facts were not saved: …")
+            return await rules_get(request, session, form, typed=(game, values, cards, f"Not saved: {why}"),
                                    status=400)
         return RedirectResponse(f"/rules?facts={game}#facts-{game}", status_code=303)
 

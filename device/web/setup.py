@@ -142,6 +142,20 @@ def chart_toml(rows: Mapping[str, list[str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def typed_chart(path: Path, form: Mapping[str, str]) -> dict[str, list[str]]:
+    """The grid as the form sent it: its cells over the chart saved at ``path`` (the packaged chart with the saved
+    rows over it; a saved file the rules refuse: the packaged chart), a cell the form does not send keeping what
+    is saved."""
+    from games.core import Illegal
+    from games.gaslands.chart import TEMPLATES, default_chart, normalise_chart
+
+    try:
+        current = normalise_chart(read_chart(path)[0])
+    except Illegal:
+        current = default_chart()
+    return {name: [str(form.get(f"{name}.{g}", current[name][g - 1])) for g in range(1, 7)] for name in TEMPLATES}
+
+
 def save_chart(path: Path, form: Mapping[str, str]) -> str:
     """The grid's cells (``turn.1`` .. ``hairpin.6``) checked by the rules' own chart check, then written
     atomically: only the rows that differ from the packaged chart.  A cell the form does not send keeps what
@@ -155,14 +169,9 @@ def save_chart(path: Path, form: Mapping[str, str]) -> str:
     if not any(c in form for c in cells):
         raise ValueError("the chart was not saved: the form sent none of its cells (cut off on the way?); "
                          "reload the page and save again")
-    try:
-        current = normalise_chart(read_chart(path)[0])  # the packaged chart with the saved rows over it
-    except Illegal:  # a saved file the rules refuse: the form's cells replace it, the rest is the packaged chart
-        current = default_chart()
     rows: dict[str, list[str]] = {}
     packaged = default_chart()
-    for name in TEMPLATES:
-        row = [str(form.get(f"{name}.{g}", current[name][g - 1])) for g in range(1, 7)]
+    for name, row in typed_chart(path, form).items():
         if row != packaged[name]:
             rows[name] = row
     try:

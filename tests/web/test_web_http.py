@@ -394,3 +394,21 @@ def test_the_grand_tour_example_takes_the_owners_time_track_sheet(tmp_path):
         assert (track["columns"], track["start_column"], track["start_row"]) == (30, 5, 1)
     finally:
         t.close()
+
+
+def test_a_refused_chart_comes_back_as_it_was_sent_with_why(table, tmp_path):
+    """A phone audit: every gear-1 cell set to not permitted (and one other change): the answer was a page of the
+    message alone, no grid, no way back but the nav's link, which reloaded the saved chart: 54 choices lost."""
+    import re
+
+    from games.gaslands import TEMPLATES
+
+    client, token = paired_client(table)
+    form = {"csrf": token, **{f"{t}.1": "not_permitted" for t in TEMPLATES}, "veer.3": "hazardous"}
+    r = client.post("/rules/chart", data=form)
+    assert r.status_code == 400 and "Not saved: " in r.text and "not saved: the chart was not saved" not in r.text
+    assert re.search(r'<p class="fail" id="chart-message">Not saved: [^<]*gear 1', r.text)
+    for cell, status in (("turn-1", "not_permitted"), ("veer-3", "hazardous")):
+        select = re.search(rf'<select name="[a-z_]+\.\d" id="cell-{cell}">(.*?)</select>', r.text).group(1)
+        assert re.search(rf'<option[^>]*selected[^>]*>{status}|value="{status}" selected', select), select
+    assert not (tmp_path / "chart.toml").exists()
