@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -320,11 +321,29 @@ class HangingBackend:
         self.closes += 1
 
 
+def _back_once_the_driver_returns(cam: Camera, thread: str, t: float) -> Any:
+    """Wait for the hung session's thread (named ``thread``) to end, then poll from ``t`` until a frame comes."""
+    import threading
+    import time
+
+    for _ in range(100):
+        if not any(th.name == thread and th.is_alive() for th in threading.enumerate()):
+            break
+        time.sleep(0.01)
+    frame = None
+    for _ in range(200):
+        t += 0.2
+        frame = cam.poll(t)
+        if frame is not None:
+            break
+        time.sleep(0.01)
+    return frame
+
+
 def test_a_hung_read_on_the_camera_thread_neither_freezes_the_loop_nor_reads_beside_a_new_one() -> None:
     """A review: at a stall, closing waited 2 s for the hung thread (the loop froze at every stall), then the
     reopen cleared its stop and started another: once the cable was reseated, two threads read the driver at
     once.  Now the loop is not held, the camera says it hung until the read returns, and then opens again."""
-    import threading
     import time
 
     inner = HangingBackend()
@@ -349,18 +368,7 @@ def test_a_hung_read_on_the_camera_thread_neither_freezes_the_loop_nor_reads_bes
     assert cam.poll(t + 0.8) is None and "hanging camera hung (the driver never returned from its last open or read)" in cam.message
     assert inner.opens == 1  # not opened again beside the hung read
     inner.release.set()  # the cable reseated: the hung read returns, its session is over
-    for _ in range(100):
-        if not any(th.name == "camera-hanging" and th.is_alive() for th in threading.enumerate()):
-            break
-        time.sleep(0.01)
-    frame = None
-    t = 1.0
-    for _ in range(200):
-        t += 0.2
-        frame = cam.poll(t)
-        if frame is not None:
-            break
-        time.sleep(0.01)
+    frame = _back_once_the_driver_returns(cam, "camera-hanging", 1.0)
     assert frame is not None and cam.up and inner.opens == 2 and inner.closes == 1
     assert inner.most_busy == 1  # never two reads at once
     threaded.close()
@@ -400,7 +408,6 @@ def test_a_camera_whose_open_never_returns_neither_freezes_the_loop_nor_goes_uns
     nothing, SIGTERM waited, no CAMERA OFF. The driver is opened on the camera's thread: the loop goes on, the
     camera is down once it gave no first frame for twice STALL_S, said hung until the open returns, then opened
     again."""
-    import threading
     import time
 
     inner = BlockingOpen()
@@ -414,17 +421,7 @@ def test_a_camera_whose_open_never_returns_neither_freezes_the_loop_nor_goes_uns
     assert cam.poll(1.3) is None and "blocking camera hung (the driver never returned" in cam.message
     assert inner.opens == 1 and inner.closes == 0  # not opened again beside the open in progress, nor closed under it
     inner.release.set()  # the open returns: that session is over
-    for _ in range(100):
-        if not any(th.name == "camera-blocking" and th.is_alive() for th in threading.enumerate()):
-            break
-        time.sleep(0.01)
-    frame, t = None, 1.3
-    for _ in range(200):
-        t += 0.2
-        frame = cam.poll(t)
-        if frame is not None:
-            break
-        time.sleep(0.01)
+    frame = _back_once_the_driver_returns(cam, "camera-blocking", 1.3)
     assert frame is not None and cam.up and inner.opens == 2 and inner.closes == 1
     threaded.close()
 

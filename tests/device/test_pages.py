@@ -495,16 +495,17 @@ def test_a_long_dice_label_turns_in_pieces() -> None:
     assert p.label_pieces(short) == ["3 hits: evade dice"] and p.dice_page_turns(short) == 1
 
 
-def test_the_app_turns_a_long_dice_line() -> None:
-    """Through the loop: a Bike's skid roll of five dice shows its first dice, then the rest, as time passes."""
+def _bike_skid_roll_entered(displays: Any = None, clock: Any = lambda: 0.0) -> Any:
+    """An app at Eve's Sand Flea's skid roll with five dice entered (SHIFT HAZARD SPIN SHIFT SLIDE): a dice line too
+    long for the screen."""
     from device.app import App
     from games import gaslands
     from games.core import Match
 
     setup = {"players": [{"name": "Eve", "vehicles": [{"type": "bike", "name": "Sand Flea"}]},
                          {"name": "Bob", "vehicles": [{"type": "car"}]}]}
-    match = Match.begin(gaslands.GAME, setup)
-    app = App(gaslands, match, buttons=ScriptedButtons(), displays=Screens(), clock=lambda: 0.0)
+    app = App(gaslands, Match.begin(gaslands.GAME, setup), buttons=ScriptedButtons(),
+              displays=displays if displays is not None else Screens(), clock=clock)
     for command in (Command("choose_template", {"template": "gentle", "hand": "left"}), Command("place_template")):
         assert app.apply(command, now=0.0).accepted  # Eve's Sand Flea activates first (pole position)
     request = app.menu().dice
@@ -515,6 +516,12 @@ def test_the_app_turns_a_long_dice_line() -> None:
         while entry.request.name_of(entry.current) != face:
             entry.select()
         entry.keep()
+    return app
+
+
+def test_the_app_turns_a_long_dice_line() -> None:
+    """Through the loop: a Bike's skid roll of five dice shows its first dice, then the rest, as time passes."""
+    app = _bike_skid_roll_entered()
     view = next(v for v in app.turn().views if v.player == "Eve")
     shown = [app.page_for("Eve", view, now, True) for now in (0.0, pages.LABEL_TURN_S)]
     lines = [pages.dice_line_pieces(page)[page.turn] for page in shown]
@@ -815,10 +822,6 @@ def test_a_footer_piece_after_the_first_begins_with_an_ellipsis() -> None:
 def test_a_long_dice_line_turns_on_time_whatever_the_alerts_beat(tmp_path) -> None:
     """A review: with alerts lit 1.5 s of each 2 s, the screens were redrawn only when that flipped; a dice line
     too long for the screen turns every 1.5 s, and its turns came up to 1 s late, one shown for half a second."""
-    from device.app import App
-    from device.buttons import ScriptedButtons
-    from games import gaslands
-    from games.core import Command, Match
 
     class Shown:
         def __init__(self) -> None:
@@ -828,20 +831,9 @@ def test_a_long_dice_line_turns_on_time_whatever_the_alerts_beat(tmp_path) -> No
             self.log.append(player)
             return True
 
-    setup = {"players": [{"name": "Eve", "vehicles": [{"type": "bike", "name": "Sand Flea"}]},
-                         {"name": "Bob", "vehicles": [{"type": "car"}]}]}
     t = [0.0]
     screens = Shown()
-    app = App(gaslands, Match.begin(gaslands.GAME, setup), buttons=ScriptedButtons(), displays=screens,
-              clock=lambda: t[0])
-    for command in (Command("choose_template", {"template": "gentle", "hand": "left"}), Command("place_template")):
-        assert app.apply(command, now=0.0).accepted
-    app.open_entry(app.menu().dice)
-    entry = app.entry
-    for face in ("SHIFT", "HAZARD", "SPIN", "SHIFT", "SLIDE"):
-        while entry.request.name_of(entry.current) != face:
-            entry.select()
-        entry.keep()
+    app = _bike_skid_roll_entered(screens, lambda: t[0])
     eve = next(v for v in app.turn().views if v.player == "Eve")
     assert pages.dice_page_turns(app.page_for("Eve", eve, 0.0, True)) > 1
     shown_turn = None

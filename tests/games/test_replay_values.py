@@ -29,14 +29,15 @@ def _edited(records: list[Record], kind: str, **data: object) -> list[Record]:
     return out
 
 
-def _gaslands_with_hits() -> list[Record]:
-    """Bob's Truck (hull 12) hit twice at Alice's move step."""
+def _gaslands_with_hits(*counts: int) -> list[Record]:
+    """The log of Bob's Truck (hull 12) hit at Alice's move step, ``counts`` hits at a time (2: one hit of 2)."""
     options = setup(("Alice", ["buggy"]), ("Bob", ["truck"]))
     t = Table(options=options)
     t.to_skid_check()
     t.ok("skid_roll", faces=[])
     t.ok("confirm")
-    t.ok("hits", vehicle="bob-1", count=2)
+    for count in counts or (2,):
+        t.ok("hits", vehicle="bob-1", count=count)
     start = list(gaslands.GAME.start(options))
     return [Record(k + 1, 0, e) for k, e in enumerate(start)] + [
         Record(len(start) + k + 1, k + 1, e) for k, e in enumerate(t.events)]
@@ -81,16 +82,7 @@ def test_every_game_state_as_played_has_its_declared_types() -> None:
 def test_a_bad_value_behind_a_later_decision_is_refused_too() -> None:
     """A review: the first hit edited to 1.5 and a later hit of 11 (hull 0 at the end): the replay was taken,
     and one undo brought back a hull of 10.5 to play on."""
-    options = setup(("Alice", ["buggy"]), ("Bob", ["truck"]))
-    t = Table(options=options)
-    t.to_skid_check()
-    t.ok("skid_roll", faces=[])
-    t.ok("confirm")
-    t.ok("hits", vehicle="bob-1", count=2)
-    t.ok("hits", vehicle="bob-1", count=11)
-    start = list(gaslands.GAME.start(options))
-    records = [Record(k + 1, 0, e) for k, e in enumerate(start)] + [
-        Record(len(start) + k + 1, k + 1, e) for k, e in enumerate(t.events)]
+    records = _gaslands_with_hits(2, 11)
     first = next(r.seq for r in records if r.event.type == "hits_taken")
     edited = [dataclasses.replace(r, event=Event("hits_taken", {**r.event.data, "count": 1.5})) if r.seq == first
               else r for r in records]
