@@ -306,6 +306,8 @@ def read_image(path: str | Path, *, what: str = "image") -> np.ndarray:
         img = None
     if img is not None and _jpeg_cut_short(data):
         img = None  # libjpeg fills what is missing with grey and says nothing: half a photo is no photo
+    if data[:4].tobytes() in (b"II*\x00", b"MM\x00*"):
+        _refuse_float_tiff(data, p, what)
     if img is None:
         if data.size == 0:
             raise FileProblem(f"{what} {p} is empty (0 bytes); take or copy it again")
@@ -318,16 +320,6 @@ def read_image(path: str | Path, *, what: str = "image") -> np.ndarray:
         if data[:4].tobytes() == b"GIF8":  # whole, but a GIF (the Pi's OpenCV 4.11 decodes none): not "damaged"
             raise FileProblem(f"{p} is a GIF, not an image Pitboard can read (a PNG, JPEG, BMP, TIFF or WebP "
                               "picture is): save it as PNG")
-        if data[:4].tobytes() in (b"II*\x00", b"MM\x00*"):  # a TIFF of samples OpenCV takes only unchanged
-            try:
-                with opencv_quiet():
-                    raw = cv2.imdecode(data, cv2.IMREAD_UNCHANGED)
-            except (cv2.error, MemoryError):
-                raw = None
-            if raw is not None and raw.dtype.kind == "f":  # (an audit: said "damaged", or "not an image")
-                raise FileProblem(f"{what} {p} is a TIFF of {raw.dtype.itemsize * 8}-bit floating-point samples (a "
-                                  "scientific or HDR export), not a photo's: save it with 8 or 16 bits a channel, "
-                                  "as PNG, JPEG or TIFF")
         if size is not None:  # the header says an image: its picture data is what is broken
             raise FileProblem(f"{what} {p} says it is a {size[0]} x {size[1]} image, but its picture cannot be "
                               "decoded: the file is damaged or cut short (copied before it was whole?); take or "
@@ -336,6 +328,22 @@ def read_image(path: str | Path, *, what: str = "image") -> np.ndarray:
     if _may_have_alpha(data):
         img = _on_grey(img, data, p, what)
     return img
+
+
+def _refuse_float_tiff(data: np.ndarray, p: Path, what: str) -> None:
+    """A TIFF of floating-point samples is refused, named so (an audit: "damaged, copy it again", or "not an
+    image"; the Pi's OpenCV 4.11 decodes a colour one, 0.0-1.0 read as a black picture)."""
+    import cv2
+
+    try:
+        with opencv_quiet():
+            raw = cv2.imdecode(data, cv2.IMREAD_UNCHANGED)
+    except (cv2.error, MemoryError):
+        raw = None
+    if raw is not None and raw.dtype.kind == "f":
+        raise FileProblem(f"{what} {p} is a TIFF of {raw.dtype.itemsize * 8}-bit floating-point samples (a "
+                          "scientific or HDR export), not a photo's: save it with 8 or 16 bits a channel, as PNG, "
+                          "JPEG or TIFF")
 
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
