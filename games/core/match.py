@@ -101,11 +101,12 @@ class Match(Generic[S]):
             group.append(record)
         if group:
             self._fold(group)
+        problem = getattr(self.game, "state_problem", None)
+        checked: set[int] = set()  # (the stacked states share what no decision changed: checked once)
         for decision, state in self._stack:
             # a value no play makes (a hull of 10.5, or 17 of 12, played on: an audit), in any live decision's
             # state: one undo would bring back a state before the newest (a review)
-            problem = getattr(self.game, "state_problem", None)
-            wrong = type_problem(state) or (problem(state) if problem is not None else None)
+            wrong = type_problem(state, checked=checked) or (problem(state) if problem is not None else None)
             if wrong is not None:
                 seq = next((r.seq for r in reversed(self.records) if r.decision == decision), None)
                 raise CorruptLog(f"the game as its events leave it after decision {decision} (up to event {seq}) "

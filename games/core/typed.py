@@ -16,46 +16,53 @@ import dataclasses
 import math
 from typing import Any
 
-_PLAIN: dict[str, tuple[type, ...]] = {"int": (int,), "bool": (bool,), "str": (str,), "float": (float, int)}
-_fields_of: dict[type, list[tuple[str, tuple[type, ...] | None, bool]]] = {}
+#: the plain types checked, by the word a field's annotation names them with: (the types taken, said as)
+_PLAIN: dict[str, tuple[tuple[type, ...], str]] = {
+    "int": ((int,), "a whole number"), "bool": ((bool,), "true or false"), "str": ((str,), "a text"),
+    "float": ((float, int), "a number")}
+_fields_of: dict[type, list[tuple[str, str | None, bool]]] = {}
 
 
-def _declared(cls: type) -> list[tuple[str, tuple[type, ...] | None, bool]]:
-    """(field name, the plain types it takes or None, whether None is allowed) for each field of ``cls``."""
+def _declared(cls: type) -> list[tuple[str, str | None, bool]]:
+    """(field name, its plain type's word or None, whether None is allowed) for each field of ``cls``."""
     if cls not in _fields_of:
         out = []
         for f in dataclasses.fields(cls):
             words = [w.strip() for w in str(f.type).split("|")]
-            optional = "None" in words
             rest = [w for w in words if w != "None"]
-            types = _PLAIN.get(rest[0]) if len(rest) == 1 else None
-            out.append((f.name, types, optional))
+            out.append((f.name, rest[0] if len(rest) == 1 and rest[0] in _PLAIN else None, "None" in words))
         _fields_of[cls] = out
     return _fields_of[cls]
 
 
-def type_problem(state: Any, *, max_items: int = 200_000) -> str | None:
+def type_problem(state: Any, *, checked: set[int] | None = None, max_items: int = 200_000) -> str | None:
     """The first field in ``state`` (a dataclass, walked through its dataclasses, tuples, lists and dicts) whose
-    value is not of its declared plain type, in words ("Vehicle.hull is 10.5, not a whole number"), or None."""
+    value is not of its declared plain type, in words ("Vehicle.hull is 10.5, not a whole number"), or None.
+    ``checked``: the ids of the dataclasses and containers already checked, skipped and added to (the states of a
+    replay share the objects no decision changed: each is checked once, while those states are alive)."""
     stack: list[Any] = [state]
     seen = 0
     while stack and seen < max_items:
         item = stack.pop()
         seen += 1
-        if dataclasses.is_dataclass(item) and not isinstance(item, type):
-            for name, types, optional in _declared(type(item)):
+        is_dataclass = dataclasses.is_dataclass(item) and not isinstance(item, type)
+        if checked is not None and (is_dataclass or isinstance(item, (tuple, list, dict))):
+            if id(item) in checked:
+                continue
+            checked.add(id(item))
+        if is_dataclass:
+            for name, plain, optional in _declared(type(item)):
                 value = getattr(item, name)
                 if value is None:
-                    if types is not None and not optional:
+                    if plain is not None and not optional:
                         return f"{type(item).__name__}.{name} is missing (null)"
                     continue
-                if types is not None:
+                if plain is not None:
+                    types, want = _PLAIN[plain]
                     wrong = not isinstance(value, types) or (bool not in types and isinstance(value, bool))
                     if not wrong and isinstance(value, float) and not math.isfinite(value):
                         wrong = True
                     if wrong:
-                        want = {"int": "a whole number", "bool": "true or false", "str": "a text",
-                                "float": "a number"}[next(k for k, v in _PLAIN.items() if v == types)]
                         shown = repr(value) if not isinstance(value, str) else f"{value[:40]!r}"
                         return f"{type(item).__name__}.{name} is {shown[:60]}, not {want}"
                 else:
