@@ -332,21 +332,22 @@ class ThreadedBackend:
                     if stop is None or not stop.is_set():
                         self._latest = image
             return True
+        self._hand_over(error, stop)
+        return False
+
+    def _hand_over(self, error: CameraError, stop: Any) -> None:
+        """``error`` for the loop's next :meth:`read`, unless its session was closed (``stop`` set) meanwhile."""
         with self._lock:
             if stop is None or not stop.is_set():
                 self._error = error
-        return False
 
     def _run(self, stop: Any, opening: bool = False) -> None:
         if opening:
             try:
                 self.inner.open()
             except Exception as exc:  # handed to the loop at its next read, as a failed read is
-                error = exc if isinstance(exc, CameraError) else CameraError(
-                    f"{self.name} failed to open: {driver_words(exc)}")
-                with self._lock:
-                    if not stop.is_set():
-                        self._error = error
+                self._hand_over(exc if isinstance(exc, CameraError) else CameraError(
+                    f"{self.name} failed to open: {driver_words(exc)}"), stop)
                 return
             if stop.is_set():  # closed while it opened (the appliance stopping): the driver is closed here, as
                 self.inner.close()  # close() would have (a review: it was left open)
