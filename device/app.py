@@ -306,9 +306,9 @@ class App:
         self._last_taken: tuple[tuple[str, str | None], tuple[str, ...]] | None = None
         self._last_press = clock()
         self._dirty = True
-        self._blink: bool | None = None
+        #: (alerts lit, the turn of a long label or dice line) last drawn: screens change with time on both beats
+        self._ticks: tuple[bool, int] | None = None
         self._vehicle_names: dict[str, str] | None = None  # by id, for the commands' words (words_of)
-        self._label_tick: int | None = None  # the turn of a long label or dice line (pages.LABEL_TURN_S) last drawn
         self._last_images: dict[str, bytes] = {}
         self._camera_changes_seen = 0
         self._screen_events_seen = 0
@@ -1298,14 +1298,11 @@ class App:
     def redraw(self, now: float, *, force: bool = False) -> list[str]:
         """Render and show the screens whose picture changed; returns the players redrawn."""
         blink = lit(now)
-        if blink != self._blink:
-            self._blink = blink
-            self._dirty = True  # alerts flash; the unchanged screens are skipped below
-        tick = int(now / pages.LABEL_TURN_S)
-        if tick != self._label_tick:
-            # a long label or dice line turns on its own beat, which the alerts' does not divide (a review: turns
-            # drawn up to 1 s late, one shown for half a second)
-            self._label_tick = tick
+        # alerts flash; a long label or dice line turns on its own beat, which the alerts' does not divide (a
+        # review: turns drawn up to 1 s late, one shown for half a second); the unchanged screens are skipped below
+        ticks = (blink, int(now / pages.LABEL_TURN_S))
+        if ticks != self._ticks:
+            self._ticks = ticks
             self._dirty = True
         if self.refusal is not None:
             self._dirty = True  # its pages turn with time
