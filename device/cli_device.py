@@ -545,7 +545,7 @@ def probe_store(config: PitboardConfig) -> CheckLine:
 
 def _probe_store(config: PitboardConfig) -> CheckLine:
     from device.paths import game_log
-    from device.store import Store, StoreError, check_not_orphaned, link_problem, writable_log
+    from device.store import MARKED_READ_ONLY, Store, StoreError, check_not_orphaned, link_problem, log_unwritable
 
     try:
         path = game_log(config.store.path)
@@ -599,11 +599,12 @@ def _probe_store(config: PitboardConfig) -> CheckLine:
         return CheckLine("SKIP", "game log", f"{path}: no game {config.game.name!r} to look for")
     finally:
         store.close()
-    if os.access(path.parent, os.W_OK) and os.access(path, os.W_OK) and not writable_log(path):
-        return CheckLine("FAIL", "game log", f"{path}: run could not record a move: it is marked read-only (no write "
-                                             f"permission for anyone); `chmod u+w {path}` to play on")
-    if not os.access(path.parent, os.W_OK) or not writable_log(path):
+    how = log_unwritable(path)
+    if not os.access(path.parent, os.W_OK) or how not in (None, MARKED_READ_ONLY):
         return CheckLine("FAIL", "game log", f"{path}: run could not record a move: it {_unwritable(path.parent)}")
+    if how is not None:
+        return CheckLine("FAIL", "game log", f"{path}: run could not record a move: it is {how}; `chmod u+w {path}` "
+                                             "to play on")
     if note:
         return CheckLine("WARN", "game log", f"{note}; {detail}")
     kept = sorted(path.parent.glob(f"{path.name}-wal.damaged-*"))

@@ -218,13 +218,20 @@ def _writable(folder: Path) -> bool:
     return os.access(folder, os.W_OK)
 
 
-def writable_log(path: Path) -> bool:
-    """Whether the game log at ``path`` may be written: this user may, and it is not marked read-only (no write bit
-    at all: root may write anyway, and played on a 0444 log an owner had made read-only, an audit)."""
+#: :func:`log_unwritable`'s words for a log nobody may write.
+MARKED_READ_ONLY = "marked read-only (no write permission for anyone)"
+
+
+def log_unwritable(path: Path) -> str | None:
+    """Why the game log at ``path`` may not be written (None: it may): this user may not ("read-only to this
+    user"), or it is :data:`MARKED_READ_ONLY` (no write bit at all: root may write anyway, and played on a 0444 log
+    an owner had made read-only, an audit)."""
+    if not os.access(path, os.W_OK):
+        return "read-only to this user"
     try:
-        return os.access(path, os.W_OK) and bool(path.stat().st_mode & 0o222)
+        return None if path.stat().st_mode & 0o222 else MARKED_READ_ONLY
     except OSError:
-        return False
+        return "read-only to this user"
 
 
 def link_problem(path: Path) -> str | None:
@@ -496,13 +503,9 @@ class Store:
                                  .exists())
             return
         # a writer: known to be ours read-only first, then opened for writing
-        if not writable_log(self.path):  # (SQLite opens such a file read-only without a word, and the table
-            # played until its first move was NOT RECORDED: a bad-input audit)
-            try:
-                marked = not self.path.stat().st_mode & 0o222
-            except OSError:
-                marked = False
-            how = "marked read-only (no write permission for anyone)" if marked else "read-only to this user"
+        how = log_unwritable(self.path)
+        if how is not None:  # (SQLite opens such a file read-only without a word, and the table played until its
+            # first move was NOT RECORDED: a bad-input audit)
             raise StoreError(
                 f"{self.path} is {how}: it can still be read with `pitboard log list/export`; to "
                 "play on, give the user running Pitboard write access to it (chmod u+w, or chown it to that user), "
