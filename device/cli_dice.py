@@ -43,6 +43,7 @@ from device.dice_library_files import (PIP_REFUSAL, face_names_problem, library_
 from device.safe_files import FileProblem, ImageBatch, read_image
 from vision.dice import D6, MIN_IMAGE_SIDE, ModelError, net, read_dice
 from vision.dice.faces import plan_teaching
+from vision.dice.scale import READABLE_PX
 from vision.dice.scoring import Label, Tally, is_held_out
 
 PREFIXES = ("nell_", "matteo_")
@@ -343,7 +344,7 @@ def run_bench_scales(data: Path, scales: list[float], *, limit: int | None = Non
     _warm_up(D6, None)
     per: dict[str, dict] = {}
     for sc in scales:
-        groups = {"overall": Tally(), "held_out": Tally(), "dev": Tally()}
+        groups = {k: Tally(floor_px=READABLE_PX[0]) for k in ("overall", "held_out", "dev")}
         for n in names:
             img = _load_image(data / "images" / n)
             if sc != 1:
@@ -378,7 +379,12 @@ def _bench_line(name: str, f: dict, *, scaled: bool) -> str:
     head = (f"{name} images {f['images']:4d}  dice {f['labelled_dice']:5d}  acc {f['accuracy']:.3f}  prec "
             f"{f['precision']:.3f}  recall {f['recall']:.3f}  null {f['unreadable']:4d}  false {f['false_dice']:4d}  ")
     if scaled:
-        return head + f"dup {f['duplicates']:3d}  median {f['median_ms']:.1f} ms (cpu {f.get('median_cpu_ms', 0):.1f})"
+        floor = f.get("size_floor")
+        under = (f"  under {floor['floor_px']:g} px {floor['dice_under']} dice (acc {floor['accuracy_under']:.3f}), "
+                 f"the rest acc {floor['accuracy_at_least']:.3f}" if floor and floor["dice_under"]
+                 and floor["accuracy_at_least"] is not None else "")
+        return (head + f"dup {f['duplicates']:3d}  median {f['median_ms']:.1f} ms (cpu {f.get('median_cpu_ms', 0):.1f})"
+                + under)
     return head + f"median {f['median_ms']:.1f} ms  p95 {f['p95_ms']:.1f} ms"
 
 

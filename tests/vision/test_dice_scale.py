@@ -84,6 +84,23 @@ def test_the_scale_at_the_tray_comes_from_the_calibration() -> None:
         scale.px_per_mm_at(flat, 10.0, 10.0)
 
 
+def test_the_bench_counts_the_dice_under_the_size_floor_apart() -> None:
+    """Issue 14, item 1: accuracy "at 0.5x-3x stays within 1 point of 1x"; at 0.5x some photos' dice fall under
+    the size the reader reads well (``READABLE_PX``), so each scale says how many, and how each side read."""
+    from vision.dice import DieReading
+    from vision.dice.scoring import Label, Tally
+
+    def reading(x: float, value: int | None) -> DieReading:
+        return DieReading(value=value, box=(int(x) - 4, 4, int(x) + 4, 12), center=(x, 8.0), confidence=0.9)
+
+    t = Tally(floor_px=20)
+    t.add_image([Label((0, 0, 12, 16), 3), Label((30, 0, 50, 20), 4), Label((60, 0, 79, 30), 5),
+                 Label((90, 0, 101, 11), 2)], [reading(6, None), reading(40, 4), reading(70, 5), reading(95, 2)], 1.0)
+    assert t.figures()["size_floor"] == {"floor_px": 20, "dice_under": 2, "accuracy_under": 0.5,
+                                         "accuracy_at_least": 1.0}  # a box 20 px long is not under 20
+    assert "size_floor" not in Tally().figures()  # the plain bench: no floor asked
+
+
 def test_bench_reports_each_scale(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
     if "device.cli_dice" not in cli.PLUGINS:
         monkeypatch.setattr(cli, "PLUGINS", cli.PLUGINS + ("device.cli_dice",))
@@ -102,6 +119,8 @@ def test_bench_reports_each_scale(tmp_path: Path, capsys, monkeypatch: pytest.Mo
         assert f["labelled_dice"] == 6 and f["accuracy"] >= 5 / 6 and f["duplicates"] == 0
         assert "held_out" in f and "median_ms" in f
         assert "peak_memory_mb" not in f  # not traced at each scale: not a figure of 0 MB (the audit)
+        assert f["size_floor"]["floor_px"] == scale.READABLE_PX[0]
+    assert fig["scales"]["0.5"]["size_floor"]["dice_under"] == 0  # 44 px boxes: 22 px at 0.5x
     from vision.dice.scoring import is_held_out
 
     assert not any(is_held_out(f"x{k}.png") for k in (1, 2))  # so the held-out group is empty:

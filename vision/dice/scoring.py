@@ -80,6 +80,11 @@ class Tally:
     ms: list[float] = field(default_factory=list)
     cpu_ms: list[float] = field(default_factory=list)
     peak_bytes: int = 0
+    #: Labelled dice whose box's longer side is under this many pixels are also counted apart (0: not), so a
+    #: bench says how many dice were too small to read well and how the others read.
+    floor_px: float = 0.0
+    under_floor: int = 0
+    under_floor_correct: int = 0
 
     def add_image(self, labels: Sequence[Label], readings: Iterable[DieReading], ms: float, peak_bytes: int = 0,
                   cpu_ms: float | None = None) -> None:
@@ -89,6 +94,7 @@ class Tally:
         if cpu_ms is not None:
             self.cpu_ms.append(cpu_ms)
         self.peak_bytes = max(self.peak_bytes, peak_bytes)
+        right: set[int] = set()
         for r, i in match([lab.box for lab in labels], readings):
             if r.value is not None:
                 self.reported_with_value += 1
@@ -102,12 +108,18 @@ class Tally:
             if r.value is None and labels[i].value == 0:
                 self.honest_null += 1
                 self.correct += 1
+                right.add(i)
             elif r.value is None:
                 self.unreadable += 1
             elif r.value == labels[i].value:
                 self.correct += 1
+                right.add(i)
             else:
                 self.wrong += 1
+        small = [i for i, lab in enumerate(labels)
+                 if max(lab.box[2] - lab.box[0], lab.box[3] - lab.box[1]) < self.floor_px]
+        self.under_floor += len(small)
+        self.under_floor_correct += len(right.intersection(small))
 
     def figures(self) -> dict[str, Any]:
         ms = np.array(self.ms) if self.ms else np.zeros(1)
@@ -130,4 +142,13 @@ class Tally:
             "peak_memory_mb": round(self.peak_bytes / 1e6, 2),
             **({"median_cpu_ms": round(float(np.median(self.cpu_ms)), 2),
                 "p95_cpu_ms": round(float(np.percentile(self.cpu_ms, 95)), 2)} if self.cpu_ms else {}),
+            **({"size_floor": self.size_floor()} if self.floor_px else {}),
         }
+
+    def size_floor(self) -> dict[str, Any]:
+        """The dice under ``floor_px`` (their labelled box's longer side) and the accuracy of each side of it: a
+        scale whose dice are mostly under the floor reads worse because they are too small, not because of it."""
+        over = self.labelled - self.under_floor
+        return {"floor_px": self.floor_px, "dice_under": self.under_floor,
+                "accuracy_under": round(self.under_floor_correct / self.under_floor, 4) if self.under_floor else None,
+                "accuracy_at_least": round((self.correct - self.under_floor_correct) / over, 4) if over else None}
