@@ -372,7 +372,14 @@ def probe_game(config: PitboardConfig, playing: Any = None) -> list[CheckLine]:
         reason = getattr(exc, "reason", None) or str(exc)
         return [_unless_resumed(config, part, _setup_refused(config, reason, options))]
     source = str(config.game.setup) if config.game.setup else "example setup"
-    return [CheckLine("OK", part, f"{source} is a valid table"), *_table_lines(config, module, options, players)]
+    return [CheckLine("OK", part, f"{source} is a valid table"), *_setup_notes(module, options, part),
+            *_table_lines(config, module, options, players)]
+
+
+def _setup_notes(module: Any, options: Any, part: str) -> list[CheckLine]:
+    """The game's own warnings on a setup it takes (``setup_notes``: a rule fact still a placeholder)."""
+    notes = getattr(module.GAME, "setup_notes", None)
+    return [CheckLine("WARN", part, note) for note in notes(options)] if notes and options else []
 
 
 def _unless_resumed(config: PitboardConfig, part: str, wrong: str) -> CheckLine:
@@ -452,7 +459,8 @@ def _probe_playing(config: PitboardConfig, playing: Any) -> list[CheckLine]:
                                         f"took); the setup at hand now is refused by the rules, for the next game: "
                                         f"{reason}"), *_table_lines(config, module, {}, players, playing.views)]
     if seated == players:
-        lines = [CheckLine("OK", part, f"{playing.words()}: its setup is a valid table")]
+        lines = [CheckLine("OK", part, f"{playing.words()}: its setup is a valid table"),
+                 *_setup_notes(module, options, part)]
     else:  # resumed with another setup at hand than it was begun with: the log holds its table
         options = {}
         lines = [CheckLine("OK", part, f"{playing.words()}: its table was begun from a setup the rules took "

@@ -74,6 +74,8 @@ def check_setup(game: str, text: str, chart_path: Path | None = None) -> tuple[d
     from device.dashboards.common import name_warnings
 
     warned = "".join(f"; note: {text}" for _who, text in name_warnings(players))
+    notes = getattr(game_package(game).GAME, "setup_notes", None)
+    warned += "".join(f"; note: {text}" for text in (notes(options) if notes else ()))
     from device.web.pages import title_of
 
     return options, f"{title_of(game)}: a valid table{who}{note}{warned}{damaged}"

@@ -170,6 +170,10 @@ class Game(Protocol, Generic[S, V]):
     A game may declare ``state_problem(state) -> str | None`` too: what a state folded from a log edited by hand
     holds that no play makes (a gear above the vehicle's max), checked with the fields' declared types
     (:func:`games.core.typed.type_problem`) when a log is replayed.
+
+    And ``setup_notes(options) -> list[str]``: for a setup ``start`` takes, what the table should know before it
+    plays (a rule fact of the setup still the data file's placeholder), said by ``pitboard check`` and the
+    phone's Check as warnings.
     """
 
     name: str

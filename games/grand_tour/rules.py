@@ -187,6 +187,26 @@ class GrandTourGame:
         })]
 
     @staticmethod
+    def setup_notes(options: Mapping[str, Any]) -> list[str]:
+        """What a table beginning this (valid) setup should know before it plays: the time sheet still the data
+        file's placeholder, which the screens name only when a rider reaches one of its edges, hours in.  A setup
+        giving some of the sheet's keys has them used, the others the placeholder's, and the sheet not taken as
+        the printed one (a mistyped or half-copied [time_track] was taken without a word)."""
+        tt = load_tour_data()["time_track"]
+        override = options.get("time_track", {})
+        given = [k for k in SHEET_KEYS if isinstance(override, Mapping) and k in override]
+        if tt.get("known", False) or len(given) == len(SHEET_KEYS):
+            return []
+        rest = [k for k in SHEET_KEYS if k not in given]
+        used = ", ".join(f"{k} = {tt[k]}" for k in rest)
+        all_three = ("give your printed sheet's columns, start_column and start_row together in the setup's "
+                     "[time_track]; until then the top-left and bottom-right cells the screens name are a placeholder's")
+        if given:
+            return [f"time sheet: [time_track] gives {' and '.join(given)} but not {' or '.join(rest)}: the "
+                    f"placeholder's {used} are used; {all_three}"]
+        return [f"time sheet: a placeholder ({used}; the seed does not give the printed sheet): {all_three}"]
+
+    @staticmethod
     def _check_cards(raw: Any) -> list[dict[str, Any]]:
         if not isinstance(raw, list) or not raw or len(raw) > 100:
             raise Illegal("[[specialty]] must be a list of 1 to 100 cards with id, name, timing and text")

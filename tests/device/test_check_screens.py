@@ -162,3 +162,28 @@ def test_a_table_where_no_one_has_a_screen_is_said_so() -> None:
     (warn,) = [line for line in lines if line.part == "screens"]
     assert warn.detail == ("no one at this table has a screen ([[screens]] are for Ann, Cy): the screens show "
                            "nothing of this game; the phones' Live page shows every player's screen")
+
+
+def test_a_grand_tour_on_a_placeholder_or_half_given_time_sheet_is_warned_by_check_and_the_phone(tmp_path) -> None:
+    """The Grand Tour's printed sheet is not in the seed (its size and start cell are placeholders): a setup that
+    gives none, or only some of, ``[time_track]``'s three keys was "a valid table" everywhere, and the screens said
+    "placeholder time sheet" only when a rider reached the sheet's edge (an audit: ``columns = 20`` alone)."""
+    from device.config import GameConfig
+    from device.web.setup import check_setup
+
+    setup = tmp_path / "tour.toml"
+    text = 'stages = 2\nteams = ["red", "blue"]\n[time_track]\ncolumns = 24\n'
+    setup.write_text(text, encoding="utf-8")
+    config = PitboardConfig(game=GameConfig(name="grand_tour", setup=setup), screens=(ScreenConfig("red"),))
+    lines = probe_game(config)
+    assert [(line.status, line.part) for line in lines][:2] == [("OK", "game grand_tour"), ("WARN", "game grand_tour")]
+    assert lines[1].detail.startswith("time sheet: [time_track] gives columns but not start_column or start_row")
+    out = io.StringIO()
+    run_check(config, out=out, smbus_factory=_NoBus)
+    assert "WARN  game grand_tour: time sheet: [time_track] gives columns" in out.getvalue()
+    options, said = check_setup("grand_tour", text)
+    assert options is not None and "; note: time sheet: [time_track] gives columns but not" in said, said
+    whole = text + "start_column = 0\nstart_row = 3\n"
+    setup.write_text(whole, encoding="utf-8")
+    assert [(line.status, line.part) for line in probe_game(config)] == [("OK", "game grand_tour"), ("WARN", "screens")]
+    assert "time sheet" not in check_setup("grand_tour", whole)[1]

@@ -590,6 +590,25 @@ def test_an_edge_of_a_placeholder_sheet_says_the_sheet_is_a_placeholder() -> Non
     assert not Match.begin(GAME, {"stages": 1, "teams": ["red", "blue"]}).state.sheet_known
 
 
+def test_a_placeholder_sheet_is_said_before_the_tour_begins_and_a_half_given_one_by_its_keys() -> None:
+    """The sheet's layout is [?] (rules/grand-tour.md): the screens say "placeholder time sheet" only when a rider
+    reaches one of its edges, hours into a tour; ``setup_notes`` says it before (check, the phone's Check).  A
+    setup giving one or two of the sheet's keys has them used and the others the placeholder's (an audit: ``columns
+    = 20`` alone was taken without a word), so the note names the keys it lacks."""
+    base = {"stages": 1, "teams": ["red", "blue"]}
+    (alone,) = GAME.setup_notes(base)
+    assert alone.startswith("time sheet: a placeholder (columns = 20, start_column = 2, start_row = 0;"), alone
+    assert alone.endswith("together in the setup's [time_track]; until then the top-left and bottom-right cells "
+                          "the screens name are a placeholder's")
+    (half,) = GAME.setup_notes({**base, "time_track": {"columns": 24}})
+    assert half.startswith("time sheet: [time_track] gives columns but not start_column or start_row: the "
+                           "placeholder's start_column = 2, start_row = 0 are used; give your printed sheet's "), half
+    m = Match.begin(GAME, {**base, "time_track": {"columns": 24}})
+    assert m.state.track.columns == 24 and not m.state.sheet_known  # as the note says: used, not the sheet
+    assert GAME.setup_notes({**base, "time_track": {"columns": 24, "start_column": 0, "start_row": 3}}) == []
+    assert GAME.setup_notes(tomllib.loads(EXAMPLE_SETUP))  # the example gives no sheet: it is said
+
+
 def test_a_stage_won_onto_the_top_left_cell_tells_both() -> None:
     """"When a marker reaches the top-left cell, every other marker moves one column right at once." and "Each
     stage: 1st place 3 points, 2nd 2, 3rd 1." — a round that ends the stage tells the rule and the points."""
