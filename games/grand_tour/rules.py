@@ -174,6 +174,11 @@ class GrandTourGame:
         columns = _whole(tt["columns"], "time_track columns", 2, 200)
         sc = _whole(tt["start_column"], "time_track start_column", 0, columns - 1)
         sr = _whole(tt["start_row"], "time_track start_row", 0, rows - 1)
+        if (sc, sr) == (columns - 1, rows - 1):
+            # every marker would begin where markers stop being tracked, and stay tracked there (a rules audit)
+            raise Illegal(f"[time_track] start_column {sc} and start_row {sr} are the sheet's bottom-right cell, where "
+                          "a marker stops being tracked: give the cell printed \"start\" on your sheet (column 0 is "
+                          "the leftmost, row 0 the top)")
         track = {"columns": columns, "rows": rows, "seconds_per_row": tt["seconds_per_row"],
                  "start": sc * rows + sr,
                  # the sheet's columns and start cell are the table's own: the data file's, marked known once the

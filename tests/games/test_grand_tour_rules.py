@@ -454,6 +454,9 @@ def test_squares_before_a_crosser_is_named_says_so() -> None:
         ({"stages": 2, "teams": ["red", "blue"], "time_track": {"colums": 20}},
          r"unknown key 'colums' \(did you mean 'columns'\?\)"),
         ({"stages": 2, "teams": ["red", "blue"], "colour": 1}, "unknown key"),
+        # a rules audit: every marker began on the bottom-right cell, tracked, and won time back from it
+        ({"stages": 1, "teams": ["red", "blue"], "time_track": {"columns": 3, "start_column": 2, "start_row": 5}},
+         r"start_column 2 and start_row 5 are the sheet's bottom-right cell, where a marker stops being tracked"),
         # a rules audit: "known = true" (the data file's mark) was refused as a seed fact that cannot be changed
         ({"stages": 2, "teams": ["red", "blue"], "time_track": {"columns": 24, "known": True}},
          r"known: leave it out here; the columns, start_column and start_row a setup gives are taken as your sheet's"),
