@@ -208,7 +208,7 @@ class GrandTourGame:
                      "[time_track]; until then the top-left and bottom-right cells the screens name are a placeholder's")
         if given:
             return [f"time sheet: [time_track] gives {' and '.join(given)} but not {' or '.join(rest)}: the "
-                    f"placeholder's {used} are used; {all_three}"]
+                    f"placeholder's {used} {'is' if len(rest) == 1 else 'are'} used; {all_three}"]
         return [f"time sheet: a placeholder ({used}; the seed does not give the printed sheet): {all_three}"]
 
     @staticmethod

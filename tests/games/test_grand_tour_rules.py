@@ -606,6 +606,8 @@ def test_a_placeholder_sheet_is_said_before_the_tour_begins_and_a_half_given_one
     (half,) = GAME.setup_notes({**base, "time_track": {"columns": 24}})
     assert half.startswith("time sheet: [time_track] gives columns but not start_column or start_row: the "
                            "placeholder's start_column = 2, start_row = 0 are used; give your printed sheet's "), half
+    (two,) = GAME.setup_notes({**base, "time_track": {"columns": 24, "start_row": 1}})
+    assert "gives columns and start_row but not start_column: the placeholder's start_column = 2 is used;" in two
     m = Match.begin(GAME, {**base, "time_track": {"columns": 24}})
     assert m.state.track.columns == 24 and not m.state.sheet_known  # as the note says: used, not the sheet
     assert GAME.setup_notes({**base, "time_track": {"columns": 24, "start_column": 0, "start_row": 3}}) == []
