@@ -53,6 +53,10 @@ def render(view: PlayerView, *, blink_on: bool) -> Image.Image:
 YOUR_TURN = "YOUR TURN"
 
 
+#: The least room (px) for a screen's own name, cut ("Ma…"), in a header that names the one player awaited.
+OWN_NAME_CUT_PX = 24
+
+
 def _header(draw: ImageDraw.ImageDraw, view: PlayerView) -> None:
     rnd = f"R{view.round}"
     if view.winner is not None:
@@ -75,6 +79,15 @@ def _header(draw: ImageDraw.ImageDraw, view: PlayerView) -> None:
         # at 9 px, read "1 to roll" though the whole header had room: an audit)
         named = f"{view.to_roll[0]} to roll"
         fits = text_width(view.player, 9) + 4 + text_width(named, 9) <= WIDTH - 3
+        room = WIDTH - 3 - 4 - text_width(named, 9)  # for this screen's own name, cut, beside the one awaited
+        if len(view.to_roll) == 1 and not fits and view.standing and room >= OWN_NAME_CUT_PX:
+            # whose roll is awaited, whole: this screen's owner knows their own name (an audit: "Maximilian  1 to
+            # roll" said neither who was awaited nor why the table waited)
+            fit_text(draw, (1, 0, 1 + room, HEADER_BOTTOM), view.player, sizes=(9,))
+            fit_text(draw, (WIDTH - 2 - text_width(named, 9), 0, WIDTH - 2, HEADER_BOTTOM), named, sizes=(9,),
+                     align="right")
+            draw.line((0, HEADER_BOTTOM + 1, WIDTH - 1, HEADER_BOTTOM + 1), fill=ON)
+            return
         turn = named if len(view.to_roll) == 1 and fits else f"{len(view.to_roll)}  to roll"
     if not view.standing:
         turn = "out of race"

@@ -413,13 +413,16 @@ def test_a_car_on_fire_and_out_of_service_shows_both() -> None:
 def test_the_one_player_still_to_roll_is_named_where_the_header_has_room(monkeypatch) -> None:
     """An audit: Ana, who had rolled, read "1 to roll" while the table waited for Ben: "Ben to roll" is 49 px at
     9 px and the usual box 46, though the header had room (the legend promises "Ben to roll").  A name too long
-    for the whole header is still counted, not cut ("Maximilian to…" read as a name)."""
+    for the whole header beside the screen's own name has that name cut instead ("Maximilian  1 to roll" said
+    neither whom the table waited for nor why: a screens audit); only when even a cut name leaves no room is the
+    one awaited counted, never cut ("Maximilian to…" read as a name)."""
     import device.dashboards.thunder_road as tr
 
     drawn: list[str] = []
     real = tr.fit_text
     monkeypatch.setattr(tr, "fit_text", lambda draw, box, text, **kw: (drawn.append(text), real(draw, box, text, **kw))[1])
-    for names, said in ((("Ana", "Ben", "Cy"), "Ben to roll"), (("Dominique", "Maximilian", "Cy"), "1  to roll")):
+    for names, said in ((("Ana", "Ben", "Cy"), "Ben to roll"), (("Dominique", "Maximilian", "Cy"), "Maximilian to roll"),
+                        (("Bartholomew", "Maximilianus Ferdinand", "Cy"), "1  to roll")):
         m = _table(list(names), {"type": "roll", "player": names[0], "dice": [1, 3, 4, 6]},
                    {"type": "roll", "player": names[2], "dice": [1, 3, 4, 6]})
         drawn.clear()
