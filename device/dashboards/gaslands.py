@@ -348,10 +348,18 @@ def footer_text(view: PlayerView) -> str:
     who = view.acting
     if who is None or who == view.player:  # nobody is waited for at game over
         return step
+    width = FOOTER[2] - FOOTER[0]
+    # the step whole beside the name, cut to no fewer than its first four letters: "Bartholomew · pick a" and
+    # "Bartholomew · 1.1 left" (of "left player picks", read as "Bartholomew left") cut the step mid-phrase (a
+    # screens audit); "Bartho… · pick a vehicle" says both
+    for n in range(len(who), 3, -1):
+        shown = f"{who} · {step}" if n == len(who) else f"{who[:n].rstrip()}… · {step}"
+        if text_width(shown, 9) <= width:
+            return shown
     words = step.split()
     for k in range(len(words), 0, -1):
         shown = f"{who} · {' '.join(words[:k])}"
-        if text_width(shown, 9) <= FOOTER[2] - FOOTER[0]:
+        if text_width(shown, 9) <= width:
             return shown
     return f"{who} · {step}"
 

@@ -318,12 +318,17 @@ def test_the_others_screens_say_whose_step_it_is() -> None:
     t = Table(("Alice", ["car"]), ("Bob", ["buggy"]), ("Charlotte", ["bike"]), pole="Charlotte")
     shown = {v.player: footer_text(v) for v in views(t.state)}
     assert shown["Charlotte"] == "1.1 pick template"  # her own: the lit header says it is hers
-    assert shown["Bob"].startswith("Charlotte · 1.1") and shown["Alice"] == shown["Bob"]
+    assert shown["Bob"] == "Charlo… · 1.1 pick template" and shown["Alice"] == shown["Bob"]
     # a step too long beside the name keeps its first words, not its number alone ("Alice · 3" for a wipeout)
     from dataclasses import replace
 
     wipeout = replace(next(v for v in views(t.state) if v.player == "Bob"), step="3 wipeout: flip check")
     assert footer_text(wipeout) == "Charlotte · 3 WIPEOUT flip"
+    # a long name is cut before the step is: "Bartholomew · pick a", "Bartholomew · 1.1 left" (a screens audit)
+    long = replace(wipeout, acting="Bartholomew")
+    assert footer_text(replace(long, step="choose vehicle")) == "Bartholo… · pick a vehicle"
+    assert footer_text(replace(long, step="1.1 touch-move: left player picks")).endswith("… · 1.1 left player picks")
+    assert footer_text(long) == "Bartholomew · 3 WIPEOUT"  # not whole beside even "Bart…": its first words
 
 
 def test_done_beside_a_fire_is_not_cut_with_two_vehicles() -> None:
