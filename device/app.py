@@ -308,6 +308,8 @@ class App:
         self._dirty = True
         #: (alerts lit, the turn of a long label or dice line) last drawn: screens change with time on both beats
         self._ticks: tuple[bool, int] | None = None
+        #: when each screen first showed a game alert turned in pieces, by (player, kind, text)
+        self._alerts_since: dict[tuple[Any, str, str], float] = {}
         self._vehicle_names: dict[str, str] | None = None  # by id, for the commands' words (words_of)
         self._last_images: dict[str, bytes] = {}
         self._camera_changes_seen = 0
@@ -1285,15 +1287,32 @@ class App:
 
         alerts = [Alert(n.kind, shown(n), n.player) for n in self._ranked_notices()]  # once, not once per screen
         out = []
+        seen: dict[tuple[Any, str, str], float] = {}
         for view in self.turn().views:
             player = getattr(view, "player", None)
+            if getattr(view, "alerts", ()) and dataclasses.is_dataclass(view):
+                view = dataclasses.replace(view, alerts=tuple(self._alert_piece(a, player, now, seen)
+                                                              for a in view.alerts))
             extra = tuple(a for a in alerts if a.player is None or a.player == player)
             if self.entry is not None:  # a roll entered by another: who rolls it is told on their screen
                 extra += tuple(Alert("roll", text, who) for who, text in self.entry.request.tell if who == player)
             if extra and hasattr(view, "alerts") and dataclasses.is_dataclass(view):
                 view = dataclasses.replace(view, alerts=tuple(view.alerts) + extra)
             out.append(view)
+        self._alerts_since = seen  # an alert gone and raised again begins again at its first piece
         return out
+
+    def _alert_piece(self, alert: Alert, player: Any, now: float, seen: dict[tuple[Any, str, str], float]) -> Alert:
+        """A game alert too long for its banner, as the piece of it shown now (``device.dashboards.alert_pieces``),
+        turned on the alerts' beat from when this screen first showed it; else the alert itself."""
+        from device.dashboards import alert_pieces
+
+        pieces = alert_pieces(self.game.name, alert.kind, str(alert.text))
+        if len(pieces) <= 1:
+            return alert
+        key = (player, alert.kind, str(alert.text))
+        since = seen[key] = self._alerts_since.get(key, now)
+        return dataclasses.replace(alert, text=pieces[turns_since(now, since) % len(pieces)])
 
     def redraw(self, now: float, *, force: bool = False) -> list[str]:
         """Render and show the screens whose picture changed; returns the players redrawn."""

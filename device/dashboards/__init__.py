@@ -74,6 +74,17 @@ def notice_pieces(game: str, kind: str, text: str) -> list[str]:
     return [text] if len(pieces) <= 1 else [f"{title}: {piece}" for piece in pieces]
 
 
+def alert_pieces(game: str, kind: str, text: str) -> list[str]:
+    """A game's own alert (a view's ``alerts``) in the texts its dashboard's banner shows whole, in turn: the
+    dashboard's own ``alert_pieces`` when it has one, else ``[text]`` (the banner draws it as it comes)."""
+    try:
+        own = getattr(dashboard(game), "alert_pieces", None)
+    except ValueError:
+        own = None
+    pieces: list[str] = own(kind, text) if callable(own) else [text]
+    return pieces or [text]
+
+
 def clear_cache() -> None:
     """Forget the remembered frames (benchmarks use it to time drawing, not the look-up)."""
     _frames.clear()

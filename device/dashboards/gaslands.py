@@ -427,6 +427,17 @@ def _alert(draw: ImageDraw.ImageDraw, view: PlayerView, blink_on: bool) -> None:
     banner(draw, box, title, text, blink_on=blink_on, more=f"+{len(mine) - 1}" if len(mine) > 1 else "")
 
 
+def alert_pieces(kind: str, text: str) -> list[str]:
+    """A game alert whose words under its big word do not fit the banner's two small lines, in pieces shown in
+    turn (``device.dashboards.alert_pieces``; the app turns them on the alerts' beat): the owner's NOT PERMITTED
+    of a touch-move stood as "Hairpin in gear 1. Bartholomew picks for y…" for the whole touch-move, its end
+    never shown (a screens audit).  ``[text]`` when it fits, or for a kind without a big word."""
+    if kind not in ALERT_TITLES:
+        return [text]
+    pieces = notice_pieces(_without(text, ALERT_TITLES[kind]))
+    return pieces if len(pieces) > 1 else [text]
+
+
 def _without(text: str, title: str) -> str:
     """The alert's text minus the banner's big word ("Hairpin NOT PERMITTED in gear 5" → "Hairpin in gear 5")."""
     words = title.strip("!").strip()

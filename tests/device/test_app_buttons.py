@@ -189,6 +189,31 @@ def test_gaslands_a_touched_template_not_permitted_is_recorded_with_the_buttons(
     g.close()
 
 
+def test_gaslands_a_game_alert_too_long_for_its_banner_turns_its_pieces(tmp_path: Path) -> None:
+    """A screens audit, five players: the owner's NOT PERMITTED of a touch-move stood as "Hairpin in gear 1.
+    Bartholomew picks for y…" for the whole touch-move, its end never shown; the game's own alerts now turn their
+    pieces on the alerts' beat, as news does, from when the screen first showed them."""
+    from device.app import ALERT_PIECE_S
+
+    options = tomllib.loads(game_package("gaslands").EXAMPLE_SETUP)
+    options["chart"] = {"hairpin": ["not_permitted", "unknown", "unknown", "unknown", "not_permitted", "unknown"]}
+    options["players"][1]["name"] = "Bartholomew"
+    g = Panel(tmp_path, "gaslands", options)
+    _to_template_step(g)
+    g.go("Not permitted…", "Hairpin")
+    (whole,) = [a.text for v in g.match.views() if v.player == "Alice" for a in v.alerts if a.kind == "illegal_template"]
+    assert whole.endswith("Bartholomew picks for you"), whole
+
+    def shown(now: float) -> str:
+        (alice,) = [v for v in g.app.screen_views(now) if v.player == "Alice"]
+        return next(a.text for a in alice.alerts if a.kind == "illegal_template")
+
+    pieces = [shown(k * ALERT_PIECE_S) for k in range(4)]
+    assert pieces[0] == "Hairpin in gear 1. Bartholomew picks for…" and pieces[1] == "…you", pieces
+    assert pieces[2:] == pieces[:2]  # and round again while it stands
+    g.close()
+
+
 def test_gaslands_a_camera_roll_undone_is_said_without_the_logs_brackets(tmp_path: Path) -> None:
     """An audit: BACK after the camera's skid dice said "UNDONE: Rust Bucket: skid rolled: faces [SHIFT, SPIN,
     HAZARD]", and one piece of it on a dashboard's banner read "HAZARD]"."""
