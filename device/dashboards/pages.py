@@ -306,8 +306,20 @@ def dice_line_pieces(page: DicePage) -> list[str]:
 
 def label_pieces(page: DicePage) -> list[str]:
     """The label in pieces (:func:`line_pieces`): "3 hits on Dmitri's Ice Cream Truck: evade dice" was cut, and
-    with it whose evade dice they are."""
-    return line_pieces(page.label)
+    with it whose evade dice they are.  Before any die is entered it has the dice line's row too
+    (:func:`label_lines`): one piece."""
+    return [page.label] if label_lines(page) else line_pieces(page.label)
+
+
+def label_lines(page: DicePage) -> list[str]:
+    """The label on two lines, taking the dice line's row, when it is too long for one and no die of the entry is
+    there to show yet (the title's "0/12" says none): "smash dice on Charlotte's Performance Car (2 ± weight)" was
+    read in four pieces of one line, "smash dice on…" to "…weight)", 8 s for whose dice and how many (a screens
+    audit).  Empty when the label fits its own line, or does not fit two at 9 px."""
+    if page.kept or page.entered or text_width(page.label, FOOTER_MIN_SIZE) <= DICE_LINE_WIDTH:
+        return []
+    lines = wrap(page.label, width=DICE_LINE_WIDTH, size=FOOTER_MIN_SIZE)
+    return lines if len(lines) == 2 else []
 
 
 def dice_page_turns(page: DicePage) -> int:
@@ -319,10 +331,16 @@ def render_dice(page: DicePage, *, blink_on: bool = True) -> Image.Image:
     image, draw = canvas()
     limit = f"{len(page.entered)}/{page.count}"
     _title(draw, page.title, limit)
-    labels = label_pieces(page)
-    fit_text(draw, (1, 12, WIDTH - 2, 23), labels[page.turn % len(labels)], sizes=(10, 9))
-    pieces = dice_line_pieces(page)
-    fit_text(draw, (1, 24, WIDTH - 2, 34), pieces[page.turn % len(pieces)], sizes=(10, 9))
+    two = label_lines(page)
+    if two:
+        size = 10 if all(text_width(line, 10) <= WIDTH - 3 for line in two) else 9  # one size for the two
+        fit_text(draw, (1, 12, WIDTH - 2, 23), two[0], sizes=(size,))
+        fit_text(draw, (1, 24, WIDTH - 2, 34), two[1], sizes=(size,))
+    else:
+        labels = label_pieces(page)
+        fit_text(draw, (1, 12, WIDTH - 2, 23), labels[page.turn % len(labels)], sizes=(10, 9))
+        pieces = dice_line_pieces(page)
+        fit_text(draw, (1, 24, WIDTH - 2, 34), pieces[page.turn % len(pieces)], sizes=(10, 9))
     draw.rectangle((0, 36, WIDTH - 1, 50), fill=ON)
     fit_text(draw, (3, 36, WIDTH - 3, 50), f"‹ {page.current} ›", sizes=(13, 12, 11, 10), fill=OFF, align="center")
     hint = ("OK keep · NEXT next die" if page.then_another else "OK keep · NEXT send") if page.ready \

@@ -495,6 +495,27 @@ def test_a_long_dice_label_turns_in_pieces() -> None:
     assert p.label_pieces(short) == ["3 hits: evade dice"] and p.dice_page_turns(short) == 1
 
 
+def test_a_long_label_takes_the_dice_lines_row_before_any_die_is_entered() -> None:
+    """A screens audit: a long label was read in one-line pieces ("3 hits on Dmitri's Ice…", "…Cream Truck:
+    evade…", "…dice") while the dice line below said "no dice yet" (the title's 0/4 says it too): before the first
+    die a label of two lines has both rows, whole.  A longer one still turns ("smash dice on Charlotte's
+    Performance Car (2 ± weight)": the car's name alone is wider than the screen at 9 px)."""
+    from dataclasses import replace
+
+    from device.dashboards import pages as p
+
+    page = p.DicePage("Dmitri · Attack", "3 hits on Dmitri's Ice Cream Truck: evade dice", (), 4, False, "1", False)
+    assert p.label_lines(page) == ["3 hits on Dmitri's Ice", "Cream Truck: evade dice"]
+    assert p.label_pieces(page) == [page.label] and p.dice_page_turns(page) == 1
+    assert p.render_dice(page).tobytes() != p.render_dice(replace(page, label="x")).tobytes()
+    # once a die is entered, the dice line has its row again and the label turns in pieces
+    one = replace(page, entered=("3",))
+    assert p.label_lines(one) == [] and len(p.label_pieces(one)) > 1
+    assert p.label_lines(replace(page, kept="attack dice 6 4")) == []  # an earlier roll of the entry is shown
+    smash = replace(page, label="smash dice on Charlotte's Performance Car (2 ± weight)")
+    assert p.label_lines(smash) == [] and len(p.label_pieces(smash)) > 2
+
+
 def _bike_skid_roll_entered(displays: Any = None, clock: Any = lambda: 0.0) -> Any:
     """An app at Eve's Sand Flea's skid roll with five dice entered (SHIFT HAZARD SPIN SHIFT SLIDE): a dice line too
     long for the screen."""
