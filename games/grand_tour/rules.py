@@ -42,12 +42,21 @@ from importlib import resources
 from typing import Any
 
 from games.core import Command, Decision, Event, Illegal, Menu, Prompt, fields
-from games.grand_tour.state import ROLES, GrandTourState, Phase, Rider, Scoring, Specialty, Team, rider_label
+from games.grand_tour.state import (
+    ROLES,
+    SPECIALTIES_DEALT,
+    GrandTourState,
+    Phase,
+    Rider,
+    Scoring,
+    Specialty,
+    Team,
+    rider_label,
+)
 from games.grand_tour.timetrack import Marker, TimeTrack, finish_round
 from games.grand_tour.views import TeamView, build_views, timeline_heading, timeline_words
 
 _TEAM_NAME = re.compile(r"^[a-z][a-z0-9_]{0,11}$")
-SPECIALTIES_DEALT = 2
 #: the most exhaustion cards a rider may hold (a bound on typing errors, not a rule: with carry-over a tired
 #: deck holds more than 20; 12 a stage: 12, keep 6, 18, keep 9, 21); the buttons offer up to 40 (menus.py)
 MAX_EXHAUSTION = 60
@@ -263,7 +272,8 @@ class GrandTourGame:
             teams = tuple(replace(t, kept=d["card"]) if t.name == d["team"] else t for t in state.teams)
             riders = tuple(replace(r, specialty=d["card"]) if r.id == d["rider"] else r for r in state.riders)
             # every team is told who took what (the keeping team's screen went straight to its dashboard)
-            took = f"{rider_label(d['rider'])} takes specialty {state.card(d['card']).name}"
+            name = state.card(d["card"]).name  # (the placeholders are named "Specialty 4": not "specialty Specialty 4")
+            took = f"{rider_label(d['rider'])} takes {'' if name.lower().startswith('specialty') else 'specialty '}{name}"
             return replace(state, teams=teams, riders=riders, note=took, news=took)
         if event.type == "stage_started":
             riders = tuple(replace(r, crossed=False) for r in state.riders)

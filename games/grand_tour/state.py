@@ -21,6 +21,9 @@ class Phase(str, Enum):
     FINISHED = "tour over"
 
 
+#: Specialty cards dealt to each team before stage 1 (it keeps one).
+SPECIALTIES_DEALT = 2
+
 @dataclass(frozen=True)
 class Specialty:
     id: str

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from games.core import Alert, Event
-from games.grand_tour.state import GrandTourState, Phase, rider_label
+from games.grand_tour.state import SPECIALTIES_DEALT, GrandTourState, Phase, rider_label
 
 
 def clock(seconds: int) -> str:
@@ -83,7 +83,10 @@ def build_views(state: GrandTourState, prompt_text: str) -> tuple[TeamView, ...]
             # whose cards: the count's list is titled "5 to 9 cards" once opened, the rider's name gone from it
             alerts.append(Alert("enter_exhaustion", f"count exhaustion cards of {rider_label(todo[0].id)}", team.name))
         if state.phase is Phase.SPECIALTIES and team.kept is None:
-            alerts.append(Alert("choose_specialty", "keep 1 specialty", team.name))
+            # (a team still to be dealt was told "keep 1 specialty" while it was dealt: a screens audit)
+            todo_words = "keep 1 specialty" if len(team.dealt) >= SPECIALTIES_DEALT else \
+                f"deal {SPECIALTIES_DEALT} specialties"
+            alerts.append(Alert("choose_specialty", todo_words, team.name))
         out.append(
             TeamView(
                 player=team.name, team=team.name, points=team.points, rank=rank, stage=state.stage, stages=state.stages,

@@ -323,7 +323,12 @@ def test_specialties_deal_two_keep_one_assign_to_a_rider() -> None:
     assert len(load_specialty_data()) == 9
     m = new(specialties=True)
     assert "specialt" in refused(m, rnd(("red.sprinteur", 1)))
+    # each team's screen says what it is to do: dealt its cards, then keep one (a screens audit: a team still to be
+    # dealt read "keep 1 specialty")
+    assert {v.team: [a.text for a in v.alerts] for v in m.views()} == {"red": ["deal 2 specialties"],
+                                                                        "blue": ["deal 2 specialties"]}
     ok(m, {"type": "deal_specialties", "team": "red", "cards": ["1", "2"]})
+    assert {v.team: [a.text for a in v.alerts] for v in m.views()}["red"] == ["keep 1 specialty"]
     assert "already dealt" in refused(m, {"type": "deal_specialties", "team": "blue", "cards": ["2", "3"]})
     assert "exactly 2" in refused(m, {"type": "deal_specialties", "team": "blue", "cards": ["3", "4", "5"]})
     ok(m, {"type": "deal_specialties", "team": "blue", "cards": ["3"]})  # one at a time (the buttons)
@@ -335,10 +340,10 @@ def test_specialties_deal_two_keep_one_assign_to_a_rider() -> None:
     ok(m, {"type": "keep_specialty", "team": "red", "card": "2", "rider": "sprinteur"})
     assert m.state.phase.value == "specialties"
     # every team is told who took what (the keeping team's screen went straight to its dashboard)
-    assert {v.news for v in m.views()} == {"red Sprinteur takes specialty Specialty 2"}
+    assert {v.news for v in m.views()} == {"red Sprinteur takes Specialty 2"}  # not "specialty Specialty 2"
     ok(m, {"type": "keep_specialty", "team": "blue", "card": "3", "rider": "rouleur"})
     assert m.state.phase.value == "racing" and m.state.stage == 1
-    assert {v.news for v in m.views()} == {"blue Rouleur takes specialty Specialty 3"}  # stage 1: no start line
+    assert {v.news for v in m.views()} == {"blue Rouleur takes Specialty 3"}  # stage 1: no start line
     assert m.state.rider("red.sprinteur").specialty == "2" and m.state.rider("red.rouleur").specialty is None
     assert m.live_events()[-2].data["discarded"] == "4"
     with pytest.raises(Illegal, match="9 cards"):
@@ -637,7 +642,7 @@ def test_prompts_refusals_and_notes_name_riders_and_cards_as_the_table_does():
     out = m.apply(Command("keep_specialty", {"team": "red", "rider": "sprinteur"}))
     assert not out.accepted and "not nothing" in out.reason and "None" not in out.reason, out.reason
     out = m.apply(Command("keep_specialty", {"team": "red", "card": "1", "rider": "sprinteur"}))
-    assert out.accepted and m.state.note == f"red Sprinteur takes specialty {names[0]}"
+    assert out.accepted and m.state.note == f"red Sprinteur takes {names[0]}"  # a placeholder: "Specialty 1"
     m.apply(Command("keep_specialty", {"team": "blue", "card": "3", "rider": "rouleur"}))
     m.apply(Command("finish_round", {"crossed": [{"rider": r.id, "squares": 0} for r in m.state.riders]}))
     prompt = GAME.prompt(m.state).text
