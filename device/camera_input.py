@@ -596,10 +596,11 @@ class CameraInput:
         """A roll was entered by hand (buttons, phone, keyboard): the dice lying in the tray are used too —
         those seen last, any faces (a cocked die then laid flat is the same die); none seen (the camera was
         off, or the roll was typed before they settled): the next dice the camera sees are this roll's.
-        The camera's "can't read" notice is over: the roll it was about is in."""
-        if self.cant_read_shown:
-            withdraw("dice")
-            self.cant_read_shown = False
+        The camera's words on the dice ("can't read", "roll again") are over: the roll they were about is in."""
+        # every word of the camera's on the roll (can't read, a hand over the dice, "tray holds the last roll: roll
+        # again": it stood on after the roll was entered, no roll awaited, a screens audit)
+        withdraw("dice")
+        self.cant_read_shown = False
         withdraw("tray_count")
         self.unreadable.reset()
         self.dice.reset()

@@ -201,6 +201,13 @@ def test_the_last_rolls_dice_partly_taken_off_are_not_a_roll_to_add_to(tmp_path:
         assert not [n for n in t.app.notices if n.player == "Ben" and "wanted" in n.text]
         t.lay(*ANAS[:3], (2, 260.0, 160.0))
         assert t.frames(10) == []  # three old dice and a new one: no roll of Ben's
+        # Ben enters his roll with the buttons: "roll again" is over (a screens audit: it stood on, no roll awaited)
+        from games.core import Command
+
+        entered = t.app.apply(Command("roll", {"player": "Ben", "dice": [1, 2, 4, 6]}), source="buttons", now=t.now)
+        assert entered.accepted
+        t.app._rolled_by_hand(entered)
+        assert t.told("Ben") == []
     finally:
         t.close()
 
