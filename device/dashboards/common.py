@@ -17,6 +17,7 @@ its "-"), moves a ":" off the letter it touches, and widens a 9-11 px space narr
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -53,7 +54,8 @@ def font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
             redraws["·"] = dot
         colon = _colon(base)
     spaced = WORD_GAP.get(size, 0) if isinstance(base, ImageFont.FreeTypeFont) else 0
-    if not fixes and not redraws and colon is None and not spaced:
+    parted = isinstance(base, ImageFont.FreeTypeFont) and _bracket_touches(base)
+    if not fixes and not redraws and colon is None and not spaced and not parted:
         return base
     clear = _ClearDigitsFont.__new__(_ClearDigitsFont)
     clear.__dict__.update(base.__dict__)
@@ -61,6 +63,7 @@ def font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     clear.redraws = redraws
     clear.colon = colon
     clear.spaced = spaced
+    clear.parted = parted
     return clear
 
 
@@ -153,6 +156,22 @@ def _colon(base: ImageFont.FreeTypeFont) -> "tuple[np.ndarray, int] | None":
     return ink, left
 
 
+#: A digit before ")", where the font draws them touching (:func:`_bracket_touches`): the screens keep a dark column
+#: between them (:meth:`_ClearDigitsFont.getmask2`).
+_DIGIT_BRACKET = re.compile(r"(?<=[0-9])\)")
+
+
+def _bracket_touches(base: ImageFont.FreeTypeFont) -> bool:
+    """Whether the bundled font draws some digit and the ")" after it with no dark column between them: at 9 and 10 px
+    the bracket runs into the digit on a 1-bit screen, "(gear 2):" read "(gear 2]:" and "9)" a blot (a screens
+    audit).  (A digit's own ink has no dark column inside it.)"""
+    for digit in "0123456789":
+        ink = _glyph_ink(base, digit + ")")
+        if ink is not None and ink.any(axis=0).all():
+            return True
+    return False
+
+
 def _rows(text: str) -> "np.ndarray":
     import numpy as np
 
@@ -222,13 +241,18 @@ class _ClearDigitsFont(ImageFont.FreeTypeFont):
     redraws: "dict[str, tuple[np.ndarray, np.ndarray, int]]"
     colon: "tuple[np.ndarray, int] | None" = None
     spaced: int = 0  # the fewest dark columns between two words (WORD_GAP)
+    parted: bool = False  # a digit and the ")" after it drawn touching: a dark column put between them
 
     def getmask2(self, text: "str | bytes", mode: str = "", *args: Any, **kwargs: Any) -> tuple[Any, tuple[int, int]]:
         import numpy as np
         from numpy.lib.stride_tricks import sliding_window_view
 
-        core, offset = super().getmask2(text, mode, *args, **kwargs)
         shown = str(text)
+        if self.parted and mode == "1" and "\n" not in shown and (at := _DIGIT_BRACKET.search(shown)) is not None:
+            stroke, anchor = _stroke_and_anchor(self, text, mode, args, kwargs)
+            if not stroke and len(anchor) == 2 and anchor[0] in "lmr":
+                return self._parted_at(shown, at.start(), mode, anchor, args, kwargs)
+        core, offset = super().getmask2(text, mode, *args, **kwargs)
         wanted = [self.fixes[ch] for ch in self.fixes if ch in shown]
         # (not in a stroked text: the stroke widens the "!" and the ":" out of the shapes looked for; nor in
         # text of several lines, whose x is not the line's)
@@ -310,6 +334,36 @@ class _ClearDigitsFont(ImageFont.FreeTypeFont):
                     mask[y + dots, x] = 0
                     mask[y + dots, x + 1] = 255
         return Image.fromarray(mask, "L").im, offset
+
+    def _parted_at(self, shown: str, i: int, mode: str, anchor: str, args: tuple[Any, ...],
+                   kwargs: dict[str, Any]) -> tuple[Any, tuple[int, int]]:
+        """The mask of ``shown`` drawn as two texts, up to the ")" at ``i`` and from it, with one dark column between
+        the digit's ink and the bracket's (each part drawn by :meth:`getmask2`, so every other fix applies in it)."""
+        import numpy as np
+
+        bound = _getmask2_signature().bind(self, shown, mode, *args, **kwargs).arguments
+        rest = {k: v for k, v in bound.items() if k not in ("self", "text", "mode", "args", "kwargs")}
+        rest.update(bound.get("kwargs", {}))
+        rest["anchor"] = "l" + anchor[1]
+        parts = []
+        for piece in (shown[:i], shown[i:]):
+            core, (ox, oy) = self.getmask2(piece, mode, **rest)
+            parts.append((np.asarray(Image.Image()._new(core)), ox, oy))
+        (a, ax, ay), (b, bx, by) = parts
+        natural = round(self.getlength(shown[:i], mode="1")) + bx
+        a_end = ax + max((int(c) for c in np.nonzero((a > 0).any(axis=0))[0]), default=-1)
+        b_first = int(np.argmax((b > 0).any(axis=0))) if b.size and (b > 0).any() else 0
+        bx_at = max(natural, a_end + 2 - b_first)  # the bracket's first ink one dark column after the digit's last
+        top = min(ay, by)
+        height = max(ay + a.shape[0], by + b.shape[0]) - top
+        width = max(ax + a.shape[1], bx_at + b.shape[1]) - ax
+        out = np.zeros((max(height, 1), max(width, 1)), np.uint8)
+        out[ay - top:ay - top + a.shape[0], 0:a.shape[1]] = a
+        right = out[by - top:by - top + b.shape[0], bx_at - ax:bx_at - ax + b.shape[1]]
+        np.maximum(right, b, out=right)
+        advance = self.getlength(shown, mode="1") + (bx_at - natural)
+        shift = {"m": round(advance / 2), "r": round(advance)}.get(anchor[0], 0)
+        return Image.fromarray(out, "L").im, (ax - shift, top)
 
 
 #: What the screens draw for a character their font lacks.  Pillow's bundled font has ASCII and a few

@@ -199,6 +199,32 @@ def test_a_colon_keeps_apart_from_the_letter_before_it(word: str, size: int) -> 
     assert not a[:, colon - 1].any() and not a[:, colon + 1].any()
 
 
+@pytest.mark.parametrize("size", [9, 10, 11])
+@pytest.mark.parametrize("anchor", ["lm", "mm", "rm"])
+def test_a_bracket_after_a_digit_keeps_a_dark_column_from_it(size: int, anchor: str) -> None:
+    """A screens audit: at 9 and 10 px the bundled font draws ")" into the digit before it, "rolled 1 (gear 2):" read
+    "(gear 2]:" and "9)" a blot.  A dark column stands between every digit and its ")", the text otherwise drawn as
+    before, at the place its anchor says."""
+    from PIL import Image, ImageDraw
+
+    from device.dashboards.common import font
+
+    f = font(size)
+    for digit in "0123456789":
+        image = Image.new("1", (12 * size, 3 * size), 0)
+        ImageDraw.Draw(image).text((6 * size, size), f"(gear {digit})", font=f, fill=1, anchor=anchor)
+        a = np.asarray(image, dtype=bool)
+        solo = Image.new("1", (12 * size, 3 * size), 0)
+        ImageDraw.Draw(solo).text((6 * size, size), f"(gear {digit}", font=f, fill=1, anchor=anchor)
+        b = np.asarray(solo, dtype=bool)
+        cols_a, cols_b = np.nonzero(a.any(axis=0))[0], np.nonzero(b.any(axis=0))[0]
+        if anchor == "lm":  # the text up to the digit is where it was
+            assert (a[:, :cols_b.max() + 1] == b[:, :cols_b.max() + 1]).all(), digit
+        gaps = [c for c in range(cols_a.min(), cols_a.max()) if not a[:, c].any()]
+        assert gaps and gaps[-1] > cols_a.max() - 4, f"{digit}): no dark column before the bracket"
+        assert cols_a.max() - cols_a.min() <= cols_b.max() - cols_b.min() + 5  # one column more at most, and the ")"
+
+
 @pytest.mark.parametrize("size", [9, 10, 11, 12])
 def test_a_menu_paths_arrow_is_a_chevron_not_a_stroke(size: int) -> None:
     """An audit: at 9 px the bundled font's "›" is a straight stroke, and "UNDONE: Cy: Move › Road die… ›
