@@ -12,7 +12,8 @@ big numbers use a 1-pixel stroke so they stay bold enough at arm's length.  Smal
 :func:`pixel_text`, a 5×7 pixel font, or in text whose 6 and 9 :func:`font` redraws: the bundled font's 6, 8
 and 9 merge below 14 px on a 1-bit screen.  Below 10 px its "!" is a solid stroke (an "I"); :func:`font`
 parts its dot from its stem wherever a text has one, draws a 9 px "›" as a chevron and a 9 px "·" as a dot (not
-its "-"), moves a ":" off the letter it touches, and widens a 9-11 px space narrower than :data:`WORD_GAP`.
+its "-"), moves a ":" off the letter it touches, widens a 9-11 px space narrower than :data:`WORD_GAP`, and keeps
+a dark column between a digit and the ")" after it where the font runs them together.
 """
 
 from __future__ import annotations

@@ -313,9 +313,10 @@ def label_pieces(page: DicePage) -> list[str]:
 
 def label_lines(page: DicePage) -> list[str]:
     """The label on two lines, taking the dice line's row, when it is too long for one and no die of the entry is
-    there to show yet (the title's "0/12" says none): "smash dice on Charlotte's Performance Car (2 ± weight)" was
-    read in four pieces of one line, "smash dice on…" to "…weight)", 8 s for whose dice and how many (a screens
-    audit).  Empty when the label fits its own line, or does not fit two at 9 px."""
+    there to show yet (the title's "0/4" says none): "3 hits on Dmitri's Ice Cream Truck: evade dice" was read in
+    three pieces of one line beside "no dice yet" (a screens audit).  Empty when the label fits its own line, or
+    does not fit two at 9 px ("smash dice on Charlotte's Performance Car (2 ± weight)": the car's name alone is
+    wider than the screen), which turns in pieces as before."""
     if page.kept or page.entered or text_width(page.label, FOOTER_MIN_SIZE) <= DICE_LINE_WIDTH:
         return []
     lines = wrap(page.label, width=DICE_LINE_WIDTH, size=FOOTER_MIN_SIZE)
