@@ -24,6 +24,7 @@ class Phase(str, Enum):
 #: Specialty cards dealt to each team before stage 1 (it keeps one).
 SPECIALTIES_DEALT = 2
 
+
 @dataclass(frozen=True)
 class Specialty:
     id: str
