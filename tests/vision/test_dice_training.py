@@ -3,6 +3,8 @@ may read and how it draws.  Needs no torch (the networks are not built here)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -64,6 +66,24 @@ def test_a_share_out_of_its_range_is_refused_before_anything_is_read(option: str
     with pytest.raises(SystemExit) as out:
         train_net.main(["reader", "--data", str(tmp_path / "none"), "--out", str(tmp_path / "r.onnx"), option, value])
     assert out.value.code == 2 and option in capsys.readouterr().err
+
+
+def test_the_weights_folder_is_made_or_refused_before_the_training(tmp_path, monkeypatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """The weights are written after the whole training: 36 epochs (an hour and a half) were lost to an ``--out``
+    in a folder that did not exist.  The folder is made before anything is trained; a folder given for the file is
+    refused at once."""
+    from tools.dice_training import train_net
+
+    trained: list[Path] = []
+    monkeypatch.setattr(train_net, "train_reader", lambda data, out, *rest: trained.append(out))
+    out = tmp_path / "round" / "U" / "reader2.onnx"
+    assert train_net.main(["reader", "--data", str(tmp_path), "--out", str(out)]) == 0
+    assert trained == [out] and out.parent.is_dir()
+    with pytest.raises(SystemExit) as refused:
+        train_net.main(["reader", "--data", str(tmp_path), "--out", str(tmp_path / "round")])
+    assert refused.value.code == 2 and "is a folder: give the file to write" in capsys.readouterr().err
+    assert len(trained) == 1
 
 
 def test_a_die_to_report_null_is_taught_an_even_spread_over_the_six_values_not_not_a_die() -> None:
