@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import re
 from collections import OrderedDict
+from functools import lru_cache
 from types import ModuleType
 from typing import Any
 
@@ -74,15 +75,17 @@ def notice_pieces(game: str, kind: str, text: str) -> list[str]:
     return [text] if len(pieces) <= 1 else [f"{title}: {piece}" for piece in pieces]
 
 
-def alert_pieces(game: str, kind: str, text: str) -> list[str]:
+@lru_cache(maxsize=256)
+def alert_pieces(game: str, kind: str, text: str) -> tuple[str, ...]:
     """A game's own alert (a view's ``alerts``) in the texts its dashboard's banner shows whole, in turn: the
-    dashboard's own ``alert_pieces`` when it has one, else ``[text]`` (the banner draws it as it comes)."""
+    dashboard's own ``alert_pieces`` when it has one, else ``(text,)`` (the banner draws it as it comes).  Kept:
+    the app asks it for every alert of every screen at each redraw, and the pieces are measured by drawing."""
     try:
         own = getattr(dashboard(game), "alert_pieces", None)
     except ValueError:
         own = None
-    pieces: list[str] = own(kind, text) if callable(own) else [text]
-    return pieces or [text]
+    pieces = own(kind, text) if callable(own) else [text]
+    return tuple(pieces) or (text,)
 
 
 def clear_cache() -> None:
