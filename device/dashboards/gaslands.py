@@ -352,12 +352,12 @@ def footer_text(view: PlayerView) -> str:
     # the step whole beside the name, cut to no fewer than its first four letters: "Bartholomew · pick a" and
     # "Bartholomew · 1.1 left" (of "left player picks", read as "Bartholomew left") cut the step mid-phrase (a
     # screens audit); "Bartho… · pick a vehicle" says both
-    for n in range(len(who), 3, -1):
+    for n in range(len(who), min(len(who), 4) - 1, -1):  # (a name of three letters or fewer: whole only)
         shown = f"{who} · {step}" if n == len(who) else f"{who[:n].rstrip()}… · {step}"
         if text_width(shown, 9) <= width:
             return shown
     words = step.split()
-    for k in range(len(words), 0, -1):
+    for k in range(len(words) - 1, 0, -1):  # (all of them, beside the whole name, did not fit above)
         shown = f"{who} · {' '.join(words[:k])}"
         if text_width(shown, 9) <= width:
             return shown
