@@ -377,9 +377,10 @@ def probe_game(config: PitboardConfig, playing: Any = None) -> list[CheckLine]:
 
 
 def _setup_notes(module: Any, options: Any, part: str) -> list[CheckLine]:
-    """The game's own warnings on a setup it takes (``setup_notes``: a rule fact still a placeholder)."""
-    notes = getattr(module.GAME, "setup_notes", None)
-    return [CheckLine("WARN", part, note) for note in notes(options)] if notes and options else []
+    """The game's own warnings on a setup it takes (:func:`device.setup_files.setup_notes`), as check's lines."""
+    from device.setup_files import setup_notes
+
+    return [CheckLine("WARN", part, note) for note in setup_notes(module, options)]
 
 
 def _unless_resumed(config: PitboardConfig, part: str, wrong: str) -> CheckLine:

@@ -243,6 +243,13 @@ def another_games_setup(game: str, options: Any) -> tuple[str, list[str]] | None
     return best
 
 
+def setup_notes(module: Any, options: Any) -> list[str]:
+    """The game's own warnings on a setup its rules took (``GAME.setup_notes``, when it declares them: a rule fact
+    of the setup still a placeholder), for ``pitboard check`` and the phone's Check."""
+    notes = getattr(module.GAME, "setup_notes", None)
+    return list(notes(options)) if notes is not None and options else []
+
+
 def seated_players(module: Any, events: Any) -> list[str]:
     """The players of a game begun with ``events`` (its ``start``), in seating order, as their screens name
     them: the views of the folded game."""

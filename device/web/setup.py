@@ -28,7 +28,7 @@ def example_setup(game: str) -> str:
 
 def check_setup(game: str, text: str, chart_path: Path | None = None) -> tuple[dict[str, Any] | None, str]:
     """``(options, "a valid table: ...")`` or ``(None, what is wrong and what to do)``."""
-    from device.setup_files import SetupFileError, _parsed, seated_players, setup_refused
+    from device.setup_files import SetupFileError, _parsed, seated_players, setup_notes, setup_refused
     from games.core import Illegal
 
     try:  # the same reader and the same words as `pitboard play --setup FILE`, the file being the form
@@ -74,8 +74,7 @@ def check_setup(game: str, text: str, chart_path: Path | None = None) -> tuple[d
     from device.dashboards.common import name_warnings
 
     warned = "".join(f"; note: {text}" for _who, text in name_warnings(players))
-    notes = getattr(game_package(game).GAME, "setup_notes", None)
-    warned += "".join(f"; note: {text}" for text in (notes(options) if notes else ()))
+    warned += "".join(f"; note: {text}" for text in setup_notes(game_package(game), options))
     from device.web.pages import title_of
 
     return options, f"{title_of(game)}: a valid table{who}{note}{warned}{damaged}"
