@@ -122,7 +122,8 @@ def cmd_teach_tokens(args: argparse.Namespace) -> int:
 def learn_mats_at_calibration(img: Any, cal: Any, cfg: Any, path: str | Path | None = None) -> tuple[Path | None, str]:
     """After ``pitboard calibrate``: learn the bare mat of every token zone from the calibration frame and
     save it with the taught colour (if any).  Returns (file written or None, one sentence for the owner)."""
-    from device.token_files import NotATokenFile, TokenFileError, load_token_look, save_token_look, with_mats
+    from device.token_files import (REDO, NotATokenFile, TokenFileError, keep_aside, load_token_look,
+                                    save_token_look, with_mats)
     from vision.tokens import learn_mats
 
     try:
@@ -130,8 +131,14 @@ def learn_mats_at_calibration(img: Any, cal: Any, cfg: Any, path: str | Path | N
     except NotATokenFile as exc:  # another file named as the token look: never written over
         return None, f"the bare mat was not learned: {exc} (give --tokens a token look file, or a new file name)"
     except TokenFileError as exc:
-        look = cfg.tokens  # a damaged file is replaced by what this frame teaches
-        note = f" (the old token look was unreadable and is replaced: {exc})"
+        # a damaged look is set aside, not written over, and this frame starts a new one (its advice was to run
+        # the very calibrate that said it)
+        try:
+            kept = keep_aside(path)
+        except TokenFileError as aside:
+            return None, f"the bare mat was not learned: {str(exc).removesuffix('; ' + REDO)}, and {aside}"
+        look = cfg.tokens
+        note = f" (the old token look could not be read: {str(exc).removesuffix('; ' + REDO)}; it is kept as {kept})"
     else:
         note = ""
     mats, why = learn_mats(img, cal, look)

@@ -64,6 +64,10 @@ def _first_line(exc: BaseException) -> str:
     return str(exc).split("\n")[0][:160] or type(exc).__name__
 
 
+#: What to do about a damaged token look (``pitboard calibrate`` itself sets it aside and starts a new one).
+REDO = "run `pitboard calibrate IMAGE` and `pitboard teach tokens` again (or remove the file)"
+
+
 def tokens_path(path: str | Path | None = None) -> Path:
     return Path(path) if path else data_dir() / TOKENS_FILE
 
@@ -73,7 +77,7 @@ def load_token_look(base: TokenLook, path: str | Path | None = None) -> TokenLoo
     p = tokens_path(path)
     if not p.exists():
         return base
-    redo = "run `pitboard calibrate IMAGE` and `pitboard teach tokens` again (or remove the file)"
+    redo = REDO
     if p.is_dir():
         raise TokenFileError(folder_given(p, "token look", TOKENS_FILE))
     try:
@@ -99,6 +103,24 @@ def load_token_look(base: TokenLook, path: str | Path | None = None) -> TokenLoo
         return look_from_arrays(arrays, base)
     except TokenLookError as exc:
         raise TokenFileError(f"{p}: {exc}; {redo}") from exc
+
+
+def keep_aside(path: str | Path | None = None) -> Path:
+    """Move a damaged token look out of the way before a new one is written in its place, as
+    ``<name>.damaged`` (``.damaged-2``, … beside earlier ones): calibrate replaced it, and with it mats and a
+    colour that a few changed bytes had not touched (a bad-input audit).  Raises TokenFileError when it
+    cannot be moved (the file is then not written over either)."""
+    p = tokens_path(path)
+    kept, n = p.with_name(f"{p.name}.damaged"), 1
+    while kept.exists():
+        n += 1
+        kept = p.with_name(f"{p.name}.damaged-{n}")
+    try:
+        p.rename(kept)
+    except OSError as exc:
+        raise TokenFileError(f"{p} could not be moved aside to {kept.name} ({exc.strerror or exc}): give write "
+                             "access to its folder, or move it yourself") from exc
+    return kept
 
 
 def save_token_look(look: TokenLook, path: str | Path | None = None) -> Path:

@@ -291,6 +291,29 @@ def test_calibration_never_writes_its_mats_over_a_file_that_is_not_a_token_look(
     assert said.endswith("(give --tokens a token look file, or a new file name)")
 
 
+def test_calibration_sets_a_damaged_token_look_aside_rather_than_writing_over_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bad-input audit: `pitboard calibrate IMG --tokens t.npz` with a damaged look replaced it (its mats and
+    colour, which a few changed bytes had not touched, gone) and advised running calibrate again.  It is kept as
+    ``t.npz.damaged`` (then ``.damaged-2``), named, and a new look holds this frame's mats."""
+    from device.cli_tokens import learn_mats_at_calibration
+    from device.token_files import load_token_look
+    from vision import tokens
+    from vision.table import default_config
+
+    monkeypatch.setattr(tokens, "learn_mats", lambda img, cal, look: (
+        {"p1": np.random.default_rng(1).integers(0, 255, (20, 30, 3), np.uint8)}, {}))
+    path = tmp_path / "t.npz"
+    damaged = b"PK\x03\x04" + bytes(range(256)) * 4  # an archive's start, its data spoiled
+    for kept in ("t.npz.damaged", "t.npz.damaged-2"):
+        path.write_bytes(damaged)
+        written, said = learn_mats_at_calibration(np.zeros((8, 8, 3), np.uint8), None, default_config(), path)
+        assert written == path and (tmp_path / kept).read_bytes() == damaged
+        assert said.endswith(f"; it is kept as {tmp_path / kept})") and "the old token look could not be read: " in said
+        assert "run `pitboard calibrate" not in said
+        load_token_look(default_config().tokens, path)  # the new look reads
+
+
 @pytest.mark.parametrize("stored", [500.0, -5, "66", None])
 def test_a_stored_field_of_view_no_lens_has_is_refused_and_calibrate_replaces_it(
         stored: object, tmp_path: Path, frame: Path, capsys: pytest.CaptureFixture[str]) -> None:
