@@ -39,7 +39,8 @@ import cv2
 import numpy as np
 
 from device.dice_library_files import (PIP_REFUSAL, face_names_problem, library_path, load_library,
-                                       load_library_to_teach, save_library, teach_command, undo_command)
+                                       load_library_to_teach, misnamed_dice_words, save_library, teach_command,
+                                       undo_command)
 from device.safe_files import FileProblem, ImageBatch, read_image
 from vision.dice import D6, MIN_IMAGE_SIDE, ModelError, net, read_dice
 from vision.dice.faces import plan_teaching
@@ -85,7 +86,8 @@ def cmd_read(args: argparse.Namespace) -> int:
         library = load_library(faces_file, config=offered)
         if args.die not in library.examples:
             known = ", ".join(library.dice()) or "none yet"
-            problem = face_names_problem(args.die, [])
+            misnamed = misnamed_dice_words(library)  # ("skidd" in the file: renamed by hand)
+            problem = face_names_problem(args.die, []) or (f"the file {misnamed}" if misnamed else None)
             todo = problem if problem else f"teach it with `{teach_command(args.die, config=offered)}`"
             raise _user_error(f"no die called {args.die!r} in the face library {faces_file} (taught: {known}); {todo}")
     _warm_up(args.die, library)

@@ -79,6 +79,9 @@ def _load(path: Path, *, mend: bool, config: str | None = None) -> tuple[FaceLib
     unknown = unknown_name_words(library)
     if unknown:
         raise _user_error(f"the face library {path} {unknown}; it was left untouched")
+    misnamed = misnamed_dice_words(library) if mend else None
+    if misnamed:  # a teaching would drop the undo records of the die's examples, as naming a face no longer there
+        raise _user_error(f"the face library {path} {misnamed}; it was left untouched")
     return library, notes
 
 
@@ -157,6 +160,20 @@ def unrolled_dice_words(library: FaceLibrary) -> str | None:
         return None
     return (f"no game rolls the die{'s' if len(said) > 1 else ''} {', '.join(said)}: the camera never reads "
             f"{'them' if len(said) > 1 else 'it'}; rename it in the file to the game's die, or teach that die")
+
+
+def misnamed_dice_words(library: FaceLibrary) -> str | None:
+    """The dice of ``library`` no game rolls whose name is near a game's die ("skidd" for skid: renamed or mistyped
+    by hand), and what to do; None when there are none.  Teaching refuses them as it refuses a mistyped face: it
+    took the game's die as untaught, and dropped the undo records of the examples under the near name (a
+    bad-input audit).  A die with no near name ("banana") is left alone, as :func:`unrolled_dice_words` says."""
+    rolled = list(taught_dice())
+    near = {die: did_you_mean(die, rolled).strip() for die in library.dice() if die not in rolled}
+    said = [f"{die!r} ({words})" for die, words in near.items() if words]
+    if not said:
+        return None
+    return (f"holds {'dice' if len(said) > 1 else 'a die'} no game rolls, named near a game's die: "
+            f"{', '.join(said)}; rename {'them' if len(said) > 1 else 'it'} in the file to the game's die")
 
 
 def taught_dice() -> dict[str, list[str]]:

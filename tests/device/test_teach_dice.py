@@ -597,6 +597,30 @@ def test_a_face_name_mistyped_in_the_library_is_refused_not_read(tmp_path: Path,
     assert "SLIDE" in capsys.readouterr().out
 
 
+def test_a_die_renamed_near_a_games_die_in_the_library_stops_teaching_and_is_named(
+        tmp_path: Path, data_dir: Path, capsys) -> None:
+    """A bad-input audit: "skid" renamed "skidd" in faces.json by hand; `teach dice --die skid` took skid as
+    untaught, "mended" away the undo records of the examples under "skidd" (naming a face deleted by hand), and
+    `dice read --die skid` advised teaching skid from scratch.  Both name the near die and say to rename it; the
+    file is left as it is.  A die with no near name is still left alone (the test above)."""
+    assert _teach("--face", "SLIDE", _one(tmp_path, "SLIDE", 30)) == 0
+    lib = data_dir / "faces.json"
+    data = json.loads(lib.read_text())
+    data["dice"]["skidd"] = data["dice"].pop("skid")
+    bad = json.dumps(data)
+    lib.write_text(bad)
+    capsys.readouterr()
+    said = "holds a die no game rolls, named near a game's die: 'skidd' (did you mean skid?); rename it in the file"
+    assert _teach("--face", "SHIFT", _one(tmp_path, "SHIFT", 32)) == 2
+    assert said in capsys.readouterr().err
+    assert cli.main(["teach", "dice", "--undo"]) == 2
+    assert said in capsys.readouterr().err
+    assert cli.main(["dice", "read", "--die", "skid", _one(tmp_path, "SLIDE", 31)]) == 2
+    err = capsys.readouterr().err
+    assert "(taught: skidd); the file " + said in err and "teach it with" not in err
+    assert lib.read_text() == bad
+
+
 def test_a_teaching_record_no_undo_can_follow_is_mended_away(tmp_path: Path, data_dir: Path, capsys) -> None:
     """An audit: the face the last teaching added deleted from faces.json by hand, `teach dice --undo` said
     "cannot undo the last teaching: skid SHIFT no longer holds the 1 example(s) it added" every time, with or
