@@ -426,8 +426,9 @@ class _Validator:
                 try:
                     int(value.strip(), 0)
                     quoted = f"; remove the quotes: {key} = {value.strip()}"
-                except ValueError:
-                    pass
+                except ValueError:  # "3C" for an address: hexadecimal is written 0x3C (an audit: no hint)
+                    if as_hex and re.fullmatch(r"[0-9A-Fa-f]{1,2}", value.strip()):
+                        quoted = f"; hexadecimal is written 0x, without quotes: {key} = 0x{value.strip()}"
             raise self.fail(dotted, f"must be a whole number, not {as_written(value)}{quoted}")
         if (lo is not None and value < lo) or (hi is not None and value > hi):
             shown = _hex(value) if as_hex else str(value)

@@ -119,6 +119,16 @@ def toml_mistake(exc: Exception, text: str) -> str:
                   "straight quotes: " + _cut(code.translate({ord(c): '"' for c in "\u201c\u201d"}
                                                             | {ord(c): "'" for c in "\u2018\u2019"})))
         return f"line {number} ({shown}): “ and ” are not quotes in TOML (a phone keyboard types them): write {mended}"
+    if bare and bare.group(2)[:1] == "=" and what == "Invalid value":  # `fps = = 10`: not a text to quote (an audit)
+        return f"line {number} ({shown}): one = too many: write {bare.group(1)} = {bare.group(2).lstrip('= ')}"
+    if bare and re.match(r"[+-]?[0-9]", bare.group(2)) and what.startswith("Expected newline"):
+        key, value = bare.group(1), bare.group(2).strip()
+        if re.fullmatch(r"0[XOB][0-9A-Fa-f_]+", value):  # `address = 0X3C` (an audit: TOML's words alone)
+            return (f"line {number} ({shown}): a hexadecimal number is written with a small x: write {key} = "
+                    f"{value[0]}{value[1].lower()}{value[2:]}")
+        listed = ", several in brackets ([1, 2])" if "," in value else ""
+        return (f"line {number} ({shown}): a number is written alone: digits only, no unit after it, a dot for "
+                f"decimals (1.5), hexadecimal as 0x3C{listed}")
     if what == "Invalid value" and bare:
         key, value = bare.group(1), bare.group(2)
         if value.lower() in ("true", "false", "yes", "no", "on", "off"):  # a yes/no: TOML's own words

@@ -610,6 +610,9 @@ def test_buttons_that_cannot_be_set_up_are_said_once_in_words(tmp_path: Path, mo
     ("push_it = No", "write push_it = false"),
     ("first_player = \u201cAna\u201d", 'write first_player = "Ana" with straight quotes'),
     ("name = Bob", 'write name = "Bob"'),
+    # a bad-input audit: `fps = = 10` was told to write fps = "= 10"; `address = 0X3C` got TOML's words alone
+    ("fps = = 10", "write fps = 10"),
+    ("address = 0X3C", "write address = 0x3C"),
 ])
 def test_a_toml_mistake_is_mended_the_way_the_next_check_accepts(line: str, advice: str) -> None:
     """Seen on the phone: `push_it = True` was told to write `push_it = "True"` (then refused as no true or

@@ -80,6 +80,9 @@ def test_wrong_screen_address_names_file_key_and_allowed_values() -> None:
         ('[buttons]\nnxt = 17', "pitboard.toml: buttons.nxt: unknown key (did you mean 'next'?); allowed: back"),
         ('[[screens]]\nplayer = "A"\naddress = "0x3C"',
          "pitboard.toml: screens[0].address: must be a whole number, not \"0x3C\"; remove the quotes: address = 0x3C"),
+        # a bad-input audit: "3C" had no hint
+        ('[[screens]]\nplayer = "A"\naddress = "3C"', "pitboard.toml: screens[0].address: must be a whole number, not "
+         "\"3C\"; hexadecimal is written 0x, without quotes: address = 0x3C"),
         ('[buttons]\nlong_press_ms = 100', "pitboard.toml: buttons.long_press_ms: 100 is out of range; allowed: 200..5000"),
         ('[buttons]\ndebounce_ms = 150\nlong_press_ms = 250', "pitboard.toml: buttons.debounce_ms: 150 ms is too long"),
         ('[camera]\nbackend = "usb"', "pitboard.toml: camera.backend: \"usb\" is not known; allowed: picamera2, opencv, replay, none"),
@@ -234,6 +237,11 @@ def test_a_direct_and_a_muxed_screen_apart_by_bus_or_address_are_accepted(second
     # shown the wrong one (the line count split at it)
     ('player = "Alice"\r\r\naddress = 0x3C', ['line 2: an invisible carriage-return character stands inside the line']),
     # a web audit: a phone's curly quotes inside a list got the general words, which named no quotes
+    # a bad-input audit: a number with a unit or a decimal comma got TOML's "Expected newline" alone
+    ('player = "Alice"\nport = 1,5', ['line 3 (port = 1,5): a number is written alone', 'a dot for decimals (1.5)',
+                                     'several in brackets ([1, 2])']),
+    ('player = "Alice"\nrotate = 2 turns', ['line 3 (rotate = 2 turns): a number is written alone: digits only, no '
+                                           'unit after it']),
     ('player = "Alice"\nport = [\u201c1\u201d]', ['line 3 (port = [\u201c1\u201d]): \u201c and \u201d are not quotes in TOML',
                                           'write straight quotes: port = ["1"]']),
 ])
