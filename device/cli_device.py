@@ -1386,7 +1386,7 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
         if isinstance(exc, StoreError):  # the log's game cannot be replayed: the log, not the setup, is named
             return _user_error(f"the game could not start: {exc}")
         reason = getattr(exc, "reason", None) or str(exc)
-        return _user_error(f"the game could not start: {_setup_refused(config, reason, options or {})}")
+        return _user_error(f"the game could not start: {_setup_refused(config, reason, options)}")
 
     if options is not None and store.would_begin(module.GAME):
         try:  # a setup the game refuses is said before any hardware is tried (on a PC the buttons fail)

@@ -215,6 +215,8 @@ def setup_refused(path: str | Path | None, reason: str, *, game: str | None = No
     given to Gaslands), that is said too, and ``plays`` (``{game}``, ``{title}``: the other game's) says how to
     play it."""
     reason = reason.removeprefix("setup: ")
+    if path is not None and options == {}:  # (an audit: an empty file was told only "needs 2 to 6 players")
+        reason = f"holds nothing (empty, or only comments: a crash or a copy cut short can leave it so); {reason}"
     other = another_games_setup(game, options) if game is not None else None
     if game is not None and other is not None:
         from device.web.pages import title_of

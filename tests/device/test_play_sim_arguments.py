@@ -221,6 +221,21 @@ def test_sim_with_a_refused_setup_still_resumes_the_unfinished_game(tmp_path: Pa
         assert [g.id for g in store.games()] == [1]
 
 
+@pytest.mark.parametrize("text", ["", "  \n\n", "# the table for Friday\n"])
+def test_an_empty_setup_file_is_called_empty(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A bad-input audit: a setup file of 0 bytes (a crash, a copy cut short) was told only "Gaslands needs 2 to 6
+    players"; the config and the face library say "is empty".  Nothing is begun in the log."""
+    empty = tmp_path / "table.toml"
+    empty.write_text(text, encoding="utf-8")
+    db = tmp_path / "g.sqlite"
+    code, _, err = run(capsys, "play", "gaslands", "--setup", str(empty), "--db", str(db))
+    assert code == 2 and f"setup file {empty}: holds nothing (empty, or only comments: a crash or a copy cut short " \
+        "can leave it so); Gaslands needs 2 to 6 players" in err
+    if db.exists():
+        with Store(db, read_only=True) as store:
+            assert store.games() == []
+
+
 @pytest.mark.parametrize("keys,said", [("\\x", "'\\x' is not a key"), ("o\\u12", "'\\u' is not a key"),
                                         ("\\N{foo}", "'\\N' is not a key"),
                                         ("o\udcff", "not text in this terminal's encoding")])
