@@ -68,6 +68,12 @@ def open_match(game_name: str, store: Store, setup: Mapping[str, Any] | None, *,
     if resumed and setup is not None:
         print(f"pitboard: resuming unfinished {game_name} game {game_id} in {store.path}; the --setup file is "
               "not used (give --new to start another game)", file=sys.stderr)
+    others = [g for g in store.games() if not g.finished and g.game != game_name]
+    if not resumed and others:  # (a bad-input audit: begun beside them without a word, and `run` takes this one)
+        said = ", ".join(f"{g.game} game {g.id}" for g in others)
+        print(f"pitboard: began {game_name} game {game_id} in {store.path}; it also holds the unfinished {said}, "
+              f"which stay{'s' if len(others) == 1 else ''} there (`pitboard play GAME` resumes a game of its kind; "
+              "`pitboard run` resumes the newest unfinished game, this one)", file=sys.stderr)
     return game_id, match
 
 
@@ -253,11 +259,13 @@ def _cmd_log(args: argparse.Namespace) -> int:
         with Store(args.db, read_only=True) as store:
             if store.wal_note:
                 print(f"warning: {store.wal_note}", file=sys.stderr)
-            if args.log_what == "list":
-                for info in store.games():
-                    print(json.dumps(dataclasses.asdict(info)))
-                return 0
             games = store.games()
+            if args.log_what == "list":
+                for info in games:
+                    print(json.dumps(dataclasses.asdict(info)))
+                if not games:  # (an audit: nothing at all was printed, as for a command that failed)
+                    print(f"pitboard: {args.db} holds no games yet", file=sys.stderr)
+                return 0
             if args.game_id is None:
                 if not games:
                     raise _user_error(f"{args.db} holds no games yet; nothing to export")

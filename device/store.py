@@ -854,8 +854,9 @@ class Store:
 
         def damaged(seq: Any, what: str) -> StoreError:
             # said only for the event that is wrong: the advice reads the game's name (a query), not for every event
-            return StoreError(f"{self.path}: event {seq} of game {game_id} {what}; the log was edited by hand. Nothing "
-                              f"was changed; see it with `pitboard log export --db {self.path} --game-id {game_id}`, "
+            return StoreError(f"{self.path}: event {seq} of game {game_id} {what}; the log was edited by hand, or "
+                              "damaged on its card (a decision is written whole or not at all). Nothing was changed; "
+                              f"see it with `pitboard log export --db {self.path} --game-id {game_id}`, "
                               f"or {self._new_game(self._game_name(game_id))}")
 
         for seq, decision, kind, data in self._query(

@@ -728,3 +728,49 @@ def test_check_warns_of_an_empty_log_file(tmp_path):
     db.write_bytes(b"")
     line = _probe_store(PitboardConfig(store=StoreConfig(path=db)))
     assert line.status == "WARN" and "is empty (0 bytes): run begins a new game in it" in line.detail
+
+
+def test_log_list_of_an_empty_log_says_it_holds_no_games(tmp_path, capsys):
+    """A bad-input audit: `log list` of a log of 0 bytes printed nothing at all (exit 0), as a command that failed
+    might; `log export` of it said "holds no games yet".  List says it too (on stderr: its lines stay JSON)."""
+    db = tmp_path / "zero.sqlite"
+    db.write_bytes(b"")
+    code, out, err = run(capsys, "log", "list", "--db", str(db))
+    assert code == 0 and out == "" and f"{db} holds no games yet" in err
+    assert db.read_bytes() == b""
+
+
+def test_play_beginning_a_game_beside_another_kinds_unfinished_one_says_so(tmp_path, capsys):
+    """A bad-input audit: `play gaslands` on a log holding an unfinished Thunder Road game began a Gaslands game
+    without a word, and `pitboard run` then resumes the Gaslands one (the newest).  Both are named."""
+    db = tmp_path / "g.sqlite"
+    setup = tmp_path / "tr.toml"
+    from games import thunder_road
+
+    setup.write_text(thunder_road.EXAMPLE_SETUP)
+    empty = tmp_path / "none.jsonl"
+    empty.write_text("")
+    assert run(capsys, "play", "thunder_road", "--setup", str(setup), "--script", str(empty), "--db", str(db))[0] == 0
+    make_log(tmp_path, "g.sqlite", "")
+    err = capsys.readouterr().err
+    assert (f"began gaslands game 2 in {db}; it also holds the unfinished thunder_road game 1, which stays there "
+            "(`pitboard play GAME` resumes a game of its kind; `pitboard run` resumes the newest unfinished game, "
+            "this one)") in err
+    make_log(tmp_path, "g.sqlite", "")  # resumed: nothing begun, nothing said
+    assert "began" not in capsys.readouterr().err
+
+
+def test_an_event_cut_in_half_is_not_said_to_be_a_hand_edit_alone(tmp_path, capsys):
+    """A bad-input audit: an event whose JSON is cut short was said to be "edited by hand" (a cause asserted):
+    SQLite writes a decision whole or not at all, so it is a hand edit or damage on the card."""
+    db = make_log(tmp_path)
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE events SET data = substr(data, 1, 5) WHERE seq = (SELECT max(seq) FROM events)")
+    con.close()
+    before = digest(db)
+    empty = tmp_path / "none.jsonl"
+    empty.write_text("")
+    code, _, err = run(capsys, "play", "gaslands", "--script", str(empty), "--db", str(db))
+    assert code == 2 and "is not valid JSON" in err
+    assert "the log was edited by hand, or damaged on its card (a decision is written whole or not at all)" in err
+    assert digest(db) == before
