@@ -267,7 +267,8 @@ def load_table_config(path: str | Path | None = None,
     p = Path(path) if path else data_dir() / CONFIG_FILE
     if path and not p.exists():
         raise TableFileError(f"table config {p} does not exist")
-    fix = "fix that key (vision/data/table_defaults.toml shows every key and its default) or move the file aside"
+    # (a line TOML cannot read is told "fix that line (...)": this said "fix that line (fix that key (...) ...)")
+    fix = "vision/data/table_defaults.toml shows every key and its default; or move the file aside"
     if p.exists() or p.is_symlink():
         owner = _read_toml(p, "table config", fix)
         appliance = sorted(k for k in owner if k in APPLIANCE_SECTIONS and k not in data)
@@ -282,7 +283,7 @@ def load_table_config(path: str | Path | None = None,
         except ConfigError as exc:
             raise TableFileError(f"table config {p}: {exc}") from exc
         except (TypeError, ValueError, AttributeError, OverflowError) as exc:
-            raise TableFileError(f"table config {p}: {_what_broke(exc)}; {fix}") from None
+            raise TableFileError(f"table config {p}: {_what_broke(exc)}; fix that key ({fix})") from None
     shapes_p = data_dir() / SHAPES_FILE
     shapes = builtin_shapes()
     if shapes_p.exists() or shapes_p.is_symlink():
@@ -293,7 +294,7 @@ def load_table_config(path: str | Path | None = None,
     except ConfigError as exc:
         raise TableFileError(f"table config {p}: {exc}") from exc
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
-        raise TableFileError(f"table config {p}: {_what_broke(exc)}; {fix}") from None
+        raise TableFileError(f"table config {p}: {_what_broke(exc)}; fix that key ({fix})") from None
     return cfg  # the dictionary, tag ids and sizes were checked by config_from_dict
 
 

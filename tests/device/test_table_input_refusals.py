@@ -99,6 +99,18 @@ def test_calibrate_never_writes_over_a_file_that_is_not_a_calibration(tmp_path: 
 # -- 3. the table config --------------------------------------------------------------------------------------
 
 
+def test_a_table_config_line_toml_cannot_read_gets_one_piece_of_advice(tmp_path: Path) -> None:
+    """A bad-input audit: "fix that line (fix that key (vision/data/table_defaults.toml ...) or move the file
+    aside)", nested and saying two things to fix."""
+    path = tmp_path / "table.toml"
+    path.write_text("[attachment]\nmax_distance_mm = = 5\n")
+    with pytest.raises(TableFileError) as caught:
+        load_table_config(path)
+    assert str(caught.value) == (f"table config {path} is not valid TOML: line 2 (max_distance_mm = = 5): one = too "
+                                 "many: write max_distance_mm = 5; fix that line (vision/data/table_defaults.toml "
+                                 "shows every key and its default; or move the file aside)")
+
+
 @pytest.mark.parametrize("toml, says", [
     ("[attachment]\nmax_distance_mm = -5\n",
      "attachment.max_distance_mm must be a distance in mm above 0, got -5.0"),
