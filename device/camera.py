@@ -145,6 +145,23 @@ class Picamera2Backend:
             self._cam = None
 
 
+#: Where Linux lists its video devices (a test points it elsewhere).
+VIDEO_DEVICES = Path("/dev")
+
+
+def _why_not_open(device: int | str) -> str:
+    """Why a webcam did not open, as far as the video devices say: a device that does not exist is said so,
+    with those that do (an audit: "unplugged, or used by another program?" for a /dev/video0 that was not
+    there, where `check` says of a missing I2C bus that it does not exist)."""
+    node = VIDEO_DEVICES / f"video{device}" if isinstance(device, int) else Path(device)
+    if not VIDEO_DEVICES.is_dir() or not str(node).startswith(str(VIDEO_DEVICES)) or node.exists():
+        return "unplugged, or used by another program?"
+    there = sorted((p for p in VIDEO_DEVICES.glob("video*") if p.name[5:].isdigit()), key=lambda p: int(p.name[5:]))
+    listed = (f"the video devices here: {', '.join(str(p) for p in there[:6])}{' ...' if len(there) > 6 else ''}"
+              if there else "there is no video device here: is the webcam plugged in?")
+    return f"{node} does not exist; {listed}"
+
+
 class OpenCVBackend:
     """``cv2.VideoCapture``: a webcam index (0, 1 ..) or a video file path."""
 
@@ -158,7 +175,8 @@ class OpenCVBackend:
         self._cap: Any = None
 
     def open(self) -> None:
-        if isinstance(self.device, str) and not self.device.startswith("/dev/") and not Path(self.device).exists():
+        if isinstance(self.device, str) and not self.device.startswith(f"{VIDEO_DEVICES}/") \
+                and not Path(self.device).exists():
             raise CameraError(f"video file {self.device} does not exist")
         if isinstance(self.device, str) and Path(self.device).is_dir():
             raise CameraError(f"{self.device} is a folder, not a video: for a folder of frames use "
@@ -184,7 +202,7 @@ class OpenCVBackend:
         if not cap.isOpened():
             cap.release()
             what = f"webcam {self.device}" if isinstance(self.device, int) else f"video {self.device}"
-            raise CameraError(f"{what} did not open (unplugged, or used by another program?)")
+            raise CameraError(f"{what} did not open ({_why_not_open(self.device)})")
         self._cap = cap
 
     def read(self) -> np.ndarray:

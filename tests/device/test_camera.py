@@ -156,6 +156,28 @@ def test_opencv_backend_reports_a_camera_that_does_not_open() -> None:
     assert cap.released
 
 
+def test_a_webcam_whose_device_does_not_exist_is_said_so_with_the_devices_there(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bad-input audit: [camera] device = "/dev/video0" with no such device said "did not open (unplugged, or
+    used by another program?)"; `check` says of a missing I2C bus that it does not exist.  The devices that do
+    exist are named; a device that exists and does not open is told as before."""
+    from device import camera
+
+    monkeypatch.setattr(camera, "VIDEO_DEVICES", tmp_path)
+    shut = FakeCapture(False, [])
+    with pytest.raises(CameraError, match=f"webcam 1 did not open \\({tmp_path}/video1 does not exist; there is no "
+                                          "video device here: is the webcam plugged in\\?\\)"):
+        OpenCVBackend(1, capture_factory=lambda dev: shut).open()
+    for n in (10, 2, 0):
+        (tmp_path / f"video{n}").touch()
+    with pytest.raises(CameraError, match=f"video {tmp_path}/video1 did not open \\({tmp_path}/video1 does not exist; "
+                                          f"the video devices here: {tmp_path}/video0, {tmp_path}/video2, "
+                                          f"{tmp_path}/video10\\)"):
+        OpenCVBackend(str(tmp_path / "video1"), capture_factory=lambda dev: shut).open()
+    with pytest.raises(CameraError, match=r"webcam 2 did not open \(unplugged, or used by another program\?\)"):
+        OpenCVBackend(2, capture_factory=lambda dev: shut).open()
+
+
 def test_opencv_backend_reads_and_reports_a_lost_camera() -> None:
     gray = np.zeros((4, 6), np.uint8)
     cap = FakeCapture(True, [(True, gray)])
