@@ -176,8 +176,13 @@ def start(options: Mapping[str, Any]) -> list[Event]:
                 if v.get(key) is not None:
                     fields.text(v, key, at, max_len=40)
             vtype = v.get("type")
+            if isinstance(vtype, str) and vtype not in types:  # "Buggy", "Ice Cream Truck": the rulebook's own words
+                vtype = {t.replace("_", " "): t for t in types}.get(" ".join(vtype.lower().replace("_", " ").replace(
+                    "-", " ").split()), vtype)
             if not isinstance(vtype, str) or vtype not in types:
-                raise Illegal(f"setup: {name}'s vehicle {j + 1} has type {vtype!r}; types are {', '.join(sorted(types))}")
+                near = fields.did_you_mean(vtype, types) if isinstance(vtype, str) else ""
+                raise Illegal(f"setup: {name}'s vehicle {j + 1} has type {vtype!r}{near}; types are "
+                              f"{', '.join(sorted(types))}")
             stats = _vehicle_stats(vtype, types[vtype])
             vid = str(v.get("id") or f"{name.lower().replace(' ', '-')}-{j + 1}")
             if vid in seen_ids:

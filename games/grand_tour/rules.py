@@ -150,9 +150,9 @@ class GrandTourGame:
         if not limits["min"] <= len(teams) <= top:
             more = "" if peloton else f" (more than {limits['max_base']} need the Peloton expansion: peloton = true)"
             raise Illegal(f"the Grand Tour seats {limits['min']} to {top} teams, not {len(teams)}{more}")
-        for t in teams:
-            if not _TEAM_NAME.match(t):
-                raise Illegal(f"team name {t!r}: use a short lowercase name (letters, digits, _), e.g. red")
+        for as_written, t in zip(written, teams):
+            if not _TEAM_NAME.match(t):  # named as written ("Red Team" was quoted back as 'red team': an audit)
+                raise Illegal(f"team name {as_written!r}: use a short lowercase name (letters, digits, _), e.g. red")
         fields.distinct_names(written, "", "team")  # "Red" and "red " are one team: named as written
         specialties = fields.boolean(options, "specialties", False, "setup")
         cooperation = fields.boolean(options, "cooperation", True, "setup")

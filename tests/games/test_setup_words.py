@@ -10,7 +10,7 @@ import pytest
 
 from device.setup_files import setup_refused
 from games import game_package
-from games.core import Illegal
+from games.core import Illegal, Match
 
 
 def refusal(game: str, options: dict[str, Any]) -> str:
@@ -101,3 +101,34 @@ def test_space_race_says_it_has_no_players_to_name() -> None:
                     "leave out [[players]]")
     told = setup_refused(None, said, game="space_race", options=options, plays="choose {title}")
     assert "looks like" not in told and "Gaslands" not in told, told
+
+
+@pytest.mark.parametrize("written, stored", [("Buggy", "buggy"), ("Ice Cream Truck", "ice_cream_truck"),
+                                             ("performance-car", "performance_car"), (" tank ", "tank")])
+def test_a_gaslands_vehicle_type_in_the_rulebooks_words_is_taken(written: str, stored: str) -> None:
+    """A bad-input audit: type = "Buggy" (as the rulebook prints it) was refused with the list of types alone."""
+    state = Match.begin(game_package("gaslands").GAME, gaslands({"name": "Ana", "vehicles": [{"type": written}]},
+                                                                {"name": "Ben", "vehicles": car()})).state
+    assert state.vehicles[0].type == stored
+
+
+def test_a_misspelt_gaslands_vehicle_type_is_told_the_near_one() -> None:
+    said = refusal("gaslands", gaslands({"name": "Ana", "vehicles": [{"type": "bugy"}]},
+                                        {"name": "Ben", "vehicles": car()}))
+    assert said.startswith("setup: Ana's vehicle 1 has type 'bugy' (did you mean 'buggy'?); types are ambulance")
+
+
+def test_a_thunder_road_vehicle_in_the_rulebooks_words_is_taken_and_a_misspelt_one_told_the_near_one() -> None:
+    """A bad-input audit: vehicles = ["Big Rig"] or ["smal"] got the known names alone."""
+    options = road({"name": "Ana", "vehicles": ["Small", "Big Rig", "large"]}, {"name": "Ben"})
+    state = Match.begin(game_package("thunder_road").GAME, options).state
+    assert [v.kind for v in state.vehicles if v.owner == "Ana"] == ["small", "big_rig", "large"]
+    said = refusal("thunder_road", road({"name": "Ana", "vehicles": ["smal"]}, {"name": "Ben"}))
+    assert said == "Ana: unknown vehicle 'smal' (did you mean 'small'?); known vehicles: small, medium, large, " \
+        "big_rig, bike"
+
+
+def test_a_grand_tour_team_name_refused_is_quoted_as_written() -> None:
+    """A bad-input audit: teams = ["Red Team", "blue"] was told "team name 'red team'", a name nobody wrote."""
+    said = refusal("grand_tour", {"stages": 1, "teams": ["Red Team", "blue"]})
+    assert said == "team name 'Red Team': use a short lowercase name (letters, digits, _), e.g. red"
