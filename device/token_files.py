@@ -77,12 +77,11 @@ def load_token_look(base: TokenLook, path: str | Path | None = None) -> TokenLoo
     p = tokens_path(path)
     if not p.exists():
         return base
-    redo = REDO
     if p.is_dir():
         raise TokenFileError(folder_given(p, "token look", TOKENS_FILE))
     try:
         if p.stat().st_size > MAX_BYTES:
-            raise TokenFileError(f"{p} is too large to be a token look file; {redo}")
+            raise TokenFileError(f"{p} is too large to be a token look file; {REDO}")
         other = _not_a_look(p)
         if other is not None:  # another file named as the token look: it is not ours to remove or redo
             raise NotATokenFile(f"{p} is not a token look file ({other}); {FOREIGN}")
@@ -91,18 +90,18 @@ def load_token_look(base: TokenLook, path: str | Path | None = None) -> TokenLoo
     except TokenFileError:
         raise
     except OSError as exc:
-        raise TokenFileError(f"cannot read {p} ({exc.strerror or exc}); {redo}") from exc
+        raise TokenFileError(f"cannot read {p} ({exc.strerror or exc}); {REDO}") from exc
     except Exception as exc:  # noqa: BLE001 - whatever the archive's readers raise, the file is damaged: a byte
         # changed inside its data escaped as zlib.error or NotImplementedError ("zip file version 11.9"), a
         # traceback that stopped `run` and `check` (a bad-input audit)
-        raise TokenFileError(f"{p} is not a token look file ({_first_line(exc)}); {redo}") from exc
+        raise TokenFileError(f"{p} is not a token look file ({_first_line(exc)}); {REDO}") from exc
     if "schema" not in arrays:  # a NumPy archive, but not one Pitboard wrote
         raise NotATokenFile(f"{p} is not a token look file (a NumPy archive without the token look's schema); "
                              f"{FOREIGN}")
     try:
         return look_from_arrays(arrays, base)
     except TokenLookError as exc:
-        raise TokenFileError(f"{p}: {exc}; {redo}") from exc
+        raise TokenFileError(f"{p}: {exc}; {REDO}") from exc
 
 
 def keep_aside(path: str | Path | None = None) -> Path:

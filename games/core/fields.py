@@ -114,6 +114,16 @@ def table(value: Any, where: str, *, required: bool = False) -> Mapping[str, Any
     return value
 
 
+def as_named(value: Any, names: Iterable[str]) -> Any:
+    """The one of ``names`` (``ice_cream_truck``) that ``value`` writes in other letters or spacing ("Ice Cream
+    Truck", "ice-cream truck", as a rulebook prints it), else ``value`` as it is (a bad-input audit: "Buggy"
+    was refused with the list of types)."""
+    if not isinstance(value, str):
+        return value
+    spelt = " ".join(value.lower().replace("_", " ").replace("-", " ").split())
+    return next((name for name in names if name.replace("_", " ") == spelt), value)
+
+
 def did_you_mean(name: str, known: Iterable[str]) -> str:
     """`` (did you mean 'steps'?)`` when one of ``known`` is near ``name`` (a misspelling), else ``""``."""
     near = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)

@@ -175,10 +175,7 @@ def start(options: Mapping[str, Any]) -> list[Event]:
             for key in ("id", "name"):
                 if v.get(key) is not None:
                     fields.text(v, key, at, max_len=40)
-            vtype = v.get("type")
-            if isinstance(vtype, str) and vtype not in types:  # "Buggy", "Ice Cream Truck": the rulebook's own words
-                vtype = {t.replace("_", " "): t for t in types}.get(" ".join(vtype.lower().replace("_", " ").replace(
-                    "-", " ").split()), vtype)
+            vtype = fields.as_named(v.get("type"), types)  # "Buggy", "Ice Cream Truck": the rulebook's own words
             if not isinstance(vtype, str) or vtype not in types:
                 near = fields.did_you_mean(vtype, types) if isinstance(vtype, str) else ""
                 raise Illegal(f"setup: {name}'s vehicle {j + 1} has type {vtype!r}{near}; types are "

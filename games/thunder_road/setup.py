@@ -70,9 +70,7 @@ def normalise(options: Mapping[str, Any]) -> dict[str, Any]:
             raise Illegal(
                 f"{name}: vehicles must be a list of 1 to {MAX_FLEET} vehicles such as [\"small\", \"medium\", \"large\"]"
             )
-        spelt = {k.replace("_", " "): k for k in kind_names}  # "Big Rig", "Small": the rulebook's own words
-        fleet = [spelt.get(" ".join(k.lower().replace("_", " ").replace("-", " ").split()), k)
-                 if isinstance(k, str) and k not in kind_names else k for k in fleet]
+        fleet = [fields.as_named(k, kind_names) for k in fleet]  # "Big Rig", "Small": the rulebook's own words
         for kind in fleet:
             if kind not in kind_names:
                 near = fields.did_you_mean(kind, kind_names) if isinstance(kind, str) else ""
