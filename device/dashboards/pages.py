@@ -307,20 +307,24 @@ def dice_line_pieces(page: DicePage) -> list[str]:
 def label_pieces(page: DicePage) -> list[str]:
     """The label in pieces (:func:`line_pieces`): "3 hits on Dmitri's Ice Cream Truck: evade dice" was cut, and
     with it whose evade dice they are.  Before any die is entered it has the dice line's row too
-    (:func:`label_lines`): one piece."""
-    return [page.label] if label_lines(page) else line_pieces(page.label)
+    (:func:`label_lines`): two lines at a time, as a scroll moves them (the second line of one piece is the first
+    of the next, so that "Car (2 ± weight)" is never read alone), each piece's two joined by a newline."""
+    lines = label_lines(page)
+    if lines:
+        return ["\n".join(lines[i:i + 2]) for i in range(max(1, len(lines) - 1))]
+    return line_pieces(page.label)
 
 
 def label_lines(page: DicePage) -> list[str]:
-    """The label on two lines, taking the dice line's row, when it is too long for one and no die of the entry is
-    there to show yet (the title's "0/4" says none): "3 hits on Dmitri's Ice Cream Truck: evade dice" was read in
-    three pieces of one line beside "no dice yet" (a screens audit).  Empty when the label fits its own line, or
-    does not fit two at 9 px ("smash dice on Charlotte's Performance Car (2 ± weight)": the car's name alone is
-    wider than the screen), which turns in pieces as before."""
+    """The label's lines at 9 px, shown two at a time in the label's and the dice line's rows, when it is too long
+    for one and no die of the entry is there to show yet (the title's "0/4" says none): "3 hits on Dmitri's Ice
+    Cream Truck: evade dice" was read in three pieces of one line beside "no dice yet" (a screens audit), and "smash
+    dice on Charlotte's Performance Car (2 ± weight)" in four, cut mid-word ("…otte's Performance…"); now in two
+    pieces of two lines, cut between words (a word wider than the screen where :func:`wrap` cuts it).  Empty when
+    the label fits its own line."""
     if page.kept or page.entered or text_width(page.label, FOOTER_MIN_SIZE) <= DICE_LINE_WIDTH:
         return []
-    lines = wrap(page.label, width=DICE_LINE_WIDTH, size=FOOTER_MIN_SIZE)
-    return lines if len(lines) == 2 else []
+    return wrap(page.label, width=DICE_LINE_WIDTH, size=FOOTER_MIN_SIZE)
 
 
 def dice_page_turns(page: DicePage) -> int:
@@ -332,11 +336,13 @@ def render_dice(page: DicePage, *, blink_on: bool = True) -> Image.Image:
     image, draw = canvas()
     limit = f"{len(page.entered)}/{page.count}"
     _title(draw, page.title, limit)
-    two = label_lines(page)
-    if two:
-        size = 10 if all(text_width(line, 10) <= WIDTH - 3 for line in two) else 9  # one size for the two
-        fit_text(draw, (1, 12, WIDTH - 2, 23), two[0], sizes=(size,))
-        fit_text(draw, (1, 24, WIDTH - 2, 34), two[1], sizes=(size,))
+    lines = label_lines(page)
+    if lines:
+        size = 10 if all(text_width(line, 10) <= WIDTH - 3 for line in lines) else 9  # one size for them all
+        pieces = label_pieces(page)
+        first, second = pieces[page.turn % len(pieces)].split("\n")
+        fit_text(draw, (1, 12, WIDTH - 2, 23), first, sizes=(size,))
+        fit_text(draw, (1, 24, WIDTH - 2, 34), second, sizes=(size,))
     else:
         labels = label_pieces(page)
         fit_text(draw, (1, 12, WIDTH - 2, 23), labels[page.turn % len(labels)], sizes=(10, 9))

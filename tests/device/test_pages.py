@@ -498,22 +498,29 @@ def test_a_long_dice_label_turns_in_pieces() -> None:
 def test_a_long_label_takes_the_dice_lines_row_before_any_die_is_entered() -> None:
     """A screens audit: a long label was read in one-line pieces ("3 hits on Dmitri's Ice…", "…Cream Truck:
     evade…", "…dice") while the dice line below said "no dice yet" (the title's 0/4 says it too): before the first
-    die a label of two lines has both rows, whole.  A longer one still turns ("smash dice on Charlotte's
-    Performance Car (2 ± weight)": the car's name alone is wider than the screen at 9 px)."""
+    die a label of two lines has both rows, whole; a longer one turns two lines at a time."""
     from dataclasses import replace
 
     from device.dashboards import pages as p
 
     page = p.DicePage("Dmitri · Attack", "3 hits on Dmitri's Ice Cream Truck: evade dice", (), 4, False, "1", False)
     assert p.label_lines(page) == ["3 hits on Dmitri's Ice", "Cream Truck: evade dice"]
-    assert p.label_pieces(page) == [page.label] and p.dice_page_turns(page) == 1
+    assert p.label_pieces(page) == ["3 hits on Dmitri's Ice\nCream Truck: evade dice"] and p.dice_page_turns(page) == 1
     assert p.render_dice(page).tobytes() != p.render_dice(replace(page, label="x")).tobytes()
     # once a die is entered, the dice line has its row again and the label turns in pieces
     one = replace(page, entered=("3",))
     assert p.label_lines(one) == [] and len(p.label_pieces(one)) > 1
     assert p.label_lines(replace(page, kept="attack dice 6 4")) == []  # an earlier roll of the entry is shown
+    # three lines turn two at a time, as a scroll: four one-line pieces cut mid-word before ("…otte's Performance…")
     smash = replace(page, label="smash dice on Charlotte's Performance Car (2 ± weight)")
-    assert p.label_lines(smash) == [] and len(p.label_pieces(smash)) > 2
+    assert p.label_lines(smash) == ["smash dice on", "Charlotte's Performance", "Car (2 ± weight)"]
+    assert p.label_pieces(smash) == ["smash dice on\nCharlotte's Performance", "Charlotte's Performance\nCar (2 ± weight)"]
+    assert p.dice_page_turns(smash) == 2
+    first, second = (p.render_dice(replace(smash, turn=t)).tobytes() for t in (0, 1))
+    assert first != second and p.render_dice(replace(smash, turn=2)).tobytes() == first
+    # a word wider than the screen is cut where the line ends, and shown with its end
+    wide = replace(page, label="smash dice on Bartholomew-Montgomery's Performance Car")
+    assert p.label_pieces(wide)[1] == "Bartholomew-Montgomer\ny's Performance Car"
 
 
 def _bike_skid_roll_entered(displays: Any = None, clock: Any = lambda: 0.0) -> Any:
