@@ -1,8 +1,8 @@
 """``pitboard bench inputs``: damaged files fed to every ``pitboard`` command that reads a file.
 
 For each kind of file a command reads (the appliance config, each game's setup, each game's command
-script, a game log, the table calibration, the table config, template outlines, the face library, a dice
-chart, camera images) a good file is made, then damaged in seeded ways: cut short, bytes flipped,
+script, a game log, the table calibration, the table config, template outlines, the face library, the token
+look, a dice chart, camera images) a good file is made, then damaged in seeded ways: cut short, bytes flipped,
 binary, not UTF-8, a byte-order mark, nested thousands deep, integers of thousands of digits, a value of
 the wrong type, a folder or a dangling link in its place ...  Each damaged file is given to the command
 that reads it, in this process, and the outcome is judged the way a user meets it:
@@ -145,6 +145,13 @@ SCRIPT_DAMAGE: list[tuple[str, bool, Damage]] = [
     ("line-bad-utf8", False, lambda b, r: _line(b, r, b'{"type": "\xff\xfe"}')),
     ("line-nan", False, lambda b, r: _line(b, r, b'{"type": "roll", "dice": [NaN]}')),
     ("line-huge", False, lambda b, r: _line(b, r, b'{"type": "' + b"x" * 200_000 + b'"}')),
+]
+#: A binary archive (the token look, a NumPy .npz): its text damages mean nothing, its bytes flipped at random
+#: mean much (one byte changed inside its compressed data escaped as zlib.error: a bad-input audit).
+ARCHIVE_DAMAGE: list[tuple[str, bool, Damage]] = [
+    *[d for d in TEXT_DAMAGE if d[0] in ("empty", "cut-in-half", "cut-random", "binary", "folder", "dangling-link")],
+    *[(f"flip-{n}{k}", False, lambda b, r, n=n: _flip(b, r, n)) for n in (1, 2, 4) for k in "abcdef"],
+    ("flip-64", False, lambda b, r: _flip(b, r, 64)),
 ]
 IMAGE_DAMAGE: list[tuple[str, bool, Damage]] = [
     ("empty", True, lambda b, r: b""),
@@ -306,6 +313,13 @@ def _good_files(root: Path) -> dict[str, Path]:
                                         "patch": patch, "dice": {"skid": {"SHIFT": enc[:1], "HAZARD": enc[1:]}}}))
     out["chart"] = good / "chart.toml"
     out["chart"].write_text('[chart]\n"Short Straight" = ["trivial", "trivial", "trivial", "trivial", "trivial", "trivial"]\n')
+    from dataclasses import replace
+
+    from device.token_files import save_token_look
+    from vision.tokens import TokenLook
+
+    mat = rng.integers(0, 255, (40, 60, 3), dtype=np.uint8)
+    out["tokens"] = save_token_look(replace(TokenLook(), mats={"p1": mat}, taught=True), good / "table_tokens.npz")
     out["outlines"] = good / "template_outlines.toml"
     out["outlines"].write_text((Path(__file__).resolve().parent.parent / "vision" / "data" / "template_shapes.toml").read_text())
     return out
@@ -333,6 +347,9 @@ def _argv(kind: str, path: Path, good: dict[str, Path], case_dir: Path, i: int) 
         return ("dice", "read", "--die", "skid", str(good["image:jpeg"]))
     if kind == "chart":
         return ("rules", "gaslands", "templates", "--gear", "2", "--chart", str(path))
+    if kind == "tokens":
+        return ("vision", "read", "--calibration", str(good["calibration"]), "--tokens", str(path),
+                str(good["image:png"]))
     if kind.startswith("image:"):
         return (("dice", "read", str(path)),
                 ("vision", "read", "--calibration", str(good["calibration"]), str(path)))[i % 2]
@@ -348,6 +365,8 @@ def _damages(kind: str) -> list[tuple[str, bool, Damage]]:
         return TEXT_DAMAGE + SCRIPT_DAMAGE
     if kind == "log":
         return [d for d in TEXT_DAMAGE if d[0] not in ("crlf", "bom", "huge-line", "twice")]
+    if kind == "tokens":
+        return ARCHIVE_DAMAGE
     return TEXT_DAMAGE + TOML_DAMAGE
 
 

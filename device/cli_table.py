@@ -16,6 +16,7 @@ import tracemalloc
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 
@@ -265,6 +266,10 @@ def cmd_read(args: argparse.Namespace) -> int:
 
     tf = _files()
     cfg = _config(args.config)
+    if args.tokens and not Path(args.tokens).exists():  # (the default look was read without a word)
+        link = " (a link that leads nowhere)" if Path(args.tokens).is_symlink() else ""
+        raise _user_error(f"--tokens {args.tokens}{link} does not exist: give the token look `pitboard calibrate` and "
+                          "`pitboard teach tokens` wrote, or leave --tokens out for the data folder's")
     with _as_user_error(tf.TableFileError, TokenFileError):
         cal = tf.load_calibration(args.calibration)
         cfg = replace(cfg, tokens=load_token_look(cfg.tokens, args.tokens))

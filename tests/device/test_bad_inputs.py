@@ -31,7 +31,7 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
 def test_at_least_500_damaged_inputs_over_every_kind_of_file(outcomes: list[Outcome]) -> None:
     assert len(outcomes) >= 500
     kinds = {o.case.kind for o in outcomes}
-    for kind in ("config", "log", "calibration", "table-config", "outlines", "faces", "chart", "image:png",
+    for kind in ("config", "log", "calibration", "table-config", "outlines", "faces", "tokens", "chart", "image:png",
                  "image:jpeg", *(f"setup:{g}" for g in ("gaslands", "thunder_road", "space_race", "grand_tour")),
                  *(f"script:{g}" for g in ("gaslands", "thunder_road", "space_race", "grand_tour"))):
         assert kind in kinds

@@ -350,3 +350,17 @@ def test_a_stored_field_of_view_no_lens_has_is_refused_and_calibrate_replaces_it
     assert code == 0, err
     assert "cannot be read" in err and "hfov_deg" in err and "give --mat-mm" in err and "move it aside" not in err
     assert json.loads(out.read_text())["hfov_deg"] == 66.0
+
+
+def test_vision_read_refuses_a_token_look_that_is_not_there(tmp_path: Path, frame: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """`vision read --tokens FILE` with a mistyped FILE (or a link to nothing) read the default token look without
+    a word; `--calibration FILE` not there is refused, and so is this (found by bench inputs' token-look kind)."""
+    assert _main(["calibrate", str(frame), "--out", str(tmp_path / "cal.json")], capsys)[0] == 0
+    for given in (tmp_path / "tokns.npz", tmp_path / "link.npz"):
+        if given.name == "link.npz":
+            given.symlink_to(tmp_path / "nowhere.npz")
+        code, err = _main(["vision", "read", "--calibration", str(tmp_path / "cal.json"), "--tokens", str(given),
+                           str(frame)], capsys)
+        assert code == 2 and f"--tokens {given}" in err and "does not exist" in err, err
+    assert "a link that leads nowhere" in err
