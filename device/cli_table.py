@@ -100,7 +100,7 @@ def register(groups: dict) -> None:
     p.add_argument("--dpi", type=int, default=300, help="resolution the sheet is drawn at (default 300)")
     p.add_argument("--paper", choices=("a4", "letter"), default="a4", help="paper size (default a4)")
     p.add_argument("--cards", type=int, default=4, help="token-zone cards to print after the tags, one per player "
-                   "(0-5, default 4)")
+                   "(0-6: a table seats up to six; default 4)")
     p.add_argument("--config", default=None, help="table config TOML (default: the owner's, else shipped defaults)")
     p.set_defaults(func=cmd_markers)
 
@@ -193,7 +193,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         with _as_user_error(CalibrationError):
             cal = calibrate_from_points(args.points, mat, size, zones, hfov)
     else:
-        from vision.calibration import ZONE_CARD_IDS, default_zone_cards
+        from vision.calibration import ZONE_CARD_IDS, cards_not_seen, default_zone_cards
 
         det = {t.id: t.corners_px for t in detect_tags(img, cfg.dictionary)}
         cal, msg = update_calibration(None, det, cfg.corner_layout(mat), size, zones, hfov,
@@ -201,6 +201,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         if cal is None:
             kept = f"; the last good calibration in {tf.calibration_path(args.out)} is kept" if previous else ""
             raise _user_error(f"{msg.replace(' - no calibration yet', '')}{kept}")
+        unseen = cards_not_seen(det, cal, default_zone_cards(len(ZONE_CARD_IDS)))  # (said, not saved: of this frame)
+        if unseen:
+            print(f"warning: {unseen}", file=sys.stderr)
     with _as_user_error(tf.TableFileError):
         path = tf.save_calibration(cal, args.out)
     from device.cli_tokens import learn_mats_at_calibration

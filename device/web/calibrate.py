@@ -95,11 +95,13 @@ def previous_calibration(path: Path | None) -> Any:
 
 
 def calibrate_frame(image: np.ndarray, *, mat_mm: tuple[float, float] | None, points: list[tuple[float, float]] | None,
-                    path: Path | None) -> Any:
+                    path: Path | None) -> tuple[Any, str | None]:
     """A calibration of ``image``, as ``pitboard calibrate`` makes it (the zones of the calibration saved
-    now are kept when the mat is the same size); ValueError saying what to do when there is none."""
+    now are kept when the mat is the same size; the token-zone cards seen place their zones), with a warning
+    of cards not seen (None: none); ValueError saying what to do when there is none."""
     from device.table_files import TableFileError, load_table_config
-    from vision.calibration import CalibrationError, calibrate_from_points, update_calibration
+    from vision.calibration import (ZONE_CARD_IDS, CalibrationError, calibrate_from_points, cards_not_seen,
+                                    default_zone_cards, update_calibration)
     from vision.markers import detect_tags
 
     previous = previous_calibration(path)
@@ -110,7 +112,7 @@ def calibrate_frame(image: np.ndarray, *, mat_mm: tuple[float, float] | None, po
     if points is not None:
         check_in_frame(points, size)
         try:
-            return calibrate_from_points(points, mat, size, zones, hfov)
+            return calibrate_from_points(points, mat, size, zones, hfov), None
         except CalibrationError as exc:
             raise ValueError(str(exc)) from None
     try:
@@ -118,11 +120,14 @@ def calibrate_frame(image: np.ndarray, *, mat_mm: tuple[float, float] | None, po
     except TableFileError as exc:
         raise ValueError(str(exc)) from None
     det = {t.id: t.corners_px for t in detect_tags(image, cfg.dictionary)}
-    cal, message = update_calibration(None, det, cfg.corner_layout(mat), size, zones, hfov)
+    # the cards too, as `pitboard calibrate` reads them: without them a phone's calibration put every token zone at
+    # its default place, wherever its card lay (found beside an audit of cards missed at calibration)
+    cards = default_zone_cards(len(ZONE_CARD_IDS))
+    cal, message = update_calibration(None, det, cfg.corner_layout(mat), size, zones, hfov, cards=cards)
     if cal is None:
         kept = "; the calibration saved now is kept" if previous is not None else ""
         raise ValueError(f"{(message or 'no calibration').replace(' - no calibration yet', '')}{kept}")
-    return cal
+    return cal, cards_not_seen(det, cal, cards)
 
 
 def draw_calibration(image: np.ndarray, cal: Any) -> np.ndarray:
@@ -209,8 +214,9 @@ class Proposals(Waiting[Proposal]):
     def __init__(self) -> None:
         super().__init__(KEPT, KEPT_S)
 
-    def keep(self, image: np.ndarray, cal: Any) -> tuple[str, Proposal]:
-        item = Proposal(cal, png(draw_calibration(image, cal)), summary(cal), time.monotonic())
+    def keep(self, image: np.ndarray, cal: Any, warning: str | None = None) -> tuple[str, Proposal]:
+        text = summary(cal) + (f". Warning: {warning}" if warning else "")
+        item = Proposal(cal, png(draw_calibration(image, cal)), text, time.monotonic())
         return self.put(item), item
 
 

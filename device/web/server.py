@@ -877,11 +877,11 @@ def create_app(ctx: WebContext) -> Starlette:
             mat = parse_mat(mat_text) if mat_text else None
             image = shot.image
             points = parse_points(points_text, (int(image.shape[1]), int(image.shape[0])))
-            cal = await asyncio.to_thread(lambda: calibrate_frame(image, mat_mm=mat, points=points,
-                                                                  path=ctx.calibration_path))
+            cal, warning = await asyncio.to_thread(lambda: calibrate_frame(image, mat_mm=mat, points=points,
+                                                                           path=ctx.calibration_path))
             if ctx.proposals is None:
                 ctx.proposals = Proposals()
-            token, item = await asyncio.to_thread(ctx.proposals.keep, image, cal)
+            token, item = await asyncio.to_thread(ctx.proposals.keep, image, cal, warning)
         except ValueError as exc:
             return await _calibrate_page(session, status=400, mat=mat_text, points=points_text, message=str(exc))
         return await _calibrate_page(session, mat=mat_text, points=points_text, token=token, text=item.text)

@@ -364,3 +364,29 @@ def test_vision_read_refuses_a_token_look_that_is_not_there(tmp_path: Path, fram
                            str(frame)], capsys)
         assert code == 2 and f"--tokens {given}" in err and "does not exist" in err, err
     assert "a link that leads nowhere" in err
+
+
+def test_calibrate_names_the_token_zone_cards_it_did_not_see(tmp_path: Path, frame: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """An independent audit: a card missed at calibration kept its default zone without a word (which then read 0
+    in every frame, the card lying elsewhere).  With p1's card seen and the others not, calibrate names them."""
+    import cv2
+
+    from vision import markers
+    from vision.calibration import default_zone_cards
+
+    img = cv2.imread(str(frame))
+    corners = {t.id: t.corners_px for t in markers.detect_tags(img)}
+    assert _main(["calibrate", str(frame), "--out", str(tmp_path / "plain.json")], capsys)[1] == ""  # no card: quiet
+    card = default_zone_cards(4)[0]
+    # p1's card drawn where the corner tag 0 lies, by the frame's own mm -> px (from the corner tags' sizes)
+    from vision.calibration import CornerLayout, calibrate_from_markers
+
+    cal = calibrate_from_markers(corners, CornerLayout(), (img.shape[1], img.shape[0]))
+    at = np.array([300.0, 150.0])
+    sightings = [markers.TagSighting(tid, cal.to_px(c + at)) for tid, c in card.tag_corners_mm().items()]
+    real = markers.detect_tags
+    monkeypatch.setattr(markers, "detect_tags", lambda image, *a, **k: real(image, *a, **k) + sightings)
+    code, err = _main(["calibrate", str(frame), "--out", str(tmp_path / "cal.json")], capsys)
+    assert code == 0 and "warning: the token-zone cards of p2, p3, p4 were not seen in this frame (those of p1 " \
+        "were)" in err, err

@@ -588,3 +588,38 @@ def test_a_web_page_that_cannot_listen_leaves_the_table_playing_and_says_why(tmp
     assert f"127.0.0.1:{port}" in said and "free the port or correct [web] host/port, then restart" in said
     assert shown and shown[0].startswith(f"WEB PAGE OFF: 127.0.0.1:{port}: ") and shown[0].endswith("the game goes on")
     assert "Errno" not in shown[0], shown[0]
+
+
+def test_a_phones_calibration_places_the_zones_on_the_cards_it_sees_and_names_those_it_does_not(
+        table, tmp_path, monkeypatch):
+    """The phone's calibration read no token-zone card: every zone stayed at its default place wherever its card
+    lay, where `pitboard calibrate` moves a zone onto its card (found beside an independent audit of cards missed
+    at calibration).  Now as calibrate: p1's card moves p1, and the cards not seen are named on the page."""
+    import math
+
+    from vision import markers
+    from vision.calibration import apply_h, default_zone_cards
+
+    spec = SceneSpec(tilt_deg=8.0)
+    image, truth = render_scene(spec, np.random.default_rng(5))
+    card = default_zone_cards(4)[0]
+    pose = np.array([420.0, 200.0, math.radians(90.0)])  # far from p1's default place
+    c, s = math.cos(pose[2]), math.sin(pose[2])
+    sightings = [markers.TagSighting(tid, apply_h(np.array(truth["mm_to_px"]),
+                                                  corners @ np.array([[c, s], [-s, c]]) + pose[:2]))
+                 for tid, corners in card.tag_corners_mm().items()]
+    real = markers.detect_tags
+    monkeypatch.setattr(markers, "detect_tags", lambda img, *a, **k: real(img, *a, **k) + sightings)
+    show(table, image)
+    client, token = paired_client(table)
+    r = client.post("/calibrate", data={"csrf": token, "mat": "800x450"})
+    assert r.status_code == 200, r.text
+    text = " ".join(r.text.split())
+    assert "Warning: the token-zone cards of p2, p3, p4 were not seen in this frame (those of p1 were)" in text
+    preview_token = re.search(r'name=token value="([^"]+)"', r.text).group(1)
+    assert client.post("/calibrate/confirm", data={"csrf": token, "token": preview_token}).status_code == 200
+    from device.table_files import load_calibration
+
+    p1 = np.array(load_calibration(tmp_path / "calibration.json").zone("p1").polygon)
+    want = np.array(card.zone_polygon) @ np.array([[c, s], [-s, c]]) + pose[:2]
+    assert np.abs(p1 - want).max() < 3.0
