@@ -1228,8 +1228,10 @@ def teach_look(image: np.ndarray, calibration: Calibration, look: TokenLook, zon
     unit = look.area_mm2 / ZONE_MM_PER_PX ** 2
     keep = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] > 0.4 * unit]
     if not keep:
+        # (an audit: tokens lay on the p1 card, which calibration had not seen and so placed p1 elsewhere)
         raise TokenLookError(f"no tokens found in zone {zone!r}; lay 3-6 tokens flat in it, apart, and take the "
-                             "frame again")
+                             f"frame again (tokens on the {zone} card already? then the zone is not where the card "
+                             "lies: calibrate again with every card in view)")
     sel = np.isin(labels, keep).astype(np.uint8)
     core = cv2.erode(sel, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))) > 0  # away from the rims
     rr, gg, ss = v.r[core], v.g[core], v.s[core]
