@@ -1141,8 +1141,11 @@ class CameraInput:
                 text = f"{m.name}: take {n} hazard token{'' if n == 1 else 's'} off (log {m.log}{due})"
             else:
                 mine = takes and m.vehicle is not None and m.extra > 0 and chooser in (None, m.player)
+                # fewer seen: a token not taken, or one lying on another, which the camera sees as one (an
+                # independent audit: up to 4 mm apart, always one; the players can tell which, it cannot)
+                fewer = ": missing, or one on another?" if m.table < m.log else ""
                 text = (f"{m.name}: {m.table} hazard token{'' if m.table == 1 else 's'} seen, log {m.log}{due}"
-                        f"{' (hold OK)' if mine else ''}")
+                        f"{fewer}{' (hold OK)' if mine else ''}")
             notify("hazard_mismatch", text, m.player, until=None, now=now)
         for label, player in self.unclear:
             notify("hazard_mismatch", f"{label}: hazard tokens not counted: is their zone covered?", player,

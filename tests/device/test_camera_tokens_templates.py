@@ -401,3 +401,13 @@ def test_the_no_zone_notice_stands_until_each_of_its_pieces_was_seen() -> None:
     ci._tokens(NS(tokens={"x": 0}), many, notify, lambda kind: None, 100.0)
     text, end = until["Ann"]
     assert len(footer_pieces(text)) > 4 and end - 100.0 >= 4.0 * len(footer_pieces(text)) > 15.0
+
+
+def test_fewer_tokens_seen_than_the_log_asks_whether_one_lies_on_another() -> None:
+    """An independent audit: a token resting on another (up to 4 mm apart) is one to the camera from overhead,
+    and the screen said only "5 seen, log 6".  The players can tell a token not taken from one on a pile; the
+    words name both."""
+    ci, calls = CameraInput(NS(), settle_frames=3), Calls()
+    _count(ci, calls, 5, 6)
+    assert calls.notices[("hazard_mismatch", "Alice")] == \
+        "Rust Bucket: 5 hazard tokens seen, log 6: missing, or one on another?"
