@@ -196,12 +196,12 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         from vision.calibration import ZONE_CARD_IDS, cards_not_seen, default_zone_cards
 
         det = {t.id: t.corners_px for t in detect_tags(img, cfg.dictionary)}
-        cal, msg = update_calibration(None, det, cfg.corner_layout(mat), size, zones, hfov,
-                                      cards=default_zone_cards(len(ZONE_CARD_IDS)), lens=args.lens)
+        cards = default_zone_cards(len(ZONE_CARD_IDS))
+        cal, msg = update_calibration(None, det, cfg.corner_layout(mat), size, zones, hfov, cards=cards, lens=args.lens)
         if cal is None:
             kept = f"; the last good calibration in {tf.calibration_path(args.out)} is kept" if previous else ""
             raise _user_error(f"{msg.replace(' - no calibration yet', '')}{kept}")
-        unseen = cards_not_seen(det, cal, default_zone_cards(len(ZONE_CARD_IDS)))  # (said, not saved: of this frame)
+        unseen = cards_not_seen(det, cal, cards)  # (said, not saved: of this frame)
         if unseen:
             print(f"warning: {unseen}", file=sys.stderr)
     with _as_user_error(tf.TableFileError):

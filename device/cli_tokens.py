@@ -133,12 +133,13 @@ def learn_mats_at_calibration(img: Any, cal: Any, cfg: Any, path: str | Path | N
     except TokenFileError as exc:
         # a damaged look is set aside, not written over, and this frame starts a new one (its advice was to run
         # the very calibrate that said it)
+        damage = str(exc).removesuffix(f"; {REDO}")
         try:
             kept = keep_aside(path)
         except TokenFileError as aside:
-            return None, f"the bare mat was not learned: {str(exc).removesuffix('; ' + REDO)}, and {aside}"
+            return None, f"the bare mat was not learned: {damage}, and {aside}"
         look = cfg.tokens
-        note = f" (the old token look could not be read: {str(exc).removesuffix('; ' + REDO)}; it is kept as {kept})"
+        note = f" (the old token look could not be read: {damage}; it is kept as {kept})"
     else:
         note = ""
     mats, why = learn_mats(img, cal, look)
