@@ -31,8 +31,7 @@ from games.core import Command
 from games.core.table_input import (FIRST_LEVEL_MAX, READING_SEP, Choice, Menu, accepted_by, branch, keep_legal, leaf,
                                     leaves)
 from games.grand_tour.rules import GAME
-from games.grand_tour.state import SPECIALTIES_DEALT
-from games.grand_tour.state import ROLES, GrandTourState, Phase, rider_label
+from games.grand_tour.state import ROLES, SPECIALTIES_DEALT, GrandTourState, Phase, rider_label
 
 #: exhaustion cards: the count the cursor starts on (few cards are the rule), and the size of a group
 EXHAUSTION_DEFAULT = 2
