@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
@@ -322,9 +323,16 @@ def label_lines(page: DicePage) -> list[str]:
     dice on Charlotte's Performance Car (2 ± weight)" in four, cut mid-word ("…otte's Performance…"); now in two
     pieces of two lines, cut between words (a word wider than the screen where :func:`wrap` cuts it).  Empty when
     the label fits its own line."""
-    if page.kept or page.entered or text_width(page.label, FOOTER_MIN_SIZE) <= DICE_LINE_WIDTH:
-        return []
-    return wrap(page.label, width=DICE_LINE_WIDTH, size=FOOTER_MIN_SIZE)
+    return [] if page.kept or page.entered else list(_label_wrap(page.label))
+
+
+@lru_cache(maxsize=64)
+def _label_wrap(label: str) -> tuple[str, ...]:
+    """:func:`label_lines` of ``label`` (empty when it fits one line): kept, as the app asks it of every dice page
+    at each redraw three times (its turns, its label's pieces, its drawing) and it is measured by drawing."""
+    if text_width(label, FOOTER_MIN_SIZE) <= DICE_LINE_WIDTH:
+        return ()
+    return tuple(wrap(label, width=DICE_LINE_WIDTH, size=FOOTER_MIN_SIZE))
 
 
 def dice_page_turns(page: DicePage) -> int:
