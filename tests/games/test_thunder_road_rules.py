@@ -868,6 +868,23 @@ def test_on_fire_stays_and_demands_a_fire_die_roll_before_moving():
     assert t.state.turn.player == "Ben"
 
 
+def test_a_burning_car_that_coasts_rolls_the_fire_die_and_its_moves_add_to_the_coast():
+    """"before that vehicle moves, its owner must roll the Fire die: the result may add moves" and "a coast
+    counts as a move of 1": a coast is a move, so a burning car rolls before it and the Fire die's moves add to
+    its 1 (docs/RULINGS.md; a rules review asked, as the Road die's unknown result leaves a coast at 1)."""
+    t = Table(("Ana", ["small"]), ("Ben", ["small"]), fire_die=KNOWN_FIRE)
+    t.roll(Ana=[1, 2, 5, 6], Ben=[1, 1, 1, 1])
+    t.turn("small", 1)
+    t.turn("small", 1)  # Ben
+    t.ok("ignite", vehicle="Ana/small")
+    t.ok("coast", vehicle="small", die=2)
+    assert t.match.prompt().step == Step.FIRE.value  # rolled before the coast, as before any move
+    t.ok("fire", face="flare")  # adds 2 moves
+    assert t.state.turn.allowance == 3
+    assert "at most 3 spaces" in t.no("move", spaces=4)
+    t.ok("move", spaces=3)
+
+
 def test_unknown_fire_face_asks_the_table():
     """"before that vehicle moves, its owner must roll the Fire die: the result may add moves, put the fire
     out, or eliminate the vehicle." — a face the owner has not filled in: the table rules on this roll."""
