@@ -310,14 +310,15 @@ def timeline(game: Any, records: Sequence[Record]) -> Timeline:
         refused = any("refused" in t for t in types)
         # whose step: the prompt's player, else whom the events name (the side that played a card to the race)
         player = (prompt.player or _actor(group)) if prompt else None
+        wholes = [describe(r.event, cars, game, whole=True) for r in group]  # each event said once, cut for the line
         entry = Entry(d, seqs, _plain(getattr(state, "round", None)) if state is not None else None,
                       _plain(getattr(state, "phase", None)) if state is not None else None,
                       player, prompt.vehicle if prompt else None,
-                      prompt.step if prompt else "start", "; ".join(describe(r.event, cars, game) for r in group),
+                      prompt.step if prompt else "start", "; ".join(_short(w) for w in wholes),
                       refused=refused, types=types,
                       vehicle_name=cars.get(prompt.vehicle) if prompt and prompt.vehicle else None,
                       heading=heading_of(game, state),
-                      whole="; ".join(describe(r.event, cars, game, whole=True) for r in group))
+                      whole="; ".join(wholes))
         by_decision[d] = entry
         out.entries.append(entry)
     return out
