@@ -2,9 +2,9 @@
 
 ::
 
-    between turns   Begin turn 4 (default) · Event: advance → USA / USSR
+    between turns   Begin turn 4 (default) · Event: advance → USA / USSR → With box VP / No VP (event)
     during a turn   USA attempt → 2 Ops / 3 Ops / 4 Ops · USSR attempt → ... · End turn
-                    · Extra attempt (event) → USA / USSR · Event: advance → USA / USSR
+                    · Extra attempt (event) → USA / USSR · Event: advance → USA / USSR → …
     a die awaited   Roll the die (the d6; the camera answers it as well)
 
 Why an attempt is side → Ops and not one long list ("USSR 3 ops", "USA 2 ops" ...): the side is what the
@@ -50,6 +50,15 @@ def _sides(kind: str) -> list[Choice]:
     return [leaf(s, Command(kind, {"side": s}), once=True) for s in SIDES]
 
 
+def _advances() -> list[Choice | None]:
+    """An event's advance, each side, scored as usual (the default) or with no VP: the table's entry for an
+    event that says it scores only the last box it moves into (a box it passes on the way); which events do is
+    the card's text, not this file's."""
+    return [branch(s, [leaf("With box VP", Command("event_advance", {"side": s}), default=True, once=True),
+                       leaf("No VP (event)", Command("event_advance", {"side": s, "vp": False}), once=True)])
+            for s in SIDES]
+
+
 def _likeliest_attempt(state: SpaceRaceState) -> str | None:
     """The side whose attempt is likeliest next: the one with more attempts left this turn; on equal terms
     the USSR, who plays first in each action round."""
@@ -73,7 +82,7 @@ def menu(state: SpaceRaceState) -> Menu:
     if not state.in_turn:
         choices = keep_legal([
             leaf(f"Begin turn {state.turn + 1}", Command("begin_turn"), default=True),
-            branch("Event: advance", _sides("event_advance")),
+            branch("Event: advance", _advances()),
         ], legal)
         return Menu(title="Between turns", choices=choices, status=boxes).with_advance(f"Begin turn {state.turn + 1}")
     likely = _likeliest_attempt(state)
@@ -89,7 +98,7 @@ def menu(state: SpaceRaceState) -> Menu:
         *attempts,
         leaf("End turn", Command("end_turn"), default=likely is None),
         branch("Extra attempt (event)", _sides("grant_attempt")),
-        branch("Event: advance", _sides("event_advance")),
+        branch("Event: advance", _advances()),
     ], legal)
     status = f"Tries: USA {state.attempts_left('USA')} USSR {state.attempts_left('USSR')}"
     # the roll's verdict, until the next card (a failure changes nothing else; the box is on the dashboard), while

@@ -4,7 +4,8 @@ Turns are modelled the way the table lives them: ``begin_turn`` opens a game tur
 count starts again), ``attempt`` plays a card to the race, ``roll`` gives the d6 (read by the camera or
 typed; ``attempt`` may carry it directly), ``end_turn`` closes the turn.  Two more commands cover the
 seed's "events that say so" (6.4.2): ``grant_attempt`` (an event allows one more attempt this turn) and
-``event_advance`` (an event moves a marker one box, scored as usual).
+``event_advance`` (an event moves a marker one box, scored as usual, or with ``vp = false`` for no VP: the
+table's entry for an event that says it scores only the last box it moves into, a box passed on the way).
 
 Why the ability bookkeeping is derived rather than stored: an ability belongs to the first player to reach
 its box and ends the moment the opponent reaches it (6.4.4), so "active" is a pure function of who arrived
@@ -124,7 +125,7 @@ class SpaceRaceGame:
         "attempt": ("side", "ops", "die"),
         "roll": ("die",),
         "grant_attempt": ("side",),
-        "event_advance": ("side",),
+        "event_advance": ("side", "vp"),
         "end_turn": (),
     }
 
@@ -192,7 +193,8 @@ class SpaceRaceGame:
             if d["arrival"] == "first":
                 firsts = firsts + ((d["box"], d["side"]),)
             box = state.box(d["box"])
-            note = f"{d['side']} reached box {d['box']} {box.name} {d['arrival']}" + (f": +{d['vp']} VP" if d["vp"] else "")
+            note = f"{d['side']} reached box {d['box']} {box.name} {d['arrival']}" + (
+                f": +{d['vp']} VP" if d["vp"] else ": no VP, as the event says" if d.get("unscored") else "")
             if box.ability and d["arrival"] == "first":
                 note += f"; gains: {box.ability_text}"
             elif box.ability:
@@ -237,7 +239,11 @@ class SpaceRaceGame:
             nxt = state.next_box(side)
             if nxt is None:
                 raise Illegal(f"{side} is on the last box: there is no box to advance to")
-            return Decision((self._advance(state, side, nxt, "event"),))
+            scored = command.get("vp", True)
+            if not isinstance(scored, bool):
+                raise Illegal(f"vp={fields.show(scored)}: true (the box's VP, as usual) or false (no VP: an event that "
+                              "scores only the last box it moves into, for a box it passes)")
+            return Decision((self._advance(state, side, nxt, "event", scored=scored),))
         raise Illegal(
             f"unknown command {kind!r}; the Space Race knows begin_turn, attempt, roll, end_turn, grant_attempt, event_advance, undo"
         )
@@ -299,11 +305,12 @@ class SpaceRaceGame:
         return events
 
     @staticmethod
-    def _advance(state: SpaceRaceState, side: str, box: Box, cause: str) -> Event:
+    def _advance(state: SpaceRaceState, side: str, box: Box, cause: str, *, scored: bool = True) -> Event:
         first = state.opponent(side).box < box.number
         vp = (box.vp_first if first else box.vp_second) or 0
-        return Event("advanced", {"side": side, "box": box.number, "vp": vp,
-                                  "arrival": "first" if first else "second", "cause": cause})
+        data = {"side": side, "box": box.number, "vp": vp if scored else 0,
+                "arrival": "first" if first else "second", "cause": cause}
+        return Event("advanced", data if scored else {**data, "unscored": True})
 
     # -- prompt and views ----------------------------------------------------------------------------------
     def prompt(self, state: SpaceRaceState) -> Prompt:

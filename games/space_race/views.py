@@ -124,7 +124,8 @@ def timeline_words(event: Event) -> str | None:
         return f"{d.get('side')} rolls {d.get('die')} for box {d.get('box')}: {'success' if d.get('success') else 'failure'}"
     if event.type == "advanced":
         by = {"roll": "", "event": " by an event"}.get(str(d.get("cause")), f" ({d.get('cause')})")
-        return f"{d.get('side')} reaches box {d.get('box')}{by}, {d.get('arrival')}: {d.get('vp')} VP"
+        vp = "no VP, as the event says" if d.get("unscored") else f"{d.get('vp')} VP"
+        return f"{d.get('side')} reaches box {d.get('box')}{by}, {d.get('arrival')}: {vp}"
     if event.type == "race_set":
         track = [b for b in event.data["track"] if isinstance(b, Mapping)]
         ends = f" ({track[0]['name']} to {track[-1]['name']})" if track and "name" in track[0] else ""

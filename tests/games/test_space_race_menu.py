@@ -97,7 +97,9 @@ def labels(menu: Menu) -> list[str]:
 def test_between_turns_begin_turn_is_the_default() -> None:
     menu = check_menu(_match().state)
     assert (menu.title, menu.player) == ("Between turns", None)
-    assert labels(menu) == ["Begin turn 1", "Event: advance > USA", "Event: advance > USSR"]
+    assert labels(menu) == ["Begin turn 1", "Event: advance > USA > With box VP", "Event: advance > USA > No VP (event)",
+                            "Event: advance > USSR > With box VP", "Event: advance > USSR > No VP (event)"]
+    assert find_leaf(menu, Command("event_advance", {"side": "USSR", "vp": False})) is not None
     assert find_leaf(menu, Command("begin_turn")).presses == cheapest_press(menu)  # type: ignore[union-attr]
 
 

@@ -134,6 +134,23 @@ def test_an_event_may_allow_another_attempt() -> None:
     assert m.state.side("USA").box == 2
 
 
+def test_an_event_advance_scores_as_an_arrival_unless_the_table_says_no_vp() -> None:
+    """"One card per turn for the Space Race — except with the box-2 ability (two attempts) or events that
+    say so." — an event that advances scores the box as an arrival would; an event whose card scores only the
+    last box it moves into is entered with ``vp = false`` for the box it passes (docs/RULINGS.md; a rules
+    review: two plain advances scored both boxes), which still counts the arrival for the box's ability."""
+    m = new()  # the Deluxe track: box 1 Earth Satellite 2/1 VP, box 2 none (two attempts), box 3 2/0
+    ok(m, {"type": "event_advance", "side": "USA", "vp": False})  # box 1 passed on the way: its 2 VP not scored
+    assert (m.state.side("USA").box, m.state.side("USA").vp) == (1, 0)
+    assert m.state.note == "USA reached box 1 Earth Satellite first: no VP, as the event says"
+    ok(m, {"type": "event_advance", "side": "USA"}, {"type": "event_advance", "side": "USA"})  # box 3 last: scored
+    assert (m.state.side("USA").box, m.state.side("USA").vp) == (3, 2)
+    assert m.state.holds("USA", "two_attempts")  # the arrival counts for the box's ability
+    assert "vp=" in refused(m, {"type": "event_advance", "side": "USSR", "vp": "no"})
+    ok(m, {"type": "event_advance", "side": "USSR"})  # scored as usual: second to box 1
+    assert m.state.side("USSR").vp == 1
+
+
 def test_no_attempt_left_says_which_rule_limits_it() -> None:
     """"One card per turn for the Space Race — except with the box-2 ability (two attempts) or events that
     say so." "A special ability belongs only to the first player to reach its box and is **cancelled as soon
