@@ -158,16 +158,17 @@ class CheckLine:
 
 def probe_screen(screen: ScreenConfig, smbus_factory: Callable[[int], Any]) -> CheckLine:
     """Open the screen's bus, select its mux channel, and write a NOP command the OLED must acknowledge."""
+    from device.displays.screens import bus_hint
+
     part = f"screen {screen.player} ({screen.driver}, {screen.where})"
     dev = f"/dev/i2c-{screen.port}"
     try:
         bus = smbus_factory(screen.port)
     except FileNotFoundError:
-        hint = "enable I2C (dtparam=i2c_arm=on in config.txt, then reboot)" if screen.port == 1 else \
-            "add the overlay that makes this bus (see firmware_config/config.txt)"
-        return CheckLine("FAIL", part, f"{dev} does not exist: no I2C bus {screen.port} on this machine; {hint}")
+        return CheckLine("FAIL", part, f"{dev} does not exist: no I2C bus {screen.port} on this machine; "
+                         f"{bus_hint(screen.port, missing=True)}")
     except PermissionError:
-        return CheckLine("FAIL", part, f"{dev} is not accessible: add this user to the i2c group")
+        return CheckLine("FAIL", part, f"{dev} is not accessible: {bus_hint(screen.port, missing=False)}")
     except OSError as exc:
         return CheckLine("FAIL", part, f"{dev} cannot be opened ({exc.strerror or exc})")
     try:

@@ -108,6 +108,17 @@ class Screen(Protocol):
 SerialFactory = Callable[[ScreenSpecLike], SerialLike]
 
 
+def bus_hint(port: int, *, missing: bool) -> str:
+    """What to do when I2C bus ``port`` cannot be opened: ``missing`` (no ``/dev/i2c-N``), else not allowed.
+    One wording for ``pitboard check`` and the service's log (a deploy review: with I2C off the log said only
+    luma's "I2C device not found: /dev/i2c-1", every screen dark)."""
+    if not missing:
+        return "add this user to the i2c group (the service's user, pitboard, is in it after deploy/install.sh)"
+    if port == 1:
+        return "enable I2C (dtparam=i2c_arm=on in config.txt, or sudo deploy/install.sh --firmware), then reboot"
+    return "add the overlay that makes this bus (see firmware_config/config.txt), then reboot"
+
+
 def i2c_serial_factory(muxes: MuxRegistry | None = None) -> SerialFactory:
     """Real transports: luma's ``i2c(port, address)``, wrapped in :class:`MuxedSerial` behind a TCA9548A.
 
@@ -116,9 +127,13 @@ def i2c_serial_factory(muxes: MuxRegistry | None = None) -> SerialFactory:
     registry = muxes or MuxRegistry()
 
     def make(spec: ScreenSpecLike) -> SerialLike:
+        from luma.core.error import DeviceNotFoundError, DevicePermissionError
         from luma.core.interface.serial import i2c
 
-        serial: SerialLike = i2c(port=spec.port, address=spec.address)
+        try:
+            serial: SerialLike = i2c(port=spec.port, address=spec.address)
+        except (DeviceNotFoundError, DevicePermissionError) as exc:
+            raise type(exc)(f"{exc}: {bus_hint(spec.port, missing=isinstance(exc, DeviceNotFoundError))}") from exc
         if spec.mux_address is not None:
             channel = spec.mux_channel if spec.mux_channel is not None else 0
             serial = MuxedSerial(serial, registry.get(spec.port, spec.mux_address), channel)

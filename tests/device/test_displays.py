@@ -3,6 +3,7 @@ survives a failing screen, and the test/demo backends.  No /dev/i2c anywhere."""
 
 from __future__ import annotations
 
+import errno
 import logging
 import threading
 import time
@@ -488,6 +489,29 @@ def test_real_i2c_backend_reports_a_missing_bus_instead_of_raising():
     assert "/dev/i2c-99" in bank.status()["Alice"].error
     assert bank.show("Alice", scene(1)) is False
     assert str(events[1]).startswith("screen Bob (i2c-99 mux 0x70 ch 1 0x3C) does not answer")
+    assert "add the overlay that makes this bus" in str(events[0])
+
+
+@pytest.mark.parametrize(("error", "hint"), [
+    (FileNotFoundError(errno.ENOENT, "No such file or directory", "/dev/i2c-1"),
+     "enable I2C (dtparam=i2c_arm=on in config.txt, or sudo deploy/install.sh --firmware), then reboot"),
+    (PermissionError(errno.EACCES, "Permission denied", "/dev/i2c-1"), "add this user to the i2c group"),
+])
+def test_a_bus_that_cannot_be_opened_is_told_with_what_to_do_in_the_services_log(monkeypatch, error, hint):
+    """With I2C off (or the user outside the i2c group) every screen is dark: the service's log is where the
+    maker looks, and it said only luma's "I2C device not found: /dev/i2c-1" (a deploy review); it says what
+    ``pitboard check`` says (the bank's event is what the app writes to the journal)."""
+    import smbus2
+
+    def no_bus(port: int) -> None:
+        raise error
+
+    monkeypatch.setattr(smbus2, "SMBus", no_bus)
+    events = []
+    bank = build_bank([ScreenSpec("Alice", port=1)], "i2c", clock=Clock(), on_event=events.append)
+    bank.open()
+    assert [e.kind for e in events] == [ScreenEventKind.MISSING]
+    assert "/dev/i2c-1" in str(events[0]) and hint in str(events[0])
 
 
 def test_unknown_player_names_the_configured_ones():
