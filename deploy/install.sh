@@ -237,6 +237,28 @@ firmware_lines() {
         grep -v -e '^$' -e '^\[' || true
 }
 
+# The lock file for the venv's Python and this machine (empty: none).
+choose_lock() {
+    local tag arch
+    if [ -n "$LOCK" ]; then
+        case $LOCK in /*) ;; *) LOCK=$PWD/$LOCK ;; esac
+        [ -f "$LOCK" ] || die "lock file $LOCK does not exist: give an existing file to --lock, or leave --lock out"
+        return 0
+    fi
+    [ "$USE_LOCK" -eq 1 ] || return 0
+    tag=$("$PYTHON" -c 'import sys; print("py%d%d" % sys.version_info[:2])')
+    arch=$(uname -m)
+    # A Pi 4/5 on the 32-bit OS runs a 64-bit kernel: uname says aarch64, but Python and every wheel are armhf
+    # (a deploy audit: pip then refused the aarch64 lock's wheels and blamed the network or a hash)
+    if [ "$arch" = aarch64 ] && command -v dpkg >/dev/null 2>&1 && [ "$(dpkg --print-architecture)" = armhf ]; then
+        die "this is the 32-bit Raspberry Pi OS (armhf) on a 64-bit kernel: Pitboard needs the 64-bit OS (arm64; onnxruntime, which reads the dice, has no 32-bit ARM build). Install Raspberry Pi OS (64-bit) and run this again"
+    fi
+    LOCK=$REPO/deploy/requirements-$tag-$arch.lock
+    if [ ! -f "$LOCK" ]; then
+        die "no lock file for $tag on $arch (deploy/$(basename "$LOCK")): locks exist for $(cd "$REPO/deploy" && printf '%s ' requirements-py*.lock). Run again with --no-lock to let pip pick the versions (no hashes; the way on Trixie, whose Python 3.13 has no lock here yet), or give a lock made for it with --lock FILE"
+    fi
+}
+
 # ---------------------------------------------------------------------------------------------------
 if [ "$DRY" -eq 1 ]; then say "dry run: nothing will be changed"; fi
 say "installing from $REPO${ROOT:+ into $ROOT}"
@@ -248,6 +270,11 @@ if [ "$SYSTEM" -eq 1 ] && [ -r /etc/os-release ]; then
         bookworm | trixie) ;;
         *) warn "made for Raspberry Pi OS Bookworm/Trixie; this is '$codename', carrying on" ;;
     esac
+fi
+# The lock is chosen before anything changes: a Python with no lock (Trixie's 3.13) stopped at step 5, after
+# the packages, the user and the venv were made (a deploy review)
+if [ "$VENV" -eq 1 ] && [ "$PIP" -eq 1 ] && [ -n "$PYTHON" ]; then
+    choose_lock
 fi
 
 # --- 1. apt packages -------------------------------------------------------------------------------
@@ -379,28 +406,6 @@ done
 if [ ! -e "$ETC/pitboard.toml" ] && [ ! -e "$REPO/firmware_config/pitboard.toml" ]; then
     warn "no $ETC/pitboard.toml and no example in firmware_config/: write one before starting the service"
 fi
-
-# The lock file for the venv's Python and this machine (empty: none).
-choose_lock() {
-    local tag arch
-    if [ -n "$LOCK" ]; then
-        case $LOCK in /*) ;; *) LOCK=$PWD/$LOCK ;; esac
-        [ -f "$LOCK" ] || die "lock file $LOCK does not exist: give an existing file to --lock, or leave --lock out"
-        return 0
-    fi
-    [ "$USE_LOCK" -eq 1 ] || return 0
-    tag=$("$PYTHON" -c 'import sys; print("py%d%d" % sys.version_info[:2])')
-    arch=$(uname -m)
-    # A Pi 4/5 on the 32-bit OS runs a 64-bit kernel: uname says aarch64, but Python and every wheel are armhf
-    # (a deploy audit: pip then refused the aarch64 lock's wheels and blamed the network or a hash)
-    if [ "$arch" = aarch64 ] && command -v dpkg >/dev/null 2>&1 && [ "$(dpkg --print-architecture)" = armhf ]; then
-        die "this is the 32-bit Raspberry Pi OS (armhf) on a 64-bit kernel: Pitboard needs the 64-bit OS (arm64; onnxruntime, which reads the dice, has no 32-bit ARM build). Install Raspberry Pi OS (64-bit) and run this again"
-    fi
-    LOCK=$REPO/deploy/requirements-$tag-$arch.lock
-    if [ ! -f "$LOCK" ]; then
-        die "no lock file for $tag on $arch (deploy/$(basename "$LOCK")): locks exist for $(cd "$REPO/deploy" && printf '%s ' requirements-py*.lock). Make one with deploy/lock, or run again with --no-lock to let pip pick the versions (no hashes)"
-    fi
-}
 
 # pip with the repository's own settings only where it must: the owner's pip.conf (a proxy, a CA
 # bundle) still applies.

@@ -356,6 +356,23 @@ def _venv_available() -> bool:
 
 
 @pytest.mark.skipif(not _venv_available(), reason="python3-venv (venv + ensurepip) not available")
+def test_a_python_without_a_lock_is_refused_before_anything_is_changed(repo: Path, root: Path, tmp_path: Path) -> None:
+    """Trixie's Python 3.13 has no lock file: the installer stopped at step 5, after the packages, the user and
+    the venv were made (a deploy review). It stops first now, naming --no-lock, with nothing written."""
+    python = tmp_path / "python3"
+    python.write_text('#!/bin/sh\nprintf "py313\\n"\n')  # what the version probe prints on Trixie
+    python.chmod(0o755)
+    proc = subprocess.run(
+        ["bash", str(repo / "deploy/install.sh"), "--root", str(root), "--no-system"],
+        capture_output=True, text=True, env=clean_env() | {"PITBOARD_PYTHON": str(python)},
+        stdin=subprocess.DEVNULL, timeout=60,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert f"no lock file for py313 on {os.uname().machine}" in proc.stderr and "--no-lock" in proc.stderr
+    assert "Trixie" in proc.stderr
+    assert list(root.iterdir()) == []  # nothing made under the root
+
+
 def test_venv_has_system_site_packages_and_is_not_recreated(repo: Path, root: Path) -> None:
     """The one test that builds the virtual environment (no pip install: that needs the network)."""
 
