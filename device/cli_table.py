@@ -155,7 +155,7 @@ def _config(path):
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from vision.calibration import CalibrationError, calibrate_from_points, update_calibration
+    from vision.calibration import CalibrationError, calibrate_from_points
     from vision.markers import detect_tags
 
     tf = _files()
@@ -193,16 +193,14 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         with _as_user_error(CalibrationError):
             cal = calibrate_from_points(args.points, mat, size, zones, hfov)
     else:
-        from vision.calibration import ZONE_CARD_IDS, cards_not_seen, default_zone_cards
+        from vision.calibration import calibrate_table
 
         det = {t.id: t.corners_px for t in detect_tags(img, cfg.dictionary)}
-        cards = default_zone_cards(len(ZONE_CARD_IDS))
-        cal, msg = update_calibration(None, det, cfg.corner_layout(mat), size, zones, hfov, cards=cards, lens=args.lens)
+        cal, msg, unseen = calibrate_table(det, cfg.corner_layout(mat), size, zones, hfov, lens=args.lens)
         if cal is None:
             kept = f"; the last good calibration in {tf.calibration_path(args.out)} is kept" if previous else ""
             raise _user_error(f"{msg.replace(' - no calibration yet', '')}{kept}")
-        unseen = cards_not_seen(det, cal, cards)  # (said, not saved: of this frame)
-        if unseen:
+        if unseen:  # (said, not saved: of this frame)
             print(f"warning: {unseen}", file=sys.stderr)
     with _as_user_error(tf.TableFileError):
         path = tf.save_calibration(cal, args.out)

@@ -817,6 +817,23 @@ def cards_not_seen(detections: Mapping[int, np.ndarray], calibration: Calibratio
             "with it flat, uncovered and lit, both its tags in view")
 
 
+def calibrate_table(
+    detections: Mapping[int, np.ndarray],
+    layout: CornerLayout,
+    image_size: tuple[int, int],
+    zones: Sequence[Zone] | None = None,
+    hfov_deg: float = 66.0,
+    lens: str = "auto",
+) -> tuple[Calibration | None, str | None, str | None]:
+    """The table calibrated from one frame's tags as the appliance does it, ``pitboard calibrate`` and the phone
+    alike: the mat's corners and every token-zone card (a card seen places its zone; the phone's calibration,
+    made without the cards, left each zone at its default place).  Returns (calibration or None, why not, the
+    cards not seen: :func:`cards_not_seen`)."""
+    cards = default_zone_cards(len(ZONE_CARD_IDS))
+    cal, message = update_calibration(None, detections, layout, image_size, zones, hfov_deg, cards=cards, lens=lens)
+    return cal, message, cards_not_seen(detections, cal, cards) if cal is not None else None
+
+
 def update_calibration(
     previous: Calibration | None,
     detections: Mapping[int, np.ndarray],

@@ -100,8 +100,7 @@ def calibrate_frame(image: np.ndarray, *, mat_mm: tuple[float, float] | None, po
     now are kept when the mat is the same size; the token-zone cards seen place their zones), with a warning
     of cards not seen (None: none); ValueError saying what to do when there is none."""
     from device.table_files import TableFileError, load_table_config
-    from vision.calibration import (ZONE_CARD_IDS, CalibrationError, calibrate_from_points, cards_not_seen,
-                                    default_zone_cards, update_calibration)
+    from vision.calibration import CalibrationError, calibrate_from_points, calibrate_table
     from vision.markers import detect_tags
 
     previous = previous_calibration(path)
@@ -120,14 +119,11 @@ def calibrate_frame(image: np.ndarray, *, mat_mm: tuple[float, float] | None, po
     except TableFileError as exc:
         raise ValueError(str(exc)) from None
     det = {t.id: t.corners_px for t in detect_tags(image, cfg.dictionary)}
-    # the cards too, as `pitboard calibrate` reads them: without them a phone's calibration put every token zone at
-    # its default place, wherever its card lay (found beside an audit of cards missed at calibration)
-    cards = default_zone_cards(len(ZONE_CARD_IDS))
-    cal, message = update_calibration(None, det, cfg.corner_layout(mat), size, zones, hfov, cards=cards)
+    cal, message, unseen = calibrate_table(det, cfg.corner_layout(mat), size, zones, hfov)  # as `pitboard calibrate`
     if cal is None:
         kept = "; the calibration saved now is kept" if previous is not None else ""
         raise ValueError(f"{(message or 'no calibration').replace(' - no calibration yet', '')}{kept}")
-    return cal, cards_not_seen(det, cal, cards)
+    return cal, unseen
 
 
 def draw_calibration(image: np.ndarray, cal: Any) -> np.ndarray:
