@@ -22,7 +22,7 @@ from typing import Any
 
 from games.core import Command, Decision, Event, Illegal, Menu, Prompt, fields
 from games.space_race.state import ABILITIES, AT_TURN_END, AT_TURN_START, SIDES, Box, Pending, Side, SpaceRaceState
-from games.space_race.views import NO_EVENT, SideView, build_views, timeline_heading, timeline_words
+from games.space_race.views import NO_EVENT, NO_VP, SideView, build_views, timeline_heading, timeline_words
 
 TRACK_BOXES = 8
 MAX_OPS = 4  # no Twilight Struggle card is worth more than 4 operations, modifiers included
@@ -194,7 +194,7 @@ class SpaceRaceGame:
                 firsts = firsts + ((d["box"], d["side"]),)
             box = state.box(d["box"])
             note = f"{d['side']} reached box {d['box']} {box.name} {d['arrival']}" + (
-                f": +{d['vp']} VP" if d["vp"] else ": no VP, as the event says" if d.get("unscored") else "")
+                f": +{d['vp']} VP" if d["vp"] else f": {NO_VP}" if d.get("unscored") else "")
             if box.ability and d["arrival"] == "first":
                 note += f"; gains: {box.ability_text}"
             elif box.ability:

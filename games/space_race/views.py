@@ -11,6 +11,8 @@ from games.space_race.state import BINDS_OPPONENT, SIDES, SpaceRaceState, Step
 
 #: the reminder every prompt and screen carries when a card is played to the race (rule 6.4.5)
 NO_EVENT = "a card played to the Space Race triggers no event: discard it"
+#: An event's advance entered with no VP (``event_advance`` with ``vp = false``), in the news and the timeline.
+NO_VP = "no VP, as the event says"
 
 
 @dataclass(frozen=True)
@@ -124,7 +126,7 @@ def timeline_words(event: Event) -> str | None:
         return f"{d.get('side')} rolls {d.get('die')} for box {d.get('box')}: {'success' if d.get('success') else 'failure'}"
     if event.type == "advanced":
         by = {"roll": "", "event": " by an event"}.get(str(d.get("cause")), f" ({d.get('cause')})")
-        vp = "no VP, as the event says" if d.get("unscored") else f"{d.get('vp')} VP"
+        vp = NO_VP if d.get("unscored") else f"{d.get('vp')} VP"
         return f"{d.get('side')} reaches box {d.get('box')}{by}, {d.get('arrival')}: {vp}"
     if event.type == "race_set":
         track = [b for b in event.data["track"] if isinstance(b, Mapping)]
