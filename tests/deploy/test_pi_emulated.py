@@ -45,7 +45,8 @@ def test_help_names_the_steps_and_options_and_the_cache_is_outside_the_repositor
     proc = subprocess.run(["bash", str(SCRIPT), "--help"], capture_output=True, text=True, timeout=30)
     assert proc.returncode == 0, proc.stderr
     for word in ("install", "offline", "check", "demo", "tests", "vision, dice", "--rebuild", "--skip-tests",
-                 "--keep", "mmdebstrap qemu-user-static binfmt-support", "/var/cache/pitboard-pi-emulated"):
+                 "--keep", "--cpu MODEL", "cortex-a72", "mmdebstrap qemu-user-static binfmt-support",
+                 "/var/cache/pitboard-pi-emulated"):
         assert word in proc.stdout, word
 
 
@@ -72,9 +73,54 @@ def test_the_options_reach_the_snapshots_run(tmp_path: Path) -> None:
     proc = subprocess.run(["bash", str(SCRIPT), "--skip-tests", "--keep"], capture_output=True, text=True,
                           timeout=120, env={"PATH": str(bin_dir), "TMPDIR": str(tmp_path)})
     assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert "options: rebuild=0 skip-tests=1 keep=1" in proc.stdout, proc.stdout
+    assert "options: rebuild=0 skip-tests=1 keep=1 cpu=cortex-a72" in proc.stdout, proc.stdout
     assert "mmdebstrap is missing" in proc.stderr
     assert not [p for p in tmp_path.iterdir() if p.name.startswith("pitboard-pi-emulated.")]  # snapshot removed
+
+
+def fake_qemu_path(tmp_path: Path) -> Path:
+    """A PATH of the tools the script needs before mmdebstrap, and a qemu-aarch64-static that lists qemu 7.2's
+    models as the real one does (``-cpu help``)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("bash", "tar", "mktemp", "rm", "date", "dirname", "id", "env", "tr", "grep", "tail"):
+        found = shutil.which(tool)
+        assert found is not None, tool
+        (bin_dir / tool).symlink_to(found)
+    qemu = bin_dir / "qemu-aarch64-static"
+    qemu.write_text("#!/bin/bash\nprintf 'Available CPUs:\\n  a64fx\\n  cortex-a53\\n  cortex-a72\\n  cortex-a76\\n"
+                    "  max\\n'\n")
+    qemu.chmod(0o755)
+    return bin_dir
+
+
+@pytest.mark.parametrize("cpu", ["cortex-a76", "max"])
+def test_another_cpu_known_to_qemu_is_taken(tmp_path: Path, cpu: str) -> None:
+    """qemu-user's own default CPU is "max", which runs code a Pi 4's Cortex-A72 would stop at with an illegal
+    instruction: the emulated Pi is a Pi 4 unless --cpu names another model, which reaches the snapshot's run."""
+    import os
+
+    if os.geteuid() != 0:
+        pytest.skip("the script needs root before it takes its snapshot")
+    proc = subprocess.run(["bash", str(SCRIPT), "--cpu", cpu], capture_output=True, text=True, timeout=120,
+                          env={"PATH": str(fake_qemu_path(tmp_path)), "TMPDIR": str(tmp_path)})
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert f"cpu={cpu}" in proc.stdout and "mmdebstrap is missing" in proc.stderr
+
+
+def test_a_cpu_qemu_does_not_know_is_refused_naming_its_models(tmp_path: Path) -> None:
+    import os
+
+    if os.geteuid() != 0:
+        pytest.skip("the script needs root before it checks the CPU")
+    proc = subprocess.run(["bash", str(SCRIPT), "--cpu", "cortex-a7"], capture_output=True, text=True, timeout=120,
+                          env={"PATH": str(fake_qemu_path(tmp_path)), "TMPDIR": str(tmp_path)})
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "qemu does not know the CPU 'cortex-a7'" in proc.stderr
+    assert "cortex-a72 cortex-a76 max" in proc.stderr and "(cortex-a72 is a Pi 4's)" in proc.stderr
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith("pitboard-pi-emulated.")]  # no snapshot taken
+    proc = subprocess.run(["bash", str(SCRIPT), "--cpu"], capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 2 and "--cpu needs a model" in proc.stderr
 
 
 def test_documented_with_its_last_result() -> None:
