@@ -78,7 +78,7 @@ __all__ = ["App", "Applied", "CameraInput", "Mismatch", "Notice", "Refusal", "Ta
 NOTICE_S = 4.0
 #: How long a game's news stays on every screen (a stage's points, an ability gained): read across the table.
 NEWS_S = 12.0
-#: How long each page of a refusal's reason stays up (it is shown whole, page after page).
+#: How long each page of a refusal's reason stays up (it is shown whole, page after page, and again from the first).
 REFUSAL_PAGE_S = 3.5
 #: A menu page's footer alert too long for its line shows a piece at a time, each this long: the screens' common
 #: beat.  Every piece begins on it (see :func:`turns_since`).
@@ -190,11 +190,12 @@ class Refusal:
     since: float
 
     def page_at(self, now: float) -> pages.TextPage:
+        """The page shown at ``now``: each for REFUSAL_PAGE_S, then the first again.  A refusal stands until the
+        next press or accepted command, not for a time: it stood 4 s, so the reason for a template the camera saw
+        laid against the rear edge in gear 3 was gone before its player looked up from the table, and the camera
+        never sends that template again (a review, 2026-12-07)."""
         k = int(max(0.0, now - self.since) / REFUSAL_PAGE_S)
-        return self.pages[min(k, len(self.pages) - 1)]
-
-    def over(self, now: float) -> bool:
-        return now - self.since >= max(NOTICE_S, REFUSAL_PAGE_S * len(self.pages))
+        return self.pages[k % len(self.pages)]
 
 
 @dataclass(frozen=True)
@@ -1138,9 +1139,6 @@ class App:
         keep = [n for n in self.notices if n.until is None or n.until > now]
         if len(keep) != len(self.notices):
             self.notices = keep
-            self._dirty = True
-        if self.refusal is not None and self.refusal.over(now):
-            self.refusal = None
             self._dirty = True
         if self.menu_shown and now - self._last_press > MENU_IDLE_S and self.entry is None:
             self.menu_shown = False

@@ -567,6 +567,15 @@ def test_a_long_refusal_is_paged_and_the_next_press_clears_it(tmp_path: Path) ->
     rig.t += REFUSAL_PAGE_S
     rig.step()
     assert same_image(rig.screens.image("Ann"), pages.render_text(second))  # the next page, in time
+    # it stands until a press: a refusal of 4 s was gone before a player laying a template looked up (a review)
+    rig.t += REFUSAL_PAGE_S * (first.pages - 1) + 60.0
+    rig.step()
+    assert rig.app.refusal is not None
+    k = int((rig.t - rig.app.refusal.since) / REFUSAL_PAGE_S) % first.pages
+    assert same_image(rig.screens.image("Ann"), pages.render_text(rig.app.refusal.pages[k]))  # the pages again
+    rig.t = rig.app.refusal.since + REFUSAL_PAGE_S * first.pages * 20  # whole rounds later: the first page
+    rig.step()
+    assert same_image(rig.screens.image("Ann"), pages.render_text(first))
     assert rig.step("select") == [] and rig.app.refusal is None  # read: the next press clears it
     assert same_image(rig.screens.image("Ann"), pages.render_menu(rig.page("Ann")))
 
