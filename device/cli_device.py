@@ -1513,14 +1513,16 @@ def begin_from_page(appliance: Appliance, config: PitboardConfig, game: str, opt
     """A new game of ``game`` begun from the phone page's "Start this game", on the same log, screens, buttons
     and camera: the new game's App replaces ``appliance.app`` and is returned.  Called between two runs of the
     loop (:func:`device.web.cli.run_with_web`): begun inside the old loop's step, the presses of that step
-    went to the old game.  ``options`` were checked by the page; the game in progress stays in the log,
-    unfinished.  The screens are the config's: a player without one has the menu on every screen, and a
-    screen whose player is not at this table says so (as at start)."""
+    went to the old game.  ``options`` were checked by the page; the game in progress stays in the log, ended
+    unfinished (the page's "End the game in progress": it is not resumed at the next start).  The screens are
+    the config's: a player without one has the menu on every screen, and a screen whose player is not at this
+    table says so (as at start)."""
     from games import game_package
 
     old = appliance.app
     module = game_package(game)
     game_id, match, _ = appliance.store.open_match(module.GAME, options, new=True)
+    appliance.store.end_unfinished(appliance.game_id)
     _screens_of_strangers(config, appliance.bank, match, log)
     app, _ = _game_app(config, module, match, appliance.store, game_id, buttons=appliance.buttons,
                        bank=appliance.bank, camera=appliance.camera, clock=old.clock, log=log)

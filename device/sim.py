@@ -484,6 +484,7 @@ class Sim:
     def begin(self, options: Any) -> None:
         """Begin a new game of this kind with ``options`` on the same log, screens redrawn for its players."""
         game_id, match, _ = self.store.open_match(self.module.GAME, options, new=True)
+        self.store.end_unfinished(self.game_id)  # "End the game in progress": not resumed by the next sim
         self.game_id, self.options, self.resumed, self.finished = game_id, options, False, False
         players = [str(getattr(v, "player", "")) for v in match.views()]
         self.keys.players = len(players)

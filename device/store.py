@@ -79,6 +79,10 @@ class NoGameToResume(StoreError):
     """The log holds no unfinished game of this kind and no setup was given to begin one."""
 
 
+#: ``games.finished`` of a game ended before its end from the phone page (0: playing, 1: over).
+ENDED_UNFINISHED = 2
+
+
 @dataclass(frozen=True)
 class GameInfo:
     id: int
@@ -87,6 +91,8 @@ class GameInfo:
     created: str
     finished: bool
     events: int
+    #: ended from the phone page before its end ("End the game in progress" and another started): never resumed
+    ended_unfinished: bool = False
 
 
 def _utc_now() -> str:
@@ -733,7 +739,7 @@ class Store:
             "SELECT g.id, g.game, g.title, g.created, g.finished, COUNT(e.seq) FROM games g "
             "LEFT JOIN events e ON e.game_id = g.id GROUP BY g.id ORDER BY g.id"
         )
-        return [GameInfo(r[0], r[1], r[2], r[3], bool(r[4]), r[5]) for r in rows]
+        return [GameInfo(r[0], r[1], r[2], r[3], bool(r[4]), r[5], r[4] == ENDED_UNFINISHED) for r in rows]
 
     def has_game(self, game_id: int) -> bool:
         return bool(self._query("SELECT 1 FROM games WHERE id = ?", (game_id,)))
@@ -811,6 +817,18 @@ class Store:
         except sqlite3.Error as exc:
             said = "finished" if finished else "playing again"
             raise self._sqlite_problem(exc, f"marking game {game_id} {said}") from None
+
+    def end_unfinished(self, game_id: int) -> None:
+        """Mark an unfinished game ended before its end, so that it is never resumed: the phone page's "End the
+        game in progress" when another game begins in its place.  (Left unfinished, it came back at the next
+        start once the new game was over: `pitboard run` resumes the newest unfinished game.)  A finished game
+        stays finished."""
+        if self._db is None:
+            return
+        try:
+            self._db.execute("UPDATE games SET finished = ? WHERE id = ? AND finished = 0", (ENDED_UNFINISHED, game_id))
+        except sqlite3.Error as exc:
+            raise self._sqlite_problem(exc, f"marking game {game_id} ended unfinished") from None
 
     # -- events -----------------------------------------------------------------------------------
     def sink(self, game_id: int) -> Callable[[int, Sequence[Event]], list[Record]]:

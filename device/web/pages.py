@@ -290,7 +290,7 @@ def title_of(game: str) -> str:
 def game_begins(game: str, unfinished: str | None) -> str:
     """The page's answer to "Start this game" (``unfinished``: :meth:`WebService.in_progress`, the game at the
     table that starting another leaves in the log unfinished, or None)."""
-    left = " (the unfinished one stays in the log)" if unfinished is not None else ""
+    left = " (the one in progress is ended unfinished: it stays in the log, and is not resumed)" if unfinished is not None else ""
     return f"a new {title_of(game)} game begins now{left}"
 
 
@@ -467,7 +467,7 @@ def games_page(games: Sequence[Any], where: str, at_table: int | None = None) ->
     # to the side with nothing to say so)
     rows = "".join(
         f'<tr><td><a href="/log/{g.id}">game {g.id}</a><br>{esc(title_of(g.game))}</td>'
-        f'<td>{"finished" if g.finished else "playing" if g.id == playing else "left unfinished"}<br>'
+        f'<td>{"ended unfinished" if g.ended_unfinished else "finished" if g.finished else "playing" if g.id == playing else "left unfinished"}<br>'
         f'{esc(_when(g.created))}<br>{g.events} events</td>'
         f'<td><a href="/log/{g.id}/events.jsonl">JSON lines</a><br><a href="/log/{g.id}/events.csv">CSV</a></td></tr>'
         for g in reversed(games))

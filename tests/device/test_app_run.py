@@ -684,3 +684,37 @@ def test_a_games_end_undone_marks_it_playing_again_and_a_restart_resumes_it(tmp_
     assert app.apply(Command("undo", {"steps": 1}), now=1.0).accepted
     assert marks == [True, False] and store.latest_unfinished("gaslands") == game_id  # resumed, not game 1
     store.close()
+
+
+def test_a_game_ended_from_the_phone_is_not_resumed_once_the_new_one_is_over(tmp_path: Path, factory) -> None:
+    """A review of the phone page: "End the game in progress" and Start left the game at the table unfinished in
+    the log; once the new game was played to its end, the next start (a game night later, or after a power cut)
+    resumed last week's game mid-turn instead of beginning [game]'s."""
+    import tomllib
+
+    import games.gaslands as gaslands
+    from device.cli_device import begin_from_page
+    from games.core import Command
+
+    config = _config(tmp_path)
+    appliance = build_appliance(config, pin_factory=factory, screen_backend="recording", log=lambda m: None,
+                                camera_backend=ReplayBackend(tmp_path / "frames"))
+    try:
+        old = appliance.game_id
+        assert appliance.app.apply(Command("choose_template", {"template": "short_straight"})).accepted
+        app = begin_from_page(appliance, config, "gaslands", tomllib.loads(gaslands.EXAMPLE_SETUP), log=lambda m: None)
+        new = appliance.game_id
+        assert new != old and appliance.store.latest_unfinished("gaslands") == new
+        assert app.apply(Command("end_game", {"winner": "Alice"})).accepted  # the new game played to its end
+        assert appliance.store.newest_unfinished_kind() is None  # nothing left to resume
+        states = {g.id: (g.finished, g.ended_unfinished) for g in appliance.store.games()}
+        assert states == {old: (True, True), new: (True, False)}
+    finally:
+        appliance.close()
+    again = build_appliance(config, pin_factory=factory, screen_backend="recording", log=lambda m: None,
+                            camera_backend=ReplayBackend(tmp_path / "frames"))
+    try:
+        assert not again.resumed and again.game_id not in (old, new)  # [game] begins: neither comes back
+        assert again.app.match.undoable == 0
+    finally:
+        again.close()

@@ -216,9 +216,12 @@ def test_the_game_log_list_says_which_game_is_played_and_when_games_began():
 
     from device.web.pages import games_page
 
-    games = [SimpleNamespace(id=1, game="gaslands", created="2026-12-03T21:45:51.668+00:00", finished=False, events=9),
-             SimpleNamespace(id=2, game="gaslands", created="2026-12-03T22:01:02.000+00:00", finished=False, events=3),
-             SimpleNamespace(id=3, game="space_race", created="2026-12-03T22:05:00+00:00", finished=True, events=40)]
+    games = [SimpleNamespace(id=1, game="gaslands", created="2026-12-03T21:45:51.668+00:00", finished=False, events=9,
+                             ended_unfinished=False),
+             SimpleNamespace(id=2, game="gaslands", created="2026-12-03T22:01:02.000+00:00", finished=False, events=3,
+                             ended_unfinished=False),
+             SimpleNamespace(id=3, game="space_race", created="2026-12-03T22:05:00+00:00", finished=True, events=40,
+                             ended_unfinished=False)]
     page = games_page(games, "x.sqlite")
     rows = re.findall(r"<tr><td><a href=\"/log/(\d)\">game \d</a><br>(.*?)</td><td>(.*?)<br>(.*?)<br>(\d+) events</td>",
                       page)
@@ -227,11 +230,16 @@ def test_the_game_log_list_says_which_game_is_played_and_when_games_began():
                     ("1", "Gaslands: Refuelled", "left unfinished", "2026-12-03 21:45 UTC", "9")]
     # an audit: one game of each kind read "playing" (four at once); only the one at the table is
     games.append(SimpleNamespace(id=4, game="thunder_road", created="2026-12-03T22:10:00+00:00", finished=False,
-                                 events=2))
+                                 events=2, ended_unfinished=False))
     states = re.findall(r'<a href="/log/(\d)">game \d</a><br>[^<]*</td><td>([a-z ]+)<br>', games_page(games, "x", 2))
     assert states == [("4", "left unfinished"), ("3", "finished"), ("2", "playing"), ("1", "left unfinished")]
     states = re.findall(r'<a href="/log/(\d)">game \d</a><br>[^<]*</td><td>([a-z ]+)<br>', games_page(games, "x"))
     assert [s for g, s in states if s == "playing"] == ["playing"] and ("4", "playing") in states
+    # one ended from the phone ("End the game in progress"): said so, not "finished" (it was not played out)
+    games.append(SimpleNamespace(id=5, game="gaslands", created="2026-12-03T22:20:00+00:00", finished=True,
+                                 events=7, ended_unfinished=True))
+    states = re.findall(r'<a href="/log/(\d)">game \d</a><br>[^<]*</td><td>([a-z ]+)<br>', games_page(games, "x"))
+    assert states[0] == ("5", "ended unfinished") and ("3", "finished") in states
 
 
 def test_a_setup_pasted_under_the_wrong_game_is_named(table):
