@@ -134,7 +134,7 @@ Renderer = Callable[[str, Any, bool], Any]
 ASK_AGAIN = "BACK again to undo "
 
 
-def _roll_name(request: DiceRequest) -> str:
+def roll_name(request: DiceRequest) -> str:
     """A roll's dice as a few words: "3 hits: evade dice" → "evade dice", "the direction die (d6)" → "direction die"."""
     return request.dice_name.rpartition(": ")[2].removeprefix("the ")
 
@@ -897,7 +897,7 @@ class App:
             # the usual roll is all of them: a NEXT pressed at 2 of 3 sent 2 (an audit); fewer stay possible
             entry.fewer_asked = got
             # the instruction first: at the end of the notice it came in a later piece than "2 of 3 entered" (an audit)
-            self.notify("info", f"NEXT again: send {got} of {n} {_roll_name(entry.request)}", self.chooser(), now=now)
+            self.notify("info", f"NEXT again: send {got} of {n} {roll_name(entry.request)}", self.chooser(), now=now)
             return
         result = entry.request.command(list(entry.entered))
         if result is None and not entry.entered:
@@ -1205,7 +1205,7 @@ class App:
                 if e.trail else self.menu().title,
                 label=whose + e.request.label, entered=tuple(e.request.name_of(f) for f in e.entered),
                 count=e.request.count, exact=e.request.exact, current=e.request.name_of(e.current),
-                ready=e.ready, alert=alert, kept=" · ".join(e.kept), name=_roll_name(e.request),
+                ready=e.ready, alert=alert, kept=" · ".join(e.kept), name=roll_name(e.request),
                 then_another=e.then_another)
             # a dice line or a label too long for the screen shows its pieces in turn (every die is read before NEXT;
             # a smash attack's label names its target, which the cut title lost)

@@ -50,10 +50,23 @@ class DiceOffer:
     player: str | None
     #: what the roller's screen tells them ("The Brick: 1 hit: roll 1 evade die"), when another player rolls
     told: str = ""
+    #: the usual roll is all ``count`` dice (evade dice: one per gear): fewer are sent only when asked for, as the
+    #: buttons ask "NEXT again: send 2 of 3 evade dice"; ``roll`` names the dice in that question
+    confirm_fewer: bool = False
+    roll: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {"die": self.die, "label": self.label, "count": self.count, "exact": self.exact,
-                "names": list(self.names), "player": self.player, "title": self.title()}
+                "names": list(self.names), "player": self.player, "title": self.title(),
+                "fewer": self.confirm_fewer, "roll": self.roll}
+
+    def fewer_asked(self, typed: int) -> str | None:
+        """What a roll of ``typed`` dice must be confirmed with before it is sent, or None: fewer than a
+        ``confirm_fewer`` roll's count (a phone's two taps and Send entered 2 of 3 evade dice without the question
+        the buttons ask: a review of the phone page)."""
+        if not self.confirm_fewer or typed >= self.count:
+            return None
+        return f"{typed} of {self.count} {self.roll or 'dice'} typed: the usual roll is all {self.count}"
 
     def how_many(self) -> str:
         """"exactly 4" or "at most 3": what the rules take."""
@@ -94,8 +107,11 @@ def dice_offer(app: Any) -> DiceOffer | None:
     # car's), else the step's (a phone audit: "Alice's roll: 1 hit: evade dice" for The Brick's, Bob's, roll)
     rollers = list(dict.fromkeys(who for who, _ in request.tell))
     told = request.tell[0][1] if len(rollers) == 1 else ""
+    from device.app import roll_name
+
     return DiceOffer(request.die, request.label, request.count, request.exact,
-                     tuple(request.name_of(f) for f in faces), " and ".join(rollers) or app.prompt().player, told)
+                     tuple(request.name_of(f) for f in faces), " and ".join(rollers) or app.prompt().player, told,
+                     request.confirm_fewer, roll_name(request))
 
 
 def faces_of(app: Any, request: Any) -> list[Any]:

@@ -129,6 +129,7 @@ LIVE_JS = """
     if (dice.dataset.key !== key) {
       heldDone();
       dice.dataset.key = key; dice.dataset.names = JSON.stringify(d.names); dice.dataset.count = d.count;
+      dice.dataset.fewer = d.fewer ? '1' : ''; dice.dataset.roll = d.roll || 'dice';
       dice.querySelector('[name=die]').value = d.die; dice.querySelector('[name=label]').value = d.label;
       dice.querySelector('[name=player]').value = d.player || '';
       document.getElementById('dice-label').textContent = d.title;
@@ -188,10 +189,15 @@ LIVE_JS = """
     }
     dice.addEventListener('submit', function(e){
       e.preventDefault();
+      var body = new URLSearchParams(new FormData(dice));
+      var n = document.getElementById('dice-faces').value.trim().split(/[\s,]+/).filter(Boolean).length;
       // one tap on Send with nothing tapped entered a roll of no dice (a skid check passed by): asked first
-      if (!document.getElementById('dice-faces').value.trim() &&
-          !window.confirm('Send the roll with no dice at all?')) return;
-      post(new URLSearchParams(new FormData(dice)))
+      if (!n && !window.confirm('Send the roll with no dice at all?')) return;
+      // evade dice are one per gear: fewer are asked about, as the buttons ask (NEXT again: send 2 of 3)
+      if (n && dice.dataset.fewer && n < +dice.dataset.count &&
+          !window.confirm('Send ' + n + ' of ' + dice.dataset.count + ' ' + dice.dataset.roll + '?')) return;
+      body.set('fewer', '1');
+      post(body)
         .then(function(r){
           if (r.ok) { typed = []; showTyped(); tell(''); return; }
           return r.text().then(function(t){ tell('The roll was not sent: ' + t); });
@@ -384,7 +390,9 @@ def dice_form(offer: Any, csrf: str) -> str:
     pad = "".join(f'<button type="button" data-place="{i}">{esc(n)}</button>' for i, n in enumerate(names, 1))
     listed = ", ".join(f"{i} {n}" for i, n in enumerate(names, 1))
     return (f'<form class="dice" id="dice" method="post" action="/dice" data-key="{esc(key)}" '
-            f'data-names="{esc(json.dumps(names))}" data-count="{offer.count if offer else 0}"'
+            f'data-names="{esc(json.dumps(names))}" data-count="{offer.count if offer else 0}" '
+            f'data-fewer="{"1" if offer is not None and offer.confirm_fewer else ""}" '
+            f'data-roll="{esc(offer.roll if offer is not None and offer.roll else "dice")}"'
             f'{"" if offer is not None else " hidden"}>{csrf_field(csrf)}'
             f'<input type="hidden" name="die" value="{esc(offer.die if offer else "")}">'
             f'<input type="hidden" name="label" value="{esc(offer.label if offer else "")}">'
@@ -392,7 +400,8 @@ def dice_form(offer: Any, csrf: str) -> str:
             f'<p id="dice-label">{esc(offer.title()) if offer is not None else ""}</p>'
             f'<div class="pad" id="dice-pad">{pad}</div>'
             f'<label id="dice-typing">The faces by their place ({esc(listed)}), e.g. 3 5 1: '
-            f'<input name="faces" id="dice-faces" inputmode="numeric" autocomplete="off"></label>'
+            f'<input name="faces" id="dice-faces" inputmode="numeric" autocomplete="off"> '
+            f'<input type="checkbox" name="fewer" value="1"> Fewer dice on purpose</label>'
             f'<output id="dice-typed"></output>'
             f'<button type="button" id="dice-undo">Take back</button> '
             f'<button type="submit" id="dice-send">Send the roll</button></form>')

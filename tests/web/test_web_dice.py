@@ -136,7 +136,8 @@ def test_no_dice_box_while_no_roll_is_awaited(tmp_path: Path) -> None:
     try:
         client, csrf = paired_client(table)
         page = client.get("/", headers={"accept": "text/html"}).text
-        assert 'id="dice"' in page and 'data-count="0" hidden' in page
+        form = page.split('id="dice"')[1].split(">")[0]
+        assert 'data-count="0"' in form and form.endswith(" hidden")
         r = client.post("/dice", data={"csrf": csrf, "faces": "1"}, headers={"x-csrf-token": csrf})
         assert r.status_code == 409 and r.text == "no dice are awaited now"
     finally:
@@ -230,3 +231,40 @@ def test_the_dice_box_names_who_rolls_and_how_many_as_their_screen_does(tmp_path
     assert DiceOffer("skid", "skid dice (up to 4)", 4, False, ("SHIFT",), "Al").title() == "Al's roll: skid dice (up to 4)"
     assert DiceOffer("d6", "smash dice on Rust Bucket (2 ± weight)", 2, False, ("1",), "Bob").title() == \
         "Bob's roll: smash dice on Rust Bucket (2 ± weight)"
+
+
+def test_fewer_evade_dice_than_the_gear_are_sent_from_the_phone_only_when_asked_for(tmp_path: Path) -> None:
+    """"the target rolls evade dice equal to its current gear": the buttons ask once before sending fewer ("NEXT
+    again: send 2 of 3 evade dice"); a review of the phone page: two taps and Send entered 2 of 3 with no question.
+    The page's script asks and then says fewer=1; a page without script ticks 'Fewer dice on purpose'."""
+    from device.web.hub import dice_offer
+    from games.core import Command
+    from games.core.table_input import DiceRequest
+
+    table = Table(tmp_path, "gaslands")
+    try:
+        table.app.open_entry(DiceRequest("d6", 3, "2 hits: evade dice",
+                                         lambda ev: Command("attack", {"target": "brick", "dice": [4, 5],
+                                                                       "evade": list(ev)}),
+                                         exact=False, confirm_fewer=True))
+        table.step()
+        offer = dice_offer(table.app)
+        assert offer is not None and offer.to_json()["fewer"] is True and offer.to_json()["roll"] == "evade dice"
+        client, csrf = paired_client(table)
+        page = client.get("/", headers={"accept": "text/html"}).text
+        assert 'data-fewer="1"' in page and 'data-roll="evade dice"' in page and "Fewer dice on purpose" in page
+        data = {"csrf": csrf, "die": offer.die, "label": offer.label, "player": offer.player or "", "faces": "4 6"}
+
+        def sent() -> list[list[int]]:
+            table.step()
+            return [list(a.command.args["evade"]) for a in table.app.history if a.command.type == "attack"]
+
+        refused = client.post("/dice", data=data, headers={"x-csrf-token": csrf})
+        assert refused.status_code == 409 and sent() == []
+        assert refused.text.startswith("2 of 3 evade dice typed: the usual roll is all 3: tap the missing dice")
+        assert client.post("/dice", data={**data, "draft": "1"}, headers={"x-csrf-token": csrf}).status_code == 204
+        assert sent() == []  # taps shown as they come are not a roll
+        taken = client.post("/dice", data={**data, "fewer": "1"}, headers={"x-csrf-token": csrf})
+        assert taken.status_code == 204 and sent() == [[4, 6]]
+    finally:
+        table.close()

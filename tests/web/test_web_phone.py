@@ -560,3 +560,43 @@ def test_another_phones_hold_is_no_longer_said_once_its_roll_is_in(tmp_path, mon
         other.close()
     finally:
         served.close()
+
+
+def test_fewer_evade_dice_than_the_gear_are_asked_about_before_they_are_sent(tmp_path, monkeypatch):
+    """"the target rolls evade dice equal to its current gear": the buttons ask "NEXT again: send 2 of 3 evade
+    dice"; a review of the phone page: two taps and Send entered two of three without a question."""
+    from selenium.webdriver.common.by import By
+
+    from games.core import Command
+    from games.core.table_input import DiceRequest
+
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    served = ServedSim(tmp_path)
+    small = browser(tmp_path / "profile")
+    small.set_window_size(360, 740)
+
+    def sent() -> list[list[int]]:
+        return [list(a.command.args["evade"]) for a in served.sim.app.history if a.command.type == "attack"]
+
+    try:
+        pair(small, served)
+        evade = DiceRequest("d6", 3, "2 hits: evade dice",
+                            lambda ev: Command("attack", {"target": "brick", "dice": [4, 5], "evade": list(ev)}),
+                            exact=False, confirm_fewer=True)
+        served.sim.web.hub.call_in_loop(lambda: served.sim.app.open_entry(evade))
+        wait_for(lambda: "evade dice" in small.find_element(By.ID, "dice-label").text, what="the evade dice box")
+        pad = {b.text: b for b in small.find_elements(By.CSS_SELECTOR, "#dice-pad button")}
+        pad["4"].click()
+        pad["6"].click()
+        small.find_element(By.ID, "dice-send").click()
+        wait_for(lambda: _alert_text(small) == "Send 2 of 3 evade dice?", timeout=3.0, what="the question")
+        small.switch_to.alert.dismiss()
+        time.sleep(1.0)
+        assert sent() == []  # not now: the third die is tapped, or the question answered
+        small.find_element(By.ID, "dice-send").click()
+        wait_for(lambda: _alert_text(small) == "Send 2 of 3 evade dice?", timeout=3.0, what="the question again")
+        small.switch_to.alert.accept()
+        wait_for(lambda: sent() == [[4, 6]], what="the two evade dice sent")
+    finally:
+        small.quit()
+        served.close()
