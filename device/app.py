@@ -494,7 +494,7 @@ class App:
             # a choice that is not taken twice running (a collision: the line reads the same after it, and a second
             # OK crashed the two cars again): back to its first-level branch, closed, where OK opens the list again;
             # or on what it opened, when it made a new usual way on (a crash's smash attacks, first on the menu
-            # but out of sight below the cursor left on "Crash")
+            # but out of sight below the cursor left on "Collision")
             usual = t.menu.advance
             self.cursor.follow(usual if usual and usual != usual_before else path[:1])
         # A list the loop reopened by itself: NEXT is still the step's usual way on until the player moves.

@@ -366,8 +366,8 @@ def footer_text(view: PlayerView) -> str:
 
 def news_pieces(text: str) -> list[str]:
     """The game's news ("what: details") in pieces this screen's banner holds whole, shown in turn: the title
-    on each, the details two small lines at a time ("Crash, evaded: Charlotte's Performance Car and Dmitri's Ice
-    Cream Truck, +1 hazard each" was cut after "Ice", and its second piece drawn as a title)."""
+    on each, the details two small lines at a time ("Collision, evaded: Charlotte's Performance Car and Dmitri's
+    Ice Cream Truck, +1 hazard each" was cut after "Ice", and its second piece drawn as a title)."""
     head = _news_title(text)
     if head is None:  # no title of its own fits: under NOTE, as the other games' screens say news
         head, rest = NEWS_TITLE, text
@@ -394,7 +394,7 @@ BANNER_LINE = WIDTH - 1 - 6
 
 
 def _news_title(text: str) -> str | None:
-    """The words before the first ": " of a news ("Head-on crash", "Red Fury"), when they fit the banner's title
+    """The words before the first ": " of a news ("Head-on collision", "Red Fury"), when they fit the banner's title
     line at its smallest size; else None (a long car's name cut as a title: "DMITRI'S ICE CR…")."""
     if ": " not in text:
         return None
@@ -418,7 +418,7 @@ def _alert(draw: ImageDraw.ImageDraw, view: PlayerView, blink_on: bool) -> None:
         title, text = notice_title(top.kind, top.text)
         head = _news_title(top.text) if top.kind == "news" else None
         if text == top.text and head is not None:
-            # the game's news is "what: details" ("Head-on crash: Rust Bucket and The Brick, +2 hazard each"):
+            # the game's news is "what: details" ("Head-on collision: Rust Bucket and The Brick, +2 hazard each"):
             # in capitals all of it was one title, cut at the banner's third line
             title, text = head.upper(), top.text[len(head) + 2:]
         elif text == top.text:

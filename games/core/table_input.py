@@ -94,7 +94,7 @@ class DiceRequest:
 class Choice:
     """One entry of a menu: exactly one of ``command`` (a leaf), ``dice`` (a roll to enter, then sent),
     ``children`` (a sub-menu).  ``label`` is in the rulebook's words ("Short Straight", "Gear up",
-    "Crash: The Brick, evaded"), ``default`` marks the likeliest entry of its list."""
+    "Collision: The Brick, evaded"), ``default`` marks the likeliest entry of its list."""
 
     label: str
     command: Command | None = None

@@ -10,7 +10,7 @@ first level never holds more than eight choices:
 * 1.2 — Template placed; Hazard token…; Table…          1.3 — Roll skid dice; Hazard token…; Table…
 * 1.4 — Gear up · +1 hazard, Gear down · +1 hazard, Cancel…, Discard a hazard token, Discard… (All SHIFTs left: NEXT), Push it…,
   Hazard token…, Table…
-* 1.6 / 1.7 / 1.8 / flip move — Done; Hazard token…; Crash… (vehicle › Head-on / T-bone / Sideswipe / Tailgate, with its smash dice); Crash, evaded…; Hit…; Table…
+* 1.6 / 1.7 / 1.8 / flip move — Done; Hazard token…; Collision… (vehicle › Head-on / T-bone / Sideswipe / Tailgate, with its smash dice); Collision, evaded…; Hit…; Table…
   After a crash of a known kind, first: Smash attack… (each car's on the other: its smash dice, then the target's
   evade dice), what NEXT opens until both are rolled or the table moves on
 * 2 attack — Attacks done; Attack… (target, then the attack dice and the evade dice); Hit…; Hazard…; Table…
@@ -486,8 +486,8 @@ def menu(state: GaslandsState) -> Menu:
     if collisions:
         mover = act.flipping[0] if act is not None and act.flipping and step == Step.WIPEOUT_MOVE.value else p.vehicle
         others = [v for v in cars if v.id != mover]
-        choices.append(_cars("Crash", others, then=lambda v: _smash(state, state.vehicle(mover), v) if mover is not None else []))
-        choices.append(_cars("Crash, evaded", others, lambda v: Command("collision", {"vehicle": v.id, "both_evaded": True}),
+        choices.append(_cars("Collision", others, then=lambda v: _smash(state, state.vehicle(mover), v) if mover is not None else []))
+        choices.append(_cars("Collision, evaded", others, lambda v: Command("collision", {"vehicle": v.id, "both_evaded": True}),
                              once=True))
     if "hits" in commands:
         # each OK is one hit: the hull points left are on the line, as the target's owner's dashboard has them

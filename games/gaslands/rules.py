@@ -402,8 +402,8 @@ def evolve(state: GaslandsState | None, event: Event) -> GaslandsState:
             s2 = _set_vehicle(s2, vid, hazards=v.hazards + d["hazards_each"])
         # the other car's owner is told too (they saw two pips fill in; the kind and dice were the mover's alone);
         # "what: details", the banner's title and its small lines
-        what = ("Crash, evaded" if d["both_evaded"] else
-                f"{COLLISION_WORDS.get(d['kind'], d['kind'])} crash" if d.get("kind") else "Crash")
+        what = ("Collision, evaded" if d["both_evaded"] else
+                f"{COLLISION_WORDS.get(d['kind'], d['kind'])} collision" if d.get("kind") else "Collision")
         s2 = replace(s2, news=f"{what}: {state.vehicle(d['vehicle']).name} and {state.vehicle(d['other']).name}, "
                               f"+{d['hazards_each']} hazard each")
         if "smash" in d and s2.activation is not None:  # (logs from before the smash attacks were asked: none open)
@@ -1149,7 +1149,7 @@ def _smash(draft: _Draft, cmd: Command) -> None:
     waiting = act.smashes if act is not None else ()
     if not waiting:
         raise Illegal("no smash attack waits: they are rolled at their crash, recorded with its kind "
-                      "(Crash › the car › Head-on…)")
+                      "(Collision › the car › Head-on…)")
     kind = cmd.get("kind")  # which crash, when the same cars crashed twice in the step (else the first)
     if kind is not None and kind not in SMASH_KINDS:
         raise Illegal(f"kind is one of {', '.join(SMASH_KINDS)}: the crash whose smash attack this is")

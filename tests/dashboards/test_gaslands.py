@@ -361,23 +361,23 @@ def test_the_games_news_is_a_title_over_its_details_each_piece_whole(monkeypatch
     title of its own. News is "what: details": the title on every piece, the details two lines at a time."""
     import device.dashboards.gaslands as gl
 
-    text = "Crash, evaded: Charlotte's Performance Car and Dmitri's Ice Cream Truck, +1 hazard each"
+    text = "Collision, evaded: Charlotte's Performance Car and Dmitri's Ice Cream Truck, +1 hazard each"
     pieces = gl.news_pieces(text)
-    assert len(pieces) == 2 and all(p.startswith("Crash, evaded: ") for p in pieces)
-    assert [p.removeprefix("Crash, evaded: ") for p in pieces] == [
+    assert len(pieces) == 2 and all(p.startswith("Collision, evaded: ") for p in pieces)
+    assert [p.removeprefix("Collision, evaded: ") for p in pieces] == [
         "Charlotte's Performance Car and…", "…Dmitri's Ice Cream Truck, +1 hazard each"]  # "…": it goes on
     assert gl.news_pieces("Round 2 begins: pole Bob") == ["Round 2 begins: pole Bob"]
     drawn: list[tuple[str, str]] = []
     monkeypatch.setattr(gl, "banner", lambda draw, box, title, text, **kw: drawn.append((title, text)))
     for piece in pieces:
         render(view(alerts=(Alert("news", piece, None),)), blink_on=True)
-    assert drawn == [("CRASH, EVADED", pieces[0].removeprefix("Crash, evaded: ")),
-                     ("CRASH, EVADED", pieces[1].removeprefix("Crash, evaded: "))]
+    assert drawn == [("COLLISION, EVADED", pieces[0].removeprefix("Collision, evaded: ")),
+                     ("COLLISION, EVADED", pieces[1].removeprefix("Collision, evaded: "))]
 
 
 @pytest.mark.parametrize("text", [
-    "Head-on crash: Alice's Buggy and Charlotte's Car, +2 hazard each",
-    "Crash, evaded: Charlotte's Performance Car and Dmitri's Ice Cream Truck, +1 hazard each",
+    "Head-on collision: Alice's Buggy and Charlotte's Car, +2 hazard each",
+    "Collision, evaded: Charlotte's Performance Car and Dmitri's Ice Cream Truck, +1 hazard each",
     "Flipped: Charlotte's Performance Car, rolled 2 (gear 3): 2 hits · WRECKED",
     "Dmitri's Ice Cream Truck: no hit",
     "Charlotte's Performance Car: 3 hits, 1 evaded: 2 taken · hull 4",

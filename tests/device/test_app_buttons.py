@@ -292,13 +292,13 @@ def _to_move_step(g: Panel) -> None:
 def test_gaslands_hazards_hits_and_collisions_from_the_menu(tmp_path: Path) -> None:
     g = Panel(tmp_path, "gaslands")
     _to_move_step(g)
-    assert g.top == ["Moved", "Hazard token", "Crash", "Crash, evaded", "Hit", "Table…"]
+    assert g.top == ["Moved", "Hazard token", "Collision", "Collision, evaded", "Hit", "Table…"]
     rust = lambda: g.match.state.vehicle("rust")  # noqa: E731
     brick = g.match.state.vehicle("brick").hazards
     # the active vehicle first; each line with its tokens, as "Hit" has the hull (an audit: three OKs left the
     # screen as it was, and a player pressed again to see whether the last one counted)
     assert g.under("Hazard token") == [f"Rust Bucket · {rust().hazards} haz", f"The Brick · {brick} haz"]
-    assert g.under("Crash") == ["The Brick"]  # not the moving car itself
+    assert g.under("Collision") == ["The Brick"]  # not the moving car itself
     g.every_choice_is_legal()
     hull = rust().hull
     assert rust().hazards == 0
@@ -324,20 +324,20 @@ def test_gaslands_hazards_hits_and_collisions_from_the_menu(tmp_path: Path) -> N
     gears = rust().gear, g.match.state.vehicle("brick").gear
     assert rust().weight != g.match.state.vehicle("brick").weight
     n = sum(gears)
-    assert g.under("Crash", "The Brick") == [f"Head-on · {n} {'die' if n == 1 else 'dice'} ± weight",
+    assert g.under("Collision", "The Brick") == [f"Head-on · {n} {'die' if n == 1 else 'dice'} ± weight",
                                              f"T-bone · {gears[0]} {'die' if gears[0] == 1 else 'dice'} ± weight",
                                              f"Sideswipe · {gears[0]} {'die' if gears[0] == 1 else 'dice'} ± weight",
                                              f"Tailgate · {abs(gears[0] - gears[1])} dice ± weight"]
-    assert g.choose("Crash", "The Brick", f"Head-on · {n} dice ± weight") == {
+    assert g.choose("Collision", "The Brick", f"Head-on · {n} dice ± weight") == {
         "type": "collision", "vehicle": "brick", "both_evaded": False, "kind": "head_on"}
     assert g.match.state.vehicle("brick").hazards == brick + 2
     # a collision is not taken twice running: the line reads the same after it, and one more OK crashed the cars
     # again (a walkthrough: 2 → 4 hazard tokens each). The cursor is on the crash's smash attacks, closed (the
-    # first entry, out of sight below "Crash"): OK opens their list
+    # first entry, out of sight below "Collision"): OK opens their list
     assert g.highlighted == ("Smash attack…",)
     assert g.press("ok") == [] and g.highlighted == ("Smash attack…", f"Rust Bucket on The Brick · {n} dice")
-    assert g.choose("Crash, evaded", "The Brick")["both_evaded"] is True
-    assert g.highlighted == ("Crash, evaded",)
+    assert g.choose("Collision, evaded", "The Brick")["both_evaded"] is True
+    assert g.highlighted == ("Collision, evaded",)
     # NEXT opens the head-on crash's smash attacks first; the table that makes none moves on with "Moved"
     assert g.press("next") == [] and g.app.entry is not None and g.app.entry.request.label.startswith("smash dice")
     g.press("back")
@@ -362,7 +362,7 @@ def test_gaslands_attack_step_records_hits_on_the_target(tmp_path: Path) -> None
     _to_attack_step(g)
     hull = g.match.state.vehicle("brick").hull
     assert g.top[0] == "Attacks done" and ("Hit", f"The Brick · hull {hull}") in g.paths
-    assert not any(p[0].startswith("Crash") for p in g.paths)
+    assert not any(p[0].startswith("Collision") for p in g.paths)
     g.choose("Hit", f"The Brick · hull {hull}")
     # each OK is one hit, and the hull points left are on the line (they were on the target owner's dashboard
     # only): the cursor stays on The Brick as its reading changes
@@ -872,7 +872,7 @@ def test_gaslands_a_crash_then_each_cars_smash_attack_and_the_evade_dice(tmp_pat
     "Head-on · 3 dice": no dice were asked, and the hits went in one OK at a time under Hit…."""
     g = Panel(tmp_path, "gaslands")
     _to_move_step(g)
-    g.choose("Crash", "The Brick", next(x for x in g.under("Crash", "The Brick") if x.startswith("Head-on")))
+    g.choose("Collision", "The Brick", next(x for x in g.under("Collision", "The Brick") if x.startswith("Head-on")))
     brick, rust = (g.match.state.vehicle(v) for v in ("brick", "rust"))
     n = rust.gear + brick.gear
     assert g.top[0] == "Smash attack…" and g.highlighted == ("Smash attack…",)  # the cursor is on it

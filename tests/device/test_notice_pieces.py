@@ -86,7 +86,7 @@ def test_a_roll_asked_of_the_player_comes_before_older_news(game: str, monkeypat
     drawn: list[tuple[str, str]] = []
     monkeypatch.setattr(dash, "banner", lambda _d, _box, title, text, **_: drawn.append((title, text)), raising=False)
     monkeypatch.setattr(dash, "fit_text", lambda *_a, **_k: None, raising=False)
-    crash = Alert("news", "Head-on crash: Charlotte's Performance Car and The Brick, +2 hazard each", None)
+    crash = Alert("news", "Head-on collision: Charlotte's Performance Car and The Brick, +2 hazard each", None)
     roll = Alert("roll", "Eve's Bike: 3 hits: roll 3 evade dice", "Eve")
     view = SimpleNamespace(player="Eve", alerts=(crash, roll))
     draw = SimpleNamespace(rectangle=lambda *_a, **_k: None, text=lambda *_a, **_k: None)

@@ -222,7 +222,7 @@ def test_the_template_to_place_is_named_with_its_hand_and_edge() -> None:
 
 
 def test_with_five_players_of_two_cars_a_list_of_cars_stays_within_eight() -> None:
-    """"at most eight choices a list": 5 players × 2 cars made "Hazard token" (and Crash, Hit…) ten long."""
+    """"at most eight choices a list": 5 players × 2 cars made "Hazard token" (and Collision, Hit…) ten long."""
     from games.core.table_input import FIRST_LEVEL_MAX, leaves
 
     t = Table(*((p, ["car", "buggy"]) for p in ("A", "B", "C", "D", "E")), pole="A")

@@ -359,9 +359,9 @@ def test_smash_attack_dice(kind, expected):
     assert t.events[-1].data["weight_dice"] == "unknown"  # a Buggy (light) against a Truck (middle)
     # the other car's owner is told too (a walkthrough: two pips filled in on their screen, nothing said why)
     words = {"head_on": "Head-on", "t_bone": "T-bone", "sideswipe": "Sideswipe", "tailgate": "Tailgate"}[kind]
-    assert t.state.news == f"{words} crash: Alice's Buggy and Bob's Truck, +2 hazard each"
+    assert t.state.news == f"{words} collision: Alice's Buggy and Bob's Truck, +2 hazard each"
     t.ok("collision", vehicle="bob-1", both_evaded=True)
-    assert t.state.news == "Crash, evaded: Alice's Buggy and Bob's Truck, +1 hazard each"
+    assert t.state.news == "Collision, evaded: Alice's Buggy and Bob's Truck, +1 hazard each"
 
 
 def _crashed(kind: str = "head_on", **scenario) -> Table:
@@ -498,7 +498,7 @@ def test_undo_brings_a_smash_attack_back():
 def _crash_labels(t: Table, other: str) -> list[str]:
     from games.gaslands.menus import menu
 
-    crash = next(c for c in menu(t.state).choices if c is not None and c.label == "Crash")
+    crash = next(c for c in menu(t.state).choices if c is not None and c.label == "Collision")
     return [c.label for c in next(c for c in crash.children if c.label == other).children]
 
 
