@@ -76,6 +76,9 @@ __all__ = ["App", "Applied", "CameraInput", "Mismatch", "Notice", "Refusal", "Ta
 
 #: How long a one-off notice stays on the screens.
 NOTICE_S = 4.0
+#: The notices that say a roll's dice as read or typed ("camera: 3 5 1", "camera: Ana 2", "phone: 4"): shown before
+#: the other passing notices, the news the roll made among them.
+READINGS = frozenset({"dice", "dice_taken"})
 #: How long a game's news stays on every screen (a stage's points, an ability gained): read across the table.
 NEWS_S = 12.0
 #: How long each page of a refusal's reason stays up (it is shown whole, page after page, and again from the first).
@@ -1235,14 +1238,18 @@ class App:
                 and (cursor is None or len(cursor.levels) <= 1))
 
     def _ranked_notices(self) -> list[Notice]:
-        """The notices in the order a screen shows the first of: NOT RECORDED; then those that pass, as they were
-        posted; then CAMERA OFF; then the other standing ones, the newest first.  All in the order they were posted,
+        """The notices in the order a screen shows the first of: NOT RECORDED; then the dice read (:data:`READINGS`);
+        then the others that pass, as they were posted; then CAMERA OFF; then the other standing ones, the newest
+        first.  All in the order they were posted,
         a standing notice hid every later one for as long as it stood: CAMERA OFF never reached a screen while
         "TABLE NOT READ: calibration" stood (an audit)."""
         def rank(item: tuple[int, Notice]) -> tuple[int, int]:
             k, n = item
-            tier = 0 if n.kind == "not_recorded" else 1 if n.until is not None else 2 if n.kind == "camera_down" else 3
-            return tier, k if tier < 3 else -k
+            # a roll's reading before the other passing ones: posted after the news its roll made, "camera: 2" (4 s)
+            # ended behind the Space Race's "USA reached box 2 first" (12 s) unseen, the die on no screen (a review)
+            tier = (0 if n.kind == "not_recorded" else 1 if n.until is not None and n.kind in READINGS else
+                    2 if n.until is not None else 3 if n.kind == "camera_down" else 4)
+            return tier, k if tier < 4 else -k
 
         return [n for _, n in sorted(enumerate(self.notices), key=rank)]
 

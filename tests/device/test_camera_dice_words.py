@@ -267,3 +267,44 @@ def test_a_notice_posted_again_keeps_its_place_behind_later_ones(tmp_path: Path)
     rig.app.notify("tray_count", "3 dice on the tray, 4 wanted: add 1, or use the buttons", "Ann", now=rig.t + 0.1)
     assert [n.kind for n in rig.app.notices][-2:] == ["tray_count", "refused"]
     assert not rig.app._dirty  # nothing changed on a screen: nothing redrawn
+
+
+def test_a_space_race_die_read_by_the_camera_is_shown_before_the_news_it_made(tmp_path: Path) -> None:
+    """A review of the OLEDs: the roll was applied first, its news posted ("USA reached box 1 Earth Satellite first:
+    +2 VP", 12 s), then "camera: 1" (4 s) behind it, and the screens show the first notice: the die's value was on
+    no screen (the news does not say it, nor the tries line).  The reading now comes first, then the news."""
+    import tomllib
+
+    from camera_doubles import UnpluggableTray
+    from device.app import App, open_match
+    from device.buttons import ScriptedButtons
+    from device.camera import Camera
+    from device.store import Store
+    from games import game_package
+    from games.core import Command
+
+    from test_camera_table_edges import TRAY, Reader, Screens
+
+    module = game_package("space_race")
+    store = Store(tmp_path / "sr.sqlite")
+    _, match, _ = open_match(store, module, tomllib.loads(getattr(module, "EXAMPLE_SETUP", "")))
+    now = [0.0]
+    reader = Reader()
+    app = App(module, match, buttons=ScriptedButtons(), displays=Screens(), clock=lambda: now[0],
+              camera=Camera(UnpluggableTray(TRAY.copy()), clock=lambda: now[0], fps=10), reader=reader,
+              settle_frames=3)
+    try:
+        assert app.apply(Command("begin_turn")).accepted and app.apply(Command("attempt", {"side": "USA", "ops": 4})).accepted
+        reader.dice = [Reading(1, (60.0, 60.0))]
+        sent = []
+        for _ in range(8):
+            now[0] += 0.1
+            sent += [a.command.to_json() for a in app.step(now[0])]
+        assert sent == [{"type": "roll", "die": 1}]
+        assert any(n.kind == "news" and "reached box 1" in n.text for n in app.notices)  # the news it made
+        usa = next(v for v in app.screen_views() if getattr(v, "player", None) == "USA")
+        assert usa.alerts[0].text == "camera: 1"  # what the USA screen shows first: the die
+        everyone = next(v for v in app.screen_views() if getattr(v, "player", None) == "USSR")
+        assert everyone.alerts[0].text == "camera: USA 1"  # and whose roll it was, on the other screen
+    finally:
+        store.close()
