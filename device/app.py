@@ -21,7 +21,8 @@ The buttons:
   way on as the game names it, whatever the cursor ("Moved", "Template placed", "Roll skid dice"; nothing
   where the step is a decision), in an open list the highlighted choice (Damage… › Ben › Large car: NEXT =
   its usual damage token).
-  Long NEXT opens the legend: what every symbol of the dashboard means (SELECT pages, any other closes).
+  Long NEXT opens the legend on the chooser's screen: what every symbol of the dashboard means (SELECT pages,
+  any other closes; it closes by itself as the menu does, after :data:`MENU_IDLE_S` without a press).
 * In the dice entry: SELECT / long SELECT cycle the face, OK keeps it as the next die, BACK removes
   the last one (or closes the entry), NEXT sends the roll.
 
@@ -983,6 +984,11 @@ class App:
             dark.add(chooser)  # no [[screens]] for this player at all
         return dark
 
+    def _screenless(self, player: str | None) -> bool:
+        """Whether ``player`` has no screen at all (no ``[[screens]]`` for them)."""
+        status = getattr(self.displays, "status", None)
+        return player is not None and status is not None and player not in status()
+
     def _screen_notices(self) -> None:
         """A screen that does not answer (at the start, or unplugged mid-game) is told on every screen until
         it answers again: its player's menu is drawn nowhere meanwhile, and the journal is not at the table."""
@@ -1146,6 +1152,9 @@ class App:
         if self.menu_shown and now - self._last_press > MENU_IDLE_S and self.entry is None:
             self.menu_shown = False
             self._dirty = True
+        if self.legend is not None and now - self._last_press > MENU_IDLE_S:  # read, or forgotten: as the menu
+            self.legend = None
+            self._dirty = True
 
     def legend_pages(self) -> list[pages.TextPage]:
         from device.dashboards.legends import legend
@@ -1168,13 +1177,18 @@ class App:
 
     def page_for(self, player: str, view: Any, now: float, blink_on: bool) -> Any | None:
         """The page that replaces ``player``'s dashboard now, or None for the dashboard."""
-        if self.legend is not None:
-            legend = self.legend_pages()
-            return legend[min(self.legend, len(legend) - 1)]
         dark = self._dark_screens()
-        if self.refusal is not None and (self.refusal.player in (None, player) or self.refusal.player in dark):
+        if self.refusal is not None and (self.refusal.player in (None, player) or self.refusal.player in dark
+                                         or self._screenless(self.refusal.player)):
+            # (a refusal for a player with no screen at all, not the chooser: "PRESS NOT TAKEN" for the step
+            # before's, or a phone's command naming them, was drawn on no screen: a review of the OLEDs)
             return self.refusal.page_at(now)
         chooser = self.chooser()
+        if self.legend is not None and (chooser in (None, player) or chooser in dark):
+            # on the screen of who opened it (the chooser at the panel), not everybody's: every dashboard was
+            # covered until a press, the camera's rolls and banners going by unseen (a review of the OLEDs)
+            legend = self.legend_pages()
+            return legend[min(self.legend, len(legend) - 1)]
         if chooser not in (None, player) and chooser not in dark:
             return None  # (a chooser whose screen is off, or who has none: their menu is on every screen)
         alert, since, stands = self._alert_text(player, view)

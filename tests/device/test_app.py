@@ -584,10 +584,14 @@ def test_the_legend_opens_on_long_next_and_pages_with_select(tmp_path: Path) -> 
     rig = Rig(tmp_path)
     legend = rig.app.legend_pages()
     assert len(legend) >= 2 and all(p.title == "Legend · toy" for p in legend)
+    rig.step()
+    ben_before = rig.screens.image("Ben")
     assert rig.step("next", long=True) == []
     assert rig.app.legend == 0 and rig.app.status_text() == "legend page 1"
-    for player in ("Ann", "Ben"):
-        assert same_image(rig.screens.image(player), pages.render_text(legend[0]))
+    assert same_image(rig.screens.image("Ann"), pages.render_text(legend[0]))  # the chooser's, who opened it
+    # not everybody's: every dashboard was covered until a press, the camera's news going by unseen (a review)
+    assert isinstance(rig.screens.image("Ben"), Img)  # Ben's dashboard, as before
+    assert rig.screens.image("Ben").tobytes() == ben_before.tobytes()
     rig.step("select")
     assert same_image(rig.screens.image("Ann"), pages.render_text(legend[1]))
     rig.step("select", long=True)
@@ -598,6 +602,11 @@ def test_the_legend_opens_on_long_next_and_pages_with_select(tmp_path: Path) -> 
     rig.step("next", long=True)
     assert rig.step("ok") == [] and rig.app.legend is None  # any other button closes it, and only closes it
     assert rig.state.step == "pick"
+    rig.step("next", long=True)
+    rig.t += MENU_IDLE_S + 1  # read, or forgotten: it closes as the menu does
+    rig.step()
+    assert rig.app.legend is None and not same_image(rig.screens.image("Ann"), pages.render_text(legend[0]))
+    assert not rig.screens.shows_page("Ann")
 
 
 def test_screens_are_redrawn_only_when_they_change_and_alerts_blink(tmp_path: Path) -> None:
@@ -1239,3 +1248,26 @@ def test_a_command_sent_for_another_player_is_refused_on_that_players_screen(tmp
     assert app.refusal is not None and app.refusal.player == "Ben"
     out = app.apply(Command("assign", {"player": "Zed", "vehicle": "small", "die": 2}), source="web")
     assert not out.accepted and app.refusal is not None and app.refusal.player == "Ana"  # Zed is at no seat
+
+
+def test_a_refusal_for_a_player_with_no_screen_is_drawn_on_the_screens_there_are(tmp_path: Path) -> None:
+    """A review of the OLEDs: a refusal goes to the player it concerns ("PRESS NOT TAKEN" to the step before's
+    chooser, a phone's command to the player it names), and a player with no [[screens]] who was not the chooser
+    had it drawn on no screen at all."""
+    from types import SimpleNamespace
+
+    from device.app import Refusal
+
+    class AnnsScreenOnly(Screens):
+        def status(self) -> dict[str, Any]:
+            return {"Ann": SimpleNamespace(state="up")}
+
+    rig = Rig(tmp_path)
+    rig.screens = rig.app.displays = AnnsScreenOnly()
+    rig.step()
+    assert rig.app.chooser() == "Ann"
+    said = pages.text_pages("PRESS NOT TAKEN", "the camera moved the game on while the button was down; look, "
+                                               "then press again")
+    rig.app.refusal = Refusal("Ben", tuple(said), rig.t)  # Ben: no screen of his own, and not choosing now
+    rig.app.redraw(rig.t, force=True)
+    assert same_image(rig.screens.image("Ann"), pages.render_text(said[0]))
