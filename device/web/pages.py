@@ -187,8 +187,10 @@ LIVE_JS = """
         if (r.status === 409) return r.text().then(function(t){ typed = []; showTyped(); tell(t); held = true; });
       }).catch(function(){});
     }
+    var sending = false;  // a roll on its way: a double tap's second Send sent it again (a review of the page)
     dice.addEventListener('submit', function(e){
       e.preventDefault();
+      if (sending) return;
       var body = new URLSearchParams(new FormData(dice));
       var n = document.getElementById('dice-faces').value.trim().split(/[\s,]+/).filter(Boolean).length;
       // one tap on Send with nothing tapped entered a roll of no dice (a skid check passed by): asked first
@@ -197,12 +199,14 @@ LIVE_JS = """
       if (n && dice.dataset.fewer && n < +dice.dataset.count &&
           !window.confirm('Send ' + n + ' of ' + dice.dataset.count + ' ' + dice.dataset.roll + '?')) return;
       body.set('fewer', '1');
+      sending = true;
       post(body)
         .then(function(r){
           if (r.ok) { typed = []; showTyped(); tell(''); return; }
           return r.text().then(function(t){ tell('The roll was not sent: ' + t); });
         })
-        .catch(function(){ tell('The roll did not reach the Pitboard: is this phone on its network? Send again.'); });
+        .catch(function(){ tell('The roll did not reach the Pitboard: is this phone on its network? Send again.'); })
+        .then(function(){ sending = false; });
     });
     // a page loaded during a roll (a reload, a phone woken up) starts with an empty pad: the taps sent before
     // are not in it, so the roller's screen must stop saying them ("phone typing: HAZARD SLIDE", and then

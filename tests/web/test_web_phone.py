@@ -600,3 +600,32 @@ def test_fewer_evade_dice_than_the_gear_are_asked_about_before_they_are_sent(tmp
     finally:
         small.quit()
         served.close()
+
+
+def test_a_double_tapped_send_sends_the_roll_once_and_says_nothing_wrong(tmp_path, monkeypatch):
+    """A review of the phone page: Send had no guard against a double tap (OK, BACK and NEXT have one): the second
+    post went after the first, and the phone said "The roll was not sent" of a roll that was, or the roller's screen
+    "phone's roll not taken: the step moved on"."""
+    from selenium.webdriver.common.by import By
+
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    served = ServedSim(tmp_path, game="thunder_road")
+    small = browser(tmp_path / "profile")
+    small.set_window_size(360, 740)
+    try:
+        pair(small, served)
+        wait_for(lambda: "Ana" in small.find_element(By.ID, "dice-label").text, what="Ana's roll")
+        pad = {b.text: b for b in small.find_elements(By.CSS_SELECTOR, "#dice-pad button")}
+        for face in ("3", "5", "1", "6"):
+            pad[face].click()
+        small.execute_script("var b = document.getElementById('dice-send'); b.click(); b.click();")  # one tap, twice
+        wait_for(lambda: "Ben" in small.find_element(By.ID, "dice-label").text, what="Ben's roll")
+        time.sleep(1.5)
+        rolls = [a.command.to_json() for a in served.sim.app.history if a.command.type == "roll"]
+        assert rolls == [{"type": "roll", "player": "Ana", "dice": [3, 5, 1, 6]}]
+        said = small.execute_script("var t = document.getElementById('link'); return t ? t.textContent : '';")
+        assert "not sent" not in (said or "")
+        assert not [n for n in served.sim.app.notices if "not taken" in n.text]
+    finally:
+        small.quit()
+        served.close()
