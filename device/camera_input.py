@@ -1266,12 +1266,16 @@ class VisionReader:
     """
 
     def __init__(self, *, calibration: Any = None, table_config: Any = None, faces: Any = None,
-                 still_frames: int = 2, die_px: float | None = None) -> None:
+                 still_frames: int = 2, die_px: float | None = None, dice_mm: float = 16.0,
+                 dice_region: Region | None = None) -> None:
         self.calibration = calibration
         self.table_config = table_config
         self.faces = faces
         #: The side of a die in the tray's pixels when the calibration gives it (None: the reader finds it).
         self.die_px = die_px
+        #: ``[vision] dice_mm`` and ``[camera] dice_region``: what the die's size is found from again when the
+        #: table is calibrated anew (:meth:`use_calibration`)
+        self.dice_mm, self.dice_region = dice_mm, dice_region
         from vision.stillness import StillnessDetector
 
         self._tray = StillnessDetector(max(2, still_frames))
@@ -1286,6 +1290,13 @@ class VisionReader:
                 prepare(calibration, table_config.tokens)
             except Exception:  # noqa: BLE001 - a damaged zone: the frame read names it ("table not read")
                 pass  # and the appliance starts all the same
+
+    def use_calibration(self, calibration: Any) -> None:
+        """Read the table with a calibration made while the appliance runs (the phone's Calibrate page): the dice's
+        size at the tray with it too.  Kept from the first (a review of the phone page: a camera knocked or raised
+        and calibrated again, the dice were still looked for at the old size until a restart)."""
+        self.calibration = calibration
+        self.die_px = dice_px_at_tray(calibration, self.dice_region or tray_region(calibration), self.dice_mm)
 
     def tray_still(self, image: Any, inner: tuple[int, int, int, int] | None = None) -> bool:
         """Whether the tray in ``image`` has been still for the frames asked; ``inner`` (x0, y0, x1, y1): the part
@@ -1396,7 +1407,8 @@ class VisionReader:
                 if problem is not None and problems is not None:
                     problems.append(problem)
         region = dice_region or tray_region(cal)
-        return cls(calibration=cal, table_config=cfg, faces=lib, die_px=dice_px_at_tray(cal, region, dice_mm))
+        return cls(calibration=cal, table_config=cfg, faces=lib, die_px=dice_px_at_tray(cal, region, dice_mm),
+                   dice_mm=dice_mm, dice_region=dice_region)
 
 
 @dataclass(frozen=True)

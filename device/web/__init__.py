@@ -299,7 +299,10 @@ class WebService:
         reader = getattr(self.app, "reader", None) if self.app is not None else None
         if reader is None or not hasattr(reader, "calibration"):
             return
-        reader.calibration = calibration
+        if hasattr(reader, "use_calibration"):  # the dice's size at the tray found again with it
+            reader.use_calibration(calibration)
+        else:
+            reader.calibration = calibration
         if getattr(reader, "table_config", None) is None:
             from device.camera_input import car_tags_of
             from device.table_files import TableFileError, load_table_config

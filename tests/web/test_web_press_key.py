@@ -115,3 +115,22 @@ def test_the_live_page_shows_the_screen_of_a_player_with_none(table):
     shown = [p for p, _png in table.web.hub.snapshot.screens]
     assert shown == ["Alice", "Bob"]  # Bob's screen on the phones
     assert list(table.screens.images) == ["Alice"]  # and sent to no screen of the table's
+
+
+def test_a_calibration_saved_from_the_phone_sets_the_dice_size_it_gives(table):
+    """A review of the phone page: the camera knocked or raised and calibrated again from the phone, the table was
+    read with the new calibration but the dice were still looked for at the old calibration's size (fixed at
+    start) until a restart."""
+    import numpy as np
+
+    from device.camera_input import VisionReader, dice_px_at_tray, tray_region
+    from vision.calibration import Calibration
+
+    old = Calibration(px_to_mm=np.diag([0.5, 0.5, 1.0]), image_size=(1280, 720), mat_mm=(640.0, 360.0))
+    table.app.reader = VisionReader(calibration=old, die_px=dice_px_at_tray(old, tray_region(old), 16.0),
+                                    dice_mm=16.0)
+    assert round(table.app.reader.die_px) == 32  # 2 px a mm
+    lower = Calibration(px_to_mm=np.diag([0.25, 0.25, 1.0]), image_size=(1280, 720), mat_mm=(320.0, 180.0))
+    table.web._use_calibration(lower)  # the camera lower: 4 px a mm
+    assert table.app.reader.calibration is lower
+    assert round(table.app.reader.die_px) == 64
