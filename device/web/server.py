@@ -406,9 +406,12 @@ def create_app(ctx: WebContext) -> Starlette:
         return html(pages.layout("Game log", body, here="/log"), 404 if isinstance(exc, LookupError) else 500)
 
     async def log_list(request: Request, session: Session, form: dict[str, str]) -> Response:
-        try:
+        def listed() -> list[Any]:
             with _open_store() as store:
-                games = store.games()
+                return store.games()
+
+        try:  # off the server's loop, as the other log pages: a big log on an SD card held every phone's presses
+            games = await asyncio.to_thread(listed)
         except Exception as exc:
             return _problem(exc)
         return html(pages.games_page(games, f"The games in {ctx.store_path}", at_table=ctx.game_id()))
