@@ -192,7 +192,7 @@ LIVE_JS = """
       e.preventDefault();
       if (sending) return;
       var body = new URLSearchParams(new FormData(dice));
-      var n = document.getElementById('dice-faces').value.trim().split(/[\s,]+/).filter(Boolean).length;
+      var n = document.getElementById('dice-faces').value.trim().split(/[\\s,]+/).filter(Boolean).length;
       // one tap on Send with nothing tapped entered a roll of no dice (a skid check passed by): asked first
       if (!n && !window.confirm('Send the roll with no dice at all?')) return;
       // evade dice are one per gear: fewer are asked about, as the buttons ask (NEXT again: send 2 of 3)
