@@ -150,9 +150,17 @@ FIRMWARE_APPENDED=0
 # The configuration is still the shipped example, unedited: the service is not enabled or started on it (a deploy
 # audit: started on it, it began the example's game with Alice and Bob, which every later start resumed, the
 # owner's own players "not at this table").
+# An example shipped before (deploy/example-configs.sha256: every version's SHA-256) is the example too: compared
+# with today's file only, a copy of last month's example, unedited, was an owner's table after a git pull changed
+# the example's comments, and the service began the example's game.
 config_is_example() {
-    [ -f "$ETC/pitboard.toml" ] && [ -f "$REPO/firmware_config/pitboard.toml" ] &&
-        cmp -s "$ETC/pitboard.toml" "$REPO/firmware_config/pitboard.toml"
+    [ -f "$ETC/pitboard.toml" ] || return 1
+    if [ -f "$REPO/firmware_config/pitboard.toml" ] && cmp -s "$ETC/pitboard.toml" "$REPO/firmware_config/pitboard.toml"; then
+        return 0
+    fi
+    local sum
+    sum=$(sha256sum <"$ETC/pitboard.toml" | cut -d' ' -f1) || return 1
+    [ -f "$REPO/deploy/example-configs.sha256" ] && grep -q "^$sum " "$REPO/deploy/example-configs.sha256"
 }
 
 # ---------------------------------------------------------------------------------------------------

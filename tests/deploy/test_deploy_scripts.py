@@ -222,6 +222,38 @@ def test_on_the_unedited_example_the_service_is_left_off_and_the_next_steps_say_
     assert again.rstrip().splitlines()[-1].endswith("; sudo systemctl start pitboard")
 
 
+def test_an_older_example_unedited_is_still_the_example(repo: Path, root: Path) -> None:
+    """A deploy review: the example was known by comparing it with today's firmware_config/pitboard.toml only.
+    An owner who never edited the copy installed last month, then pulled a change to the example's comments and
+    ran the installer again, had the service enabled and started on it: the example's game (Alice and Bob).
+    Every example shipped is listed by its SHA-256 in deploy/example-configs.sha256."""
+    import hashlib
+
+    config = root / "etc/pitboard/pitboard.toml"
+    ok(install(repo, root))
+    older = config.read_text().replace("# A page on the table's network", "# The page on the table's network", 1)
+    assert older != config.read_text()
+    config.write_text(older)  # as last month's example, unedited
+    listed = repo / "deploy/example-configs.sha256"
+    edited = ok(install(repo, root)).stdout  # not listed: an owner's own file
+    assert "next: check the wiring" in edited and "next: edit /etc/pitboard/pitboard.toml" not in edited
+    digest = hashlib.sha256(older.encode()).hexdigest()
+    listed.write_text(listed.read_text() + f"{digest}  0000000\n")
+    again = ok(install(repo, root)).stdout
+    assert "next: edit /etc/pitboard/pitboard.toml for your table" in again and "next: check the wiring" not in again
+
+
+def test_every_example_shipped_is_listed_by_its_hash() -> None:
+    """The list install.sh knows an unedited example by holds today's example (a change to it fails here until its
+    SHA-256 is added: `sha256sum firmware_config/pitboard.toml`)."""
+    import hashlib
+
+    lines = [ln for ln in (REPO / "deploy/example-configs.sha256").read_text().splitlines() if not ln.startswith("#")]
+    sums = [ln.split()[0] for ln in lines]
+    assert all(len(x) == 64 and set(x) <= set("0123456789abcdef") for x in sums)
+    assert hashlib.sha256((REPO / "firmware_config/pitboard.toml").read_bytes()).hexdigest() in sums
+
+
 def test_the_camera_modules_load_at_boot_before_the_service(repo: Path, root: Path) -> None:
     """A deploy audit: the unit's DeviceAllow=char-video4linux / char-media are looked up when it starts; a
     module udev had not loaded yet left the camera blocked for the service's life."""
