@@ -30,7 +30,8 @@ What the screens show: the chooser's screen shows the menu page (the path, the h
 its neighbours and its place "3/7", and a line of facts from the game), or the dice entry (which die,
 how many so far); after :data:`MENU_IDLE_S` without a press it shows the dashboard again, and the next
 SELECT or OK only brings the menu back.  Everybody else sees their dashboard.  A refusal shows its whole
-reason on the sender's screen, page after page, until the next press or accepted command.
+reason on the sender's screen, page after page, until the next press or accepted command (or
+:data:`REFUSAL_STANDS_S`); a press once it has stood :data:`NOTICE_S` only puts it away.
 
 Everything with a side effect — the clock, the buttons, the camera and the reader of its frames, the
 screens, the store — is injected.
@@ -84,6 +85,10 @@ READINGS = frozenset({"dice", "dice_taken"})
 NEWS_S = 12.0
 #: How long each page of a refusal's reason stays up (it is shown whole, page after page, and again from the first).
 REFUSAL_PAGE_S = 3.5
+#: How long a refusal stands at most with no press (its pages shown twice at least): the player laying a template
+#: looks up from the table to read it; a refusal on every screen (for a player with none) gives the dashboards
+#: back in the end.
+REFUSAL_STANDS_S = 60.0
 #: A menu page's footer alert too long for its line shows a piece at a time, each this long: the screens' common
 #: beat.  Every piece begins on it (see :func:`turns_since`).
 ALERT_PIECE_S = 2.0
@@ -193,13 +198,23 @@ class Refusal:
     pages: tuple[pages.TextPage, ...]
     since: float
 
+    def page_index(self, now: float) -> int:
+        """Which page is shown at ``now``: each for REFUSAL_PAGE_S, then the first again."""
+        return int(max(0.0, now - self.since) / REFUSAL_PAGE_S) % len(self.pages)
+
     def page_at(self, now: float) -> pages.TextPage:
-        """The page shown at ``now``: each for REFUSAL_PAGE_S, then the first again.  A refusal stands until the
-        next press or accepted command, not for a time: it stood 4 s, so the reason for a template the camera saw
-        laid against the rear edge in gear 3 was gone before its player looked up from the table, and the camera
-        never sends that template again (a review, 2026-12-07)."""
-        k = int(max(0.0, now - self.since) / REFUSAL_PAGE_S)
-        return self.pages[k % len(self.pages)]
+        """The page shown at ``now``.  A refusal stands until the next press or accepted command, or
+        :data:`REFUSAL_STANDS_S`: it stood 4 s, so the reason for a template the camera saw laid against the rear
+        edge in gear 3 was gone before its player looked up from the table, and the camera never sends that
+        template again (a review, 2026-12-07)."""
+        return self.pages[self.page_index(now)]
+
+    def over(self, now: float) -> bool:
+        return now - self.since >= max(REFUSAL_STANDS_S, 2 * REFUSAL_PAGE_S * len(self.pages))
+
+    def read(self, now: float) -> bool:
+        """Whether it has stood long enough to be read (:data:`NOTICE_S`): a press then only puts it away."""
+        return now - self.since >= NOTICE_S
 
 
 @dataclass(frozen=True)
@@ -312,7 +327,7 @@ class App:
         self._last_press = clock()
         self._dirty = True
         #: (alerts lit, the turn of a long label or dice line) last drawn: screens change with time on both beats
-        self._ticks: tuple[bool, int] | None = None
+        self._ticks: tuple[bool, int, int | None] | None = None
         #: when each screen first showed a game alert turned in pieces, by (player, kind, text)
         self._alerts_since: dict[tuple[Any, str, str], float] = {}
         self._vehicle_names: dict[str, str] | None = None  # by id, for the commands' words (words_of)
@@ -668,7 +683,12 @@ class App:
             self.refusal = Refusal(self.chooser(), tuple(pages.text_pages("PRESS NOT TAKEN", text)), now)
             return
         self._last_press = now
-        self.refusal = None  # read, or passed over: the next press clears it
+        refused, self.refusal = self.refusal, None  # read, or passed over: the next press clears it
+        if refused is not None and refused.read(now):
+            # a reason that stood long enough to be read hid the menu: the press that puts it away is not also the
+            # hidden choice's ("Moved" taken by the OK that only meant "seen"; a review); the menu comes back
+            self.menu_shown = True
+            return
         asked, self._undo_asked = self._undo_asked, None  # "BACK again to undo …" holds for the next press only
         if asked is not None:  # and its words go with it: standing on, they asked for a BACK that only asked again
             self._withdraw_info(ASK_AGAIN, "hold " + ASK_AGAIN)
@@ -977,10 +997,9 @@ class App:
         status = getattr(self.displays, "status", None)
         if status is None:
             return set()
-        screens = status()
-        dark = {p for p, s in screens.items() if getattr(s.state, "value", s.state) == "down"}
+        dark = {p for p, s in status().items() if getattr(s.state, "value", s.state) == "down"}
         chooser = self.chooser()
-        if chooser is not None and chooser not in screens:
+        if chooser is not None and self._screenless(chooser):
             dark.add(chooser)  # no [[screens]] for this player at all
         return dark
 
@@ -1148,6 +1167,9 @@ class App:
         keep = [n for n in self.notices if n.until is None or n.until > now]
         if len(keep) != len(self.notices):
             self.notices = keep
+            self._dirty = True
+        if self.refusal is not None and self.refusal.over(now):
+            self.refusal = None
             self._dirty = True
         if self.menu_shown and now - self._last_press > MENU_IDLE_S and self.entry is None:
             self.menu_shown = False
@@ -1338,12 +1360,13 @@ class App:
         blink = lit(now)
         # alerts flash; a long label or dice line turns on its own beat, which the alerts' does not divide (a
         # review: turns drawn up to 1 s late, one shown for half a second); the unchanged screens are skipped below
-        ticks = (blink, int(now / pages.LABEL_TURN_S))
+        # a refusal's pages turn with time: redrawn when its page changes (at every pass while it stood, it drew every
+        # screen and the phones' picture ~100 times a second, a core of a Pi: a review)
+        page = self.refusal.page_index(now) if self.refusal is not None else None
+        ticks = (blink, int(now / pages.LABEL_TURN_S), page)
         if ticks != self._ticks:
             self._ticks = ticks
             self._dirty = True
-        if self.refusal is not None:
-            self._dirty = True  # its pages turn with time
         if not (self._dirty or force):
             return []
         self._dirty = False

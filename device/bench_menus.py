@@ -164,6 +164,8 @@ class Player:
     def go(self, lf: Leaf) -> None:
         """Press from where the cursor is now to ``lf`` and take it."""
         assert self.app.cursor is not None
+        if self.app.refusal is not None:  # a reason standing on the screen: a press puts it away first (once it has
+            self.press("select")          # stood long enough to be read, that is all the press does)
         keys = self.app.plan(lf.path)
         if keys is None:
             raise RuntimeError(f"{' › '.join(lf.path)} is not in the menu")
