@@ -1522,11 +1522,13 @@ def begin_from_page(appliance: Appliance, config: PitboardConfig, game: str, opt
     old = appliance.app
     module = game_package(game)
     game_id, match, _ = appliance.store.open_match(module.GAME, options, new=True)
-    appliance.store.end_unfinished(appliance.game_id)
     _screens_of_strangers(config, appliance.bank, match, log)
     app, _ = _game_app(config, module, match, appliance.store, game_id, buttons=appliance.buttons,
                        bank=appliance.bank, camera=appliance.camera, clock=old.clock, log=log)
     app.follow_camera_of(old)
+    # the new game is at the table: the old one is ended (last: a new game that could not be set up leaves the table
+    # with the old game, which must not be marked ended meanwhile; a review)
+    appliance.store.end_unfinished(appliance.game_id)
     appliance.app, appliance.game_id, appliance.resumed = app, game_id, False
     log(f"started {module.GAME.name} game {game_id} from the web page ({appliance.store.path})")
     return app

@@ -484,14 +484,14 @@ class Sim:
     def begin(self, options: Any) -> None:
         """Begin a new game of this kind with ``options`` on the same log, screens redrawn for its players."""
         game_id, match, _ = self.store.open_match(self.module.GAME, options, new=True)
-        self.store.end_unfinished(self.game_id)  # "End the game in progress": not resumed by the next sim
-        self.game_id, self.options, self.resumed, self.finished = game_id, options, False, False
+        ended, self.game_id, self.options, self.resumed, self.finished = self.game_id, game_id, options, False, False
         players = [str(getattr(v, "player", "")) for v in match.views()]
         self.keys.players = len(players)
         self.bank = TerminalBank(players, self.bank.style)
         buttons = self.app.buttons
         self.app = App(self.module, match, buttons=self.keys, displays=self.bank, clock=self.clock,
                        camera=self._camera, reader=self._reader, on_finished=self._finished)
+        self.store.end_unfinished(ended)  # "End the game in progress": not resumed by the next sim
         self._said = 0
         if self.web is not None:
             self.web.attach(self.app, game_id, options)

@@ -577,8 +577,9 @@ def create_app(ctx: WebContext) -> Starlette:
             playing = ctx.in_progress()
             if playing is not None and form.get("replace") != "1" and not (once and once in begun):
                 # one tap next to Check left the game at the table behind, with no word to anybody
-                return setup_html(session, game, text, f"{playing} is being played: starting this one leaves it "
-                                  "unfinished (it stays in the game log). Tick 'End the game in progress' and press "
+                return setup_html(session, game, text, f"{playing} is being played: starting this one ends it "
+                                  "unfinished (it stays in the game log, and is not resumed). Tick 'End the game in "
+                                  "progress' and press "
                                   "Start this game again to go on", status=409, playing=playing)
             if once and once in begun:
                 return setup_html(session, game, text, "this form has begun its game already (it was sent twice: "
