@@ -207,6 +207,9 @@ LIVE_JS = """
         })
         .catch(function(){ tell('The roll did not reach the Pitboard: is this phone on its network? Send again.'); })
         .then(function(){ sending = false; });
+      // a request the network lost answers late or never: Send works again after a while (a roll sent twice is
+      // refused by the Pitboard as a step gone by, not entered again)
+      setTimeout(function(){ sending = false; }, 8000);
     });
     // a page loaded during a roll (a reload, a phone woken up) starts with an empty pad: the taps sent before
     // are not in it, so the roller's screen must stop saying them ("phone typing: HAZARD SLIDE", and then
