@@ -28,7 +28,7 @@ def load_data_module():
     return module
 
 
-@pytest.mark.parametrize("script", ["pi-emulated", "lock"])
+@pytest.mark.parametrize("script", ["pi-emulated", "lock", "service-booted"])
 def test_scripts_are_shellcheck_clean_and_strict(script: str) -> None:
     path = DEPLOY / script
     text = path.read_text()

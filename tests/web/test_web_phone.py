@@ -4,6 +4,8 @@ Skipped, saying why, where chromium, chromium-driver or selenium is missing."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -562,6 +564,21 @@ def test_another_phones_hold_is_no_longer_said_once_its_roll_is_in(tmp_path, mon
         served.close()
 
 
+@contextmanager
+def small_phone(tmp_path, monkeypatch, game: str = "gaslands") -> Iterator[tuple[ServedSim, Any]]:
+    """A served sim of ``game`` and a 360 x 740 phone paired with it (closed after)."""
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    served = ServedSim(tmp_path, game=game)
+    small = browser(tmp_path / "profile")
+    small.set_window_size(360, 740)
+    try:
+        pair(small, served)
+        yield served, small
+    finally:
+        small.quit()
+        served.close()
+
+
 def test_fewer_evade_dice_than_the_gear_are_asked_about_before_they_are_sent(tmp_path, monkeypatch):
     """"the target rolls evade dice equal to its current gear": the buttons ask "NEXT again: send 2 of 3 evade
     dice"; a review of the phone page: two taps and Send entered two of three without a question."""
@@ -570,16 +587,10 @@ def test_fewer_evade_dice_than_the_gear_are_asked_about_before_they_are_sent(tmp
     from games.core import Command
     from games.core.table_input import DiceRequest
 
-    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
-    served = ServedSim(tmp_path)
-    small = browser(tmp_path / "profile")
-    small.set_window_size(360, 740)
+    with small_phone(tmp_path, monkeypatch) as (served, small):
+        def sent() -> list[list[int]]:
+            return [list(a.command.args["evade"]) for a in served.sim.app.history if a.command.type == "attack"]
 
-    def sent() -> list[list[int]]:
-        return [list(a.command.args["evade"]) for a in served.sim.app.history if a.command.type == "attack"]
-
-    try:
-        pair(small, served)
         evade = DiceRequest("d6", 3, "2 hits: evade dice",
                             lambda ev: Command("attack", {"target": "brick", "dice": [4, 5], "evade": list(ev)}),
                             exact=False, confirm_fewer=True)
@@ -597,9 +608,6 @@ def test_fewer_evade_dice_than_the_gear_are_asked_about_before_they_are_sent(tmp
         wait_for(lambda: _alert_text(small) == "Send 2 of 3 evade dice?", timeout=3.0, what="the question again")
         small.switch_to.alert.accept()
         wait_for(lambda: sent() == [[4, 6]], what="the two evade dice sent")
-    finally:
-        small.quit()
-        served.close()
 
 
 def test_a_double_tapped_send_sends_the_roll_once_and_says_nothing_wrong(tmp_path, monkeypatch):
@@ -608,12 +616,7 @@ def test_a_double_tapped_send_sends_the_roll_once_and_says_nothing_wrong(tmp_pat
     "phone's roll not taken: the step moved on"."""
     from selenium.webdriver.common.by import By
 
-    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
-    served = ServedSim(tmp_path, game="thunder_road")
-    small = browser(tmp_path / "profile")
-    small.set_window_size(360, 740)
-    try:
-        pair(small, served)
+    with small_phone(tmp_path, monkeypatch, "thunder_road") as (served, small):
         wait_for(lambda: "Ana" in small.find_element(By.ID, "dice-label").text, what="Ana's roll")
         pad = {b.text: b for b in small.find_elements(By.CSS_SELECTOR, "#dice-pad button")}
         for face in ("3", "5", "1", "6"):
@@ -626,6 +629,3 @@ def test_a_double_tapped_send_sends_the_roll_once_and_says_nothing_wrong(tmp_pat
         said = small.execute_script("var t = document.getElementById('link'); return t ? t.textContent : '';")
         assert "not sent" not in (said or "")
         assert not [n for n in served.sim.app.notices if "not taken" in n.text]
-    finally:
-        small.quit()
-        served.close()
