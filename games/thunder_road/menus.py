@@ -351,7 +351,9 @@ def menu(state: ThunderRoadState) -> Menu:
         choices += [roll(f"{name}'s dice", _movement_roll(state, name)) for name in waiting[1:]]
         first_name = state.players[state.first].name
         status = f"round {state.round}: {len(waiting)} to roll"
-        title = f"{title}: {first_name} first"  # the title has room; the status line had not ("… · Ana first" at 9 px)
+        # the title has room; the status line had not ("… · Ana first" at 9 px); the name last, where a title too long
+        # for its bar is cut: "Roll: <a long name> first" lost "first", and nothing else said who goes first (a review)
+        title = f"{title}, first: {first_name}"
         if not any(pl.rolled for pl in state.players):
             # who goes first is said with the round's first roll (``roll {first}``): the buttons could not say it,
             # so a table passing the first turn round the table was stuck with the setup's first player

@@ -239,7 +239,7 @@ def test_who_goes_first_in_a_round_is_said_on_the_buttons() -> None:
     The buttons could not say it: a table passing the first turn round the table was stuck with Ana."""
     m = match({"first_player": "Ana", "players": [{"name": "Ana"}, {"name": "Ben"}, {"name": "Cy"}],
                "board": {"tiles": 5, "on_board": 3}})
-    assert menu(m.state).title == "Roll: Ana first"
+    assert menu(m.state).title == "Roll, first: Ana"  # the name last: a title too long for its bar is cut at its end
     assert under(menu(m.state).choices, "Another goes first…") == ["Ben first", "Cy first"]
     entry = next(c for c in next(c for c in menu(m.state).choices if c.label == "Another goes first…").children
                  if c.label == "Cy first")
@@ -248,11 +248,24 @@ def test_who_goes_first_in_a_round_is_said_on_the_buttons() -> None:
     command = entry.dice.command([1, 2, 3, 4])
     assert isinstance(command, Command)
     ok(m, command.type, **command.args)
-    assert menu(m.state).title == "Roll: Cy first"
+    assert menu(m.state).title == "Roll, first: Cy"
     assert "Another goes first…" not in [c.label for c in menu(m.state).choices]  # said with the first roll only
     ok(m, "roll", player="Ben", dice=[1, 2, 3, 4])
     ok(m, "roll", player="Cy", dice=[1, 2, 3, 4])
     assert m.state.turn is not None and m.state.turn.player == "Cy"
+
+
+def test_who_goes_first_keeps_its_word_on_the_title_bar_with_a_long_name() -> None:
+    """A review of the OLEDs: "Roll: <name> first" with a long name was cut at the bar's end, "first" lost, and
+    nothing else on the page said who goes first.  The name comes last: cut, it is still "first: Bartholom…"."""
+    from device.dashboards import pages
+
+    name = "Bartholomew-Maximilian"
+    m = match({"first_player": name, "players": [{"name": name}, {"name": "Ben"}], "board": {"tiles": 5, "on_board": 3}})
+    shown = pages.fitting_path(menu(m.state).title, (), "1/3")
+    room = pages._title_right("1/3") - 2
+    assert shown.startswith("Roll, first: Bartholom")
+    assert pages.text_width(shown, pages.TITLE_MIN_SIZE) > room  # drawn cut at its end: "first:" stays in sight
 
 
 def test_traction_drive_is_offered_on_the_buttons_after_a_coast_and_the_road_die_is_shown() -> None:
