@@ -475,8 +475,7 @@ if [ "$VENV" -eq 1 ]; then
         run "$PYTHON" -m venv --clear --system-site-packages "$VENV_DIR"
         run rm -f "$STAMP"
     fi
-    if [ "$PIP" -eq 1 ]; then
-        choose_lock
+    if [ "$PIP" -eq 1 ]; then  # (its lock was chosen before step 1: choose_lock)
         want=$(source_hash)
         if [ "$REINSTALL" -eq 0 ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ]; then
             say "pitboard already installed from this source"
