@@ -1292,9 +1292,10 @@ class VisionReader:
                 pass  # and the appliance starts all the same
 
     def use_calibration(self, calibration: Any) -> None:
-        """Read the table with a calibration made while the appliance runs (the phone's Calibrate page): the dice's
-        size at the tray with it too.  Kept from the first (a review of the phone page: a camera knocked or raised
-        and calibrated again, the dice were still looked for at the old size until a restart)."""
+        """Read the table with ``calibration`` (None: none), the dice's size at the tray found with it: at the start
+        (:meth:`from_files`) and for one made while the appliance runs (the phone's Calibrate page; a review of
+        the phone page: a camera knocked or raised and calibrated again, the dice were still looked for at the
+        old size until a restart)."""
         self.calibration = calibration
         self.die_px = dice_px_at_tray(calibration, self.dice_region or tray_region(calibration), self.dice_mm)
 
@@ -1406,9 +1407,9 @@ class VisionReader:
             for problem in (cfg_problem, look_problem):
                 if problem is not None and problems is not None:
                     problems.append(problem)
-        region = dice_region or tray_region(cal)
-        return cls(calibration=cal, table_config=cfg, faces=lib, die_px=dice_px_at_tray(cal, region, dice_mm),
-                   dice_mm=dice_mm, dice_region=dice_region)
+        reader = cls(calibration=cal, table_config=cfg, faces=lib, dice_mm=dice_mm, dice_region=dice_region)
+        reader.use_calibration(cal)  # the dice's size at the tray, as a calibration made later sets it
+        return reader
 
 
 @dataclass(frozen=True)
