@@ -1257,13 +1257,14 @@ class App:
                         for c in lv.choices)
         title = pages.fitting_path(cursor.menu.title, cursor.trail, f"{lv.cursor % len(lv.choices) + 1}/{len(lv.choices)}")
         at = lv.cursor % len(lv.choices)
-        # a highlighted label too long for its line ("Charlotte's Performance …") shows its end in turn
-        turn = int(now / pages.LABEL_TURN_S) % 2 if pages.label_is_cut(*entries[at]) else 0
         # a status line too long for the footer ("Medium car · 3 spaces · co…" lost the coast) turns, a piece
         # at a time, as a long alert does
         status = pages.footer_pieces(cursor.menu.status)
         footer = status[(int(now / ALERT_PIECE_S) if status_turn is None else status_turn) % len(status)]
-        return pages.MenuPage(title, entries, at, footer, alert, turn)
+        page = pages.MenuPage(title, entries, at, footer, alert)
+        # a highlighted label too long for its line ("Charlotte's Performance …") shows its end in turn, and so
+        # does a title too long for its bar ("Pick for Charlotte's Perf…" hid whose pick it was)
+        return dataclasses.replace(page, turn=int(now / pages.LABEL_TURN_S) % pages.menu_page_turns(page))
 
     @property
     def back_undoes(self) -> bool:

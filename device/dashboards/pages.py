@@ -67,19 +67,33 @@ def _title_right(right: str) -> int:
     return WIDTH - 2 - (_right_width(right) + 4 if right else 0)
 
 
-def _title(draw: ImageDraw.ImageDraw, text: str, right: str = "") -> None:
+#: The smallest size a title bar's path is chosen at: at 8 px the font's t reads as l ("1.1 Templale ›
+#: Slraighls"), so a path is shortened before it would shrink that far.
+TITLE_MIN_SIZE = 9
+
+#: The sizes a title bar's own text is drawn at.
+TITLE_SIZES = (10, TITLE_MIN_SIZE)
+
+
+def title_is_cut(text: str, right: str = "") -> bool:
+    """Whether the title bar cannot show ``text`` whole beside ``right``, even at its smallest size."""
+    return text_width(text, TITLE_SIZES[-1]) > _title_right(right) - 1
+
+
+def _title(draw: ImageDraw.ImageDraw, text: str, right: str = "", turn: int = 0) -> None:
+    """The lit title bar: ``text`` at the left, ``right`` (a count) at the right.  A text too long for it shows
+    its start on even turns and its end on odd ones ("Pick for Charlotte's Perf…", then "…lotte's Performance
+    Car"), as a highlighted menu line does."""
     draw.rectangle(TITLE, fill=ON)
     x1 = WIDTH - 2
     if right and pixel_drawable(right):
         pixel_text(draw, (x1 - _right_width(right) + 1, 2), right, fill=OFF)
     elif right:
         fit_text(draw, (x1 - _right_width(right) - 1, 0, x1, 11), right, sizes=(10,), fill=OFF, align="right")
-    fit_text(draw, (1, 0, _title_right(right), 11), text, sizes=(10, 9), fill=OFF)
-
-
-#: The smallest size a title bar's path is chosen at: at 8 px the font's t reads as l ("1.1 Templale ›
-#: Slraighls"), so a path is shortened before it would shrink that far.
-TITLE_MIN_SIZE = 9
+    box = (1, 0, _title_right(right), 11)
+    if turn % 2 and title_is_cut(text, right):
+        text = _tail(text, TITLE_SIZES[-1], box[2] - box[0])
+    fit_text(draw, box, text, sizes=TITLE_SIZES, fill=OFF)
 
 
 def fitting_path(title: str, trail: Sequence[str], right: str) -> str:
@@ -141,7 +155,8 @@ class MenuPage:
     footer: str = ""
     alert: str = ""
     #: 1: the highlighted label, too long for its line, shows its end ("…Performance Car") instead of its
-    #: start; the app turns it every ``LABEL_TURN_S`` so that a long name is read whole
+    #: start, and so does a title too long for its bar; the app turns it every ``LABEL_TURN_S`` (see
+    #: :func:`menu_page_turns`) so that a long name is read whole
     turn: int = 0
 
 
@@ -155,6 +170,17 @@ _HIGHLIGHT_BOX = (3, WIDTH - 3)
 def label_is_cut(label: str, kind: str) -> bool:
     """Whether a highlighted menu line cannot show ``label`` whole, even at its smallest size."""
     return text_width(label + _mark(kind), HIGHLIGHT_SIZES[-1]) > _HIGHLIGHT_BOX[1] - _HIGHLIGHT_BOX[0]
+
+
+def _count(page: MenuPage) -> str:
+    """The title bar's count of a menu page: "2/5", the highlighted choice of the open list."""
+    return f"{page.cursor + 1}/{len(page.entries)}" if page.entries else ""
+
+
+def menu_page_turns(page: MenuPage) -> int:
+    """2 when the highlighted label or the title is too long to be shown whole (its start, then its end), else 1."""
+    label = page.entries[page.cursor] if page.entries else None
+    return 2 if (label is not None and label_is_cut(*label)) or title_is_cut(page.title, _count(page)) else 1
 
 
 def _tail(text: str, size: int, width: int) -> str:
@@ -254,7 +280,7 @@ def notice_pieces(text: str) -> list[str]:
 def render_menu(page: MenuPage, *, blink_on: bool = True) -> Image.Image:
     image, draw = canvas()
     n = len(page.entries)
-    _title(draw, page.title, f"{page.cursor + 1}/{n}" if n else "")
+    _title(draw, page.title, _count(page), page.turn)
     if not n:
         fit_text(draw, (2, 25, WIDTH - 2, 37), "nothing to choose", sizes=(10,))
     else:
@@ -336,14 +362,20 @@ def _label_wrap(label: str) -> tuple[str, ...]:
 
 
 def dice_page_turns(page: DicePage) -> int:
-    """How many turns show every piece of both lines (each line's pieces go round on their own)."""
-    return math.lcm(len(label_pieces(page)), len(dice_line_pieces(page)))
+    """How many turns show every piece of both lines (each line's pieces go round on their own), and both ends
+    of a title too long for its bar."""
+    title = 2 if title_is_cut(page.title, _limit(page)) else 1
+    return math.lcm(len(label_pieces(page)), len(dice_line_pieces(page)), title)
+
+
+def _limit(page: DicePage) -> str:
+    """The title bar's count of a dice page: "2/4", the dice entered of those asked."""
+    return f"{len(page.entered)}/{page.count}"
 
 
 def render_dice(page: DicePage, *, blink_on: bool = True) -> Image.Image:
     image, draw = canvas()
-    limit = f"{len(page.entered)}/{page.count}"
-    _title(draw, page.title, limit)
+    _title(draw, page.title, _limit(page), page.turn)
     lines = label_lines(page)
     if lines:
         size = 10 if all(text_width(line, 10) <= WIDTH - 3 for line in lines) else 9  # one size for them all

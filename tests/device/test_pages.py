@@ -19,6 +19,7 @@ import importlib.util
 import sys
 import tomllib
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -70,11 +71,12 @@ class Table:
 
     Times are chosen so that alerts are drawn in their lit phase (the blink is on in even half-seconds)."""
 
-    def __init__(self, game: str, tmp_path: Path) -> None:
+    def __init__(self, game: str, tmp_path: Path, setup: dict[str, Any] | None = None) -> None:
         self.game = game
         self.module = game_package(game)
         self.store = Store(tmp_path / f"{game}.sqlite")
-        _, self.match, _ = open_match(self.store, self.module, tomllib.loads(self.module.EXAMPLE_SETUP))
+        options = setup if setup is not None else tomllib.loads(self.module.EXAMPLE_SETUP)
+        _, self.match, _ = open_match(self.store, self.module, options)
         self.buttons = ScriptedButtons()
         self.screens = Screens()
         self.t = 0.1
@@ -432,6 +434,49 @@ def test_a_highlighted_label_too_long_for_its_line_shows_its_end_in_turn() -> No
     short = (("Rust Bucket", "dice"), long[0])
     assert (p.render_menu(p.MenuPage("Attack…", short, 0, "", "", 0)).tobytes()
             == p.render_menu(p.MenuPage("Attack…", short, 0, "", "", 1)).tobytes())
+
+
+def test_a_title_too_long_for_its_bar_shows_its_end_in_turn(tmp_path: Path) -> None:
+    """"If they pick a template that is not permitted, the player on their left chooses and places any permitted
+    template for that vehicle."  The picker's menu is titled "Pick for <vehicle>"; for "Charlotte's Performance
+    Car" the bar showed "Pick for Charlotte's Perf…", and which car the pick was for could be read only in the
+    footer.  The title shows its start, then its end, as a highlighted line does; a short title stands still."""
+    options = tomllib.loads(game_package("gaslands").EXAMPLE_SETUP)
+    options["players"][0]["vehicles"][0]["name"] = "Charlotte's Performance Car"
+    # an owner's chart bars the Hairpin in gear 1 (the shipped chart leaves gear 1 unknown)
+    options["chart"] = {"hairpin": ["not_permitted", "unknown", "unknown", "unknown", "not_permitted", "unknown"]}
+    t = Table("gaslands", tmp_path, options)
+    try:
+        if t.match.prompt().awaits == "vehicle":
+            t.press("ok")
+        t.go("Not permitted…", "Hairpin")
+        assert t.match.state.activation.touch_move and t.seat() == "Bob"
+        bars, turns = [], []
+        for _ in range(4):
+            t.later(pages.LABEL_TURN_S)
+            page = t.app.page_for("Bob", None, t.t, True)
+            assert isinstance(page, pages.MenuPage) and page.title == "Pick for Charlotte's Performance Car"
+            turns.append(page.turn)
+            bars.append(t.image("Bob").convert("1").crop((0, 0, 128, 12)).tobytes())
+            assert bars[-1] == pages.render_menu(page).convert("1").crop((0, 0, 128, 12)).tobytes()
+    finally:
+        t.close()
+    assert bars[0] != bars[1] and bars[0] == bars[2] and bars[1] == bars[3]  # start, end, start, end
+    assert sorted(turns) == [0, 0, 1, 1]
+
+    def bar(title: str, turn: int) -> bytes:
+        entries = (("Long Straight", "leaf"), ("Short Straight", "leaf"))
+        return pages.render_menu(pages.MenuPage(title, entries, 0, turn=turn)).crop((0, 0, 128, 12)).tobytes()
+
+    long = "Pick for Charlotte's Performance Car"
+    assert pages.title_is_cut(long, "1/2") and bar(long, 0) != bar(long, 1)
+    assert pages._tail(long, 9, pages._title_right("1/2") - 1).endswith("Performance Car")
+    assert not pages.title_is_cut("Pick for Rust Bucket", "1/2")
+    assert bar("Pick for Rust Bucket", 0) == bar("Pick for Rust Bucket", 1)
+    dice = pages.DicePage(title=long, label="skid dice", entered=(), count=3, exact=False, current="SHIFT",
+                          ready=False)
+    assert pages.dice_page_turns(dice) == 2
+    assert pages.render_dice(dice).tobytes() != pages.render_dice(replace(dice, turn=1)).tobytes()
 
 
 def test_a_path_too_long_for_the_title_keeps_the_steps_number_not_8_px() -> None:
