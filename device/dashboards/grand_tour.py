@@ -11,7 +11,10 @@
     │ S lead    keep -                 │  leader, "x" once no longer tracked) and exhaustion cards kept
     └──────────────────────────────────┘
 
-Between stages a rider whose exhaustion cards are not counted yet shows "count" and the header flashes;
+A rider holding a specialty card (the optional rule) shows the card's name in place of the cards kept while a
+stage is raced ("R +1:20   Breakaway"); before stage 1 the header of a team still to be dealt its specialties, or
+to keep one, flashes, as it does between stages for a team whose exhaustion cards are not counted yet, and each
+rider still to count shows "count";
 at the end the winners' screens flash "WINNER" and the others' headers say who won ("black won").  The app's
 messages (a refusal and its reason) flash over the middle, and the app's menu line ("> red Sprinteur (2/8)
 OK") takes the bottom line: the points and START then share one smaller line, so both riders' lines stay.
@@ -35,17 +38,21 @@ def _gap(rider: RiderView) -> str:
 
 
 def _keep(rider: RiderView, view: TeamView) -> str:
+    """The rider line's right-hand words: the exhaustion cards kept (or still to "count") between stages, else the
+    specialty card the rider holds (only the 12 s news of its keeping named it: a screens review)."""
     if rider.keep is not None:
         return f"keep {rider.keep}"
     if view.phase == "between stages":
         return "count"
-    return ""
+    return rider.specialty or ""
 
 
 def render(view: TeamView, *, blink_on: bool) -> Image.Image:
     image, draw = canvas()
-    counting = any(a.kind == "enter_exhaustion" for a in view.alerts)
-    header_lit = counting and blink_on
+    # the team's own step outside the racing: counting exhaustion cards, or being dealt or keeping a specialty
+    # (the latter's screen showed nothing once the menu's page had gone: a screens review)
+    asked = any(a.kind in RULE_ALERTS for a in view.alerts)
+    header_lit = asked and blink_on
     if header_lit:
         draw.rectangle((0, 0, WIDTH - 1, 11), fill=ON)
     right = "END" if view.phase == "tour over" else f"St {view.stage}/{view.stages}"
@@ -95,8 +102,11 @@ def render(view: TeamView, *, blink_on: bool) -> Image.Image:
     for i, rider in enumerate(view.riders[:2]):
         y = top + i * 11
         fit_text(draw, (0, y, 10, y + 9), ROLE_LETTER.get(rider.role, "?"), sizes=(11,))
-        fit_text(draw, (12, y, 74, y + 9), _gap(rider), sizes=(11, 10, 9))
-        fit_text(draw, (76, y, WIDTH - 1, y + 9), _keep(rider, view), sizes=(11, 10, 9), align="right")
+        gap, keep = _gap(rider), _keep(rider, view)
+        # a card's name takes what the time gap leaves (not less than the usual column from x 76)
+        split = min(76, 12 + text_width(gap, 11) + 5) if rider.specialty and keep == rider.specialty else 76
+        fit_text(draw, (12, y, split - 2, y + 9), gap, sizes=(11, 10, 9))
+        fit_text(draw, (split, y, WIDTH - 1, y + 9), keep, sizes=(11, 10, 9), align="right")
     if is_status(view.prompt):
         status_line(draw, (0, 53, WIDTH - 1, 63), view.prompt)
     notices = [a for a in view.alerts if a.kind not in RULE_ALERTS and a.player in (None, view.player)]

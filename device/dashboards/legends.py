@@ -68,6 +68,8 @@ LEGENDS: dict[str, tuple[tuple[str, str], ...]] = {
         ("+1:20", "time behind the leader; lead: the leader; x: not tracked"),
         ("keep 3", "exhaustion cards kept into the next stage"),
         ("count", "exhaustion cards still to count"),
+        ("Card name", "the specialty card the rider holds"),
+        ("Top line flashing", "your team's step: count exhaustion cards, or deal or keep a specialty"),
         ("Lit banner", "WINNER, or a message for your team"),
     ),
 }

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from PIL import Image
 
@@ -20,8 +22,8 @@ SETUP = {"stages": 2, "teams": ["red", "blue", "green"],
          "time_track": {"columns": 12, "start_column": 2, "start_row": 0}}
 
 
-def _match(*commands: dict[str, Any]) -> Match:
-    m = Match.begin(GAME, SETUP)
+def _match(*commands: dict[str, Any], setup: dict[str, Any] = SETUP) -> Match:
+    m = Match.begin(GAME, setup)
     for c in commands:
         out = m.apply(Command.from_json(c))
         assert out.accepted, (c, out.reason)
@@ -41,6 +43,15 @@ EX = [{"type": "exhaustion", "rider": r, "cards": n} for r, n in
 S2 = [rnd(("red.rouleur", 5), ("blue.sprinteur", 2)), rnd(("red.sprinteur", 1), ("green.rouleur", 1),
                                                           ("green.sprinteur", 0), ("blue.rouleur", 0))]
 
+#: The optional specialties: each team is dealt 2 cards and keeps 1 for a rider before stage 1.
+SPECIALTIES = {**SETUP, "specialties": True}
+DEALT = [{"type": "deal_specialties", "team": "red", "cards": ["1", "2"]},
+         {"type": "keep_specialty", "team": "red", "card": "2", "rider": "rouleur"},
+         {"type": "deal_specialties", "team": "blue", "cards": ["3", "4"]},
+         {"type": "keep_specialty", "team": "blue", "card": "3", "rider": "sprinteur"},
+         {"type": "deal_specialties", "team": "green", "cards": ["5", "6"]},
+         {"type": "keep_specialty", "team": "green", "card": "6", "rider": "rouleur"}]
+
 STATES = {
     "racing_red": (lambda: _match(R1), 0, True),
     "between_red_on": (lambda: _match(R1, R2, R3, EX[0]), 0, True),
@@ -48,6 +59,9 @@ STATES = {
     "stage2_blue": (lambda: _match(R1, R2, R3, *EX), 1, True),
     "over_red_on": (lambda: _match(R1, R2, R3, *EX, *S2), 0, True),
     "over_green": (lambda: _match(R1, R2, R3, *EX, *S2), 2, True),
+    "specialties_red_on": (lambda: _match(setup=SPECIALTIES), 0, True),
+    "specialties_red_off": (lambda: _match(setup=SPECIALTIES), 0, False),
+    "racing_red_specialty": (lambda: _match(*DEALT, R1, setup=SPECIALTIES), 0, True),
 }
 
 
@@ -181,3 +195,34 @@ def test_every_screen_names_the_tours_winner_and_why_on_equal_points() -> None:
         dash.fit_text = real
     points = {v.team: v.points for v in over}
     assert f"Tour won by {winner} with {points[winner]} pts;" in over[0].news
+
+
+def test_a_riders_specialty_card_is_on_the_screen_while_the_stage_is_raced() -> None:
+    """"Before stage 1 each player gets 2, keeps 1, assigns it to the sprinteur or the rouleur … Some act once
+    per stage, some permanently."  Only a 12 s news said which card a rider kept; a card acting all tour long
+    was on no screen.  The rider's line names it while a stage is raced; between stages the cards kept are
+    shown there, as before."""
+    racing = _match(*DEALT, R1, setup=SPECIALTIES).views()
+    red, blue = racing[0], racing[1]
+    assert [r.specialty for r in red.riders] == ["Specialty 2", None]
+    drawn = np.asarray(render(red, blink_on=True), dtype=bool)
+    plain = np.asarray(render(replace(red, riders=tuple(replace(r, specialty=None) for r in red.riders)),
+                              blink_on=True), dtype=bool)
+    rouleur, sprinteur = slice(42, 52), slice(53, 63)
+    assert (drawn[rouleur] != plain[rouleur]).any() and (drawn[sprinteur] == plain[sprinteur]).all()
+    assert [r.specialty for r in blue.riders] == [None, "Specialty 3"]
+
+
+def test_a_team_still_to_be_dealt_or_to_keep_a_specialty_has_its_header_flash() -> None:
+    """Before stage 1 a team is dealt 2 specialty cards and keeps 1: once its menu's page had gone (20 s idle),
+    its screen showed a plain dashboard, nothing asked of it.  Its header flashes, as a team's does while its
+    exhaustion cards are to be counted; a team that has kept its card, or a tour without specialties, does not."""
+    def header_lit(m: Match, seat: int) -> bool:
+        return bool(np.asarray(render(m.views()[seat], blink_on=True), dtype=bool)[2:10, 40:70].mean() > 0.5)
+
+    assert header_lit(_match(setup=SPECIALTIES), 0)
+    dealt = _match(*DEALT[:1], setup=SPECIALTIES)  # dealt, not yet kept
+    assert header_lit(dealt, 0) and header_lit(dealt, 1)
+    kept = _match(*DEALT[:2], setup=SPECIALTIES)
+    assert not header_lit(kept, 0) and header_lit(kept, 1)
+    assert not header_lit(_match(), 0)
