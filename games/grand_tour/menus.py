@@ -44,7 +44,7 @@ SQUARES_DEFAULT = 2
 #: How many values "5+…" offers from the five-square limit up: 5, 6, 7 and "8+" (two riders both 8 or more past
 #: the line are rare enough to be entered farthest first; more values put the median choice over 4 presses).
 SQUARES_BEYOND = 4
-#: One line of the screens' small font on 128 px: the status line under the list.
+#: One line of the screens' small font on 128 px: the status line under the list, a label that fits its row.
 STATUS_CHARS = 21
 
 
@@ -175,10 +175,25 @@ def _squares(state: GrandTourState, legal: Callable[[Command], bool]) -> Menu:
     # "5+…" holds 5 and up, each its own: all count as five rows, but the farther rider finishes ahead (entered in
     # any order, two riders both past 5 were ordered as they were entered)
     top = cap + SQUARES_BEYOND - 1
-    beyond = [leaf((f"{n}+" if n == top else str(n)) + (f"{READING_SEP}counts {cap}" if n > cap else ""),
-                   Command("cross", {"squares": n}), default=n == min(start, top)) for n in range(cap, top + 1)]
+    # a square a crosser entered before already holds: this rider finishes behind them, the first to reach a
+    # square holding its right lane (the order of entry decided places and the bonus, and no screen said so: a
+    # screens review)
+    held = {n: rid for rid, n in state.open_round}
+
+    def label(n: int) -> str:
+        """"3", "6 · counts 5"; a held square "3 · behind red Rouleur" ("behind red" where the rider's role does
+        not fit a line, which then drops "counts 5": the order matters more than the rows)."""
+        shown = f"{n}+" if n == top else str(n)
+        if n not in held:
+            return shown + (f"{READING_SEP}counts {cap}" if n > cap else "")
+        team = held[n].split(".", 1)[0]
+        texts = [f"{shown}{READING_SEP}behind {who}" for who in (rider_label(held[n]), team)]
+        return next((t for t in texts if len(t) <= STATUS_CHARS), texts[-1])
+
+    beyond = [leaf(label(n), Command("cross", {"squares": n}), default=n == min(start, top))
+              for n in range(cap, top + 1)]
     choices = keep_legal([
-        *(leaf(str(n), Command("cross", {"squares": n}), default=n == start) for n in range(0, cap)),
+        *(leaf(label(n), Command("cross", {"squares": n}), default=n == start) for n in range(0, cap)),
         branch(f"{cap}+…", beyond, default=start >= cap),
     ], legal)
     assert state.crossing is not None

@@ -137,11 +137,13 @@ def test_a_crosser_is_named_then_its_squares_follow() -> None:
     assert "blue Sprinteur" not in labels(menu) and menu.status == "blue Sprinteur +3"  # whose +3
     take(m, "red Rouleur")
     menu = check_menu(m.state)
-    # a rider moved later may go farther; past 5 each says it counts as 5 ("up to 5 squares")
-    assert labels(menu) == ["0", "1", "2", "3", "4", "5+… > 5", "5+… > 6 · counts 5", "5+… > 7 · counts 5",
-                            "5+… > 8+ · counts 5"]
-    assert [c.label for c in menu.choices if c.default] == ["3"]
-    take(m, "3")
+    # a rider moved later may go farther; past 5 each says it counts as 5 ("up to 5 squares"); the square blue's
+    # Sprinteur holds says this rider finishes behind them there (the first to reach a square holds its right
+    # lane; entered in another order, the places and the 10-second bonus went to the wrong rider unsaid)
+    assert labels(menu) == ["0", "1", "2", "3 · behind blue", "4", "5+… > 5", "5+… > 6 · counts 5",
+                            "5+… > 7 · counts 5", "5+… > 8+ · counts 5"]
+    assert [c.label for c in menu.choices if c.default] == ["3 · behind blue"]
+    take(m, "3 · behind blue")
     menu = check_menu(m.state)
     assert menu.status == "red Rouleur +3 (2 in)"  # the count too, where the line has room
     end = next(c for c in menu.choices if c.label == "End round")
@@ -160,8 +162,8 @@ def test_five_or_more_squares_count_as_five_but_order_the_crossers() -> None:
     take(m, "red Rouleur")
     take(m, "5+…", "5")
     take(m, "blue Rouleur")
-    assert labels(check_menu(m.state))[-4:] == ["5+… > 5", "5+… > 6 · counts 5", "5+… > 7 · counts 5",
-                                                "5+… > 8+ · counts 5"]
+    assert labels(check_menu(m.state))[-4:] == ["5+… > 5 · behind red", "5+… > 6 · counts 5",
+                                                "5+… > 7 · counts 5", "5+… > 8+ · counts 5"]
     take(m, "5+…", "7 · counts 5")
     assert m.state.open_round == (("blue.rouleur", 7), ("red.rouleur", 5))
 
