@@ -6,8 +6,11 @@ table.  Every error names the file, the key as a dotted path (``screens[2].addre
 so the owner never has to read Python to fix it.  Unknown keys are errors too (a typo such as
 ``debounce_ms`` → ``debounce`` would otherwise be silently ignored).
 
-Missing optional sections get the defaults of ``firmware_config/pitboard.toml`` and the default wiring
-(NEXT=GPIO17, BACK=GPIO27, SELECT=GPIO22, OK=GPIO23; screens at 0x3C/0x3D on bus 1).
+Missing sections and keys take the built-in defaults of the dataclasses below, which are the quiet ones, not
+the values written in ``firmware_config/pitboard.toml``: game ``gaslands`` with its example setup, no camera
+(backend ``none``), no screens, the four panel buttons on the default wiring (NEXT=GPIO17, BACK=GPIO27,
+SELECT=GPIO22, OK=GPIO23) and no player buttons, the vision files and the game log in the data folder, the
+web page off.
 """
 
 from __future__ import annotations
