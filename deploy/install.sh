@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Pitboard installer for Raspberry Pi OS Bookworm and Trixie.
+# Pitboard installer for Raspberry Pi OS Bookworm (64-bit); Trixie installs with --no-lock, untested.
 #
 # Run once on a fresh Pi from a clone of the repository:   sudo deploy/install.sh
 # Running it again is safe: it only does what is still missing (and updates the installed code when
@@ -44,7 +44,8 @@ usage() {
     cat <<EOF
 Usage: sudo deploy/install.sh [options]
 
-Installs Pitboard as a service on Raspberry Pi OS (Bookworm or Trixie). Safe to run again.
+Installs Pitboard as a service on Raspberry Pi OS Bookworm, 64-bit (Trixie: with --no-lock, untested).
+Safe to run again.
 
 Options:
   --firmware      append the missing lines of firmware_config/config.txt to /boot/firmware/config.txt
@@ -256,15 +257,25 @@ choose_lock() {
     [ "$USE_LOCK" -eq 1 ] || return 0
     tag=$("$PYTHON" -c 'import sys; print("py%d%d" % sys.version_info[:2])')
     arch=$(uname -m)
-    # A Pi 4/5 on the 32-bit OS runs a 64-bit kernel: uname says aarch64, but Python and every wheel are armhf
-    # (a deploy audit: pip then refused the aarch64 lock's wheels and blamed the network or a hash)
-    if [ "$arch" = aarch64 ] && command -v dpkg >/dev/null 2>&1 && [ "$(dpkg --print-architecture)" = armhf ]; then
-        die "this is the 32-bit Raspberry Pi OS (armhf) on a 64-bit kernel: Pitboard needs the 64-bit OS (arm64; onnxruntime, which reads the dice, has no 32-bit ARM build). Install Raspberry Pi OS (64-bit) and run this again"
-    fi
     LOCK=$REPO/deploy/requirements-$tag-$arch.lock
     if [ ! -f "$LOCK" ]; then
         die "no lock file for $tag on $arch (deploy/$(basename "$LOCK")): locks exist for $(cd "$REPO/deploy" && printf '%s ' requirements-py*.lock). Run again with --no-lock to let pip pick the versions (no hashes; the way on Trixie, whose Python 3.13 has no lock here yet), or give a lock made for it with --lock FILE"
     fi
+}
+
+# The 32-bit Raspberry Pi OS cannot run Pitboard: onnxruntime, which reads the dice, has no 32-bit ARM build.
+# Asked before anything changes, whatever --no-lock or --lock say: it was asked only while choosing the lock, so
+# the 32-bit OS on a 32-bit kernel was told to run again with --no-lock, which skipped it, and pip then failed
+# on onnxruntime (a docs review).  A Pi 4/5 on the 32-bit OS may run a 64-bit kernel: uname says aarch64, but
+# Python and every wheel are armhf (dpkg says so).
+refuse_32_bit() {
+    local arch packages=""
+    arch=$(uname -m)
+    if command -v dpkg >/dev/null 2>&1; then packages=$(dpkg --print-architecture); fi
+    case "$arch/$packages" in
+        armv6l/* | armv7l/* | armv8l/* | */armhf | */armel)
+            die "this is a 32-bit system (kernel $arch${packages:+, packages $packages}): Pitboard needs Raspberry Pi OS (64-bit), arm64 (onnxruntime, which reads the dice, has no 32-bit ARM build). Install Raspberry Pi OS (64-bit) and run this again" ;;
+    esac
 }
 
 # ---------------------------------------------------------------------------------------------------
@@ -281,6 +292,9 @@ if [ "$SYSTEM" -eq 1 ] && [ -r /etc/os-release ]; then
 fi
 # The lock is chosen before anything changes: a Python with no lock (Trixie's 3.13) stopped at step 5, after
 # the packages, the user and the venv were made (a deploy review)
+if [ "$SYSTEM" -eq 1 ] || { [ "$VENV" -eq 1 ] && [ "$PIP" -eq 1 ]; }; then
+    refuse_32_bit
+fi
 if [ "$VENV" -eq 1 ] && [ "$PIP" -eq 1 ] && [ -n "$PYTHON" ]; then
     choose_lock
 fi

@@ -405,6 +405,35 @@ def test_a_python_without_a_lock_is_refused_before_anything_is_changed(repo: Pat
     assert list(root.iterdir()) == []  # nothing made under the root
 
 
+@pytest.mark.parametrize(("kernel", "packages"), [("armv7l", "armhf"), ("aarch64", "armhf"), ("armv8l", "armhf")])
+@pytest.mark.parametrize("lock", [[], ["--no-lock"]])
+def test_the_32_bit_os_is_refused_before_anything_is_changed(repo: Path, root: Path, tmp_path: Path, kernel: str,
+                                                              packages: str, lock: list[str]) -> None:
+    """deploy/README: "The 32-bit OS cannot run it (onnxruntime, which reads the dice, has no 32-bit ARM build):
+    the installer says so and stops."  It asked only while choosing the lock, for a 64-bit kernel: on a 32-bit
+    kernel it said "no lock file … Run again with --no-lock", and --no-lock skipped the question, pip failing
+    later on onnxruntime (a docs review).  Now asked first, with or without a lock, nothing written."""
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    (bin_ / "uname").write_text(f'#!/bin/sh\n[ "$1" = -m ] && {{ echo {kernel}; exit 0; }}\nexec /bin/uname "$@"\n')
+    (bin_ / "dpkg").write_text(f'#!/bin/sh\n[ "$1" = --print-architecture ] && echo {packages}\n')
+    for stub in bin_.iterdir():
+        stub.chmod(0o755)
+    path = f"{bin_}:{os.environ['PATH']}"
+    python = tmp_path / "python3"
+    python.write_text('#!/bin/sh\nprintf "py311\\n"\n')
+    python.chmod(0o755)
+    proc = subprocess.run(
+        ["/bin/bash", str(repo / "deploy/install.sh"), "--root", str(root), "--no-system", *lock],
+        capture_output=True, text=True, env=clean_env() | {"PITBOARD_PYTHON": str(python), "PATH": path},
+        stdin=subprocess.DEVNULL, timeout=60,
+    )
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "32-bit system" in proc.stderr and f"kernel {kernel}" in proc.stderr, proc.stderr
+    assert "Raspberry Pi OS (64-bit)" in proc.stderr and "--no-lock" not in proc.stderr
+    assert list(root.iterdir()) == []  # nothing made under the root
+
+
 def test_venv_has_system_site_packages_and_is_not_recreated(repo: Path, root: Path) -> None:
     """The one test that builds the virtual environment (no pip install: that needs the network)."""
 
