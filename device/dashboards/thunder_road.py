@@ -10,7 +10,9 @@ Read at arm's length, so one column per vehicle, each with the same few things i
     | FIRE          OUT    Traction    |   FIRE = ON FIRE! token; OUT = out of service; X = eliminated;
     | Nitro              dice 1 3 5    |   Traction = a Big Rig section's command active this turn
     +----------------------------------+   footer: the command used this round, the unused dice (while a
-                                                   bump waits: "bump M" to its owners, else "bumps 1")
+                                                   bump waits: "bump M" to its owners, else "bumps 1"); while
+                                                   your vehicle moves, how far in place of the command
+                                                   ("4 spaces · Drift")
 
 Alerts (Fire-die roll required, a car out of service, and the app's notices such as a refusal with its
 reason) cover the middle as a lit banner while ``blink_on``, so they flash over the columns; the most urgent
@@ -212,8 +214,6 @@ def _moves(draw: ImageDraw.ImageDraw, v: VehicleView, x0: int, x1: int, y: int) 
 
 def _footer(draw: ImageDraw.ImageDraw, view: PlayerView) -> None:
     draw.line((0, FOOTER_TOP - 1, WIDTH - 1, FOOTER_TOP - 1), fill=ON)
-    command = view.command or "no cmd"
-    fit_text(draw, (1, FOOTER_TOP, 58, HEIGHT - 1), command, sizes=(10, 9))
     # a player out of the race has no dice to use (their last roll stayed on the line)
     dice = " ".join(str(d) for d in view.dice) if view.dice and view.standing else "-"
     if view.passed and view.standing:
@@ -222,6 +222,15 @@ def _footer(draw: ImageDraw.ImageDraw, view: PlayerView) -> None:
         # whose vehicles (their columns above) the bump dice are for: an owner saw "bumps 1", not that it was theirs
         mine = " ".join(v.short for v in view.vehicles if v.bumped)
         dice = f"bump {mine}" if mine else f"bumps {view.bumps}"
+    if view.allowance:
+        # the vehicle moving now: how far and how, in the room the dice leave (the menu's status line said it, but
+        # its page goes after 20 s idle, while a player counts the spaces: a screens review)
+        right = WIDTH - 2 - text_width(dice, 9) - 5
+        fit_text(draw, (1, FOOTER_TOP, right, HEIGHT - 1), view.allowance, sizes=(10, 9))
+        fit_text(draw, (right + 3, FOOTER_TOP, WIDTH - 2, HEIGHT - 1), dice, sizes=(9,), align="right")
+        return
+    command = view.command or "no cmd"
+    fit_text(draw, (1, FOOTER_TOP, 58, HEIGHT - 1), command, sizes=(10, 9))
     fit_text(draw, (60, FOOTER_TOP, WIDTH - 2, HEIGHT - 1), dice, sizes=(10, 9), align="right")
 
 

@@ -159,6 +159,20 @@ def allowance_words(state: ThunderRoadState) -> str:
     return n + ("+Road die" if _road_die_in_move(state) else "")
 
 
+def allowance_line(state: ThunderRoadState) -> str:
+    """How far the moving vehicle goes, and how: "4 spaces", "1 space · coast", "4+Nitro spaces · Drift" (the
+    menu's status line and the mover's dashboard say it)."""
+    turn = state.turn
+    assert turn is not None and turn.vehicle is not None
+    allowance = allowance_words(state)
+    parts = [f"{allowance} space{'' if allowance == '1' else 's'}"]
+    if turn.action == "coast":
+        parts.append("coast")
+    if "drift" in turn.commands:
+        parts.append("Drift")
+    return " · ".join(parts)
+
+
 def turn_player(state: ThunderRoadState, command: Command) -> str:
     """The player whose turn it is; a command naming another player is refused."""
     assert state.turn is not None

@@ -26,7 +26,7 @@ from games.core.table_input import (
 )
 from games.thunder_road import rules
 from games.thunder_road.bumps import reroll_owners
-from games.thunder_road.common import allowance_known, allowance_words, met_on_the_way, own_label
+from games.thunder_road.common import allowance_known, allowance_line, met_on_the_way, own_label
 from games.thunder_road.movement import bumped_vehicles
 from games.thunder_road.prompt import meet_another
 from games.thunder_road.state import MOVEMENT_DICE, Step, ThunderRoadState, Vehicle
@@ -68,12 +68,7 @@ def _moving_status(state: ThunderRoadState, who: str) -> str:
     it moves ("Small car 2 · 2 spaces · Drift")."""
     turn = state.turn
     assert turn is not None and turn.vehicle is not None
-    allowance = allowance_words(state)
-    parts = [vehicle_name(state, turn.vehicle, who), f"{allowance} space{'' if allowance == '1' else 's'}"]
-    if turn.action == "coast":
-        parts.append("coast")
-    if "drift" in turn.commands:
-        parts.append("Drift")
+    parts = [vehicle_name(state, turn.vehicle, who), allowance_line(state)]
     # the vehicles reported met before the move: "drifted past Ben's Medium", "hit Cy's Large at 3"
     parts += [f"drifted past {_short_name(state, vid, who)}" if passed else f"hit {_short_name(state, vid, who)} at {at}"
               for passed, at, vid in met_on_the_way(state)]

@@ -293,3 +293,6 @@ class PlayerView:
     to_roll: tuple[str, ...] = ()
     #: passed this round (no vehicle to move, declined to coast): out of the round, its dice left unused
     passed: bool = False
+    #: while this player's vehicle moves: how far and how ("4 spaces · Drift"; ``common.allowance_line``), which
+    #: the menu's status line said only until the menu's page went (a screens review); else ""
+    allowance: str = ""

@@ -8,7 +8,7 @@ from typing import Any
 from games.core import Alert, Event
 
 from games.thunder_road.bumps import larger_owner, reroll_owners
-from games.thunder_road.common import in_sentence, own_label, vehicle_words
+from games.thunder_road.common import allowance_line, in_sentence, own_label, vehicle_words
 from games.thunder_road.prompt import prompt
 from games.thunder_road.state import PlayerView, Step, ThunderRoadState, VehicleView
 
@@ -45,6 +45,7 @@ def views(state: ThunderRoadState) -> list[PlayerView]:
     out = []
     active = [state.tables.command(name) for name in state.turn.commands] if state.turn else []
     to_roll = () if state.turn else tuple(p.name for p in state.players if state.standing(p.name) and not p.rolled)
+    allowance = allowance_line(state) if state.step is Step.MOVE and moving is not None else ""
     for p in state.players:
         vehicles = []
         for v in state.fleet(p.name):
@@ -89,6 +90,7 @@ def views(state: ThunderRoadState) -> list[PlayerView]:
                 news=state.news,
                 to_roll=to_roll,
                 passed=p.passed,
+                allowance=allowance if turn_player == p.name else "",
             )
         )
     return out

@@ -56,6 +56,13 @@ def waiting_with_damage_moves_and_command() -> PlayerView:
     return _view(m, "Ana")
 
 
+def moving_with_drift() -> PlayerView:
+    """Ana's small car moves 3 with Drift: her footer says how far and how, as the menu's status line did."""
+    m = _table(["Ana", "Ben"], ROLL, {"type": "command", "name": "drift", "die": 4},
+               {"type": "assign", "vehicle": "small", "die": 3})
+    return _view(m, "Ana")
+
+
 def coasting_and_on_fire() -> PlayerView:
     m = _table(
         [{"name": "Ana", "vehicles": ["small", "medium"]}, "Ben"],
@@ -137,6 +144,7 @@ def demo_end() -> PlayerView:
 STATES: dict[str, tuple[Callable[[], PlayerView], bool]] = {
     "your_turn": (your_turn, True),
     "waiting_damage_command": (waiting_with_damage_moves_and_command, True),
+    "moving_with_drift": (moving_with_drift, True),
     "coasting_on_fire": (coasting_and_on_fire, True),
     "fire_roll_blink_on": (fire_roll, True),
     "fire_roll_blink_off": (fire_roll, False),
@@ -444,3 +452,19 @@ def test_a_big_rigs_damage_tokens_are_counted_past_the_squares_that_fit() -> Non
 
     pictures = [drawn(n) for n in range(1, 6)]
     assert len(set(pictures)) == 5
+
+
+def test_the_mover_s_footer_says_how_far_the_vehicle_moves() -> None:
+    """"A vehicle moves as many spaces as the die assigned to it" and Drift changes how: the menu's status line
+    said "Small car · 3 spaces · Drift", but its page goes after 20 s idle, and a player counting spaces looked
+    up to YOUR TURN and a lit S.  The mover's footer says it while the vehicle moves (the other players' and,
+    once moved, the mover's own show the command and the dice again)."""
+    moving = moving_with_drift()
+    assert moving.allowance == "3 spaces · Drift" and moving.step == "move the vehicle"
+    others = _view(_table(["Ana", "Ben"], ROLL, {"type": "command", "name": "drift", "die": 4},
+                          {"type": "assign", "vehicle": "small", "die": 3}), "Ben")
+    assert others.allowance == ""
+    assert waiting_with_damage_moves_and_command().allowance == ""  # moved: the turn went on
+    footer = (slice(54, 64), slice(0, 128))
+    drawn = lit(render(moving, blink_on=True))[footer]
+    assert not np.array_equal(drawn, lit(render(replace(moving, allowance=""), blink_on=True))[footer])
