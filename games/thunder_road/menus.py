@@ -330,7 +330,9 @@ def menu(state: ThunderRoadState) -> Menu:
         title = f"Fire die {turn.fire_face}: rule"  # the face read is shown, not only the terminal's prompt
     elif step is Step.PLACE and state.bumps and state.bumps[0].roll:
         roll_ = state.bumps[0].roll  # what the bump die and the direction die said: the table places by it
-        title = f"{roll_[0]} · direction {roll_[1]}"
+        # each face with its die, as the dice entry keeps them ("bump die bump6"): a face the owner renamed
+        # ("Front") read alone beside "direction 3" (a screens review); a long title turns on its bar
+        title = f"bump die {roll_[0]} · direction {roll_[1]}"
     if step is Step.GAME_OVER:
         return Menu(title, (), p.player, p.text)
     who = p.player

@@ -76,7 +76,8 @@ def test_the_dice_read_and_the_allowance_are_on_the_menu_page() -> None:
     ok(m, "move", spaces=3, occupied=[{"at": 3, "vehicle": "Dominique/small"}])
     assert menu(m.state).status == "Bump: Large / Dominique's Small"  # Cy's own: no name; it fits
     ok(m, "bump", bump="bump2", direction=5)
-    assert menu(m.state).title == "bump2 · direction 5"  # the dice say where: the table places by them
+    # the dice say where: the table places by them (each face with its die: a renamed face read alone)
+    assert menu(m.state).title == "bump die bump2 · direction 5"
     ok(m, "placed", moved="Dominique/small")
     ok(m, "damage", vehicle="Dominique/medium", on_fire=True)
     ok(m, "assign", vehicle="Dominique/medium", die=3)
