@@ -37,6 +37,8 @@ FLAT_VEHICLES = 6
 #: Distances offered by "Moved how far…" beyond the die when the allowance is not known (a Nitro of unknown size, a
 #: Road die rolled: ``common.allowance_known``).
 UNKNOWN_EXTRA = MOVEMENT_DICE + 2
+#: The coast's branch: a die assigned to a vehicle already moved, which moves it 1 space.
+COAST = "Coast: 1 space…"
 
 TITLES: dict[str, str] = {
     Step.ROLL.value: "Roll",
@@ -377,11 +379,13 @@ def menu(state: ThunderRoadState) -> Menu:
             if "assign" in commands:
                 choices.append(_assign(state, who, "assign", state.unmoved(who), "Move a vehicle…", True))
             if "coast" in commands:
-                choices.append(_assign(state, who, "coast", state.coastable(who), "Coast 1…", True))
+                # "a coast counts as a move of 1": "Coast 1…", beside the dashboard's two coast rings, read as the
+                # first coast (a screens review)
+                choices.append(_assign(state, who, "coast", state.coastable(who), COAST, True))
             if "pass" in commands:
                 if "coast" in commands:
                     # passing gives up the dice left for the round (the player is out of it): "Pass" beside
-                    # "Coast 1…" did not say so, and the 6 kept on the dashboard looked like a die to play
+                    # "Coast…" did not say so, and the 6 kept on the dashboard looked like a die to play
                     pass_words = "Pass: out of round"
                 choices.append(leaf(pass_words, Command("pass"), default="coast" not in commands))
         elif step is Step.FIRE:

@@ -472,7 +472,7 @@ def test_thunder_road_turn_choices_assign_move_and_only_legal_ones(tmp_path: Pat
     assert ("Command…", "Nitro", "Die 1") in t.paths and ("Command…", "Nitro", "Die 4") not in t.paths  # Nitro: 1-3
     assert ("Command…", "Drift", "Die 4") in t.paths and ("Command…", "Drift", "Die 6") not in t.paths
     assert "Repair" not in t.under("Command…")  # no damage to repair
-    assert "Coast 1…" not in t.top and "Pass" not in t.top  # vehicles still to move
+    assert "Coast: 1 space…" not in t.top and "Pass" not in t.top  # vehicles still to move
     t.every_choice_is_legal()
     assert t.choose("Move a vehicle…", "Medium car", "Die 4") == {"type": "assign", "vehicle": "Ana/medium", "die": 4}
     assert t.top[0] == "Moved 4" and t.highlighted == ("Moved 4",)
@@ -554,15 +554,15 @@ def test_thunder_road_commands_coast_and_pass_with_the_buttons(tmp_path: Path) -
     t.choose("Move a vehicle…", "Small car", "Die 1")  # Ben
     t.press("next")
     # Ana's only car has moved: coast it (no command on a coast turn) or pass
-    assert t.top[:2] == ["Coast 1…", "Pass: out of round"] and "Command…" not in t.top
-    assert t.under("Coast 1…", "Small car") == ["Die 5", "Die 6"]
-    assert t.choose("Coast 1…", "Small car", "Die 5") == {"type": "coast", "vehicle": "Ana/small", "die": 5}
+    assert t.top[:2] == ["Coast: 1 space…", "Pass: out of round"] and "Command…" not in t.top
+    assert t.under("Coast: 1 space…", "Small car") == ["Die 5", "Die 6"]
+    assert t.choose("Coast: 1 space…", "Small car", "Die 5") == {"type": "coast", "vehicle": "Ana/small", "die": 5}
     assert t.top[0] == "Moved 1"
     t.press("next")
-    t.choose("Coast 1…", "Small car", "Die 1")  # Ben
+    t.choose("Coast: 1 space…", "Small car", "Die 1")  # Ben
     t.press("next")
     # passing gives up the round's dice left (an audit: "Pass" did not say so, and the dashboard kept the 6)
-    assert t.top[:2] == ["Coast 1…", "Pass: out of round"]
+    assert t.top[:2] == ["Coast: 1 space…", "Pass: out of round"]
     assert t.choose("Pass: out of round") == {"type": "pass"}
     assert t.match.state.player("Ana").passed and t.match.state.player("Ana").dice
     ana = next(v for v in t.match.views() if v.player == "Ana")
@@ -576,11 +576,11 @@ def test_thunder_road_pass_alone_says_why(tmp_path: Path) -> None:
     t = Panel(tmp_path, "thunder_road", tr_setup(players=[{"name": "Ana", "vehicles": ["small"]},
                                                          {"name": "Ben", "vehicles": ["small"]}]))
     roll_all(t, [1, 2, 3, 4], [1, 2, 3, 4])
-    for verb, die in (("Move a vehicle…", 1), ("Coast 1…", 2), ("Coast 1…", 3)):
+    for verb, die in (("Move a vehicle…", 1), ("Coast: 1 space…", 2), ("Coast: 1 space…", 3)):
         for _ in ("Ana", "Ben"):
             t.choose(verb, "Small car", f"Die {die}")
             t.press("next")
-    assert t.match.state.turn.player == "Ana" and t.top[0] == "Pass" and "Coast 1…" not in t.top, t.top
+    assert t.match.state.turn.player == "Ana" and t.top[0] == "Pass" and "Coast: 1 space…" not in t.top, t.top
     assert t.app.menu().status == "Ana · no move or coast left"
     t.close()
 

@@ -270,7 +270,7 @@ def test_who_goes_first_keeps_its_word_on_the_title_bar_with_a_long_name() -> No
 
 
 def test_traction_drive_is_offered_on_the_buttons_after_a_coast_and_the_road_die_is_shown() -> None:
-    """Traction Drive goes with a coast (the coast rule is the command board's), but after Coast 1… the move
+    """Traction Drive goes with a coast (the coast rule is the command board's), but after Coast: 1 space… the move
     menu had no Command…: only BACK got out.  And the Road die's face was on no screen."""
     m = match({"first_player": "Ana", "players": [{"name": "Ana", "vehicles": ["medium", "big_rig"]},
                                                   {"name": "Ben", "vehicles": ["small"]}], "board": {"tiles": 5, "on_board": 3}})
