@@ -35,7 +35,7 @@ LEGENDS: dict[str, tuple[tuple[str, str], ...]] = {
         ("Squares", "damage slots; filled: a token; ?: slots not known"),
         ("Tick", "moved this round"),
         ("Rings", "coasts used (two at most)"),
-        ("FIRE, F!", "ON FIRE!"),
+        ("ON FIRE!, FIRE, F!", "the ON FIRE! token (shorter in narrow columns)"),
         ("OUT", "out of service"),
         ("FIRE+OUT, F!+OUT, F!+O, F!O", "ON FIRE! and out of service"),
         ("Traction, TD", "Big Rig: Traction Drive active this turn"),

@@ -7,12 +7,12 @@ Read at arm's length, so one column per vehicle, each with the same few things i
     |  S      M      L      R          |   big letter per vehicle (lit box = the one moving now)
     |  ##     #.     ..     ##?        |   damage slots: filled = token; "?" = slot count unknown
     |  v oo   v o.   . ..              |   v = moved this round, two rings = coasts used (of 2)
-    | FIRE          OUT    Traction    |   FIRE = ON FIRE! token; OUT = out of service; X = eliminated;
-    | Nitro              dice 1 3 5    |   Traction = a Big Rig section's command active this turn
-    +----------------------------------+   footer: the command used this round, the unused dice (while a
-                                                   bump waits: "bump M" to its owners, else "bumps 1"); while
-                                                   your vehicle moves, how far in place of the command
-                                                   ("4 spaces · Drift")
+    | ON FIRE!      OUT    Traction    |   the ON FIRE! token ("FIRE", "F!" in narrow columns); OUT = out
+    | Nitro              dice 1 3 5    |   of service; X = eliminated; Traction = a Big Rig section's command
+    +----------------------------------+   active this turn.  Footer: the command used this round, the
+                                                   unused dice (while a bump waits: "bump M" to its owners, else
+                                                   "bumps 1"); while your vehicle moves, how far in place of the
+                                                   command ("4 spaces · Drift")
 
 Alerts (Fire-die roll required, a car out of service, and the app's notices such as a refusal with its
 reason) cover the middle as a lit banner while ``blink_on``, so they flash over the columns; the most urgent
@@ -154,7 +154,8 @@ def _column(draw: ImageDraw.ImageDraw, v: VehicleView, x: int, w: int) -> None:
         draw.rectangle(tag_box, fill=ON)
         # on fire and out of service at once: both (an audit: FIRE alone hid OUT, a car that can no longer act),
         # joined by "+" ("FIRE OUT" read as the Fire die's "Fire out", the fire put out)
-        words = ("FIRE+OUT", "F!+OUT", "F!+O", "F!O") if v.out_of_service else ("FIRE", "F!")
+        # the token's name where the column holds it ("FIRE" was not the rulebook's word: a screens review)
+        words = ("FIRE+OUT", "F!+OUT", "F!+O", "F!O") if v.out_of_service else ("ON FIRE!", "FIRE", "F!")
         word = next((w for w in words if text_width(w, 8) <= x1 - x0 - 2), words[-1])
         fit_text(draw, (x0 + 1, tag_box[1] + 1, x1 - 1, tag_box[3] - 1), word, sizes=(10, 9, 8), fill=OFF, align="center")
     elif v.out_of_service:
