@@ -34,7 +34,7 @@ LEGENDS: dict[str, tuple[tuple[str, str], ...]] = {
         ("S M L R B", "small, medium, large car, Big Rig, bike; lit box: moving now"),
         ("Squares", "damage slots; filled: a token; ?: slots not known"),
         ("Tick", "moved this round"),
-        ("Rings", "coasts used (two at most)"),
+        ("Rings", "coasts used (two at most); 1, 2 in narrow columns"),
         ("ON FIRE!, FIRE, F!", "the ON FIRE! token (shorter in narrow columns)"),
         ("OUT", "out of service"),
         ("FIRE+OUT, F!+OUT, F!+O, F!O", "ON FIRE! and out of service"),

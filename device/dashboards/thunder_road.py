@@ -142,7 +142,9 @@ def _column(draw: ImageDraw.ImageDraw, v: VehicleView, x: int, w: int) -> None:
     letter_box = (x0, MIDDLE_TOP, x1, MIDDLE_TOP + 11)
     if v.moving:
         draw.rectangle(letter_box, fill=ON)
-    fit_text(draw, letter_box, v.short, sizes=(12, 11, 10), fill=OFF if v.moving else ON, align="center", stroke=0)
+    # (down to 8 px in the narrowest columns: nine vehicles lost their letters, B1 … B9, to "…")
+    fit_text(draw, letter_box, v.short, sizes=(12, 11, 10, 9, 8), fill=OFF if v.moving else ON, align="center",
+             stroke=0)
     if v.eliminated:
         draw.line((x0 + 2, MIDDLE_TOP + 14, x1 - 2, MIDDLE_BOTTOM), fill=ON, width=2)
         draw.line((x1 - 2, MIDDLE_TOP + 14, x0 + 2, MIDDLE_BOTTOM), fill=ON, width=2)
@@ -199,14 +201,26 @@ def _slots(draw: ImageDraw.ImageDraw, v: VehicleView, x0: int, x1: int, y: int) 
 
 
 def _moves(draw: ImageDraw.ImageDraw, v: VehicleView, x0: int, x1: int, y: int) -> None:
-    """A tick when the vehicle has moved this round, then the coasts used as filled rings (2 rings)."""
-    if v.moved:
+    """A tick when the vehicle has moved this round, then the coasts used as filled rings (2 rings), smaller in
+    narrower columns.  Where two rings do not fit the column (seven vehicles and more: the second ran into the
+    next column, a screens review), the coasts used as a digit; in the narrowest (nine vehicles), that digit in
+    place of the tick (a vehicle that coasted has moved)."""
+    narrow = x1 - x0 < 24  # six or more vehicles: smaller rings so both coasts still show
+    rings = next(((d, pitch) for d, pitch in ((4, 5) if narrow else (6, 7), (3, 4)) if pitch + d <= x1 - x0 - 8),
+                 None)
+    digit_after = rings is None and x0 + 9 + pixel_text_width("2") - 1 <= x1
+    if rings is None and not digit_after and v.coasts:
+        pixel_text(draw, (x0 + 1, y), str(v.coasts))
+    elif v.moved:
         draw.line((x0 + 1, y + 3, x0 + 3, y + 6), fill=ON, width=2)
         draw.line((x0 + 3, y + 6, x0 + 7, y), fill=ON, width=2)
     else:
         draw.rectangle((x0 + 1, y + 1, x0 + 6, y + 6), outline=ON)
-    narrow = x1 - x0 < 24  # six or more vehicles: smaller rings so both coasts still show
-    d, pitch = (4, 5) if narrow else (6, 7)
+    if rings is None:
+        if digit_after and v.coasts:
+            pixel_text(draw, (x0 + 9, y), str(v.coasts))
+        return
+    d, pitch = rings
     for i in range(2):
         left = x0 + 9 + i * pitch
         box = (left, y + 1, left + d - 1, y + d)

@@ -18,7 +18,7 @@ import numpy as np
 from PIL import Image
 
 from device.dashboards.thunder_road import render
-from games.core import Alert, Command, Match
+from games.core import Alert, Command, Illegal, Match
 from games.thunder_road import GAME
 from games.thunder_road.demo import demo_script
 from games.thunder_road.state import PlayerView
@@ -468,3 +468,25 @@ def test_the_mover_s_footer_says_how_far_the_vehicle_moves() -> None:
     footer = (slice(54, 64), slice(0, 128))
     drawn = lit(render(moving, blink_on=True))[footer]
     assert not np.array_equal(drawn, lit(render(replace(moving, allowance=""), blink_on=True))[footer])
+
+
+@pytest.mark.parametrize("fleet", [6, 7, 8, 9])
+def test_coasts_stay_in_their_column_in_a_large_fleet(fleet: int) -> None:
+    """A setup takes up to 9 vehicles a player (three cars, the Big Rig, the Final Five); from seven on, the
+    second coast ring ran into the next column's tick, and at nine the letters were cut to nothing (a screens
+    review).  Every column's moves row keeps to its own box, its coasts show in it, and its letter is drawn."""
+    m = _table(["Ana", {"name": "Ben", "vehicles": ["bike"] * fleet}])
+    view = _view(m, "Ben")
+    coasted = tuple(replace(v, moved=True, coasts=2) for v in view.vehicles)
+    drawn = lit(render(replace(view, vehicles=coasted), blink_on=True))
+    plain = lit(render(replace(view, vehicles=tuple(replace(v, moved=True) for v in view.vehicles)), blink_on=True))
+    width = 128 // fleet
+    band = slice(13 + 21, 13 + 21 + 8)  # the moves row (MIDDLE_TOP + 21)
+    for i in range(fleet):
+        gutter = [x for x in (i * width + width - 1, i * width + width) if x < 128]
+        assert not drawn[band, gutter].any(), (fleet, i)
+        own = slice(i * width, i * width + width - 1)
+        assert not np.array_equal(drawn[band, own], plain[band, own]), (fleet, i)  # its coasts are seen
+        assert drawn[13:25, own].sum() >= 10, (fleet, i)  # its letter ("B9"), not a lone "…"
+    with pytest.raises(Illegal, match="1 to 9 vehicles"):
+        Match.begin(GAME, {"players": [{"name": "Ana"}, {"name": "Ben", "vehicles": ["bike"] * 10}]})

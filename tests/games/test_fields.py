@@ -191,7 +191,7 @@ def test_finding_7_other_counts_are_bounded():
     assert "at most 100" in refusal(THUNDER_ROAD, tr)
     tr = tomllib.loads(THUNDER_ROAD_SETUP)
     tr["players"][0]["vehicles"] = ["small"] * 1000
-    assert "1 to 10 vehicles" in refusal(THUNDER_ROAD, tr)
+    assert "1 to 9 vehicles" in refusal(THUNDER_ROAD, tr)
     gl = tomllib.loads(GASLANDS_SETUP)
     gl["players"][0]["vehicles"] = [{"type": "buggy"}] * 50
     assert "at most 20" in refusal(GASLANDS, gl)
