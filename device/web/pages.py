@@ -55,6 +55,7 @@ td a,main>p>a{display:inline-block;min-height:44px;min-width:44px;line-height:44
 .pad{display:flex;flex-wrap:wrap;gap:.3em;margin:.3em 0}
 .pad button{min-width:2.9em;padding:.4em .45em;touch-action:manipulation}
 #dice-typed{display:block;margin:0 0 .2em}#dice-undo,#dice-send{padding:.3em .7em}
+#phones{list-style:none;padding:0}#phones li{margin:0 0 .8em}form.inline{margin:.2em 0 0}
 """
 
 LIVE_JS = """
@@ -353,7 +354,7 @@ SETUP_JS = """
 """
 
 NAV = (("/", "Live"), ("/log", "Game log"), ("/setup", "New game"), ("/rules", "Rule facts"),
-       ("/calibrate", "Calibrate"), ("/teach", "Teach"), ("/check", "Check"))
+       ("/calibrate", "Calibrate"), ("/teach", "Teach"), ("/check", "Check"), ("/phones", "Phones"))
 
 
 def layout(title: str, body: str, *, here: str = "", script: bool | str = False, nav: bool = True) -> str:
@@ -629,6 +630,32 @@ def check_page(lines: Sequence[Any]) -> str:
     body = (f"<p>The files and parts the appliance reads. The bus and pin probes of <code>pitboard check</code> "
             f"are not run here: the running appliance holds them.</p><ul id=check>{rows}</ul>")
     return layout("Check", body, here="/check")
+
+
+def _ago(seconds: float) -> str:
+    minutes = int(seconds // 60)
+    return "just now" if minutes < 1 else f"{minutes} min ago" if minutes < 120 else f"{minutes // 60} h ago"
+
+
+def phones_page(sessions: Sequence[Any], me: Any, now: float, csrf: str, *, message: str = "") -> str:
+    """The phones paired since the appliance started, this one first; each with a Forget button (its next
+    request asks for the code again).  A guest who has left, or a phone lost at the table, is forgotten without a
+    restart, which forgets every phone."""
+    ordered = sorted(sessions, key=lambda x: (x is not me, x.since))
+    rows = []
+    for x in ordered:
+        this = " <b>(this phone)</b>" if x is me else ""
+        label = "Forget this phone (it asks for the code again)" if x is me else "Forget"
+        rows.append(f'<li>{esc(x.device or "a browser")} at {esc(x.client)}, paired {esc(_ago(now - x.since))}{this}'
+                    f'<form method=post action=/phones/forget class=inline>{csrf_field(csrf)}'
+                    f'<input type=hidden name=phone value="{esc(x.handle)}">'
+                    f'<button type=submit class=forget>{esc(label)}</button></form></li>')
+    msg = f'<p class=ok id=phones-message>{esc(message)}</p>' if message else ""
+    body = (f"{msg}<p>Every phone paired has this page: it can start another game, calibrate, teach dice faces and "
+            "edit the rule facts. Forget a phone that should not (a guest who has left, a phone lost at the table): "
+            "it asks for the code again. Restarting the service forgets every phone.</p>"
+            f"<ul id=phones>{''.join(rows)}</ul>")
+    return layout("Phones", body, here="/phones")
 
 
 def teach_page(csrf: str, *, frame: int | None, die: str = "", face: str = "", token: str | None = None,

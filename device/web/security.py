@@ -42,6 +42,20 @@ class Session:
     csrf: str
     client: str
     since: float
+    #: what the phone says it is ("iPhone", "Android"), from its User-Agent: for the owner's list of phones
+    device: str = ""
+    #: a public name for the session in the Phones page's forms (the id is the cookie's secret: never in a page)
+    handle: str = field(default_factory=lambda: secrets.token_urlsafe(9))
+
+
+#: The User-Agent's words that name a kind of device, first match wins (the list on the Phones page).
+DEVICES = (("iPhone", "iPhone"), ("iPad", "iPad"), ("Android", "Android"), ("CrOS", "Chromebook"),
+           ("Macintosh", "Mac"), ("Windows", "Windows"), ("Linux", "Linux"))
+
+
+def device_of(user_agent: str) -> str:
+    """"iPhone", "Android" … from a browser's User-Agent; "a browser" when it names none of them."""
+    return next((name for word, name in DEVICES if word in user_agent), "a browser")
 
 
 @dataclass
@@ -73,7 +87,7 @@ class Pairing:
             waits.append(WINDOW_S - (now - self._all_fails[0]))
         return max([0.0, *waits])
 
-    def pair(self, client: str, code: str) -> tuple[Session | None, str]:
+    def pair(self, client: str, code: str, device: str = "") -> tuple[Session | None, str]:
         """A new session for a right code, else None and what to do."""
         wait = self.retry_after(client)
         if wait > 0:
@@ -97,13 +111,21 @@ class Pairing:
                 why = "not six digits"
             shown = typed if len(typed) <= 12 else typed[:12] + "…"
             return None, f"{shown + ': ' if shown else ''}{why}; type the six digits shown on player 1's screen"
-        session = Session(secrets.token_urlsafe(32), secrets.token_urlsafe(32), client, self.clock())
+        session = Session(secrets.token_urlsafe(32), secrets.token_urlsafe(32), client, self.clock(), device)
         self.sessions[session.id] = session
         while len(self.sessions) > MAX_SESSIONS:
             self.sessions.pop(next(iter(self.sessions)))
         if self.on_paired is not None:
             self.on_paired(session)
         return session, "paired"
+
+    def forget(self, handle: str) -> Session | None:
+        """Forget the paired phone of ``handle`` (its next request asks for the code again); the session forgotten,
+        or None when there is none such (forgotten already, or before a restart)."""
+        for sid, s in list(self.sessions.items()):
+            if hmac.compare_digest(s.handle.encode(), str(handle).encode()):
+                return self.sessions.pop(sid)
+        return None
 
     def session(self, cookie: str | None) -> Session | None:
         if not cookie:

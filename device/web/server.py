@@ -32,7 +32,7 @@ from starlette.routing import Route
 from device.web import pages
 from device.web.camera_view import CameraView
 from device.web.hub import WebHub
-from device.web.security import PAIR_COOKIE, SESSION_COOKIE, Pairing, Session
+from device.web.security import PAIR_COOKIE, SESSION_COOKIE, Pairing, Session, device_of
 
 #: Heartbeat of an idle event stream (keeps proxies and phones from closing it).
 HEARTBEAT_S = 15.0
@@ -236,13 +236,16 @@ def create_app(ctx: WebContext) -> Starlette:
         if not cookie or not secrets.compare_digest(cookie.encode(), token.encode()) or not _same_origin(request):
             return PlainTextResponse("the pairing form's CSRF token is missing or wrong: open /pair again",
                                      status_code=403)
-        session, message = ctx.pairing.pair(client_of(request), form.get("code", ""))
+        session, message = ctx.pairing.pair(client_of(request), form.get("code", ""),
+                                            device_of(request.headers.get("user-agent", "")))
         if session is None:
             status = 429 if message.startswith("too many") else 403
-            first = _first_player()
-            if first:
-                message = message.replace("player 1's screen", f"{first}'s screen")
-            return html(pages.pair_page(cookie, message, first=first, screen=ctx.code_screen()), status)
+            first, screen = _first_player(), ctx.code_screen()
+            # the screen the code is on by its player's name: player 1's, or another's when theirs is off (the
+            # page said so above the form, and the refusal under it named player 1's screen, which showed nothing)
+            if screen or first:
+                message = message.replace("player 1's screen", f"{screen or first}'s screen")
+            return html(pages.pair_page(cookie, message, first=first, screen=screen), status)
         resp = RedirectResponse("/", status_code=303)
         resp.set_cookie(SESSION_COOKIE, session.id, httponly=True, samesite="strict", path="/")
         browser = request.cookies.get(BROWSER_COOKIE) or secrets.token_urlsafe(16)
@@ -686,6 +689,22 @@ def create_app(ctx: WebContext) -> Starlette:
         lines = await asyncio.to_thread(ctx.check) if ctx.check is not None else []
         return html(pages.check_page(lines))
 
+    # -- the phones paired ----------------------------------------------------------------------
+    async def phones_get(request: Request, session: Session, form: dict[str, str]) -> Response:
+        return html(pages.phones_page(list(ctx.pairing.sessions.values()), session, ctx.pairing.clock(),
+                                      session.csrf))
+
+    async def phones_forget(request: Request, session: Session, form: dict[str, str]) -> Response:
+        gone = ctx.pairing.forget(form.get("phone", ""))
+        if gone is session:  # this phone: the pairing page next, its cookie gone
+            resp = RedirectResponse("/pair", status_code=303)
+            resp.delete_cookie(SESSION_COOKIE, path="/")
+            return resp
+        said = (f"Forgotten: {gone.device or 'a browser'} at {gone.client}." if gone is not None else
+                "That phone was forgotten already.")
+        return html(pages.phones_page(list(ctx.pairing.sessions.values()), session, ctx.pairing.clock(),
+                                      session.csrf, message=said))
+
     # -- teaching dice from the live camera ------------------------------------------------------
     def _crops() -> Any:
         from device.web.teach import Crops
@@ -964,6 +983,8 @@ def create_app(ctx: WebContext) -> Starlette:
         Route("/rules/fire", guard(fire_post), methods=["POST"]),
         Route("/rules/facts/{game}", guard(facts_post), methods=["POST"]),
         Route("/check", guard(check)),
+        Route("/phones", guard(phones_get), methods=["GET"]),
+        Route("/phones/forget", guard(phones_forget), methods=["POST"]),
         Route("/teach", guard(teach_get), methods=["GET"]),
         Route("/teach", guard(teach_take), methods=["POST"]),
         Route("/teach/tray.png", guard(teach_tray)),

@@ -364,7 +364,7 @@ def test_no_page_gives_two_elements_one_id_and_a_refused_facts_save_opens_at_its
     """The Rule facts page gave a game's heading and its table one id (the save's redirect went to either); a
     refused save's words stood at the top of a long page, the form far below: its action now ends at them."""
     client, _ = paired_client(table)
-    for where in ("/", "/log", "/setup", "/rules", "/calibrate", "/teach", "/check"):
+    for where in ("/", "/log", "/setup", "/rules", "/calibrate", "/teach", "/check", "/phones"):
         text = client.get(where, headers=HTML).text
         ids = re.findall(r'\sid="?([^"\s>]+)', text)
         assert len(ids) == len(set(ids)), (where, sorted({i for i in ids if ids.count(i) > 1}))

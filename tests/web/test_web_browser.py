@@ -270,3 +270,23 @@ def test_calibrate_the_table_from_the_live_camera(tmp_path, monkeypatch, driver)
         save_shot(driver, folder / "live-camera.png")
     finally:
         served.close()
+
+
+def test_the_phones_page_lists_this_phone_and_forgetting_it_asks_for_the_code_again(served, driver, tmp_path):
+    """The Phones page in a browser at a phone's width: this phone listed, its Forget button in reach; pressed,
+    the next page is the pairing page (the phone must type the code again)."""
+    from selenium.webdriver.common.by import By
+
+    folder = shots(tmp_path)
+    driver.set_window_size(390, 844)
+    pair(driver, served)
+    driver.get(served.url.rstrip("/") + "/phones")
+    listed = driver.find_element(By.ID, "phones").text
+    assert "(this phone)" in listed and "Linux" in listed  # headless Chromium on a PC says "Linux"
+    save_shot(driver, folder / "phones.png")
+    forget = driver.find_element(By.CSS_SELECTOR, "#phones button.forget")
+    assert forget.size["height"] >= 44 and forget.location["x"] + forget.size["width"] <= 390
+    forget.click()
+    wait_for(lambda: "/pair" in driver.current_url, what="the pairing page after forgetting this phone")
+    driver.get(served.url)
+    assert "/pair" in driver.current_url

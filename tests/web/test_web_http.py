@@ -367,7 +367,7 @@ def test_every_form_of_every_page_is_refused_without_the_csrf_token(table):
         forged = client.post(path, data={"csrf": token}, headers={"origin": "http://evil.example"})
         assert forged.status_code == 403, path
     # and every page's form carries the token
-    for page in ("/", "/setup", "/rules", "/teach", "/calibrate"):
+    for page in ("/", "/setup", "/rules", "/teach", "/calibrate", "/phones"):
         html = client.get(page, headers=HTML).text
         assert html.count("<form method=post") + html.count('<form class="press buttons" method="post"') + \
             html.count('<form class="dice" id="dice" method="post"') == html.count(f'name="csrf" value="{token}"'), page

@@ -21,7 +21,7 @@ pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 
 from vision.dice import FaceLibrary  # noqa: E402
-from web_helpers import Table, paired_client  # noqa: E402
+from web_helpers import Table, pair_token, paired_client  # noqa: E402
 
 from device.app import VisionReader  # noqa: E402
 from device.web.hub import CameraShot  # noqa: E402
@@ -484,6 +484,16 @@ def test_the_code_goes_to_the_first_player_at_the_table_whose_screen_works(table
     table.web.show_code()
     (notice,) = [n for n in table.app.notices if n.text.startswith("web code")]
     assert notice.player == "Bob" and table.web.ctx.code_screen() == "Bob"
+    # a wrong code's refusal names the screen the code is on, as the page above it does
+    from starlette.testclient import TestClient
+
+    from device.web.server import create_app
+
+    client = TestClient(create_app(table.web.ctx))
+    wrong = "000000" if table.web.code != "000000" else "111111"
+    r = client.post("/pair", data={"csrf": pair_token(client.get("/pair", headers={"accept": "text/html"}).text),
+                                   "code": wrong})
+    assert r.status_code == 403 and "type the six digits shown on Bob&#x27;s screen" in r.text, r.text
     states["Alice"] = "ok"
     table.web.show_code()
     assert [n.player for n in table.app.notices if n.text.startswith("web code")] == ["Alice"]
