@@ -78,6 +78,11 @@ def _news(before: ThunderRoadState, after: ThunderRoadState, event: Event) -> st
             used += f", {vehicle_words(after, vid)} {after.vehicle(vid).damage} damage"
             if before.out_of_service(vid) and not after.out_of_service(vid):
                 used += ", back in service"
+        if rule.target == "none" and rule.board == "command_board":
+            # a command whose effect the companion does not track (commands.toml: the table resolves it; the Big
+            # Rig's Traction Drive, "none" too, is tracked: its Road die): its news said only "Ana: Airstrike", and
+            # nothing asked for the hit (a screens review)
+            used += ", the table resolves it; its damage goes in with Damage…"
         return used
     touched = list(d.get("eliminated", ())) if event.type == "board_scrolled" else [d["vehicle"]]
     gone = [v for v in touched if after.vehicle(v).eliminated and not before.vehicle(v).eliminated]

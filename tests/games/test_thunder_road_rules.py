@@ -232,7 +232,8 @@ def test_command_die_limits():
     t2 = Table("Ana", "Ben")
     t2.roll(Ana=[2, 2, 2, 2], Ben=[1, 2, 3, 4])
     t2.ok("command", name="airstrike", die=2)  # any die
-    assert t2.state.news == "Ana: Airstrike"
+    # its effect is the table's (commands.toml: target "none"): the news says so, and where its hit goes in
+    assert t2.state.news == "Ana: Airstrike, the table resolves it; its damage goes in with Damage…"
     t3 = Table("Ana", "Ben")
     t3.roll(Ana=[2, 5, 5, 5], Ben=[1, 2, 3, 4])
     t3.ok("command", name="nitro", die=2)
@@ -301,6 +302,7 @@ def test_big_rig_uses_the_road_die_only_with_traction_drive():
     reason = t.no("road", vehicle="big_rig", face=2)
     assert "Traction Drive" in reason
     t.ok("command", name="traction_drive", die=3)
+    assert t.state.news == "Ana: Traction Drive"  # its effect is the companion's to track (not the table's)
     t.ok("road", vehicle="big_rig", face=2)
     assert t.state.road_roll == ("Ana/big_rig", 2)
     # Traction Drive is on the Big Rig, not the command board: the board command is still free this round
