@@ -38,8 +38,11 @@ def _gap(rider: RiderView) -> str:
 
 
 def _keep(rider: RiderView, view: TeamView) -> str:
-    """The rider line's right-hand words: the exhaustion cards kept (or still to "count") between stages, else the
-    specialty card the rider holds (only the 12 s news of its keeping named it: a screens review)."""
+    """The rider line's right-hand words: while a stage is raced, the specialty card the rider holds (only the 12 s
+    news of its keeping named it: a screens review), else the exhaustion cards kept; between stages the cards kept,
+    or "count" while they are still to be counted."""
+    if view.phase == "racing" and rider.specialty:
+        return rider.specialty  # (from stage 2 on the cards kept stand too: the card went under "keep 3", a review)
     if rider.keep is not None:
         return f"keep {rider.keep}"
     if view.phase == "between stages":

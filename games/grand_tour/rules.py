@@ -546,17 +546,14 @@ class GrandTourGame:
         if state.phase is Phase.FINISHED:
             return Prompt(text=f"tour over: {', '.join(state.winners)} won", step="tour over", awaits="nothing",
                           commands=("undo",))
-        if state.phase is Phase.SPECIALTIES:
-            for t in state.teams:
-                if len(t.dealt) < SPECIALTIES_DEALT:
-                    return Prompt(text=f"{t.name}: deal {SPECIALTIES_DEALT} specialty cards", step="specialties",
-                                  awaits="choice", player=t.name, commands=("deal_specialties", "undo"))
-            for t in state.teams:
-                if t.kept is None:
-                    cards = " or ".join(state.card(c).name for c in t.dealt)
-                    return Prompt(text=f"{t.name}: keep {cards} and give it to a rider",
-                                  step="specialties", awaits="choice", player=t.name,
-                                  commands=("keep_specialty", "undo"))
+        served = state.specialty_team
+        if served is not None and len(served.dealt) < SPECIALTIES_DEALT:
+            return Prompt(text=f"{served.name}: deal {SPECIALTIES_DEALT} specialty cards", step="specialties",
+                          awaits="choice", player=served.name, commands=("deal_specialties", "undo"))
+        if served is not None:
+            cards = " or ".join(state.card(c).name for c in served.dealt)
+            return Prompt(text=f"{served.name}: keep {cards} and give it to a rider", step="specialties",
+                          awaits="choice", player=served.name, commands=("keep_specialty", "undo"))
         if state.phase is Phase.BETWEEN_STAGES:
             todo = [r.id for r in state.riders if r.exhaustion is None]
             return Prompt(text=f"after stage {state.stage}: count exhaustion cards of {rider_label(todo[0])} (half are "

@@ -110,6 +110,15 @@ class GrandTourState:
     def leader_index(self) -> int:
         return min(r.index for r in self.riders)
 
+    @property
+    def specialty_team(self) -> Team | None:
+        """The team the specialties phase serves now: each team is dealt its cards in turn, then each keeps one in
+        turn (None outside that phase, or once every team has kept its card)."""
+        if self.phase is not Phase.SPECIALTIES:
+            return None
+        return (next((t for t in self.teams if len(t.dealt) < SPECIALTIES_DEALT), None)
+                or next((t for t in self.teams if t.kept is None), None))
+
     def last_stage_place(self, rid: str) -> int | None:
         """1-based place of the rider in the last finished stage (None before any)."""
         if not self.results:

@@ -82,8 +82,10 @@ def build_views(state: GrandTourState, prompt_text: str) -> tuple[TeamView, ...]
         if state.phase is Phase.BETWEEN_STAGES and todo:
             # whose cards: the count's list is titled "5 to 9 cards" once opened, the rider's name gone from it
             alerts.append(Alert("enter_exhaustion", f"count exhaustion cards of {rider_label(todo[0].id)}", team.name))
-        if state.phase is Phase.SPECIALTIES and team.kept is None:
-            # (a team still to be dealt was told "keep 1 specialty" while it was dealt: a screens audit)
+        served = state.specialty_team
+        if served is not None and served.name == team.name:
+            # the team served now only (its header flashes: every team's flashed at once, and the others had nothing
+            # to do; a review); a team still to be dealt was told "keep 1 specialty" while it was dealt (an audit)
             todo_words = "keep 1 specialty" if len(team.dealt) >= SPECIALTIES_DEALT else \
                 f"deal {SPECIALTIES_DEALT} specialties"
             alerts.append(Alert("choose_specialty", todo_words, team.name))

@@ -211,18 +211,27 @@ def test_a_riders_specialty_card_is_on_the_screen_while_the_stage_is_raced() -> 
     rouleur, sprinteur = slice(42, 52), slice(53, 63)
     assert (drawn[rouleur] != plain[rouleur]).any() and (drawn[sprinteur] == plain[sprinteur]).all()
     assert [r.specialty for r in blue.riders] == [None, "Specialty 3"]
+    # from stage 2 on too, where the exhaustion cards kept into the stage stand beside it (a card acting
+    # "permanently" went under "keep 3")
+    stage2 = _match(*DEALT, R1, R2, R3, *EX, setup=SPECIALTIES).views()[0]
+    assert stage2.phase == "racing" and stage2.stage == 2 and stage2.riders[0].keep is not None
+    drawn2 = np.asarray(render(stage2, blink_on=True), dtype=bool)
+    card = replace(stage2, riders=(stage2.riders[0], replace(stage2.riders[1], specialty="Specialty 2")))
+    # the rouleur's line shows its card, as the sprinteur's does once given the same card
+    assert (drawn2[rouleur, 60:] == np.asarray(render(card, blink_on=True), dtype=bool)[sprinteur, 60:]).all()
 
 
-def test_a_team_still_to_be_dealt_or_to_keep_a_specialty_has_its_header_flash() -> None:
-    """Before stage 1 a team is dealt 2 specialty cards and keeps 1: once its menu's page had gone (20 s idle),
-    its screen showed a plain dashboard, nothing asked of it.  Its header flashes, as a team's does while its
-    exhaustion cards are to be counted; a team that has kept its card, or a tour without specialties, does not."""
-    def header_lit(m: Match, seat: int) -> bool:
-        return bool(np.asarray(render(m.views()[seat], blink_on=True), dtype=bool)[2:10, 40:70].mean() > 0.5)
+def test_the_team_being_dealt_or_keeping_a_specialty_has_its_header_flash() -> None:
+    """Before stage 1 each team in turn is dealt 2 specialty cards, then each in turn keeps 1: once its menu's
+    page had gone (20 s idle), its screen showed a plain dashboard, nothing asked of it.  Its header flashes, as a
+    team's does while its exhaustion cards are to be counted; the teams not served now do not (every team's
+    flashed at once, and the legend's "your team's step" told them all to act), nor a tour without them."""
+    def lit(m: Match) -> list[bool]:
+        return [bool(np.asarray(render(v, blink_on=True), dtype=bool)[2:10, 40:70].mean() > 0.5) for v in m.views()]
 
-    assert header_lit(_match(setup=SPECIALTIES), 0)
-    dealt = _match(*DEALT[:1], setup=SPECIALTIES)  # dealt, not yet kept
-    assert header_lit(dealt, 0) and header_lit(dealt, 1)
-    kept = _match(*DEALT[:2], setup=SPECIALTIES)
-    assert not header_lit(kept, 0) and header_lit(kept, 1)
-    assert not header_lit(_match(), 0)
+    assert lit(_match(setup=SPECIALTIES)) == [True, False, False]  # red is dealt first
+    order = [DEALT[0], DEALT[2], DEALT[4]]  # every team dealt, in seating order: then each keeps, in turn
+    assert lit(_match(*order[:1], setup=SPECIALTIES)) == [False, True, False]
+    assert lit(_match(*order, setup=SPECIALTIES)) == [True, False, False]
+    assert lit(_match(*order, DEALT[1], setup=SPECIALTIES)) == [False, True, False]
+    assert lit(_match()) == [False, False, False]

@@ -323,17 +323,17 @@ def test_specialties_deal_two_keep_one_assign_to_a_rider() -> None:
     assert len(load_specialty_data()) == 9
     m = new(specialties=True)
     assert "specialt" in refused(m, rnd(("red.sprinteur", 1)))
-    # each team's screen says what it is to do: dealt its cards, then keep one (a screens audit: a team still to be
-    # dealt read "keep 1 specialty")
-    assert {v.team: [a.text for a in v.alerts] for v in m.views()} == {"red": ["deal 2 specialties"],
-                                                                        "blue": ["deal 2 specialties"]}
+    # the team served now is told what it is to do: dealt its cards, then keep one (a screens audit: a team still to
+    # be dealt read "keep 1 specialty"); the others wait (every team's header flashed at once: a review)
+    assert {v.team: [a.text for a in v.alerts] for v in m.views()} == {"red": ["deal 2 specialties"], "blue": []}
     ok(m, {"type": "deal_specialties", "team": "red", "cards": ["1", "2"]})
-    assert {v.team: [a.text for a in v.alerts] for v in m.views()}["red"] == ["keep 1 specialty"]
+    assert {v.team: [a.text for a in v.alerts] for v in m.views()} == {"red": [], "blue": ["deal 2 specialties"]}
     assert "already dealt" in refused(m, {"type": "deal_specialties", "team": "blue", "cards": ["2", "3"]})
     assert "exactly 2" in refused(m, {"type": "deal_specialties", "team": "blue", "cards": ["3", "4", "5"]})
     ok(m, {"type": "deal_specialties", "team": "blue", "cards": ["3"]})  # one at a time (the buttons)
     assert "deal blue" in refused(m, {"type": "keep_specialty", "team": "blue", "card": "3", "rider": "rouleur"})
     ok(m, {"type": "deal_specialties", "team": "blue", "cards": ["4"]})
+    assert {v.team: [a.text for a in v.alerts] for v in m.views()} == {"red": ["keep 1 specialty"], "blue": []}
     assert "already has" in refused(m, {"type": "deal_specialties", "team": "blue", "cards": ["5"]})
     assert "one of its own" in refused(m, {"type": "keep_specialty", "team": "red", "card": "3", "rider": "rouleur"})
     assert "rouleur" in refused(m, {"type": "keep_specialty", "team": "red", "card": "2", "rider": "captain"})
