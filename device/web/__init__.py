@@ -158,6 +158,7 @@ class WebService:
             lambda: self._type_dice(offer, places, draft))
         self.options: Mapping[str, Any] = {}
         self.pairing.on_paired = lambda _session: self.hub.call_in_loop(self.hide_code)
+        self.pairing.on_forgotten = lambda _session: self.hub.call_in_loop(self.hide_code)
         self.server = WebServer(self.ctx, host, port, sock=sock)
 
     @property

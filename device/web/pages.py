@@ -637,23 +637,58 @@ def _ago(seconds: float) -> str:
     return "just now" if minutes < 1 else f"{minutes} min ago" if minutes < 120 else f"{minutes // 60} h ago"
 
 
-def phones_page(sessions: Sequence[Any], me: Any, now: float, csrf: str, *, message: str = "") -> str:
-    """The phones paired since the appliance started, this one first; each with a Forget button (its next
-    request asks for the code again).  A guest who has left, or a phone lost at the table, is forgotten without a
-    restart, which forgets every phone."""
-    ordered = sorted(sessions, key=lambda x: (x is not me, x.since))
+#: What a guest's phone is told of an owner's page (a new game, calibrating, teaching, the rule facts saved).
+OWNER_ONLY = ("only an owner's phone starts a game, calibrates, teaches the dice and saves the rule facts; this "
+              "phone is a guest's (it watches, presses and types rolls). An owner's phone makes it an owner's on the "
+              "Phones page")
+
+
+def owner_only_page(path: str) -> str:
+    body = (f'<p class=fail id=owner-only>{esc(OWNER_ONLY[0].upper() + OWNER_ONLY[1:])}.</p>'
+            f'<p>The first phone paired after the Pitboard starts is the owner&#x27;s. <a href="/phones">Phones</a> '
+            f'lists which phones are owners&#x27;.</p>')
+    return layout("An owner's page", body)
+
+
+def _ago(seconds: float) -> str:
+    minutes = int(seconds // 60)
+    return "just now" if minutes < 1 else f"{minutes} min ago" if minutes < 120 else f"{minutes // 60} h ago"
+
+
+def _phone_form(csrf: str, action: str, handle: str, label: str, extra: str = "") -> str:
+    return (f'<form method=post action={action} class=inline>{csrf_field(csrf)}'
+            f'<input type=hidden name=phone value="{esc(handle)}">{extra}'
+            f'<button type=submit>{esc(label)}</button></form>')
+
+
+def phones_page(sessions: Sequence[Any], me: Any, now: float, csrf: str, *, message: str = "",
+                ok: bool = True) -> str:
+    """The phones paired since the appliance started, this one first, each an owner's or a guest's.  An owner's
+    phone forgets a phone (its next request asks for the code again: a guest who has left, a phone lost at the
+    table) and makes a guest's an owner's or back; a guest's forgets only itself.  A restart forgets every phone."""
+    ordered = sorted(sessions, key=lambda x: (x is not me, not x.owner, x.since))
+    owners = sum(1 for x in sessions if x.owner)
     rows = []
     for x in ordered:
         this = " <b>(this phone)</b>" if x is me else ""
-        label = "Forget this phone (it asks for the code again)" if x is me else "Forget"
-        rows.append(f'<li>{esc(x.device or "a browser")} at {esc(x.client)}, paired {esc(_ago(now - x.since))}{this}'
-                    f'<form method=post action=/phones/forget class=inline>{csrf_field(csrf)}'
-                    f'<input type=hidden name=phone value="{esc(x.handle)}">'
-                    f'<button type=submit class=forget>{esc(label)}</button></form></li>')
-    msg = f'<p class=ok id=phones-message>{esc(message)}</p>' if message else ""
-    body = (f"{msg}<p>Every phone paired has this page: it can start another game, calibrate, teach dice faces and "
-            "edit the rule facts. Forget a phone that should not (a guest who has left, a phone lost at the table): "
-            "it asks for the code again. Restarting the service forgets every phone.</p>"
+        role = "an owner&#x27;s phone" if x.owner else "a guest&#x27;s phone"
+        forms = []
+        if x is me:
+            forms.append(_phone_form(csrf, "/phones/forget", x.handle, "Forget this phone (it asks for the code again)"))
+        elif me.owner:
+            forms.append(_phone_form(csrf, "/phones/forget", x.handle, "Forget"))
+        if me.owner and not (x.owner and owners == 1):  # the last owner's phone stays an owner's
+            label = "Make it a guest's" if x.owner else "Make it an owner's"
+            forms.append(_phone_form(csrf, "/phones/role", x.handle, label,
+                                     f'<input type=hidden name=role value={"guest" if x.owner else "owner"}>'))
+        rows.append(f'<li>{esc(x.device or "a browser")} at {esc(x.client)}, paired {esc(_ago(now - x.since))}, '
+                    f'{role}{this}{"".join(forms)}</li>')
+    msg = f'<p class={"ok" if ok else "fail"} id=phones-message>{esc(message)}</p>' if message else ""
+    body = (f"{msg}<p>The first phone paired after the Pitboard starts is the owner&#x27;s: it starts another game, "
+            "calibrates, teaches dice faces and edits the rule facts. Later phones are guests&#x27;: they watch, "
+            "press and type rolls, as the table&#x27;s buttons do. An owner&#x27;s phone makes another an "
+            "owner&#x27;s, and forgets a phone (a guest who has left, a phone lost at the table): it asks for the "
+            "code again. Restarting the service forgets every phone.</p>"
             f"<ul id=phones>{''.join(rows)}</ul>")
     return layout("Phones", body, here="/phones")
 

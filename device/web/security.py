@@ -1,4 +1,5 @@
-"""Who may use the page: a pairing code shown on player 1's screen, then a session cookie; CSRF tokens.
+"""Who may use the page: a pairing code shown on a screen at the table, then a session cookie; CSRF tokens; an
+owner's phone and guests' phones.
 
 Why a code on a screen and not a password: the table's screens are the one thing only people at the table
 can read, so seeing the code proves presence, and there is nothing to set up or forget.  The code is six
@@ -7,6 +8,13 @@ guessing it from the network takes weeks.  A paired browser gets a random sessio
 (``HttpOnly``: scripts cannot read it; ``SameSite=Strict``: other sites' pages cannot send it) and a CSRF
 token that every POST must carry (a form field or the ``X-CSRF-Token`` header).  Sessions live in memory:
 a restart asks for the new code.
+
+Everyone at the table sees the code, so a code cannot tell the owner from a guest.  The first phone paired (after
+a start, or once no owner's phone is paired) is the owner's: it starts games, calibrates, teaches dice and edits
+the rule facts; every later phone is a guest's, which watches, presses and types rolls as the panel's buttons do
+(every phone paired had the owner's page: a guest's could start another game, save a calibration, teach the
+dice).  An owner's phone makes
+another an owner's, or a guest's, on the Phones page, and forgets a phone.
 
 Pure apart from the injected clock and ``secrets``.
 """
@@ -46,6 +54,12 @@ class Session:
     device: str = ""
     #: a public name for the session in the Phones page's forms (the id is the cookie's secret: never in a page)
     handle: str = field(default_factory=lambda: secrets.token_urlsafe(9))
+    #: an owner's phone: besides watching, pressing and typing rolls, it starts games, calibrates, teaches and
+    #: edits the rule facts (:data:`OWNER_ONLY`); the first phone paired while no owner's is, and any an owner's
+    #: phone makes one
+    owner: bool = False
+    #: what the Phones page says once, after a form sent from it (the page is drawn again at its own address)
+    flash: tuple[str, bool] | None = None
 
 
 #: The User-Agent's words that name a kind of device, first match wins (the list on the Phones page).
@@ -66,6 +80,9 @@ class Pairing:
     clock: Callable[[], float] = time.monotonic
     #: Called with each new session (the web service takes the code off player 1's screen).
     on_paired: Callable[[Session], None] | None = None
+    #: Called with each phone forgotten, after the code was renewed (the web service takes the old code off the
+    #: screen it stood on).
+    on_forgotten: Callable[[Session], None] | None = None
     sessions: dict[str, Session] = field(default_factory=dict)
     _fails: dict[str, deque[float]] = field(default_factory=dict)
     _all_fails: deque[float] = field(default_factory=deque)
@@ -111,21 +128,45 @@ class Pairing:
                 why = "not six digits"
             shown = typed if len(typed) <= 12 else typed[:12] + "…"
             return None, f"{shown + ': ' if shown else ''}{why}; type the six digits shown on player 1's screen"
-        session = Session(secrets.token_urlsafe(32), secrets.token_urlsafe(32), client, self.clock(), device)
+        owner = not any(s.owner for s in self.sessions.values())  # the first phone, or the first since no owner's
+        session = Session(secrets.token_urlsafe(32), secrets.token_urlsafe(32), client, self.clock(), device,
+                          owner=owner)
         self.sessions[session.id] = session
-        while len(self.sessions) > MAX_SESSIONS:
-            self.sessions.pop(next(iter(self.sessions)))
+        while len(self.sessions) > MAX_SESSIONS:  # the oldest guest's forgotten first: never the owner's phone
+            oldest = next((sid for sid, s in self.sessions.items() if not s.owner), next(iter(self.sessions)))
+            self.sessions.pop(oldest)
         if self.on_paired is not None:
             self.on_paired(session)
         return session, "paired"
 
     def forget(self, handle: str) -> Session | None:
         """Forget the paired phone of ``handle`` (its next request asks for the code again); the session forgotten,
-        or None when there is none such (forgotten already, or before a restart)."""
-        for sid, s in list(self.sessions.items()):
-            if hmac.compare_digest(s.handle.encode(), str(handle).encode()):
-                return self.sessions.pop(sid)
-        return None
+        or None when there is none such (forgotten already, or before a restart).  With the last owner's phone
+        forgotten, the next phone paired is an owner's."""
+        target = self.by_handle(handle)
+        if target is None:
+            return None
+        # a new code: the phone forgotten knows the old one, and would pair again with it at once (a review)
+        self.code = new_code()
+        if self.on_forgotten is not None:
+            self.on_forgotten(target)
+        return self.sessions.pop(target.id)
+
+    def by_handle(self, handle: str) -> Session | None:
+        return next((s for s in self.sessions.values()
+                     if hmac.compare_digest(s.handle.encode(), str(handle).encode())), None)
+
+    def set_owner(self, handle: str, owner: bool) -> tuple[Session | None, str]:
+        """Make the phone of ``handle`` an owner's (``owner``) or a guest's: (the session, "") or (None, why not):
+        gone, or the last owner's phone made a guest's (then no phone could start a game or calibrate until a
+        restart)."""
+        target = self.by_handle(handle)
+        if target is None:
+            return None, "that phone was forgotten already"
+        if not owner and target.owner and sum(s.owner for s in self.sessions.values()) == 1:
+            return None, "it is the only owner's phone: make another phone an owner's first"
+        target.owner = owner
+        return target, ""
 
     def session(self, cookie: str | None) -> Session | None:
         if not cookie:

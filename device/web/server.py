@@ -188,15 +188,16 @@ def create_app(ctx: WebContext) -> Starlette:
     def html(text: str, status: int = 200) -> HTMLResponse:
         return HTMLResponse(text, status_code=status, headers=SECURITY_HEADERS)
 
-    def guard(handler: Callable[..., Any]) -> Callable[[Request], Any]:
-        """The handler for paired browsers only; every POST must carry the session's CSRF token."""
+    def guard(handler: Callable[..., Any], owner: bool = False) -> Callable[[Request], Any]:
+        """The handler for paired browsers only; every POST must carry the session's CSRF token.  ``owner``: for
+        an owner's phone only (a new game, calibrating, teaching, the rule facts saved); a guest's is told why."""
         async def wrapped(request: Request) -> Response:
             session = _session(ctx, request)
             if session is None:
                 if request.method == "GET" and "text/html" in request.headers.get("accept", "text/html"):
                     return RedirectResponse("/pair", status_code=303)
-                return PlainTextResponse("not paired: open the page and type the code shown on player 1's screen",
-                                         status_code=401)
+                return PlainTextResponse("not paired: open the page and type the code shown on a screen at the "
+                                         "table", status_code=401)
             form: dict[str, str] = {}
             if request.method == "POST":
                 try:
@@ -207,6 +208,10 @@ def create_app(ctx: WebContext) -> Starlette:
                 if not _same_origin(request) or not Pairing.csrf_ok(session, token):
                     return PlainTextResponse("the form's CSRF token is missing or wrong: reload the page and send "
                                              "it again", status_code=403)
+            if owner and not session.owner:
+                if "text/html" in request.headers.get("accept", "text/html"):
+                    return html(pages.owner_only_page(request.url.path), 403)
+                return PlainTextResponse(pages.OWNER_ONLY, status_code=403)
             response: Response = await handler(request, session, form)
             return response
 
@@ -273,6 +278,8 @@ def create_app(ctx: WebContext) -> Starlette:
             try:
                 sent = -1
                 while True:
+                    if ctx.pairing.sessions.get(session.id) is not session:
+                        return  # the phone was forgotten: its open page gets nothing more (a review)
                     snap = hub.snapshot
                     if snap.version != sent:
                         sent = snap.version
@@ -691,19 +698,38 @@ def create_app(ctx: WebContext) -> Starlette:
 
     # -- the phones paired ----------------------------------------------------------------------
     async def phones_get(request: Request, session: Session, form: dict[str, str]) -> Response:
+        message, ok = session.flash or ("", True)
+        session.flash = None
         return html(pages.phones_page(list(ctx.pairing.sessions.values()), session, ctx.pairing.clock(),
-                                      session.csrf))
+                                      session.csrf, message=message, ok=ok))
+
+    def _back_to_phones(session: Session, message: str, ok: bool = True) -> Response:
+        """The Phones page again at its own address, saying ``message`` once (a reload sends no form again)."""
+        session.flash = (message, ok)
+        return RedirectResponse("/phones", status_code=303)
+
+    async def phones_role(request: Request, session: Session, form: dict[str, str]) -> Response:
+        owner = form.get("role") == "owner"
+        target, why = ctx.pairing.set_owner(form.get("phone", ""), owner)
+        if target is None:
+            return _back_to_phones(session, f"Not changed: {why}.", ok=False)
+        return _back_to_phones(session, f"{target.device or 'a browser'} at {target.client} is "
+                                        f"{'an owner' if owner else 'a guest'}'s phone now.")
 
     async def phones_forget(request: Request, session: Session, form: dict[str, str]) -> Response:
+        target = ctx.pairing.by_handle(form.get("phone", ""))
+        if target is not None and target is not session and not session.owner:
+            # a guest's phone forgets itself only (it could otherwise forget the owner's, and then pair as one)
+            return _back_to_phones(session, "Not changed: a guest's phone forgets only itself; an owner's phone "
+                                            "forgets others.", ok=False)
         gone = ctx.pairing.forget(form.get("phone", ""))
         if gone is session:  # this phone: the pairing page next, its cookie gone
             resp = RedirectResponse("/pair", status_code=303)
             resp.delete_cookie(SESSION_COOKIE, path="/")
             return resp
-        said = (f"Forgotten: {gone.device or 'a browser'} at {gone.client}." if gone is not None else
-                "That phone was forgotten already.")
-        return html(pages.phones_page(list(ctx.pairing.sessions.values()), session, ctx.pairing.clock(),
-                                      session.csrf, message=said))
+        return _back_to_phones(session, f"Forgotten: {gone.device or 'a browser'} at {gone.client}; the pairing "
+                                        "code is a new one now." if gone is not None else
+                                        "That phone was forgotten already.")
 
     # -- teaching dice from the live camera ------------------------------------------------------
     def _crops() -> Any:
@@ -976,29 +1002,30 @@ def create_app(ctx: WebContext) -> Starlette:
         Route("/log/{gid:int}/events.{kind:str}", guard(export)),
         Route("/log/{gid:int}/at/{d:int}", guard(log_at)),
         Route("/log/{gid:int}/at/{d:int}/screen/{i:int}.png", guard(log_at_png)),
-        Route("/setup", guard(setup_get), methods=["GET"]),
-        Route("/setup", guard(setup_post), methods=["POST"]),
+        Route("/setup", guard(setup_get, owner=True), methods=["GET"]),
+        Route("/setup", guard(setup_post, owner=True), methods=["POST"]),
         Route("/rules", guard(rules_saved), methods=["GET"]),
-        Route("/rules/chart", guard(chart_post), methods=["POST"]),
-        Route("/rules/fire", guard(fire_post), methods=["POST"]),
-        Route("/rules/facts/{game}", guard(facts_post), methods=["POST"]),
+        Route("/rules/chart", guard(chart_post, owner=True), methods=["POST"]),
+        Route("/rules/fire", guard(fire_post, owner=True), methods=["POST"]),
+        Route("/rules/facts/{game}", guard(facts_post, owner=True), methods=["POST"]),
         Route("/check", guard(check)),
         Route("/phones", guard(phones_get), methods=["GET"]),
         Route("/phones/forget", guard(phones_forget), methods=["POST"]),
-        Route("/teach", guard(teach_get), methods=["GET"]),
-        Route("/teach", guard(teach_take), methods=["POST"]),
-        Route("/teach/tray.png", guard(teach_tray)),
-        Route("/teach/crop/{token}.png", guard(teach_crop)),
-        Route("/teach/confirm", guard(teach_confirm), methods=["POST"]),
-        Route("/teach/undo", guard(teach_undo), methods=["POST"]),
-        Route("/teach/template", guard(teach_template), methods=["POST"]),
-        Route("/teach/outline/{token}.png", guard(teach_outline_png)),
-        Route("/teach/template/confirm", guard(teach_template_confirm), methods=["POST"]),
-        Route("/calibrate", guard(calibrate_get), methods=["GET"]),
-        Route("/calibrate", guard(calibrate_post), methods=["POST"]),
-        Route("/calibrate/frame.jpg", guard(calibrate_frame_jpg)),
-        Route("/calibrate/preview/{token}.png", guard(calibrate_preview)),
-        Route("/calibrate/confirm", guard(calibrate_confirm), methods=["POST"]),
+        Route("/phones/role", guard(phones_role, owner=True), methods=["POST"]),
+        Route("/teach", guard(teach_get, owner=True), methods=["GET"]),
+        Route("/teach", guard(teach_take, owner=True), methods=["POST"]),
+        Route("/teach/tray.png", guard(teach_tray, owner=True)),
+        Route("/teach/crop/{token}.png", guard(teach_crop, owner=True)),
+        Route("/teach/confirm", guard(teach_confirm, owner=True), methods=["POST"]),
+        Route("/teach/undo", guard(teach_undo, owner=True), methods=["POST"]),
+        Route("/teach/template", guard(teach_template, owner=True), methods=["POST"]),
+        Route("/teach/outline/{token}.png", guard(teach_outline_png, owner=True)),
+        Route("/teach/template/confirm", guard(teach_template_confirm, owner=True), methods=["POST"]),
+        Route("/calibrate", guard(calibrate_get, owner=True), methods=["GET"]),
+        Route("/calibrate", guard(calibrate_post, owner=True), methods=["POST"]),
+        Route("/calibrate/frame.jpg", guard(calibrate_frame_jpg, owner=True)),
+        Route("/calibrate/preview/{token}.png", guard(calibrate_preview, owner=True)),
+        Route("/calibrate/confirm", guard(calibrate_confirm, owner=True), methods=["POST"]),
     ]
 
     async def no_page(request: Request, exc: Exception) -> Response:

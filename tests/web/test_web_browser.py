@@ -284,7 +284,7 @@ def test_the_phones_page_lists_this_phone_and_forgetting_it_asks_for_the_code_ag
     listed = driver.find_element(By.ID, "phones").text
     assert "(this phone)" in listed and "Linux" in listed  # headless Chromium on a PC says "Linux"
     save_shot(driver, folder / "phones.png")
-    forget = driver.find_element(By.CSS_SELECTOR, "#phones button.forget")
+    forget = driver.find_element(By.CSS_SELECTOR, "#phones button")  # this phone's first: Forget this phone
     assert forget.size["height"] >= 44 and forget.location["x"] + forget.size["width"] <= 390
     forget.click()
     wait_for(lambda: "/pair" in driver.current_url, what="the pairing page after forgetting this phone")

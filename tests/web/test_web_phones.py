@@ -57,17 +57,24 @@ def test_a_phone_forgets_another_which_must_pair_again(table: Table) -> None:
     assert page.text.index("iPhone") < page.text.index("Android")
     for secret in (mine.cookies.get(SESSION_COOKIE), guest.cookies.get(SESSION_COOKIE)):
         assert secret and secret not in page.text
-    theirs = handles(page.text)[1]
-    r = mine.post("/phones/forget", data={"csrf": csrf, "phone": theirs})
-    assert r.status_code == 200 and "Forgotten: Android at testclient." in r.text
+    theirs = handles(page.text)[-1]  # the guest's row: its one form, Forget (the owner's own row has Forget only)
+    old_code = table.web.code
+    r = mine.post("/phones/forget", data={"csrf": csrf, "phone": theirs}, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/phones"  # a reload sends nothing again
+    r = mine.get("/phones", headers=HTML)
+    assert "Forgotten: Android at testclient; the pairing code is a new one now." in r.text
     assert "Android" not in r.text.split("Forgotten:")[1].split("</p>")[1]  # gone from the list
+    assert "Forgotten" not in mine.get("/phones", headers=HTML).text  # said once
     # the guest's next request asks for the code again; its presses and rolls are refused
     assert guest.get("/", headers=HTML, follow_redirects=False).headers["location"] == "/pair"
     assert guest.post("/press", data={"csrf": guest_csrf, "button": "ok"}).status_code == 401
+    # the code it knew is no longer the code (it would have paired again at once)
+    assert table.web.code != old_code
+    token = pair_token(guest.get("/pair", headers=HTML).text)
+    assert guest.post("/pair", data={"csrf": token, "code": old_code}).status_code == 403
     # this phone stays paired; the same phone forgotten twice is said so
     assert mine.get("/", headers=HTML).status_code == 200
-    again = mine.post("/phones/forget", data={"csrf": csrf, "phone": theirs})
-    assert "forgotten already" in again.text
+    assert "forgotten already" in mine.post("/phones/forget", data={"csrf": csrf, "phone": theirs}).text
 
 
 def test_a_phone_forgets_itself_and_is_sent_to_the_pairing_page(table: Table) -> None:
@@ -92,3 +99,116 @@ def test_forgetting_needs_the_pages_csrf_token_and_a_paired_phone(table: Table) 
 def test_each_phone_is_named_by_what_its_browser_says_it_is() -> None:
     assert device_of(IPHONE) == "iPhone" and device_of(ANDROID) == "Android"
     assert device_of("curl/8.0") == "a browser" and device_of("") == "a browser"
+
+
+def role(page: str) -> list[str]:
+    return re.findall(r"an owner&#x27;s phone|a guest&#x27;s phone", page)
+
+
+def test_the_first_phone_is_the_owners_and_a_guests_phone_is_told_what_it_cannot_do(table: Table) -> None:
+    """Everyone at the table sees the code: every phone paired had the owner's page, and a guest's could start
+    another game, save a calibration or teach the dice.  The first phone paired is the owner's; later ones are
+    guests': they watch, press and type rolls as the table's buttons do, and the owner's pages say why not."""
+    owner, _ = phone(table, IPHONE)
+    guest, csrf = phone(table, ANDROID)
+    assert role(owner.get("/phones", headers=HTML).text) == ["an owner&#x27;s phone", "a guest&#x27;s phone"]
+    for path in ("/setup", "/calibrate", "/teach"):
+        r = guest.get(path, headers=HTML)
+        assert r.status_code == 403 and "Only an owner&#x27;s phone starts a game" in r.text, path
+        assert owner.get(path, headers=HTML).status_code == 200, path
+    for path, data in (("/setup", {"game": "gaslands", "action": "start", "setup": ""}),
+                       ("/rules/chart", {}), ("/teach/undo", {}), ("/calibrate", {"mat": "800x450"})):
+        r = guest.post(path, data={"csrf": csrf, **data}, headers={"accept": "*/*"})
+        assert r.status_code == 403 and "only an owner's phone" in r.text, path
+    # what the buttons do, and reading, stay every phone's
+    for path in ("/", "/log", "/rules", "/check", "/phones"):
+        assert guest.get(path, headers=HTML).status_code == 200, path
+    assert guest.post("/press", data={"csrf": csrf, "button": "select"}).status_code == 200
+
+
+def test_an_owners_phone_makes_a_guests_an_owners_and_back_never_leaving_none(table: Table) -> None:
+    owner, owner_csrf = phone(table, IPHONE)
+    guest, guest_csrf = phone(table, ANDROID)
+    own, theirs = handles(owner.get("/phones", headers=HTML).text)[0], handles(owner.get("/phones").text)[-2]
+    assert "Make it an owner" in owner.get("/phones", headers=HTML).text
+    # a guest's phone changes no role and forgets no other phone (it could forget the owner's, then pair as one)
+    assert guest.post("/phones/role", data={"csrf": guest_csrf, "phone": theirs, "role": "owner"}).status_code == 403
+    r = guest.post("/phones/forget", data={"csrf": guest_csrf, "phone": own})
+    assert "forgets only itself" in r.text and len(table.web.ctx.pairing.sessions) == 2
+    assert "Make it" not in guest.get("/phones", headers=HTML).text  # and is offered neither
+    # the only owner's phone stays one
+    r = owner.post("/phones/role", data={"csrf": owner_csrf, "phone": own, "role": "guest"})
+    assert "only owner&#x27;s phone" in r.text and 'class=fail id=phones-message' in r.text
+    r = owner.post("/phones/role", data={"csrf": owner_csrf, "phone": theirs, "role": "owner"})
+    assert "is an owner&#x27;s phone now" in r.text
+    assert guest.get("/setup", headers=HTML).status_code == 200
+    r = guest.post("/phones/role", data={"csrf": guest_csrf, "phone": own, "role": "guest"})  # two owners: one may go
+    assert "a guest&#x27;s phone now" in r.text and owner.get("/setup", headers=HTML).status_code == 403
+
+
+def test_with_the_owners_phone_forgotten_the_next_phone_paired_is_the_owners(table: Table) -> None:
+    owner, csrf = phone(table, IPHONE)
+    guest, _ = phone(table, ANDROID)
+    (own, _theirs, _role) = handles(owner.get("/phones", headers=HTML).text)
+    owner.post("/phones/forget", data={"csrf": csrf, "phone": own})
+    assert guest.get("/setup", headers=HTML).status_code == 403  # still a guest's: no phone became the owner's
+    later, _ = phone(table, IPHONE)
+    assert later.get("/setup", headers=HTML).status_code == 200
+
+
+def test_the_owners_phone_is_never_the_one_forgotten_for_room() -> None:
+    """The sessions kept are capped (the oldest forgotten first): the owner's, the oldest, went first."""
+    from device.web.security import MAX_SESSIONS, Pairing
+
+    pairing = Pairing(clock=lambda: 0.0)
+    first, _ = pairing.pair("10.0.0.1", pairing.code)
+    assert first is not None and first.owner
+    for i in range(MAX_SESSIONS + 5):
+        guest, _ = pairing.pair(f"10.0.1.{i}", pairing.code)
+        assert guest is not None and not guest.owner
+    assert first.id in pairing.sessions and len(pairing.sessions) == MAX_SESSIONS
+
+
+def test_a_forgotten_phones_open_live_page_gets_nothing_more(tmp_path: Path) -> None:
+    """A forgotten phone's Live page kept its event stream: every screen, and the new pairing code whenever a
+    phone asked for it (a review).  The stream ends at its next update."""
+    import threading
+    import time
+
+    import httpx
+
+    t = Table(tmp_path, serve=True)
+    try:
+        def paired(agent: str) -> tuple[httpx.Client, str]:
+            client = httpx.Client(base_url=t.web.url, headers={"accept": "text/html", "user-agent": agent})
+            token = pair_token(client.get("/pair").text)
+            live = client.post("/pair", data={"csrf": token, "code": t.web.code}, follow_redirects=True)
+            return client, pair_token(live.text)
+
+        owner, csrf = paired(IPHONE)
+        guest, _ = paired(ANDROID)
+        got: list[str] = []
+        ended = threading.Event()
+
+        def read() -> None:
+            with guest.stream("GET", "/events", timeout=10) as r:
+                for line in r.iter_lines():
+                    if line.startswith("data: "):
+                        got.append(line)
+            ended.set()
+
+        threading.Thread(target=read, daemon=True).start()
+        deadline = time.monotonic() + 5
+        while not got and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert got, "the guest's stream brought nothing"
+        theirs = handles(owner.get("/phones").text)[-2]  # the guest's row: Forget, then Make it an owner's
+        owner.post("/phones/forget", data={"csrf": csrf, "phone": theirs})
+        owner.post("/press", data={"button": "select"}, headers={"x-csrf-token": csrf})
+        t.step()  # the loop takes the press: a new snapshot wakes every stream
+        assert ended.wait(5), "the forgotten phone's stream went on"
+        assert len(got) == 1
+        owner.close()
+        guest.close()
+    finally:
+        t.close()

@@ -59,16 +59,22 @@ def pair_token(html: str) -> str:
     return m.group(1)
 
 
-def paired_client(table: Table) -> tuple[Any, str]:
-    """A TestClient paired with the right code, and its CSRF token."""
+def paired_client(table: Table, *, owner: bool = True) -> tuple[Any, str]:
+    """A TestClient paired with the right code, and its CSRF token.  ``owner``: its phone made an owner's (as an
+    owner's phone does on the Phones page) when it paired as a guest's; the first phone paired is an owner's."""
     from starlette.testclient import TestClient
 
+    from device.web.security import SESSION_COOKIE
     from device.web.server import create_app
 
     client = TestClient(create_app(table.web.ctx))
     page = client.get("/pair", headers={"accept": "text/html"})
     r = client.post("/pair", data={"csrf": pair_token(page.text), "code": table.web.code}, follow_redirects=False)
     assert r.status_code == 303, r.text
+    if owner:
+        session = table.web.ctx.pairing.session(client.cookies.get(SESSION_COOKIE))
+        assert session is not None
+        session.owner = True
     live = client.get("/", headers={"accept": "text/html"})
     assert live.status_code == 200
     return client, pair_token(live.text)
