@@ -46,7 +46,7 @@ def render(view: PlayerView, *, blink_on: bool) -> Image.Image:
     if view.vehicles:
         width = WIDTH // len(view.vehicles)
         for i, v in enumerate(view.vehicles):
-            _column(draw, v, i * width, width)
+            _column(draw, v, i * width, width, _letter_size(view.vehicles, width))
     _footer(draw, view)
     _alert(draw, view, blink_on)
     return image
@@ -136,15 +136,25 @@ def _long_names(draw: ImageDraw.ImageDraw, player: str, turn: str, rnd: str) -> 
     fit_text(draw, (x + 3, 0, right, HEADER_BOTTOM), turn, sizes=(size,), align="right")
 
 
-def _column(draw: ImageDraw.ImageDraw, v: VehicleView, x: int, w: int) -> None:
+#: The sizes a column's letter is drawn at (down to 8 px in the narrowest columns: nine vehicles lost their letters,
+#: B1 … B9, to "…"; a screens review).
+LETTER_SIZES = (12, 11, 10, 9, 8)
+
+
+def _letter_size(vehicles: tuple[VehicleView, ...], width: int) -> int:
+    """One size for every column's letter: the largest at which the widest fits its box ("B1" beside "B9" at
+    another size read as a different kind of vehicle)."""
+    room = width - 3  # the letter box: x + 1 to x + width - 2
+    return next((z for z in LETTER_SIZES if all(text_width(v.short, z) <= room for v in vehicles)), LETTER_SIZES[-1])
+
+
+def _column(draw: ImageDraw.ImageDraw, v: VehicleView, x: int, w: int, size: int) -> None:
     x0, x1 = x + 1, x + w - 2
     # the vehicle's letter, boxed and lit while it is the one moving
     letter_box = (x0, MIDDLE_TOP, x1, MIDDLE_TOP + 11)
     if v.moving:
         draw.rectangle(letter_box, fill=ON)
-    # (down to 8 px in the narrowest columns: nine vehicles lost their letters, B1 … B9, to "…")
-    fit_text(draw, letter_box, v.short, sizes=(12, 11, 10, 9, 8), fill=OFF if v.moving else ON, align="center",
-             stroke=0)
+    fit_text(draw, letter_box, v.short, sizes=(size,), fill=OFF if v.moving else ON, align="center", stroke=0)
     if v.eliminated:
         draw.line((x0 + 2, MIDDLE_TOP + 14, x1 - 2, MIDDLE_BOTTOM), fill=ON, width=2)
         draw.line((x1 - 2, MIDDLE_TOP + 14, x0 + 2, MIDDLE_BOTTOM), fill=ON, width=2)
@@ -202,25 +212,24 @@ def _slots(draw: ImageDraw.ImageDraw, v: VehicleView, x0: int, x1: int, y: int) 
 
 def _moves(draw: ImageDraw.ImageDraw, v: VehicleView, x0: int, x1: int, y: int) -> None:
     """A tick when the vehicle has moved this round, then the coasts used as filled rings (2 rings), smaller in
-    narrower columns.  Where two rings do not fit the column (seven vehicles and more: the second ran into the
-    next column, a screens review), the coasts used as a digit; in the narrowest (nine vehicles), that digit in
-    place of the tick (a vehicle that coasted has moved)."""
-    narrow = x1 - x0 < 24  # six or more vehicles: smaller rings so both coasts still show
-    rings = next(((d, pitch) for d, pitch in ((4, 5) if narrow else (6, 7), (3, 4)) if pitch + d <= x1 - x0 - 8),
-                 None)
-    digit_after = rings is None and x0 + 9 + pixel_text_width("2") - 1 <= x1
-    if rings is None and not digit_after and v.coasts:
+    narrower columns (five and six vehicles).  Where two rings do not fit (seven and eight vehicles: the second
+    ran into the next column, a screens review; rings of 3 px could not be told filled from empty), the coasts
+    used as a digit after the tick; with nine, that digit in place of the tick (a vehicle that coasted has moved)."""
+    narrow = x1 - x0 < 24  # five or more vehicles: smaller rings so both coasts still show
+    d, pitch = (4, 5) if narrow else (6, 7)
+    rings = pitch + d <= x1 - x0 - 8
+    digit_after = not rings and x0 + 9 + pixel_text_width("2") - 1 <= x1
+    if not rings and not digit_after and v.coasts:
         pixel_text(draw, (x0 + 1, y), str(v.coasts))
     elif v.moved:
         draw.line((x0 + 1, y + 3, x0 + 3, y + 6), fill=ON, width=2)
         draw.line((x0 + 3, y + 6, x0 + 7, y), fill=ON, width=2)
     else:
         draw.rectangle((x0 + 1, y + 1, x0 + 6, y + 6), outline=ON)
-    if rings is None:
+    if not rings:
         if digit_after and v.coasts:
             pixel_text(draw, (x0 + 9, y), str(v.coasts))
         return
-    d, pitch = rings
     for i in range(2):
         left = x0 + 9 + i * pitch
         box = (left, y + 1, left + d - 1, y + d)
@@ -239,10 +248,14 @@ def _footer(draw: ImageDraw.ImageDraw, view: PlayerView) -> None:
         dice = f"bump {mine}" if mine else f"bumps {view.bumps}"
     if view.allowance:
         # the vehicle moving now: how far and how, in the room the dice leave (the menu's status line said it, but
-        # its page goes after 20 s idle, while a player counts the spaces: a screens review)
-        right = WIDTH - 2 - text_width(dice, 9) - 5
-        fit_text(draw, (1, FOOTER_TOP, right, HEIGHT - 1), view.allowance, sizes=(10, 9))
-        fit_text(draw, (right + 3, FOOTER_TOP, WIDTH - 2, HEIGHT - 1), dice, sizes=(9,), align="right")
+        # its page goes after 20 s idle, while a player counts the spaces: a screens review); without the word
+        # "spaces" where the whole does not fit ("3+Road die · Drift": the cut lost "Drift", a review)
+        right = WIDTH - 2 - text_width(dice, 10) - 5
+        words = view.allowance
+        if text_width(words, 9) > right - 1:
+            words = words.replace(" spaces", "").replace(" space", "")
+        fit_text(draw, (1, FOOTER_TOP, right, HEIGHT - 1), words, sizes=(10, 9))
+        fit_text(draw, (right + 3, FOOTER_TOP, WIDTH - 2, HEIGHT - 1), dice, sizes=(10, 9), align="right")
         return
     command = view.command or "no cmd"
     fit_text(draw, (1, FOOTER_TOP, 58, HEIGHT - 1), command, sizes=(10, 9))

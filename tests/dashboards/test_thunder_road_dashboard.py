@@ -470,6 +470,27 @@ def test_the_mover_s_footer_says_how_far_the_vehicle_moves() -> None:
     assert not np.array_equal(drawn, lit(render(replace(moving, allowance=""), blink_on=True))[footer])
 
 
+def test_a_long_allowance_keeps_its_drift_in_the_footer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Road die and a Drift at once, "3+Road die spaces · Drift", did not fit beside the dice: the cut lost
+    "Drift", the one word that changes how the car moves (a review).  The footer drops "spaces" instead."""
+    import device.dashboards.thunder_road as tr
+
+    drawn: list[str] = []
+    fit = tr.fit_text
+
+    def spy(draw: Any, box: tuple[int, int, int, int], text: str, **kw: Any) -> int:
+        drawn.append(text)
+        return fit(draw, box, text, **kw)
+
+    monkeypatch.setattr(tr, "fit_text", spy)
+    view = replace(moving_with_drift(), allowance="3+Road die spaces · Drift", dice=(1, 3, 6))
+    render(view, blink_on=True)
+    assert "3+Road die · Drift" in drawn
+    drawn.clear()
+    render(replace(view, allowance="3 spaces · Drift"), blink_on=True)
+    assert "3 spaces · Drift" in drawn  # the whole where it fits
+
+
 @pytest.mark.parametrize("fleet", [6, 7, 8, 9])
 def test_coasts_stay_in_their_column_in_a_large_fleet(fleet: int) -> None:
     """A setup takes up to 9 vehicles a player (three cars, the Big Rig, the Final Five); from seven on, the
