@@ -1240,7 +1240,7 @@ class App:
             page = pages.DicePage(
                 # the path as the menu's title bar fits it ("Another goes first… › Cy first" was cut to "… › Cy…" at
                 # 8 px, losing who goes first): the deepest lists that fit at a readable size
-                title=pages.fitting_path(e.trail[0], e.trail[1:], f"{len(e.entered)}/{e.request.count}")
+                title=pages.fitting_path(e.trail[0], e.trail[1:], pages.dice_count(len(e.entered), e.request.count))
                 if e.trail else self.menu().title,
                 label=whose + e.request.label, entered=tuple(e.request.name_of(f) for f in e.entered),
                 count=e.request.count, exact=e.request.exact, current=e.request.name_of(e.current),
@@ -1255,7 +1255,7 @@ class App:
         lv = cursor.level
         entries = tuple((c.label, "branch" if c.children else "dice" if c.dice is not None else "leaf")
                         for c in lv.choices)
-        title = pages.fitting_path(cursor.menu.title, cursor.trail, f"{lv.cursor % len(lv.choices) + 1}/{len(lv.choices)}")
+        title = pages.fitting_path(cursor.menu.title, cursor.trail, pages.menu_count(lv.cursor, len(lv.choices)))
         at = lv.cursor % len(lv.choices)
         # a status line too long for the footer ("Medium car · 3 spaces · co…" lost the coast) turns, a piece
         # at a time, as a long alert does

@@ -75,25 +75,28 @@ TITLE_MIN_SIZE = 9
 TITLE_SIZES = (10, TITLE_MIN_SIZE)
 
 
-def title_is_cut(text: str, right: str = "") -> bool:
-    """Whether the title bar cannot show ``text`` whole beside ``right``, even at its smallest size."""
-    return text_width(text, TITLE_SIZES[-1]) > _title_right(right) - 1
+def title_pieces(text: str, right: str = "") -> list[str]:
+    """``[text]`` when the title bar shows it whole beside ``right`` at its smallest size; else its pieces, each
+    filling the bar at that size and marked "…" where it goes on ("Pick for Charlotte's…", "…Performance Car"),
+    shown in turn as a footer's are: a long title's middle is read too."""
+    room = _title_right(right) - 1
+    if text_width(text, TITLE_SIZES[-1]) <= room:
+        return [text]
+    return marked(wrap(text, width=room - 2 * text_width(GOES_ON, TITLE_SIZES[-1]) - 2, size=TITLE_SIZES[-1]))
 
 
 def _title(draw: ImageDraw.ImageDraw, text: str, right: str = "", turn: int = 0) -> None:
-    """The lit title bar: ``text`` at the left, ``right`` (a count) at the right.  A text too long for it shows
-    its start on even turns and its end on odd ones ("Pick for Charlotte's Perf…", then "…lotte's Performance
-    Car"), as a highlighted menu line does."""
+    """The lit title bar: ``text`` at the left, ``right`` (a count) at the right; a text too long for it in
+    pieces, ``turn`` choosing the one shown (:func:`title_pieces`)."""
     draw.rectangle(TITLE, fill=ON)
     x1 = WIDTH - 2
     if right and pixel_drawable(right):
         pixel_text(draw, (x1 - _right_width(right) + 1, 2), right, fill=OFF)
     elif right:
         fit_text(draw, (x1 - _right_width(right) - 1, 0, x1, 11), right, sizes=(10,), fill=OFF, align="right")
-    box = (1, 0, _title_right(right), 11)
-    if turn % 2 and title_is_cut(text, right):
-        text = _tail(text, TITLE_SIZES[-1], box[2] - box[0])
-    fit_text(draw, box, text, sizes=TITLE_SIZES, fill=OFF)
+    pieces = title_pieces(text, right)
+    fit_text(draw, (1, 0, _title_right(right), 11), pieces[turn % len(pieces)],
+             sizes=TITLE_SIZES if len(pieces) == 1 else TITLE_SIZES[-1:], fill=OFF)
 
 
 def fitting_path(title: str, trail: Sequence[str], right: str) -> str:
@@ -154,8 +157,8 @@ class MenuPage:
     cursor: int
     footer: str = ""
     alert: str = ""
-    #: 1: the highlighted label, too long for its line, shows its end ("…Performance Car") instead of its
-    #: start, and so does a title too long for its bar; the app turns it every ``LABEL_TURN_S`` (see
+    #: odd: the highlighted label, too long for its line, shows its end ("…Performance Car") instead of its
+    #: start; and a title too long for its bar shows its piece ``turn``; the app turns it every ``LABEL_TURN_S`` (see
     #: :func:`menu_page_turns`) so that a long name is read whole
     turn: int = 0
 
@@ -172,15 +175,25 @@ def label_is_cut(label: str, kind: str) -> bool:
     return text_width(label + _mark(kind), HIGHLIGHT_SIZES[-1]) > _HIGHLIGHT_BOX[1] - _HIGHLIGHT_BOX[0]
 
 
+def menu_count(cursor: int, n: int) -> str:
+    """The title bar's count of a menu page: "2/5", the highlighted choice of the open list of ``n``."""
+    return f"{cursor % n + 1}/{n}" if n else ""
+
+
+def dice_count(entered: int, count: int) -> str:
+    """The title bar's count of a dice page: "2/4", the dice entered of those asked."""
+    return f"{entered}/{count}"
+
+
 def _count(page: MenuPage) -> str:
-    """The title bar's count of a menu page: "2/5", the highlighted choice of the open list."""
-    return f"{page.cursor + 1}/{len(page.entries)}" if page.entries else ""
+    return menu_count(page.cursor, len(page.entries))
 
 
 def menu_page_turns(page: MenuPage) -> int:
-    """2 when the highlighted label or the title is too long to be shown whole (its start, then its end), else 1."""
+    """How many turns show both ends of a highlighted label too long for its line and every piece of a title too
+    long for its bar (1: all of it at once)."""
     label = page.entries[page.cursor] if page.entries else None
-    return 2 if (label is not None and label_is_cut(*label)) or title_is_cut(page.title, _count(page)) else 1
+    return math.lcm(2 if label is not None and label_is_cut(*label) else 1, len(title_pieces(page.title, _count(page))))
 
 
 def _tail(text: str, size: int, width: int) -> str:
@@ -362,15 +375,12 @@ def _label_wrap(label: str) -> tuple[str, ...]:
 
 
 def dice_page_turns(page: DicePage) -> int:
-    """How many turns show every piece of both lines (each line's pieces go round on their own), and both ends
-    of a title too long for its bar."""
-    title = 2 if title_is_cut(page.title, _limit(page)) else 1
-    return math.lcm(len(label_pieces(page)), len(dice_line_pieces(page)), title)
+    """How many turns show every piece of both lines and of the title (each goes round on its own)."""
+    return math.lcm(len(label_pieces(page)), len(dice_line_pieces(page)), len(title_pieces(page.title, _limit(page))))
 
 
 def _limit(page: DicePage) -> str:
-    """The title bar's count of a dice page: "2/4", the dice entered of those asked."""
-    return f"{len(page.entered)}/{page.count}"
+    return dice_count(len(page.entered), page.count)
 
 
 def render_dice(page: DicePage, *, blink_on: bool = True) -> Image.Image:

@@ -469,10 +469,18 @@ def test_a_title_too_long_for_its_bar_shows_its_end_in_turn(tmp_path: Path) -> N
         return pages.render_menu(pages.MenuPage(title, entries, 0, turn=turn)).crop((0, 0, 128, 12)).tobytes()
 
     long = "Pick for Charlotte's Performance Car"
-    assert pages.title_is_cut(long, "1/2") and bar(long, 0) != bar(long, 1)
-    assert pages._tail(long, 9, pages._title_right("1/2") - 1).endswith("Performance Car")
-    assert not pages.title_is_cut("Pick for Rust Bucket", "1/2")
+    pieces = pages.title_pieces(long, "1/2")
+    assert len(pieces) == 2 and pages.unpieced(pieces) == long and bar(long, 0) != bar(long, 1)
+    assert pages.title_pieces("Pick for Rust Bucket", "1/2") == ["Pick for Rust Bucket"]
     assert bar("Pick for Rust Bucket", 0) == bar("Pick for Rust Bucket", 1)
+    # a title wider than two bars: its middle is shown too, every piece whole at the bar's smallest size
+    longer = "Pick for Charlotte's Performance Car with the Twin Mortars"
+    three = pages.title_pieces(longer, "1/2")
+    assert len(three) >= 3 and pages.unpieced(three) == longer
+    assert all(pages.text_width(p, pages.TITLE_SIZES[-1]) <= pages._title_right("1/2") - 1 for p in three)
+    page = pages.MenuPage(longer, (("Long Straight", "leaf"), ("Short Straight", "leaf")), 0)
+    assert pages.menu_page_turns(page) == len(three)
+    assert len({bar(longer, k) for k in range(len(three))}) == len(three)
     dice = pages.DicePage(title=long, label="skid dice", entered=(), count=3, exact=False, current="SHIFT",
                           ready=False)
     assert pages.dice_page_turns(dice) == 2
