@@ -84,7 +84,7 @@ def register(groups: dict) -> None:
                    help="four mat corners in pixels 'x,y x,y x,y x,y' (TL TR BR BL) instead of corner tags")
     p.add_argument("--zones", default=None, help="TOML/JSON file with a list 'zones' of {name, kind, polygon}")
     p.add_argument("--hfov", type=_parse_hfov, default=None, help="camera horizontal field of view, deg, "
-                   f"{HFOV_RANGE_DEG[0]:g}-{HFOV_RANGE_DEG[1]:g} (default 66)")
+                   f"{HFOV_RANGE_DEG[0]:g}-{HFOV_RANGE_DEG[1]:g} (default: the previous calibration's, else 66)")
     p.add_argument("--lens", choices=("auto", "none", "k1", "k1k2"), default="auto",
                    help="lens model: auto (from the corner tags, and the token-zone cards when they lie on the mat), "
                    "none (a pinhole), or force k1 / k1k2")
