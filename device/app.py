@@ -964,7 +964,7 @@ class App:
         result = request.command(list(faces))
         if isinstance(result, DiceRequest):
             # the second roll keeps the first's place in the menu and says its dice, as on the buttons (a bump's
-            # direction die typed after a re-roll was titled with the roll it replaced, "bump3 · direction 4")
+            # direction die typed after a re-roll was titled with the roll it replaced, "bump die bump3 · direction 4")
             said = " ".join(str(request.name_of(f)) for f in faces) or "none"
             self.open_entry(result, trail=opened.trail if opened is not None else (),
                             kept=(*(opened.kept if opened is not None else ()),

@@ -5,7 +5,7 @@ Each game from its example setup, in the loop with the real dashboards, takes a 
 long, with random pauses between them: menus time out, notices stand and go) and:
 
 - never raises (a crash at the table loses the evening: the service restarts, the screens go dark);
-- draws every screen as a 128x64 one-bit picture after every press;
+- draws a 128x64 one-bit picture for every screen it redraws, and for every player's screen by the end;
 - keeps the log the truth: the game folded again from the SQLite file, as a restart does, is the game on the
   screens ("events are appended before anyone sees their effect; state is a fold of events").
 """
@@ -47,6 +47,7 @@ def test_any_presses_keep_the_screens_drawn_and_the_log_the_truth(game: str, pre
             for player, image in t.screens.images.items():
                 assert image.size == (128, 64) and image.mode == "1", (player, image.size, image.mode)
         live = t.match.state
+        assert set(t.screens.images) == {str(v.player) for v in t.app.screen_views()}, "a player's screen not drawn"
     finally:
         t.close()
     store = Store(folder / f"{game}.sqlite")
