@@ -94,8 +94,11 @@ def test_check_warns_of_dice_measured_too_small_without_a_calibration(tmp_path: 
                             vision=VisionConfig(calibration=tmp_path / "none.json", faces=tmp_path / "faces.json"))
     line = probe_camera(config, backend=StillBackend(small))
     assert line.status == "WARN", line
-    assert line.detail.startswith("gives 224x224 frames; dice in the frame now measure about 14 px, and dice under 20 "
-                                  "px are often not read: mount the camera lower")
+    # (about 14 px; the found dice's median box moves a pixel with the installed OpenCV and onnxruntime: 15 with
+    # OpenCV 5.1 and onnxruntime 1.32 on a fresh machine)
+    assert line.detail in (f"gives 224x224 frames; dice in the frame now measure about {px} px, and dice under 20 px "
+                           "are often not read: mount the camera lower, or ask it for larger frames ([camera] width and "
+                           "height, then calibrate again)" for px in range(12, 17)), line.detail
     whole = probe_camera(config, backend=StillBackend(cv2.imread(str(PHOTO))))
     # (the measure is the found dice's median box: 36 px with round 11's first reader, 35 with round 19's)
     assert whole.status == "OK" and whole.detail in (f"gives 640x640 frames; dice in the frame now measure about {px} px"
