@@ -216,12 +216,7 @@ class WebHub:
     def publish(self, snapshot: Snapshot) -> None:
         with self._lock:
             self.snapshot = snapshot
-            waiters = list(self._waiters)
-        for w in waiters:
-            try:
-                w.loop.call_soon_threadsafe(w.event.set)
-            except RuntimeError:  # that stream's loop has closed
-                pass
+        self.wake()
 
     def take_presses(self, now: float) -> list[ButtonEvent]:
         out: list[ButtonEvent] = []
@@ -243,12 +238,16 @@ class WebHub:
     def close(self) -> None:
         """The server is stopping: every event stream ends at once (no stream is left to be cancelled)."""
         self.closing = True
+        self.wake()
+
+    def wake(self) -> None:
+        """Every event stream looks again at once (a stream whose phone was forgotten then ends)."""
         with self._lock:
             waiters = list(self._waiters)
         for w in waiters:
             try:
                 w.loop.call_soon_threadsafe(w.event.set)
-            except RuntimeError:
+            except RuntimeError:  # that stream's loop has closed
                 pass
 
     # -- the server's side ----------------------------------------------------------------------

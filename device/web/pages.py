@@ -632,21 +632,16 @@ def check_page(lines: Sequence[Any]) -> str:
     return layout("Check", body, here="/check")
 
 
-def _ago(seconds: float) -> str:
-    minutes = int(seconds // 60)
-    return "just now" if minutes < 1 else f"{minutes} min ago" if minutes < 120 else f"{minutes // 60} h ago"
-
-
 #: What a guest's phone is told of an owner's page (a new game, calibrating, teaching, the rule facts saved).
 OWNER_ONLY = ("only an owner's phone starts a game, calibrates, teaches the dice and saves the rule facts; this "
               "phone is a guest's (it watches, presses and types rolls). An owner's phone makes it an owner's on the "
               "Phones page")
 
 
-def owner_only_page(path: str) -> str:
+def owner_only_page() -> str:
     body = (f'<p class=fail id=owner-only>{esc(OWNER_ONLY[0].upper() + OWNER_ONLY[1:])}.</p>'
-            f'<p>The first phone paired after the Pitboard starts is the owner&#x27;s. <a href="/phones">Phones</a> '
-            f'lists which phones are owners&#x27;.</p>')
+            f'<p>The first phone paired after the Pitboard starts, or while no owner&#x27;s phone is paired, is the '
+            f'owner&#x27;s. <a href="/phones">Phones</a> lists which phones are owners&#x27;.</p>')
     return layout("An owner's page", body)
 
 
@@ -684,7 +679,8 @@ def phones_page(sessions: Sequence[Any], me: Any, now: float, csrf: str, *, mess
         rows.append(f'<li>{esc(x.device or "a browser")} at {esc(x.client)}, paired {esc(_ago(now - x.since))}, '
                     f'{role}{this}{"".join(forms)}</li>')
     msg = f'<p class={"ok" if ok else "fail"} id=phones-message>{esc(message)}</p>' if message else ""
-    body = (f"{msg}<p>The first phone paired after the Pitboard starts is the owner&#x27;s: it starts another game, "
+    body = (f"{msg}<p>The first phone paired after the Pitboard starts, or while no owner&#x27;s phone is paired, "
+            "is the owner&#x27;s: it starts another game, "
             "calibrates, teaches dice faces and edits the rule facts. Later phones are guests&#x27;: they watch, "
             "press and type rolls, as the table&#x27;s buttons do. An owner&#x27;s phone makes another an "
             "owner&#x27;s, and forgets a phone (a guest who has left, a phone lost at the table): it asks for the "

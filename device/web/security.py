@@ -60,6 +60,9 @@ class Session:
     owner: bool = False
     #: what the Phones page says once, after a form sent from it (the page is drawn again at its own address)
     flash: tuple[str, bool] | None = None
+    #: the browser's mark (a cookie kept across pairings): the owner's browser pairing again, its session cookie
+    #: lost, is the owner's again (a review: it paired as a guest's, and no phone could start a game)
+    browser: str = ""
 
 
 #: The User-Agent's words that name a kind of device, first match wins (the list on the Phones page).
@@ -104,7 +107,7 @@ class Pairing:
             waits.append(WINDOW_S - (now - self._all_fails[0]))
         return max([0.0, *waits])
 
-    def pair(self, client: str, code: str, device: str = "") -> tuple[Session | None, str]:
+    def pair(self, client: str, code: str, device: str = "", browser: str = "") -> tuple[Session | None, str]:
         """A new session for a right code, else None and what to do."""
         wait = self.retry_after(client)
         if wait > 0:
@@ -128,26 +131,31 @@ class Pairing:
                 why = "not six digits"
             shown = typed if len(typed) <= 12 else typed[:12] + "…"
             return None, f"{shown + ': ' if shown else ''}{why}; type the six digits shown on player 1's screen"
-        owner = not any(s.owner for s in self.sessions.values())  # the first phone, or the first since no owner's
+        # the first phone, or the first since no owner's is paired; or the owner's own browser pairing again
+        before = [s for s in self.sessions.values() if s.owner and browser and s.browser == browser]
+        owner = bool(before) or not any(s.owner for s in self.sessions.values())
+        for old in before:  # (its old session: the cookie its browser lost)
+            self.sessions.pop(old.id, None)
         session = Session(secrets.token_urlsafe(32), secrets.token_urlsafe(32), client, self.clock(), device,
-                          owner=owner)
+                          owner=owner, browser=browser)
         self.sessions[session.id] = session
-        while len(self.sessions) > MAX_SESSIONS:  # the oldest guest's forgotten first: never the owner's phone
-            oldest = next((sid for sid, s in self.sessions.items() if not s.owner), next(iter(self.sessions)))
-            self.sessions.pop(oldest)
+        while len(self.sessions) > MAX_SESSIONS:  # the oldest guest's forgotten first: never an owner's, nor this one
+            others = [sid for sid in self.sessions if sid != session.id]
+            self.sessions.pop(next((sid for sid in others if not self.sessions[sid].owner), others[0]))
         if self.on_paired is not None:
             self.on_paired(session)
         return session, "paired"
 
-    def forget(self, handle: str) -> Session | None:
+    def forget(self, handle: str, *, renew: bool = True) -> Session | None:
         """Forget the paired phone of ``handle`` (its next request asks for the code again); the session forgotten,
-        or None when there is none such (forgotten already, or before a restart).  With the last owner's phone
-        forgotten, the next phone paired is an owner's."""
+        or None when there is none such (forgotten already, or before a restart).  ``renew``: a new code, the phone
+        forgotten knowing the old one (it would pair again with it at once: a review); a phone forgetting itself
+        needs none."""
         target = self.by_handle(handle)
         if target is None:
             return None
-        # a new code: the phone forgotten knows the old one, and would pair again with it at once (a review)
-        self.code = new_code()
+        if renew:
+            self.code = new_code()
         if self.on_forgotten is not None:
             self.on_forgotten(target)
         return self.sessions.pop(target.id)

@@ -208,9 +208,12 @@ def create_app(ctx: WebContext) -> Starlette:
                 if not _same_origin(request) or not Pairing.csrf_ok(session, token):
                     return PlainTextResponse("the form's CSRF token is missing or wrong: reload the page and send "
                                              "it again", status_code=403)
+                if ctx.pairing.sessions.get(session.id) is not session:  # forgotten while its form was read
+                    return PlainTextResponse("this phone was forgotten: open the page and type the code shown on a "
+                                             "screen at the table", status_code=401)
             if owner and not session.owner:
                 if "text/html" in request.headers.get("accept", "text/html"):
-                    return html(pages.owner_only_page(request.url.path), 403)
+                    return html(pages.owner_only_page(), 403)
                 return PlainTextResponse(pages.OWNER_ONLY, status_code=403)
             response: Response = await handler(request, session, form)
             return response
@@ -241,10 +244,13 @@ def create_app(ctx: WebContext) -> Starlette:
         if not cookie or not secrets.compare_digest(cookie.encode(), token.encode()) or not _same_origin(request):
             return PlainTextResponse("the pairing form's CSRF token is missing or wrong: open /pair again",
                                      status_code=403)
+        browser = (request.cookies.get(BROWSER_COOKIE) or secrets.token_urlsafe(16))[:64]
         session, message = ctx.pairing.pair(client_of(request), form.get("code", ""),
-                                            device_of(request.headers.get("user-agent", "")))
+                                            device_of(request.headers.get("user-agent", "")), browser=browser)
         if session is None:
             status = 429 if message.startswith("too many") else 403
+            if ctx.on_pair_page is not None:  # the code on its screen again (shown 2 minutes, or renewed since)
+                ctx.on_pair_page()
             first, screen = _first_player(), ctx.code_screen()
             # the screen the code is on by its player's name: player 1's, or another's when theirs is off (the
             # page said so above the form, and the refusal under it named player 1's screen, which showed nothing)
@@ -253,9 +259,7 @@ def create_app(ctx: WebContext) -> Starlette:
             return html(pages.pair_page(cookie, message, first=first, screen=screen), status)
         resp = RedirectResponse("/", status_code=303)
         resp.set_cookie(SESSION_COOKIE, session.id, httponly=True, samesite="strict", path="/")
-        browser = request.cookies.get(BROWSER_COOKIE) or secrets.token_urlsafe(16)
-        resp.set_cookie(BROWSER_COOKIE, browser[:64], httponly=True, samesite="strict", path="/",
-                        max_age=BROWSER_KEPT_S)
+        resp.set_cookie(BROWSER_COOKIE, browser, httponly=True, samesite="strict", path="/", max_age=BROWSER_KEPT_S)
         resp.delete_cookie(PAIR_COOKIE)
         return resp
 
@@ -709,6 +713,8 @@ def create_app(ctx: WebContext) -> Starlette:
         return RedirectResponse("/phones", status_code=303)
 
     async def phones_role(request: Request, session: Session, form: dict[str, str]) -> Response:
+        if form.get("role") not in ("owner", "guest"):
+            return PlainTextResponse("role must be owner or guest", status_code=400)
         owner = form.get("role") == "owner"
         target, why = ctx.pairing.set_owner(form.get("phone", ""), owner)
         if target is None:
@@ -722,7 +728,13 @@ def create_app(ctx: WebContext) -> Starlette:
             # a guest's phone forgets itself only (it could otherwise forget the owner's, and then pair as one)
             return _back_to_phones(session, "Not changed: a guest's phone forgets only itself; an owner's phone "
                                             "forgets others.", ok=False)
-        gone = ctx.pairing.forget(form.get("phone", ""))
+        if target is session and session.owner and len(ctx.pairing.sessions) > 1 and \
+                sum(s.owner for s in ctx.pairing.sessions.values()) == 1:
+            # the last owner's phone leaving the others paired: any of them could pair again as the owner's (a review)
+            return _back_to_phones(session, "Not changed: this is the only owner's phone; make another phone an "
+                                            "owner's first, or forget the others first.", ok=False)
+        gone = ctx.pairing.forget(form.get("phone", ""), renew=target is not session)
+        hub.wake()  # the phone forgotten: its open page's stream ends now, not at its next update
         if gone is session:  # this phone: the pairing page next, its cookie gone
             resp = RedirectResponse("/pair", status_code=303)
             resp.delete_cookie(SESSION_COOKIE, path="/")
