@@ -13,8 +13,8 @@ Everyone at the table sees the code, so a code cannot tell the owner from a gues
 a start, or once no owner's phone is paired) is the owner's: it starts games, calibrates, teaches dice and edits
 the rule facts; every later phone is a guest's, which watches, presses and types rolls as the panel's buttons do
 (every phone paired had the owner's page: a guest's could start another game, save a calibration, teach the
-dice).  An owner's phone makes
-another an owner's, or a guest's, on the Phones page, and forgets a phone.
+dice).  An owner's phone makes another an owner's, or a guest's, on the Phones page, and forgets a phone (the
+code is renewed); the owner's browser pairing again, its session cookie lost, is the owner's again.
 
 Pure apart from the injected clock and ``secrets``.
 """
@@ -83,8 +83,8 @@ class Pairing:
     clock: Callable[[], float] = time.monotonic
     #: Called with each new session (the web service takes the code off player 1's screen).
     on_paired: Callable[[Session], None] | None = None
-    #: Called with each phone forgotten, after the code was renewed (the web service takes the old code off the
-    #: screen it stood on).
+    #: Called with each phone forgotten, after the code was renewed when it was (the web service takes the code
+    #: off the screen it stood on: the next pairing page shows the code then in force).
     on_forgotten: Callable[[Session], None] | None = None
     sessions: dict[str, Session] = field(default_factory=dict)
     _fails: dict[str, deque[float]] = field(default_factory=dict)
