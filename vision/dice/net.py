@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import platform
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -198,6 +200,26 @@ def _not_as_shipped(path: Path, data: bytes) -> str | None:
     return None
 
 
+#: Where Linux lists the CPU's instruction sets (:func:`fused_int8_reads_right`).
+CPUINFO = Path("/proc/cpuinfo")
+
+
+def fused_int8_reads_right() -> bool:
+    """Whether onnxruntime's fused int8 kernels read the quantised reader as it was measured: on ARM (the Pi) and
+    on x86-64 CPUs with VNNI.  An x86-64 CPU without VNNI (AVX2 alone: many PCs) multiplies the u8 activations by
+    the s8 weights in pairs summed to 16 bits, which saturate: on such a machine the rendered trays' dice read
+    0.873 where 0.913 was measured, and five dice tests failed (a fresh machine, 2026-12-07).  There the quantised
+    layers run as written instead, quantise, dequantise and fp32 (``session.disable_quant_qdq``): the same dice,
+    at about fp32's speed.  Unknown (no /proc/cpuinfo on an x86 machine): not fused."""
+    if platform.machine().lower() not in ("x86_64", "amd64", "i386", "i686", "x86"):
+        return True
+    try:
+        flags = CPUINFO.read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return False
+    return re.search(r"\b(avx512_vnni|avx_vnni|avxvnni)\b", flags) is not None
+
+
 def session(path: Path, role: str | None = None) -> Any:
     """A one-thread onnxruntime session for the weights at ``path`` (made once).  Raises
     :class:`ModelError` naming the file when it is missing, onnxruntime cannot load it, or its inputs and
@@ -229,6 +251,8 @@ def session(path: Path, role: str | None = None) -> Any:
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = 1
         opts.inter_op_num_threads = 1
+        if not fused_int8_reads_right():  # (an fp32 network has no quantised layer to fuse: no change)
+            opts.add_session_config_entry("session.disable_quant_qdq", "1")
         try:
             sess = ort.InferenceSession(data, sess_options=opts, providers=["CPUExecutionProvider"])
         except Exception as exc:  # onnxruntime raises its own types for a damaged or foreign file
