@@ -79,10 +79,7 @@ def title_pieces(text: str, right: str = "") -> list[str]:
     """``[text]`` when the title bar shows it whole beside ``right`` at its smallest size; else its pieces, each
     filling the bar at that size and marked "…" where it goes on ("Pick for Charlotte's…", "…Performance Car"),
     shown in turn as a footer's are: a long title's middle is read too."""
-    room = _title_right(right) - 1
-    if text_width(text, TITLE_SIZES[-1]) <= room:
-        return [text]
-    return marked(wrap(text, width=room - 2 * text_width(GOES_ON, TITLE_SIZES[-1]) - 2, size=TITLE_SIZES[-1]))
+    return _one_line_pieces(text, _title_right(right) - 1, size=TITLE_SIZES[-1])
 
 
 def _title(draw: ImageDraw.ImageDraw, text: str, right: str = "", turn: int = 0) -> None:
@@ -250,13 +247,13 @@ def footer_pieces(alert: str) -> list[str]:
     return _one_line_pieces(alert, FOOTER_WIDTH)
 
 
-def _one_line_pieces(text: str, width: int) -> list[str]:
+def _one_line_pieces(text: str, width: int, *, size: int = BODY_SIZE) -> list[str]:
     """``[text]`` when it fits one line of ``width`` at the smallest size (9 px); else :func:`common.marked` pieces
-    of one line each at the body size, with room for "…" at both ends (the letters' gap too): a piece of one line
-    may carry both marks."""
+    of one line each at ``size`` (the body size; a title bar's at its smallest), with room for "…" at both ends (the
+    letters' gap too): a piece of one line may carry both marks."""
     if text_width(text, FOOTER_MIN_SIZE) <= width:
         return [text]
-    return marked(wrap(text, width=width - 2 * text_width(GOES_ON, BODY_SIZE) - 2, size=BODY_SIZE))
+    return marked(wrap(text, width=width - 2 * text_width(GOES_ON, size) - 2, size=size))
 
 
 def unpieced(pieces: Sequence[str]) -> str:
@@ -437,6 +434,6 @@ def legend_pages(game: str, legend: Sequence[tuple[str, str]]) -> list[TextPage]
     names = {"gaslands": "Gaslands", "thunder_road": "Thunder Road", "space_race": "Space Race",
              "grand_tour": "Grand Tour"}
     title = f"Legend · {names.get(game, game)}"
-    if text_width(title, 9) > _title_right(f"{len(chunks)}/{len(chunks)}") - 1:  # (the widest page count)
+    if len(title_pieces(title, f"{len(chunks)}/{len(chunks)}")) > 1:  # (beside the widest page count)
         title = "Legend"  # ten pages or more: "Legend · Thunder R…" was cut beside "10/11"
     return [TextPage(title, tuple(c), i + 1, len(chunks), LEGEND_SIZE) for i, c in enumerate(chunks)]
