@@ -997,10 +997,11 @@ class App:
         status = getattr(self.displays, "status", None)
         if status is None:
             return set()
-        dark = {p for p, s in status().items() if getattr(s.state, "value", s.state) == "down"}
+        screens = status()
+        dark = {p for p, s in screens.items() if getattr(s.state, "value", s.state) == "down"}
         chooser = self.chooser()
-        if chooser is not None and self._screenless(chooser):
-            dark.add(chooser)  # no [[screens]] for this player at all
+        if chooser is not None and chooser not in screens:
+            dark.add(chooser)  # no [[screens]] for this player at all (:meth:`_screenless`, from the same status)
         return dark
 
     def _screenless(self, player: str | None) -> bool:

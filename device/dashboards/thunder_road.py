@@ -45,8 +45,9 @@ def render(view: PlayerView, *, blink_on: bool) -> Image.Image:
     _header(draw, view)
     if view.vehicles:
         width = WIDTH // len(view.vehicles)
+        letters = _letter_size(view.vehicles, width)
         for i, v in enumerate(view.vehicles):
-            _column(draw, v, i * width, width, _letter_size(view.vehicles, width))
+            _column(draw, v, i * width, width, letters)
     _footer(draw, view)
     _alert(draw, view, blink_on)
     return image

@@ -59,6 +59,7 @@ def build_views(state: GrandTourState, prompt_text: str) -> tuple[TeamView, ...]
     lead = state.leader_index
     out = []
     ranks = _ranks(state)
+    served = state.specialty_team
     for team in state.teams:
         riders = []
         for r in state.riders:
@@ -82,7 +83,6 @@ def build_views(state: GrandTourState, prompt_text: str) -> tuple[TeamView, ...]
         if state.phase is Phase.BETWEEN_STAGES and todo:
             # whose cards: the count's list is titled "5 to 9 cards" once opened, the rider's name gone from it
             alerts.append(Alert("enter_exhaustion", f"count exhaustion cards of {rider_label(todo[0].id)}", team.name))
-        served = state.specialty_team
         if served is not None and served.name == team.name:
             # the team served now only (its header flashes: every team's flashed at once, and the others had nothing
             # to do; a review); a team still to be dealt was told "keep 1 specialty" while it was dealt (an audit)
