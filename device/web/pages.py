@@ -676,7 +676,7 @@ def phones_page(sessions: Sequence[Any], me: Any, now: float, csrf: str, *, mess
             label = "Make it a guest's" if x.owner else "Make it an owner's"
             forms.append(_phone_form(csrf, "/phones/role", x.handle, label,
                                      f'<input type=hidden name=role value={"guest" if x.owner else "owner"}>'))
-        rows.append(f'<li>{esc(x.device or "a browser")} at {esc(x.client)}, paired {esc(_ago(now - x.since))}, '
+        rows.append(f'<li>{esc(x.who)}, paired {esc(_ago(now - x.since))}, '
                     f'{role}{this}{"".join(forms)}</li>')
     msg = f'<p class={"ok" if ok else "fail"} id=phones-message>{esc(message)}</p>' if message else ""
     body = (f"{msg}<p>The first phone paired after the Pitboard starts, or while no owner&#x27;s phone is paired, "

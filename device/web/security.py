@@ -64,6 +64,11 @@ class Session:
     #: lost, is the owner's again (a review: it paired as a guest's, and no phone could start a game)
     browser: str = ""
 
+    @property
+    def who(self) -> str:
+        """The phone as the Phones page names it: "Android at 192.168.1.23"."""
+        return f"{self.device or 'a browser'} at {self.client}"
+
 
 #: The User-Agent's words that name a kind of device, first match wins (the list on the Phones page).
 DEVICES = (("iPhone", "iPhone"), ("iPad", "iPad"), ("Android", "Android"), ("CrOS", "Chromebook"),

@@ -719,8 +719,7 @@ def create_app(ctx: WebContext) -> Starlette:
         target, why = ctx.pairing.set_owner(form.get("phone", ""), owner)
         if target is None:
             return _back_to_phones(session, f"Not changed: {why}.", ok=False)
-        return _back_to_phones(session, f"{target.device or 'a browser'} at {target.client} is "
-                                        f"{'an owner' if owner else 'a guest'}'s phone now.")
+        return _back_to_phones(session, f"{target.who} is {'an owner' if owner else 'a guest'}'s phone now.")
 
     async def phones_forget(request: Request, session: Session, form: dict[str, str]) -> Response:
         target = ctx.pairing.by_handle(form.get("phone", ""))
@@ -739,8 +738,8 @@ def create_app(ctx: WebContext) -> Starlette:
             resp = RedirectResponse("/pair", status_code=303)
             resp.delete_cookie(SESSION_COOKIE, path="/")
             return resp
-        return _back_to_phones(session, f"Forgotten: {gone.device or 'a browser'} at {gone.client}; the pairing "
-                                        "code is a new one now." if gone is not None else
+        return _back_to_phones(session, f"Forgotten: {gone.who}; the pairing code is a new one now."
+                                        if gone is not None else
                                         "That phone was forgotten already.")
 
     # -- teaching dice from the live camera ------------------------------------------------------

@@ -19,7 +19,7 @@ pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 
 from starlette.testclient import TestClient  # noqa: E402
-from web_helpers import Table, pair_token  # noqa: E402
+from web_helpers import Table, pair_token, paired_client  # noqa: E402
 
 from device.web.security import SESSION_COOKIE, device_of  # noqa: E402
 from device.web.server import create_app  # noqa: E402
@@ -37,12 +37,8 @@ def table(tmp_path: Path) -> Any:
 
 
 def phone(table: Table, agent: str) -> tuple[TestClient, str]:
-    """A phone (its User-Agent) paired with the code; its CSRF token."""
-    client = TestClient(create_app(table.web.ctx), headers={"user-agent": agent})
-    r = client.post("/pair", data={"csrf": pair_token(client.get("/pair", headers=HTML).text),
-                                   "code": table.web.code}, follow_redirects=False)
-    assert r.status_code == 303, r.text
-    return client, pair_token(client.get("/", headers=HTML).text)
+    """A phone (its User-Agent) paired with the code, in the role its pairing gives it; its CSRF token."""
+    return paired_client(table, owner=False, agent=agent)  # type: ignore[no-any-return]
 
 
 def handles(page: str) -> list[str]:

@@ -59,15 +59,16 @@ def pair_token(html: str) -> str:
     return m.group(1)
 
 
-def paired_client(table: Table, *, owner: bool = True) -> tuple[Any, str]:
+def paired_client(table: Table, *, owner: bool = True, agent: str | None = None) -> tuple[Any, str]:
     """A TestClient paired with the right code, and its CSRF token.  ``owner``: its phone made an owner's (as an
-    owner's phone does on the Phones page) when it paired as a guest's; the first phone paired is an owner's."""
+    owner's phone does on the Phones page) when it paired as a guest's; the first phone paired is an owner's.
+    ``agent``: the User-Agent its browser sends (what the Phones page names it by)."""
     from starlette.testclient import TestClient
 
     from device.web.security import SESSION_COOKIE
     from device.web.server import create_app
 
-    client = TestClient(create_app(table.web.ctx))
+    client = TestClient(create_app(table.web.ctx), headers={"user-agent": agent} if agent else None)
     page = client.get("/pair", headers={"accept": "text/html"})
     r = client.post("/pair", data={"csrf": pair_token(page.text), "code": table.web.code}, follow_redirects=False)
     assert r.status_code == 303, r.text
