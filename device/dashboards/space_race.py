@@ -4,8 +4,8 @@
 
     ┌──────────────────────────────────┐  header: side, its active abilities, turn
     │ USSR        2X HL           T4   │
-    │ ██      VP      TRY              │  big: the box reached (of 8), the VP scored from the race,
-    │ ██ /8   5       1                │       the attempts left this turn
+    │ ██      VP        attempts       │  big: the box reached (of 8), the VP scored from the race,
+    │ ██ /8   5           1            │       the Space Race attempts left this turn
     │ next 3 Ops · 1-3 · 50%           │  the next box: Ops needed, success roll, odds
     │ ▐██▌▐██▌▐██▌▐██▌▐  ▌▐▄▄▌▐  ▌▐  ▌ │  the track: 8 boxes 15 px wide, yours lit up to your marker,
     └──────────────────────────────────┘  the rival's marker a block in its box (dark on a lit box)
@@ -66,7 +66,8 @@ def render(view: SideView, *, blink_on: bool) -> Image.Image:
     draw.text((46, 14), "VP", fill=ON, font=font(9))
     # not bold: at 16-20 px the stroke closes a 5, 6 and 8 alike (24 px and up stay open)
     draw.text((46, 21), str(view.vp), fill=ON, font=font(20))
-    draw.text((92, 14), "TRY", fill=ON, font=font(9))
+    # the rulebook's word ("two Space Race attempts per turn"), lower case so that it fits; "TRY" was our own word
+    draw.text((WIDTH - 1, 14), "attempts", fill=ON, font=font(9), anchor="ra")
     draw.text((92, 21), str(view.attempts_left), fill=ON, font=font(20))
     # next attempt
     if view.finished:
