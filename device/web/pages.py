@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Mapping, Sequence
+from contextvars import ContextVar
 from html import escape
 from typing import Any
 
@@ -355,10 +356,18 @@ SETUP_JS = """
 
 NAV = (("/", "Live"), ("/log", "Game log"), ("/setup", "New game"), ("/rules", "Rule facts"),
        ("/calibrate", "Calibrate"), ("/teach", "Teach"), ("/check", "Check"), ("/phones", "Phones"))
+#: The pages of :data:`NAV` that only an owner's phone opens (the server's routes guarded ``owner=True``): a guest's
+#: nav leaves them out (each tap on one was a refusal page).
+OWNER_PAGES = frozenset({"/setup", "/calibrate", "/teach"})
+#: Whether the phone a page is drawn for is an owner's: set by the server for each request (its task's own
+#: context), read by :func:`layout` for the nav, as a template's context gives every page the user.  Pages drawn
+#: outside a request (tests, the pairing page) are an owner's.
+VIEWER_OWNER: ContextVar[bool] = ContextVar("VIEWER_OWNER", default=True)
 
 
 def layout(title: str, body: str, *, here: str = "", script: bool | str = False, nav: bool = True) -> str:
-    links = "".join(f'<a href="{h}"{" class=on" if h == here else ""}>{esc(t)}</a>' for h, t in NAV) if nav else ""
+    shown = [(h, t) for h, t in NAV if VIEWER_OWNER.get() or h not in OWNER_PAGES]
+    links = "".join(f'<a href="{h}"{" class=on" if h == here else ""}>{esc(t)}</a>' for h, t in shown) if nav else ""
     name = script if isinstance(script, str) else "live.js"
     js = f'<script src="/static/{name}" defer></script>' if script else ""
     return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
@@ -576,7 +585,7 @@ def setup_page(game: str, games: Sequence[str], text: str, csrf: str, message: s
 
 def chart_page(chart: dict[str, list[str]], saved: dict[str, list[str]], statuses: Sequence[str], gear: int,
                verdicts: Sequence[tuple[str, str]], csrf: str, where: str, message: str = "", more: str = "",
-               ok: bool = True) -> str:
+               ok: bool = True, *, owner: bool = True) -> str:
     head = "".join(f"<th>gear {g}</th>" for g in range(1, 7))
     rows = []
     for name, row in chart.items():
@@ -595,15 +604,16 @@ def chart_page(chart: dict[str, list[str]], saved: dict[str, list[str]], statuse
             f"in from the icons on your own templates. Saved as <code>{esc(where)}</code> ([chart], the TOML that "
             f"<code>pitboard rules gaslands templates --chart</code> and a setup file's [chart] read; a new game "
             f"started here takes it). * = a row you changed.</p>{msg}"
-            f'<form method=post action=/rules/chart>{csrf_field(csrf)}<table id=chart><tr><th></th>{head}</tr>'
-            f'{"".join(rows)}</table><button type=submit id=save-chart>Save chart</button></form>'
+            f'<form method=post action=/rules/chart>{csrf_field(csrf)}'
+            + saving(f'<table id=chart><tr><th></th>{head}</tr>{"".join(rows)}</table>',
+                     "<button type=submit id=save-chart>Save chart</button>", owner=owner) + "</form>"
             f'<h2>Verdicts</h2><form method=get action=/rules><label>gear <select name=gear id=gear>{gears}</select>'
             f'</label> <button type=submit id=show-gear>Show</button></form><table id=verdicts>{vrows}</table>{more}')
     return layout("Rule facts", body, here="/rules")
 
 
 def fire_section(faces: Sequence[dict[str, Any]], effects: Sequence[str], csrf: str, where: str,
-                 message: str = "") -> str:
+                 message: str = "", *, owner: bool = True) -> str:
     from device.web.setup import MAX_FIRE_MOVES  # the save's own bound (max=12 here made a saved 13 unsendable)
 
     rows = []
@@ -617,9 +627,22 @@ def fire_section(faces: Sequence[dict[str, Any]], effects: Sequence[str], csrf: 
     msg = f'<p class="ok" id="fire-message">{esc(message)}</p>' if message else ""
     return (f"<h2>Thunder Road: the Fire die</h2><p>What each face does is not in the sources: <i>unknown</i> asks "
             f"the table to rule. Saved as <code>{esc(where)}</code> ([fire_die], as in a setup file; a new game "
-            f"begun here takes it).</p>{msg}<form method=post action=/rules/fire>{csrf_field(csrf)}<table id=fire>"
-            f"<tr><th>face</th><th>effect</th><th>moves (for moves)</th></tr>{''.join(rows)}</table>"
-            f"<button type=submit id=save-fire>Save the Fire die</button></form>")
+            f"begun here takes it).</p>{msg}<form method=post action=/rules/fire>{csrf_field(csrf)}"
+            + saving(f"<table id=fire><tr><th>face</th><th>effect</th><th>moves (for moves)</th></tr>{''.join(rows)}"
+                     "</table>", "<button type=submit id=save-fire>Save the Fire die</button>", owner=owner)
+            + "</form>")
+
+
+#: Under a rule facts form on a guest's phone, in place of its Save button.
+GUEST_SAVES = "Only an owner's phone saves these; this phone is a guest's (an owner's phone changes that on Phones)."
+
+
+def saving(fields: str, button: str, *, owner: bool) -> str:
+    """A form's fields and its Save button; on a guest's phone the fields are shown disabled (read, not changed)
+    and a line says who saves them (a guest's Save was refused only after the phone had been typed on)."""
+    if owner:
+        return fields + button
+    return f'<fieldset disabled class=guest>{fields}</fieldset><p class="skip guest-saves">{esc(GUEST_SAVES)}</p>'
 
 
 def check_page(lines: Sequence[Any]) -> str:
@@ -793,7 +816,7 @@ def calibrate_page(csrf: str, *, frame: int | None, current: str, size: str = ""
 
 
 def facts_section(game: str, values: Sequence[tuple[Any, str]], cards: Sequence[dict[str, Any]], timings: Sequence[str],
-                  csrf: str, where: str, message: str = "", ok: bool = True) -> str:
+                  csrf: str, where: str, message: str = "", ok: bool = True, *, owner: bool = True) -> str:
     """One game's unknown rule facts as a form (device.web.facts)."""
     titles = {"thunder_road": "Thunder Road: vehicles and commands", "grand_tour": "Grand Tour: the time sheet and "
               "the specialty cards"}
@@ -821,5 +844,5 @@ def facts_section(game: str, values: Sequence[tuple[Any, str]], cards: Sequence[
             # (to the message when the answer refuses the save: it stood at the top of a long page; the table's
             # id was the heading's too)
             f'<form method=post action="/rules/facts/{esc(game)}#facts-{esc(game)}-message">{csrf_field(csrf)}'
-            f'<table id="facts-{esc(game)}-table">'
-            f"{rows}</table>{card_rows}<button type=submit id=\"save-facts-{esc(game)}\">Save</button></form>")
+            + saving(f'<table id="facts-{esc(game)}-table">{rows}</table>{card_rows}',
+                     f'<button type=submit id="save-facts-{esc(game)}">Save</button>', owner=owner) + "</form>")

@@ -211,12 +211,16 @@ def create_app(ctx: WebContext) -> Starlette:
                 if ctx.pairing.sessions.get(session.id) is not session:  # forgotten while its form was read
                     return PlainTextResponse("this phone was forgotten: open the page and type the code shown on a "
                                              "screen at the table", status_code=401)
-            if owner and not session.owner:
-                if "text/html" in request.headers.get("accept", "text/html"):
-                    return html(pages.owner_only_page(), 403)
-                return PlainTextResponse(pages.OWNER_ONLY, status_code=403)
-            response: Response = await handler(request, session, form)
-            return response
+            mark = pages.VIEWER_OWNER.set(session.owner)  # the nav drawn for this phone (a guest's: no owner's pages)
+            try:
+                if owner and not session.owner:
+                    if "text/html" in request.headers.get("accept", "text/html"):
+                        return html(pages.owner_only_page(), 403)
+                    return PlainTextResponse(pages.OWNER_ONLY, status_code=403)
+                response: Response = await handler(request, session, form)
+                return response
+            finally:
+                pages.VIEWER_OWNER.reset(mark)
 
         return wrapped
 
@@ -632,7 +636,7 @@ def create_app(ctx: WebContext) -> Starlette:
         fire_path = ctx.chart_path.parent / FIRE_FILE
         faces, effects, fire_problem = fire_view(fire_path)
         fire_msg = "Fire die saved." if request.query_params.get("fire") else fire_problem
-        more = pages.fire_section(faces, effects, session.csrf, str(fire_path), fire_msg)
+        more = pages.fire_section(faces, effects, session.csrf, str(fire_path), fire_msg, owner=session.owner)
         from device.web import facts
 
         for game in facts.GAMES:
@@ -643,11 +647,12 @@ def create_app(ctx: WebContext) -> Starlette:
             if typed is not None and typed[0] == game:
                 _, values, cards, saved_msg = typed
                 ok = False
-            more += pages.facts_section(game, values, cards, facts.TIMINGS, session.csrf, str(path), saved_msg, ok=ok)
+            more += pages.facts_section(game, values, cards, facts.TIMINGS, session.csrf, str(path), saved_msg, ok=ok,
+                                        owner=session.owner)
         if chart_typed is not None:
             chart = chart_typed
         return html(pages.chart_page(chart, saved, statuses, gear, verdicts, session.csrf, str(ctx.chart_path),
-                                     message or problem, more, ok=chart_typed is None), status)
+                                     message or problem, more, ok=chart_typed is None, owner=session.owner), status)
 
     async def chart_post(request: Request, session: Session, form: dict[str, str]) -> Response:
         from device.web.setup import save_chart, typed_chart
@@ -1050,18 +1055,24 @@ def create_app(ctx: WebContext) -> Starlette:
             # (a POST to a page's address: the page is there, it takes no form)
             return PlainTextResponse("not found" if status == 404 else f"{request.method} is not taken here",
                                      status_code=status, headers=headers)
-        if _session(ctx, request) is None:
+        session = _session(ctx, request)
+        if session is None:
             return RedirectResponse("/pair", status_code=303)
         top = "/" + request.url.path.strip("/").split("/")[0]
         pages_at = {h for h, _ in pages.NAV}
         if status == 405 and request.method in ("GET", "HEAD"):
             return RedirectResponse(top if top in pages_at else "/", status_code=303)
-        where = top if top in pages_at else "/"
+        # (a guest's phone is sent to a page it opens: an owner's page under the address was a refusal)
+        where = top if top in pages_at and (session.owner or top not in pages.OWNER_PAGES) else "/"
         name = dict(pages.NAV)[where]
         body = (f'<p class="refusal">There is no page at <code>{pages.esc(request.url.path)}</code>'
                 f"{' (the steps of a game are numbered from 0)' if '/at/' in request.url.path else ''}.</p>"
                 f'<p><a href="{where}">{pages.esc(name)}</a></p>')
-        return html(pages.layout("No such page", body, here=where), status)
+        mark = pages.VIEWER_OWNER.set(session.owner)
+        try:
+            return html(pages.layout("No such page", body, here=where), status)
+        finally:
+            pages.VIEWER_OWNER.reset(mark)
 
     return Starlette(routes=routes, exception_handlers={404: no_page, 405: no_page})
 

@@ -283,3 +283,32 @@ def test_every_owners_address_refuses_a_guests_phone_and_no_other_does(table: Ta
     # a page asked for by a browser is told why as a page (the same words)
     r = guest.post("/rules/chart", data={"csrf": csrf}, headers=HTML)
     assert r.status_code == 403 and "id=owner-only" in r.text
+
+
+def nav(page: str) -> list[str]:
+    return re.findall(r'<a href="([^"]+)"', page.split("</nav>")[0])
+
+
+def test_a_guests_nav_leaves_out_the_owners_pages_and_its_rule_facts_are_read_not_saved(table: Table) -> None:
+    """A guest's phone showed the owner's links (New game, Calibrate, Teach: each tap a refusal) and the rule
+    facts' forms with their Save buttons, refused only after the phone had been typed on.  Its nav holds the pages
+    it opens; the rule facts are shown (disabled fields) with a line saying who saves them."""
+    from device.web import pages
+
+    owner, _ = phone(table, IPHONE)
+    guest, _ = phone(table, ANDROID)
+    every = [h for h, _ in pages.NAV]
+    opens = [h for h in every if guest.get(h, headers=HTML).status_code == 200]
+    assert set(every) - set(opens) == pages.OWNER_PAGES  # the nav's owner's pages are the ones refused
+    for path in ("/", "/log", "/rules", "/check", "/phones"):
+        assert nav(guest.get(path, headers=HTML).text) == opens, path
+        assert nav(owner.get(path, headers=HTML).text) == every, path
+    assert nav(guest.get("/setup", headers=HTML).text) == opens  # the refusal page too
+    missing = guest.get("/setup/nothing", headers=HTML)  # no such page under an owner's: sent to one it opens
+    assert missing.status_code == 404 and nav(missing.text) == opens and '<p><a href="/">Live</a>' in missing.text
+    theirs, mine = guest.get("/rules", headers=HTML).text, owner.get("/rules", headers=HTML).text
+    saves = re.compile(r'id="?save-(chart|fire|facts-\w+)')
+    assert len(saves.findall(mine)) >= 3 and not saves.findall(theirs)
+    assert theirs.count("<fieldset disabled") == len(saves.findall(mine)) == theirs.count("guest-saves")
+    assert "Only an owner&#x27;s phone saves these" in theirs and "<fieldset" not in mine
+    assert 'id=show-gear' in theirs  # the verdicts' gear is every phone's to choose (a GET)
