@@ -34,7 +34,7 @@ img.oled{image-rendering:pixelated;image-rendering:crisp-edges;width:384px;max-w
 .buttons button:not(.hold){white-space:nowrap}
 .buttons .link{grid-column:1/-1;margin:0}
 .buttons button.hold{font-size:.75em;grid-column:span 3;line-height:1.1;padding:.3em .1em}
-table{border-collapse:collapse;display:block;overflow-x:auto;max-width:100%}
+table{border-collapse:collapse;display:block;overflow-x:auto;max-width:100%}fieldset.guest{border:0;padding:0;margin:0;min-width:0}
 td,th{border:1px solid #444;padding:.25em .4em}#check{list-style:none;padding:0}#check li{margin:0 0 .6em;overflow-wrap:anywhere}
 #chart tr>th:first-child{position:sticky;left:0;background:#111}
 code{overflow-wrap:anywhere}
