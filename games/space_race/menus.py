@@ -100,10 +100,11 @@ def menu(state: SpaceRaceState) -> Menu:
         branch("Extra attempt (event)", _sides("grant_attempt")),
         branch("Event: advance", _advances()),
     ], legal)
-    status = f"Tries: USA {state.attempts_left('USA')} USSR {state.attempts_left('USSR')}"
+    # "attempts", the rulebook's word ("two Space Race attempts per turn"; "Tries" was our own)
+    status = f"Attempts USA {state.attempts_left('USA')} USSR {state.attempts_left('USSR')}"
     # the roll's verdict, until the next card (a failure changes nothing else; the box is on the dashboard), while
-    # the side that rolled has no try left: an extra attempt (event) or box 2's second try was on no screen while
-    # the verdict stood (an audit), and the tries are what that side reads next
+    # the side that rolled has no attempt left: an extra attempt (event) or box 2's second attempt was on no screen
+    # while the verdict stood (an audit), and the attempts are what that side reads next
     if state.last_roll is not None and state.attempts_left(state.last_roll[0]) == 0:
         side, die, success = state.last_roll
         status = f"{side} die {die}: {'made it' if success else 'failed'}"

@@ -108,7 +108,7 @@ def test_a_turn_offers_each_side_only_the_ops_its_next_box_accepts() -> None:
     for _ in range(4):  # USA to box 4: box 5 needs a 3-ops card
         m.apply(Command("event_advance", {"side": "USA"}))
     menu = check_menu(m.state)
-    assert menu.title == "Turn 1" and menu.status == "Tries: USA 2 USSR 1"  # box 2: two attempts
+    assert menu.title == "Turn 1" and menu.status == "Attempts USA 2 USSR 1"  # box 2: two attempts
     assert [c.label for c in menu.choices] == [
         "USA attempt", "USSR attempt", "End turn", "Extra attempt (event)", "Event: advance"]
     usa, ussr = menu.choices[0], menu.choices[1]
@@ -158,10 +158,10 @@ def test_a_failed_roll_is_said_on_the_menu_until_the_next_card() -> None:
     assert check_menu(m.state).status == "USA die 5: failed"
     # an extra attempt (an event) after the verdict: the try it gave is what USA reads next (an audit: never shown)
     m.apply(Command("grant_attempt", {"side": "USA"}))
-    assert check_menu(m.state).status == "Tries: USA 1 USSR 0"
+    assert check_menu(m.state).status == "Attempts USA 1 USSR 0"
     m.apply(Command("end_turn"))
     m.apply(Command("begin_turn"))
-    assert check_menu(m.state).status.startswith("Tries:")
+    assert check_menu(m.state).status.startswith("Attempts USA")
 
 
 def test_no_event_choice_for_a_side_on_the_last_box() -> None:
