@@ -1508,7 +1508,13 @@ def alerts(state: GaslandsState) -> list[Alert]:
             if act is not None and v.id in act.wrecks:
                 out.append(Alert("wrecked", f"{v.name} WRECKED", v.owner))
         elif v.hazards >= WIPEOUT_AT:
-            out.append(Alert("wipeout_coming", f"{v.name}: {v.hazards} hazards, WIPEOUT", v.owner))
+            # when it happens ("checked only [in step 3], not at other times"), and, while this vehicle's SHIFTs
+            # stand, how it may not: "WIPEOUT" alone at 1.4 read as done when a SHIFT could discard a token (an audit)
+            shift = (act is not None and act.vehicle == v.id and act.shifts_left > 0
+                     and v.hazards - act.shifts_left < WIPEOUT_AT)
+            unless = ", unless SHIFTs discard tokens" if shift else ""
+            out.append(Alert("wipeout_coming", f"WIPEOUT: {v.name}: {v.hazards} hazards, loses control in step 3{unless}",
+                             v.owner))
     return out
 
 

@@ -37,7 +37,7 @@ def view(*vehicles: VehicleView, **kw) -> PlayerView:
 
 
 ILLEGAL = Alert("illegal_template", "Hairpin NOT PERMITTED in gear 5. Bob picks for you")
-WIPEOUT = Alert("wipeout_coming", "Rust Bucket: 7 hazards, WIPEOUT", "Alice")
+WIPEOUT = Alert("wipeout_coming", "WIPEOUT: Rust Bucket: 7 hazards, loses control in step 3", "Alice")
 WRECK = Alert("wrecked", "Rust Bucket WRECKED", "Alice")
 LOST = Alert("lost_control", "LOST CONTROL: Alice's Buggy, Bob turns it")
 
@@ -422,7 +422,7 @@ def test_what_a_decision_settled_comes_before_a_standing_alert(told: Alert, monk
     render(view(vehicle(hazards=6), your_activation=False, alerts=(WIPEOUT,)), blink_on=True)
     assert drawn[0][0] != "WIPEOUT!" and drawn[0][2] == "+1"
     assert told.text.endswith(drawn[0][1])
-    assert drawn[1][:2] == ("WIPEOUT!", "Rust Bucket: 7 hazards")
+    assert drawn[1][:2] == ("WIPEOUT!", "Rust Bucket: 7 hazards, loses control in step 3")
 
 
 def test_the_turners_you_turn_comes_before_older_news(monkeypatch) -> None:

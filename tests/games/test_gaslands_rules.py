@@ -10,7 +10,7 @@ import pytest
 
 from games.core import Alert, Illegal
 from games.gaslands import DIE_TYPES, EXAMPLE_SETUP, GAME, TEMPLATES, normalise_chart, template_status, vehicle_types
-from games.gaslands.rules import STEP_COMMANDS, WIPEOUT_AT, out_of_order, smash_dice
+from games.gaslands.rules import STEP_COMMANDS, WIPEOUT_AT, alerts, out_of_order, smash_dice
 from games.gaslands.state import Step, TemplateStatus
 from gaslands_helpers import Table, setup
 
@@ -207,6 +207,25 @@ def test_hull_lost_one_per_uncancelled_hit_and_wrecked_at_zero():
     assert any(a.kind == "wrecked" for a in view.alerts)
     # and every screen: only Bob's said it (an audit)
     assert t.state.news == "Bob's Drag Racer: 2 hits · WRECKED"
+
+
+def test_a_coming_wipeout_says_when_and_while_a_shift_stands_how_it_may_not_come():
+    """"each one with 6 or more hazard tokens loses control. Checked only here [step 3], not at other times" and a
+    SHIFT may "discard a hazard token": "WIPEOUT" alone at 1.4, with a SHIFT still to spend, read as done (an
+    audit: the second SHIFT discarded a token and there was no wipeout)."""
+    t = Table(("Alice", ["buggy"]), ("Bob", ["truck"]))
+    t.patch("alice-1", gear=2, hazards=5)
+    t.to_skid_check("gentle")
+    t.ok("skid_roll", faces=["SHIFT", "SHIFT"])
+    t.ok("shift", use="gear_up")  # 6 tokens, one SHIFT left
+    (coming,) = [a for a in alerts(t.state) if a.kind == "wipeout_coming"]
+    assert coming.text == ("WIPEOUT: Alice's Buggy: 6 hazards, loses control in step 3, "
+                           "unless SHIFTs discard tokens")
+    t.ok("shift", use="discard_hazard")
+    assert t.v("alice-1").hazards == 5 and not [a for a in alerts(t.state) if a.kind == "wipeout_coming"]
+    t.patch("alice-1", hazards=7)  # no SHIFT left: only when
+    assert [a.text for a in alerts(t.state) if a.kind == "wipeout_coming"] == [
+        "WIPEOUT: Alice's Buggy: 7 hazards, loses control in step 3"]
 
 
 def test_wipeout_six_hazards_lose_control_only_in_the_wipeout_step():
