@@ -233,7 +233,8 @@ def _fold(state: ThunderRoadState, event: Event) -> ThunderRoadState:
 
     if t == "board_scrolled":
         for vid in d["eliminated"]:
-            state = replace_vehicle(state, vid, eliminated=True)
+            # out of the race, its fire with it (as the Fire die's "eliminate"): a burning wreck stood on the screens
+            state = replace_vehicle(state, vid, eliminated=True, on_fire=False)
         if state.turn is not None and state.turn.off_rear:
             state = replace(state, turn=replace(state.turn, off_rear=()))
         board = replace(state.board, lead=state.board.lead + 1)

@@ -396,13 +396,14 @@ def test_leaving_the_front_scrolls_the_road_and_eliminates_the_rear_tile():
     hazards; a vehicle with moves left carries on onto the new lead tile.\""""
     t = Table("Ana", "Ben", tiles=["a", "b", "c", "d", "e"], on_board=3)
     assert t.state.board.tiles[t.state.board.lead] == "c"
+    t.ok("ignite", vehicle="Ben/small")  # burning, it goes out of the race with its fire (a rules audit)
     t.roll()
     t.ok("assign", vehicle="large", die=4)
     assert "scroll" in t.match.prompt().commands and "finish" not in t.match.prompt().commands
     assert "not the final tile" in t.no("finish")
     t.ok("scroll", eliminated=["Ben/small"])
     assert t.state.board.tiles[t.state.board.lead] == "d"
-    assert t.state.vehicle("Ben/small").eliminated
+    assert t.state.vehicle("Ben/small").eliminated and not t.state.vehicle("Ben/small").on_fire
     assert t.state.step is Step.MOVE  # the vehicle carries on with its moves left
     t.ok("move", spaces=4)
 
