@@ -29,7 +29,9 @@ If two riders spent the same time, the one who finished the last stage better wi
 - equal tour points at the start line: the team that loses the tie (more time for its best rider, then
   worse last-stage place) places first, as "fewest points first" puts the weaker team first;
 - the tour winner: most tour points; time is NOT a tie-break there (the seed's exception), so equal
-  points go to the better place in the last stage.
+  points go to the better place in the last stage;
+- the final classification's other places (the screens' PLACE): most tour points, then as at the start line
+  (less time for the team's best rider, then better last-stage place): the exception is the winner's alone.
 """
 
 from __future__ import annotations

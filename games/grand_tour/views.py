@@ -103,16 +103,26 @@ def build_views(state: GrandTourState, prompt_text: str) -> tuple[TeamView, ...]
 
 def _ranks(state: GrandTourState) -> dict[str, int]:
     """Each team's place by tour points, equal points sharing one; once the tour is finished, the final
-    classification: equal points are ordered by the better place in the last stage, as the winner is
-    (:func:`games.grand_tour.rules.tour_winners`), so a team that lost the tie is not shown PLACE 1 too."""
-    def key(team: str, points: int) -> tuple[int, int]:
-        if state.phase is not Phase.FINISHED or not state.results:
-            return (-points, 0)
-        places = [state.last_stage_place(r.id) for r in state.riders if r.team == team]
-        return (-points, min((p for p in places if p is not None), default=len(state.riders) + 1))
+    classification: the winner first (equal points: the better place in the last stage, time not used,
+    :func:`games.grand_tour.rules.tour_winners`), so a team that lost that tie is not shown PLACE 1 too; the other
+    places by points, then the seed's tie rule between riders, "the one with less total time wins … Same time:
+    the one who finished better in the last stage wins", each team by its best rider as at the start line
+    (:func:`games.grand_tour.rules.start_order`).  (They were ordered as the winner is, time ignored: a team 30 s
+    faster was shown behind one with a better last stage, and the start line ordered the two the other way.)"""
+    if state.phase is not Phase.FINISHED or not state.results:
+        points = {t.name: t.points for t in state.teams}
+        return {name: 1 + sum(1 for other in points.values() if other > mine) for name, mine in points.items()}
 
-    keys = {t.name: key(t.name, t.points) for t in state.teams}
-    return {name: 1 + sum(1 for other in keys.values() if other < mine) for name, mine in keys.items()}
+    def key(team: str, points: int) -> tuple[int, int, int]:
+        riders = [r for r in state.riders if r.team == team]
+        places = [p for p in (state.last_stage_place(r.id) for r in riders) if p is not None]
+        return (-points, min(r.index for r in riders), min(places, default=len(state.riders) + 1))
+
+    winners = set(state.winners)
+    keys = {t.name: key(t.name, t.points) for t in state.teams if t.name not in winners}
+    ranks = {name: 1 for name in winners}
+    ranks.update({name: 1 + len(winners) + sum(1 for other in keys.values() if other < mine) for name, mine in keys.items()})
+    return ranks
 
 
 # -- the game log's words (device/web/timeline.py) ------------------------------------------------------

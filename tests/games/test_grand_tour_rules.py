@@ -307,6 +307,27 @@ def test_the_team_that_lost_the_tie_for_the_tour_is_not_shown_first_too() -> Non
     assert "Tour won by blue (6 pts, as red: better place in the last stage)" in m.views()[0].news
 
 
+def test_the_places_after_the_winner_go_by_less_time_on_equal_points() -> None:
+    """"Between riders: the one with less total time wins (except for deciding the final tour winner). Same time:
+    the one who finished better in the last stage wins." — only the winner's tie goes by the last stage: a and b
+    end on 2 points, a's best rider 30 s ahead of b's and b's better placed in the last stage; the screens' PLACE
+    gave b 2nd, as the winner is decided (a rules audit), where the start line orders the same tie by time."""
+    m = new(teams=("a", "b", "c", "d"), stages=2)
+    first = ("d.sprinteur", "d.rouleur", "a.sprinteur")
+    ok(m, rnd(*[(r, 5) for r in first]), rnd(*[(r.id, 0) for r in m.state.riders if r.id not in first]))
+    exhaust(m, 0)
+    last = ("d.sprinteur", "b.sprinteur", "d.rouleur")
+    ok(m, rnd((last[0], 5)), rnd((last[1], 1)), rnd((last[2], 5), *[(r.id, 0) for r in m.state.riders if r.id not in last]))
+    assert {t.name: t.points for t in m.state.teams} == {"a": 2, "b": 2, "c": 0, "d": 14} and m.state.winners == ("d",)
+    a, b = (min(m.state.rider(f"{t}.{k}").index for k in ("rouleur", "sprinteur")) for t in "ab")
+    assert a < b and m.state.last_stage_place("b.sprinteur") < min(m.state.last_stage_place("a.sprinteur") or 9,
+                                                                     m.state.last_stage_place("a.rouleur") or 9)
+    assert {v.team: v.rank for v in m.views()} == {"d": 1, "a": 2, "b": 3, "c": 4}
+    index = {r.id: r.index for r in m.state.riders}
+    place = {r.id: m.state.last_stage_place(r.id) or 9 for r in m.state.riders}
+    assert start_order({"a": 2, "b": 2}, index, place) == ["b", "a"]  # the start line agrees: b loses the tie
+
+
 def test_equal_points_share_a_place_while_the_tour_goes_on() -> None:
     m = new(stages=2)
     ok(m, rnd(("blue.sprinteur", 5), ("red.rouleur", 1)), rnd(("red.sprinteur", 4), ("blue.rouleur", 0)))
