@@ -9,7 +9,7 @@ asking.
 * ``round_ended {round}`` — nobody has a die left to use: the round is over and everyone rolls again.
 * ``race_won {player, reason}`` — ``"finish_line"``: "Moving onto the finish line of the final tile ends
   the game: that player wins." [seed]; ``"last_standing"``: "last player standing wins" [V] (checked when
-  the road scrolls and when a turn ends).
+  the road scrolls, when the table rules a vehicle out and when a turn ends).
 
 ``decide`` records them as events after the command's own (:func:`follow_up`, on a :class:`Draft` that
 folds each event at once, so a later consequence sees the earlier ones), and ``evolve`` only applies them.
@@ -25,7 +25,7 @@ from typing import Any
 
 from games.core import Decision, Event
 
-from games.thunder_road.state import FireEffect, Player, ThunderRoadState
+from games.thunder_road.state import FireEffect, Player, Step, ThunderRoadState
 
 Fold = Callable[[ThunderRoadState, Event], ThunderRoadState]
 
@@ -76,6 +76,8 @@ def follow_up(draft: Draft, event: Event) -> None:
             _end_turn(draft)
     elif t == "board_scrolled":
         _last_standing(draft)
+    elif t == "ruled_out":
+        _ruled_out(draft)
     elif t == "finished":
         draft.emit("race_won", player=d["player"], reason="finish_line")
 
@@ -88,6 +90,19 @@ def _last_standing(draft: Draft) -> bool:
         return False
     draft.emit("race_won", player=standing[0] if standing else None, reason="last_standing")
     return True
+
+
+def _ruled_out(draft: Draft) -> None:
+    """A vehicle ruled out between moves: the race may be over; the roll may be complete without its player's dice
+    (their last vehicle gone); the turn goes on when its player has nothing left to use a die on."""
+    if _last_standing(draft):
+        return
+    s = draft.state
+    if s.step is Step.ROLL:
+        if any(p.rolled for p in s.players) and all(p.rolled for p in s.players if s.standing(p.name)):
+            _next_turn(draft, None)
+    elif s.turn is not None and not s.standing(s.turn.player):
+        _next_turn(draft, s.player(s.turn.player).seat)
 
 
 def _end_turn(draft: Draft) -> None:

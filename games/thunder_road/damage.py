@@ -1,4 +1,5 @@
-"""Thunder Road — damage tokens and Fire spaces, recorded whenever they happen.
+"""Thunder Road — damage tokens and Fire spaces, recorded whenever they happen; a vehicle the table rules out
+of the race between moves.
 
 "A car that takes damage draws a damage token face down into a damage slot; a car with two damage tokens is
 out of service (inoperable)." [seed]  "The Big Rig and the Final Five bikes take minor damage: the token
@@ -41,6 +42,27 @@ def decide_ignite(state: ThunderRoadState, command: Command) -> list[Event]:
     if v.on_fire:
         raise Illegal(f"{vehicle_words(state, vid)} is already ON FIRE!")
     return [Event("ignited", {"vehicle": vid})]
+
+
+#: The steps in which the table may rule a vehicle out of the race: between moves (a move, a Fire die or a bump in
+#: hand is finished first: the bump's placing is where a vehicle goes over the board's edge).
+RULING_STEPS = (Step.ROLL, Step.TURN)
+
+
+def decide_eliminate(state: ThunderRoadState, command: Command) -> list[Event]:
+    """The table rules a vehicle out of the race.  The sources eliminate a vehicle with the rear tile (the
+    scroll) and by the Fire die only; one bumped off the board's side or rear, say, is out by the owner's
+    rulebook, which the companion does not guess: without this the vehicle stayed in play, a die had to go to
+    it and it kept its player standing (a rules audit)."""
+    if state.step is Step.GAME_OVER:
+        raise Illegal("the race is over")
+    vid = resolve_vehicle(state, command.get("vehicle"))
+    if state.vehicle(vid).eliminated:
+        raise Illegal(f"{vehicle_words(state, vid)} has been eliminated already")
+    if state.step not in RULING_STEPS:
+        raise Illegal(f"a vehicle is ruled out of the race between moves: first finish this step "
+                      f"({state.step.value}), then rule it out")
+    return [Event("ruled_out", {"vehicle": vid})]
 
 
 def _filled(slots: int) -> str:

@@ -13,7 +13,7 @@ from games.core import Command, Decision, Event, Illegal, fields
 
 from games.thunder_road.bumps import decide_bump, decide_placed, decide_reroll
 from games.thunder_road.consequences import Draft, follow_up
-from games.thunder_road.damage import decide_damage, decide_ignite
+from games.thunder_road.damage import decide_damage, decide_eliminate, decide_ignite
 from games.thunder_road.evolve import evolve
 from games.thunder_road.fire import decide_fire, decide_fire_ruling
 from games.thunder_road.movement import decide_finish, decide_met, decide_move, decide_off, decide_scroll
@@ -46,6 +46,7 @@ DECIDERS: dict[str, Callable[[ThunderRoadState, Command], list[Event]]] = {
     "placed": decide_placed,
     "damage": decide_damage,
     "ignite": decide_ignite,
+    "eliminate": decide_eliminate,
     "road": decide_road,
 }
 
@@ -73,6 +74,7 @@ COMMAND_FIELDS: dict[str, tuple[str, ...]] = {
     "placed": ("moved", "onto"),
     "damage": ("vehicle", "on_fire"),
     "ignite": ("vehicle",),
+    "eliminate": ("vehicle",),
     "road": ("player", "vehicle", "face"),
 }
 

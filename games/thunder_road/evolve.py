@@ -54,7 +54,7 @@ def evolve(state: ThunderRoadState | None, event: Event) -> ThunderRoadState:
 #: on fire, or are a command another player's screen should know of.  The others have none (and the menus fold
 #: every choice they offer: a look at every vehicle after each doubled a 19-vehicle move's menu time).
 NEWS_EVENTS = {"board_scrolled": " with the rear tile", "fire_rolled": " by fire", "damaged": "", "ignited": "",
-               "command_used": ""}
+               "command_used": "", "ruled_out": " by the table's ruling"}
 
 #: A Fire die's result as every screen is told it ("the results can add moves, put the fire out, or eliminate the
 #: vehicle" [seed]); an elimination is told as one.
@@ -230,6 +230,10 @@ def _fold(state: ThunderRoadState, event: Event) -> ThunderRoadState:
         assert turn is not None
         return replace(state, turn=replace(turn, off_rear=turn.off_rear + (d["vehicle"],)),
                        note=f"{vehicle_words(state, d['vehicle'])} is on the rear tile the scroll removes")
+
+    if t == "ruled_out":
+        state = replace_vehicle(state, d["vehicle"], eliminated=True, on_fire=False)
+        return replace(state, note=f"{vehicle_words(state, d['vehicle'])} is out of the race (the table's ruling)")
 
     if t == "board_scrolled":
         for vid in d["eliminated"]:

@@ -119,9 +119,10 @@ def _by_player(state: ThunderRoadState, vehicles: Sequence[Vehicle], viewer: str
     return out
 
 
-def _damage(state: ThunderRoadState, viewer: str | None, first: Sequence[str]) -> Choice | None:
+def _damage(state: ThunderRoadState, viewer: str | None, first: Sequence[str], *, rule_out: bool) -> Choice | None:
     """Damage… → the vehicle (the ones in play first, then by player) → a damage token (the usual: NEXT
-    takes it), a damage token showing ON FIRE!, or a Fire space entered."""
+    takes it), a damage token showing ON FIRE!, a Fire space entered, or (``rule_out``: between moves) out of
+    the race by the table's ruling (off the board's side, say, as the owner's rulebook has it)."""
     alive = [v for v in state.vehicles if not v.eliminated]
 
     def kinds(v: Vehicle, name: str) -> Choice | None:
@@ -130,6 +131,7 @@ def _damage(state: ThunderRoadState, viewer: str | None, first: Sequence[str]) -
             leaf("Damage token", Command("damage", {"vehicle": v.id, "on_fire": False}), default=True),
             leaf("ON FIRE! token", Command("damage", {"vehicle": v.id, "on_fire": True})) if can_burn else None,
             leaf("Fire space", Command("ignite", {"vehicle": v.id})) if not v.on_fire else None,
+            leaf("Out of the race", Command("eliminate", {"vehicle": v.id})) if rule_out else None,
         ])
 
     return branch("Damage…", _by_player(state, alive, viewer, kinds, first))
@@ -434,7 +436,7 @@ def menu(state: ThunderRoadState) -> Menu:
         if "road" in commands:
             choices.append(_road_die(state, who))
     if "damage" in commands or "ignite" in commands:
-        choices.append(_damage(state, who, first))
+        choices.append(_damage(state, who, first, rule_out="eliminate" in commands))
     usual = {Step.FIRE: "Roll the Fire die", Step.BUMP: "Roll bump dice"}.get(step)
     if step is Step.ROLL:
         usual = choices[0].label if choices and choices[0] is not None else None

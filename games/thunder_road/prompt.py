@@ -19,6 +19,8 @@ from games.thunder_road.turn import command_turn_ends, decide_command
 
 #: Commands the table may send at any step of the race.
 ANYTIME = ("damage", "ignite", "undo")
+#: ... and between moves (the roll, a turn's choice): a vehicle ruled out of the race (``eliminate``).
+BETWEEN_MOVES = ("eliminate",)
 
 
 def command_possible(state: ThunderRoadState, who: str) -> bool:
@@ -68,7 +70,8 @@ def prompt(state: ThunderRoadState) -> Prompt:
         who = waiting[0]
         return Prompt(
             f"round {state.round}: {', '.join(waiting)} roll{'s' if len(waiting) == 1 else ''} {MOVEMENT_DICE} movement dice",
-            s.value, "dice", player=who, die="movement", count=MOVEMENT_DICE, commands=("roll",) + ANYTIME,
+            s.value, "dice", player=who, die="movement", count=MOVEMENT_DICE,
+            commands=("roll",) + ANYTIME + BETWEEN_MOVES,
         )
     turn = state.turn
     assert turn is not None
@@ -96,7 +99,7 @@ def prompt(state: ThunderRoadState) -> Prompt:
         if command_possible(state, who):
             cmds.append("command")
         cmds.append("road")
-        return Prompt(text, s.value, "choice", player=who, commands=tuple(cmds) + ANYTIME)
+        return Prompt(text, s.value, "choice", player=who, commands=tuple(cmds) + ANYTIME + BETWEEN_MOVES)
     vehicle = turn.vehicle
     if s is Step.FIRE:
         return Prompt(

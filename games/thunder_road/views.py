@@ -149,6 +149,8 @@ def timeline_words(event: Event, names: Mapping[str, str] | None = None) -> str 
         return f"{car()} takes a damage token" + (": ON FIRE!" if d.get("on_fire") else "")
     if t == "ignited":
         return f"{car()}: ON FIRE!"
+    if t == "ruled_out":
+        return f"{car()} is out of the race (the table's ruling)"
     if t == "fire_roll_required":
         return f"{car()} is ON FIRE!: roll the Fire die before it moves"
     if t in ("bump_rolled", "bump_rerolled"):  # the bump die's faces are the owner's labels (dice.toml)

@@ -579,6 +579,54 @@ def test_last_player_standing_wins():
     assert t.state.step is Step.GAME_OVER and t.state.winner == "Ana"
 
 
+def test_the_table_rules_a_vehicle_out_of_the_race_between_moves():
+    """The sources eliminate a vehicle with the rear tile and by the Fire die only; one that leaves the board
+    otherwise (off its side, by the owner's rulebook) could not be entered: it kept its player standing and a die
+    had to go to it (a rules audit).  ``eliminate`` rules it out, between moves; "last player standing wins"."""
+    t = Table(("Ana", ["small"]), ("Ben", ["small", "medium"]), ("Cy", ["small"]))
+    t.ok("roll", player="Ana", dice=[1, 2, 3, 4])
+    assert "eliminate" in t.match.prompt().commands
+    t.ok("ignite", vehicle="Cy/small")
+    t.ok("eliminate", vehicle="Cy/small")  # Cy's last vehicle, before Cy rolled: the roll is complete without Cy
+    assert t.state.vehicle("Cy/small").eliminated and not t.state.vehicle("Cy/small").on_fire
+    assert t.state.news == "Cy's small car eliminated by the table's ruling" and t.state.step is Step.ROLL
+    t.ok("roll", player="Ben", dice=[1, 2, 3, 4])
+    assert t.state.step is Step.TURN and t.state.turn.player == "Ana"
+    assert "has been eliminated already" in t.no("eliminate", vehicle="Cy/small")
+    t.ok("assign", vehicle="small", die=4)  # a move in hand: finished first
+    assert "between moves" in t.no("eliminate", vehicle="Ben/small") and "eliminate" not in t.match.prompt().commands
+    t.ok("move", spaces=4)
+    assert t.state.turn.player == "Ben"
+    t.ok("eliminate", vehicle="Ben/small")  # its die is no longer asked for: the medium car's only
+    assert t.match.prompt().text == "Ben: assign a die (1, 2, 3, 4) to medium car"
+    t.ok("eliminate", vehicle="Ben/medium")
+    assert t.state.step is Step.GAME_OVER and t.state.winner == "Ana"
+
+
+def test_the_buttons_rule_a_vehicle_out_under_damage_between_moves_only():
+    from games.core.table_input import leaves
+    from games.thunder_road.menus import menu
+
+    t = Table("Ana", "Ben")
+    t.roll()
+    offered = {lf.path: lf.choice.command for lf in leaves(menu(t.state).choices)}
+    out = [path for path in offered if path[-1] == "Out of the race"]
+    assert ("Damage…", "Ben's Medium car", "Out of the race") in out and len(out) == 6, out
+    assert offered[("Damage…", "Ben's Medium car", "Out of the race")] == Command("eliminate", {"vehicle": "Ben/medium"})
+    t.ok("assign", vehicle="small", die=4)  # a move in hand: not offered
+    assert not [lf for lf in leaves(menu(t.state).choices) if lf.path[-1] == "Out of the race"]
+
+
+def test_a_turn_whose_player_is_ruled_out_goes_on_to_the_next():
+    t = Table(("Ana", ["small"]), ("Ben", ["small"]), ("Cy", ["small"]))
+    t.roll()
+    assert t.state.turn.player == "Ana"
+    t.ok("eliminate", vehicle="Ana/small")
+    assert t.state.turn.player == "Ben" and t.state.step is Step.TURN
+    events = [r.event.type for r in t.match.records[-2:]]
+    assert events == ["ruled_out", "turn_started"]
+
+
 # --------------------------------------------------------------------------------------------------
 # Bumps
 # --------------------------------------------------------------------------------------------------
