@@ -30,7 +30,7 @@ from statistics import median
 from games.core import Command
 from games.core.table_input import (FIRST_LEVEL_MAX, READING_SEP, Choice, Menu, accepted_by, branch, keep_legal, leaf,
                                     leaves)
-from games.grand_tour.rules import GAME
+from games.grand_tour.rules import GAME, nobody_crossed_counts
 from games.grand_tour.state import ROLES, SPECIALTIES_DEALT, GrandTourState, Phase, rider_label
 
 #: exhaustion cards: the count the cursor starts on (few cards are the rule), and the size of a group
@@ -116,6 +116,9 @@ def _crossers(state: GrandTourState, legal: Callable[[Command], bool]) -> Menu:
             leaf(f"Pack{READING_SEP}all 1st's time", Command("end_round", {"pack": True}), default=True),
             leaf(f"No pack{READING_SEP}own times", Command("end_round", {"pack": False})),
         )))
+    if not state.open_round and nobody_crossed_counts(state):
+        # lose_time_every_round: a round with no crosser moves the riders still racing one column right
+        ends.append(leaf("Nobody crossed", Command("end_round", {"pack": False})))
     teams = [(t.name, [r.id for r in racing if r.team == t.name]) for t in state.teams]
     choices = keep_legal(_fold_teams([(t, rids) for t, rids in teams if rids], ends), legal)
     if state.open_round:

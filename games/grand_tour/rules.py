@@ -111,7 +111,8 @@ def _team(state: GrandTourState, raw: Any) -> str:
 #: What a setup's [time_track] may give: the printed sheet's size and start cell (the seed fixes the rest).
 SHEET_KEYS = ("columns", "start_column", "start_row")
 #: The keys of a setup file's top level.
-SETUP_KEYS = ("stages", "teams", "specialties", "cooperation", "peloton", "time_track", "specialty")
+SETUP_KEYS = ("stages", "teams", "specialties", "cooperation", "peloton", "time_track", "specialty",
+              "lose_time_every_round")
 
 
 def in_finishing_order(crossed: list[tuple[str, int]]) -> list[tuple[str, int]]:
@@ -196,6 +197,8 @@ class GrandTourGame:
                  # owner copied them from the printed sheet, or all three given by the setup (else placeholders)
                  "sheet_known": bool(tt.get("known", False)) or all(k in override for k in SHEET_KEYS)}
         scoring = {k: data[k] for k in ("stage_points", "final_time_points", "bonus_places", "bonus_rows", "max_squares")}
+        scoring["lose_time_every_round"] = fields.boolean(options, "lose_time_every_round",
+                                                          bool(data.get("lose_time_every_round", False)), "setup")
         return [Event("tour_set", {
             "stages": stages, "teams": teams, "specialties": specialties,
             "cooperation": cooperation, "peloton": peloton,
@@ -253,7 +256,8 @@ class GrandTourGame:
             return GrandTourState(
                 stages=d["stages"], track=track,
                 scoring=Scoring(tuple(sc["stage_points"]), tuple(sc["final_time_points"]), sc["bonus_places"],
-                                sc["bonus_rows"], sc["max_squares"]),
+                                sc["bonus_rows"], sc["max_squares"],
+                                bool(sc.get("lose_time_every_round", False))),  # (older logs: the rule as written)
                 specialties_on=d["specialties"], cooperation=d["cooperation"],
                 cards=tuple(Specialty(**c) for c in d["cards"]),
                 teams=tuple(Team(n) for n in d["teams"]),
@@ -358,7 +362,7 @@ class GrandTourGame:
         if kind == "end_round":
             self._racing(state)
             if not state.open_round:
-                raise Illegal("nobody crossed: the time track moves only at the end of a round in which riders crossed the line")
+                _nobody_crossed(state)
             return Decision(tuple(self._round_events(state, list(state.open_round), fields.boolean(command.args, "pack", False, command.type))))
         if kind == "exhaustion":
             return self._exhaustion(state, command)
@@ -465,7 +469,7 @@ class GrandTourGame:
         if not isinstance(raw, list):
             raise Illegal('finish_round needs "crossed": the riders who crossed, in any order, e.g. [{"rider": "red.sprinteur", "squares": 3}]')
         if not raw:
-            raise Illegal("nobody crossed: the time track moves only at the end of a round in which riders crossed the line")
+            _nobody_crossed(state)
         crossed: list[tuple[str, int]] = []
         for item in raw:
             crossed.append(self._crosser(state, item, crossed))
@@ -476,7 +480,7 @@ class GrandTourGame:
         finishing order is the farthest first, riders on the same square in the order given."""
         crossed = in_finishing_order(crossed)
         cap = state.scoring.max_squares
-        lead_rows = min(crossed[0][1], cap)
+        lead_rows = min(crossed[0][1], cap) if crossed else 0  # (nobody crossed: lose_time_every_round)
         moves = [(rid, lead_rows if pack else min(sq, cap)) for rid, sq in crossed]
         places = {rid: len(state.order) + i + 1 for i, (rid, _) in enumerate(crossed)}
         bonus = {rid for rid, p in places.items() if p <= state.scoring.bonus_places}
@@ -574,6 +578,10 @@ class GrandTourGame:
             return Prompt(text=text, step="racing", awaits="finish",
                           commands=(("cross",) if more else ()) + ("end_round", "undo"))
         text = f"stage {state.stage}/{state.stages}: at the end of a round in which riders crossed, enter who crossed and how far"
+        if nobody_crossed_counts(state):
+            text = (f"stage {state.stage}/{state.stages}: at the end of each round, enter who crossed and how far, or "
+                    "that nobody crossed (riders still racing lose a minute)")
+            return Prompt(text=text, step="racing", awaits="finish", commands=("cross", "end_round", "undo"))
         return Prompt(text=text, step="racing", awaits="finish", commands=("cross", "undo"))
 
     def views(self, state: GrandTourState) -> Sequence[TeamView]:
@@ -610,6 +618,24 @@ def _sheet_news(state: GrandTourState, round_data: Mapping[str, Any]) -> str:
     if said and not state.sheet_known:
         said.append("placeholder time sheet: give yours in the setup's [time_track]")
     return "; ".join(said)
+
+
+def nobody_crossed_counts(state: GrandTourState) -> bool:
+    """Whether a round in which nobody crossed moves the time track now: the setting (``lose_time_every_round``)
+    is on and riders of this stage have crossed (before them nobody loses time: the stage's clock starts with the
+    first crossers)."""
+    return state.scoring.lose_time_every_round and bool(state.order)
+
+
+def _nobody_crossed(state: GrandTourState) -> None:
+    """Refuse a round entered with no crosser, unless :func:`nobody_crossed_counts`, saying why."""
+    if nobody_crossed_counts(state):
+        return
+    if state.scoring.lose_time_every_round:
+        raise Illegal("nobody crossed, and nobody has crossed in this stage yet: the time track starts with the "
+                      "stage's first crossers")
+    # (the setting is the owner's, in tour.toml and the README: a player's screen says the rule as played)
+    raise Illegal("nobody crossed: the time track moves only at the end of a round in which riders crossed the line")
 
 
 def start_order(points: Mapping[str, int], index: Mapping[str, int], place: Mapping[str, int]) -> list[str]:

@@ -62,6 +62,8 @@ class Scoring:
     bonus_places: int
     bonus_rows: int
     max_squares: int
+    #: a round in which nobody crosses moves the riders still racing too, once the stage has crossers (tour.toml)
+    lose_time_every_round: bool = False
 
 
 @dataclass(frozen=True)

@@ -119,6 +119,38 @@ def test_moves_happen_only_at_the_end_of_a_round_with_crossers() -> None:
     assert "nobody crossed" in refused(m, rnd())
 
 
+def test_a_round_nobody_crossed_moves_the_time_track_only_where_the_owner_reads_the_seed_so() -> None:
+    """"At the end of the round in which riders crossed the finish line … the markers of the riders who did NOT
+    cross move one column right" and "so in every stage the players lose time until they cross" [seed]: whether a
+    round nobody crosses, after the stage's first crossers, costs the riders still racing a minute is not certain:
+    ``lose_time_every_round`` (tour.toml, false: the rule as written; a setup's overrides).  It was decided in code
+    (refused), and a table reading it the other way could not enter its rounds (a rules audit)."""
+    from games.grand_tour.menus import menu
+    from games.grand_tour.rules import load_tour_data
+
+    assert load_tour_data()["lose_time_every_round"] is False
+    written = new()
+    ok(written, rnd(("red.sprinteur", 1)))
+    why = refused(written, rnd())
+    assert why == "nobody crossed: the time track moves only at the end of a round in which riders crossed the line"
+    assert "Nobody crossed" not in [c.label for c in menu(written.state).choices]
+
+    m = new(lose_time_every_round=True)
+    assert "nobody has crossed in this stage yet" in refused(m, {"type": "end_round"})
+    assert "Nobody crossed" not in [c.label for c in menu(m.state).choices]
+    ok(m, rnd(("red.sprinteur", 1)))
+    assert cell(m, "blue.rouleur") == (3, 0) and "end_round" in m.prompt().commands
+    (nobody,) = [c for c in menu(m.state).choices if c.label == "Nobody crossed"]
+    ok(m, {"type": nobody.command.type, **nobody.command.args})  # the buttons' way: end_round with none entered
+    assert {rid: cell(m, rid) for rid in ("red.rouleur", "blue.rouleur", "blue.sprinteur")} == {
+        "red.rouleur": (4, 0), "blue.rouleur": (4, 0), "blue.sprinteur": (4, 0)}
+    assert cell(m, "red.sprinteur") == (1, 4)  # crossed: not moved again
+    ok(m, rnd())  # the script's way
+    assert cell(m, "blue.rouleur") == (5, 0) and m.state.order == ("red.sprinteur",)
+    ok(m, rnd(("blue.rouleur", 0), ("blue.sprinteur", 0), ("red.rouleur", 0)))
+    assert m.state.phase.value == "tour over"
+
+
 def test_riders_not_crossed_move_one_column_right() -> None:
     """"riders who have not crossed move one column right (one column = one minute);" """
     m = new()
