@@ -1509,9 +1509,13 @@ def alerts(state: GaslandsState) -> list[Alert]:
                 out.append(Alert("wrecked", f"{v.name} WRECKED", v.owner))
         elif v.hazards >= WIPEOUT_AT:
             # when it happens ("checked only [in step 3], not at other times"), and, while this vehicle's SHIFTs
-            # stand, how it may not: "WIPEOUT" alone at 1.4 read as done when a SHIFT could discard a token (an audit)
-            shift = (act is not None and act.vehicle == v.id and act.shifts_left > 0
-                     and v.hazards - act.shifts_left < WIPEOUT_AT)
+            # stand at 1.4, how it may not: "WIPEOUT" alone read as done when a SHIFT could discard a token (an
+            # audit).  Only when the SHIFTs can bring it under 6 with what 1.5 adds (a token for each result still
+            # standing, one for a hazardous icon): each SHIFT discards a token or cancels a result, one either way
+            # (a review: 6 tokens and [SHIFT, HAZARD] was told "unless" and wiped out whatever was spent)
+            coming = (len(act.uncancelled) + (act.status is TemplateStatus.HAZARDOUS)) if act is not None else 0
+            shift = (act is not None and act.vehicle == v.id and act.step is Step.SHIFTS and act.shifts_left > 0
+                     and v.hazards + coming - act.shifts_left < WIPEOUT_AT)
             unless = ", unless SHIFTs discard tokens" if shift else ""
             out.append(Alert("wipeout_coming", f"WIPEOUT: {v.name}: {v.hazards} hazards, loses control in step 3{unless}",
                              v.owner))
