@@ -53,6 +53,7 @@ from games.grand_tour.state import (
     Scoring,
     Specialty,
     Team,
+    best_rider,
     rider_label,
 )
 from games.grand_tour.timetrack import Marker, TimeTrack, finish_round
@@ -643,10 +644,11 @@ def start_order(points: Mapping[str, int], index: Mapping[str, int], place: Mapp
     that loses the seed's tie-break (more time for its best rider, then worse last-stage place) first."""
 
     def key(team: str) -> tuple[int, int, int]:
-        mine = [rid for rid in index if rid.split(".")[0] == team]
-        return (points[team], -min(index[r] for r in mine), -min(place[r] for r in mine))
+        time, stage_place = best_rider(team, index, place)
+        return (points[team], -time, -stage_place)
 
     return sorted(points, key=key)
+
 
 
 def tour_winners(points: Mapping[str, int], place: Mapping[str, int]) -> list[str]:

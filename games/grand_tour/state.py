@@ -5,6 +5,7 @@ Frozen dataclasses throughout; ``evolve`` builds new ones with :func:`dataclasse
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 
@@ -132,3 +133,10 @@ def rider_label(rid: str) -> str:
     """``"red.sprinteur"`` → ``"red Sprinteur"`` (the rulebook's names for the riders)."""
     team, _, role = rid.partition(".")
     return f"{team} {role.capitalize()}" if role else rid
+
+
+def best_rider(team: str, index: Mapping[str, int], place: Mapping[str, int]) -> tuple[int, int]:
+    """The team's best rider by the seed's tie rule between riders, as (time-track index, last-stage place): less
+    time, then the better place in the last stage.  (One rider's pair: the least time and the best place of two
+    different riders made a team better than either rider.)"""
+    return min((index[r], place[r]) for r in index if r.split(".")[0] == team)

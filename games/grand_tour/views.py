@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from games.core import Alert, Event
-from games.grand_tour.state import SPECIALTIES_DEALT, GrandTourState, Phase, rider_label
+from games.grand_tour.state import SPECIALTIES_DEALT, GrandTourState, Phase, best_rider, rider_label
 
 
 def clock(seconds: int) -> str:
@@ -113,10 +113,12 @@ def _ranks(state: GrandTourState) -> dict[str, int]:
         points = {t.name: t.points for t in state.teams}
         return {name: 1 + sum(1 for other in points.values() if other > mine) for name, mine in points.items()}
 
+    unplaced = len(state.riders) + 1
+    index = {r.id: r.index for r in state.riders}
+    place = {r.id: state.last_stage_place(r.id) or unplaced for r in state.riders}
+
     def key(team: str, points: int) -> tuple[int, int, int]:
-        riders = [r for r in state.riders if r.team == team]
-        places = [p for p in (state.last_stage_place(r.id) for r in riders) if p is not None]
-        return (-points, min(r.index for r in riders), min(places, default=len(state.riders) + 1))
+        return (-points, *best_rider(team, index, place))
 
     winners = set(state.winners)
     keys = {t.name: key(t.name, t.points) for t in state.teams if t.name not in winners}

@@ -308,6 +308,16 @@ def test_less_total_time_wins_a_tie() -> None:
     assert start_order(points, index, place) == ["red", "blue", "green"]
 
 
+def test_a_teams_tie_goes_by_its_best_rider_not_by_two_riders_best() -> None:
+    """"Between riders: the one with less total time wins … Same time: the one who finished better in the last
+    stage wins." — a team is its best rider, one rider: red's fastest (20) placed 4th and its slow rouleur 1st,
+    blue's fastest (20 too) 2nd; the least time and the best place of two different riders made red the better
+    (a review)."""
+    index = {"red.rouleur": 30, "red.sprinteur": 20, "blue.rouleur": 20, "blue.sprinteur": 31}
+    place = {"red.rouleur": 1, "blue.rouleur": 2, "blue.sprinteur": 3, "red.sprinteur": 4}
+    assert start_order({"red": 3, "blue": 3}, index, place) == ["red", "blue"]  # red loses the tie: placed first
+
+
 def test_same_time_better_last_stage_wins() -> None:
     """"Same time: the one who finished better in the last stage wins." — in the best-time ranking (the
     pack gives both sprinteurs the same time; red's crossed first)."""
