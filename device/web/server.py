@@ -1060,10 +1060,10 @@ def create_app(ctx: WebContext) -> Starlette:
             return RedirectResponse("/pair", status_code=303)
         top = "/" + request.url.path.strip("/").split("/")[0]
         pages_at = {h for h, _ in pages.NAV}
-        if status == 405 and request.method in ("GET", "HEAD"):
-            return RedirectResponse(top if top in pages_at else "/", status_code=303)
         # (a guest's phone is sent to a page it opens: an owner's page under the address was a refusal)
         where = top if top in pages_at and (session.owner or top not in pages.OWNER_PAGES) else "/"
+        if status == 405 and request.method in ("GET", "HEAD"):
+            return RedirectResponse(where, status_code=303)
         name = dict(pages.NAV)[where]
         body = (f'<p class="refusal">There is no page at <code>{pages.esc(request.url.path)}</code>'
                 f"{' (the steps of a game are numbered from 0)' if '/at/' in request.url.path else ''}.</p>"

@@ -304,6 +304,9 @@ def test_a_guests_nav_leaves_out_the_owners_pages_and_its_rule_facts_are_read_no
         assert nav(guest.get(path, headers=HTML).text) == opens, path
         assert nav(owner.get(path, headers=HTML).text) == every, path
     assert nav(guest.get("/setup", headers=HTML).text) == opens  # the refusal page too
+    moved = guest.get("/teach/confirm", headers=HTML, follow_redirects=False)  # a form's address, opened
+    assert moved.status_code == 303 and moved.headers["location"] == "/"
+    assert owner.get("/teach/confirm", headers=HTML, follow_redirects=False).headers["location"] == "/teach"
     missing = guest.get("/setup/nothing", headers=HTML)  # no such page under an owner's: sent to one it opens
     assert missing.status_code == 404 and nav(missing.text) == opens and '<p><a href="/">Live</a>' in missing.text
     theirs, mine = guest.get("/rules", headers=HTML).text, owner.get("/rules", headers=HTML).text
