@@ -341,7 +341,9 @@ class GrandTourGame:
             return replace(state, teams=teams, phase=Phase.FINISHED, time_ranking=tuple(d["time_ranking"]),
                            winners=tuple(d["winners"]), note=f"tour won by {', '.join(d['winners'])}",
                            news=f"Tour won by {' and '.join(d['winners'])}{why}"
-                           + (f"; best time points: {best}" if best else "") + (f". {told}" if told else ""))
+                           + (f"; best time points: {best}" if best else "")
+                           + "".join(f"; {tie}" for tie in _ties_after_the_winner(state, teams, d["winners"]))
+                           + (f". {told}" if told else ""))
         raise ValueError(f"unknown event {event.type!r}")
 
     # -- decide --------------------------------------------------------------------------------------------
@@ -619,6 +621,23 @@ def _sheet_news(state: GrandTourState, round_data: Mapping[str, Any]) -> str:
     if said and not state.sheet_known:
         said.append("placeholder time sheet: give yours in the setup's [time_track]")
     return "; ".join(said)
+
+
+def _ties_after_the_winner(state: GrandTourState, teams: Sequence[Team], winners: Sequence[str]) -> list[str]:
+    """The final classification's ties after the winner, in words ("green before blue on 4 pts: less time"): the
+    screens gave the two teams of equal points different places with nothing saying why (a review)."""
+    unplaced = len(state.riders) + 1
+    index = {r.id: r.index for r in state.riders}
+    place = {r.id: state.last_stage_place(r.id) or unplaced for r in state.riders}
+    out = []
+    for pts in sorted({t.points for t in teams if t.name not in winners}, reverse=True):
+        level = sorted((t.name for t in teams if t.points == pts and t.name not in winners),
+                       key=lambda name: best_rider(name, index, place))
+        if len(level) > 1:
+            times = [best_rider(name, index, place)[0] for name in level]
+            how = "less time" if len(set(times)) == len(times) else "less time, then the last stage"
+            out.append(f"{' before '.join(level)} on {pts} pts: {how}")
+    return out
 
 
 def nobody_crossed_counts(state: GrandTourState) -> bool:

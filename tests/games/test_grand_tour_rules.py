@@ -368,6 +368,8 @@ def test_the_places_after_the_winner_go_by_less_time_on_equal_points() -> None:
     index = {r.id: r.index for r in m.state.riders}
     place = {r.id: m.state.last_stage_place(r.id) or 9 for r in m.state.riders}
     assert start_order({"a": 2, "b": 2}, index, place) == ["b", "a"]  # the start line agrees: b loses the tie
+    # and every screen is told why a, with as many points as b, is placed before it (a review: nothing said it)
+    assert "; a before b on 2 pts: less time" in m.state.news
 
 
 def test_equal_points_share_a_place_while_the_tour_goes_on() -> None:
