@@ -1513,10 +1513,16 @@ def alerts(state: GaslandsState) -> list[Alert]:
             # audit).  Only when the SHIFTs can bring it under 6 with what 1.5 adds (a token for each result still
             # standing, one for a hazardous icon): each SHIFT discards a token or cancels a result, one either way
             # (a review: 6 tokens and [SHIFT, HAZARD] was told "unless" and wiped out whatever was spent)
-            coming = (len(act.uncancelled) + (act.status is TemplateStatus.HAZARDOUS)) if act is not None else 0
-            shift = (act is not None and act.vehicle == v.id and act.step is Step.SHIFTS and act.shifts_left > 0
-                     and v.hazards + coming - act.shifts_left < WIPEOUT_AT)
-            unless = ", unless SHIFTs discard tokens" if shift else ""
+            unless = ""
+            if act is not None and act.vehicle == v.id and act.step is Step.SHIFTS:
+                icon = int(act.status is TemplateStatus.HAZARDOUS)
+                if act.shifts_left > 0 and v.hazards + len(act.uncancelled) + icon - act.shifts_left < WIPEOUT_AT:
+                    unless = ", unless SHIFTs discard tokens"
+                elif _can_push(state) and (v.hazards + 1 + icon - len(act.skid_results) - act.free_shifts
+                                           < WIPEOUT_AT):
+                    # push it: a token, then at best every die re-rolled a SHIFT (a review: 6 tokens and
+                    # [SHIFT, HAZARD], pushed, gave 2 SHIFTs for 7 tokens: 5)
+                    unless = ", unless push it rolls SHIFTs"
             out.append(Alert("wipeout_coming", f"WIPEOUT: {v.name}: {v.hazards} hazards, loses control in step 3{unless}",
                              v.owner))
     return out

@@ -226,11 +226,15 @@ def test_a_coming_wipeout_says_when_and_while_a_shift_stands_how_it_may_not_come
     t.patch("alice-1", hazards=7)  # no SHIFT left: only when
     assert [a.text for a in alerts(t.state) if a.kind == "wipeout_coming"] == [
         "WIPEOUT: Alice's Buggy: 7 hazards, loses control in step 3"]
-    # what 1.5 adds counts: at 6 with [SHIFT, HAZARD] the SHIFT discards a token or cancels the HAZARD, 6 either way
+    # what 1.5 adds counts: at 6 with [SHIFT, HAZARD] the SHIFT discards a token or cancels the HAZARD, 6 either
+    # way; "Push it: take one hazard token and re-roll any of the skid dice": two SHIFTs would bring 7 to 5
     t2 = Table(("Alice", ["buggy"]), ("Bob", ["truck"]))
     t2.patch("alice-1", gear=2, hazards=6)
     t2.to_skid_check("gentle")
     t2.ok("skid_roll", faces=["SHIFT", "HAZARD"])
+    assert [a.text for a in alerts(t2.state) if a.kind == "wipeout_coming"] == [
+        "WIPEOUT: Alice's Buggy: 6 hazards, loses control in step 3, unless push it rolls SHIFTs"]
+    t2.ok("shift", use="cancel", result="HAZARD")  # a SHIFT spent: no push now, and 6 stays 6
     assert [a.text for a in alerts(t2.state) if a.kind == "wipeout_coming"] == [
         "WIPEOUT: Alice's Buggy: 6 hazards, loses control in step 3"]
 
