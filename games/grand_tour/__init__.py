@@ -24,7 +24,8 @@ stages = 3
 teams = ["red", "blue", "green"]   # 2-4 teams; 5-6 with the Peloton expansion (peloton = true)
 specialties = false                # the optional specialty cards (deal 2, keep 1)
 cooperation = true                 # table talk and alliances allowed (nothing to enforce)
-# lose_time_every_round = true     # a round nobody crosses costs the riders still racing a minute too (tour.toml)
+# lose_time_every_round = true     # a round nobody crosses, after the stage's first crossers, costs the riders
+#                                  # still racing a minute too (shipped false in tour.toml: the rule as written)
 
 # Your printed time-track sheet (the seed does not give its size) is the owner's data: the Rule facts page
 # or games/grand_tour/data/tour.toml.  To give another sheet for this tour only, take the # off these lines:

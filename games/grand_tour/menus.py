@@ -5,7 +5,8 @@
     specialties     Deal: Specialty 1 ... Specialty 9 (one card at a time; past 8, "More cards")
                     Keep: Keep Specialty 3 → Rouleur / Sprinteur
     racing          the riders still racing: red Rouleur, red Sprinteur, ... (some by team when they do not
-                    fit: blue → Rouleur / Sprinteur) · End round (after two crossers: → Pack / No pack)
+                    fit: blue → Rouleur / Sprinteur) · End round (after two crossers: → Pack / No pack) ·
+                    Nobody crossed (with lose_time_every_round, once the stage has crossers)
     a crosser named Squares past the line: 0 1 2 3 4 5+
     between stages  Exhaustion cards of the rider the prompt names: 0 to 4 → 0..4, 5 to 9, ..., 21 to 40 cards…
 
@@ -103,7 +104,8 @@ def _crossers(state: GrandTourState, legal: Callable[[Command], bool]) -> Menu:
     are folded is the arrangement that costs the fewest presses (:func:`_fold_teams`).  Once crossers are in,
     the cursor starts on the end of the round: "End round" after one crosser (a pack of one is no pack), and
     after two or more "End round" → "Pack" (the default: riders who cross in the same round mostly ride in
-    one group) / "No pack"."""
+    one group) / "No pack".  With ``lose_time_every_round``, once the stage has crossers and none is entered yet,
+    "Nobody crossed" ends a round with no crosser."""
     entered = {rid for rid, _ in state.open_round}
     racing = [r for r in state.riders if not r.crossed and r.id not in entered]
     ends: list[Choice] = []

@@ -198,8 +198,10 @@ class GrandTourGame:
                  # owner copied them from the printed sheet, or all three given by the setup (else placeholders)
                  "sheet_known": bool(tt.get("known", False)) or all(k in override for k in SHEET_KEYS)}
         scoring = {k: data[k] for k in ("stage_points", "final_time_points", "bonus_places", "bonus_rows", "max_squares")}
-        scoring["lose_time_every_round"] = fields.boolean(options, "lose_time_every_round",
-                                                          bool(data.get("lose_time_every_round", False)), "setup")
+        shipped = data.get("lose_time_every_round", False)
+        if not isinstance(shipped, bool):  # ("false" in quotes would have turned it on)
+            raise Illegal(f"tour.toml lose_time_every_round is {fields.show(shipped)}: write true or false, unquoted")
+        scoring["lose_time_every_round"] = fields.boolean(options, "lose_time_every_round", shipped, "setup")
         return [Event("tour_set", {
             "stages": stages, "teams": teams, "specialties": specialties,
             "cooperation": cooperation, "peloton": peloton,
@@ -482,6 +484,7 @@ class GrandTourGame:
         """The end of a round in which ``crossed`` crossed the line (squares checked), in any order: the
         finishing order is the farthest first, riders on the same square in the order given."""
         crossed = in_finishing_order(crossed)
+        pack = pack and bool(crossed)  # (nobody crossed: no pack to take anybody's time)
         cap = state.scoring.max_squares
         lead_rows = min(crossed[0][1], cap) if crossed else 0  # (nobody crossed: lose_time_every_round)
         moves = [(rid, lead_rows if pack else min(sq, cap)) for rid, sq in crossed]
@@ -635,7 +638,8 @@ def _ties_after_the_winner(state: GrandTourState, teams: Sequence[Team], winners
                        key=lambda name: best_rider(name, index, place))
         if len(level) > 1:
             times = [best_rider(name, index, place)[0] for name in level]
-            how = "less time" if len(set(times)) == len(times) else "less time, then the last stage"
+            how = ("less time" if len(set(times)) == len(times) else "better place in the last stage"
+                   if len(set(times)) == 1 else "less time, then the last stage")
             out.append(f"{' before '.join(level)} on {pts} pts: {how}")
     return out
 

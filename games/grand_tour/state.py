@@ -79,7 +79,7 @@ class GrandTourState:
     riders: tuple[Rider, ...]
     phase: Phase
     stage: int = 1
-    round: int = 0  # rounds with crossers entered in this stage
+    round: int = 0  # rounds entered at the line in this stage (with crossers; with none: lose_time_every_round)
     order: tuple[str, ...] = ()  # finishing order of the current stage so far
     #: crossers of the round being entered with the buttons (rider, squares), in finishing order
     open_round: tuple[tuple[str, int], ...] = ()

@@ -132,7 +132,8 @@ def _ranks(state: GrandTourState) -> dict[str, int]:
 
 def timeline_heading(state: GrandTourState) -> str:
     """Where the tour was, as the game log heads its decisions: the stage, and within it the round at the line
-    being entered (the companion counts only the rounds in which riders crossed the finish line)."""
+    being entered (the companion counts the rounds entered at the line: those in which riders crossed, and with
+    ``lose_time_every_round`` those after the stage's first crossers in which nobody did)."""
     if state.phase is Phase.SPECIALTIES:
         return "Before stage 1 · specialties"
     if state.phase is Phase.BETWEEN_STAGES:
@@ -166,6 +167,8 @@ def timeline_words(event: Event) -> str | None:
         if d.get("specialties"):
             words.append("specialties")
         words.append("cooperation " + ("allowed" if d.get("cooperation") else "off"))
+        if d.get("scoring", {}).get("lose_time_every_round"):
+            words.append("a round nobody crosses costs a minute")
         return "Grand Tour set: " + ", ".join(words)
     if event.type == "specialties_dealt":
         cards = [str(c) for c in d["cards"]]

@@ -145,10 +145,24 @@ def test_a_round_nobody_crossed_moves_the_time_track_only_where_the_owner_reads_
     assert {rid: cell(m, rid) for rid in ("red.rouleur", "blue.rouleur", "blue.sprinteur")} == {
         "red.rouleur": (4, 0), "blue.rouleur": (4, 0), "blue.sprinteur": (4, 0)}
     assert cell(m, "red.sprinteur") == (1, 4)  # crossed: not moved again
-    ok(m, rnd())  # the script's way
+    ok(m, {"type": "end_round", "pack": True})  # no pack of nobody (the log called it one)
     assert cell(m, "blue.rouleur") == (5, 0) and m.state.order == ("red.sprinteur",)
+    assert GAME.timeline_words(m.live_events()[-1]) == "round 3 at the line: nobody crossed"
+    ok(m, rnd())  # the script's way
+    assert cell(m, "blue.rouleur") == (6, 0)
+    assert "a round nobody crosses costs a minute" in (GAME.timeline_words(m.live_events()[0]) or "")
     ok(m, rnd(("blue.rouleur", 0), ("blue.sprinteur", 0), ("red.rouleur", 0)))
     assert m.state.phase.value == "tour over"
+
+
+def test_the_shipped_lose_time_every_round_is_true_or_false_unquoted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A quoted "false" in tour.toml turned the setting on (bool("false") is true): refused, saying how to write it."""
+    from games.grand_tour import rules
+
+    data = rules.load_tour_data()
+    monkeypatch.setattr(rules, "load_tour_data", lambda: {**data, "lose_time_every_round": "false"})
+    with pytest.raises(Illegal, match="write true or false, unquoted"):
+        new()
 
 
 def test_riders_not_crossed_move_one_column_right() -> None:
@@ -370,6 +384,11 @@ def test_the_places_after_the_winner_go_by_less_time_on_equal_points() -> None:
     assert start_order({"a": 2, "b": 2}, index, place) == ["b", "a"]  # the start line agrees: b loses the tie
     # and every screen is told why a, with as many points as b, is placed before it (a review: nothing said it)
     assert "; a before b on 2 pts: less time" in m.state.news
+    from dataclasses import replace
+
+    from games.grand_tour.rules import _ties_after_the_winner
+    same = replace(m.state, riders=tuple(replace(r, index=a) if r.id == "b.sprinteur" else r for r in m.state.riders))
+    assert _ties_after_the_winner(same, same.teams, same.winners) == ["b before a on 2 pts: better place in the last stage"]
 
 
 def test_equal_points_share_a_place_while_the_tour_goes_on() -> None:
