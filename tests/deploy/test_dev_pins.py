@@ -45,7 +45,8 @@ def test_every_library_the_project_needs_is_pinned() -> None:
 def test_the_projects_environment_holds_the_pinned_versions() -> None:
     installed = {key(n): v for n, v in needed().items()}
     wrong = {n: (installed[n], v) for n, v in pins().items() if n in installed and installed[n] != v}
-    assert not wrong, f"installed (pinned): {wrong}; ./dev setup installs the pins when {PINS.name} changes"
+    assert not wrong, (f"installed (pinned): {wrong}; ./dev setup installs the pins when {PINS.name} is newer than "
+                       ".venv/.pitboard-installed (remove that file, then ./dev setup)")
 
 
 def test_setup_holds_the_lint_tools_to_the_pins_too() -> None:
