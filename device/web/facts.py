@@ -1,6 +1,7 @@
 """Editors for the rule facts the sources leave ``unknown``, beside the Gaslands chart and the Fire die
 (:mod:`device.web.setup`): Thunder Road's Big Rig and bike (size, damage slots), Nitro's extra spaces and
-the dice Traction Drive takes; the Grand Tour's time-track sheet and its nine specialty cards.
+the dice Traction Drive takes; the Grand Tour's time-track sheet, whether a round nobody crosses costs a minute
+(``lose_time_every_round``, a setup's top-level key) and its nine specialty cards.
 
 Each game's filled-in facts are saved as ``<game>-facts.toml`` in the data folder, in the very shape of the
 setup file's own tables (``[vehicle_types.big_rig]``, ``[commands.nitro]``, ``[time_track]``,
@@ -30,7 +31,8 @@ class Fact:
 
     path: tuple[str, ...]
     label: str
-    kind: str  # "count": a whole number or unknown; "dice": die values 1-6 or unknown; "adds": die/number/unknown
+    kind: str  # "count": a whole number or unknown; "dice": die values 1-6 or unknown; "adds": die/number/unknown;
+    #            "yes/no": true or false (a reading of the rules, never unknown: the packaged one until changed)
     hint: str
 
     @property
@@ -55,6 +57,8 @@ FACTS: dict[str, tuple[Fact, ...]] = {
         Fact(("time_track", "columns"), "Time sheet: columns", "count", "count the columns of your printed sheet"),
         Fact(("time_track", "start_column"), "Time sheet: start column", "count", "0 = the leftmost column"),
         Fact(("time_track", "start_row"), "Time sheet: start row", "count", "0 = the top row"),
+        Fact(("lose_time_every_round",), "A round nobody crosses costs a minute", "yes/no",
+             "yes or no: once a stage has crossers, do riders still racing lose a minute in a round nobody crosses?"),
     ),
 }
 
@@ -72,15 +76,18 @@ def packaged(game: str) -> dict[str, Any]:
     if game == "grand_tour":
         from games.grand_tour.rules import load_specialty_data, load_tour_data
 
-        return {"time_track": dict(load_tour_data()["time_track"]), "specialty": load_specialty_data()}
+        data = load_tour_data()
+        return {"time_track": dict(data["time_track"]), "specialty": load_specialty_data(),
+                "lose_time_every_round": data.get("lose_time_every_round", False)}
     raise ValueError(f"{game!r} has no facts edited here; games are {', '.join(GAMES)}")
 
 
 #: The tables a facts file may hold, and their shape: "rows" a table of tables ([vehicle_types.big_rig]), "table"
 #: one table ([time_track]), "cards" a list of tables ([[specialty]]).
-SHAPES = {"vehicle_types": "rows", "commands": "rows", "time_track": "table", "specialty": "cards"}
+SHAPES = {"vehicle_types": "rows", "commands": "rows", "time_track": "table", "specialty": "cards",
+          "lose_time_every_round": "yes/no"}
 _SHAPE_WORDS = {"rows": "a table of tables ([{key}.NAME])", "table": "a table ([{key}])",
-                "cards": "a list of cards ([[{key}]], two brackets)"}
+                "cards": "a list of cards ([[{key}]], two brackets)", "yes/no": "true or false ({key} = true)"}
 
 
 def read_facts(path: Path) -> tuple[dict[str, Any], str]:
@@ -100,6 +107,7 @@ def read_facts(path: Path) -> tuple[dict[str, Any], str]:
                         "writes it anew")
         fits = (isinstance(value, dict) and all(isinstance(v, dict) for v in value.values()) if shape == "rows" else
                 isinstance(value, dict) if shape == "table" else
+                isinstance(value, bool) if shape == "yes/no" else
                 isinstance(value, list) and all(isinstance(c, dict) for c in value))
         if not fits:
             return {}, (f"{path}: {key} must be {_SHAPE_WORDS[shape].format(key=key)}; saving the facts here writes "
@@ -182,6 +190,8 @@ def current(game: str, path: Path) -> tuple[list[tuple[Fact, str]], list[dict[st
 def show(value: Any) -> str:
     if value is None:
         return UNKNOWN
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, list):
         return " ".join(str(v) for v in value)
     return str(value)
@@ -193,6 +203,11 @@ def parse(fact: Fact, text: str) -> Any:
     from games.core.fields import show
 
     raw = text.strip()
+    if fact.kind == "yes/no":
+        words = {"yes": True, "true": True, "no": False, "false": False}
+        if raw.lower() not in words:
+            raise ValueError(f"{fact.label}: {show(raw)} is not yes or no")
+        return words[raw.lower()]
     if raw == "" or raw.lower() == UNKNOWN:
         return UNKNOWN
     if fact.kind == "adds" and raw.lower() == "die":
@@ -244,6 +259,8 @@ def facts_from_form(game: str, form: Mapping[str, str], saved: Mapping[str, Any]
         value = parse(fact, form[fact.field])
         if value == UNKNOWN and _get(base, fact.path) in (UNKNOWN, None):
             continue  # still unknown: nothing to say
+        if fact.kind == "yes/no" and value == _get(base, fact.path) and _get(saved, fact.path) is None:
+            continue  # the packaged reading, never changed: nothing to write
         if fact.path[0] == "time_track" and value == UNKNOWN:
             raise ValueError(f"{fact.label}: give a whole number (the sheet needs one; the packaged value is "
                              f"{show(_get(base, fact.path))})")
@@ -284,6 +301,9 @@ def facts_toml(game: str, facts: Mapping[str, Any]) -> str:
     lines = [f"# The owner's rule facts for {game}, written by the Pitboard web page (only what was filled in).",
              "# The same tables as a setup file: paste them into one to use them there; a game begun from the page",
              "# takes them (the setup's own rows win).", ""]
+    plain = [f"{k} = {_toml_value(v)}" for k, v in facts.items() if not isinstance(v, (Mapping, list))]
+    if plain:  # top-level keys before any table (after one they would be read as its own)
+        lines += [*plain, ""]
     for table, rows in facts.items():
         if table == "specialty":
             continue

@@ -820,9 +820,13 @@ def facts_section(game: str, values: Sequence[tuple[Any, str]], cards: Sequence[
     """One game's unknown rule facts as a form (device.web.facts)."""
     titles = {"thunder_road": "Thunder Road: vehicles and commands", "grand_tour": "Grand Tour: the time sheet and "
               "the specialty cards"}
+    def field(f: Any, v: str) -> str:
+        if f.kind == "yes/no":  # a reading of the rules: one of two, chosen
+            return f'<select name="{esc(f.field)}" id="fact-{esc(f.field)}">{options(("no", "yes"), v)}</select>'
+        return f'<input name="{esc(f.field)}" id="fact-{esc(f.field)}" value="{esc(v)}" size=12>'
+
     rows = "".join(f'<tr><th><label for="fact-{esc(f.field)}">{esc(f.label)}</label></th><td class="{esc(v)}">'
-                   f'<input name="{esc(f.field)}" id="fact-{esc(f.field)}" value="{esc(v)}" size=12></td>'
-                   f"<td class=skip>{esc(f.hint)}</td></tr>" for f, v in values)
+                   f"{field(f, v)}</td><td class=skip>{esc(f.hint)}</td></tr>" for f, v in values)
     card_rows = ""
     if cards:
         out = []

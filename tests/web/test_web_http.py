@@ -354,6 +354,43 @@ def test_the_other_games_unknown_facts_are_saved_as_setup_tables_and_a_new_game_
         t.close()
 
 
+def test_whether_a_round_nobody_crosses_costs_a_minute_is_saved_from_the_rule_facts_page(tmp_path):
+    """``lose_time_every_round`` is a reading of the seed the owner makes (docs/RULINGS.md): on the phone's Rule facts
+    page, beside the time sheet, and kept in the facts file (the packaged tour.toml is replaced by an update)."""
+    import tomllib
+
+    from games import game_package
+
+    started = []
+    t = Table(tmp_path, new_game=lambda game, options: started.append(options) or "begun")
+    try:
+        client, token = paired_client(t)
+        page = client.get("/rules", headers=HTML).text
+        assert '<select name="lose_time_every_round" id="fact-lose_time_every_round">' in page
+        assert '<option value="no" selected>' in page
+        path = tmp_path / "grand_tour-facts.toml"
+        r = client.post("/rules/facts/grand_tour", data={"csrf": token, "lose_time_every_round": "no",
+                                                        "time_track.columns": "20"}, follow_redirects=True)
+        assert r.status_code == 200 and "lose_time_every_round" not in path.read_text()  # the packaged reading
+        r = client.post("/rules/facts/grand_tour", data={"csrf": token, "lose_time_every_round": "yes"},
+                        follow_redirects=True)
+        assert r.status_code == 200 and "Facts saved." in r.text and '<option value="yes" selected>' in r.text
+        text = path.read_text()
+        assert tomllib.loads(text)["lose_time_every_round"] is True
+        assert text.index("lose_time_every_round") < text.index("[time_track]")  # top-level, before the tables
+        example = game_package("grand_tour").EXAMPLE_SETUP
+        r = client.post("/setup", data={"csrf": token, "game": "grand_tour", "action": "start", "setup": example})
+        assert r.status_code == 200 and started[-1]["lose_time_every_round"] is True
+        (event,) = [e for e in game_package("grand_tour").GAME.start(started[-1]) if e.type == "tour_set"]
+        assert event.data["scoring"]["lose_time_every_round"] is True
+        bad = client.post("/rules/facts/grand_tour", data={"csrf": token, "lose_time_every_round": "maybe"})
+        assert bad.status_code == 400 and "is not yes or no" in bad.text
+        r = client.post("/rules/facts/grand_tour", data={"csrf": token, "lose_time_every_round": "no"})
+        assert tomllib.loads(path.read_text())["lose_time_every_round"] is False  # changed back: kept, as no
+    finally:
+        t.close()
+
+
 def test_every_form_of_every_page_is_refused_without_the_csrf_token(table):
     client, token = paired_client(table)
     app = create_app(table.web.ctx)
