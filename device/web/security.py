@@ -58,8 +58,9 @@ class Session:
     #: edits the rule facts (:data:`OWNER_ONLY`); the first phone paired while no owner's is, and any an owner's
     #: phone makes one
     owner: bool = False
-    #: what the Phones page says once, after a form sent from it (the page is drawn again at its own address)
-    flash: tuple[str, bool] | None = None
+    #: what the Phones page says once after a form sent from it, by the token its redirect carries (``?said=``): the
+    #: page of that tab alone says it (one slot for the phone: another tab's Phones page took the message)
+    flashes: dict[str, tuple[str, bool]] = field(default_factory=dict)
     #: the browser's mark (a cookie kept across pairings): the owner's browser pairing again, its session cookie
     #: lost, is the owner's again (a review: it paired as a guest's, and no phone could start a game)
     browser: str = ""

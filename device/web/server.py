@@ -707,15 +707,18 @@ def create_app(ctx: WebContext) -> Starlette:
 
     # -- the phones paired ----------------------------------------------------------------------
     async def phones_get(request: Request, session: Session, form: dict[str, str]) -> Response:
-        message, ok = session.flash or ("", True)
-        session.flash = None
+        message, ok = session.flashes.pop(request.query_params.get("said", ""), ("", True))
         return html(pages.phones_page(list(ctx.pairing.sessions.values()), session, ctx.pairing.clock(),
                                       session.csrf, message=message, ok=ok))
 
     def _back_to_phones(session: Session, message: str, ok: bool = True) -> Response:
-        """The Phones page again at its own address, saying ``message`` once (a reload sends no form again)."""
-        session.flash = (message, ok)
-        return RedirectResponse("/phones", status_code=303)
+        """The Phones page again at its own address, saying ``message`` once, in the tab that sent the form (a
+        reload sends no form again)."""
+        said = secrets.token_urlsafe(6)
+        session.flashes[said] = (message, ok)
+        while len(session.flashes) > 8:  # messages never read (a tab closed first): the oldest go
+            del session.flashes[next(iter(session.flashes))]
+        return RedirectResponse(f"/phones?said={said}", status_code=303)
 
     async def phones_role(request: Request, session: Session, form: dict[str, str]) -> Response:
         if form.get("role") not in ("owner", "guest"):
