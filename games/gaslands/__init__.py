@@ -25,6 +25,7 @@ pole = "Alice"                       # who starts with pole position
 pole_passing = "clockwise_each_phase"  # or "clockwise_every_gear_phase", "clockwise_each_round", "never"
 skid_dice = "skid"                   # or "d6": plain d6 as skid dice (1 HAZARD, 2 SPIN, 3 SLIDE, 4-6 SHIFT)
 push_it = true                       # re-roll skid dice once for a hazard token
+flip_check = true                    # after losing control, the d6 flip check (false: the car is only turned)
 # The smash attack dice a weight-class difference adds (+) or takes away (-): the rules file gives no numbers,
 # so until your rulebook's are here a collision's count says "± weight" and the table adjusts it.
 # [scenario.weight_dice]

@@ -70,7 +70,7 @@ DEFAULT_D6_FACES = {"1": "HAZARD", "2": "SPIN", "3": "SLIDE", "4": "SHIFT", "5":
 
 
 SETUP_KEYS = ("players", "vehicle_types", "scenario", "chart")
-SCENARIO_KEYS = ("pole", "pole_passing", "skid_dice", "d6_faces", "push_it", "weight_dice")
+SCENARIO_KEYS = ("pole", "pole_passing", "skid_dice", "d6_faces", "push_it", "flip_check", "weight_dice")
 #: ``[scenario.weight_dice]``: the smash attack dice a weight-class difference adds (the rules file: "+/− dice for
 #: weight classes" [V], with no numbers): the owner gives them; a difference not given stays unknown.
 WEIGHT_DICE_KEYS = ("heavier_by_1", "heavier_by_2", "lighter_by_1", "lighter_by_2")
@@ -239,6 +239,7 @@ def start(options: Mapping[str, Any]) -> list[Event]:
     ):
         raise Illegal("setup: scenario.d6_faces must map each of 1..6 to SHIFT, HAZARD, SLIDE or SPIN")
     push_it = fields.boolean(scenario, "push_it", True, "setup: [scenario]")
+    flip_check = fields.boolean(scenario, "flip_check", True, "setup: [scenario]")
     weight_opt = _table(scenario.get("weight_dice"), "scenario.weight_dice")
     fields.only_keys(weight_opt, WEIGHT_DICE_KEYS, "setup: [scenario.weight_dice]")
     weight_dice = {k: _whole(v, f"scenario.weight_dice.{k}", -12, 12) for k, v in weight_opt.items()}
@@ -256,6 +257,7 @@ def start(options: Mapping[str, Any]) -> list[Event]:
                     "skid_dice": skid,
                     "d6_faces": {str(k): v for k, v in d6_faces.items()},
                     "push_it": push_it,
+                    "flip_check": flip_check,
                     "weight_dice": weight_dice,
                 },
             },
@@ -323,6 +325,7 @@ def evolve(state: GaslandsState | None, event: Event) -> GaslandsState:
             skid_dice=s["skid_dice"],
             d6_faces=tuple(sorted((int(k), v) for k, v in s["d6_faces"].items())),
             push_it=s["push_it"],
+            flip_check=s.get("flip_check", True),  # logs from before it: the rules file's flip check
             weight_dice=tuple(sorted(s.get("weight_dice", {}).items())),  # logs from before it: all unknown
         )
         vehicles = tuple(
@@ -630,7 +633,9 @@ def _next_wipeout(draft: _Draft) -> None:
         vid = losing[0]
         old_gear = draft.state.vehicle(vid).gear
         draft.emit("lost_control", vehicle=vid, old_gear=old_gear)
-        if old_gear <= 1:  # a d6 is never lower than 1: no flip check; the table turns the car, then confirms
+        # a d6 is never lower than 1: no flip check in gear 1, nor at a table playing without ([scenario]
+        # flip_check = false); the table turns the car, then confirms
+        if old_gear <= 1 or not draft.state.settings.flip_check:
             draft.emit("step_entered", step=Step.WIPEOUT_TURN.value)
         return
     vid = draft.state.activation.vehicle  # type: ignore[union-attr]
@@ -756,6 +761,7 @@ STEP_TASKS: dict[Step, str] = {
 ANY = "*"
 TOUCH_MOVED = "touch-move"
 NO_SHIFT = "1.4 with no SHIFT to spend"  # no SHIFT rolled (or all spent): push it or carry on
+NO_FLIP_CHECK = "3 wipeout, played without flip checks"  # [scenario] flip_check = false
 
 _BEFORE_MOVE = (Step.CHOOSE_TEMPLATE, Step.TOUCH_MOVE, Step.PLACE_TEMPLATE, Step.SKID_CHECK, Step.SHIFTS, Step.SLIDE)
 _BEFORE_ATTACK = (*_BEFORE_MOVE, Step.MOVE, Step.SPIN)
@@ -805,6 +811,7 @@ REFUSALS: dict[tuple[str, Step | str], str] = {
     **{("gain_hazard", s): "{who} is wiping out: finish step 3 first" for s in (Step.WIPEOUT_FLIP, Step.WIPEOUT_TURN)},
     ("flip_check", Step.CHOOSE_VEHICLE): "nobody is wiping out: flip checks come in step 3",
     ("flip_check", Step.WIPEOUT_TURN): "no flip check: {who} was in gear 1 (no d6 is lower)",
+    ("flip_check", NO_FLIP_CHECK): "no flip check: this game is played without flip checks (its setup)",
     ("flip_check", Step.WIPEOUT_MOVE): "the flip check is done: move {who} a Medium Straight",
     ("flip_check", ANY): "nobody is wiping out: flip checks come in step 3",
 }
@@ -819,6 +826,8 @@ def out_of_order(state: GaslandsState, command: str) -> str:
         keys.append((command, TOUCH_MOVED))
     if act is not None and step is Step.SHIFTS and act.shifts_left == 0:
         keys.append((command, NO_SHIFT))
+    if step is Step.WIPEOUT_TURN and not state.settings.flip_check:
+        keys.append((command, NO_FLIP_CHECK))
     keys += [(command, step), (ANY, step), (command, ANY), (ANY, ANY)]
     reason = next(REFUSALS[k] for k in keys if k in REFUSALS)
     name = who = picker = template = ""
@@ -1079,8 +1088,9 @@ def _confirm(draft: _Draft, cmd: Command) -> None:
 
 
 def _turned(draft: _Draft) -> None:
-    """A vehicle that lost control in gear 1 has been turned: it has no flip check (no d6 is lower than the
-    gear it had), which the log records as a flip check with no die; then the next wipeout, if any."""
+    """A vehicle that lost control in gear 1 (or at a table without flip checks) has been turned: it has no flip
+    check (no d6 is lower than the gear it had), which the log records as a flip check with no die; then the next
+    wipeout, if any."""
     act = draft.state.activation
     assert act is not None and act.flipping is not None
     vid, old_gear = act.flipping
@@ -1453,9 +1463,10 @@ def prompt(state: GaslandsState) -> Prompt:
         assert act.flipping is not None
         fv = state.vehicle(act.flipping[0])
         left = _turner(state, fv)
+        where = ("lost control, tokens cleared" if not state.settings.flip_check or act.flipping[1] > 1
+                 else "lost control in gear 1, tokens cleared")  # (played without flip checks: any gear)
         return Prompt(
-            f"WIPEOUT {fv.name}: lost control in gear 1, tokens cleared; {left} turns it to face any "
-            "direction (no flip check), then confirm",
+            f"WIPEOUT {fv.name}: {where}; {left} turns it to face any direction (no flip check), then confirm",
             awaits="confirm", **{**base, "vehicle": fv.id, "player": left},
         )
     if step is Step.WIPEOUT_FLIP:

@@ -133,6 +133,8 @@ class Settings:
     skid_dice: str = "skid"  # or "d6": the plain-d6 stand-in
     d6_faces: tuple[tuple[int, str], ...] = ((1, "HAZARD"), (2, "SPIN"), (3, "SLIDE"), (4, "SHIFT"), (5, "SHIFT"), (6, "SHIFT"))
     push_it: bool = True
+    #: the flip check after losing control ([P]: one secondary source): false for a table whose rulebook has none
+    flip_check: bool = True
     #: Smash attack dice added (or, negative, taken away) by weight class: "heavier_by_1" .. "lighter_by_2" →
     #: dice, as the owner's setup gives them ([scenario.weight_dice]); a difference not given is unknown.
     weight_dice: tuple[tuple[str, int], ...] = ()

@@ -258,6 +258,26 @@ def test_wipeout_six_hazards_lose_control_only_in_the_wipeout_step():
     assert t.v("alice-1").gear == 1 and t.v("alice-1").hazards == 0
 
 
+def test_a_table_without_flip_checks_turns_the_car_in_any_gear():
+    """"then a **flip check**: roll a d6, if lower than the gear it had, the vehicle takes 2 hits and is moved a
+    Medium Straight. … [P for the flip check]" — one secondary source, so a setting, as push it and the d6
+    stand-in are: ``[scenario] flip_check = false`` turns the car as in gear 1, with no d6 asked."""
+    t = Table(flip_check=False)
+    t.patch("alice-1", hazards=6, gear=4)
+    t.to_skid_check("gentle")
+    t.ok("skid_roll", faces=[])
+    t.ok("confirm")  # move
+    t.ok("confirm")  # attack done → wipeout step
+    # (the step's name, kept as logs have it, is gear 1's; the screens say "3 WIPEOUT turn it")
+    assert t.step == Step.WIPEOUT_TURN.value and t.v("alice-1").gear == 1 and t.v("alice-1").hazards == 0
+    hull = t.v("alice-1").hull
+    assert "played without flip checks" in t.illegal("flip_check", die=1)
+    assert "WIPEOUT Alice's Buggy: lost control, tokens cleared;" in GAME.prompt(t.state).text
+    t.ok("confirm")
+    assert t.v("alice-1").hull == hull and t.step != Step.WIPEOUT_TURN.value  # no 2 hits, no Medium Straight
+    assert Table().state.settings.flip_check  # the rules file's flip check, by default
+
+
 def test_wipeout_checks_every_vehicle_not_only_the_active_one():
     """"every player checks every vehicle they control; each one with 6 or more hazard tokens loses
     control." [seed]"""
