@@ -180,8 +180,15 @@ class SpaceRaceGame:
                            note=f"{d['side']} played a {d['ops']}-ops card to the race: {NO_EVENT}")
         if event.type == "die_rolled":
             verdict = "success" if d["success"] else "failure"
-            return replace(state, pending=None, note=f"{d['side']} rolled {d['die']} for box {d['box']}: {verdict}",
-                           last_roll=(d["side"], d["die"], bool(d["success"])))
+            after = replace(state, pending=None, note=f"{d['side']} rolled {d['die']} for box {d['box']}: {verdict}",
+                            last_roll=(d["side"], d["die"], bool(d["success"])))
+            if d["success"]:
+                return after  # its advance tells both screens
+            # a failure told on both screens, with the attempts left: a side with a second attempt (box 2) failing
+            # its first saw its screen as before the card, and the result nowhere (a screens walkthrough)
+            left = after.attempts_left(d["side"])
+            more = f" · {left} attempt{'' if left == 1 else 's'} left" if left else ""
+            return replace(after, news=f"{d['side']} rolls {d['die']} for box {d['box']}: failure{more}")
         if event.type == "attempt_granted":
             sides = tuple(replace(s, granted=s.granted + 1) if s.name == d["side"] else s for s in state.sides)
             return replace(state, sides=sides, note=f"{d['side']} may make one more attempt this turn")  # type: ignore[arg-type]

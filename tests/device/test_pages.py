@@ -842,11 +842,14 @@ def test_news_is_the_last_decisions_and_goes_with_the_next_one() -> None:
     turns = app._news_turns(app.notices[-1].text)  # its pieces of 2 s on the footer, not its 12 s
     # (every other turn of the footer: the chooser's own line takes the others)
     assert [n.until for n in app.notices if n.kind == "news"] == [max(4.0, 2 * 2.0 * turns)] and turns >= 2
-    assert app.apply(Command.from_json({"type": "roll", "die": 6}), now=4.0 * turns + 1).accepted  # no news
+    assert app.apply(Command.from_json({"type": "roll", "die": 6}), now=4.0 * turns + 1).accepted  # its own news
+    assert [n.text for n in app.notices if n.kind == "news"] == ["USSR rolls 6 for box 3: failure"]
+    assert app.apply(Command.from_json({"type": "end_turn"}), now=4.0 * turns + 20).accepted  # no news
     assert not [n for n in app.notices if n.kind == "news"]  # later: it goes with the next decision
-    for c in ({"type": "end_turn"}, {"type": "begin_turn"}):
-        assert app.apply(Command.from_json(c), now=10.0).accepted
-    assert app.apply(Command.from_json({"type": "attempt", "side": "USSR", "ops": 4, "die": 1}), now=11.0).accepted
+    for c in ({"type": "begin_turn"},):
+        assert app.apply(Command.from_json(c), now=10.0 * turns).accepted
+    assert app.apply(Command.from_json({"type": "attempt", "side": "USSR", "ops": 4, "die": 1}),
+                     now=10.0 * turns + 1).accepted
     assert [n.text for n in app.notices if n.kind == "news"] == ["USSR reached box 3 Man in Space first: +2 VP"]
 
 

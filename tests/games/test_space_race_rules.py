@@ -122,6 +122,21 @@ def test_box_two_gives_two_attempts_at_once() -> None:
     assert "2 of 2" in refused(m, att("USSR"))
 
 
+def test_a_failed_attempt_is_told_on_both_screens_with_the_attempts_left() -> None:
+    """"then rolls a d6: if the roll is inside the box's range the marker advances one box" — a failure changes
+    nothing on the track, so both screens are told it, and what attempts the side has left: with box 2's two
+    attempts a failed first one left the screens as before the card (a screens walkthrough)."""
+    m = new()
+    reach(m, "USSR", 2)
+    ok(m, END, BEGIN, att("USSR", die=6))  # box 3 needs 1-3
+    assert m.state.news == "USSR rolls 6 for box 3: failure · 1 attempt left"
+    assert {v.player: v.news for v in GAME.views(m.state)} == {"USA": m.state.news, "USSR": m.state.news}
+    ok(m, att("USSR", die=5))
+    assert m.state.news == "USSR rolls 5 for box 3: failure"
+    ok(m, att("USA", die=1))
+    assert m.state.news.startswith("USA reached box 1")  # a success: its advance says it
+
+
 def test_an_event_may_allow_another_attempt() -> None:
     """"One card per turn for the Space Race — except with the box-2 ability (two attempts) or events that
     say so." — ``grant_attempt`` is an event that says so; ``event_advance`` an event that advances."""
