@@ -307,8 +307,12 @@ class GrandTourGame:
             )
             order = state.order + tuple(c["rider"] for c in d["crossed"])
             note = "; ".join(d["log"][-3:])
-            return replace(state, riders=riders, order=order, round=d["round"], open_round=(), note=note,
-                           news=_sheet_news(state, d))
+            news = _sheet_news(state, d)
+            if not d["crossed"]:  # (lose_time_every_round) the only sign the round was taken: every screen is told
+                still = sum(1 for r in riders if not r.crossed)
+                lost = f"nobody crossed: {still} rider{'' if still == 1 else 's'} still racing lose a minute"
+                news = "; ".join(w for w in (f"Round {d['round']} {lost}", news) if w)
+            return replace(state, riders=riders, order=order, round=d["round"], open_round=(), note=note, news=news)
         if event.type == "stage_finished":
             teams = tuple(replace(t, points=t.points + d["points"].get(t.name, 0)) for t in state.teams)
             last = d["stage"] == state.stages
@@ -338,7 +342,7 @@ class GrandTourGame:
             # 6 pts PLACE 2 beside black's 6 with nothing saying why
             top = max(t.points for t in teams)
             level = [t.name for t in teams if t.points == top and t.name not in d["winners"]]
-            why = (f" ({top} pts, as {' and '.join(level)}: better place in the last stage)" if level
+            why = (f" ({top} pts, level with {' and '.join(level)}: better place in the last stage)" if level
                    else f" with {top} pts")
             return replace(state, teams=teams, phase=Phase.FINISHED, time_ranking=tuple(d["time_ranking"]),
                            winners=tuple(d["winners"]), note=f"tour won by {', '.join(d['winners'])}",
@@ -622,7 +626,8 @@ def _sheet_news(state: GrandTourState, round_data: Mapping[str, Any]) -> str:
     if gone:
         said.append(f"{', '.join(rider_label(r) for r in gone)} reached the bottom-right cell: no longer tracked")
     if said and not state.sheet_known:
-        said.append("placeholder time sheet: give yours in the setup's [time_track]")
+        # (the table's words: where the owner gives the sheet is the README's and the Rule facts page's)
+        said.append("the time sheet is a placeholder, not your printed one: the owner gives its size")
     return "; ".join(said)
 
 

@@ -142,6 +142,9 @@ def test_a_round_nobody_crossed_moves_the_time_track_only_where_the_owner_reads_
     assert cell(m, "blue.rouleur") == (3, 0) and "end_round" in m.prompt().commands
     (nobody,) = [c for c in menu(m.state).choices if c.label == "Nobody crossed"]
     ok(m, {"type": nobody.command.type, **nobody.command.args})  # the buttons' way: end_round with none entered
+    # every screen is told: nothing else showed the round was taken (a screens walkthrough: pressed again, it cost
+    # a second minute)
+    assert m.state.news == "Round 2 nobody crossed: 3 riders still racing lose a minute"
     assert {rid: cell(m, rid) for rid in ("red.rouleur", "blue.rouleur", "blue.sprinteur")} == {
         "red.rouleur": (4, 0), "blue.rouleur": (4, 0), "blue.sprinteur": (4, 0)}
     assert cell(m, "red.sprinteur") == (1, 4)  # crossed: not moved again
@@ -360,7 +363,7 @@ def test_the_team_that_lost_the_tie_for_the_tour_is_not_shown_first_too() -> Non
     assert {t.name: t.points for t in m.state.teams} == {"red": 6, "blue": 6} and m.state.winners == ("blue",)
     assert {v.team: (v.rank, v.winner) for v in m.views()} == {"blue": (1, True), "red": (2, False)}
     # every screen is told why red, with as many points, is second (a walkthrough: nothing said it)
-    assert "Tour won by blue (6 pts, as red: better place in the last stage)" in m.views()[0].news
+    assert "Tour won by blue (6 pts, level with red: better place in the last stage)" in m.views()[0].news
 
 
 def test_the_places_after_the_winner_go_by_less_time_on_equal_points() -> None:
@@ -677,7 +680,7 @@ def test_an_edge_of_a_placeholder_sheet_says_the_sheet_is_a_placeholder() -> Non
     assert load_tour_data()["time_track"]["known"] is False and not m.state.sheet_known
     ok(m, rnd(("red.sprinteur", 5)))
     assert m.state.news == ("red Sprinteur on the top-left cell: every other marker moves one column right; "
-                            "placeholder time sheet: give yours in the setup's [time_track]")
+                            "the time sheet is a placeholder, not your printed one: the owner gives its size")
     assert new(start=(0, 3)).state.sheet_known
     assert not Match.begin(GAME, {"stages": 1, "teams": ["red", "blue"]}).state.sheet_known
 
