@@ -50,7 +50,7 @@ LEGENDS: dict[str, tuple[tuple[str, str], ...]] = {
         ("Big 3 /8", "the box you reached, of 8"),
         ("VP", "points scored in the race"),
         ("attempts", "Space Race attempts left this turn"),
-        ("next 2 Ops · 1-4 · 67%", "next box: Ops, winning roll, odds"),
+        ("next 2+ Ops · 1-4 · 67%", "next box: Ops (or more), winning roll, odds"),
         ("Boxes at the bottom", "the track, lit up to your marker; the block: the rival's marker"),
         # one entry a code: the four on one entry ran over a page, "rounds" alone on the next
         ("2X", "ability: two Space Race attempts a turn"),

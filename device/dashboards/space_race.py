@@ -6,7 +6,7 @@
     │ USSR        2X HL           T4   │
     │ ██      VP        attempts       │  big: the box reached (of 8), the VP scored from the race,
     │ ██ /8   5           1            │       the Space Race attempts left this turn
-    │ next 3 Ops · 1-3 · 50%           │  the next box: Ops needed, success roll, odds
+    │ next 3+ Ops · 1-3 · 50%          │  the next box: Ops needed, success roll, odds
     │ ▐██▌▐██▌▐██▌▐██▌▐  ▌▐▄▄▌▐  ▌▐  ▌ │  the track: 8 boxes 15 px wide, yours lit up to your marker,
     └──────────────────────────────────┘  the rival's marker a block in its box (dark on a lit box)
 
@@ -28,6 +28,7 @@ from PIL import Image, ImageDraw
 from device.dashboards.common import (OFF, ON, WIDTH, banner, canvas, drawable, fit_text, font, notice_title,
                                       terms, text_width)
 from games.core import Alert
+from games.space_race.state import Step
 from games.space_race.views import SideView
 
 #: each ability's code in the header, by its key (the words are the edition's and the owner's to edit)
@@ -68,17 +69,21 @@ def render(view: SideView, *, blink_on: bool) -> Image.Image:
     draw.text((46, 21), str(view.vp), fill=ON, font=font(20))
     # the rulebook's word ("two Space Race attempts per turn"), lower case so that it fits; "TRY" was our own word
     draw.text((WIDTH - 1, 14), "attempts", fill=ON, font=font(9), anchor="ra")
-    draw.text((92, 21), str(view.attempts_left), fill=ON, font=font(20))
+    # between turns no attempt is open: "-" (a 0 read as a turn still going on, its attempts spent)
+    between = view.step == Step.BETWEEN_TURNS.value
+    draw.text((92, 21), "-" if between else str(view.attempts_left), fill=ON, font=font(20))
     # next attempt
     if view.finished:
         # this side only: "may not play cards to the Space Race for the rest of the game"; the other side may still
         # be racing ("race over" said it was over for both: an audit)
-        line = "last box: no more cards" if view.opponent_box < TRACK_BOXES else "both on the last box"
+        # ("no more cards" read as a hand with no cards left: a screens walkthrough)
+        line = "last box: no more attempts" if view.opponent_box < TRACK_BOXES else "both on the last box"
     elif view.rival_rolls:  # while the other side rolls, this side's next attempt waits: whose die it is
         line = view.rival_rolls
     else:
         # "·" between the figures: a space of one pixel made "1-4 67%" read "1-467%"
-        line = f"next {view.next_ops} Ops · {view.next_roll} · {view.odds_percent}%"
+        # "2+": "a card whose operations value is ≥ the value printed on that box" ("2 Ops" read as exactly 2)
+        line = f"next {view.next_ops}+ Ops · {view.next_roll} · {view.odds_percent}%"
     fit_text(draw, (0, 43, WIDTH - 1, 52), line, sizes=(11, 10, 9))
     track(draw, view.box, view.opponent_box, top=TRACK_TOP)
     if is_status(view.prompt):

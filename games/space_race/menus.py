@@ -2,7 +2,7 @@
 
 ::
 
-    between turns   Begin turn 4 (default) · Event: advance → USA / USSR → With box VP / No VP (event)
+    between turns   Begin turn 4 (default) · Event: advance → USA / USSR → With box VP / No VP (card says)
     during a turn   USA attempt → 2 Ops / 3 Ops / 4 Ops · USSR attempt → ... · End turn
                     · Extra attempt (event) → USA / USSR · Event: advance → USA / USSR → …
     a die awaited   Roll the die (the d6; the camera answers it as well)
@@ -55,7 +55,7 @@ def _advances() -> list[Choice | None]:
     event that says it scores only the last box it moves into (a box it passes on the way); which events do is
     the card's text, not this file's."""
     return [branch(s, [leaf("With box VP", Command("event_advance", {"side": s}), default=True, once=True),
-                       leaf("No VP (event)", Command("event_advance", {"side": s, "vp": False}), once=True)])
+                       leaf("No VP (card says)", Command("event_advance", {"side": s, "vp": False}), once=True)])
             for s in SIDES]
 
 
@@ -107,7 +107,7 @@ def menu(state: SpaceRaceState) -> Menu:
     # while the verdict stood (an audit), and the attempts are what that side reads next
     if state.last_roll is not None and state.attempts_left(state.last_roll[0]) == 0:
         side, die, success = state.last_roll
-        status = f"{side} die {die}: {'made it' if success else 'failed'}"
+        status = f"{side} die {die}: {'success' if success else 'failure'}"  # (the game log's words too)
     if all(state.next_box(s) is None for s in SIDES):  # the menu said nothing of it: only the idle dashboard
         status = "Space Race over"
     menu = Menu(title=f"Turn {state.turn}", choices=choices, status=status)

@@ -185,5 +185,5 @@ def test_a_side_on_the_last_box_reads_no_more_cards_not_race_over(monkeypatch) -
     assert view.finished and view.opponent_box < 8
     render(view, blink_on=True)
     render(replace(view, opponent_box=8), blink_on=True)
-    assert "last box: no more cards" in drawn and "both on the last box" in drawn
+    assert "last box: no more attempts" in drawn and "both on the last box" in drawn
     assert not any("race over" in t for t in drawn)

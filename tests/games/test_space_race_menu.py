@@ -97,8 +97,8 @@ def labels(menu: Menu) -> list[str]:
 def test_between_turns_begin_turn_is_the_default() -> None:
     menu = check_menu(_match().state)
     assert (menu.title, menu.player) == ("Between turns", None)
-    assert labels(menu) == ["Begin turn 1", "Event: advance > USA > With box VP", "Event: advance > USA > No VP (event)",
-                            "Event: advance > USSR > With box VP", "Event: advance > USSR > No VP (event)"]
+    assert labels(menu) == ["Begin turn 1", "Event: advance > USA > With box VP", "Event: advance > USA > No VP (card says)",
+                            "Event: advance > USSR > With box VP", "Event: advance > USSR > No VP (card says)"]
     assert find_leaf(menu, Command("event_advance", {"side": "USSR", "vp": False})) is not None
     assert find_leaf(menu, Command("begin_turn")).presses == cheapest_press(menu)  # type: ignore[union-attr]
 
@@ -144,7 +144,7 @@ def test_after_an_attempt_without_its_die_the_d6_is_awaited_and_the_default() ->
     assert menu.dice.command([]) is None and menu.dice.command([1, 2]) is None
     out = m.apply(menu.dice.command([2]))  # type: ignore[arg-type]
     assert out.accepted and m.state.side("USSR").box == 1
-    assert check_menu(m.state).status == "USSR die 2: made it"
+    assert check_menu(m.state).status == "USSR die 2: success"
 
 
 def test_a_failed_roll_is_said_on_the_menu_until_the_next_card() -> None:
@@ -152,10 +152,10 @@ def test_a_failed_roll_is_said_on_the_menu_until_the_next_card() -> None:
     the roll and its verdict until the next card is played."""
     m = _match({"type": "begin_turn"}, {"type": "attempt", "side": "USSR", "ops": 2})
     m.apply(check_menu(m.state).dice.command([6]))  # type: ignore[union-attr]
-    assert m.state.side("USSR").box == 0 and check_menu(m.state).status == "USSR die 6: failed"
+    assert m.state.side("USSR").box == 0 and check_menu(m.state).status == "USSR die 6: failure"
     m.apply(Command("attempt", {"side": "USA", "ops": 2}))
     m.apply(Command("roll", {"die": 5}))
-    assert check_menu(m.state).status == "USA die 5: failed"
+    assert check_menu(m.state).status == "USA die 5: failure"
     # an extra attempt (an event) after the verdict: the try it gave is what USA reads next (an audit: never shown)
     m.apply(Command("grant_attempt", {"side": "USA"}))
     assert check_menu(m.state).status == "Attempts USA 1 USSR 0"
