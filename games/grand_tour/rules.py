@@ -289,7 +289,10 @@ class GrandTourGame:
             # the last rider's exhaustion count starts the stage in the same decision: its news stands after
             # the start line's order (fewest points first), which no screen said; first, as the table places the
             # riders by it now (behind the count it came ~20 s after the last press: an audit, five teams)
-            start = f"Stage {d['stage']} start line: {', '.join(d['start_order'])}" if d["stage"] > 1 else ""
+            # the rules' words ("teams place at the start line in order of fewest tour points first"): "start line:
+            # green, blue, red" did not say who places first (a screens walkthrough)
+            start = (f"Stage {d['stage']}: teams place at the start line {', '.join(d['start_order'])} (fewest points "
+                     "first)" if d["stage"] > 1 else "")
             return replace(state, phase=Phase.RACING, stage=d["stage"], round=0, order=(), riders=riders,
                            start_order=tuple(d["start_order"]), note=f"stage {d['stage']}: race",
                            news="; ".join(w for w in (start, told) if w))
@@ -333,7 +336,9 @@ class GrandTourGame:
             riders = tuple(replace(r, exhaustion=d["cards"], keep=d["keep"]) if r.id == d["rider"] else r
                            for r in state.riders)
             return replace(state, riders=riders, note=f"{d['rider']}: keeps {d['keep']} of {d['cards']} exhaustion cards",
-                           news=f"{rider_label(d['rider'])} keeps {d['keep']} of {d['cards']} exhaustion cards")
+                           # the discard first: it is what the table does ("discards only half, rounded down")
+                           news=f"{rider_label(d['rider'])} discards {d['discard']}, keeps {d['keep']} of {d['cards']} "
+                                "exhaustion cards")
         if event.type == "tour_finished":
             teams = tuple(replace(t, points=t.points + d["time_points"].get(t.name, 0)) for t in state.teams)
             best = ", ".join(f"{team} +{pts}" for team, pts in sorted(d["time_points"].items(), key=lambda tp: -tp[1])

@@ -773,11 +773,12 @@ def test_a_stages_points_the_cards_kept_and_the_winner_are_news_for_every_team()
     ok(m, rnd(("green.rouleur", 1), ("blue.sprinteur", 0), ("red.rouleur", 0), ("green.sprinteur", 0)))
     assert {v.news for v in m.views()} == {"Stage 1 won by red Sprinteur: red +3 pts, blue +2 pts, green +1 pt"}
     ok(m, {"type": "exhaustion", "rider": "red.rouleur", "cards": 25})
-    assert {v.news for v in m.views()} == {"red Rouleur keeps 13 of 25 exhaustion cards"}
+    assert {v.news for v in m.views()} == {"red Rouleur discards 12, keeps 13 of 25 exhaustion cards"}
     for rider in ("red.sprinteur", "blue.rouleur", "blue.sprinteur", "green.rouleur"):
         ok(m, {"type": "exhaustion", "rider": rider, "cards": 2})
     ok(m, {"type": "exhaustion", "rider": "green.sprinteur", "cards": 5})  # the last: stage 2 starts with it
     # and the next stage's start line, fewest points first, which no screen said (a walkthrough); first, as the
     # table places the riders by it now (an audit: it came ~20 s after the last press, behind the count)
     assert m.state.stage == 2 and {v.news for v in m.views()} == {
-        "Stage 2 start line: green, blue, red; green Sprinteur keeps 3 of 5 exhaustion cards"}
+        "Stage 2: teams place at the start line green, blue, red (fewest points first); green Sprinteur discards 2, "
+        "keeps 3 of 5 exhaustion cards"}
