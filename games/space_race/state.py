@@ -137,15 +137,15 @@ class SpaceRaceState:
         return tuple(b for b in self.track if b.ability and self.holds(name, b.ability))
 
     def reminders(self, abilities: tuple[str, ...]) -> list[str]:
-        """"USA: <the box's ability_text>" for each active ability among ``abilities``, in track order; "the
-        opponent" named ("USSR: USA reveals their headline first": "USSR: opponent reveals …" read as the USSR's
-        opponent or the reader's)."""
+        """"USA's box 6: <the box's ability_text>" for each active ability among ``abilities``, in track order;
+        "the opponent" named ("USSR's box 4: USA reveals their headline first": "USSR: opponent reveals …" read as
+        the USSR's opponent or the reader's, and "USSR: USA reveals …" as addressed to the USSR)."""
         def said(side: str, text: str) -> str:
             other = next(o for o in SIDES if o != side)
             return text.replace("the opponent's", f"{other}'s").replace("opponent's", f"{other}'s").replace(
                 "opponent", other)
 
-        return [f"{s}: {said(s, b.ability_text or b.ability)}" for b in self.track for s in SIDES
+        return [f"{s}'s box {b.number}: {said(s, b.ability_text or b.ability)}" for b in self.track for s in SIDES
                 if b.ability in abilities and self.holds(s, b.ability)]
 
     def allowance(self, name: str) -> int:

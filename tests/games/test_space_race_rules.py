@@ -256,11 +256,11 @@ def test_abilities_take_effect_at_once_and_stack() -> None:
     reach(m, "USA", 8)
     assert [b.number for b in m.state.active_abilities("USA")] == [2, 4, 6, 8]
     ok(m, END)
-    assert "USA: may discard one held card at end of turn" in m.state.note
+    assert "USA's box 6: may discard one held card at end of turn" in m.state.note
     ok(m, BEGIN)
     # "the opponent" named: "USA: opponent reveals …" read as the USA's opponent or the reader's (a walkthrough)
-    assert "USA: USSR reveals their headline first" in m.state.note
-    assert "USA: eight action rounds per turn" in m.state.note
+    assert "USA's box 4: USSR reveals their headline first" in m.state.note
+    assert "USA's box 8: eight action rounds per turn" in m.state.note
     usa = m.views()[0]
     assert usa.abilities == (
         "two Space Race attempts per turn", "opponent reveals their headline first",
@@ -277,11 +277,11 @@ def test_turn_reminders_speak_the_editions_ability_words() -> None:
     m = new("seed")
     reach(m, "USA", 8)
     ok(m, END)
-    assert "USA: may discard held cards at end of turn" in m.state.note
+    assert "USA's box 6: may discard held cards at end of turn" in m.state.note
     assert "one held card" not in m.state.note and "a held card" not in m.state.note
     ok(m, BEGIN)
-    assert "USA: sees USSR's headline before choosing" in m.state.note
-    assert "USA: may play eight action rounds per turn" in m.state.note
+    assert "USA's box 4: sees USSR's headline before choosing" in m.state.note
+    assert "USA's box 8: may play eight action rounds per turn" in m.state.note
     reach(m, "USSR", 6)  # the USSR reaches box 6 too: the USA's discard ends, the others go on
     ok(m, END)
     assert "discard" not in m.state.note
@@ -496,4 +496,4 @@ def test_an_ability_gained_or_cancelled_and_the_turns_reminders_are_news_for_bot
     assert news.startswith("USA reached box 2") and "cancels USSR's two Space Race attempts per turn" in news
     reach(m, "USA", 6)
     ok(m, END)
-    assert m.views()[1].news == "USA: may discard one held card at end of turn"
+    assert m.views()[1].news == "USA's box 6: may discard one held card at end of turn"
