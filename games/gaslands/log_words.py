@@ -124,6 +124,8 @@ def timeline_words(event: Event, names: Mapping[str, str] | None = None) -> str 
         return "Wipeout: " + ", ".join(car_of(cars, v) for v in d.get("vehicles", []))
     if t == "flip_checked":
         if d.get("die") is None:
+            if int(d.get("old_gear") or 1) > 1:  # only a game played without flip checks ([scenario] flip_check)
+                return f"{car()}: turned; no flip check (this game is played without them)"
             return f"{car()}: turned; no flip check in gear {d.get('old_gear')} (no d6 is lower)"
         # as the screens' news says it ("Flipped: Rust Bucket, rolled 2 (gear 4)"): lower than the gear it had flips
         result = "flipped" if d.get("flipped") else "not flipped"

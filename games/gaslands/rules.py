@@ -1463,8 +1463,8 @@ def prompt(state: GaslandsState) -> Prompt:
         assert act.flipping is not None
         fv = state.vehicle(act.flipping[0])
         left = _turner(state, fv)
-        where = ("lost control, tokens cleared" if not state.settings.flip_check or act.flipping[1] > 1
-                 else "lost control in gear 1, tokens cleared")  # (played without flip checks: any gear)
+        where = ("lost control in gear 1, tokens cleared" if act.flipping[1] <= 1
+                 else "lost control, now gear 1, tokens cleared")  # (played without flip checks: any gear)
         return Prompt(
             f"WIPEOUT {fv.name}: {where}; {left} turns it to face any direction (no flip check), then confirm",
             awaits="confirm", **{**base, "vehicle": fv.id, "player": left},

@@ -272,8 +272,11 @@ def test_a_table_without_flip_checks_turns_the_car_in_any_gear():
     assert t.step == Step.WIPEOUT_TURN.value and t.v("alice-1").gear == 1 and t.v("alice-1").hazards == 0
     hull = t.v("alice-1").hull
     assert "played without flip checks" in t.illegal("flip_check", die=1)
-    assert "WIPEOUT Alice's Buggy: lost control, tokens cleared;" in GAME.prompt(t.state).text
+    assert "WIPEOUT Alice's Buggy: lost control, now gear 1, tokens cleared;" in GAME.prompt(t.state).text
     t.ok("confirm")
+    from games.gaslands.log_words import timeline_words
+    (checked,) = [e for e in t.events if e.type == "flip_checked"]
+    assert "played without them" in (timeline_words(checked, {}) or "")  # not "no flip check in gear 4 (no d6 …)"
     assert t.v("alice-1").hull == hull and t.step != Step.WIPEOUT_TURN.value  # no 2 hits, no Medium Straight
     assert Table().state.settings.flip_check  # the rules file's flip check, by default
 
