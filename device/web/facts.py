@@ -63,6 +63,10 @@ FACTS: dict[str, tuple[Fact, ...]] = {
 }
 
 
+#: Every fact by its dotted field name.
+FACTS_BY_PATH: dict[str, Fact] = {f.field: f for facts in FACTS.values() for f in facts}
+
+
 def file_name(game: str) -> str:
     return f"{game}-facts.toml"
 
@@ -112,6 +116,10 @@ def read_facts(path: Path) -> tuple[dict[str, Any], str]:
         if not fits:
             return {}, (f"{path}: {key} must be {_SHAPE_WORDS[shape].format(key=key)}; saving the facts here writes "
                         "it anew")
+        lost = [k for k in (value if shape == "table" else {}) if SHAPES.get(k) == "yes/no"]
+        if lost:  # a top-level key written under a table (after it) is the table's own in TOML
+            return {}, (f"{path}: {lost[0]} is read as part of [{key}] (it stands below it): move it above the first "
+                        "[table]; saving the facts here writes it there")
     return data, ""
 
 
@@ -259,8 +267,11 @@ def facts_from_form(game: str, form: Mapping[str, str], saved: Mapping[str, Any]
         value = parse(fact, form[fact.field])
         if value == UNKNOWN and _get(base, fact.path) in (UNKNOWN, None):
             continue  # still unknown: nothing to say
-        if fact.kind == "yes/no" and value == _get(base, fact.path) and _get(saved, fact.path) is None:
-            continue  # the packaged reading, never changed: nothing to write
+        if value == _get(base, fact.path) and _get(saved, fact.path) is None and _unchanged(fact, form, base, saved):
+            # the packaged value, never changed: nothing to write (the form sends every field: a save of one fact
+            # wrote the time sheet's placeholders, and a game begun from the page took them as the printed sheet,
+            # its placeholder warnings silenced; a review)
+            continue
         if fact.path[0] == "time_track" and value == UNKNOWN:
             raise ValueError(f"{fact.label}: give a whole number (the sheet needs one; the packaged value is "
                              f"{show(_get(base, fact.path))})")
@@ -284,6 +295,22 @@ def facts_from_form(game: str, form: Mapping[str, str], saved: Mapping[str, Any]
         if changed:
             out["specialty"] = cards
     return out
+
+
+def _unchanged(fact: Fact, form: Mapping[str, str], base: Mapping[str, Any], saved: Mapping[str, Any]) -> bool:
+    """Whether ``fact`` is left as packaged with the facts it goes with: the time sheet's three are one sheet (a
+    setup giving all three is the printed sheet), written together once any of them is changed or saved."""
+    group = [f for f in FACTS_BY_PATH.values() if f.path[0] == fact.path[0]] if fact.path[0] == "time_track" else [fact]
+    for f in group:
+        if _get(saved, f.path) is not None:
+            return False
+        if f.field in form:
+            try:
+                if parse(f, form[f.field]) != _get(base, f.path):
+                    return False
+            except ValueError:
+                return False  # (refused with its reason where the field itself is read)
+    return True
 
 
 def _toml_value(value: Any) -> str:
