@@ -312,9 +312,11 @@ class GrandTourGame:
             note = "; ".join(d["log"][-3:])
             news = _sheet_news(state, d)
             if not d["crossed"]:  # (lose_time_every_round) the only sign the round was taken: every screen is told
-                still = sum(1 for r in riders if not r.crossed)
-                lost = f"nobody crossed: {still} rider{'' if still == 1 else 's'} still racing lose a minute"
-                news = "; ".join(w for w in (f"Round {d['round']} {lost}", news) if w)
+                # (riders whose time stopped on the bottom-right cell lose nothing; the round's number is the log's
+                # count of rounds entered at the line, not the table's)
+                still = sum(1 for r in riders if not r.crossed and r.tracked)
+                lost = f"{still} rider{'' if still == 1 else 's'} still racing lose{'s' if still == 1 else ''} a minute"
+                news = "; ".join(w for w in (f"Nobody crossed this round: {lost}", news) if w)
             return replace(state, riders=riders, order=order, round=d["round"], open_round=(), note=note, news=news)
         if event.type == "stage_finished":
             teams = tuple(replace(t, points=t.points + d["points"].get(t.name, 0)) for t in state.teams)

@@ -144,7 +144,7 @@ def test_a_round_nobody_crossed_moves_the_time_track_only_where_the_owner_reads_
     ok(m, {"type": nobody.command.type, **nobody.command.args})  # the buttons' way: end_round with none entered
     # every screen is told: nothing else showed the round was taken (a screens walkthrough: pressed again, it cost
     # a second minute)
-    assert m.state.news == "Round 2 nobody crossed: 3 riders still racing lose a minute"
+    assert m.state.news == "Nobody crossed this round: 3 riders still racing lose a minute"
     assert {rid: cell(m, rid) for rid in ("red.rouleur", "blue.rouleur", "blue.sprinteur")} == {
         "red.rouleur": (4, 0), "blue.rouleur": (4, 0), "blue.sprinteur": (4, 0)}
     assert cell(m, "red.sprinteur") == (1, 4)  # crossed: not moved again
