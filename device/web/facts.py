@@ -267,7 +267,7 @@ def facts_from_form(game: str, form: Mapping[str, str], saved: Mapping[str, Any]
         value = parse(fact, form[fact.field])
         if value == UNKNOWN and _get(base, fact.path) in (UNKNOWN, None):
             continue  # still unknown: nothing to say
-        if value == _get(base, fact.path) and _get(saved, fact.path) is None and _unchanged(fact, form, base, saved):
+        if _unchanged(fact, form, base, saved):
             # the packaged value, never changed: nothing to write (the form sends every field: a save of one fact
             # wrote the time sheet's placeholders, and a game begun from the page took them as the printed sheet,
             # its placeholder warnings silenced; a review)
