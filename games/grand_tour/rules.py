@@ -641,9 +641,7 @@ def _sheet_news(state: GrandTourState, round_data: Mapping[str, Any]) -> str:
 def _ties_after_the_winner(state: GrandTourState, teams: Sequence[Team], winners: Sequence[str]) -> list[str]:
     """The final classification's ties after the winner, in words ("green before blue on 4 pts: less time"): the
     screens gave the two teams of equal points different places with nothing saying why (a review)."""
-    unplaced = len(state.riders) + 1
-    index = {r.id: r.index for r in state.riders}
-    place = {r.id: state.last_stage_place(r.id) or unplaced for r in state.riders}
+    index, place = state.tie_keys()
     out = []
     for pts in sorted({t.points for t in teams if t.name not in winners}, reverse=True):
         level = sorted((t.name for t in teams if t.points == pts and t.name not in winners),

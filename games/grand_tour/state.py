@@ -128,6 +128,13 @@ class GrandTourState:
             return None
         return self.results[-1].index(rid) + 1
 
+    def tie_keys(self) -> tuple[dict[str, int], dict[str, int]]:
+        """Each rider's time-track index and last-stage place (after every rider when none yet), for
+        :func:`best_rider`."""
+        unplaced = len(self.riders) + 1
+        return ({r.id: r.index for r in self.riders},
+                {r.id: self.last_stage_place(r.id) or unplaced for r in self.riders})
+
 
 def rider_label(rid: str) -> str:
     """``"red.sprinteur"`` → ``"red Sprinteur"`` (the rulebook's names for the riders)."""

@@ -113,9 +113,7 @@ def _ranks(state: GrandTourState) -> dict[str, int]:
         points = {t.name: t.points for t in state.teams}
         return {name: 1 + sum(1 for other in points.values() if other > mine) for name, mine in points.items()}
 
-    unplaced = len(state.riders) + 1
-    index = {r.id: r.index for r in state.riders}
-    place = {r.id: state.last_stage_place(r.id) or unplaced for r in state.riders}
+    index, place = state.tie_keys()
 
     def key(team: str, points: int) -> tuple[int, int, int]:
         return (-points, *best_rider(team, index, place))
