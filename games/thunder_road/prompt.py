@@ -6,6 +6,7 @@ from __future__ import annotations
 from games.core import Command, Illegal, Prompt
 
 from games.thunder_road.bumps import larger_owner
+from games.thunder_road.damage import RULING_STEPS
 from games.thunder_road.common import (
     allowance_words,
     board_command_this_turn,
@@ -19,8 +20,12 @@ from games.thunder_road.turn import command_turn_ends, decide_command
 
 #: Commands the table may send at any step of the race.
 ANYTIME = ("damage", "ignite", "undo")
-#: ... and between moves (the roll, a turn's choice): a vehicle ruled out of the race (``eliminate``).
-BETWEEN_MOVES = ("eliminate",)
+
+
+def _also(state: ThunderRoadState) -> tuple[str, ...]:
+    """The commands of every step, and a vehicle ruled out of the race (``eliminate``) in the steps its decider
+    takes it (``damage.RULING_STEPS``: between moves)."""
+    return ANYTIME + (("eliminate",) if state.step in RULING_STEPS else ())
 
 
 def command_possible(state: ThunderRoadState, who: str) -> bool:
@@ -71,7 +76,7 @@ def prompt(state: ThunderRoadState) -> Prompt:
         return Prompt(
             f"round {state.round}: {', '.join(waiting)} roll{'s' if len(waiting) == 1 else ''} {MOVEMENT_DICE} movement dice",
             s.value, "dice", player=who, die="movement", count=MOVEMENT_DICE,
-            commands=("roll",) + ANYTIME + BETWEEN_MOVES,
+            commands=("roll",) + _also(state),
         )
     turn = state.turn
     assert turn is not None
@@ -99,18 +104,18 @@ def prompt(state: ThunderRoadState) -> Prompt:
         if command_possible(state, who):
             cmds.append("command")
         cmds.append("road")
-        return Prompt(text, s.value, "choice", player=who, commands=tuple(cmds) + ANYTIME + BETWEEN_MOVES)
+        return Prompt(text, s.value, "choice", player=who, commands=tuple(cmds) + _also(state))
     vehicle = turn.vehicle
     if s is Step.FIRE:
         return Prompt(
             f"{vehicle_words(state, vehicle or '')} is ON FIRE!: roll the Fire die before it moves",
-            s.value, "dice", player=who, vehicle=vehicle, die="fire", count=1, commands=("fire",) + ANYTIME,
+            s.value, "dice", player=who, vehicle=vehicle, die="fire", count=1, commands=("fire",) + _also(state),
         )
     if s is Step.FIRE_RULING:
         return Prompt(
             f"Fire die face {turn.fire_face!r} is not filled in: rule on it (moves / out / eliminate / "
             "nothing) and fill it in fire_die.toml",
-            s.value, "choice", player=who, vehicle=vehicle, commands=("fire_ruling",) + ANYTIME,
+            s.value, "choice", player=who, vehicle=vehicle, commands=("fire_ruling",) + _also(state),
         )
     if s is Step.MOVE:
         allowance = allowance_words(state)
@@ -132,13 +137,13 @@ def prompt(state: ThunderRoadState) -> Prompt:
         cmds.append("road")
         return Prompt(
             f"move {vehicle_words(state, vehicle or '')} {allowance} space{'' if allowance == '1' else 's'}{extra}",
-            s.value, "move", player=who, vehicle=vehicle, commands=tuple(cmds) + ANYTIME,
+            s.value, "move", player=who, vehicle=vehicle, commands=tuple(cmds) + _also(state),
         )
     b = state.bumps[0]
     if s is Step.BUMP:
         return Prompt(
             f"bump {vehicle_words(state, b.a)} / {vehicle_words(state, b.b)}: roll the bump and direction dice ({len(state.bumps)} to resolve)",
-            s.value, "dice", player=who, vehicle=b.a, die="bump", count=2, commands=("bump",) + ANYTIME,
+            s.value, "dice", player=who, vehicle=b.a, die="bump", count=2, commands=("bump",) + _also(state),
         )
     owner, why = larger_owner(state, b)
     cmds = [] if turn.off_rear else ["placed"]  # placed after the scroll with the vehicles named off
@@ -151,4 +156,4 @@ def prompt(state: ThunderRoadState) -> Prompt:
     text += _named_off(state)
     if not state.board.lead_is_final and not b.scrolled:  # a vehicle the dice move off the front: the road scrolls
         cmds += ["scroll", "off"]
-    return Prompt(text, s.value, "choice", player=who, vehicle=b.a, commands=tuple(cmds) + ANYTIME)
+    return Prompt(text, s.value, "choice", player=who, vehicle=b.a, commands=tuple(cmds) + _also(state))
