@@ -5,12 +5,14 @@ current over Server-Sent Events; without it the page still works (reload, forms)
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from contextvars import ContextVar
 from html import escape
 from typing import Any
 
 from device.web.hub import Snapshot
+from device.web.security import sole_owner
 
 
 def esc(value: Any) -> str:
@@ -360,9 +362,21 @@ NAV = (("/", "Live"), ("/log", "Game log"), ("/setup", "New game"), ("/rules", "
 #: nav leaves them out (each tap on one was a refusal page).
 OWNER_PAGES = frozenset({"/setup", "/calibrate", "/teach"})
 #: Whether the phone a page is drawn for is an owner's: set by the server for each request (its task's own
-#: context), read by :func:`layout` for the nav, as a template's context gives every page the user.  Pages drawn
+#: context, :func:`drawn_for`), read by :func:`layout` for the nav and :func:`saving` for the rule facts' forms, as
+#: a template's context gives every page the user.  Pages drawn
 #: outside a request (tests, the pairing page) are an owner's.
 VIEWER_OWNER: ContextVar[bool] = ContextVar("VIEWER_OWNER", default=True)
+
+
+@contextmanager
+def drawn_for(*, owner: bool) -> Iterator[None]:
+    """Pages drawn inside are for an owner's phone (``owner``) or a guest's: the nav (:func:`layout`) and the rule
+    facts' forms (:func:`saving`)."""
+    mark = VIEWER_OWNER.set(owner)
+    try:
+        yield
+    finally:
+        VIEWER_OWNER.reset(mark)
 
 
 def layout(title: str, body: str, *, here: str = "", script: bool | str = False, nav: bool = True) -> str:
@@ -585,7 +599,7 @@ def setup_page(game: str, games: Sequence[str], text: str, csrf: str, message: s
 
 def chart_page(chart: dict[str, list[str]], saved: dict[str, list[str]], statuses: Sequence[str], gear: int,
                verdicts: Sequence[tuple[str, str]], csrf: str, where: str, message: str = "", more: str = "",
-               ok: bool = True, *, owner: bool = True) -> str:
+               ok: bool = True) -> str:
     head = "".join(f"<th>gear {g}</th>" for g in range(1, 7))
     rows = []
     for name, row in chart.items():
@@ -606,14 +620,14 @@ def chart_page(chart: dict[str, list[str]], saved: dict[str, list[str]], statuse
             f"started here takes it). * = a row you changed.</p>{msg}"
             f'<form method=post action=/rules/chart>{csrf_field(csrf)}'
             + saving(f'<table id=chart><tr><th></th>{head}</tr>{"".join(rows)}</table>',
-                     "<button type=submit id=save-chart>Save chart</button>", owner=owner) + "</form>"
+                     "<button type=submit id=save-chart>Save chart</button>") + "</form>"
             f'<h2>Verdicts</h2><form method=get action=/rules><label>gear <select name=gear id=gear>{gears}</select>'
             f'</label> <button type=submit id=show-gear>Show</button></form><table id=verdicts>{vrows}</table>{more}')
     return layout("Rule facts", body, here="/rules")
 
 
 def fire_section(faces: Sequence[dict[str, Any]], effects: Sequence[str], csrf: str, where: str,
-                 message: str = "", *, owner: bool = True) -> str:
+                 message: str = "") -> str:
     from device.web.setup import MAX_FIRE_MOVES  # the save's own bound (max=12 here made a saved 13 unsendable)
 
     rows = []
@@ -629,7 +643,7 @@ def fire_section(faces: Sequence[dict[str, Any]], effects: Sequence[str], csrf: 
             f"the table to rule. Saved as <code>{esc(where)}</code> ([fire_die], as in a setup file; a new game "
             f"begun here takes it).</p>{msg}<form method=post action=/rules/fire>{csrf_field(csrf)}"
             + saving(f"<table id=fire><tr><th>face</th><th>effect</th><th>moves (for moves)</th></tr>{''.join(rows)}"
-                     "</table>", "<button type=submit id=save-fire>Save the Fire die</button>", owner=owner)
+                     "</table>", "<button type=submit id=save-fire>Save the Fire die</button>")
             + "</form>")
 
 
@@ -637,10 +651,11 @@ def fire_section(faces: Sequence[dict[str, Any]], effects: Sequence[str], csrf: 
 GUEST_SAVES = "Only an owner's phone saves these; this phone is a guest's (an owner's phone changes that on Phones)."
 
 
-def saving(fields: str, button: str, *, owner: bool) -> str:
-    """A form's fields and its Save button; on a guest's phone the fields are shown disabled (read, not changed)
-    and a line says who saves them (a guest's Save was refused only after the phone had been typed on)."""
-    if owner:
+def saving(fields: str, button: str) -> str:
+    """A form's fields and its Save button; on a guest's phone (:func:`drawn_for`) the fields are shown disabled
+    (read, not changed) and a line says who saves them (a guest's Save was refused only after the phone had been
+    typed on)."""
+    if VIEWER_OWNER.get():
         return fields + button
     return f'<fieldset disabled class=guest>{fields}</fieldset><p class="skip guest-saves">{esc(GUEST_SAVES)}</p>'
 
@@ -685,7 +700,6 @@ def phones_page(sessions: Sequence[Any], me: Any, now: float, csrf: str, *, mess
     phone forgets a phone (its next request asks for the code again: a guest who has left, a phone lost at the
     table) and makes a guest's an owner's or back; a guest's forgets only itself.  A restart forgets every phone."""
     ordered = sorted(sessions, key=lambda x: (x is not me, not x.owner, x.since))
-    owners = sum(1 for x in sessions if x.owner)
     rows = []
     for x in ordered:
         this = " <b>(this phone)</b>" if x is me else ""
@@ -695,7 +709,7 @@ def phones_page(sessions: Sequence[Any], me: Any, now: float, csrf: str, *, mess
             forms.append(_phone_form(csrf, "/phones/forget", x.handle, "Forget this phone (it asks for the code again)"))
         elif me.owner:
             forms.append(_phone_form(csrf, "/phones/forget", x.handle, "Forget"))
-        if me.owner and not (x.owner and owners == 1):  # the last owner's phone stays an owner's
+        if me.owner and not sole_owner(x, sessions):  # the last owner's phone stays an owner's
             label = "Make it a guest's" if x.owner else "Make it an owner's"
             forms.append(_phone_form(csrf, "/phones/role", x.handle, label,
                                      f'<input type=hidden name=role value={"guest" if x.owner else "owner"}>'))
@@ -816,7 +830,7 @@ def calibrate_page(csrf: str, *, frame: int | None, current: str, size: str = ""
 
 
 def facts_section(game: str, values: Sequence[tuple[Any, str]], cards: Sequence[dict[str, Any]], timings: Sequence[str],
-                  csrf: str, where: str, message: str = "", ok: bool = True, *, owner: bool = True) -> str:
+                  csrf: str, where: str, message: str = "", ok: bool = True) -> str:
     """One game's unknown rule facts as a form (device.web.facts)."""
     titles = {"thunder_road": "Thunder Road: vehicles and commands", "grand_tour": "Grand Tour: the time sheet and "
               "the specialty cards"}
@@ -849,4 +863,4 @@ def facts_section(game: str, values: Sequence[tuple[Any, str]], cards: Sequence[
             # id was the heading's too)
             f'<form method=post action="/rules/facts/{esc(game)}#facts-{esc(game)}-message">{csrf_field(csrf)}'
             + saving(f'<table id="facts-{esc(game)}-table">{rows}</table>{card_rows}',
-                     f'<button type=submit id="save-facts-{esc(game)}">Save</button>', owner=owner) + "</form>")
+                     f'<button type=submit id="save-facts-{esc(game)}">Save</button>') + "</form>")

@@ -26,7 +26,7 @@ import secrets
 import time
 import unicodedata
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 SESSION_COOKIE = "pitboard_session"
@@ -74,6 +74,12 @@ class Session:
 #: The User-Agent's words that name a kind of device, first match wins (the list on the Phones page).
 DEVICES = (("iPhone", "iPhone"), ("iPad", "iPad"), ("Android", "Android"), ("CrOS", "Chromebook"),
            ("Macintosh", "Mac"), ("Windows", "Windows"), ("Linux", "Linux"))
+
+
+def sole_owner(session: Session, sessions: Iterable[Session]) -> bool:
+    """Whether ``session`` is the one owner's phone among ``sessions``: it stays an owner's (made a guest's, no phone
+    could start a game or calibrate until a restart), and forgets itself only when no other phone is paired."""
+    return session.owner and sum(s.owner for s in sessions) == 1
 
 
 def device_of(user_agent: str) -> str:
@@ -177,7 +183,7 @@ class Pairing:
         target = self.by_handle(handle)
         if target is None:
             return None, "that phone was forgotten already"
-        if not owner and target.owner and sum(s.owner for s in self.sessions.values()) == 1:
+        if not owner and sole_owner(target, self.sessions.values()):
             return None, "it is the only owner's phone: make another phone an owner's first"
         target.owner = owner
         return target, ""

@@ -32,7 +32,7 @@ from starlette.routing import Route
 from device.web import pages
 from device.web.camera_view import CameraView
 from device.web.hub import WebHub
-from device.web.security import PAIR_COOKIE, SESSION_COOKIE, Pairing, Session, device_of
+from device.web.security import PAIR_COOKIE, SESSION_COOKIE, Pairing, Session, device_of, sole_owner
 
 #: Heartbeat of an idle event stream (keeps proxies and phones from closing it).
 HEARTBEAT_S = 15.0
@@ -211,16 +211,13 @@ def create_app(ctx: WebContext) -> Starlette:
                 if ctx.pairing.sessions.get(session.id) is not session:  # forgotten while its form was read
                     return PlainTextResponse("this phone was forgotten: open the page and type the code shown on a "
                                              "screen at the table", status_code=401)
-            mark = pages.VIEWER_OWNER.set(session.owner)  # the nav drawn for this phone (a guest's: no owner's pages)
-            try:
+            with pages.drawn_for(owner=session.owner):  # the nav and forms for this phone (a guest's: no owner's)
                 if owner and not session.owner:
                     if "text/html" in request.headers.get("accept", "text/html"):
                         return html(pages.owner_only_page(), 403)
                     return PlainTextResponse(pages.OWNER_ONLY, status_code=403)
                 response: Response = await handler(request, session, form)
                 return response
-            finally:
-                pages.VIEWER_OWNER.reset(mark)
 
         return wrapped
 
@@ -636,7 +633,7 @@ def create_app(ctx: WebContext) -> Starlette:
         fire_path = ctx.chart_path.parent / FIRE_FILE
         faces, effects, fire_problem = fire_view(fire_path)
         fire_msg = "Fire die saved." if request.query_params.get("fire") else fire_problem
-        more = pages.fire_section(faces, effects, session.csrf, str(fire_path), fire_msg, owner=session.owner)
+        more = pages.fire_section(faces, effects, session.csrf, str(fire_path), fire_msg)
         from device.web import facts
 
         for game in facts.GAMES:
@@ -647,12 +644,11 @@ def create_app(ctx: WebContext) -> Starlette:
             if typed is not None and typed[0] == game:
                 _, values, cards, saved_msg = typed
                 ok = False
-            more += pages.facts_section(game, values, cards, facts.TIMINGS, session.csrf, str(path), saved_msg, ok=ok,
-                                        owner=session.owner)
+            more += pages.facts_section(game, values, cards, facts.TIMINGS, session.csrf, str(path), saved_msg, ok=ok)
         if chart_typed is not None:
             chart = chart_typed
         return html(pages.chart_page(chart, saved, statuses, gear, verdicts, session.csrf, str(ctx.chart_path),
-                                     message or problem, more, ok=chart_typed is None, owner=session.owner), status)
+                                     message or problem, more, ok=chart_typed is None), status)
 
     async def chart_post(request: Request, session: Session, form: dict[str, str]) -> Response:
         from device.web.setup import save_chart, typed_chart
@@ -735,8 +731,7 @@ def create_app(ctx: WebContext) -> Starlette:
             # a guest's phone forgets itself only (it could otherwise forget the owner's, and then pair as one)
             return _back_to_phones(session, "Not changed: a guest's phone forgets only itself; an owner's phone "
                                             "forgets others.", ok=False)
-        if target is session and session.owner and len(ctx.pairing.sessions) > 1 and \
-                sum(s.owner for s in ctx.pairing.sessions.values()) == 1:
+        if target is session and len(ctx.pairing.sessions) > 1 and sole_owner(session, ctx.pairing.sessions.values()):
             # the last owner's phone leaving the others paired: any of them could pair again as the owner's (a review)
             return _back_to_phones(session, "Not changed: this is the only owner's phone; make another phone an "
                                             "owner's first, or forget the others first.", ok=False)
@@ -1071,11 +1066,8 @@ def create_app(ctx: WebContext) -> Starlette:
         body = (f'<p class="refusal">There is no page at <code>{pages.esc(request.url.path)}</code>'
                 f"{' (the steps of a game are numbered from 0)' if '/at/' in request.url.path else ''}.</p>"
                 f'<p><a href="{where}">{pages.esc(name)}</a></p>')
-        mark = pages.VIEWER_OWNER.set(session.owner)
-        try:
+        with pages.drawn_for(owner=session.owner):
             return html(pages.layout("No such page", body, here=where), status)
-        finally:
-            pages.VIEWER_OWNER.reset(mark)
 
     return Starlette(routes=routes, exception_handlers={404: no_page, 405: no_page})
 
