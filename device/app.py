@@ -413,6 +413,7 @@ class App:
             self.notify("not_recorded", f"NOT RECORDED: {exc.short}", None, until=None, now=now)
         self.history.append(Applied(source, command, outcome, sender))
         key = self._prompt_key
+        posted = False  # a news posted by this decision
         if outcome.accepted:
             self.refusal = None
             self.withdraw("not_recorded")  # recorded again
@@ -422,6 +423,7 @@ class App:
             if news and command.type != "undo":
                 turns = self._news_turns(news)
                 self.notify("news", news, None, until=max(now + NEWS_S, turns_end(now, 2 * turns)), now=now)
+                posted = True
             elif command.type == "undo":
                 self.withdraw("news")  # "Stage 1 won by ..." stood on over a stage no longer over
             else:
@@ -449,6 +451,12 @@ class App:
             self.refusal = Refusal(self._refused_to(command, sender, t), tuple(pages.text_pages(title, text)), now)
         self._dirty = True
         self._sync()
+        if posted and self.chooser() is None and self.entry is None:
+            # a decision whose news every player is told, and the step after it anybody's: the menu would stand
+            # on every screen, the news in footer pieces between its status (a Space Race success took 24 s to
+            # read that way, and nobody saw their own box or VP while the turn went on: a walkthrough).  Every
+            # screen shows its dashboard, the news whole in its notice box, until a press brings the menu back.
+            self.menu_shown = False
         after = self.turn()
         if (outcome.accepted and command.type != "undo" and self.vision is not None and after.menu.template is not None
                 and t.menu.template is None):

@@ -780,6 +780,7 @@ def test_an_undone_roll_says_whose_it_was_and_its_dice() -> None:
     app.entry.entered[:] = [2]
     app.finish_entry(clock[0])
     assert app.match.state.side("USSR").box == 1
+    press("back")  # the dashboards show the news: the first BACK brings the menu back
     press("back")
     assert [n.text for n in app.notices if n.kind == "undone"] == ["UNDONE: USSR: Roll d6 › Roll the die: 2"]
 
@@ -851,6 +852,48 @@ def test_news_is_the_last_decisions_and_goes_with_the_next_one() -> None:
     assert app.apply(Command.from_json({"type": "attempt", "side": "USSR", "ops": 4, "die": 1}),
                      now=10.0 * turns + 1).accepted
     assert [n.text for n in app.notices if n.kind == "news"] == ["USSR reached box 3 Man in Space first: +2 VP"]
+
+
+def test_news_at_anybodys_step_shows_on_every_dashboard_whole_until_a_press(tmp_path: Path) -> None:
+    """Space Race walkthrough (F00, F01): all turn long the menu stood on both screens, so nobody saw their own box,
+    VP or attempts, and "USSR reached box 1 Earth Satellite first: +2 VP" came as footer pieces between the menu's
+    status, 12 s to read.  A decision whose news every player is told, with anybody's step after it, puts the menu
+    away: each screen shows its dashboard with the news whole; the first press brings the menu back (it acts on
+    nothing), as after a while without a press.  A chooser's step keeps its menu (Gaslands, below)."""
+    from device.dashboards import news_pieces
+
+    t = Table("space_race", tmp_path)
+    t.choose("Begin turn 1")
+    t.go("USSR attempt", "2 Ops")
+    t.go("Roll the die")
+    t.press("select", "ok", "next")  # the d6 shows 2: success
+    news = "USSR reached box 1 Earth Satellite first: +2 VP"
+    assert [n.text for n in t.app.notices if n.kind == "news"] == [news]
+    assert news_pieces("space_race", news) == [news]  # whole in the notice box
+    for player in ("USA", "USSR"):
+        view = next(v for v in t.app.screen_views() if v.player == player)
+        assert t.app.page_for(player, view, t.t, True) is None  # the dashboard
+        assert any(a.text == news for a in view.alerts)
+        assert _same(t.image(player), t.dashboard(player))
+    decided = len(t.app.history)
+    t.press("ok")  # only brings the menu back
+    assert len(t.app.history) == decided and t.app.menu_shown
+    assert t.app.status_text() == "Turn 1: USA attempt (1/4)"
+    t.close()
+
+    from device.app import App
+    from games import thunder_road
+    from games.core import Match
+
+    setup = {"players": [{"name": n} for n in ("Ana", "Ben", "Cy")], "board": {"tiles": 5, "on_board": 3}}
+    app = App(thunder_road, Match.begin(thunder_road.GAME, setup), buttons=ScriptedButtons(), displays=Screens(),
+              clock=lambda: 0.0)
+    for c in ({"type": "roll", "dice": {"Ana": [1, 2, 3, 4], "Ben": [1, 2, 3, 4], "Cy": [1, 2, 3, 4]}},
+              {"type": "assign", "vehicle": "large", "die": 4},
+              {"type": "scroll", "eliminated": ["Ben/small", "Cy/large"]}):
+        assert app.apply(Command.from_json(c), now=1.0).accepted
+    assert [n.kind for n in app.notices if n.kind == "news"] == ["news"]
+    assert app.chooser() == "Ana" and app.menu_shown  # Ana moves on from her menu, the news on the others' dashboards
 
 
 def test_an_undo_notice_goes_when_the_table_decides_again() -> None:

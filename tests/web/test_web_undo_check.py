@@ -61,6 +61,11 @@ def test_back_on_the_phone_says_what_it_undoes_and_asks_once(space: Table) -> No
     app.apply(Command("roll", {"die": 2}), source="web")  # the phone's roll: USA reaches box 1, +2 VP
     space.step()
     client, csrf = paired_client(space)
+    # the roll's news stands on every dashboard, the menu put away: BACK there only brings the menu back, and asks
+    # nothing
+    assert _asked(client.get("/", headers=HTML).text, "back") == ""
+    space.buttons.press("select", PressKind.SHORT)
+    space.step()
     page = client.get("/", headers=HTML).text
     rolled = "USA rolls 2 for box 1: success"  # (in the rules' words since the log said them so)
     assert _asked(page, "back") == f"Undo {rolled}?"
