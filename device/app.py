@@ -422,7 +422,7 @@ class App:
             news = next((str(v.news) for v in self.turn().views if getattr(v, "news", "")), "")
             if news and command.type != "undo":
                 turns = self._news_turns(news)
-                self.notify("news", news, None, until=max(now + NEWS_S, turns_end(now, 2 * turns)), now=now)
+                self.notify("news", news, None, until=max(now + NEWS_S, turns_end(now, turns)), now=now)
                 posted = True
             elif command.type == "undo":
                 self.withdraw("news")  # "Stage 1 won by ..." stood on over a stage no longer over
@@ -537,15 +537,24 @@ class App:
         self._dirty = True
 
     def _news_turns(self, news: str) -> int:
-        """How many pieces a news is shown in, where it turns in most: the menu page's footer or a dashboard.  With
-        nothing left to choose (the game over) no menu page is shown: the dashboards' pieces (the Grand Tour's
-        end was counted in the footer's 18 pieces and covered WINNER and the points for a minute, an audit)."""
+        """How many turns a news takes to be shown whole where it takes most: a dashboard (a piece a turn) or the
+        menu page's footer, where the chooser's own line takes its turns first (:meth:`page_for`).  With nothing
+        left to choose (the game over) no menu page is shown: the dashboards' pieces (the Grand Tour's end was
+        counted in the footer's 18 pieces and covered WINNER and the points for a minute, an audit)."""
         from device.dashboards import news_pieces
 
         on_dashboards = len(news_pieces(self.game.name, news))
-        if not self.turn().menu.choices:
+        menu = self.turn().menu
+        if not menu.choices:
             return on_dashboards
-        return max(len(pages.footer_pieces(news)), on_dashboards)
+        return max(len(pages.footer_pieces(menu.status)) + len(pages.footer_pieces(news)), on_dashboards)
+
+    def _own_pieces(self) -> int:
+        """The pieces of the chooser's page's own footer line: the menu's status, or the dice page's one line."""
+        cursor = self.cursor
+        if self.entry is not None or cursor is None or cursor.empty:
+            return 1
+        return len(pages.footer_pieces(cursor.menu.status))
 
     def _news_outlived(self, now: float) -> None:
         """A later decision with no news of its own: the news is what an earlier one settled (Space Race: "…
@@ -554,8 +563,8 @@ class App:
         for n in [n for n in self.notices if n.kind == "news"]:
             # (the chooser reads it on the menu page's footer, in more pieces than the dashboards': a review saw
             # "Ben's small car, Cy's" and never "eliminated")
-            # (it takes every other turn there, the chooser's own line the others)
-            shown = max(n.since + NOTICE_S, turns_end(n.since, 2 * self._news_turns(n.text)))
+            # (after the chooser's own line there)
+            shown = max(n.since + NOTICE_S, turns_end(n.since, self._news_turns(n.text)))
             if now >= shown:
                 self.withdraw("news")
             elif n.until is None or n.until > shown:
@@ -1233,12 +1242,17 @@ class App:
         if alert and stands:
             # an alert standing as long as its cause (ON FIRE!, count exhaustion cards, CAMERA OFF, a
             # hazard count that differs from the log), or a news: the footer's own line (the vehicle's gear and
-            # hazards, the rider, the dice hint) takes every other turn, each of its pieces in order ("place on
-            # the new lead tile" waited 16 s behind a scroll's news of three pieces); after a news the chooser's
-            # own line comes first (what the decision settled is on every other screen too)
-            own_turn = k % 2 == (0 if self._is_news(alert) else 1)
-            status_turn = k // 2
-            alert = "" if own_turn else pieces[(k // 2) % len(pieces)]
+            # hazards, the rider, the dice hint) takes turns with it, each text whole, its pieces in a row (a piece
+            # of each in turn read "red Rouleur: all…", "Stage 1 won by red…", "…exhaustion cards": a walkthrough);
+            # after a news the chooser's own line comes first ("place on the new lead tile" waited 16 s behind a
+            # scroll's news of three pieces; what the decision settled is on every other screen too)
+            own, news = self._own_pieces(), self._is_news(alert)
+            first = own if news else len(pieces)
+            j = k % (own + len(pieces))
+            own_turn = (j < first) == news
+            at = j if j < first else j - first  # the piece of the text whose turn it is
+            status_turn = at
+            alert = "" if own_turn else pieces[at]
         else:
             alert = pieces[k % len(pieces)]
         if self.entry is not None:

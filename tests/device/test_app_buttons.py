@@ -650,10 +650,12 @@ def test_a_vehicle_bumped_off_the_front_scrolls_the_road_with_the_buttons(tmp_pa
     t.close()
 
 
-def test_after_a_news_the_choosers_own_line_comes_first_and_takes_every_other_turn(tmp_path: Path) -> None:
+def test_after_a_news_the_choosers_own_line_comes_first_whole_then_the_news_whole(tmp_path: Path) -> None:
     """A walkthrough: after a scroll in a bump's placing, the news (three pieces) held Ben's footer and "place on
     the new lead tile" came 16 s later; a Fire die's news hid the roller's own step.  The chooser's line comes
-    first and takes every other turn, each of its pieces in order; the rulebook's "ON FIRE!" is never split."""
+    first, each of its pieces in order, then the news's pieces in a row (a later walkthrough: a piece of each in
+    turn read as one sentence, "red Rouleur: all…", "Stage 1 won by red…", "…exhaustion cards"); the rulebook's
+    "ON FIRE!" is never split."""
     from device.app import ALERT_PIECE_S
     from device.dashboards import pages
 
@@ -662,13 +664,16 @@ def test_after_a_news_the_choosers_own_line_comes_first_and_takes_every_other_tu
     t.choose("Road scrolls…", "Medium car off")
     news = next(n for n in t.app.notices if n.kind == "news")
     status = pages.footer_pieces(t.app.menu().status)
-    assert len(status) >= 2 and status[-1].endswith("lead tile"), status
+    told = pages.footer_pieces(news.text)
+    assert len(status) >= 2 and status[-1].endswith("lead tile") and len(told) >= 2, (status, told)
     ben = next(v for v in t.app.screen_views(now=news.since) if v.player == "Ben")
-    shown = [t.app.page_for("Ben", ben, news.since + k * ALERT_PIECE_S + 0.1, True) for k in range(2 * len(status))]
-    own = [p.footer for p in shown[0::2]]
-    assert [p.alert for p in shown[0::2]] == [""] * len(status) and own == status  # first, and in order
-    news_shown = [p.alert for p in shown[1::2]]
-    assert news_shown == pages.footer_pieces(news.text)[:len(news_shown)]  # the news's pieces, in order
+    shown = [t.app.page_for("Ben", ben, news.since + k * ALERT_PIECE_S + 0.1, True)
+             for k in range(2 * (len(status) + len(told)))]
+    cycle = len(status) + len(told)
+    assert [p.alert for p in shown[:len(status)]] == [""] * len(status)  # first, and in order
+    assert [p.footer for p in shown[:len(status)]] == status
+    assert [p.alert for p in shown[len(status):cycle]] == told  # the news's pieces, in a row
+    assert [(p.alert, p.footer) for p in shown[cycle:]] == [(p.alert, p.footer) for p in shown[:cycle]]  # again
     assert pages.footer_pieces("Dee's medium car is ON FIRE!") == ["Dee's medium car is…", "…ON FIRE!"]
     assert pages.footer_pieces("Dee's small car eliminated with the rear tile")[-1] == "…rear tile"
     t.close()

@@ -841,8 +841,10 @@ def test_news_is_the_last_decisions_and_goes_with_the_next_one() -> None:
     # (a review: a vehicle eliminated by a scroll was told for the one press to "Moved 4")
     assert app.apply(Command.from_json({"type": "attempt", "side": "USSR", "ops": 4}), now=1.0).accepted
     turns = app._news_turns(app.notices[-1].text)  # its pieces of 2 s on the footer, not its 12 s
-    # (every other turn of the footer: the chooser's own line takes the others)
-    assert [n.until for n in app.notices if n.kind == "news"] == [max(4.0, 2 * 2.0 * turns)] and turns >= 2
+    # (on the footer after the chooser's own line's pieces)
+    status = pages.footer_pieces(app.menu().status)
+    assert turns == len(status) + len(pages.footer_pieces(app.notices[-1].text)) and turns >= 3
+    assert [n.until for n in app.notices if n.kind == "news"] == [max(4.0, 2.0 * turns)]
     assert app.apply(Command.from_json({"type": "roll", "die": 6}), now=4.0 * turns + 1).accepted  # its own news
     assert [n.text for n in app.notices if n.kind == "news"] == ["USSR rolls 6 for box 3: failure"]
     assert app.apply(Command.from_json({"type": "end_turn"}), now=4.0 * turns + 20).accepted  # no news
@@ -933,7 +935,14 @@ def test_news_outlives_the_next_press_until_the_choosers_footer_showed_all_of_it
     assert len(footer) >= 2
     assert app.apply(Command.from_json({"type": "move", "spaces": 4}), now=100.5).accepted
     kept = next(n for n in app.notices if n.kind == "news")
-    assert kept.until >= 100.0 + 2 * ALERT_PIECE_S * len(footer)  # every other turn of the footer
+    assert kept.until >= 100.0 + ALERT_PIECE_S * len(footer)
+    chooser = app.chooser()
+    view = next(v for v in app.turn().views if v.player == chooser)
+    times = [100.5 + 0.5 * i for i in range(int((kept.until - 100.5) / 0.5))]
+    shown = [app.page_for(chooser, view, now, True).alert for now in times]
+    assert set(footer) <= set(shown), shown  # every piece on the chooser's footer before it goes
+    # each text whole before the other: the chooser's own line, then the news's pieces in a row
+    assert [a for i, a in enumerate(shown) if a and (i == 0 or shown[i - 1] != a)] == footer
 
 
 def test_a_footer_piece_after_the_first_begins_with_an_ellipsis() -> None:
