@@ -45,7 +45,7 @@ SQUARES_DEFAULT = 2
 #: How many values "5+…" offers from the five-square limit up: 5, 6, 7 and "8+" (two riders both 8 or more past
 #: the line are rare enough to be entered farthest first; more values put the median choice over 4 presses).
 SQUARES_BEYOND = 4
-#: One line of the screens' small font on 128 px: the status line under the list, a label that fits its row.
+#: One line of the screens' small font on 128 px: a label that fits its row.
 STATUS_CHARS = 21
 
 
@@ -124,11 +124,11 @@ def _crossers(state: GrandTourState, legal: Callable[[Command], bool]) -> Menu:
     teams = [(t.name, [r.id for r in racing if r.team == t.name]) for t in state.teams]
     choices = keep_legal(_fold_teams([(t, rids) for t, rids in teams if rids], ends), legal)
     if state.open_round:
-        # the hindmost crosser so far, and how far past the line: "+3" alone did not say whose 3 it was
-        rid, squares = state.open_round[-1]
-        status = f"{rider_label(rid)} +{squares} ({len(state.open_round)} in)"
-        if len(status) > STATUS_CHARS:
-            status = f"{rider_label(rid)} +{squares}"  # the count goes first: it is on the log page too
+        # every crosser entered this round, in the order they crossed, and how far past the line ("+3" alone did
+        # not say whose 3 it was; with only the last one named, which were in before End round was on no screen: a
+        # walkthrough); a status too long for the footer turns there a piece at a time
+        crossers = ", ".join(f"{rider_label(rid)} +{squares}" for rid, squares in state.open_round)
+        status = f"{len(state.open_round)} in: {crossers}"
     else:
         status = f"Stage {state.stage}/{state.stages}: {len(racing)} racing"
     return Menu(title="Who crossed the line", choices=choices, status=status)

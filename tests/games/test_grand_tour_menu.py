@@ -19,6 +19,7 @@ from games.core import Command, Illegal, Match
 from games.core.table_input import FIRST_LEVEL_MAX, Choice, Menu, find_leaf, leaves
 from games.grand_tour import GAME, GrandTourState
 from games.grand_tour.menus import BUTTON_MAX_EXHAUSTION
+from games.grand_tour.state import rider_label
 
 MAX_PRESSES = 8
 MEDIAN_PRESSES = 4
@@ -60,10 +61,13 @@ def check_menu(state: GrandTourState) -> Menu:
         assert sum(c.default for c in level) <= 1
         assert len({c.label for c in level}) == len(level)  # a path of labels names one choice
         assert all(len(c.label) <= LABEL_CHARS for c in level)
-    # (an exhaustion count's status names its rider, "yellow Sprinteur: all exhaustion cards" (an audit), and turns
-    # in pieces on the footer, as Thunder Road's do)
+    # (an exhaustion count's status names its rider, "yellow Sprinteur: all exhaustion cards" (an audit), and the
+    # crossers' lists every crosser entered this round (a walkthrough): both turn in pieces on the footer, as
+    # Thunder Road's do)
     assert len(menu.title) <= LABEL_CHARS
-    assert len(menu.status) <= LABEL_CHARS or menu.status.endswith(": all exhaustion cards"), menu.status
+    assert (len(menu.status) <= LABEL_CHARS or menu.status.endswith(": all exhaustion cards")
+            or menu.status == f"{len(state.open_round)} in: " + ", ".join(
+                f"{rider_label(r)} +{n}" for r, n in state.open_round)), menu.status
     assert menu.player == prompt.player
     assert menu.player in {None, *(v.player for v in GAME.views(state))}
     return menu
@@ -134,7 +138,7 @@ def test_a_crosser_is_named_then_its_squares_follow() -> None:
     take(m, "3")
     menu = check_menu(m.state)
     assert [c.label for c in menu.choices if c.default] == ["End round"]  # one crosser: no pack to tell
-    assert "blue Sprinteur" not in labels(menu) and menu.status == "blue Sprinteur +3"  # whose +3
+    assert "blue Sprinteur" not in labels(menu) and menu.status == "1 in: blue Sprinteur +3"  # whose +3
     take(m, "red Rouleur")
     menu = check_menu(m.state)
     # a rider moved later may go farther; past 5 each says it counts as 5 ("up to 5 squares"); the square blue's
@@ -145,7 +149,9 @@ def test_a_crosser_is_named_then_its_squares_follow() -> None:
     assert [c.label for c in menu.choices if c.default] == ["3 · behind blue"]
     take(m, "3 · behind blue")
     menu = check_menu(m.state)
-    assert menu.status == "red Rouleur +3 (2 in)"  # the count too, where the line has room
+    # every crosser entered so far, in the order they crossed (a walkthrough: only the last was on a screen, and
+    # "blue Sprinteur +5 (2 in)" too long for a line lost the count)
+    assert menu.status == "2 in: blue Sprinteur +3, red Rouleur +3"
     end = next(c for c in menu.choices if c.label == "End round")
     # each says what it means ("…in one unbroken chain, they all get the same time as the first")
     assert end.default and [(c.label, c.default) for c in end.children] == [("Pack · all 1st's time", True),
