@@ -117,13 +117,46 @@ def _load(path: str) -> PitboardConfig:
 
 
 def read_setup(module: Any, setup: Path | None, source: str = "pitboard.toml") -> dict[str, Any]:
-    """The table's options from ``[game] setup`` (None: the game's example), or ``ValueError`` naming the
+    """The table's options: ``[game] setup`` (:func:`given_setup`) with what the owner saved from the phone's
+    pages (:func:`saved_rule_files`)."""
+    return saved_rule_files(module.GAME.name, given_setup(module, setup, source))[0]
+
+
+def given_setup(module: Any, setup: Path | None, source: str = "pitboard.toml") -> dict[str, Any]:
+    """The table's options from ``[game] setup`` alone (None: the game's example), or ``ValueError`` naming the
     file, what is wrong with it and what to do (a folder, not UTF-8, nested too deeply, not TOML ...)."""
     from device.app import setup_options
 
     fix = f"give [game] setup in {source} the path of the table's setup TOML file (or remove the key to play " \
           "the game's example setup)"
     return setup_options(module, setup, fix=fix)
+
+
+def saved_rule_files(game: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Path], str]:
+    """``options`` with the rule facts, the Gaslands chart and the Fire die the owner saved from the phone's
+    pages into the data folder, the setup's own tables winning, as a game begun from the phone takes them (an
+    audit: a game begun by the appliance from ``[game] setup`` played the packaged \"unknown\" facts the owner had
+    filled in); the files read, and what the setup keeps of its own (:func:`device.web.setup.with_saved_files`).
+    A data folder that cannot be made adds nothing (``check`` names it)."""
+    from device.web.setup import with_saved_files
+
+    chart = _saved_chart_path()
+    try:
+        return (options, [], "") if chart is None else with_saved_files(game, options, chart)
+    except OSError:  # a data folder closed to this user (`check` names it): the packaged facts
+        return options, [], ""
+
+
+def _saved_chart_path() -> Path | None:
+    """Where the phone's page saves the Gaslands chart (the other saved files beside it): in the data folder, or
+    None when that cannot be made."""
+    from device.paths import DataFolderError, data_dir
+    from device.web.setup import CHART_FILE
+
+    try:
+        return data_dir() / CHART_FILE
+    except DataFolderError:
+        return None
 
 
 def _setup_refused(config: PitboardConfig, reason: str, options: Any) -> str:
@@ -364,17 +397,29 @@ def probe_game(config: PitboardConfig, playing: Any = None) -> list[CheckLine]:
     part = f"game {config.game.name}"
     try:
         module = game_package(config.game.name)
-        options = read_setup(module, config.game.setup, config.source)
+        given = given_setup(module, config.game.setup, config.source)
     except Exception as exc:
         return [_unless_resumed(config, part, str(exc))]
+    options, read, own = saved_rule_files(module.GAME.name, given)
     try:
         players = seated_players(module, module.GAME.start(options))
     except Exception as exc:
         reason = getattr(exc, "reason", None) or str(exc)
         return [_unless_resumed(config, part, _setup_refused(config, reason, options))]
     source = str(config.game.setup) if config.game.setup else "example setup"
-    return [CheckLine("OK", part, f"{source} is a valid table"), *_setup_notes(module, options, part),
-            *_table_lines(config, module, options, players)]
+    lines = [CheckLine("OK", part, f"{source} is a valid table" + (
+        f", with what was saved on the phone's pages: {', '.join(map(str, read))}" if read else ""))]
+    if own:
+        lines.append(CheckLine("WARN", part, own))
+    chart = _saved_chart_path()
+    if chart is not None:
+        from device.web.setup import saved_files_problems
+
+        try:
+            lines += [CheckLine("WARN", part, problem) for problem in saved_files_problems(module.GAME.name, given, chart)]
+        except OSError:
+            pass  # a data folder closed to this user: its own line says so
+    return [*lines, *_setup_notes(module, options, part), *_table_lines(config, module, options, players)]
 
 
 def _setup_notes(module: Any, options: Any, part: str) -> list[CheckLine]:

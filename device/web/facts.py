@@ -5,8 +5,8 @@ the dice Traction Drive takes; the Grand Tour's time-track sheet, whether a roun
 
 Each game's filled-in facts are saved as ``<game>-facts.toml`` in the data folder, in the very shape of the
 setup file's own tables (``[vehicle_types.big_rig]``, ``[commands.nitro]``, ``[time_track]``,
-``[[specialty]]``), so the rules read them unchanged: a game begun from the page takes them (a setup's own
-tables win), and they can be pasted into a setup file.  Before anything is written, the example setup with
+``[[specialty]]``), so the rules read them unchanged: a game begun from the page, or by ``pitboard run`` from
+``[game] setup``, takes them (a setup's own tables win), and they can be pasted into a setup file.  Before anything is written, the example setup with
 the new facts is started by the game's own ``start``: a fact the rules refuse is never saved.
 """
 
@@ -326,7 +326,7 @@ def _toml_value(value: Any) -> str:
 def facts_toml(game: str, facts: Mapping[str, Any]) -> str:
     """The facts as the setup's own tables, with a header saying where they come from."""
     lines = [f"# The owner's rule facts for {game}, written by the Pitboard web page (only what was filled in).",
-             "# The same tables as a setup file: paste them into one to use them there; a game begun from the page",
+             "# The same tables as a setup file: a game begun from the page, or by `pitboard run` from [game] setup,",
              "# takes them (the setup's own rows win).", ""]
     plain = [f"{k} = {_toml_value(v)}" for k, v in facts.items() if not isinstance(v, (Mapping, list))]
     if plain:  # top-level keys before any table (after one they would be read as its own)

@@ -858,7 +858,7 @@ def facts_section(game: str, values: Sequence[tuple[Any, str]], cards: Sequence[
     msg = f'<p class="{"ok" if ok else "fail"}" id="facts-{esc(game)}-message">{esc(message)}</p>' if message else ""
     return (f'<h2 id="facts-{esc(game)}">{esc(titles.get(game, game))}</h2><p>Not in the sources: <i>unknown</i> '
             f"until you fill them in. Checked by the game's own set-up, then saved as <code>{esc(where)}</code> "
-            f"(the setup file's own tables; a new game begun here takes them).</p>{msg}"
+            f"(the setup file's own tables; a new game takes them, begun here or by the Pitboard from its setup file, whose own values win).</p>{msg}"
             # (to the message when the answer refuses the save: it stood at the top of a long page; the table's
             # id was the heading's too)
             f'<form method=post action="/rules/facts/{esc(game)}#facts-{esc(game)}-message">{csrf_field(csrf)}'

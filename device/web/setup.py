@@ -2,7 +2,8 @@
 ``pitboard play --setup``), and the Gaslands permitted-gears chart edited as a 9 × 6 grid and saved as the
 ``[chart]`` TOML the rules already read (``pitboard rules gaslands templates --chart FILE``; a setup file's
 ``[chart]``).  A game begun from the page takes the saved chart unless its setup has a ``[chart]`` of its own;
-likewise the Fire die and the other games' facts (:mod:`device.web.facts`).
+likewise the Fire die and the other games' facts (:mod:`device.web.facts`); so does a game ``pitboard run`` begins
+from ``[game] setup`` (:func:`with_saved_files`).
 """
 
 from __future__ import annotations
@@ -38,27 +39,10 @@ def check_setup(game: str, text: str, chart_path: Path | None = None) -> tuple[d
     if not isinstance(options, dict):
         return None, "the setup must be a TOML table"
     damaged = saved_files_notes(game, options, chart_path)
-    if game == "gaslands" and "chart" not in options and chart_path is not None:
-        saved, _problem = read_chart(chart_path)
-        if saved:
-            options["chart"] = saved
-    if game == "thunder_road" and "fire_die" not in options and chart_path is not None:
-        faces, _problem = read_fire(chart_path.parent / FIRE_FILE)
-        if faces:
-            options["fire_die"] = {"faces": faces}
     note = ""
     if chart_path is not None:
-        from device.web.facts import GAMES, file_name, merged, read_facts, shadowed
-
-        if game in GAMES:
-            facts_path = chart_path.parent / file_name(game)
-            facts, _problem = read_facts(facts_path)
-            if facts:
-                own = shadowed(options, facts)
-                if own:
-                    note = (f"; the setup's own {', '.join(own)} {'is' if len(own) == 1 else 'are'} used, not the "
-                            f"saved facts in {facts_path} (delete those lines from the setup to use the saved ones)")
-                options = merged(options, facts)
+        options, _read, own = with_saved_files(game, options, chart_path)
+        note = f"; {own}" if own else ""
     try:
         events = list(game_package(game).GAME.start(options))
     except Illegal as exc:
@@ -80,22 +64,63 @@ def check_setup(game: str, text: str, chart_path: Path | None = None) -> tuple[d
     return options, f"{title_of(game)}: a valid table{who}{note}{warned}{damaged}"
 
 
+def with_saved_files(game: str, options: Mapping[str, Any], chart_path: Path) -> tuple[dict[str, Any], list[Path], str]:
+    """``options`` with what the owner saved from the phone's pages: the Gaslands chart at ``chart_path``, and
+    beside it the Fire die and a game's rule facts (:mod:`device.web.facts`); the setup's own tables win.  Returns
+    the options, the saved files they took something from, and "" or what the setup's own tables keep from the
+    saved facts.  A damaged file gives nothing (:func:`saved_files_notes` says so)."""
+    from device.web.facts import GAMES, file_name, merged, read_facts, shadowed
+
+    out = dict(options)
+    read: list[Path] = []
+    folder = chart_path.parent
+    if game == "gaslands" and "chart" not in out:
+        saved, _problem = read_chart(chart_path)
+        if saved:
+            out["chart"], read = saved, [*read, chart_path]
+    if game == "thunder_road" and "fire_die" not in out:
+        faces, _problem = read_fire(folder / FIRE_FILE)
+        if faces:
+            out["fire_die"], read = {"faces": faces}, [*read, folder / FIRE_FILE]
+    note = ""
+    if game in GAMES:
+        facts_path = folder / file_name(game)
+        facts, _problem = read_facts(facts_path)
+        if facts:
+            own = shadowed(out, facts)
+            if own:
+                note = (f"the setup's own {', '.join(own)} {'is' if len(own) == 1 else 'are'} used, not the "
+                        f"saved facts in {facts_path} (delete those lines from the setup to use the saved ones)")
+            taken = merged(out, facts)
+            if taken != out:  # something the setup did not set itself
+                read.append(facts_path)
+            out = taken
+    return out, read, note
+
+
 def saved_files_notes(game: str, options: Mapping[str, Any], chart_path: Path | None) -> str:
     """"; note: ..." for each file saved from the page that a game of ``game`` begun with ``options`` would read
     but cannot (a damaged chart, Fire die or facts file): it was dropped without a word, and the game begun on
     the packaged values while Check said "a valid table" (an audit)."""
     if chart_path is None:
         return ""
+    return "".join(f"; note: {problem}" for problem in saved_files_problems(game, options, chart_path))
+
+
+def saved_files_problems(game: str, options: Mapping[str, Any], chart_path: Path) -> list[str]:
+    """What is wrong with each file saved from the page (the chart at ``chart_path``, the others beside it) that a
+    game of ``game`` begun with ``options`` would read but cannot, and what the game uses until it is mended."""
     from device.web.facts import GAMES, file_name, read_facts
 
+    folder = chart_path.parent
     found = []
     if game == "gaslands" and "chart" not in options:
         found.append((read_chart(chart_path)[1], "the packaged permitted-gears chart"))
     if game == "thunder_road" and "fire_die" not in options:
-        found.append((read_fire(chart_path.parent / FIRE_FILE)[1], "the packaged Fire die"))
+        found.append((read_fire(folder / FIRE_FILE)[1], "the packaged Fire die"))
     if game in GAMES:
-        found.append((read_facts(chart_path.parent / file_name(game))[1], "the setup's and the packaged rule facts"))
-    return "".join(f"; note: {problem}; until then this game uses {instead}" for problem, instead in found if problem)
+        found.append((read_facts(folder / file_name(game))[1], "the setup's and the packaged rule facts"))
+    return [f"{problem}; until then this game uses {instead}" for problem, instead in found if problem]
 
 
 def read_chart(path: Path) -> tuple[dict[str, list[str]], str]:
@@ -225,7 +250,7 @@ def fire_view(path: Path) -> tuple[list[dict[str, Any]], list[str], str]:
 
 def fire_toml(faces: list[dict[str, Any]]) -> str:
     lines = ["# The owner's Fire die (Thunder Road: Vendetta, Maximum Chrome), written by the Pitboard web page.",
-             "# The setup file's [fire_die] takes the same rows; a new game begun from the page takes these.", "",
+             "# The setup file's [fire_die] takes the same rows; a new game takes these (from the page or [game] setup).", "",
              "[fire_die]"]
     for f in faces:
         lines += ["", "[[fire_die.faces]]", f"label = {json.dumps(str(f['label']))}",
