@@ -451,11 +451,13 @@ class App:
             self.refusal = Refusal(self._refused_to(command, sender, t), tuple(pages.text_pages(title, text)), now)
         self._dirty = True
         self._sync()
-        if posted and self.chooser() is None and self.entry is None:
+        if posted and self.chooser() is None and self.turn().menu.choices:
             # a decision whose news every player is told, and the step after it anybody's: the menu would stand
             # on every screen, the news in footer pieces between its status (a Space Race success took 24 s to
             # read that way, and nobody saw their own box or VP while the turn went on: a walkthrough).  Every
-            # screen shows its dashboard, the news whole in its notice box, until a press brings the menu back.
+            # screen shows its dashboard, the news whole in its notice box, until SELECT, OK or BACK brings the
+            # menu back (NEXT acts, as on any dashboard).  (A game over has no menu to put away: a BACK there only
+            # woke a menu that does not show, and a third press undid, a review.)
             self.menu_shown = False
         after = self.turn()
         if (outcome.accepted and command.type != "undo" and self.vision is not None and after.menu.template is not None
@@ -547,14 +549,12 @@ class App:
         menu = self.turn().menu
         if not menu.choices:
             return on_dashboards
-        return max(len(pages.footer_pieces(menu.status)) + len(pages.footer_pieces(news)), on_dashboards)
+        return max(self._status_pieces(menu) + len(pages.footer_pieces(news)), on_dashboards)
 
-    def _own_pieces(self) -> int:
-        """The pieces of the chooser's page's own footer line: the menu's status, or the dice page's one line."""
-        cursor = self.cursor
-        if self.entry is not None or cursor is None or cursor.empty:
-            return 1
-        return len(pages.footer_pieces(cursor.menu.status))
+    @staticmethod
+    def _status_pieces(menu: Menu) -> int:
+        """The pieces the menu page's footer shows ``menu``'s status line in (a dice page's own line is one)."""
+        return len(pages.footer_pieces(menu.status))
 
     def _news_outlived(self, now: float) -> None:
         """A later decision with no news of its own: the news is what an earlier one settled (Space Race: "…
@@ -1246,13 +1246,13 @@ class App:
             # of each in turn read "red Rouleur: all…", "Stage 1 won by red…", "…exhaustion cards": a walkthrough);
             # after a news the chooser's own line comes first ("place on the new lead tile" waited 16 s behind a
             # scroll's news of three pieces; what the decision settled is on every other screen too)
-            own, news = self._own_pieces(), self._is_news(alert)
+            own = 1 if self.entry is not None or self.cursor is None else self._status_pieces(self.cursor.menu)
+            news = self._is_news(alert)
             first = own if news else len(pieces)
             j = k % (own + len(pieces))
             own_turn = (j < first) == news
-            at = j if j < first else j - first  # the piece of the text whose turn it is
-            status_turn = at
-            alert = "" if own_turn else pieces[at]
+            status_turn = j if j < first else j - first  # the piece of the text whose turn it is
+            alert = "" if own_turn else pieces[status_turn]
         else:
             alert = pieces[k % len(pieces)]
         if self.entry is not None:

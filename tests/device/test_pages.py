@@ -861,7 +861,9 @@ def test_news_at_anybodys_step_shows_on_every_dashboard_whole_until_a_press(tmp_
     VP or attempts, and "USSR reached box 1 Earth Satellite first: +2 VP" came as footer pieces between the menu's
     status, 12 s to read.  A decision whose news every player is told, with anybody's step after it, puts the menu
     away: each screen shows its dashboard with the news whole; the first press brings the menu back (it acts on
-    nothing), as after a while without a press.  A chooser's step keeps its menu (Gaslands, below)."""
+    nothing; NEXT acts, as on any dashboard), as after a while without a press.  A chooser's step keeps its menu
+    (Thunder Road, below); a game over has none to put away (a review: BACK there woke a menu that does not show, and
+    only a third press undid)."""
     from device.dashboards import news_pieces
 
     t = Table("space_race", tmp_path)
@@ -896,6 +898,15 @@ def test_news_at_anybodys_step_shows_on_every_dashboard_whole_until_a_press(tmp_
         assert app.apply(Command.from_json(c), now=1.0).accepted
     assert [n.kind for n in app.notices if n.kind == "news"] == ["news"]
     assert app.chooser() == "Ana" and app.menu_shown  # Ana moves on from her menu, the news on the others' dashboards
+
+    tour = Table("grand_tour", tmp_path / "tour", {"stages": 1, "teams": ["red", "blue"], "specialties": False})
+    crossed = [{"rider": r, "squares": q} for r, q in (("red.rouleur", 3), ("blue.sprinteur", 2), ("red.sprinteur", 1),
+                                                      ("blue.rouleur", 0))]
+    assert tour.app.apply(Command("finish_round", {"crossed": crossed, "pack": False}), now=tour.t).accepted
+    assert tour.app.match.state.finished and [n for n in tour.app.notices if n.kind == "news"]
+    tour.press("back")  # the tour's end: BACK asks at once, as before
+    assert any(n.text.startswith("BACK again to undo round 1") for n in tour.app.notices), tour.app.notices
+    tour.close()
 
 
 def test_an_undo_notice_goes_when_the_table_decides_again() -> None:
