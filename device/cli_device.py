@@ -23,10 +23,13 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from device.buttons import lgpio_workdir
 from device.config import DEFAULT_PATH, ConfigError, PitboardConfig, ScreenConfig, load_config, salvage_screens
+
+if TYPE_CHECKING:
+    from device.web.setup import Saved
 
 #: SSD1306 / SH1106 / SSD1309 "no operation" command: a harmless write that the controller must ACK.
 OLED_NOP = 0xE3
@@ -117,9 +120,9 @@ def _load(path: str) -> PitboardConfig:
 
 
 def read_setup(module: Any, setup: Path | None, source: str = "pitboard.toml") -> dict[str, Any]:
-    """The table's options: ``[game] setup`` (:func:`given_setup`) with what the owner saved from the phone's
-    pages (:func:`saved_rule_files`)."""
-    return saved_rule_files(module.GAME.name, given_setup(module, setup, source))[0]
+    """The table's options: ``[game] setup`` (:func:`given_setup`: ``ValueError`` when it cannot be used) with
+    what the owner saved from the phone's pages (:func:`saved_rule_files`)."""
+    return saved_rule_files(module.GAME.name, given_setup(module, setup, source)).options
 
 
 def given_setup(module: Any, setup: Path | None, source: str = "pitboard.toml") -> dict[str, Any]:
@@ -132,19 +135,19 @@ def given_setup(module: Any, setup: Path | None, source: str = "pitboard.toml") 
     return setup_options(module, setup, fix=fix)
 
 
-def saved_rule_files(game: str, options: dict[str, Any]) -> tuple[dict[str, Any], list[Path], str]:
+def saved_rule_files(game: str, options: dict[str, Any]) -> Saved:
     """``options`` with the rule facts, the Gaslands chart and the Fire die the owner saved from the phone's
     pages into the data folder, the setup's own tables winning, as a game begun from the phone takes them (an
     audit: a game begun by the appliance from ``[game] setup`` played the packaged \"unknown\" facts the owner had
-    filled in); the files read, and what the setup keeps of its own (:func:`device.web.setup.with_saved_files`).
-    A data folder that cannot be made adds nothing (``check`` names it)."""
-    from device.web.setup import with_saved_files
+    filled in), as a :class:`device.web.setup.Saved`.  A data folder that cannot be made or looked into adds
+    nothing (``check`` names it)."""
+    from device.web.setup import Saved, with_saved_files
 
     chart = _saved_chart_path()
     try:
-        return (options, [], "") if chart is None else with_saved_files(game, options, chart)
+        return Saved(options) if chart is None else with_saved_files(game, options, chart)
     except OSError:  # a data folder closed to this user (`check` names it): the packaged facts
-        return options, [], ""
+        return Saved(options)
 
 
 def _saved_chart_path() -> Path | None:
@@ -400,25 +403,17 @@ def probe_game(config: PitboardConfig, playing: Any = None) -> list[CheckLine]:
         given = given_setup(module, config.game.setup, config.source)
     except Exception as exc:
         return [_unless_resumed(config, part, str(exc))]
-    options, read, own = saved_rule_files(module.GAME.name, given)
+    saved = saved_rule_files(module.GAME.name, given)
+    options = saved.options
     try:
         players = seated_players(module, module.GAME.start(options))
     except Exception as exc:
         reason = getattr(exc, "reason", None) or str(exc)
-        return [_unless_resumed(config, part, _setup_refused(config, reason, options))]
+        return [_unless_resumed(config, part, _setup_refused(config, reason, given))]
     source = str(config.game.setup) if config.game.setup else "example setup"
     lines = [CheckLine("OK", part, f"{source} is a valid table" + (
-        f", with what was saved on the phone's pages: {', '.join(map(str, read))}" if read else ""))]
-    if own:
-        lines.append(CheckLine("WARN", part, own))
-    chart = _saved_chart_path()
-    if chart is not None:
-        from device.web.setup import saved_files_problems
-
-        try:
-            lines += [CheckLine("WARN", part, problem) for problem in saved_files_problems(module.GAME.name, given, chart)]
-        except OSError:
-            pass  # a data folder closed to this user: its own line says so
+        f", with what was saved on the phone's pages: {', '.join(map(str, saved.read))}" if saved.read else ""))]
+    lines += [CheckLine("WARN", part, text) for text in (saved.kept, *saved.problems) if text]
     return [*lines, *_setup_notes(module, options, part), *_table_lines(config, module, options, players)]
 
 
@@ -1395,9 +1390,11 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
         raise _user_error(f"{config.source}: game: {exc}") from None
     setup_wrong: str | None = None
     try:
-        options = read_setup(module, config.game.setup, config.source)
+        setup_given = given_setup(module, config.game.setup, config.source)
     except (LookupError, ValueError) as exc:  # said below, unless a game in the log is resumed (it needs none)
-        options, setup_wrong = {}, f"{config.source}: game: {exc}"
+        setup_given, setup_wrong = {}, f"{config.source}: game: {exc}"
+    saved = saved_rule_files(module.GAME.name, setup_given)
+    options: dict[str, Any] | None = saved.options
     given = config.store.path
     from device.safe_files import closed_to_user
 
@@ -1432,9 +1429,11 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
         if isinstance(exc, StoreError):  # the log's game cannot be replayed: the log, not the setup, is named
             return _user_error(f"the game could not start: {exc}")
         reason = getattr(exc, "reason", None) or str(exc)
-        return _user_error(f"the game could not start: {_setup_refused(config, reason, options)}")
+        return _user_error(f"the game could not start: {_setup_refused(config, reason, setup_given)}")
 
     if options is not None and store.would_begin(module.GAME):
+        for problem in saved.problems:  # a saved file the new game cannot take: it begins without it, and says so
+            log(f"warning: {problem}")
         try:  # a setup the game refuses is said before any hardware is tried (on a PC the buttons fail)
             starting_events(module.GAME, options)
         except Exception as exc:

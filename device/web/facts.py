@@ -6,8 +6,9 @@ the dice Traction Drive takes; the Grand Tour's time-track sheet, whether a roun
 Each game's filled-in facts are saved as ``<game>-facts.toml`` in the data folder, in the very shape of the
 setup file's own tables (``[vehicle_types.big_rig]``, ``[commands.nitro]``, ``[time_track]``,
 ``[[specialty]]``), so the rules read them unchanged: a game begun from the page, or by ``pitboard run`` from
-``[game] setup``, takes them (a setup's own tables win), and they can be pasted into a setup file.  Before anything is written, the example setup with
-the new facts is started by the game's own ``start``: a fact the rules refuse is never saved.
+``[game] setup``, takes them (a setup's own tables win), and they can be pasted into a setup file.  Before
+anything is written, the example setup with the new facts is started by the game's own ``start``: a fact the
+rules refuse is never saved.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import tomllib
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,15 +39,15 @@ def check_setup(game: str, text: str, chart_path: Path | None = None) -> tuple[d
         return None, str(exc)
     if not isinstance(options, dict):
         return None, "the setup must be a TOML table"
-    damaged = saved_files_notes(game, options, chart_path)
-    note = ""
-    if chart_path is not None:
-        options, _read, own = with_saved_files(game, options, chart_path)
-        note = f"; {own}" if own else ""
+    given = options
+    saved = with_saved_files(game, options, chart_path) if chart_path is not None else Saved(options)
+    options = saved.options
+    note = f"; {saved.kept}" if saved.kept else ""
+    damaged = "".join(f"; note: {problem}" for problem in saved.problems)
     try:
         events = list(game_package(game).GAME.start(options))
     except Illegal as exc:
-        return None, setup_refused(None, exc.reason, game=game, options=options,
+        return None, setup_refused(None, exc.reason, game=game, options=given,
                                    plays="choose {title} in the game list and check again")
     except (TypeError, ValueError, KeyError, AttributeError) as exc:
         return None, setup_refused(None, str(exc))
@@ -64,63 +65,86 @@ def check_setup(game: str, text: str, chart_path: Path | None = None) -> tuple[d
     return options, f"{title_of(game)}: a valid table{who}{note}{warned}{damaged}"
 
 
-def with_saved_files(game: str, options: Mapping[str, Any], chart_path: Path) -> tuple[dict[str, Any], list[Path], str]:
+@dataclass(frozen=True)
+class Saved:
+    """A setup with what the owner saved from the phone's pages (:func:`with_saved_files`)."""
+
+    options: dict[str, Any]
+    read: tuple[Path, ...] = ()  # the saved files the options took something from
+    kept: str = ""  # what the setup's own tables keep from the saved facts ("": nothing)
+    #: each saved file the game would read but cannot (damaged, or refused by the rules with this setup), and what
+    #: the game uses instead
+    problems: tuple[str, ...] = ()
+
+
+def with_saved_files(game: str, options: Mapping[str, Any], chart_path: Path) -> Saved:
     """``options`` with what the owner saved from the phone's pages: the Gaslands chart at ``chart_path``, and
-    beside it the Fire die and a game's rule facts (:mod:`device.web.facts`); the setup's own tables win.  Returns
-    the options, the saved files they took something from, and "" or what the setup's own tables keep from the
-    saved facts.  A damaged file gives nothing (:func:`saved_files_notes` says so)."""
+    beside it the Fire die and a game's rule facts (:mod:`device.web.facts`); the setup's own tables win.  A damaged
+    file gives nothing and is named (it was dropped without a word, and the game begun on the packaged values while
+    Check said "a valid table": an audit); so are saved facts the rules refuse beside this setup (a sheet's saved
+    ``start_column`` past the setup's own ``columns``: a review), and the setup is taken as given."""
     from device.web.facts import GAMES, file_name, merged, read_facts, shadowed
 
     out = dict(options)
     read: list[Path] = []
+    problems: list[str] = []
     folder = chart_path.parent
     if game == "gaslands" and "chart" not in out:
-        saved, _problem = read_chart(chart_path)
+        saved, problem = read_chart(chart_path)
         if saved:
             out["chart"], read = saved, [*read, chart_path]
+        elif problem:
+            problems.append(f"{problem}; until then this game uses the packaged permitted-gears chart")
     if game == "thunder_road" and "fire_die" not in out:
-        faces, _problem = read_fire(folder / FIRE_FILE)
+        faces, problem = read_fire(folder / FIRE_FILE)
         if faces:
             out["fire_die"], read = {"faces": faces}, [*read, folder / FIRE_FILE]
-    note = ""
+        elif problem:
+            problems.append(f"{problem}; until then this game uses the packaged Fire die")
+    kept = ""
     if game in GAMES:
         facts_path = folder / file_name(game)
-        facts, _problem = read_facts(facts_path)
+        facts, problem = read_facts(facts_path)
+        if problem:
+            problems.append(f"{problem}; until then this game uses the setup's and the packaged rule facts")
         if facts:
             own = shadowed(out, facts)
             if own:
-                note = (f"the setup's own {', '.join(own)} {'is' if len(own) == 1 else 'are'} used, not the "
+                kept = (f"the setup's own {', '.join(own)} {'is' if len(own) == 1 else 'are'} used, not the "
                         f"saved facts in {facts_path} (delete those lines from the setup to use the saved ones)")
             taken = merged(out, facts)
             if taken != out:  # something the setup did not set itself
                 read.append(facts_path)
             out = taken
-    return out, read, note
+    if read:
+        refused = _refusal(game, out)
+        if refused is not None and _refusal(game, options) is None:
+            files = ", ".join(map(str, read))
+            return Saved(dict(options), (), "", (*problems, f"what was saved in {files} does not fit this setup "
+                                                 f"({refused}); until it is mended on the phone's pages (or set in "
+                                                 "the setup) this game uses the setup as it is"))
+    return Saved(out, tuple(read), kept, tuple(problems))
+
+
+def _refusal(game: str, options: Mapping[str, Any]) -> str | None:
+    """Why the game's own ``start`` refuses ``options`` (None: it takes them)."""
+    from games.core import Illegal
+
+    try:
+        list(game_package(game).GAME.start(dict(options)))
+    except Illegal as exc:
+        return exc.reason
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:
+        return str(exc)
+    return None
 
 
 def saved_files_notes(game: str, options: Mapping[str, Any], chart_path: Path | None) -> str:
     """"; note: ..." for each file saved from the page that a game of ``game`` begun with ``options`` would read
-    but cannot (a damaged chart, Fire die or facts file): it was dropped without a word, and the game begun on
-    the packaged values while Check said "a valid table" (an audit)."""
+    but cannot (:attr:`Saved.problems`)."""
     if chart_path is None:
         return ""
-    return "".join(f"; note: {problem}" for problem in saved_files_problems(game, options, chart_path))
-
-
-def saved_files_problems(game: str, options: Mapping[str, Any], chart_path: Path) -> list[str]:
-    """What is wrong with each file saved from the page (the chart at ``chart_path``, the others beside it) that a
-    game of ``game`` begun with ``options`` would read but cannot, and what the game uses until it is mended."""
-    from device.web.facts import GAMES, file_name, read_facts
-
-    folder = chart_path.parent
-    found = []
-    if game == "gaslands" and "chart" not in options:
-        found.append((read_chart(chart_path)[1], "the packaged permitted-gears chart"))
-    if game == "thunder_road" and "fire_die" not in options:
-        found.append((read_fire(folder / FIRE_FILE)[1], "the packaged Fire die"))
-    if game in GAMES:
-        found.append((read_facts(folder / file_name(game))[1], "the setup's and the packaged rule facts"))
-    return [f"{problem}; until then this game uses {instead}" for problem, instead in found if problem]
+    return "".join(f"; note: {problem}" for problem in with_saved_files(game, options, chart_path).problems)
 
 
 def read_chart(path: Path) -> tuple[dict[str, list[str]], str]:

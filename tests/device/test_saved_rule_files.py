@@ -86,10 +86,44 @@ def test_a_saved_fire_die_is_the_appliances_thunder_road_fire_die(tmp_path: Path
     from device.web.setup import FIRE_FILE, read_fire
 
     packaged = game_package("thunder_road")
-    faces = [{"result": "eliminate"}, {"result": "fire_out"}, *({"result": "continue"} for _ in range(4))]
-    body = "".join(f'[[faces]]\nresult = "{f["result"]}"\n\n' for f in faces)
+    effects = ("eliminate", "out", "nothing", "nothing", "moves", "moves")
+    body = "".join(f'[[faces]]\nlabel = "fire{k}"\neffect = "{e}"\n' + ("moves = 2\n" if e == "moves" else "") + "\n"
+                   for k, e in enumerate(effects, start=1))
     (data_dir() / FIRE_FILE).write_text(body, encoding="utf-8")
     saved, problem = read_fire(data_dir() / FIRE_FILE)
     assert saved and not problem, problem
     options = read_setup(packaged, None)
     assert options["fire_die"] == {"faces": saved}
+
+
+def test_saved_facts_that_do_not_fit_the_setup_are_named_and_the_setup_is_played_as_given(tmp_path: Path) -> None:
+    """A review: a sheet saved on the phone (20 columns, start in column 15) beside a setup giving only its own
+    ``columns = 10`` made a table of 10 columns starting in column 15; `check` failed "the setup file" for a
+    start_column it does not hold, and `pitboard run` refused to begin a game it began before."""
+    from device.cli_device import build_appliance
+
+    facts = data_dir() / "grand_tour-facts.toml"
+    facts.write_text("[time_track]\ncolumns = 20\nstart_column = 15\nstart_row = 2\n", encoding="utf-8")
+    setup = 'stages = 2\nteams = ["red", "blue"]\nspecialties = false\n\n[time_track]\ncolumns = 10\n'
+    config = _config(tmp_path, "grand_tour", setup)
+    lines = _game_lines(config)
+    assert lines[0] == ("OK", f"{config.game.setup} is a valid table"), lines
+    misfit = [d for s, d in lines if s == "WARN" and "does not fit this setup" in d]
+    assert len(misfit) == 1 and str(facts) in misfit[0] and "start_column" in misfit[0], lines
+    assert misfit[0].endswith("this game uses the setup as it is"), misfit
+    factory, logs = MockFactory(), []
+    try:
+        appliance = build_appliance(config, pin_factory=factory, screen_backend="recording", log=logs.append)
+        appliance.close()
+    finally:
+        factory.reset()
+    assert [m for m in logs if m.startswith("warning: ") and "does not fit this setup" in m], logs
+
+
+def test_an_empty_setup_is_said_to_hold_nothing_beside_saved_facts(tmp_path: Path) -> None:
+    """A review: with facts saved on the phone, an empty setup file was refused for what the merged facts lacked,
+    without the hint that the file holds nothing."""
+    (data_dir() / "grand_tour-facts.toml").write_text("lose_time_every_round = true\n", encoding="utf-8")
+    config = _config(tmp_path, "grand_tour", "# nothing yet\n")
+    (status, detail), *_ = _game_lines(config)
+    assert status == "FAIL" and "holds nothing" in detail, detail
