@@ -1429,7 +1429,10 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
         if isinstance(exc, StoreError):  # the log's game cannot be replayed: the log, not the setup, is named
             return _user_error(f"the game could not start: {exc}")
         reason = getattr(exc, "reason", None) or str(exc)
-        return _user_error(f"the game could not start: {_setup_refused(config, reason, setup_given)}")
+        # (the setup as given, not with the saved facts: an empty file is said to hold nothing; none for a game of
+        # another kind resumed from the log)
+        said = _setup_refused(config, reason, setup_given if options is not None else None)
+        return _user_error(f"the game could not start: {said}")
 
     if options is not None and store.would_begin(module.GAME):
         for problem in saved.problems:  # a saved file the new game cannot take: it begins without it, and says so
