@@ -860,8 +860,8 @@ def test_news_at_anybodys_step_shows_on_every_dashboard_whole_until_a_press(tmp_
     """Space Race walkthrough (F00, F01): all turn long the menu stood on both screens, so nobody saw their own box,
     VP or attempts, and "USSR reached box 1 Earth Satellite first: +2 VP" came as footer pieces between the menu's
     status, 12 s to read.  A decision whose news every player is told, with anybody's step after it, puts the menu
-    away: each screen shows its dashboard with the news whole; the first press brings the menu back (it acts on
-    nothing; NEXT acts, as on any dashboard), as after a while without a press.  A chooser's step keeps its menu
+    away: each screen shows its dashboard with the news whole; the first SELECT, OK or BACK only brings the menu back
+    (NEXT acts, as on any dashboard), as after a while without a press.  A chooser's step keeps its menu
     (Thunder Road, below); a game over has none to put away (a review: BACK there woke a menu that does not show, and
     only a third press undid)."""
     from device.dashboards import news_pieces
