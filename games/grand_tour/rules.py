@@ -642,12 +642,12 @@ def _ties_after_the_winner(state: GrandTourState, teams: Sequence[Team], winners
     """The final classification's ties after the winner, in words ("green before blue on 4 pts: less time"): the
     screens gave the two teams of equal points different places with nothing saying why (a review)."""
     index, place = state.tie_keys()
+    best = {t.name: best_rider(t.name, index, place) for t in teams if t.name not in winners}
     out = []
-    for pts in sorted({t.points for t in teams if t.name not in winners}, reverse=True):
-        level = sorted((t.name for t in teams if t.points == pts and t.name not in winners),
-                       key=lambda name: best_rider(name, index, place))
+    for pts in sorted({t.points for t in teams if t.name in best}, reverse=True):
+        level = sorted((t.name for t in teams if t.points == pts and t.name in best), key=best.__getitem__)
         if len(level) > 1:
-            times = [best_rider(name, index, place)[0] for name in level]
+            times = [best[name][0] for name in level]
             how = ("less time" if len(set(times)) == len(times) else "better place in the last stage"
                    if len(set(times)) == 1 else "less time, then the last stage")
             out.append(f"{' before '.join(level)} on {pts} pts: {how}")
@@ -681,7 +681,6 @@ def start_order(points: Mapping[str, int], index: Mapping[str, int], place: Mapp
         return (points[team], -time, -stage_place)
 
     return sorted(points, key=key)
-
 
 
 def tour_winners(points: Mapping[str, int], place: Mapping[str, int]) -> list[str]:
