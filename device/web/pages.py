@@ -617,7 +617,8 @@ def chart_page(chart: dict[str, list[str]], saved: dict[str, list[str]], statuse
     body = (f"<h2>Gaslands: the permitted-gears chart</h2><p>Cells marked <i>unknown</i> are never flagged; fill them "
             f"in from the icons on your own templates. Saved as <code>{esc(where)}</code> ([chart], the TOML that "
             f"<code>pitboard rules gaslands templates --chart</code> and a setup file's [chart] read; a new game "
-            f"started here takes it). * = a row you changed.</p>{msg}"
+            f"takes it, begun here or by the Pitboard from its setup file, whose own [chart] wins). * = a row you "
+            f"changed.</p>{msg}"
             f'<form method=post action=/rules/chart>{csrf_field(csrf)}'
             + saving(f'<table id=chart><tr><th></th>{head}</tr>{"".join(rows)}</table>',
                      "<button type=submit id=save-chart>Save chart</button>") + "</form>"
@@ -641,7 +642,7 @@ def fire_section(faces: Sequence[dict[str, Any]], effects: Sequence[str], csrf: 
     msg = f'<p class="ok" id="fire-message">{esc(message)}</p>' if message else ""
     return (f"<h2>Thunder Road: the Fire die</h2><p>What each face does is not in the sources: <i>unknown</i> asks "
             f"the table to rule. Saved as <code>{esc(where)}</code> ([fire_die], as in a setup file; a new game "
-            f"begun here takes it).</p>{msg}<form method=post action=/rules/fire>{csrf_field(csrf)}"
+            f"takes it, begun here or by the Pitboard from its setup file, whose own [fire_die] wins).</p>{msg}<form method=post action=/rules/fire>{csrf_field(csrf)}"
             + saving(f"<table id=fire><tr><th>face</th><th>effect</th><th>moves (for moves)</th></tr>{''.join(rows)}"
                      "</table>", "<button type=submit id=save-fire>Save the Fire die</button>")
             + "</form>")
@@ -858,7 +859,8 @@ def facts_section(game: str, values: Sequence[tuple[Any, str]], cards: Sequence[
     msg = f'<p class="{"ok" if ok else "fail"}" id="facts-{esc(game)}-message">{esc(message)}</p>' if message else ""
     return (f'<h2 id="facts-{esc(game)}">{esc(titles.get(game, game))}</h2><p>Not in the sources: <i>unknown</i> '
             f"until you fill them in. Checked by the game's own set-up, then saved as <code>{esc(where)}</code> "
-            f"(the setup file's own tables; a new game takes them, begun here or by the Pitboard from its setup file, whose own values win).</p>{msg}"
+            f"(the setup file's own tables; a new game takes them, begun here or by the Pitboard from its setup "
+            f"file, whose own values win).</p>{msg}"
             # (to the message when the answer refuses the save: it stood at the top of a long page; the table's
             # id was the heading's too)
             f'<form method=post action="/rules/facts/{esc(game)}#facts-{esc(game)}-message">{csrf_field(csrf)}'
