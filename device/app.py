@@ -305,6 +305,9 @@ class App:
         self.refusal: Refusal | None = None
         self.legend: int | None = None  # the legend page shown, or None
         self.menu_shown = True
+        # presses that only changed what the screens show (the menu brought back, a refusal put away): in the
+        # press key, so that a phone's double tap does not act on a menu its page never showed
+        self._looks = 0
         self.frames_drawn = 0
         self.iterations = 0
         self._over = bool(getattr(match.state, "finished", False))  # as the store was told last
@@ -664,16 +667,19 @@ class App:
         roll being entered, the legend open.  A phone's press carries the key its page showed
         (:attr:`ButtonEvent.seen`) and is not taken once it has changed (an audit: a double tap on the phone's NEXT,
         and two phones' NEXT at once, each recorded a second decision: "Moved" then "Attacks done", the attack
-        step skipped).  Not in it (a review): the cursor within a list (the phone's own SELECT moved it, and its
-        OK was refused before the page heard of the move), the menu's return to the dashboard after a while and a
-        refusal's pages (timers: a NEXT that would act the same was refused)."""
+        step skipped).  In it too: each press that only brought the menu back or put a refusal away (the phone's
+        OK after a news woke the menu, and a double tap's second, sent before the page showed that menu, chose on
+        it).  Not in it (a review): the cursor within a list (the phone's own SELECT moved it, and its OK was
+        refused before the page heard of the move), the menu's return to the dashboard after a while and a
+        refusal's pages turning (timers: a NEXT that would act the same was refused)."""
         import hashlib
 
         c = self.cursor
         menu = None if c is None or c.empty else tuple(c.trail)
         e = self.entry
         entry = None if e is None else (e.request.label, tuple(map(str, e.entered)))
-        raw = repr((id(self.match), len(self.match.records), self.prompt().text, menu, entry, self.legend is not None))
+        raw = repr((id(self.match), len(self.match.records), self.prompt().text, menu, entry, self.legend is not None,
+                    self._looks))
         return hashlib.sha1(raw.encode()).hexdigest()[:12]
 
     def chooser(self) -> str | None:
@@ -705,6 +711,7 @@ class App:
             # a reason that stood long enough to be read hid the menu: the press that puts it away is not also the
             # hidden choice's ("Moved" taken by the OK that only meant "seen"; a review); the menu comes back
             self.menu_shown = True
+            self._looks += 1
             return
         asked, self._undo_asked = self._undo_asked, None  # "BACK again to undo …" holds for the next press only
         if asked is not None:  # and its words go with it: standing on, they asked for a BACK that only asked again
@@ -736,6 +743,7 @@ class App:
             return
         if not self.menu_shown and name in WAKE_BUTTONS:
             self.menu_shown = True  # the dashboard was showing: this press only brings the menu back
+            self._looks += 1
             return
         self.menu_shown = True
         if name != "next":

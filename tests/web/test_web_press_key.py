@@ -46,6 +46,34 @@ def test_the_cursor_moved_by_select_or_a_timer_does_not_make_a_press_stale(table
     assert app.press_key() == seen  # the menu went back to the dashboard (or came back)
 
 
+def test_a_double_tap_whose_first_only_brought_the_menu_back_does_not_choose(table):
+    """A review: after a news (Space Race, Grand Tour) every screen shows its dashboard, and the phones mirror it.
+    A phone's OK there only brings the menu back, and the key did not change: a double tap's second OK, sent
+    before the page showed that menu, chose on it.  Likewise for an OK that put away a refusal read."""
+    from device.app import NOTICE_S, Refusal
+    from device.buttons import ButtonEvent, PressKind
+    from device.dashboards import pages
+
+    table.step()
+    app = table.app
+    app.menu_shown = False  # (as a news leaves it)
+    seen = app.press_key()
+    app.on_button(ButtonEvent("ok", PressKind.SHORT, table.now, seen=seen), table.now)
+    assert app.menu_shown and app.refusal is None  # the first OK: the menu back, nothing chosen
+    assert app.press_key() != seen
+    app.on_button(ButtonEvent("ok", PressKind.SHORT, table.now, seen=seen), table.now)
+    assert not app.history  # the second chose nothing
+    assert app.refusal is not None and app.refusal.pages[0].title == "PRESS NOT TAKEN"
+
+    later = table.now + NOTICE_S + 1  # a refusal read
+    app.refusal = Refusal(None, tuple(pages.text_pages("NOT ALLOWED", "not now")), table.now)
+    seen = app.press_key()
+    app.on_button(ButtonEvent("ok", PressKind.SHORT, later, seen=seen), later)
+    assert app.refusal is None and not app.history  # put away, nothing chosen
+    app.on_button(ButtonEvent("ok", PressKind.SHORT, later, seen=seen), later)
+    assert not app.history and app.refusal is not None and app.refusal.pages[0].title == "PRESS NOT TAKEN"
+
+
 def test_the_page_carries_the_key_and_a_stale_one_is_answered_at_once(table):
     client, token = paired_client(table)
     table.step()
