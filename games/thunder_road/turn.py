@@ -164,6 +164,13 @@ def decide_command(state: ThunderRoadState, command: Command) -> list[Event]:
         raise Illegal(f"you already used a command this round ({used}): one command per round")
     if name in turn.commands:
         raise Illegal(f"{rule.label} is already active this turn")
+    if name == "drift" and turn.met:
+        # "the vehicle passes through the first space it reaches that holds another road vehicle": a vehicle the
+        # table already reported met on this move was reached without it, and stays hit (a rules audit: a Drift
+        # taken after the hit turned the bump on the screens into a pass)
+        at, vid = turn.met[0]
+        raise Illegal(f"{rule.label} passes the first space the vehicle reaches that holds another vehicle, and "
+                      f"it already hit {vehicle_words(state, vid)} at space {at}: a Drift is taken before the move")
     if die not in player.dice:
         raise Illegal(f"you have no unused {die}: your unused dice are {dice_words(player.dice)}")
     if rule.dice is not None and die not in rule.dice:

@@ -279,6 +279,21 @@ def test_drift_passes_the_first_occupied_space_but_ending_on_one_collides(drift,
     assert t.state.step is (Step.BUMP if bumps else Step.TURN)
 
 
+def test_a_drift_is_not_taken_after_the_first_vehicle_met_was_reported_hit():
+    """"Drift: the vehicle passes through the first space it reaches that holds another road vehicle without
+    hitting it." — a vehicle the table already reported met on this move was reached without a Drift: a rules
+    audit took Drift there, and the hit on the screens became a pass, the bump gone."""
+    t = Table("Ana", "Ben", "Cy")
+    t.roll(Ana=[5, 4, 1, 2], Ben=[1, 2, 3, 4], Cy=[1, 2, 3, 4])
+    t.ok("assign", vehicle="small", die=5)
+    t.ok("met", vehicle="Ben/large", at=2)
+    reason = t.no("command", name="drift", die=4)
+    assert reason == ("Drift passes the first space the vehicle reaches that holds another vehicle, and it already "
+                      "hit Ben's large car at space 2: a Drift is taken before the move")
+    t.ok("move", spaces=5)
+    assert [(b.a, b.b) for b in t.state.bumps] == [("Ana/small", "Ben/large")]  # the hit stands
+
+
 def test_a_vehicle_met_on_the_way_stands_on_one_space():
     """"When two vehicles share a space, roll the bump die and the direction die: they say which vehicle
     moves and where." — a vehicle stands on one space: a move that reports meeting the same vehicle at two
