@@ -531,7 +531,7 @@ def _camera_frame(device: str | None, config) -> np.ndarray:
     from device.camera import OpenCVBackend, Picamera2Backend, backend_from_config, first_frame
 
     if device:
-        backends = [OpenCVBackend(int(device) if device.isdigit() else device)]
+        backends = [OpenCVBackend(int(device) if device.isascii() and device.isdigit() else device)]
     elif config is not None and backend_from_config(config.camera) is not None:
         backends = [backend_from_config(config.camera)]
     else:

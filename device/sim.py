@@ -595,7 +595,7 @@ class Sim:
             else:
                 self.out.write(HELP + "\n")
             return
-        if len(key) == 1 and key.isdigit() and key != "0":
+        if len(key) == 1 and key.isascii() and key.isdigit() and key != "0":  # (not "²", a key of its own)
             self.type_digit(int(key))
         elif key == "0":
             self.typed = []

@@ -175,7 +175,7 @@ class _WriterLock:
 def _lock_note(text: str) -> tuple[int | None, str]:
     """The lock file's note, "PID program" as the writer wrote it: (the PID, the program), or (None, "")."""
     said = text.split()
-    if not said or not said[0].isdigit():
+    if not said or not (said[0].isascii() and said[0].isdigit()):
         return None, ""
     return int(said[0]), " ".join(said[1:])
 

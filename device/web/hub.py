@@ -87,7 +87,8 @@ class DiceOffer:
         ``draft``: a roll still being typed, which may hold fewer dice than it must."""
         words = text.replace(",", " ").split()
         for w in words:
-            if not (w.isdigit() and len(w) <= 3 and 1 <= int(w) <= len(self.names)):
+            # (ASCII digits only: "³".isdigit() is True and int() of it fails, its words reaching the page: an audit)
+            if not (w.isascii() and w.isdigit() and len(w) <= 3 and 1 <= int(w) <= len(self.names)):
                 shown = w if len(w) <= 12 else w[:12] + "…"
                 raise ValueError(f"{shown!r} is no face of the {self.label}: give 1 to {len(self.names)} "
                                  f"({', '.join(f'{i} {n}' for i, n in enumerate(self.names, 1))})")

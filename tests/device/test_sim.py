@@ -89,11 +89,12 @@ def test_sim_unknown_key_and_digit_out_of_place() -> None:
     out = io.StringIO()
     sim = Sim("gaslands", out=out, clock=lambda: 0.0)
     try:
-        sim.feed("x7")
+        sim.feed("x7\u00b2")  # (the key "²", top left of a French keyboard: a digit to str.isdigit, not to int)
     finally:
         sim.close()
     text = out.getvalue()
     assert "key 'x' does nothing (? for help)" in text
+    assert "key '\u00b2' does nothing (? for help)" in text
     assert "no dice are awaited now" in text or "has 6 faces" in text
 
 

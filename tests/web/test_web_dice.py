@@ -93,6 +93,9 @@ def test_a_draft_for_a_roll_gone_by_is_not_shown(road: Table) -> None:
 @pytest.mark.parametrize("faces, words", [("3 5 1", "3 dice typed; this roll, 4 movement dice, takes exactly 4"),
                                           ("3 5 1 7", "'7' is no face of the 4 movement dice: give 1 to 6"),
                                           ("three", "'three' is no face"),
+                                          # a digit a phone's keyboard gives that is not 0-9 (int() of it failed,
+                                          # and Python's words reached the page: an audit)
+                                          ("\u00b3 1 2 3", "'\u00b3' is no face of the 4 movement dice: give 1 to 6"),
                                           ("9" * 5000, "'999999999999…' is no face"),
                                           ("1 " * 5000, "5000 dice typed")])
 def test_a_roll_the_rules_cannot_take_is_refused_with_why(road: Table, faces: str, words: str) -> None:
