@@ -176,6 +176,9 @@ def start(options: Mapping[str, Any]) -> list[Event]:
                 if v.get(key) is not None:
                     fields.text(v, key, at, max_len=40)
             vtype = fields.as_named(v.get("type"), types)  # "Buggy", "Ice Cream Truck": the rulebook's own words
+            if v.get("type") is None:  # ("has type None": Python's word for a line left out, an audit)
+                raise Illegal(f'setup: {name}\'s vehicle {j + 1} has no type: add type = "..." to its '
+                              f"[[players.vehicles]]; types are {', '.join(sorted(types))}")
             if not isinstance(vtype, str) or vtype not in types:
                 near = fields.did_you_mean(vtype, types) if isinstance(vtype, str) else ""
                 raise Illegal(f"setup: {name}'s vehicle {j + 1} has type {vtype!r}{near}; types are "

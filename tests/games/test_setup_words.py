@@ -118,6 +118,13 @@ def test_a_misspelt_gaslands_vehicle_type_is_told_the_near_one() -> None:
     assert said.startswith("setup: Ana's vehicle 1 has type 'bugy' (did you mean 'buggy'?); types are ambulance")
 
 
+def test_a_gaslands_vehicle_with_no_type_is_told_to_add_one() -> None:
+    """A bad-input audit: the example's type line deleted was refused as "has type None" (Python's word)."""
+    said = refusal("gaslands", gaslands({"name": "Ana", "vehicles": [{"tag": 3}]}, {"name": "Ben", "vehicles": car()}))
+    assert said.startswith('setup: Ana\'s vehicle 1 has no type: add type = "..." to its [[players.vehicles]]; '
+                           "types are ambulance")
+
+
 def test_a_thunder_road_vehicle_in_the_rulebooks_words_is_taken_and_a_misspelt_one_told_the_near_one() -> None:
     """A bad-input audit: vehicles = ["Big Rig"] or ["smal"] got the known names alone."""
     options = road({"name": "Ana", "vehicles": ["Small", "Big Rig", "large"]}, {"name": "Ben"})
