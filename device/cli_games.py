@@ -18,7 +18,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, TextIO
 
-from device.setup_files import SetupFileError, read_setup_file, setup_refused
+from device.setup_files import SetupFileError, TwiceSaidError, loads_json, read_setup_file, setup_refused
 from device.store import NoGameToResume, Store, StoreError
 from games import REGISTRY, game_package, load_game
 from games.core import Command, Illegal, Match
@@ -117,10 +117,13 @@ def read_script(lines: Iterable[str | bytes], source: str, game: Any) -> list[tu
             if not text or text.startswith("#"):
                 continue
             try:
-                command = Command.from_json(json.loads(text))
+                command = Command.from_json(loads_json(text))
                 check_fields(game, command)
             except json.JSONDecodeError as exc:
                 raise _bad_line(source, number, f"not a JSON object ({exc.msg})") from None
+            except TwiceSaidError as exc:  # (Python kept the last, and recorded it: a bad-input audit)
+                raise _bad_line(source, number, str(exc).split("; take out")[0], "take out the one that should not "
+                                "be there") from None
             except (ValueError, RecursionError) as exc:  # a number too long to read, nesting too deep
                 what = ("nested too deeply" if isinstance(exc, RecursionError)
                         else "a number too long to read (more than 4,300 digits)")

@@ -63,6 +63,12 @@ def gas_setup(tmp_path: Path) -> Path:
     ("gaslands", ['{"type": "activate"}', '{"type": "skid_rol", "faces": ["shift"]}'], 2,
      "unknown command 'skid_rol' (did you mean 'skid_roll'?). Nothing"),
     ("gaslands", ['{"type": "fly"}'], 1, "unknown command 'fly'; the commands are activate, attack,"),
+    # a key said twice: Python kept the last, and the log recorded three HAZARD dice (a bad-input audit)
+    ("gaslands", ['{"type": "skid_roll", "faces": ["SHIFT"], "faces": ["HAZARD", "HAZARD", "HAZARD"]}'], 1,
+     "the key 'faces' appears twice in one object {...}, beside 'type' (read so, the second would silently replace "
+     "the first). Nothing of the script was applied (it is checked whole before its first command): take out the "
+     "one that should not be there and run it again"),
+    ("gaslands", ['{"type": "undo", "type": "confirm"}'], 1, "the key 'type' appears twice in one object"),
     ("thunder_road", ['{"type": "roll", "player": "Ana", "dice": [1, 2, 3, 4]}',
                       '{"type": "damage", "vehicel": "Ben/small", "on_fire": true}'], 2,
      "damage: unknown field 'vehicel' (did you mean 'vehicle'?); the fields here are on_fire, vehicle"),
