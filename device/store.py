@@ -244,11 +244,14 @@ def link_problem(path: Path) -> str | None:
     """Why a game log reached through a symbolic link cannot be opened or made: the link loops, or leads to a file
     whose folder is not there (a drive not mounted: "damaged (unable to open database file)" was said, with "start a
     new log", of a log on a USB stick not yet mounted), else None.  A link to a log not yet made, in a folder that
-    is there, is where the first game writes it."""
+    is there, is where the first game writes it.  So is a path that is no file at all, a named pipe or a device
+    (``/dev/null`` was "OK" to check, and a pipe "the disk failed: check the disk" to play: a bad-input audit)."""
     from device.safe_files import unreachable
 
     why = unreachable(path)
-    if why is None or "symbolic link" not in why:
+    if why is None or "named pipe" in why:
+        return why
+    if "symbolic link" not in why:
         return None
     if "leads back to itself" in why:
         return why

@@ -680,6 +680,24 @@ def test_a_log_linked_to_a_drive_not_mounted_or_looping_is_named_so(tmp_path, ca
     assert away.is_file() and db.is_symlink()
 
 
+def test_a_log_path_that_is_a_pipe_or_a_device_is_named_so(tmp_path, capsys):
+    """A bad-input audit: [store] path = "/dev/null" was "OK" to check (no game ever written), and a named pipe as
+    --db was "the disk holding fifo/p failed (disk I/O error) ... Check the disk" to play."""
+    from device.cli_device import _probe_store
+    from device.config import PitboardConfig, StoreConfig
+
+    pipe = tmp_path / "p"
+    os.mkfifo(pipe)
+    said = "is not a file but a named pipe, a socket or a device"
+    with pytest.raises(StoreError, match=f"the game log {pipe} {said}"):
+        Store(pipe)
+    code, _, err = run(capsys, "play", "gaslands", "--db", str(pipe))
+    assert code == 2 and said in err and "disk" not in err, err
+    for path in (pipe, Path("/dev/null")):
+        line = _probe_store(PitboardConfig(store=StoreConfig(path=path)))
+        assert line.status == "FAIL" and said in line.detail, line
+
+
 def test_a_read_only_log_file_is_refused_before_the_game_starts(tmp_path, capsys, monkeypatch):
     """A bad-input audit: `chmod 444 game.sqlite`: run resumed the game and its first move was NOT RECORDED
     (SQLite opens a read-only file for reading without a word). Refused at start now, the log unchanged; readers
