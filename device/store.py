@@ -800,9 +800,10 @@ class Store:
 
     def _new_game(self, game: str) -> str:
         """How an owner begins another game in this log (``pitboard run`` has no --new: it resumes the newest
-        unfinished game, which then is the new one)."""
-        return (f"begin a new game: `pitboard play {game} --new --setup FILE --db {self.path}` (or New game on the "
-                "phone page); `pitboard run` then resumes that one")
+        unfinished game, which then is the new one).  Not the phone page's New game: a run that cannot replay the
+        log serves no page (an audit: the words that stood on the screens sent the owner to a page not there)."""
+        return (f"begin a new game: `pitboard play {game} --new --setup FILE --db {self.path}`; `pitboard run` then "
+                "resumes that one")
 
     def _game_name(self, game_id: int) -> str:
         try:

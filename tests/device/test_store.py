@@ -157,6 +157,9 @@ def test_an_event_that_cannot_be_replayed_is_reported_with_its_number(tmp_path):
     assert len(store.records(gid)) > 1  # nothing was deleted
     # in words, without Python's class names (a bad-input audit: "CorruptLog: … ValueError: unknown Gaslands event")
     assert "unknown Gaslands event 'teleported'" in str(err.value) and "Error" not in str(err.value)
+    # how to go on, and not by the phone page, which a run that cannot replay its log does not serve (an audit)
+    assert str(err.value).endswith(f"begin a new game: `pitboard play gaslands --new --setup FILE --db {path}`; "
+                                   "`pitboard run` then resumes that one")
     from device.cli_device import _probe_store
     from device.config import PitboardConfig, StoreConfig
 
