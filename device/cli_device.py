@@ -414,7 +414,77 @@ def probe_game(config: PitboardConfig, playing: Any = None) -> list[CheckLine]:
     lines = [CheckLine("OK", part, f"{source} is a valid table" + (
         f", with what was saved on the phone's pages: {', '.join(map(str, saved.read))}" if saved.read else ""))]
     lines += [CheckLine("WARN", part, text) for text in (saved.kept, *saved.problems) if text]
-    return [*lines, *_setup_notes(module, options, part), *_table_lines(config, module, options, players)]
+    lines += _setup_notes(module, options, part)
+    other = _table_resumed_instead(config, module, options)
+    if other is not None:  # run resumes a game begun from another table: its players have the screens
+        said, players, views, game_id = other
+        return [*lines, CheckLine("WARN", part, said),
+                *_table_lines(config, module, {}, players, views, resumed=game_id)]
+    return [*lines, *_table_lines(config, module, options, players)]
+
+
+def _table_resumed_instead(config: PitboardConfig, module: Any,
+                           options: Any) -> tuple[str, list[str], Any, int] | None:
+    """When ``run`` would resume an unfinished game of this kind begun from another table than the setup at hand:
+    (what :func:`setup_not_resumed` says, that game's players, its views, its id), looked at read-only; else None."""
+    from device.paths import game_log
+    from device.store import Store
+    from games.core import Match
+
+    try:
+        path = game_log(config.store.path)
+        if not path.is_file() or path.stat().st_size == 0:
+            return None
+        store = Store(path, read_only=True)
+    except Exception:  # noqa: BLE001 - the game log's own line names it
+        return None
+    try:
+        game, game_id = _to_resume(store, config)
+        if game_id is None or game.name != module.GAME.name:
+            return None
+        records = store.records(game_id)
+        said = setup_not_resumed(config, module, options, records, game_id, path)
+        if said is None:
+            return None
+        views = Match(module.GAME, records).views()
+        return said, _players_of(views), views, int(game_id)
+    except Exception:  # noqa: BLE001 - a log that cannot be replayed: its own line says so
+        return None
+    finally:
+        store.close()
+
+
+def _players_of(views: Any) -> list[str]:
+    return [p for p in dict.fromkeys(str(getattr(v, "player", "") or "") for v in views) if p]
+
+
+def setup_not_resumed(config: PitboardConfig, module: Any, options: Any, records: Sequence[Any], game_id: int,
+                      log_path: Path) -> str | None:
+    """What ``check`` and ``run`` say when the setup at hand is not the table of the unfinished game ``run``
+    resumes (``records``, its log), or None when it is.  An audit: a third friend came, the owner added Carol to the
+    setup and a screen for her; check said OK to both, and run resumed the game of two, saying only that Carol's
+    screen was for nobody at the table."""
+    from device.setup_files import seated_players
+    from device.store import starting_events
+
+    try:
+        wanted = starting_events(module.GAME, options)
+    except Exception:  # noqa: BLE001 - a setup the rules refuse is said on its own
+        return None
+    begun = [r.event for r in records if r.decision == 0]
+    if [e.to_json() for e in begun] == [e.to_json() for e in wanted]:
+        return None
+    source = str(config.game.setup) if config.game.setup else "the example setup"
+    now, then = seated_players(module, wanted), seated_players(module, begun)
+    name = module.GAME.name
+    what = (f"{source} ({', '.join(now)}) is not the table of the unfinished {name} game {game_id} that run resumes "
+            f"({', '.join(then)})" if now != then else
+            f"{source} is not the table the unfinished {name} game {game_id} was begun with (the players are, not the "
+            "rest of it: vehicles, tiles, riders or rule facts), and run resumes that game as it was begun")
+    setup = f" --setup {config.game.setup}" if config.game.setup else ""
+    return (f"{what}: a setup begins only a new game. To play it now, end game {game_id} with New game on the "
+            f"phone page, or, the service stopped, `pitboard play {name} --new{setup} --db {log_path}` (run then "
+            "resumes that one)")
 
 
 def _setup_notes(module: Any, options: Any, part: str) -> list[CheckLine]:
@@ -511,7 +581,7 @@ def _probe_playing(config: PitboardConfig, playing: Any) -> list[CheckLine]:
 
 
 def _table_lines(config: PitboardConfig, module: Any, options: Any, players: list[str],
-                 views: Sequence[Any] = ()) -> list[CheckLine]:
+                 views: Sequence[Any] = (), *, resumed: int | None = None) -> list[CheckLine]:
     """The lines of a table's setup: car tags clashing with the table's, players without a token zone (from
     ``views``, the game in play's, else a game begun from ``options``), screens without a player."""
     lines: list[CheckLine] = []
@@ -530,9 +600,10 @@ def _table_lines(config: PitboardConfig, module: Any, options: Any, players: lis
     screened = {s.player for s in config.screens}
     for screen in config.screens:
         if screen.player not in players:
+            why = ("the player's name in [[screens]] must be spelt as in the game setup" if resumed is None else
+                   f"run resumes game {resumed}, begun without them (see the game's line)")
             lines.append(CheckLine("WARN", f"screen {screen.player}", f"{screen.player!r} is not at this table "
-                                   f"(players: {', '.join(players)}): the player's name in [[screens]] must be "
-                                   "spelt as in the game setup"))
+                                   f"(players: {', '.join(players)}): {why}"))
     unseen = [p for p in players if p not in screened]
     if unseen and len(unseen) == len(players):
         # (an audit: "the others' screens still show the game" was said when no one at the table had a screen)
@@ -1464,6 +1535,10 @@ def build_appliance(config: PitboardConfig, *, pin_factory: Any = None, screen_b
         bank.close()
         store.close()
         raise refused(exc) from None
+    if resumed and options is not None:  # the setup at hand was not used: said, with why and what to do
+        said = setup_not_resumed(config, module, options, match.records, game_id, store.path)
+        if said is not None:
+            log(f"warning: {said}")
     _screens_of_strangers(config, bank, match, log)
     for line in fallbacks:  # set up on another pin library than the first: worth a line, not a traceback-like dump
         log(f"buttons: {line}")
