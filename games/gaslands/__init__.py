@@ -8,7 +8,7 @@ from typing import Any
 from games.core import Command, Decision, Event, Prompt
 from games.core.table_input import Menu
 from games.gaslands import log_words, menus, rules
-from games.gaslands.chart import TEMPLATES, normalise_chart, template_status, vehicle_types
+from games.gaslands.chart import TEMPLATES, chart_contradictions, normalise_chart, template_status, vehicle_types
 from games.gaslands.state import GaslandsState, PlayerView, Step, TemplateStatus
 
 #: Dice this game reads from the table: name → faces.
@@ -94,6 +94,17 @@ class Gaslands:
         if act is not None and act.template is not None and act.template not in TEMPLATES:
             return f"the active vehicle's template is {act.template!r}, not one of {', '.join(TEMPLATES)}"
         return None
+
+    @staticmethod
+    def setup_notes(options: Mapping[str, Any]) -> list[str]:
+        """What a table beginning this (valid) setup should know before it plays: its chart's cells that say
+        otherwise than the rules where they are certain (:func:`chart_contradictions`)."""
+        chart = options.get("chart")
+        changed = chart_contradictions(chart if isinstance(chart, Mapping) else None)
+        if not changed:
+            return []
+        return [f"chart: {'; '.join(changed)}. The game plays the setup's chart (a house rule?); if a row was "
+                "mistyped, correct it in the setup's [chart] or on the phone's Rule facts page"]
 
     def timeline_heading(self, state: GaslandsState) -> str:
         """Where the table was before a decision, as the game log (:mod:`device.web.timeline`) heads it: the

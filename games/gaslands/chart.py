@@ -65,6 +65,32 @@ def normalise_chart(override: Mapping[str, Any] | None = None) -> dict[str, list
     return chart
 
 
+def chart_contradictions(override: Mapping[str, Any] | None) -> list[str]:
+    """The cells of the owner's chart rows that say otherwise than the packaged chart where it is certain, in the
+    rulebook's words ("Turn in gear 5: permitted here, not permitted in the rules"): a template the rules permit
+    marked not permitted, or the reverse, or a certain icon changed.  The table plays the owner's chart (it may
+    be a house rule); a mistyped row is said, not taken in silence (a rules audit: one row let a Turn in gear 5
+    pass with skid dice).  A cell the rules leave unknown, or an icon on a plain "permitted" (gear 5's are not
+    given), is the owner's to fill in and not said."""
+    packaged = default_chart()
+    said = []
+    for name, row in (override or {}).items():
+        if name not in packaged or not isinstance(row, list):
+            continue
+        for gear, (was, now) in enumerate(zip(packaged[name], row), start=1):
+            if was == "unknown" or now == was or now not in {s.value for s in TemplateStatus}:
+                continue
+            old, new = TemplateStatus(was), TemplateStatus(now)
+            if old.usable != new.usable or old in (TemplateStatus.TRIVIAL, TemplateStatus.HAZARDOUS):
+                said.append(f"{name.replace('_', ' ').title()} in gear {gear}: {_words(new)} here, {_words(old)} in "
+                            "the rules")
+    return said
+
+
+def _words(status: TemplateStatus) -> str:
+    return status.value.replace("_", " ")
+
+
 def check_template(template: Any) -> None:
     """Refuse what is not one of the rulebook's maneuver templates, naming them."""
     if template not in TEMPLATES:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from games.core import Alert, Illegal
+from games.core import Alert, Illegal, Match
 from games.gaslands import DIE_TYPES, EXAMPLE_SETUP, GAME, TEMPLATES, normalise_chart, template_status, vehicle_types
 from games.gaslands.rules import STEP_COMMANDS, WIPEOUT_AT, alerts, out_of_order, smash_dice
 from games.gaslands.state import Step, TemplateStatus
@@ -635,6 +635,34 @@ def test_owner_chart_override_is_checked_and_used():
     assert template_status("hairpin", 2, chart) is TemplateStatus.NOT_PERMITTED
     with pytest.raises(Illegal, match="hairpin gear 3"):
         normalise_chart({"hairpin": ["trivial", "permitted", "maybe", "unknown", "unknown", "unknown"]})
+
+
+def test_an_owner_chart_saying_otherwise_than_the_certain_cells_is_said_before_play():
+    """"Turn | trivial | permitted | permitted | hazardous | not permitted | not permitted"; "in gear 5 only
+    Gentle, Swerve, Long Straight" [seed].  A rules audit: one mistyped [chart] row let a Turn in gear 5 pass with
+    skid dice, and sent a Gentle in gear 5 to touch-move, without a word.  The table plays the owner's chart (a
+    house rule may be meant), and check says which cells differ; filling unknown cells, or an icon on gear 5's
+    plain "permitted", is not said."""
+    from games.gaslands.chart import chart_contradictions
+
+    setup = tomllib.loads(EXAMPLE_SETUP)
+    assert GAME.setup_notes(setup) == []
+    setup["chart"] = {
+        "turn": ["trivial", "permitted", "permitted", "permitted", "permitted", "not_permitted"],
+        "gentle": ["trivial", "permitted", "unknown", "unknown", "not_permitted", "unknown"],
+        "swerve": ["hazardous", "permitted", "permitted", "permitted", "hazardous", "permitted"],
+    }
+    assert chart_contradictions(setup["chart"]) == [
+        "Turn in gear 4: permitted here, hazardous in the rules",
+        "Turn in gear 5: permitted here, not permitted in the rules",
+        "Gentle in gear 5: not permitted here, permitted in the rules",
+    ]
+    assert GAME.setup_notes(setup) == [
+        "chart: Turn in gear 4: permitted here, hazardous in the rules; Turn in gear 5: permitted here, not permitted "
+        "in the rules; Gentle in gear 5: not permitted here, permitted in the rules. The game plays the setup's "
+        "chart (a house rule?); if a row was mistyped, correct it in the setup's [chart] or on the phone's Rule "
+        "facts page"]
+    Match.begin(GAME, setup)  # and it is played as given
 
 
 def test_trivial_template_gives_one_free_shift():
