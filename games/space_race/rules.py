@@ -190,7 +190,12 @@ class SpaceRaceGame:
             more = f" · {left} attempt{'' if left == 1 else 's'} left" if left else ""
             return replace(after, news=f"{d['side']} rolls {d['die']} for box {d['box']}: failure{more}")
         if event.type == "attempt_granted":
-            sides = tuple(replace(s, granted=s.granted + 1) if s.name == d["side"] else s for s in state.sides)
+            # one more attempt than made, whatever the turn took away before it: a side that had made both of box
+            # 2's attempts, then lost the ability to the opponent's arrival, was told "may make one more attempt"
+            # and refused it, the grant spent on the cancelled attempt (a rules audit)
+            side = state.side(d["side"])
+            granted = max(side.granted + 1, side.used + 1 - state.base_allowance(side.name))
+            sides = tuple(replace(s, granted=granted) if s.name == d["side"] else s for s in state.sides)
             return replace(state, sides=sides, note=f"{d['side']} may make one more attempt this turn")  # type: ignore[arg-type]
         if event.type == "advanced":
             sides = tuple(

@@ -127,14 +127,17 @@ class SpaceRaceState:
 
     # -- derived rules ------------------------------------------------------------------------------------
     def holds(self, name: str, ability: str) -> bool:
-        """An ability belongs to the first player to reach its box, until the opponent reaches it too."""
-        for box in self.track:
-            if box.ability == ability and self.first_to(box.number) == name:
-                return self.opponent(name).box < box.number
-        return False
+        """An ability belongs to the first player to reach its box, until the opponent reaches it too.  Each box
+        that carries it counts (an owner's track may put one on two boxes: only the first was looked at, and a side
+        that still held the later box lost it with the earlier one; a rules audit)."""
+        return any(box.ability == ability and self.holds_box(name, box) for box in self.track)
+
+    def holds_box(self, name: str, box: Box) -> bool:
+        """Whether ``name`` holds ``box``'s ability: first there, and the opponent not there yet."""
+        return self.first_to(box.number) == name and self.opponent(name).box < box.number
 
     def active_abilities(self, name: str) -> tuple[Box, ...]:
-        return tuple(b for b in self.track if b.ability and self.holds(name, b.ability))
+        return tuple(b for b in self.track if b.ability and self.holds_box(name, b))
 
     def reminders(self, abilities: tuple[str, ...]) -> list[str]:
         """"USA's box 6: <the box's ability_text>" for each active ability among ``abilities``, in track order;
@@ -146,12 +149,15 @@ class SpaceRaceState:
                 "opponent", other)
 
         return [f"{s}'s box {b.number}: {said(s, b.ability_text or b.ability)}" for b in self.track for s in SIDES
-                if b.ability in abilities and self.holds(s, b.ability)]
+                if b.ability in abilities and self.holds_box(s, b)]
+
+    def base_allowance(self, name: str) -> int:
+        """Attempts allowed this turn before any an event grants: one, two with the box-2 ability."""
+        return 2 if self.holds(name, "two_attempts") else 1
 
     def allowance(self, name: str) -> int:
         """Attempts allowed this turn: one, two with the box-2 ability, plus any an event granted."""
-        base = 2 if self.holds(name, "two_attempts") else 1
-        return base + self.side(name).granted
+        return self.base_allowance(name) + self.side(name).granted
 
     def attempts_left(self, name: str) -> int:
         if not self.in_turn or self.next_box(name) is None:

@@ -149,6 +149,36 @@ def test_an_event_may_allow_another_attempt() -> None:
     assert m.state.side("USA").box == 2
 
 
+def test_an_event_allows_another_attempt_after_both_of_a_lost_box_2_were_made() -> None:
+    """"One card per turn for the Space Race — except with the box-2 ability (two attempts) or events that
+    say so."  A rules audit: USA made both of box 2's attempts, the USSR reached box 2 (USA's ability cancelled),
+    and an event's extra attempt was told "USA may make one more attempt this turn" and refused, spent on the
+    attempt the cancelled ability had allowed."""
+    m = new()
+    reach(m, "USSR", 1)
+    reach(m, "USA", 2)
+    ok(m, END, BEGIN, att("USA", die=6), att("USA", die=6), att("USSR", die=1))
+    assert m.state.attempts_left("USA") == 0
+    ok(m, {"type": "grant_attempt", "side": "USA"})
+    assert m.state.note == "USA may make one more attempt this turn"
+    assert m.state.attempts_left("USA") == 1
+    ok(m, att("USA", die=6))
+    assert m.state.attempts_left("USA") == 0
+
+
+def test_an_ability_on_two_boxes_of_an_owners_track_is_held_by_each() -> None:
+    """"A special ability belongs only to the first player to reach its box and is cancelled as soon as the
+    opponent reaches that box too."  A rules audit: an owner's track with two attempts on boxes 2 and 3; USA
+    first at both, the USSR at box 2: only box 2 was looked at, and USA lost the ability it still held at box 3."""
+    boxes = [dict(b) for b in load_track_data()["editions"]["deluxe"]["box"]]
+    boxes[2] = dict(boxes[2], ability="two_attempts", ability_text="house rule: two attempts")
+    m = Match.begin(GAME, {"track": boxes, "edition": "house"})
+    ok(m, BEGIN, *[{"type": "event_advance", "side": "USA"}] * 3, *[{"type": "event_advance", "side": "USSR"}] * 2)
+    assert m.state.holds("USA", "two_attempts")
+    assert [b.number for b in m.state.active_abilities("USA")] == [3]  # box 2's is cancelled
+    assert m.state.attempts_left("USA") == 2
+
+
 def test_an_event_advance_scores_as_an_arrival_unless_the_table_says_no_vp() -> None:
     """"One card per turn for the Space Race — except with the box-2 ability (two attempts) or events that
     say so." — an event that advances scores the box as an arrival would; an event whose card scores only the
