@@ -1,7 +1,8 @@
 """Editors for the rule facts the sources leave ``unknown``, beside the Gaslands chart and the Fire die
 (:mod:`device.web.setup`): Thunder Road's Big Rig and bike (size, damage slots), Nitro's extra spaces and
 the dice Traction Drive takes; the Grand Tour's time-track sheet, whether a round nobody crosses costs a minute
-(``lose_time_every_round``, a setup's top-level key) and its nine specialty cards.
+(``lose_time_every_round``, a setup's top-level key), whether the best-time points go to teams
+(``time_points_by_team``, the same) and its nine specialty cards.
 
 Each game's filled-in facts are saved as ``<game>-facts.toml`` in the data folder, in the very shape of the
 setup file's own tables (``[vehicle_types.big_rig]``, ``[commands.nitro]``, ``[time_track]``,
@@ -60,6 +61,8 @@ FACTS: dict[str, tuple[Fact, ...]] = {
         Fact(("time_track", "start_row"), "Time sheet: start row", "count", "0 = the top row"),
         Fact(("lose_time_every_round",), "A round nobody crosses costs a minute", "yes/no",
              "yes or no: once a stage has crossers, do riders still racing lose a minute in a round nobody crosses?"),
+        Fact(("time_points_by_team",), "Best-time points go to teams", "yes/no",
+             "yes: 3, 2, 1 to teams, each at its best rider's time; no: rider by rider (a team may take 3 and 2)"),
     ),
 }
 
@@ -83,14 +86,15 @@ def packaged(game: str) -> dict[str, Any]:
 
         data = load_tour_data()
         return {"time_track": dict(data["time_track"]), "specialty": load_specialty_data(),
-                "lose_time_every_round": data.get("lose_time_every_round", False)}
+                "lose_time_every_round": data.get("lose_time_every_round", False),
+                "time_points_by_team": data.get("time_points_by_team", False)}
     raise ValueError(f"{game!r} has no facts edited here; games are {', '.join(GAMES)}")
 
 
 #: The tables a facts file may hold, and their shape: "rows" a table of tables ([vehicle_types.big_rig]), "table"
 #: one table ([time_track]), "cards" a list of tables ([[specialty]]).
 SHAPES = {"vehicle_types": "rows", "commands": "rows", "time_track": "table", "specialty": "cards",
-          "lose_time_every_round": "yes/no"}
+          "lose_time_every_round": "yes/no", "time_points_by_team": "yes/no"}
 _SHAPE_WORDS = {"rows": "a table of tables ([{key}.NAME])", "table": "a table ([{key}])",
                 "cards": "a list of cards ([[{key}]], two brackets)", "yes/no": "true or false ({key} = true)"}
 

@@ -26,6 +26,8 @@ specialties = false                # the optional specialty cards (deal 2, keep 
 cooperation = true                 # table talk and alliances allowed (nothing to enforce)
 # lose_time_every_round = true     # a round nobody crosses, after the stage's first crossers, costs the riders
 #                                  # still racing a minute too (shipped false in tour.toml: the rule as written)
+# time_points_by_team = true       # the best-time points after the last stage go 3, 2, 1 to teams, each at its
+#                                  # best rider's time (shipped false: rider by rider, as the stage points)
 
 # Your printed time-track sheet (the seed does not give its size) is the owner's data: the Rule facts page
 # or games/grand_tour/data/tour.toml.  To give another sheet for this tour only, take the # off these lines:

@@ -113,7 +113,7 @@ def _team(state: GrandTourState, raw: Any) -> str:
 SHEET_KEYS = ("columns", "start_column", "start_row")
 #: The keys of a setup file's top level.
 SETUP_KEYS = ("stages", "teams", "specialties", "cooperation", "peloton", "time_track", "specialty",
-              "lose_time_every_round")
+              "lose_time_every_round", "time_points_by_team")
 
 
 def in_finishing_order(crossed: list[tuple[str, int]]) -> list[tuple[str, int]]:
@@ -198,10 +198,11 @@ class GrandTourGame:
                  # owner copied them from the printed sheet, or all three given by the setup (else placeholders)
                  "sheet_known": bool(tt.get("known", False)) or all(k in override for k in SHEET_KEYS)}
         scoring = {k: data[k] for k in ("stage_points", "final_time_points", "bonus_places", "bonus_rows", "max_squares")}
-        shipped = data.get("lose_time_every_round", False)
-        if not isinstance(shipped, bool):  # ("false" in quotes would have turned it on)
-            raise Illegal(f"tour.toml lose_time_every_round is {fields.show(shipped)}: write true or false, unquoted")
-        scoring["lose_time_every_round"] = fields.boolean(options, "lose_time_every_round", shipped, "setup")
+        for key in ("lose_time_every_round", "time_points_by_team"):  # the owner's settings: tour.toml, or the setup
+            shipped = data.get(key, False)
+            if not isinstance(shipped, bool):  # ("false" in quotes would have turned it on)
+                raise Illegal(f"tour.toml {key} is {fields.show(shipped)}: write true or false, unquoted")
+            scoring[key] = fields.boolean(options, key, shipped, "setup")
         return [Event("tour_set", {
             "stages": stages, "teams": teams, "specialties": specialties,
             "cooperation": cooperation, "peloton": peloton,
@@ -260,7 +261,8 @@ class GrandTourGame:
                 stages=d["stages"], track=track,
                 scoring=Scoring(tuple(sc["stage_points"]), tuple(sc["final_time_points"]), sc["bonus_places"],
                                 sc["bonus_rows"], sc["max_squares"],
-                                bool(sc.get("lose_time_every_round", False))),  # (older logs: the rule as written)
+                                bool(sc.get("lose_time_every_round", False)),  # (older logs: the rule as written)
+                                bool(sc.get("time_points_by_team", False))),
                 specialties_on=d["specialties"], cooperation=d["cooperation"],
                 cards=tuple(Specialty(**c) for c in d["cards"]),
                 teams=tuple(Team(n) for n in d["teams"]),
@@ -539,8 +541,11 @@ class GrandTourGame:
             return [Event("stage_finished", data)]
         ranking = sorted(index, key=lambda rid: (index[rid], place[rid]))
         time_points: dict[str, int] = {}
-        for rid, pts in zip(ranking, state.scoring.final_time_points):
-            team = rid.split(".")[0]
+        # rider by rider (one team may take 3 and 2), or, the owner's setting, team by team at each team's best
+        # rider's time ("the player 1st by time spent", the seed; a rules audit)
+        ranked = (list(dict.fromkeys(rid.split(".")[0] for rid in ranking)) if state.scoring.time_points_by_team
+                  else [rid.split(".")[0] for rid in ranking])
+        for team, pts in zip(ranked, state.scoring.final_time_points):
             time_points[team] = time_points.get(team, 0) + pts
         final = {t: totals[t] + time_points.get(t, 0) for t in totals}
         return [Event("stage_finished", data),

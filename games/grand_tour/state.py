@@ -65,6 +65,8 @@ class Scoring:
     max_squares: int
     #: a round in which nobody crosses moves the riders still racing too, once the stage has crossers (tour.toml)
     lose_time_every_round: bool = False
+    #: the best-time points after the last stage go team by team, at each team's best rider (tour.toml)
+    time_points_by_team: bool = False
 
 
 @dataclass(frozen=True)

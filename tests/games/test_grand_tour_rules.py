@@ -99,6 +99,34 @@ def test_final_time_points_three_two_one() -> None:
     assert m.state.phase.value == "tour over"
 
 
+def test_the_best_time_points_go_team_by_team_where_the_owner_reads_the_seed_so() -> None:
+    """"After the last stage: the best total time gets 3 more points, 2nd best 2, 3rd best 1." — the seed: "the
+    player 1st by time spent".  Riders or players is not certain: ``time_points_by_team`` (tour.toml, false: rider
+    by rider, so one team may take 3 and 2; a setup's overrides).  It was decided in code (a rules audit)."""
+    from games.grand_tour.rules import load_tour_data
+
+    assert load_tour_data()["time_points_by_team"] is False
+    teams = ("red", "blue", "green")
+    finish = (rnd(("blue.sprinteur", 5), ("blue.rouleur", 4), ("red.rouleur", 1)),
+              rnd(("red.sprinteur", 4), ("green.rouleur", 2), ("green.sprinteur", 0)))
+    by_rider = new(teams=teams, stages=1)
+    ok(by_rider, *finish)
+    assert by_rider.state.time_ranking[:3] == ("blue.sprinteur", "blue.rouleur", "red.rouleur")
+    # stage 3 + 2 + 1 (blue, blue, red); time 3 + 2 to blue, 1 to red
+    assert {t.name: t.points for t in by_rider.state.teams} == {"blue": 10, "red": 2, "green": 0}
+    by_team = new(teams=teams, stages=1, time_points_by_team=True)
+    ok(by_team, *finish)
+    # time: blue 3 (its best rider first), red 2 (red.rouleur, the next team's best), green 1
+    assert {t.name: t.points for t in by_team.state.teams} == {"blue": 8, "red": 3, "green": 1}
+    assert "time_points_by_team" in refused_setup(time_points_by_team="yes")
+
+
+def refused_setup(**extra: Any) -> str:
+    with pytest.raises(Illegal) as err:
+        new(**extra)
+    return err.value.reason
+
+
 # -- Time track [seed] -------------------------------------------------------------------------------------
 
 
