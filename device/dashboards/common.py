@@ -157,19 +157,24 @@ def _colon(base: ImageFont.FreeTypeFont) -> "tuple[np.ndarray, int] | None":
     return ink, left
 
 
-#: A digit before ")", where the font draws them touching (:func:`_bracket_touches`): the screens keep a dark column
-#: between them (:meth:`_ClearDigitsFont.getmask2`).
-_DIGIT_BRACKET = re.compile(r"(?<=[0-9])\)")
+#: A digit before ")", ",", "+" or ":", where the font draws them touching (:func:`_bracket_touches`): the screens
+#: keep a dark column between them (:meth:`_ClearDigitsFont.getmask2`).  (The comma: "lead tile 4, the final tile"
+#: read "lead tile 4 the final tile", its comma on the 4's stem; the plus: "4+Nitro" a "4" run into the "+", a
+#: screens walkthrough; the colon: "direction die 5: if" its top dot on the 5.  Not a time's colon, "+1:20", whose
+#: digits hold it.)
+_DIGIT_BRACKET = re.compile(r"(?<=[0-9])(?:[),+]|:(?![0-9]))")
 
 
 def _bracket_touches(base: ImageFont.FreeTypeFont) -> bool:
-    """Whether the bundled font draws some digit and the ")" after it with no dark column between them: at 9 and 10 px
-    the bracket runs into the digit on a 1-bit screen, "(gear 2):" read "(gear 2]:" and "9)" a blot (a screens
-    audit).  (A digit's own ink has no dark column inside it.)"""
+    """Whether the bundled font draws some digit and the ")", ",", "+" or ":" after it with no dark column between them: at
+    9 and 10 px the bracket runs into the digit on a 1-bit screen, "(gear 2):" read "(gear 2]:" and "9)" a blot (a
+    screens audit), and so do a comma and a plus (:data:`_DIGIT_BRACKET`).  (A digit's own ink has no dark column
+    inside it.)"""
     for digit in "0123456789":
-        ink = _glyph_ink(base, digit + ")")
-        if ink is not None and ink.any(axis=0).all():
-            return True
+        for mark in "),+:":
+            ink = _glyph_ink(base, digit + mark)
+            if ink is not None and ink.any(axis=0).all():
+                return True
     return False
 
 
@@ -242,7 +247,7 @@ class _ClearDigitsFont(ImageFont.FreeTypeFont):
     redraws: "dict[str, tuple[np.ndarray, np.ndarray, int]]"
     colon: "tuple[np.ndarray, int] | None" = None
     spaced: int = 0  # the fewest dark columns between two words (WORD_GAP)
-    parted: bool = False  # a digit and the ")" after it drawn touching: a dark column put between them
+    parted: bool = False  # a digit and the ")", ",", "+" or ":" after it drawn touching: a dark column put between
 
     def getmask2(self, text: "str | bytes", mode: str = "", *args: Any, **kwargs: Any) -> tuple[Any, tuple[int, int]]:
         import numpy as np

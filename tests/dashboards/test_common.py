@@ -201,10 +201,13 @@ def test_a_colon_keeps_apart_from_the_letter_before_it(word: str, size: int) -> 
 
 @pytest.mark.parametrize("size", [9, 10, 11])
 @pytest.mark.parametrize("anchor", ["lm", "mm", "rm"])
-def test_a_bracket_after_a_digit_keeps_a_dark_column_from_it(size: int, anchor: str) -> None:
+@pytest.mark.parametrize("mark", [")", ",", "+", ":"])
+def test_a_bracket_after_a_digit_keeps_a_dark_column_from_it(size: int, anchor: str, mark: str) -> None:
     """A screens audit: at 9 and 10 px the bundled font draws ")" into the digit before it, "rolled 1 (gear 2):" read
-    "(gear 2]:" and "9)" a blot.  A dark column stands between every digit and its ")", the text otherwise drawn as
-    before, at the place its anchor says."""
+    "(gear 2]:" and "9)" a blot; a walkthrough: "lead tile 4, the final tile" read "lead tile 4 the final tile", the
+    comma on the 4's stem, "4+Nitro" a 4 run into the "+", and "die 5: if" the colon's top dot on the 5.  A dark
+    column stands between every digit and its ")", ",", "+" or ":", the text otherwise drawn as before, at the place
+    its anchor says (a time's colon, "+1:20", is left as the font draws it)."""
     from PIL import Image, ImageDraw
 
     from device.dashboards.common import font
@@ -212,7 +215,7 @@ def test_a_bracket_after_a_digit_keeps_a_dark_column_from_it(size: int, anchor: 
     f = font(size)
     for digit in "0123456789":
         image = Image.new("1", (12 * size, 3 * size), 0)
-        ImageDraw.Draw(image).text((6 * size, size), f"(gear {digit})", font=f, fill=1, anchor=anchor)
+        ImageDraw.Draw(image).text((6 * size, size), f"(gear {digit}{mark}", font=f, fill=1, anchor=anchor)
         a = np.asarray(image, dtype=bool)
         solo = Image.new("1", (12 * size, 3 * size), 0)
         ImageDraw.Draw(solo).text((6 * size, size), f"(gear {digit}", font=f, fill=1, anchor=anchor)
@@ -221,8 +224,30 @@ def test_a_bracket_after_a_digit_keeps_a_dark_column_from_it(size: int, anchor: 
         if anchor == "lm":  # the text up to the digit is where it was
             assert (a[:, :cols_b.max() + 1] == b[:, :cols_b.max() + 1]).all(), digit
         gaps = [c for c in range(cols_a.min(), cols_a.max()) if not a[:, c].any()]
-        assert gaps and gaps[-1] > cols_a.max() - 4, f"{digit}): no dark column before the bracket"
-        assert cols_a.max() - cols_a.min() <= cols_b.max() - cols_b.min() + 5  # one column more at most, and the ")"
+        assert gaps and gaps[-1] > cols_a.max() - 7, f"{digit}{mark}: no dark column before it"
+        assert cols_a.max() - cols_a.min() <= cols_b.max() - cols_b.min() + 8  # one column more at most, and the mark
+
+
+@pytest.mark.parametrize("size", [9, 10, 11])
+def test_a_times_colon_is_left_between_its_digits(size: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The colon parted from a digit before it ("die 5: if") is not a time's: "+1:20" on the Grand Tour's
+    dashboards is drawn as the font draws it."""
+    from PIL import Image, ImageDraw
+
+    from device.dashboards.common import font
+
+    f = font(size)
+
+    def drawn(text: str) -> bytes:
+        image = Image.new("1", (8 * size, 2 * size), 0)
+        ImageDraw.Draw(image).text((1, size), text, font=f, fill=1, anchor="lm")
+        return image.tobytes()
+
+    times = ("+1:20", "12:05 leader")
+    parted = [drawn(t) for t in times]
+    if getattr(f, "parted", False):
+        monkeypatch.setattr(f, "parted", False)
+    assert parted == [drawn(t) for t in times]
 
 
 @pytest.mark.parametrize("size", [9, 10, 11, 12])
