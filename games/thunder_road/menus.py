@@ -350,7 +350,11 @@ def menu(state: ThunderRoadState) -> Menu:
         dice = _movement_roll(state, waiting[0])
         choices.append(roll(f"{waiting[0]}'s dice", dice, default=True))
         choices += [roll(f"{name}'s dice", _movement_roll(state, name)) for name in waiting[1:]]
-        first_name = state.players[state.first].name
+        # the first player still in the race from the round's first seat: the first turn goes there (a screens
+        # walkthrough: "Roll, first: Ana" with Ana out of the race, and Dominique moved first)
+        seats = len(state.players)
+        first_name = next((pl.name for i in range(seats) if state.standing(
+            (pl := state.players[(state.first + i) % seats]).name)), state.players[state.first].name)
         status = f"round {state.round}: {len(waiting)} to roll"
         # the title has room; the status line had not ("… · Ana first" at 9 px); the name last, where a title too long
         # for its bar is cut: "Roll: <a long name> first" lost "first", and nothing else said who goes first (a review)

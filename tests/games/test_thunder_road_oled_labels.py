@@ -256,6 +256,19 @@ def test_who_goes_first_in_a_round_is_said_on_the_buttons() -> None:
     assert m.state.turn is not None and m.state.turn.player == "Cy"
 
 
+def test_the_roll_names_who_goes_first_still_in_the_race() -> None:
+    """A screens walkthrough: Ana ruled out of the race, the round's roll said "Roll, first: Ana" and Ben moved
+    first (the turn goes to the next player still in the race from the round's first seat)."""
+    m = match({"first_player": "Ana", "players": [{"name": "Ana"}, {"name": "Ben"}, {"name": "Cy"}],
+               "board": {"tiles": 5, "on_board": 3}})
+    for kind in ("small", "medium", "large"):
+        ok(m, "eliminate", vehicle=f"Ana/{kind}")
+    assert menu(m.state).title == "Roll, first: Ben"
+    ok(m, "roll", player="Ben", dice=[1, 2, 3, 4])
+    ok(m, "roll", player="Cy", dice=[1, 2, 3, 4])
+    assert m.state.turn is not None and m.state.turn.player == "Ben"
+
+
 def test_who_goes_first_keeps_its_word_on_the_title_bar_with_a_long_name() -> None:
     """A review of the OLEDs: "Roll: <name> first" with a long name was cut at the bar's end, "first" lost, and
     nothing else on the page said who goes first.  The name comes last: cut, it is still "first: Bartholom…"."""
