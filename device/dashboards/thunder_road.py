@@ -239,6 +239,10 @@ def _moves(draw: ImageDraw.ImageDraw, v: VehicleView, x0: int, x1: int, y: int) 
 
 def _footer(draw: ImageDraw.ImageDraw, view: PlayerView) -> None:
     draw.line((0, FOOTER_TOP - 1, WIDTH - 1, FOOTER_TOP - 1), fill=ON)
+    if view.winner is not None or view.step == "game over":
+        # the dice left read as dice still to play, and "no cmd" as a command still to use (a screens walkthrough)
+        fit_text(draw, (1, FOOTER_TOP, WIDTH - 2, HEIGHT - 1), "race over", sizes=(10, 9), align="center")
+        return
     # a player out of the race has no dice to use (their last roll stayed on the line)
     dice = " ".join(str(d) for d in view.dice) if view.dice and view.standing else "-"
     if view.passed and view.standing:
@@ -297,6 +301,16 @@ def news_pieces(text: str) -> list[str]:
     wider, and its pieces lost a word here ("… eliminated with the r…" then "tile": "rear" never shown); "…" where
     the words go on (``common.pieced``)."""
     return pieced(text, lambda width: _wrap(text, width, 9, 10**6), ALERT_TEXT_WIDTH, 9, ALERT_LINES)
+
+
+def alert_pieces(kind: str, text: str) -> list[str]:
+    """A game alert too long for the banner's three lines, in pieces shown in turn (``device.dashboards.alert_pieces``;
+    the app turns them on the alerts' beat): a re-roll's alert with its bump die and direction.  ``[text]`` when it
+    fits."""
+    if kind not in ALERT_TITLES:
+        return [text]
+    pieces = news_pieces(text)
+    return pieces if len(pieces) > 1 else [text]
 
 
 def notice_pieces(text: str) -> list[str]:

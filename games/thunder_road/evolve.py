@@ -47,6 +47,11 @@ def evolve(state: ThunderRoadState | None, event: Event) -> ThunderRoadState:
         news = _news(state, after, event) if event.type in NEWS_EVENTS else ""
         if news or after.news:
             after = replace(after, news=news)
+    if after.step is Step.GAME_OVER and state is not None and state.step is not Step.GAME_OVER:
+        # how the race was won, told on every screen after what the decision did ("… eliminated with the rear
+        # tile"): it was only in the headers ("Eve wins"), nothing said how (a screens walkthrough).  (Here, not in
+        # race_won's fold: a log from before the consequences were events folds them inside the command's event.)
+        after = replace(after, news="; ".join(s for s in (after.news, after.note) if s))
     return after
 
 
@@ -54,7 +59,7 @@ def evolve(state: ThunderRoadState | None, event: Event) -> ThunderRoadState:
 #: on fire, or are a command another player's screen should know of.  The others have none (and the menus fold
 #: every choice they offer: a look at every vehicle after each doubled a 19-vehicle move's menu time).
 NEWS_EVENTS = {"board_scrolled": " with the rear tile", "fire_rolled": " by fire", "damaged": "", "ignited": "",
-               "command_used": "", "ruled_out": " by the table's ruling"}
+               "command_used": "", "ruled_out": " by the table's ruling", "bump_rolled": "", "bump_rerolled": ""}
 
 #: A Fire die's result as every screen is told it ("the results can add moves, put the fire out, or eliminate the
 #: vehicle" [seed]); an elimination is told as one.
@@ -70,6 +75,13 @@ def _news(before: ThunderRoadState, after: ThunderRoadState, event: Event) -> st
     d = event.data
     if event.type == "ignited":
         return f"{vehicle_words(after, d['vehicle'])} is ON FIRE!"
+    if event.type in ("bump_rolled", "bump_rerolled"):
+        # the reading the table places by, on every screen: the other vehicle's owner saw "bumps 1" and no die (a
+        # screens walkthrough), and a re-roll's result nowhere but the mover's title bar
+        b = after.bumps[0]
+        rolled = "re-rolled" if event.type == "bump_rerolled" else "rolled"
+        return (f"Bump of {vehicle_words(after, b.a)} and {vehicle_words(after, b.b)}: {rolled} bump die {d['bump']}, "
+                f"direction die {d['direction']}")
     if event.type == "command_used":
         rule = after.tables.command(d["command"])
         used = f"{d['player']}: {rule.label}"

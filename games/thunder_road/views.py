@@ -27,13 +27,19 @@ def _alerts(state: ThunderRoadState, name: str) -> tuple[Alert, ...]:
             # filled in: either owner may ask, "if one vehicle is larger"
             known = larger_owner(state, state.bumps[0])[0] is not None
             right = "you may ask for one" if known else "if yours is larger: one"
-            alerts.append(Alert("reroll", f"{right} re-roll of both dice, in {turn.player}'s menu", name))
-    # a standing state its column says ("OUT"): flashed over the owner's screen while it is their turn, when it
-    # keeps the car still (it flashed for a round on end over the other players' turns); the news told when it
-    # came
-    for v in state.fleet(name):
-        if state.out_of_service(v.id) and turn is not None and turn.player == name:
-            alerts.append(Alert("out_of_service", f"{own_label(state, v.id)} is out of service", name))
+            # with the roll it is about: the owner deciding on a re-roll saw no bump die, no direction (only the
+            # mover's title bar had them: a screens walkthrough); in pieces where it is long (the dashboard's)
+            bump, direction = state.bumps[0].roll or ("?", "?")
+            alerts.append(Alert("reroll", f"bump die {bump} · direction die {direction}: {right} re-roll of both "
+                                          f"dice, in {turn.player}'s menu", name))
+    # a standing state its column says ("OUT"), and the news told when it came: flashed over its owner's screen on
+    # their turn only when it keeps every vehicle they have yet to move still (nothing else to assign a die to).
+    # Flashed for the whole of each of their turns, it hid the rest of the dashboard, a Big Rig's FIRE among it,
+    # three quarters of the time (a screens walkthrough)
+    if state.step is Step.TURN and turn is not None and turn.player == name and not state.unmoved(name):
+        for v in state.fleet(name):
+            if state.out_of_service(v.id) and not v.moved:
+                alerts.append(Alert("out_of_service", f"{own_label(state, v.id)} is out of service", name))
     return tuple(alerts)
 
 

@@ -97,8 +97,9 @@ def with_refusal_notice(view: PlayerView) -> PlayerView:
 
 
 def out_of_service() -> PlayerView:
-    """Its owner's turn: the banner stands then (on other players' turns the column's OUT says it)."""
-    m = _table(["Ana", "Ben"], {"type": "damage", "vehicle": "Ana/medium"},
+    """Its owner's turn with no other vehicle to move: the banner stands then (on other players' turns, and on
+    one of theirs with another vehicle to move, the column's OUT says it)."""
+    m = _table([{"name": "Ana", "vehicles": ["medium"]}, "Ben"], {"type": "damage", "vehicle": "Ana/medium"},
                {"type": "damage", "vehicle": "Ana/medium"}, ROLL)
     return _view(m, "Ana")
 

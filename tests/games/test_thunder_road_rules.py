@@ -565,6 +565,8 @@ def test_finish_line_of_the_final_tile_wins():
     assert t.state.step is Step.GAME_OVER and t.state.winner == "Ben"
     assert "race is over" in t.no("assign", vehicle="small", die=1)
     assert t.view("Ben").winner == "Ben"
+    # how, told on every screen (a screens walkthrough: only the headers said "Ben wins")
+    assert {v.news for v in t.match.views()} == {"Ben crossed the finish line and wins"}
 
 
 def test_a_bump_on_the_final_tile_is_placed_on_it_and_the_refusal_says_so():
@@ -677,12 +679,16 @@ def test_the_larger_vehicles_owner_may_ask_for_one_reroll():
     assert "Ben (larger vehicle) may re-roll" in t.match.prompt().text
     # the re-roll is in the turn player's (Ana's) menu: Ben's own screen says he may ask for it
     ben = next(v for v in GAME.views(t.state) if v.player == "Ben")
+    # with the roll it is about, and the roll told on every screen (a screens walkthrough: Ben saw no die)
     assert [a.text for a in ben.alerts if a.kind == "reroll"] == [
-        "you may ask for one re-roll of both dice, in Ana's menu"]
+        "bump die bump1 · direction die 3: you may ask for one re-roll of both dice, in Ana's menu"]
+    assert {v.news for v in GAME.views(t.state)} == {
+        "Bump of Ana's small car and Ben's large car: rolled bump die bump1, direction die 3"}
     assert not [a for v in GAME.views(t.state) if v.player == "Ana" for a in v.alerts if a.kind == "reroll"]
     assert "only Ben" in t.no("reroll", player="Ana", bump="bump2", direction=1)
     t.ok("reroll", player="Ben", bump="bump2", direction=1)
     assert t.state.bumps[0].roll == ("bump2", "1")
+    assert t.state.news == "Bump of Ana's small car and Ben's large car: re-rolled bump die bump2, direction die 1"
     assert "already re-rolled once" in t.no("reroll", bump="bump3", direction=1)
     t.ok("placed", moved="Ana/small")
     # same size: no re-roll
@@ -702,12 +708,15 @@ def test_unknown_size_does_not_take_the_reroll_away():
     # against a Big Rig)
     ben = next(v for v in GAME.views(t.state) if v.player == "Ben")
     assert [a.text for a in ben.alerts if a.kind == "reroll"] == [
-        "if yours is larger: one re-roll of both dice, in Ana's menu"]
-    # whole in the dashboard's alert box (it was cut before it said whose menu holds the re-roll)
-    from device.dashboards.thunder_road import ALERT_LINES, ALERT_TEXT_WIDTH, _wrap
+        "bump die bump1 · direction die 3: if yours is larger: one re-roll of both dice, in Ana's menu"]
+    # whole in the dashboard's alert box, in pieces shown in turn (it was cut before it said whose menu holds
+    # the re-roll), no word cut
+    from device.dashboards.thunder_road import ALERT_LINES, ALERT_TEXT_WIDTH, _wrap, alert_pieces
 
-    long = "if yours is larger: one re-roll of both dice, in Christopher's menu"
-    assert len(_wrap(long, ALERT_TEXT_WIDTH, 9, 99)) <= ALERT_LINES
+    long = "bump die bump1 · direction die 3: if yours is larger: one re-roll of both dice, in Christopher's menu"
+    pieces = alert_pieces("reroll", long)
+    assert len(pieces) > 1 and all(len(_wrap(p, ALERT_TEXT_WIDTH, 9, 99)) <= ALERT_LINES for p in pieces)
+    assert " ".join(p.strip("…") for p in pieces).split() == long.split()
     t.ok("reroll", bump="bump2", direction=4)
 
 
@@ -797,14 +806,22 @@ def test_two_damage_tokens_put_a_car_out_of_service():
     t.ok("damage", vehicle="Ana/small")
     assert t.state.out_of_service("Ana/small")
     assert "both damage slots filled" in t.no("damage", vehicle="Ana/small")
-    # told on every screen when it comes; the banner stands over its owner's screen on their turn alone (its
-    # column says OUT; it flashed over every other player's turn for a round on end)
+    # told on every screen when it comes; its column says OUT.  The banner stands over its owner's screen on
+    # their turn only when it keeps every vehicle they have yet to move still: it flashed over every other
+    # player's turn for a round on end, then over the whole of each of its owner's turns, hiding the rest of the
+    # dashboard (two screens reviews)
     assert {v.news for v in t.match.views()} == {"Ana's small car out of service"}
     assert not [a for a in t.view("Ana").alerts if a.kind == "out_of_service"]  # nobody's turn yet
     t.roll()
     assert t.state.turn.player == "Ana" and t.state.news == ""
-    assert [a.text for a in t.view("Ana").alerts if a.kind == "out_of_service"] == ["Small car is out of service"]
+    assert not [a for a in t.view("Ana").alerts if a.kind == "out_of_service"]  # her other cars can move
+    assert next(v for v in t.view("Ana").vehicles if v.id == "Ana/small").out_of_service  # the column's OUT
     assert "out of service" in t.no("assign", vehicle="small", die=1)
+    for kind in ("medium", "large"):
+        t.ok("damage", vehicle=f"Ana/{kind}")
+        t.ok("damage", vehicle=f"Ana/{kind}")
+    assert [a.text for a in t.view("Ana").alerts if a.kind == "out_of_service"] == [
+        "Small car is out of service", "Medium car is out of service", "Large car is out of service"]
     from games.core.table_input import leaves
 
     assert not [lf for lf in leaves(GAME.menu(t.state).choices) if lf.choice.command is not None
@@ -1154,6 +1171,7 @@ def test_a_log_written_before_the_consequences_were_events_folds_to_the_same_sta
     final = at(len(old))
     assert final.step is Step.GAME_OVER and final.winner == "Ana"
     assert final.note == "Ana is the last player standing and wins"
+    assert final.news.endswith("; Ana is the last player standing and wins")  # after what the decision did
     assert final.log_version == 1
 
     t = Table(("Ana", ["small"]), ("Ben", ["small", "medium"]), fire_die=KNOWN_FIRE)  # the same game, played now
