@@ -839,10 +839,11 @@ class App:
             self.finish_entry(now)
 
     def _entry_counts_outdated(self, entry: DiceEntry) -> None:
-        """The dice entered changed: the notices that counted them ("…: 2 of 4 entered", "all 4 dice are in",
+        """The dice entered changed: the notices that counted them ("OK keeps 2 more dice", "all 4 dice are in",
         "NEXT again: send 2 of 3 …", "…: no dice entered") no longer do; fewer dice are asked about again."""
         entry.fewer_asked = None
-        self._withdraw_info(f"{entry.request.label}: ", f"all {entry.request.count} dice are in: ", "NEXT again: send ")
+        self._withdraw_info(f"{entry.request.label}: ", f"all {entry.request.count} dice are in: ", "NEXT again: send ",
+                            "OK keeps ")
 
     def _withdraw_info(self, *heads: str) -> None:
         """The answers to a press ("info" notices) that begin with any of ``heads``: no longer true."""
@@ -938,8 +939,10 @@ class App:
         if entry is None:
             return
         if not entry.ready:
-            n, got = entry.request.count, len(entry.entered)
-            self.notify("info", f"{entry.request.label}: {got} of {n} entered", self.chooser(), now=now)
+            # what to do, in one piece of the footer (the page's title counts them: "2/4"): "4 movement dice: 2 of 4
+            # entered" came in two pieces, read neither at a glance nor as what to press (a screens walkthrough)
+            left = entry.request.count - len(entry.entered)
+            self.notify("info", f"OK keeps {left} more {'die' if left == 1 else 'dice'}", self.chooser(), now=now)
             return
         n, got = entry.request.count, len(entry.entered)
         if entry.request.confirm_fewer and got < n and entry.fewer_asked != got:

@@ -751,13 +751,17 @@ def test_when_the_choice_just_taken_is_gone_the_cursor_waits_on_its_branch(tmp_p
 
 
 def test_a_roll_sent_short_says_how_many_dice_it_takes(tmp_path: Path) -> None:
-    """NEXT on a one-die roll with nothing entered said "the Fire die: 1 dice, 0 entered"."""
+    """NEXT on a one-die roll with nothing entered said "the Fire die: 1 dice, 0 entered"; a walkthrough: "4
+    movement dice: 2 of 4 entered" came in two footer pieces and did not say what to press."""
     g = Panel(tmp_path, "thunder_road")
     g.press("next")  # the round's movement dice: the entry opens
     assert g.app.entry is not None
     g.press("next")  # sent with no die entered
     said = [n.text for n in g.app.notices if n.kind == "info"]
-    assert said and said[-1].endswith(": 0 of 4 entered"), said
+    assert said and said[-1] == "OK keeps 4 more dice", said
+    from device.dashboards.pages import footer_pieces
+
+    assert len(footer_pieces(said[-1])) == 1  # one piece: read at a glance
     g.close()
 
 
@@ -766,10 +770,10 @@ def test_a_die_taken_back_is_not_counted_by_the_notice_of_a_roll_sent_short(tmp_
     until the notice timed out."""
     g = Panel(tmp_path, "thunder_road")
     g.press("next", "ok", "ok", "next")  # two dice kept, sent short
-    assert [n.text for n in g.app.notices if n.kind == "info"][-1].endswith(": 2 of 4 entered")
+    assert [n.text for n in g.app.notices if n.kind == "info"][-1] == "OK keeps 2 more dice"
     g.press("back")
     assert len(g.app.entry.entered) == 1
-    assert not [n for n in g.app.notices if n.kind == "info" and "entered" in n.text]
+    assert not [n for n in g.app.notices if n.kind == "info" and "more dice" in n.text]
     g.close()
 
 
@@ -974,7 +978,7 @@ def test_a_count_of_the_dice_entered_goes_when_a_die_is_kept(tmp_path: Path) -> 
     _to_attack_step(g)
     g.app.open_entry(DiceRequest("d6", 1, "flip check", lambda f: None))
     g.press("next")
-    assert [n.text for n in g.app.notices if n.kind == "info"] == ["flip check: 0 of 1 entered"]
+    assert [n.text for n in g.app.notices if n.kind == "info"] == ["OK keeps 1 more die"]
     g.press("ok")
     assert not [n for n in g.app.notices if n.kind == "info"]
     g.close()
