@@ -33,6 +33,9 @@ LEGENDS: dict[str, tuple[tuple[str, str], ...]] = {
         ("R2", "the round"),
         ("S M L R B", "small, medium, large car, Big Rig, bike; lit box: moving now"),
         ("Squares", "damage slots; filled: a token; ?: slots not known"),
+        # (marks a screens walkthrough found on a dashboard and not here)
+        ("Filled, dark dot", "minor damage (Big Rig, bike): fills a slot, no effect"),
+        ("3?", "3 damage tokens, the slots not known"),
         ("Tick", "moved this round"),
         ("Rings", "coasts used (two at most); 1, 2 in narrow columns"),
         ("ON FIRE!, FIRE, F!", "the ON FIRE! token (shorter in narrow columns)"),
@@ -43,7 +46,9 @@ LEGENDS: dict[str, tuple[tuple[str, str], ...]] = {
         ("Bottom left", "your command this round; no cmd: your command board is still free"),
         ("3 spaces · Drift", "bottom left while your vehicle moves: how far, and how"),
         ("1 3 5 (bottom right)", "your unused dice; bump M: your M in a bump"),
-        ("Lit banner", "an alert: roll the Fire die, out of service"),
+        ("bumps 1, passed, -", "bumps waiting (not yours); out of this round; no dice left"),
+        ("race over", "the race is won (the top bar says by whom)"),
+        ("Lit banner", "an alert: roll the Fire die, a re-roll, out of service"),
     ),
     "space_race": (
         ("Top line", "your side, its abilities, the turn (T4)"),
