@@ -68,7 +68,7 @@ COMMAND_FIELDS: dict[str, tuple[str, ...]] = {
     "move": ("spaces", "occupied"),
     "off": ("vehicle",),
     "scroll": ("eliminated",),
-    "finish": (),
+    "finish": ("vehicle",),
     "bump": ("bump", "direction"),
     "reroll": ("player", "bump", "direction"),
     "placed": ("moved", "onto"),

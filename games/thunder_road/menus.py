@@ -435,6 +435,12 @@ def menu(state: ThunderRoadState) -> Menu:
                     for vid in (b.a, b.b)]))
                 if "scroll" in commands:  # the dice moved one off the front: the road scrolls before it is placed
                     choices.append(_road_scrolls(state, who, bumped_vehicles(state)))
+                if "finish" in commands:
+                    # the rules do not say whether a bump over the final tile's line wins: the table rules, one
+                    # list down, the winner named (docs/RULINGS.md)
+                    choices.append(branch("Over the finish line…", [
+                        leaf(f"{vehicle_name(state, vid, who)}: {state.vehicle(vid).owner} wins",
+                             Command("finish", {"vehicle": vid})) for vid in (b.a, b.b)]))
         if "command" in commands:
             choices.append(_commands(state, who))
         if "road" in commands:

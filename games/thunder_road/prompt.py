@@ -156,4 +156,6 @@ def prompt(state: ThunderRoadState) -> Prompt:
     text += _named_off(state)
     if not state.board.lead_is_final and not b.scrolled:  # a vehicle the dice move off the front: the road scrolls
         cmds += ["scroll", "off"]
+    if state.board.lead_is_final and not turn.off_rear:  # a bump over the final tile's line: the table rules on it
+        cmds.append("finish")
     return Prompt(text, s.value, "choice", player=who, vehicle=b.a, commands=tuple(cmds) + _also(state))

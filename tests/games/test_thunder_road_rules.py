@@ -569,10 +569,7 @@ def test_finish_line_of_the_final_tile_wins():
     assert {v.news for v in t.match.views()} == {"Ben crossed the finish line and wins"}
 
 
-def test_a_bump_on_the_final_tile_is_placed_on_it_and_the_refusal_says_so():
-    """"Moving onto the finish line of the final tile ends the game: that player wins." [seed] A bump over the
-    line is not a win (docs/RULINGS.md): the refusal to scroll must not send the table to ``finish``, which is
-    refused while a bumped vehicle is placed (an audit: each refusal pointed to the other)."""
+def _bump_on_the_final_tile() -> Table:
     t = Table("Ana", "Ben", tiles=4, on_board=3)
     t.roll()
     t.ok("assign", vehicle="large", die=4)
@@ -580,11 +577,36 @@ def test_a_bump_on_the_final_tile_is_placed_on_it_and_the_refusal_says_so():
     t.ok("move", spaces=4, occupied=[{"at": 4, "vehicle": "Ben/large"}])
     t.ok("bump", bump="bump1", direction=1)
     assert t.state.step is Step.PLACE and t.state.board.lead_is_final
+    return t
+
+
+def test_a_bump_on_the_final_tile_is_placed_on_it_and_the_refusal_says_so():
+    """"Moving onto the finish line of the final tile ends the game: that player wins." [seed] The road does not
+    scroll any more: the refusal says to place the bumped vehicle, or to finish with it if the table rules the bump
+    over the line a win (an audit: each refusal pointed to the other)."""
+    t = _bump_on_the_final_tile()
     said = t.no("scroll", eliminated=[])
-    assert "place the bumped vehicle" in said and "(finish)" not in said
-    assert "place the bumped vehicle" in t.no("finish")
+    assert said.endswith("place the bumped vehicle on it, or, if the bump took it over the finish line and the table "
+                         "rules that a win, finish with that vehicle")
+    assert "name the bumped vehicle that went over the finish line: Ana's large car or Ben's large car" in t.no("finish")
     t.ok("placed", moved="Ben/large")
     assert t.state.step is not Step.GAME_OVER
+
+
+def test_a_bump_over_the_finish_line_wins_where_the_table_rules_so():
+    """"Moving onto the finish line of the final tile ends the game: that player wins." [seed] The rules speak of a
+    move and say nothing of a bump over the line: the companion refused it in code (a rules audit).  Now the table
+    rules, on the buttons one list down, the winner named: the owner of the vehicle the dice took over."""
+    from games.core.table_input import leaves
+
+    t = _bump_on_the_final_tile()
+    offered = [lf.choice for lf in leaves(GAME.menu(t.state).choices) if lf.choice.command is not None
+               and lf.choice.command.type == "finish"]
+    assert [c.label for c in offered] == ["Large car: Ana wins", "Ben's Large car: Ben wins"]  # (in Ana's menu)
+    assert "not Ana's small car" in t.no("finish", vehicle="Ana/small")
+    t.ok("finish", vehicle="Ben/large")
+    assert t.state.step is Step.GAME_OVER and t.state.winner == "Ben"
+    assert t.state.news == "Ben crossed the finish line and wins"
 
 
 def test_last_player_standing_wins():
@@ -1353,8 +1375,10 @@ def test_every_command_declares_its_fields_and_a_misspelt_one_is_refused() -> No
     assert len(match.records) == before
     outcome = match.apply(Command("damage", {"vehicle": "Ben/small", "on_fier": True}))
     assert outcome.reason is not None and "unknown field 'on_fier' (did you mean 'on_fire'?)" in outcome.reason
-    outcome = match.apply(Command("finish", {"now": True}))
-    assert outcome.reason == "finish: unknown field 'now'; it takes no fields"
+    outcome = match.apply(Command("pass", {"now": True}))
+    assert outcome.reason == "pass: unknown field 'now'; the fields here are player"
+    outcome = match.apply(Command("finish", {"vehicel": "Ben/small"}))
+    assert outcome.reason == "finish: unknown field 'vehicel' (did you mean 'vehicle'?); the fields here are vehicle"
 
 
 def test_a_misspelt_field_of_an_occupied_space_is_named():
