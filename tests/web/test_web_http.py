@@ -390,6 +390,28 @@ def test_whether_a_round_nobody_crosses_costs_a_minute_is_saved_from_the_rule_fa
     assert tomllib.loads(path.read_text())["lose_time_every_round"] is False  # changed back: kept, as no
 
 
+def test_whether_the_best_time_points_go_to_teams_is_saved_from_the_rule_facts_page(tmp_path, starting):
+    """``time_points_by_team``, the seed's "the player 1st by time spent" read team by team (docs/RULINGS.md; a rules
+    audit: the code had decided it rider by rider): on the phone's Rule facts page, kept in the facts file, and a
+    new game takes it."""
+    import tomllib
+
+    from games import game_package
+
+    t, client, token, started = starting
+    page = client.get("/rules", headers=HTML).text
+    assert '<select name="time_points_by_team" id="fact-time_points_by_team">' in page
+    path = tmp_path / "grand_tour-facts.toml"
+    r = client.post("/rules/facts/grand_tour", data={"csrf": token, "time_points_by_team": "yes"}, follow_redirects=True)
+    assert r.status_code == 200 and "Facts saved." in r.text
+    assert tomllib.loads(path.read_text()) == {"time_points_by_team": True}
+    example = game_package("grand_tour").EXAMPLE_SETUP
+    r = client.post("/setup", data={"csrf": token, "game": "grand_tour", "action": "start", "setup": example})
+    assert r.status_code == 200 and started[-1]["time_points_by_team"] is True
+    (event,) = [e for e in game_package("grand_tour").GAME.start(started[-1]) if e.type == "tour_set"]
+    assert event.data["scoring"]["time_points_by_team"] is True
+
+
 def test_every_form_of_every_page_is_refused_without_the_csrf_token(table):
     client, token = paired_client(table)
     app = create_app(table.web.ctx)
