@@ -428,6 +428,7 @@ def _table_resumed_instead(config: PitboardConfig, module: Any,
     """When ``run`` would resume an unfinished game of this kind begun from another table than the setup at hand:
     (what :func:`setup_not_resumed` says, that game's players, its views, its id), looked at read-only; else None."""
     from device.paths import game_log
+    from device.setup_files import players_of
     from device.store import Store
     from games.core import Match
 
@@ -447,15 +448,11 @@ def _table_resumed_instead(config: PitboardConfig, module: Any,
         if said is None:
             return None
         views = Match(module.GAME, records).views()
-        return said, _players_of(views), views, int(game_id)
+        return said, players_of(views), views, int(game_id)
     except Exception:  # noqa: BLE001 - a log that cannot be replayed: its own line says so
         return None
     finally:
         store.close()
-
-
-def _players_of(views: Any) -> list[str]:
-    return [p for p in dict.fromkeys(str(getattr(v, "player", "") or "") for v in views) if p]
 
 
 def setup_not_resumed(config: PitboardConfig, module: Any, options: Any, records: Sequence[Any], game_id: int,

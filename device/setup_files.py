@@ -267,5 +267,9 @@ def seated_players(module: Any, events: Any) -> list[str]:
     them: the views of the folded game."""
     from games.core.match import replay
 
-    views = module.GAME.views(replay(module.GAME, events))
+    return players_of(module.GAME.views(replay(module.GAME, events)))
+
+
+def players_of(views: Any) -> list[str]:
+    """The players of a game's ``views``, in seating order, as their screens name them."""
     return [p for p in dict.fromkeys(str(getattr(v, "player", "") or "") for v in views) if p]
