@@ -682,6 +682,16 @@ class App:
                     self._looks))
         return hashlib.sha1(raw.encode()).hexdigest()[:12]
 
+    def _over_the_menu(self, refused: Refusal) -> bool:
+        """Whether ``refused`` stood over the menu a press acts on: on the chooser's screen (theirs, or every
+        screen's), at a step that is anybody's, or the chooser's menu on every screen (theirs dark, or none).  A
+        touch-move's NOT PERMITTED on its owner's screen took the picker's first SELECT, at his own menu, to put it
+        away: SELECT, OK, OK meant for Gentle › Left recorded Short Straight (a screens walkthrough)."""
+        chooser = self.chooser()
+        if chooser is None or refused.player in (None, chooser):
+            return True
+        return chooser in self._dark_screens() or self._screenless(chooser)
+
     def chooser(self) -> str | None:
         """Who chooses now (None: anybody)."""
         t = self.turn()
@@ -707,7 +717,7 @@ class App:
             return
         self._last_press = now
         refused, self.refusal = self.refusal, None  # read, or passed over: the next press clears it
-        if refused is not None and refused.read(now):
+        if refused is not None and refused.read(now) and self._over_the_menu(refused):
             # a reason that stood long enough to be read hid the menu: the press that puts it away is not also the
             # hidden choice's ("Moved" taken by the OK that only meant "seen"; a review); the menu comes back
             self.menu_shown = True

@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
-from device.app import App, open_match
+from device.app import App, Refusal, open_match
 from device.buttons import PressKind, ScriptedButtons
+from device.dashboards.pages import text_pages
 from device.store import Store
 from games import game_package
 from games.core import Command
@@ -186,6 +187,28 @@ def test_gaslands_a_touched_template_not_permitted_is_recorded_with_the_buttons(
                                                                      "› Hairpin"]
     g.go("Not permitted…", "Hairpin")
     assert g.match.state.activation.touch_move and not [n for n in g.app.notices if n.kind == "undone"]
+    g.close()
+
+
+def test_gaslands_the_pickers_press_is_not_spent_on_the_owners_refusal(tmp_path: Path) -> None:
+    """A screens walkthrough, five players: the owner's NOT PERMITTED stood on her screen; the picker's first SELECT,
+    at his own menu, only put it away, and his SELECT, OK, OK meant for Gentle › Left recorded Short Straight.  A
+    refusal read is put away by the next press, which spends it only where the refusal stood over its menu."""
+    options = tomllib.loads(game_package("gaslands").EXAMPLE_SETUP)
+    options["chart"] = {"hairpin": ["not_permitted", "unknown", "unknown", "unknown", "not_permitted", "unknown"]}
+    g = Panel(tmp_path, "gaslands", options)
+    _to_template_step(g)
+    g.go("Not permitted…", "Hairpin")
+    assert g.app.refusal is not None and g.app.refusal.player == "Alice" and g.app.chooser() == "Bob"
+    g.app.clock = lambda: 60.0  # Alice's reason stood long enough to be read
+    at = g.highlighted
+    g.press("select")
+    assert g.app.refusal is None and g.highlighted != at  # put away, and Bob's cursor moved
+    # on the chooser's own screen, the press that puts a read refusal away is not also the menu's
+    g.app.refusal = Refusal("Bob", tuple(text_pages("NOT ALLOWED", "not now")), 0.0)
+    at = g.highlighted
+    g.press("select")
+    assert g.app.refusal is None and g.highlighted == at
     g.close()
 
 
