@@ -416,7 +416,8 @@ def _alert(draw: ImageDraw.ImageDraw, view: PlayerView, blink_on: bool) -> None:
         # an app notice is its words in capitals, or, when it begins with its title ("NOT RECORDED: the disk
         # is full: ..."), the title over the rest: in capitals all of it was cut at the banner's end
         title, text = notice_title(top.kind, top.text)
-        head = _news_title(top.text) if top.kind == "news" else None
+        # (a roll to make too: "SILVER BULLET: 3" over "HITS: ROLL 1 EVADE DIE" read as a reading; a walkthrough)
+        head = _news_title(top.text) if top.kind in ("news", "roll") else None
         if text == top.text and head is not None:
             # the game's news is "what: details" ("Head-on collision: Rust Bucket and The Brick, +2 hazard each"):
             # in capitals all of it was one title, cut at the banner's third line

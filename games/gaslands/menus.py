@@ -376,7 +376,8 @@ def _smashes(state: GaslandsState, entering: str | None) -> Choice | None:
 
         # its target named only when the car has more than one smash attack waiting (the line was cut at 9 px)
         on = f" at {t.name}" if sum(o.attacker == a.id for o in waiting) > 1 else ""
-        tell = () if a.owner == entering else ((a.owner, f"{a.name}: roll {count} smash dice{on}"),)
+        dice_word = "die" if (s.dice, s.weight_known) == (1, True) else "dice"  # ("roll 1 smash dice": a walkthrough)
+        tell = () if a.owner == entering else ((a.owner, f"{a.name}: roll {count} smash {dice_word}{on}"),)
         # (room for a ram's or a perk's dice beyond a head-on's 12)
         dice = DiceRequest("d6", max(MAX_ATTACK_DICE, s.dice + 6), f"smash dice on {t.name} ({count})",
                            lambda rolled: _evade(entering, t, rolled, make, named=True) if rolled else None,

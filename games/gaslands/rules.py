@@ -291,7 +291,8 @@ def _hit_news(target: Vehicle, hits: int, net: int) -> str:
     left = max(0, target.hull - net)
     return (f"{target.name}: no hit" if not hits else
             f"{target.name}: {hits} hit{'' if hits == 1 else 's'}"
-            + (f", {hits - net} evaded: {net} taken" if hits > net else "")
+            # (none evaded said too: "2 hits · WRECKED" left the evade roll on no screen, a walkthrough)
+            + (f", {hits - net} evaded: {net} taken" if hits > net else ", none evaded")
             + (" · WRECKED" if net and left == 0 else f" · hull {left}"))
 
 

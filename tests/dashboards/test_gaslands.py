@@ -425,6 +425,18 @@ def test_what_a_decision_settled_comes_before_a_standing_alert(told: Alert, monk
     assert drawn[1][:2] == ("WIPEOUT!", "Rust Bucket: 7 hazards, loses control in step 3")
 
 
+def test_a_roll_asked_of_a_player_is_titled_by_whose_it_is(monkeypatch) -> None:
+    """A screens walkthrough: "SILVER BULLET: 3" over "HITS: ROLL 1 EVADE DIE", all in capitals, read as a reading.
+    A roll asked of this player is titled by whose roll it is, what to roll under it, as the game's news is."""
+    import device.dashboards.gaslands as gl
+
+    drawn: list[tuple[str, str]] = []
+    monkeypatch.setattr(gl, "banner", lambda _d, _box, title, text, **kw: drawn.append((title, text)))
+    roll = Alert("roll", "Silver Bullet: 3 hits: roll 1 evade die", "Alice")
+    render(view(vehicle(), your_activation=False, alerts=(roll,)), blink_on=True)
+    assert drawn == [("SILVER BULLET", "3 hits: roll 1 evade die")]
+
+
 def test_the_turners_you_turn_comes_before_older_news(monkeypatch) -> None:
     """"the player on the left turns it to face any direction" [V]. An audit, five players: while Cleo rolled
     the flip check, Dan's screen showed the attack's news for 10 s with "+1" behind it, and LOST CONTROL, Dan
