@@ -342,7 +342,7 @@ def _footer(draw: ImageDraw.ImageDraw, view: PlayerView) -> None:
 
 def footer_text(view: PlayerView) -> str:
     """The table's step; on the others' screens, whose it is ("Alice · 1.1 pick template", or as many of the
-    step's first words as fit, "Alice · 3 WIPEOUT flip"): "1.1 pick template" alone did not say who the table
+    step's first words as fit, "Alice · 3 WIPEOUT flip…"): "1.1 pick template" alone did not say who the table
     waits for, and the step's number alone ("Alice · 3") said nothing of a wipeout."""
     step = short_step(view.step)
     who = view.acting
@@ -358,9 +358,13 @@ def footer_text(view: PlayerView) -> str:
             return shown
     words = step.split()
     for k in range(len(words) - 1, 0, -1):  # (all of them, beside the whole name, did not fit above)
-        shown = f"{who} · {' '.join(words[:k])}"
-        if text_width(shown, 9) <= width:
-            return shown
+        # "…" where words are left out ("Ben · 3 WIPEOUT flip" read as the flip made: a screens walkthrough), the
+        # name cut first here too
+        for n in range(len(who), min(len(who), 4) - 1, -1):
+            name = who if n == len(who) else f"{who[:n].rstrip()}…"
+            shown = f"{name} · {' '.join(words[:k])}…"
+            if text_width(shown, 9) <= width:
+                return shown
     return f"{who} · {step}"
 
 

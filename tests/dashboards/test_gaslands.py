@@ -323,12 +323,14 @@ def test_the_others_screens_say_whose_step_it_is() -> None:
     from dataclasses import replace
 
     wipeout = replace(next(v for v in views(t.state) if v.player == "Bob"), step="3 wipeout: flip check")
-    assert footer_text(wipeout) == "Charlotte · 3 WIPEOUT flip"
+    # its cut marked ("Ben · 3 WIPEOUT flip" read as the flip made: a walkthrough), the name cut first
+    assert footer_text(wipeout) == "Charlot… · 3 WIPEOUT flip…"
+    assert footer_text(replace(wipeout, acting="Ben")) == "Ben · 3 WIPEOUT flip…"
     # a long name is cut before the step is: "Bartholomew · pick a", "Bartholomew · 1.1 left" (a screens audit)
     long = replace(wipeout, acting="Bartholomew")
     assert footer_text(replace(long, step="choose vehicle")) == "Bartholo… · pick a vehicle"
     assert footer_text(replace(long, step="1.1 touch-move: left player picks")).endswith("… · 1.1 left player picks")
-    assert footer_text(long) == "Bartholomew · 3 WIPEOUT"  # not whole beside even "Bart…": its first words
+    assert footer_text(long) == "Barthol… · 3 WIPEOUT flip…"  # not whole beside even "Bart…": its first words
 
 
 def test_done_beside_a_fire_is_not_cut_with_two_vehicles() -> None:
