@@ -427,24 +427,18 @@ def _table_resumed_instead(config: PitboardConfig, module: Any,
                            options: Any) -> tuple[str, list[str], Any, int] | None:
     """When ``run`` would resume an unfinished game of this kind begun from another table than the setup at hand:
     (what :func:`setup_not_resumed` says, that game's players, its views, its id), looked at read-only; else None."""
-    from device.paths import game_log
     from device.setup_files import players_of
-    from device.store import Store
     from games.core import Match
 
-    try:
-        path = game_log(config.store.path)
-        if not path.is_file() or path.stat().st_size == 0:
-            return None
-        store = Store(path, read_only=True)
-    except Exception:  # noqa: BLE001 - the game log's own line names it
+    store = _log_to_look_at(config)
+    if store is None:
         return None
     try:
         game, game_id = _to_resume(store, config)
         if game_id is None or game.name != module.GAME.name:
             return None
         records = store.records(game_id)
-        said = setup_not_resumed(config, module, options, records, game_id, path)
+        said = setup_not_resumed(config, module, options, records, game_id, store.path)
         if said is None:
             return None
         views = Match(module.GAME, records).views()
@@ -524,9 +518,9 @@ def _to_resume(store: Any, config: PitboardConfig) -> tuple[Any, int | None]:
     return game, store.latest_unfinished(game.name)
 
 
-def _unfinished_in_log(config: PitboardConfig) -> tuple[str, int] | None:
-    """(kind, id) of the game ``run`` would resume from the game log, looked at read-only; None when it would
-    begin one (or the log cannot be looked at: its own line says why)."""
+def _log_to_look_at(config: PitboardConfig) -> Any:
+    """The game log opened read-only, or None when there is none yet, or it cannot be opened (the game log's own
+    line in check says why)."""
     from device.paths import game_log
     from device.store import Store
 
@@ -534,8 +528,16 @@ def _unfinished_in_log(config: PitboardConfig) -> tuple[str, int] | None:
         path = game_log(config.store.path)
         if not path.is_file() or path.stat().st_size == 0:
             return None
-        store = Store(path, read_only=True)
+        return Store(path, read_only=True)
     except Exception:  # noqa: BLE001 - the game log's own line names it
+        return None
+
+
+def _unfinished_in_log(config: PitboardConfig) -> tuple[str, int] | None:
+    """(kind, id) of the game ``run`` would resume from the game log, looked at read-only; None when it would
+    begin one (or the log cannot be looked at: its own line says why)."""
+    store = _log_to_look_at(config)
+    if store is None:
         return None
     try:
         game, game_id = _to_resume(store, config)
