@@ -683,14 +683,17 @@ class App:
         return hashlib.sha1(raw.encode()).hexdigest()[:12]
 
     def _over_the_menu(self, refused: Refusal) -> bool:
-        """Whether ``refused`` stood over the menu a press acts on: on the chooser's screen (theirs, or every
-        screen's), at a step that is anybody's, or the chooser's menu on every screen (theirs dark, or none).  A
+        """Whether ``refused`` stood over the menu a press acts on: drawn on the chooser's screen, at a step that is
+        anybody's, or the chooser's menu on every screen (theirs dark, or none).  A
         touch-move's NOT PERMITTED on its owner's screen took the picker's first SELECT, at his own menu, to put it
         away: SELECT, OK, OK meant for Gentle › Left recorded Short Straight (a screens walkthrough)."""
-        chooser = self.chooser()
-        if chooser is None or refused.player in (None, chooser):
-            return True
-        return chooser in self._dark_screens() or self._screenless(chooser)
+        chooser, dark = self.chooser(), self._dark_screens()
+        return chooser is None or chooser in dark or self._refusal_drawn_for(refused, chooser, dark)
+
+    def _refusal_drawn_for(self, refused: Refusal, player: str | None, dark: set[str]) -> bool:
+        """Whether ``refused`` is drawn on ``player``'s screen (:meth:`page_for`): theirs, or everybody's, or every
+        screen's when its own player's is dark or missing."""
+        return refused.player in (None, player) or refused.player in dark or self._screenless(refused.player)
 
     def chooser(self) -> str | None:
         """Who chooses now (None: anybody)."""
@@ -1239,8 +1242,7 @@ class App:
     def page_for(self, player: str, view: Any, now: float, blink_on: bool) -> Any | None:
         """The page that replaces ``player``'s dashboard now, or None for the dashboard."""
         dark = self._dark_screens()
-        if self.refusal is not None and (self.refusal.player in (None, player) or self.refusal.player in dark
-                                         or self._screenless(self.refusal.player)):
+        if self.refusal is not None and self._refusal_drawn_for(self.refusal, player, dark):
             # (a refusal for a player with no screen at all, not the chooser: "PRESS NOT TAKEN" for the step
             # before's, or a phone's command naming them, was drawn on no screen: a review of the OLEDs)
             return self.refusal.page_at(now)

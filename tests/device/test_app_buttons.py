@@ -204,11 +204,15 @@ def test_gaslands_the_pickers_press_is_not_spent_on_the_owners_refusal(tmp_path:
     at = g.highlighted
     g.press("select")
     assert g.app.refusal is None and g.highlighted != at  # put away, and Bob's cursor moved
-    # on the chooser's own screen, the press that puts a read refusal away is not also the menu's
-    g.app.refusal = Refusal("Bob", tuple(text_pages("NOT ALLOWED", "not now")), 0.0)
-    at = g.highlighted
-    g.press("select")
-    assert g.app.refusal is None and g.highlighted == at
+    # on the chooser's own screen, the press that puts a read refusal away is not also the menu's; nor on every
+    # screen, its player's own missing (drawn over Bob's menu too)
+    for whose, screenless in (("Bob", set()), ("Alice", {"Alice"})):
+        g.app._screenless = lambda p, none=screenless: p in none  # type: ignore[method-assign]
+        g.app.refusal = Refusal(whose, tuple(text_pages("NOT ALLOWED", "not now")), 0.0)
+        assert g.app.page_for("Bob", None, 60.0, True) is not None  # drawn on Bob's screen
+        at = g.highlighted
+        g.press("select")
+        assert g.app.refusal is None and g.highlighted == at, whose
     g.close()
 
 
