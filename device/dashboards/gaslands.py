@@ -351,18 +351,13 @@ def footer_text(view: PlayerView) -> str:
     width = FOOTER[2] - FOOTER[0]
     # the step whole beside the name, cut to no fewer than its first four letters: "Bartholomew · pick a" and
     # "Bartholomew · 1.1 left" (of "left player picks", read as "Bartholomew left") cut the step mid-phrase (a
-    # screens audit); "Bartho… · pick a vehicle" says both
-    for n in range(len(who), min(len(who), 4) - 1, -1):  # (a name of three letters or fewer: whole only)
-        shown = f"{who} · {step}" if n == len(who) else f"{who[:n].rstrip()}… · {step}"
-        if text_width(shown, 9) <= width:
-            return shown
+    # screens audit); "Bartho… · pick a vehicle" says both.  Else the step's first words, "…" where words are left
+    # out ("Ben · 3 WIPEOUT flip" read as the flip made: a screens walkthrough), the name cut first there too
     words = step.split()
-    for k in range(len(words) - 1, 0, -1):  # (all of them, beside the whole name, did not fit above)
-        # "…" where words are left out ("Ben · 3 WIPEOUT flip" read as the flip made: a screens walkthrough), the
-        # name cut first here too
-        for n in range(len(who), min(len(who), 4) - 1, -1):
-            name = who if n == len(who) else f"{who[:n].rstrip()}…"
-            shown = f"{name} · {' '.join(words[:k])}…"
+    for k in range(len(words), 0, -1):
+        said = step if k == len(words) else f"{' '.join(words[:k])}…"
+        for n in range(len(who), min(len(who), 4) - 1, -1):  # (a name of three letters or fewer: whole only)
+            shown = f"{who if n == len(who) else who[:n].rstrip() + '…'} · {said}"
             if text_width(shown, 9) <= width:
                 return shown
     return f"{who} · {step}"
