@@ -665,15 +665,15 @@ def probe_store(config: PitboardConfig) -> CheckLine:
 
 def _probe_store(config: PitboardConfig) -> CheckLine:
     from device.paths import game_log
-    from device.store import MARKED_READ_ONLY, Store, StoreError, check_not_orphaned, link_problem, log_unwritable
+    from device.store import MARKED_READ_ONLY, Store, StoreError, check_not_orphaned, log_path_problem, log_unwritable
 
     try:
         path = game_log(config.store.path)
     except OSError as exc:
         return CheckLine("FAIL", "game log", str(exc))
-    linked = link_problem(path)
-    if linked:  # (it said "none yet (the first game writes it)", and run refused the log as damaged)
-        return CheckLine("FAIL", "game log", f"{path} {linked}")
+    wrong = log_path_problem(path)
+    if wrong:  # (it said "none yet (the first game writes it)", and run refused the log as damaged)
+        return CheckLine("FAIL", "game log", f"{path} {wrong}")
     if not path.exists() or (path.is_file() and path.stat().st_size == 0):
         try:
             check_not_orphaned(path)

@@ -258,11 +258,11 @@ def _lock(path: Path) -> int | None:
         import fcntl
     except ImportError:  # pragma: no cover - not on Windows
         return None
-    from device.store import link_problem
+    from device.store import log_path_problem
 
-    linked = link_problem(path)
-    if linked:  # (opened here first, it was "[Errno 40] Too many levels of symbolic links")
-        raise ValueError(f"the game log {path} {linked}")
+    wrong = log_path_problem(path)
+    if wrong:  # (opened here first, it was "[Errno 40] Too many levels of symbolic links")
+        raise ValueError(f"the game log {path} {wrong}")
     if path.is_dir():
         return None  # the store says what is wrong
     path.parent.mkdir(parents=True, exist_ok=True)

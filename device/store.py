@@ -240,11 +240,11 @@ def log_unwritable(path: Path) -> str | None:
         return "read-only to this user"
 
 
-def link_problem(path: Path) -> str | None:
-    """Why a game log reached through a symbolic link cannot be opened or made: the link loops, or leads to a file
-    whose folder is not there (a drive not mounted: "damaged (unable to open database file)" was said, with "start a
+def log_path_problem(path: Path) -> str | None:
+    """Why the game log's path cannot be opened or made: a symbolic link that loops, or leads to a file whose folder
+    is not there (a drive not mounted: "damaged (unable to open database file)" was said, with "start a
     new log", of a log on a USB stick not yet mounted), else None.  A link to a log not yet made, in a folder that
-    is there, is where the first game writes it.  So is a path that is no file at all, a named pipe or a device
+    is there, is where the first game writes it.  Or a path that is no file at all, a named pipe or a device
     (``/dev/null`` was "OK" to check, and a pipe "the disk failed: check the disk" to play: a bad-input audit)."""
     from device.safe_files import unreachable
 
@@ -299,7 +299,7 @@ class Store:
         self._lock: _WriterLock | None = None
         from device.safe_files import closed_to_user
 
-        closed = closed_to_user(self.path) or link_problem(self.path)
+        closed = closed_to_user(self.path) or log_path_problem(self.path)
         if closed:  # (a link to a log not yet made, in a folder that is there, is sqlite's to create, as before)
             raise StoreError(f"the game log {self.path} {closed}")
         if self.path.is_dir():
