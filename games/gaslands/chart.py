@@ -27,6 +27,8 @@ TEMPLATES: tuple[str, ...] = (
     "hairpin",
 )
 GEARS = range(1, 7)
+#: The words a chart cell may hold (:class:`TemplateStatus`).
+STATUS_WORDS = frozenset(s.value for s in TemplateStatus)
 
 
 @cache
@@ -52,11 +54,10 @@ def normalise_chart(override: Mapping[str, Any] | None = None) -> dict[str, list
         if not isinstance(row, list) or len(row) != 6 or not all(isinstance(c, str) for c in row):
             raise Illegal(f"chart: {name} needs six entries, one per gear 1..6, each a word like \"permitted\"")
         chart[name] = list(row)
-    allowed = {s.value for s in TemplateStatus}
     for name, row in chart.items():
         for gear, cell in zip(GEARS, row):
-            if cell not in allowed:
-                raise Illegal(f"chart: {name} gear {gear} is {cell!r}; allowed: {', '.join(sorted(allowed))}")
+            if cell not in STATUS_WORDS:
+                raise Illegal(f"chart: {name} gear {gear} is {cell!r}; allowed: {', '.join(sorted(STATUS_WORDS))}")
     for gear in GEARS:
         if not any(TemplateStatus(row[gear - 1]).usable for row in chart.values()):
             raise Illegal(f"chart: in gear {gear} every template is not_permitted, so a vehicle in gear {gear} "
@@ -78,7 +79,7 @@ def chart_contradictions(override: Mapping[str, Any] | None) -> list[str]:
         if name not in packaged or not isinstance(row, list):
             continue
         for gear, (was, now) in enumerate(zip(packaged[name], row), start=1):
-            if was == "unknown" or now == was or now not in {s.value for s in TemplateStatus}:
+            if was == "unknown" or now == was or now not in STATUS_WORDS:
                 continue
             old, new = TemplateStatus(was), TemplateStatus(now)
             if old.usable != new.usable or old in (TemplateStatus.TRIVIAL, TemplateStatus.HAZARDOUS):
