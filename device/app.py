@@ -854,7 +854,7 @@ class App:
     def _entry_counts_outdated(self, entry: DiceEntry) -> None:
         """The dice entered changed: the notices that counted them ("OK keeps 2 more dice", "all 4 dice are in",
         "NEXT again: send 2 of 3 …", "…: no dice entered") no longer do; fewer dice are asked about again."""
-        entry.fewer_asked = None
+        entry.unusual_asked = None
         self._withdraw_info(f"{entry.request.label}: ", f"all {entry.request.count} dice are in: ", "NEXT again: send ",
                             "OK keeps ")
 
@@ -957,19 +957,22 @@ class App:
             left = entry.request.count - len(entry.entered)
             self.notify("info", f"OK keeps {left} more {'die' if left == 1 else 'dice'}", self.chooser(), now=now)
             return
-        n, got = entry.request.count, len(entry.entered)
-        if entry.request.confirm_fewer and got < n and entry.fewer_asked != got:
-            # the usual roll is all of them: a NEXT pressed at 2 of 3 sent 2 (an audit); fewer stay possible
-            entry.fewer_asked = got
-            # the instruction first: at the end of the notice it came in a later piece than "2 of 3 entered" (an audit)
-            self.notify("info", f"NEXT again: send {got} of {n} {roll_name(entry.request)}", self.chooser(), now=now)
-            return
         result = entry.request.command(list(entry.entered))
         if result is None and not entry.entered:
             # an attack's dice sent with none entered: the entry closed on "these dice make no command: <the
             # step's prompt>", which named neither the dice nor what to do; it stays open and says so
             self.notify("info", f"{entry.request.label}: no dice entered; OK keeps a die, BACK leaves",
                         self.chooser(), now=now)
+            return
+        n, got = entry.request.usual, len(entry.entered)
+        if n is not None and got != n and entry.unusual_asked != got:
+            # a NEXT pressed at 2 of 3 evade dice sent 2 (an audit), and a fourth of a T-bone's 3 smash dice was
+            # taken without a word (a walkthrough); another count stays possible, asked for once
+            entry.unusual_asked = got
+            # the instruction first: at the end of the notice it came in a later piece than "2 of 3 entered" (an audit)
+            name = roll_name(entry.request)
+            self.notify("info", f"NEXT again: send {got} of {n} {name}" if got < n else
+                        f"NEXT again: send {got} {name}, not the usual {n}", self.chooser(), now=now)
             return
         self.entry = None
         if isinstance(result, DiceRequest):  # a second roll (the target's evade dice, the direction die)
@@ -1286,10 +1289,10 @@ class App:
             page = pages.DicePage(
                 # the path as the menu's title bar fits it ("Another goes first… › Cy first" was cut to "… › Cy…" at
                 # 8 px, losing who goes first): the deepest lists that fit at a readable size
-                title=pages.fitting_path(e.trail[0], e.trail[1:], pages.dice_count(len(e.entered), e.request.count))
+                title=pages.fitting_path(e.trail[0], e.trail[1:], pages.dice_count(len(e.entered), e.request.asked))
                 if e.trail else self.menu().title,
                 label=whose + e.request.label, entered=tuple(e.request.name_of(f) for f in e.entered),
-                count=e.request.count, exact=e.request.exact, current=e.request.name_of(e.current),
+                count=e.request.asked, exact=e.request.exact, current=e.request.name_of(e.current),
                 ready=e.ready, alert=alert, kept=" · ".join(e.kept), name=roll_name(e.request),
                 then_another=e.then_another)
             # a dice line or a label too long for the screen shows its pieces in turn (every die is read before NEXT;

@@ -390,7 +390,7 @@ class GaslandsDemo:
             if evade:
                 self.show(self.scene(dice=[("d6", f) for f in evade]), "evade_dice")
                 self.run_until(lambda: len(self.app.history) > history or (
-                    evading is not None and evading.fewer_asked is not None), "evade dice")
+                    evading is not None and evading.unusual_asked is not None), "evade dice")
             if len(self.app.history) == history:  # none rolled, or fewer than the target's gear: NEXT sends them
                 self.press_keys(["next"] * (1 if evade else 2))
         if len(self.app.history) == history:

@@ -116,9 +116,9 @@ class DiceEntry:
     #: The rolls entered before this one when one roll asks for another (a bump die, then the direction
     #: die): "bump die 3", shown above this one's dice so the whole roll can be checked before it is sent.
     kept: tuple[str, ...] = ()
-    #: How many dice were entered when NEXT was pressed with fewer than a ``confirm_fewer`` roll's count (the
+    #: How many dice were entered when NEXT was pressed with another count than a roll's ``usual`` one (the
     #: next NEXT at that many sends them); None: not asked.
-    fewer_asked: int | None = None
+    unusual_asked: int | None = None
 
     @property
     def then_another(self) -> bool:

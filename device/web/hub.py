@@ -50,23 +50,26 @@ class DiceOffer:
     player: str | None
     #: what the roller's screen tells them ("The Brick: 1 hit: roll 1 evade die"), when another player rolls
     told: str = ""
-    #: the usual roll is all ``count`` dice (evade dice: one per gear): fewer are sent only when asked for, as the
-    #: buttons ask "NEXT again: send 2 of 3 evade dice"; ``roll`` names the dice in that question
-    confirm_fewer: bool = False
+    #: the roll the rules give (``DiceRequest.usual``: evade dice one per gear, a T-bone's 3 smash dice): another
+    #: count is sent only when asked for, as the buttons ask "NEXT again: send 2 of 3 evade dice"; ``roll`` names
+    #: the dice in that question
+    usual: int | None = None
     roll: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {"die": self.die, "label": self.label, "count": self.count, "exact": self.exact,
                 "names": list(self.names), "player": self.player, "title": self.title(),
-                "fewer": self.confirm_fewer, "roll": self.roll}
+                "usual": self.usual, "roll": self.roll}
 
-    def fewer_asked(self, typed: int) -> str | None:
-        """What a roll of ``typed`` dice must be confirmed with before it is sent, or None: fewer than a
-        ``confirm_fewer`` roll's count (a phone's two taps and Send entered 2 of 3 evade dice without the question
-        the buttons ask: a review of the phone page)."""
-        if not self.confirm_fewer or typed >= self.count:
+    def unusual_asked(self, typed: int) -> str | None:
+        """What a roll of ``typed`` dice must be confirmed with before it is sent, or None: another count than a
+        ``usual`` roll's (a phone's two taps and Send entered 2 of 3 evade dice without the question the buttons
+        ask: a review of the phone page)."""
+        n, name = self.usual, self.roll or "dice"
+        if n is None or typed == n:
             return None
-        return f"{typed} of {self.count} {self.roll or 'dice'} typed: the usual roll is all {self.count}"
+        return (f"{typed} of {n} {name} typed: the usual roll is all {n}" if typed < n else
+                f"{typed} {name} typed: the usual roll is {n}")
 
     def how_many(self) -> str:
         """"exactly 4" or "at most 3": what the rules take."""
@@ -78,9 +81,9 @@ class DiceOffer:
         # "4 movement dice", "skid dice (up to 4)", "(2 ± weight)": the count said; not the "1" of "1 hit: evade dice"
         # (a phone audit: the count was left out)
         asked = self.told or self.label  # the roller's screen's words, where another rolls
-        said = self.exact or re.search(rf"(up to |at most |\()\s*{self.count}\b|\b{self.count} [a-z ]*dic?e\b",
-                                        asked) is not None
-        return f"{whose}: {asked}" + ("" if said else f", at most {self.count}")
+        n = self.count if self.usual is None else self.usual  # (a T-bone's "(3)", not the room for a ram's dice)
+        said = self.exact or re.search(rf"(up to |at most |\()\s*{n}\b|\b{n} [a-z ]*dic?e\b", asked) is not None
+        return f"{whose}: {asked}" + ("" if said else f", at most {n}" if self.usual is None else f", {n} usually")
 
     def places(self, text: str, *, draft: bool = False) -> list[int]:
         """The faces typed (``"3 5 1"``, ``"3,5,1"``: places in ``names``), or ValueError saying what is wrong.
@@ -112,7 +115,7 @@ def dice_offer(app: Any) -> DiceOffer | None:
 
     return DiceOffer(request.die, request.label, request.count, request.exact,
                      tuple(request.name_of(f) for f in faces), " and ".join(rollers) or app.prompt().player, told,
-                     request.confirm_fewer, roll_name(request))
+                     request.usual, roll_name(request))
 
 
 def faces_of(app: Any, request: Any) -> list[Any]:

@@ -133,7 +133,7 @@ LIVE_JS = """
     if (dice.dataset.key !== key) {
       heldDone();
       dice.dataset.key = key; dice.dataset.names = JSON.stringify(d.names); dice.dataset.count = d.count;
-      dice.dataset.fewer = d.fewer ? '1' : ''; dice.dataset.roll = d.roll || 'dice';
+      dice.dataset.usual = d.usual == null ? '' : d.usual; dice.dataset.roll = d.roll || 'dice';
       dice.querySelector('[name=die]').value = d.die; dice.querySelector('[name=label]').value = d.label;
       dice.querySelector('[name=player]').value = d.player || '';
       document.getElementById('dice-label').textContent = d.title;
@@ -199,10 +199,13 @@ LIVE_JS = """
       var n = document.getElementById('dice-faces').value.trim().split(/[\\s,]+/).filter(Boolean).length;
       // one tap on Send with nothing tapped entered a roll of no dice (a skid check passed by): asked first
       if (!n && !window.confirm('Send the roll with no dice at all?')) return;
-      // evade dice are one per gear: fewer are asked about, as the buttons ask (NEXT again: send 2 of 3)
-      if (n && dice.dataset.fewer && n < +dice.dataset.count &&
-          !window.confirm('Send ' + n + ' of ' + dice.dataset.count + ' ' + dice.dataset.roll + '?')) return;
-      body.set('fewer', '1');
+      // evade dice are one per gear, a T-bone's smash dice its gear: another count is asked about, as the buttons
+      // ask (NEXT again: send 2 of 3)
+      var usual = dice.dataset.usual;
+      if (n && usual !== '' && n !== +usual &&
+          !window.confirm(n < +usual ? 'Send ' + n + ' of ' + usual + ' ' + dice.dataset.roll + '?'
+                          : 'Send ' + n + ' ' + dice.dataset.roll + ', not the usual ' + usual + '?')) return;
+      body.set('on_purpose', '1');
       sending = true;
       post(body)
         .then(function(r){
@@ -422,7 +425,7 @@ def dice_form(offer: Any, csrf: str) -> str:
     listed = ", ".join(f"{i} {n}" for i, n in enumerate(names, 1))
     return (f'<form class="dice" id="dice" method="post" action="/dice" data-key="{esc(key)}" '
             f'data-names="{esc(json.dumps(names))}" data-count="{offer.count if offer else 0}" '
-            f'data-fewer="{"1" if offer is not None and offer.confirm_fewer else ""}" '
+            f'data-usual="{offer.usual if offer is not None and offer.usual is not None else ""}" '
             f'data-roll="{esc(offer.roll if offer is not None and offer.roll else "dice")}"'
             f'{"" if offer is not None else " hidden"}>{csrf_field(csrf)}'
             f'<input type="hidden" name="die" value="{esc(offer.die if offer else "")}">'
@@ -432,7 +435,7 @@ def dice_form(offer: Any, csrf: str) -> str:
             f'<div class="pad" id="dice-pad">{pad}</div>'
             f'<label id="dice-typing">The faces by their place ({esc(listed)}), e.g. 3 5 1: '
             f'<input name="faces" id="dice-faces" inputmode="numeric" autocomplete="off"> '
-            f'<input type="checkbox" name="fewer" value="1"> Fewer dice on purpose</label>'
+            f'<input type="checkbox" name="on_purpose" value="1"> Another count on purpose</label>'
             f'<output id="dice-typed"></output>'
             f'<button type="button" id="dice-undo">Take back</button> '
             f'<button type="submit" id="dice-send">Send the roll</button></form>')

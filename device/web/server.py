@@ -359,10 +359,10 @@ def create_app(ctx: WebContext) -> Starlette:
             return PlainTextResponse(str(exc), status_code=400)
         if ctx.on_dice is None:
             return PlainTextResponse("this Pitboard takes no rolls from the page: use the buttons", status_code=404)
-        fewer = None if draft or form.get("fewer") == "1" else offer.fewer_asked(len(places))
-        if fewer is not None:  # the page's script asks first and says fewer=1; a page without it ticks the box
-            return PlainTextResponse(f"{fewer}: tap the missing dice, or send these on purpose ('Fewer dice on "
-                                     "purpose')", status_code=409)
+        unusual = None if draft or form.get("on_purpose") == "1" else offer.unusual_asked(len(places))
+        if unusual is not None:  # the page's script asks first and says on_purpose=1; a page without it ticks the box
+            return PlainTextResponse(f"{unusual}: tap the missing dice or take back the extra ones, or send these on "
+                                     "purpose ('Another count on purpose')", status_code=409)
         now = time.monotonic()
         held = typing[0]
         # this browser's own taps, from before it was paired again, are its own to take back or send

@@ -64,9 +64,16 @@ class DiceRequest:
     #: (player, words) for players who roll these dice while another enters them (the target's evade dice):
     #: shown on their own screens while the roll is entered
     tell: tuple[tuple[str, str], ...] = ()
-    #: fewer than ``count`` are taken (not ``exact``), but the usual roll is all of them (Gaslands' evade dice,
-    #: "equal to its current gear", fewer only for a perk or weapon): the buttons ask once before sending fewer
-    confirm_fewer: bool = False
+    #: the roll the rules give, where ``count`` (not ``exact``) also leaves room for the table's own: Gaslands'
+    #: evade dice "equal to its current gear" (fewer for a perk or weapon), a smash attack's dice by the crash's
+    #: kind (more for a ram or a perk).  The page counts against it ("1/3", not the "1/12" of the room), and a
+    #: roll of another count is sent only when asked for again (the buttons' second NEXT, the phone's box)
+    usual: int | None = None
+
+    @property
+    def asked(self) -> int:
+        """The count a page shows against the dice entered: the usual roll's, else the most it takes."""
+        return self.count if self.usual is None else self.usual
 
     @property
     def dice_name(self) -> str:

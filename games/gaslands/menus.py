@@ -340,7 +340,7 @@ def _evade(entering: str | None, target: Vehicle, dice: Sequence[Any],
         (target.owner, f"{target.name}: {said}: roll {target.gear} evade {'die' if target.gear == 1 else 'dice'}"),)
     label = f"{said} on {target.name}: evade dice" if named else f"{said}: evade dice"
     return DiceRequest("d6", target.gear, label, lambda ev: make(list(dice), list(ev)),
-                       exact=False, tell=tell, confirm_fewer=True)
+                       exact=False, tell=tell, usual=target.gear)
 
 
 def _attack(state: GaslandsState, attacker: str, cars: Sequence[Vehicle]) -> Choice | None:
@@ -381,7 +381,7 @@ def _smashes(state: GaslandsState, entering: str | None) -> Choice | None:
         # (room for a ram's or a perk's dice beyond a head-on's 12)
         dice = DiceRequest("d6", max(MAX_ATTACK_DICE, s.dice + 6), f"smash dice on {t.name} ({count})",
                            lambda rolled: _evade(entering, t, rolled, make, named=True) if rolled else None,
-                           exact=False, tell=tell)
+                           exact=False, tell=tell, usual=s.dice)
         # two crashes of the same cars in one step: each line says its kind
         twice = sum((o.attacker, o.target) == (s.attacker, s.target) for o in waiting) > 1
         return roll(f"{own_name(a) if a.owner == entering else a.name} on {t.name}"

@@ -15,7 +15,7 @@ import pytest
 
 from device.app import App, Refusal, open_match
 from device.buttons import PressKind, ScriptedButtons
-from device.dashboards.pages import text_pages
+from device.dashboards.pages import DicePage, dice_count, text_pages
 from device.store import Store
 from games import game_package
 from games.core import Command
@@ -422,7 +422,7 @@ def test_gaslands_fewer_evade_dice_than_the_gear_are_sent_at_a_second_next(tmp_p
     def evade() -> DiceRequest:
         return DiceRequest("d6", 3, "2 hits: evade dice",
                            lambda ev: Command("attack", {"target": "brick", "dice": [4, 5], "evade": list(ev)}),
-                           exact=False, confirm_fewer=True)
+                           exact=False, usual=3)
 
     def sent() -> list[int]:
         return [len(a.command.args["evade"]) for a in g.app.history if a.command.type == "attack"]
@@ -447,7 +447,37 @@ def test_gaslands_fewer_evade_dice_than_the_gear_are_sent_at_a_second_next(tmp_p
     g.go("Attack…", "The Brick")
     g.type_dice([4, 6])
     assert g.app.entry is not None and g.app.entry.request.label == "3 hits: evade dice"
-    assert g.app.entry.request.confirm_fewer and not g.app.entry.request.exact
+    assert g.app.entry.request.usual == g.match.state.vehicle("brick").gear == 1 and not g.app.entry.request.exact
+    g.close()
+
+
+def test_gaslands_smash_dice_are_counted_against_the_crash_and_a_die_more_is_asked_about(tmp_path: Path) -> None:
+    """"T-bone: the active vehicle rolls smash attack dice equal to its current gear": the entry has room for a
+    ram's or a perk's dice beyond them, and a walkthrough found its page counting "0/12" and a fourth die of a
+    T-bone's 3 sent without a word.  The page counts against the crash's dice; another count is asked for once."""
+    g = Panel(tmp_path, "gaslands")
+    _to_move_step(g)
+    gear = g.match.state.vehicle("rust").gear
+    dice = "die" if gear == 1 else "dice"
+    g.choose("Collision", "The Brick", f"T-bone · {gear} {dice} ± weight")
+    assert g.press("next") == [] and g.app.entry is not None
+
+    def counted() -> str:  # the count in the page's title bar
+        page = g.app.page_for("Alice", None, 0.0, True)
+        assert isinstance(page, DicePage), page
+        return dice_count(len(page.entered), page.count)
+
+    assert counted() == f"0/{gear}"
+    for _ in range(gear + 1):  # one die more than the crash gives
+        g.press("ok")
+    assert counted() == f"{gear + 1}/{gear}"
+    before = len(g.app.history)
+    g.press("next")
+    assert len(g.app.history) == before and g.app.entry is not None  # not sent: asked
+    assert [n.text for n in g.app.notices if n.kind == "info"] == [
+        f"NEXT again: send {gear + 1} smash dice on The Brick, not the usual {gear}"]
+    g.press("back", "next")  # the extra die taken back: the crash's own count, sent at once
+    assert g.app.entry is None or g.app.entry.request.label.endswith("evade dice")
     g.close()
 
 
@@ -930,8 +960,8 @@ def test_gaslands_a_crash_then_each_cars_smash_attack_and_the_evade_dice(tmp_pat
     assert g.press("next") == [] and g.app.entry is not None
     assert [n.text for n in g.app.notices if n.kind == "info"] == [
         f"smash dice on Rust Bucket ({n} ± weight): no dice entered; OK keeps a die, BACK leaves"]
-    assert g.type_dice([1, 2, 3]) == [{"type": "smash", "attacker": "brick", "target": "rust", "kind": "head_on",
-                                       "dice": [1, 2, 3], "evade": []}]  # no hit: no evade dice asked
+    assert n == 2 and g.type_dice([1, 2]) == [{"type": "smash", "attacker": "brick", "target": "rust",
+                                               "kind": "head_on", "dice": [1, 2], "evade": []}]  # no hit: no evade
     assert "Smash attack…" not in g.top
     assert g.top_next() == [{"type": "confirm"}]  # NEXT is the step's own again
     g.close()

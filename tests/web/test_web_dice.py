@@ -239,7 +239,7 @@ def test_the_dice_box_names_who_rolls_and_how_many_as_their_screen_does(tmp_path
 def test_fewer_evade_dice_than_the_gear_are_sent_from_the_phone_only_when_asked_for(tmp_path: Path) -> None:
     """"the target rolls evade dice equal to its current gear": the buttons ask once before sending fewer ("NEXT
     again: send 2 of 3 evade dice"); a review of the phone page: two taps and Send entered 2 of 3 with no question.
-    The page's script asks and then says fewer=1; a page without script ticks 'Fewer dice on purpose'."""
+    The page's script asks and then says on_purpose=1; a page without script ticks 'Another count on purpose'."""
     from device.web.hub import dice_offer
     from games.core import Command
     from games.core.table_input import DiceRequest
@@ -249,13 +249,13 @@ def test_fewer_evade_dice_than_the_gear_are_sent_from_the_phone_only_when_asked_
         table.app.open_entry(DiceRequest("d6", 3, "2 hits: evade dice",
                                          lambda ev: Command("attack", {"target": "brick", "dice": [4, 5],
                                                                        "evade": list(ev)}),
-                                         exact=False, confirm_fewer=True))
+                                         exact=False, usual=3))
         table.step()
         offer = dice_offer(table.app)
-        assert offer is not None and offer.to_json()["fewer"] is True and offer.to_json()["roll"] == "evade dice"
+        assert offer is not None and offer.to_json()["usual"] == 3 and offer.to_json()["roll"] == "evade dice"
         client, csrf = paired_client(table)
         page = client.get("/", headers={"accept": "text/html"}).text
-        assert 'data-fewer="1"' in page and 'data-roll="evade dice"' in page and "Fewer dice on purpose" in page
+        assert 'data-usual="3"' in page and 'data-roll="evade dice"' in page and "Another count on purpose" in page
         data = {"csrf": csrf, "die": offer.die, "label": offer.label, "player": offer.player or "", "faces": "4 6"}
 
         def sent() -> list[list[int]]:
@@ -267,7 +267,38 @@ def test_fewer_evade_dice_than_the_gear_are_sent_from_the_phone_only_when_asked_
         assert refused.text.startswith("2 of 3 evade dice typed: the usual roll is all 3: tap the missing dice")
         assert client.post("/dice", data={**data, "draft": "1"}, headers={"x-csrf-token": csrf}).status_code == 204
         assert sent() == []  # taps shown as they come are not a roll
-        taken = client.post("/dice", data={**data, "fewer": "1"}, headers={"x-csrf-token": csrf})
+        taken = client.post("/dice", data={**data, "on_purpose": "1"}, headers={"x-csrf-token": csrf})
         assert taken.status_code == 204 and sent() == [[4, 6]]
+    finally:
+        table.close()
+
+
+def test_more_smash_dice_than_the_crash_gives_are_sent_from_the_phone_only_when_asked_for(tmp_path: Path) -> None:
+    """"T-bone: ... smash attack dice equal to its current gear": room is left for a ram's or a perk's dice, and
+    a walkthrough found a fourth of a T-bone's 3 taken without a word; the phone asks as the buttons do."""
+    from device.web.hub import dice_offer
+    from games.core import Command
+    from games.core.table_input import DiceRequest
+
+    table = Table(tmp_path, "gaslands")
+    try:
+        table.app.open_entry(DiceRequest("d6", 12, "smash dice on The Brick (3)",
+                                         lambda d: Command("smash", {"attacker": "rust", "target": "brick",
+                                                                     "kind": "t_bone", "dice": list(d), "evade": []}),
+                                         exact=False, usual=3))
+        table.step()
+        offer = dice_offer(table.app)
+        assert offer is not None and offer.title() == "Alice's roll: smash dice on The Brick (3)"  # not "at most 12"
+        client, csrf = paired_client(table)
+        data = {"csrf": csrf, "die": offer.die, "label": offer.label, "player": offer.player or "",
+                "faces": "1 2 3 1"}
+        refused = client.post("/dice", data=data, headers={"x-csrf-token": csrf})
+        assert refused.status_code == 409 and table.app.entry is not None
+        assert refused.text.startswith("4 smash dice on The Brick typed: the usual roll is 3: tap the missing dice")
+        table.step()
+        assert not [a for a in table.app.history if a.command.type == "smash"]
+        assert client.post("/dice", data={**data, "faces": "1 2 3"}, headers={"x-csrf-token": csrf}).status_code == 204
+        table.step()
+        assert [a.command.args["dice"] for a in table.app.history if a.command.type == "smash"] == [[1, 2, 3]]
     finally:
         table.close()
