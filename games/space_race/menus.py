@@ -90,7 +90,9 @@ def menu(state: SpaceRaceState) -> Menu:
     for side in SIDES:
         nxt = state.next_box(side)
         need = nxt.ops if nxt is not None else MAX_OPS
-        attempts.append(branch(f"{side} attempt", [
+        # the box the attempt is for: the list offers only the cards it takes ("2 Ops" missing, a walkthrough
+        # found nothing saying why while the menu covered the dashboard's "next 3+ Ops")
+        attempts.append(branch(f"{side} attempt{'' if nxt is None else f' · box {nxt.number}'}", [
             leaf(f"{ops} Ops", Command("attempt", {"side": side, "ops": ops}), default=ops == need)
             for ops in range(1, MAX_OPS + 1)
         ], default=side == likely))
@@ -102,9 +104,9 @@ def menu(state: SpaceRaceState) -> Menu:
     ], legal)
     # "attempts", the rulebook's word ("two Space Race attempts per turn"; "Tries" was our own)
     status = f"Attempts USA {state.attempts_left('USA')} USSR {state.attempts_left('USSR')}"
-    # the roll's verdict, until the next card (a failure changes nothing else; the box is on the dashboard), while
-    # the side that rolled has no attempt left: an extra attempt (event) or box 2's second attempt was on no screen
-    # while the verdict stood (an audit), and the attempts are what that side reads next
+    # the roll's verdict, until the next card or extra attempt (a failure changes nothing else; the box is on the
+    # dashboard), while the side that rolled has no attempt left: an extra attempt (event) or box 2's second attempt
+    # was on no screen while the verdict stood (an audit)
     if state.last_roll is not None and state.attempts_left(state.last_roll[0]) == 0:
         side, die, success = state.last_roll
         status = f"{side} die {die}: {'success' if success else 'failure'}"  # (the game log's words too)

@@ -196,7 +196,10 @@ class SpaceRaceGame:
             side = state.side(d["side"])
             granted = max(side.granted + 1, side.used + 1 - state.base_allowance(side.name))
             sides = tuple(replace(s, granted=granted) if s.name == d["side"] else s for s in state.sides)
-            return replace(state, sides=sides, note=f"{d['side']} may make one more attempt this turn")  # type: ignore[arg-type]
+            # the last roll's verdict gives the menu's line back to the attempts: the other side's extra attempt was
+            # on no screen while the verdict of the side with none left stood (a walkthrough)
+            return replace(state, sides=sides, note=f"{d['side']} may make one more attempt this turn",  # type: ignore[arg-type]
+                           last_roll=None)
         if event.type == "advanced":
             sides = tuple(
                 replace(s, box=d["box"], vp=s.vp + d["vp"]) if s.name == d["side"] else s for s in state.sides
@@ -205,12 +208,17 @@ class SpaceRaceGame:
             if d["arrival"] == "first":
                 firsts = firsts + ((d["box"], d["side"]),)
             box = state.box(d["box"])
+            # a box that scores says its 0 VP too ("USA reached box 3 Man in Space second" left the question open)
             note = f"{d['side']} reached box {d['box']} {box.name} {d['arrival']}" + (
-                f": +{d['vp']} VP" if d["vp"] else f": {NO_VP}" if d.get("unscored") else "")
+                f": +{d['vp']} VP" if d["vp"] else f": {NO_VP}" if d.get("unscored") else
+                ": 0 VP" if box.vp_first is not None else "")
+            # whose ability, in words naming the sides ("gains: opponent reveals their headline first" named
+            # nobody, and "cancels USSR's may discard one held card…" did not parse: a walkthrough)
             if box.ability and d["arrival"] == "first":
-                note += f"; gains: {box.ability_text}"
+                note += f"; {d['side']} gains: {state.ability_words(d['side'], box)}"
             elif box.ability:
-                note += f"; cancels {state.opponent(d['side']).name}'s {box.ability_text}"
+                holder = state.opponent(d["side"]).name
+                note += f"; {holder}'s box {box.number} ability ends ({state.ability_words(holder, box)})"
             # told on both screens: the box's name, first or second, its VP (a side's VP is on its own screen alone,
             # and only once the menu has gone) and an ability gained or cancelled
             return replace(state, sides=sides, first_arrivals=firsts, note=note, news=note)  # type: ignore[arg-type]
@@ -279,7 +287,9 @@ class SpaceRaceGame:
         if not 1 <= ops <= MAX_OPS:
             raise Illegal(f"a card's operations value is 1 to {MAX_OPS}, not {ops}")
         if ops < nxt.ops:
-            raise Illegal(f"box {nxt.number} {nxt.name} needs a card of {nxt.ops} ops or more; a {ops}-ops card cannot try it")
+            # whose card (a refusal is on both screens), and the menu's "Ops" (a walkthrough)
+            raise Illegal(f"{side}: box {nxt.number} {nxt.name} needs a card of {nxt.ops} Ops or more; a {ops}-Ops card "
+                          "cannot try it")
         events = [Event("card_played", {"side": side, "ops": ops})]
         if command.get("die") is not None:
             events += self._resolve(state, side, _int(command, "die", "the d6 result, 1 to 6"))

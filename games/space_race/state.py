@@ -91,7 +91,7 @@ class SpaceRaceState:
     #: what the last event settled that both sides are told (a box reached, an ability gained or cancelled, an
     #: ability to act on now the turn begins or ends); "" after any other event
     news: str = ""
-    #: the last attempt's roll until the next card or turn: (side, die, success)
+    #: the last attempt's roll until the next card, turn or extra attempt: (side, die, success)
     last_roll: tuple[str, int, bool] | None = None
 
     # -- lookups ------------------------------------------------------------------------------------------
@@ -141,15 +141,20 @@ class SpaceRaceState:
 
     def reminders(self, abilities: tuple[str, ...]) -> list[str]:
         """"USA's box 6: <the box's ability_text>" for each active ability among ``abilities``, in track order;
-        "the opponent" named ("USSR's box 4: USA reveals their headline first": "USSR: opponent reveals …" read as
-        the USSR's opponent or the reader's, and "USSR: USA reveals …" as addressed to the USSR)."""
-        def said(side: str, text: str) -> str:
-            other = next(o for o in SIDES if o != side)
-            return text.replace("the opponent's", f"{other}'s").replace("opponent's", f"{other}'s").replace(
-                "opponent", other)
-
-        return [f"{s}'s box {b.number}: {said(s, b.ability_text or b.ability)}" for b in self.track for s in SIDES
+        "the opponent" named (:meth:`ability_words`)."""
+        return [f"{s}'s box {b.number}: {self.ability_words(s, b)}" for b in self.track for s in SIDES
                 if b.ability in abilities and self.holds_box(s, b)]
+
+    @staticmethod
+    def ability_words(holder: str, box: Box) -> str:
+        """``box``'s ability as it binds the table while ``holder`` holds it, "the opponent" named ("USA reveals
+        their headline first": "USSR: opponent reveals …" read as the USSR's opponent or the reader's, and
+        "USSR: USA reveals …" as addressed to the USSR; a walkthrough read "…opponent reveals their headline
+        first", a piece of the news of the box's arrival, as the reader's opponent)."""
+        other = next(o for o in SIDES if o != holder)
+        text = box.ability_text or box.ability or ""
+        return text.replace("the opponent's", f"{other}'s").replace("opponent's", f"{other}'s").replace(
+            "opponent", other)
 
     def base_allowance(self, name: str) -> int:
         """Attempts allowed this turn before any an event grants: one, two with the box-2 ability."""

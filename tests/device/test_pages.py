@@ -189,7 +189,7 @@ def _thunder_road_dice(t: Table) -> None:
 
 def _space_race_dice(t: Table) -> None:
     t.choose("Begin turn 1")
-    t.choose("USSR attempt", "2 Ops")  # the d6 is awaited
+    t.choose("USSR attempt · box 1", "2 Ops")  # the d6 is awaited
     t.go("Roll the die")
     t.press("select", "select", "select")  # face 4 shown
 
@@ -715,7 +715,7 @@ def test_news_too_long_for_a_dashboards_notice_box_shows_its_pieces_in_turn() ->
     for c in ({"type": "begin_turn"}, {"type": "attempt", "side": "USSR", "ops": 4, "die": 1}, {"type": "end_turn"},
               {"type": "begin_turn"}, {"type": "attempt", "side": "USSR", "ops": 4, "die": 1}):
         assert app.apply(Command.from_json(c), now=0.0).accepted
-    said = "USSR reached box 2 Animal in Space first; gains: two Space Race attempts per turn"
+    said = "USSR reached box 2 Animal in Space first; USSR gains: two Space Race attempts per turn"
     assert [n.text for n in app.notices if n.kind == "news"] == [said]
     shown = []
     for k in range(2):
@@ -868,7 +868,7 @@ def test_news_at_anybodys_step_shows_on_every_dashboard_whole_until_a_press(tmp_
 
     t = Table("space_race", tmp_path)
     t.choose("Begin turn 1")
-    t.go("USSR attempt", "2 Ops")
+    t.go("USSR attempt · box 1", "2 Ops")
     t.go("Roll the die")
     t.press("select", "ok", "next")  # the d6 shows 2: success
     news = "USSR reached box 1 Earth Satellite first: +2 VP"
@@ -882,7 +882,7 @@ def test_news_at_anybodys_step_shows_on_every_dashboard_whole_until_a_press(tmp_
     decided = len(t.app.history)
     t.press("ok")  # only brings the menu back
     assert len(t.app.history) == decided and t.app.menu_shown
-    assert t.app.status_text() == "Turn 1: USA attempt (1/4)"
+    assert t.app.status_text() == "Turn 1: USA attempt · box 1 (1/4)"
     t.close()
 
     from device.app import App

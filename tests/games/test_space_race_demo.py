@@ -18,7 +18,7 @@ def test_demo_runs_with_its_two_refusals() -> None:
         if not out.accepted:
             refused.append(out.reason)
     assert len(refused) == 2
-    assert "2 of 2" in refused[0] and "needs a card of 2 ops" in refused[1]
+    assert "2 of 2" in refused[0] and "needs a card of 2 Ops" in refused[1]
     ussr, usa = m.state.side("USSR"), m.state.side("USA")
     assert (ussr.box, usa.box) == (4, 2)
     assert m.state.holds("USSR", "opponent_headline_first") and not m.state.holds("USSR", "two_attempts")

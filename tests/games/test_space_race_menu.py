@@ -110,13 +110,13 @@ def test_a_turn_offers_each_side_only_the_ops_its_next_box_accepts() -> None:
     menu = check_menu(m.state)
     assert menu.title == "Turn 1" and menu.status == "Attempts USA 2 USSR 1"  # box 2: two attempts
     assert [c.label for c in menu.choices] == [
-        "USA attempt", "USSR attempt", "End turn", "Extra attempt (event)", "Event: advance"]
+        "USA attempt · box 5", "USSR attempt · box 1", "End turn", "Extra attempt (event)", "Event: advance"]
     usa, ussr = menu.choices[0], menu.choices[1]
     assert [c.label for c in usa.children] == ["3 Ops", "4 Ops"] and usa.children[0].default
     assert [c.label for c in ussr.children] == ["2 Ops", "3 Ops", "4 Ops"] and ussr.children[0].default
     assert usa.default and not ussr.default  # the side with more attempts left
     menu = check_menu(_match({"type": "begin_turn"}).state)
-    assert [c.label for c in menu.choices if c.default] == ["USSR attempt"]  # equal: the USSR plays first
+    assert [c.label for c in menu.choices if c.default] == ["USSR attempt · box 1"]  # equal: the USSR plays first
     ussr_2 = find_leaf(menu, Command("attempt", {"side": "USSR", "ops": 2}))
     assert ussr_2 is not None and ussr_2.presses == cheapest_press(menu)  # the default way
 
@@ -124,8 +124,8 @@ def test_a_turn_offers_each_side_only_the_ops_its_next_box_accepts() -> None:
 def test_a_side_without_attempts_left_has_no_attempt_and_end_turn_becomes_the_default() -> None:
     m = _match({"type": "begin_turn"}, {"type": "attempt", "side": "USSR", "ops": 2, "die": 6})
     menu = check_menu(m.state)
-    assert "USSR attempt" not in [c.label for c in menu.choices]
-    assert [c.label for c in menu.choices if c.default] == ["USA attempt"]
+    assert not [c.label for c in menu.choices if c.label.startswith("USSR attempt")]
+    assert [c.label for c in menu.choices if c.default] == ["USA attempt · box 1"]
     m.apply(Command("attempt", {"side": "USA", "ops": 2, "die": 6}))
     menu = check_menu(m.state)
     assert [c.label for c in menu.choices if c.default] == ["End turn"]
@@ -159,6 +159,13 @@ def test_a_failed_roll_is_said_on_the_menu_until_the_next_card() -> None:
     # an extra attempt (an event) after the verdict: the try it gave is what USA reads next (an audit: never shown)
     m.apply(Command("grant_attempt", {"side": "USA"}))
     assert check_menu(m.state).status == "Attempts USA 1 USSR 0"
+    # and an extra attempt for the other side, after the verdict of the side with none left: its count (a
+    # walkthrough: "USSR die 4: success" stood over the USA's new attempt)
+    m = _match({"type": "begin_turn"}, {"type": "attempt", "side": "USSR", "ops": 2, "die": 6},
+               {"type": "attempt", "side": "USA", "ops": 2, "die": 6})
+    assert check_menu(m.state).status == "USA die 6: failure"
+    m.apply(Command("grant_attempt", {"side": "USSR"}))
+    assert check_menu(m.state).status == "Attempts USA 0 USSR 1"
     m.apply(Command("end_turn"))
     m.apply(Command("begin_turn"))
     assert check_menu(m.state).status.startswith("Attempts USA")
@@ -169,7 +176,7 @@ def test_no_event_choice_for_a_side_on_the_last_box() -> None:
     for _ in range(8):
         m.apply(Command("event_advance", {"side": "USA"}))
     menu = check_menu(m.state)
-    assert "USA attempt" not in [c.label for c in menu.choices]
+    assert not [c.label for c in menu.choices if c.label.startswith("USA attempt")]
     assert [c.label for c in menu.choices[-1].children] == ["USSR"]
     for _ in range(8):
         m.apply(Command("event_advance", {"side": "USSR"}))

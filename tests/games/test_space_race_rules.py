@@ -82,7 +82,8 @@ def test_card_ops_must_reach_the_box_value() -> None:
     reach(m, "USA", 4)  # next: box 5 Lunar Orbit needs 3 ops
     ok(m, END, BEGIN)
     reason = refused(m, att("USA", ops=2))
-    assert "box 5" in reason and "3 ops" in reason
+    # whose card (a refusal is on both screens), in the menu's "Ops" (a walkthrough)
+    assert reason == "USA: box 5 Lunar Orbit needs a card of 3 Ops or more; a 2-Ops card cannot try it"
     ok(m, att("USA", ops=3, die=None))  # exactly the printed value is enough
     assert m.prompt().awaits == "dice" and m.prompt().die == "d6" and m.prompt().count == 1
 
@@ -517,13 +518,34 @@ def test_an_ability_gained_or_cancelled_and_the_turns_reminders_are_news_for_bot
     # screen alone, once the menu had gone; an ability's news stood on over this box for 12 s)
     assert {v.news for v in m.views()} == {"USSR reached box 1 Earth Satellite first: +2 VP"}
     reach(m, "USSR", 2)
-    assert {v.news for v in m.views()} == {"USSR reached box 2 Animal in Space first; gains: two Space Race "
+    assert {v.news for v in m.views()} == {"USSR reached box 2 Animal in Space first; USSR gains: two Space Race "
                                            "attempts per turn"}
     ok(m, END)
     assert {v.news for v in m.views()} == {""}
     reach(m, "USA", 2)
     news = m.views()[0].news
-    assert news.startswith("USA reached box 2") and "cancels USSR's two Space Race attempts per turn" in news
+    assert news.startswith("USA reached box 2") and \
+        news.endswith("; USSR's box 2 ability ends (two Space Race attempts per turn)")
     reach(m, "USA", 6)
     ok(m, END)
     assert m.views()[1].news == "USA's box 6: may discard one held card at end of turn"
+
+
+def test_the_news_of_an_ability_names_the_sides_and_a_box_that_scores_says_its_0_vp() -> None:
+    """"A special ability belongs only to the first player to reach its box and is cancelled as soon as the
+    opponent reaches that box too."  A walkthrough read "…opponent reveals their headline first", a piece of the
+    USSR's arrival at box 4, on the USA's screen as its own opponent, and "cancels USSR's may discard one held card
+    at end of turn" did not parse; "USA reached box 3 Man in Space second" left its VP unsaid."""
+    m = new()
+    reach(m, "USSR", 4)
+    assert m.views()[0].news == ("USSR reached box 4 Man in Earth Orbit first; USSR gains: USA reveals their "
+                                 "headline first")
+    reach(m, "USSR", 6)
+    assert m.views()[0].news.endswith("; USSR gains: may discard one held card at end of turn")
+    reach(m, "USA", 3)  # box 3 scores [2, 0]: the second's 0 said
+    assert m.views()[0].news == "USA reached box 3 Man in Space second: 0 VP"
+    reach(m, "USA", 4)
+    assert m.views()[0].news == ("USA reached box 4 Man in Earth Orbit second; USSR's box 4 ability ends (USA "
+                                 "reveals their headline first)")
+    reach(m, "USA", 6)
+    assert m.views()[0].news.endswith("; USSR's box 6 ability ends (may discard one held card at end of turn)")
