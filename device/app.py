@@ -640,13 +640,19 @@ class App:
 
         names: dict[str, str] | None = None
         out = []
+        # what the decision brought about besides ("(and stage 2's start)"), where the game says it
+        also: Callable[[Any], str | None] = getattr(self.game, "undone_with", lambda event: None)
         for decision, events in targets:
             if decision in self._taken:
-                out.append(" › ".join(self._taken[decision]))
+                words = " › ".join(self._taken[decision])
             elif events:
                 names = vehicle_names(self.match.records, self.game) if names is None else names
                 # a list's brackets are for the log: on a screen, in pieces, one read "HAZARD]" (an audit)
-                out.append(describe(events[0], names, self.game, screen=True))
+                words = describe(events[0], names, self.game, screen=True)
+            else:
+                continue
+            extra = [w for w in map(also, events[1:]) if w]
+            out.append(words + (f" (and {', '.join(extra)})" if extra else ""))
         return out
 
     # -- buttons ----------------------------------------------------------------------------------
@@ -892,12 +898,14 @@ class App:
         decision; ``ButtonEvent.asked``).  Returns whether it undid (False: it asked)."""
         targets = self.undo_plan(steps, one_player=one_player)
         here = self.chooser()
-        # any of them another player's; one taken at anybody's step is not
+        # any of them another player's; one taken at anybody's step is not.  At anybody's step (nobody is the
+        # chooser) a player's is another's too: at a Grand Tour stage's first "Who crossed the line" one BACK undid
+        # white's exhaustion count and the stage's start, asking nothing (a walkthrough)
         whose = {self._whose(decision) for decision, _ in targets} - {None, here}
         # over, the game's result goes with it: at "Tour over" a BACK that only woke an empty menu and a second one
         # undid the last round and the tour's winner (an audit)
         over = bool(targets) and bool(getattr(self.match.state, "finished", False))
-        if not sure and (here is not None and whose or over):
+        if not sure and (whose or over):
             ask = (targets[0][0], len(targets))
             if asked != ask:
                 self._undo_asked = ask

@@ -625,6 +625,20 @@ class GrandTourGame:
         (vehicles' names by id) are not needed: this game's events say whom they name in words already."""
         return timeline_words(event)
 
+    def undone_with(self, event: Event) -> str | None:
+        """What an undo of a decision also undoes when the decision brought ``event`` about after its own, in a
+        few words ("stage 2's start"), or None: the last exhaustion count starts the next stage, the last round
+        ends the stage and the tour, and one BACK said only "UNDONE: white Sprinteur › 5 to 9 cards › 6" while
+        every screen went back a stage (a walkthrough)."""
+        d = event.data
+        if event.type == "stage_started":
+            return f"stage {d['stage']}'s start"
+        if event.type == "stage_finished":
+            return f"stage {d['stage']}'s points"
+        if event.type == "tour_finished":
+            return "the tour's result"
+        return None
+
 
 def _sheet_news(state: GrandTourState, round_data: Mapping[str, Any]) -> str:
     """What every team is told when a round reaches the sheet's edges: the top-left rule ("every other marker

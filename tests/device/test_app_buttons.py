@@ -885,6 +885,30 @@ def test_an_exhaustion_count_is_not_recorded_over_the_next_riders(tmp_path: Path
     t.close()
 
 
+def test_a_back_at_a_stages_start_asks_before_it_undoes_the_last_count_and_the_stages_start(tmp_path: Path) -> None:
+    """A walkthrough of five teams: one BACK on stage 2's first "Who crossed the line" (anybody's step) undid
+    white Sprinteur's exhaustion count, which was white's step, and with it stage 2's start, asking nothing; the
+    UNDONE said only the count.  It asks first, as for another player's decision, and names the stage's start."""
+    t = Panel(tmp_path, "grand_tour", {"teams": ["red", "blue"], "stages": 2, "specialties": False})
+    for rider in ("red Sprinteur", "blue Rouleur", "red Rouleur", "blue Sprinteur"):
+        t.choose(rider)
+        t.choose("0")
+    t.choose("End round", "No pack · own times")
+    for rider in ("red Rouleur", "red Sprinteur", "blue Rouleur", "blue Sprinteur"):
+        assert t.app.menu().title == rider
+        t.choose("0 to 4 cards", "2")
+    assert t.match.state.stage == 2 and t.app.chooser() is None
+    t.press("back")  # the dashboards show the stage's news: the first BACK brings the menu back
+    t.press("back")
+    assert t.match.state.stage == 2  # not yet
+    said = "blue Sprinteur › 0 to 4 cards › 2 (and stage 2's start)"
+    assert [n.text for n in t.app.notices if n.kind == "info"] == [f"BACK again to undo {said}"]
+    t.press("back")
+    assert t.match.state.stage == 1 and t.app.menu().title == "blue Sprinteur"
+    assert [n.text for n in t.app.notices if n.kind == "undone"] == [f"UNDONE: {said}"]
+    t.close()
+
+
 def test_a_roll_recorded_while_the_menu_stays_is_said_with_its_dice(tmp_path: Path) -> None:
     """"recorded: Road die… › Small car" said nothing of the face rolled, which was on no screen."""
     t = Panel(tmp_path, "thunder_road", tr_setup())

@@ -781,6 +781,8 @@ def test_an_undone_roll_says_whose_it_was_and_its_dice() -> None:
     app.finish_entry(clock[0])
     assert app.match.state.side("USSR").box == 1
     press("back")  # the dashboards show the news: the first BACK brings the menu back
+    press("back")  # the turn is anybody's, the roll the USSR's: asked first (as at a Grand Tour stage's start)
+    assert [n.text for n in app.notices if n.kind == "info"] == ["BACK again to undo USSR: Roll d6 › Roll the die: 2"]
     press("back")
     assert [n.text for n in app.notices if n.kind == "undone"] == ["UNDONE: USSR: Roll d6 › Roll the die: 2"]
 
