@@ -57,7 +57,7 @@ from games.grand_tour.state import (
     rider_label,
 )
 from games.grand_tour.timetrack import Marker, TimeTrack, finish_round
-from games.grand_tour.views import TeamView, build_views, timeline_heading, timeline_words
+from games.grand_tour.views import TeamView, build_views, ordinal, timeline_heading, timeline_words
 
 _TEAM_NAME = re.compile(r"^[a-z][a-z0-9_]{0,11}$")
 #: the most exhaustion cards a rider may hold (a bound on typing errors, not a rule: with carry-over a tired
@@ -313,6 +313,10 @@ class GrandTourGame:
             order = state.order + tuple(c["rider"] for c in d["crossed"])
             note = "; ".join(d["log"][-3:])
             news = _sheet_news(state, d)
+            if d["crossed"] and not all(r.crossed for r in riders):  # (the stage's end says its own result)
+                # who crossed, in what place, and the bonus: the gaps changed on the screens and nothing said why
+                # (a walkthrough of five teams)
+                news = "; ".join(w for w in (_line_news(state, d), news) if w)
             if not d["crossed"]:  # (lose_time_every_round) the only sign the round was taken: every screen is told
                 # (riders whose time stopped on the bottom-right cell lose nothing; the round's number is the log's
                 # count of rounds entered at the line, not the table's)
@@ -638,6 +642,15 @@ class GrandTourGame:
         if event.type == "tour_finished":
             return "the tour's result"
         return None
+
+
+def _line_news(state: GrandTourState, round_data: Mapping[str, Any]) -> str:
+    """A round's crossers as every team is told them: "At the line: 1st red Sprinteur (10 s bonus), 2nd blue
+    Rouleur (10 s bonus), 3rd green Rouleur; a pack: all take the first's time"."""
+    bonus = state.scoring.bonus_rows * state.track.seconds_per_row
+    crossed = ", ".join(f"{ordinal(int(c['place']))} {rider_label(str(c['rider']))}"
+                        + (f" ({bonus} s bonus)" if c.get("bonus") and bonus else "") for c in round_data["crossed"])
+    return f"At the line: {crossed}" + ("; a pack: all take the first's time" if round_data.get("pack") else "")
 
 
 def _sheet_news(state: GrandTourState, round_data: Mapping[str, Any]) -> str:

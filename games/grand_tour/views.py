@@ -145,7 +145,7 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
-def _place(n: int) -> str:
+def ordinal(n: int) -> str:
     """1 → "1st", 12 → "12th"."""
     if n % 100 in (11, 12, 13):
         return f"{n}th"
@@ -181,7 +181,7 @@ def timeline_words(event: Event) -> str | None:
         return (f"{rider_label(str(d['rider']))}: {_count(int(d['cards']), 'exhaustion card')}, discards "
                 f"{d['discard']}, keeps {d['keep']} for the next stage")
     if event.type == "round_finished":
-        crossed = [f"{_place(int(c['place']))} {rider_label(str(c['rider']))} +{c['squares']}"
+        crossed = [f"{ordinal(int(c['place']))} {rider_label(str(c['rider']))} +{c['squares']}"
                    + (" (10 s bonus)" if c.get("bonus") else "") for c in d["crossed"]]
         pack = "; a pack: all take the first's time" if d.get("pack") else ""
         edges = "".join(f"; {rider_label(str(r))} on the top-left cell: every other marker one column right"

@@ -681,7 +681,8 @@ def test_the_table_is_told_when_a_marker_reaches_the_top_left_cell() -> None:
     was on no screen.  Every team is told, in the rule's words (on a sheet the setup gave: nothing more)."""
     m = new(teams=("red", "blue"), start=(0, 3))
     ok(m, rnd(("red.sprinteur", 5), ("blue.sprinteur", 3)))
-    assert m.state.news == "red Sprinteur on the top-left cell: every other marker moves one column right"
+    assert m.state.news == ("At the line: 1st red Sprinteur (10 s bonus), 2nd blue Sprinteur (10 s bonus); red "
+                            "Sprinteur on the top-left cell: every other marker moves one column right")
     words = GAME.timeline_words(m.live_events()[-1])  # the game log's line
     assert words is not None and words.endswith("; red Sprinteur on the top-left cell: every other marker one column "
                                                 "right"), words
@@ -707,8 +708,9 @@ def test_an_edge_of_a_placeholder_sheet_says_the_sheet_is_a_placeholder() -> Non
     m = Match.begin(GAME, setup)  # the columns still the data file's placeholder
     assert load_tour_data()["time_track"]["known"] is False and not m.state.sheet_known
     ok(m, rnd(("red.sprinteur", 5)))
-    assert m.state.news == ("red Sprinteur on the top-left cell: every other marker moves one column right; "
-                            "the time sheet is a placeholder, not your printed one: the owner gives its size")
+    assert m.state.news == ("At the line: 1st red Sprinteur (10 s bonus); red Sprinteur on the top-left cell: every "
+                            "other marker moves one column right; the time sheet is a placeholder, not your printed "
+                            "one: the owner gives its size")
     assert new(start=(0, 3)).state.sheet_known
     assert not Match.begin(GAME, {"stages": 1, "teams": ["red", "blue"]}).state.sheet_known
 
@@ -791,13 +793,29 @@ def test_crossers_are_taken_in_the_order_they_move_and_kept_in_finishing_order()
     assert c.state.order == a.state.order and [r.index for r in c.state.riders] == [r.index for r in a.state.riders]
 
 
+def test_a_rounds_crossers_are_news_for_every_team_with_their_places_bonus_and_pack() -> None:
+    """"Riders who cross the line … 1st and 2nd across the line in the stage take a 10-second bonus"; a pack takes
+    the first rider's time (docs/RULINGS.md).  A walkthrough of five teams: after End round the gaps changed on
+    every screen and nothing said who crossed, in what place, with what bonus."""
+    m = new(teams=("red", "blue", "green"), stages=2)
+    ok(m, rnd(("red.sprinteur", 3)))
+    assert m.state.news == "At the line: 1st red Sprinteur (10 s bonus)"
+    ok(m, rnd(("blue.rouleur", 2), ("green.rouleur", 1), pack=True))
+    assert m.state.news == ("At the line: 2nd blue Rouleur (10 s bonus), 3rd green Rouleur; a pack: all take the "
+                            "first's time")
+    ok(m, rnd(("green.sprinteur", 1)))
+    assert m.state.news == "At the line: 4th green Sprinteur"
+
+
 def test_a_stages_points_the_cards_kept_and_the_winner_are_news_for_every_team() -> None:
     """"Each stage: 1st place 3 points, 2nd 2, 3rd 1." and "Each player discards only half of their exhaustion
     cards, rounded down" — no screen said who won the stage, who got which points or how many cards a rider
     keeps: they are the views' ``news`` (every team is told)."""
     m = new(teams=("red", "blue", "green"), stages=2)
     ok(m, rnd(("red.sprinteur", 3), ("blue.rouleur", 2)))
-    assert {v.news for v in m.views()} == {""}
+    # who crossed, in what place, with the bonus (a walkthrough: the gaps changed and nothing said why)
+    assert {v.news for v in m.views()} == {"At the line: 1st red Sprinteur (10 s bonus), 2nd blue Rouleur (10 s "
+                                           "bonus)"}
     ok(m, rnd(("green.rouleur", 1), ("blue.sprinteur", 0), ("red.rouleur", 0), ("green.sprinteur", 0)))
     assert {v.news for v in m.views()} == {"Stage 1 won by red Sprinteur: red +3 pts, blue +2 pts, green +1 pt"}
     ok(m, {"type": "exhaustion", "rider": "red.rouleur", "cards": 25})
