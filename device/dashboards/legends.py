@@ -68,11 +68,13 @@ LEGENDS: dict[str, tuple[tuple[str, str], ...]] = {
     "grand_tour": (
         ("Top line", "your team, stage 2/3"),
         ("Big number pts", "your tour points"),
-        ("START", "your place at the next start line (- : stage 1)"),
+        # the order of placing, not a grid place ("your place at the next start line" read as one: a walkthrough)
+        ("START", "your turn to place riders at the next start line, 1 first (- : stage 1)"),
         ("PLACE", "at the tour's end: your place in the final classification"),
         ("R, S", "your Rouleur and Sprinteur"),
         ("+1:20", "time behind the leader; lead: the leader; x: not tracked"),
-        ("keep 3", "exhaustion cards kept into the next stage"),
+        # (it stands through the stage it was kept into: "kept into the next stage" read as still to come)
+        ("keep 3", "exhaustion cards the rider kept at the last stage's end"),
         ("count", "exhaustion cards still to count"),
         ("Card name", "the specialty card the rider holds"),
         ("Top line flashing", "your team's step: count exhaustion cards, or deal or keep a specialty"),
@@ -89,6 +91,13 @@ BUTTONS: tuple[tuple[str, str], ...] = (
 )
 
 
+#: The buttons in a game whose table enters no dice (the Grand Tour's screens keep the tour sheet): "keep a
+#: die" and "send dice" stood in its legend (a walkthrough).
+BUTTONS_NO_DICE: tuple[tuple[str, str], ...] = tuple(
+    (key, words.removesuffix(" / keep a die").removesuffix(" / send dice")) for key, words in BUTTONS)
+NO_DICE = frozenset({"grand_tour"})
+
+
 def legend(game: str) -> tuple[tuple[str, str], ...]:
     """The legend of ``game``'s dashboard followed by the buttons (a game without one: the buttons)."""
-    return LEGENDS.get(game, ()) + BUTTONS
+    return LEGENDS.get(game, ()) + (BUTTONS_NO_DICE if game in NO_DICE else BUTTONS)
