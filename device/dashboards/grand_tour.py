@@ -13,8 +13,8 @@
 
 A rider holding a specialty card (the optional rule) shows the card's name in place of the cards kept while a
 stage is raced ("R +1:20   Breakaway"); before stage 1 the header of a team still to be dealt its specialties, or
-to keep one, flashes, as it does between stages for a team whose exhaustion cards are not counted yet, and each
-rider still to count shows "count";
+to keep one, flashes, as it does between stages for the team whose rider's exhaustion cards are counted now
+(the menu asks one rider at a time, in seat order), and each rider still to count shows "count";
 at the end the winners' screens flash "WINNER" and the others' headers say who won ("black won").  The app's
 messages (a refusal and its reason) flash over the middle, and the app's menu line ("> red Sprinteur (2/8)
 OK") takes the bottom line: the points and START then share one smaller line, so both riders' lines stay.

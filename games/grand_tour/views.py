@@ -60,6 +60,10 @@ def build_views(state: GrandTourState, prompt_text: str) -> tuple[TeamView, ...]
     out = []
     ranks = _ranks(state)
     served = state.specialty_team
+    # the rider whose exhaustion cards the menu asks now (seat order): every team with a rider still to count
+    # flashed "your team's step" at once, five headers for one count (a walkthrough of five teams)
+    counting = next((r for r in state.riders if r.exhaustion is None), None) \
+        if state.phase is Phase.BETWEEN_STAGES else None
     for team in state.teams:
         riders = []
         for r in state.riders:
@@ -79,10 +83,9 @@ def build_views(state: GrandTourState, prompt_text: str) -> tuple[TeamView, ...]
             )
         rank = ranks[team.name]
         alerts: list[Alert] = []
-        todo = [r for r in riders if r.exhaustion is None]
-        if state.phase is Phase.BETWEEN_STAGES and todo:
+        if counting is not None and counting.team == team.name:
             # whose cards: the count's list is titled "5 to 9 cards" once opened, the rider's name gone from it
-            alerts.append(Alert("enter_exhaustion", f"count exhaustion cards of {rider_label(todo[0].id)}", team.name))
+            alerts.append(Alert("enter_exhaustion", f"count exhaustion cards of {rider_label(counting.id)}", team.name))
         if served is not None and served.name == team.name:
             # the team served now only (its header flashes: every team's flashed at once, and the others had nothing
             # to do; a review); a team still to be dealt was told "keep 1 specialty" while it was dealt (an audit)

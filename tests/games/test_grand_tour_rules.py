@@ -766,13 +766,17 @@ def test_prompts_refusals_and_notes_name_riders_and_cards_as_the_table_does():
     assert "red Rouleur" in prompt and "red.rouleur" not in prompt, prompt
     out = m.apply(Command("exhaustion", {"rider": "red.rouleur", "cards": 99}))
     assert "exhaustion cards held by red Rouleur" in out.reason, out.reason
-    # each team's alert names the rider whose cards are counted next: once the count's list is opened its
-    # title is "5 to 9 cards", the rider gone from it
+    # the alert names the rider whose cards are counted now: once the count's list is opened its title is "5 to 9
+    # cards", the rider gone from it.  Only that rider's team is told (its header flashes): the menu asks one rider
+    # at a time, in seat order, and five headers flashed at once for one count (a walkthrough of five teams)
     alerts = {v.player: [a.text for a in v.alerts] for v in GAME.views(m.state)}
-    assert alerts == {"red": ["count exhaustion cards of red Rouleur"], "blue": ["count exhaustion cards of blue Rouleur"]}
+    assert alerts == {"red": ["count exhaustion cards of red Rouleur"], "blue": []}
     m.apply(Command("exhaustion", {"rider": "red.rouleur", "cards": 2}))
     alerts = {v.player: [a.text for a in v.alerts] for v in GAME.views(m.state)}
-    assert alerts["red"] == ["count exhaustion cards of red Sprinteur"], alerts
+    assert alerts == {"red": ["count exhaustion cards of red Sprinteur"], "blue": []}, alerts
+    m.apply(Command("exhaustion", {"rider": "red.sprinteur", "cards": 2}))
+    alerts = {v.player: [a.text for a in v.alerts] for v in GAME.views(m.state)}
+    assert alerts == {"red": [], "blue": ["count exhaustion cards of blue Rouleur"]}, alerts
 
 
 def test_crossers_are_taken_in_the_order_they_move_and_kept_in_finishing_order() -> None:
