@@ -7,8 +7,9 @@
     │ ██ pts        START              │  big: tour points; the team's place at the start line of the
     │ ██            2                  │       next stage ("-" for stage 1: free); at the end PLACE: the
     │                                  │       team's place in the final classification
-    │ R +1:20   keep 3                 │  one line per rider: time gap to the leader ("lead" for the
-    │ S lead    keep -                 │  leader, "x" once no longer tracked) and exhaustion cards kept
+    │ R +1:20 4th   keep 3             │  one line per rider: time gap to the leader and place on time
+    │ S lead        keep -             │  ("lead" for the leader, "x" once no longer tracked) and
+    │                                  │  exhaustion cards kept
     └──────────────────────────────────┘
 
 A rider holding a specialty card (the optional rule) shows the card's name in place of the cards kept while a
@@ -26,15 +27,16 @@ from PIL import Image
 
 from device.dashboards.common import ON, WIDTH, banner, canvas, fit_text, font, text_width
 from device.dashboards.space_race import is_status, notice, status_line
-from games.grand_tour.views import RiderView, TeamView
+from games.grand_tour.views import RiderView, TeamView, ordinal
 
 ROLE_LETTER = {"rouleur": "R", "sprinteur": "S"}
 
 
 def _gap(rider: RiderView) -> str:
-    if not rider.tracked:
-        return "x " + rider.gap
-    return "lead" if rider.gap_seconds == 0 else rider.gap
+    """The time gap to the leader and the rider's place on time ("+1:40 4th"; "lead"; "x" once not tracked)."""
+    if rider.gap_seconds == 0 and rider.tracked:
+        return "lead"
+    return f"{'' if rider.tracked else 'x '}{rider.gap} {ordinal(rider.time_place)}"
 
 
 def _keep(rider: RiderView, view: TeamView) -> str:

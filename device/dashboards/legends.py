@@ -72,7 +72,7 @@ LEGENDS: dict[str, tuple[tuple[str, str], ...]] = {
         ("START", "your turn to place riders at the next start line, 1 first (- : stage 1)"),
         ("PLACE", "at the tour's end: your place in the final classification"),
         ("R, S", "your Rouleur and Sprinteur"),
-        ("+1:20", "time behind the leader; lead: the leader; x: not tracked"),
+        ("+1:20 4th", "time behind the leader, place on time among all riders; lead: the leader; x: untracked"),
         # (it stands through the stage it was kept into: "kept into the next stage" read as still to come)
         ("keep 3", "exhaustion cards the rider kept at the last stage's end"),
         ("count", "exhaustion cards still to count"),

@@ -29,6 +29,10 @@ class RiderView:
     keep: int | None
     specialty: str | None
     specialty_text: str | None
+    #: the rider's place on time among all riders (1 = the least time; riders on the same cell share it): the
+    #: tour's best-time points go by it, and with five teams a gap alone did not say who led or where one stood
+    #: (a walkthrough)
+    time_place: int = 1
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,7 @@ def build_views(state: GrandTourState, prompt_text: str) -> tuple[TeamView, ...]
                     exhaustion=r.exhaustion, keep=r.keep,
                     specialty=spec.name if spec else None,
                     specialty_text=(spec.text if spec.known else "?") if spec else None,
+                    time_place=1 + sum(o.index < r.index for o in state.riders),
                 )
             )
         rank = ranks[team.name]

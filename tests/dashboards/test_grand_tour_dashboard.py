@@ -217,8 +217,9 @@ def test_a_riders_specialty_card_is_on_the_screen_while_the_stage_is_raced() -> 
     assert stage2.phase == "racing" and stage2.stage == 2 and stage2.riders[0].keep is not None
     drawn2 = np.asarray(render(stage2, blink_on=True), dtype=bool)
     card = replace(stage2, riders=(stage2.riders[0], replace(stage2.riders[1], specialty="Specialty 2")))
-    # the rouleur's line shows its card, as the sprinteur's does once given the same card
-    assert (drawn2[rouleur, 60:] == np.asarray(render(card, blink_on=True), dtype=bool)[sprinteur, 60:]).all()
+    # the rouleur's line shows its card, as the sprinteur's does once given the same card (its right-hand end: the
+    # time gaps before the names, "+1:00 3rd", are the riders' own)
+    assert (drawn2[rouleur, 90:] == np.asarray(render(card, blink_on=True), dtype=bool)[sprinteur, 90:]).all()
 
 
 def test_the_team_being_dealt_or_keeping_a_specialty_has_its_header_flash() -> None:

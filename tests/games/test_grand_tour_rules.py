@@ -832,3 +832,14 @@ def test_a_stages_points_the_cards_kept_and_the_winner_are_news_for_every_team()
     assert m.state.stage == 2 and {v.news for v in m.views()} == {
         "Stage 2: teams place at the start line green, blue, red (fewest points first); green Sprinteur discards 2, "
         "keeps 3 of 5 exhaustion cards"}
+
+
+def test_each_riders_place_on_time_is_in_the_views_riders_on_one_cell_sharing_it() -> None:
+    """"After the last stage, the player 1st by time spent gets 3 points, 2nd 2, 3rd 1": with five teams a gap
+    alone ("+1:40") did not say who led the time or where a rider stood (a walkthrough).  Each rider's place on
+    time among all riders is in the view (the dashboard's "+1:40 3rd"); riders on one cell share it."""
+    m = new(teams=("red", "blue"), stages=2)
+    ok(m, rnd(("red.sprinteur", 3), ("blue.rouleur", 2)))
+    places = {r.id: (r.gap, r.time_place) for v in m.views() for r in v.riders}
+    assert places == {"red.sprinteur": ("leader", 1), "blue.rouleur": ("+0:10", 2), "red.rouleur": ("+1:40", 3),
+                      "blue.sprinteur": ("+1:40", 3)}
