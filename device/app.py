@@ -83,6 +83,9 @@ NOTICE_S = 4.0
 READINGS = frozenset({"dice", "dice_taken"})
 #: How long a game's news stays on every screen (a stage's points, an ability gained): read across the table.
 NEWS_S = 12.0
+#: Once the game is over, its last news (how it was won, the tour's tie-breaks) is told again after the dashboards
+#: have stood this long: told once, for about 12 s, it was gone for good (a walkthrough of a Grand Tour's end).
+FINAL_NEWS_AGAIN_S = 30.0
 #: How long each page of a refusal's reason stays up (it is shown whole, page after page, and again from the first).
 REFUSAL_PAGE_S = 3.5
 #: How long a refusal stands at most with no press (its pages shown twice at least): the player laying a template
@@ -326,6 +329,9 @@ class App:
         self._chooser: dict[int, str | None] = {}
         #: (the newest decision, how many) a BACK was asked to press again for: taken at another player's step
         self._undo_asked: tuple[int, int] | None = None
+        #: the game over: its last news, how long it stands each time it is told, and when it was last to end
+        #: (FINAL_NEWS_AGAIN_S)
+        self._final_news: tuple[str, float, float] | None = None
         self._last_taken: tuple[tuple[str, str | None], tuple[str, ...]] | None = None
         self._last_press = clock()
         self._dirty = True
@@ -382,6 +388,7 @@ class App:
             if frame is not None:
                 self.on_frame(frame, now)
         self._expire(now)
+        self._final_news_again(now)
         self.redraw(now)
         retry = getattr(self.displays, "poll", None)
         if retry is not None:
@@ -425,8 +432,11 @@ class App:
             news = next((str(v.news) for v in self.turn().views if getattr(v, "news", "")), "")
             if news and command.type != "undo":
                 turns = self._news_turns(news)
-                self.notify("news", news, None, until=max(now + NEWS_S, turns_end(now, turns)), now=now)
+                until = max(now + NEWS_S, turns_end(now, turns))
+                self.notify("news", news, None, until=until, now=now)
                 posted = True
+                if getattr(self.match.state, "finished", False):
+                    self._final_news = (news, until - now, until)
             elif command.type == "undo":
                 self.withdraw("news")  # "Stage 1 won by ..." stood on over a stage no longer over
             else:
@@ -558,6 +568,19 @@ class App:
     def _status_pieces(menu: Menu) -> int:
         """The pieces the menu page's footer shows ``menu``'s status line in (a dice page's own line is one)."""
         return len(pages.footer_pieces(menu.status))
+
+    def _final_news_again(self, now: float) -> None:
+        """The game over, its last news told again once the dashboards have stood :data:`FINAL_NEWS_AGAIN_S`
+        without it (withdrawn when the game is no longer over: an undo)."""
+        if self._final_news is None:
+            return
+        if not getattr(self.match.state, "finished", False):
+            self._final_news = None
+            return
+        news, lasts, ended = self._final_news
+        if now >= ended + FINAL_NEWS_AGAIN_S and not any(n.kind == "news" for n in self.notices):
+            self.notify("news", news, None, until=now + lasts, now=now)
+            self._final_news = (news, lasts, now + lasts)
 
     def _news_outlived(self, now: float) -> None:
         """A later decision with no news of its own: the news is what an earlier one settled (Space Race: "…

@@ -1155,3 +1155,36 @@ def test_gaslands_a_chooser_with_no_screen_reads_the_question_on_every_screen(tm
     asked = [n for n in g.app.notices if n.kind == "info" and "again to undo" in n.text]
     assert len(asked) == 1 and asked[0].player is None
     g.close()
+
+
+def test_the_games_last_news_is_told_again_while_the_game_is_over(tmp_path: Path) -> None:
+    """A walkthrough of a Grand Tour's end: the tour's result and why ("red before blue on 5 pts: less time…") was
+    told once, for about 12 s, then gone from every screen for good.  Once the game is over its last news comes
+    back after the dashboards have stood FINAL_NEWS_AGAIN_S; an undo that reopens the game ends it."""
+    from device.app import FINAL_NEWS_AGAIN_S
+
+    t = Panel(tmp_path, "grand_tour", {"teams": ["red", "blue"], "stages": 1, "specialties": False})
+    for rider in ("red Sprinteur", "blue Rouleur", "red Rouleur", "blue Sprinteur"):
+        t.choose(rider)
+        t.choose("0")
+    t.choose("End round", "No pack · own times")
+    assert t.match.state.finished
+
+    def news() -> list[str]:
+        return [n.text for n in t.app.notices if n.kind == "news"]
+
+    told = news()
+    assert len(told) == 1 and told[0].startswith("Tour won by red")
+    ends = next(n.until for n in t.app.notices if n.kind == "news")
+    assert ends is not None
+    t.app.step(ends + 1.0)
+    assert news() == []  # the dashboards: the points and PLACE
+    t.app.step(ends + FINAL_NEWS_AGAIN_S - 1.0)
+    assert news() == []
+    t.app.step(ends + FINAL_NEWS_AGAIN_S + 1.0)
+    assert news() == told  # told again
+    t.app.undo(1, ends + FINAL_NEWS_AGAIN_S + 2.0)
+    assert not t.match.state.finished and news() == []
+    t.app.step(ends + 10 * FINAL_NEWS_AGAIN_S)
+    assert news() == []
+    t.close()
