@@ -1188,3 +1188,24 @@ def test_the_games_last_news_is_told_again_while_the_game_is_over(tmp_path: Path
     t.app.step(ends + 10 * FINAL_NEWS_AGAIN_S)
     assert news() == []
     t.close()
+
+
+def test_a_dice_pages_footer_is_the_rolls_not_another_cars_news(tmp_path: Path) -> None:
+    """A walkthrough of five players: Ben opened Attack… › Wasp while Silver Bullet's smash on The Brick was news,
+    and the dice page's footer showed "…on The Brick: 1 hit ·…" in turn with "OK keep · NEXT send": read under
+    "Attack… › Wasp" as this roll's.  The news stays on the menu page and on every dashboard, not the dice page."""
+    g = Panel(tmp_path, "gaslands")
+    _to_attack_step(g)
+    news = "Smash: Silver Bullet on The Brick, a T-bone: 3 hits, 1 evaded: 2 taken · hull 9"
+    g.app.notify("news", news, None, until=100.0, now=0.0)
+    chooser = g.app.chooser()
+    assert chooser is not None
+    g.app.menu_shown = True
+    menu_alerts = {g.app.page_for(chooser, None, k * 0.5, True).alert for k in range(40)}
+    assert any(a for a in menu_alerts)  # the menu page shows the news in turn
+    assert g.go("Attack…", "The Brick") == [] and g.app.entry is not None
+    dice_alerts = {g.app.page_for(chooser, None, k * 0.5, True).alert for k in range(40)}
+    assert dice_alerts == {""}
+    other = next(v for v in g.app.screen_views(now=0.0) if v.player != chooser)
+    assert any(a.kind == "news" for a in other.alerts)  # the dashboards still tell it
+    g.close()
