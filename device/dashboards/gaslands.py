@@ -146,7 +146,7 @@ def render(view: PlayerView, *, blink_on: bool) -> Image.Image:
         _tags(draw, main, geo)
     if others:
         _chips(draw, view, others)
-    _footer(draw, view)
+    _footer(draw, view, main)
     _alert(draw, view, blink_on)
     return image
 
@@ -334,17 +334,24 @@ def _chip_state(draw: ImageDraw.ImageDraw, v: VehicleView, y: int) -> None:
         draw.line((x0 + 1, y + 5, x0 + filled, y + 5), fill=ON)
 
 
-def _footer(draw: ImageDraw.ImageDraw, view: PlayerView) -> None:
+def _footer(draw: ImageDraw.ImageDraw, view: PlayerView, main: VehicleView | None = None) -> None:
     for x in range(0, WIDTH, 2):
         draw.point((x, FOOTER[1] - 1), fill=ON)
-    fit_text(draw, (FOOTER[0], FOOTER[1], FOOTER[2], FOOTER[3]), footer_text(view), sizes=(11, 10, 9))
+    fit_text(draw, (FOOTER[0], FOOTER[1], FOOTER[2], FOOTER[3]), footer_text(view, main), sizes=(11, 10, 9))
 
 
-def footer_text(view: PlayerView) -> str:
+def footer_text(view: PlayerView, main: VehicleView | None = None) -> str:
     """The table's step; on the others' screens, whose it is ("Alice · 1.1 pick template", or as many of the
     step's first words as fit, "Alice · 3 WIPEOUT flip…"): "1.1 pick template" alone did not say who the table
-    waits for, and the step's number alone ("Alice · 3") said nothing of a wipeout."""
+    waits for, and the step's number alone ("Alice · 3") said nothing of a wipeout.  The game won, the big
+    vehicle ``main``'s name, which the header held ("Rust Bucket · GAME OVER")."""
     step = short_step(view.step)
+    if view.winner is not None and main is not None:
+        # the header says who won: "Cy wins" over a big "3 /6" said nothing of whose numbers they were (a
+        # walkthrough of five players)
+        name = _own_name(view, main)
+        both = f"{name} · {step}"
+        return both if text_width(both, 9) <= FOOTER[2] - FOOTER[0] else name
     who = view.acting
     if who is None or who == view.player:  # nobody is waited for at game over
         return step

@@ -282,6 +282,13 @@ def test_the_winner_the_table_names_is_on_every_screen_at_game_over() -> None:
     header = (0, 0, 128, 12)
     assert np.array(mine.crop(header), dtype=bool).sum() > 0.6 * 128 * 12  # lit: YOU WIN!
     assert np.array(theirs.crop(header), dtype=bool).sum() < 0.4 * 128 * 12
+    # the big vehicle's name, which the header held, is in the footer ("Dmitri wins" over a big "1 /6" said nothing
+    # of whose numbers they were: a walkthrough of five players); on its owner's screen, its type alone
+    from device.dashboards.gaslands import featured, footer_text
+
+    alice = shown["Alice"]
+    assert featured(alice).name == "Alice's Car" and footer_text(alice, featured(alice)) == "Car · GAME OVER"
+    assert footer_text(alice) == "GAME OVER"
     t2 = Table(("Alice", ["car"]), ("Bob", ["buggy"]), pole="Alice")
     t2.ok("end_game")  # no winner named: the screens say GAME OVER only
     assert all(v.winner is None for v in views(t2.state))
