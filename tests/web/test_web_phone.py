@@ -591,15 +591,17 @@ def test_fewer_evade_dice_than_the_gear_are_asked_about_before_they_are_sent(tmp
         def sent() -> list[list[int]]:
             return [list(a.command.args["evade"]) for a in served.sim.app.history if a.command.type == "attack"]
 
-        evade = DiceRequest("d6", 3, "2 hits: evade dice",
-                            lambda ev: Command("attack", {"target": "brick", "dice": [4, 5], "evade": list(ev)}),
-                            exact=False, usual=3)
-        served.sim.web.hub.call_in_loop(lambda: served.sim.app.open_entry(evade))
-        wait_for(lambda: "evade dice" in small.find_element(By.ID, "dice-label").text, what="the evade dice box")
-        pad = {b.text: b for b in small.find_elements(By.CSS_SELECTOR, "#dice-pad button")}
-        pad["4"].click()
-        pad["6"].click()
-        small.find_element(By.ID, "dice-send").click()
+        def tap_and_send(request: DiceRequest, faces: str) -> None:
+            served.sim.web.hub.call_in_loop(lambda: served.sim.app.open_entry(request))
+            wait_for(lambda: request.label in small.find_element(By.ID, "dice-label").text, what=request.label)
+            pad = {b.text: b for b in small.find_elements(By.CSS_SELECTOR, "#dice-pad button")}
+            for face in faces:
+                pad[face].click()
+            small.find_element(By.ID, "dice-send").click()
+
+        tap_and_send(DiceRequest("d6", 3, "2 hits: evade dice",
+                                 lambda ev: Command("attack", {"target": "brick", "dice": [4, 5], "evade": list(ev)}),
+                                 exact=False, usual=3), "46")
         wait_for(lambda: _alert_text(small) == "Send 2 of 3 evade dice?", timeout=3.0, what="the question")
         small.switch_to.alert.dismiss()
         time.sleep(1.0)
@@ -609,15 +611,9 @@ def test_fewer_evade_dice_than_the_gear_are_asked_about_before_they_are_sent(tmp
         small.switch_to.alert.accept()
         wait_for(lambda: sent() == [[4, 6]], what="the two evade dice sent")
         # one die more than a T-bone's smash dice (room is left for a ram's): asked the same way (a walkthrough)
-        smash = DiceRequest("d6", 12, "smash dice on The Brick (1)",
-                            lambda d: Command("attack", {"target": "brick", "dice": list(d), "evade": []}),
-                            exact=False, usual=1)
-        served.sim.web.hub.call_in_loop(lambda: served.sim.app.open_entry(smash))
-        wait_for(lambda: "smash dice" in small.find_element(By.ID, "dice-label").text, what="the smash dice box")
-        pad = {b.text: b for b in small.find_elements(By.CSS_SELECTOR, "#dice-pad button")}
-        pad["2"].click()
-        pad["3"].click()
-        small.find_element(By.ID, "dice-send").click()
+        tap_and_send(DiceRequest("d6", 12, "smash dice on The Brick (1)",
+                                 lambda d: Command("attack", {"target": "brick", "dice": list(d), "evade": []}),
+                                 exact=False, usual=1), "23")
         wait_for(lambda: _alert_text(small) == "Send 2 smash dice on The Brick, not the usual 1?", timeout=3.0,
                  what="the question of a die more")
         small.switch_to.alert.accept()
