@@ -882,7 +882,8 @@ class App:
 
     def _entry_counts_outdated(self, entry: DiceEntry) -> None:
         """The dice entered changed: the notices that counted them ("OK keeps 2 more dice", "all 4 dice are in",
-        "NEXT again: send 2 of 3 …", "…: no dice entered") no longer do; fewer dice are asked about again."""
+        "NEXT again: send 2 of 3 …", "…: no dice entered") no longer do; a count other than the usual one is asked
+        about again."""
         entry.unusual_asked = None
         self._withdraw_info(f"{entry.request.label}: ", f"all {entry.request.count} dice are in: ", "NEXT again: send ",
                             "OK keeps ")
