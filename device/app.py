@@ -1385,10 +1385,11 @@ class App:
         ranked = self._ranked_notices()
         answers = [n for n in ranked if n.kind == "info" and n.player == player]
         for n in answers + [n for n in ranked if n not in answers]:
-            if n.kind == "news" and self.entry is not None:
+            if n.kind in ("news", "recorded") and self.entry is not None:
                 # a dice page's footer is the roll's: a piece of another car's news there, "…on The Brick: 1 hit ·…"
                 # under "Attack… › Wasp", read as this roll's, and hid "OK keep · NEXT send" (a walkthrough); the
-                # news is on every other screen, and was on this one's menu before the roll was opened
+                # news is on every other screen, and was on this one's menu before the roll was opened.  So is what
+                # the last choice recorded ("…on The Brick: smash…" under the next smash attack's dice, the demo)
                 continue
             if n.player in (None, player):
                 if n.kind == "hazard_mismatch" and own:

@@ -1204,6 +1204,10 @@ def test_a_dice_pages_footer_is_the_rolls_not_another_cars_news(tmp_path: Path) 
     menu_alerts = {g.app.page_for(chooser, None, k * 0.5, True).alert for k in range(40)}
     assert any(a for a in menu_alerts)  # the menu page shows the news in turn
     assert g.go("Attack…", "The Brick") == [] and g.app.entry is not None
+    # nor what the chooser's last choice recorded ("…on The Brick: smash…" under the next smash attack's dice: the
+    # demo's frames)
+    g.app.notify("recorded", "recorded: Smash attack… › Rust Bucket on The Brick: smash dice 5 · evade dice 3 6",
+                 chooser, until=100.0, now=0.0)
     dice_alerts = {g.app.page_for(chooser, None, k * 0.5, True).alert for k in range(40)}
     assert dice_alerts == {""}
     other = next(v for v in g.app.screen_views(now=0.0) if v.player != chooser)
