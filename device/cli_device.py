@@ -892,14 +892,16 @@ def probe_vision_files(config: PitboardConfig) -> list[CheckLine]:
                     if d not in lib.examples and faces != [str(v) for v in range(1, 7)]]
         left = (f"; not taught: {', '.join(untaught)} dice (the camera reads pip dice only; these are entered with "
                 f"the buttons until taught)") if untaught else ""
-        # a die taught some of its faces reads the others as "?" (an audit: "2 taught face(s)" and OK for a skid die
-        # taught SHIFT and HAZARD only)
+        # a die taught some of its faces cannot read the others (an audit: "2 taught face(s)" and OK for a skid die
+        # taught SHIFT and HAZARD only); "reads them as ?" was not so: a die showing one is read as the taught face
+        # it looks most like when it looks like one enough (an audit of the dice commands: SPIN alone taught, every
+        # die-like thing read SPIN)
         partly = [f"{d} ({', '.join(f for f in faces if f not in lib.examples[d])})"
                   for d, faces in taught_dice().items() if d in lib.examples
                   and any(f not in lib.examples[d] for f in faces)]
         if partly:
-            left += (f"; faces not taught: {'; '.join(partly)}: the camera reads them as \"?\" and the roll is "
-                     f"entered with the buttons (`{teach}`)")
+            left += (f"; faces not taught: {'; '.join(partly)}: the camera cannot read them (a die showing one reads "
+                     f"\"?\", or as the taught face it looks most like): teach each face (`{teach}`)")
         detail = f"{taught} taught face(s){left}" if Path(where).exists() else \
             f"none taught yet (no file){left}; `{teach}` or the phone's Teach page writes it"
         if faces_problem is not None:  # read, with a word: a die no game rolls
