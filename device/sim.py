@@ -12,7 +12,7 @@ Keys (upper case = a long press):
     o             OK: take the choice (one that needs dice opens their entry), or keep the die face
     b             BACK: up a menu level; at the top level, undo the last decision
     B             long BACK: undo several decisions
-    n             NEXT: the step's "done" (with dice entered: send them)
+    n             NEXT: the step's "done" (with dice entered or typed: send them)
     N             long NEXT: the legend page explaining the dashboard symbols
     ! @ # $ % ^   the player buttons p1..p6 (shift + 1..6)
     1-6           type a die: the face at that position of the die (skid: 1-3 SHIFT 4 HAZARD 5 SLIDE 6 SPIN)
@@ -421,6 +421,10 @@ class Sim:
         self.decoder = KeyDecoder()
         self.next_image = 0
         self.typed: list[int] = []
+        #: the roll the typed dice are for (the decisions recorded, the roll awaited): once either changes they
+        #: are no longer its (a maker's audit: typed at Alice's skid check, NEXT sent her roll empty and the
+        #: typed dice, still on her screen, went in as Bob's roll at the next Enter)
+        self._typed_for: tuple[int, Any] | None = None
         self.quit = False
         self._said = 0
         self._last_state: Any = None
@@ -600,7 +604,7 @@ class Sim:
         elif key == "0":
             self.typed = []
             self.send_typed()
-        elif key in ("Enter", "."):
+        elif key in ("Enter", ".") or key == "n" and self.typed:
             if self.typed:
                 self.send_typed()
             else:
@@ -631,7 +635,20 @@ class Sim:
             self.note(f"a {request.die} die has {len(faces)} faces: type 1-{len(faces)}")
             return
         self.typed.append(faces[digit - 1])
+        self._typed_for = self._roll_now()
         self._say_typed()
+
+    def _roll_now(self) -> tuple[int, Any]:
+        """The roll being typed: how many decisions the game holds, and the roll awaited."""
+        return len(self.app.match.records), self.app.awaited_roll()
+
+    def _typed_outlived(self) -> None:
+        """Typed dice whose roll went by (sent from the buttons, the camera or a phone, or undone) are dropped,
+        and the table told."""
+        if self.typed and self._roll_now() != self._typed_for:
+            dropped, self.typed = self.typed, []
+            self.app.show_typing([], who="keyboard")
+            self.note(f"typed dice {' '.join(map(str, dropped))} dropped: the roll they were typed for went by")
 
     def _say_typed(self) -> None:
         self.app.show_typing(self.typed, who="keyboard")  # the roller's screen, where the table reads it
@@ -687,6 +704,7 @@ class Sim:
     def step(self) -> None:
         before = self.bank.shown
         self.app.step()
+        self._typed_outlived()
         for applied in self.app.history[self._said:]:
             c = applied.command.to_json()
             verdict = "ok" if applied.outcome.accepted else f"REFUSED: {applied.outcome.reason}"

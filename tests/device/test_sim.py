@@ -54,6 +54,27 @@ def test_sim_plays_gaslands_from_keystrokes(tmp_path: Path) -> None:
     assert "┌ Alice" in text and "┌ Bob" in text  # both screens drawn as text
 
 
+def test_sim_next_sends_typed_dice_and_typed_dice_of_a_roll_gone_by_are_dropped(tmp_path: Path) -> None:
+    """A maker's audit, four players: dice typed at Alice's skid check, then NEXT ("n"), sent her roll empty;
+    the typed dice stood on her screen and went in as Bob's roll at the next Enter.  NEXT sends the typed dice as
+    Enter does, and typed dice whose roll went by (an undo, a roll sent another way) are dropped, and said."""
+    out = io.StringIO()
+    sim = Sim("gaslands", out=out, db=tmp_path / "sim.sqlite", clock=lambda: 0.0)
+    try:
+        sim.step()
+        sim.feed(("o" if sim.app.prompt().awaits == "vehicle" else "") + "oon12n")
+        assert _commands(out.getvalue())[-1] == "[keyboard] {'type': 'skid_roll', 'faces': ['SHIFT', 'SHIFT']} -> ok"
+        sim.feed("b")  # the roll undone: the skid check is awaited again
+        assert sim.app.awaited_roll() is not None, sim.app.prompt().text
+        sim.feed("4")
+        assert sim.typed == ["HAZARD"]
+        sim.feed("b")  # BACK at the top: undoes the template placed; the typed die's roll went by
+        assert sim.typed == [] and "typed dice HAZARD dropped: the roll they were typed for went by" in out.getvalue()
+        assert not [n for n in sim.app.notices if n.kind == "typing"]
+    finally:
+        sim.close()
+
+
 def test_sim_shows_refusals_and_quits_on_q() -> None:
     from device.app import render_page
     from device.dashboards.pages import TextPage
