@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import cv2
@@ -728,3 +729,19 @@ def test_a_library_that_is_a_link_is_taught_where_the_link_leads(tmp_path: Path,
     assert {f: len(v) for f, v in load_library(shared).examples["skid"].items()} == {"SHIFT": 1, "SPIN": 1}
     assert cli.main(["teach", "dice", "--undo"]) == 0
     assert (data_dir / "faces.json").is_symlink() and load_library(shared).faces("skid") == ["SHIFT"]
+
+
+def test_two_things_where_one_die_was_expected_are_said_where_they_lie_and_box_comes_first(tmp_path: Path,
+                                                                                            capsys) -> None:
+    """A maker's audit: a photo of one die beside a USB hub and its cables was refused with "4 dice seen where one
+    was expected; … e.g. --faces SPIN,SPIN,SPIN,SPIN": the hint would have taught the hub as SPIN.  The refusal
+    says where each lies and offers --box first."""
+    img, placed = render_scene(["SHIFT", "SPIN"], np.random.default_rng(7), size=(480, 640), side=56)
+    capsys.readouterr()
+    assert _teach("--face", "SPIN", _write(tmp_path, "two.png", img)) == 2
+    err = capsys.readouterr().err
+    assert "2 dice seen where one was expected (at " in err and "cut the picture to the die with --box X,Y,WIDTH," \
+        "HEIGHT; or, if all of them are dice, name each die's face" in " ".join(err.split()), err
+    for p in placed:  # each die's place is said
+        assert any(abs(int(x) - p.center[0]) < 60 and abs(int(y) - p.center[1]) < 60
+                   for x, y in re.findall(r"(\d+),(\d+) \d+x\d+", err)), (p.center, err)

@@ -471,8 +471,13 @@ def plan_teaching(library: "FaceLibrary", die: str, faces: list[str], image: np.
                              "teaches at once (a whole table frame? tokens, tags and print look like dice); cut the "
                              "picture closer to the die with --box X,Y,WIDTH,HEIGHT and teach one die at a time")
         if len(faces) == 1:
-            raise ValueError(f"{len(blobs)} dice seen where one was expected; teach one die at a time, or name "
-                             f"each die's face in reading order (rows from the top, left to right), e.g. --faces "
+            # where each lies, and --box first: the hint "--faces SPIN,SPIN,SPIN,SPIN" alone, for a photo of one die
+            # beside a USB hub and its cables, would have taught the hub as SPIN (a maker's audit)
+            at = "; ".join(f"{b.box[0] + origin[0]},{b.box[1] + origin[1]} {b.box[2] - b.box[0]}x{b.box[3] - b.box[1]}"
+                           for b in blobs)
+            raise ValueError(f"{len(blobs)} dice seen where one was expected (at {at}); teach one die at a time: cut "
+                             "the picture to the die with --box X,Y,WIDTH,HEIGHT; or, if all of them are dice, name "
+                             "each die's face in reading order (rows from the top, left to right), e.g. --faces "
                              + ",".join([faces[0]] * len(blobs)))
         raise ValueError(f"{len(blobs)} dice seen but {len(faces)} faces named; name one face per die, in reading "
                          "order (rows from the top, left to right)")
