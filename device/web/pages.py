@@ -423,6 +423,8 @@ def dice_form(offer: Any, csrf: str) -> str:
     key = "|".join([offer.player or "", offer.die, offer.label, *names]) if offer is not None else ""
     pad = "".join(f'<button type="button" data-place="{i}">{esc(n)}</button>' for i, n in enumerate(names, 1))
     listed = ", ".join(f"{i} {n}" for i, n in enumerate(names, 1))
+    # an example the roll takes: "e.g. 3 5 1" was refused for a skid roll of four faces (a maker's audit)
+    example = " ".join(str(k) for k in (3, 5, 1) if k <= len(names)) or "1"
     return (f'<form class="dice" id="dice" method="post" action="/dice" data-key="{esc(key)}" '
             f'data-names="{esc(json.dumps(names))}" data-count="{offer.count if offer else 0}" '
             f'data-usual="{offer.usual if offer is not None and offer.usual is not None else ""}" '
@@ -433,7 +435,7 @@ def dice_form(offer: Any, csrf: str) -> str:
             f'<input type="hidden" name="player" value="{esc(offer.player or "" if offer else "")}">'
             f'<p id="dice-label">{esc(offer.title()) if offer is not None else ""}</p>'
             f'<div class="pad" id="dice-pad">{pad}</div>'
-            f'<label id="dice-typing">The faces by their place ({esc(listed)}), e.g. 3 5 1: '
+            f'<label id="dice-typing">The faces by their place ({esc(listed)}), e.g. {example}: '
             f'<input name="faces" id="dice-faces" inputmode="numeric" autocomplete="off"> '
             f'<input type="checkbox" name="on_purpose" value="1"> Another count on purpose</label>'
             f'<output id="dice-typed"></output>'

@@ -160,6 +160,10 @@ def test_skid_dice_are_offered_each_face_once(tmp_path: Path) -> None:
         assert offer is not None and offer.names == ("SHIFT", "HAZARD", "SLIDE", "SPIN")
         assert offer.title() == "Alice's roll: skid dice (up to 4)"
         client, csrf = paired_client(table)
+        # the box's example is one the roll takes ("e.g. 3 5 1" was refused, "'5' is no face of the skid dice": a
+        # maker's audit)
+        page = client.get("/", headers={"accept": "text/html"}).text
+        assert "(1 SHIFT, 2 HAZARD, 3 SLIDE, 4 SPIN), e.g. 3 1:" in page
         r = client.post("/dice", data={"csrf": csrf, "die": "skid", "label": offer.label, "player": "Alice",
                                        "faces": "4 2"}, headers={"x-csrf-token": csrf})
         assert r.status_code == 204
