@@ -634,8 +634,9 @@ def _token_zone_lines(config: PitboardConfig, module: Any, options: Any, views: 
     from vision.calibration import ZONE_CARD_IDS
 
     def card(seat: int) -> str:  # (cards are printed for p1..p6 only)
-        return (f"print its token-zone card (`pitboard markers --cards {seat}`) and calibrate with it on the mat"
-                if seat <= len(ZONE_CARD_IDS) else "add a zone for them (`pitboard calibrate IMAGE --zones FILE`)")
+        # (with its --out: `pitboard markers --cards 5`, as said, was refused for want of it: a maker's audit)
+        return (f"print its token-zone card (`pitboard markers --out markers.pdf --cards {seat}`) and calibrate with it "
+                "on the mat" if seat <= len(ZONE_CARD_IDS) else "add a zone for them (`pitboard calibrate IMAGE --zones FILE`)")
 
     return [CheckLine("WARN", "token zones", f"no token zone for {player} (p{seat}, or named {player}): the camera "
                                              f"does not count {whose} hazard tokens; they are entered with the menu. "

@@ -794,7 +794,7 @@ def test_check_warns_of_a_player_whose_tokens_have_no_zone(tmp_path: Path) -> No
                      screens=[{"player": p, "port": k} for k, p in enumerate(("Ann", "Ben", "Cy", "Dee", "Eve"), 1)])
     lines = [l for l in _check(config)[1] if "token zones" in l]
     assert len(lines) == 1 and lines[0].startswith("WARN  token zones: no token zone for Eve (p5"), lines
-    assert "pitboard markers --cards 5" in lines[0]
+    assert "`pitboard markers --out markers.pdf --cards 5`" in lines[0]  # a command that runs as given
     setup.write_text('[scenario]\npole = "Ann"\n\n' + seats.split("[[players]]\nname = \"Eve\"")[0], encoding="utf-8")
     assert not [l for l in _check(config)[1] if "token zones" in l]
     # the phone's Check of a game in play begun from the phone's set-up (no options at hand): its views say whose
