@@ -487,8 +487,16 @@ class _Validator:
         self.keys(t, "game", SECTION_KEYS["game"])
         name = self.str_(t, "game", "name", "gaslands")
         assert name is not None
-        if not name.isidentifier():
-            raise self.fail("game.name", f"{name!r} is not a game name; allowed: a games/ package such as \"gaslands\"")
+        import difflib
+
+        from games import REGISTRY
+
+        if name not in REGISTRY:
+            # the file and the key, and the near name (a maker's audit: "gasland" was told only "no game called
+            # 'gasland'" later, by the command, with neither)
+            near = difflib.get_close_matches(name, sorted(REGISTRY), n=1, cutoff=0.6)
+            raise self.fail("game.name", f"{name!r} is not a game{f' (did you mean {near[0]!r}?)' if near else ''}; "
+                                         f"known games: {', '.join(sorted(REGISTRY))}")
         return GameConfig(name=name, setup=self.path(t, "game", "setup"))
 
     def camera(self, t: Mapping[str, Any]) -> CameraConfig:

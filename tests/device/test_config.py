@@ -102,7 +102,11 @@ def test_wrong_screen_address_names_file_key_and_allowed_values() -> None:
         ('[[screens]]\nplayer = "A"\n[[screens]]\nplayer = "A"\naddress = 0x3D', "pitboard.toml: screens[1].player: 'A' already has a screen"),
         ('[[screens]]\nplayer = "A"\nport = 3\n[buttons]\nplayers = [5, 24]',
          "pitboard.toml: buttons.players[1]: GPIO24 carries I2C bus 3"),
-        ('[game]\nname = "gas lands"', "pitboard.toml: game.name: 'gas lands' is not a game name"),
+        ('[game]\nname = "gas lands"', "pitboard.toml: game.name: 'gas lands' is not a game (did you mean 'gaslands'?); "
+                                       "known games: gaslands, grand_tour, space_race, thunder_road"),
+        # (a maker's audit: "gasland" was told "no game called 'gasland'" by the command, naming neither file nor key)
+        ('[game]\nname = "gasland"', "pitboard.toml: game.name: 'gasland' is not a game (did you mean 'gaslands'?)"),
+        ('[game]\nname = "chess"', "pitboard.toml: game.name: 'chess' is not a game; known games: gaslands,"),
         ('[vision]\ncalibration = "' + "é" * 200 + '"', "pitboard.toml: vision.calibration: is not a usable file path"),
         ('[store]\npath = "/tmp/a\\u0000b"', "pitboard.toml: store.path: is not a usable file path"),
         ('[vision]\ndice_mm = 25', "pitboard.toml: vision.dice_mm: 25 is out of range; allowed: 12..19 mm (the side of one die)"),
