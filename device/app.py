@@ -320,6 +320,10 @@ class App:
         #: press that began before it was meant for the step before (:meth:`on_button`)
         self._moved_at = float("-inf")
         self._moved_by: str = ""
+        #: whose press is being handled: "web" for a phone's (its page's buttons), "button" for the panel's; the
+        #: commands it sends are recorded as from it (a phone review: the game log said "[button]" of a phone's
+        #: presses and undos, and who pressed could not be told)
+        self._press_source = "button"
         self._moved_from: str | None = None  # whose step it was (the press was most likely theirs)
         self._reopened = False
         self._memory: dict[Any, tuple[str, ...]] = {}  # prompt → the path taken there (kept for undo)
@@ -409,6 +413,8 @@ class App:
     def apply(self, command: Command, *, source: str = "button", now: float | None = None) -> Outcome:
         """Send one command through the rules and the store; a refusal is shown whole to its sender."""
         now = self.clock() if now is None else now
+        if source == "button":
+            source = self._press_source  # (a phone's press: "web")
         t = self.turn()
         sender = chooser_of(t.menu, t.prompt)  # whose step it was
         try:
@@ -730,6 +736,13 @@ class App:
         return chooser_of(t.menu, t.prompt)
 
     def on_button(self, event: ButtonEvent, now: float) -> None:
+        self._press_source = event.source
+        try:
+            self._on_button(event, now)
+        finally:
+            self._press_source = "button"
+
+    def _on_button(self, event: ButtonEvent, now: float) -> None:
         self._dirty = True
         name, long = event.button, event.long
         if event.began is not None and event.began < self._moved_at:

@@ -86,7 +86,7 @@ class ButtonEvent:
     ``began`` when the finger went down (None: not known, a key or a page's button); ``seen``: a phone's press,
     the :meth:`device.app.App.press_key` its page showed (None: a button, which acts on what its screen shows);
     ``asked``: a phone's BACK whose page asked "Undo …?" first, naming what it undoes (the App does not ask
-    again)."""
+    again); ``source``: where it was pressed, as the game log says it ("button": the panel, "web": a phone's page)."""
 
     button: str
     kind: PressKind
@@ -94,6 +94,7 @@ class ButtonEvent:
     began: float | None = field(default=None, compare=False)
     seen: str | None = field(default=None, compare=False)
     asked: bool = field(default=False, compare=False)
+    source: str = field(default="button", compare=False)
 
     @property
     def long(self) -> bool:

@@ -229,7 +229,7 @@ class WebHub:
                 button, kind, _, seen, asked = self._presses.get_nowait()
             except queue.Empty:
                 return out
-            out.append(ButtonEvent(button, kind, now, seen=seen, asked=asked))
+            out.append(ButtonEvent(button, kind, now, seen=seen, asked=asked, source="web"))
 
     def run_calls(self) -> None:
         while True:

@@ -90,6 +90,8 @@ def test_back_on_the_phone_says_what_it_undoes_and_asks_once(space: Table) -> No
     assert back(_asked(now, "key")) == 204  # answered for the game as it is: undone once
     space.step()
     assert app.match.undoable == 3
+    # recorded as the phone's: the game log said "[button]" of a phone's presses and undos (a phone review)
+    assert (app.history[-1].command.type, app.history[-1].source) == ("undo", "web")
     # the roll is the last decision again: BACK asks about it, and a BACK that only closes a list asks nothing
     again = client.get("/", headers=HTML).text
     assert _asked(again, "back") == f"Undo {rolled}?"
