@@ -90,7 +90,9 @@ def toml_mistake(exc: Exception, text: str) -> str:
         name = ".".join(part.strip().strip("'\"") for part in twice.group(1).split(",") if part.strip())
         meaning = (f"[{name}] is written twice: one of several (each player's screen, each player) is written "
                    f"[[{name}]], in double brackets, each time; one table said twice: merge the two into one")
-    told = f"{what} ({meaning})" if meaning else what
+    # (tomllib's "Illegal character '\n'" is Python's way of saying the line ended: the meaning alone, a phone review)
+    told = meaning if meaning and what.startswith("Illegal character '\\n'") else f"{what} ({meaning})" if meaning \
+        else what
     if at is None:
         return f"at the end of the file: {told}"
     number = int(at.group(1))

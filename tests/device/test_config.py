@@ -246,6 +246,8 @@ def test_a_direct_and_a_muxed_screen_apart_by_bus_or_address_are_accepted(second
                                      'several in brackets ([1, 2])']),
     ('player = "Alice"\nrotate = 2 turns', ['line 3 (rotate = 2 turns): a number is written alone: digits only, no '
                                            'unit after it']),
+    # a phone review: "Illegal character '\n' (a text whose closing quote is missing)", Python's words first
+    ('player = "Alice', ['line 2 (player = "Alice): a text whose closing quote is missing']),
     ('player = "Alice"\nport = [\u201c1\u201d]', ['line 3 (port = [\u201c1\u201d]): \u201c and \u201d are not quotes in TOML',
                                           'write straight quotes: port = ["1"]']),
 ])
