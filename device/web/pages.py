@@ -5,6 +5,7 @@ current over Server-Sent Events; without it the page still works (reload, forms)
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -37,7 +38,7 @@ img.oled{image-rendering:pixelated;image-rendering:crisp-edges;width:384px;max-w
 .buttons .link{grid-column:1/-1;margin:0}
 .buttons button.hold{font-size:.75em;grid-column:span 3;line-height:1.1;padding:.3em .1em}
 table{border-collapse:collapse;display:block;overflow-x:auto;max-width:100%}fieldset.guest{border:0;padding:0;margin:0;min-width:0}
-td,th{border:1px solid #444;padding:.25em .4em}#check{list-style:none;padding:0}#check li{margin:0 0 .6em;overflow-wrap:anywhere}
+td,th{border:1px solid #444;padding:.25em .4em}#check{list-style:none;padding:0}#check li{margin:0 0 .6em;overflow-wrap:break-word}
 #chart tr>th:first-child{position:sticky;left:0;background:#111}
 code{overflow-wrap:anywhere}
 .undone{text-decoration:line-through;color:#888}.refused{color:#f88}
@@ -666,11 +667,17 @@ def saving(fields: str, button: str) -> str:
     return f'<fieldset disabled class=guest>{fields}</fieldset><p class="skip guest-saves">{esc(GUEST_SAVES)}</p>'
 
 
+def check_words(text: str) -> str:
+    """A check line's words as HTML: its `commands` as code, and a path breakable after each "/" only (a phone
+    review: raw backticks, and "table_calibration.jso|n" broken mid-word)."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", esc(text).replace("/", "/<wbr>"))
+
+
 def check_page(lines: Sequence[Any]) -> str:
     # one entry a line, the status and part above the words: as a three-column table at phone width the
     # first two columns shrank to a letter wide ("W A R N", "cali brat ion")
     rows = "".join(f'<li><b class="{esc(c.status.lower())}">{esc(c.status)}</b> <b>{esc(c.part)}</b>'
-                   f"<br>{esc(c.detail)}</li>" for c in lines)
+                   f"<br>{check_words(c.detail)}</li>" for c in lines)
     body = (f"<p>The files and parts the appliance reads. The bus and pin probes of <code>pitboard check</code> "
             f"are not run here: the running appliance holds them.</p><ul id=check>{rows}</ul>")
     return layout("Check", body, here="/check")

@@ -236,3 +236,14 @@ def test_a_phone_back_it_asked_about_is_not_asked_again_and_one_it_did_not_ask_i
     assert client.post("/press", data=data, headers={"x-csrf-token": csrf}).status_code == 204
     road.step()
     assert road.match.undoable == undoable - 1  # asked on the phone: undone at once
+
+
+def test_a_check_lines_commands_are_code_and_its_paths_break_after_a_slash_only() -> None:
+    """A phone review of the Check page: raw backticks around commands, and a path broken mid-word at 390 px
+    ("table_calibration.jso|n")."""
+    from device.web.pages import CSS, check_words
+
+    said = check_words("no calibration at /var/lib/pitboard/table_calibration.json: run `pitboard calibrate IMAGE` <now>")
+    assert said == ("no calibration at /<wbr>var/<wbr>lib/<wbr>pitboard/<wbr>table_calibration.json: run "
+                    "<code>pitboard calibrate IMAGE</code> &lt;now&gt;")
+    assert "#check li{margin:0 0 .6em;overflow-wrap:break-word}" in CSS  # (not "anywhere": mid-word)
