@@ -460,7 +460,7 @@ class Sim:
             self._listener = None  # the server's now: it closes it when it stops
             host, port = sock.getsockname()[:2]
             self.web = WebService(game=self.game, store_path=self.store.path, host=host, port=port, sock=sock,
-                                  new_game=self._web_new_game,
+                                  new_game=self._web_new_game, startable=(self.game,),
                                   check=lambda playing: files_check(self.game, self.setup_path, playing)).start()
         except BaseException:
             if sock is not None:

@@ -117,7 +117,8 @@ class WebService:
                  chart_path: Path | None = None, new_game: Callable[[str, Mapping[str, Any]], str] | None = None,
                  check: Callable[[Playing | None], Sequence[Any]] | None = None, pairing: Pairing | None = None,
                  faces_path: Path | None = None, calibration_path: Path | None = None,
-                 sock: socket.socket | None = None, config_source: str | None = None) -> None:
+                 sock: socket.socket | None = None, config_source: str | None = None,
+                 startable: tuple[str, ...] | None = None) -> None:
         from device.web.server import WebContext, WebServer
 
         if chart_path is None:
@@ -145,7 +146,7 @@ class WebService:
                               # the setup of the game in play, not the one the host was started with (the
                               # page said "game gaslands: example setup is a valid table" over a 5-player game)
                               check=lambda: (check or self._files_check)(self.playing()),
-                              game_id=lambda: self.game_id, in_progress=self.in_progress)
+                              game_id=lambda: self.game_id, in_progress=self.in_progress, startable=startable)
         self.ctx.on_pair_page = lambda: self.hub.call_in_loop(self.show_code)
         self.ctx.code_screen = lambda: self.code_screen or self.code_player
         self.ctx.faces_path = faces_path

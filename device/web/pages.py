@@ -567,12 +567,13 @@ def replay_page(game_id: int, decision: int, entry: Any, players: Sequence[str],
 
 def setup_page(game: str, games: Sequence[str], text: str, csrf: str, message: str = "", ok: bool = False,
                can_start: bool = True, once: str = "", restore: bool = False, begun: bool = False,
-               playing: str | None = None, ticked: bool = False, table: str = "") -> str:
+               playing: str | None = None, ticked: bool = False, table: str = "", why_not: str = "") -> str:
     """The set-up form; ``once``: this form's own token, so that the same form sent twice begins one game;
     ``table``: the page's count of games begun as this form is drawn (a Start is refused once another began);
     ``restore``: the box holds only the example (the page asked for plainly), so the phone may put back what
     was being typed in it (SETUP_JS); ``playing``: the game being played, which Start this game would leave
-    unfinished: starting then needs the box "End the game in progress" ticked."""
+    unfinished: starting then needs the box "End the game in progress" ticked; ``why_not``: why this host does not
+    start this game (said in place of Start)."""
     opts = "".join(f'<option value="{esc(g)}"{" selected" if g == game else ""}>{esc(title_of(g))}</option>'
                    for g in games)
     live = ' <a href="/" id="to-live">Go to the Live page</a>' if begun else ""  # ``begun``: a game began
@@ -582,6 +583,7 @@ def setup_page(game: str, games: Sequence[str], text: str, csrf: str, message: s
                f'name=replace value=1 id=replace{" checked" if ticked else ""}> End the game in progress</label> '
                '(it stays in the game log)</p>')
     start = ('<button type=submit name=action value=start id=start>Start this game</button>' if can_start else
+             f"<span class=skip id=no-start>({check_words(why_not)})</span>" if why_not else
              "<span class=skip>(starting a game from the page: not wired for this host; save the file as the "
              "config's [game] setup and restart)</span>")
     once_field = f'<input type="hidden" name="once" value="{esc(once)}">' if once else ""

@@ -62,6 +62,9 @@ class WebContext:
     #: Start a new game on the loop's thread: ``(game, options) -> message``, ValueError saying why it will
     #: not (another game than the host plays); None: this host cannot.
     new_game: NewGame | None = None
+    #: The games ``new_game`` begins (None: any): the simulator plays its own alone, and its page offered Start for
+    #: every game, refused only after a Check had said "a valid table" (a phone review)
+    startable: tuple[str, ...] | None = None
     #: The ``check`` lines (device.cli_device.CheckLine) for the check page.
     check: Callable[[], Sequence[Any]] | None = None
     game_id: Callable[[], int | None] = lambda: None
@@ -532,10 +535,15 @@ def create_app(ctx: WebContext) -> Starlette:
         from device.web.setup import game_names
 
         start = ctx.new_game is not None if can_start is None else can_start
+        why_not = ""
+        if start and ctx.startable is not None and game not in ctx.startable:
+            start = False
+            why_not = (f"this sim plays {pages.title_of(ctx.game)}: to play {pages.title_of(game)}, quit it and start "
+                       f"`pitboard sim {game} --web …`")
         playing = ctx.in_progress() if playing is None and start else playing
         return html(pages.setup_page(game, game_names(), text, session.csrf, message, ok=ok, can_start=start,
                                      once=secrets.token_urlsafe(12), restore=restore, begun=begun_now,
-                                     playing=playing, ticked=ticked, table=start_mark()), status)
+                                     playing=playing, ticked=ticked, table=start_mark(), why_not=why_not), status)
 
     async def setup_get(request: Request, session: Session, form: dict[str, str]) -> Response:
         from device.web.setup import example_setup, game_names

@@ -116,6 +116,23 @@ def test_a_game_the_host_cannot_start_is_said_as_a_refusal(tmp_path, monkeypatch
         t.close()
 
 
+def test_a_host_that_plays_one_game_offers_start_for_it_alone(tmp_path, monkeypatch):
+    """A phone review of `pitboard sim gaslands --web`: New game offered all four games, and Space Race's Check
+    said "a valid table for USA, USSR" before Start was refused ("this sim plays Gaslands: Refuelled").  The
+    other games' forms say so in place of Start."""
+    monkeypatch.setenv("PITBOARD_DATA", str(tmp_path / "data"))
+    t = Table(tmp_path, new_game=lambda game, options: "a new gaslands game begins now", startable=("gaslands",))
+    try:
+        client, _ = paired_client(t)
+        other = html_lib.unescape(client.get("/setup?game=space_race").text)
+        assert 'id=start>' not in other and ("this sim plays Gaslands: Refuelled: to play Twilight Struggle Space Race, "
+                                              "quit it and start <code>pitboard sim space_race --web …</code>") in other
+        own = client.get("/setup?game=gaslands").text
+        assert "id=start>Start this game" in own and "id=no-start" not in own
+    finally:
+        t.close()
+
+
 def test_a_game_begun_from_the_page_leads_to_the_live_page(tmp_path, monkeypatch):
     """After 'Start this game' the phone stayed on the form with 'a new gaslands game begins now': the owner
     scrolled up for the nav (and the form, pressed again, says 'sent twice'). The answer links to Live;

@@ -27,7 +27,7 @@ class Screens:
 
 class Table:
     def __init__(self, tmp: Path, game: str = "gaslands", *, serve: bool = False, new_game: Any = None,
-                 reader: Any = None) -> None:
+                 reader: Any = None, startable: tuple[str, ...] | None = None) -> None:
         self.module = game_package(game)
         self.store = Store(tmp / "game.sqlite")
         self.game_id, self.match, _ = self.store.open_match(self.module.GAME, setup_options(self.module, None))
@@ -37,7 +37,7 @@ class Table:
         self.app = App(self.module, self.match, buttons=self.buttons, displays=self.screens, clock=lambda: self.now,
                        reader=reader)
         self.web = WebService(game=game, store_path=self.store.path, host="127.0.0.1", port=0,
-                              chart_path=tmp / "chart.toml", new_game=new_game,
+                              chart_path=tmp / "chart.toml", new_game=new_game, startable=startable,
                               calibration_path=tmp / "calibration.json")
         self.web.attach(self.app, self.game_id, setup_options(self.module, None))
         self.step()
