@@ -271,8 +271,11 @@ def _lock(path: Path) -> int | None:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         os.close(fd)
-        raise ValueError(f"another `pitboard sim` is playing the game log {path}; finish that one first, or "
-                         "play apart with --db OTHER.sqlite or --no-log") from None
+        # which one, by the store's lock note, as `play` says it (a maker's audit: no PID, where the README said one)
+        from device.store import lock_holder
+
+        raise ValueError(f"another `pitboard sim` is playing the game log {path}{lock_holder(path)}; finish that one "
+                         "first, or play apart with --db OTHER.sqlite or --no-log") from None
     return fd
 
 

@@ -172,6 +172,15 @@ class _WriterLock:
         self.fd = None
 
 
+def lock_holder(log: Path) -> str:
+    """" (PID 24502)" of the writer holding ``log``'s lock, by its lock note; "" when none is known."""
+    try:
+        pid, _ = _lock_note(lock_path(log).read_text(encoding="utf-8", errors="replace")[:200])
+    except OSError:
+        return ""
+    return f" (PID {pid})" if pid is not None else ""
+
+
 def _lock_note(text: str) -> tuple[int | None, str]:
     """The lock file's note, "PID program" as the writer wrote it: (the PID, the program), or (None, "")."""
     said = text.split()
