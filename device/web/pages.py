@@ -335,6 +335,29 @@ def options(keys: Sequence[Any], selected: Any, label: Any = spoken) -> str:
 #: put back when the page comes again without a result (a reload, New game again after Live): typing a
 #: table on a phone, a reload or a swapped-out tab lost it.  The box as the server sent it replaces the
 #: draft whenever it holds something else on purpose (Example, a check's result).
+#: The game log page follows the game: each decision the live stream tells of draws the log's entries again (a phone
+#: review: a step taken at the table was on the log only after a reload).
+LOG_JS = """
+(function(){
+  var es = new EventSource('/events'), seen = null, asking = false;
+  es.addEventListener('snapshot', function(ev){
+    var said = JSON.stringify(JSON.parse(ev.data).commands);
+    if (seen === null || said === seen || asking) { if (!asking) seen = said; return; }
+    seen = said; asking = true;
+    fetch(location.href, {headers: {accept: 'text/html'}, credentials: 'same-origin'})
+      .then(function(r){ return r.ok ? r.text() : null; })
+      .then(function(text){
+        if (!text) return;
+        var now = new DOMParser().parseFromString(text, 'text/html').getElementById('timeline');
+        var here = document.getElementById('timeline');
+        if (now && here) here.innerHTML = now.innerHTML;
+      })
+      .catch(function(){})
+      .then(function(){ asking = false; });
+  });
+})();
+"""
+
 SETUP_JS = """
 (function(){
   var box = document.getElementById('setup');
@@ -539,7 +562,7 @@ def timeline_page(game_id: int, tl: Any, refusals: Sequence[tuple[str, str]]) ->
     body = (f'<p><a href="/log/{game_id}/events.jsonl">export JSON lines</a> · '
             f'<a href="/log/{game_id}/events.csv">export CSV</a> · each # shows the dashboards after that step</p>'
             f'<div id="timeline">{"".join(parts)}</div>{refused}')
-    return layout(f"Game {game_id}: {title_of(tl.game)}", body, here="/log")
+    return layout(f"Game {game_id}: {title_of(tl.game)}", body, here="/log", script="log.js")
 
 
 #: What each game's set-up holds, as the page's first words say it (every game's read "Players in seating order

@@ -1002,10 +1002,11 @@ def create_app(ctx: WebContext) -> Starlette:
         name = request.path_params["name"]
         if name == "style.css":
             return Response(pages.CSS, media_type="text/css", headers={"Cache-Control": "max-age=3600"})
-        if name in ("live.js", "setup.js"):
+        scripts = {"live.js": pages.LIVE_JS, "setup.js": pages.SETUP_JS, "log.js": pages.LOG_JS}
+        if name in scripts:
             if _session(ctx, request) is None:
                 return PlainTextResponse("not paired", status_code=401)
-            script = pages.LIVE_JS if name == "live.js" else pages.SETUP_JS
+            script = scripts[name]
             return Response(script, media_type="text/javascript", headers={"Cache-Control": "max-age=3600"})
         return PlainTextResponse("not found", status_code=404)
 

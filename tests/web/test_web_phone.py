@@ -621,6 +621,23 @@ def test_fewer_evade_dice_than_the_gear_are_asked_about_before_they_are_sent(tmp
                           if a.command.type == "attack"] == [[4, 5], [2, 3]], what="the two smash dice sent")
 
 
+def test_the_game_log_page_follows_the_game_without_a_reload(tmp_path, monkeypatch):
+    """A phone review: a step taken at the table was on the game log page only after a reload."""
+    from selenium.webdriver.common.by import By
+
+    with small_phone(tmp_path, monkeypatch) as (served, small):
+        small.get(f"{served.url.rstrip('/')}/log/{served.sim.game_id}")
+
+        def entries() -> int:
+            return len(small.find_elements(By.CSS_SELECTOR, "#timeline li"))
+
+        wait_for(lambda: small.find_elements(By.ID, "timeline"), what="the log page")
+        before = entries()
+        time.sleep(1.0)  # the live stream's first snapshot: the page as drawn
+        served.keys("oo")  # (the menu woken) a template chosen at the table
+        wait_for(lambda: entries() > before, timeout=10.0, what="the new entry drawn without a reload")
+
+
 def test_a_double_tapped_send_sends_the_roll_once_and_says_nothing_wrong(tmp_path, monkeypatch):
     """A review of the phone page: Send had no guard against a double tap (OK, BACK and NEXT have one): the second
     post went after the first, and the phone said "The roll was not sent" of a roll that was, or the roller's screen
