@@ -1412,7 +1412,9 @@ class App:
                 # a game's news takes turns with the footer's own line, as a standing alert does: for 12 s it hid
                 # the status of each exhaustion count and "Space Race over"
                 return n.text, n.since, n.until is None or n.kind == "news"
-        return (str(alerts[0].text) if alerts else ""), 0.0, bool(alerts)
+        # the game's own alone: the view carries the app's notices too, and a news passed over on a dice page came
+        # back here as the view's first alert (the demo's frames: "Smash: Rust Bucket…" under the next smash dice)
+        return (str(own[0].text) if own else ""), 0.0, bool(own)
 
     def screen_views(self, now: float | None = None) -> list[Any]:
         """The game's views with the app's notices added as alerts (for the dashboards).  A game's news or a

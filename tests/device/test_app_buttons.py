@@ -1210,6 +1210,9 @@ def test_a_dice_pages_footer_is_the_rolls_not_another_cars_news(tmp_path: Path) 
                  chooser, until=100.0, now=0.0)
     dice_alerts = {g.app.page_for(chooser, None, k * 0.5, True).alert for k in range(40)}
     assert dice_alerts == {""}
+    # and with the view the screens are drawn from, which carries the app's notices as alerts (the demo's frames)
+    view = next(v for v in g.app.screen_views(now=0.0) if v.player == chooser)
+    assert {g.app.page_for(chooser, view, k * 0.5, True).alert for k in range(40)} == {""}
     other = next(v for v in g.app.screen_views(now=0.0) if v.player != chooser)
     assert any(a.kind == "news" for a in other.alerts)  # the dashboards still tell it
     g.close()
