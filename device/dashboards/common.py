@@ -716,16 +716,93 @@ def marked(parts: Sequence[str]) -> list[str]:
     return [(GOES_ON if i else "") + part + (GOES_ON if i < last else "") for i, part in enumerate(parts)]
 
 
-def pieced(text: str, wrap_at: Callable[[int], list[str]], width: int, size: int, lines: int) -> list[str]:
-    """``text`` in pieces of at most ``lines`` lines of ``width`` px at ``size`` (``wrap_at(width)`` wraps it as the
-    box draws it), shown in turn and :func:`marked`: ``[text]`` when one piece holds it.  Every line is wrapped
+def pieced(text: str, wrap_text: Callable[[str, int], list[str]], width: int, size: int, lines: int) -> list[str]:
+    """``text`` in pieces of at most ``lines`` lines of ``width`` px at ``size`` (``wrap_text(text, width)`` wraps
+    as the box draws), shown in turn and :func:`marked`: ``[text]`` when one piece holds it.  Every line is wrapped
     with room for one "…" (a piece's first line may begin with one, its last end with one), so that a box drawing
-    a piece again at ``width`` needs no more lines than planned."""
-    whole = wrap_at(width)
+    a piece again at ``width`` needs no more lines than planned.  As few pieces as the lines take, cut where the
+    words pause (:func:`clause_pieces`)."""
+    whole = wrap_text(text, width)
     if len(whole) <= lines:
         return [" ".join(whole)] if whole else [text]
-    rows = wrap_at(width - text_width(GOES_ON, size) - 1)
-    return marked([" ".join(rows[i:i + lines]) for i in range(0, len(rows), lines)])
+    inner = width - text_width(GOES_ON, size) - 1
+    rows = wrap_text(text, inner)
+    count = -(-len(rows) // lines)
+    parts = clause_pieces(text, inner, size, lines, count, wrap_text)
+    return marked(parts if parts is not None else [" ".join(rows[i:i + lines]) for i in range(0, len(rows), lines)])
+
+
+#: How much a piece shown in turn is worth ending where the words pause, against the evenness of the pieces (the
+#: cost is the sum of each piece's empty share, squared): after a clause (";", ":", "."), a list's "·" or a ",".
+#: Cut greedily, the pieces ended anywhere, the last often one word ("…Sprinteur", "…turn"; a screens audit).
+CLAUSE_ENDS: tuple[tuple[str, float], ...] = ((";.!?", 0.16), ("·", 0.1), (":", 0.08), (",", 0.06))
+#: A piece ending in a little word that leads into the next ("…eliminated with the…" / "…rear tile") costs this.
+LEADING_WORDS = frozenset("a an the of to on in at by for from into with and or its their his her".split())
+LEADING_COST = 0.1
+
+
+def clause_pieces(text: str, width: int, size: int, lines: int, count: int,
+                  wrap_text: Callable[[str, int], list[str]]) -> list[str] | None:
+    """``text`` cut into ``count`` pieces that each wrap (``wrap_text(piece, width)``, as the box draws) into at
+    most ``lines`` lines of ``width`` px at ``size``, ending where the words pause (:data:`CLAUSE_ENDS`) and as even
+    as they can be; None when there is no such cut (a word wider than a line, a text of paragraphs, or lines
+    measured otherwise than planned): the caller keeps its greedy one.  The lines are planned from each term's
+    width and each pair's gap (the screens' font draws a line as the sum of them), then drawn to check."""
+    units = terms(text) if "\n" not in text else []
+    m = len(units)
+    if m < count or count < 1:
+        return None
+    ws = [text_width(u, size) for u in units]
+    if max(ws) > width:
+        return None
+    gaps = [text_width(f"{units[k]} {units[k + 1]}", size) - ws[k] - ws[k + 1] for k in range(m - 1)]
+    at_w, at_g = [0], [0]
+    for w in ws:
+        at_w.append(at_w[-1] + w)
+    for g in gaps:
+        at_g.append(at_g[-1] + g)
+
+    def span(i: int, j: int) -> int:  # units i..j-1 on one line
+        return at_w[j] - at_w[i] + at_g[j - 1] - at_g[i]
+
+    fits = [[False] * (m + 1) for _ in range(m + 1)]  # fits[i][j]: units i..j-1 wrap into `lines` lines
+    for i in range(m):
+        rows, start = 1, i
+        for j in range(i + 1, m + 1):
+            if span(start, j) > width:
+                rows, start = rows + 1, j - 1
+            if rows > lines:
+                break
+            fits[i][j] = True
+
+    def end_cost(j: int) -> float:  # a piece ending before unit j
+        last = units[j - 1]
+        cost = LEADING_COST if last.split()[-1].lower() in LEADING_WORDS else 0.0
+        return cost - next((bonus for marks, bonus in CLAUSE_ENDS if last[-1] in marks or last == "-" and "." in marks),
+                           0.0)
+
+    room = lines * width
+    inf = float("inf")
+    best = [[inf] * (m + 1) for _ in range(count + 1)]
+    back = [[0] * (m + 1) for _ in range(count + 1)]
+    best[0][0] = 0.0
+    for k in range(1, count + 1):
+        for j in range(1, m + 1):
+            for i in range(j):
+                if best[k - 1][i] == inf or not fits[i][j]:
+                    continue
+                cost = best[k - 1][i] + ((room - span(i, j)) / room) ** 2 + (end_cost(j) if j < m else 0.0)
+                if cost < best[k][j]:
+                    best[k][j], back[k][j] = cost, i
+    if best[count][m] == inf:
+        return None
+    cuts, j = [m], m
+    for k in range(count, 0, -1):
+        j = back[k][j]
+        cuts.append(j)
+    cuts.reverse()
+    parts = [" ".join(units[a:b]) for a, b in zip(cuts, cuts[1:])]
+    return parts if all(len(wrap_text(p, width)) <= lines for p in parts) else None
 
 
 #: The rulebook's terms never split across two lines or pieces ("Dee's medium car is ON" / "FIRE!", "eliminated

@@ -388,7 +388,7 @@ def notice_pieces(text: str) -> list[str]:
     pieces carry "…" where the words go on (``common.pieced``)."""
     from device.dashboards.pages import wrap
 
-    return pieced(text, lambda width: wrap(text, width=width, size=TEXT_SIZES[-1]), BANNER_LINE, TEXT_SIZES[-1], 2)
+    return pieced(text, lambda t, width: wrap(t, width=width, size=TEXT_SIZES[-1]), BANNER_LINE, TEXT_SIZES[-1], 2)
 
 
 #: The title of a news whose own words before ": " do not fit the title line (NOTICE_TITLES' for news).

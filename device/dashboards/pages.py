@@ -26,7 +26,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
-from device.dashboards.common import (GOES_ON, OFF, ON, WIDTH, canvas, drawable, font, marked, pieced,
+from device.dashboards.common import (GOES_ON, OFF, ON, WIDTH, canvas, clause_pieces, drawable, font, marked, pieced,
                                       pixel_drawable, pixel_text, pixel_text_width, terms, text_width)
 
 
@@ -253,7 +253,17 @@ def _one_line_pieces(text: str, width: int, *, size: int = BODY_SIZE) -> list[st
     letters' gap too): a piece of one line may carry both marks."""
     if text_width(text, FOOTER_MIN_SIZE) <= width:
         return [text]
-    return marked(wrap(text, width=width - 2 * text_width(GOES_ON, size) - 2, size=size))
+    return list(_line_pieces(text, width, size))
+
+
+@lru_cache(maxsize=512)
+def _line_pieces(text: str, width: int, size: int) -> tuple[str, ...]:
+    """:func:`_one_line_pieces` of a text too long for one line: as many pieces as a greedy wrap takes, cut where
+    the words pause (``common.clause_pieces``); kept, as the app asks at every redraw."""
+    inner = width - 2 * text_width(GOES_ON, size) - 2
+    rows = wrap(text, width=inner, size=size)
+    parts = clause_pieces(text, inner, size, 1, len(rows), lambda t, w: wrap(t, width=w, size=size))
+    return tuple(marked(parts if parts is not None else rows))
 
 
 def unpieced(pieces: Sequence[str]) -> str:
@@ -283,7 +293,7 @@ def notice_pieces(text: str) -> list[str]:
     """``text`` in pieces that each fill at most a dashboard notice box's lines (shown in turn: "USSR reached
     box 2 Animal in Space first; gains: two Space Race" lost "attempts per turn"), :func:`common.marked` with
     "…" where the text goes on."""
-    return pieced(text, lambda width: wrap(text, width=width, size=NOTICE_SIZE), NOTICE_TEXT_WIDTH, NOTICE_SIZE,
+    return pieced(text, lambda t, width: wrap(t, width=width, size=NOTICE_SIZE), NOTICE_TEXT_WIDTH, NOTICE_SIZE,
                   NOTICE_LINES)
 
 

@@ -300,7 +300,7 @@ def news_pieces(text: str) -> list[str]:
     """The game's news in pieces this screen's alert box holds whole, shown in turn: the pages' notice box is
     wider, and its pieces lost a word here ("… eliminated with the r…" then "tile": "rear" never shown); "…" where
     the words go on (``common.pieced``)."""
-    return pieced(text, lambda width: _wrap(text, width, 9, 10**6), ALERT_TEXT_WIDTH, 9, ALERT_LINES)
+    return pieced(text, lambda t, width: _wrap(t, width, 9, 10**6), ALERT_TEXT_WIDTH, 9, ALERT_LINES)
 
 
 def alert_pieces(kind: str, text: str) -> list[str]:

@@ -374,7 +374,8 @@ def test_the_games_news_is_a_title_over_its_details_each_piece_whole(monkeypatch
     pieces = gl.news_pieces(text)
     assert len(pieces) == 2 and all(p.startswith("Collision, evaded: ") for p in pieces)
     assert [p.removeprefix("Collision, evaded: ") for p in pieces] == [
-        "Charlotte's Performance Car and…", "…Dmitri's Ice Cream Truck, +1 hazard each"]  # "…": it goes on
+        "Charlotte's Performance Car…", "…and Dmitri's Ice Cream Truck, +1 hazard each"]  # "…": it goes on; not
+    # cut after "and", which leads into the next piece (common.LEADING_WORDS)
     assert gl.news_pieces("Round 2 begins: pole Bob") == ["Round 2 begins: pole Bob"]
     drawn: list[tuple[str, str]] = []
     monkeypatch.setattr(gl, "banner", lambda draw, box, title, text, **kw: drawn.append((title, text)))

@@ -1144,7 +1144,8 @@ def test_a_standing_alert_of_the_game_lets_the_footer_line_take_its_turn(tmp_pat
         page = rig.page("Ann")
         seen.add(page.alert)
         assert page.footer == status
-    assert seen == {"roll the Fire die for…", "…Small car", ""}  # in pieces at 9 px and up: 8 px read "lhe Fire"
+    # in pieces at 9 px and up (8 px read "lhe Fire"), not cut after "for" (common.LEADING_WORDS)
+    assert seen == {"roll the Fire die…", "…for Small car", ""}
     # a notice posted for a while keeps the footer until it goes
     monkeypatch.setattr(rig.app, "_alert_text", lambda player, view: ("camera: SPIN", 99.0, False))
     for t in (100.0, 102.0, 104.0):

@@ -236,7 +236,8 @@ def test_gaslands_a_game_alert_too_long_for_its_banner_turns_its_pieces(tmp_path
         return next(a.text for a in alice.alerts if a.kind == "illegal_template")
 
     pieces = [shown(k * ALERT_PIECE_S) for k in range(4)]
-    assert pieces[0] == "Hairpin in gear 1. Bartholomew picks for…" and pieces[1] == "…you", pieces
+    # cut after the sentence, not before a last word alone ("…you": common.clause_pieces)
+    assert pieces[0] == "Hairpin in gear 1.…" and pieces[1] == "…Bartholomew picks for you", pieces
     assert pieces[2:] == pieces[:2]  # and round again while it stands
     g.close()
 
@@ -731,8 +732,8 @@ def test_after_a_news_the_choosers_own_line_comes_first_whole_then_the_news_whol
     assert [p.footer for p in shown[:len(status)]] == status
     assert [p.alert for p in shown[len(status):cycle]] == told  # the news's pieces, in a row
     assert [(p.alert, p.footer) for p in shown[cycle:]] == [(p.alert, p.footer) for p in shown[:cycle]]  # again
-    assert pages.footer_pieces("Dee's medium car is ON FIRE!") == ["Dee's medium car is…", "…ON FIRE!"]
-    assert pages.footer_pieces("Dee's small car eliminated with the rear tile")[-1] == "…rear tile"
+    assert pages.footer_pieces("Dee's medium car is ON FIRE!") == ["Dee's medium…", "…car is ON FIRE!"]
+    assert pages.footer_pieces("Dee's small car eliminated with the rear tile")[-1] == "…with the rear tile"
     t.close()
 
 
