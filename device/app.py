@@ -520,6 +520,8 @@ class App:
             return
         just_taken = False  # the cursor goes back where a choice was just taken, in a list that stays open
         usual_before = self.cursor.menu.advance if self.cursor is not None else None
+        # the choice the cursor was on, if it is one not taken twice running (the choice just taken, mostly)
+        was_once = self.cursor is not None and bool(getattr(self.cursor.current, "once", False))
         if key == self._prompt_key and self.cursor is not None:
             path = self.cursor.path  # the same prompt, a new menu object: stay where the cursor was
         else:
@@ -536,8 +538,13 @@ class App:
         if path and not self.cursor.follow(path) and self.cursor.trail:
             # the choice just taken left its list (a car wrecked by the hit, set on fire; a command used this
             # turn, with its dice below it): the list's first entry is another car or command, where one more OK
-            # would record the same for it, or open another command.  Back to the branch.
-            self.cursor.back()
+            # would record the same for it, or open another command.  Back to the branch; to the first-level one
+            # for a choice not taken twice running: "Road scrolls… › Ben › Large car off" left the cursor in Ben's
+            # list, where two more OKs scrolled the road again and eliminated Ben's small car (an audit)
+            if was_once and len(path) > 2:
+                self.cursor.follow(path[:1])
+            else:
+                self.cursor.back()
         elif just_taken and self.cursor.trail and self.cursor.current.once:
             # a choice that is not taken twice running (a collision: the line reads the same after it, and a second
             # OK crashed the two cars again): back to its first-level branch, closed, where OK opens the list again;

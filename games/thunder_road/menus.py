@@ -299,7 +299,7 @@ def _road_scrolls(state: ThunderRoadState, who: str, leaving: tuple[str, ...]) -
         # the second in its owner's list, named as its owner names it, even when few are left ("Dominique's
         # Medium car" with the list's arrow overran the line)
         return branch(name, _by_player(state, rest, who, lambda v, second: leaf(
-            second, Command("scroll", {"eliminated": [first.id, v.id]})), grouped=True))
+            second, Command("scroll", {"eliminated": [first.id, v.id]}), once=True), grouped=True))
 
     def named_off(v: Vehicle, name: str) -> Choice:
         return leaf(name, Command("off", {"vehicle": v.id}), once=True)
@@ -315,9 +315,11 @@ def _road_scrolls(state: ThunderRoadState, who: str, leaving: tuple[str, ...]) -
     # "remove the rear tile (vehicles on it are eliminated)": with five players three or more on it is usual,
     # and the list stopped at two (a second scroll would move the road twice)
     return branch("Road scrolls…", [
-        # (taken once: the line reads the same after it, and a second OK scrolled the road again)
+        # (taken once: the line reads the same after it, and a second OK scrolled the road again; a vehicle named
+        # off as well: two OKs more scrolled the road again and eliminated the list's next vehicle, an audit)
         leaf("Nobody off the road", Command("scroll", {"eliminated": []}), default=True, once=True),
-        *_by_player(state, others, who, lambda v, name: leaf(f"{name} off", Command("scroll", {"eliminated": [v.id]})),
+        *_by_player(state, others, who, lambda v, name: leaf(f"{name} off", Command("scroll", {"eliminated": [v.id]}),
+                                                             once=True),
                     grouped=len(others) > FIRST_LEVEL_MAX - 3),  # a list holds eight
         branch("Two off…", _by_player(state, others, who, two_off)) if len(others) >= 2 else None,
         branch("Three or more off…", _by_player(state, others, who, named_off)) if len(others) >= 3 else None,

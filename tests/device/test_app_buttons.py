@@ -581,6 +581,29 @@ def test_a_scroll_of_nobody_is_not_taken_twice_by_one_more_ok(tmp_path: Path) ->
     t.close()
 
 
+def test_a_vehicle_named_off_the_road_is_not_taken_twice_by_more_oks(tmp_path: Path) -> None:
+    """An audit: after "Road scrolls… › Ben › Large car off" the cursor stayed in the list of Ben's vehicles; two more
+    OKs opened it and took "Small car off", a second scroll that eliminated Ben's small car. Each vehicle named off
+    is taken once, as "Nobody off the road" is: the cursor on the closed branch, where one OK opens the list again
+    (a road may scroll twice in a long move) on its first line, "Nobody off the road"."""
+    players = [{"name": n} for n in ("Ana", "Ben", "Cy", "Dee")]  # four: the list names each player's vehicles apart
+    t = Panel(tmp_path, "thunder_road", tr_setup(players=players, board={"tiles": 7, "on_board": 3}))
+    roll_all(t, [1, 3, 4, 6], [2, 2, 5, 6], [1, 2, 3, 4], [3, 4, 5, 6])
+    t.choose("Move a vehicle…", "Medium car", "Die 4")
+    lead = t.match.state.board.lead
+    assert "Ben ›" in t.under("Road scrolls…") or "Ben" in t.under("Road scrolls…"), t.under("Road scrolls…")
+    ben = next(n for n in t.under("Road scrolls…") if n.startswith("Ben"))
+    off = "Large car off"
+    assert t.choose("Road scrolls…", ben, off) == {"type": "scroll", "eliminated": ["Ben/large"]}
+    assert t.highlighted == ("Road scrolls…",), t.highlighted
+    gone = {v.id for v in t.match.state.vehicles if v.eliminated}
+    assert t.press("ok") == [] and t.match.state.board.lead == lead + 1  # the list opened, nothing taken
+    assert t.highlighted == ("Road scrolls…", "Nobody off the road"), t.highlighted
+    t.press("ok")
+    assert {v.id for v in t.match.state.vehicles if v.eliminated} == gone, "a second OK eliminated another vehicle"
+    t.close()
+
+
 def test_the_answer_to_a_press_shows_over_a_news_of_every_screen(tmp_path: Path) -> None:
     """A walkthrough: NEXT where the step is a decision answers "Choose: SELECT, then OK", but the news of a
     scroll ("… eliminated with the rear tile") held the footer for 12 s: NEXT seemed to do nothing."""
