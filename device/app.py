@@ -1028,6 +1028,9 @@ class App:
             return
         self.entry = None
         if isinstance(result, DiceRequest):  # a second roll (the target's evade dice, the direction die)
+            # the first roll's hints ("all 1 dice are in: NEXT sends them") stood over the direction die's "0/1" for
+            # their whole time (an audit): the prompt is the same, so the step's change did not take them away
+            self._entry_counts_outdated(entry)
             faces = " ".join(str(entry.request.name_of(f)) for f in entry.entered) or "none"
             self.open_entry(result, trail=entry.trail,
                             kept=(*entry.kept, f"{entry.request.dice_name.removeprefix('the ')} {faces}"))

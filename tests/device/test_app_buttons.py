@@ -604,6 +604,22 @@ def test_a_vehicle_named_off_the_road_is_not_taken_twice_by_more_oks(tmp_path: P
     t.close()
 
 
+def test_the_first_rolls_count_hint_is_gone_when_the_direction_die_opens(tmp_path: Path) -> None:
+    """An audit: one OK too many at the bump die's "1/1" said "all 1 dice are in: NEXT sends them", and the hint stood
+    over the direction die's page ("0/1") after NEXT, where NEXT had opened the next die, not sent the roll."""
+    t = _bens_large_car_on_anas_small_car(tmp_path)
+    t.press("next")  # the bump dice
+    entry = t.app.entry
+    assert entry is not None
+    t.press("ok")  # the face shown, kept
+    t.press("ok")  # one more: all are in
+    assert any(n.text.startswith("all 1 dice are in") for n in t.app.notices if n.kind == "info")
+    t.press("next")
+    assert t.app.entry is not None and t.app.entry is not entry  # the direction die
+    assert not [n.text for n in t.app.notices if n.kind == "info" and "dice are in" in n.text]
+    t.close()
+
+
 def test_the_answer_to_a_press_shows_over_a_news_of_every_screen(tmp_path: Path) -> None:
     """A walkthrough: NEXT where the step is a decision answers "Choose: SELECT, then OK", but the news of a
     scroll ("… eliminated with the rear tile") held the footer for 12 s: NEXT seemed to do nothing."""
