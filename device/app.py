@@ -1087,7 +1087,8 @@ class App:
         n = len(faces)
         room = f"{n} of {request.count}" if request.exact else f"{n}, at most {request.count}"
         typed = " ".join(str(request.name_of(f)) for f in faces)
-        self.notify("typing", f"{who} typing: {typed} ({room})", self.prompt().player, now=now)
+        # the dice first: "keyboard typing:" filled the footer's first piece, the dice hidden for seconds (an audit)
+        self.notify("typing", f"{typed} ({room}) typed on the {who}", self.prompt().player, now=now)
 
     # -- screens ----------------------------------------------------------------------------------
     def _dark_screens(self) -> set[str]:

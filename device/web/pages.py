@@ -175,7 +175,7 @@ LIVE_JS = """
     });
     document.getElementById('dice-undo').addEventListener('click', function(){ typed.pop(); showTyped(); sendDraft(); });
     showTyped();
-    // each tap goes to the roller's screen too ("phone typing: 3 5"): the table sees the dice being entered.
+    // each tap goes to the roller's screen too ("3 5 (2 of 4) typed on the phone"): the table sees the dice being entered.
     // One request at a time, in order (the roll after its taps): a late tap must not show over a newer one.
     var queued = Promise.resolve();
     function post(body){
@@ -220,7 +220,7 @@ LIVE_JS = """
       setTimeout(function(){ sending = false; }, 8000);
     });
     // a page loaded during a roll (a reload, a phone woken up) starts with an empty pad: the taps sent before
-    // are not in it, so the roller's screen must stop saying them ("phone typing: HAZARD SLIDE", and then
+    // are not in it, so the roller's screen must stop saying them ("HAZARD SLIDE (2 of 4) typed on the phone", and then
     // Send sent only the dice tapped after the reload)
     if (!dice.hidden && dice.dataset.key) sendDraft();
   }

@@ -286,10 +286,10 @@ def test_sim_shows_each_typed_die_on_the_rollers_screen(tmp_path: Path) -> None:
             return [(n.text, n.player) for n in app.notices if n.kind == "typing"]
 
         t.feed("13")
-        assert typing() == [("keyboard typing: 1 3 (2 of 4)", "Ana")]
+        assert typing() == [("1 3 (2 of 4) typed on the keyboard", "Ana")]
         assert bank.frames["Ana"].tobytes() != before, "Ana's screen does not show the dice typed"
         t.feed("\x7f")
-        assert typing() == [("keyboard typing: 1 (1 of 4)", "Ana")]
+        assert typing() == [("1 (1 of 4) typed on the keyboard", "Ana")]
         t.feed("\x7f")
         assert typing() == []  # nothing typed: nothing said
         t.feed("1346\n")

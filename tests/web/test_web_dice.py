@@ -65,8 +65,8 @@ def test_each_die_tapped_is_shown_on_the_rollers_screen_before_send(road: Table)
     alone until Send; each tap (and each Take back) now goes to the roller's screen, nothing is entered."""
     client, csrf = paired_client(road)
     before, history = road.screens.images["Ana"].tobytes(), len(road.app.history)
-    for faces, told in (("3", "phone typing: 3 (1 of 4)"), ("3 5", "phone typing: 3 5 (2 of 4)"),
-                        ("3", "phone typing: 3 (1 of 4)"), ("", None)):
+    for faces, told in (("3", "3 (1 of 4) typed on the phone"), ("3 5", "3 5 (2 of 4) typed on the phone"),
+                        ("3", "3 (1 of 4) typed on the phone"), ("", None)):
         r = client.post("/dice", data={"csrf": csrf, "die": "movement", "label": "4 movement dice", "player": "Ana",
                                        "faces": faces, "draft": "1"}, headers={"x-csrf-token": csrf})
         assert r.status_code == 204, r.text
@@ -203,7 +203,7 @@ def test_a_second_phone_cannot_type_over_a_roll_another_phone_is_entering(road: 
     assert refused.status_code == 409 and "another phone is entering this roll (2 dice tapped there)" in refused.text
     assert post(second, csrf2, "6 6 6 6", draft=False).status_code == 409  # nor Send there
     road.step()
-    assert [n.text for n in road.app.notices if n.kind == "typing"] == ["phone typing: 3 5 (2 of 4)"]
+    assert [n.text for n in road.app.notices if n.kind == "typing"] == ["3 5 (2 of 4) typed on the phone"]
     assert post(first, csrf1, "3 5 1 6", draft=False).status_code == 204  # the first phone sends its roll
     road.step()
     assert road.app.history[-1].command.to_json() == {"type": "roll", "player": "Ana", "dice": [3, 5, 1, 6]}

@@ -321,7 +321,7 @@ def test_a_roll_is_typed_with_one_tap_a_die(tmp_path, monkeypatch, phone):
             pad[face].click()
         assert phone.find_element(By.ID, "dice-typed").text == "Typed: 3 · 5 · 1 · 6"
         wait_for(lambda: [(n.text, n.player) for n in served.sim.app.notices if n.kind == "typing"]
-                 == [("phone typing: 3 5 1 6 (4 of 4)", "Ana")], what="the taps on Ana's screen")
+                 == [("3 5 1 6 (4 of 4) typed on the phone", "Ana")], what="the taps on Ana's screen")
         # a reload (a phone woken up) empties the pad: the roller's screen stops saying the taps it lost, so
         # Send cannot send fewer dice than the screen showed
         phone.refresh()
@@ -331,7 +331,7 @@ def test_a_roll_is_typed_with_one_tap_a_die(tmp_path, monkeypatch, phone):
         for face in ("3", "5", "1", "6"):
             pad[face].click()
         wait_for(lambda: [(n.text, n.player) for n in served.sim.app.notices if n.kind == "typing"]
-                 == [("phone typing: 3 5 1 6 (4 of 4)", "Ana")], what="the taps typed again")
+                 == [("3 5 1 6 (4 of 4) typed on the phone", "Ana")], what="the taps typed again")
         pad["2"].click()  # a fifth die: not typed, and said why
         assert phone.find_element(By.ID, "dice-typed").text == "Typed: 3 · 5 · 1 · 6"
         assert "all the dice" in phone.find_element(By.ID, "link").text
