@@ -235,6 +235,14 @@ def decide_road(state: ThunderRoadState, command: Command) -> list[Event]:
         raise Illegal(f"{vehicle_words(state, vid)} is not yours")
     if state.vehicle(vid).eliminated:
         raise Illegal(f"{vehicle_words(state, vid)} has been eliminated: it is not on the road")
+    # "rolled for the moving vehicle" (docs/RULINGS.md): one out of service, while "nothing left to move: pass"
+    # stood, was offered the Road die and its roll recorded against it, meaning nothing (an audit)
+    moving = state.turn.vehicle
+    if moving is not None and vid != moving:
+        raise Illegal(f"the Road die is rolled for the vehicle moving now, {vehicle_words(state, moving)}")
+    if moving is None and vid not in {v.id for v in (*state.unmoved(who), *state.coastable(who))}:
+        why = "is out of service" if state.out_of_service(vid) else "cannot move again this round"
+        raise Illegal(f"{vehicle_words(state, vid)} {why}: the Road die is rolled for a vehicle that moves")
     if state.kind_of(vid).cls == "big_rig" and "traction_drive" not in state.turn.commands:
         raise Illegal(
             "the Big Rig does not use the Road die unless its Traction Drive command is active this turn"

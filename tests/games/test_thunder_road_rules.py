@@ -551,6 +551,23 @@ def test_an_eliminated_vehicle_rolls_no_road_die():
     t.ok("road", vehicle="medium", face=1)
 
 
+def test_the_road_die_is_rolled_for_a_vehicle_that_moves():
+    """"On your turn you must assign one unused movement die to an operable road vehicle you have not moved this
+    round" [seed], and the Road die is rolled for the moving vehicle (docs/RULINGS.md): an audit saw it offered,
+    and recorded, for a car out of service while "nothing left to move: pass" stood."""
+    t = Table("Ana", "Ben")
+    t.roll()
+    t.ok("damage", vehicle="Ana/small")
+    t.ok("damage", vehicle="Ana/small")  # two tokens: out of service
+    assert t.state.out_of_service("Ana/small")
+    assert t.no("road", vehicle="small", face=1) == (
+        "Ana's small car is out of service: the Road die is rolled for a vehicle that moves")
+    t.ok("assign", vehicle="medium", die=4)
+    assert t.no("road", vehicle="large", face=2) == "the Road die is rolled for the vehicle moving now, Ana's medium car"
+    t.ok("road", vehicle="medium", face=2)
+    assert t.state.road_roll == ("Ana/medium", 2)
+
+
 def test_finish_line_of_the_final_tile_wins():
     """"Moving onto the finish line of the final tile ends the game: that player wins." [seed]"""
     t = Table("Ana", "Ben", tiles=4, on_board=3)
