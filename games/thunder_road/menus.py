@@ -274,8 +274,12 @@ def _move(state: ThunderRoadState, commands: Sequence[str]) -> list[Choice | Non
     else:
         # what a Nitro of unknown size or a Road die adds is not known: the cursor sat on "Moved 4", the die alone,
         # and OK recorded it under "4+Nitro spaces" (an audit); the table counts the spaces and picks them
-        out = [branch("Moved how far…", [leaf(f"Moved {n}", Command("move", {"spaces": n}))
-                                         for n in range(a + UNKNOWN_EXTRA, -1, -1)]), met]
+        # more than the die first, the nearest first (the list of 12 opened on "Moved 11", the least likely; an audit),
+        # the die's own and fewer below them: each list within eight
+        out = [branch("Moved how far…", [
+            *(leaf(f"Moved {n}", Command("move", {"spaces": n})) for n in range(a + 1, a + UNKNOWN_EXTRA + 1)),
+            branch(f"Moved {a} or fewer…", [leaf(f"Moved {n}", Command("move", {"spaces": n}))
+                                             for n in range(a, -1, -1)])]), met]
     if "scroll" in commands:
         out.append(_road_scrolls(state, who, (mover,)))
     if "finish" in commands:

@@ -647,6 +647,10 @@ def test_thunder_road_commands_coast_and_pass_with_the_buttons(tmp_path: Path) -
     assert t.press("next") == [] and "Choose: SELECT, then OK" in [n.text for n in t.app.notices]
     # nor does OK: the cursor sat on "Moved 3" and OK recorded it (an audit); it is on the list of distances
     assert t.highlighted == ("Moved how far…",) and t.press("ok") == []
+    # more than the die first, the nearest first (a list of 12 opened on "Moved 9", the least likely: an audit)
+    assert t.highlighted == ("Moved how far…", "Moved 4")
+    assert t.under("Moved how far…") == [f"Moved {n}" for n in range(4, 10)] + ["Moved 3 or fewer…"]
+    assert t.under("Moved how far…", "Moved 3 or fewer…") == ["Moved 3", "Moved 2", "Moved 1", "Moved 0"]
     assert t.choose("Moved how far…", "Moved 5") == {"type": "move", "spaces": 5}
     t.choose("Move a vehicle…", "Small car", "Die 1")  # Ben
     t.press("next")
