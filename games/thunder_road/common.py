@@ -151,12 +151,13 @@ def _road_die_in_move(state: ThunderRoadState) -> bool:
 
 def allowance_words(state: ThunderRoadState) -> str:
     """The moving vehicle's allowance as the prompt and the menu's status line say it: "4", "4+Nitro" (a Nitro of
-    unknown size), "3+Road die" (a Road die rolled for it), "?" before it is set."""
+    unknown size), "3+Road die 2" (a Road die rolled for it, and its face: the dashboard said "3+Road die" alone, the
+    face on the menu's status line only; an audit), "?" before it is set."""
     turn = state.turn
     n = "?" if turn is None or turn.allowance is None else str(turn.allowance)
     if turn is not None and not turn.allowance_known:
         return n + "+Nitro"
-    return n + ("+Road die" if _road_die_in_move(state) else "")
+    return n + (f"+Road die {state.road_roll[1]}" if _road_die_in_move(state) and state.road_roll else "")
 
 
 def allowance_line(state: ThunderRoadState) -> str:

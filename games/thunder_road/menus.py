@@ -70,12 +70,13 @@ def _moving_status(state: ThunderRoadState, who: str) -> str:
     it moves ("Small car 2 · 2 spaces · Drift")."""
     turn = state.turn
     assert turn is not None and turn.vehicle is not None
-    parts = [vehicle_name(state, turn.vehicle, who), allowance_line(state)]
+    allowance = allowance_line(state)
+    parts = [vehicle_name(state, turn.vehicle, who), allowance]
     # the vehicles reported met before the move: "drifted past Ben's Medium", "hit Cy's Large at 3"
     parts += [f"drifted past {_short_name(state, vid, who)}" if passed else f"hit {_short_name(state, vid, who)} at {at}"
               for passed, at, vid in met_on_the_way(state)]
-    if state.road_roll is not None and state.road_roll[0] == turn.vehicle:  # the face entered, on the screen
-        parts.append(f"Road die {state.road_roll[1]}")
+    if state.road_roll is not None and state.road_roll[0] == turn.vehicle and "+Road die" not in allowance:
+        parts.append(f"Road die {state.road_roll[1]}")  # the face entered, on the screen (a coast's: not in its 1)
     if turn.off_rear:  # named as on the rear tile the scroll removes
         parts.append("off at the scroll: " + ", ".join(_short_name(state, vid, who) for vid in turn.off_rear))
     return " · ".join(parts)

@@ -484,9 +484,9 @@ def test_a_long_allowance_keeps_its_drift_in_the_footer(monkeypatch: pytest.Monk
         return fit(draw, box, text, **kw)
 
     monkeypatch.setattr(tr, "fit_text", spy)
-    view = replace(moving_with_drift(), allowance="3+Road die spaces · Drift", dice=(1, 3, 6))
+    view = replace(moving_with_drift(), allowance="3+Road die 2 spaces · Drift", dice=(1, 3, 6))
     render(view, blink_on=True)
-    assert "3+Road die · Drift" in drawn
+    assert "3+Road die 2 · Drift" in drawn
     drawn.clear()
     render(replace(view, allowance="3 spaces · Drift"), blink_on=True)
     assert "3 spaces · Drift" in drawn  # the whole where it fits

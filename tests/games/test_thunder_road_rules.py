@@ -339,7 +339,7 @@ def test_what_the_road_die_adds_to_a_move_is_unknown_so_it_never_refuses_one():
     t.ok("assign", vehicle="big_rig", die=3)
     assert "at most 3 spaces" in t.no("move", spaces=6)  # no Road die rolled for it yet
     t.ok("road", vehicle="big_rig", face=3)
-    assert "3+Road die spaces" in t.match.prompt().text
+    assert "3+Road die 3 spaces" in t.match.prompt().text  # the face too (the dashboard said "3+Road die" alone)
     assert not GAME.menu(t.state).advance  # NEXT does not record the die's 3 alone
     t.ok("met", vehicle="Ben/small", at=4)  # met beyond the die: the move goes on
     t.ok("move", spaces=6)
