@@ -131,6 +131,10 @@ def _crossers(state: GrandTourState, legal: Callable[[Command], bool]) -> Menu:
         status = f"{len(state.open_round)} in: {crossers}"
     else:
         status = f"Stage {state.stage}/{state.stages}: {len(racing)} racing"
+        if state.order and not nobody_crossed_counts(state):
+            # the time track moves only in rounds with crossers (lose_time_every_round off): no screen said that a
+            # round nobody crosses is not entered, and the buttons offer no "Nobody crossed" (a walkthrough)
+            status += " · if none crossed: enter nothing"
     return Menu(title="Who crossed the line", choices=choices, status=status)
 
 

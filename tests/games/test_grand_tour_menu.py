@@ -63,9 +63,11 @@ def check_menu(state: GrandTourState) -> Menu:
         assert all(len(c.label) <= LABEL_CHARS for c in level)
     # (an exhaustion count's status names its rider, "yellow Sprinteur: all exhaustion cards" (an audit), and the
     # crossers' lists every crosser entered this round (a walkthrough): both turn in pieces on the footer, as
-    # Thunder Road's do)
+    # Thunder Road's do; so does the stage's count with "if none crossed: enter nothing", a walkthrough)
     assert len(menu.title) <= LABEL_CHARS
+    nothing = " · if none crossed: enter nothing"
     assert (len(menu.status) <= LABEL_CHARS or menu.status.endswith(": all exhaustion cards")
+            or menu.status.endswith(nothing) and len(menu.status.removesuffix(nothing)) <= LABEL_CHARS
             or menu.status == f"{len(state.open_round)} in: " + ", ".join(
                 f"{rider_label(r)} +{n}" for r, n in state.open_round)), menu.status
     assert menu.player == prompt.player

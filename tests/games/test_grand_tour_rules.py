@@ -162,6 +162,10 @@ def test_a_round_nobody_crossed_moves_the_time_track_only_where_the_owner_reads_
     why = refused(written, rnd())
     assert why == "nobody crossed: the time track moves only at the end of a round in which riders crossed the line"
     assert "Nobody crossed" not in [c.label for c in menu(written.state).choices]
+    # and the buttons' footer says so, once the stage has crossers (a walkthrough: no screen said a round nobody
+    # crosses is not entered, and "Nobody crossed" is not offered)
+    assert menu(written.state).status.endswith(" · if none crossed: enter nothing"), menu(written.state).status
+    assert "enter nothing" not in menu(new().state).status  # before any crosser: nothing to say
 
     m = new(lose_time_every_round=True)
     assert "nobody has crossed in this stage yet" in refused(m, {"type": "end_round"})
@@ -169,6 +173,7 @@ def test_a_round_nobody_crossed_moves_the_time_track_only_where_the_owner_reads_
     ok(m, rnd(("red.sprinteur", 1)))
     assert cell(m, "blue.rouleur") == (3, 0) and "end_round" in m.prompt().commands
     (nobody,) = [c for c in menu(m.state).choices if c.label == "Nobody crossed"]
+    assert "enter nothing" not in menu(m.state).status  # it is entered here
     ok(m, {"type": nobody.command.type, **nobody.command.args})  # the buttons' way: end_round with none entered
     # every screen is told: nothing else showed the round was taken (a screens walkthrough: pressed again, it cost
     # a second minute)
