@@ -8,8 +8,7 @@ How it works and why:
   markings; one table colour for the whole picture does not do).  Pixels far from it, closed, with small
   holes filled, then each blob opened with a disc sized to that blob (a die touching a wall, a crack or
   a road marking is cut free of it), give blobs; a blob is a die when its minimum-area rectangle is
-  nearly square, well filled, solid, not cut by the picture's edge and marked inside (an icon or pips; a
-  tray's screw hole is as round as a small die but blank, :func:`face_marking`) (:func:`find_die_blobs`).  A dark
+  nearly square, well filled, solid and not cut by the picture's edge (:func:`find_die_blobs`).  A dark
   die on a dark mat may differ from the mat less than the mat's texture does; its icon still stands out,
   and :func:`icon_blobs` proposes it from the icon and the size of the other dice.
 * **Normalising the face.**  Each die is cut out into a small upright grey square patch (the inner part
@@ -132,16 +131,6 @@ MIN_SIDE_OF_AREA = 0.25
 #: (12-33 px in the 4x photo).  One such blob alone is dropped (the median rule after it drops it too whenever
 #: it is the only other blob: a side under a quarter of the other's is under half their mean).
 SPECK_SPREAD = 1.5
-#: Least spread of the levels inside a blob's face (:func:`face_marking`, at the finder's working scale) for it to
-#: be a die: a die shows an icon or pips on its body; a hole in a tray, a speck or a plain round counter is one
-#: colour inside.  Roundness does not tell them apart (a die of 30 px is nearly round at the working scale).
-#: Chosen on other data than the tests': the audit's copies of a nell tray photo (as taken, 0.5x, 4x, turned,
-#: darkened, overexposed, a hand over it; review65): its two screw holes spread 1-7 levels, its dice 14-168
-#: (one dark die of the copy darkened to gamma 5, which the d6 reader does not find either, 8); 200 renders of
-#: skid, FX and pip dice (tools/dice_training/render, seed 9001; the least, 20, a grey die with darker icons on
-#: a grey table at 13 px) and 40 tray frames (vision/synth, seed 9002; 55 and up).  12: about midway, in ratio,
-#: between 7 and 20.
-FACE_MARKING = 12.0
 #: Least median difference from the mat around an icon for it to be proposed as a die (icon_blobs).
 ICON_BODY = 10.0
 
@@ -204,9 +193,6 @@ class TableContrast:
 
     dist: np.ndarray
     scale: float
-    #: Blobs shaped like a die but blank inside (:data:`FACE_MARKING`: a hole in a tray, a plain counter), in
-    #: input pixels: not dice, and no place to look for a die by its icon either (:func:`icon_blobs`).
-    blank: tuple[DieBlob, ...] = ()
 
     def around(self, x: float, y: float, r: float) -> float:
         """Median difference in the square of half side ``r`` around (x, y), input pixels."""
@@ -240,21 +226,18 @@ def find_die_blobs_and_contrast(image: np.ndarray, min_side: int = 12,
     if f > 1.05:
         small = cv2.resize(img, (max(1, round(w / f)), max(1, round(h / f))), interpolation=cv2.INTER_AREA)
         fx, fy = w / small.shape[1], h / small.shape[0]
-        found, blank, dist = _find_blobs(small, max(4, int(round(min_side / f))), max_side / f)
-
-        def up(b: DieBlob) -> DieBlob:
+        out = []
+        found, dist = _find_blobs(small, max(4, int(round(min_side / f))), max_side / f)
+        for b in found:
             x0, y0, x1, y1 = b.box
-            return DieBlob((b.center[0] * fx, b.center[1] * fy), b.side * (fx + fy) / 2, b.angle,
-                           (int(x0 * fx), int(y0 * fy), int(math.ceil(x1 * fx)), int(math.ceil(y1 * fy))))
+            out.append(DieBlob((b.center[0] * fx, b.center[1] * fy), b.side * (fx + fy) / 2, b.angle,
+                               (int(x0 * fx), int(y0 * fy), int(math.ceil(x1 * fx)), int(math.ceil(y1 * fy)))))
+        return out, TableContrast(dist, (fx + fy) / 2)
+    found, dist = _find_blobs(img, min_side, max_side)
+    return found, TableContrast(dist, 1.0)
 
-        return [up(b) for b in found], TableContrast(dist, (fx + fy) / 2, tuple(up(b) for b in blank))
-    found, blank, dist = _find_blobs(img, min_side, max_side)
-    return found, TableContrast(dist, 1.0, tuple(blank))
 
-
-def _find_blobs(img: np.ndarray, min_side: int, max_side: float) -> tuple[list[DieBlob], list[DieBlob], np.ndarray]:
-    """The dice found in ``img``, the blobs shaped like a die but blank inside (not dice, see FACE_MARKING),
-    and the contrast map."""
+def _find_blobs(img: np.ndarray, min_side: int, max_side: float) -> tuple[list[DieBlob], np.ndarray]:
     h, w = img.shape[:2]
     blur = cv2.GaussianBlur(img, (5, 5), 0)
     diff = cv2.split(cv2.absdiff(blur, _background(blur)))
@@ -296,9 +279,6 @@ def _find_blobs(img: np.ndarray, min_side: int, max_side: float) -> tuple[list[D
         if float((raw[y:y + bh, x:x + bw] > 0)[inside > 0].mean()) < BLOB_SOLID:
             continue
         out.append(blob)
-    # a die's face is marked, a hole in a tray is blank; all the blank ones are kept aside, those the size rules
-    # below drop too (a small hole is still no place to look for a die by its icon, see icon_blobs)
-    blank = [b for b in out if face_marking(img, b) < FACE_MARKING]
     if len(out) >= 2:
         # specks of the mat that happen to be square: much smaller than the dice of the same picture
         sides = np.sort([b.side for b in out])
@@ -310,40 +290,14 @@ def _find_blobs(img: np.ndarray, min_side: int, max_side: float) -> tuple[list[D
             out = [b for b in out if b.side >= cut]
         med = float(np.median([b.side for b in out]))
         out = [b for b in out if b.side >= MIN_REL_SIDE * med]
-    # dropped last, so that the size rules above see the same blobs as before
-    return [b for b in out if not any(b is k for k in blank)], blank, dist
-
-
-def face_marking(image: np.ndarray, blob: DieBlob) -> float:
-    """How strongly the face of ``blob`` is marked: the spread (95th less 5th percentile, the largest over B, G,
-    R, uint8 levels, after a 3x3 blur against pixel noise) of the image inside the disc of radius 0.35 of the
-    blob's side around its centre -- inside the die at any turn, away from its rim and its shadow.  A die's face
-    carries an icon or pips that stand out from its body; a hole in a tray, a speck or a plain round counter is
-    one colour inside (see FACE_MARKING)."""
-    img = _as_bgr(image)
-    h, w = img.shape[:2]
-    cx, cy = blob.center
-    r = 0.35 * blob.side
-    x0, x1 = max(0, int(cx - r) - 1), min(w, int(math.ceil(cx + r)) + 2)
-    y0, y1 = max(0, int(cy - r) - 1), min(h, int(math.ceil(cy + r)) + 2)
-    if x1 - x0 < 1 or y1 - y0 < 1:
-        return 0.0
-    sub = cv2.GaussianBlur(img[y0:y1, x0:x1], (3, 3), 0)
-    yy, xx = np.mgrid[y0:y1, x0:x1]
-    disc = (xx - cx) ** 2 + (yy - cy) ** 2 <= max(r, 1.0) ** 2
-    px = sub[disc].astype(np.float32)
-    if not len(px):
-        return 0.0
-    lo, hi = np.percentile(px, [5, 95], axis=0)
-    return float((hi - lo).max())
+    return out, dist
 
 
 def icon_blobs(blobs: list[DieBlob], contrast: TableContrast) -> list[DieBlob]:
     """Dice found by their icon alone.  A dark die on a dark mat can differ from the mat by less than
     the mat's own texture, so its body is not found; its printed icon still stands out.  A compact patch
-    of strong contrast, about as large as an icon on the dice found in the same picture, away from them and
-    from the blank bodies (``contrast.blank``: a tray's screw hole), whose surroundings differ from the mat a
-    little (ICON_BODY), is proposed as a die of the same size.
+    of strong contrast, about as large as an icon on the dice found in the same picture, away from them,
+    whose surroundings differ from the mat a little (ICON_BODY), is proposed as a die of the same size.
     Only the face library reads these (rotation and shift are searched when matching, so the icon's
     centre and the other dice's size are all that is needed); with no die found otherwise, none is
     proposed."""
@@ -366,9 +320,7 @@ def icon_blobs(blobs: list[DieBlob], contrast: TableContrast) -> list[DieBlob]:
             continue
         if cx - side / 2 < 1 or cy - side / 2 < 1 or cx + side / 2 > w - 1 or cy + side / 2 > h - 1:
             continue
-        # away from the dice, and from the blank bodies (a tray's screw hole is no die's icon)
-        if any(math.hypot(cx - b.center[0] / s, cy - b.center[1] / s) < 0.8 * (side + b.side / s) / 2
-               for b in (*blobs, *contrast.blank)):
+        if any(math.hypot(cx - b.center[0] / s, cy - b.center[1] / s) < 0.8 * (side + b.side / s) / 2 for b in blobs):
             continue
         r = int(0.4 * side)
         win = dist[int(cy) - r:int(cy) + r + 1, int(cx) - r:int(cx) + r + 1]
