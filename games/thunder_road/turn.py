@@ -243,6 +243,10 @@ def decide_road(state: ThunderRoadState, command: Command) -> list[Event]:
     if moving is None and vid not in {v.id for v in (*state.unmoved(who), *state.coastable(who))}:
         why = "is out of service" if state.out_of_service(vid) else "cannot move again this round"
         raise Illegal(f"{vehicle_words(state, vid)} {why}: the Road die is rolled for a vehicle that moves")
+    if moving is None and (not state.player(who).dice or command_turn_ends(state, who)):
+        # (a review: accepted in a command turn that cannot coast, and with no die left, then dropped at the pass)
+        why = "has no movement die left" if not state.player(who).dice else "cannot coast in a command turn"
+        raise Illegal(f"{who} {why}: the Road die is rolled for a vehicle that moves this turn")
     if state.kind_of(vid).cls == "big_rig" and "traction_drive" not in state.turn.commands:
         raise Illegal(
             "the Big Rig does not use the Road die unless its Traction Drive command is active this turn"

@@ -568,6 +568,19 @@ def test_the_road_die_is_rolled_for_a_vehicle_that_moves():
     assert t.state.road_roll == ("Ana/medium", 2)
 
 
+def test_no_road_die_in_a_turn_that_moves_nothing():
+    """"a coast ... not on a turn in which you coast" [seed] with a command: a command turn with nothing left to move
+    only ends, and the Road die rolled in it was accepted, then dropped at the pass (a review)."""
+    t = Table(("Ana", ["small"]), ("Ben", ["small"]))
+    t.roll(Ana=[1, 2, 5, 6], Ben=[1, 1, 1, 1])
+    t.turn("small", 1)
+    t.turn("small", 1)  # Ben
+    t.ok("command", name="airstrike", die=2)
+    assert "command turn" in t.match.prompt().text, t.match.prompt().text
+    assert t.no("road", vehicle="small", face=1) == (
+        "Ana cannot coast in a command turn: the Road die is rolled for a vehicle that moves this turn")
+
+
 def test_finish_line_of_the_final_tile_wins():
     """"Moving onto the finish line of the final tile ends the game: that player wins." [seed]"""
     t = Table("Ana", "Ben", tiles=4, on_board=3)
