@@ -716,6 +716,18 @@ def marked(parts: Sequence[str]) -> list[str]:
     return [(GOES_ON if i else "") + part + (GOES_ON if i < last else "") for i, part in enumerate(parts)]
 
 
+def kept_pieces(pieces_of: Callable[[str], list[str]]) -> Callable[[str], list[str]]:
+    """``pieces_of`` remembered for the last texts asked (a box's :func:`pieced`: the app asks for every notice of
+    every screen at each redraw, and each cut is measured by drawing, ~3 ms a width on a PC); a new list each call."""
+    kept = lru_cache(maxsize=512)(lambda text: tuple(pieces_of(text)))
+
+    def cut(text: str) -> list[str]:
+        return list(kept(text))
+
+    cut.__doc__, cut.__name__ = pieces_of.__doc__, pieces_of.__name__
+    return cut
+
+
 def pieced(text: str, wrap_text: Callable[[str, int], list[str]], width: int, size: int, lines: int) -> list[str]:
     """``text`` in pieces of at most ``lines`` lines of ``width`` px at ``size`` (``wrap_text(text, width)`` wraps
     as the box draws), shown in turn and :func:`marked`: ``[text]`` when one piece holds it.  Every line is wrapped
@@ -733,12 +745,40 @@ def pieced(text: str, wrap_text: Callable[[str, int], list[str]], width: int, si
 
 
 #: How much a piece shown in turn is worth ending where the words pause, against the evenness of the pieces (the
-#: cost is the sum of each piece's empty share, squared): after a clause (";", ":", "."), a list's "·" or a ",".
-#: Cut greedily, the pieces ended anywhere, the last often one word ("…Sprinteur", "…turn"; a screens audit).
-CLAUSE_ENDS: tuple[tuple[str, float], ...] = ((";.!?", 0.16), ("·", 0.1), (":", 0.08), (",", 0.06))
+#: cost is the sum of each piece's empty share, squared, times EVEN_WEIGHT): after a sentence or clause (";", ".",
+#: "!", "?"), a list's "·" or a ",".  Cut greedily, the pieces ended anywhere, the last often one word ("…Sprinteur",
+#: "…turn"; a screens audit).  Not after a label's ":" (a piece "WIPEOUT:…" alone said nothing: a review).
+CLAUSE_ENDS: tuple[tuple[str, float], ...] = ((";.!?", 0.16), ("·", 0.1), (",", 0.06))
+EVEN_WEIGHT = 0.5
 #: A piece ending in a little word that leads into the next ("…eliminated with the…" / "…rear tile") costs this.
 LEADING_WORDS = frozenset("a an the of to on in at by for from into with and or its their his her".split())
 LEADING_COST = 0.1
+#: A cut inside a name costs this: between two capitalised words ("Rust…" / "…Bucket"), after a possessive
+#: ("Ben's…" / "…medium car"), before the noun a size or colour names ("medium…" / "…car", "Fire…" / "…die");
+#: half of it between a lowercase word and a capitalised one ("2nd green…" / "…Sprinteur").  A review counted the
+#: names split by the evenness alone: more than a greedy cut split in the notice boxes.
+NAME_COST = 0.2
+NAME_NOUNS = frozenset("car cars rig die dice tile token tokens card cards".split())
+#: Words a number after them belongs to ("box 4", "gear 2", "Stage 3"): no cut between them.
+NUMBERED = frozenset("box gear stage round tile die step hull bike turn space column row phase".split())
+
+
+def _cut_cost(before: str, after: str, in_brackets: bool) -> float:
+    """What a cut between the terms ``before`` and ``after`` costs (negative: a pause worth cutting at); inside
+    brackets ("(gear…" / "…1):") as much as inside a name."""
+    last, first = before.split()[-1], after.split()[0]
+    bare = last.rstrip(",.;:!?")
+    cost = LEADING_COST if bare.lower() in LEADING_WORDS and bare == last else 0.0
+    if in_brackets:
+        cost += NAME_COST
+    elif bare == last and last[:1].isalpha():  # no pause after it: inside a name, or a word from its number?
+        numbered = first[:1] == "+" or first[:1].isdigit() and last.lower() in NUMBERED
+        if last.endswith(("'s", "s'")) or first.rstrip(",.;:!?").lower() in NAME_NOUNS or numbered:
+            cost += NAME_COST  # ("box…" / "…4 Man in Earth Orbit", "green…" / "…+4"; not "car…" / "…1 space")
+        elif first[:1].isupper():
+            cost += NAME_COST if last[:1].isupper() else NAME_COST / 2
+    return cost - next((bonus for marks, bonus in CLAUSE_ENDS if last[-1] in marks or last == "-" and "." in marks),
+                       0.0)
 
 
 def clause_pieces(text: str, width: int, size: int, lines: int, count: int,
@@ -775,12 +815,9 @@ def clause_pieces(text: str, width: int, size: int, lines: int, count: int,
                 break
             fits[i][j] = True
 
-    def end_cost(j: int) -> float:  # a piece ending before unit j
-        last = units[j - 1]
-        cost = LEADING_COST if last.split()[-1].lower() in LEADING_WORDS else 0.0
-        return cost - next((bonus for marks, bonus in CLAUSE_ENDS if last[-1] in marks or last == "-" and "." in marks),
-                           0.0)
-
+    depth = [0]  # brackets open before unit j
+    for u in units:
+        depth.append(depth[-1] + u.count("(") - u.count(")"))
     room = lines * width
     inf = float("inf")
     best = [[inf] * (m + 1) for _ in range(count + 1)]
@@ -791,7 +828,8 @@ def clause_pieces(text: str, width: int, size: int, lines: int, count: int,
             for i in range(j):
                 if best[k - 1][i] == inf or not fits[i][j]:
                     continue
-                cost = best[k - 1][i] + ((room - span(i, j)) / room) ** 2 + (end_cost(j) if j < m else 0.0)
+                cost = (best[k - 1][i] + EVEN_WEIGHT * ((room - span(i, j)) / room) ** 2
+                        + (_cut_cost(units[j - 1], units[j], depth[j] > 0) if j < m else 0.0))
                 if cost < best[k][j]:
                     best[k][j], back[k][j] = cost, i
     if best[count][m] == inf:
@@ -818,7 +856,9 @@ def terms(paragraph: str) -> list[str]:
 
     def term_at(i: int) -> int:
         """How many words the term at ``i`` is: a KEEP_TOGETHER term's, else one."""
-        term = next((t for t in KEEP_TOGETHER if tuple(w.rstrip(",.;:") for w in words[i:i + len(t)]) == t), None)
+        # (a piece's "…" stuck to a word is no part of it: "ON" / "FIRE!…" was drawn on two lines; a review)
+        term = next((t for t in KEEP_TOGETHER if tuple(w.strip(GOES_ON).rstrip(",.;:") for w in words[i:i + len(t)])
+                     == t), None)
         return len(term) if term else 1
 
     out: list[str] = []

@@ -39,6 +39,7 @@ from device.dashboards.common import (
     fit_text,
     flag,
     font,
+    kept_pieces,
     notice_title,
     pieced,
     pips,
@@ -382,6 +383,7 @@ def news_pieces(text: str) -> list[str]:
     return [f"{head}: {piece}" for piece in notice_pieces(rest)] if rest.split() else [text]
 
 
+@kept_pieces
 def notice_pieces(text: str) -> list[str]:
     """An app notice's words under its title in pieces the banner holds whole (two small lines each), for
     ``device.dashboards.notice_pieces``: a notice of one piece is drawn as before (its words in capitals), more

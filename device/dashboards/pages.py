@@ -26,8 +26,8 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
-from device.dashboards.common import (GOES_ON, OFF, ON, WIDTH, canvas, clause_pieces, drawable, font, marked, pieced,
-                                      pixel_drawable, pixel_text, pixel_text_width, terms, text_width)
+from device.dashboards.common import (GOES_ON, OFF, ON, WIDTH, canvas, clause_pieces, drawable, font, kept_pieces,
+                                      marked, pieced, pixel_drawable, pixel_text, pixel_text_width, terms, text_width)
 
 
 def fit_text(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], text: str, *,
@@ -79,7 +79,7 @@ def title_pieces(text: str, right: str = "") -> list[str]:
     """``[text]`` when the title bar shows it whole beside ``right`` at its smallest size; else its pieces, each
     filling the bar at that size and marked "…" where it goes on ("Pick for Charlotte's…", "…Performance Car"),
     shown in turn as a footer's are: a long title's middle is read too."""
-    return _one_line_pieces(text, _title_right(right) - 1, size=TITLE_SIZES[-1])
+    return _one_line_pieces(text, _title_right(right) - 1, size=TITLE_SIZES[-1], even=False)
 
 
 def _title(draw: ImageDraw.ImageDraw, text: str, right: str = "", turn: int = 0) -> None:
@@ -247,22 +247,24 @@ def footer_pieces(alert: str) -> list[str]:
     return _one_line_pieces(alert, FOOTER_WIDTH)
 
 
-def _one_line_pieces(text: str, width: int, *, size: int = BODY_SIZE) -> list[str]:
+def _one_line_pieces(text: str, width: int, *, size: int = BODY_SIZE, even: bool = True) -> list[str]:
     """``[text]`` when it fits one line of ``width`` at the smallest size (9 px); else :func:`common.marked` pieces
     of one line each at ``size`` (the body size; a title bar's at its smallest), with room for "…" at both ends (the
     letters' gap too): a piece of one line may carry both marks."""
     if text_width(text, FOOTER_MIN_SIZE) <= width:
         return [text]
-    return list(_line_pieces(text, width, size))
+    return list(_line_pieces(text, width, size, even))
 
 
 @lru_cache(maxsize=512)
-def _line_pieces(text: str, width: int, size: int) -> tuple[str, ...]:
+def _line_pieces(text: str, width: int, size: int, even: bool) -> tuple[str, ...]:
     """:func:`_one_line_pieces` of a text too long for one line: as many pieces as a greedy wrap takes, cut where
-    the words pause (``common.clause_pieces``); kept, as the app asks at every redraw."""
+    the words pause (``common.clause_pieces``) when ``even``; greedily for a title bar's path, whose "›" parts
+    read in order (cut for evenness, "21 to 40 cards…" / "…› 26 to 30 cards": a review).  Kept, as the app asks
+    at every redraw."""
     inner = width - 2 * text_width(GOES_ON, size) - 2
     rows = wrap(text, width=inner, size=size)
-    parts = clause_pieces(text, inner, size, 1, len(rows), lambda t, w: wrap(t, width=w, size=size))
+    parts = clause_pieces(text, inner, size, 1, len(rows), lambda t, w: wrap(t, width=w, size=size)) if even else None
     return tuple(marked(parts if parts is not None else rows))
 
 
@@ -289,6 +291,7 @@ def _footer(draw: ImageDraw.ImageDraw, text: str, alert: str, blink_on: bool) ->
 NOTICE_TEXT_WIDTH, NOTICE_SIZE, NOTICE_LINES = WIDTH - 5, 9, 3
 
 
+@kept_pieces
 def notice_pieces(text: str) -> list[str]:
     """``text`` in pieces that each fill at most a dashboard notice box's lines (shown in turn: "USSR reached
     box 2 Animal in Space first; gains: two Space Race" lost "attempts per turn"), :func:`common.marked` with

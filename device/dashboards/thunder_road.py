@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from PIL import Image, ImageDraw
 
-from device.dashboards.common import (HEIGHT, OFF, ON, WIDTH, canvas, fit_text, notice_title, pieced, pixel_text,
-                                      pixel_text_width, terms, text_width, triangle, winner_bar)
+from device.dashboards.common import (HEIGHT, OFF, ON, WIDTH, canvas, fit_text, kept_pieces, notice_title, pieced,
+                                      pixel_text, pixel_text_width, terms, text_width, triangle, winner_bar)
 from games.thunder_road.state import PlayerView, VehicleView
 
 #: Alert kinds → banner title; the first standing in this order is shown.
@@ -296,6 +296,7 @@ def _alert(draw: ImageDraw.ImageDraw, view: PlayerView, blink_on: bool) -> None:
 ALERT_TEXT_WIDTH, ALERT_LINES = WIDTH - 16, 3
 
 
+@kept_pieces
 def news_pieces(text: str) -> list[str]:
     """The game's news in pieces this screen's alert box holds whole, shown in turn: the pages' notice box is
     wider, and its pieces lost a word here ("… eliminated with the r…" then "tile": "rear" never shown); "…" where

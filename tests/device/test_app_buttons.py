@@ -775,7 +775,7 @@ def test_after_a_news_the_choosers_own_line_comes_first_whole_then_the_news_whol
     assert [p.footer for p in shown[:len(status)]] == status
     assert [p.alert for p in shown[len(status):cycle]] == told  # the news's pieces, in a row
     assert [(p.alert, p.footer) for p in shown[cycle:]] == [(p.alert, p.footer) for p in shown[:cycle]]  # again
-    assert pages.footer_pieces("Dee's medium car is ON FIRE!") == ["Dee's medium…", "…car is ON FIRE!"]
+    assert pages.footer_pieces("Dee's medium car is ON FIRE!") == ["Dee's medium car…", "…is ON FIRE!"]
     assert pages.footer_pieces("Dee's small car eliminated with the rear tile")[-1] == "…with the rear tile"
     t.close()
 
