@@ -64,3 +64,34 @@ def test_every_piece_fits_its_line_and_every_word_is_kept_in_order(words: list[s
     for i, piece in enumerate(pieces):
         assert piece.startswith(GOES_ON) == (i > 0) and piece.endswith(GOES_ON) == (i < len(pieces) - 1)
         assert text_width(piece, 10) <= FOOTER_WIDTH, piece
+
+
+def test_a_piece_does_not_cut_a_name_a_bracket_or_a_number_from_its_word() -> None:
+    """A review of the first cut for evenness: "Ben's medium…" / "…car", "2nd green…" / "…Sprinteur", "(gear…" /
+    "…1):", "box…" / "…4 Man in Earth Orbit" — the evenness alone moved cuts into names."""
+    cases = {
+        "Alice · Rust Bucket (gear 1): 1.3 skid check, roll up to 4 skid dice": ["Rust Bucket", "(gear 1)"],
+        "Dee's medium car is ON FIRE!": ["Dee's medium car", "ON FIRE!"],
+        "USSR reached box 5 Lunar Orbit second: +1 VP": ["box 5", "+1 VP"],
+    }
+    for text, kept in cases.items():
+        for box in (footer_pieces, notice_pieces):
+            pieces = [p.removeprefix(GOES_ON).removesuffix(GOES_ON) for p in box(text)]
+            for words in kept:
+                assert any(words in p for p in pieces), (words, pieces)
+
+
+def test_a_rulebook_term_is_kept_whole_with_a_pieces_mark_stuck_to_it() -> None:
+    """A piece ending "…is ON FIRE!…" was wrapped again by its box as "ON" / "FIRE!…": the mark hid the term."""
+    from device.dashboards.common import terms
+
+    assert terms("Ana's small car is ON FIRE!…") == ["Ana's", "small", "car", "is", "ON FIRE!…"]
+    assert terms("…with the rear tile;…") == ["…with", "the", "rear tile;…"]
+
+
+def test_a_title_bars_path_is_cut_in_its_order() -> None:
+    """A title's "›" parts read in order: cut for evenness it read "21 to 40 cards……" / "…› 26 to 30 cards"."""
+    from device.dashboards.pages import title_pieces
+
+    pieces = title_pieces("red Sprinteur › 21 to 40 cards › 26 to 30 cards", "2/6")
+    assert not any(p.startswith(GOES_ON + "›") for p in pieces), pieces
