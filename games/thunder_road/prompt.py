@@ -16,7 +16,7 @@ from games.thunder_road.common import (
     vehicle_words,
 )
 from games.thunder_road.state import MOVEMENT_DICE, Step, ThunderRoadState
-from games.thunder_road.turn import command_turn_ends, decide_command
+from games.thunder_road.turn import command_turn_ends, decide_command, decide_road
 
 #: Commands the table may send at any step of the race.
 ANYTIME = ("damage", "ignite", "undo")
@@ -26,6 +26,22 @@ def _also(state: ThunderRoadState) -> tuple[str, ...]:
     """The commands of every step, and a vehicle ruled out of the race (``eliminate``) in the steps its decider
     takes it (``damage.RULING_STEPS``: between moves)."""
     return ANYTIME + (("eliminate",) if state.step in RULING_STEPS else ())
+
+
+def road_possible(state: ThunderRoadState, who: str) -> bool:
+    """Whether the Road die may be rolled now for one of ``who``'s vehicles (:func:`turn.decide_road`: the moving
+    one, or before the move one that may move this turn; a Big Rig only with Traction Drive)."""
+    faces = state.tables.faces("road")
+    if not faces:
+        return False
+    face = faces[0]
+    for v in state.fleet(who):
+        try:
+            decide_road(state, Command("road", {"vehicle": v.id, "face": face}))
+        except Illegal:
+            continue
+        return True
+    return False
 
 
 def command_possible(state: ThunderRoadState, who: str) -> bool:
@@ -103,7 +119,8 @@ def prompt(state: ThunderRoadState) -> Prompt:
             cmds.append("pass")
         if command_possible(state, who):
             cmds.append("command")
-        cmds.append("road")
+        if road_possible(state, who):
+            cmds.append("road")
         return Prompt(text, s.value, "choice", player=who, commands=tuple(cmds) + _also(state))
     vehicle = turn.vehicle
     if s is Step.FIRE:
@@ -134,7 +151,8 @@ def prompt(state: ThunderRoadState) -> Prompt:
             cmds.insert(1, "met")
         if command_possible(state, who):  # a coast takes none of the command board's, but Traction Drive
             cmds.append("command")
-        cmds.append("road")
+        if road_possible(state, who):
+            cmds.append("road")
         return Prompt(
             f"move {vehicle_words(state, vehicle or '')} {allowance} space{'' if allowance == '1' else 's'}{extra}",
             s.value, "move", player=who, vehicle=vehicle, commands=tuple(cmds) + _also(state),
