@@ -747,9 +747,11 @@ def pieced(text: str, wrap_text: Callable[[str, int], list[str]], width: int, si
 #: How much a piece shown in turn is worth ending where the words pause, against the evenness of the pieces (the
 #: cost is the sum of each piece's empty share, squared, times EVEN_WEIGHT): after a sentence or clause (";", ".",
 #: "!", "?"), a list's "·" or a ",".  Cut greedily, the pieces ended anywhere, the last often one word ("…Sprinteur",
-#: "…turn"; a screens audit).  Not after a label's ":" (a piece "WIPEOUT:…" alone said nothing: a review).
+#: "…turn"; a screens audit).  After a label's ":" only as LABEL_END (a piece "WIPEOUT:…" alone said nothing: a review).
 CLAUSE_ENDS: tuple[tuple[str, float], ...] = ((";.!?", 0.16), ("·", 0.1), (",", 0.06))
 EVEN_WEIGHT = 0.5
+#: After a label's ":" that is not all of its piece ("tray holds the last roll:…" / "…roll again"): a small pause.
+LABEL_END = 0.06
 #: A piece ending in a little word that leads into the next ("…eliminated with the…" / "…rear tile") costs this.
 LEADING_WORDS = frozenset("a an the of to on in at by for from into with and or its their his her".split())
 LEADING_COST = 0.1
@@ -775,8 +777,8 @@ def _cut_cost(before: str, after: str, in_brackets: bool) -> float:
         numbered = first[:1] == "+" or first[:1].isdigit() and last.lower() in NUMBERED
         if last.endswith(("'s", "s'")) or first.rstrip(",.;:!?").lower() in NAME_NOUNS or numbered:
             cost += NAME_COST  # ("box…" / "…4 Man in Earth Orbit", "green…" / "…+4"; not "car…" / "…1 space")
-        elif first[:1].isupper():
-            cost += NAME_COST if last[:1].isupper() else NAME_COST / 2
+        elif first[:1].isupper() and not first.isupper():  # (a die's faces are no name: "SHIFT…" / "…HAZARD")
+            cost += NAME_COST if last[:1].isupper() and not last.isupper() else NAME_COST / 2
     return cost - next((bonus for marks, bonus in CLAUSE_ENDS if last[-1] in marks or last == "-" and "." in marks),
                        0.0)
 
@@ -829,7 +831,8 @@ def clause_pieces(text: str, width: int, size: int, lines: int, count: int,
                 if best[k - 1][i] == inf or not fits[i][j]:
                     continue
                 cost = (best[k - 1][i] + EVEN_WEIGHT * ((room - span(i, j)) / room) ** 2
-                        + (_cut_cost(units[j - 1], units[j], depth[j] > 0) if j < m else 0.0))
+                        + (_cut_cost(units[j - 1], units[j], depth[j] > 0) if j < m else 0.0)
+                        - (LABEL_END if j < m and j - i > 1 and units[j - 1].endswith(":") else 0.0))
                 if cost < best[k][j]:
                     best[k][j], back[k][j] = cost, i
     if best[count][m] == inf:

@@ -95,3 +95,10 @@ def test_a_title_bars_path_is_cut_in_its_order() -> None:
 
     pieces = title_pieces("red Sprinteur › 21 to 40 cards › 26 to 30 cards", "2/6")
     assert not any(p.startswith(GOES_ON + "›") for p in pieces), pieces
+
+
+def test_a_label_is_not_a_piece_alone_and_a_dies_faces_are_no_name() -> None:
+    """The demo's frames at the first cut for names: "camera: SHIFT HAZARD SHIFT" came as "camera:…" alone (two faces
+    side by side were taken for a name, and a cut after the label's colon kept them whole)."""
+    assert footer_pieces("camera: SHIFT HAZARD SHIFT")[0] != "camera:…"
+    assert footer_pieces("camera: SHIFT HAZARD SHIFT SPIN")[0].startswith("camera: SHIFT")
