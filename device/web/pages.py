@@ -331,10 +331,6 @@ def options(keys: Sequence[Any], selected: Any, label: Any = spoken) -> str:
                    for k in keys)
 
 
-#: The New game page's script: what is typed in the box is kept by the phone (sessionStorage, per game) and
-#: put back when the page comes again without a result (a reload, New game again after Live): typing a
-#: table on a phone, a reload or a swapped-out tab lost it.  The box as the server sent it replaces the
-#: draft whenever it holds something else on purpose (Example, a check's result).
 #: The game log page follows the game: each decision the live stream tells of draws the log's entries again (a phone
 #: review: a step taken at the table was on the log only after a reload).
 LOG_JS = """
@@ -358,6 +354,10 @@ LOG_JS = """
 })();
 """
 
+#: The New game page's script: what is typed in the box is kept by the phone (sessionStorage, per game) and
+#: put back when the page comes again without a result (a reload, New game again after Live): typing a
+#: table on a phone, a reload or a swapped-out tab lost it.  The box as the server sent it replaces the
+#: draft whenever it holds something else on purpose (Example, a check's result).
 SETUP_JS = """
 (function(){
   var box = document.getElementById('setup');
