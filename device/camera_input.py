@@ -81,7 +81,7 @@ def cant_read_words(readings: Sequence[Any], request: DiceRequest) -> str:
         which = "the die" if len(readings) == 1 else f"{bad} {'die' if bad == 1 else 'dice'}"
         read = [r for r in readings if r.value is not None]  # (their size, when some were read: an unread speck
         # or fingernail of 12 px beside dice of 48 blamed the camera, a review)
-        small = _small_in_picture(read or [r for r in readings if r.value is None and not isinstance(r, EdgeDie)])
+        small = small_in_picture(read or [r for r in readings if r.value is None and not isinstance(r, EdgeDie)])
         if small is not None:  # the camera to blame, not the die (the reader's box: ~0.85 of a die's side)
             parts.append(f"can't read {which}: too small in the picture (mount the camera lower)")
         else:
@@ -93,7 +93,7 @@ def cant_read_words(readings: Sequence[Any], request: DiceRequest) -> str:
 BOX_OF_SIDE = 0.85
 
 
-def _small_in_picture(dice: Sequence[Any]) -> float | None:
+def small_in_picture(dice: Sequence[Any]) -> float | None:
     """The median side (px, from the reader's boxes: ~13 px for dice of 10) of ``dice`` when they are too small
     in the picture to read well (``vision.dice.scale.READABLE_PX``: 14 px read 0.87, 10 px 0.43), else None (or
     no boxes)."""

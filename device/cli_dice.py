@@ -116,11 +116,10 @@ def _small_note(readings: list) -> str:
     """Dice read at a size the reader reads poorly (under ``READABLE_PX``: 14 px read 0.87, 10 px 0.43): said beside
     the values, as the appliance and ``pitboard check`` say it of the camera (an audit: a photo at a quarter size,
     dice of ~9 px, read "2" for five dice without a word)."""
-    from device.camera_input import BOX_OF_SIDE, box_side
+    from device.camera_input import small_in_picture
 
-    box = box_side(readings)
-    side = None if box is None else box / BOX_OF_SIDE  # the reader's box is ~0.85 of the die's side
-    if side is None or side >= READABLE_PX[0]:
+    side = small_in_picture(readings)  # as the appliance measures it (the reader's box is ~0.85 of the die's side)
+    if side is None:
         return ""
     return (f"dice of about {side:.0f} px: under {READABLE_PX[0]:.0f} px some are missed or misread; photograph them "
             "closer or at a larger size")
