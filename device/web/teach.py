@@ -144,7 +144,7 @@ def _teach(item: Pending, path: Path, config_source: str | None) -> tuple[Any, s
         plan = plan_teaching(library, item.die, [item.face], item.crop)
     except ValueError as exc:
         raise ValueError(f"the crop was not taught (the face library is unchanged): {exc}") from None
-    library.add(item.die, plan.examples)
+    library.add(item.die, plan.examples, blank=plan.blank)
     try:
         saved = save_library(library, path)
     except Exception as exc:  # noqa: BLE001 - a save the system refuses (read-only, full): said, not a 500

@@ -745,3 +745,20 @@ def test_two_things_where_one_die_was_expected_are_said_where_they_lie_and_box_c
     for p in placed:  # each die's place is said
         assert any(abs(int(x) - p.center[0]) < 60 and abs(int(y) - p.center[1]) < 60
                    for x, y in re.findall(r"(\d+),(\d+) \d+x\d+", err)), (p.center, err)
+
+
+def test_a_die_blank_inside_is_taught_blank_and_the_owner_is_told(tmp_path: Path, data_dir: Path, capsys) -> None:
+    """A face taught from a die with nothing printed on it is kept as a blank face (the library's "blank" table), and
+    the owner is told what that means: blank things of a die's size, a tray's screw holes too, will read as it."""
+    img = np.full((240, 240, 3), (205, 208, 210), np.uint8)
+    cv2.fillConvexPoly(img, cv2.boxPoints(((120, 120), (56, 56), 20.0)).astype(np.int32), (60, 40, 150))
+    assert _teach("--face", "SHIFT", _one(tmp_path, "SHIFT", 1)) == 0
+    assert "blank" not in json.loads((data_dir / "faces.json").read_text())
+    capsys.readouterr()
+    assert _teach("--face", "SPIN", _write(tmp_path, "plain.png", img)) == 0
+    out = capsys.readouterr().out
+    assert "taught as SPIN is blank inside (nothing printed on it)" in out and "screw holes" in out, out
+    assert json.loads((data_dir / "faces.json").read_text())["blank"] == {"skid": {"SPIN": [0]}}
+    assert load_library().blank_faces("skid") == ["SPIN"]
+    assert _teach("--undo") == 0
+    assert "blank" not in json.loads((data_dir / "faces.json").read_text())

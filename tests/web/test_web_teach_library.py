@@ -66,6 +66,9 @@ def test_the_page_shows_each_dies_faces_and_the_last_teaching(table, faces):
     assert "<tr><th>skid</th><td>HAZARD 1, SHIFT 2</td></tr>" in table_, table_
     assert said(page, "library-last") == "skid HAZARD: 1 example"
     assert "id=undo" in page
+    # the camera's die is a plain white square: taught as a blank face, kept so in the file, and the owner told
+    assert "taught as HAZARD is blank inside (nothing printed on it)" in html.unescape(page)
+    assert load_library(faces).blank_faces("skid") == ["HAZARD", "SHIFT"]
 
 
 def test_undo_takes_back_the_last_teaching_and_the_appliance_reads_without_it(table, faces):

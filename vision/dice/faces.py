@@ -11,6 +11,10 @@ How it works and why:
   nearly square, well filled, solid and not cut by the picture's edge (:func:`find_die_blobs`).  A dark
   die on a dark mat may differ from the mat less than the mat's texture does; its icon still stands out,
   and :func:`icon_blobs` proposes it from the icon and the size of the other dice.
+* **Blank blobs.**  A tray's screw hole is as round and dark as a small die at the finder's scale, but one
+  colour inside (:func:`face_marking`).  Such a blob is a die only for a die one of whose faces was taught
+  from a blank face (the library keeps which examples were, :meth:`FaceLibrary.reads_blank`); for any
+  other die it is no die, nor a place to look for one by its icon.
 * **Normalising the face.**  Each die is cut out into a small upright grey square patch (the inner part
   of the face, away from the rounded edges), contrast-normalised (zero mean, unit norm) so that die colour
   and lighting level drop out.
@@ -133,6 +137,17 @@ MIN_SIDE_OF_AREA = 0.25
 SPECK_SPREAD = 1.5
 #: Least median difference from the mat around an icon for it to be proposed as a die (icon_blobs).
 ICON_BODY = 10.0
+#: Least spread of the levels inside a blob's face (:func:`face_marking`, at the finder's working scale) for it
+#: to be marked (an icon or pips); under it the blob is blank inside: a tray's screw hole, a speck, a plain
+#: counter -- or a die's blank face, which only a library taught such a face reads (FaceLibrary.reads_blank).
+#: Roundness does not tell a hole from a die (a die of 30 px is nearly round at the working scale).  Chosen
+#: (2026-12-07, an outside audit: the nell tray's two screw holes read as SPIN with only SPIN taught) on other
+#: data than the tests': copies of a nell tray photo (as taken, 0.5x, 4x, turned, darkened, overexposed, a hand
+#: over it): its screw holes spread 1-7 levels, its dice 14-168; 200 renders of skid, FX and pip dice
+#: (tools/dice_training/render, seed 9001; the least, 20, a grey die with darker icons on a grey table at
+#: 13 px) and 40 tray frames (vision/synth, seed 9002; 55 and up).  12: about midway, in ratio, between 7
+#: and 20.
+FACE_MARKING = 12.0
 
 
 def _open_each(mask: np.ndarray, min_side: int) -> np.ndarray:
@@ -193,6 +208,13 @@ class TableContrast:
 
     dist: np.ndarray
     scale: float
+    #: Blobs shaped like a die but blank inside (:data:`FACE_MARKING`), in input pixels, those the size rules
+    #: dropped too: a die only for a die taught a blank face, and never a place to look for a die by its icon.
+    blank: tuple[DieBlob, ...] = ()
+
+    def is_blank(self, blob: DieBlob) -> bool:
+        """Whether ``blob`` (one the finder returned) is blank inside."""
+        return any(b.box == blob.box for b in self.blank)
 
     def around(self, x: float, y: float, r: float) -> float:
         """Median difference in the square of half side ``r`` around (x, y), input pixels."""
@@ -226,18 +248,21 @@ def find_die_blobs_and_contrast(image: np.ndarray, min_side: int = 12,
     if f > 1.05:
         small = cv2.resize(img, (max(1, round(w / f)), max(1, round(h / f))), interpolation=cv2.INTER_AREA)
         fx, fy = w / small.shape[1], h / small.shape[0]
-        out = []
-        found, dist = _find_blobs(small, max(4, int(round(min_side / f))), max_side / f)
-        for b in found:
+        found, blank, dist = _find_blobs(small, max(4, int(round(min_side / f))), max_side / f)
+
+        def up(b: DieBlob) -> DieBlob:
             x0, y0, x1, y1 = b.box
-            out.append(DieBlob((b.center[0] * fx, b.center[1] * fy), b.side * (fx + fy) / 2, b.angle,
-                               (int(x0 * fx), int(y0 * fy), int(math.ceil(x1 * fx)), int(math.ceil(y1 * fy)))))
-        return out, TableContrast(dist, (fx + fy) / 2)
-    found, dist = _find_blobs(img, min_side, max_side)
-    return found, TableContrast(dist, 1.0)
+            return DieBlob((b.center[0] * fx, b.center[1] * fy), b.side * (fx + fy) / 2, b.angle,
+                           (int(x0 * fx), int(y0 * fy), int(math.ceil(x1 * fx)), int(math.ceil(y1 * fy))))
+
+        return [up(b) for b in found], TableContrast(dist, (fx + fy) / 2, tuple(up(b) for b in blank))
+    found, blank, dist = _find_blobs(img, min_side, max_side)
+    return found, TableContrast(dist, 1.0, tuple(blank))
 
 
-def _find_blobs(img: np.ndarray, min_side: int, max_side: float) -> tuple[list[DieBlob], np.ndarray]:
+def _find_blobs(img: np.ndarray, min_side: int, max_side: float) -> tuple[list[DieBlob], list[DieBlob], np.ndarray]:
+    """The blobs found in ``img`` (blank ones among them), those blank inside (:data:`FACE_MARKING`, also
+    those the size rules drop), and the contrast map."""
     h, w = img.shape[:2]
     blur = cv2.GaussianBlur(img, (5, 5), 0)
     diff = cv2.split(cv2.absdiff(blur, _background(blur)))
@@ -279,6 +304,7 @@ def _find_blobs(img: np.ndarray, min_side: int, max_side: float) -> tuple[list[D
         if float((raw[y:y + bh, x:x + bw] > 0)[inside > 0].mean()) < BLOB_SOLID:
             continue
         out.append(blob)
+    blank = [b for b in out if face_marking(img, b) < FACE_MARKING]
     if len(out) >= 2:
         # specks of the mat that happen to be square: much smaller than the dice of the same picture
         sides = np.sort([b.side for b in out])
@@ -290,14 +316,39 @@ def _find_blobs(img: np.ndarray, min_side: int, max_side: float) -> tuple[list[D
             out = [b for b in out if b.side >= cut]
         med = float(np.median([b.side for b in out]))
         out = [b for b in out if b.side >= MIN_REL_SIDE * med]
-    return out, dist
+    return out, blank, dist
+
+
+def face_marking(image: np.ndarray, blob: DieBlob) -> float:
+    """How strongly the face of ``blob`` is marked: the spread (95th less 5th percentile, the largest over B, G,
+    R, uint8 levels, after a 3x3 blur against pixel noise) of the image inside the disc of radius 0.35 of the
+    blob's side around its centre -- inside the die at any turn, away from its rim and its shadow.  A die's face
+    carries an icon or pips that stand out from its body; a hole in a tray, a speck or a plain round counter is
+    one colour inside (see FACE_MARKING)."""
+    img = _as_bgr(image)
+    h, w = img.shape[:2]
+    cx, cy = blob.center
+    r = 0.35 * blob.side
+    x0, x1 = max(0, int(cx - r) - 1), min(w, int(math.ceil(cx + r)) + 2)
+    y0, y1 = max(0, int(cy - r) - 1), min(h, int(math.ceil(cy + r)) + 2)
+    if x1 - x0 < 1 or y1 - y0 < 1:
+        return 0.0
+    sub = cv2.GaussianBlur(img[y0:y1, x0:x1], (3, 3), 0)
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    disc = (xx - cx) ** 2 + (yy - cy) ** 2 <= max(r, 1.0) ** 2
+    px = sub[disc].astype(np.float32)
+    if not len(px):
+        return 0.0
+    lo, hi = np.percentile(px, [5, 95], axis=0)
+    return float((hi - lo).max())
 
 
 def icon_blobs(blobs: list[DieBlob], contrast: TableContrast) -> list[DieBlob]:
     """Dice found by their icon alone.  A dark die on a dark mat can differ from the mat by less than
     the mat's own texture, so its body is not found; its printed icon still stands out.  A compact patch
-    of strong contrast, about as large as an icon on the dice found in the same picture, away from them,
-    whose surroundings differ from the mat a little (ICON_BODY), is proposed as a die of the same size.
+    of strong contrast, about as large as an icon on the dice found in the same picture, away from them and
+    from the blank blobs (``contrast.blank``: a tray's screw hole is no die's icon), whose surroundings
+    differ from the mat a little (ICON_BODY), is proposed as a die of the same size.
     Only the face library reads these (rotation and shift are searched when matching, so the icon's
     centre and the other dice's size are all that is needed); with no die found otherwise, none is
     proposed."""
@@ -320,7 +371,8 @@ def icon_blobs(blobs: list[DieBlob], contrast: TableContrast) -> list[DieBlob]:
             continue
         if cx - side / 2 < 1 or cy - side / 2 < 1 or cx + side / 2 > w - 1 or cy + side / 2 > h - 1:
             continue
-        if any(math.hypot(cx - b.center[0] / s, cy - b.center[1] / s) < 0.8 * (side + b.side / s) / 2 for b in blobs):
+        if any(math.hypot(cx - b.center[0] / s, cy - b.center[1] / s) < 0.8 * (side + b.side / s) / 2
+               for b in (*blobs, *contrast.blank)):
             continue
         r = int(0.4 * side)
         win = dist[int(cy) - r:int(cy) + r + 1, int(cx) - r:int(cx) + r + 1]
@@ -413,12 +465,12 @@ def reading_order(blobs: list[DieBlob]) -> list[DieBlob]:
 CLOSE_CROP_MARKED = 0.01
 
 
-def _dice_to_teach(img: np.ndarray) -> tuple[list[DieBlob], bool]:
-    """:func:`dice_to_teach`, and whether the picture was taken as a close crop of one die (the finder
-    found none against a table)."""
+def _dice_to_teach(img: np.ndarray) -> tuple[list[DieBlob], bool, frozenset[tuple[int, int, int, int]]]:
+    """:func:`dice_to_teach`, whether the picture was taken as a close crop of one die (the finder found
+    none against a table), and the boxes of the dice that are blank inside (:data:`FACE_MARKING`)."""
     blobs, contrast = find_die_blobs_and_contrast(img)
     if blobs:
-        return reading_order(blobs), False
+        return reading_order(blobs), False, frozenset(b.box for b in blobs if contrast.is_blank(b))
     h, w = img.shape[:2]
     if min(h, w) < 8:
         raise ValueError(f"image of {w}x{h} pixels is too small to hold a die face")
@@ -431,7 +483,7 @@ def _dice_to_teach(img: np.ndarray) -> tuple[list[DieBlob], bool]:
                          "mat); check that the box (--box X,Y,W,H) or the config's dice_region holds the die, or "
                          "show the die on the tray")
     s = min(h, w)
-    return [DieBlob((w / 2, h / 2), float(s), 0.0, (0, 0, w, h))], True
+    return [DieBlob((w / 2, h / 2), float(s), 0.0, (0, 0, w, h))], True, frozenset()
 
 
 def dice_to_teach(image: np.ndarray) -> list[DieBlob]:
@@ -443,6 +495,12 @@ def dice_to_teach(image: np.ndarray) -> list[DieBlob]:
     return _dice_to_teach(_as_bgr(image))[0]
 
 
+def _blank_warning(k: int, n: int, at: str, face: str) -> str:
+    return (f"die {k} of {n} (at {at}) taught as {face} is blank inside (nothing printed on it): {face} is taught "
+            "as a blank face, so blank things the size of a die (a tray's screw holes too) will be read as this "
+            "die; if the die has an icon or pips, it was not seen: teach it again closer or in better light")
+
+
 @dataclass(frozen=True)
 class TeachingPlan:
     """What one image would add: (face, patch) per die in reading order, and a warning per die whose
@@ -451,6 +509,8 @@ class TeachingPlan:
     examples: list[tuple[str, np.ndarray]]
     boxes: list[tuple[int, int, int, int]]
     warnings: list[str]
+    #: Faces taught here from a die blank inside (:data:`FACE_MARKING`): pass to :meth:`FaceLibrary.add`.
+    blank: frozenset[str] = frozenset()
 
 
 def plan_teaching(library: "FaceLibrary", die: str, faces: list[str], image: np.ndarray, *,
@@ -464,7 +524,7 @@ def plan_teaching(library: "FaceLibrary", die: str, faces: list[str], image: np.
     die = _name(die, "die")
     faces = [_name(f, "face") for f in faces]
     img = _as_bgr(image)
-    blobs, close_crop = _dice_to_teach(img)
+    blobs, close_crop, blank_boxes = _dice_to_teach(img)
     if len(blobs) != len(faces):
         if len(faces) == 1 and len(blobs) > MOST_DICE_TAUGHT:
             raise ValueError(f"{len(blobs)} things that may be dice seen where one die was expected: more than anyone "
@@ -488,12 +548,16 @@ def plan_teaching(library: "FaceLibrary", die: str, faces: list[str], image: np.
         if why is not None:
             at = f"{int(b.center[0]) + origin[0]},{int(b.center[1]) + origin[1]}"
             warnings.append(f"die {k} of {len(blobs)} (at {at}) taught as {f}: {why}")
+        if b.box in blank_boxes:
+            at = f"{int(b.center[0]) + origin[0]},{int(b.center[1]) + origin[1]}"
+            warnings.append(_blank_warning(k, len(blobs), at, f))
     if close_crop:
         h, w = img.shape[:2]
         warnings.append(f"no die found against the table in the {w}x{h} picture, so all of it was taught as one "
                         f"die showing {faces[0]}; if the die does not fill it (a box on the mat, a car or a "
                         "banner), that example is wrong")
-    return TeachingPlan(examples, [b.box for b in blobs], warnings)
+    blank = frozenset(f for f, b in zip(faces, blobs) if b.box in blank_boxes)
+    return TeachingPlan(examples, [b.box for b in blobs], warnings, blank)
 
 
 @dataclass(frozen=True)
@@ -615,8 +679,10 @@ class FaceLibrary:
     examples: dict[str, dict[str, list[np.ndarray]]] = field(default_factory=dict)
     #: What each teaching added, newest last: ``[(die, face, count), ...]`` per teaching (for undo).
     teachings: list[list[tuple[str, str, int]]] = field(default_factory=list)
+    #: ``blank[die][face]``: the numbers of the examples taught from a die blank inside (:data:`FACE_MARKING`).
+    blank: dict[str, dict[str, set[int]]] = field(default_factory=dict)
     #: ``_bank`` per die: (the examples' key when it was made, the bank).
-    _cache: dict[str, tuple[tuple[str, tuple[tuple[str, int], ...]], dict[str, np.ndarray]]] = field(
+    _cache: dict[str, tuple[tuple[str, tuple[tuple[str, int, tuple[int, ...]], ...]], dict[str, np.ndarray]]] = field(
         default_factory=dict, repr=False, compare=False)
 
     def dice(self) -> list[str]:
@@ -631,18 +697,23 @@ class FaceLibrary:
         first, see :func:`plan_teaching`; this adds without asking.)"""
         die, face = _name(die, "die"), _name(face, "face")
         img = _as_bgr(image)
-        blobs = dice_to_teach(img)
+        blobs, _, blank = _dice_to_teach(img)
         patches = [face_patch(img, b) for b in blobs]
-        self.add(die, [(face, p) for p in patches])
+        self.add(die, [(face, p) for p in patches], blank=frozenset({face}) if blank else frozenset())
         return len(patches)
 
-    def add(self, die: str, examples: list[tuple[str, np.ndarray]]) -> None:
-        """Add (face, patch) examples of ``die`` as one teaching (what :meth:`undo` takes back)."""
+    def add(self, die: str, examples: list[tuple[str, np.ndarray]], *, blank: frozenset[str] = frozenset()) -> None:
+        """Add (face, patch) examples of ``die`` as one teaching (what :meth:`undo` takes back).  ``blank``: the
+        faces whose examples here were taught from a die blank inside (:attr:`TeachingPlan.blank`)."""
         die = _name(die, "die")
+        blank = frozenset(_name(f, "face") for f in blank)
         counts: dict[str, int] = {}
         for face, patch in examples:
             face = _name(face, "face")
-            self.examples.setdefault(die, {}).setdefault(face, []).append(patch)
+            pats = self.examples.setdefault(die, {}).setdefault(face, [])
+            pats.append(patch)
+            if face in blank:
+                self.blank.setdefault(die, {}).setdefault(face, set()).add(len(pats) - 1)
             counts[face] = counts.get(face, 0) + 1
         if counts:
             self.teachings.append([(die, f, n) for f, n in counts.items()])
@@ -684,8 +755,30 @@ class FaceLibrary:
                 del self.examples[name][face]
             if not self.examples[name]:
                 del self.examples[name]
+        self._prune_blank()
         del self.teachings[at]
         return last
+
+    def blank_faces(self, die: str) -> list[str]:
+        """The faces of ``die`` taught from a die blank inside (nothing printed on it)."""
+        faces = self.examples.get(die, {})
+        return sorted(f for f, idx in self.blank.get(die, {}).items() if any(i < len(faces.get(f, [])) for i in idx))
+
+    def reads_blank(self, die: str) -> bool:
+        """Whether a face of ``die`` was taught from a die blank inside: then a blob blank inside is this die
+        showing that face (unsure when two faces are blank); otherwise it is no die (a tray's screw hole)."""
+        return bool(self.blank_faces(die))
+
+    def _prune_blank(self) -> None:
+        """Forget the blank marks of examples no longer held."""
+        for die in list(self.blank):
+            for face in list(self.blank[die]):
+                held = len(self.examples.get(die, {}).get(face, []))
+                self.blank[die][face] = {i for i in self.blank[die][face] if i < held}
+                if not self.blank[die][face]:
+                    del self.blank[die][face]
+            if not self.blank[die]:
+                del self.blank[die]
 
     def agreement(self, die: str, face: str, patch: np.ndarray) -> str | None:
         """Why a new example of ``face`` disagrees with what ``die`` already holds (None: it agrees, or
@@ -714,11 +807,15 @@ class FaceLibrary:
             self.examples[die].pop(face, None)
             if not self.examples[die]:
                 del self.examples[die]
+        self._prune_blank()
 
     def _bank(self, die: str) -> dict[str, np.ndarray]:
         """Every taught example of ``die`` turned through a full circle in ROT_STEP steps, as disc-masked,
-        normalised vectors (cached until the library changes)."""
-        key = (die, tuple((f, len(p)) for f, p in sorted(self.examples[die].items())))
+        normalised vectors (cached until the library changes).  An example taught from a blank die is left
+        out (its patch is the body's noise, stretched: nothing to match a marked face against; a blank blob
+        is read by :meth:`read` without it), so a face taught only blank has none."""
+        marks = self.blank.get(die, {})
+        key = (die, tuple((f, len(p), tuple(sorted(marks.get(f, ())))) for f, p in sorted(self.examples[die].items())))
         hit = self._cache.get(die)
         if hit is not None and hit[0] == key:
             return hit[1]
@@ -726,13 +823,16 @@ class FaceLibrary:
         c = (PATCH - 1) / 2.0
         for face, pats in self.examples[die].items():
             vecs = []
-            for ex in pats:
+            for k, ex in enumerate(pats):
+                if k in marks.get(face, ()):
+                    continue
                 for a in np.arange(0.0, 360.0, ROT_STEP):
                     m = cv2.getRotationMatrix2D((c, c), float(a), 1.0)
                     r = cv2.warpAffine(ex.astype(np.float32), m, (PATCH, PATCH), flags=cv2.INTER_LINEAR,
                                        borderMode=cv2.BORDER_REPLICATE)
                     vecs.append(_disc_vector(r))
-            bank[face] = np.array(vecs, dtype=np.float32)
+            bank[face] = (np.array(vecs, dtype=np.float32) if vecs
+                          else np.zeros((0, int(_DISC.sum())), np.float32))
         self._cache[die] = (key, bank)
         return bank
 
@@ -749,7 +849,9 @@ class FaceLibrary:
             raise ValueError(f"die {die!r} face {empty[0]!r} has no examples; teach it again or remove it")
         cands = patch[None] if patch.ndim == 2 else patch
         q = np.array([_disc_vector(p) for p in cands], dtype=np.float32)
-        best = {face: float((q @ vecs.T).max()) for face, vecs in self._bank(die).items()}
+        best = {face: float((q @ vecs.T).max()) for face, vecs in self._bank(die).items() if len(vecs)}
+        if not best:  # every face taught blank: a marked die is none of them
+            return FaceMatch(None, 0.0, 0.0, blob)
         ranked = sorted(best.items(), key=lambda kv: -kv[1])
         top_face, top = ranked[0]
         second = ranked[1][1] if len(ranked) > 1 else -1.0
@@ -763,7 +865,14 @@ class FaceLibrary:
             raise KeyError(f"the face library has no die called {die!r}; teach it first")
         img = _as_bgr(image)
         blobs, contrast = find_die_blobs_and_contrast(img)
-        found = [self.match(die, face_patches(img, b), b) for b in blobs]
+        blank_faces = self.blank_faces(die)
+        if not blank_faces:
+            # a blob blank inside is no die of this one: a tray's screw hole read as SPIN with only SPIN taught,
+            # or as a die that cannot be read (holding the roll), before (an outside audit of the nell tray)
+            blobs = [b for b in blobs if not contrast.is_blank(b)]
+        blank_face = blank_faces[0] if len(blank_faces) == 1 else None  # two blank faces cannot be told apart
+        found = [FaceMatch(blank_face, 1.0, 1.0 if blank_face else 0.0, b) if contrast.is_blank(b)
+                 else self.match(die, face_patches(img, b), b) for b in blobs]
         # a die proposed by its icon alone is one only when a taught face is read on it: mottled felt gives
         # icon-sized patches too, and each, reported as a die that cannot be read, held the roll (an outside
         # audit: two flat skid dice on a plain tray, told "camera can't read 2 dice" and never taken)
@@ -777,8 +886,12 @@ class FaceLibrary:
             dice[die] = {}
             for face, pats in faces.items():
                 dice[die][face] = [base64.b64encode(_to_bytes(p)).decode("ascii") for p in pats]
-        return {"format": "pitboard-faces", "version": FORMAT_VERSION, "patch": PATCH, "dice": dice,
-                "teachings": [[[d, f, n] for d, f, n in t] for t in self.teachings]}
+        out: dict[str, Any] = {"format": "pitboard-faces", "version": FORMAT_VERSION, "patch": PATCH, "dice": dice,
+                               "teachings": [[[d, f, n] for d, f, n in t] for t in self.teachings]}
+        self._prune_blank()
+        if self.blank:  # absent when nothing was taught blank: a file an older Pitboard reads the same
+            out["blank"] = {d: {f: sorted(idx) for f, idx in faces.items()} for d, faces in self.blank.items()}
+        return out
 
     @classmethod
     def from_dict(cls, data: object) -> "FaceLibrary":
@@ -818,6 +931,7 @@ class FaceLibrary:
                         raise ValueError(f"die {die!r} face {face!r} example {i}: wrong size")
                     out.append(_normalise(np.frombuffer(raw, dtype=np.uint8).reshape(PATCH, PATCH)))
                 lib.examples.setdefault(str(die), {})[str(face)] = out
+        lib.blank = _blank_marks(data.get("blank", {}), lib.examples)
         raw_t = data.get("teachings", [])
         if not isinstance(raw_t, list):
             raise ValueError("\"teachings\" must be a list of teachings")
@@ -829,6 +943,27 @@ class FaceLibrary:
             die, face = empty[0]
             raise MendableLibraryError(die, face)
         return lib
+
+
+def _blank_marks(raw: object, examples: dict[str, dict[str, list[np.ndarray]]]) -> dict[str, dict[str, set[int]]]:
+    """A library file's ``"blank"`` table (die -> face -> the numbers of its examples taught from a die blank
+    inside), checked against the examples read.  Raises ``ValueError`` naming what is wrong."""
+    what = "\"blank\" must be a table of die -> face -> example numbers (the examples taught from a blank die)"
+    if not isinstance(raw, dict):
+        raise ValueError(what)
+    out: dict[str, dict[str, set[int]]] = {}
+    for die, faces in raw.items():
+        if not isinstance(faces, dict):
+            raise ValueError(what)
+        for face, idx in faces.items():
+            if not isinstance(idx, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in idx):
+                raise ValueError(f"{what}; die {die!r} face {face!r} has {json.dumps(idx)[:40]}")
+            # a mark of an example the file does not hold (a face emptied, examples cut by hand) marks nothing
+            held = len(examples.get(str(die), {}).get(str(face), []))
+            kept = {i for i in idx if 0 <= i < held}
+            if kept:
+                out.setdefault(str(die), {})[str(face)] = kept
+    return out
 
 
 def _to_bytes(p: np.ndarray) -> bytes:
