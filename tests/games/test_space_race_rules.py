@@ -410,6 +410,10 @@ def test_seed_edition_uses_the_translation_names() -> None:
         (b.ops, b.roll_low, b.roll_high, b.vp_first, b.vp_second, b.ability) for b in deluxe
     ]
     assert (deluxe[4].vp_first, deluxe[4].vp_second, deluxe[6].vp_first, deluxe[6].vp_second) == (3, 1, 4, 2)
+    # the seed's example "«Lunar Orbit» is marked «4/2»" (6.4.3) names the box of 4/2; the 3/1 box it does not name
+    # is not called Lunar Orbit there (one name for two boxes sends a table to the wrong box)
+    assert (names[7], m.state.track[6].vp_first, m.state.track[6].vp_second) == ("Lunar Orbit", 4, 2)
+    assert names[5] == "Box 5" and list(names.values()).count("Lunar Orbit") == 1
 
 
 def test_editions_are_data_deluxe_by_default() -> None:
