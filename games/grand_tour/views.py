@@ -29,9 +29,10 @@ class RiderView:
     keep: int | None
     specialty: str | None
     specialty_text: str | None
-    #: the rider's place on time among all riders (1 = the least time; riders on the same cell share it): the
-    #: tour's best-time points go by it, and with five teams a gap alone did not say who led or where one stood
-    #: (a walkthrough)
+    #: the rider's place on time among all riders (1 = the least time): with five teams a gap alone did not say who
+    #: led or where one stood (a walkthrough).  During the tour riders on the same cell share it; at its end it is
+    #: the ranking the best-time points went by ("Same time: the one who finished better in the last stage wins":
+    #: two riders on one cell were both shown 1st on time while the points gave 3 and 2, a rules audit)
     time_place: int = 1
 
 
@@ -83,7 +84,8 @@ def build_views(state: GrandTourState, prompt_text: str) -> tuple[TeamView, ...]
                     exhaustion=r.exhaustion, keep=r.keep,
                     specialty=spec.name if spec else None,
                     specialty_text=(spec.text if spec.known else "?") if spec else None,
-                    time_place=1 + sum(o.index < r.index for o in state.riders),
+                    time_place=(state.time_ranking.index(r.id) + 1 if r.id in state.time_ranking
+                                else 1 + sum(o.index < r.index for o in state.riders)),
                 )
             )
         rank = ranks[team.name]

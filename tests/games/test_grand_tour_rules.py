@@ -376,6 +376,10 @@ def test_same_time_better_last_stage_wins() -> None:
        rnd(("red.rouleur", 2), ("blue.rouleur", 1)))
     assert m.state.rider("red.sprinteur").index == m.state.rider("blue.sprinteur").index
     assert m.state.time_ranking[:2] == ("red.sprinteur", "blue.sprinteur")
+    # and the screens say the same places on time at the tour's end (both were shown 1st while the best-time points
+    # gave red 3 and blue 2: a rules audit)
+    places = {r.id: r.time_place for v in m.views() for r in v.riders}
+    assert [places[rid] for rid in m.state.time_ranking] == [1, 2, 3, 4]
 
 
 def test_tour_winner_tie_is_not_broken_by_time() -> None:
