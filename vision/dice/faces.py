@@ -888,9 +888,12 @@ class FaceLibrary:
                 dice[die][face] = [base64.b64encode(_to_bytes(p)).decode("ascii") for p in pats]
         out: dict[str, Any] = {"format": "pitboard-faces", "version": FORMAT_VERSION, "patch": PATCH, "dice": dice,
                                "teachings": [[[d, f, n] for d, f, n in t] for t in self.teachings]}
-        self._prune_blank()
-        if self.blank:  # absent when nothing was taught blank: a file an older Pitboard reads the same
-            out["blank"] = {d: {f: sorted(idx) for f, idx in faces.items()} for d, faces in self.blank.items()}
+        held = {d: {f: sorted(i for i in idx if i < len(self.examples.get(d, {}).get(f, []))) for f, idx in faces.items()}
+                for d, faces in self.blank.items()}
+        held = {d: {f: idx for f, idx in faces.items() if idx} for d, faces in held.items()}
+        held = {d: faces for d, faces in held.items() if faces}
+        if held:  # absent when nothing was taught blank: a file an older Pitboard reads the same
+            out["blank"] = held
         return out
 
     @classmethod
