@@ -30,9 +30,9 @@ class RiderView:
     specialty: str | None
     specialty_text: str | None
     #: the rider's place on time among all riders (1 = the least time): with five teams a gap alone did not say who
-    #: led or where one stood (a walkthrough).  During the tour riders on the same cell share it; at its end it is
-    #: the ranking the best-time points went by ("Same time: the one who finished better in the last stage wins":
-    #: two riders on one cell were both shown 1st on time while the points gave 3 and 2, a rules audit)
+    #: led or where one stood (a walkthrough).  "Same time: the one who finished better in the last stage wins":
+    #: riders on one cell are told apart by the last finished stage (two were both shown 1st at the tour's end while
+    #: the best-time points gave 3 and 2, a rules audit); before the first stage ends they share it
     time_place: int = 1
 
 
@@ -69,6 +69,7 @@ def build_views(state: GrandTourState, prompt_text: str) -> tuple[TeamView, ...]
     # flashed "your team's step" at once, five headers for one count (a walkthrough of five teams)
     counting = next((r for r in state.riders if r.exhaustion is None), None) \
         if state.phase is Phase.BETWEEN_STAGES else None
+    index, place = state.tie_keys()  # less time, then the better place in the last stage
     for team in state.teams:
         riders = []
         for r in state.riders:
@@ -84,8 +85,7 @@ def build_views(state: GrandTourState, prompt_text: str) -> tuple[TeamView, ...]
                     exhaustion=r.exhaustion, keep=r.keep,
                     specialty=spec.name if spec else None,
                     specialty_text=(spec.text if spec.known else "?") if spec else None,
-                    time_place=(state.time_ranking.index(r.id) + 1 if r.id in state.time_ranking
-                                else 1 + sum(o.index < r.index for o in state.riders)),
+                    time_place=1 + sum((index[o.id], place[o.id]) < (index[r.id], place[r.id]) for o in state.riders),
                 )
             )
         rank = ranks[team.name]

@@ -382,6 +382,20 @@ def test_same_time_better_last_stage_wins() -> None:
     assert [places[rid] for rid in m.state.time_ranking] == [1, 2, 3, 4]
 
 
+def test_the_screens_place_on_time_breaks_a_tie_by_the_last_finished_stage() -> None:
+    """"Same time: the one who finished better in the last stage wins." — between stages the screens' place on time
+    tells two riders on one cell apart by the stage just run (both were shown "1st"); before any stage has ended
+    they share it."""
+    m = new(stages=2)
+    ok(m, rnd(("red.sprinteur", 3), ("blue.sprinteur", 1), pack=True))
+    places = {r.id: r.time_place for v in m.views() for r in v.riders}
+    assert places["red.sprinteur"] == places["blue.sprinteur"] == 1  # the stage not over: nothing tells them apart
+    ok(m, rnd(("red.rouleur", 2), ("blue.rouleur", 1)))
+    assert m.state.stage == 1 and m.state.results  # between the stages
+    places = {r.id: r.time_place for v in m.views() for r in v.riders}
+    assert (places["red.sprinteur"], places["blue.sprinteur"]) == (1, 2)
+
+
 def test_tour_winner_tie_is_not_broken_by_time() -> None:
     """"Between riders: the one with less total time wins (except for deciding the final tour winner)." —
     equal tour points: the team with MORE time still wins when it finished better in the last stage."""
