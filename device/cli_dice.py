@@ -619,7 +619,7 @@ def cmd_teach(args: argparse.Namespace) -> int:
         sources.append(("camera frame", _camera_frame(args.camera or None, config), True))
     # Every image is checked before anything is added: one refusal keeps the library as it was.
     examples: list[tuple[str, np.ndarray]] = []
-    blank: frozenset[str] = frozenset()
+    blank: tuple[bool, ...] = ()  # per example, whether its die was blank inside
     warnings: list[str] = []
     for name, img, frame in sources:
         crop, where, origin = _crop(name, img, box, config, frame=frame)
@@ -628,7 +628,7 @@ def cmd_teach(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise _user_error(f"{where}: {exc}. Nothing was taught; {faces_file} is unchanged") from None
         examples += plan.examples
-        blank |= plan.blank
+        blank += plan.blank
         warnings += [f"{where}: {w}" for w in plan.warnings]
         print(f"{name}: {len(plan.examples)} example(s): " + ", ".join(f for f, _ in plan.examples))
     library.add(args.die, examples, blank=blank)

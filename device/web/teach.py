@@ -35,9 +35,10 @@ def tray_crop(shot: CameraShot) -> np.ndarray:
 
 
 def dice_in(crop: np.ndarray) -> list[Any]:
-    from vision.dice.faces import find_die_blobs
+    """The dice to teach in the crop (a tray's screw holes beside a marked die are not outlined or counted)."""
+    from vision.dice.faces import teachable_blobs
 
-    return list(find_die_blobs(crop))
+    return teachable_blobs(crop)[0]
 
 
 def drawn(crop: np.ndarray) -> tuple[bytes, int]:

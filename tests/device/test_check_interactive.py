@@ -448,8 +448,14 @@ def test_a_die_taught_some_of_its_faces_is_a_warning_naming_the_others(tmp_path:
     (line,) = [ln for ln in probe_vision_files(camera_on) if ln.part == "face library"]
     assert line.status == "OK" and "faces not taught" not in line.detail and "blank" not in line.detail, line
     # a face taught from a die with nothing printed on it is said: anything blank of a die's size reads as it
-    lib.add("skid", [("SPIN", patch)], blank=frozenset({"SPIN"}))
+    lib.add("skid", [("SPIN", patch)], blank=(True,))
     save_library(lib)
     (line,) = [ln for ln in probe_vision_files(camera_on) if ln.part == "face library"]
     assert "taught blank (nothing printed on the die): skid SPIN: anything blank the size of a die, a tray's screw " \
-        "holes too, reads as that face" in line.detail, line
+        "holes too, is read as that die" in line.detail, line
+    # two faces taught blank cannot be told apart: a blank die reads "?" (unsure), which holds the roll
+    lib.add("skid", [("SLIDE", patch)], blank=(True,))
+    save_library(lib)
+    (line,) = [ln for ln in probe_vision_files(camera_on) if ln.part == "face library"]
+    assert "skid SLIDE, SPIN (blank faces look alike: a blank die reads \"?\", which holds the roll; take one back)" \
+        in line.detail, line

@@ -762,3 +762,12 @@ def test_a_die_blank_inside_is_taught_blank_and_the_owner_is_told(tmp_path: Path
     assert load_library().blank_faces("skid") == ["SPIN"]
     assert _teach("--undo") == 0
     assert "blank" not in json.loads((data_dir / "faces.json").read_text())
+    # one teaching of three pictures, the middle one blank: only its example is marked, and a printed SPIN still
+    # reads (a review: every example of the face was marked, and left out of the matching)
+    assert _teach("--face", "SPIN", _one(tmp_path, "SPIN", 2), _write(tmp_path, "plain.png", img),
+                  _one(tmp_path, "SPIN", 3)) == 0
+    assert json.loads((data_dir / "faces.json").read_text())["blank"] == {"skid": {"SPIN": [1]}}
+    roll, _ = render_scene(["SPIN"], np.random.default_rng(4), side=56)
+    from vision.dice import read_dice
+
+    assert [r.value for r in read_dice(roll, die="skid", library=load_library())] == ["SPIN"]

@@ -119,7 +119,7 @@ def test_a_face_taught_blank_is_read_and_its_teaching_says_so() -> None:
     assert not lib.reads_blank("skid")
     plain, _ = _plain_dice(rng, 1)
     plan = plan_teaching(lib, "skid", ["BLANK"], plain)
-    assert plan.blank == {"BLANK"}
+    assert plan.blank == (True,)
     assert any("taught as BLANK is blank inside" in w and "screw holes" in w for w in plan.warnings), plan.warnings
     lib.add("skid", plan.examples, blank=plan.blank)
     assert lib.reads_blank("skid")
@@ -128,7 +128,24 @@ def test_a_face_taught_blank_is_read_and_its_teaching_says_so() -> None:
     assert sorted(r.value for r in got) == ["BLANK", "BLANK"], [(r.value, r.center) for r in got]
     # a marked face's teaching marks nothing blank
     spin, _ = render_scene(["SPIN"], rng, side=48, table=MAT, body=BODY, ink=INK)
-    assert plan_teaching(lib, "skid", ["SPIN"], spin).blank == frozenset()
+    assert plan_teaching(lib, "skid", ["SPIN"], spin).blank == (False,)
+    # a second face taught blank: blank faces look alike, so a blank die then reads as neither, which is said
+    plain, _ = _plain_dice(rng, 1)
+    plan = plan_teaching(lib, "skid", ["OTHER"], plain)
+    assert any("BLANK is taught blank too" in w and "reads as none of them" in w for w in plan.warnings), plan.warnings
+    lib.add("skid", plan.examples, blank=plan.blank)
+    img, _ = _plain_dice(rng, 1)
+    assert [r.value for r in read_dice(img, die="skid", library=lib)] == [None]
+
+
+def test_a_trays_screw_holes_beside_the_die_taught_are_not_counted() -> None:
+    """Teaching a die on the tray: its screw holes are not dice to teach (a review: "3 dice seen where one was
+    expected" for one die and two holes), and the die's face is taught marked, not blank."""
+    img, placed, _ = _tray(np.random.default_rng(21), ["SPIN"], 48, 36)
+    plan = plan_teaching(FaceLibrary(), "skid", ["SPIN"], img)
+    assert len(plan.examples) == 1 and plan.blank == (False,)
+    (x0, y0, x1, y1), ((_, (cx, cy)),) = plan.boxes[0], placed
+    assert x0 <= cx <= x1 and y0 <= cy <= y1
 
 
 def test_without_a_blank_face_a_plain_die_is_not_read() -> None:

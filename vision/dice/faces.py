@@ -324,7 +324,12 @@ def face_marking(image: np.ndarray, blob: DieBlob) -> float:
     R, uint8 levels, after a 3x3 blur against pixel noise) of the image inside the disc of radius 0.35 of the
     blob's side around its centre -- inside the die at any turn, away from its rim and its shadow.  A die's face
     carries an icon or pips that stand out from its body; a hole in a tray, a speck or a plain round counter is
-    one colour inside (see FACE_MARKING)."""
+    one colour inside (see FACE_MARKING).  The price: a face marked only near its corners (a "2" of two pips at 0.3
+    of the side on each axis) shows little of its marks in the disc and may be taken for blank (45 of 108 renders of
+    such faces, a review); taught, it is said to be blank and is then read as the blank face.  Tried and not taken
+    (2026-12-07): the 1st and 99th percentiles took 9 of the 108 for blank but let back twice as many of the nell
+    tray's holes and specks (readings off its dice 50 -> 111); a disc of 0.42 took in a plain die's rim and shading
+    (14 of 107 plain dice marked)."""
     img = _as_bgr(image)
     h, w = img.shape[:2]
     cx, cy = blob.center
@@ -465,12 +470,28 @@ def reading_order(blobs: list[DieBlob]) -> list[DieBlob]:
 CLOSE_CROP_MARKED = 0.01
 
 
+def teachable_blobs(image: np.ndarray) -> tuple[list[DieBlob], list[DieBlob]]:
+    """The dice of a teaching picture as the finder sees them against the table, in reading order, and those of
+    them blank inside (:data:`FACE_MARKING`).  A blank blob beside a marked die is left out of both: a tray's screw
+    holes beside the die taught were counted as dice ("3 dice seen where one was expected") and outlined on the
+    phone (a review); a die with nothing printed on it is taught on its own."""
+    return _teachable(*find_die_blobs_and_contrast(_as_bgr(image)))
+
+
+def _teachable(blobs: list[DieBlob], contrast: TableContrast) -> tuple[list[DieBlob], list[DieBlob]]:
+    blank = [b for b in blobs if contrast.is_blank(b)]
+    if len(blank) < len(blobs):
+        blobs, blank = [b for b in blobs if not contrast.is_blank(b)], []
+    return reading_order(blobs), blank
+
+
 def _dice_to_teach(img: np.ndarray) -> tuple[list[DieBlob], bool, frozenset[tuple[int, int, int, int]]]:
     """:func:`dice_to_teach`, whether the picture was taken as a close crop of one die (the finder found
     none against a table), and the boxes of the dice that are blank inside (:data:`FACE_MARKING`)."""
-    blobs, contrast = find_die_blobs_and_contrast(img)
+    found, contrast = find_die_blobs_and_contrast(img)
+    blobs, blank = _teachable(found, contrast)
     if blobs:
-        return reading_order(blobs), False, frozenset(b.box for b in blobs if contrast.is_blank(b))
+        return blobs, False, frozenset(b.box for b in blank)
     h, w = img.shape[:2]
     if min(h, w) < 8:
         raise ValueError(f"image of {w}x{h} pixels is too small to hold a die face")
@@ -495,10 +516,15 @@ def dice_to_teach(image: np.ndarray) -> list[DieBlob]:
     return _dice_to_teach(_as_bgr(image))[0]
 
 
-def _blank_warning(k: int, n: int, at: str, face: str) -> str:
-    return (f"die {k} of {n} (at {at}) taught as {face} is blank inside (nothing printed on it): {face} is taught "
-            "as a blank face, so blank things the size of a die (a tray's screw holes too) will be read as this "
-            "die; if the die has an icon or pips, it was not seen: teach it again closer or in better light")
+def _blank_warning(k: int, n: int, at: str, die: str, face: str, others: list[str]) -> str:
+    """What teaching a blank die means, said with the teaching: ``others``, the die's other faces taught blank."""
+    said = (f"die {k} of {n} (at {at}) taught as {face} is blank inside (nothing printed on it): {face} is taught "
+            f"as a blank face, so anything blank the size of a die (a tray's screw holes too) will be read as {die} "
+            f"{face}")
+    if others:
+        said += (f"; but {', '.join(others)} {'is' if len(others) == 1 else 'are'} taught blank too, and blank faces "
+                 "look alike: a blank die then reads as none of them (\"?\"), which holds the roll; take one back")
+    return said + "; if the die has an icon or pips, it was not seen: teach it again closer or in better light"
 
 
 @dataclass(frozen=True)
@@ -509,8 +535,8 @@ class TeachingPlan:
     examples: list[tuple[str, np.ndarray]]
     boxes: list[tuple[int, int, int, int]]
     warnings: list[str]
-    #: Faces taught here from a die blank inside (:data:`FACE_MARKING`): pass to :meth:`FaceLibrary.add`.
-    blank: frozenset[str] = frozenset()
+    #: Per example, whether its die is blank inside (:data:`FACE_MARKING`): pass to :meth:`FaceLibrary.add`.
+    blank: tuple[bool, ...] = ()
 
 
 def plan_teaching(library: "FaceLibrary", die: str, faces: list[str], image: np.ndarray, *,
@@ -550,14 +576,15 @@ def plan_teaching(library: "FaceLibrary", die: str, faces: list[str], image: np.
             warnings.append(f"die {k} of {len(blobs)} (at {at}) taught as {f}: {why}")
         if b.box in blank_boxes:
             at = f"{int(b.center[0]) + origin[0]},{int(b.center[1]) + origin[1]}"
-            warnings.append(_blank_warning(k, len(blobs), at, f))
+            others = sorted((set(library.blank_faces(die)) | {g for g, c in zip(faces, blobs) if c.box in blank_boxes})
+                            - {f})
+            warnings.append(_blank_warning(k, len(blobs), at, die, f, others))
     if close_crop:
         h, w = img.shape[:2]
         warnings.append(f"no die found against the table in the {w}x{h} picture, so all of it was taught as one "
                         f"die showing {faces[0]}; if the die does not fill it (a box on the mat, a car or a "
                         "banner), that example is wrong")
-    blank = frozenset(f for f, b in zip(faces, blobs) if b.box in blank_boxes)
-    return TeachingPlan(examples, [b.box for b in blobs], warnings, blank)
+    return TeachingPlan(examples, [b.box for b in blobs], warnings, tuple(b.box in blank_boxes for b in blobs))
 
 
 @dataclass(frozen=True)
@@ -699,20 +726,21 @@ class FaceLibrary:
         img = _as_bgr(image)
         blobs, _, blank = _dice_to_teach(img)
         patches = [face_patch(img, b) for b in blobs]
-        self.add(die, [(face, p) for p in patches], blank=frozenset({face}) if blank else frozenset())
+        self.add(die, [(face, p) for p in patches], blank=tuple(b.box in blank for b in blobs))
         return len(patches)
 
-    def add(self, die: str, examples: list[tuple[str, np.ndarray]], *, blank: frozenset[str] = frozenset()) -> None:
-        """Add (face, patch) examples of ``die`` as one teaching (what :meth:`undo` takes back).  ``blank``: the
-        faces whose examples here were taught from a die blank inside (:attr:`TeachingPlan.blank`)."""
+    def add(self, die: str, examples: list[tuple[str, np.ndarray]], *, blank: Sequence[bool] = ()) -> None:
+        """Add (face, patch) examples of ``die`` as one teaching (what :meth:`undo` takes back).  ``blank``: per
+        example, whether it was taught from a die blank inside (:attr:`TeachingPlan.blank`; none when empty)."""
         die = _name(die, "die")
-        blank = frozenset(_name(f, "face") for f in blank)
+        if blank and len(blank) != len(examples):
+            raise ValueError(f"{len(blank)} blank marks for {len(examples)} examples: one per example")
         counts: dict[str, int] = {}
-        for face, patch in examples:
+        for k, (face, patch) in enumerate(examples):
             face = _name(face, "face")
             pats = self.examples.setdefault(die, {}).setdefault(face, [])
             pats.append(patch)
-            if face in blank:
+            if blank and blank[k]:
                 self.blank.setdefault(die, {}).setdefault(face, set()).add(len(pats) - 1)
             counts[face] = counts.get(face, 0) + 1
         if counts:
