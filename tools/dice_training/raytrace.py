@@ -596,6 +596,22 @@ def sample_camera(rng: Rng, size: tuple[int, int] | None = None) -> tuple[Camera
                            roll_deg=round(math.degrees(roll), 1))
 
 
+def _pip_at(points: Arr, d: Any) -> Arr:
+    """For each point on die ``d``'s surface (its own frame), the pip it lies in (-1: none): the face is the axis
+    the point lies furthest along, a pip the disc of its radius around its centre in that face's plane."""
+    fa = np.argmax(np.abs(points), 1)
+    face = fa * 2 + (np.take_along_axis(points, fa[:, None], 1)[:, 0] < 0)
+    in_pip = np.full(len(points), -1, np.int32)
+    for k in range(len(d.pc)):
+        m = face == d.pf[k]
+        if not m.any():
+            continue
+        rel = points - d.pc[k]
+        inpl = rel - (rel @ d.pn[k])[:, None] * d.pn[k][None]
+        in_pip[m & ((inpl * inpl).sum(1) < d.pr[k] ** 2)] = k
+    return in_pip
+
+
 def render_frame(rng: Rng, name: str, size: tuple[int, int] | None = None) -> tuple[bytes, dict[str, Any]]:
     """One frame drawn from ``rng``: its JPEG bytes and its metadata (``meta["dice"]``: one entry per labelled
     die, in label order, with its ``box`` and ``value``).  ``size`` (W, H) fixes the frame size."""
@@ -1138,19 +1154,8 @@ def render_frame(rng: Rng, name: str, size: tuple[int, int] | None = None) -> tu
             nl_[fallback] = 0
             nl_[fallback, ax[fallback]] = np.sign(pl[fallback, ax[fallback]])
             nl_ = nl_ / np.maximum(np.linalg.norm(nl_, axis=1, keepdims=True), 1e-9)
-            # face of each hit
-            fa = np.argmax(np.abs(pl), 1)
-            face = fa * 2 + (np.take_along_axis(pl, fa[:, None], 1)[:, 0] < 0)
             # dimples
-            in_pip = np.full(len(sel), -1, np.int32)
-            for k in range(len(d.pc)):
-                m = face == d.pf[k]
-                if not m.any():
-                    continue
-                rel = pl - d.pc[k]
-                inpl = rel - (rel @ d.pn[k])[:, None] * d.pn[k][None]
-                inside_k = m & ((inpl * inpl).sum(1) < d.pr[k] ** 2)
-                in_pip[inside_k] = k
+            in_pip = _pip_at(pl, d)
             pp = np.nonzero(in_pip >= 0)[0]
             pipdepth = np.zeros(len(sel), F32)
             if len(pp):
@@ -1213,16 +1218,7 @@ def render_frame(rng: Rng, name: str, size: tuple[int, int] | None = None) -> tu
                 tint = np.clip(d.body, 0.02, 1) ** (Lp / d.s * 1.3)[:, None]
                 trans_c = behind * tint * 0.85
                 # back-face pips seen through the body
-                efa = np.argmax(np.abs(ex), 1)
-                eface = efa * 2 + (np.take_along_axis(ex, efa[:, None], 1)[:, 0] < 0)
-                back = np.zeros(len(sel), F32)
-                for k in range(len(d.pc)):
-                    m = eface == d.pf[k]
-                    if not m.any():
-                        continue
-                    rel = ex - d.pc[k]
-                    inpl = rel - (rel @ d.pn[k])[:, None] * d.pn[k][None]
-                    back = np.where(m & ((inpl * inpl).sum(1) < d.pr[k] ** 2), 1.0, back)
+                back = (_pip_at(ex, d) >= 0).astype(F32)
                 trans_c = trans_c * (1 - 0.4 * back[:, None]) + back[:, None] * 0.4 * d.pipc[None] * tint * (Ed + ambd) * 0.35
                 scatter = d.body[None] * (Ed + ambd) * 0.18
                 c = trans_c * (1 - fres[:, None]) + scatter
