@@ -246,3 +246,22 @@ def test_quantise_takes_each_network_from_its_source_folder_else_the_shipped_one
         quantise.quantise(tmp_path, tmp_path / "out", source=tmp_path, only=("reader", "detector"))
     with pytest.raises(SystemExit, match="2"):  # argparse's usage error
         quantise.main(["--data", str(tmp_path), "--only", "reader,classifier"])
+
+
+def test_tray_dir_frames_join_the_trays_with_their_null_dice_read_null(tmp_path, monkeypatch) -> None:
+    """`--tray-dir DIR` (a labelled folder of trays made otherwise, e.g. tools/dice_training/raytrace.py, where value
+    0 is a die to read null): its frames join the rendered trays, named as trays (the tray rules apply to them) and
+    their null dice taught as NULL_DIE, not as "not a die"."""
+    import cv2
+
+    from tools.dice_training import train_net
+
+    (tmp_path / "images").mkdir()
+    cv2.imwrite(str(tmp_path / "images" / "rt_0000.jpg"), np.full((60, 80, 3), 90, np.uint8))
+    (tmp_path / "labels.csv").write_text("image,x_min,y_min,x_max,y_max,value\n"
+                                         "rt_0000.jpg,10,10,30,30,4\nrt_0000.jpg,40,10,60,30,0\n")
+    monkeypatch.setattr(train_net, "TRAY_DIRS", [tmp_path])
+    (frame,) = train_net.all_tray_frames(1, 0)
+    assert frame[0].startswith("tray_") and list(frame[4]) == [4, train_net.NULL_DIE]
+    monkeypatch.setattr(train_net, "TRAY_DIRS", [])
+    assert train_net.all_tray_frames(1, 0) is None

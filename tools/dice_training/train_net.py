@@ -122,6 +122,27 @@ def tray_frames(rng: np.random.Generator, n: int) -> list[tuple[str, np.ndarray,
     return out
 
 
+#: ``--tray-dir``: labelled folders of tray frames made otherwise (``tools/dice_training/raytrace.py``: value 0 is
+#: a die whose honest reading is null), added to the tray frames.
+TRAY_DIRS: list[Path] = []
+
+
+def tray_folder_frames(dirs: list[Path]) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """The frames of ``dirs`` as tray frames (their null dice, value 0 there, as ``NULL_DIE``), named ``tray_...``
+    so that the tray rules (``--null-pick``, ``--hard-pick``) take them as trays."""
+    out = []
+    for i, d in enumerate(dirs):
+        for name, img, c, s, v in load(d, set(), every=True):
+            out.append((f"tray_dir{i}_{name}", img, c, s, np.where(v == 0, NULL_DIE, v)))
+    return out
+
+
+def all_tray_frames(seed: int, n: int) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] | None:
+    """``n`` rendered tray frames (:func:`tray_frames`, seeded) and those of ``--tray-dir``; None when neither."""
+    frames = (tray_frames(np.random.default_rng(seed), n) if n else []) + tray_folder_frames(TRAY_DIRS)
+    return frames or None
+
+
 #: The value of a die that is a die but whose reading must be null: the reader is taught an even spread
 #: over 1..6 for it (under READ_P: reported null, and not "not a die", so it is still reported).
 NULL_DIE = -1
@@ -356,7 +377,7 @@ def train_reader(data: Path, out: Path, folds: set[int], epochs: int, per_epoch:
     imgs = load(data, folds)
     calib = load(data, cal) if cal else []
     synth = synthetic(rng, 600)
-    tray = tray_frames(np.random.default_rng(SEED + 7), trays) if trays else None
+    tray = all_tray_frames(SEED + 7, trays)
     hard = mine(imgs, mine_with) if mine_with else None
     if hard is not None and tray:
         hard += mine(tray, mine_with, complete=True)
@@ -591,7 +612,7 @@ def train_detector(data: Path, out: Path, folds: set[int], epochs: int, per_epoc
     imgs = load(data, folds)
     synth = synthetic(rng, 600)
     frames = load(extra, set(), every=True) if extra else None
-    tray = tray_frames(np.random.default_rng(SEED + 8), trays) if trays else None
+    tray = all_tray_frames(SEED + 8, trays)
     print(f"detector: {len(imgs)} images, {sum(len(i[4]) for i in imgs)} dice", file=sys.stderr)
     model = detector_model()
     if init:
@@ -663,6 +684,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="N photo-like tray frames (tools/dice_training/tray.py) in the mix, TRAY_SHARE of the samples")
     ap.add_argument("--init", type=Path, default=None, metavar="ONNX",
                     help="fine-tune: start from these shipped weights (batch norms frozen, a lower learning rate)")
+    ap.add_argument("--tray-dir", type=Path, action="append", default=[], metavar="DIR",
+                    help="a labelled folder of tray frames made otherwise (e.g. tools/dice_training/raytrace.py; "
+                         "value 0: read null), added to the tray frames; may be given more than once")
     ap.add_argument("--tray-share", type=float, default=TRAY_SHARE, metavar="F",
                     help=f"share of the samples drawn from the tray frames (default {TRAY_SHARE})")
     ap.add_argument("--width", type=float, default=READER_WIDTH, metavar="F",
@@ -715,6 +739,7 @@ def main(argv: list[str] | None = None) -> int:
     if not os.access(a.out.parent, os.W_OK):
         ap.error(f"--out {a.out}: its folder {a.out.parent} cannot be written: give a file in a folder you can write")
     NULL_PICK = a.null_pick
+    TRAY_DIRS[:] = a.tray_dir
     HARD_PICK = a.hard_pick
     SMALL_MIN = a.small_min
     SMALL_SHARE = a.small_share
