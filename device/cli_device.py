@@ -905,10 +905,10 @@ def probe_vision_files(config: PitboardConfig) -> list[CheckLine]:
                      f"\"?\", or as the taught face it looks most like): teach each face (`{teach}`)")
         # a face taught from a die with nothing printed on it makes every blank thing of a die's size that die: said,
         # as the teaching said it (a tray's screw holes were read as SPIN before blank faces were told apart)
-        blank = [f"{d} {', '.join(lib.blank_faces(d))}" + (" (blank faces look alike: a blank die reads \"?\", "
-                                                           "which holds the roll; take one back)"
-                                                           if len(lib.blank_faces(d)) > 1 else "")
-                 for d in lib.dice() if lib.blank_faces(d)]
+        blank_faces = {d: lib.blank_faces(d) for d in lib.dice()}
+        blank = [f"{d} {', '.join(fs)}" + (" (blank faces look alike: a blank die reads \"?\", which holds the roll; "
+                                           "take one back)" if len(fs) > 1 else "")
+                 for d, fs in blank_faces.items() if fs]
         if blank:
             left += (f"; taught blank (nothing printed on the die): {'; '.join(blank)}: anything blank the size of a "
                      "die, a tray's screw holes too, is read as that die")

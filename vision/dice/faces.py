@@ -569,16 +569,15 @@ def plan_teaching(library: "FaceLibrary", die: str, faces: list[str], image: np.
                          "order (rows from the top, left to right)")
     examples = [(f, face_patch(img, b)) for f, b in zip(faces, blobs)]
     warnings = []
+    # the die's faces taught blank, before and in this picture (two blank faces cannot be told apart)
+    blank_taught = set(library.blank_faces(die)) | {f for f, b in zip(faces, blobs) if b.box in blank_boxes}
     for k, ((f, p), b) in enumerate(zip(examples, blobs), start=1):
+        at = f"{int(b.center[0]) + origin[0]},{int(b.center[1]) + origin[1]}"
         why = library.agreement(die, f, p)
         if why is not None:
-            at = f"{int(b.center[0]) + origin[0]},{int(b.center[1]) + origin[1]}"
             warnings.append(f"die {k} of {len(blobs)} (at {at}) taught as {f}: {why}")
         if b.box in blank_boxes:
-            at = f"{int(b.center[0]) + origin[0]},{int(b.center[1]) + origin[1]}"
-            others = sorted((set(library.blank_faces(die)) | {g for g, c in zip(faces, blobs) if c.box in blank_boxes})
-                            - {f})
-            warnings.append(_blank_warning(k, len(blobs), at, die, f, others))
+            warnings.append(_blank_warning(k, len(blobs), at, die, f, sorted(blank_taught - {f})))
     if close_crop:
         h, w = img.shape[:2]
         warnings.append(f"no die found against the table in the {w}x{h} picture, so all of it was taught as one "
