@@ -209,7 +209,7 @@ class SpaceRaceGame:
                 firsts = firsts + ((d["box"], d["side"]),)
             box = state.box(d["box"])
             # a box that scores says its 0 VP too ("USA reached box 3 Man in Space second" left the question open)
-            note = f"{d['side']} reached box {d['box']} {box.name} {d['arrival']}" + (
+            note = f"{d['side']} reached {box.label} {d['arrival']}" + (
                 f": +{d['vp']} VP" if d["vp"] else f": {NO_VP}" if d.get("unscored") else
                 ": 0 VP" if box.vp_first is not None else "")
             # whose ability, in words naming the sides ("gains: opponent reveals their headline first" named
@@ -288,7 +288,7 @@ class SpaceRaceGame:
             raise Illegal(f"a card's operations value is 1 to {MAX_OPS}, not {ops}")
         if ops < nxt.ops:
             # whose card (a refusal is on both screens), and the menu's "Ops" (a walkthrough)
-            raise Illegal(f"{side}: box {nxt.number} {nxt.name} needs a card of {nxt.ops} Ops or more; a {ops}-Ops card "
+            raise Illegal(f"{side}: {nxt.label} needs a card of {nxt.ops} Ops or more; a {ops}-Ops card "
                           "cannot try it")
         events = [Event("card_played", {"side": side, "ops": ops})]
         if command.get("die") is not None:
@@ -301,11 +301,11 @@ class SpaceRaceGame:
         allowed, me = state.allowance(side), state.side(side)
         two = next((b for b in state.track if b.ability == "two_attempts"), None)
         if two is not None and state.holds(side, "two_attempts"):
-            why = [f"two with box {two.number} {two.name}"]
+            why = [f"two with {two.label}"]
         else:
             why = ["one card per turn for the Space Race"]
             if two is not None and state.first_to(two.number) == side:
-                why.append(f"{state.opponent(side).name} reached box {two.number} {two.name} too: "
+                why.append(f"{state.opponent(side).name} reached {two.label} too: "
                            f"{side}'s two attempts are cancelled")
         if me.granted:
             why.append(f"{me.granted} more by an event")
@@ -343,7 +343,7 @@ class SpaceRaceGame:
             nxt = state.next_box(state.pending.side)
             assert nxt is not None
             return Prompt(
-                text=f"{state.pending.side}: roll the d6 for box {nxt.number} {nxt.name} ({nxt.roll_text} succeeds); {NO_EVENT}",
+                text=f"{state.pending.side}: roll the d6 for {nxt.label} ({nxt.roll_text} succeeds); {NO_EVENT}",
                 step="roll the d6", awaits="dice", player=state.pending.side, die="d6", count=1,
                 commands=("roll", "undo"),
             )

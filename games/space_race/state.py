@@ -56,6 +56,13 @@ class Box:
         return Fraction(self.roll_high - self.roll_low + 1, 6)
 
     @property
+    def label(self) -> str:
+        """How the screens name the box: "box 5 Lunar Orbit"; "box 5" for a box whose name is only its number (the
+        seed edition's unnamed boxes: "box 5 Box 5" was written)."""
+        return f"box {self.number}" if self.name.strip().lower() == f"box {self.number}" else \
+            f"box {self.number} {self.name}"
+
+    @property
     def roll_text(self) -> str:
         return f"{self.roll_low}-{self.roll_high}" if self.roll_high != self.roll_low else str(self.roll_low)
 

@@ -414,6 +414,9 @@ def test_seed_edition_uses_the_translation_names() -> None:
     # is not called Lunar Orbit there (one name for two boxes sends a table to the wrong box)
     assert (names[7], m.state.track[6].vp_first, m.state.track[6].vp_second) == ("Lunar Orbit", 4, 2)
     assert names[5] == "Box 5" and list(names.values()).count("Lunar Orbit") == 1
+    # a box named only by its number is said once ("USA reached box 5 Box 5 first" was written)
+    reach(m, "USA", 5)
+    assert m.state.note == "USA reached box 5 first: +3 VP", m.state.note
 
 
 def test_editions_are_data_deluxe_by_default() -> None:
